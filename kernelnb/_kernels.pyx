@@ -1,0 +1,47 @@
+# cython: language_level=3
+"""Fused element-wise passes that turn a BLAS Gram block into a kernel block, in place.
+
+The dot products X @ Y.T come from BLAS (numpy or scipy's cython_blas); these loops apply
+the kernel's scalar map in one pass over the block, in parallel over rows, without the
+n x m temporaries numpy would create.
+"""
+from cython.parallel cimport prange
+from libc.math cimport exp, expf, pow, powf, tanh
+
+ctypedef fused floating:
+    float
+    double
+
+
+def rbf_from_gram(floating[:, ::1] G, const floating[::1] xn, const floating[::1] yn,
+                  double gamma):
+    """G[i, j] <- exp(-gamma * max(xn[i] + yn[j] - 2 G[i, j], 0)), in place."""
+    cdef Py_ssize_t n = G.shape[0], m = G.shape[1], i, j
+    cdef floating d, g = <floating> gamma
+    if xn.shape[0] != n or yn.shape[0] != m:
+        raise ValueError("norm vectors do not match the Gram block")
+    with nogil:
+        for i in prange(n, schedule="static"):
+            for j in range(m):
+                d = xn[i] + yn[j] - 2 * G[i, j]
+                if d < 0:
+                    d = 0
+                if floating is float:
+                    G[i, j] = expf(-g * d)
+                else:
+                    G[i, j] = exp(-g * d)
+
+
+def poly_from_gram(floating[:, ::1] G, double gamma, double coef0, int degree):
+    """G[i, j] <- (gamma * G[i, j] + coef0) ** degree, in place."""
+    cdef Py_ssize_t n = G.shape[0], m = G.shape[1], i, j, k
+    cdef floating v, acc
+    cdef floating g = <floating> gamma, c = <floating> coef0
+    with nogil:
+        for i in prange(n, schedule="static"):
+            for j in range(m):
+                v = g * G[i, j] + c
+                acc = 1
+                for k in range(degree):
+                    acc = acc * v
+                G[i, j] = acc
