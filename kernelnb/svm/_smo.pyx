@@ -1,0 +1,730 @@
+# cython: language_level=3
+"""Decomposition (SMO-type) solver for the SVM dual, in the form shared by C-SVC, the L2 soft
+margin, the hard margin and epsilon-SVR:
+
+    minimise   f(a) = 1/2 a' Q a + p' a
+    subject to y' a = 0,   0 <= a_t <= ub_t,
+
+with Q_ts = y_t y_s K(x_ex[t], x_ex[s]) + [t == s] dadd_t.  Variables t map to examples ex[t]
+(the identity for classification; t mod n for regression, where a and a* share a kernel row:
+Collobert's thesis ch. 5, seed_001.md section 1.5).
+
+The engine, in the terms of the seeds and of the literature it follows:
+
+* working-set selection of a pair by second-order information (Fan, Chen & Lin 2005, "WSS3"):
+  i maximises the violation -y_i G_i over I_up, j minimises -(G-gap)^2 / curvature over I_low;
+* the analytic two-variable step (SVMTorch's "enhanced SMO", seed_001.md section 1.5);
+* stopping when the maximal KKT violation m(a) - M(a) <= tol (LIBSVM's rule);
+* shrinking of bound variables whose KKT inequality holds strictly, with the gradient of shrunk
+  variables rebuilt from G_bar before the final check on the whole problem ("unshrinking");
+* an LRU cache of float32 kernel rows. A miss computes a *block* of rows at once with one BLAS
+  GEMM (the missing row plus the most violating uncached variables, which the next iterations are
+  likely to ask for), then one fused pass applies the kernel map.  BLAS uses the machine's cores.
+
+All of it runs without the GIL; the GIL is taken only every ``report_every`` iterations for the
+progress callback and to notice Ctrl-C.
+"""
+import numpy as np
+cimport numpy as cnp
+from cython.parallel cimport prange
+from libc.math cimport exp, expf, fabs, INFINITY
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+from scipy.linalg.cython_blas cimport sgemm
+
+cnp.import_array()
+
+cdef extern from "Python.h":
+    int PyErr_CheckSignals()
+    void PyErr_Clear()
+
+# Curvature used when a pair's is not positive (non-PSD kernels, duplicated points).
+cdef double TAU = 1e-12
+
+# Kernel kinds understood by the row engine, and the status codes of a solve.
+cdef enum:
+    K_LINEAR = 0
+    K_POLY = 1
+    K_RBF = 2
+    K_PRECOMPUTED = 3
+    ST_OPTIMAL = 0
+    ST_MAX_ITER = 1
+    ST_INTERRUPTED = 2
+    ST_CALLBACK = 3
+
+KIND_LINEAR, KIND_POLY, KIND_RBF, KIND_PRECOMPUTED = K_LINEAR, K_POLY, K_RBF, K_PRECOMPUTED
+
+
+cdef class _Solver:
+    # ---- problem --------------------------------------------------------------------------
+    cdef int m, n, d
+    cdef double[::1] alpha, G, G_bar, p, ub, dadd, QD
+    cdef signed char[::1] y
+    cdef int[::1] ex
+    # ---- kernel rows ----------------------------------------------------------------------
+    cdef int kind, degree
+    cdef double gamma, coef0
+    cdef float[:, ::1] X          # n x d (float32, centred for RBF)
+    cdef float[::1] xn            # squared norms of the rows of X (RBF)
+    cdef float[:, ::1] Kpre       # precomputed kernel (n x n) or empty
+    cdef bint precomputed
+    # ---- cache ----------------------------------------------------------------------------
+    cdef int capacity, block, n_cached, n_threads
+    cdef float[:, ::1] rows       # capacity x n
+    cdef int[::1] slot_of         # example -> slot or -1
+    cdef int[::1] ex_of           # slot -> example or -1
+    cdef int[::1] prv, nxt        # LRU list over slots (head = most recent)
+    cdef int head, tail
+    cdef float[:, ::1] gbuf       # block x d gathered rows
+    cdef float[:, ::1] kbuf       # block x n GEMM output
+    cdef int[::1] want            # examples to compute in the next block
+    cdef int[::1] mark            # scratch marks over examples
+    cdef double[::1] heap_s       # prefetch heap (scores)
+    cdef int[::1] heap_e          # prefetch heap (examples)
+    cdef public long n_kernel_rows
+    # ---- active set -----------------------------------------------------------------------
+    cdef int[::1] act
+    cdef int active_size
+    cdef bint unshrink, shrinking
+    # ---- bookkeeping ----------------------------------------------------------------------
+    cdef public long n_iter
+    cdef double last_up, last_low
+
+    def __init__(self, float[:, ::1] X, float[:, ::1] Kpre, int kind, double gamma,
+                 double coef0, int degree, signed char[::1] y, int[::1] ex,
+                 double[::1] p, double[::1] ub, double[::1] dadd, double[::1] QD,
+                 double[::1] alpha0, double cache_mb, int block, bint shrinking,
+                 int n_threads):
+        cdef int t
+        self.m = y.shape[0]
+        self.kind = kind
+        self.precomputed = kind == K_PRECOMPUTED
+        if self.precomputed:
+            self.n = Kpre.shape[0]
+            self.d = 0
+            self.Kpre = Kpre
+        else:
+            self.n = X.shape[0]
+            self.d = X.shape[1]
+            self.X = X
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
+        self.y = y
+        self.ex = ex
+        self.p = p
+        self.ub = ub
+        self.dadd = dadd
+        self.QD = QD
+        self.alpha = np.array(alpha0, dtype=np.float64)
+        self.G = np.zeros(self.m)
+        self.G_bar = np.zeros(self.m)
+        self.shrinking = shrinking
+        self.n_threads = max(1, n_threads)
+        self.unshrink = False
+        self.n_iter = 0
+        self.n_kernel_rows = 0
+        self.last_up = 0.0
+        self.last_low = 0.0
+        self.act = np.arange(self.m, dtype=np.int32)
+        self.active_size = self.m
+        self.mark = np.zeros(self.n, dtype=np.int32)
+
+        if not self.precomputed:
+            if kind == K_RBF:
+                self.xn = np.einsum("ij,ij->i", np.asarray(X), np.asarray(X)).astype(np.float32)
+            cap = int(cache_mb * 1024.0 * 1024.0 / (4.0 * max(self.n, 1)))
+            block = max(1, min(block, self.n))
+            cap = max(cap, 2 * block + 2)
+            cap = min(cap, self.n)
+            if cap < 2 * block + 2:
+                block = max(1, (cap - 2) // 2)
+            self.capacity = cap
+            self.block = block
+            self.rows = np.empty((cap, self.n), dtype=np.float32)
+            self.slot_of = np.full(self.n, -1, dtype=np.int32)
+            self.ex_of = np.full(cap, -1, dtype=np.int32)
+            self.prv = np.full(cap, -1, dtype=np.int32)
+            self.nxt = np.full(cap, -1, dtype=np.int32)
+            self.head = -1
+            self.tail = -1
+            self.n_cached = 0
+            self.gbuf = np.empty((block, max(self.d, 1)), dtype=np.float32)
+            self.kbuf = np.empty((block, self.n), dtype=np.float32)
+            self.want = np.empty(block, dtype=np.int32)
+            self.heap_s = np.empty(block, dtype=np.float64)
+            self.heap_e = np.empty(block, dtype=np.int32)
+
+    # ======================================================================================
+    # Kernel rows and their cache
+    # ======================================================================================
+    cdef inline void _lru_unlink(self, int s) noexcept nogil:
+        if self.prv[s] >= 0:
+            self.nxt[self.prv[s]] = self.nxt[s]
+        else:
+            self.head = self.nxt[s]
+        if self.nxt[s] >= 0:
+            self.prv[self.nxt[s]] = self.prv[s]
+        else:
+            self.tail = self.prv[s]
+        self.prv[s] = -1
+        self.nxt[s] = -1
+
+    cdef inline void _lru_push_front(self, int s) noexcept nogil:
+        self.prv[s] = -1
+        self.nxt[s] = self.head
+        if self.head >= 0:
+            self.prv[self.head] = s
+        self.head = s
+        if self.tail < 0:
+            self.tail = s
+
+    cdef int _take_slot(self) noexcept nogil:
+        """A free slot, evicting the least recently used row when the cache is full."""
+        cdef int s
+        if self.n_cached < self.capacity:
+            s = self.n_cached
+            self.n_cached += 1
+        else:
+            s = self.tail
+            self._lru_unlink(s)
+            self.slot_of[self.ex_of[s]] = -1
+        return s
+
+    cdef void _compute_block(self, int count) noexcept nogil:
+        """Compute the kernel rows of the examples want[0:count] and store them in the cache.
+
+        One OpenMP region: each thread multiplies the gathered rows by its own slice of X with a
+        single-threaded GEMM (the Python layer limits BLAS to one thread during a solve) and
+        applies the kernel map to that slice, so no second thread pool competes for the cores.
+        """
+        cdef int r, j, s, e, n = self.n, d = self.d, nth = self.n_threads, th, j0, j1, mj
+        cdef float one = 1.0, zero = 0.0
+        cdef float g2 = <float> self.gamma, c0 = <float> self.coef0
+        cdef float* kb
+        cdef float v, acc
+        cdef int k
+        for r in range(count):
+            memcpy(&self.gbuf[r, 0], &self.X[self.want[r], 0], d * sizeof(float))
+        if n < 2048:
+            nth = 1
+        for th in prange(nth, num_threads=nth, schedule="static"):
+            j0 = (n * th) // nth
+            j1 = (n * (th + 1)) // nth
+            mj = j1 - j0
+            # kbuf[:, j0:j1] (count x mj, row stride n) = gbuf (count x d) . X[j0:j1]'.
+            # Column-major view: kbuf' block (mj x count, ld n) = X[j0:j1] (as d x mj)^T . gbuf'.
+            if mj > 0:
+                sgemm("T", "N", &mj, &count, &d, &one, &self.X[j0, 0], &d, &self.gbuf[0, 0], &d,
+                      &zero, &self.kbuf[0, j0], &n)
+                for r in range(count):
+                    kb = &self.kbuf[r, 0]
+                    if self.kind == K_RBF:
+                        e = self.want[r]
+                        for j in range(j0, j1):
+                            v = self.xn[e] + self.xn[j] - 2.0 * kb[j]
+                            if v < 0:
+                                v = 0
+                            kb[j] = expf(-g2 * v)
+                        if e >= j0 and e < j1:
+                            kb[e] = 1.0
+                    elif self.kind == K_POLY:
+                        for j in range(j0, j1):
+                            v = g2 * kb[j] + c0
+                            acc = 1.0
+                            for k in range(self.degree):
+                                acc = acc * v
+                            kb[j] = acc
+        self.n_kernel_rows += count
+        for r in range(count):
+            e = self.want[r]
+            s = self._take_slot()
+            memcpy(&self.rows[s, 0], &self.kbuf[r, 0], n * sizeof(float))
+            self.slot_of[e] = s
+            self.ex_of[s] = e
+            self._lru_push_front(s)
+
+    cdef int _pick_prefetch(self, int first) noexcept nogil:
+        """Fill want[] with `first` then the most violating uncached examples; return the count.
+
+        Scores follow the selection rule: -y_t G_t for t in I_up, y_t G_t for t in I_low
+        (the larger, the likelier t is chosen soon).  A min-heap keeps the best block-1.
+        """
+        cdef int k, t, e, h = 0, cap = self.block - 1, c, ch
+        cdef double sc, su, sl, ts
+        cdef int te
+        self.want[0] = first
+        if cap <= 0:
+            return 1
+        self.mark[first] = 1
+        for k in range(self.active_size):
+            t = self.act[k]
+            e = self.ex[t]
+            if self.slot_of[e] >= 0 or self.mark[e]:
+                continue
+            su = -INFINITY
+            sl = -INFINITY
+            if self.y[t] > 0:
+                if self.alpha[t] < self.ub[t]:
+                    su = -self.G[t]
+                if self.alpha[t] > 0:
+                    sl = self.G[t]
+            else:
+                if self.alpha[t] > 0:
+                    su = self.G[t]
+                if self.alpha[t] < self.ub[t]:
+                    sl = -self.G[t]
+            sc = su if su > sl else sl
+            if sc == -INFINITY:
+                continue
+            if h < cap:
+                # push and sift up
+                c = h
+                h += 1
+                while c > 0 and self.heap_s[(c - 1) // 2] > sc:
+                    self.heap_s[c] = self.heap_s[(c - 1) // 2]
+                    self.heap_e[c] = self.heap_e[(c - 1) // 2]
+                    c = (c - 1) // 2
+                self.heap_s[c] = sc
+                self.heap_e[c] = e
+                self.mark[e] = 1
+            elif sc > self.heap_s[0]:
+                self.mark[self.heap_e[0]] = 0
+                self.mark[e] = 1
+                # replace root and sift down
+                c = 0
+                while True:
+                    ch = 2 * c + 1
+                    if ch >= h:
+                        break
+                    if ch + 1 < h and self.heap_s[ch + 1] < self.heap_s[ch]:
+                        ch = ch + 1
+                    if self.heap_s[ch] >= sc:
+                        break
+                    self.heap_s[c] = self.heap_s[ch]
+                    self.heap_e[c] = self.heap_e[ch]
+                    c = ch
+                self.heap_s[c] = sc
+                self.heap_e[c] = e
+        for k in range(h):
+            self.want[k + 1] = self.heap_e[k]
+            self.mark[self.heap_e[k]] = 0
+        self.mark[first] = 0
+        return h + 1
+
+    cdef float* row(self, int e) noexcept nogil:
+        """Kernel row K(x_e, x_.) of length n, from the cache (computed in a block on a miss)."""
+        cdef int s, count
+        if self.precomputed:
+            return &self.Kpre[e, 0]
+        s = self.slot_of[e]
+        if s < 0:
+            count = self._pick_prefetch(e)
+            self._compute_block(count)
+            s = self.slot_of[e]
+        else:
+            self._lru_unlink(s)
+            self._lru_push_front(s)
+        return &self.rows[s, 0]
+
+    cdef void _ensure_rows(self, int* exs, int count) noexcept nogil:
+        """Compute (in blocks) the rows of the listed examples that are not cached yet.
+
+        Used where many rows are needed in a known order (initial gradient, reconstruction).
+        Rows computed here may be evicted by later ones when the cache is small; callers then
+        get them again through row(), which recomputes.
+        """
+        cdef int k = 0, c = 0, e
+        if self.precomputed:
+            return
+        while k < count:
+            e = exs[k]
+            k += 1
+            if self.slot_of[e] >= 0 or self.mark[e]:
+                continue
+            self.mark[e] = 1
+            self.want[c] = e
+            c += 1
+            if c == self.block:
+                self._unmark_want(c)
+                self._compute_block(c)
+                c = 0
+        if c > 0:
+            self._unmark_want(c)
+            self._compute_block(c)
+
+    cdef inline void _unmark_want(self, int c) noexcept nogil:
+        cdef int r
+        for r in range(c):
+            self.mark[self.want[r]] = 0
+
+    # ======================================================================================
+    # Gradient
+    # ======================================================================================
+    cdef inline bint _is_upper(self, int t) noexcept nogil:
+        return self.alpha[t] >= self.ub[t]
+
+    cdef inline bint _is_lower(self, int t) noexcept nogil:
+        return self.alpha[t] <= 0
+
+    cdef void _add_row_to(self, int j, double coef, double[::1] target, bint only_active) noexcept nogil:
+        """target[t] += coef * Q_jt for all t (or the active ones)."""
+        cdef float* Kj = self.row(self.ex[j])
+        cdef double cy = coef * self.y[j]
+        cdef int k, t
+        if only_active:
+            for k in range(self.active_size):
+                t = self.act[k]
+                target[t] += cy * self.y[t] * Kj[self.ex[t]]
+        else:
+            for t in range(self.m):
+                target[t] += cy * self.y[t] * Kj[self.ex[t]]
+        target[j] += coef * self.dadd[j]
+
+    cdef void init_gradient(self) noexcept nogil:
+        cdef int t, c = 0
+        cdef int* lst = <int*> malloc(max(self.m, 1) * sizeof(int))
+        for t in range(self.m):
+            self.G[t] = self.p[t]
+            self.G_bar[t] = 0.0
+        for t in range(self.m):
+            if self.alpha[t] > 0:
+                lst[c] = self.ex[t]
+                c += 1
+        self._ensure_rows(lst, c)
+        free(lst)
+        for t in range(self.m):
+            if self.alpha[t] > 0:
+                self._add_row_to(t, self.alpha[t], self.G, False)
+                if self._is_upper(t):
+                    self._add_row_to(t, self.ub[t], self.G_bar, False)
+
+    cdef void reconstruct_gradient(self) noexcept nogil:
+        """G_t = G_bar_t + p_t + sum over free j of a_j Q_jt, for the shrunk variables t."""
+        cdef int k, t, j, c = 0
+        cdef float* Kj
+        cdef double cy
+        if self.active_size == self.m:
+            return
+        cdef signed char* inactive = <signed char*> malloc(self.m)
+        cdef int* lst = <int*> malloc(self.m * sizeof(int))
+        for t in range(self.m):
+            inactive[t] = 1
+        for k in range(self.active_size):
+            inactive[self.act[k]] = 0
+        for t in range(self.m):
+            if inactive[t]:
+                self.G[t] = self.G_bar[t] + self.p[t]
+        for j in range(self.m):
+            if not inactive[j] and not self._is_upper(j) and not self._is_lower(j):
+                lst[c] = self.ex[j]
+                c += 1
+        self._ensure_rows(lst, c)
+        for k in range(self.active_size):
+            j = self.act[k]
+            if self._is_upper(j) or self._is_lower(j):
+                continue
+            Kj = self.row(self.ex[j])
+            cy = self.alpha[j] * self.y[j]
+            for t in range(self.m):
+                if inactive[t]:
+                    self.G[t] += cy * self.y[t] * Kj[self.ex[t]]
+        # The whole problem is active again, in index order.
+        for t in range(self.m):
+            self.act[t] = t
+        self.active_size = self.m
+        free(inactive)
+        free(lst)
+
+    # ======================================================================================
+    # Working set, step, shrinking
+    # ======================================================================================
+    cdef int select(self, double tol, int* out_i, int* out_j, double* gap) noexcept nogil:
+        """WSS3 on the active set.  Returns 1 when the maximal violation is <= tol."""
+        cdef double Gmax = -INFINITY, Gmax2 = -INFINITY, obj_min = INFINITY
+        cdef double gd, qc, od, yiKit
+        cdef int k, t, i = -1, jmin = -1
+        cdef float* Ki
+        cdef signed char yt
+        for k in range(self.active_size):
+            t = self.act[k]
+            if self.y[t] > 0:
+                if self.alpha[t] < self.ub[t] and -self.G[t] >= Gmax:
+                    Gmax = -self.G[t]
+                    i = t
+            else:
+                if self.alpha[t] > 0 and self.G[t] >= Gmax:
+                    Gmax = self.G[t]
+                    i = t
+        if i < 0:
+            gap[0] = 0.0
+            return 1
+        Ki = self.row(self.ex[i])
+        for k in range(self.active_size):
+            t = self.act[k]
+            yt = self.y[t]
+            # y_i Q_it = y_t K_it  (no diagonal term: t != i whenever it matters below)
+            yiKit = yt * Ki[self.ex[t]]
+            if yt > 0:
+                if self.alpha[t] > 0:
+                    gd = Gmax + self.G[t]
+                    if self.G[t] >= Gmax2:
+                        Gmax2 = self.G[t]
+                    if gd > 0:
+                        qc = self.QD[i] + self.QD[t] - 2.0 * yiKit
+                        od = -(gd * gd) / (qc if qc > 0 else TAU)
+                        if od <= obj_min:
+                            jmin = t
+                            obj_min = od
+            else:
+                if self.alpha[t] < self.ub[t]:
+                    gd = Gmax - self.G[t]
+                    if -self.G[t] >= Gmax2:
+                        Gmax2 = -self.G[t]
+                    if gd > 0:
+                        qc = self.QD[i] + self.QD[t] + 2.0 * yiKit
+                        od = -(gd * gd) / (qc if qc > 0 else TAU)
+                        if od <= obj_min:
+                            jmin = t
+                            obj_min = od
+        gap[0] = Gmax + Gmax2
+        self.last_up = Gmax
+        self.last_low = Gmax2
+        if Gmax + Gmax2 < tol or jmin < 0:
+            return 1
+        out_i[0] = i
+        out_j[0] = jmin
+        return 0
+
+    cdef void step(self, int i, int j) noexcept nogil:
+        """Analytic solution of the two-variable sub-problem, then the gradient updates."""
+        cdef float* Ki = self.row(self.ex[i])
+        cdef float* Kj = self.row(self.ex[j])
+        # Ki may have been evicted by the fetch of Kj only if capacity < 2: excluded at init.
+        cdef double Ci = self.ub[i], Cj = self.ub[j]
+        cdef double ai_old = self.alpha[i], aj_old = self.alpha[j]
+        cdef double ai = ai_old, aj = aj_old
+        cdef double Qij = self.y[i] * self.y[j] * Ki[self.ex[j]]
+        cdef double qc, delta, diff, ssum, dai, daj, cyi, cyj
+        cdef int k, t
+        cdef bint ui, uj
+        if self.y[i] != self.y[j]:
+            qc = self.QD[i] + self.QD[j] + 2.0 * Qij
+            if qc <= 0:
+                qc = TAU
+            delta = (-self.G[i] - self.G[j]) / qc
+            diff = ai - aj
+            ai += delta
+            aj += delta
+            if diff > 0:
+                if aj < 0:
+                    aj = 0
+                    ai = diff
+            else:
+                if ai < 0:
+                    ai = 0
+                    aj = -diff
+            if diff > Ci - Cj:
+                if ai > Ci:
+                    ai = Ci
+                    aj = Ci - diff
+            else:
+                if aj > Cj:
+                    aj = Cj
+                    ai = Cj + diff
+        else:
+            qc = self.QD[i] + self.QD[j] - 2.0 * Qij
+            if qc <= 0:
+                qc = TAU
+            delta = (self.G[i] - self.G[j]) / qc
+            ssum = ai + aj
+            ai -= delta
+            aj += delta
+            if ssum > Ci:
+                if ai > Ci:
+                    ai = Ci
+                    aj = ssum - Ci
+            else:
+                if aj < 0:
+                    aj = 0
+                    ai = ssum
+            if ssum > Cj:
+                if aj > Cj:
+                    aj = Cj
+                    ai = ssum - Cj
+            else:
+                if ai < 0:
+                    ai = 0
+                    aj = ssum
+        self.alpha[i] = ai
+        self.alpha[j] = aj
+        dai = ai - ai_old
+        daj = aj - aj_old
+        cyi = dai * self.y[i]
+        cyj = daj * self.y[j]
+        for k in range(self.active_size):
+            t = self.act[k]
+            self.G[t] += self.y[t] * (cyi * Ki[self.ex[t]] + cyj * Kj[self.ex[t]])
+        self.G[i] += dai * self.dadd[i]
+        self.G[j] += daj * self.dadd[j]
+        # G_bar follows the variables that enter or leave their upper bound.
+        ui = ai_old >= Ci
+        uj = aj_old >= Cj
+        if ui != self._is_upper(i):
+            self._add_row_to(i, Ci if not ui else -Ci, self.G_bar, False)
+        if uj != self._is_upper(j):
+            self._add_row_to(j, Cj if not uj else -Cj, self.G_bar, False)
+
+    cdef bint _be_shrunk(self, int t, double Gmax1, double Gmax2) noexcept nogil:
+        if self._is_upper(t):
+            if self.y[t] > 0:
+                return -self.G[t] > Gmax1
+            return -self.G[t] > Gmax2
+        elif self._is_lower(t):
+            if self.y[t] > 0:
+                return self.G[t] > Gmax2
+            return self.G[t] > Gmax1
+        return False
+
+    cdef void shrink(self, double tol) noexcept nogil:
+        cdef double Gmax1 = -INFINITY, Gmax2 = -INFINITY
+        cdef int k, t, w
+        for k in range(self.active_size):
+            t = self.act[k]
+            if self.y[t] > 0:
+                if not self._is_upper(t) and -self.G[t] >= Gmax1:
+                    Gmax1 = -self.G[t]
+                if not self._is_lower(t) and self.G[t] >= Gmax2:
+                    Gmax2 = self.G[t]
+            else:
+                if not self._is_upper(t) and -self.G[t] >= Gmax2:
+                    Gmax2 = -self.G[t]
+                if not self._is_lower(t) and self.G[t] >= Gmax1:
+                    Gmax1 = self.G[t]
+        if not self.unshrink and Gmax1 + Gmax2 <= tol * 10:
+            self.unshrink = True
+            self.reconstruct_gradient()
+        # Stable compaction keeps act sorted, so the loops read memory in order.
+        w = 0
+        for k in range(self.active_size):
+            t = self.act[k]
+            if not self._be_shrunk(t, Gmax1, Gmax2):
+                self.act[w] = t
+                w += 1
+        self.active_size = w
+
+    cdef double objective(self) noexcept nogil:
+        cdef double v = 0.0
+        cdef int t
+        for t in range(self.m):
+            v += self.alpha[t] * (self.G[t] + self.p[t])
+        return 0.5 * v
+
+    cdef double rho(self) noexcept nogil:
+        """Threshold rho (decision = sum - rho): mean of -y... over free variables (LIBSVM)."""
+        cdef double ub = INFINITY, lb = -INFINITY, s = 0.0, yG
+        cdef int t, nfree = 0
+        for t in range(self.m):
+            yG = self.y[t] * self.G[t]
+            if self._is_upper(t):
+                if self.y[t] < 0:
+                    ub = min(ub, yG)
+                else:
+                    lb = max(lb, yG)
+            elif self._is_lower(t):
+                if self.y[t] > 0:
+                    ub = min(ub, yG)
+                else:
+                    lb = max(lb, yG)
+            else:
+                nfree += 1
+                s += yG
+        if nfree > 0:
+            return s / nfree
+        if ub == INFINITY and lb == -INFINITY:
+            return 0.0
+        if ub == INFINITY:
+            return lb
+        if lb == -INFINITY:
+            return ub
+        return 0.5 * (ub + lb)
+
+    # ======================================================================================
+    # Main loop
+    # ======================================================================================
+    def solve(self, double tol, long max_iter, object callback, long report_every):
+        cdef int i = 0, j = 0, r
+        cdef long counter
+        cdef double gap = INFINITY
+        cdef int status = ST_OPTIMAL
+        cdef bint stop_cb = False, interrupted = False
+        cdef long next_report = report_every
+        with nogil:
+            self.init_gradient()
+            counter = min(self.m, 1000) + 1
+            while True:
+                if max_iter >= 0 and self.n_iter >= max_iter:
+                    status = ST_MAX_ITER
+                    break
+                counter -= 1
+                if counter == 0:
+                    counter = min(self.m, 1000)
+                    if self.shrinking:
+                        self.shrink(tol)
+                r = self.select(tol, &i, &j, &gap)
+                if r != 0:
+                    # Optimal on the active set: check the whole problem.
+                    self.reconstruct_gradient()
+                    r = self.select(tol, &i, &j, &gap)
+                    if r != 0:
+                        break
+                    counter = 1
+                self.step(i, j)
+                self.n_iter += 1
+                if self.n_iter >= next_report:
+                    next_report = self.n_iter + report_every
+                    with gil:
+                        if PyErr_CheckSignals() != 0:
+                            PyErr_Clear()
+                            interrupted = True
+                        elif callback is not None:
+                            if callback(int(self.n_iter), float(gap), float(self.objective())) is False:
+                                stop_cb = True
+                    if interrupted:
+                        status = ST_INTERRUPTED
+                        break
+                    if stop_cb:
+                        status = ST_CALLBACK
+                        break
+            if status != ST_OPTIMAL:
+                self.reconstruct_gradient()
+        return {
+            "alpha": np.asarray(self.alpha).copy(),
+            "G": np.asarray(self.G).copy(),
+            "rho": self.rho(),
+            "objective": self.objective(),
+            "n_iter": int(self.n_iter),
+            "status": status,
+            "gap": float(gap),
+            "n_kernel_rows": int(self.n_kernel_rows),
+        }
+
+
+def solve_dual(X, Kpre, int kind, double gamma, double coef0, int degree,
+               y, ex, p, ub, dadd, QD, alpha0, double cache_mb, int block,
+               bint shrinking, double tol, long max_iter, callback=None,
+               long report_every=1000, int n_threads=1):
+    """Solve the dual QP described in the module docstring and return a dict of results.
+
+    Parameters are arrays already validated by the Python layer: X float32 (n, d) C-contiguous
+    (or an empty (0, 0) array with a float32 (n, n) ``Kpre`` when ``kind`` is precomputed),
+    y int8 (+1/-1) of length m, ex int32 (variable -> example), p, ub, dadd, QD, alpha0 float64.
+    ``n_threads`` threads compute the kernel blocks; call it with BLAS limited to one thread.
+    """
+    if Kpre is None:
+        Kpre = np.zeros((0, 0), dtype=np.float32)
+    if X is None:
+        X = np.zeros((0, 0), dtype=np.float32)
+    solver = _Solver(X, Kpre, kind, gamma, coef0, degree, y, ex, p, ub, dadd, QD, alpha0,
+                     cache_mb, block, shrinking, n_threads)
+    return solver.solve(tol, max_iter, callback, report_every)

@@ -1,0 +1,657 @@
+"""SVC and SVR estimators on top of the Cython decomposition solver (:mod:`kernelnb.svm._smo`).
+
+Formulations (``margin``):
+
+* ``'l1'``: the usual C-SVC / epsilon-SVR soft margin, box ``0 <= alpha_i <= C_i``.
+* ``'l2'``: the L2 soft margin ``min 1/2 ||w||^2 + C/2 sum xi_i^2``, solved as a hard margin on
+  ``K + I / C`` (Chapelle's thesis ch. 4; ``seed_004.md`` section 1.3).
+* ``'hard'``: no slack (``C`` is ignored); on data that is not separable the solver stops at
+  ``max_iter`` (a default cap applies) with a warning.
+
+Multi-class classification is one-vs-one as in LIBSVM: one binary problem per pair of classes,
+voting at prediction time.
+"""
+from __future__ import annotations
+
+import numbers
+import os
+import threading
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from .. import kernels as _k
+from . import _smo
+
+__all__ = ["SVC", "SVR", "svc_path"]
+
+_KINDS = {"linear": _smo.KIND_LINEAR, "poly": _smo.KIND_POLY, "rbf": _smo.KIND_RBF}
+_MARGINS = ("l1", "l2", "hard")
+# Upper bound used for variables without one (hard and L2 margins): large enough never to be
+# reached, small enough that differences of two bounds stay finite.
+_NO_BOUND = 1e250
+_STATUS_TEXT = {
+    0: "converged",
+    1: "stopped at max_iter",
+    2: "interrupted",
+    3: "stopped by the callback",
+}
+
+
+def _physical_memory_mb():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return float("inf")
+
+
+class _BaseSVM(BaseEstimator):
+    """Parameters, validation and the call into the solver shared by SVC and SVR."""
+
+    def _validate_params_(self):
+        if self.margin not in _MARGINS:
+            raise ValueError(f"margin must be one of {_MARGINS}, got {self.margin!r}")
+        C = self.C
+        if not isinstance(C, numbers.Real) or isinstance(C, bool) or np.isnan(C) or C <= 0:
+            raise ValueError(f"C must be a positive number, got {C!r}")
+        if np.isinf(C) and self.margin != "hard":
+            raise ValueError("C = inf is the hard margin: use margin='hard' (got margin="
+                             f"{self.margin!r})")
+        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
+            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        cs = self.cache_size
+        if not isinstance(cs, numbers.Real) or isinstance(cs, bool) or not np.isfinite(cs) or cs <= 0:
+            raise ValueError(f"cache_size must be a positive number of MB, got {cs!r}")
+        if cs > _physical_memory_mb():
+            raise ValueError(f"cache_size={cs!r} MB is larger than this machine's memory "
+                             f"({_physical_memory_mb():.0f} MB)")
+        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < -1:
+            raise ValueError(f"max_iter must be an integer >= -1 (-1: no limit), got {self.max_iter!r}")
+        nj = self.n_jobs
+        if nj is not None and (not isinstance(nj, numbers.Integral) or nj == 0 or nj < -1):
+            raise ValueError(f"n_jobs must be a positive integer, -1 (all cores) or None, got {nj!r}")
+        if self.callback is not None and not callable(self.callback):
+            raise TypeError(f"callback must be callable or None, got {self.callback!r}")
+        kernel = self.kernel
+        if isinstance(kernel, str) and kernel not in _k.KERNEL_NAMES:
+            raise ValueError(f"kernel must be one of {_k.KERNEL_NAMES} or a callable, got {kernel!r}")
+        if not isinstance(kernel, str) and not callable(kernel):
+            raise ValueError(f"kernel must be one of {_k.KERNEL_NAMES} or a callable, got {kernel!r}")
+        sigma = self.sigma
+        if isinstance(sigma, str):
+            if sigma != "scale":
+                raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
+        elif (not isinstance(sigma, numbers.Real) or isinstance(sigma, bool)
+              or not np.isfinite(sigma) or sigma <= 0):
+            raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
+        if not isinstance(self.degree, numbers.Integral) or self.degree < 1:
+            raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
+
+    # -- kernel and data -------------------------------------------------------------------
+    def _resolve_kernel(self, X):
+        """Build the fitted kernel (resolving sigma='scale' on the scaled training data)."""
+        sigma = self.sigma
+        scales = None if self.scales is None else np.asarray(self.scales, dtype=np.float64)
+        if self.kernel == "rbf" and isinstance(sigma, str):
+            Xs = X if scales is None else X * scales
+            sigma = _k.scale_sigma(Xs)
+        kern = _k.make_kernel(self.kernel, sigma=sigma if not isinstance(sigma, str) else 1.0,
+                              scales=scales, degree=self.degree, coef0=self.coef0)
+        if isinstance(kern, _k.RBF) and kern.scales is not None and kern.scales.shape[0] != X.shape[1]:
+            raise ValueError(f"scales has {kern.scales.shape[0]} entries but X has "
+                             f"{X.shape[1]} features")
+        self.sigma_ = float(sigma) if self.kernel == "rbf" else None
+        return kern
+
+    def _solver_data(self, X):
+        """(X32, Kpre, kind, gamma, coef0, degree) describing the training kernel to the solver."""
+        kern = self.kernel_
+        if isinstance(kern, (_k.Precomputed, _k.CallableKernel)):
+            K = kern(X) if isinstance(kern, _k.CallableKernel) else np.asarray(X, dtype=np.float64)
+            if K.shape[0] != K.shape[1]:
+                raise ValueError(f"a precomputed kernel must be square at fit, got shape {K.shape}")
+            if not np.all(np.isfinite(K)):
+                raise ValueError("the kernel matrix contains NaN or infinite values")
+            return None, np.ascontiguousarray(K, dtype=np.float32), _smo.KIND_PRECOMPUTED, 0.0, 0.0, 1
+        if isinstance(kern, _k.RBF):
+            Xs = kern.scale(X).astype(np.float32)
+            Xs -= Xs.mean(axis=0)  # distances are translation invariant; limits cancellation
+            return np.ascontiguousarray(Xs), None, _smo.KIND_RBF, kern.gamma, 0.0, 1
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        if isinstance(kern, _k.Polynomial):
+            return X32, None, _smo.KIND_POLY, kern.gamma, kern.coef0, kern.degree
+        return X32, None, _smo.KIND_LINEAR, 0.0, 0.0, 1
+
+    @staticmethod
+    def _diag(data, idx):
+        X32, Kpre, kind, gamma, coef0, degree = data
+        if Kpre is not None:
+            return np.asarray(Kpre[idx, idx], dtype=np.float64)
+        if kind == _smo.KIND_RBF:
+            return np.ones(len(idx))
+        sq = np.einsum("ij,ij->i", X32[idx].astype(np.float64), X32[idx].astype(np.float64))
+        if kind == _smo.KIND_POLY:
+            return (gamma * sq + coef0) ** degree
+        return sq
+
+    def _n_threads(self):
+        nj = self.n_jobs
+        if nj is None or nj == -1:
+            return max(1, os.cpu_count() or 1)
+        return int(nj)
+
+    def _progress(self, prefix, stop=None):
+        """The callback handed to the solver: verbose lines, the user's callback, and the stop
+        flag that worker threads check (Ctrl-C reaches only the main thread)."""
+        user = self.callback
+        if not self.verbose and user is None and stop is None:
+            return None
+
+        def cb(it, gap, obj):
+            if stop is not None and stop.is_set():
+                return False
+            if self.verbose:
+                print(f"[kernelnb.svm] {prefix}iter {it:8d}  kkt gap {gap:.3e}  dual objective {obj:.6g}",
+                      flush=True)
+            if user is not None:
+                return user(it, gap, obj)
+            return None
+
+        return cb
+
+    def _solve(self, data, idx, yv, ex, p, ub, dadd, alpha0, prefix="", max_iter=None,
+               n_threads=1, cache_share=1, stop=None):
+        """Run the solver on the sub-problem made of the examples ``idx``."""
+        X32, Kpre, kind, gamma, coef0, degree = data
+        Xs = None if X32 is None else np.ascontiguousarray(X32[idx])
+        Ks = None if Kpre is None else np.ascontiguousarray(Kpre[np.ix_(idx, idx)])
+        QD = self._diag(data, idx)[ex] + dadd
+        alpha0 = _feasible(alpha0, yv, ub)
+        if max_iter is None:
+            max_iter = int(self.max_iter)
+            if self.margin == "hard" and max_iter < 0:
+                max_iter = max(10_000_000, 100 * len(yv))
+        return _smo.solve_dual(
+            Xs, Ks, kind, gamma, coef0, degree,
+            np.ascontiguousarray(yv, dtype=np.int8), np.ascontiguousarray(ex, dtype=np.int32),
+            np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(ub, dtype=np.float64),
+            np.ascontiguousarray(dadd, dtype=np.float64), np.ascontiguousarray(QD, dtype=np.float64),
+            np.ascontiguousarray(alpha0, dtype=np.float64), float(self.cache_size) / cache_share,
+            _block_size(len(idx)), bool(self.shrinking), float(self.tol), int(max_iter),
+            self._progress(prefix, stop), 1000, n_threads,
+        )
+
+    def _bounds(self, C_i):
+        """(upper bounds, diagonal additions) of the dual for per-sample C_i."""
+        if self.margin == "l1":
+            return C_i, np.zeros_like(C_i)
+        ub = np.full_like(C_i, _NO_BOUND)
+        if self.margin == "hard":
+            return ub, np.zeros_like(C_i)
+        return ub, 1.0 / C_i
+
+    def _report_status(self, statuses):
+        statuses = np.atleast_1d(statuses)
+        worst = int(statuses.max()) if statuses.size else 0
+        self.fit_status_ = worst
+        if worst == 1:
+            hint = (" The data may not be separable: use margin='l1' or 'l2'."
+                    if self.margin == "hard" else " Raise max_iter or tol.")
+            warnings.warn(f"{type(self).__name__} did not converge within max_iter={self.max_iter} "
+                          f"iterations.{hint}", ConvergenceWarning, stacklevel=3)
+        elif worst == 2:
+            warnings.warn(f"{type(self).__name__}.fit was interrupted; the model holds the state "
+                          "reached (fit_status_=2).", RuntimeWarning, stacklevel=3)
+
+    # -- prediction ------------------------------------------------------------------------
+    def _kernel_to_sv(self, X):
+        """Yield (rows slice, float32 block of K(X[rows], support_vectors_))."""
+        kern = self.kernel_
+        n = X.shape[0]
+        n_sv = max(self.support_.shape[0], 1)
+        step = max(1, min(n, int(16 * 2**20 // n_sv)))  # about 64 MB of float32 per block
+        if isinstance(kern, _k.Precomputed):
+            if X.shape[1] != self.shape_fit_[0]:
+                raise ValueError(f"a precomputed kernel at predict must have shape (n_samples, "
+                                 f"{self.shape_fit_[0]}), got {X.shape}")
+            for s in range(0, n, step):
+                yield slice(s, s + step), np.asarray(X[s:s + step][:, self.support_], dtype=np.float32)
+            return
+        if isinstance(kern, _k.CallableKernel):
+            for s in range(0, n, step):
+                yield slice(s, s + step), kern(X[s:s + step], self.support_vectors_).astype(np.float32)
+            return
+        sv32 = self._sv32
+        for s in range(0, n, step):
+            yield slice(s, s + step), kern(np.asarray(X[s:s + step], dtype=np.float32), sv32)
+
+    def _pair_decisions(self, X):
+        """Decision values of every binary problem: shape (n_samples, n_problems)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], order="C", reset=False)
+        out = np.empty((X.shape[0], self._coef_matrix.shape[1]))
+        for rows, Kb in self._kernel_to_sv(X):
+            out[rows] = Kb.astype(np.float64) @ self._coef_matrix
+        return out - self._rho
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+
+def _block_size(n):
+    """Rows per GEMM block on a cache miss: large enough for BLAS, small enough to stay useful."""
+    return int(min(256, max(16, n // 40)))
+
+
+def _feasible(alpha0, yv, ub):
+    """Clip a warm start into the box and restore sum_i y_i alpha_i = 0."""
+    a = np.clip(np.asarray(alpha0, dtype=np.float64), 0.0, ub)
+    s = float(np.dot(yv, a))
+    if s != 0.0:
+        side = yv > 0 if s > 0 else yv < 0
+        tot = a[side].sum()
+        if tot > 0:
+            a[side] *= max(0.0, 1.0 - abs(s) / tot)
+    return a
+
+
+class SVC(ClassifierMixin, _BaseSVM):
+    """Support vector classifier trained by decomposition (SMO with second-order selection).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Soft-margin penalty (> 0).  Ignored by ``margin='hard'``.
+    kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
+    sigma : float or 'scale', default=1.0
+        RBF width: ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``.  ``'scale'`` gives the width
+        equivalent to scikit-learn's ``gamma='scale'``.
+    scales : array of shape (n_features,), optional
+        Per-feature scaling factors ``s`` of the RBF kernel.
+    degree, coef0 : polynomial kernel ``(<x, y> + coef0) ** degree``.
+    margin : {'l1', 'l2', 'hard'}, default='l1'
+        Soft margin with linear slack (C-SVC), with squared slack (hard margin on ``K + I/C``,
+        Chapelle's thesis ch. 4), or no slack.
+    tol : float, default=1e-3
+        Stop when the maximal KKT violation is at most ``tol`` (LIBSVM's rule).
+    cache_size : float, default=200
+        Kernel row cache in MB (float32 rows).
+    max_iter : int, default=-1
+        Iteration limit per binary problem (-1: none; the hard margin caps it anyway).
+    shrinking : bool, default=True
+    class_weight : dict, 'balanced' or None
+        Multiplies C per class.
+    decision_function_shape : {'ovr', 'ovo'}, default='ovr'
+    warm_start : bool, default=False
+        Start from the previous fit's dual variables (same data), e.g. along a path of C.
+    n_jobs : int or None, default=-1
+        Threads used: one binary problem uses them for its kernel blocks; several (multi-class)
+        are solved concurrently.  -1 or None: all cores.
+    verbose : bool, default=False
+        Print the KKT gap and dual objective every 1000 iterations.
+    callback : callable ``callback(iteration, kkt_gap, objective)``, optional
+        Called every 1000 iterations; returning ``False`` stops the solver (``fit_status_=3``).
+        Ctrl-C also stops it cleanly (``fit_status_=2``), leaving a usable model.
+
+    Attributes
+    ----------
+    classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_ :
+        As in scikit-learn (``dual_coef_`` holds ``y_i alpha_i`` in LIBSVM's one-vs-one layout).
+    objective_ : float or ndarray
+        Dual objective ``1/2 a'Qa - sum a`` (per pair of classes for multi-class).
+    n_iter_ : ndarray of int, per binary problem.
+    fit_status_ : int
+        0 converged, 1 max_iter reached, 2 interrupted, 3 stopped by the callback.
+    at_bound_ : ndarray of bool, shape (n_SV,)
+        Support vectors whose alpha is at its upper bound (always False for 'l2'/'hard').
+    sigma_ : float or None
+        The RBF width used.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+    n_kernel_rows_ : int
+        Kernel rows computed by the solver (cache misses and prefetched rows), all problems together.
+
+    References
+    ----------
+    Collobert, thesis ch. 5 (SVMTorch decomposition), ``../shared/research/seed_001.md`` 1.5;
+    Fan, Chen & Lin (2005), second-order working-set selection; Chapelle, thesis ch. 4 (L2 margin),
+    ``../shared/research/seed_004.md`` 1.3.
+    """
+
+    def __init__(self, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=0.0,
+                 margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
+                 class_weight=None, decision_function_shape="ovr", warm_start=False,
+                 n_jobs=-1, verbose=False, callback=None):
+        self.C = C
+        self.kernel = kernel
+        self.sigma = sigma
+        self.scales = scales
+        self.degree = degree
+        self.coef0 = coef0
+        self.margin = margin
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.shrinking = shrinking
+        self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), or (n_samples, n_samples) if precomputed
+        y : array of shape (n_samples,)
+        sample_weight : array of shape (n_samples,), optional
+            Multiplies C per sample (weight 0 removes the sample).
+        """
+        t0 = time.perf_counter()
+        self._validate_params_()
+        if self.decision_function_shape not in ("ovr", "ovo"):
+            raise ValueError("decision_function_shape must be 'ovr' or 'ovo', got "
+                             f"{self.decision_function_shape!r}")
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], order="C")
+        check_classification_targets(y)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(sw < 0):
+            raise ValueError("sample_weight must be non-negative")
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(f"SVC needs at least two classes in y; got 1 class ({classes[0]!r})")
+        self.classes_ = classes
+        cw = self._class_weights(classes, y_idx)
+        C_i = sw * cw[y_idx] * (1.0 if self.margin == "hard" else float(self.C))
+        previous = getattr(self, "_alphas", None) if self.warm_start else None
+        if previous is not None and getattr(self, "_fit_n", None) != X.shape[0]:
+            previous = None
+
+        self.kernel_ = self._resolve_kernel(X)
+        data = self._solver_data(X)
+        n_cls = classes.shape[0]
+        pairs = [(a, b) for a in range(n_cls) for b in range(a + 1, n_cls)]
+        problems = []
+        for p_i, (a, b) in enumerate(pairs):
+            idx = np.flatnonzero(((y_idx == a) | (y_idx == b)) & (sw > 0))
+            # Binary: +1 is classes_[1] so that decision > 0 means classes_[1] (scikit-learn);
+            # multi-class pairs: +1 is the first class of the pair (LIBSVM's one-vs-one).
+            pos = b if n_cls == 2 else a
+            yv = np.where(y_idx[idx] == pos, 1, -1).astype(np.int8)
+            if np.unique(yv).size < 2:
+                raise ValueError("every class needs a sample with positive weight; class "
+                                 f"{classes[a if (yv > 0).all() else b]!r} has none")
+            ub, dadd = self._bounds(C_i[idx])
+            a0 = np.zeros(idx.shape[0])
+            if previous is not None and p_i < len(previous) and previous[p_i].shape == a0.shape:
+                a0 = previous[p_i]
+            prefix = "" if n_cls == 2 else f"classes {classes[a]!r}/{classes[b]!r}: "
+            problems.append((idx, yv, ub, dadd, a0, prefix))
+        results = self._solve_all(data, problems)
+        alphas = [r["alpha"] for r in results]
+        self._alphas = alphas
+        self._fit_n = X.shape[0]
+        self._assemble(X, y_idx, results, pairs)
+        self._report_status([r["status"] for r in results])
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def _solve_all(self, data, problems):
+        """Solve the binary problems: one at a time with all threads on its kernel blocks, or
+        (several problems) concurrently, one thread each, largest first.  BLAS is limited to
+        one thread meanwhile so that only the solver's threads use the cores."""
+        n_threads = self._n_threads()
+        results = [None] * len(problems)
+        stop = threading.Event()
+
+        def run(k, threads, share):
+            idx, yv, ub, dadd, a0, prefix = problems[k]
+            res = self._solve(data, idx, yv, np.arange(idx.shape[0]), -np.ones(idx.shape[0]),
+                              ub, dadd, a0, prefix, max_iter=0 if stop.is_set() else None,
+                              n_threads=threads, cache_share=share,
+                              stop=stop if n_workers > 1 else None)
+            if res["status"] == 2:
+                stop.set()
+            res.update(idx=idx, yv=yv, ub=ub)
+            results[k] = res
+
+        n_workers = min(n_threads, len(problems))
+        with threadpool_limits(limits=1, user_api="blas"):
+            if n_workers <= 1:
+                for k in range(len(problems)):
+                    run(k, n_threads, 1)
+            else:
+                order = sorted(range(len(problems)), key=lambda k: -problems[k][0].shape[0])
+                with ThreadPoolExecutor(max_workers=n_workers) as pool:
+                    futures = [pool.submit(run, k, 1, n_workers) for k in order]
+                    try:
+                        for f in futures:
+                            f.result()
+                    except KeyboardInterrupt:
+                        stop.set()
+                        for f in futures:
+                            f.result()
+                        for r in results:
+                            if r is not None and r["status"] == 3:
+                                r["status"] = 2
+        return results
+
+    def _class_weights(self, classes, y_idx):
+        cw = np.ones(classes.shape[0])
+        if self.class_weight is None:
+            return cw
+        if isinstance(self.class_weight, str):
+            if self.class_weight != "balanced":
+                raise ValueError(f"class_weight must be a dict, 'balanced' or None, got "
+                                 f"{self.class_weight!r}")
+            counts = np.bincount(y_idx, minlength=classes.shape[0])
+            return y_idx.shape[0] / (classes.shape[0] * np.maximum(counts, 1))
+        if not isinstance(self.class_weight, dict):
+            raise ValueError(f"class_weight must be a dict, 'balanced' or None, got {self.class_weight!r}")
+        for label, w in self.class_weight.items():
+            where = np.flatnonzero(classes == label)
+            if where.size == 0:
+                raise ValueError(f"class_weight names the label {label!r}, which is not in y")
+            if not w > 0:
+                raise ValueError(f"class_weight[{label!r}] must be positive, got {w!r}")
+            cw[where[0]] = float(w)
+        return cw
+
+    def _assemble(self, X, y_idx, results, pairs):
+        """Build scikit-learn's attributes from the per-pair dual solutions."""
+        n, n_cls = X.shape[0], self.classes_.shape[0]
+        coef_full = np.zeros((n, len(pairs)))
+        for p_i, res in enumerate(results):
+            coef_full[res["idx"], p_i] = res["yv"] * res["alpha"]
+        is_sv = np.any(coef_full != 0, axis=1)
+        # Support vectors ordered by class, then by index (LIBSVM / scikit-learn layout).
+        order = np.concatenate([np.flatnonzero(is_sv & (y_idx == c)) for c in range(n_cls)])
+        self.support_ = order.astype(np.int32)
+        self.n_support_ = np.array([np.sum(is_sv & (y_idx == c)) for c in range(n_cls)], dtype=np.int32)
+        if isinstance(self.kernel_, _k.Precomputed):
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = X[self.support_]
+        self._sv32 = np.ascontiguousarray(self.support_vectors_, dtype=np.float32)
+        self.shape_fit_ = X.shape
+        self._coef_matrix = coef_full[self.support_]
+        self._rho = np.array([r["rho"] for r in results])
+        sv_class = y_idx[self.support_]
+        if n_cls == 2:
+            self.dual_coef_ = self._coef_matrix.T.copy()
+        else:
+            dual = np.zeros((n_cls - 1, self.support_.shape[0]))
+            for p_i, (a, b) in enumerate(pairs):
+                in_a, in_b = sv_class == a, sv_class == b
+                dual[b - 1, in_a] = self._coef_matrix[in_a, p_i]
+                dual[a, in_b] = self._coef_matrix[in_b, p_i]
+            self.dual_coef_ = dual
+        self.intercept_ = -self._rho
+        self.n_iter_ = np.array([r["n_iter"] for r in results], dtype=np.int64)
+        self.n_kernel_rows_ = int(sum(r["n_kernel_rows"] for r in results))
+        objs = np.array([r["objective"] for r in results])
+        self.objective_ = float(objs[0]) if n_cls == 2 else objs
+        if n_cls == 2:
+            res = results[0]
+            pos = np.searchsorted(res["idx"], self.support_)
+            self.at_bound_ = (self.margin == "l1") & (res["alpha"][pos] >= res["ub"][pos])
+        else:
+            self.at_bound_ = np.zeros(self.support_.shape[0], dtype=bool)
+            C_full = np.full(n, np.inf)
+            for res in results:
+                at = (self.margin == "l1") & (res["alpha"] >= res["ub"])
+                C_full[res["idx"][at]] = -1
+            self.at_bound_ = C_full[self.support_] < 0
+        self._pairs = pairs
+
+    def decision_function(self, X):
+        """Signed distance-like scores: (n_samples,) for two classes, else per ``decision_function_shape``."""
+        dec = self._pair_decisions(X)
+        n_cls = self.classes_.shape[0]
+        if n_cls == 2:
+            return dec[:, 0]
+        if self.decision_function_shape == "ovo":
+            return dec
+        return _ovo_to_ovr(dec, self._pairs, n_cls)
+
+    def predict(self, X):
+        dec = self._pair_decisions(X)
+        n_cls = self.classes_.shape[0]
+        if n_cls == 2:
+            return self.classes_[(dec[:, 0] > 0).astype(int)]
+        votes = np.zeros((dec.shape[0], n_cls), dtype=np.int64)
+        for p_i, (a, b) in enumerate(self._pairs):
+            pos = dec[:, p_i] > 0
+            votes[pos, a] += 1
+            votes[~pos, b] += 1
+        return self.classes_[np.argmax(votes, axis=1)]
+
+
+def _ovo_to_ovr(dec, pairs, n_cls):
+    """One-vs-rest scores from one-vs-one decisions: votes, plus the summed confidences squashed
+    into (-1/3, 1/3) so that they only break ties between equal vote counts."""
+    votes = np.zeros((dec.shape[0], n_cls))
+    conf = np.zeros((dec.shape[0], n_cls))
+    for p_i, (a, b) in enumerate(pairs):
+        pos = dec[:, p_i] > 0
+        votes[pos, a] += 1
+        votes[~pos, b] += 1
+        conf[:, a] += dec[:, p_i]
+        conf[:, b] -= dec[:, p_i]
+    return votes + conf / (3.0 * (np.abs(conf) + 1.0))
+
+
+class SVR(RegressorMixin, _BaseSVM):
+    """Epsilon-support vector regression (SVMTorch's regression, ``seed_001.md`` section 1.5).
+
+    The dual has two variables per example (alpha and alpha*) sharing one kernel row; the
+    solver selects them independently, as SVMTorch does.  Parameters as :class:`SVC`, plus
+    ``epsilon`` (half-width of the insensitive tube).  Only ``margin='l1'`` is supported.
+    """
+
+    def __init__(self, C=1.0, epsilon=0.1, kernel="rbf", sigma=1.0, scales=None, degree=3,
+                 coef0=0.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
+                 warm_start=False, n_jobs=-1, verbose=False, callback=None):
+        self.C = C
+        self.epsilon = epsilon
+        self.kernel = kernel
+        self.sigma = sigma
+        self.scales = scales
+        self.degree = degree
+        self.coef0 = coef0
+        self.margin = margin
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.shrinking = shrinking
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the regressor on targets ``y`` (float)."""
+        t0 = time.perf_counter()
+        self._validate_params_()
+        if self.margin != "l1":
+            raise ValueError(f"SVR supports margin='l1' only, got {self.margin!r}")
+        eps = self.epsilon
+        if not isinstance(eps, numbers.Real) or not np.isfinite(eps) or eps < 0:
+            raise ValueError(f"epsilon must be a non-negative number, got {eps!r}")
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], order="C", y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(sw < 0):
+            raise ValueError("sample_weight must be non-negative")
+        self.kernel_ = self._resolve_kernel(X)
+        data = self._solver_data(X)
+        idx = np.flatnonzero(sw > 0)
+        if idx.size == 0:
+            raise ValueError("sample_weight is zero for every sample")
+        m = idx.shape[0]
+        C_i = float(self.C) * sw[idx]
+        yv = np.concatenate([np.ones(m), -np.ones(m)])
+        ex = np.concatenate([np.arange(m), np.arange(m)])
+        p = np.concatenate([eps - y[idx], eps + y[idx]])
+        ub = np.concatenate([C_i, C_i])
+        a0 = np.zeros(2 * m)
+        prev = getattr(self, "_alpha2", None) if self.warm_start else None
+        if prev is not None and prev.shape == a0.shape:
+            a0 = prev
+        with threadpool_limits(limits=1, user_api="blas"):
+            res = self._solve(data, idx, yv, ex, p, ub, np.zeros(2 * m), a0,
+                              n_threads=self._n_threads())
+        self._alpha2 = res["alpha"]
+        coef = np.zeros(X.shape[0])
+        coef[idx] = res["alpha"][:m] - res["alpha"][m:]
+        self.support_ = np.flatnonzero(coef != 0).astype(np.int32)
+        self.support_vectors_ = (np.empty((0, 0)) if isinstance(self.kernel_, _k.Precomputed)
+                                 else X[self.support_])
+        self._sv32 = np.ascontiguousarray(self.support_vectors_, dtype=np.float32)
+        self.shape_fit_ = X.shape
+        self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
+        self.dual_coef_ = coef[self.support_][None, :]
+        self._coef_matrix = coef[self.support_][:, None]
+        self._rho = np.array([res["rho"]])
+        self.intercept_ = -self._rho
+        self.n_iter_ = np.array([res["n_iter"]])
+        self.n_kernel_rows_ = int(res["n_kernel_rows"])
+        self.objective_ = float(res["objective"])
+        full_ub = np.zeros(X.shape[0])
+        full_ub[idx] = C_i
+        self.at_bound_ = np.abs(coef[self.support_]) >= full_ub[self.support_]
+        self._report_status(res["status"])
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def predict(self, X):
+        return self._pair_decisions(X)[:, 0]
+
+
+def svc_path(X, y, Cs, **params):
+    """Fit one :class:`SVC` per value of ``Cs`` (sorted increasingly), each warm-started from the
+    previous solution.  Returns the list of fitted models, in the order of ``Cs`` as sorted."""
+    Cs = np.sort(np.asarray(Cs, dtype=np.float64).ravel())
+    if Cs.size == 0 or np.any(~(Cs > 0)):
+        raise ValueError(f"Cs must be positive numbers, got {Cs!r}")
+    model = SVC(**params).set_params(warm_start=True)
+    out = []
+    for C in Cs:
+        model.set_params(C=float(C)).fit(X, y)
+        fitted = SVC(**{**params, "C": float(C)})
+        fitted.__dict__.update({k: v for k, v in model.__dict__.items() if k.endswith("_") or k.startswith("_")})
+        fitted.warm_start = params.get("warm_start", False)
+        out.append(fitted)
+    return out
