@@ -27,6 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .. import _kernels
 from .. import kernels as _k
 from . import _smo
 
@@ -211,26 +212,50 @@ class _BaseSVM(BaseEstimator):
                           "reached (fit_status_=2).", RuntimeWarning, stacklevel=3)
 
     # -- prediction ------------------------------------------------------------------------
+    def _prepare_prediction(self, X):
+        """Keep what prediction needs: support vectors scaled and centred by the *training*
+        mean (so a point's decision never depends on the other rows of its batch), in float64."""
+        kern = self.kernel_
+        self._center = None
+        if isinstance(kern, (_k.Precomputed, _k.CallableKernel)):
+            self._sv_pred = None
+            return
+        sv = np.asarray(self.support_vectors_, dtype=np.float64)
+        if isinstance(kern, _k.RBF):
+            self._center = kern.scale(X).mean(axis=0) if X.shape[0] else 0.0
+            sv = kern.scale(sv) - self._center
+            self._sv_norm = np.einsum("ij,ij->i", sv, sv)
+        self._sv_pred = np.ascontiguousarray(sv)
+
     def _kernel_to_sv(self, X):
-        """Yield (rows slice, float32 block of K(X[rows], support_vectors_))."""
+        """Yield (rows slice, float64 block of K(X[rows], support_vectors_))."""
         kern = self.kernel_
         n = X.shape[0]
         n_sv = max(self.support_.shape[0], 1)
-        step = max(1, min(n, int(16 * 2**20 // n_sv)))  # about 64 MB of float32 per block
+        step = max(1, min(n, int(8 * 2**20 // n_sv)))  # about 64 MB of float64 per block
         if isinstance(kern, _k.Precomputed):
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(f"a precomputed kernel at predict must have shape (n_samples, "
                                  f"{self.shape_fit_[0]}), got {X.shape}")
             for s in range(0, n, step):
-                yield slice(s, s + step), np.asarray(X[s:s + step][:, self.support_], dtype=np.float32)
+                yield slice(s, s + step), np.asarray(X[s:s + step][:, self.support_], dtype=np.float64)
             return
         if isinstance(kern, _k.CallableKernel):
             for s in range(0, n, step):
-                yield slice(s, s + step), kern(X[s:s + step], self.support_vectors_).astype(np.float32)
+                yield slice(s, s + step), kern(X[s:s + step], self.support_vectors_)
             return
-        sv32 = self._sv32
+        sv = self._sv_pred
         for s in range(0, n, step):
-            yield slice(s, s + step), kern(np.asarray(X[s:s + step], dtype=np.float32), sv32)
+            Xb = np.asarray(X[s:s + step], dtype=np.float64)
+            if isinstance(kern, _k.RBF):
+                Xb = kern.scale(Xb) - self._center
+                G = np.ascontiguousarray(Xb @ sv.T)
+                _kernels.rbf_from_gram(G, np.einsum("ij,ij->i", Xb, Xb), self._sv_norm, kern.gamma)
+            else:
+                G = np.ascontiguousarray(Xb @ sv.T)
+                if isinstance(kern, _k.Polynomial):
+                    _kernels.poly_from_gram(G, kern.gamma, kern.coef0, kern.degree)
+            yield slice(s, s + step), G
 
     def _pair_decisions(self, X):
         """Decision values of every binary problem: shape (n_samples, n_problems)."""
@@ -238,7 +263,7 @@ class _BaseSVM(BaseEstimator):
         X = validate_data(self, X, dtype=[np.float64, np.float32], order="C", reset=False)
         out = np.empty((X.shape[0], self._coef_matrix.shape[1]))
         for rows, Kb in self._kernel_to_sv(X):
-            out[rows] = Kb.astype(np.float64) @ self._coef_matrix
+            out[rows] = Kb @ self._coef_matrix
         return out - self._rho
 
     def __sklearn_tags__(self):
@@ -484,8 +509,8 @@ class SVC(ClassifierMixin, _BaseSVM):
             self.support_vectors_ = np.empty((0, 0))
         else:
             self.support_vectors_ = X[self.support_]
-        self._sv32 = np.ascontiguousarray(self.support_vectors_, dtype=np.float32)
         self.shape_fit_ = X.shape
+        self._prepare_prediction(X)
         self._coef_matrix = coef_full[self.support_]
         self._rho = np.array([r["rho"] for r in results])
         sv_class = y_idx[self.support_]
@@ -619,8 +644,8 @@ class SVR(RegressorMixin, _BaseSVM):
         self.support_ = np.flatnonzero(coef != 0).astype(np.int32)
         self.support_vectors_ = (np.empty((0, 0)) if isinstance(self.kernel_, _k.Precomputed)
                                  else X[self.support_])
-        self._sv32 = np.ascontiguousarray(self.support_vectors_, dtype=np.float32)
         self.shape_fit_ = X.shape
+        self._prepare_prediction(X)
         self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
         self.dual_coef_ = coef[self.support_][None, :]
         self._coef_matrix = coef[self.support_][:, None]
