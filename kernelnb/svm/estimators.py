@@ -167,13 +167,41 @@ class _BaseSVM(BaseEstimator):
 
         return cb
 
+    def _whole_kernel(self, data):
+        """When the whole float32 kernel matrix fits in ``cache_size``, compute it once (one
+        multi-threaded BLAS product, symmetric, then the fused kernel pass) and let every binary
+        problem read its rows from it: in one-vs-one each class's block would otherwise be
+        recomputed by every pair it belongs to.  Otherwise leave the rows to the solver's cache."""
+        X32, Kpre, kind, gamma, coef0, degree = data
+        if Kpre is not None or not self._precompute_whole:
+            return data
+        n = X32.shape[0]
+        if 4.0 * n * n > float(self.cache_size) * 2**20:
+            return data
+        G = X32 @ X32.T   # numpy uses BLAS syrk for a product with its own transpose
+        if kind == _smo.KIND_RBF:
+            xn = np.einsum("ij,ij->i", X32, X32)
+            _kernels.rbf_from_gram(G, xn, xn, gamma)
+            np.fill_diagonal(G, 1.0)
+        elif kind == _smo.KIND_POLY:
+            _kernels.poly_from_gram(G, gamma, coef0, degree)
+        return None, np.ascontiguousarray(G, dtype=np.float32), _smo.KIND_PRECOMPUTED, 0.0, 0.0, 1
+
+    # Set to False (tests) to force the row cache even when the whole kernel would fit.
+    _precompute_whole = True
+
     def _solve(self, data, idx, yv, ex, p, ub, dadd, alpha0, prefix="", max_iter=None,
                n_threads=1, cache_share=1, stop=None):
-        """Run the solver on the sub-problem made of the examples ``idx``."""
+        """Run the solver on the sub-problem made of the examples ``idx``.
+
+        ``ex`` maps the problem's variables to positions in ``idx``.  With a kernel matrix the
+        solver reads rows of the whole matrix through global indices (no copy per problem)."""
         X32, Kpre, kind, gamma, coef0, degree = data
-        Xs = None if X32 is None else np.ascontiguousarray(X32[idx])
-        Ks = None if Kpre is None else np.ascontiguousarray(Kpre[np.ix_(idx, idx)])
         QD = self._diag(data, idx)[ex] + dadd
+        if Kpre is not None:
+            Xs, Ks, ex = None, Kpre, idx[ex]
+        else:
+            Xs, Ks = np.ascontiguousarray(X32[idx]), None
         alpha0 = _feasible(alpha0, yv, ub)
         if max_iter is None:
             max_iter = int(self.max_iter)
@@ -405,7 +433,7 @@ class SVC(ClassifierMixin, _BaseSVM):
             previous = None
 
         self.kernel_ = self._resolve_kernel(X)
-        data = self._solver_data(X)
+        data = self._whole_kernel(self._solver_data(X))
         n_cls = classes.shape[0]
         pairs = [(a, b) for a in range(n_cls) for b in range(a + 1, n_cls)]
         problems = []
@@ -621,7 +649,7 @@ class SVR(RegressorMixin, _BaseSVM):
         if np.any(sw < 0):
             raise ValueError("sample_weight must be non-negative")
         self.kernel_ = self._resolve_kernel(X)
-        data = self._solver_data(X)
+        data = self._whole_kernel(self._solver_data(X))
         idx = np.flatnonzero(sw > 0)
         if idx.size == 0:
             raise ValueError("sample_weight is zero for every sample")

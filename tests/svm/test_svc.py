@@ -116,7 +116,9 @@ def test_fashion_mnist_subset_matches_libsvm(fashion_subset):
     assert abs(model.score(Xt, yt) - ref.score(Xt, yt)) <= 0.002
 
 
-def test_single_thread_and_parallel_pairs_agree():
+@pytest.mark.parametrize("whole", [True, False])
+def test_single_thread_and_parallel_pairs_agree(whole, monkeypatch):
+    monkeypatch.setattr(SVC, "_precompute_whole", whole)
     X, y = load_digits(return_X_y=True)
     a = SVC(C=3.0, sigma="scale", n_jobs=1).fit(X[:600] / 16, y[:600])
     b = SVC(C=3.0, sigma="scale", n_jobs=2).fit(X[:600] / 16, y[:600])
@@ -262,12 +264,17 @@ def test_scales_equal_rescaled_features():
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X * s), atol=1e-6)
 
 
-def test_small_cache_gives_the_same_solution():
+def test_kernel_row_paths_give_the_same_solution(monkeypatch):
+    """Whole matrix (fits in the cache), row cache holding everything, and a tiny row cache."""
     X, y = make_moons(1500, noise=0.3, random_state=0)
+    whole = SVC(C=10.0, sigma=0.3, cache_size=200).fit(X, y)
+    assert whole.n_kernel_rows_ == 0   # rows read from the precomputed matrix
+    monkeypatch.setattr(SVC, "_precompute_whole", False)
     big = SVC(C=10.0, sigma=0.3, cache_size=200).fit(X, y)
     tiny = SVC(C=10.0, sigma=0.3, cache_size=0.2).fit(X, y)   # ~30 rows of 1500
     assert abs(big.objective_ - tiny.objective_) <= 1e-9 * abs(big.objective_)
-    assert tiny.n_kernel_rows_ > big.n_kernel_rows_
+    assert abs(big.objective_ - whole.objective_) <= 1e-6 * abs(big.objective_)
+    assert tiny.n_kernel_rows_ > big.n_kernel_rows_ > 0
     noshrink = SVC(C=10.0, sigma=0.3, shrinking=False).fit(X, y)
     assert abs(noshrink.objective_ - big.objective_) <= 1e-3 * abs(big.objective_)
 
