@@ -62,9 +62,6 @@ class _BaseSVM(BaseEstimator):
         C = self.C
         if not isinstance(C, numbers.Real) or isinstance(C, bool) or np.isnan(C) or C <= 0:
             raise ValueError(f"C must be a positive number, got {C!r}")
-        if np.isinf(C) and self.margin != "hard":
-            raise ValueError("C = inf is the hard margin: use margin='hard' (got margin="
-                             f"{self.margin!r})")
         if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
         cs = self.cache_size
@@ -205,7 +202,7 @@ class _BaseSVM(BaseEstimator):
         alpha0 = _feasible(alpha0, yv, ub)
         if max_iter is None:
             max_iter = int(self.max_iter)
-            if self.margin == "hard" and max_iter < 0:
+            if self._margin == "hard" and max_iter < 0:
                 max_iter = max(10_000_000, 100 * len(yv))
         return _smo.solve_dual(
             Xs, Ks, kind, gamma, coef0, degree,
@@ -217,12 +214,17 @@ class _BaseSVM(BaseEstimator):
             self._progress(prefix, stop), 1000, n_threads,
         )
 
+    @property
+    def _margin(self):
+        """The formulation solved: C = inf is the hard margin whatever ``margin`` says."""
+        return "hard" if np.isinf(self.C) else self.margin
+
     def _bounds(self, C_i):
         """(upper bounds, diagonal additions) of the dual for per-sample C_i."""
-        if self.margin == "l1":
+        if self._margin == "l1":
             return C_i, np.zeros_like(C_i)
         ub = np.full_like(C_i, _NO_BOUND)
-        if self.margin == "hard":
+        if self._margin == "hard":
             return ub, np.zeros_like(C_i)
         return ub, 1.0 / C_i
 
@@ -232,7 +234,7 @@ class _BaseSVM(BaseEstimator):
         self.fit_status_ = worst
         if worst == 1:
             hint = (" The data may not be separable: use margin='l1' or 'l2'."
-                    if self.margin == "hard" else " Raise max_iter or tol.")
+                    if self._margin == "hard" else " Raise max_iter or tol.")
             warnings.warn(f"{type(self).__name__} did not converge within max_iter={self.max_iter} "
                           f"iterations.{hint}", ConvergenceWarning, stacklevel=3)
         elif worst == 2:
@@ -323,7 +325,7 @@ class SVC(ClassifierMixin, _BaseSVM):
     Parameters
     ----------
     C : float, default=1.0
-        Soft-margin penalty (> 0).  Ignored by ``margin='hard'``.
+        Soft-margin penalty (> 0).  ``C = inf`` is the hard margin (as ``margin='hard'``).
     kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
     sigma : float or 'scale', default=1.0
         RBF width: ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``.  ``'scale'`` gives the width
@@ -402,7 +404,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.verbose = verbose
         self.callback = callback
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, alpha_init=None):
         """Fit the classifier.
 
         Parameters
@@ -411,6 +413,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         y : array of shape (n_samples,)
         sample_weight : array of shape (n_samples,), optional
             Multiplies C per sample (weight 0 removes the sample).
+        alpha_init : array of shape (n_samples,), optional
+            Two classes only: a warm start given as signed dual coefficients ``y_i alpha_i``
+            for every training sample (the layout of ``dual_coef_`` expanded to all samples,
+            ``y_i = +1`` for ``classes_[1]``).  It is clipped to the box and made feasible.
         """
         t0 = time.perf_counter()
         self._validate_params_()
@@ -427,10 +433,20 @@ class SVC(ClassifierMixin, _BaseSVM):
             raise ValueError(f"SVC needs at least two classes in y; got 1 class ({classes[0]!r})")
         self.classes_ = classes
         cw = self._class_weights(classes, y_idx)
-        C_i = sw * cw[y_idx] * (1.0 if self.margin == "hard" else float(self.C))
+        C_i = sw * cw[y_idx] * (1.0 if self._margin == "hard" else float(self.C))
         previous = getattr(self, "_alphas", None) if self.warm_start else None
         if previous is not None and getattr(self, "_fit_n", None) != X.shape[0]:
             previous = None
+        if alpha_init is not None:
+            if classes.shape[0] != 2:
+                raise ValueError("alpha_init is for two classes; got "
+                                 f"{classes.shape[0]} classes (use warm_start=True instead)")
+            a_init = np.asarray(alpha_init, dtype=np.float64).ravel()
+            if a_init.shape[0] != X.shape[0] or not np.all(np.isfinite(a_init)):
+                raise ValueError(f"alpha_init must hold {X.shape[0]} finite values, got shape "
+                                 f"{np.shape(alpha_init)}")
+            keep = sw > 0
+            previous = [np.abs(a_init[keep])]
 
         self.kernel_ = self._resolve_kernel(X)
         data = self._whole_kernel(self._solver_data(X))
@@ -559,12 +575,12 @@ class SVC(ClassifierMixin, _BaseSVM):
         if n_cls == 2:
             res = results[0]
             pos = np.searchsorted(res["idx"], self.support_)
-            self.at_bound_ = (self.margin == "l1") & (res["alpha"][pos] >= res["ub"][pos])
+            self.at_bound_ = (self._margin == "l1") & (res["alpha"][pos] >= res["ub"][pos])
         else:
             self.at_bound_ = np.zeros(self.support_.shape[0], dtype=bool)
             C_full = np.full(n, np.inf)
             for res in results:
-                at = (self.margin == "l1") & (res["alpha"] >= res["ub"])
+                at = (self._margin == "l1") & (res["alpha"] >= res["ub"])
                 C_full[res["idx"][at]] = -1
             self.at_bound_ = C_full[self.support_] < 0
         self._pairs = pairs
@@ -634,12 +650,17 @@ class SVR(RegressorMixin, _BaseSVM):
         self.verbose = verbose
         self.callback = callback
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the regressor on targets ``y`` (float)."""
+    def fit(self, X, y, sample_weight=None, alpha_init=None):
+        """Fit the regressor on targets ``y`` (float).
+
+        ``alpha_init`` (n_samples,), optional: a warm start given as the coefficients
+        ``alpha_i - alpha*_i`` of every training sample (``dual_coef_`` expanded)."""
         t0 = time.perf_counter()
         self._validate_params_()
         if self.margin != "l1":
             raise ValueError(f"SVR supports margin='l1' only, got {self.margin!r}")
+        if not np.isfinite(self.C):
+            raise ValueError(f"SVR needs a finite C, got {self.C!r}")
         eps = self.epsilon
         if not isinstance(eps, numbers.Real) or not np.isfinite(eps) or eps < 0:
             raise ValueError(f"epsilon must be a non-negative number, got {eps!r}")
@@ -663,6 +684,13 @@ class SVR(RegressorMixin, _BaseSVM):
         prev = getattr(self, "_alpha2", None) if self.warm_start else None
         if prev is not None and prev.shape == a0.shape:
             a0 = prev
+        if alpha_init is not None:
+            c = np.asarray(alpha_init, dtype=np.float64).ravel()
+            if c.shape[0] != X.shape[0] or not np.all(np.isfinite(c)):
+                raise ValueError(f"alpha_init must hold {X.shape[0]} finite values, got shape "
+                                 f"{np.shape(alpha_init)}")
+            c = c[idx]
+            a0 = np.concatenate([np.maximum(c, 0.0), np.maximum(-c, 0.0)])
         with threadpool_limits(limits=1, user_api="blas"):
             res = self._solve(data, idx, yv, ex, p, ub, np.zeros(2 * m), a0,
                               n_threads=self._n_threads())

@@ -165,6 +165,31 @@ def test_hard_margin_on_separable_data():
     assert margin.min() >= 1 - 2e-3
 
 
+def test_infinite_c_is_the_hard_margin():
+    X, y = make_blobs(100, centers=[[-3, 0], [3, 0]], random_state=1)
+    a = SVC(kernel="linear", C=np.inf).fit(X, y)
+    b = SVC(kernel="linear", margin="hard").fit(X, y)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X))
+
+
+def test_warm_start_from_given_dual_coefficients():
+    X, y = _moons()
+    first = SVC(C=2.0, sigma=0.5, tol=1e-6).fit(X, y)
+    coef = np.zeros(len(y))
+    coef[first.support_] = first.dual_coef_[0]
+    again = SVC(C=2.0, sigma=0.5, tol=1e-6).fit(X, y, alpha_init=coef)
+    assert again.n_iter_[0] == 0
+    np.testing.assert_allclose(again.decision_function(X), first.decision_function(X), atol=1e-9)
+    # an infeasible start (wrong box, unbalanced) is repaired and reaches the same optimum
+    bad = SVC(C=2.0, sigma=0.5, tol=1e-6).fit(X, y, alpha_init=np.abs(coef) * 5)
+    assert abs(bad.objective_ - first.objective_) <= 1e-6 * abs(first.objective_)
+    with pytest.raises(ValueError, match="alpha_init must hold 300"):
+        SVC().fit(X, y, alpha_init=np.zeros(5))
+    Xd, yd = load_digits(return_X_y=True)
+    with pytest.raises(ValueError, match="alpha_init is for two classes"):
+        SVC().fit(Xd[:100], yd[:100], alpha_init=np.zeros(100))
+
+
 def test_hard_margin_on_overlapping_data_warns():
     X, y = make_blobs(60, centers=[[0, 0], [0.5, 0]], random_state=2)
     with pytest.warns(ConvergenceWarning, match="separable"):
@@ -290,7 +315,6 @@ def test_free_and_bound_support_vectors():
 BAD_INPUT = [
     (dict(C=0.0), "C must be"),
     (dict(C=-1.0), "C must be"),
-    (dict(C=np.inf), "margin='hard'"),
     (dict(sigma=0.0), "sigma must be"),
     (dict(sigma=-2.0), "sigma must be"),
     (dict(sigma="wide"), "sigma must be"),

@@ -70,6 +70,10 @@ def test_svr_bad_input():
         SVR(margin="l2").fit(X, y)
     with pytest.raises(ValueError, match="C must be"):
         SVR(C=0).fit(X, y)
+    with pytest.raises(ValueError, match="finite C"):
+        SVR(C=np.inf).fit(X, y)
+    with pytest.raises(ValueError, match="alpha_init"):
+        SVR().fit(X, y, alpha_init=np.ones(3))
 
 
 def test_svr_warm_start_same_optimum():
@@ -79,3 +83,8 @@ def test_svr_warm_start_same_optimum():
     cold = SVR(C=10.0, sigma=0.7).fit(X, y)
     assert abs(model.objective_ - cold.objective_) <= 1e-3 * abs(cold.objective_)
     assert model.n_iter_[0] < cold.n_iter_[0]
+    coef = np.zeros(len(y))
+    coef[cold.support_] = cold.dual_coef_[0]
+    again = SVR(C=10.0, sigma=0.7).fit(X, y, alpha_init=coef)
+    assert again.n_iter_[0] == 0
+    np.testing.assert_allclose(again.predict(X), cold.predict(X), atol=1e-9)
