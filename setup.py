@@ -44,6 +44,7 @@ FAST = ["-ffast-math", "-fno-finite-math-only"]
 MODULES = {
     "kernelnb._kernels": FAST,
     "kernelnb.svm._smo": [],
+    "kernelnb.kmp._kmp": [],
 }
 
 

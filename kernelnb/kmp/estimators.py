@@ -1,0 +1,367 @@
+"""Kernel Matching Pursuit estimators (Vincent & Bengio 2002; ``../shared/research/seed_002.md``).
+
+``f(x) = b + sum_n a_n K(x, x_{gamma_n})`` is built greedily from a dictionary of kernel
+functions centred on the training points (or a random subset of them), plus an optional
+constant atom (the bias, Eq. 14).
+
+* ``loss='squared'`` (KMP-mse): the variants ``'basic'`` (Fig. 1), ``'backfit'`` (orthogonal MP,
+  Eq. 6) and ``'prefit'`` (Fig. 3, Eq. 7; the paper's default), in Cython
+  (:mod:`kernelnb.kmp._kmp`), with the error of every N along the path.
+* any other differentiable margin loss of :mod:`kernelnb.losses` (e.g. ``'tanh'`` =
+  (0.65 - tanh m)^2, the paper's KMP-tanh): gradient descent in function space (Fig. 4): choose the
+  atom most correlated with the pseudo-residue, line-search its weight, and refit all weights
+  every ``refit_every`` steps.
+
+Early stopping: with ``validation_fraction`` (or ``fit(..., X_val=, y_val=)``) the path is
+computed up to ``n_basis`` (stopping after ``n_iter_no_change`` steps without improvement) and the
+N with the smallest validation error is kept (Table 3's protocol).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.linalg import solve_triangular
+from scipy.optimize import minimize, minimize_scalar
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import kernels as _k
+from . import _kmp
+
+__all__ = ["KMPClassifier", "KMPRegressor"]
+
+_VARIANTS = ("basic", "backfit", "prefit")
+
+
+class _BaseKMP(BaseEstimator):
+    def __init__(self, n_basis=50, variant="prefit", kernel="rbf", sigma=1.0, scales=None,
+                 degree=3, coef0=0.0, bias=True, n_candidates=None, loss="squared",
+                 refit_every=5, validation_fraction=None, n_iter_no_change=None,
+                 memory_mb=2048, random_state=None):
+        self.n_basis = n_basis
+        self.variant = variant
+        self.kernel = kernel
+        self.sigma = sigma
+        self.scales = scales
+        self.degree = degree
+        self.coef0 = coef0
+        self.bias = bias
+        self.n_candidates = n_candidates
+        self.loss = loss
+        self.refit_every = refit_every
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.memory_mb = memory_mb
+        self.random_state = random_state
+
+    # -- validation --------------------------------------------------------------------------
+    def _check_params(self, n_samples):
+        if n_samples < 2:
+            raise ValueError(f"KMP needs at least 2 samples, got {n_samples} sample")
+        if not isinstance(self.n_basis, numbers.Integral) or self.n_basis < 1:
+            raise ValueError(f"n_basis must be an integer >= 1, got {self.n_basis!r}")
+        if self.variant not in _VARIANTS:
+            raise ValueError(f"variant must be one of {_VARIANTS}, got {self.variant!r}")
+        if self.kernel == "precomputed":
+            raise ValueError("kernel='precomputed' is not supported by KMP (the dictionary is "
+                             "built from the training points); pass a callable instead")
+        vf = self.validation_fraction
+        if vf is not None and (not isinstance(vf, numbers.Real) or not 0 < vf < 1):
+            raise ValueError(f"validation_fraction must be in (0, 1) or None, got {vf!r}")
+        nc = self.n_candidates
+        if nc is not None and (not isinstance(nc, numbers.Integral) or nc < 1):
+            raise ValueError(f"n_candidates must be a positive integer or None, got {nc!r}")
+        if not isinstance(self.refit_every, numbers.Integral) or self.refit_every < 1:
+            raise ValueError(f"refit_every must be an integer >= 1, got {self.refit_every!r}")
+        nic = self.n_iter_no_change
+        if nic is not None and (not isinstance(nic, numbers.Integral) or nic < 1):
+            raise ValueError(f"n_iter_no_change must be a positive integer or None, got {nic!r}")
+        if not isinstance(self.memory_mb, numbers.Real) or self.memory_mb <= 0:
+            raise ValueError(f"memory_mb must be a positive number, got {self.memory_mb!r}")
+
+    def _make_kernel(self, X):
+        sigma = self.sigma
+        if self.kernel == "rbf":
+            if isinstance(sigma, str):
+                if sigma != "scale":
+                    raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
+                s = 1.0 if self.scales is None else np.asarray(self.scales)
+                sigma = _k.scale_sigma(X * s)
+            self.sigma_ = float(sigma)
+        else:
+            self.sigma_ = None
+        return _k.make_kernel(self.kernel, sigma=sigma if not isinstance(sigma, str) else 1.0,
+                              scales=self.scales, degree=self.degree, coef0=self.coef0)
+
+    # -- dictionary --------------------------------------------------------------------------
+    def _dictionary(self, X, centres):
+        """D[i, k] = K(x_i, centre_k) (+ a constant column when ``bias``), Fortran order."""
+        D = np.asarray(self.kernel_(X, centres), dtype=np.float64)
+        if self.bias:
+            D = np.hstack([D, np.ones((X.shape[0], 1))])
+        return np.asfortranarray(D)
+
+    def _split(self, X, y, X_val, y_val, stratify):
+        if X_val is not None:
+            if y_val is None:
+                raise ValueError("y_val is required with X_val")
+            X_val, y_val = validate_data(self, X_val, y_val, reset=False, dtype=np.float64)
+            return X, y, X_val, y_val
+        if self.validation_fraction is None:
+            return X, y, None, None
+        strat = y if stratify else None
+        try:
+            return _swap(train_test_split(X, y, test_size=self.validation_fraction,
+                                          random_state=self.random_state, stratify=strat))
+        except ValueError:
+            return _swap(train_test_split(X, y, test_size=self.validation_fraction,
+                                          random_state=self.random_state))
+
+    def _fit_targets(self, X, T, X_val, T_val, classification):
+        """Fit one path per column of T (±1 targets for classification); set the attributes."""
+        n, M0 = X.shape[0], X.shape[0]
+        rng = check_random_state(self.random_state)
+        cand = np.arange(n)
+        if self.n_candidates is not None and self.n_candidates < n:
+            cand = np.sort(rng.choice(n, self.n_candidates, replace=False))
+        M = cand.shape[0] + (1 if self.bias else 0)
+        # back-/pre-fitting choose distinct atoms; basic MP and Fig. 4 may choose one again
+        if self.n_basis > M and self.variant != "basic" and self.loss == "squared":
+            raise ValueError(f"n_basis={self.n_basis} is larger than the dictionary ({M} atoms: "
+                             f"{cand.shape[0]} candidate points{' + bias' if self.bias else ''})")
+        need_mb = 8.0 * n * M / 2**20
+        if need_mb > self.memory_mb:
+            raise ValueError(f"the dictionary needs {need_mb:.0f} MB (n_samples x n_candidates "
+                             f"doubles), more than memory_mb={self.memory_mb}: lower n_candidates")
+        self.kernel_ = self._make_kernel(X)
+        centres = X[cand]
+        D = self._dictionary(X, centres)
+        Dv = None if X_val is None else self._dictionary(X_val, centres)
+        patience = -1 if self.n_iter_no_change is None or Dv is None else int(self.n_iter_no_change)
+        self.paths_ = []
+        for j in range(T.shape[1]):
+            yv = None if T_val is None else np.ascontiguousarray(T_val[:, j])
+            if self.loss == "squared":
+                res = _kmp.squared_path(D, np.ascontiguousarray(T[:, j]), int(self.n_basis),
+                                        _kmp.VARIANTS[self.variant], Dv, yv, classification,
+                                        1e-10, patience)
+            else:
+                res = _loss_path(D, T[:, j], int(self.n_basis), self._loss, int(self.refit_every),
+                                 Dv, yv, patience)
+            self.paths_.append(res)
+        self._centres = centres
+        self.candidates_ = cand
+        self._n_atoms_total = M
+        # N per target: the best validation error, or all steps taken
+        self.n_basis_ = []
+        for res in self.paths_:
+            if res["val_error"] is not None and len(res["val_error"]):
+                self.n_basis_.append(int(np.argmin(res["val_error"])) + 1)
+            else:
+                self.n_basis_.append(len(res["basis"]))
+        self._set_weights()
+
+    def _weights_at(self, res, N):
+        """Weights per dictionary atom of a path's model with its first N steps."""
+        w = np.zeros(self._n_atoms_total)
+        if "U" in res:
+            a = solve_triangular(res["U"][:N, :N], res["z"][:N])
+            np.add.at(w, res["basis"][:N], a)
+        elif "step_coef" in res:   # basic MP: weights accumulate when an atom is chosen again
+            np.add.at(w, res["basis"][:N], res["step_coef"][:N])
+        else:
+            w = res["alpha_steps"][N - 1].copy()
+        return w
+
+    def _set_weights(self):
+        W = np.column_stack([self._weights_at(r, N) for r, N in zip(self.paths_, self.n_basis_)])
+        n_c = self._centres.shape[0]
+        used = np.flatnonzero(np.any(W[:n_c] != 0, axis=1))
+        self.support_ = self.candidates_[used]
+        self.support_vectors_ = self._centres[used]
+        self.coef_ = W[used].T                    # (n_targets, n_support)
+        self.intercept_ = W[n_c] if self.bias else np.zeros(W.shape[1])
+        self.train_errors_ = [r["train_error"] for r in self.paths_]
+        self.validation_errors_ = [r["val_error"] for r in self.paths_]
+
+    def set_n_basis(self, n_basis):
+        """Use the first ``n_basis`` steps of the fitted path(s) (no refitting)."""
+        check_is_fitted(self)
+        for r in self.paths_:
+            if not 1 <= n_basis <= len(r["basis"]):
+                raise ValueError(f"n_basis must be between 1 and {len(r['basis'])}, got {n_basis}")
+        self.n_basis_ = [int(n_basis)] * len(self.paths_)
+        self._set_weights()
+        return self
+
+    def _raw_decision(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        if self.support_vectors_.shape[0] == 0:
+            return np.tile(self.intercept_, (X.shape[0], 1))
+        K = np.asarray(self.kernel_(X, self.support_vectors_), dtype=np.float64)
+        return K @ self.coef_.T + self.intercept_
+
+    @property
+    def _loss(self):
+        from ..losses import get_loss
+
+        return get_loss(self.loss)
+
+
+def _swap(parts):
+    X_tr, X_va, y_tr, y_va = parts
+    return X_tr, y_tr, X_va, y_va
+
+
+def _loss_path(D, y, N, loss, refit_every, Dv, yv, patience):
+    """Fig. 4 of the KMP paper for a margin loss L(m), m = y f, targets y in {-1, +1}."""
+    l, M = D.shape
+    norm2 = np.einsum("ij,ij->j", D, D)
+    ok = norm2 > 0
+    f = np.zeros(l)
+    basis, alpha, chosen = [], np.zeros(0), []
+    steps_w, train_err, val_err = [], [], []
+    best, since = np.inf, 0
+
+    def total(a, cols):
+        return loss.value(y * (D[:, cols] @ a)).sum()
+
+    def grad(a, cols):
+        m = y * (D[:, cols] @ a)
+        return D[:, cols].T @ (y * loss.derivative(m))
+
+    for n in range(N):
+        g = -y * loss.derivative(y * f)            # pseudo-residue -dL/df (Eq. 8)
+        c = D.T @ g
+        score = np.where(ok, c * c / np.where(ok, norm2, 1.0), -1.0)
+        k = int(np.argmax(score))
+        if score[k] <= 0:
+            break
+        chosen.append(k)
+        if k in basis:
+            pos = basis.index(k)
+        else:
+            basis.append(k)
+            alpha = np.append(alpha, 0.0)
+            pos = len(basis) - 1
+        if (n + 1) % refit_every != 0:
+            d = D[:, k]
+            res = minimize_scalar(lambda a: loss.value(y * (f + a * d)).sum())
+            alpha[pos] += float(res.x)
+        else:
+            cols = list(basis)
+            res = minimize(total, alpha, args=(cols,), jac=grad, method="L-BFGS-B")
+            alpha = res.x
+        f = D[:, basis] @ alpha
+        w = np.zeros(M)
+        w[basis] = alpha
+        steps_w.append(w)
+        train_err.append(np.mean((f > 0) != (y > 0)))
+        if Dv is not None:
+            fv = Dv[:, basis] @ alpha
+            val_err.append(np.mean((fv > 0) != (yv > 0)))
+            if val_err[-1] < best:
+                best, since = val_err[-1], 0
+            else:
+                since += 1
+                if 0 < patience <= since:
+                    break
+    return {
+        "basis": np.array(chosen, dtype=np.int32),
+        "alpha_steps": np.array(steps_w),
+        "train_error": np.array(train_err),
+        "val_error": np.array(val_err) if Dv is not None else None,
+    }
+
+
+class KMPClassifier(ClassifierMixin, _BaseKMP):
+    """Kernel Matching Pursuit classifier (binary on ±1 targets; one-vs-rest for more classes).
+
+    Parameters
+    ----------
+    n_basis : int, default=50
+        Maximal number of support points N (steps of the pursuit).
+    variant : {'prefit', 'backfit', 'basic'}, default='prefit'
+        How weights are fitted (squared loss); non-squared losses always use Fig. 4.
+    kernel, sigma, scales, degree, coef0 :
+        As :class:`kernelnb.svm.SVC` (``sigma`` for ``exp(-||x-y||^2 / (2 sigma^2))``; the KMP
+        paper's width ``s`` in ``exp(-||x-y||^2 / s^2)`` is ``sigma = s / sqrt(2)``).
+    bias : bool, default=True
+        Add the constant function to the dictionary.
+    n_candidates : int, optional
+        Dictionary of a random subset of that many training points (default: all).
+    loss : str, default='squared'
+        'squared' (KMP-mse) or a margin loss of :mod:`kernelnb.losses` ('tanh' is KMP-tanh).
+    refit_every : int, default=5
+        Non-squared losses: refit all weights every that many steps (Fig. 4's p).
+    validation_fraction : float, optional
+        Hold out that fraction to choose N by validation error (early stopping).
+    n_iter_no_change : int, optional
+        Stop the pursuit after that many steps without a better validation error.
+    memory_mb : float, default=2048
+        Bound on the dictionary's memory (n_samples x n_candidates doubles).
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    classes_, support_ (training indices of the chosen points), support_vectors_,
+    coef_ (n_targets, n_support), intercept_, n_basis_ (N kept per target),
+    train_errors_ / validation_errors_ (per target: error for N = 1, 2, ...), paths_.
+    """
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self._check_params(X.shape[0])
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            raise ValueError(f"KMPClassifier needs at least two classes; got 1 class ({classes[0]!r})")
+        if self.loss != "squared":
+            loss = self._loss
+            if getattr(loss, "kind", "margin") != "margin":
+                raise ValueError(f"loss must be 'squared' or a margin loss, got {self.loss!r}")
+        self.classes_ = classes
+        X_fit, y_fit, X_va, y_va = self._split(X, y, X_val, y_val, stratify=True)
+        T = self._targets(y_fit)
+        T_val = None if y_va is None else self._targets(y_va)
+        self._fit_targets(X_fit, T, X_va, T_val, classification=True)
+        return self
+
+    def _targets(self, y):
+        if self.classes_.shape[0] == 2:
+            return np.where(y == self.classes_[1], 1.0, -1.0)[:, None]
+        return np.column_stack([np.where(y == c, 1.0, -1.0) for c in self.classes_])
+
+    def decision_function(self, X):
+        f = self._raw_decision(X)
+        return f[:, 0] if self.classes_.shape[0] == 2 else f
+
+    def predict(self, X):
+        f = self._raw_decision(X)
+        if self.classes_.shape[0] == 2:
+            return self.classes_[(f[:, 0] > 0).astype(int)]
+        return self.classes_[np.argmax(f, axis=1)]
+
+
+class KMPRegressor(RegressorMixin, _BaseKMP):
+    """Kernel Matching Pursuit regression with the squared loss (parameters as KMPClassifier;
+    ``loss`` must be 'squared')."""
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        self._check_params(X.shape[0])
+        if self.loss != "squared":
+            raise ValueError(f"KMPRegressor supports loss='squared' only, got {self.loss!r}")
+        X_fit, y_fit, X_va, y_va = self._split(X, y, X_val, y_val, stratify=False)
+        T_val = None if y_va is None else np.asarray(y_va, dtype=np.float64)[:, None]
+        self._fit_targets(X_fit, np.asarray(y_fit, dtype=np.float64)[:, None], X_va, T_val,
+                          classification=False)
+        return self
+
+    def predict(self, X):
+        return self._raw_decision(X)[:, 0]
