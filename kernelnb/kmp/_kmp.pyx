@@ -22,9 +22,13 @@ skipped, so nothing divides by zero.
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport sqrt, fabs
-from scipy.linalg.cython_blas cimport dgemv, ddot
+from scipy.linalg.cython_blas cimport dgemv, ddot, sgemv
 
 cnp.import_array()
+
+ctypedef fused floating:
+    float
+    double
 
 cdef enum:
     BASIC = 0
@@ -34,10 +38,13 @@ cdef enum:
 VARIANTS = {"basic": BASIC, "backfit": BACKFIT, "prefit": PREFIT}
 
 
-def squared_path(const double[::1, :] D, const double[::1] y, int n_basis, int variant,
-                 const double[::1, :] Dval=None, const double[::1] yval=None, bint classification=True,
-                 double eps=1e-10, int patience=-1):
+def squared_path(const floating[::1, :] D, const double[::1] y, int n_basis, int variant,
+                 const floating[::1, :] Dval=None, const double[::1] yval=None,
+                 bint classification=True, double eps=1e-10, int patience=-1):
     """Run ``n_basis`` steps of KMP on the dictionary ``D`` (l x M, Fortran order).
+
+    ``D`` may be float32 (half the memory traffic of the per-step GEMV, which bounds the speed);
+    the correlations, norms, residue and basis are kept in float64 either way.
 
     Returns a dict: ``basis`` (chosen atom per step), ``train_error`` and ``val_error`` (per
     N = 1..n), the final ``residual``, and ``step_coef`` (basic MP: the weight added at each step,
@@ -48,6 +55,7 @@ def squared_path(const double[::1, :] D, const double[::1] y, int n_basis, int v
     cdef int nv = 0 if Dval is None else Dval.shape[0]
     cdef double best, sc, r, nq, proj, f, err, dv, c_y
     cdef double done = 1.0, dzero = 0.0
+    cdef float fone = 1.0, fzero = 0.0
     if y.shape[0] != l:
         raise ValueError("y and the dictionary have different lengths")
     if N < 1:
@@ -55,11 +63,14 @@ def squared_path(const double[::1, :] D, const double[::1] y, int n_basis, int v
     if Dval is not None and (yval is None or yval.shape[0] != nv or Dval.shape[1] != M):
         raise ValueError("validation dictionary and targets do not match")
 
-    cdef double[::1] norm2 = np.einsum("ij,ij->j", np.asarray(D), np.asarray(D))
+    Dn = np.asarray(D)
+    cdef double[::1] norm2 = np.einsum("ij,ij->j", Dn, Dn, dtype=np.float64)
     cdef double[::1] s = np.array(norm2)
     cdef double[::1] R = np.array(y)
-    cdef double[::1] c = np.asarray(D).T @ np.asarray(y)
+    cdef double[::1] c = (Dn.T @ np.asarray(y).astype(Dn.dtype)).astype(np.float64)
     cdef double[::1] t = np.empty(M)
+    cdef float[::1] tf = np.empty(M if floating is float else 1, dtype=np.float32)
+    cdef float[::1] qf = np.empty(l if floating is float else 1, dtype=np.float32)
     cdef double[::1, :] Q = np.zeros((l, N), order="F")
     cdef double[::1, :] U = np.zeros((N, N), order="F")
     cdef double[::1] z = np.zeros(N)
@@ -109,7 +120,14 @@ def squared_path(const double[::1, :] D, const double[::1] y, int n_basis, int v
                 for j in range(l):
                     R[j] -= r * D[j, gamma]
                 # c -= r D' d_gamma
-                dgemv("T", &l, &M, &done, &D[0, 0], &l, &D[0, gamma], &one, &dzero, &t[0], &one)
+                if floating is float:
+                    sgemv("T", &l, &M, &fone, <float*> &D[0, 0], &l, <float*> &D[0, gamma], &one,
+                          &fzero, &tf[0], &one)
+                    for k in range(M):
+                        t[k] = tf[k]
+                else:
+                    dgemv("T", &l, &M, &done, <double*> &D[0, 0], &l, <double*> &D[0, gamma], &one,
+                          &dzero, &t[0], &one)
                 for k in range(M):
                     c[k] -= r * t[k]
                 for j in range(nv):
@@ -141,7 +159,16 @@ def squared_path(const double[::1, :] D, const double[::1] y, int n_basis, int v
                 U[n, n] = nq
                 r = ddot(&l, &q[0], &one, &R[0], &one)
                 z[n] = r
-                dgemv("T", &l, &M, &done, &D[0, 0], &l, &q[0], &one, &dzero, &t[0], &one)
+                if floating is float:
+                    for j in range(l):
+                        qf[j] = <float> q[j]
+                    sgemv("T", &l, &M, &fone, <float*> &D[0, 0], &l, &qf[0], &one, &fzero,
+                          &tf[0], &one)
+                    for k in range(M):
+                        t[k] = tf[k]
+                else:
+                    dgemv("T", &l, &M, &done, <double*> &D[0, 0], &l, &q[0], &one, &dzero,
+                          &t[0], &one)
                 for k in range(M):
                     c[k] -= r * t[k]
                     s[k] -= t[k] * t[k]

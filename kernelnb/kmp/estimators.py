@@ -41,7 +41,7 @@ class _BaseKMP(BaseEstimator):
     def __init__(self, n_basis=50, variant="prefit", kernel="rbf", sigma=1.0, scales=None,
                  degree=3, coef0=0.0, bias=True, n_candidates=None, loss="squared",
                  refit_every=5, validation_fraction=None, n_iter_no_change=None,
-                 memory_mb=2048, random_state=None):
+                 dtype="float64", memory_mb=2048, random_state=None):
         self.n_basis = n_basis
         self.variant = variant
         self.kernel = kernel
@@ -55,6 +55,7 @@ class _BaseKMP(BaseEstimator):
         self.refit_every = refit_every
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.dtype = dtype
         self.memory_mb = memory_mb
         self.random_state = random_state
 
@@ -80,6 +81,8 @@ class _BaseKMP(BaseEstimator):
         nic = self.n_iter_no_change
         if nic is not None and (not isinstance(nic, numbers.Integral) or nic < 1):
             raise ValueError(f"n_iter_no_change must be a positive integer or None, got {nic!r}")
+        if self.dtype not in ("float64", "float32", np.float64, np.float32):
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
         if not isinstance(self.memory_mb, numbers.Real) or self.memory_mb <= 0:
             raise ValueError(f"memory_mb must be a positive number, got {self.memory_mb!r}")
 
@@ -99,11 +102,18 @@ class _BaseKMP(BaseEstimator):
 
     # -- dictionary --------------------------------------------------------------------------
     def _dictionary(self, X, centres):
-        """D[i, k] = K(x_i, centre_k) (+ a constant column when ``bias``), Fortran order."""
-        D = np.asarray(self.kernel_(X, centres), dtype=np.float64)
+        """D[i, k] = K(x_i, centre_k) (+ a constant column when ``bias``), Fortran order.
+
+        Computed as K(centres, X) (+ a row of ones), whose transpose is already Fortran-ordered:
+        no copy of the l x M matrix."""
+        dt = np.dtype(self.dtype)
+        if isinstance(self.kernel_, _k.CallableKernel):
+            Dt = np.asarray(self.kernel_(centres, X), dtype=dt)
+        else:
+            Dt = np.asarray(self.kernel_(centres.astype(dt), X.astype(dt)), dtype=dt)
         if self.bias:
-            D = np.hstack([D, np.ones((X.shape[0], 1))])
-        return np.asfortranarray(D)
+            Dt = np.vstack([Dt, np.ones((1, X.shape[0]), dtype=dt)])
+        return np.ascontiguousarray(Dt).T
 
     def _split(self, X, y, X_val, y_val, stratify):
         if X_val is not None:
@@ -133,10 +143,11 @@ class _BaseKMP(BaseEstimator):
         if self.n_basis > M and self.variant != "basic" and self.loss == "squared":
             raise ValueError(f"n_basis={self.n_basis} is larger than the dictionary ({M} atoms: "
                              f"{cand.shape[0]} candidate points{' + bias' if self.bias else ''})")
-        need_mb = 8.0 * n * M / 2**20
+        need_mb = np.dtype(self.dtype).itemsize * n * M / 2**20
         if need_mb > self.memory_mb:
             raise ValueError(f"the dictionary needs {need_mb:.0f} MB (n_samples x n_candidates "
-                             f"doubles), more than memory_mb={self.memory_mb}: lower n_candidates")
+                             f"values), more than memory_mb={self.memory_mb}: lower n_candidates "
+                             "or use dtype='float32'")
         self.kernel_ = self._make_kernel(X)
         centres = X[cand]
         D = self._dictionary(X, centres)
@@ -303,8 +314,11 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
         Hold out that fraction to choose N by validation error (early stopping).
     n_iter_no_change : int, optional
         Stop the pursuit after that many steps without a better validation error.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the dictionary.  The pursuit is bound by reading it once per step, so
+        float32 halves time and memory; the residue and scores stay in float64.
     memory_mb : float, default=2048
-        Bound on the dictionary's memory (n_samples x n_candidates doubles).
+        Bound on the dictionary's memory (n_samples x n_candidates values).
     random_state : int, RandomState or None
 
     Attributes

@@ -103,6 +103,14 @@ def test_validation_path_and_early_stopping():
     np.testing.assert_allclose(short.decision_function(X), full.decision_function(X), atol=1e-8)
 
 
+def test_float32_dictionary_makes_the_same_choices():
+    X, y = make_moons(300, noise=0.3, random_state=1)
+    a = KMPClassifier(n_basis=25, sigma=0.5).fit(X, y)
+    b = KMPClassifier(n_basis=25, sigma=0.5, dtype="float32").fit(X, y)
+    np.testing.assert_array_equal(a.paths_[0]["basis"], b.paths_[0]["basis"])
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-3)
+
+
 def test_multiclass_one_vs_rest():
     from sklearn.datasets import load_iris
 
@@ -134,6 +142,7 @@ def test_regressor_matches_least_squares_on_sinc():
     (dict(refit_every=0), "refit_every"),
     (dict(kernel="precomputed"), "precomputed"),
     (dict(memory_mb=1e-6), "memory_mb"),
+    (dict(dtype="float16"), "dtype"),
 ])
 def test_bad_parameters(params, message):
     X, y = _data()
