@@ -45,6 +45,7 @@ MODULES = {
     "kernelnb._kernels": FAST,
     "kernelnb.svm._smo": [],
     "kernelnb.kmp._kmp": [],
+    "kernelnb.neighbors._neighbors": [],
 }
 
 

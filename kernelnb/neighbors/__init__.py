@@ -1,0 +1,12 @@
+"""Local kernel methods: K nearest neighbours, Parzen windows, Nadaraya-Watson, local hyperplane
+and convex distance nearest neighbours (HKNN, CKNN), Manifold Parzen windows."""
+from .knn import KNeighborsClassifier, KNeighborsRegressor
+from .local_hyperplane import CKNNClassifier, HKNNClassifier
+from .manifold_parzen import ManifoldParzen, ManifoldParzenClassifier
+from .parzen import NadarayaWatsonRegressor, ParzenClassifier, ParzenDensity
+
+__all__ = [
+    "KNeighborsClassifier", "KNeighborsRegressor", "ParzenDensity", "ParzenClassifier",
+    "NadarayaWatsonRegressor", "HKNNClassifier", "CKNNClassifier", "ManifoldParzen",
+    "ManifoldParzenClassifier",
+]

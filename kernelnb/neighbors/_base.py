@@ -1,0 +1,60 @@
+"""Shared plumbing of the local methods: parameter checks, threads and the neighbour search."""
+from __future__ import annotations
+
+import numbers
+import os
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from . import _neighbors
+
+
+def n_threads(n_jobs):
+    """Threads for the Cython cores: -1 or None means every core."""
+    if n_jobs is None or n_jobs == -1:
+        return max(1, os.cpu_count() or 1)
+    if not isinstance(n_jobs, numbers.Integral) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive integer, -1 or None, got {n_jobs!r}")
+    return int(n_jobs)
+
+
+def check_positive(name, value):
+    if (not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value)
+            or value <= 0):
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def check_nonnegative(name, value):
+    if (not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value)
+            or value < 0):
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+    return float(value)
+
+
+def check_n_neighbors(K, n_available, where="the training set"):
+    if not isinstance(K, numbers.Integral) or isinstance(K, bool) or K < 1:
+        raise ValueError(f"n_neighbors must be a positive integer, got {K!r}")
+    if K > n_available:
+        unit = "sample" if n_available == 1 else "samples"
+        raise ValueError(f"n_neighbors={K} is larger than {where} ({n_available} {unit})")
+    return int(K)
+
+
+def kneighbors(Q, R, K, n_jobs=None, exclude=None):
+    """(squared distances, indices) of the K nearest rows of R for each row of Q, ascending."""
+    Q = np.ascontiguousarray(Q, dtype=np.float64)
+    R = np.ascontiguousarray(R, dtype=np.float64)
+    ex = None if exclude is None else np.ascontiguousarray(exclude, dtype=np.int64)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _neighbors.knn_search(Q, R, int(K), n_threads(n_jobs), 256, ex)
+
+
+def gaussian_logsumexp(Q, R, h, n_jobs=None, weights=None):
+    """log sum_i w_i exp(-||q - r_i||^2 / (2 h^2)) for every row q of Q."""
+    Q = np.ascontiguousarray(Q, dtype=np.float64)
+    R = np.ascontiguousarray(R, dtype=np.float64)
+    w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _neighbors.gaussian_logsumexp(Q, R, float(h), n_threads(n_jobs), 256, w)

@@ -1,0 +1,87 @@
+"""K-nearest-neighbour classification and regression (the course lecture, ``seeds/003``)."""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import check_n_neighbors, kneighbors
+
+__all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
+
+
+class _KNNBase(BaseEstimator):
+    def __init__(self, n_neighbors=5, n_jobs=None):
+        self.n_neighbors = n_neighbors
+        self.n_jobs = n_jobs
+
+    def kneighbors(self, X=None, n_neighbors=None):
+        """Distances (not squared) and indices of the nearest training points, ascending.
+
+        With ``X=None`` the training points are queried and each point is left out of its own
+        neighbourhood (leave-one-out)."""
+        check_is_fitted(self)
+        K = self.n_neighbors if n_neighbors is None else n_neighbors
+        if X is None:
+            K = check_n_neighbors(K, self._X.shape[0] - 1, "the training set minus one point")
+            d2, idx = kneighbors(self._X, self._X, K, self.n_jobs,
+                                 exclude=np.arange(self._X.shape[0]))
+        else:
+            X = validate_data(self, X, reset=False, dtype=np.float64)
+            K = check_n_neighbors(K, self._X.shape[0])
+            d2, idx = kneighbors(X, self._X, K, self.n_jobs)
+        return np.sqrt(d2), idx
+
+    def _fit(self, X, y):
+        check_n_neighbors(self.n_neighbors, X.shape[0])
+        self._X = np.ascontiguousarray(X, dtype=np.float64)
+        self.n_samples_fit_ = X.shape[0]
+        return self
+
+
+class KNeighborsClassifier(ClassifierMixin, _KNNBase):
+    """Majority vote of the K nearest training points (ties: the smallest class label).
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+        K.
+    n_jobs : int, optional
+        Threads of the neighbour search (-1 or None: every core).
+    """
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, self._y = np.unique(y, return_inverse=True)
+        return self._fit(X, y)
+
+    def predict_proba(self, X):
+        check_is_fitted(self)
+        _, idx = self.kneighbors(X)
+        counts = np.zeros((idx.shape[0], self.classes_.shape[0]))
+        np.add.at(counts, (np.arange(idx.shape[0])[:, None], self._y[idx]), 1.0)
+        return counts / idx.shape[1]
+
+    def predict(self, X):
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class KNeighborsRegressor(RegressorMixin, _KNNBase):
+    """Mean target of the K nearest training points."""
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        self._y = np.asarray(y, dtype=np.float64)
+        return self._fit(X, y)
+
+    def predict(self, X):
+        _, idx = self.kneighbors(X)
+        return self._y[idx].mean(axis=1)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags

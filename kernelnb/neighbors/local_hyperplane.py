@@ -1,0 +1,149 @@
+"""K-local hyperplane and convex distance nearest neighbours (Vincent's thesis ch. 11;
+``../shared/research/seed_000.md`` sections 1.2-1.3).
+
+HKNN: the distance from x to the affine hull of its K nearest neighbours in each class,
+with weight decay lambda (eq. 11.5: ``(V'V + lambda I) alpha = V'(x - mean)``); lambda = 0 is
+plain HKNN.  CKNN: the distance to their convex hull (a small QP per class and test point,
+solved exactly by Wolfe's minimum-norm-point algorithm).  The class with the smallest
+distance wins.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from . import _neighbors
+from ._base import check_n_neighbors, check_nonnegative, kneighbors, n_threads
+
+__all__ = ["HKNNClassifier", "CKNNClassifier"]
+
+
+class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        """Keep the reference set: all of (X, y), or the support vectors of ``reference`` (an
+        estimator with ``support_``, e.g. an SVC, fitted here on X, y; thesis Table 11.2)."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self._check_params()
+        self.classes_ = np.unique(y)
+        if self.classes_.shape[0] < 2:
+            raise ValueError(f"{type(self).__name__} needs at least two classes; got 1 class")
+        keep = np.arange(X.shape[0])
+        if self.reference is not None:
+            if not hasattr(self.reference, "fit"):
+                raise ValueError("reference must be None or an estimator with support_ (e.g. "
+                                 f"kernelnb.svm.SVC), got {self.reference!r}")
+            ref = clone(self.reference).fit(X, y)
+            if not hasattr(ref, "support_"):
+                raise ValueError(f"reference {type(ref).__name__} has no support_ after fit")
+            keep = np.sort(np.asarray(ref.support_))
+            self.reference_estimator_ = ref
+        self.reference_indices_ = keep
+        Xr, yr = X[keep], y[keep]
+        self._refs = []
+        for c in self.classes_:
+            Rc = np.ascontiguousarray(Xr[yr == c])
+            check_n_neighbors(self.n_neighbors, Rc.shape[0], f"the reference set of class {c!r}")
+            self._refs.append(Rc)
+        return self
+
+    def hull_distances(self, X):
+        """Squared distance of each row of X to each class's local hull: (n_samples, n_classes)."""
+        check_is_fitted(self)
+        X = np.ascontiguousarray(validate_data(self, X, reset=False, dtype=np.float64))
+        out = np.empty((X.shape[0], len(self._refs)))
+        for c, Rc in enumerate(self._refs):
+            _, idx = kneighbors(X, Rc, self.n_neighbors, self.n_jobs)
+            with threadpool_limits(limits=1, user_api="blas"):
+                out[:, c] = self._distances(X, Rc, idx)
+        return out
+
+    def decision_function(self, X):
+        """Two classes: d_0 - d_1 (positive towards ``classes_[1]``); more: minus the squared
+        hull distances, one column per class (larger is better)."""
+        D = self.hull_distances(X)
+        if D.shape[1] == 2:
+            return D[:, 0] - D[:, 1]
+        return -D
+
+    def predict(self, X):
+        dist = self.hull_distances(X)
+        return self.classes_[np.argmin(dist, axis=1)]
+
+    def local_hulls(self, x):
+        """For one point: per class, the K neighbours and the nearest point of their hull."""
+        check_is_fitted(self)
+        x = np.asarray(x, dtype=np.float64).reshape(1, -1)
+        out = []
+        for c, Rc in enumerate(self._refs):
+            _, idx = kneighbors(x, Rc, self.n_neighbors, 1)
+            N = Rc[idx[0]]
+            out.append({"class": self.classes_[c], "neighbors": N,
+                        "projection": self._project(x[0], N)})
+        return out
+
+
+class HKNNClassifier(_LocalHullClassifier):
+    """K-local hyperplane distance nearest neighbour classifier.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+        K, neighbours taken in each class.
+    weight_decay : float, default=0.0
+        lambda of eq. 11.5 (0: plain HKNN).
+    reference : estimator with ``support_``, optional
+        Use only its support vectors as the reference set (e.g. ``SVC(...)``).
+    n_jobs : int, optional
+    """
+
+    def __init__(self, n_neighbors=10, weight_decay=0.0, reference=None, n_jobs=None):
+        self.n_neighbors = n_neighbors
+        self.weight_decay = weight_decay
+        self.reference = reference
+        self.n_jobs = n_jobs
+
+    def _check_params(self):
+        check_n_neighbors(self.n_neighbors, np.inf)
+        check_nonnegative("weight_decay", self.weight_decay)
+
+    def _distances(self, X, Rc, idx):
+        return _neighbors.hyperplane_distances(X, Rc, np.ascontiguousarray(idx),
+                                               float(self.weight_decay), n_threads(self.n_jobs))
+
+    def _project(self, x, N):
+        m = N.mean(axis=0)
+        V = (N - m).T
+        lam = float(self.weight_decay)
+        A = V.T @ V + (lam if lam > 0 else 1e-10 * max(np.trace(V.T @ V), 1e-300)) * np.eye(N.shape[0])
+        a = np.linalg.solve(A, V.T @ (x - m))
+        return m + V @ a
+
+
+class CKNNClassifier(_LocalHullClassifier):
+    """K-local convex distance nearest neighbour classifier (thesis section 11.3.2).
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+    reference : estimator with ``support_``, optional
+    n_jobs : int, optional
+    """
+
+    def __init__(self, n_neighbors=10, reference=None, n_jobs=None):
+        self.n_neighbors = n_neighbors
+        self.reference = reference
+        self.n_jobs = n_jobs
+
+    def _check_params(self):
+        check_n_neighbors(self.n_neighbors, np.inf)
+
+    def _distances(self, X, Rc, idx):
+        return _neighbors.convex_distances(X, Rc, np.ascontiguousarray(idx), n_threads(self.n_jobs))
+
+    def _project(self, x, N):
+        _, W = _neighbors.convex_distances(x[None, :], N, np.arange(N.shape[0])[None, :], 1, True)
+        return W[0] @ N

@@ -1,0 +1,158 @@
+"""Manifold Parzen windows (Vincent's thesis ch. 13; ``../shared/research/seed_000.md`` 1.4).
+
+Each training point x_i carries a Gaussian "pancake" aligned with the local tangent plane:
+the d leading principal directions v_ij of its k nearest neighbours (differences x_j - x_i,
+centred on x_i, eq. 13.3), with variances lambda_ij = sigma^2 + s_ij^2 / k, and sigma^2 in
+every other direction.  With the digest's corrections of the printed formulas:
+
+    log N_i(x) = -1/2 [ n log(2 pi) + sum_j log lambda_ij + (n - d) log sigma^2
+                        + ||x - x_i||^2 / sigma^2 + sum_j (1/lambda_ij - 1/sigma^2) (v_ij'(x - x_i))^2 ]
+    p(x) = (1/l) sum_i N_i(x)        (log-sum-exp over i)
+
+d = 0 is the ordinary Parzen window of width sigma.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import check_n_neighbors, check_positive, kneighbors
+
+__all__ = ["ManifoldParzen", "ManifoldParzenClassifier"]
+
+
+class ManifoldParzen(DensityMixin, BaseEstimator):
+    """Manifold Parzen windows density estimator.
+
+    Parameters
+    ----------
+    n_components : int, default=1
+        d, principal directions per training point (0: ordinary Parzen).
+    n_neighbors : int, default=10
+        k, neighbours used for each local covariance (k >= d).
+    sigma : float, default=0.1
+        Isotropic noise standard deviation added in every direction.
+    n_jobs : int, optional
+    """
+
+    def __init__(self, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=None):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.sigma = sigma
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y=None):
+        X = validate_data(self, X, dtype=np.float64)
+        l, n = X.shape
+        d = self.n_components
+        if not isinstance(d, numbers.Integral) or isinstance(d, bool) or d < 0:
+            raise ValueError(f"n_components must be a non-negative integer, got {d!r}")
+        if l < 2:
+            raise ValueError(f"ManifoldParzen needs at least 2 samples, got n_samples = {l}")
+        if d >= n:
+            raise ValueError(f"n_components={d} must be smaller than the dimension of the data "
+                             f"(n_features={n})")
+        k = check_n_neighbors(self.n_neighbors, l - 1, "the training set minus one point")
+        if k < d:
+            raise ValueError(f"n_neighbors={k} must be at least n_components={d}")
+        s2 = check_positive("sigma", self.sigma) ** 2
+        self._X = np.ascontiguousarray(X)
+        self.components_ = np.zeros((l, d, n))
+        self.variances_ = np.full((l, d), s2)
+        if d > 0:
+            _, idx = kneighbors(X, X, k, self.n_jobs, exclude=np.arange(l))
+            diffs = X[idx] - X[:, None, :]                     # (l, k, n), centred on x_i
+            _, sv, Vt = np.linalg.svd(diffs, full_matrices=False)
+            self.components_ = Vt[:, :d, :]
+            self.variances_ = s2 + sv[:, :d] ** 2 / k
+        lam = self.variances_
+        self._log_norm = -0.5 * (n * np.log(2 * np.pi) + np.log(lam).sum(axis=1)
+                                 + (n - d) * np.log(s2))
+        self._proj_train = np.einsum("ljn,ln->lj", self.components_, self._X)
+        self._coef = 1.0 / lam - 1.0 / s2                      # (l, d), <= 0
+        return self
+
+    def _log_components(self, Xq):
+        """log N_i(x) for every query (rows) and training point (columns)."""
+        s2 = float(self.sigma) ** 2
+        Xt = self._X
+        d2 = (np.einsum("ij,ij->i", Xq, Xq)[:, None] + np.einsum("ij,ij->i", Xt, Xt)[None, :]
+              - 2.0 * Xq @ Xt.T)
+        q = np.maximum(d2, 0.0) / s2
+        d = self.components_.shape[1]
+        if d > 0:
+            l, n = Xt.shape
+            P = Xq @ self.components_.reshape(l * d, n).T      # (m, l*d): v_ij' x
+            P = P.reshape(Xq.shape[0], l, d) - self._proj_train[None]
+            q += np.einsum("mld,ld->ml", P * P, self._coef)
+        return self._log_norm[None, :] - 0.5 * q
+
+    def score_samples(self, X):
+        """log p(x) for every row of X (computed in blocks of queries)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        l, d = self._X.shape[0], max(self.components_.shape[1], 1)
+        step = max(1, int(2e7 // (l * d)))
+        out = np.empty(X.shape[0])
+        for s in range(0, X.shape[0], step):
+            out[s:s + step] = logsumexp(self._log_components(X[s:s + step]), axis=1) - np.log(l)
+        return out
+
+    def score(self, X, y=None):
+        return float(np.mean(self.score_samples(X)))
+
+    def anll(self, X):
+        """Average negative log-likelihood (the thesis's ANLL)."""
+        return -self.score(X)
+
+
+class ManifoldParzenClassifier(ClassifierMixin, BaseEstimator):
+    """One Manifold Parzen density per class and the Bayes rule with the class priors.
+
+    ``ancll(X, y)`` is the average negative conditional log-likelihood -(1/m) sum log P(c_i|x_i).
+    """
+
+    def __init__(self, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=None):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.sigma = sigma
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, yi = np.unique(y, return_inverse=True)
+        self.densities_ = [ManifoldParzen(self.n_components, self.n_neighbors, self.sigma,
+                                          self.n_jobs).fit(X[yi == c])
+                           for c in range(self.classes_.shape[0])]
+        self.class_prior_ = np.bincount(yi) / yi.shape[0]
+        return self
+
+    def _joint_log(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return np.column_stack([m.score_samples(X) for m in self.densities_]) + np.log(
+            self.class_prior_)
+
+    def predict_log_proba(self, X):
+        J = self._joint_log(X)
+        return J - logsumexp(J, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        joint = self._joint_log(X)
+        return self.classes_[np.argmax(joint, axis=1)]
+
+    def ancll(self, X, y):
+        lp = self.predict_log_proba(X)
+        pos = np.searchsorted(self.classes_, y)
+        if np.any(pos >= self.classes_.shape[0]) or np.any(self.classes_[np.minimum(pos, len(self.classes_) - 1)] != y):
+            raise ValueError("y holds labels that were not seen in fit")
+        return float(-np.mean(lp[np.arange(len(y)), pos]))

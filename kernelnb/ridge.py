@@ -1,0 +1,169 @@
+"""Kernel ridge regression with the exact leave-one-out residuals in closed form.
+
+``a = (K + lambda I)^-1 y`` (no bias), predictions ``f(x) = sum_i a_i k(x_i, x)``.  With the
+hat matrix ``H = K (K + lambda I)^-1`` the leave-one-out residual of point i is
+``(y_i - f(x_i)) / (1 - H_ii)`` (Chapelle's thesis section 7.6, ``seed_004.md``), so
+:class:`KernelRidgeCV` scores a whole grid of lambda from one eigendecomposition of K per sigma.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve, eigh
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import kernels as _k
+
+__all__ = ["KernelRidge", "KernelRidgeCV", "loo_residuals"]
+
+
+def _check_weight_decay(value, name="weight_decay"):
+    if (not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value)
+            or value <= 0):
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def _kernel(est, X):
+    sigma = est.sigma
+    if est.kernel == "rbf" and isinstance(sigma, str):
+        if sigma != "scale":
+            raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
+        sigma = _k.scale_sigma(X if est.scales is None else X * np.asarray(est.scales))
+    return _k.make_kernel(est.kernel, sigma=sigma if not isinstance(sigma, str) else 1.0,
+                          scales=est.scales, degree=est.degree, coef0=est.coef0)
+
+
+def loo_residuals(K, y, weight_decays):
+    """Leave-one-out residuals for every lambda in ``weight_decays``: array (n_lambdas, n, ...).
+
+    One eigendecomposition K = U diag(e) U'; then H = U diag(e / (e + lambda)) U'."""
+    e, U = eigh(K)
+    e = np.maximum(e, 0.0)
+    Uy = U.T @ y
+    out = []
+    for lam in np.atleast_1d(weight_decays):
+        g = e / (e + lam)
+        fit = U @ (g[:, None] * Uy) if y.ndim == 2 else U @ (g * Uy)
+        h = np.einsum("ij,j,ij->i", U, g, U)
+        r = (y - fit) / (1.0 - h)[(...,) + (None,) * (y.ndim - 1)]
+        out.append(r)
+    return np.array(out)
+
+
+class KernelRidge(RegressorMixin, BaseEstimator):
+    """Kernel ridge regression ``a = (K + weight_decay I)^-1 y``.
+
+    Parameters
+    ----------
+    weight_decay : float, default=1.0
+        lambda.
+    kernel, sigma, scales, degree, coef0 :
+        As :class:`kernelnb.svm.SVC` (``sigma`` may be 'scale').
+
+    Attributes
+    ----------
+    dual_coef_ : (n_samples,) or (n_samples, n_targets)
+    loo_residuals_ : the exact leave-one-out residuals (computed when ``compute_loo=True``).
+    """
+
+    def __init__(self, weight_decay=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
+                 coef0=1.0, compute_loo=False):
+        self.weight_decay = weight_decay
+        self.kernel = kernel
+        self.sigma = sigma
+        self.scales = scales
+        self.degree = degree
+        self.coef0 = coef0
+        self.compute_loo = compute_loo
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        lam = _check_weight_decay(self.weight_decay)
+        self.kernel_ = _kernel(self, X)
+        K = np.asarray(self.kernel_(X), dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        A = K.copy()
+        A.flat[:: A.shape[0] + 1] += lam
+        self.dual_coef_ = cho_solve(cho_factor(A, lower=True, overwrite_a=True), y)
+        self.X_fit_ = X
+        if self.compute_loo:
+            self.loo_residuals_ = loo_residuals(K, y, [lam])[0]
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return np.asarray(self.kernel_(X, self.X_fit_), dtype=np.float64) @ self.dual_coef_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+
+class KernelRidgeCV(RegressorMixin, BaseEstimator):
+    """Kernel ridge regression with lambda and sigma chosen by the exact leave-one-out error.
+
+    Parameters
+    ----------
+    weight_decays : array, default=np.logspace(-6, 2, 17)
+    sigmas : array or None, default=None
+        RBF widths to try (None: 'scale' times {1/4, 1/2, 1, 2, 4}).
+    kernel : str, default='rbf' (sigmas ignored for other kernels)
+
+    Attributes
+    ----------
+    weight_decay_, sigma_ : the chosen values; ``loo_mse_`` (n_sigmas, n_weight_decays);
+    best_estimator_ : the KernelRidge refitted with them.
+    """
+
+    def __init__(self, weight_decays=None, sigmas=None, kernel="rbf", scales=None, degree=3,
+                 coef0=1.0):
+        self.weight_decays = weight_decays
+        self.sigmas = sigmas
+        self.kernel = kernel
+        self.scales = scales
+        self.degree = degree
+        self.coef0 = coef0
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        lams = np.logspace(-6, 2, 17) if self.weight_decays is None else np.asarray(
+            self.weight_decays, dtype=np.float64).ravel()
+        for lam in lams:
+            _check_weight_decay(lam, "weight_decays")
+        if self.kernel == "rbf":
+            base = _k.scale_sigma(X if self.scales is None else X * np.asarray(self.scales))
+            sigmas = base * np.array([0.25, 0.5, 1, 2, 4]) if self.sigmas is None else np.asarray(
+                self.sigmas, dtype=np.float64).ravel()
+            for s in sigmas:
+                if not s > 0:
+                    raise ValueError(f"sigmas must be positive, got {s!r}")
+        else:
+            sigmas = np.array([1.0])
+        y = np.asarray(y, dtype=np.float64)
+        self.loo_mse_ = np.empty((len(sigmas), len(lams)))
+        for i, s in enumerate(sigmas):
+            kern = _k.make_kernel(self.kernel, sigma=s, scales=self.scales, degree=self.degree,
+                                  coef0=self.coef0)
+            R = loo_residuals(np.asarray(kern(X), dtype=np.float64), y, lams)
+            self.loo_mse_[i] = (R ** 2).reshape(len(lams), -1).mean(axis=1)
+        i, j = np.unravel_index(np.argmin(self.loo_mse_), self.loo_mse_.shape)
+        self.sigma_ = float(sigmas[i]) if self.kernel == "rbf" else None
+        self.weight_decay_ = float(lams[j])
+        self.best_estimator_ = KernelRidge(self.weight_decay_, self.kernel,
+                                           self.sigma_ if self.sigma_ else 1.0, self.scales,
+                                           self.degree, self.coef0).fit(X, y)
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags

@@ -1,0 +1,230 @@
+"""Local methods against brute-force numpy references and scikit-learn."""
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.optimize import minimize
+from scipy.special import logsumexp
+from sklearn.datasets import make_moons
+from sklearn.neighbors import KernelDensity
+from sklearn.neighbors import KNeighborsClassifier as SkKNN
+from sklearn.neighbors import KNeighborsRegressor as SkKNNR
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from kernelnb.neighbors import (
+    CKNNClassifier,
+    HKNNClassifier,
+    KNeighborsClassifier,
+    KNeighborsRegressor,
+    ManifoldParzen,
+    ManifoldParzenClassifier,
+    NadarayaWatsonRegressor,
+    ParzenClassifier,
+    ParzenDensity,
+)
+from kernelnb.svm import SVC
+
+
+def _moons(n=200, seed=0):
+    return make_moons(n, noise=0.25, random_state=seed)
+
+
+def test_knn_matches_brute_force_and_sklearn():
+    X, y = _moons()
+    Xt, _ = _moons(100, seed=1)
+    ours = KNeighborsClassifier(7).fit(X, y)
+    D = ((Xt[:, None] - X[None]) ** 2).sum(-1)
+    ref_idx = np.argsort(D, axis=1, kind="stable")[:, :7]
+    dist, idx = ours.kneighbors(Xt)
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_allclose(dist, np.sqrt(np.take_along_axis(D, ref_idx, 1)), atol=1e-12)
+    np.testing.assert_array_equal(ours.predict(Xt), SkKNN(7, algorithm="brute").fit(X, y).predict(Xt))
+    r = KNeighborsRegressor(4).fit(X, X[:, 0] * y)
+    np.testing.assert_allclose(r.predict(Xt), SkKNNR(4, algorithm="brute").fit(X, X[:, 0] * y).predict(Xt))
+    # leave-one-out neighbours of the training set exclude the point itself
+    _, loo = ours.kneighbors()
+    assert not np.any(loo == np.arange(len(X))[:, None])
+
+
+def _grid_integral(density, lo, hi, n=600):
+    """Midpoint sum of exp(score_samples) over [lo, hi]^2: for Gaussians much wider than the
+    spacing it is accurate far beyond the tolerances used here."""
+    h = (hi - lo) / n
+    g = lo + h * (np.arange(n) + 0.5)
+    A, B = np.meshgrid(g, g)
+    P = np.exp(density.score_samples(np.column_stack([A.ravel(), B.ravel()])))
+    return P.sum() * h * h
+
+
+def test_parzen_density_matches_sklearn_and_integrates_to_one():
+    X, _ = _moons()
+    Xt, _ = _moons(50, seed=2)
+    ours = ParzenDensity(bandwidth=0.3).fit(X)
+    ref = KernelDensity(bandwidth=0.3).fit(X)
+    np.testing.assert_allclose(ours.score_samples(Xt), ref.score_samples(Xt), atol=1e-10)
+    x1 = np.random.RandomState(0).randn(20, 1)
+    d1 = ParzenDensity(bandwidth=0.4).fit(x1)
+    total, _ = quad(lambda t: np.exp(d1.score_samples(np.array([[t]]))[0]), -8, 8, limit=200)
+    assert abs(total - 1) < 1e-6
+    d2 = ParzenDensity(bandwidth=0.5).fit(X[:15])
+    assert abs(_grid_integral(d2, -5, 6) - 1) < 1e-6
+    assert ours.anll(Xt) == pytest.approx(-np.mean(ref.score_samples(Xt)))
+
+
+def test_parzen_classifier_bayes_rule():
+    X, y = _moons()
+    Xt, _ = _moons(60, seed=3)
+    clf = ParzenClassifier(bandwidth=0.25).fit(X, y)
+    joint = np.column_stack([KernelDensity(bandwidth=0.25).fit(X[y == c]).score_samples(Xt)
+                             + np.log(np.mean(y == c)) for c in (0, 1)])
+    np.testing.assert_array_equal(clf.predict(Xt), np.argmax(joint, axis=1))
+    np.testing.assert_allclose(clf.predict_proba(Xt).sum(1), 1.0)
+
+
+def test_nadaraya_watson_matches_weighted_mean():
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-3, 3, (80, 1))
+    y = np.sin(X[:, 0]) + 0.1 * rng.randn(80)
+    Xt = np.linspace(-3, 3, 25)[:, None]
+    nw = NadarayaWatsonRegressor(bandwidth=0.4).fit(X, y)
+    W = np.exp(-((Xt - X.T) ** 2) / (2 * 0.4 ** 2))
+    np.testing.assert_allclose(nw.predict(Xt), W @ y / W.sum(1), atol=1e-12)
+    # a tiny window far from the data does not underflow to 0/0: the nearest target wins
+    tiny = NadarayaWatsonRegressor(bandwidth=1e-3).fit(X, y)
+    far = np.array([[10.0]])
+    assert tiny.predict(far)[0] == pytest.approx(y[np.argmax(X[:, 0])])
+
+
+def _hull_distance_reference(x, N, lam, convex):
+    """Distance to the affine (weight-decay) or convex hull by a generic solver."""
+    K = len(N)
+    if convex:
+        res = minimize(lambda a: np.sum((x - a @ N) ** 2), np.ones(K) / K, method="SLSQP",
+                       bounds=[(0, None)] * K, constraints=({"type": "eq", "fun": lambda a: a.sum() - 1},),
+                       options={"ftol": 1e-15, "maxiter": 1000})
+        return res.fun
+    m = N.mean(0)
+    V = (N - m).T
+    r = x - m
+    if lam == 0:
+        a = np.linalg.lstsq(V, r, rcond=None)[0]
+    else:
+        a = np.linalg.solve(V.T @ V + lam * np.eye(K), V.T @ r)
+    return np.sum((r - V @ a) ** 2) + lam * a @ a
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.3])
+def test_hknn_distances_against_least_squares(lam):
+    rng = np.random.RandomState(1)
+    X = rng.randn(120, 6)
+    y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int)
+    Xt = rng.randn(20, 6)
+    clf = HKNNClassifier(n_neighbors=4, weight_decay=lam).fit(X, y)
+    D = clf.hull_distances(Xt)
+    for i in range(20):
+        for c in (0, 1):
+            Rc = X[y == c]
+            idx = np.argsort(((Rc - Xt[i]) ** 2).sum(1), kind="stable")[:4]
+            assert D[i, c] == pytest.approx(_hull_distance_reference(Xt[i], Rc[idx], lam, False),
+                                            abs=1e-9)
+    np.testing.assert_array_equal(clf.predict(Xt), np.argmin(D, 1))
+
+
+def test_cknn_distances_against_a_generic_qp():
+    rng = np.random.RandomState(2)
+    X = rng.randn(100, 3)
+    y = (X[:, 0] * X[:, 2] > 0).astype(int)
+    Xt = rng.randn(15, 3)
+    clf = CKNNClassifier(n_neighbors=6).fit(X, y)
+    D = clf.hull_distances(Xt)
+    for i in range(15):
+        for c in (0, 1):
+            Rc = X[y == c]
+            idx = np.argsort(((Rc - Xt[i]) ** 2).sum(1), kind="stable")[:6]
+            assert D[i, c] == pytest.approx(_hull_distance_reference(Xt[i], Rc[idx], 0, True),
+                                            abs=1e-7)
+    hulls = clf.local_hulls(Xt[0])
+    for h in hulls:
+        p = h["projection"]
+        assert np.sum((Xt[0] - p) ** 2) == pytest.approx(D[0, list(clf.classes_).index(h["class"])])
+
+
+def test_hull_classifiers_on_a_reduced_reference_set():
+    X, y = _moons(300)
+    full = HKNNClassifier(n_neighbors=5, weight_decay=0.1).fit(X, y)
+    red = HKNNClassifier(n_neighbors=5, weight_decay=0.1, reference=SVC(C=1.0, sigma=0.5)).fit(X, y)
+    assert len(red.reference_indices_) < len(X)
+    np.testing.assert_array_equal(red.reference_indices_, np.sort(red.reference_estimator_.support_))
+    assert red.score(X, y) > 0.85 and full.score(X, y) > 0.9
+
+
+def test_manifold_parzen_log_density_against_explicit_gaussians():
+    rng = np.random.RandomState(3)
+    t = rng.uniform(0, 3, 40)
+    X = np.column_stack([t, np.sin(t), 0.1 * rng.randn(40)])
+    mp = ManifoldParzen(n_components=1, n_neighbors=6, sigma=0.2).fit(X)
+    Xt = X[:5] + 0.05
+    # explicit covariance of each component: sum_j lam_j v_j v_j' + sigma^2 (I - sum v_j v_j')
+    logs = []
+    for i in range(40):
+        diffs = np.delete(X, i, 0) - X[i]
+        nn = np.argsort((diffs ** 2).sum(1), kind="stable")[:6]
+        M = diffs[nn]
+        _, s, Vt = np.linalg.svd(M, full_matrices=False)
+        v = Vt[0]
+        C = (0.04 + s[0] ** 2 / 6) * np.outer(v, v) + 0.04 * (np.eye(3) - np.outer(v, v))
+        r = Xt - X[i]
+        logs.append(-0.5 * (3 * np.log(2 * np.pi) + np.linalg.slogdet(C)[1]
+                            + np.einsum("ij,jk,ik->i", r, np.linalg.inv(C), r)))
+    ref = logsumexp(np.array(logs), axis=0) - np.log(40)
+    np.testing.assert_allclose(mp.score_samples(Xt), ref, atol=1e-9)
+    # d = 0 is ordinary Parzen with width sigma
+    np.testing.assert_allclose(ManifoldParzen(0, 6, 0.2).fit(X).score_samples(Xt),
+                               ParzenDensity(0.2).fit(X).score_samples(Xt), atol=1e-9)
+
+
+def test_manifold_parzen_integrates_to_one_in_2d():
+    rng = np.random.RandomState(4)
+    t = rng.uniform(3, 15, 12)
+    X = np.column_stack([0.04 * t * np.sin(t), 0.04 * t * np.cos(t)])
+    mp = ManifoldParzen(n_components=1, n_neighbors=3, sigma=0.05).fit(X)
+    assert abs(_grid_integral(mp, -3, 3, 1200) - 1) < 1e-6
+
+
+def test_manifold_parzen_classifier_ancll():
+    X, y = _moons(200)
+    clf = ManifoldParzenClassifier(1, 8, 0.1).fit(X, y)
+    lp = clf.predict_log_proba(X)
+    assert clf.ancll(X, y) == pytest.approx(-np.mean(lp[np.arange(200), y]))
+    assert clf.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: KNeighborsClassifier(500), "n_neighbors=500 is larger"),
+    (lambda: KNeighborsClassifier(0), "n_neighbors must be"),
+    (lambda: HKNNClassifier(n_neighbors=150), "class"),
+    (lambda: HKNNClassifier(weight_decay=-1), "weight_decay"),
+    (lambda: ParzenDensity(bandwidth=0), "bandwidth"),
+    (lambda: ParzenClassifier(bandwidth=-1), "bandwidth"),
+    (lambda: NadarayaWatsonRegressor(bandwidth=0), "bandwidth"),
+    (lambda: ManifoldParzen(n_components=2), "smaller than the dimension"),
+    (lambda: ManifoldParzen(n_components=1, n_neighbors=1, sigma=-1.0), "sigma"),
+    (lambda: HKNNClassifier(reference="svm"), "reference"),
+])
+def test_bad_input(make, message):
+    X, y = _moons()
+    est = make()
+    with pytest.raises(ValueError, match=message):
+        if hasattr(est, "predict") and not isinstance(est, (ManifoldParzen, ParzenDensity)):
+            est.fit(X, y if not isinstance(est, NadarayaWatsonRegressor) else X[:, 0])
+        else:
+            est.fit(X)
+
+
+@parametrize_with_checks([
+    KNeighborsClassifier(3), KNeighborsRegressor(3), ParzenDensity(), ParzenClassifier(),
+    NadarayaWatsonRegressor(), HKNNClassifier(n_neighbors=2), CKNNClassifier(n_neighbors=2),
+    ManifoldParzen(n_components=1, n_neighbors=2, sigma=0.5),
+    ManifoldParzenClassifier(n_components=1, n_neighbors=2, sigma=0.5),
+])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
