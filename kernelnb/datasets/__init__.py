@@ -1,0 +1,56 @@
+"""Data sets of kernelnb: seed toys, bundled small UCI sets and a Fashion-MNIST loader.
+
+* Toy generators (:mod:`kernelnb.datasets.toy`), deterministic under ``random_state``:
+  :func:`make_two_spirals`, :func:`make_manifold_spiral` (``seed_000.md`` E10), :func:`make_moons`,
+  :func:`make_xor`, :func:`make_blobs`, :func:`make_feature_selection_linear` and
+  :func:`make_feature_selection_nonlinear` (``seed_004.md`` §2.4), :func:`make_sinc`; the registry
+  :data:`TOY_DATASETS` of 2-D two-class toys for the dashboards. Class labels are 0/1.
+* Bundled UCI sets (:mod:`kernelnb.datasets.uci`): :func:`load_sonar`, :func:`load_ionosphere`,
+  :func:`load_pima`, :func:`load_breast_cancer`, :func:`load_boston`, :func:`load_dataset` and
+  :data:`UCI_DATASETS`; sources and citations in ``data/ATTRIBUTION.txt`` (:func:`attribution`).
+* :func:`load_fashion_mnist` reads the original idx files from ``data_home``, ``$KERNELNB_DATA`` or
+  ``~/.cache/kernelnb``; it downloads only with ``download=True``.
+"""
+from .fashion_mnist import (
+    FASHION_MNIST_CLASSES,
+    FASHION_MNIST_URL,
+    fashion_mnist_paths,
+    load_fashion_mnist,
+    read_idx,
+)
+from .toy import (
+    MANIFOLD_SPIRAL_SIZES,
+    TOY_DATASETS,
+    TOY_NOISE,
+    make_blobs,
+    make_feature_selection_linear,
+    make_feature_selection_nonlinear,
+    make_manifold_spiral,
+    make_manifold_spiral_splits,
+    make_moons,
+    make_sinc,
+    make_toy,
+    make_two_spirals,
+    make_xor,
+)
+from .uci import (
+    UCI_DATASETS,
+    attribution,
+    load_boston,
+    load_breast_cancer,
+    load_dataset,
+    load_ionosphere,
+    load_pima,
+    load_sonar,
+)
+
+__all__ = [
+    "FASHION_MNIST_CLASSES", "FASHION_MNIST_URL", "fashion_mnist_paths", "load_fashion_mnist",
+    "read_idx",
+    "MANIFOLD_SPIRAL_SIZES", "TOY_DATASETS", "TOY_NOISE", "make_blobs",
+    "make_feature_selection_linear", "make_feature_selection_nonlinear", "make_manifold_spiral",
+    "make_manifold_spiral_splits", "make_moons", "make_sinc", "make_toy", "make_two_spirals",
+    "make_xor",
+    "UCI_DATASETS", "attribution", "load_boston", "load_breast_cancer", "load_dataset",
+    "load_ionosphere", "load_pima", "load_sonar",
+]
