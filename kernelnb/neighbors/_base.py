@@ -5,8 +5,8 @@ import numbers
 import os
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from .._threads import blas_single_thread
 from . import _neighbors
 
 
@@ -43,11 +43,15 @@ def check_n_neighbors(K, n_available, where="the training set"):
 
 
 def kneighbors(Q, R, K, n_jobs=None, exclude=None):
-    """(squared distances, indices) of the K nearest rows of R for each row of Q, ascending."""
-    Q = np.ascontiguousarray(Q, dtype=np.float64)
-    R = np.ascontiguousarray(R, dtype=np.float64)
+    """(squared distances, indices) of the K nearest rows of R for each row of Q, ascending.
+
+    Runs in float32 when both sets are float32 (half the time of the products), else float64."""
+    dt = np.float32 if (np.asarray(Q).dtype == np.float32 and np.asarray(R).dtype == np.float32) \
+        else np.float64
+    Q = np.ascontiguousarray(Q, dtype=dt)
+    R = np.ascontiguousarray(R, dtype=dt)
     ex = None if exclude is None else np.ascontiguousarray(exclude, dtype=np.int64)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_single_thread():
         return _neighbors.knn_search(Q, R, int(K), n_threads(n_jobs), 256, ex)
 
 
@@ -56,5 +60,5 @@ def gaussian_logsumexp(Q, R, h, n_jobs=None, weights=None):
     Q = np.ascontiguousarray(Q, dtype=np.float64)
     R = np.ascontiguousarray(R, dtype=np.float64)
     w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_single_thread():
         return _neighbors.gaussian_logsumexp(Q, R, float(h), n_threads(n_jobs), 256, w)

@@ -13,9 +13,13 @@ from cython.parallel cimport prange, threadid
 from libc.math cimport exp, log, sqrt, fabs, INFINITY
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-from scipy.linalg.cython_blas cimport dgemm
+from scipy.linalg.cython_blas cimport dgemm, sgemm, ddot
 
 cnp.import_array()
+
+ctypedef fused floating:
+    float
+    double
 
 
 cdef inline void _insert(double* dk, int* ik, int K, double d, int j) noexcept nogil:
@@ -31,12 +35,14 @@ cdef inline void _insert(double* dk, int* ik, int K, double d, int j) noexcept n
     ik[p] = j
 
 
-def knn_search(const double[:, ::1] Q, const double[:, ::1] R, int K, int n_threads=1,
+def knn_search(const floating[:, ::1] Q, const floating[:, ::1] R, int K, int n_threads=1,
                int block=256, const cnp.int64_t[::1] exclude=None):
     """Indices and squared distances of the K nearest rows of R for every row of Q.
 
-    ``exclude[i] = j`` removes reference j from the candidates of query i (leave-one-out on the
-    training set); -1 excludes nothing.  Returns (dist2 (nq, K) ascending, idx (nq, K) int64).
+    Q and R share one dtype (float32 runs the products in single precision, as scikit-learn
+    does for float32 input).  ``exclude[i] = j`` removes reference j from the candidates of
+    query i (leave-one-out on the training set); -1 excludes nothing.
+    Returns (dist2 (nq, K) ascending, float64; idx (nq, K) int64).
     """
     cdef int nq = Q.shape[0], nr = R.shape[0], d = Q.shape[1]
     if R.shape[1] != d:
@@ -45,18 +51,20 @@ def knn_search(const double[:, ::1] Q, const double[:, ::1] R, int K, int n_thre
         raise ValueError(f"K must be between 1 and the number of reference points ({nr}), got {K}")
     if exclude is not None and exclude.shape[0] != nq:
         raise ValueError("exclude must have one entry per query")
-    cdef double[::1] qn = np.einsum("ij,ij->i", np.asarray(Q), np.asarray(Q))
-    cdef double[::1] rn = np.einsum("ij,ij->i", np.asarray(R), np.asarray(R))
+    dt = np.float32 if floating is float else np.float64
+    cdef floating[::1] qn = np.einsum("ij,ij->i", np.asarray(Q), np.asarray(Q)).astype(dt)
+    cdef floating[::1] rn = np.einsum("ij,ij->i", np.asarray(R), np.asarray(R)).astype(dt)
     cdef double[:, ::1] out_d = np.full((nq, K), np.inf)
     cdef cnp.int64_t[:, ::1] out_i = np.full((nq, K), -1, dtype=np.int64)
     n_threads = max(1, n_threads)
     block = max(1, min(block, nq))
     cdef int n_blocks = (nq + block - 1) // block
-    cdef double[:, ::1] buf = np.empty((n_threads * block, max(nr, 1)))
+    cdef floating[:, ::1] buf = np.empty((n_threads * block, max(nr, 1)), dtype=dt)
     cdef int[:, ::1] ibuf = np.empty((n_threads, K), dtype=np.int32)
     cdef double[:, ::1] dbuf = np.empty((n_threads, K))
     cdef int b, tid, q0, nb, r, j, k, ex
     cdef double one = 1.0, zero = 0.0, dist
+    cdef float fone = 1.0, fzero = 0.0
     cdef bint has_ex = exclude is not None
     with nogil:
         for b in prange(n_blocks, num_threads=n_threads, schedule="dynamic"):
@@ -64,8 +72,12 @@ def knn_search(const double[:, ::1] Q, const double[:, ::1] R, int K, int n_thre
             q0 = b * block
             nb = block if q0 + block <= nq else nq - q0
             # buf[tid*block : +nb, :nr] = Q[q0:q0+nb] . R'   (column-major: R'^T . Q')
-            dgemm("T", "N", &nr, &nb, &d, &one, &R[0, 0], &d, &Q[q0, 0], &d, &zero,
-                  &buf[tid * block, 0], &nr)
+            if floating is float:
+                sgemm("T", "N", &nr, &nb, &d, &fone, <float*> &R[0, 0], &d, <float*> &Q[q0, 0], &d,
+                      &fzero, <float*> &buf[tid * block, 0], &nr)
+            else:
+                dgemm("T", "N", &nr, &nb, &d, &one, <double*> &R[0, 0], &d, <double*> &Q[q0, 0], &d,
+                      &zero, <double*> &buf[tid * block, 0], &nr)
             for r in range(nb):
                 for k in range(K):
                     dbuf[tid, k] = INFINITY
@@ -158,6 +170,38 @@ cdef int _cholesky_solve(double* A, double* b, int n) noexcept nogil:
     return 0
 
 
+cdef void _local_gram(const double* x, const double[:, ::1] R, const cnp.int64_t* nb,
+                      int K, int d, bint centre_on_mean, double* P, double* r,
+                      double* G, double* pr) noexcept nogil:
+    """Differences P_k = N_k - c (c = the neighbours' mean, or x itself), r = x - c, their Gram
+    matrix G = P P' and pr = P r, by BLAS dots on the gathered rows.  Working with differences
+    keeps the local scale: Gram identities on the raw points would subtract numbers of the size
+    of ||x||^2 and lose digits."""
+    cdef int k, l, j, one = 1
+    cdef double inv = 1.0 / K
+    for j in range(d):
+        r[j] = 0.0
+    if centre_on_mean:
+        for k in range(K):
+            for j in range(d):
+                r[j] += R[nb[k], j]
+        for j in range(d):
+            r[j] *= inv
+    else:
+        for j in range(d):
+            r[j] = x[j]
+    for k in range(K):
+        for j in range(d):
+            P[k * d + j] = R[nb[k], j] - r[j]
+    for j in range(d):
+        r[j] = x[j] - r[j]
+    for k in range(K):
+        for l in range(k + 1):
+            G[k * K + l] = ddot(&d, &P[k * d], &one, &P[l * d], &one)
+            G[l * K + k] = G[k * K + l]
+        pr[k] = ddot(&d, &P[k * d], &one, r, &one)
+
+
 def hyperplane_distances(const double[:, ::1] X, const double[:, ::1] R,
                          const cnp.int64_t[:, ::1] idx, double lam, int n_threads=1):
     """Squared distance of each x to the (weight-decay) affine hull of its K neighbours.
@@ -166,85 +210,57 @@ def hyperplane_distances(const double[:, ::1] X, const double[:, ::1] R,
     solve (V'V + lam I) a = V'(x - N) and return ||x - N - V a||^2 + lam ||a||^2
     (Vincent's thesis eq. 11.5; lam = 0 is plain HKNN, solved with a tiny ridge for the
     rank deficiency of V'V, which does not change the distance)."""
-    cdef int n = X.shape[0], d = X.shape[1], K = idx.shape[1]
+    cdef int n = X.shape[0], d = X.shape[1], K = idx.shape[1], one = 1
+    if R.shape[1] != d:
+        raise ValueError(f"X has {d} features but the reference set has {R.shape[1]}")
     cdef double[::1] out = np.empty(n)
     n_threads = max(1, n_threads)
-    cdef double[:, ::1] Vb = np.empty((n_threads, K * d))
+    cdef double[:, ::1] Pb = np.empty((n_threads, K * d))
+    cdef double[:, ::1] rb = np.empty((n_threads, d))
     cdef double[:, ::1] Ab = np.empty((n_threads, K * K))
     cdef double[:, ::1] bb = np.empty((n_threads, K))
-    cdef double[:, ::1] rb = np.empty((n_threads, d))
-    cdef double[:, ::1] mb = np.empty((n_threads, d))
-    cdef int i, tid, k, k2, j, fail
-    cdef double s, s2, ridge, tr, dist, reg
+    cdef double[:, ::1] vr = np.empty((n_threads, K))
+    cdef int i, tid, k, fail
+    cdef double rr, tr, ridge, s, reg, dist
     with nogil:
         for i in prange(n, num_threads=n_threads, schedule="static"):
             tid = threadid()
-            for j in range(d):
-                mb[tid, j] = 0.0
-            for k in range(K):
-                for j in range(d):
-                    mb[tid, j] += R[idx[i, k], j]
-            for j in range(d):
-                mb[tid, j] /= K
-                rb[tid, j] = X[i, j] - mb[tid, j]
-            for k in range(K):
-                for j in range(d):
-                    Vb[tid, k * d + j] = R[idx[i, k], j] - mb[tid, j]
+            _local_gram(&X[i, 0], R, &idx[i, 0], K, d, True, &Pb[tid, 0], &rb[tid, 0],
+                        &Ab[tid, 0], &vr[tid, 0])
+            rr = ddot(&d, &rb[tid, 0], &one, &rb[tid, 0], &one)
             tr = 0.0
             for k in range(K):
-                for k2 in range(k + 1):
-                    s = 0.0
-                    for j in range(d):
-                        s = s + Vb[tid, k * d + j] * Vb[tid, k2 * d + j]
-                    Ab[tid, k * K + k2] = s
-                    Ab[tid, k2 * K + k] = s
                 tr = tr + Ab[tid, k * K + k]
-                s = 0.0
-                for j in range(d):
-                    s = s + Vb[tid, k * d + j] * rb[tid, j]
-                bb[tid, k] = s
+                bb[tid, k] = vr[tid, k]
             ridge = lam if lam > 0 else 1e-10 * (tr / K + 1e-300)
             for k in range(K):
                 Ab[tid, k * K + k] += ridge
             fail = _cholesky_solve(&Ab[tid, 0], &bb[tid, 0], K)
-            # d'^2 = ||r||^2 - a'V'r  (at the optimum of the regularised problem)
-            dist = 0.0
-            for j in range(d):
-                dist = dist + rb[tid, j] * rb[tid, j]
+            # d'^2 = ||r||^2 - a'V'r at the optimum of the regularised problem
+            dist = rr
             if fail == 0:
                 s = 0.0
-                for k in range(K):
-                    s2 = 0.0
-                    for j in range(d):
-                        s2 = s2 + Vb[tid, k * d + j] * rb[tid, j]
-                    s = s + bb[tid, k] * s2
-                dist = dist - s
-            if lam <= 0:
-                # remove the tiny ridge's own term: the distance is ||r - V a||^2 exactly
                 reg = 0.0
                 for k in range(K):
+                    s = s + bb[tid, k] * vr[tid, k]
                     reg = reg + bb[tid, k] * bb[tid, k]
-                dist = dist - ridge * reg
+                dist = dist - s
+                if lam <= 0:
+                    dist = dist - ridge * reg   # the tiny ridge's own term is not a distance
             out[i] = dist if dist > 0 else 0.0
     return np.asarray(out)
 
 
-cdef double _min_norm_point(double* P, int K, int d, double* w, double* G,
+cdef double _min_norm_point(int K, double* w, double* G,
                             int* S, double* v, double* A, double* rhs) noexcept nogil:
-    """Wolfe's minimum-norm-point algorithm: squared norm of the point of the convex hull of the
-    K points P (K x d, row-major) nearest the origin; w receives the convex weights.
+    """Wolfe's minimum-norm-point algorithm: squared norm of the point of the convex hull of K
+    points nearest the origin, given their Gram matrix G (K x K); w receives the convex weights.
 
-    G is K x K scratch filled with P P'.  The affine minimiser over the current corral S solves
-    [G_SS 1; 1' 0][v; mu] = [0; 1] (a bordered system, by Gaussian elimination with pivoting)."""
+    The affine minimiser over the current corral S solves [G_SS 1; 1' 0][v; mu] = [0; 1]
+    (a bordered system, by Gaussian elimination with partial pivoting)."""
     cdef int k, j, i, ns, it, jmin, p, r, c, piv
     cdef double best, xx, xp, theta, t, eps = 1e-12, maxnorm = 0.0, tmp
     for k in range(K):
-        for j in range(k + 1):
-            t = 0.0
-            for i in range(d):
-                t = t + P[k * d + i] * P[j * d + i]
-            G[k * K + j] = t
-            G[j * K + k] = t
         if G[k * K + k] > maxnorm:
             maxnorm = G[k * K + k]
     for k in range(K):
@@ -356,26 +372,30 @@ cdef double _min_norm_point(double* P, int K, int d, double* w, double* G,
 def convex_distances(const double[:, ::1] X, const double[:, ::1] R,
                      const cnp.int64_t[:, ::1] idx, int n_threads=1, bint return_weights=False):
     """Squared distance of each x to the convex hull of its K neighbours (CKNN), exactly, by
-    Wolfe's minimum-norm-point algorithm on the points N_k - x.  Optionally the convex weights."""
+    Wolfe's minimum-norm-point algorithm on the points P_k = N_k - x.  Optionally the convex
+    weights."""
     cdef int n = X.shape[0], d = X.shape[1], K = idx.shape[1]
+    if R.shape[1] != d:
+        raise ValueError(f"X has {d} features but the reference set has {R.shape[1]}")
     cdef double[::1] out = np.empty(n)
     cdef double[:, ::1] W = np.zeros((n if return_weights else 1, K))
     n_threads = max(1, n_threads)
     cdef double[:, ::1] Pb = np.empty((n_threads, K * d))
-    cdef double[:, ::1] wb = np.empty((n_threads, K))
+    cdef double[:, ::1] xb = np.empty((n_threads, d))
     cdef double[:, ::1] Gb = np.empty((n_threads, K * K))
+    cdef double[:, ::1] pb = np.empty((n_threads, K))
+    cdef double[:, ::1] wb = np.empty((n_threads, K))
     cdef int[:, ::1] Sb = np.empty((n_threads, K + 1), dtype=np.int32)
     cdef double[:, ::1] vb = np.empty((n_threads, K + 2))
     cdef double[:, ::1] Ab = np.empty((n_threads, (K + 2) * (K + 2)))
     cdef double[:, ::1] rb = np.empty((n_threads, K + 2))
-    cdef int i, tid, k, j
+    cdef int i, tid, k
     with nogil:
         for i in prange(n, num_threads=n_threads, schedule="dynamic"):
             tid = threadid()
-            for k in range(K):
-                for j in range(d):
-                    Pb[tid, k * d + j] = R[idx[i, k], j] - X[i, j]
-            out[i] = _min_norm_point(&Pb[tid, 0], K, d, &wb[tid, 0], &Gb[tid, 0], &Sb[tid, 0],
+            _local_gram(&X[i, 0], R, &idx[i, 0], K, d, False, &Pb[tid, 0], &xb[tid, 0],
+                        &Gb[tid, 0], &pb[tid, 0])
+            out[i] = _min_norm_point(K, &wb[tid, 0], &Gb[tid, 0], &Sb[tid, 0],
                                      &vb[tid, 0], &Ab[tid, 0], &rb[tid, 0])
             if return_weights:
                 for k in range(K):

@@ -28,14 +28,14 @@ class _KNNBase(BaseEstimator):
             d2, idx = kneighbors(self._X, self._X, K, self.n_jobs,
                                  exclude=np.arange(self._X.shape[0]))
         else:
-            X = validate_data(self, X, reset=False, dtype=np.float64)
+            X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
             K = check_n_neighbors(K, self._X.shape[0])
             d2, idx = kneighbors(X, self._X, K, self.n_jobs)
         return np.sqrt(d2), idx
 
     def _fit(self, X, y):
         check_n_neighbors(self.n_neighbors, X.shape[0])
-        self._X = np.ascontiguousarray(X, dtype=np.float64)
+        self._X = np.ascontiguousarray(X)     # float32 stays float32: searches run in its precision
         self.n_samples_fit_ = X.shape[0]
         return self
 
@@ -52,7 +52,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNNBase):
     """
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
         check_classification_targets(y)
         self.classes_, self._y = np.unique(y, return_inverse=True)
         return self._fit(X, y)

@@ -13,8 +13,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
+from .._threads import blas_single_thread
 from . import _neighbors
 from ._base import check_n_neighbors, check_nonnegative, kneighbors, n_threads
 
@@ -25,7 +25,7 @@ class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Keep the reference set: all of (X, y), or the support vectors of ``reference`` (an
         estimator with ``support_``, e.g. an SVC, fitted here on X, y; thesis Table 11.2)."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
         check_classification_targets(y)
         self._check_params()
         self.classes_ = np.unique(y)
@@ -43,22 +43,27 @@ class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
             self.reference_estimator_ = ref
         self.reference_indices_ = keep
         Xr, yr = X[keep], y[keep]
-        self._refs = []
+        # per class: the reference points in float64 for the local solves, and in the input's
+        # precision for the neighbour search (float32 searches run twice as fast)
+        self._refs, self._search_refs = [], []
         for c in self.classes_:
             Rc = np.ascontiguousarray(Xr[yr == c])
             check_n_neighbors(self.n_neighbors, Rc.shape[0], f"the reference set of class {c!r}")
-            self._refs.append(Rc)
+            self._refs.append(Rc.astype(np.float64))
+            self._search_refs.append(Rc)
         return self
 
     def hull_distances(self, X):
         """Squared distance of each row of X to each class's local hull: (n_samples, n_classes)."""
         check_is_fitted(self)
-        X = np.ascontiguousarray(validate_data(self, X, reset=False, dtype=np.float64))
+        X = np.ascontiguousarray(validate_data(self, X, reset=False, dtype=[np.float64, np.float32]))
+        Xs = X.astype(self._search_refs[0].dtype, copy=False)
+        X64 = np.ascontiguousarray(X, dtype=np.float64)
         out = np.empty((X.shape[0], len(self._refs)))
         for c, Rc in enumerate(self._refs):
-            _, idx = kneighbors(X, Rc, self.n_neighbors, self.n_jobs)
-            with threadpool_limits(limits=1, user_api="blas"):
-                out[:, c] = self._distances(X, Rc, idx)
+            _, idx = kneighbors(Xs, self._search_refs[c], self.n_neighbors, self.n_jobs)
+            with blas_single_thread():
+                out[:, c] = self._distances(X64, Rc, idx)
         return out
 
     def decision_function(self, X):

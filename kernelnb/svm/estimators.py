@@ -21,13 +21,13 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import _kernels
+from .._threads import blas_single_thread
 from .. import kernels as _k
 from . import _smo
 
@@ -497,7 +497,7 @@ class SVC(ClassifierMixin, _BaseSVM):
             results[k] = res
 
         n_workers = min(n_threads, len(problems))
-        with threadpool_limits(limits=1, user_api="blas"):
+        with blas_single_thread():
             if n_workers <= 1:
                 for k in range(len(problems)):
                     run(k, n_threads, 1)
@@ -691,7 +691,7 @@ class SVR(RegressorMixin, _BaseSVM):
                                  f"{np.shape(alpha_init)}")
             c = c[idx]
             a0 = np.concatenate([np.maximum(c, 0.0), np.maximum(-c, 0.0)])
-        with threadpool_limits(limits=1, user_api="blas"):
+        with blas_single_thread():
             res = self._solve(data, idx, yv, ex, p, ub, np.zeros(2 * m), a0,
                               n_threads=self._n_threads())
         self._alpha2 = res["alpha"]
