@@ -1,0 +1,183 @@
+"""The dashboards in a real browser: Debian's headless Chromium driven by Python Playwright.
+
+A session-wide ``kernelnb serve`` on a free loopback port; the gallery and then every dashboard of
+``kernelnb.app.gallery.DASHBOARDS`` are opened; each dashboard must show its plotly chart, react to a
+slider (chart and numbers change) and show no error or traceback. Screenshots for people go to
+``test-output/screenshots/``.
+
+What a dashboard provides for these tests (the contract with ``kernelnb.app``):
+
+* its main chart is the first plotly figure of the page (``.js-plotly-plot``);
+* its numbers (errors, #SV, times, ...) are in a widget with CSS class ``kernelnb-stats``;
+* its error messages are in a widget with CSS class ``kernelnb-error`` (empty when all is well);
+* the slider the test moves is the one with CSS class ``kernelnb-main-slider`` if any, else the
+  first slider of the page; one step right must change the main chart and the numbers.
+
+Set ``KERNELNB_UPDATE_THUMBNAILS=1`` to also rewrite the gallery thumbnails
+(``kernelnb/static/<name>.png``) from the rendered charts.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from kernelnb.app.gallery import DASHBOARDS, static_dir
+
+CHROMIUM = os.environ.get("KERNELNB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no Chromium at {CHROMIUM} (install Debian's 'chromium'; .ci/run does)",
+                allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="Python Playwright is not installed (pip install playwright)")
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+LOAD_TIMEOUT_MS = 150_000    # a cold dashboard takes ~12 s on 2 cores; several may start at once
+CHANGE_TIMEOUT_MS = 60_000
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-dev-shm-usage"]
+# Console noise that does not mean the page is broken: offline fetches of internet assets.
+HARMLESS_CONSOLE = re.compile(r"ERR_NAME_NOT_RESOLVED|ERR_INTERNET_DISCONNECTED|favicon", re.I)
+BROKEN_CONSOLE = re.compile(r"Failed to load (model|view) class|is not registered|"
+                            r"Error displaying widget|Uncaught|Could not create", re.I)
+
+# A fingerprint of a plotly graph div: its traces and shapes, typed arrays made plain.
+FINGERPRINT_JS = """(el) => {
+  const plain = (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v);
+  return JSON.stringify({data: el.data, shapes: (el.layout || {}).shapes,
+                         annotations: (el.layout || {}).annotations}, plain);
+}"""
+
+
+@pytest.fixture(scope="session")
+def screenshots(test_output):
+    d = test_output / "screenshots"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, served):
+    """A fresh page that records console errors and requests leaving this machine."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.console_errors = []
+    pg.external_requests = []
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
+    pg.on("pageerror", lambda e: pg.console_errors.append(f"pageerror: {e}"))
+
+    def on_request(req):
+        host = urlparse(req.url).hostname
+        if host not in (None, "127.0.0.1", "localhost") and not req.url.startswith("data:"):
+            pg.external_requests.append(req.url)
+
+    pg.on("request", on_request)
+    yield pg
+    context.close()
+
+
+def _assert_clean(pg, where):
+    broken = [m for m in pg.console_errors
+              if BROKEN_CONSOLE.search(m) and not HARMLESS_CONSOLE.search(m)]
+    assert not broken, f"{where}: the browser console reports broken widgets: {broken}"
+    text = pg.inner_text("body")
+    for bad in ("Traceback", "There was an error when executing cell", "Error displaying widget"):
+        assert bad not in text, f"{where}: the page shows {bad!r}:\n{text[:2000]}"
+    errors = [t.strip() for t in pg.locator(".kernelnb-error").all_inner_texts() if t.strip()]
+    assert not errors, f"{where}: the dashboard shows an error: {errors}"
+
+
+def test_gallery_lists_every_dashboard(page, served, screenshots):
+    page.goto(served, wait_until="load")
+    cards = page.locator("a.card")
+    names = cards.evaluate_all("els => els.map(e => e.dataset.dashboard)")
+    assert names[:len(DASHBOARDS)] == [d.name for d in DASHBOARDS]
+    for d in DASHBOARDS:
+        card = page.locator(f'a.card[data-dashboard="{d.name}"]')
+        assert card.locator("h2").inner_text().strip() == d.title
+        assert card.get_attribute("href").endswith(f"/voila/render/{d.name}.ipynb")
+        # every thumbnail image actually loaded (a broken image has naturalWidth 0)
+        img = card.locator("img, svg").first
+        if img.evaluate("e => e.tagName.toLowerCase()") == "img":
+            assert img.evaluate("e => e.complete && e.naturalWidth > 0"), f"{d.name}: thumbnail broken"
+    page.screenshot(path=str(screenshots / "gallery.png"), full_page=True)
+    assert not page.external_requests, f"the gallery fetched from outside: {page.external_requests}"
+    # The first card leads to the dashboard's render URL.
+    with page.expect_navigation(timeout=LOAD_TIMEOUT_MS, wait_until="commit"):
+        cards.first.click()
+    assert page.url.endswith(f"/voila/render/{DASHBOARDS[0].name}.ipynb")
+
+
+def _update_thumbnail(page, chart, name):
+    """Write kernelnb/static/<name>.png: the main chart scaled to 320 px wide, in the browser."""
+    import base64
+    png = chart.screenshot(type="png")
+    data = page.evaluate(
+        """async (b64) => {
+          const img = new Image();
+          img.src = 'data:image/png;base64,' + b64;
+          await img.decode();
+          const w = 320, h = 200, c = document.createElement('canvas');
+          c.width = w; c.height = h;
+          const ctx = c.getContext('2d');
+          ctx.fillStyle = '#ffffff'; ctx.fillRect(0, 0, w, h);
+          const s = Math.max(w / img.width, h / img.height);
+          ctx.imageSmoothingQuality = 'high';
+          ctx.drawImage(img, (w - img.width * s) / 2, (h - img.height * s) / 2,
+                        img.width * s, img.height * s);
+          return c.toDataURL('image/png').split(',')[1];
+        }""", base64.b64encode(png).decode())
+    (static_dir() / f"{name}.png").write_bytes(base64.b64decode(data))
+
+
+@pytest.mark.parametrize("dashboard", DASHBOARDS, ids=[d.name for d in DASHBOARDS])
+def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
+    where = dashboard.name
+    page.goto(f"{served}voila/render/{dashboard.notebook}", wait_until="commit",
+              timeout=LOAD_TIMEOUT_MS)
+    chart = page.locator(".js-plotly-plot").first
+    chart.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    stats = page.locator(".kernelnb-stats").first
+    stats.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    page.wait_for_function("el => el.data && el.data.length > 0", arg=chart.element_handle(),
+                           timeout=LOAD_TIMEOUT_MS)
+    page.wait_for_function("el => el.innerText.trim().length > 0", arg=stats.element_handle(),
+                           timeout=LOAD_TIMEOUT_MS)
+    # Code cells are stripped: no input area with source shows.
+    assert page.locator(".jp-InputArea-editor").count() == 0, f"{where}: code cells are shown"
+    _assert_clean(page, where)
+
+    chart_before = chart.evaluate(FINGERPRINT_JS)
+    stats_before = stats.inner_text()
+
+    main = page.locator(".kernelnb-main-slider .noUi-handle")
+    handle = main.first if main.count() else page.locator(".noUi-handle").first
+    assert handle.count() == 1, f"{where}: no slider on the page"
+    handle.focus()
+    handle.press("ArrowRight")
+
+    page.wait_for_function(
+        f"([el, before]) => ({FINGERPRINT_JS})(el) !== before",
+        arg=[chart.element_handle(), chart_before], timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function("([el, before]) => el.innerText !== before",
+                           arg=[stats.element_handle(), stats_before], timeout=CHANGE_TIMEOUT_MS)
+    assert stats.inner_text() != stats_before
+    _assert_clean(page, where)
+
+    page.screenshot(path=str(screenshots / f"{dashboard.name}.png"), full_page=True)
+    if os.environ.get("KERNELNB_UPDATE_THUMBNAILS"):
+        _update_thumbnail(page, chart, dashboard.name)
+    assert not page.external_requests, f"{where}: assets fetched from outside: {page.external_requests}"
