@@ -16,7 +16,7 @@ import tracemalloc
 import numpy as np
 from sklearn.linear_model import OrthogonalMatchingPursuit
 
-from kernelnb.datasets import load_fashion_mnist
+from _common import fashion
 from kernelnb.kernels import RBF, scale_sigma
 from kernelnb.kmp import KMPClassifier
 from kernelnb.svm import SVC
@@ -38,8 +38,8 @@ def main(argv=None):
     ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000, 10000])
     ap.add_argument("--n-basis", type=int, default=100)
     args = ap.parse_args(argv)
-    X_all, y_all = load_fashion_mnist("train")
-    Xt_all, yt_all = load_fashion_mnist("test")
+    X_all, y_all = fashion("train")
+    Xt_all, yt_all = fashion("test")
     keep, keept = np.isin(y_all, [0, 6]), np.isin(yt_all, [0, 6])
     Xp, yp = X_all[keep].astype(np.float64), np.where(y_all[keep] == 6, 1.0, -1.0)
     Xt, yt = Xt_all[keept].astype(np.float64), np.where(yt_all[keept] == 6, 1.0, -1.0)

@@ -15,7 +15,7 @@ from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 from sklearn.neighbors import KernelDensity
 from sklearn.neighbors import KNeighborsClassifier as SkKNN
 
-from kernelnb.datasets import load_fashion_mnist
+from _common import fashion
 from kernelnb.neighbors import HKNNClassifier, KNeighborsClassifier, ParzenDensity
 from kernelnb.ridge import KernelRidge
 
@@ -32,8 +32,8 @@ def main(argv=None):
     ap.add_argument("--n-query", type=int, default=10000)
     ap.add_argument("--k", type=int, default=10)
     args = ap.parse_args(argv)
-    X, y = load_fashion_mnist("train")
-    Xt, yt = load_fashion_mnist("test")
+    X, y = fashion("train")
+    Xt, yt = fashion("test")
     X, y = X[:args.n_ref].astype(np.float32), y[:args.n_ref]
     Xt, yt = Xt[:args.n_query].astype(np.float32), yt[:args.n_query]
     K = args.k

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from kernelnb.datasets import load_fashion_mnist
+from _common import fashion
 from kernelnb.kernels import gamma_from_sigma, scale_sigma
 from kernelnb.svm import SVC
 
@@ -53,8 +53,8 @@ def main(argv=None):
                     help="do not run scikit-learn above this training size (it is slow)")
     args = ap.parse_args(argv)
 
-    X_all, y_all = load_fashion_mnist("train")
-    Xt_all, yt_all = load_fashion_mnist("test")
+    X_all, y_all = fashion("train")
+    Xt_all, yt_all = fashion("test")
     rows = []
     for task in args.tasks:
         if task == "a":
