@@ -337,8 +337,9 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
             raise ValueError(f"KMPClassifier needs at least two classes; got 1 class ({classes[0]!r})")
         if self.loss != "squared":
             loss = self._loss
-            if getattr(loss, "kind", "margin") != "margin":
-                raise ValueError(f"loss must be 'squared' or a margin loss, got {self.loss!r}")
+            if loss.kind != "margin" or not loss.smooth:
+                raise ValueError("loss must be 'squared' or a differentiable margin loss of "
+                                 f"kernelnb.losses (Fig. 4 follows its derivative), got {self.loss!r}")
         self.classes_ = classes
         X_fit, y_fit, X_va, y_va = self._split(X, y, X_val, y_val, stratify=True)
         T = self._targets(y_fit)

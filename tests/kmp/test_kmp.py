@@ -111,6 +111,33 @@ def test_float32_dictionary_makes_the_same_choices():
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-3)
 
 
+@pytest.mark.parametrize("loss", ["tanh", "logistic", "exponential"])
+def test_fig4_line_search_and_refits_decrease_the_loss(loss):
+    from kernelnb.losses import get_loss
+
+    X, y = make_moons(200, noise=0.3, random_state=0)
+    model = KMPClassifier(n_basis=12, loss=loss, refit_every=4, sigma=0.5).fit(X, y)
+    res = model.paths_[0]
+    t = np.where(y == model.classes_[1], 1.0, -1.0)
+    D = _dictionary(model, X)
+    L = get_loss(loss)
+    totals = [L.value(t * (D @ w)).sum() for w in res["alpha_steps"]]
+    assert totals[0] < L.value(np.zeros(len(t))).sum()
+    assert np.all(np.diff(totals) <= 1e-9), "every step lowers the training loss"
+    # the pseudo-residue picks the atom most correlated with -dL/df at the previous model
+    f0 = np.zeros(len(t))
+    g = -t * L.derivative(t * f0)
+    assert res["basis"][0] == np.argmax((D.T @ g) ** 2 / np.einsum("ij,ij->j", D, D))
+    assert model.score(X, y) > 0.8
+
+
+def test_non_differentiable_losses_are_refused():
+    X, y = _data()
+    for loss in ("zero_one", "hinge", "epsilon_insensitive"):
+        with pytest.raises(ValueError, match="differentiable margin loss"):
+            KMPClassifier(loss=loss).fit(X, y)
+
+
 def test_multiclass_one_vs_rest():
     from sklearn.datasets import load_iris
 
