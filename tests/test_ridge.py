@@ -67,6 +67,7 @@ def test_bad_input():
         KernelRidgeCV(sigmas=[0.0]).fit(X, y)
 
 
-@parametrize_with_checks([KernelRidge(weight_decay=0.1), KernelRidgeCV()])
+@parametrize_with_checks([KernelRidge(weight_decay=0.1),
+                          KernelRidgeCV(weight_decays=[0.01, 1.0], sigmas=[0.5, 2.0])])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
