@@ -32,7 +32,8 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
     Parameters
     ----------
     n_components : int, default=1
-        d, principal directions per training point (0: ordinary Parzen).
+        d, principal directions per training point (0: ordinary Parzen; d = n_features: a full
+        local covariance, as the thesis's d = 2 on the 2-D spiral).
     n_neighbors : int, default=10
         k, neighbours used for each local covariance (k >= d).
     sigma : float, default=0.1
@@ -54,8 +55,8 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
             raise ValueError(f"n_components must be a non-negative integer, got {d!r}")
         if l < 2:
             raise ValueError(f"ManifoldParzen needs at least 2 samples, got n_samples = {l}")
-        if d >= n:
-            raise ValueError(f"n_components={d} must be smaller than the dimension of the data "
+        if d > n:
+            raise ValueError(f"n_components={d} must not exceed the dimension of the data "
                              f"(n_features={n})")
         k = check_n_neighbors(self.n_neighbors, l - 1, "the training set minus one point")
         if k < d:

@@ -206,7 +206,7 @@ def test_manifold_parzen_classifier_ancll():
     (lambda: ParzenDensity(bandwidth=0), "bandwidth"),
     (lambda: ParzenClassifier(bandwidth=-1), "bandwidth"),
     (lambda: NadarayaWatsonRegressor(bandwidth=0), "bandwidth"),
-    (lambda: ManifoldParzen(n_components=2), "smaller than the dimension"),
+    (lambda: ManifoldParzen(n_components=3), "must not exceed the dimension"),
     (lambda: ManifoldParzen(n_components=1, n_neighbors=1, sigma=-1.0), "sigma"),
     (lambda: HKNNClassifier(reference="svm"), "reference"),
 ])
