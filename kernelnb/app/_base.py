@@ -1,0 +1,292 @@
+"""The base of every dashboard: widgets, plotly ``FigureWidget``s and a pure ``update``.
+
+A dashboard subclass declares its controls (``self.controls``: parameter name -> widget), its
+figures (``self.figures``, main chart first) and two methods:
+
+* ``_compute(params) -> result``: the work (fits, grids), from a dict of parameter values; no
+  widget is touched there, so it can raise freely;
+* ``_render(result) -> stats``: applies ``result`` to the figures (called inside every figure's
+  ``batch_update()``) and returns the numbers shown in the readout.
+
+:meth:`Dashboard.update` ties them together; every control's ``observe`` calls it, and tests call
+it directly. An exception becomes a readable message in the ``kernelnb-error`` widget while the
+figures keep their last good state, and the dashboard keeps answering.
+"""
+from __future__ import annotations
+
+import contextlib
+import html
+import math
+import time
+import traceback
+
+import ipywidgets as widgets
+
+__all__ = ["Dashboard", "log_slider"]
+
+#: CSS classes the browser tests (``tests/browser/``) rely on.
+ERROR_CLASS = "kernelnb-error"
+STATS_CLASS = "kernelnb-stats"
+MAIN_SLIDER_CLASS = "kernelnb-main-slider"
+
+_CSS = """<style>
+.kernelnb-error .kernelnb-errbox {background:#fdecea;border:1px solid #f5c2c0;color:#8a1c14;
+  padding:6px 10px;border-radius:4px;font-family:sans-serif;white-space:pre-wrap;}
+.kernelnb-stats table {border-collapse:collapse;font-family:sans-serif;font-size:13px;}
+.kernelnb-stats td, .kernelnb-stats th {padding:2px 10px 2px 0;text-align:left;}
+.kernelnb-stats td.num {text-align:right;font-variant-numeric:tabular-nums;}
+.kernelnb-stats th {border-bottom:1px solid #ccc;}
+.kernelnb-title h2 {margin:4px 0 2px 0;font-family:sans-serif;}
+.kernelnb-title p {margin:0 0 6px 0;color:#555;font-family:sans-serif;}
+</style>"""
+
+_CONTROL_STYLE = {"description_width": "92px"}
+_CONTROL_LAYOUT = dict(width="300px")
+
+
+def log_slider(description, value, min_exp, max_exp, step=0.1, main=False, readout_format=".3g",
+               tooltip=None):
+    """A base-10 ``FloatLogSlider`` that does not queue work while dragged."""
+    s = widgets.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step,
+                               description=description, continuous_update=False,
+                               readout_format=readout_format, style=_CONTROL_STYLE,
+                               layout=widgets.Layout(**_CONTROL_LAYOUT))
+    if tooltip:
+        s.tooltip = tooltip
+    if main:
+        s.add_class(MAIN_SLIDER_CLASS)
+    return s
+
+
+def styled(widget, tooltip=None):
+    """Give a control the dashboards' common description width and layout."""
+    if hasattr(widget, "style") and "description_width" in widget.style.keys:
+        widget.style.description_width = _CONTROL_STYLE["description_width"]
+    widget.layout.width = _CONTROL_LAYOUT["width"]
+    if tooltip:
+        widget.tooltip = tooltip
+    if hasattr(widget, "continuous_update"):
+        widget.continuous_update = False
+    return widget
+
+
+def _same(a, b):
+    try:
+        return a == b or math.isclose(float(a), float(b), rel_tol=1e-9)
+    except (TypeError, ValueError):
+        return False
+
+
+def _fmt(value, spec):
+    if value is None:
+        return "–"
+    if isinstance(value, float) and math.isnan(value):
+        return "–"
+    if isinstance(value, float) and math.isinf(value):
+        return "∞"
+    if callable(spec):
+        return spec(value)
+    try:
+        return format(value, spec)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class Dashboard:
+    """Base class of the dashboards (see the module docstring).
+
+    Attributes
+    ----------
+    widget : ipywidgets.Widget
+        The whole dashboard, to ``display``.
+    controls : dict
+        Parameter name -> control widget; changing a control's value calls :meth:`update`.
+    figures : list of plotly.graph_objects.FigureWidget
+        The charts; ``figures[0]`` is the main one.
+    error : ipywidgets.HTML
+        Error messages (CSS class ``kernelnb-error``); empty when all is well.
+    stats : ipywidgets.HTML
+        The numbers readout (CSS class ``kernelnb-stats``).
+    progress : ipywidgets.FloatProgress
+        Shown while long work runs.
+    last_stats : dict
+        What the last successful :meth:`update` returned.
+    """
+
+    title = "Dashboard"
+    purpose = ""
+    #: Rows of the readout: (key of the stats dict, label, format spec or callable).
+    STATS: list = []
+
+    def __init__(self):
+        self.error = widgets.HTML(value="")
+        self.error.add_class(ERROR_CLASS)
+        self.stats = widgets.HTML(value="")
+        self.stats.add_class(STATS_CLASS)
+        self.progress = widgets.FloatProgress(
+            value=0.0, min=0.0, max=1.0, description="", bar_style="info",
+            layout=widgets.Layout(width="300px", visibility="hidden"))
+        self.status = widgets.HTML(value="")
+        self.controls: dict = {}
+        self.figures: list = []
+        self.last_stats: dict = {}
+        self.last_error: str = ""
+        self._hold = 0
+        self._build()
+        for name, w in self.controls.items():
+            w.observe(self._on_control, names="value")
+        self.widget = self._layout()
+        self.update()
+
+    # -- to override -----------------------------------------------------------------------
+    def _build(self):
+        """Create ``self.controls`` and ``self.figures``."""
+        raise NotImplementedError
+
+    def _compute(self, params):
+        """Do the work for ``params`` (a dict of every control's value); return a result."""
+        raise NotImplementedError
+
+    def _render(self, result):
+        """Apply ``result`` to the figures (inside ``batch_update``); return the stats dict."""
+        raise NotImplementedError
+
+    def _adjust(self, params, given):
+        """Hook: change dependent parameters (e.g. reset noise when the data set changes).
+
+        ``given`` holds the parameters passed explicitly (or the control that changed); the
+        return value is the parameter dict used. The default returns ``params``.
+        """
+        return params
+
+    def _control_rows(self):
+        """Widgets of the left column, in order (default: every control)."""
+        return list(self.controls.values())
+
+    # -- machinery -------------------------------------------------------------------------
+    def _layout(self):
+        head = widgets.HTML(
+            _CSS + f'<div class="kernelnb-title"><h2>{html.escape(self.title)}</h2>'
+            f"<p>{html.escape(self.purpose)}</p></div>")
+        left = widgets.VBox(self._control_rows() + [self.progress, self.status],
+                            layout=widgets.Layout(width="320px", min_width="320px"))
+        right = widgets.VBox([*self.figures, self.stats],
+                             layout=widgets.Layout(flex="1 1 auto", min_width="0"))
+        return widgets.VBox([head, self.error, widgets.HBox([left, right])])
+
+    def _ipython_display_(self):  # pragma: no cover - exercised in notebooks
+        from IPython.display import display
+        display(self.widget)
+
+    def params(self):
+        """Current value of every control, as a dict."""
+        return {name: w.value for name, w in self.controls.items()}
+
+    @contextlib.contextmanager
+    def hold(self):
+        """Change controls without triggering updates."""
+        self._hold += 1
+        try:
+            yield
+        finally:
+            self._hold -= 1
+
+    def _set_controls(self, values):
+        """Show ``values`` in the controls (those a control can hold; others stay as they are)."""
+        with self.hold():
+            for name, value in values.items():
+                w = self.controls.get(name)
+                if w is None or w.value == value:
+                    continue
+                old = w.value
+                try:
+                    w.value = value
+                except Exception:  # noqa: BLE001 - a value the widget refuses is still computed
+                    continue
+                if not _same(w.value, value):  # clamped (out of range): keep the old value shown
+                    w.value = old
+
+    def _on_control(self, change):
+        if self._hold:
+            return
+        name = next((k for k, w in self.controls.items() if w is change["owner"]), None)
+        self.update(_changed=name)
+
+    def report_progress(self, fraction, text=""):
+        """Move the progress bar (``fraction`` in [0, 1]) and show ``text`` under it."""
+        self.progress.layout.visibility = "visible"
+        self.progress.value = min(max(float(fraction), 0.0), 1.0)
+        self.status.value = f"<small>{html.escape(text)}</small>" if text else ""
+
+    @contextlib.contextmanager
+    def busy(self, text="working…"):
+        """Show the progress bar during long work; hide it afterwards."""
+        self.report_progress(0.0, text)
+        try:
+            yield
+        finally:
+            self.progress.value = 1.0
+            self.progress.layout.visibility = "hidden"
+            self.status.value = ""
+
+    def show_error(self, message):
+        """Show ``message`` in the error widget (an empty message clears it)."""
+        self.last_error = message
+        self.error.value = (f'<div class="kernelnb-errbox">⚠ {html.escape(message)}</div>'
+                            if message else "")
+
+    def _format_stats(self, stats):
+        rows = []
+        for key, label, spec in self.STATS:
+            if key in stats:
+                rows.append(f"<tr><td>{html.escape(label)}</td>"
+                            f'<td class="num">{html.escape(_fmt(stats[key], spec))}</td></tr>')
+        extra = stats.get("_html", "")
+        return f"<table>{''.join(rows)}</table>{extra}"
+
+    def update(self, raise_errors=False, _changed=None, **params):
+        """Recompute and redraw for the given parameters (others keep their control's value).
+
+        Parameters
+        ----------
+        raise_errors : bool, default=False
+            Re-raise an exception after showing it (for tests); by default it is only shown.
+        **params
+            Control values by parameter name (see :attr:`controls`); the controls are moved
+            to them where they can hold them.
+
+        Returns
+        -------
+        dict
+            The numbers shown in the readout, or ``{'error': message}`` when the update failed.
+        """
+        unknown = sorted(set(params) - set(self.controls))
+        try:
+            if unknown:
+                raise ValueError(f"unknown parameter(s) {unknown} for {type(self).__name__}; "
+                                 f"valid: {sorted(self.controls)}")
+            given = set(params) | ({_changed} if _changed else set())
+            values = {**self.params(), **params}
+            values = self._adjust(values, given)
+            self._set_controls(values)
+            t0 = time.perf_counter()
+            result = self._compute(values)
+            with contextlib.ExitStack() as stack:
+                for fig in self.figures:
+                    stack.enter_context(fig.batch_update())
+                stats = self._render(result)
+            stats["update_ms"] = 1e3 * (time.perf_counter() - t0)
+        except Exception as exc:  # noqa: BLE001 - every error is shown, the dashboard lives on
+            msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            if not isinstance(exc, (ValueError, TypeError, FileNotFoundError)):
+                tb = traceback.extract_tb(exc.__traceback__)
+                if tb:
+                    msg += f" (in {tb[-1].name}, {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno})"
+            self.show_error(msg)
+            if raise_errors:
+                raise
+            return {"error": msg}
+        self.show_error("")
+        self.stats.value = self._format_stats(stats)
+        self.last_stats = stats
+        return stats

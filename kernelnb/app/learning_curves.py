@@ -1,0 +1,369 @@
+"""Learning curves: training and test error against the training-set size, for chosen estimators
+on a chosen data set, mean and spread over repeated random splits, with the number of support
+vectors on a second axis.
+
+Estimators come from a registry (:data:`ESTIMATORS`, :func:`register_estimator`), so a later
+issue adds its method with one call; data sets are the 2-D toys, the bundled UCI classification
+sets and, when its files are present, a Fashion-MNIST subset (T-shirt vs shirt).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+import ipywidgets as widgets
+import plotly.graph_objects as go
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from .. import kernels as _k
+from ..datasets import TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths, load_fashion_mnist
+from ..neighbors import KNeighborsClassifier
+from ..regularized import RegularizedKernelClassifier
+from ..svm import SVC
+from ..viz import learning_curve_figure
+from ._base import Dashboard, log_slider, styled
+
+__all__ = ["LearningCurves", "CurveEstimator", "ESTIMATORS", "register_estimator",
+           "learning_curve_data", "DATASETS", "training_sizes"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CurveEstimator:
+    """An estimator of the learning-curves dashboard.
+
+    Attributes
+    ----------
+    name : str
+        Registry key.
+    label : str
+        Legend text.
+    make : callable ``make(params) -> estimator``
+        Builds an unfitted scikit-learn estimator from the dashboard's parameters (``C``,
+        ``sigma``, ``n_neighbors``, ...); features arrive standardised.
+    n_support : callable ``n_support(fitted) -> int``, optional
+        Number of support vectors (or expansion points) of a fitted estimator; None when the
+        notion does not apply.
+    description : str
+    """
+
+    name: str
+    label: str
+    make: Callable[[dict], object]
+    n_support: Optional[Callable[[object], int]] = None
+    description: str = ""
+
+
+#: Registry of the estimators the dashboard offers, in display order.
+ESTIMATORS: dict[str, CurveEstimator] = {}
+
+
+def register_estimator(spec: CurveEstimator, replace=False):
+    """Add ``spec`` to :data:`ESTIMATORS` (``replace=True`` to overwrite an entry)."""
+    if not isinstance(spec, CurveEstimator):
+        raise TypeError(f"spec must be a CurveEstimator, got {spec!r}")
+    if spec.name in ESTIMATORS and not replace:
+        raise ValueError(f"an estimator named {spec.name!r} is already registered")
+    ESTIMATORS[spec.name] = spec
+    return spec
+
+
+register_estimator(CurveEstimator(
+    "svc", "SVM (kernelnb SVC, RBF)",
+    lambda p: SVC(C=p["C"], kernel="rbf", sigma=p["sigma"]),
+    lambda m: int(m.support_.size),
+    "C-SVC with the RBF kernel, decomposition solver of kernelnb.svm"))
+register_estimator(CurveEstimator(
+    "knn", "K nearest neighbours",
+    lambda p: KNeighborsClassifier(n_neighbors=p["n_neighbors"]),
+    None, "kernelnb's KNN with Euclidean distance (baseline)"))
+register_estimator(CurveEstimator(
+    "klr", "kernel logistic regression",
+    lambda p: RegularizedKernelClassifier(loss="logistic", C=p["C"], sigma=p["sigma"]),
+    None, "logistic loss + RKHS penalty, kernelnb.regularized (every point is an expansion point)"))
+
+
+def _repo_shared_data():
+    """``../shared/data`` beside a source checkout, where the course's data is kept."""
+    return Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def _fashion_home():
+    """Folder argument for :func:`load_fashion_mnist`, or raise FileNotFoundError."""
+    for home in (None, _repo_shared_data()):
+        try:
+            if fashion_mnist_paths("train", data_home=home) is not None:
+                return home
+        except (OSError, ValueError):
+            continue
+    raise FileNotFoundError("Fashion-MNIST files not found (set KERNELNB_DATA to their folder)")
+
+
+def _toy_loader(name):
+    def load():
+        return TOY_DATASETS[name][0](n_samples=600, noise=TOY_NOISE[name][0], random_state=0)
+    return load
+
+
+def _uci_loader(name):
+    def load():
+        return UCI_DATASETS[name][0]()
+    return load
+
+
+def _fashion_loader():
+    X, y = load_fashion_mnist("train", data_home=_fashion_home(), n_samples=2000,
+                              classes=(0, 6), random_state=0)
+    return X, y
+
+
+def _datasets():
+    out = {}
+    for name, (_f, desc) in TOY_DATASETS.items():
+        out[name] = (f"{name} (toy, 600 points): {desc}", _toy_loader(name))
+    for name, entry in UCI_DATASETS.items():
+        if entry[2] == "classification":
+            out[name] = (f"{name} (UCI): {entry[1]}", _uci_loader(name))
+    try:
+        _fashion_home()
+    except FileNotFoundError:
+        pass  # the choice is hidden when the data is absent
+    else:
+        out["fashion_mnist"] = ("Fashion-MNIST T-shirt vs shirt, 2000 images of 784 pixels",
+                                _fashion_loader)
+    return out
+
+
+#: ``{name: (description, loader() -> (X, y))}`` of the data sets offered (Fashion-MNIST only
+#: when its files are found).
+DATASETS = _datasets()
+
+
+def training_sizes(n_max, n_sizes, n_min=None):
+    """``n_sizes`` geometrically spaced integer sizes from ``n_min`` (default max(10, n_max/20))
+    to ``n_max``, without repeats."""
+    n_max = int(n_max)
+    if n_max < 4:
+        raise ValueError(f"the training pool must hold at least 4 points, got {n_max}")
+    n_sizes = int(n_sizes)
+    if n_sizes < 2:
+        raise ValueError(f"n_sizes must be >= 2, got {n_sizes}")
+    n_min = int(n_min if n_min is not None else max(10, n_max // 20))
+    n_min = min(max(n_min, 4), n_max)
+    return np.unique(np.round(np.geomspace(n_min, n_max, n_sizes)).astype(int))
+
+
+def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
+                        random_state=0, progress=None, params=None):
+    """Train and test errors (and #SV) against training-set size, over repeated random splits.
+
+    Parameters
+    ----------
+    estimators : dict ``{label: CurveEstimator}``
+    X, y : the data set; features are standardised on each training subset (a pipeline).
+    sizes : sequence of int
+        Training-set sizes, each at most the training pool ``(1 - test_fraction) n``.
+    n_repeats : int
+        Random splits (test set and nested training subsets are redrawn each time).
+    test_fraction : float in (0, 1)
+    random_state : int
+    progress : callable ``progress(fraction, text)``, optional
+    params : dict
+        Passed to every ``CurveEstimator.make``.
+
+    Returns
+    -------
+    dict ``{label: {'sizes', 'train_error', 'test_error', 'n_support', 'fit_time'}}``
+        Arrays of shape (n_sizes, n_repeats); ``n_support`` is None for estimators without it.
+    """
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+        raise ValueError(f"X must be 2-D with as many rows as y, got {X.shape} and {y.shape}")
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
+    if int(n_repeats) < 1:
+        raise ValueError(f"n_repeats must be >= 1, got {n_repeats!r}")
+    sizes = np.asarray(sizes, dtype=int)
+    n_pool = X.shape[0] - int(np.ceil(test_fraction * X.shape[0]))
+    if sizes.size == 0 or sizes.min() < 2 or sizes.max() > n_pool:
+        raise ValueError(f"sizes must lie in [2, {n_pool}] (the training pool), got {sizes.tolist()}")
+    classes = np.unique(y)
+    params = params or {}
+    shape = (sizes.size, int(n_repeats))
+    out = {label: dict(sizes=sizes, train_error=np.full(shape, np.nan),
+                       test_error=np.full(shape, np.nan), fit_time=np.full(shape, np.nan),
+                       n_support=None if spec.n_support is None else np.full(shape, np.nan))
+           for label, spec in estimators.items()}
+    total = sizes.size * int(n_repeats) * max(len(estimators), 1)
+    done = 0
+    for r in range(int(n_repeats)):
+        rs = np.random.RandomState(random_state + r)
+        idx_tr, idx_te = train_test_split(np.arange(X.shape[0]), test_size=test_fraction,
+                                          stratify=y, random_state=rs)
+        for i, n in enumerate(sizes):
+            sub = _stratified_subset(idx_tr, y, int(n), classes, rs)
+            for label, spec in estimators.items():
+                if progress is not None:
+                    progress(done / total, f"repeat {r + 1}/{n_repeats}, n = {n}: {spec.label}")
+                model = make_pipeline(StandardScaler(), spec.make(params))
+                t0 = time.perf_counter()
+                model.fit(X[sub], y[sub])
+                res = out[label]
+                res["fit_time"][i, r] = time.perf_counter() - t0
+                res["train_error"][i, r] = np.mean(model.predict(X[sub]) != y[sub])
+                res["test_error"][i, r] = np.mean(model.predict(X[idx_te]) != y[idx_te])
+                if spec.n_support is not None:
+                    res["n_support"][i, r] = spec.n_support(model[-1])
+                done += 1
+    if progress is not None:
+        progress(1.0, "done")
+    return out
+
+
+def _stratified_subset(pool, y, n, classes, rs):
+    """``n`` indices of ``pool`` with every class present (when n allows) and the pool's class
+    proportions up to rounding."""
+    if n >= pool.size:
+        return pool
+    try:
+        sub, _ = train_test_split(pool, train_size=n, stratify=y[pool], random_state=rs)
+    except ValueError:  # too few points to stratify: one of each class, then at random
+        first = np.array([rs.choice(pool[y[pool] == c]) for c in classes if np.any(y[pool] == c)])
+        rest = rs.permutation(np.setdiff1d(pool, first))[:max(n - first.size, 0)]
+        sub = np.concatenate([first, rest])[:n]
+    return np.sort(sub)
+
+
+class LearningCurves(Dashboard):
+    """Learning curves of several estimators on one data set.
+
+    Parameters
+    ----------
+    **params
+        Initial control values: ``dataset`` (a key of :data:`DATASETS`), ``estimators`` (tuple
+        of keys of :data:`ESTIMATORS`), ``C``, ``sigma``, ``n_neighbors``, ``n_repeats``,
+        ``n_sizes``, ``test_fraction``.
+
+    Notes
+    -----
+    :meth:`update` returns ``curves`` (the :func:`learning_curve_data` result), ``sizes`` and,
+    per estimator key ``k``, ``test_error_<k>`` and ``train_error_<k>`` (mean at the largest
+    size), ``n_support_<k>`` where it applies, and ``time_s`` for the whole computation.
+    """
+
+    title = "Learning curves"
+    purpose = ("Training and test error against the number of training points, mean ± one standard "
+               "deviation over random splits; dotted: the number of support vectors (right axis).")
+    STATS = [("dataset_size", "points in the data set", "d"),
+             ("n_features", "features", "d"),
+             ("time_s", "computation time (s)", ".2f")]
+
+    def __init__(self, **params):
+        self._cache = {}
+        super().__init__()
+        if params:
+            self.update(**params)
+
+    def _build(self):
+        c = self.controls
+        c["dataset"] = styled(widgets.Dropdown(
+            options=[(desc.split(":")[0], name) for name, (desc, _l) in DATASETS.items()],
+            value="moons", description="data set"))
+        c["estimators"] = styled(widgets.SelectMultiple(
+            options=[(spec.label, name) for name, spec in ESTIMATORS.items()],
+            value=("svc", "knn"), rows=min(4, len(ESTIMATORS)), description="estimators"))
+        c["C"] = log_slider("C (SVM, KLR)", 1.0, -2, 3, step=0.25, main=True)
+        c["sigma"] = log_slider("σ (RBF)", 1.0, -1.5, 1.5, step=0.05,
+                                tooltip="RBF width on standardised features")
+        c["n_neighbors"] = styled(widgets.IntSlider(value=5, min=1, max=31, step=2,
+                                                    description="K (KNN)"))
+        c["n_repeats"] = styled(widgets.IntSlider(value=5, min=1, max=20, description="repeats"))
+        c["n_sizes"] = styled(widgets.IntSlider(value=6, min=3, max=12, description="sizes"))
+        c["test_fraction"] = styled(widgets.FloatSlider(value=0.3, min=0.1, max=0.5, step=0.05,
+                                                        description="test fraction"))
+        self.description = widgets.HTML()
+        fig = learning_curve_figure({"": dict(sizes=[1, 2], train_error=[0, 0],
+                                              test_error=[0, 0])})
+        fig.update_layout(height=540)
+        self.fig = go.FigureWidget(fig)
+        self.figures = [self.fig]
+
+    def _control_rows(self):
+        return [*self.controls.values(), self.description]
+
+    def _load(self, name):
+        if name not in DATASETS:
+            raise ValueError(f"dataset must be one of {sorted(DATASETS)}, got {name!r}")
+        if name not in self._cache:
+            X, y = DATASETS[name][1]()
+            X = np.asarray(X, dtype=np.float64)
+            self._cache[name] = (X, np.asarray(y),
+                                 _k.scale_sigma(StandardScaler().fit_transform(X)))
+        return self._cache[name]
+
+    def _adjust(self, params, given):
+        if "dataset" in given and "sigma" not in given:
+            # a width that suits the data set: scikit-learn's gamma='scale' on standardised features
+            params["sigma"] = float(self._load(params["dataset"])[2])
+        return params
+
+    def _compute(self, p):
+        names = tuple(p["estimators"])
+        if not names:
+            raise ValueError("estimators: choose at least one estimator")
+        unknown = [n for n in names if n not in ESTIMATORS]
+        if unknown:
+            raise ValueError(f"estimators must be among {list(ESTIMATORS)}, got {unknown}")
+        X, y, _s = self._load(p["dataset"])
+        for key in ("C", "sigma"):
+            if not (np.isfinite(p[key]) and p[key] > 0):
+                raise ValueError(f"{key} must be a positive number, got {p[key]!r}")
+        n_pool = X.shape[0] - int(np.ceil(p["test_fraction"] * X.shape[0]))
+        sizes = training_sizes(n_pool, p["n_sizes"])
+        specs = {n: ESTIMATORS[n] for n in names}
+        t0 = time.perf_counter()
+        with self.busy("fitting…"):
+            curves = learning_curve_data(
+                specs, X, y, sizes, n_repeats=p["n_repeats"], test_fraction=p["test_fraction"],
+                random_state=0, progress=self.report_progress,
+                params=dict(C=float(p["C"]), sigma=float(p["sigma"]),
+                            n_neighbors=int(p["n_neighbors"])))
+        return dict(p=p, curves=curves, sizes=sizes, X=X, time_s=time.perf_counter() - t0)
+
+    def _render(self, r):
+        p, curves = r["p"], r["curves"]
+        labelled = {ESTIMATORS[k].label: v for k, v in curves.items()}
+        new = learning_curve_figure(labelled)
+        fig = self.fig
+        fig.data = []
+        fig.add_traces(list(new.data))
+        fig.layout.yaxis2.visible = new.layout.yaxis2.visible
+        desc = DATASETS[p["dataset"]][0]
+        fig.layout.title.text = (f"{desc.split(':')[0]}: C = {p['C']:.3g}, σ = {p['sigma']:.3g}, "
+                                 f"K = {p['n_neighbors']}, {p['n_repeats']} repeats")
+        self.description.value = f"<small>{desc}</small>"
+        stats = dict(curves=curves, sizes=r["sizes"], dataset_size=int(r["X"].shape[0]),
+                     n_features=int(r["X"].shape[1]), time_s=r["time_s"])
+        rows = []
+        for k, c in curves.items():
+            stats[f"test_error_{k}"] = float(c["test_error"][-1].mean())
+            stats[f"train_error_{k}"] = float(c["train_error"][-1].mean())
+            nsv = "–"
+            if c["n_support"] is not None:
+                stats[f"n_support_{k}"] = float(c["n_support"][-1].mean())
+                nsv = f"{stats[f'n_support_{k}']:.0f}"
+            rows.append(f"<tr><td>{ESTIMATORS[k].label}</td>"
+                        f"<td class='num'>{stats[f'train_error_{k}']:.1%}</td>"
+                        f"<td class='num'>{stats[f'test_error_{k}']:.1%}"
+                        f" ± {c['test_error'][-1].std():.1%}</td><td class='num'>{nsv}</td>"
+                        f"<td class='num'>{1e3 * np.nanmean(c['fit_time'][-1]):.0f}</td></tr>")
+        stats["_html"] = ("<table><tr><th>at n = " + str(int(r["sizes"][-1])) + "</th>"
+                          "<th>training error</th><th>test error</th><th>#SV</th>"
+                          "<th>fit (ms)</th></tr>" + "".join(rows) + "</table>")
+        return stats

@@ -1,0 +1,253 @@
+"""Regularised kernel classifiers for any margin loss, fitted in the primal with L-BFGS.
+
+:class:`RegularizedKernelClassifier` minimises, over f = sum_j a_j k(x_j, .) + b,
+
+    J(f) = (1/n) sum_i L(y_i f(x_i)) + ||f||_H^2 / (2 C n),
+
+the regularised risk of the seeds' loss comparisons (KMP paper, ``../shared/research/seed_002.md``
+§1.8 and Fig. 5; Collobert's thesis, ``seed_001.md`` §1.1). Multiplied by C n it is
+C sum_i L(y_i f(x_i)) + ||f||^2 / 2: with the hinge loss the C-SVC primal with the same C, with the
+squared hinge the L2-margin SVM with C_svm = 2 C (kernelnb's ``SVC(margin='l2')`` penalises
+(C/2) sum xi^2), and with the logistic loss and a linear kernel scikit-learn's
+``LogisticRegression(C=C)`` (its intercept is unpenalised, as b is here).
+
+How it is solved: the kernel matrix is diagonalised once, K = U diag(s) U', and the problem is
+solved in the coordinates beta = diag(s)^(1/2) U' a, where f(x_i) = (U diag(s)^(1/2) beta)_i + b and
+||f||_H^2 = ||beta||^2 (the empirical kernel map; eigenvalues below ``eig_tol`` times the largest are
+dropped, directions in which f cannot vary anyway). That problem is well conditioned, and its exact
+gradient follows from the loss derivative L'(m) of :mod:`kernelnb.losses`.
+Kinked losses (hinge, perceptron) are not differentiable at their kink; they are replaced by their
+Huber smoothing of width ``smoothing`` (quadratic over a margin interval of that width before the
+kink, the Moreau envelope of the hinge), which differs from the loss by at most smoothing/2 and
+whose minimiser tends to the SVM's as ``smoothing`` -> 0. The 0-1 loss (no useful gradient) and
+regression losses are refused. Non-convex losses (1 - tanh, (0.65 - tanh m)^2) give a local
+minimum reached from f = 0.
+"""
+import numbers
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import kernels as _k
+from ._threads import blas_single_thread
+from .losses import Loss, get_loss
+
+__all__ = ["RegularizedKernelClassifier"]
+
+_KINKED = ("hinge", "perceptron")
+
+
+class _Smoothed:
+    """Huber smoothing of max(0, kink - m) over [kink - h, kink]."""
+
+    def __init__(self, kink, h):
+        self.kink, self.h = float(kink), float(h)
+
+    def value(self, m):
+        u = self.kink - m
+        return np.where(u <= 0, 0.0, np.where(u >= self.h, u - self.h / 2, u * u / (2 * self.h)))
+
+    def derivative(self, m):
+        u = self.kink - m
+        return np.where(u <= 0, 0.0, np.where(u >= self.h, -1.0, -u / self.h))
+
+
+class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
+    """Binary kernel classifier minimising a margin loss plus an RKHS penalty (L-BFGS, primal).
+
+    Parameters
+    ----------
+    loss : str or Loss, default='hinge'
+        A margin loss of :mod:`kernelnb.losses` (name, alias or object): 'hinge',
+        'squared_hinge', 'logistic', 'logitboost', 'exponential', '1-tanh', 'tanh', 'squared',
+        'perceptron'. Not 'zero_one' nor a regression loss.
+    C : float, default=1.0
+        Inverse regularisation: J = mean loss + ||f||^2 / (2 C n) (see the module docstring for
+        the equivalences with SVC and LogisticRegression).
+    kernel : {'rbf', 'linear', 'poly'} or callable, default='rbf'
+    sigma : float or 'scale', default=1.0
+        RBF width, k(x, y) = exp(-||x - y||^2 / (2 sigma^2)); 'scale' as scikit-learn's
+        gamma='scale'.
+    degree, coef0 : polynomial kernel (<x, y> + coef0) ** degree.
+    smoothing : float, default=1e-2
+        Huber width used for the kinked losses (hinge, perceptron); ignored otherwise.
+    fit_intercept : bool, default=True
+        Fit the unpenalised offset b.
+    tol : float, default=1e-8
+        L-BFGS projected-gradient tolerance (on the objective multiplied by n).
+    max_iter : int, default=2000
+        L-BFGS iteration limit.
+    eig_tol : float, default=1e-10
+        Relative eigenvalue threshold of the kernel matrix.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``classes_[1]`` is the positive class (f > 0).
+    loss_ : Loss
+        The loss minimised (before smoothing).
+    kernel_ : kernelnb.kernels.Kernel
+    sigma_ : float or None
+    X_fit_ : ndarray of shape (n_samples, n_features)
+    dual_coef_ : ndarray of shape (n_samples,)
+        Expansion coefficients a of f = sum_j a_j k(x_j, .) + b.
+    intercept_ : float
+    objective_ : float
+        J at the solution (with the smoothed loss for kinked losses).
+    n_iter_ : int
+    converged_ : bool
+
+    References
+    ----------
+    Vincent & Bengio, Kernel Matching Pursuit, Fig. 5 and §1.8 (``seed_002.md``); Collobert,
+    thesis §1.1 (``seed_001.md``); Chapelle, thesis ch. 4 (primal training, ``seed_004.md``).
+    """
+
+    def __init__(self, loss="hinge", C=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=0.0,
+                 smoothing=1e-2, fit_intercept=True, tol=1e-8, max_iter=2000, eig_tol=1e-10):
+        self.loss = loss
+        self.C = C
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.smoothing = smoothing
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.eig_tol = eig_tol
+
+    # -- validation ------------------------------------------------------------------------
+    @staticmethod
+    def _positive(name, value, allow_zero=False):
+        if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+                or not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero)):
+            bound = ">= 0" if allow_zero else "> 0"
+            raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+        return float(value)
+
+    def _check_params(self):
+        loss = self.loss
+        if not isinstance(loss, (str, Loss)):
+            raise ValueError(f"loss must be a loss name or a kernelnb.losses.Loss, got {loss!r}")
+        loss = get_loss(loss)
+        if loss.kind != "margin":
+            raise ValueError(f"loss must be a margin loss for a classifier, got {self.loss!r} "
+                             f"(a {loss.kind} loss)")
+        if loss.name == "zero_one":
+            raise ValueError("loss='zero_one' has zero derivative almost everywhere and cannot be "
+                             "minimised by gradient; use 'hinge' or 'logistic'")
+        C = self._positive("C", self.C)
+        h = self._positive("smoothing", self.smoothing, allow_zero=True)
+        if loss.name in _KINKED and h == 0:
+            raise ValueError(f"smoothing must be > 0 for the kinked loss {loss.name!r}, got 0")
+        if not loss.smooth and loss.name not in _KINKED:
+            raise ValueError(f"loss {loss.name!r} is not differentiable and has no smoothing here")
+        self._positive("tol", self.tol)
+        self._positive("eig_tol", self.eig_tol, allow_zero=True)
+        if (isinstance(self.max_iter, (bool, np.bool_)) or not isinstance(self.max_iter, numbers.Integral)
+                or self.max_iter < 1):
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise ValueError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
+        kernel = self.kernel
+        if isinstance(kernel, str) and kernel not in ("rbf", "linear", "poly"):
+            raise ValueError(f"kernel must be 'rbf', 'linear', 'poly' or a callable, got {kernel!r}")
+        if not isinstance(kernel, str) and not callable(kernel):
+            raise ValueError(f"kernel must be 'rbf', 'linear', 'poly' or a callable, got {kernel!r}")
+        sigma = self.sigma
+        if isinstance(sigma, str):
+            if sigma != "scale":
+                raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
+        else:
+            self._positive("sigma", sigma)
+        if (isinstance(self.degree, (bool, np.bool_)) or not isinstance(self.degree, numbers.Integral)
+                or self.degree < 1):
+            raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
+        return loss, C, h
+
+    # -- fit -------------------------------------------------------------------------------
+    def fit(self, X, y):
+        """Fit f on (X, y); y must hold exactly two classes. Returns self."""
+        loss, C, h = self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if classes.shape[0] != 2:
+            raise ValueError(f"RegularizedKernelClassifier is binary: y must hold exactly 2 "
+                             f"classes, got {classes.shape[0]} ({list(classes)[:5]})")
+        self.classes_ = classes
+        self.loss_ = loss
+        yv = np.where(y_idx == 1, 1.0, -1.0)
+
+        sigma = self.sigma
+        if self.kernel == "rbf" and isinstance(sigma, str):
+            sigma = _k.scale_sigma(X)
+        self.sigma_ = float(sigma) if self.kernel == "rbf" else None
+        self.kernel_ = _k.make_kernel(self.kernel, sigma=self.sigma_ or 1.0, degree=self.degree,
+                                      coef0=self.coef0)
+        # Small dense problems: a multi-threaded BLAS pool only adds synchronisation (up to 50x
+        # slower on a loaded 2-core machine, measured), so BLAS stays on one thread throughout.
+        with blas_single_thread():
+            return self._fit(X, yv, loss, C, h)
+
+    def _fit(self, X, yv, loss, C, h):
+        n = X.shape[0]
+        K = np.asarray(self.kernel_(X), dtype=np.float64)
+        if not np.all(np.isfinite(K)):
+            raise ValueError("the kernel matrix has NaN or infinite values (check X, degree, coef0)")
+        K = 0.5 * (K + K.T)
+        s, U = np.linalg.eigh(K)
+        keep = s > self.eig_tol * max(s[-1], 0.0) if s[-1] > 0 else np.zeros(n, dtype=bool)
+        root = np.sqrt(s[keep])
+        Phi = U[:, keep] * root                       # f(x_i) = (Phi beta)_i + b
+        r = Phi.shape[1]
+
+        f_loss = _Smoothed(loss.params.get("beta", 0.0) if loss.name == "hinge" else 0.0, h) \
+            if loss.name in _KINKED else loss
+        inv_c = 1.0 / C
+        fit_b = bool(self.fit_intercept)
+
+        def fun(w):
+            beta, b = w[:r], (w[r] if fit_b else 0.0)
+            m = yv * (Phi @ beta + b)
+            with np.errstate(over="ignore"):
+                lv = np.sum(f_loss.value(m))
+                g = yv * f_loss.derivative(m)          # dL/df_i
+            if not np.isfinite(lv):
+                return np.inf, np.zeros_like(w)
+            val = lv + 0.5 * inv_c * (beta @ beta)
+            grad = np.empty_like(w)
+            grad[:r] = Phi.T @ g + inv_c * beta
+            if fit_b:
+                grad[r] = g.sum()
+            return val, grad                           # n J and its gradient
+
+        w0 = np.zeros(r + (1 if fit_b else 0))
+        res = minimize(fun, w0, jac=True, method="L-BFGS-B",
+                       options=dict(maxiter=int(self.max_iter), gtol=float(self.tol),
+                                    ftol=1e-15, maxcor=20))
+        w = res.x
+        beta = w[:r]
+        self.dual_coef_ = U[:, keep] @ (beta / root) if r else np.zeros(n)
+        self.intercept_ = float(w[r]) if fit_b else 0.0
+        self.X_fit_ = X
+        self.objective_ = float(res.fun) / n
+        self.n_iter_ = int(res.nit)
+        self.converged_ = bool(res.success)
+        return self
+
+    # -- prediction ------------------------------------------------------------------------
+    def decision_function(self, X):
+        """f(x) = sum_j a_j k(x_j, x) + b; positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return np.asarray(self.kernel_(X, self.X_fit_), dtype=np.float64) @ self.dual_coef_ \
+            + self.intercept_
+
+    def predict(self, X):
+        """Class labels: ``classes_[1]`` where f(x) > 0, else ``classes_[0]``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]

@@ -1,0 +1,33 @@
+"""Colours and shared layout of kernelnb's charts (one place, so every figure agrees).
+
+The two classes use the ends of ColorBrewer's diverging RdBu scale (colour-blind safe), the same
+scale the decision surface uses, so that a point's colour matches the side of the boundary that
+predicts it.  Series (losses, estimators) use plotly's qualitative "D3"/"Plotly" palette.
+"""
+import plotly.colors as pc
+
+#: Marker colours of the negative (first) and positive (second) class.
+CLASS_COLORS = ("#2166ac", "#b2182b")
+#: Marker symbols of the two classes (shape as well as colour, for grey-scale prints).
+CLASS_SYMBOLS = ("circle", "diamond")
+#: Diverging scale of the decision function, negative blue, positive red, white at 0.
+SURFACE_SCALE = [[0.0, "#4393c3"], [0.25, "#92c5de"], [0.5, "#f7f7f7"],
+                 [0.75, "#f4a582"], [1.0, "#d6604d"]]
+#: Qualitative palette for series.
+SERIES_COLORS = tuple(pc.qualitative.D3)
+#: Line dash of the repeated series (second estimator of the same colour, derivatives, ...).
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+#: Layout shared by every figure: white template, compact margins, legend above the plot area.
+BASE_LAYOUT = dict(
+    template="plotly_white",
+    margin=dict(l=60, r=20, t=60, b=50),
+    legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0,
+                bgcolor="rgba(255,255,255,0.7)"),
+    font=dict(size=13),
+)
+
+
+def series_color(i):
+    """Colour of the ``i``-th series."""
+    return SERIES_COLORS[i % len(SERIES_COLORS)]

@@ -1,0 +1,180 @@
+"""Curves against a size or a hyper-parameter: learning curves (error against training-set size,
+with the number of support vectors) and the C path of an SVM (#SV and errors against C).
+"""
+import numpy as np
+import plotly.graph_objects as go
+
+from ._style import BASE_LAYOUT, series_color
+
+__all__ = ["learning_curve_figure", "c_path_figure", "c_marker"]
+
+
+def _rgba(hex_color, alpha):
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _matrix(values, n_sizes, what, name):
+    a = np.asarray(values, dtype=np.float64)
+    if a.ndim == 1:
+        a = a[:, None]
+    if a.ndim != 2 or a.shape[0] != n_sizes:
+        raise ValueError(f"curves[{name!r}][{what!r}] must have shape (n_sizes={n_sizes}, "
+                         f"n_repeats), got {np.shape(values)}")
+    return a
+
+
+def _band(x, mean, spread, color, uid, group):
+    lower, upper = mean - spread, mean + spread
+    return go.Scatter(uid=uid, x=np.concatenate([x, x[::-1]]),
+                      y=np.concatenate([upper, lower[::-1]]), fill="toself",
+                      fillcolor=_rgba(color, 0.15), line=dict(width=0), mode="lines",
+                      hoverinfo="skip", showlegend=False, legendgroup=group)
+
+
+def learning_curve_figure(curves, title=None, show_train=True, log_x=True):
+    """Training and test error against training-set size, with mean ± one standard deviation
+    over repeats as a band, and the number of support vectors on a second y axis.
+
+    Parameters
+    ----------
+    curves : dict ``{estimator label: dict}``
+        Each value has ``'sizes'`` (n_sizes,), ``'train_error'`` and ``'test_error'``
+        (n_sizes, n_repeats) error rates in [0, 1], and optionally ``'n_support'``
+        (n_sizes, n_repeats) or None for estimators without support vectors.
+    show_train : bool, default=True
+        Also draw the training error (dashed).
+    log_x : bool, default=True
+        Logarithmic size axis.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Per estimator, in order: test band, test mean (uid ``'test:<label>'``), then train band and
+        mean (``'train:<label>'``) when ``show_train``, then ``'nsv:<label>'`` on axis y2 when it
+        has support vectors.
+    """
+    if not curves:
+        raise ValueError("curves must hold at least one estimator's results, got an empty mapping")
+    fig = go.Figure()
+    any_sv = False
+    for i, (name, c) in enumerate(curves.items()):
+        x = np.asarray(c["sizes"], dtype=np.float64).ravel()
+        n = x.size
+        color = series_color(i)
+        test = _matrix(c["test_error"], n, "test_error", name)
+        fig.add_trace(_band(x, test.mean(1), test.std(1), color, f"test_band:{name}", name))
+        fig.add_trace(go.Scatter(
+            uid=f"test:{name}", name=f"{name}: test error", legendgroup=name, x=x,
+            y=test.mean(1), mode="lines+markers", line=dict(color=color, width=2.5),
+            customdata=test.std(1),
+            hovertemplate="n = %{x}<br>test error %{y:.1%} ± %{customdata:.1%}<extra>"
+                          + str(name) + "</extra>"))
+        if show_train:
+            train = _matrix(c["train_error"], n, "train_error", name)
+            fig.add_trace(_band(x, train.mean(1), train.std(1), color, f"train_band:{name}", name))
+            fig.add_trace(go.Scatter(
+                uid=f"train:{name}", name=f"{name}: training error", legendgroup=name, x=x,
+                y=train.mean(1), mode="lines+markers",
+                line=dict(color=color, width=1.8, dash="dash"), marker=dict(symbol="circle-open"),
+                customdata=train.std(1),
+                hovertemplate="n = %{x}<br>training error %{y:.1%} ± %{customdata:.1%}<extra>"
+                              + str(name) + "</extra>"))
+        nsv = c.get("n_support")
+        if nsv is not None:
+            any_sv = True
+            nsv = _matrix(nsv, n, "n_support", name)
+            fig.add_trace(go.Scatter(
+                uid=f"nsv:{name}", name=f"{name}: # support vectors", legendgroup=name, x=x,
+                y=nsv.mean(1), yaxis="y2", mode="lines+markers",
+                line=dict(color=color, width=1.5, dash="dot"), marker=dict(symbol="x", size=7),
+                hovertemplate="n = %{x}<br>%{y:.0f} support vectors<extra>" + str(name)
+                              + "</extra>"))
+    fig.update_layout(
+        **BASE_LAYOUT, title=dict(text=title) if title else None, hovermode="x unified",
+        xaxis=dict(title=dict(text="training-set size n (points)"),
+                   type="log" if log_x else "linear"),
+        yaxis=dict(title=dict(text="error rate"), tickformat=".0%", rangemode="tozero"),
+        yaxis2=dict(title=dict(text="number of support vectors"), overlaying="y", side="right",
+                    rangemode="tozero", showgrid=False, visible=any_sv),
+    )
+    return fig
+
+
+def c_marker(C):
+    """Layout shapes/annotations marking the current ``C`` on a C-path figure (none for None)."""
+    if C is None:
+        return dict(shapes=[], annotations=[])
+    C = float(C)
+    lc = float(np.log10(C))  # shapes and annotations on a log axis take log10 coordinates
+    return dict(
+        shapes=[dict(type="line", xref="x", yref="paper", x0=lc, x1=lc, y0=0, y1=1,
+                     line=dict(color="#444444", width=1.5, dash="dot"))],
+        annotations=[dict(x=lc, xref="x", y=1.0, yref="paper", yanchor="bottom",
+                          text=f"C = {C:.3g}", showarrow=False, font=dict(size=12))])
+
+
+def c_path_figure(Cs, n_support, train_error, test_error=None, n_bound=None, current_C=None,
+                  title=None):
+    """Number of support vectors and errors of an SVM along its regularisation path in C.
+
+    Parameters
+    ----------
+    Cs : array of shape (n_C,)
+        Positive values of C (log axis).
+    n_support : array of shape (n_C,)
+        Number of support vectors of each fit.
+    train_error, test_error : array of shape (n_C,)
+        Error rates in [0, 1]; ``test_error`` may be None.
+    n_bound : array of shape (n_C,), optional
+        How many of the support vectors are at bound (alpha = C).
+    current_C : float, optional
+        Marked by a vertical line.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces ``train`` and ``test`` (axis y, error rate) then ``nsv`` and ``nbound`` (axis y2),
+        one point per C.
+    """
+    Cs = np.asarray(Cs, dtype=np.float64).ravel()
+    if Cs.size == 0 or not np.all(Cs > 0):
+        raise ValueError(f"Cs must be positive numbers, got {Cs!r}")
+    arrays = {"n_support": n_support, "train_error": train_error, "test_error": test_error,
+              "n_bound": n_bound}
+    for key, val in arrays.items():
+        if val is not None and np.asarray(val).shape != Cs.shape:
+            raise ValueError(f"{key} must have one value per C (shape {Cs.shape}), got shape "
+                             f"{np.asarray(val).shape}")
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        uid="train", name="training error", x=Cs, y=np.asarray(train_error, dtype=np.float64),
+        mode="lines+markers", line=dict(color=series_color(0), dash="dash"),
+        hovertemplate="C = %{x:.3g}<br>training error %{y:.1%}<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        uid="test", name="test error", x=Cs,
+        y=(np.full(Cs.shape, np.nan) if test_error is None else np.asarray(test_error, float)),
+        mode="lines+markers", line=dict(color=series_color(0), width=2.5),
+        visible=test_error is not None,
+        hovertemplate="C = %{x:.3g}<br>test error %{y:.1%}<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        uid="nsv", name="# support vectors", x=Cs, y=np.asarray(n_support, dtype=np.float64),
+        yaxis="y2", mode="lines+markers", line=dict(color=series_color(1)),
+        marker=dict(symbol="x"),
+        hovertemplate="C = %{x:.3g}<br>%{y:.0f} support vectors<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        uid="nbound", name="# at bound (α = C)", x=Cs,
+        y=(np.full(Cs.shape, np.nan) if n_bound is None else np.asarray(n_bound, float)),
+        yaxis="y2", mode="lines+markers", line=dict(color=series_color(1), dash="dot"),
+        marker=dict(symbol="square-open"), visible=n_bound is not None,
+        hovertemplate="C = %{x:.3g}<br>%{y:.0f} at bound<extra></extra>"))
+    fig.update_layout(
+        **BASE_LAYOUT, title=dict(text=title) if title else None, hovermode="x unified",
+        xaxis=dict(title=dict(text="C (soft-margin penalty, log scale)"), type="log"),
+        yaxis=dict(title=dict(text="error rate"), tickformat=".0%", rangemode="tozero"),
+        yaxis2=dict(title=dict(text="number of support vectors"), overlaying="y", side="right",
+                    rangemode="tozero", showgrid=False),
+    )
+    fig.update_layout(**c_marker(current_C))
+    return fig

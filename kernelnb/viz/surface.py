@@ -1,0 +1,287 @@
+"""Decision surfaces of 2-D classifiers: the function f on a grid, its -1/0/+1 level lines, the
+training points by class and the support vectors, free (0 < alpha < C) or at bound (alpha = C).
+
+The picture is the one of the SVM chapters of the seeds (Collobert's thesis ch. 1-2,
+``../shared/research/seed_001.md`` §1.1; Chapelle's thesis ch. 1, ``seed_004.md`` §1.1): the
+separating surface f(x) = 0, the margins f(x) = +-1, and the points that define them.
+
+The figure has a fixed trace order (:data:`SURFACE_TRACES`) so that a dashboard can update an
+existing ``go.FigureWidget`` in place with :func:`surface_data` instead of rebuilding it.
+"""
+import numbers
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, SURFACE_SCALE, series_color,
+                     DASHES)
+
+__all__ = ["SURFACE_TRACES", "plane_bounds", "decision_grid", "support_masks", "margin_width",
+           "surface_data", "decision_surface", "boundaries_figure"]
+
+#: Trace order of :func:`decision_surface` (``fig.data[i].uid`` equals the name).
+SURFACE_TRACES = ("surface", "boundary", "margins", "class0", "class1", "sv_free", "sv_bound")
+
+#: Colour range of the surface: |f| beyond this saturates (the margins are at +-1).
+Z_RANGE = 2.0
+
+
+def _check_grid(grid):
+    if isinstance(grid, (bool, np.bool_)) or not isinstance(grid, numbers.Integral) or grid < 2:
+        raise ValueError(f"grid must be an integer >= 2, got {grid!r}")
+    if grid > 1000:
+        raise ValueError(f"grid must be at most 1000 (grid**2 decision values), got {grid!r}")
+    return int(grid)
+
+
+def _check_2d(X, name="X"):
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (n_samples, 2) for a plane figure, got {X.shape}")
+    if X.shape[0] and not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return X
+
+
+def plane_bounds(X, padding=0.1):
+    """``(xmin, xmax, ymin, ymax)`` of the points ``X`` widened by ``padding`` times their span."""
+    X = _check_2d(X)
+    if X.shape[0] == 0:
+        return (-1.0, 1.0, -1.0, 1.0)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    span = np.maximum(hi - lo, 1e-9)
+    lo, hi = lo - padding * span, hi + padding * span
+    return (float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1]))
+
+
+def decision_grid(model, bounds, grid=100):
+    """Decision values of ``model`` on a ``grid`` x ``grid`` lattice of the rectangle ``bounds``.
+
+    Returns
+    -------
+    xs, ys : ndarray of shape (grid,)
+        Grid coordinates.
+    Z : ndarray of shape (grid, grid)
+        ``Z[i, j] = f(xs[j], ys[i])`` (rows follow y, as plotly's heat maps expect).
+    """
+    grid = _check_grid(grid)
+    xmin, xmax, ymin, ymax = bounds
+    xs = np.linspace(xmin, xmax, grid)
+    ys = np.linspace(ymin, ymax, grid)
+    xx, yy = np.meshgrid(xs, ys)
+    P = np.column_stack([xx.ravel(), yy.ravel()])
+    Z = np.asarray(model.decision_function(P), dtype=np.float64)
+    if Z.ndim != 1:
+        raise ValueError("decision_surface needs a binary classifier whose decision_function is "
+                         f"one value per point; got shape {Z.shape}")
+    return xs, ys, Z.reshape(grid, grid)
+
+
+def support_masks(model):
+    """Indices (into the training set) of the free and the at-bound support vectors.
+
+    Uses ``model.support_`` and ``model.at_bound_`` (kernelnb's SVC); for an estimator without
+    ``at_bound_`` (scikit-learn's SVC) a support vector is at bound when ``|dual_coef_|`` reaches
+    ``C`` to a relative 1e-8.  Models without ``support_`` have none.
+    """
+    support = getattr(model, "support_", None)
+    if support is None:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty
+    support = np.asarray(support, dtype=np.intp)
+    at_bound = getattr(model, "at_bound_", None)
+    if at_bound is None:
+        C = float(getattr(model, "C", np.inf))
+        coef = np.abs(np.atleast_2d(getattr(model, "dual_coef_", np.zeros((1, support.size)))))
+        at_bound = np.isfinite(C) & np.any(coef >= C * (1 - 1e-8), axis=0)
+    at_bound = np.asarray(at_bound, dtype=bool)
+    return support[~at_bound], support[at_bound]
+
+
+def margin_width(model):
+    """Geometric margin width ``2 / ||w||`` of a fitted binary kernel SVM.
+
+    ``||w||^2 = sum_ij (y_i alpha_i)(y_j alpha_j) k(x_i, x_j)`` over the support vectors
+    (``dual_coef_`` and the fitted ``kernel_`` of kernelnb's SVC).  Returns ``inf`` when w = 0 and
+    ``nan`` for a model without these attributes or with several binary problems.
+    """
+    coef = getattr(model, "dual_coef_", None)
+    kern = getattr(model, "kernel_", None)
+    sv = getattr(model, "support_vectors_", None)
+    if coef is None or kern is None or sv is None or not callable(kern):
+        return float("nan")
+    coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
+    if coef.shape[0] != 1:
+        return float("nan")
+    if coef.shape[1] == 0:
+        return float("inf")
+    K = np.asarray(kern(np.asarray(sv, dtype=np.float64)), dtype=np.float64)
+    w2 = float(coef[0] @ K @ coef[0])
+    return 2.0 / np.sqrt(w2) if w2 > 0 else float("inf")
+
+
+def _class_arrays(X, y, classes=None):
+    y = np.asarray(y)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X and y have different lengths: {X.shape[0]} and {y.shape[0]}")
+    if classes is None:
+        classes = np.unique(y)
+    if len(classes) > 2:
+        raise ValueError(f"a plane figure shows two classes, y has {len(classes)}: {list(classes)}")
+    out = []
+    for k in range(2):
+        mask = (y == classes[k]) if k < len(classes) else np.zeros(y.shape, dtype=bool)
+        out.append(X[mask])
+    return classes, out
+
+
+def surface_data(model, X, y, grid=100, bounds=None, padding=0.1):
+    """Everything :func:`decision_surface` draws, as ``{trace uid: {property: value}}``.
+
+    A dashboard applies it to an existing figure (``fig.data[k].update(**props)``) inside
+    ``batch_update()``; arrays stay numpy arrays, which the widget sends in binary.
+    """
+    X = _check_2d(X)
+    if bounds is None:
+        bounds = plane_bounds(X, padding)
+    xs, ys, Z = decision_grid(model, bounds, grid)
+    classes, parts = _class_arrays(X, y, getattr(model, "classes_", None))
+    free, bound = support_masks(model)
+    names = [f"class {c}" for c in classes] + ["(none)"] * (2 - len(classes))
+    data = {
+        "surface": dict(x=xs, y=ys, z=Z),
+        "boundary": dict(x=xs, y=ys, z=Z),
+        "margins": dict(x=xs, y=ys, z=Z),
+    }
+    for k in range(2):
+        data[f"class{k}"] = dict(x=parts[k][:, 0], y=parts[k][:, 1],
+                                 name=f"{names[k]} ({parts[k].shape[0]})")
+    data["sv_free"] = dict(x=X[free, 0], y=X[free, 1], name=f"free SV, 0 < α < C ({free.size})")
+    data["sv_bound"] = dict(x=X[bound, 0], y=X[bound, 1], name=f"bound SV, α = C ({bound.size})")
+    data["_bounds"] = bounds
+    return data
+
+
+def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True, bounds=None,
+                     padding=0.1, title=None):
+    """Plotly figure of a fitted binary classifier on 2-D data.
+
+    Parameters
+    ----------
+    model : fitted binary classifier with ``decision_function``
+        kernelnb's :class:`~kernelnb.svm.SVC` shows its support vectors (``support_``,
+        ``at_bound_``); any other classifier shows its surface and boundary.
+    X : array of shape (n_samples, 2)
+        The training points (those the model was fitted on, so that ``support_`` indexes them).
+    y : array of shape (n_samples,)
+        Their labels (two classes).
+    grid : int, default=100
+        The surface is evaluated on ``grid`` x ``grid`` points.
+    show_margins : bool, default=True
+        Draw the level lines f = -1 and f = +1 (dashed) beside f = 0 (solid).
+    show_support : bool, default=True
+        Mark the support vectors, free (open circles) and at bound (open squares).
+    bounds : (xmin, xmax, ymin, ymax), optional
+        Plotted rectangle; default: the data's box widened by ``padding`` of its span.
+    title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces in the order of :data:`SURFACE_TRACES` (heat map of f, contour f = 0, contour
+        f = +-1, the two classes, free SVs, bound SVs); each trace's ``uid`` and ``meta`` is its
+        name there (a ``FigureWidget`` replaces uids, ``meta`` stays).
+    """
+    d = surface_data(model, X, y, grid=grid, bounds=bounds, padding=padding)
+    fig = go.Figure()
+    fig.add_trace(go.Heatmap(
+        uid="surface", meta="surface", name="f(x)", **d["surface"], colorscale=SURFACE_SCALE,
+        zmid=0.0,
+        zmin=-Z_RANGE, zmax=Z_RANGE, zauto=False, opacity=0.85,
+        colorbar=dict(title=dict(text="f(x)", side="right"), thickness=12, len=0.75,
+                      tickvals=[-2, -1, 0, 1, 2]),
+        hovertemplate="x₁ = %{x:.2f}<br>x₂ = %{y:.2f}<br>f(x) = %{z:.3f}<extra></extra>"))
+    fig.add_trace(go.Contour(
+        uid="boundary", meta="boundary", name="f(x) = 0", **d["boundary"], showscale=False,
+        showlegend=True,
+        contours=dict(start=0.0, end=0.0, size=1.0, coloring="lines", showlabels=False),
+        colorscale=[[0, "black"], [1, "black"]], line=dict(width=2.5, color="black"),
+        hoverinfo="skip"))
+    fig.add_trace(go.Contour(
+        uid="margins", meta="margins", name="f(x) = ±1", **d["margins"], showscale=False,
+        showlegend=True,
+        visible=bool(show_margins),
+        contours=dict(start=-1.0, end=1.0, size=2.0, coloring="lines", showlabels=False),
+        colorscale=[[0, "#333333"], [1, "#333333"]],
+        line=dict(width=1.5, dash="dash", color="#333333"), hoverinfo="skip"))
+    for k in range(2):
+        fig.add_trace(go.Scatter(
+            uid=f"class{k}", meta=f"class{k}", **d[f"class{k}"], mode="markers",
+            marker=dict(color=CLASS_COLORS[k], symbol=CLASS_SYMBOLS[k], size=7,
+                        line=dict(color="white", width=0.6)),
+            hovertemplate="(%{x:.2f}, %{y:.2f})<extra>%{fullData.name}</extra>"))
+    fig.add_trace(go.Scatter(
+        uid="sv_free", meta="sv_free", **d["sv_free"], mode="markers",
+        visible=bool(show_support),
+        marker=dict(symbol="circle-open", size=13, color="black", line=dict(width=1.6)),
+        hoverinfo="skip"))
+    fig.add_trace(go.Scatter(
+        uid="sv_bound", meta="sv_bound", **d["sv_bound"], mode="markers",
+        visible=bool(show_support),
+        marker=dict(symbol="square-open", size=12, color="#555555", line=dict(width=1.2)),
+        hoverinfo="skip"))
+    xmin, xmax, ymin, ymax = d["_bounds"]
+    fig.update_layout(
+        **BASE_LAYOUT, title=dict(text=title) if title else None, hovermode="closest",
+        xaxis=dict(title=dict(text="x₁ (feature 1)"), range=[xmin, xmax], showgrid=False,
+                   zeroline=False, constrain="domain"),
+        yaxis=dict(title=dict(text="x₂ (feature 2)"), range=[ymin, ymax], showgrid=False,
+                   zeroline=False, scaleanchor="x", scaleratio=1, constrain="domain"),
+    )
+    return fig
+
+
+def boundaries_figure(models, X, y, grid=100, bounds=None, padding=0.1, title=None):
+    """The f = 0 lines of several fitted classifiers over the same 2-D data.
+
+    Parameters
+    ----------
+    models : dict ``{label: fitted binary classifier}``
+        One solid/dashed coloured line per model, in order, labelled in the legend.
+    X, y : training data (two classes) shown as points.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two scatter traces (the classes, uids ``class0``/``class1``) then one contour per model
+        (uid ``boundary<i>``).
+    """
+    X = _check_2d(X)
+    if bounds is None:
+        bounds = plane_bounds(X, padding)
+    classes, parts = _class_arrays(X, y)
+    fig = go.Figure()
+    for k in range(2):
+        name = f"class {classes[k]} ({parts[k].shape[0]})" if k < len(classes) else "(none)"
+        fig.add_trace(go.Scatter(
+            uid=f"class{k}", x=parts[k][:, 0], y=parts[k][:, 1], name=name, mode="markers",
+            marker=dict(color=CLASS_COLORS[k], symbol=CLASS_SYMBOLS[k], size=7, opacity=0.8,
+                        line=dict(color="white", width=0.6))))
+    for i, (label, model) in enumerate(models.items()):
+        xs, ys, Z = decision_grid(model, bounds, grid)
+        color = series_color(i)
+        fig.add_trace(go.Contour(
+            uid=f"boundary{i}", name=str(label), x=xs, y=ys, z=Z, showscale=False,
+            showlegend=True, hoverinfo="skip",
+            contours=dict(start=0.0, end=0.0, size=1.0, coloring="lines", showlabels=False),
+            colorscale=[[0, color], [1, color]],
+            line=dict(width=3, color=color, dash=DASHES[i % len(DASHES)])))
+    xmin, xmax, ymin, ymax = bounds
+    fig.update_layout(
+        **BASE_LAYOUT, title=dict(text=title) if title else None,
+        xaxis=dict(title=dict(text="x₁ (feature 1)"), range=[xmin, xmax], zeroline=False,
+                   constrain="domain"),
+        yaxis=dict(title=dict(text="x₂ (feature 2)"), range=[ymin, ymax], zeroline=False,
+                   scaleanchor="x", scaleratio=1, constrain="domain"),
+    )
+    return fig

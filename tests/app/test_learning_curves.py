@@ -1,0 +1,88 @@
+"""LearningCurves: curves computed over repeats, registry of estimators, progress and errors."""
+import numpy as np
+import pytest
+from sklearn.dummy import DummyClassifier
+
+import kernelnb.app.learning_curves as lc
+from kernelnb.app import CurveEstimator, ESTIMATORS, LearningCurves, learning_curve_data
+
+
+@pytest.fixture(scope="module")
+def app():
+    return LearningCurves(n_repeats=2, n_sizes=4)
+
+
+def test_first_open_is_fast_and_complete(app):
+    s = app.last_stats
+    assert not app.last_error
+    curves = s["curves"]
+    assert set(curves) == {"svc", "knn"}
+    for c in curves.values():
+        assert c["test_error"].shape == (4, 2) and np.all((c["test_error"] >= 0) & (c["test_error"] <= 1))
+    assert np.all(np.diff(s["sizes"]) > 0)
+    assert s["test_error_svc"] < 0.1
+    assert curves["knn"]["n_support"] is None
+    nsv = curves["svc"]["n_support"]
+    assert np.all((nsv >= 2) & (nsv <= s["sizes"][:, None]))
+    uids = [t.uid for t in app.fig.data]
+    assert len(app.fig.data) == 2 * 4 + 1            # bands+means twice each, one #SV line
+    assert any(t.yaxis == "y2" for t in app.fig.data)
+    assert app.progress.layout.visibility == "hidden"
+    assert len(set(uids)) == len(uids)
+
+
+def test_C_slider_recomputes(app):
+    before = app.last_stats["n_support_svc"]
+    app.controls["C"].value = 100.0
+    assert app.last_stats["n_support_svc"] < before       # fewer SVs with a larger C on moons
+    assert "C = 100" in app.fig.layout.title.text
+
+
+def test_dataset_switch_sets_sigma_and_runs(app):
+    app.update(dataset="sonar", estimators=("svc", "klr"))
+    s = app.last_stats
+    assert s["n_features"] == 60 and s["dataset_size"] == 208
+    assert app.controls["sigma"].value == pytest.approx(np.sqrt(60 / 2), rel=1e-2)
+    assert s["test_error_svc"] < 0.35 and "n_support_klr" not in s
+    app.update(dataset="moons", estimators=("svc", "knn"))
+
+
+def test_fashion_choice_only_when_data_present():
+    try:
+        lc._fashion_home()
+        present = True
+    except FileNotFoundError:
+        present = False
+    assert ("fashion_mnist" in lc.DATASETS) == present
+
+
+def test_registry_takes_new_estimators_and_progress_is_reported():
+    spec = CurveEstimator("dummy_test", "majority class",
+                          lambda p: DummyClassifier(strategy="most_frequent"))
+    lc.register_estimator(spec)
+    try:
+        with pytest.raises(ValueError, match="already registered"):
+            lc.register_estimator(spec)
+        rng = np.random.RandomState(0)
+        X = rng.randn(200, 3)
+        y = (rng.rand(200) < 0.3).astype(int)
+        seen = []
+        out = learning_curve_data({"dummy": spec}, X, y, [20, 60, 120], n_repeats=3,
+                                  progress=lambda f, t: seen.append(f))
+        # the majority class is wrong on the minority fraction of the test set
+        assert out["dummy"]["test_error"].mean() == pytest.approx(np.mean(y == 1), abs=0.03)
+        assert seen == sorted(seen) and seen[-1] == 1.0 and len(seen) == 3 * 3 + 1
+        app = LearningCurves(estimators=("dummy_test",), n_repeats=1, n_sizes=3)
+        assert app.last_stats["test_error_dummy_test"] > 0.3
+    finally:
+        ESTIMATORS.pop("dummy_test")
+
+
+def test_errors_are_messages(app):
+    out = app.update(estimators=())
+    assert "at least one estimator" in out["error"] and "estimator" in app.error.value
+    with pytest.raises(ValueError, match="sizes"):
+        learning_curve_data({"svc": ESTIMATORS["svc"]}, np.zeros((10, 2)), np.arange(10) % 2,
+                            [50], params=dict(C=1.0, sigma=1.0))
+    app.update(estimators=("svc", "knn"))
+    assert app.error.value == ""

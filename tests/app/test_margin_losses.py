@@ -1,0 +1,64 @@
+"""MarginLosses: the loss chart follows the controls; boundaries come from fitted losses."""
+import numpy as np
+import pytest
+
+from kernelnb import losses
+from kernelnb.app import MarginLosses
+
+
+@pytest.fixture(scope="module")
+def app():
+    return MarginLosses(grid=30)
+
+
+def test_first_open(app):
+    s = app.last_stats
+    assert not app.last_error
+    assert set(s["values"]) == set(losses.LOSS_NAMES)
+    assert s["train_error_a"] < 0.2 and s["test_error_b"] < 0.2
+    assert app.fig is app.figures[0]
+    assert "kernelnb-main-slider" in app.controls["margin"]._dom_classes
+
+
+def test_margin_slider_moves_marker_and_readout(app):
+    app.controls["margin"].value = -0.5
+    s = app.last_stats
+    assert s["values"]["hinge"] == pytest.approx(1.5)              # max(0, 1 - m)
+    assert s["values"]["exponential"] == pytest.approx(np.exp(0.5))
+    assert s["derivatives"]["logistic"] == pytest.approx(-1 / (1 + np.exp(-0.5)))
+    assert app.fig.layout.shapes[0].x0 == pytest.approx(-0.5)
+    assert "1.5000" in app.stats.value
+
+
+def test_derivative_toggle_and_shown_subset(app):
+    app.update(shown=("hinge", "logistic"), derivative=False)
+    vis = {tuple(t.meta): t.visible for t in app.fig.data}
+    assert vis[("value", "hinge")] and vis[("value", "logistic")]
+    assert not vis[("value", "exponential")] and not vis[("deriv", "hinge")]
+    app.controls["derivative"].value = True
+    vis = {tuple(t.meta): t.visible for t in app.fig.data}
+    assert vis[("deriv", "hinge")] and not vis[("deriv", "exponential")]
+    assert app.fig.layout.yaxis2.visible is True
+    assert set(app.last_stats["values"]) == {"hinge", "logistic"}
+    app.update(shown=tuple(losses.LOSS_NAMES), derivative=False)
+
+
+def test_changing_a_loss_refits_its_boundary(app):
+    app.update(loss_a="hinge", loss_b="exponential")
+    z_b = np.array(app.bfig.data[3].z)
+    z_a = np.array(app.bfig.data[2].z)
+    app.controls["loss_b"].value = "squared"
+    assert not np.allclose(z_b, app.bfig.data[3].z)
+    np.testing.assert_array_equal(z_a, app.bfig.data[2].z)        # A unchanged
+    assert app.bfig.data[3].name == "B: squared"
+    app.controls["C"].value = 10.0
+    assert not np.allclose(z_a, app.bfig.data[2].z)
+
+
+def test_errors_shown_then_recovers(app):
+    out = app.update(loss_a="zero_one")
+    assert "loss_a" in out["error"] and "loss_a" in app.error.value
+    out = app.update(sigma=-1.0)
+    assert "sigma" in out["error"]
+    app.update(loss_a="logistic", sigma=0.5)
+    assert app.error.value == "" and app.last_stats["train_error_a"] < 0.3
