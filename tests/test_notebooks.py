@@ -1,0 +1,84 @@
+"""The course notebooks (``notebooks/*.ipynb``) run from top to bottom without an error.
+
+Each notebook is executed with nbclient in a fresh ``python3`` kernel, from the ``notebooks/``
+folder (as ``kernelnb lab`` opens them).  The notebooks carry their own checks (``assert``
+cells comparing each rule with scikit-learn or with an explicit computation), so an exception in
+any cell fails the test.  The committed files must also be clean: outputs stripped, no path of the
+machine they were written on.
+"""
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+nbclient = pytest.importorskip("nbclient")
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = ROOT / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+CELL_TIMEOUT = 240  # seconds per cell; the slowest cell takes a few seconds on 2 cores
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+# Where the shared data sit next to a checkout (``../shared/data``); Fashion-MNIST is optional.
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+# Absolute paths that must not leak into a committed notebook (outputs, metadata, code).
+ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(?:work|root|home|Users|tmp)/")
+
+
+def _ids(paths):
+    return [p.name for p in paths]
+
+
+def test_notebooks_exist():
+    names = [p.name for p in NOTEBOOKS]
+    for expected in ("01_knn_parzen_nadaraya_watson.ipynb", "02_kernels_kernel_ridge.ipynb",
+                     "03_svm.ipynb", "04_inside_the_solver.ipynb"):
+        assert expected in names, f"{expected} missing from {NOTEBOOK_DIR.name}/: {names}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_is_committed_clean(path):
+    text = path.read_text(encoding="utf-8")
+    nb = nbformat.reads(text, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3", path.name
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            assert cell.outputs == [], f"{path.name}: cell {i} has outputs (strip them)"
+            assert cell.execution_count is None, f"{path.name}: cell {i} has an execution count"
+    leaked = ABSOLUTE_PATH.findall(text)
+    assert not leaked, f"{path.name} contains absolute paths: {leaked}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_runs(path, monkeypatch):
+    # The kernel inherits this environment: plotly's default renderer in JupyterLab (drawn offline
+    # by the plotly extension); Fashion-MNIST from ../shared/data when present (notebook 4 falls
+    # back to a toy otherwise).
+    monkeypatch.setenv("PLOTLY_RENDERER", "plotly_mimetype")
+    if "KERNELNB_DATA" not in os.environ and (SHARED_DATA / "fashion-mnist").is_dir():
+        monkeypatch.setenv("KERNELNB_DATA", str(SHARED_DATA))
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        nb, kernel_name="python3", timeout=CELL_TIMEOUT, allow_errors=False,
+        resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+    t0 = time.perf_counter()
+    client.execute()  # raises CellExecutionError (with the traceback) on the first failing cell
+    elapsed = time.perf_counter() - t0
+    print(f"{path.name}: executed in {elapsed:.1f} s")
+
+    outputs = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    figures = [o for o in outputs if PLOTLY_MIME in o.get("data", {})]
+    assert figures, f"{path.name} shows no plotly figure"
+    for fig in figures:
+        spec = fig["data"][PLOTLY_MIME]
+        assert spec["data"], f"{path.name}: a figure without traces"
+    # Nothing is fetched from the internet: no output refers to a CDN.
+    dumped = json.dumps([o for o in outputs])
+    assert "cdn.plot.ly" not in dumped and "cdn.jsdelivr" not in dumped and "unpkg.com" not in dumped
