@@ -63,19 +63,22 @@ def stop_process(proc: subprocess.Popen, timeout: float = 15) -> None:
 
 
 @contextlib.contextmanager
-def kernelnb_serve(*args: str, python: str = sys.executable, port: int | None = None,
-                   log_name: str = "serve", timeout: float = 90, env: dict | None = None):
+def kernelnb_serve(*args: str, command: list[str] | None = None, port: int | None = None,
+                   log_name: str = "serve", timeout: float = 90, env: dict | None = None,
+                   cwd: Path = REPO):
     """Run ``kernelnb serve --no-browser`` on a free loopback port; yield (base URL, process).
 
-    The server's output goes to ``test-output/logs/<log_name>.log``.
+    ``command`` replaces the default ``python -m kernelnb.cli`` (e.g. a venv's ``kernelnb``
+    script). The server's output goes to ``test-output/logs/<log_name>.log``.
     """
     port = port or free_port()
     logs = TEST_OUTPUT / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     log_path = logs / f"{log_name}.log"
-    cmd = [python, "-m", "kernelnb.cli", "serve", "--no-browser", "--port", str(port), *args]
+    command = command or [sys.executable, "-m", "kernelnb.cli"]
+    cmd = [*command, "serve", "--no-browser", "--port", str(port), *args]
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
                                 env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}/"
     try:

@@ -1,0 +1,177 @@
+"""The Binder launch, rebuilt without Docker.
+
+What repo2docker does with ``binder/``: install ``binder/requirements.txt`` into the image's Python,
+then run ``binder/postBuild``, then start a Jupyter server at the repository root. Here:
+
+* the repository's files (tracked and new, not the ignored build outputs) are copied to a temporary
+  folder, as a fresh clone would be;
+* a fresh virtual environment is made with ``--system-site-packages``: the pinned requirements are
+  the ones this machine already has, so they are inherited instead of downloaded again (the test
+  checks each pin of ``requirements.txt`` is satisfied, which is what Binder's pip would ensure);
+  kernelnb itself is NOT inherited: ``binder/postBuild`` builds and installs it into the venv;
+  the inherited packages' Jupyter data (Voila's templates, the widgets' front-end) lives under the
+  base interpreter's ``share/jupyter``, which ``JUPYTER_PATH`` points at (on Binder all of it is in
+  one environment);
+* from that venv, ``kernelnb serve`` answers the gallery, and a Jupyter server configured by
+  postBuild (as Binder starts it) serves the gallery at ``/kernelnb/`` and a dashboard at
+  Voila's render URL ``/voila/render/dashboards/<name>.ipynb``.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from kernelnb.app.gallery import DASHBOARDS
+
+from .conftest import REPO, TEST_OUTPUT, free_port, kernelnb_serve, stop_process, wait_http
+
+pytestmark = pytest.mark.slow
+
+BINDER = REPO / "binder"
+
+
+def _repo_files():
+    """Files a clone would have: git's tracked and untracked-not-ignored files."""
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("needs git to list the repository's files")
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         cwd=REPO, capture_output=True, check=True).stdout
+    return sorted({f for f in out.decode().split("\0") if f})
+
+
+def _clone(dest: Path) -> Path:
+    override = os.environ.get("KERNELNB_TEST_DASHBOARDS")   # see conftest.dashboards_folder
+    for rel in _repo_files():
+        src = REPO / rel
+        if not os.path.lexists(src):            # deleted in the work tree, not committed yet
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_symlink():
+            os.symlink(os.readlink(src), target)
+        elif src.is_file():
+            shutil.copy2(src, target)
+    if override:
+        (dest / "dashboards").mkdir(exist_ok=True)
+        for nb in Path(override).glob("*.ipynb"):
+            shutil.copy2(nb, dest / "dashboards" / nb.name)
+    return dest
+
+
+def test_requirements_pins_are_what_this_machine_runs():
+    """The venv below inherits packages: check it inherits the runtime set Binder would install.
+
+    The build tools (setuptools, wheel, Cython) only need to build the package, which the venv
+    test does with whatever this machine has; Binder installs the versions pinned.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+    from packaging.requirements import Requirement
+
+    for line in (BINDER / "requirements.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        req = Requirement(line)
+        if req.name.lower() in ("setuptools", "wheel", "cython"):
+            continue
+        try:
+            have = version(req.name)
+        except PackageNotFoundError:
+            pytest.fail(f"binder/requirements.txt needs {req}, which is not installed here")
+        assert req.specifier.contains(have, prereleases=True), f"{req} but {have} is installed"
+
+
+def test_postbuild_is_strict():
+    text = (BINDER / "postBuild").read_text()
+    assert text.startswith("#!") and re.search(r"^set -e", text, re.M)
+    assert os.access(BINDER / "postBuild", os.X_OK)
+
+
+@pytest.fixture(scope="module")
+def binder_env(tmp_path_factory):
+    root = tmp_path_factory.mktemp("binder")
+    repo = _clone(root / "repo")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    bindir = venv / "bin"
+    env = {**os.environ, "VIRTUAL_ENV": str(venv), "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+           "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1",
+           "JUPYTER_PATH": os.pathsep.join(
+               p for p in (str(Path(sys.base_prefix) / "share" / "jupyter"),
+                           os.environ.get("JUPYTER_PATH")) if p)}
+    env.pop("PYTHONPATH", None)
+    log = TEST_OUTPUT / "logs" / "binder_postBuild.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w") as fh:
+        r = subprocess.run(["bash", str(repo / "binder" / "postBuild")], cwd=repo, env=env,
+                           stdout=fh, stderr=subprocess.STDOUT, timeout=600)
+    assert r.returncode == 0, f"postBuild failed:\n{log.read_text()[-4000:]}"
+    return repo, venv, env
+
+
+def test_postbuild_installs_kernelnb_into_the_venv(binder_env):
+    repo, venv, env = binder_env
+    out = subprocess.run(
+        [str(venv / "bin" / "python"), "-c",
+         "import kernelnb, kernelnb.svm._smo as s, kernelnb.app.gallery as g;"
+         "print(kernelnb.__file__); print(s.__file__); print(g.dashboards_dir())"],
+        cwd=venv, env=env, capture_output=True, text=True, check=True).stdout.split("\n")
+    for path in out[:3]:
+        assert Path(path).resolve().is_relative_to(venv.resolve()), out   # not the checkout's copy
+    shipped = {p.stem for p in Path(out[2]).glob("*.ipynb")}
+    assert {d.name for d in DASHBOARDS} <= shipped
+    assert (venv / "bin" / "kernelnb").exists()
+    assert (venv / "etc" / "jupyter" / "jupyter_server_config.d" / "kernelnb.json").is_file()
+
+
+def test_binder_venv_serves_the_gallery(binder_env):
+    repo, venv, env = binder_env
+    with kernelnb_serve(command=[str(venv / "bin" / "kernelnb")], env=env, cwd=venv,
+                        log_name="binder_serve") as (url, _):
+        with urllib.request.urlopen(url, timeout=30) as r:
+            page = r.read().decode()
+    for d in DASHBOARDS:
+        assert f'href="/voila/render/{d.notebook}"' in page and d.title in page
+
+
+def test_binder_jupyter_server_renders_a_dashboard(binder_env):
+    """As Binder starts it: a Jupyter server at the repository root, configured by postBuild."""
+    repo, venv, env = binder_env
+    port, token = free_port(), "binder-test-token"
+    log = TEST_OUTPUT / "logs" / "binder_jupyter_server.log"
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(
+            [str(venv / "bin" / "python"), "-m", "jupyter_server", "--no-browser", f"--port={port}",
+             "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={repo}",
+             f"--IdentityProvider.token={token}",
+             *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])],
+            cwd=repo, env=env, stdout=fh, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        gallery = wait_http(f"{base}kernelnb/?token={token}", 90, proc)
+        first = DASHBOARDS[0]
+        assert f'href="/voila/render/dashboards/{first.notebook}"' in gallery
+        with urllib.request.urlopen(f"{base}voila/render/dashboards/{first.notebook}?token={token}",
+                                    timeout=180) as r:
+            assert r.status == 200
+            page = r.read().decode()
+        assert "Traceback" not in page and "There was an error when executing" not in page
+        assert "application/vnd.jupyter.widget-view+json" in page      # the dashboard's widgets
+        # code cells are stripped: no line of their source shows in the page
+        nb = json.loads((repo / "dashboards" / first.notebook).read_text())
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                for line in "".join(cell["source"]).splitlines():
+                    if len(line.strip()) > 12:
+                        assert html.escape(line.strip(), quote=False) not in page, line
+    finally:
+        stop_process(proc)
