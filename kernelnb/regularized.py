@@ -176,8 +176,11 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(f"y must hold 2 classes; got 1 class ({classes[0]!r})" if
+                             classes.size else "y is empty")
         if classes.shape[0] != 2:
-            raise ValueError(f"RegularizedKernelClassifier is binary: y must hold exactly 2 "
+            raise ValueError(f"Only binary classification is supported: y must hold exactly 2 "
                              f"classes, got {classes.shape[0]} ({list(classes)[:5]})")
         self.classes_ = classes
         self.loss_ = loss
@@ -240,6 +243,11 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         self.converged_ = bool(res.success)
         return self
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
     # -- prediction ------------------------------------------------------------------------
     def decision_function(self, X):
         """f(x) = sum_j a_j k(x_j, x) + b; positive means ``classes_[1]``."""
@@ -250,4 +258,5 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where f(x) > 0, else ``classes_[0]``."""
+        check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]

@@ -71,6 +71,7 @@ class SVMPlayground(Dashboard):
         self._data_key = None
         self._added: list = []
         self._path_cache = (None, None)
+        self._drawn_bounds = None
         super().__init__()
         if params:
             self.update(**params)
@@ -113,7 +114,7 @@ class SVMPlayground(Dashboard):
 
         X, y = self._make_data("moons", TOY_NOISE["moons"][0], 200, 0)
         self._bounds = plane_bounds(X, padding=0.15)
-        fig = decision_surface(_Blank(), X, y, grid=2, bounds=self._bounds)
+        fig = decision_surface(_Blank(), X, y, grid=2, bounds=self._bounds, columns=True)
         fig.update_layout(height=560, uirevision="keep", clickmode="event")
         self.fig = go.FigureWidget(fig)
         self.fig.data[0].on_click(self._on_click)
@@ -201,7 +202,7 @@ class SVMPlayground(Dashboard):
         X, y = self._data(p)
         C = p["C"]
         model = SVC(C=C, **self._svc_params(p)).fit(X, y)
-        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds)
+        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, columns=True)
         Xt, yt = self._test
         free, bound = support_masks(model)
         out = dict(model=model, surface=surface, p=p, stats=dict(
@@ -235,8 +236,14 @@ class SVMPlayground(Dashboard):
     def _render(self, r):
         s, p = r["surface"], r["p"]
         fig = self.fig
+        same_grid = (self._drawn_bounds == s["_bounds"]
+                     and len(fig.data[0].z) == len(s["surface"]["z"]))
         for k, uid in enumerate(SURFACE_TRACES):
-            fig.data[k].update(s[uid])
+            props = s[uid]
+            if same_grid and uid in ("surface", "boundary", "margins"):
+                props = {"z": props["z"]}  # the grid nodes did not move: send f only
+            fig.data[k].update(props)
+        self._drawn_bounds = s["_bounds"]
         fig.data[SURFACE_TRACES.index("margins")].visible = bool(p["show_margins"])
         xmin, xmax, ymin, ymax = s["_bounds"]
         fig.layout.xaxis.range = [xmin, xmax]

@@ -102,21 +102,30 @@ def margin_width(model):
     """Geometric margin width ``2 / ||w||`` of a fitted binary kernel SVM.
 
     ``||w||^2 = sum_ij (y_i alpha_i)(y_j alpha_j) k(x_i, x_j)`` over the support vectors
-    (``dual_coef_`` and the fitted ``kernel_`` of kernelnb's SVC).  Returns ``inf`` when w = 0 and
+    (``dual_coef_`` and the fitted ``kernel_`` of kernelnb's SVC); for kernelnb's L1 soft margin
+    it is read from the dual objective, ``||w||^2 = 2 (objective_ + sum alpha)``.  Returns ``inf`` when w = 0 and
     ``nan`` for a model without these attributes or with several binary problems.
     """
     coef = getattr(model, "dual_coef_", None)
     kern = getattr(model, "kernel_", None)
     sv = getattr(model, "support_vectors_", None)
-    if coef is None or kern is None or sv is None or not callable(kern):
+    if coef is None:
         return float("nan")
     coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
     if coef.shape[0] != 1:
         return float("nan")
     if coef.shape[1] == 0:
         return float("inf")
-    K = np.asarray(kern(np.asarray(sv, dtype=np.float64)), dtype=np.float64)
-    w2 = float(coef[0] @ K @ coef[0])
+    objective = getattr(model, "objective_", None)
+    if (getattr(model, "margin", None) == "l1" and objective is not None
+            and np.ndim(objective) == 0 and type(model).__module__.startswith("kernelnb.svm")):
+        # kernelnb's L1 dual objective is D = ||w||^2 / 2 - sum(alpha), for any alpha: no kernel
+        w2 = 2.0 * (float(objective) + float(np.abs(coef).sum()))
+    elif kern is None or sv is None or not callable(kern):
+        return float("nan")
+    else:
+        K = np.asarray(kern(np.asarray(sv, dtype=np.float64)), dtype=np.float64)
+        w2 = float(coef[0] @ K @ coef[0])
     return 2.0 / np.sqrt(w2) if w2 > 0 else float("inf")
 
 
@@ -135,16 +144,24 @@ def _class_arrays(X, y, classes=None):
     return classes, out
 
 
-def surface_data(model, X, y, grid=100, bounds=None, padding=0.1):
+def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, columns=False):
     """Everything :func:`decision_surface` draws, as ``{trace uid: {property: value}}``.
 
     A dashboard applies it to an existing figure (``fig.data[k].update(**props)``) inside
-    ``batch_update()``; arrays stay numpy arrays, which the widget sends in binary.
+    ``batch_update()``.
+
+    With ``columns=True`` the surface and contour traces get plotly's column form (1-D ``x``,
+    ``y``, ``z`` of length grid**2, one triple per grid node) instead of grid vectors and a 2-D
+    ``z``: a ``FigureWidget`` sends 1-D numeric arrays as binary buffers, but turns a 2-D array
+    into nested lists of JSON numbers (measured: 600 kB and ~50 ms per update at grid=100).
     """
     X = _check_2d(X)
     if bounds is None:
         bounds = plane_bounds(X, padding)
     xs, ys, Z = decision_grid(model, bounds, grid)
+    if columns:
+        xx, yy = np.meshgrid(xs, ys)
+        xs, ys, Z = xx.ravel(), yy.ravel(), Z.ravel()
     classes, parts = _class_arrays(X, y, getattr(model, "classes_", None))
     free, bound = support_masks(model)
     names = [f"class {c}" for c in classes] + ["(none)"] * (2 - len(classes))
@@ -163,7 +180,7 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1):
 
 
 def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True, bounds=None,
-                     padding=0.1, title=None):
+                     padding=0.1, title=None, columns=False):
     """Plotly figure of a fitted binary classifier on 2-D data.
 
     Parameters
@@ -184,6 +201,9 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
     bounds : (xmin, xmax, ymin, ymax), optional
         Plotted rectangle; default: the data's box widened by ``padding`` of its span.
     title : str, optional
+    columns : bool, default=False
+        Give the surface in plotly's column form (see :func:`surface_data`), the fast form for
+        a ``FigureWidget`` that is updated often.
 
     Returns
     -------
@@ -192,7 +212,7 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
         f = +-1, the two classes, free SVs, bound SVs); each trace's ``uid`` and ``meta`` is its
         name there (a ``FigureWidget`` replaces uids, ``meta`` stays).
     """
-    d = surface_data(model, X, y, grid=grid, bounds=bounds, padding=padding)
+    d = surface_data(model, X, y, grid=grid, bounds=bounds, padding=padding, columns=columns)
     fig = go.Figure()
     fig.add_trace(go.Heatmap(
         uid="surface", meta="surface", name="f(x)", **d["surface"], colorscale=SURFACE_SCALE,

@@ -21,7 +21,7 @@ def test_first_open_looks_right():
     assert s["n_support"] == s["n_free"] + s["n_bound"]
     fig = app.fig
     assert len(fig.data[I["sv_free"]].x) + len(fig.data[I["sv_bound"]].x) == s["n_support"]
-    assert np.asarray(fig.data[0].z).shape == (30, 30)
+    assert np.asarray(fig.data[0].z).shape == (30 * 30,)      # plotly's column form (binary)
     assert "kernelnb-stats" in app.stats._dom_classes and "kernelnb-error" in app.error._dom_classes
     assert "kernelnb-main-slider" in app.controls["C"]._dom_classes
     assert all(getattr(w, "continuous_update", False) is False
@@ -38,9 +38,10 @@ def test_surface_is_the_decision_function_of_the_data_shown(playground):
     y = np.r_[np.zeros(len(playground.fig.data[3].x)), np.ones(len(playground.fig.data[4].x))]
     ref = SkSVC(C=3.0, gamma=1 / (2 * 0.4 ** 2), tol=1e-6).fit(X, y)
     heat = playground.fig.data[0]
-    xx, yy = np.meshgrid(heat.x, heat.y)
-    want = ref.decision_function(np.c_[xx.ravel(), yy.ravel()]).reshape(xx.shape)
+    want = ref.decision_function(np.c_[heat.x, heat.y])
     np.testing.assert_allclose(np.asarray(heat.z), want, atol=1e-2)
+    for k in (1, 2):                                   # the contours carry the same f
+        np.testing.assert_array_equal(playground.fig.data[k].z, heat.z)
     assert playground.last_stats["n_support"] == ref.support_.size
 
 
@@ -64,8 +65,9 @@ def test_switching_kernel_changes_the_surface_and_controls(playground):
     playground.controls["kernel"].value = "linear"
     z_lin = np.array(playground.fig.data[0].z)
     assert not np.allclose(z_rbf, z_lin)
-    # a linear f is a plane: constant second differences along both grid directions
-    assert np.allclose(np.diff(z_lin, 2, axis=1), 0, atol=1e-8)
+    # a linear f is a plane: constant second differences along the grid rows
+    g = playground.grid
+    assert np.allclose(np.diff(z_lin.reshape(g, g), 2, axis=1), 0, atol=1e-8)
     assert playground.controls["sigma"].disabled and playground.controls["degree"].disabled
     playground.controls["kernel"].value = "poly"
     assert not playground.controls["degree"].disabled
@@ -79,9 +81,9 @@ def test_click_adds_a_point_of_the_chosen_class(playground):
     n_class1 = len(playground.fig.data[4].x)
     playground.controls["click_class"].value = 1
     heat = playground.fig.data[0]
-    x, y = float(heat.x[5]), float(heat.y[7])
+    x, y = float(heat.x[57]), float(heat.y[57])
     # what plotly's front end sends on a click on the heat map
-    heat._dispatch_on_click(Points(point_inds=[[7, 5]], xs=[x], ys=[y], trace_name="f(x)",
+    heat._dispatch_on_click(Points(point_inds=[57], xs=[x], ys=[y], trace_name="f(x)",
                                    trace_index=0), InputDeviceState())
     s = playground.last_stats
     assert s["n_train"] == n0 + 1 and s["n_added"] == 1

@@ -171,3 +171,22 @@ def test_c_path_figure_one_point_per_C():
     assert fig.layout.shapes[0].x0 == pytest.approx(0.0)  # log10(C = 1) on a log axis
     with pytest.raises(ValueError, match="one value per C"):
         c_path_figure(Cs, [1, 2], np.zeros(7))
+
+
+def test_margin_width_from_objective_matches_kernel_sum(moons):
+    X, y, model = moons
+    c = model.dual_coef_[0]
+    K = model.kernel_(model.support_vectors_)
+    assert margin_width(model) == pytest.approx(2 / np.sqrt(c @ K @ c), rel=1e-4)
+    sk = SkSVC(C=1.0, gamma=2.0, tol=1e-8).fit(X, y)     # no kernel_ attribute: unknown
+    assert np.isnan(margin_width(sk))
+
+
+def test_column_form_holds_the_same_surface(moons):
+    X, y, model = moons
+    grid = decision_surface(model, X, y, grid=20).data[0]
+    cols = decision_surface(model, X, y, grid=20, columns=True).data[0]
+    assert np.asarray(cols.z).shape == (400,)
+    np.testing.assert_allclose(np.asarray(cols.z).reshape(20, 20), grid.z)
+    np.testing.assert_allclose(np.asarray(cols.x).reshape(20, 20)[0], grid.x)
+    np.testing.assert_allclose(np.asarray(cols.y).reshape(20, 20)[:, 0], grid.y)
