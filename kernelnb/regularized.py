@@ -13,9 +13,9 @@ squared hinge the L2-margin SVM with C_svm = 2 C (kernelnb's ``SVC(margin='l2')`
 
 How it is solved: the kernel matrix is diagonalised once, K = U diag(s) U', and the problem is
 solved in the coordinates beta = diag(s)^(1/2) U' a, where f(x_i) = (U diag(s)^(1/2) beta)_i + b and
-||f||_H^2 = ||beta||^2 (the empirical kernel map; eigenvalues below ``eig_tol`` times the largest are
-dropped, directions in which f cannot vary anyway). That problem is well conditioned, and its exact
-gradient follows from the loss derivative L'(m) of :mod:`kernelnb.losses`.
+||f||_H^2 = ||beta||^2 (the empirical kernel map; eigenvalues below ``eig_tol`` times the largest
+are dropped, directions in which f cannot vary anyway). That problem is well conditioned, and its
+exact gradient follows from the loss derivative L'(m) of :mod:`kernelnb.losses`.
 Kinked losses (hinge, perceptron) are not differentiable at their kink; they are replaced by their
 Huber smoothing of width ``smoothing`` (quadratic over a margin interval of that width before the
 kink, the Moreau envelope of the hinge), which differs from the loss by at most smoothing/2 and
@@ -148,24 +148,24 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"loss {loss.name!r} is not differentiable and has no smoothing here")
         self._positive("tol", self.tol)
         self._positive("eig_tol", self.eig_tol, allow_zero=True)
-        if (isinstance(self.max_iter, (bool, np.bool_)) or not isinstance(self.max_iter, numbers.Integral)
-                or self.max_iter < 1):
+        if (isinstance(self.max_iter, (bool, np.bool_))
+                or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1):
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
             raise ValueError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
         kernel = self.kernel
-        if isinstance(kernel, str) and kernel not in ("rbf", "linear", "poly"):
-            raise ValueError(f"kernel must be 'rbf', 'linear', 'poly' or a callable, got {kernel!r}")
-        if not isinstance(kernel, str) and not callable(kernel):
-            raise ValueError(f"kernel must be 'rbf', 'linear', 'poly' or a callable, got {kernel!r}")
+        if ((isinstance(kernel, str) and kernel not in ("rbf", "linear", "poly"))
+                or (not isinstance(kernel, str) and not callable(kernel))):
+            raise ValueError(f"kernel must be 'rbf', 'linear', 'poly' or a callable, "
+                             f"got {kernel!r}")
         sigma = self.sigma
         if isinstance(sigma, str):
             if sigma != "scale":
                 raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
         else:
             self._positive("sigma", sigma)
-        if (isinstance(self.degree, (bool, np.bool_)) or not isinstance(self.degree, numbers.Integral)
-                or self.degree < 1):
+        if (isinstance(self.degree, (bool, np.bool_))
+                or not isinstance(self.degree, numbers.Integral) or self.degree < 1):
             raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
         return loss, C, h
 
@@ -201,7 +201,8 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         K = np.asarray(self.kernel_(X), dtype=np.float64)
         if not np.all(np.isfinite(K)):
-            raise ValueError("the kernel matrix has NaN or infinite values (check X, degree, coef0)")
+            raise ValueError("the kernel matrix has NaN or infinite values "
+                             "(check X, degree, coef0)")
         K = 0.5 * (K + K.T)
         s, U = np.linalg.eigh(K)
         keep = s > self.eig_tol * max(s[-1], 0.0) if s[-1] > 0 else np.zeros(n, dtype=bool)

@@ -15,6 +15,7 @@ figures keep their last good state, and the dashboard keeps answering.
 from __future__ import annotations
 
 import contextlib
+import copy
 import html
 import math
 import time
@@ -117,6 +118,9 @@ class Dashboard:
 
     title = "Dashboard"
     purpose = ""
+    #: Show ``title`` and ``purpose`` above the dashboard (the dashboard notebooks have their own
+    #: markdown title, so off by default).
+    header = False
     #: Rows of the readout: (key of the stats dict, label, format spec or callable).
     STATS: list = []
 
@@ -167,18 +171,19 @@ class Dashboard:
 
     # -- machinery -------------------------------------------------------------------------
     def _layout(self):
-        head = widgets.HTML(
-            _CSS + f'<div class="kernelnb-title"><h2>{html.escape(self.title)}</h2>'
-            f"<p>{html.escape(self.purpose)}</p></div>")
+        head = widgets.HTML(_CSS + (
+            f'<div class="kernelnb-title"><h2>{html.escape(self.title)}</h2>'
+            f"<p>{html.escape(self.purpose)}</p></div>" if self.header else ""))
         left = widgets.VBox(self._control_rows() + [self.progress, self.status],
                             layout=widgets.Layout(width="320px", min_width="320px"))
         right = widgets.VBox([*self.figures, self.stats],
                              layout=widgets.Layout(flex="1 1 auto", min_width="0"))
         return widgets.VBox([head, self.error, widgets.HBox([left, right])])
 
-    def _ipython_display_(self):  # pragma: no cover - exercised in notebooks
-        from IPython.display import display
-        display(self.widget)
+    def _repr_mimebundle_(self, **kwargs):
+        """Display the dashboard (``display(app)`` or an ``app`` last in a cell)."""
+        self.sync_figures()
+        return self.widget._repr_mimebundle_(**kwargs)
 
     def params(self):
         """Current value of every control, as a dict."""
@@ -287,12 +292,28 @@ class Dashboard:
             if not isinstance(exc, (ValueError, TypeError, FileNotFoundError)):
                 tb = traceback.extract_tb(exc.__traceback__)
                 if tb:
-                    msg += f" (in {tb[-1].name}, {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno})"
+                    where = tb[-1].filename.rsplit("/", 1)[-1]
+                    msg += f" (in {tb[-1].name}, {where}:{tb[-1].lineno})"
             self.show_error(msg)
             if raise_errors:
                 raise
             return {"error": msg}
         self.show_error("")
         self.stats.value = self._format_stats(stats)
+        self.sync_figures()
         self.last_stats = stats
         return stats
+
+    def sync_figures(self):
+        """Copy each figure's Python-side state into its synced widget state.
+
+        A ``FigureWidget`` sends edits as restyle/relayout messages to the views that exist, but
+        refreshes the state a *new* view starts from (``_widget_data``/``_widget_layout``) only
+        when it is displayed by itself (plotly's ``_repr_mimebundle_``). Inside a ``VBox`` that
+        never happens, so a view created later (Voila renders after the notebook has run; a
+        re-rendered output in JupyterLab) would start from the figure as first built. Assigning
+        the traits after every update keeps them current (numeric 1-D arrays go out as binary).
+        """
+        for fig in self.figures:
+            fig._widget_layout = copy.deepcopy(fig._layout_obj._props)
+            fig._widget_data = copy.deepcopy(fig._data)

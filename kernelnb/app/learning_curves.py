@@ -9,7 +9,6 @@ sets and, when its files are present, a Fashion-MNIST subset (T-shirt vs shirt).
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from pathlib import Path
 from typing import Callable, Optional
@@ -22,7 +21,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from .. import kernels as _k
-from ..datasets import TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths, load_fashion_mnist
+from ..datasets import (TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths,
+                        load_fashion_mnist)
 from ..neighbors import KNeighborsClassifier
 from ..regularized import RegularizedKernelClassifier
 from ..svm import SVC
@@ -192,7 +192,8 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
     sizes = np.asarray(sizes, dtype=int)
     n_pool = X.shape[0] - int(np.ceil(test_fraction * X.shape[0]))
     if sizes.size == 0 or sizes.min() < 2 or sizes.max() > n_pool:
-        raise ValueError(f"sizes must lie in [2, {n_pool}] (the training pool), got {sizes.tolist()}")
+        raise ValueError(f"sizes must lie in [2, {n_pool}] (the training pool), "
+                         f"got {sizes.tolist()}")
     classes = np.unique(y)
     params = params or {}
     shape = (sizes.size, int(n_repeats))
@@ -258,8 +259,9 @@ class LearningCurves(Dashboard):
     """
 
     title = "Learning curves"
-    purpose = ("Training and test error against the number of training points, mean ± one standard "
-               "deviation over random splits; dotted: the number of support vectors (right axis).")
+    purpose = ("Training and test error against the number of training points, mean ± one "
+               "standard deviation over random splits; dotted: the number of support vectors "
+               "(right axis).")
     STATS = [("dataset_size", "points in the data set", "d"),
              ("n_features", "features", "d"),
              ("time_s", "computation time (s)", ".2f")]
@@ -290,7 +292,7 @@ class LearningCurves(Dashboard):
         self.description = widgets.HTML()
         fig = learning_curve_figure({"": dict(sizes=[1, 2], train_error=[0, 0],
                                               test_error=[0, 0])})
-        fig.update_layout(height=540)
+        fig.update_layout(height=600)
         self.fig = go.FigureWidget(fig)
         self.figures = [self.fig]
 
@@ -343,6 +345,8 @@ class LearningCurves(Dashboard):
         fig = self.fig
         fig.data = []
         fig.add_traces(list(new.data))
+        fig.layout.xaxis.update(tickvals=new.layout.xaxis.tickvals,
+                                ticktext=new.layout.xaxis.ticktext)
         fig.layout.yaxis2.visible = new.layout.yaxis2.visible
         desc = DATASETS[p["dataset"]][0]
         fig.layout.title.text = (f"{desc.split(':')[0]}: C = {p['C']:.3g}, σ = {p['sigma']:.3g}, "

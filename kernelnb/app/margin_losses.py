@@ -1,7 +1,7 @@
 """Margin losses: every loss of :mod:`kernelnb.losses` against the margin m = y f(x), with the
 derivatives on a toggle (the KMP paper's Fig. 5, ``../shared/research/seed_002.md`` §1.8;
-Collobert's thesis, ``seed_001.md`` §1.1), and the boundaries that two chosen losses fit on the same
-2-D toy data (:class:`kernelnb.regularized.RegularizedKernelClassifier`, same kernel, same C).
+Collobert's thesis, ``seed_001.md`` §1.1), and the boundaries that two chosen losses fit on the
+same 2-D toy data (:class:`kernelnb.regularized.RegularizedKernelClassifier`, same kernel, same C).
 """
 from __future__ import annotations
 
@@ -48,8 +48,8 @@ class MarginLosses(Dashboard):
     """
 
     title = "Margin losses"
-    purpose = ("Losses of the margin m = y·f(x) and their derivatives (KMP paper, Fig. 5); pick two "
-               "losses to compare the boundaries they fit on the same data.")
+    purpose = ("Losses of the margin m = y·f(x) and their derivatives (KMP paper, Fig. 5); "
+               "pick two losses to compare the boundaries they fit on the same data.")
     STATS = [
         ("margin", "marked margin m", ".2f"),
         ("train_error_a", "loss A: training error", ".1%"),
@@ -91,7 +91,8 @@ class MarginLosses(Dashboard):
         c["n_samples"] = styled(widgets.IntSlider(value=150, min=20, max=600, step=10,
                                                   description="n points"))
         c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
-                            tooltip="J = mean loss + ‖f‖²/(2Cn): larger C, less regularisation")
+                            tooltip="J = mean loss + ‖f‖²/(2Cn): larger C, less "
+                                    "regularisation")
         c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05)
 
         self.fig = go.FigureWidget(loss_curves(show_derivative=False, highlight=0.5))

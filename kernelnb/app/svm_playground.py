@@ -72,6 +72,7 @@ class SVMPlayground(Dashboard):
         self._added: list = []
         self._path_cache = (None, None)
         self._drawn_bounds = None
+        self._model_cache = (None, None)
         super().__init__()
         if params:
             self.update(**params)
@@ -201,7 +202,12 @@ class SVMPlayground(Dashboard):
     def _compute(self, p):
         X, y = self._data(p)
         C = p["C"]
-        model = SVC(C=C, **self._svc_params(p)).fit(X, y)
+        key = (self._data_key, tuple(self._added), C, tuple(sorted(self._svc_params(p).items())))
+        if self._model_cache[0] == key:   # chart-only change (margins shown, click class...)
+            model = self._model_cache[1]
+        else:
+            model = SVC(C=C, **self._svc_params(p)).fit(X, y)
+            self._model_cache = (key, model)
         surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, columns=True)
         Xt, yt = self._test
         free, bound = support_masks(model)

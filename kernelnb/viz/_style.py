@@ -21,7 +21,7 @@ DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 #: Layout shared by every figure: white template, compact margins, legend above the plot area.
 BASE_LAYOUT = dict(
     template="plotly_white",
-    margin=dict(l=60, r=20, t=60, b=50),
+    margin=dict(l=60, r=20, t=95, b=50),
     legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0,
                 bgcolor="rgba(255,255,255,0.7)"),
     font=dict(size=13),
@@ -31,3 +31,9 @@ BASE_LAYOUT = dict(
 def series_color(i):
     """Colour of the ``i``-th series."""
     return SERIES_COLORS[i % len(SERIES_COLORS)]
+
+
+def title_layout(text):
+    """Layout ``title``: top left of the figure, above the legend row (empty text: no title)."""
+    return dict(text=text or "", x=0.01, xanchor="left", y=0.985, yref="container",
+                yanchor="top", font=dict(size=15))

@@ -4,7 +4,7 @@ with the number of support vectors) and the C path of an SVM (#SV and errors aga
 import numpy as np
 import plotly.graph_objects as go
 
-from ._style import BASE_LAYOUT, series_color
+from ._style import BASE_LAYOUT, series_color, title_layout
 
 __all__ = ["learning_curve_figure", "c_path_figure", "c_marker"]
 
@@ -26,7 +26,7 @@ def _matrix(values, n_sizes, what, name):
 
 
 def _band(x, mean, spread, color, uid, group):
-    lower, upper = mean - spread, mean + spread
+    lower, upper = np.clip(mean - spread, 0.0, 1.0), np.clip(mean + spread, 0.0, 1.0)  # rates
     return go.Scatter(uid=uid, x=np.concatenate([x, x[::-1]]),
                       y=np.concatenate([upper, lower[::-1]]), fill="toself",
                       fillcolor=_rgba(color, 0.15), line=dict(width=0), mode="lines",
@@ -91,13 +91,21 @@ def learning_curve_figure(curves, title=None, show_train=True, log_x=True):
                 line=dict(color=color, width=1.5, dash="dot"), marker=dict(symbol="x", size=7),
                 hovertemplate="n = %{x}<br>%{y:.0f} support vectors<extra>" + str(name)
                               + "</extra>"))
+    ticks = np.unique(np.concatenate([np.asarray(c["sizes"], dtype=float).ravel()
+                                      for c in curves.values()]))
+    layout = dict(BASE_LAYOUT)
+    # many series: the legend goes under the plot, where it hides neither data nor the title
+    layout["legend"] = dict(orientation="h", x=0.0, xanchor="left", y=-0.18, yanchor="top")
+    layout["margin"] = dict(l=60, r=60, t=50, b=40)
     fig.update_layout(
-        **BASE_LAYOUT, title=dict(text=title) if title else None, hovermode="x unified",
+        **layout, title=title_layout(title), hovermode="x unified",
         xaxis=dict(title=dict(text="training-set size n (points)"),
-                   type="log" if log_x else "linear"),
+                   type="log" if log_x else "linear", tickmode="array", tickvals=ticks,
+                   ticktext=[f"{t:.0f}" for t in ticks]),
         yaxis=dict(title=dict(text="error rate"), tickformat=".0%", rangemode="tozero"),
         yaxis2=dict(title=dict(text="number of support vectors"), overlaying="y", side="right",
-                    rangemode="tozero", showgrid=False, visible=any_sv),
+                    rangemode="tozero", showgrid=False, visible=any_sv, tickmode="auto",
+                    nticks=6, tickformat=",.0f"),
     )
     return fig
 
@@ -170,7 +178,7 @@ def c_path_figure(Cs, n_support, train_error, test_error=None, n_bound=None, cur
         marker=dict(symbol="square-open"), visible=n_bound is not None,
         hovertemplate="C = %{x:.3g}<br>%{y:.0f} at bound<extra></extra>"))
     fig.update_layout(
-        **BASE_LAYOUT, title=dict(text=title) if title else None, hovermode="x unified",
+        **BASE_LAYOUT, title=title_layout(title), hovermode="x unified",
         xaxis=dict(title=dict(text="C (soft-margin penalty, log scale)"), type="log"),
         yaxis=dict(title=dict(text="error rate"), tickformat=".0%", rangemode="tozero"),
         yaxis2=dict(title=dict(text="number of support vectors"), overlaying="y", side="right",

@@ -6,11 +6,13 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .. import losses as _losses
-from ._style import BASE_LAYOUT, series_color
+from ._style import BASE_LAYOUT, SERIES_COLORS, title_layout
 
 __all__ = ["loss_curves", "loss_axes_layout", "margin_marker"]
 
 _VALUE_RANGE = (-0.25, 4.25)
+#: D3's colours without its grey (kept for the 0-1 error) plus a dark indigo: ten distinct hues.
+_PALETTE = tuple(c for c in SERIES_COLORS if c.upper() != "#7F7F7F") + ("#393B79",)
 _DERIV_RANGE = (-3.25, 1.25)
 _M_TITLE = "margin m = y·f(x)  (residual r = y − f for the ε-insensitive loss)"
 
@@ -31,13 +33,18 @@ def _resolve(names):
 
 
 def _color(loss):
+    """A fixed colour per loss (the same whichever losses are shown); the 0-1 error is grey."""
     if loss.name == "zero_one":
         return "#7f7f7f"
-    try:
-        i = _losses.LOSS_NAMES.index(loss.name)
-    except ValueError:
-        i = 0
-    return series_color(i)
+    names = [n for n in _losses.LOSS_NAMES if n != "zero_one"]
+    i = names.index(loss.name) if loss.name in names else 0
+    return _PALETTE[i % len(_PALETTE)]
+
+
+def _dash(loss):
+    # squared and squared hinge coincide for m < 1: dash the squared loss so both show
+    return {"zero_one": "dot", "squared": "dash", "epsilon_insensitive": "dashdot"}.get(
+        loss.name, "solid")
 
 
 def _label(loss):
@@ -61,7 +68,7 @@ def loss_axes_layout(show_derivative):
 
 
 def margin_marker(m):
-    """Layout ``shapes``/``annotations`` of a vertical line at the margin ``m`` (or none for None)."""
+    """Layout ``shapes``/``annotations``: a vertical line at the margin ``m`` (none for None)."""
     if m is None:
         return dict(shapes=[], annotations=[])
     m = float(m)
@@ -100,7 +107,8 @@ def loss_curves(names=None, show_derivative=False, margin_range=(-2.0, 3.0), n_p
     try:
         lo, hi = (float(v) for v in margin_range)
     except (TypeError, ValueError):
-        raise ValueError(f"margin_range must be two numbers (low, high), got {margin_range!r}") from None
+        raise ValueError(f"margin_range must be two numbers (low, high), "
+                         f"got {margin_range!r}") from None
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
         raise ValueError(f"margin_range must be finite with low < high, got {margin_range!r}")
     if int(n_points) < 2:
@@ -112,12 +120,13 @@ def loss_curves(names=None, show_derivative=False, margin_range=(-2.0, 3.0), n_p
     fig = go.Figure()
     for loss in losses:
         color = _color(loss)
-        dash = "dot" if loss.name == "zero_one" else "solid"
+        dash = _dash(loss)
         fig.add_trace(go.Scatter(
             uid=f"value:{loss.name}", meta=["value", loss.name], name=_label(loss),
             legendgroup=loss.name, x=m,
-            y=loss.value(m), mode="lines", line=dict(color=color, width=2.2, dash=dash,
-                                                     shape="hv" if loss.name == "zero_one" else "linear"),
+            y=loss.value(m), mode="lines",
+            line=dict(color=color, width=2.2, dash=dash,
+                      shape="hv" if loss.name == "zero_one" else "linear"),
             xaxis="x", yaxis="y",
             hovertemplate="m = %{x:.2f}<br>L = %{y:.3f}<extra>" + loss.name + "</extra>"))
         fig.add_trace(go.Scatter(
@@ -130,9 +139,11 @@ def loss_curves(names=None, show_derivative=False, margin_range=(-2.0, 3.0), n_p
     layout = dict(BASE_LAYOUT)
     layout["legend"] = dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top",
                             title=dict(text="loss L(m)"))
-    layout["margin"] = dict(l=60, r=20, t=50, b=50)
+    layout["margin"] = dict(l=60, r=20, t=60, b=50)
+    # transparent plot areas: the hidden derivative panel must not paint over the loss panel
+    layout["plot_bgcolor"] = "rgba(0,0,0,0)"
     fig.update_layout(
-        **layout, title=dict(text=title) if title else None, hovermode="closest",
+        **layout, title=title_layout(title), hovermode="closest",
         xaxis=dict(range=[lo, hi], anchor="y", zeroline=True, zerolinecolor="#bbbbbb"),
         xaxis2=dict(range=[lo, hi], anchor="y2", matches="x", zeroline=True,
                     zerolinecolor="#bbbbbb", title=dict(text=_M_TITLE)),

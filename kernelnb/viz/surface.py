@@ -13,8 +13,8 @@ import numbers
 import numpy as np
 import plotly.graph_objects as go
 
-from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, SURFACE_SCALE, series_color,
-                     DASHES)
+from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, DASHES, SURFACE_SCALE,
+                     series_color, title_layout)
 
 __all__ = ["SURFACE_TRACES", "plane_bounds", "decision_grid", "support_masks", "margin_width",
            "surface_data", "decision_surface", "boundaries_figure"]
@@ -103,7 +103,8 @@ def margin_width(model):
 
     ``||w||^2 = sum_ij (y_i alpha_i)(y_j alpha_j) k(x_i, x_j)`` over the support vectors
     (``dual_coef_`` and the fitted ``kernel_`` of kernelnb's SVC); for kernelnb's L1 soft margin
-    it is read from the dual objective, ``||w||^2 = 2 (objective_ + sum alpha)``.  Returns ``inf`` when w = 0 and
+    it is read from the dual objective, ``||w||^2 = 2 (objective_ + sum alpha)``.
+    Returns ``inf`` when w = 0 and
     ``nan`` for a model without these attributes or with several binary problems.
     """
     coef = getattr(model, "dual_coef_", None)
@@ -252,7 +253,7 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
         hoverinfo="skip"))
     xmin, xmax, ymin, ymax = d["_bounds"]
     fig.update_layout(
-        **BASE_LAYOUT, title=dict(text=title) if title else None, hovermode="closest",
+        **BASE_LAYOUT, title=title_layout(title), hovermode="closest",
         xaxis=dict(title=dict(text="x₁ (feature 1)"), range=[xmin, xmax], showgrid=False,
                    zeroline=False, constrain="domain"),
         yaxis=dict(title=dict(text="x₂ (feature 2)"), range=[ymin, ymax], showgrid=False,
@@ -298,7 +299,7 @@ def boundaries_figure(models, X, y, grid=100, bounds=None, padding=0.1, title=No
             line=dict(width=3, color=color, dash=DASHES[i % len(DASHES)])))
     xmin, xmax, ymin, ymax = bounds
     fig.update_layout(
-        **BASE_LAYOUT, title=dict(text=title) if title else None,
+        **BASE_LAYOUT, title=title_layout(title),
         xaxis=dict(title=dict(text="x₁ (feature 1)"), range=[xmin, xmax], zeroline=False,
                    constrain="domain"),
         yaxis=dict(title=dict(text="x₂ (feature 2)"), range=[ymin, ymax], zeroline=False,

@@ -18,7 +18,8 @@ def test_first_open_is_fast_and_complete(app):
     curves = s["curves"]
     assert set(curves) == {"svc", "knn"}
     for c in curves.values():
-        assert c["test_error"].shape == (4, 2) and np.all((c["test_error"] >= 0) & (c["test_error"] <= 1))
+        e = c["test_error"]
+        assert e.shape == (4, 2) and np.all((e >= 0) & (e <= 1))
     assert np.all(np.diff(s["sizes"]) > 0)
     assert s["test_error_svc"] < 0.1
     assert curves["knn"]["n_support"] is None

@@ -6,7 +6,6 @@ from sklearn.svm import SVC as SkSVC
 
 import kernelnb.app.svm_playground as pg_module
 from kernelnb.app import SVMPlayground
-from kernelnb.datasets import make_moons
 from kernelnb.viz import SURFACE_TRACES
 
 I = {name: k for k, name in enumerate(SURFACE_TRACES)}

@@ -134,6 +134,8 @@ def test_loss_curves_default_is_every_loss_and_validates():
     fig = loss_curves()
     names = [t.meta[1] for t in fig.data if t.meta[0] == "value"]
     assert names == list(losses.LOSS_NAMES)
+    colors = [t.line.color for t in fig.data if t.meta[0] == "value"]
+    assert len(set(colors)) == len(colors)                  # every loss is told apart
     assert any("of r" in t.name for t in fig.data if t.meta[1] == "epsilon_insensitive")
     with pytest.raises(ValueError, match="margin_range"):
         loss_curves(margin_range=(3, -2))
@@ -153,7 +155,10 @@ def test_learning_curve_figure_bands_and_second_axis():
     np.testing.assert_allclose(by_uid["test:svm"].y, test.mean(1))
     band = np.asarray(by_uid["test_band:svm"].y)
     np.testing.assert_allclose(band[:4], test.mean(1) + test.std(1))
-    np.testing.assert_allclose(band[4:], (test.mean(1) - test.std(1))[::-1])
+    np.testing.assert_allclose(band[4:], np.clip(test.mean(1) - test.std(1), 0, 1)[::-1])
+    spread = learning_curve_figure({"x": dict(sizes=[5, 10], train_error=[[0, 0.4], [0, 0]],
+                                              test_error=[[0.0, 0.5], [0.9, 1.0]])})
+    assert min(spread.data[0].y) >= 0 and max(spread.data[0].y) <= 1   # bands stay rates
     assert by_uid["nsv:svm"].yaxis == "y2" and "nsv:knn" not in by_uid
     assert fig.layout.yaxis2.overlaying == "y" and fig.layout.xaxis.type == "log"
     with pytest.raises(ValueError, match="test_error"):
