@@ -124,7 +124,7 @@ class Dashboard:
     #: Rows of the readout: (key of the stats dict, label, format spec or callable).
     STATS: list = []
 
-    def __init__(self):
+    def __init__(self, **params):
         self.error = widgets.HTML(value="")
         self.error.add_class(ERROR_CLASS)
         self.stats = widgets.HTML(value="")
@@ -142,7 +142,7 @@ class Dashboard:
         for name, w in self.controls.items():
             w.observe(self._on_control, names="value")
         self.widget = self._layout()
-        self.update()
+        self.update(**params)  # the first picture, with the initial parameters given
 
     # -- to override -----------------------------------------------------------------------
     def _build(self):

@@ -268,9 +268,7 @@ class LearningCurves(Dashboard):
 
     def __init__(self, **params):
         self._cache = {}
-        super().__init__()
-        if params:
-            self.update(**params)
+        super().__init__(**params)
 
     def _build(self):
         c = self.controls

@@ -64,9 +64,7 @@ class MarginLosses(Dashboard):
         self.grid = grid
         self._fit_cache = {}
         self._data_key = None
-        super().__init__()
-        if params:
-            self.update(**params)
+        super().__init__(**params)
 
     def _build(self):
         c = self.controls

@@ -67,15 +67,12 @@ class SVMPlayground(Dashboard):
 
     def __init__(self, grid=100, **params):
         self.grid = grid
-        self._init_params = params
         self._data_key = None
         self._added: list = []
         self._path_cache = (None, None)
         self._drawn_bounds = None
         self._model_cache = (None, None)
-        super().__init__()
-        if params:
-            self.update(**params)
+        super().__init__(**params)
 
     # -- widgets ---------------------------------------------------------------------------
     def _build(self):
