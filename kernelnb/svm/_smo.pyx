@@ -69,7 +69,9 @@ cdef class _Solver:
     cdef float[:, ::1] Kpre       # precomputed kernel (n x n) or empty
     cdef bint precomputed
     # ---- cache ----------------------------------------------------------------------------
-    cdef int capacity, block, n_cached, n_threads
+    cdef int capacity, block, n_cached, n_threads, cur_block
+    cdef long useful, wasted
+    cdef signed char[::1] pref       # slot holds a prefetched row not used yet
     cdef float[:, ::1] rows       # capacity x n
     cdef int[::1] slot_of         # example -> slot or -1
     cdef int[::1] ex_of           # slot -> example or -1
@@ -141,6 +143,10 @@ cdef class _Solver:
                 block = max(1, (cap - 2) // 2)
             self.capacity = cap
             self.block = block
+            self.cur_block = block
+            self.useful = 0
+            self.wasted = 0
+            self.pref = np.zeros(cap, dtype=np.int8)
             self.rows = np.empty((cap, self.n), dtype=np.float32)
             self.slot_of = np.full(self.n, -1, dtype=np.int32)
             self.ex_of = np.full(cap, -1, dtype=np.int32)
@@ -189,9 +195,12 @@ cdef class _Solver:
             s = self.tail
             self._lru_unlink(s)
             self.slot_of[self.ex_of[s]] = -1
+            if self.pref[s]:
+                self.wasted += 1
+        self.pref[s] = 0
         return s
 
-    cdef void _compute_block(self, int count) noexcept nogil:
+    cdef void _compute_block(self, int count, int n_requested) noexcept nogil:
         """Compute the kernel rows of the examples want[0:count] and store them in the cache.
 
         One OpenMP region: each thread multiplies the gathered rows by its own slice of X with a
@@ -242,15 +251,18 @@ cdef class _Solver:
             memcpy(&self.rows[s, 0], &self.kbuf[r, 0], n * sizeof(float))
             self.slot_of[e] = s
             self.ex_of[s] = e
+            self.pref[s] = 1 if r >= n_requested else 0
             self._lru_push_front(s)
 
     cdef int _pick_prefetch(self, int first) noexcept nogil:
         """Fill want[] with `first` then the most violating uncached examples; return the count.
 
         Scores follow the selection rule: -y_t G_t for t in I_up, y_t G_t for t in I_low
-        (the larger, the likelier t is chosen soon).  A min-heap keeps the best block-1.
+        (the larger, the likelier t is chosen soon).  A min-heap keeps the best cur_block - 1.
         """
-        cdef int k, t, e, h = 0, cap = self.block - 1, c, ch
+        cdef int k, t, e, h = 0, cap, c, ch
+        self._adapt_block()
+        cap = self.cur_block - 1
         cdef double sc, su, sl, ts
         cdef int te
         self.want[0] = first
@@ -312,6 +324,21 @@ cdef class _Solver:
         self.mark[first] = 0
         return h + 1
 
+    cdef void _adapt_block(self) noexcept nogil:
+        """Size the prefetch to the evidence: when most prefetched rows are evicted unused (a
+        cache smaller than the rows the solver cycles through), halve the block, down to the
+        single missing row as LIBSVM; when most are used, double it back.  A cache that holds
+        every row never evicts, so it keeps the full block."""
+        cdef long seen = self.useful + self.wasted
+        if seen < 2 * self.cur_block:
+            return
+        if self.useful * 10 < 3 * seen:
+            self.cur_block = max(1, self.cur_block // 2)
+        elif self.useful * 10 > 7 * seen and self.cur_block < self.block:
+            self.cur_block = min(self.block, self.cur_block * 2)
+        self.useful = 0
+        self.wasted = 0
+
     cdef float* row(self, int e) noexcept nogil:
         """Kernel row K(x_e, x_.) of length n, from the cache (computed in a block on a miss)."""
         cdef int s, count
@@ -320,9 +347,12 @@ cdef class _Solver:
         s = self.slot_of[e]
         if s < 0:
             count = self._pick_prefetch(e)
-            self._compute_block(count)
+            self._compute_block(count, 1)
             s = self.slot_of[e]
         else:
+            if self.pref[s]:
+                self.useful += 1
+                self.pref[s] = 0
             self._lru_unlink(s)
             self._lru_push_front(s)
         return &self.rows[s, 0]
@@ -347,11 +377,11 @@ cdef class _Solver:
             c += 1
             if c == self.block:
                 self._unmark_want(c)
-                self._compute_block(c)
+                self._compute_block(c, c)
                 c = 0
         if c > 0:
             self._unmark_want(c)
-            self._compute_block(c)
+            self._compute_block(c, c)
 
     cdef inline void _unmark_want(self, int c) noexcept nogil:
         cdef int r
