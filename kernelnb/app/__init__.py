@@ -7,8 +7,9 @@ The notebooks of ``dashboards/`` only build one and display it, e.g.
 from ._base import Dashboard
 from .learning_curves import (CurveEstimator, ESTIMATORS, LearningCurves, learning_curve_data,
                               register_estimator)
+from .kmp_playground import KMPPlayground
 from .margin_losses import MarginLosses
 from .svm_playground import SVMPlayground
 
-__all__ = ["Dashboard", "SVMPlayground", "MarginLosses", "LearningCurves", "CurveEstimator",
+__all__ = ["Dashboard", "SVMPlayground", "MarginLosses", "LearningCurves", "KMPPlayground", "CurveEstimator",
            "ESTIMATORS", "register_estimator", "learning_curve_data"]

@@ -75,6 +75,11 @@ DASHBOARDS: list[Dashboard] = [
         "Training and test error against training-set size for several estimators and data sets, "
         "with the number of support points.",
         "learning_curves.png"),
+    Dashboard(
+        "kmp_playground", "Kernel Matching Pursuit",
+        "Choose the number of support points N directly and compare with an SVM; the far-cluster "
+        "example of the squared and tanh losses.",
+        "kmp_playground.png"),
 ]
 
 
