@@ -115,9 +115,10 @@ def c_marker(C):
     if C is None:
         return dict(shapes=[], annotations=[])
     C = float(C)
-    lc = float(np.log10(C))  # shapes and annotations on a log axis take log10 coordinates
+    # on a log axis plotly places shapes at the data value but annotations at its log10
+    lc = float(np.log10(C))
     return dict(
-        shapes=[dict(type="line", xref="x", yref="paper", x0=lc, x1=lc, y0=0, y1=1,
+        shapes=[dict(type="line", xref="x", yref="paper", x0=C, x1=C, y0=0, y1=1,
                      line=dict(color="#444444", width=1.5, dash="dot"))],
         annotations=[dict(x=lc, xref="x", y=1.0, yref="paper", yanchor="bottom",
                           text=f"C = {C:.3g}", showarrow=False, font=dict(size=12))])

@@ -112,7 +112,7 @@ def test_c_path_has_one_point_per_C(playground):
     k = int(np.argmin(np.abs(np.log(s["path_Cs"] / 1.0))))
     assert abs(s["path_n_support"][k] - s["n_support"]) <= 2
     playground.controls["C"].value = 10.0          # moving C only moves the marker
-    assert playground.path_fig.layout.shapes[0].x0 == pytest.approx(1.0)
+    assert playground.path_fig.layout.shapes[0].x0 == pytest.approx(10.0)   # data value
     playground.update(c_path=False)
     assert playground.path_box.layout.display == "none"
 

@@ -169,11 +169,13 @@ def test_learning_curve_figure_bands_and_second_axis():
 def test_c_path_figure_one_point_per_C():
     Cs = np.logspace(-1, 2, 7)
     fig = c_path_figure(Cs, np.arange(7)[::-1] + 3, np.linspace(.3, 0, 7), np.linspace(.3, .1, 7),
-                        n_bound=np.arange(7)[::-1], current_C=1.0)
+                        n_bound=np.arange(7)[::-1], current_C=10.0)
     assert [t.uid for t in fig.data] == ["train", "test", "nsv", "nbound"]
     assert all(len(t.x) == 7 for t in fig.data)
     assert fig.layout.xaxis.type == "log"
-    assert fig.layout.shapes[0].x0 == pytest.approx(0.0)  # log10(C = 1) on a log axis
+    # on a log axis plotly places shapes at the data value, annotations at its log10
+    assert fig.layout.shapes[0].x0 == pytest.approx(10.0)
+    assert fig.layout.annotations[0].x == pytest.approx(1.0)
     with pytest.raises(ValueError, match="one value per C"):
         c_path_figure(Cs, [1, 2], np.zeros(7))
 
