@@ -8,8 +8,10 @@ from ._base import Dashboard
 from .learning_curves import (CurveEstimator, ESTIMATORS, LearningCurves, learning_curve_data,
                               register_estimator)
 from .kmp_playground import KMPPlayground
+from .local_methods import DensityExplorer, LocalMethodsPlayground
 from .margin_losses import MarginLosses
 from .svm_playground import SVMPlayground
 
-__all__ = ["Dashboard", "SVMPlayground", "MarginLosses", "LearningCurves", "KMPPlayground", "CurveEstimator",
+__all__ = ["Dashboard", "SVMPlayground", "MarginLosses", "LearningCurves", "KMPPlayground",
+           "LocalMethodsPlayground", "DensityExplorer", "CurveEstimator",
            "ESTIMATORS", "register_estimator", "learning_curve_data"]

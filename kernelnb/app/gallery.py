@@ -80,6 +80,16 @@ DASHBOARDS: list[Dashboard] = [
         "Choose the number of support points N directly and compare with an SVM; the far-cluster "
         "example of the squared and tanh losses.",
         "kmp_playground.png"),
+    Dashboard(
+        "local_methods", "Local methods",
+        "KNN, HKNN, CKNN and Parzen windows on 2-D data: K, lambda and h; click a point to see its "
+        "neighbours, local hulls and projections.",
+        "local_methods.png"),
+    Dashboard(
+        "density_explorer", "Density explorer",
+        "Parzen against Manifold Parzen windows on the spiral: contours, local Gaussians and the "
+        "test log-likelihood.",
+        "density_explorer.png"),
 ]
 
 
