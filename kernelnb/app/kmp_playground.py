@@ -94,7 +94,7 @@ class KMPPlayground(Dashboard):
         c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05,
                                 tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
         c["n_basis"] = styled(widgets.IntSlider(value=10, min=1, max=MAX_N_SQUARED,
-                                                description="N (support pts)"))
+                                                description="N"))
         c["n_basis"].add_class(MAIN_SLIDER_CLASS)
         c["C"] = log_slider("C (SVM)", 1.0, -2, 3, step=0.1, tooltip="the SVM's penalty C")
         c["cluster_distance"] = styled(widgets.FloatSlider(value=6.0, min=2.0, max=12.0, step=0.5,
@@ -111,10 +111,14 @@ class KMPPlayground(Dashboard):
                            textposition="top center", textfont=dict(size=11, color="black"),
                            marker=dict(symbol="circle-open", size=14, color="#1b7837",
                                        line=dict(width=2.2)))
-        kfig.update_layout(height=460, title="KMP", uirevision="keep")
+        side = dict(width=470, height=520, uirevision="keep", margin=dict(l=55, r=10, t=50, b=40),
+                    legend=dict(orientation="h", x=0, y=-0.16, yanchor="top", font=dict(size=11)))
+        kfig.update_layout(title="KMP", **side)
+        kfig.update_traces(selector=dict(type="heatmap"), showscale=False)
         self.fig = go.FigureWidget(kfig)
         sfig = decision_surface(blank, X, y, grid=2, bounds=bounds, columns=True, show_margins=True)
-        sfig.update_layout(height=460, title="SVM", uirevision="keep")
+        sfig.update_layout(title="SVM", **side)
+        sfig.update_traces(selector=dict(type="heatmap"), showscale=False)
         self.svm_fig = go.FigureWidget(sfig)
         pfig = go.Figure()
         pfig.add_scatter(x=[1], y=[0], mode="lines", name="training error", line=dict(dash="dot"))

@@ -103,8 +103,8 @@ class LocalMethodsPlayground(Dashboard):
         c["n_samples"] = styled(widgets.IntSlider(value=150, min=20, max=600, step=10,
                                                   description="n points"))
         c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6, description="sample seed"))
-        c["method"] = styled(widgets.Dropdown(options=METHODS, value="hknn", description="method"))
-        c["n_neighbors"] = styled(widgets.IntSlider(value=3, min=1, max=30, description="K"))
+        c["method"] = styled(widgets.Dropdown(options=METHODS, value="cknn", description="method"))
+        c["n_neighbors"] = styled(widgets.IntSlider(value=4, min=1, max=30, description="K"))
         c["n_neighbors"].add_class(MAIN_SLIDER_CLASS)
         c["weight_decay"] = log_slider("λ (HKNN)", 0.01, -4, 2, step=0.1,
                                        tooltip="weight decay of the local hyperplane solve")
@@ -270,9 +270,9 @@ class DensityExplorer(Dashboard):
                                                            ("Manifold", "manifold")],
                                                   value="manifold", description="model"))
         c["model"].style.button_width = "90px"
-        c["bandwidth"] = log_slider("h (Parzen)", 0.013, -3, 0, step=0.05, main=True,
+        c["bandwidth"] = log_slider("h (Parzen)", 0.013, -3, 0, step=0.05,
                                     tooltip="Parzen window width h")
-        c["sigma"] = log_slider("σ (noise)", 0.007, -3.5, -0.5, step=0.05,
+        c["sigma"] = log_slider("σ (noise)", 0.007, -3.5, -0.5, step=0.05, main=True,
                                 tooltip="Manifold Parzen: isotropic noise σ")
         c["n_components"] = styled(widgets.IntSlider(value=1, min=0, max=2, description="d"))
         c["n_neighbors"] = styled(widgets.IntSlider(value=11, min=1, max=40, description="k"))
