@@ -54,7 +54,7 @@ def squared_path(const floating[::1, :] D, const double[::1] y, int n_basis, int
     cdef int l = D.shape[0], M = D.shape[1], n, k, j, gamma, one = 1, N = n_basis, it, tries
     cdef int nv = 0 if Dval is None else Dval.shape[0]
     cdef double best, sc, r, nq, proj, f, err, dv, c_y
-    cdef double done = 1.0, dzero = 0.0
+    cdef double done = 1.0, dzero = 0.0, dminus = -1.0
     cdef float fone = 1.0, fzero = 0.0
     if y.shape[0] != l:
         raise ValueError("y and the dictionary have different lengths")
@@ -76,6 +76,7 @@ def squared_path(const floating[::1, :] D, const double[::1] y, int n_basis, int
     cdef double[::1] z = np.zeros(N)
     cdef double[::1] q = np.empty(l)
     cdef double[::1] h = np.empty(N)
+    cdef double[::1] hk = np.empty(N)
     cdef int[::1] basis = np.full(N, -1, dtype=np.int32)
     cdef double[::1] step_coef = np.zeros(N)
     cdef double[::1] train_err = np.zeros(N)
@@ -138,12 +139,14 @@ def squared_path(const floating[::1, :] D, const double[::1] y, int n_basis, int
                     q[j] = D[j, gamma]
                 for k in range(n):
                     h[k] = 0.0
-                for it in range(2):
-                    for k in range(n):
-                        proj = ddot(&l, &Q[0, k], &one, &q[0], &one)
-                        h[k] += proj
-                        for j in range(l):
-                            q[j] -= proj * Q[j, k]
+                # classical Gram-Schmidt applied twice (CGS2, as stable as modified G-S), each
+                # pass two BLAS GEMVs: hk = Q' q, then q -= Q hk
+                if n > 0:
+                    for it in range(2):
+                        dgemv("T", &l, &n, &done, &Q[0, 0], &l, &q[0], &one, &dzero, &hk[0], &one)
+                        dgemv("N", &l, &n, &dminus, &Q[0, 0], &l, &hk[0], &one, &done, &q[0], &one)
+                        for k in range(n):
+                            h[k] += hk[k]
                 nq = sqrt(ddot(&l, &q[0], &one, &q[0], &one))
                 if nq <= sqrt(eligible_floor[gamma]) or nq == 0:
                     # numerically dependent after all: exclude it and choose again
