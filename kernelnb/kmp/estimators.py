@@ -146,19 +146,28 @@ class _BaseKMP(BaseEstimator):
             raise ValueError(f"n_basis={self.n_basis} is larger than the dictionary ({M} atoms: "
                              f"{cand.shape[0]} candidate points{' + bias' if self.bias else ''})")
         need_mb = np.dtype(self.dtype).itemsize * n * M / 2**20
-        if need_mb > self.memory_mb:
+        blocked = need_mb > self.memory_mb
+        if blocked and self.loss != "squared":
             raise ValueError(f"the dictionary needs {need_mb:.0f} MB (n_samples x n_candidates "
-                             f"values), more than memory_mb={self.memory_mb}: lower n_candidates "
-                             "or use dtype='float32'")
+                             f"values), more than memory_mb={self.memory_mb}; only loss='squared' "
+                             "recomputes kernel columns in blocks: lower n_candidates or use "
+                             "dtype='float32'")
         self.kernel_ = self._make_kernel(X)
         centres = X[cand]
-        D = self._dictionary(X, centres)
-        Dv = None if X_val is None else self._dictionary(X_val, centres)
+        self.blocked_ = blocked
+        if blocked:
+            D = Dv = None
+        else:
+            D = self._dictionary(X, centres)
+            Dv = None if X_val is None else self._dictionary(X_val, centres)
         patience = -1 if self.n_iter_no_change is None or Dv is None else int(self.n_iter_no_change)
         self.paths_ = []
         for j in range(T.shape[1]):
             yv = None if T_val is None else np.ascontiguousarray(T_val[:, j])
-            if self.loss == "squared":
+            if self.loss == "squared" and blocked:
+                res = self._blocked_path(X, X_val, centres, T[:, j], yv, classification,
+                                         patience, need_mb)
+            elif self.loss == "squared":
                 res = _kmp.squared_path(D, np.ascontiguousarray(T[:, j]), int(self.n_basis),
                                         _kmp.VARIANTS[self.variant], Dv, yv, classification,
                                         1e-10, patience)
@@ -178,6 +187,27 @@ class _BaseKMP(BaseEstimator):
                 self.n_basis_.append(len(res["basis"]))
         self._set_weights()
         self.fit_time_ = time.perf_counter() - t0
+
+    def _blocked_path(self, X, X_val, centres, t, yv, classification, patience, need_mb):
+        """The squared-loss path with kernel columns recomputed in blocks (memory_mb too small)."""
+        M = centres.shape[0] + (1 if self.bias else 0)
+        n_c = centres.shape[0]
+        # columns per block so that one block stays within a tenth of memory_mb
+        block = int(max(1, min(M, self.memory_mb * 2**20 / 10 / (8.0 * X.shape[0]))))
+
+        def atoms(P, lo, hi):
+            hi_c = min(hi, n_c)
+            B = (np.asarray(self.kernel_(P, centres[lo:hi_c]), dtype=np.float64)
+                 if lo < hi_c else np.zeros((P.shape[0], 0)))
+            if self.bias and hi > n_c:
+                B = np.hstack([B, np.ones((P.shape[0], 1))])
+            return B
+
+        return _squared_path_blocked(
+            lambda lo, hi: atoms(X, lo, hi), M, np.asarray(t, dtype=np.float64), int(self.n_basis),
+            self.variant, lambda k: atoms(X, k, k + 1)[:, 0],
+            None if X_val is None else (lambda k: atoms(X_val, k, k + 1)[:, 0]),
+            yv, classification, block, 1e-10, patience)
 
     def _weights_at(self, res, N):
         """Weights per dictionary atom of a path's model with its first N steps."""
@@ -225,6 +255,99 @@ class _BaseKMP(BaseEstimator):
         from ..losses import get_loss
 
         return get_loss(self.loss)
+
+
+def _squared_path_blocked(columns, n_atoms, y, N, variant, col, val_col=None, yval=None,
+                          classification=True, block=256, eps=1e-10, patience=-1):
+    """The squared-loss pursuit of :func:`kernelnb.kmp._kmp.squared_path` without storing the
+    dictionary: ``columns(lo, hi)`` returns the atoms lo..hi-1 evaluated at the training points
+    (l x b) and is called block by block for every product with the dictionary; ``col(k)`` and
+    ``val_col(k)`` give one atom at the training and validation points.  Memory O(l * (block + N));
+    time O(N * M * l) kernel evaluations, recomputed at each step."""
+    l, M = y.shape[0], n_atoms
+
+    def dict_t(v):                        # D' v, block by block
+        return np.concatenate([columns(lo, min(lo + block, M)).T @ v for lo in range(0, M, block)])
+
+    norm2 = np.concatenate([np.einsum("ij,ij->j", B, B) for B in
+                            (columns(lo, min(lo + block, M)) for lo in range(0, M, block))])
+    s = norm2.copy()
+    R = y.astype(np.float64).copy()
+    c = dict_t(R)
+    Q = np.zeros((l, N))
+    U = np.zeros((N, N))
+    z = np.zeros(N)
+    nv = 0 if yval is None else yval.shape[0]
+    Qv = np.zeros((nv, N))
+    fval = np.zeros(nv)
+    basis, step_coef, train_err, val_err = [], [], [], []
+    best, since = np.inf, 0
+    floor = eps * norm2
+    n = 0
+    for _ in range(N + M):
+        if n >= N:
+            break
+        ok = norm2 > 0 if variant == "basic" else (norm2 > 0) & (s > floor)
+        denom = s if variant == "prefit" else norm2
+        score = np.where(ok, c * c / np.where(ok, denom, 1.0), -1.0)
+        g = int(np.argmax(score))
+        if score[g] <= 0:
+            break
+        d = col(g)
+        if variant == "basic":
+            r = c[g] / norm2[g]
+            R -= r * d
+            c -= r * dict_t(d)
+            if nv:
+                fval += r * val_col(g)
+            step_coef.append(r)
+        else:
+            q = d.copy()
+            h = np.zeros(n)
+            for _ in range(2):
+                hk = Q[:, :n].T @ q
+                q -= Q[:, :n] @ hk
+                h += hk
+            nq = np.sqrt(q @ q)
+            if nq <= np.sqrt(floor[g]) or nq == 0:
+                s[g] = 0.0
+                continue
+            q /= nq
+            Q[:, n] = q
+            U[:n, n] = h
+            U[n, n] = nq
+            r = q @ R
+            z[n] = r
+            t = dict_t(q)
+            c -= r * t
+            s -= t * t
+            s[g] = 0.0
+            R -= r * q
+            if nv:
+                dv = val_col(g) - Qv[:, :n] @ h
+                Qv[:, n] = dv / nq
+                fval += r * Qv[:, n]
+        basis.append(g)
+        f = y - R
+        train_err.append(np.mean((f > 0) != (y > 0)) if classification else np.mean((y - f) ** 2))
+        n += 1
+        if nv:
+            val_err.append(np.mean((fval > 0) != (yval > 0)) if classification
+                           else np.mean((yval - fval) ** 2))
+            if val_err[-1] < best:
+                best, since = val_err[-1], 0
+            else:
+                since += 1
+                if 0 < patience <= since:
+                    break
+    out = {"basis": np.array(basis, dtype=np.int32), "train_error": np.array(train_err),
+           "val_error": np.array(val_err) if nv else None, "residual": R}
+    if variant == "basic":
+        out["step_coef"] = np.array(step_coef)
+    else:
+        out["U"] = U[:n, :n].copy()
+        out["z"] = z[:n].copy()
+    return out
 
 
 def _swap(parts):
@@ -325,7 +448,9 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
         Precision of the dictionary.  The pursuit is bound by reading it once per step, so
         float32 halves time and memory; the residue and scores stay in float64.
     memory_mb : float, default=2048
-        Bound on the dictionary's memory (n_samples x n_candidates values).
+        Bound on the dictionary's memory (n_samples x n_candidates values).  Beyond it the
+        squared-loss pursuit recomputes kernel columns in blocks at every step (``blocked_``):
+        memory O(n_samples x (block + N)), time O(N x M x l) kernel evaluations.
     random_state : int, RandomState or None
 
     Attributes

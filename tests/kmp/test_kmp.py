@@ -138,6 +138,20 @@ def test_non_differentiable_losses_are_refused():
             KMPClassifier(loss=loss).fit(X, y)
 
 
+@pytest.mark.parametrize("variant", ["prefit", "backfit", "basic"])
+def test_blocked_recomputation_makes_the_same_choices(variant):
+    """A dictionary over memory_mb is recomputed in blocks at every step, with the same result."""
+    X, y = make_moons(300, noise=0.3, random_state=2)
+    Xv, yv = make_moons(100, noise=0.3, random_state=3)
+    full = KMPClassifier(n_basis=15, variant=variant, sigma=0.5).fit(X, y, X_val=Xv, y_val=yv)
+    tiny = KMPClassifier(n_basis=15, variant=variant, sigma=0.5, memory_mb=0.2).fit(
+        X, y, X_val=Xv, y_val=yv)                 # 300 x 301 doubles = 0.7 MB > 0.2 MB
+    assert tiny.blocked_ and not full.blocked_
+    np.testing.assert_array_equal(tiny.paths_[0]["basis"], full.paths_[0]["basis"])
+    np.testing.assert_allclose(tiny.validation_errors_[0], full.validation_errors_[0])
+    np.testing.assert_allclose(tiny.decision_function(X), full.decision_function(X), atol=1e-8)
+
+
 def test_multiclass_one_vs_rest():
     from sklearn.datasets import load_iris
 
@@ -168,7 +182,7 @@ def test_regressor_matches_least_squares_on_sinc():
     (dict(n_candidates=0), "n_candidates"),
     (dict(refit_every=0), "refit_every"),
     (dict(kernel="precomputed"), "precomputed"),
-    (dict(memory_mb=1e-6), "memory_mb"),
+    (dict(memory_mb=1e-6, loss="tanh"), "memory_mb"),
     (dict(dtype="float16"), "dtype"),
 ])
 def test_bad_parameters(params, message):
