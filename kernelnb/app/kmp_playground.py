@@ -13,11 +13,11 @@ import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from ..datasets import TOY_DATASETS, TOY_NOISE
 from ..kmp import KMPClassifier
 from ..svm import SVC
 from ..viz import SURFACE_TRACES, boundaries_figure, decision_surface, plane_bounds, surface_data
 from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
+from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
 
 __all__ = ["KMPPlayground", "far_cluster_data"]
 
@@ -77,16 +77,7 @@ class KMPPlayground(Dashboard):
     # -- widgets ---------------------------------------------------------------------------
     def _build(self):
         c = self.controls
-        names = list(TOY_DATASETS)
-        c["dataset"] = styled(widgets.Dropdown(
-            options=[(f"{n} — {TOY_DATASETS[n][1]}", n) for n in names], value="moons",
-            description="data set"))
-        c["noise"] = styled(widgets.FloatSlider(value=TOY_NOISE["moons"][0], min=0.0,
-                                                max=TOY_NOISE["moons"][1], step=0.01,
-                                                description="noise"))
-        c["n_samples"] = styled(widgets.IntSlider(value=200, min=40, max=600, step=10,
-                                                  description="n points"))
-        c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6, description="sample seed"))
+        add_toy_controls(c, n_value=200, n_min=40, n_max=600)
         c["variant"] = styled(widgets.ToggleButtons(options=["prefit", "backfit", "basic"],
                                                     value="prefit", description="variant"))
         c["variant"].style.button_width = "62px"
@@ -103,9 +94,9 @@ class KMPPlayground(Dashboard):
                                           layout=widgets.Layout(width="220px"))
         self.same_button.on_click(lambda _b: self.match_svm())
 
-        X, y = self._make_data("moons", TOY_NOISE["moons"][0], 200, 0)
+        X, y = self._make_data("moons", c["noise"].value, 200, 0)
         bounds = plane_bounds(X, padding=0.15)
-        blank = _Blank()
+        blank = BlankModel()
         kfig = decision_surface(blank, X, y, grid=2, bounds=bounds, columns=True, show_margins=False)
         kfig.update_traces(selector=dict(meta="sv_free"), mode="markers+text",
                            textposition="top center", textfont=dict(size=11, color="black"),
@@ -130,7 +121,7 @@ class KMPPlayground(Dashboard):
                            margin=dict(l=60, r=20, t=50, b=50), uirevision="keep")
         self.path_fig = go.FigureWidget(pfig)
         Xf, yf = far_cluster_data()
-        ffig = boundaries_figure({"SVM": _Blank(), "KMP-mse": _Blank(), "KMP-tanh": _Blank()},
+        ffig = boundaries_figure({"SVM": BlankModel(), "KMP-mse": BlankModel(), "KMP-tanh": BlankModel()},
                                  Xf, yf, grid=2, title="Fig. 7: linear kernel, a far cluster")
         ffig.update_layout(height=460, uirevision="keep")
         self.far_fig = go.FigureWidget(ffig)
@@ -154,11 +145,7 @@ class KMPPlayground(Dashboard):
         return box
 
     # -- data ------------------------------------------------------------------------------
-    @staticmethod
-    def _make_data(name, noise, n, seed):
-        if name not in TOY_DATASETS:
-            raise ValueError(f"dataset must be one of {sorted(TOY_DATASETS)}, got {name!r}")
-        return TOY_DATASETS[name][0](n_samples=int(n), noise=float(noise), random_state=int(seed))
+    _make_data = staticmethod(make_toy)
 
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
@@ -179,11 +166,7 @@ class KMPPlayground(Dashboard):
 
     # -- work ------------------------------------------------------------------------------
     def _adjust(self, params, given):
-        if "dataset" in given and "noise" not in given and params["dataset"] in TOY_NOISE:
-            default, top = TOY_NOISE[params["dataset"]]
-            with self.hold():
-                self.controls["noise"].max = top
-            params["noise"] = default
+        params = reset_noise_on_dataset_change(self, params, given)
         self.controls["variant"].disabled = params["loss"] != "squared"
         return params
 
@@ -275,13 +258,3 @@ class KMPPlayground(Dashboard):
         self.far_fig.layout.title.text = (f"Fig. 7: linear kernel, far cluster at distance "
                                           f"{p['cluster_distance']:.1f}")
         return dict(r["stats"])
-
-
-class _Blank:
-    """Placeholder model for the empty figures: f = 0 everywhere, no support points."""
-
-    classes_ = np.array([0, 1])
-
-    @staticmethod
-    def decision_function(P):
-        return np.zeros(len(P))

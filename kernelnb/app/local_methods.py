@@ -19,6 +19,7 @@ from ..neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, M
                          ParzenClassifier, ParzenDensity)
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
 from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
+from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
 
 __all__ = ["LocalMethodsPlayground", "DensityExplorer"]
 
@@ -95,14 +96,7 @@ class LocalMethodsPlayground(Dashboard):
 
     def _build(self):
         c = self.controls
-        c["dataset"] = styled(widgets.Dropdown(
-            options=[(f"{n} — {TOY_DATASETS[n][1]}", n) for n in TOY_DATASETS], value="moons",
-            description="data set"))
-        c["noise"] = styled(widgets.FloatSlider(value=TOY_NOISE["moons"][0], min=0.0,
-                                                max=TOY_NOISE["moons"][1], step=0.01, description="noise"))
-        c["n_samples"] = styled(widgets.IntSlider(value=150, min=20, max=600, step=10,
-                                                  description="n points"))
-        c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6, description="sample seed"))
+        add_toy_controls(c, n_value=150, n_min=20, n_max=600)
         c["method"] = styled(widgets.Dropdown(options=METHODS, value="cknn", description="method"))
         c["n_neighbors"] = styled(widgets.IntSlider(value=4, min=1, max=30, description="K"))
         c["n_neighbors"].add_class(MAIN_SLIDER_CLASS)
@@ -111,7 +105,7 @@ class LocalMethodsPlayground(Dashboard):
         c["bandwidth"] = log_slider("h (Parzen)", 0.2, -2, 0.5, step=0.05, tooltip="window width h")
         X, y = TOY_DATASETS["moons"][0](n_samples=150, noise=TOY_NOISE["moons"][0], random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
-        fig = decision_surface(_Blank(), X, y, grid=2, bounds=self._bounds, columns=True,
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True,
                                show_margins=False, show_support=False)
         for k in range(2):
             fig.add_scatter(x=[], y=[], mode="markers", name=f"neighbours in class {k}",
@@ -131,12 +125,9 @@ class LocalMethodsPlayground(Dashboard):
 
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
-        if p["dataset"] not in TOY_DATASETS:
-            raise ValueError(f"dataset must be one of {sorted(TOY_DATASETS)}, got {p['dataset']!r}")
         if key != self._data_key:
-            make = TOY_DATASETS[key[0]][0]
-            self._train = make(n_samples=key[2], noise=key[1], random_state=key[3])
-            self._test = make(n_samples=N_TEST, noise=key[1], random_state=key[3] + 7919)
+            self._train = make_toy(*key)
+            self._test = make_toy(key[0], key[1], N_TEST, key[3] + 7919)
             self._bounds = plane_bounds(self._train[0], padding=0.15)
             self._data_key = key
         return self._train
@@ -152,11 +143,7 @@ class LocalMethodsPlayground(Dashboard):
             self.query(xs[0], ys[0])
 
     def _adjust(self, params, given):
-        if "dataset" in given and "noise" not in given and params["dataset"] in TOY_NOISE:
-            default, top = TOY_NOISE[params["dataset"]]
-            with self.hold():
-                self.controls["noise"].max = top
-            params["noise"] = default
+        params = reset_noise_on_dataset_change(self, params, given)
         m = params["method"]
         self.controls["weight_decay"].disabled = m != "hknn"
         self.controls["bandwidth"].disabled = m != "parzen"
@@ -365,11 +352,3 @@ class DensityExplorer(Dashboard):
                 f"Manifold Parzen, d = {p['n_components']}, k = {p['n_neighbors']}, σ = {p['sigma']:.3g}")
         fig.layout.title.text = f"{what}: test ANLL {r['stats']['test_anll']:.3f}"
         return dict(r["stats"])
-
-
-class _Blank:
-    classes_ = np.array([0, 1])
-
-    @staticmethod
-    def decision_function(P):
-        return np.zeros(len(P))

@@ -14,11 +14,12 @@ import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from ..datasets import TOY_DATASETS, TOY_NOISE
+from ..datasets import TOY_NOISE
 from ..svm import SVC, svc_path
 from ..viz import (SURFACE_TRACES, c_marker, c_path_figure, decision_surface, margin_width,
                    plane_bounds, support_masks, surface_data)
 from ._base import Dashboard, log_slider, styled
+from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
 
 __all__ = ["SVMPlayground"]
 
@@ -76,18 +77,8 @@ class SVMPlayground(Dashboard):
 
     # -- widgets ---------------------------------------------------------------------------
     def _build(self):
-        names = list(TOY_DATASETS)
         c = self.controls
-        c["dataset"] = styled(widgets.Dropdown(
-            options=[(f"{n} — {TOY_DATASETS[n][1]}", n) for n in names], value="moons",
-            description="data set"))
-        c["noise"] = styled(widgets.FloatSlider(value=TOY_NOISE["moons"][0], min=0.0,
-                                                max=TOY_NOISE["moons"][1], step=0.01,
-                                                description="noise"))
-        c["n_samples"] = styled(widgets.IntSlider(value=200, min=20, max=1000, step=10,
-                                                  description="n points"))
-        c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6,
-                                                  description="sample seed"))
+        add_toy_controls(c, n_value=200, n_min=20, n_max=1000)
         c["kernel"] = styled(widgets.ToggleButtons(options=["rbf", "linear", "poly"], value="rbf",
                                                    description="kernel"))
         c["kernel"].style.button_width = "62px"
@@ -112,7 +103,7 @@ class SVMPlayground(Dashboard):
 
         X, y = self._make_data("moons", TOY_NOISE["moons"][0], 200, 0)
         self._bounds = plane_bounds(X, padding=0.15)
-        fig = decision_surface(_Blank(), X, y, grid=2, bounds=self._bounds, columns=True)
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
         fig.update_layout(height=560, uirevision="keep", clickmode="event")
         self.fig = go.FigureWidget(fig)
         self.fig.data[0].on_click(self._on_click)
@@ -138,11 +129,7 @@ class SVMPlayground(Dashboard):
         return box
 
     # -- data ------------------------------------------------------------------------------
-    @staticmethod
-    def _make_data(name, noise, n, seed):
-        if name not in TOY_DATASETS:
-            raise ValueError(f"dataset must be one of {sorted(TOY_DATASETS)}, got {name!r}")
-        return TOY_DATASETS[name][0](n_samples=int(n), noise=float(noise), random_state=int(seed))
+    _make_data = staticmethod(make_toy)
 
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
@@ -182,11 +169,7 @@ class SVMPlayground(Dashboard):
 
     # -- work ------------------------------------------------------------------------------
     def _adjust(self, params, given):
-        if "dataset" in given and "noise" not in given and params["dataset"] in TOY_NOISE:
-            default, top = TOY_NOISE[params["dataset"]]
-            with self.hold():
-                self.controls["noise"].max = top
-            params["noise"] = default
+        params = reset_noise_on_dataset_change(self, params, given)
         kernel = params["kernel"]
         self.controls["sigma"].disabled = kernel != "rbf"
         self.controls["degree"].disabled = kernel != "poly"
@@ -269,13 +252,3 @@ class SVMPlayground(Dashboard):
         else:
             self.path_box.layout.display = "none"
         return stats
-
-
-class _Blank:
-    """Placeholder model for building the empty figure: f = 0, no support vectors."""
-
-    classes_ = np.array([0, 1])
-
-    @staticmethod
-    def decision_function(P):
-        return np.zeros(len(P))

@@ -17,11 +17,11 @@ import numbers
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import check_n_neighbors, check_positive, kneighbors
+from .parzen import BayesDensityClassifier
 
 __all__ = ["ManifoldParzen", "ManifoldParzenClassifier"]
 
@@ -112,7 +112,7 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         return -self.score(X)
 
 
-class ManifoldParzenClassifier(ClassifierMixin, BaseEstimator):
+class ManifoldParzenClassifier(BayesDensityClassifier):
     """One Manifold Parzen density per class and the Bayes rule with the class priors.
 
     ``ancll(X, y)`` is the average negative conditional log-likelihood -(1/m) sum log P(c_i|x_i).
@@ -125,31 +125,8 @@ class ManifoldParzenClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, yi = np.unique(y, return_inverse=True)
-        self.densities_ = [ManifoldParzen(self.n_components, self.n_neighbors, self.sigma,
-                                          self.n_jobs).fit(X[yi == c])
-                           for c in range(self.classes_.shape[0])]
-        self.class_prior_ = np.bincount(yi) / yi.shape[0]
-        return self
-
-    def _joint_log(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return np.column_stack([m.score_samples(X) for m in self.densities_]) + np.log(
-            self.class_prior_)
-
-    def predict_log_proba(self, X):
-        J = self._joint_log(X)
-        return J - logsumexp(J, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        joint = self._joint_log(X)
-        return self.classes_[np.argmax(joint, axis=1)]
+        return self._fit_densities(X, y, lambda: ManifoldParzen(
+            self.n_components, self.n_neighbors, self.sigma, self.n_jobs))
 
     def ancll(self, X, y):
         lp = self.predict_log_proba(X)

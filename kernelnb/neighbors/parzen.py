@@ -59,7 +59,38 @@ class ParzenDensity(DensityMixin, BaseEstimator):
         return -self.score(X)
 
 
-class ParzenClassifier(ClassifierMixin, BaseEstimator):
+class BayesDensityClassifier(ClassifierMixin, BaseEstimator):
+    """Bayes rule over one density estimator per class: argmax_c log p(x|c) + log P(c).
+
+    Subclasses fit ``densities_`` (objects with ``score_samples``) and ``class_prior_``."""
+
+    def _joint_log(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return np.column_stack([dens.score_samples(X) for dens in self.densities_]) + np.log(
+            self.class_prior_)
+
+    def _fit_densities(self, X, y, make_density):
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, yi = np.unique(y, return_inverse=True)
+        self.densities_ = [make_density().fit(X[yi == c]) for c in range(self.classes_.shape[0])]
+        self.class_prior_ = np.bincount(yi) / yi.shape[0]
+        return self
+
+    def predict_log_proba(self, X):
+        J = self._joint_log(X)
+        return J - logsumexp(J, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        joint = self._joint_log(X)
+        return self.classes_[np.argmax(joint, axis=1)]
+
+
+class ParzenClassifier(BayesDensityClassifier):
     """One Parzen density per class and the Bayes rule with the class priors (class frequencies).
 
     Parameters
@@ -73,31 +104,8 @@ class ParzenClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
         check_positive("bandwidth", self.bandwidth)
-        self.classes_, yi = np.unique(y, return_inverse=True)
-        self.densities_ = [ParzenDensity(self.bandwidth, self.n_jobs).fit(X[yi == c])
-                           for c in range(self.classes_.shape[0])]
-        self.class_prior_ = np.bincount(yi) / yi.shape[0]
-        return self
-
-    def _joint_log(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return np.column_stack([dens.score_samples(X) for dens in self.densities_]) + np.log(
-            self.class_prior_)
-
-    def predict_log_proba(self, X):
-        J = self._joint_log(X)
-        return J - logsumexp(J, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        joint = self._joint_log(X)
-        return self.classes_[np.argmax(joint, axis=1)]
+        return self._fit_densities(X, y, lambda: ParzenDensity(self.bandwidth, self.n_jobs))
 
 
 class NadarayaWatsonRegressor(RegressorMixin, BaseEstimator):
