@@ -112,6 +112,10 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     ]
     if args.token is not None:
         argv.append(f"--Voila.token={args.token}")
+    # Executing a dashboard waits for its kernel's output; nbclient's default of 4 s without
+    # output fails a page when many cold kernels share few cores (2 of 20 pages at once on 2
+    # cores in benchmarks/bench_dashboards_load.py).  Later options (``extra``) still override it.
+    argv.append("--VoilaExecutor.iopub_timeout=60")
     return argv + list(extra)
 
 
