@@ -11,6 +11,7 @@
 * :func:`load_fashion_mnist` reads the original idx files from ``data_home``, ``$KERNELNB_DATA`` or
   ``~/.cache/kernelnb``; it downloads only with ``download=True``.
 """
+from .feature_toys import make_weston_linear, make_weston_nonlinear  # noqa: F401 (thesis ch. 5 toys)
 from .fashion_mnist import (
     FASHION_MNIST_CLASSES,
     FASHION_MNIST_URL,
