@@ -1,0 +1,8 @@
+"""Model selection for SVMs: leave-one-out estimates and bounds, gradient tuning of kernel
+parameters and scaling factors, feature selection (Chapelle's thesis, chapters 3-5)."""
+# Each block below is owned by one module; add names to its block only.
+
+# --- estimates (_estimates.py) ---
+# --- gradients and tuner (_gradient.py, _tuner.py) ---
+from ._gradient import criterion_and_gradient, full_dual, sphere_radius2  # noqa: F401
+# --- feature selection (_features.py) ---
