@@ -5,4 +5,5 @@ parameters and scaling factors, feature selection (Chapelle's thesis, chapters 3
 # --- estimates (_estimates.py) ---
 # --- gradients and tuner (_gradient.py, _tuner.py) ---
 from ._gradient import criterion_and_gradient, full_dual, sphere_radius2  # noqa: F401
+from ._tuner import GradientTuner  # noqa: F401
 # --- feature selection (_features.py) ---

@@ -1,0 +1,313 @@
+"""GradientTuner: choose C, sigma and scaling factors by minimising a bound (thesis ch. 4).
+
+The loop of ``seed_004.md`` 1.5: train the SVM at theta = (log C, log sigma, log scales), compute
+the criterion T and its gradient (:func:`criterion_and_gradient`), take a quasi-Newton step
+(scipy's L-BFGS-B), repeat.  Every SVM is warm-started from the previous solution's duals, and
+the last evaluations are cached so that scipy's ``fun`` and ``jac`` never train twice at a point.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._gradient import CRITERIA, RADII, _check_tune, criterion_and_gradient, full_dual
+
+__all__ = ["GradientTuner"]
+
+
+class _Stop(Exception):
+    """Raised from the iteration callback to end the optimisation."""
+
+
+class GradientTuner(ClassifierMixin, BaseEstimator):
+    """Tune an SVC's C, sigma and/or scaling factors by gradient descent on a bound.
+
+    Minimises the radius-margin bound ``R^2 ||w||^2`` or the smoothed span estimate of the
+    leave-one-out error over the logarithms of the tuned parameters with L-BFGS-B (a
+    quasi-Newton method; the thesis used second-order updates with a loose stopping rule).
+    The criterion is minimised through its logarithm, which has the same minimiser and makes
+    the stopping tolerance relative.
+
+    Parameters
+    ----------
+    estimator : SVC, optional
+        The starting point and fixed settings (kernel, margin, tol, ...).  ``None`` means
+        ``SVC(margin='l2', C=1, sigma='scale')``: the thesis starts from C = 1 on standardised
+        inputs; ``sigma='scale'`` (scikit-learn's ``gamma='scale'``) gives
+        ``sigma = sqrt(n_features * Var(X) / 2)``, i.e. about ``sqrt(n_features / 2)`` on
+        standardised inputs, a width of the order of the distances between points.
+        Tuning ``'C'`` needs ``margin='l2'``.
+    criterion : {'radius_margin', 'span'}
+    tune : sequence of {'C', 'sigma', 'scales'}
+        Parameters tuned (in log scale).  ``'scales'``: one factor per feature, starting from
+        the estimator's ``scales`` (RBF) or ones; for 'linear'/'poly' kernels they multiply the
+        inputs (also at prediction).
+    radius : {'variance', 'sphere'}
+        R^2 of the radius-margin bound (see :func:`criterion_and_gradient`).
+    max_iter : int
+        Maximum number of quasi-Newton iterations.
+    tol : float
+        Stop when log T decreases by less than ``tol`` in an iteration (scipy's ``ftol``) or its
+        projected gradient falls below ``tol`` (``gtol``).
+    verbose : bool
+        Print one line per iteration.
+    callback : callable ``callback(record) -> bool or None``, optional
+        Called after every iteration with the record appended to ``history_``; returning
+        ``False`` stops the optimisation.
+    refit : bool
+        Keep the SVM trained at the best point as ``best_estimator_`` (it was trained on all of
+        ``X`` during the search: no extra training).  ``predict`` needs it.
+    span_regularization : float
+        ``eta`` of the regularised span (criterion 'span').
+    log_bounds : (float, float)
+        Box on every log parameter (relative to nothing: absolute log values) keeping the SVMs
+        well-posed: default ``(-12, 12)``.
+
+    Attributes
+    ----------
+    best_params_ : dict
+        ``C``, ``sigma`` (RBF) and ``scales`` (array) at the lowest criterion evaluated.
+    best_estimator_ : SVC
+        The SVM at ``best_params_`` (``refit=True``).
+    criterion_ : float
+        The criterion at ``best_params_``.
+    history_ : list of dict
+        One record per iteration (iteration 0 is the start): ``iteration``, ``criterion``,
+        ``C``, ``sigma``, ``scales`` (copy), ``n_trainings`` so far, ``training_error``,
+        ``n_SV``, ``time`` (seconds since fit started).
+    n_trainings_ : int
+        SVMs trained (one per distinct point evaluated).
+    n_iter_ : int
+        Quasi-Newton iterations done.
+    stop_reason_ : str
+        scipy's message, ``'callback'`` or ``'interrupted'``.
+    classes_ : ndarray
+
+    Notes
+    -----
+    Ctrl-C during ``fit`` stops the search with a warning and keeps the best point so far.
+    """
+
+    def __init__(self, estimator=None, criterion="radius_margin", tune=("C", "sigma"),
+                 radius="variance", max_iter=30, tol=1e-4, verbose=False, callback=None,
+                 refit=True, span_regularization=0.1, log_bounds=(-12.0, 12.0)):
+        self.estimator = estimator
+        self.criterion = criterion
+        self.tune = tune
+        self.radius = radius
+        self.max_iter = max_iter
+        self.tol = tol
+        self.verbose = verbose
+        self.callback = callback
+        self.refit = refit
+        self.span_regularization = span_regularization
+        self.log_bounds = log_bounds
+
+    # ------------------------------------------------------------------------------------
+    def _validate(self):
+        from ..svm import SVC
+
+        est = self.estimator
+        if est is None:
+            est = SVC(margin="l2", C=1.0, sigma="scale")
+        elif not isinstance(est, SVC):
+            raise ValueError(f"estimator must be a kernelnb.svm.SVC or None, got {type(est).__name__}")
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
+        if self.radius not in RADII:
+            raise ValueError(f"radius must be one of {RADII}, got {self.radius!r}")
+        tune = _check_tune(self.tune)
+        mi = self.max_iter
+        if not isinstance(mi, numbers.Integral) or isinstance(mi, bool) or mi < 0:
+            raise ValueError(f"max_iter must be an integer >= 0, got {mi!r}")
+        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
+            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError(f"callback must be callable or None, got {self.callback!r}")
+        try:
+            lo, hi = (float(v) for v in self.log_bounds)
+        except (TypeError, ValueError):
+            raise ValueError(f"log_bounds must be a pair (low, high), got {self.log_bounds!r}") from None
+        if not lo < hi:
+            raise ValueError(f"log_bounds must satisfy low < high, got {self.log_bounds!r}")
+        return est, tune, (lo, hi)
+
+    def fit(self, X, y):
+        """Search the parameters on ``(X, y)`` (two classes).
+
+        Returns
+        -------
+        self
+        """
+        t_start = time.perf_counter()
+        est, tune, (lo, hi) = self._validate()
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.classes_.shape[0] != 2:
+            raise ValueError("GradientTuner handles binary classification only; y has "
+                             f"{self.classes_.shape[0]} classes")
+        n, d = X.shape
+        kind = est.kernel
+        from .. import kernels as _k
+
+        # starting point
+        C0 = float(est.C)
+        if kind == "rbf" and est.scales is not None:
+            s0 = np.asarray(est.scales, dtype=np.float64).ravel()
+        else:
+            s0 = np.ones(d)
+        if s0.shape[0] != d:
+            raise ValueError(f"the estimator's scales have {s0.shape[0]} entries but X has {d} features")
+        sigma0 = None
+        if kind == "rbf":
+            sigma0 = _k.scale_sigma(X * s0) if isinstance(est.sigma, str) else float(est.sigma)
+        slices, theta0 = {}, []
+        for name in tune:
+            if name == "C":
+                slices[name] = slice(len(theta0), len(theta0) + 1)
+                theta0.append(np.log(C0))
+            elif name == "sigma":
+                if kind != "rbf":
+                    raise ValueError(f"tune names 'sigma', which only the 'rbf' kernel has "
+                                     f"(kernel={kind!r})")
+                slices[name] = slice(len(theta0), len(theta0) + 1)
+                theta0.append(np.log(sigma0))
+            else:
+                if np.any(s0 <= 0):
+                    raise ValueError("scales must be positive to be tuned in log scale")
+                slices[name] = slice(len(theta0), len(theta0) + d)
+                theta0.extend(np.log(s0))
+        theta0 = np.clip(np.array(theta0, dtype=np.float64), lo, hi)
+
+        def unpack(theta):
+            C = float(np.exp(theta[slices["C"]][0])) if "C" in slices else C0
+            sigma = float(np.exp(theta[slices["sigma"]][0])) if "sigma" in slices else sigma0
+            s = np.exp(theta[slices["scales"]]) if "scales" in slices else s0.copy()
+            return C, sigma, s
+
+        state = {"alpha": None, "beta": None, "n_train": 0, "best": None, "last": None}
+        cache = {}
+
+        def evaluate(theta):
+            key = np.asarray(theta, dtype=np.float64).tobytes()
+            if key in cache:
+                return cache[key]
+            C, sigma, s = unpack(theta)
+            params = {"C": C}
+            if kind == "rbf":
+                params.update(sigma=sigma, scales=s)
+            model = clone(est).set_params(**params)
+            value, grad, fitted = criterion_and_gradient(
+                model, X, y, self.criterion, tune, radius=self.radius,
+                span_regularization=self.span_regularization, alpha_init=state["alpha"],
+                scales=None if kind == "rbf" else s, beta_init=state["beta"])
+            state["n_train"] += 1
+            if getattr(fitted, "fit_status_", 0) == 2:
+                raise KeyboardInterrupt
+            state["alpha"] = full_dual(fitted, n)
+            if self.radius == "sphere" and "beta" in fitted.criterion_info_:
+                state["beta"] = fitted.criterion_info_["beta"]
+            g = np.concatenate([np.atleast_1d(grad[name]) for name in tune])
+            entry = {"value": value, "grad": g, "fitted": fitted, "C": C, "sigma": sigma,
+                     "scales": s.copy()}
+            if len(cache) > 8:
+                cache.pop(next(iter(cache)))
+            cache[key] = entry
+            state["last"] = entry
+            if state["best"] is None or value < state["best"]["value"]:
+                state["best"] = entry
+            return entry
+
+        def fun(theta):
+            e = evaluate(theta)
+            v = max(e["value"], 1e-300)
+            return np.log(v), e["grad"] / v
+
+        history = []
+
+        def record(theta, iteration):
+            e = evaluate(theta)
+            Xp = X if kind == "rbf" else X * e["scales"]
+            rec = {
+                "iteration": iteration,
+                "criterion": e["value"],
+                "C": e["C"],
+                "sigma": e["sigma"],
+                "scales": e["scales"].copy(),
+                "n_trainings": state["n_train"],
+                "training_error": float(np.mean(e["fitted"].predict(Xp) != y)),
+                "n_SV": int(e["fitted"].support_.shape[0]),
+                "time": time.perf_counter() - t_start,
+            }
+            history.append(rec)
+            if self.verbose:
+                sig = "" if e["sigma"] is None else f"  sigma {e['sigma']:.4g}"
+                print(f"[GradientTuner] iter {iteration:3d}  {self.criterion} {e['value']:.6g}"
+                      f"  C {e['C']:.4g}{sig}  n_SV {rec['n_SV']}  train err "
+                      f"{rec['training_error']:.3f}  trainings {state['n_train']}", flush=True)
+            if self.callback is not None and self.callback(rec) is False:
+                raise _Stop
+
+        self.history_ = history
+        reason = None
+        n_iter = 0
+        try:
+            record(theta0, 0)
+            if self.max_iter > 0:
+                def cb(intermediate_result):
+                    nonlocal n_iter
+                    n_iter += 1
+                    record(np.asarray(intermediate_result.x), n_iter)
+
+                res = minimize(fun, theta0, jac=True, method="L-BFGS-B", callback=cb,
+                               bounds=[(lo, hi)] * theta0.shape[0],
+                               options={"maxiter": int(self.max_iter), "ftol": float(self.tol),
+                                        "gtol": float(self.tol)})
+                reason = str(res.message)
+            else:
+                reason = "max_iter=0"
+        except _Stop:
+            reason = "callback"
+        except KeyboardInterrupt:
+            reason = "interrupted"
+            warnings.warn("GradientTuner.fit was interrupted; keeping the best point so far "
+                          f"({state['n_train']} SVM trainings).", RuntimeWarning, stacklevel=2)
+            if state["best"] is None:
+                raise
+        best = state["best"]
+        self.n_iter_ = n_iter
+        self.stop_reason_ = reason
+        self.n_trainings_ = state["n_train"]
+        self.criterion_ = float(best["value"])
+        self.best_params_ = {"C": best["C"]}
+        if kind == "rbf":
+            self.best_params_["sigma"] = best["sigma"]
+        self.best_params_["scales"] = best["scales"].copy()
+        self.scales_ = best["scales"].copy()
+        self._scale_inputs = kind != "rbf" and "scales" in slices
+        if self.refit:
+            self.best_estimator_ = best["fitted"]
+        self.fit_time_ = time.perf_counter() - t_start
+        return self
+
+    # ------------------------------------------------------------------------------------
+    def _inputs(self, X):
+        check_is_fitted(self, "best_estimator_")
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        return X * self.scales_ if self._scale_inputs else X
+
+    def decision_function(self, X):
+        """The decision values of ``best_estimator_``."""
+        return self.best_estimator_.decision_function(self._inputs(X))
+
+    def predict(self, X):
+        """Class labels predicted by ``best_estimator_``."""
+        return self.best_estimator_.predict(self._inputs(X))
