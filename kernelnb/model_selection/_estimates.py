@@ -1,0 +1,847 @@
+"""Estimates of the generalisation error of a fitted binary SVM (Chapelle's thesis, ch. 3).
+
+Every estimate takes a fitted binary :class:`kernelnb.svm.SVC` and its training data and returns
+an error *rate* in [0, 1] (a number of predicted leave-one-out errors divided by ``n``):
+
+========================  ==============================================================
+:func:`loo_error`         exact leave-one-out, by retraining only where it can change
+:func:`validation_error`  error on held-out data
+:func:`sv_fraction`       ``N_SV / n``
+:func:`jaakkola_haussler` ``#{p : alpha_p K_pp >= y_p f(x_p)} / n``
+:func:`opper_winther`     ``#{p : alpha_p / (K_SV^-1)_pp >= y_p f(x_p)} / n``
+:func:`radius_margin`     ``R^2 ||w||^2 / n`` (clipped to 1)
+:func:`span_estimate`     ``#{p : alpha_p S_p^2 >= y_p f(x_p)} / n`` (fast O(N_SV^3) span)
+:func:`xi_alpha`          Joachims: ``#{p : 2 alpha_p R^2 + xi_p >= 1} / n``
+========================  ==============================================================
+
+Conventions
+-----------
+* ``y_p = +1`` for ``classes_[1]`` and ``-1`` for ``classes_[0]``; ``alpha_p = |dual_coef_|``;
+  ``f`` is the decision function (with its bias ``b``).
+* Margin ``'l2'`` is a hard margin on ``K~ = K + I / C`` (``seed_004.md`` 1.3): every estimate
+  then works on ``K~`` and on its output ``f~(x_p) = f(x_p) + y_p alpha_p / C`` at the training
+  points (so ``y_p f~(x_p) = 1`` on every support vector).  ``C`` there includes
+  ``class_weight``; a model fitted with ``sample_weight`` is not supported (the weights are not
+  stored in the model).
+* Margin ``'l1'``: support vectors with ``0 < alpha < C`` are *free*, those with ``alpha = C``
+  are *bounded* (``at_bound_``).  Only the free ones span the sets of the span rule.
+* The kernel is evaluated in float64 from ``estimator.kernel_``; a ``'precomputed'`` or callable
+  kernel is refused (the estimates need ``X``).
+
+References: Chapelle, thesis ch. 3 and 4.4.4; Vapnik & Chapelle (2000), *Bounds on error
+expectation for SVM*; digest ``../shared/research/seed_004.md`` sections 1.4-1.5.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from .. import kernels as _k
+
+__all__ = [
+    "LeaveOneOut",
+    "loo_error",
+    "validation_error",
+    "training_error",
+    "sv_fraction",
+    "jaakkola_haussler",
+    "opper_winther",
+    "radius_margin",
+    "radius_squared",
+    "radius_squared_from_kernel",
+    "span_values",
+    "span_estimate",
+    "xi_alpha",
+    "estimate_all",
+    "bounds_table",
+    "ESTIMATE_NAMES",
+]
+
+#: Keys of :func:`estimate_all` (always present), in display order.
+ESTIMATE_NAMES = ("training_error", "sv_fraction", "jaakkola_haussler", "opper_winther",
+                  "radius_margin", "radius_margin_variance", "span", "span_regularized",
+                  "xi_alpha")
+
+#: Thesis default of the span regulariser eta (section 4.4.4).
+DEFAULT_ETA = 0.1
+
+
+# ------------------------------------------------------------------------------------------
+# The fitted problem, as the estimates see it
+# ------------------------------------------------------------------------------------------
+class _Problem:
+    """Everything the estimates share: K~ on the training points, alpha, y in {-1, +1}, the
+    outputs f~ at the training points, free / bounded support vectors."""
+
+    def __init__(self, estimator, X, y):
+        if not hasattr(estimator, "dual_coef_") or not hasattr(estimator, "kernel_"):
+            raise ValueError("estimator must be a fitted kernelnb.svm.SVC, got "
+                             f"{type(estimator).__name__}")
+        check_is_fitted(estimator)
+        classes = np.asarray(estimator.classes_)
+        if classes.shape[0] != 2:
+            raise ValueError("the estimates are for binary classifiers; estimator was fitted on "
+                             f"{classes.shape[0]} classes (fit one SVC per pair of classes)")
+        kern = estimator.kernel_
+        if isinstance(kern, (_k.Precomputed, _k.CallableKernel)):
+            raise ValueError(f"kernel={estimator.kernel!r}: the estimates evaluate the kernel on X "
+                             "and need kernel 'rbf', 'linear' or 'poly'")
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape != tuple(estimator.shape_fit_):
+            raise ValueError(f"X must be the training data of shape {tuple(estimator.shape_fit_)}, "
+                             f"got shape {X.shape}")
+        y = np.asarray(y).ravel()
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must hold {X.shape[0]} labels, got {y.shape[0]}")
+        known = np.isin(y, classes)
+        if not known.all():
+            raise ValueError(f"y holds labels not among the estimator's classes {classes.tolist()}: "
+                             f"{np.unique(y[~known]).tolist()[:5]}")
+        sv = np.asarray(estimator.support_, dtype=np.intp)
+        if not np.allclose(X[sv], np.asarray(estimator.support_vectors_, dtype=np.float64)):
+            raise ValueError("X is not the data the estimator was fitted on (its support vectors "
+                             "differ from the rows of X at support_)")
+        ys = np.where(y == classes[1], 1.0, -1.0)
+        coef_sv = np.asarray(estimator.dual_coef_, dtype=np.float64)[0]
+        if np.any(np.sign(coef_sv) != ys[sv]):
+            raise ValueError("y does not match the fitted model (the signs of dual_coef_ are not "
+                             "the labels of the support vectors)")
+        n = X.shape[0]
+        self.n = n
+        self.estimator = estimator
+        self.X = X
+        self.y_raw = y
+        self.y = ys
+        self.sv = sv
+        self.alpha = np.zeros(n)
+        self.alpha[sv] = np.abs(coef_sv)
+        self.coef = ys * self.alpha
+        self.margin = estimator._margin
+        self.b = float(np.asarray(estimator.intercept_).ravel()[0])
+        K = np.asarray(kern(X), dtype=np.float64)
+        K = 0.5 * (K + K.T)
+        self.K = K
+        # Per-sample C (class weights included) for the L2 margin's diagonal.
+        self.dadd = np.zeros(n)
+        if self.margin == "l2":
+            y_idx = (ys > 0).astype(int)
+            cw = estimator._class_weights(classes, y_idx)
+            self.dadd = 1.0 / (float(estimator.C) * cw[y_idx])
+        self.Kt = K + np.diag(self.dadd)                       # K~ (= K except for 'l2')
+        self.f = K[:, sv] @ self.coef[sv] + self.b              # decision function at X
+        self.ft = self.f + self.dadd * self.coef                # output on K~
+        self.yft = ys * self.ft
+        bound = np.zeros(n, dtype=bool)
+        if self.margin == "l1":
+            bound[sv] = np.asarray(estimator.at_bound_, dtype=bool)
+        self.bound = bound
+        self.free = (self.alpha > 0) & ~bound
+        self._cache = {}
+
+    # -- shared pieces ---------------------------------------------------------------------
+    def w2(self):
+        """``||w||^2 = sum_ij alpha_i alpha_j y_i y_j K~_ij`` (= 1 / M^2)."""
+        c = self.coef[self.sv]
+        return float(c @ self.Kt[np.ix_(self.sv, self.sv)] @ c)
+
+    def radius2(self, radius):
+        key = ("R2", radius)
+        if key not in self._cache:
+            self._cache[key] = radius_squared_from_kernel(self.Kt, radius)
+        return self._cache[key]
+
+    def spans(self, eta, bias=True):
+        key = ("span", float(eta), bias)
+        if key not in self._cache:
+            self._cache[key] = _fast_span(self, float(eta), bias)
+        return self._cache[key]
+
+
+def _check_eta(eta):
+    if (not isinstance(eta, numbers.Real) or isinstance(eta, bool) or not np.isfinite(eta)
+            or eta < 0):
+        raise ValueError(f"regularization must be a finite number >= 0, got {eta!r}")
+    return float(eta)
+
+
+def _rate(mask, n):
+    return float(np.count_nonzero(mask)) / n
+
+
+# ------------------------------------------------------------------------------------------
+# Span
+# ------------------------------------------------------------------------------------------
+def _fast_span(pb, eta, bias):
+    """Squared spans of the support vectors (nan elsewhere) by one (N_free + 1)^2 inverse.
+
+    With ``bias`` the bordered matrix ``[[K~_FF + D, 1], [1', 0]]`` (F: free SVs,
+    ``D = diag(eta / alpha_F)``) is inverted once; a free SV gets
+    ``S_p^2 = 1 / (M^-1)_pp - D_pp`` (its distance to the affine hull of the other free SVs,
+    regularised), a bounded SV ``S_p^2 = K~_pp - v_p' M^-1 v_p`` with ``v_p = (K~_Fp, 1)``.
+    Without ``bias`` the border is dropped (Opper-Winther's linear span).  Returns
+    ``(S2, degenerate)``: degenerate is True when there is no free SV.
+    """
+    F = np.flatnonzero(pb.free)
+    B = np.flatnonzero(pb.bound)
+    S2 = np.full(pb.n, np.nan)
+    m = F.size
+    if m == 0:
+        return S2, True
+    KF = pb.Kt[np.ix_(F, F)]
+    scale = max(1.0, float(np.mean(np.diag(KF))))
+    D = eta / pb.alpha[F]
+    size = m + 1 if bias else m
+    M = np.zeros((size, size))
+    M[:m, :m] = KF + np.diag(D + 1e-12 * scale)   # a tiny ridge keeps M invertible
+    if bias:
+        M[:m, m] = 1.0
+        M[m, :m] = 1.0
+    iM = np.linalg.inv(M)
+    with np.errstate(divide="ignore"):
+        S2[F] = 1.0 / np.diag(iM)[:m] - D
+    if B.size:
+        V = np.ones((size, B.size))
+        V[:m] = pb.Kt[np.ix_(F, B)]
+        S2[B] = np.diag(pb.Kt)[B] - np.einsum("ij,ij->j", V, iM @ V)
+    S2[pb.sv] = np.maximum(S2[pb.sv], 0.0)   # rounding on points inside the hull
+    return S2, False
+
+
+def span_values(estimator, X, y, regularization=0.0):
+    """Squared span ``S_p^2`` of every training point (Vapnik & Chapelle 2000; thesis 3.2).
+
+    ``S_p`` is the distance, in feature space, from ``Phi(x_p)`` to the set
+    ``Lambda_p = {sum_{i != p} lambda_i Phi(x_i) : sum lambda_i = 1}`` spanned by the *free*
+    support vectors (``0 < alpha_i < C``).  This is the fast computation of the thesis (3.2.4):
+    it assumes the support-vector sets do not change when ``p`` is removed, so the
+    constraints ``0 <= alpha_i + y_i y_p alpha_p lambda_i <= C`` of the span's definition are
+    dropped (where they are inactive both agree; otherwise this value is a lower bound).  One
+    ``(N_free + 1)``-square inverse serves all points: O(N_SV^3).
+
+    Parameters
+    ----------
+    estimator : fitted binary :class:`kernelnb.svm.SVC`
+    X : array of shape (n_samples, n_features)
+        Its training data.
+    y : array of shape (n_samples,)
+        Its training labels.
+    regularization : float >= 0, default=0.0
+        ``eta`` of the regularised span (thesis 4.4.4): the distance is penalised by
+        ``eta sum_i lambda_i^2 / alpha_i``, i.e. ``S_p^2 = 1 / ((K~_SV + D)^-1)_pp - D_pp`` with
+        ``D_ii = eta / alpha_i``.  It is continuous in the hyper-parameters where the plain span
+        jumps; 0 is the plain span; the thesis uses 0.1 for gradients.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        ``S_p^2`` for support vectors (``nan`` for non-support vectors, whose span is not
+        needed: they cannot be leave-one-out errors).  When no support vector is free the spans
+        are undefined and every entry is ``nan``.
+
+    Notes
+    -----
+    Margin ``'l2'``: computed on ``K~ = K + I / C`` (all SVs are free there).
+    """
+    eta = _check_eta(regularization)
+    pb = _Problem(estimator, X, y)
+    return pb.spans(eta)[0].copy()
+
+
+def span_estimate(estimator, X, y, regularization=0.0):
+    """Span-rule estimate of the leave-one-out error rate (thesis 3.11/3.12).
+
+    ``#{p : alpha_p S_p^2 >= y_p f(x_p)} / n``: by Theorem 3.8, when the support-vector sets do
+    not change, ``y_p f^p(x_p) = y_p f(x_p) - alpha_p S_p^2`` exactly.  Non-support vectors are
+    never counted (their leave-one-out solution is the full one); bounded support vectors that
+    are training errors always are.
+
+    Parameters
+    ----------
+    estimator, X, y, regularization :
+        As :func:`span_values` (``regularization=0.1`` is the thesis's smoothed span).
+
+    Returns
+    -------
+    float in [0, 1]
+        The estimated error rate.  Without any free support vector (degenerate case) it is the
+        training error rate, as in the thesis's Matlab code.
+    """
+    eta = _check_eta(regularization)
+    pb = _Problem(estimator, X, y)
+    return _span_rate(pb, eta)
+
+
+def _span_rate(pb, eta):
+    S2, degenerate = pb.spans(eta)
+    if degenerate:
+        return _training_rate(pb)
+    sv = pb.sv
+    return _rate(pb.alpha[sv] * S2[sv] >= pb.yft[sv], pb.n)
+
+
+# ------------------------------------------------------------------------------------------
+# Simple estimates
+# ------------------------------------------------------------------------------------------
+def _training_rate(pb):
+    pred_pos = pb.f > 0
+    return _rate(pred_pos != (pb.y > 0), pb.n)
+
+
+def training_error(estimator, X, y):
+    """Training error rate (``predict(X) != y``), in [0, 1]."""
+    return _training_rate(_Problem(estimator, X, y))
+
+
+def sv_fraction(estimator, X, y):
+    """``N_SV / n``, the fraction of support vectors: a leave-one-out bound (only support
+    vectors can be leave-one-out errors).  In [0, 1]."""
+    pb = _Problem(estimator, X, y)
+    return pb.sv.size / pb.n
+
+
+def jaakkola_haussler(estimator, X, y):
+    """Jaakkola-Haussler estimate ``#{p : alpha_p K~_pp >= y_p f(x_p)} / n`` (thesis 3.3).
+
+    Derived for an SVM *without* bias ``b`` (then ``y_p f^p(x_p) >= y_p f(x_p) - alpha_p K_pp``
+    and this counts an upper bound of the leave-one-out errors); here it is applied to the
+    model's ``f`` with its bias, where it is only an estimate.  On the margin
+    (``y_p f(x_p) = 1``) it is ``Psi(alpha_p K_pp - 1)``.  In [0, 1].
+    """
+    pb = _Problem(estimator, X, y)
+    return _jh_rate(pb)
+
+
+def _jh_rate(pb):
+    sv = pb.sv
+    return _rate(pb.alpha[sv] * np.diag(pb.Kt)[sv] >= pb.yft[sv], pb.n)
+
+
+def opper_winther(estimator, X, y):
+    """Opper-Winther estimate ``#{p : alpha_p / (K_SV^-1)_pp >= y_p f(x_p)} / n``.
+
+    ``K_SV`` is the kernel matrix of the free support vectors (hard margin: all of them);
+    ``1 / (K_SV^-1)_pp`` is the squared distance from ``x_p`` to the *linear* span of the other
+    free SVs, i.e. the span without the bias row (digest 1.4: "without b and with fixed SVs,
+    S_p^2 = 1/(K_SV^-1)_pp").  Bounded SVs (``'l1'``) use their distance to that linear span,
+    ``K_pp - k_p' K_SV^-1 k_p``.  The formula assumes no bias and unchanged support vectors;
+    it is applied to ``f`` with its bias.  Without free SV: the training error.  In [0, 1].
+    """
+    pb = _Problem(estimator, X, y)
+    return _ow_rate(pb)
+
+
+def _ow_rate(pb):
+    S2, degenerate = pb.spans(0.0, bias=False)
+    if degenerate:
+        return _training_rate(pb)
+    sv = pb.sv
+    return _rate(pb.alpha[sv] * S2[sv] >= pb.yft[sv], pb.n)
+
+
+def xi_alpha(estimator, X, y):
+    """Joachims' xi-alpha estimate ``#{p : 2 alpha_p R^2 + xi_p >= 1} / n``.
+
+    ``R^2 = max_i K~_ii`` (so that ``K~_ii <= R^2``, the digest's reading; 1 for the RBF
+    kernel, ``1 + 1/C`` with ``'l2'``) and ``xi_p = max(0, 1 - y_p f(x_p))`` are the slacks
+    (0 on ``K~`` for ``'l2'`` and ``'hard'``).  In [0, 1].
+    """
+    pb = _Problem(estimator, X, y)
+    return _xa_rate(pb)
+
+
+def _xa_rate(pb):
+    R2 = float(np.max(np.diag(pb.Kt)))
+    xi = np.maximum(0.0, 1.0 - pb.yft)
+    return _rate(2.0 * pb.alpha * R2 + xi >= 1.0, pb.n)
+
+
+# ------------------------------------------------------------------------------------------
+# Radius-margin
+# ------------------------------------------------------------------------------------------
+def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None):
+    """Squared radius of the data in the feature space of the kernel matrix ``K``.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Symmetric positive semi-definite kernel matrix.
+    radius : {'sphere', 'variance'}, default='sphere'
+        ``'sphere'``: the smallest enclosing sphere, ``R^2 = max_beta sum_i beta_i K_ii -
+        beta' K beta`` over the simplex (``beta >= 0, sum beta = 1``; thesis 4.7), solved by
+        pairwise (SMO) steps with an exact line search.  ``'variance'``: ``beta_i = 1/n``, the mean
+        squared distance to the centre of mass (``mean K_ii - mean K``), the thesis's advice.
+    tol : float, default=1e-10
+        Stop when the largest violation of the optimality conditions (gradient gap between a
+        coordinate that can grow and one that can shrink) is below ``tol * max K_ii``.
+    max_iter : int, optional
+        Pairwise steps allowed (default ``100 n + 1000``).
+
+    Returns
+    -------
+    R2 : float
+    beta : ndarray of shape (n,)
+        The weights (the centre is ``sum beta_i Phi(x_i)``).
+    """
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+        raise ValueError(f"K must be a non-empty square matrix, got shape {K.shape}")
+    n = K.shape[0]
+    d = np.diag(K).copy()
+    if radius == "variance":
+        beta = np.full(n, 1.0 / n)
+        return float(d.mean() - K.mean()), beta
+    if radius != "sphere":
+        raise ValueError(f"radius must be 'sphere' or 'variance', got {radius!r}")
+    if max_iter is None:
+        max_iter = 100 * n + 1000
+    # minimise F(beta) = beta' K beta - d' beta on the simplex; gradient g = 2 K beta - d.
+    beta = _sphere_active_set(K, d)
+    Kb = K @ beta
+    stop = tol * max(1.0, float(np.max(np.abs(d))))
+    # Pairwise steps with an exact line search, from the active-set guess: they certify the
+    # optimality conditions (and finish the job where the guess was not exact).
+    for _ in range(int(max_iter)):
+        g = 2.0 * Kb - d
+        i = int(np.argmin(g))                       # coordinate to increase
+        gpos = np.where(beta > 0, g, -np.inf)
+        j = int(np.argmax(gpos))                    # coordinate to decrease
+        gap = g[j] - g[i]
+        if gap <= stop or i == j:
+            break
+        curv = K[i, i] + K[j, j] - 2.0 * K[i, j]
+        t = beta[j] if curv <= 1e-300 else min(beta[j], gap / (2.0 * curv))
+        beta[i] += t
+        beta[j] -= t
+        if beta[j] < 1e-300:
+            beta[j] = 0.0
+        Kb += t * (K[:, i] - K[:, j])
+    R2 = float(d @ beta - beta @ K @ beta)
+    return max(R2, 0.0), beta
+
+
+def _eqp(K, d, S):
+    """Minimiser of ``beta' K beta - d' beta`` on ``{sum beta = 1}`` restricted to the indices
+    ``S``: ``[[2 K_SS, 1], [1', 0]] (beta, -mu) = (d, 1)``; returns (beta_S, mu)."""
+    m = S.size
+    A = np.zeros((m + 1, m + 1))
+    A[:m, :m] = 2.0 * K[np.ix_(S, S)]
+    A[:m, m] = 1.0
+    A[m, :m] = 1.0
+    rhs = np.append(d[S], 1.0)
+    try:
+        sol = np.linalg.solve(A, rhs)
+    except np.linalg.LinAlgError:
+        sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    if not np.all(np.isfinite(sol)):
+        sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    return sol[:m], -sol[m]
+
+
+def _sphere_active_set(K, d, max_rounds=None):
+    """Enclosing-sphere weights by an active-set method on the simplex.
+
+    A first phase solves the equality-constrained problem on a working set S, drops every
+    negative weight and adds every point outside the sphere (fast, not monotone); the second is
+    the classical primal active-set method from the best feasible point found (each step moves
+    towards the working set's optimum until a weight reaches 0, or adds the point farthest
+    outside the sphere).  Returns a point of the simplex (the caller checks optimality)."""
+    n = K.shape[0]
+    scale = max(1.0, float(np.max(np.abs(d))))
+    tol = 1e-12 * scale
+    S = np.arange(n)
+    beta = None
+    for _ in range(8):                                   # phase 1
+        bS, mu = _eqp(K, d, S)
+        neg = bS < 0
+        if neg.any():
+            if neg.all():
+                break
+            S = S[~neg]
+            continue
+        beta = np.zeros(n)
+        beta[S] = bS
+        g = 2.0 * K @ beta - d
+        out = np.setdiff1d(np.flatnonzero(g < mu - tol), S)
+        if out.size == 0:
+            return beta
+        S = np.union1d(S, out)
+    if beta is None:
+        beta = np.zeros(n)
+        beta[int(np.argmax(d - 2.0 * K.mean(axis=1)))] = 1.0
+    S = np.flatnonzero(beta > 0)
+    for _ in range(max_rounds or 4 * n + 20):            # phase 2
+        bS, mu = _eqp(K, d, S)
+        cur = beta[S]
+        if np.all(bS >= 0):
+            beta = np.zeros(n)
+            beta[S] = bS
+            g = 2.0 * K @ beta - d
+            g[S] = np.inf
+            i = int(np.argmin(g))
+            if not g[i] < mu - tol:
+                break
+            S = np.append(S, i)
+        else:
+            step = cur - bS
+            shrink = bS < 0
+            t = float(np.min(cur[shrink] / step[shrink]))
+            new = cur + t * (bS - cur)
+            new[new <= 1e-300] = 0.0
+            new[shrink & (cur / np.where(step > 0, step, 1) <= t)] = 0.0
+            beta = np.zeros(n)
+            beta[S] = new
+            S = S[new > 0]
+            if S.size == 0:
+                break
+    beta = np.maximum(beta, 0.0)
+    return beta / beta.sum()
+
+
+def radius_squared(estimator, X, y, radius="sphere"):
+    """``R^2`` of the training points in the feature space of ``K~`` (see
+    :func:`radius_squared_from_kernel`)."""
+    pb = _Problem(estimator, X, y)
+    return pb.radius2(radius)[0]
+
+
+def radius_margin(estimator, X, y, radius="sphere", clip=True):
+    """Radius-margin estimate ``R^2 ||w||^2 / n`` (Vapnik; thesis Thm 3.1 and ch. 4).
+
+    ``||w||^2 = 1 / M^2 = sum alpha_i alpha_j y_i y_j K~_ij`` and ``R`` is the radius of the
+    smallest sphere enclosing the training points in feature space (its own QP,
+    ``radius='sphere'``) or their spread about their mean (``radius='variance'``,
+    ``beta_i = 1/n``, the thesis's recommendation for tuning).  It bounds the number of
+    leave-one-out errors of the hard margin (and of ``'l2'``, a hard margin on ``K~``); with a
+    bias the bound proven through the span is ``4 R^2 ||w||^2`` (``S_p <= 2R``), and for
+    ``'l1'`` it is only an indicator.
+
+    Parameters
+    ----------
+    estimator, X, y :
+        Fitted binary SVC and its training data.
+    radius : {'sphere', 'variance'}, default='sphere'
+    clip : bool, default=True
+        Return ``min(1, R^2 ||w||^2 / n)`` (an error rate); ``False`` gives the raw value,
+        which can exceed 1.
+
+    Returns
+    -------
+    float
+    """
+    if not isinstance(clip, (bool, np.bool_)):
+        raise ValueError(f"clip must be True or False, got {clip!r}")
+    pb = _Problem(estimator, X, y)
+    return _rm_rate(pb, radius, clip)
+
+
+def _rm_rate(pb, radius, clip=True):
+    val = pb.radius2(radius)[0] * pb.w2() / pb.n
+    return min(1.0, val) if clip else val
+
+
+# ------------------------------------------------------------------------------------------
+# Leave-one-out and validation
+# ------------------------------------------------------------------------------------------
+@dataclass
+class LeaveOneOut:
+    """Result of :func:`loo_error`.
+
+    Attributes
+    ----------
+    error : float
+        Leave-one-out error rate, in [0, 1] (``float(result)`` gives it too).
+    errors : ndarray of bool, shape (n_samples,)
+        Whether each point is a leave-one-out error.
+    decision : ndarray of shape (n_samples,)
+        ``f^p(x_p)``, the decision value of the model trained without ``p``, where it was
+        computed: retrained points, and non-support vectors (whose ``f^p`` is the full model's
+        ``f``).  ``nan`` for the support vectors known to be errors without retraining.
+    retrained : ndarray of bool, shape (n_samples,)
+        The points for which an SVM was retrained.
+    n_trainings : int
+        Number of retrainings (``retrained.sum()``).
+    """
+
+    error: float
+    errors: np.ndarray = field(repr=False)
+    decision: np.ndarray = field(repr=False)
+    retrained: np.ndarray = field(repr=False)
+    n_trainings: int = 0
+
+    def __float__(self):
+        return float(self.error)
+
+
+def _refit_params(estimator):
+    """Parameters of a clone that refits exactly the same problem (sigma resolved)."""
+    params = dict(warm_start=False, callback=None, verbose=False)
+    if getattr(estimator, "sigma_", None) is not None:
+        params["sigma"] = float(estimator.sigma_)
+    return params
+
+
+def _warm_start_without(pb, p):
+    """Signed coefficients ``y_i alpha_i`` with ``alpha_p`` removed and handed to the other free
+    SVs of its class (so that ``sum y_i alpha_i = 0`` still holds where the box allows it; the
+    solver's feasibility step fixes what remains)."""
+    a = pb.alpha.copy()
+    ap = a[p]
+    a[p] = 0.0
+    same = np.flatnonzero(pb.free & (pb.y == pb.y[p]))
+    same = same[same != p]
+    if ap > 0 and same.size:
+        if pb.margin == "l1":
+            C = float(pb.estimator.C)
+            cw = pb.estimator._class_weights(pb.estimator.classes_, (pb.y > 0).astype(int))
+            room = C * cw[(pb.y[same] > 0).astype(int)] - a[same]
+        else:
+            room = np.full(same.size, np.inf)
+        add = np.minimum(room, ap / same.size)
+        a[same] += np.maximum(add, 0.0)
+    return pb.y * a
+
+
+def loo_error(estimator, X, y, tol=None):
+    """Exact leave-one-out error rate of a fitted binary SVC, retraining only where needed.
+
+    For each point ``p`` the SVM is retrained without it (``sample_weight`` 0 at ``p``, same
+    kernel width, warm-started from the full solution with ``alpha_p`` handed to the other free
+    support vectors of its class) and ``x_p`` is classified.  Retraining is skipped where the
+    answer is known:
+
+    * non-support vectors (``alpha_p = 0``, so ``y_p f(x_p) >= 1`` up to the solver's tolerance)
+      cannot be leave-one-out errors: removing them leaves the solution unchanged;
+    * support vectors that are training errors (``y_p f(x_p) < 0``) are leave-one-out errors:
+      removing a point can only lower its own margin ``y_p f(x_p)``.
+
+    Parameters
+    ----------
+    estimator : fitted binary :class:`kernelnb.svm.SVC`
+    X, y : its training data
+    tol : float, optional
+        Solver tolerance of the retrainings (default: the estimator's ``tol``).
+
+    Returns
+    -------
+    LeaveOneOut
+        ``.error`` is the rate in [0, 1]; ``.n_trainings`` the number of retrainings; per-point
+        ``.errors``, ``.decision``, ``.retrained``.
+    """
+    pb = _Problem(estimator, X, y)
+    params = _refit_params(estimator)
+    if tol is not None:
+        if not isinstance(tol, numbers.Real) or not tol > 0:
+            raise ValueError(f"tol must be a positive number, got {tol!r}")
+        params["tol"] = float(tol)
+    model = clone(estimator).set_params(**params)
+    n = pb.n
+    sv_mask = pb.alpha > 0
+    decision = np.where(sv_mask, np.nan, pb.f)
+    known_error = sv_mask & (pb.y * pb.f < 0)
+    todo = np.flatnonzero(sv_mask & ~known_error)
+    retrained = np.zeros(n, dtype=bool)
+    sw = np.ones(n)
+    for p in todo:
+        sw[p] = 0.0
+        model.fit(pb.X, pb.y_raw, sample_weight=sw, alpha_init=_warm_start_without(pb, p))
+        sw[p] = 1.0
+        decision[p] = float(model.decision_function(pb.X[p:p + 1])[0])
+        retrained[p] = True
+    errors = known_error.copy()
+    ok = ~np.isnan(decision)
+    errors[ok] = (decision[ok] > 0) != (pb.y[ok] > 0)
+    return LeaveOneOut(error=_rate(errors, n), errors=errors, decision=decision,
+                       retrained=retrained, n_trainings=int(retrained.sum()))
+
+
+def validation_error(estimator, X_val, y_val):
+    """Error rate on held-out data, ``mean(predict(X_val) != y_val)`` (thesis 3.1), in [0, 1].
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+    X_val : array of shape (n_val, n_features)
+    y_val : array of shape (n_val,)
+        Labels among the estimator's ``classes_``.
+    """
+    check_is_fitted(estimator)
+    X_val = np.asarray(X_val)
+    y_val = np.asarray(y_val).ravel()
+    if X_val.ndim != 2 or X_val.shape[0] == 0:
+        raise ValueError(f"X_val must be a non-empty 2-D array, got shape {X_val.shape}")
+    if y_val.shape[0] != X_val.shape[0]:
+        raise ValueError(f"y_val must hold {X_val.shape[0]} labels (one per row of X_val), got "
+                         f"{y_val.shape[0]}")
+    known = np.isin(y_val, estimator.classes_)
+    if not known.all():
+        raise ValueError(f"y_val holds labels not among the estimator's classes "
+                         f"{np.asarray(estimator.classes_).tolist()}: "
+                         f"{np.unique(y_val[~known]).tolist()[:5]}")
+    return float(np.mean(estimator.predict(X_val) != y_val))
+
+
+# ------------------------------------------------------------------------------------------
+# All at once, and along a parameter
+# ------------------------------------------------------------------------------------------
+def _estimates(pb, regularization=DEFAULT_ETA):
+    return {
+        "training_error": _training_rate(pb),
+        "sv_fraction": pb.sv.size / pb.n,
+        "jaakkola_haussler": _jh_rate(pb),
+        "opper_winther": _ow_rate(pb),
+        "radius_margin": _rm_rate(pb, "sphere"),
+        "radius_margin_variance": _rm_rate(pb, "variance"),
+        "span": _span_rate(pb, 0.0),
+        "span_regularized": _span_rate(pb, regularization),
+        "xi_alpha": _xa_rate(pb),
+    }
+
+
+def estimate_all(estimator, X, y, X_val=None, y_val=None, loo=False,
+                 regularization=DEFAULT_ETA):
+    """Every estimate of the fitted binary SVC at once (the kernel is evaluated once).
+
+    Parameters
+    ----------
+    estimator : fitted binary :class:`kernelnb.svm.SVC`
+    X, y : its training data
+    X_val, y_val : optional held-out data; adds ``'validation'``.
+    loo : bool, default=False
+        Also run :func:`loo_error` (retrainings); adds ``'loo'`` and ``'loo_trainings'``.
+    regularization : float, default=0.1
+        ``eta`` of ``'span_regularized'``.
+
+    Returns
+    -------
+    dict
+        Name -> error rate in [0, 1]: the keys of :data:`ESTIMATE_NAMES` (``'span'`` is the plain
+        span, ``'radius_margin'`` uses the enclosing sphere and ``'radius_margin_variance'`` the
+        variance, both clipped to 1), then ``'validation'`` and ``'loo'`` when asked.
+    """
+    eta = _check_eta(regularization)
+    if not isinstance(loo, (bool, np.bool_)):
+        raise ValueError(f"loo must be True or False, got {loo!r}")
+    if (X_val is None) != (y_val is None):
+        raise ValueError("X_val and y_val must be given together")
+    pb = _Problem(estimator, X, y)
+    out = _estimates(pb, eta)
+    if X_val is not None:
+        out["validation"] = validation_error(estimator, X_val, y_val)
+    if loo:
+        res = loo_error(estimator, X, y)
+        out["loo"] = res.error
+        out["loo_trainings"] = res.n_trainings
+    return out
+
+
+def _check_values(values, param):
+    try:
+        v = np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"values must be positive numbers (values of {param}), got "
+                         f"{values!r}") from None
+    if v.size == 0 or not np.all(np.isfinite(v)) or np.any(v <= 0):
+        raise ValueError(f"values must be a non-empty list of positive finite numbers (values "
+                         f"of {param}), got {np.array2string(v, threshold=8)}")
+    return v
+
+
+def bounds_table(estimator, X, y, param="sigma", values=None, X_val=None, y_val=None,
+                 X_test=None, y_test=None, loo=False, callback=None,
+                 regularization=DEFAULT_ETA):
+    """Refit ``estimator`` along one hyper-parameter and tabulate every estimate.
+
+    A clone of ``estimator`` is fitted for each entry of ``values`` *in the order given*, each
+    fit warm-started (``alpha_init``) from the previous value's solution: the same training
+    data, so the previous dual point is a valid (clipped, made feasible) start.  Sort the values
+    for the warm starts to help most.
+
+    Parameters
+    ----------
+    estimator : :class:`kernelnb.svm.SVC`
+        Template (fitted or not); its other parameters are kept.
+    X, y : training data (two classes)
+    param : {'sigma', 'C'}, default='sigma'
+        The parameter varied (``'sigma'`` needs the RBF kernel, ``'C'`` a soft margin).
+    values : array-like of positive floats
+    X_val, y_val : optional validation data (column ``'validation'``)
+    X_test, y_test : optional test data (column ``'test_error'``)
+    loo : bool, default=False
+        Also the exact leave-one-out error (column ``'loo'``; costs retrainings).
+    callback : callable ``callback(i, row)``, optional
+        Called after each value with its index and its row (a dict of floats), e.g. to move a
+        progress bar.
+    regularization : float, default=0.1
+        ``eta`` of the regularised span.
+
+    Returns
+    -------
+    dict of str -> ndarray of shape (len(values),)
+        ``param`` (the values), every key of :data:`ESTIMATE_NAMES`, ``'validation'``,
+        ``'test_error'`` and ``'loo'`` when asked, ``'R2'`` (enclosing sphere) and ``'w2'``
+        (``||w||^2``), ``'n_sv'``, ``'fit_time'`` (seconds of the fit at that value),
+        ``'estimate_time'`` (seconds of the estimates), ``'n_trainings'`` (SVMs trained for
+        that row: 1 plus the leave-one-out retrainings).
+    """
+    if param not in ("sigma", "C"):
+        raise ValueError(f"param must be 'sigma' or 'C', got {param!r}")
+    if values is None:
+        raise ValueError("values must be given (the values of the parameter to try)")
+    v = _check_values(values, param)
+    if not hasattr(estimator, "get_params") or "C" not in estimator.get_params():
+        raise ValueError(f"estimator must be a kernelnb.svm.SVC, got {type(estimator).__name__}")
+    if param == "sigma" and estimator.kernel != "rbf":
+        raise ValueError(f"param='sigma' needs kernel='rbf', the estimator has "
+                         f"kernel={estimator.kernel!r}")
+    if param == "C" and (estimator.margin == "hard" or np.isinf(estimator.C)):
+        raise ValueError("param='C' has no effect with margin='hard'; use margin='l1' or 'l2'")
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback must be callable or None, got {callback!r}")
+    if (X_test is None) != (y_test is None):
+        raise ValueError("X_test and y_test must be given together")
+    if (X_val is None) != (y_val is None):
+        raise ValueError("X_val and y_val must be given together")
+    if not isinstance(loo, (bool, np.bool_)):
+        raise ValueError(f"loo must be True or False, got {loo!r}")
+    eta = _check_eta(regularization)
+    y_arr = np.asarray(y).ravel()
+    n_cls = np.unique(y_arr).size
+    if n_cls != 2:
+        raise ValueError(f"bounds_table is for two classes; y has {n_cls}")
+    model_params = dict(warm_start=False, callback=None, verbose=False)
+    rows = []
+    coef_prev = None
+    for i, value in enumerate(v):
+        model = clone(estimator).set_params(**model_params, **{param: float(value)})
+        t0 = time.perf_counter()
+        model.fit(X, y_arr, alpha_init=coef_prev)
+        fit_time = time.perf_counter() - t0
+        coef_prev = np.zeros(len(y_arr))
+        coef_prev[model.support_] = model.dual_coef_[0]
+        t1 = time.perf_counter()
+        pb = _Problem(model, X, y_arr)
+        row = {param: float(value), **_estimates(pb, eta)}
+        if X_val is not None:
+            row["validation"] = validation_error(model, X_val, y_val)
+        n_loo = 0
+        if loo:
+            res = loo_error(model, X, y_arr)
+            row["loo"] = res.error
+            n_loo = res.n_trainings
+        if X_test is not None:
+            row["test_error"] = validation_error(model, X_test, y_test)
+        row["R2"] = pb.radius2("sphere")[0]
+        row["w2"] = pb.w2()
+        row["n_sv"] = int(model.support_.size)
+        row["fit_time"] = fit_time
+        row["estimate_time"] = time.perf_counter() - t1
+        row["n_trainings"] = 1 + n_loo
+        rows.append(row)
+        if callback is not None:
+            callback(i, dict(row))
+    return {k: np.array([r[k] for r in rows]) for k in rows[0]}
