@@ -90,6 +90,11 @@ DASHBOARDS: list[Dashboard] = [
         "Parzen against Manifold Parzen windows on the spiral: contours, local Gaussians and the "
         "test log-likelihood.",
         "density_explorer.png"),
+    Dashboard(
+        "bounds_explorer", "Bounds explorer",
+        "Leave-one-out estimates and bounds of an SVM (span, radius-margin, Jaakkola-Haussler, "
+        "Opper-Winther, xi-alpha) against log sigma or log C, next to the test error.",
+        "bounds_explorer.png"),
 ]
 
 
