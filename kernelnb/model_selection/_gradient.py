@@ -167,64 +167,105 @@ def _contract(kind, Xraw, s, K, G, kern, want_sigma, want_scales):
 # --------------------------------------------------------------------------------------------
 # The SVM solution in float64
 # --------------------------------------------------------------------------------------------
-def _polish(Kt, yv, alpha, tol_kkt=1e-6):
-    """Exact hard-margin solution on ``Kt`` (= K~) given the solver's support vectors.
+def _free_bounded(alpha, box):
+    """Indices of the free (0 < alpha < box) and bounded (alpha = box) support vectors."""
+    if box is None:
+        return np.flatnonzero(alpha > 0), np.zeros(0, dtype=np.intp)
+    at = alpha >= box * (1.0 - 1e-8)
+    return np.flatnonzero((alpha > 0) & ~at), np.flatnonzero(at)
 
-    The solver works with a float32 kernel and stops at its tolerance; on the support set S the
-    optimum solves the linear system ``[[Q_SS, y_S], [y_S', 0]] (alpha_S, b) = (1, 0)`` with
-    ``Q = yy' o K~``.  Support vectors that come out negative are dropped (a few rounds).
-    Returns ``(alpha, b, polished)``; with ``polished=False`` the solver's alphas are kept and b
-    is their average margin offset.
+
+def _sv_system(Kt, yv, F):
+    """``H = [[Q_FF, y_F], [y_F', 0]]`` with ``Q = yy' o K~`` (the support-vector system)."""
+    m = F.size
+    H = np.empty((m + 1, m + 1))
+    H[:m, :m] = (yv[F, None] * yv[None, F]) * Kt[np.ix_(F, F)]
+    H[:m, m] = yv[F]
+    H[m, :m] = yv[F]
+    H[m, m] = 0.0
+    return H
+
+
+def _polish(Kt, yv, alpha, box=None, tol_kkt=1e-6):
+    """Exact SVM optimum on ``Kt`` (= K~) given the solver's support vectors.
+
+    The solver works with a float32 kernel and stops at its tolerance.  With ``box=None`` (hard
+    margin on K~, i.e. the L2 soft margin) the optimum solves, on the support set F,
+    ``[[Q_FF, y_F], [y_F', 0]] (alpha_F, b) = (1, 0)`` with ``Q = yy' o K~``; with a box C (L1
+    margin) the bounded ones stay at C and move to the right-hand side.  Support vectors that
+    come out negative are dropped (a few rounds).  Returns ``(alpha, b, polished)``; with
+    ``polished=False`` the solver's alphas are kept and b is their average margin offset.
     """
     n = yv.shape[0]
-    S = np.flatnonzero(alpha > 0)
+    F, Bd = _free_bounded(alpha, box)
+    base = np.zeros(n)
+    if Bd.size:
+        base[Bd] = box
     for _ in range(5):
-        if S.size == 0 or np.unique(yv[S]).size < 2:
+        if F.size == 0 or (Bd.size == 0 and np.unique(yv[F]).size < 2):
             break
-        m = S.size
-        H = np.empty((m + 1, m + 1))
-        H[:m, :m] = (yv[S, None] * yv[None, S]) * Kt[np.ix_(S, S)]
-        H[:m, m] = yv[S]
-        H[m, :m] = yv[S]
-        H[m, m] = 0.0
+        m = F.size
         rhs = np.zeros(m + 1)
-        rhs[:m] = 1.0
+        rhs[:m] = 1.0 - yv[F] * (Kt[np.ix_(F, Bd)] @ (base[Bd] * yv[Bd])) if Bd.size else 1.0
+        rhs[m] = -float(yv[Bd] @ base[Bd]) if Bd.size else 0.0
         try:
-            sol = linalg.solve(H, rhs, assume_a="sym")
+            sol = linalg.solve(_sv_system(Kt, yv, F), rhs, assume_a="sym")
         except (linalg.LinAlgError, ValueError):
             break
-        a_S, b = sol[:m], sol[m]
-        if np.all(a_S > 0):
-            new = np.zeros(n)
-            new[S] = a_S
+        a_F, b = sol[:m], sol[m]
+        if np.all(a_F > 0) and (box is None or np.all(a_F < box)):
+            new = base.copy()
+            new[F] = a_F
             margins = yv * (Kt @ (new * yv) + b)
-            if np.all(margins >= 1.0 - tol_kkt * max(1.0, np.abs(margins).max())):
+            tol = tol_kkt * max(1.0, np.abs(margins).max())
+            ok = np.all(margins[new == 0] >= 1.0 - tol)
+            if Bd.size:
+                ok = ok and np.all(margins[Bd] <= 1.0 + tol)
+            if ok:
                 return new, float(b), True
             break
-        S = S[a_S > 0]
-    # Fallback: the solver's alphas; b from the margin support vectors.
-    S = np.flatnonzero(alpha > 0)
+        if box is not None and np.any(a_F >= box):
+            break
+        F = F[a_F > 0]
+    # Fallback: the solver's alphas; b from the free support vectors.
+    F, _ = _free_bounded(alpha, box)
     f = Kt @ (alpha * yv)
-    b = float(np.mean(yv[S] - f[S])) if S.size else 0.0
+    b = float(np.mean(yv[F] - f[F])) if F.size else 0.0
     return alpha.copy(), b, False
 
 
 # --------------------------------------------------------------------------------------------
 # Criteria
 # --------------------------------------------------------------------------------------------
-def _radius_margin(Kt, yv, alpha, radius, beta_init=None):
-    """T = R^2 ||w||^2 and G with dT = <G, dK~> (envelope theorem, digest 1.5)."""
+def _radius_margin(Kt, yv, alpha, radius, beta_init=None, box=None):
+    """T = R^2 ||w||^2 and G with dT = <G, dK~> (envelope theorem, digest 1.5).
+
+    ``box=None``: hard margin on K~ (L2 soft margin), ``||w||^2 = sum alpha`` and
+    ``dW2 = -alpha'(yy' o dK~)alpha``.  With a box C (L1 margin, C fixed) ``||w||^2 = alpha'Q alpha``
+    is not twice the dual optimum: ``dW2 = alpha' dQ alpha + 2 * 1' dalpha_F`` where the free
+    alphas move by ``d(alpha_F, b) = -H_F^-1 ((dQ alpha)_F, 0)`` (the bounded ones stay at C).
+    """
     n = yv.shape[0]
     ay = alpha * yv
-    W2 = float(alpha.sum())            # = alpha' Q alpha at the hard-margin optimum on K~
     if radius == "variance":
         beta = np.full(n, 1.0 / n)
         R2 = float(np.mean(np.diag(Kt)) - Kt.mean())
     else:
         R2, beta = sphere_radius2(Kt, beta_init=beta_init)
-    # dW2 = -alpha'(yy' o dK~)alpha ; dR2 = beta' diag(dK~) - beta' dK~ beta
-    G = W2 * (np.diag(beta) - np.outer(beta, beta)) - R2 * np.outer(ay, ay)
-    return R2 * W2, G, {"R2": R2, "W2": W2, "beta": beta}
+    G_R = np.diag(beta) - np.outer(beta, beta)   # dR2 = beta' diag(dK~) - beta' dK~ beta
+    if box is None:
+        W2 = float(alpha.sum())            # = alpha' Q alpha at the hard-margin optimum on K~
+        G_W = -np.outer(ay, ay)
+    else:
+        W2 = float(ay @ Kt @ ay)
+        G_W = np.outer(ay, ay)
+        F, _ = _free_bounded(alpha, box)
+        if F.size:
+            rhs = np.zeros(F.size + 1)
+            rhs[:F.size] = 2.0
+            u = linalg.solve(_sv_system(Kt, yv, F), rhs, assume_a="sym")[:F.size]
+            G_W[F] -= np.outer(u * yv[F], ay)
+    return R2 * W2, W2 * G_R + R2 * G_W, {"R2": R2, "W2": W2, "beta": beta}
 
 
 def _span(Kt, K, yv, alpha, b, eta, A, B):
@@ -318,9 +359,11 @@ def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C"
     ----------
     estimator : SVC
         A two-class :class:`kernelnb.svm.SVC` whose ``C``, ``sigma`` and ``scales`` are the
-        evaluation point.  It must use ``margin='l2'`` (the L2 soft margin, a hard margin on
-        ``K~ = K + I/C``: Chapelle's ridge trick) or ``margin='hard'`` (``K~ = K``, ``C`` cannot
-        be tuned).  ``kernel`` is ``'rbf'``, ``'linear'`` or ``'poly'``.  ``sigma='scale'`` is
+        evaluation point.  ``margin='l2'`` (the L2 soft margin, a hard margin on
+        ``K~ = K + I/C``: Chapelle's ridge trick) is the thesis's choice and the only one where
+        ``C`` can be tuned; ``margin='hard'`` (``K~ = K``) and, for ``'radius_margin'`` only,
+        ``margin='l1'`` (``K~ = K``, box ``alpha <= C``) are accepted with ``C`` fixed.
+        ``class_weight`` must be None.  ``kernel`` is ``'rbf'``, ``'linear'`` or ``'poly'``.  ``sigma='scale'`` is
         resolved on the scaled training inputs first and the gradient is taken at that width.
         A clone is fitted; the estimator itself is not modified.
     X : array of shape (n_samples, n_features)
@@ -400,7 +443,12 @@ def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C"
         if "C" in tune:
             raise ValueError("tuning 'C' needs the L2 soft margin (estimator margin='l2', a hard "
                              "margin on K + I/C); got margin='l1'")
-        raise ValueError("criterion_and_gradient needs margin='l2' (or 'hard'); got margin='l1'")
+        if criterion == "span":
+            raise ValueError("criterion='span' needs margin='l2' (or 'hard'), where every support "
+                             "vector lies on the margin; got margin='l1'")
+    if estimator.class_weight is not None:
+        raise ValueError("criterion_and_gradient needs class_weight=None (per-class C changes "
+                         f"K + I/C), got class_weight={estimator.class_weight!r}")
     if margin == "hard" and "C" in tune:
         raise ValueError("tuning 'C' needs the L2 soft margin (estimator margin='l2'); got a "
                          "hard margin")
@@ -457,14 +505,15 @@ def _evaluate(model, X, X_fit, yv, n, s, kind, margin, estimator, criterion, tun
               beta_init, eta, A, B):
     kern = model.kernel_
     K = kern(X_fit).astype(np.float64)
-    invC = 0.0 if margin == "hard" else 1.0 / float(estimator.C)
+    invC = 1.0 / float(estimator.C) if margin == "l2" else 0.0
+    box = float(estimator.C) if margin == "l1" else None
     Kt = K.copy()
     Kt[np.diag_indices(n)] += invC
     alpha_raw = full_dual(model, n)
-    alpha, b, polished = _polish(Kt, yv, alpha_raw)
+    alpha, b, polished = _polish(Kt, yv, alpha_raw, box=box)
 
     if criterion == "radius_margin":
-        value, G, info = _radius_margin(Kt, yv, alpha, radius, beta_init=beta_init)
+        value, G, info = _radius_margin(Kt, yv, alpha, radius, beta_init=beta_init, box=box)
     else:
         value, G, info = _span(Kt, K, yv, alpha, b, eta, A, B)
 

@@ -91,6 +91,34 @@ def test_sphere_radius_gradient_matches_finite_differences(data):
                                rtol=1e-4)
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("radius", ["variance", "sphere"])
+def test_l1_margin_radius_margin_gradient(data, kernel, radius):
+    """L1 margin, C fixed: ||w||^2 = alpha'Q alpha moves with the free alphas (bounded at C)."""
+    X, y = data
+    h = 1e-4
+    tune = ("sigma", "scales") if kernel == "rbf" else ("scales",)
+
+    def f(sigma, s):
+        kw = {"scales": s} if kernel == "rbf" else {}
+        est = SVC(kernel=kernel, margin="l1", C=1.5, sigma=sigma, tol=1e-10, **kw)
+        return criterion_and_gradient(est, X, y, tune=tune, radius=radius,
+                                      scales=None if kernel == "rbf" else s)
+
+    value, grad, fitted = f(1.4, SCALES)
+    assert fitted.criterion_info_["polished"] and fitted.at_bound_.any() and not fitted.at_bound_.all()
+    ay = np.zeros(N)
+    ay[fitted.support_] = fitted.dual_coef_[0]
+    assert np.isclose(fitted.criterion_info_["W2"], ay @ fitted.kernel_(
+        X if kernel == "rbf" else X * SCALES) @ ay, rtol=1e-5)
+    fd = [(f(1.4, SCALES * np.exp(h * e))[0] - f(1.4, SCALES * np.exp(-h * e))[0]) / (2 * h)
+          for e in np.eye(D)]
+    np.testing.assert_allclose(grad["scales"], fd, rtol=1e-4, atol=1e-6 * value)
+    if kernel == "rbf":
+        fd_s = (f(1.4 * np.exp(h), SCALES)[0] - f(1.4 * np.exp(-h), SCALES)[0]) / (2 * h)
+        assert np.isclose(grad["sigma"], fd_s, rtol=1e-4)
+
+
 def _slsqp_radius2(Kt):
     n = Kt.shape[0]
     res = minimize(lambda b: b @ Kt @ b - b @ np.diag(Kt), np.full(n, 1.0 / n),
@@ -180,8 +208,10 @@ def test_errors(data):
         criterion_and_gradient(_est("rbf"), X, y3)
     with pytest.raises(ValueError, match="margin='l2'.*l1|'C'.*L2"):
         criterion_and_gradient(SVC(margin="l1"), X, y, tune=("C", "sigma"))
-    with pytest.raises(ValueError, match="margin='l2'"):
-        criterion_and_gradient(SVC(margin="l1"), X, y, tune=("sigma",))
+    with pytest.raises(ValueError, match="span.*margin='l2'"):
+        criterion_and_gradient(SVC(margin="l1"), X, y, "span", tune=("sigma",))
+    with pytest.raises(ValueError, match="class_weight"):
+        criterion_and_gradient(_est("rbf", class_weight="balanced"), X, y)
     with pytest.raises(ValueError, match="'C'"):
         criterion_and_gradient(SVC(margin="hard"), X, y, tune=("C",))
     with pytest.raises(ValueError, match="tune"):
