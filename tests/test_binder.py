@@ -150,14 +150,19 @@ def test_binder_jupyter_server_renders_a_dashboard(binder_env):
     log = TEST_OUTPUT / "logs" / "binder_jupyter_server.log"
     with open(log, "w") as fh:
         proc = subprocess.Popen(
-            [str(venv / "bin" / "python"), "-m", "jupyter_server", "--no-browser", f"--port={port}",
+            # -P: as Binder's ``jupyter`` launcher script, the working directory (the checkout,
+            # whose kernelnb has no compiled extensions) is not put on sys.path.
+            [str(venv / "bin" / "python"), "-P", "-m", "jupyter_server", "--no-browser", f"--port={port}",
              "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={repo}",
              f"--IdentityProvider.token={token}",
              *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])],
             cwd=repo, env=env, stdout=fh, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/"
     try:
-        gallery = wait_http(f"{base}kernelnb/?token={token}", 90, proc)
+        try:
+            gallery = wait_http(f"{base}kernelnb/?token={token}", 90, proc)
+        except (TimeoutError, RuntimeError) as exc:
+            raise AssertionError(f"{exc}\nserver log:\n{log.read_text()[-3000:]}") from None
         first = DASHBOARDS[0]
         assert f'href="/voila/render/dashboards/{first.notebook}"' in gallery
         with urllib.request.urlopen(f"{base}voila/render/dashboards/{first.notebook}?token={token}",
