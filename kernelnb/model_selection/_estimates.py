@@ -650,7 +650,9 @@ def loo_error(estimator, X, y, tol=None):
         sw[p] = 0.0
         model.fit(pb.X, pb.y_raw, sample_weight=sw, alpha_init=_warm_start_without(pb, p))
         sw[p] = 1.0
-        decision[p] = float(model.decision_function(pb.X[p:p + 1])[0])
+        # f^p(x_p) from the float64 kernel row already at hand (decision_function would
+        # validate and rebuild the same numbers)
+        decision[p] = float(pb.K[p, model.support_] @ model.dual_coef_[0] + model.intercept_[0])
         retrained[p] = True
     errors = known_error.copy()
     ok = ~np.isnan(decision)
