@@ -18,7 +18,7 @@ import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from ..datasets import TOY_DATASETS, TOY_NOISE, UCI_DATASETS
+from ..datasets import TOY_DATASETS, UCI_DATASETS
 from ..model_selection import bounds_table, estimate_all, span_values
 from ..svm import SVC
 from ..viz import plane_bounds
@@ -122,7 +122,8 @@ class BoundsExplorer(Dashboard):
         main = go.Figure()
         for key, label, color, dash in CURVES:
             main.add_scatter(x=[1.0], y=[0.0], mode="lines+markers", name=label, uid=key,
-                             line=dict(color=color, dash=dash, width=3 if key == "test_error" else 2),
+                             line=dict(color=color, dash=dash,
+                                       width=3 if key == "test_error" else 2),
                              marker=dict(size=5), visible=key != "loo")
         main.update_layout(height=430, template="plotly_white", uirevision="keep",
                            xaxis=dict(type="log", title="σ"),
@@ -183,8 +184,8 @@ class BoundsExplorer(Dashboard):
                 raise ValueError(f"dataset must be one of {sorted(TOY_DATASETS) + list(UCI_SETS)}, "
                                  f"got {name!r}")
             if np.unique(y).size != 2:
-                raise ValueError(f"the sample of {name!r} holds {np.unique(y).size} class(es); "
-                                 "the estimates need two: draw another sample (seed) or more points")
+                raise ValueError(f"the sample of {name!r} holds {np.unique(y).size} class(es); the "
+                                 "estimates need two: draw another sample (seed) or more points")
             self._train = (np.asarray(X, float), np.asarray(y))
             self._test = (np.asarray(Xt, float), np.asarray(yt))
             self._data_key = key

@@ -100,8 +100,8 @@ class _Problem:
             raise ValueError(f"y must hold {X.shape[0]} labels, got {y.shape[0]}")
         known = np.isin(y, classes)
         if not known.all():
-            raise ValueError(f"y holds labels not among the estimator's classes {classes.tolist()}: "
-                             f"{np.unique(y[~known]).tolist()[:5]}")
+            raise ValueError(f"y holds labels not among the estimator's classes "
+                             f"{classes.tolist()}: {np.unique(y[~known]).tolist()[:5]}")
         sv = np.asarray(estimator.support_, dtype=np.intp)
         if not np.allclose(X[sv], np.asarray(estimator.support_vectors_, dtype=np.float64)):
             raise ValueError("X is not the data the estimator was fitted on (its support vectors "
