@@ -46,6 +46,7 @@ MODULES = {
     "kernelnb.svm._smo": [],
     "kernelnb.kmp._kmp": [],
     "kernelnb.neighbors._neighbors": [],
+    "kernelnb.largescale._mlp": [],
 }
 
 

@@ -1,0 +1,450 @@
+"""One-hidden-layer MLPs trained as in Collobert's thesis (``../shared/research/seed_001.md`` 1.3).
+
+``f(x) = W2 tanh(W1 x + b1) + b2``, trained by plain stochastic gradient: one example at a time,
+in a fresh random order every epoch, with either a weight decay ``mu/2 (||W1||^2 + ||W2||^2)``
+(the biases are not decayed) or early stopping on a validation set.  Inputs are standardised
+inside the estimator (training-set mean and standard deviation, stored as ``mean_`` and
+``scale_``; constant columns keep a scale of 1), as the thesis does for every data set.
+
+Classification (:class:`MLPClassifier`):
+
+* ``loss='cross_entropy'``: two classes -> one output and the logistic loss
+  ``log(1 + exp(-y f(x)))`` (``y = +-1``); more classes -> one output per class and the softmax
+  cross-entropy.  ``predict_proba`` is available.
+* ``loss='squared'``: one output per class (one output for two classes) with targets +-1 and
+  the loss ``1/2 ||t - f(x)||^2``.
+
+Regression (:class:`MLPRegressor`): squared error on the targets standardised inside the
+estimator (``y_mean_``, ``y_scale_``), one output per target column.
+
+The epoch loop is Cython (:mod:`kernelnb.largescale._mlp`); the learning rate of the t-th example
+seen is ``learning_rate / (1 + decay * t)``.  Without early stopping, training stops after
+``max_epochs`` or when the epoch's mean training loss has not decreased by ``tol`` for
+``n_iter_no_change`` epochs; with early stopping, when the validation score (accuracy, or R^2
+for regression) has not improved by ``tol`` for ``n_iter_no_change`` epochs, and the weights
+of the best validation epoch are kept.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _mlp
+
+__all__ = ["MLPClassifier", "MLPRegressor", "init_mlp_weights", "mlp_loss_grad"]
+
+_CLS_LOSSES = ("cross_entropy", "squared")
+
+
+# -- helpers shared with the margin models ----------------------------------------------------
+def _standardizer(X):
+    """Column mean and standard deviation (1 where a column is constant)."""
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[~(scale > 1e-12 * np.maximum(1.0, np.abs(mean)))] = 1.0
+    return mean, scale
+
+
+def _is_int(v, low):
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= low
+
+
+def _is_real(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
+
+
+def _check_sgd_params(est):
+    """Validate the parameters every stochastic-gradient estimator of this package shares."""
+    if not _is_real(est.learning_rate) or est.learning_rate <= 0:
+        raise ValueError(f"learning_rate must be a positive number, got {est.learning_rate!r}")
+    if not _is_int(est.max_epochs, 1):
+        raise ValueError(f"max_epochs must be an integer >= 1, got {est.max_epochs!r}")
+    if not _is_int(est.n_iter_no_change, 1):
+        raise ValueError(f"n_iter_no_change must be an integer >= 1, got {est.n_iter_no_change!r}")
+    vf = est.validation_fraction
+    if not _is_real(vf) or not 0 < vf < 1:
+        raise ValueError(f"validation_fraction must be in (0, 1), got {vf!r}")
+    if not isinstance(est.early_stopping, (bool, np.bool_)):
+        raise ValueError(f"early_stopping must be True or False, got {est.early_stopping!r}")
+
+
+def _split(est, X, y, X_val, y_val, rng, stratify):
+    """Training and validation parts: the given validation set, a random split of
+    ``validation_fraction`` (stratified by class when every class has two members) when
+    ``early_stopping``, or no validation set."""
+    if X_val is not None:
+        if y_val is None:
+            raise ValueError("y_val is required with X_val")
+        X_val, y_val = validate_data(est, X_val, y_val, reset=False, dtype=np.float64,
+                                     multi_output=not stratify)
+        return X, y, X_val, y_val
+    if y_val is not None:
+        raise ValueError("X_val is required with y_val")
+    if not est.early_stopping:
+        return X, y, None, None
+    n = X.shape[0]
+    n_val = int(round(est.validation_fraction * n))
+    if n_val < 1 or n - n_val < 1:
+        raise ValueError(f"early_stopping needs at least one training and one validation "
+                         f"sample: validation_fraction={est.validation_fraction} of "
+                         f"{n} samples")
+    perm = rng.permutation(n)
+    if stratify:
+        _, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
+        if counts.min() >= 2 and n_val >= counts.shape[0]:
+            # each class gives its share of the validation set (at least one example)
+            val = []
+            share = counts * n_val / n
+            take = np.maximum(1, np.floor(share)).astype(int)
+            rest = n_val - take.sum()
+            for c in np.argsort(share - np.floor(share))[::-1][:max(rest, 0)]:
+                take[c] += 1
+            for c in range(counts.shape[0]):
+                members = perm[inv[perm] == c]
+                val.append(members[:min(take[c], counts[c] - 1)])
+            val = np.concatenate(val)
+            mask = np.zeros(n, bool)
+            mask[val] = True
+            return X[~mask], y[~mask], X[mask], y[mask]
+    val, tr = np.sort(perm[:n_val]), np.sort(perm[n_val:])
+    return X[tr], y[tr], X[val], y[val]
+
+
+def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True):
+    """The epoch loop shared by the estimators of this package.
+
+    ``epoch(order) -> (mean training loss, converged)`` runs one epoch in place on the arrays of
+    ``state`` (a dict); ``val_score()`` scores the current weights on the validation set (or is
+    None).  Sets ``loss_curve_``, ``validation_scores_``, ``n_epochs_`` and, with a validation
+    set, ``best_epoch_`` / ``best_validation_score_`` and restores the best weights."""
+    est.loss_curve_ = []
+    est.validation_scores_ = [] if val_score is not None else None
+    est.best_epoch_ = est.best_validation_score_ = None
+    best_loss, best_score, best_state, bad = np.inf, -np.inf, None, 0
+    tol = float(getattr(est, "tol", 0.0))
+    ep = 0
+    for ep in range(1, est.max_epochs + 1):
+        order = rng.permutation(n).astype(np.intp)
+        loss, converged = epoch(order)
+        est.loss_curve_.append(float(loss))
+        msg = f"epoch {ep}: training loss {loss:.6g}"
+        if val_score is not None:
+            score = float(val_score())
+            est.validation_scores_.append(score)
+            msg += f", validation score {score:.6g}"
+            bad = bad + 1 if score <= best_score + tol else 0
+            if score > best_score:
+                best_score, best_state = score, {k: v.copy() for k, v in state.items()}
+                est.best_epoch_ = ep
+        elif stop_on_loss:
+            bad = bad + 1 if loss > best_loss - tol else 0
+            best_loss = min(best_loss, loss)
+        if est.verbose:
+            print(msg)
+        if converged or bad >= est.n_iter_no_change:
+            break
+    est.n_epochs_ = ep
+    if best_state is not None:
+        for k, v in best_state.items():
+            state[k][...] = v
+        est.best_validation_score_ = best_score
+
+
+# -- loss and gradient for given weights (used by the tests) ----------------------------------
+def init_mlp_weights(rng, n_features, n_hidden, n_outputs):
+    """LeCun et al. (1998) initialisation: uniform weights of standard deviation
+    ``1/sqrt(fan_in)``, zero biases.  Draws W1 then W2 from ``rng``.
+
+    Returns ``(W1 (n_hidden, n_features), b1, W2 (n_outputs, n_hidden), b2)``."""
+    W1 = rng.uniform(-1.0, 1.0, (n_hidden, n_features)) * np.sqrt(3.0 / n_features)
+    W2 = rng.uniform(-1.0, 1.0, (n_outputs, n_hidden)) * np.sqrt(3.0 / n_hidden)
+    return W1, np.zeros(n_hidden), W2, np.zeros(n_outputs)
+
+
+def mlp_loss_grad(X, T, W1, b1, W2, b2, loss="squared", weight_decay=0.0):
+    """Mean loss ``(1/n) sum_l Q(x_l, t_l) + weight_decay/2 (||W1||^2 + ||W2||^2)`` of the net
+    ``W2 tanh(W1 x + b1) + b2`` and its gradient, computed by the Cython forward/backward code
+    of the training loop.
+
+    Parameters
+    ----------
+    X : array (n, d)
+    T : array (n, K)
+        Targets: any values for ``'squared'``, +-1 (K = 1) for ``'logistic'``, one-hot rows
+        for ``'softmax'``.
+    W1, b1, W2, b2 : arrays (H, d), (H,), (K, H), (K,)
+    loss : {'squared', 'logistic', 'softmax'}
+    weight_decay : float
+
+    Returns
+    -------
+    J : float
+    gW1, gb1, gW2, gb2 : arrays of the shapes of the weights
+    """
+    if loss not in _mlp.LOSSES:
+        raise ValueError(f"loss must be one of {tuple(_mlp.LOSSES)}, got {loss!r}")
+    c = lambda a, nd: np.ascontiguousarray(np.asarray(a, dtype=np.float64).reshape(  # noqa: E731
+        (-1,) if nd == 1 else np.shape(a)))
+    return _mlp.mlp_loss_grad(c(X, 2), c(T, 2), c(W1, 2), c(b1, 1), c(W2, 2), c(b2, 1),
+                              float(weight_decay), _mlp.LOSSES[loss])
+
+
+# -- estimators --------------------------------------------------------------------------------
+class _BaseMLP(BaseEstimator):
+    def __init__(self, n_hidden=20, learning_rate=0.01, decay=0.0, weight_decay=0.0,
+                 max_epochs=100, tol=1e-4, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, random_state=None, verbose=False):
+        self.n_hidden = n_hidden
+        self.learning_rate = learning_rate
+        self.decay = decay
+        self.weight_decay = weight_decay
+        self.max_epochs = max_epochs
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _check_params(self):
+        if not _is_int(self.n_hidden, 1):
+            raise ValueError(f"n_hidden must be an integer >= 1, got {self.n_hidden!r}")
+        _check_sgd_params(self)
+        for name in ("decay", "weight_decay", "tol"):
+            v = getattr(self, name)
+            if not _is_real(v) or v < 0:
+                raise ValueError(f"{name} must be a number >= 0, got {v!r}")
+
+    def _fit_net(self, X, T, loss_kind, val_score, rng):
+        """Initialise and train the net on standardised X and targets T (n, K)."""
+        n, d = X.shape
+        W1, b1, W2, b2 = init_mlp_weights(rng, d, int(self.n_hidden), T.shape[1])
+        self.hidden_weights_, self.hidden_bias_ = W1, b1
+        self.output_weights_, self.output_bias_ = W2, b2
+        Xc = np.ascontiguousarray(X)
+        Tc = np.ascontiguousarray(T, dtype=np.float64)
+        counter = [0]
+        lr, dec, wd = float(self.learning_rate), float(self.decay), float(self.weight_decay)
+
+        def epoch(order):
+            loss, counter[0] = _mlp.mlp_epoch(Xc, Tc, order, W1, b1, W2, b2, lr, dec, wd,
+                                              counter[0], loss_kind)
+            if not np.isfinite(loss) or not np.all(np.isfinite(W2)):
+                raise ValueError(f"training diverged (loss {loss}): lower learning_rate "
+                                 f"(now {self.learning_rate})")
+            return loss, False
+
+        _run_epochs(self, n, rng, epoch, val_score,
+                    {"W1": W1, "b1": b1, "W2": W2, "b2": b2})
+
+    def _outputs(self, X):
+        check_is_fitted(self, "output_weights_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        Z = np.tanh(((X - self.mean_) / self.scale_) @ self.hidden_weights_.T + self.hidden_bias_)
+        return Z @ self.output_weights_.T + self.output_bias_
+
+    def _prepare(self, X, y, X_val, y_val, classification):
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=not classification,
+                             y_numeric=not classification)
+        rng = check_random_state(self.random_state)
+        X, y, Xv, yv = _split(self, X, y, X_val, y_val, rng, classification)
+        self.mean_, self.scale_ = _standardizer(X)
+        return (X - self.mean_) / self.scale_, y, Xv, yv, rng
+
+
+class MLPClassifier(ClassifierMixin, _BaseMLP):
+    """One-hidden-layer tanh MLP classifier trained by per-example stochastic gradient.
+
+    Parameters
+    ----------
+    n_hidden : int, default=20
+        Number of tanh hidden units.
+    loss : {'cross_entropy', 'squared'}, default='cross_entropy'
+        Cross-entropy (logistic for two classes, softmax otherwise) or squared error on +-1
+        targets (one output per class; one output for two classes).
+    learning_rate : float, default=0.01
+        Step of the first example; the t-th example seen uses
+        ``learning_rate / (1 + decay * t)``.
+    decay : float, default=0.0
+        Learning-rate decay per example seen.
+    weight_decay : float, default=0.0
+        ``mu`` of the penalty ``mu/2 (||W1||^2 + ||W2||^2)`` (applied at every example).
+    max_epochs : int, default=100
+        Most passes over the training set.
+    tol : float, default=1e-4
+        Smallest improvement of the training loss (or of the validation accuracy with early
+        stopping) that counts.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the training set (stratified) and keep the weights
+        of the epoch with the best validation accuracy; ``fit(X_val=, y_val=)`` gives the
+        validation set instead.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=10
+        Epochs without improvement before stopping.
+    random_state : int, RandomState or None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+
+    Attributes
+    ----------
+    classes_ : array (n_classes,)
+    mean_, scale_ : arrays (n_features,)
+        Input standardisation.
+    hidden_weights_, hidden_bias_ : arrays (n_hidden, n_features), (n_hidden,)
+        On standardised inputs.
+    output_weights_, output_bias_ : arrays (n_outputs, n_hidden), (n_outputs,)
+    loss_curve_ : list of float
+        Mean training loss per epoch (each example's loss before its update).
+    validation_scores_ : list of float or None
+        Validation accuracy per epoch (with a validation set).
+    best_epoch_, best_validation_score_ : int, float
+        With a validation set: the epoch whose weights are kept and its accuracy.
+    n_epochs_ : int
+    fit_time_ : float
+        Seconds.
+    """
+
+    def __init__(self, n_hidden=20, loss="cross_entropy", learning_rate=0.01, decay=0.0,
+                 weight_decay=0.0, max_epochs=100, tol=1e-4, early_stopping=False,
+                 validation_fraction=0.1, n_iter_no_change=10, random_state=None,
+                 verbose=False):
+        super().__init__(n_hidden=n_hidden, learning_rate=learning_rate, decay=decay,
+                         weight_decay=weight_decay, max_epochs=max_epochs, tol=tol,
+                         early_stopping=early_stopping, validation_fraction=validation_fraction,
+                         n_iter_no_change=n_iter_no_change, random_state=random_state,
+                         verbose=verbose)
+        self.loss = loss
+
+    def _check_params(self):
+        if self.loss not in _CLS_LOSSES:
+            raise ValueError(f"loss must be one of {_CLS_LOSSES}, got {self.loss!r}")
+        super()._check_params()
+
+    def _targets(self, y):
+        yi = np.searchsorted(self.classes_, y)
+        K = self.classes_.shape[0]
+        if K == 2:
+            return (2.0 * yi - 1.0)[:, None]
+        if self.loss == "cross_entropy":
+            T = np.zeros((y.shape[0], K))
+        else:
+            T = -np.ones((y.shape[0], K))
+        T[np.arange(y.shape[0]), yi] = 1.0
+        return T
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+
+        Returns
+        -------
+        self
+        """
+        t0 = time.perf_counter()
+        Xs, y, Xv, yv, rng = self._prepare(X, y, X_val, y_val, classification=True)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.classes_.shape[0] < 2:
+            raise ValueError(f"MLPClassifier needs samples of at least 2 classes, got 1 class "
+                             f"({self.classes_[0]!r})")
+        K = self.classes_.shape[0]
+        if self.loss == "cross_entropy":
+            kind = _mlp.LOSSES["logistic" if K == 2 else "softmax"]
+        else:
+            kind = _mlp.LOSSES["squared"]
+        val_score = None if Xv is None else (lambda: self.score(Xv, yv))
+        self._fit_net(Xs, self._targets(y), kind, val_score, rng)
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def decision_function(self, X):
+        """Outputs of the net: shape (n,) for two classes (> 0 means ``classes_[1]``), else
+        (n, n_classes)."""
+        O = self._outputs(X)
+        return O[:, 0] if O.shape[1] == 1 else O
+
+    def predict(self, X):
+        """Class labels."""
+        D = self.decision_function(X)
+        if D.ndim == 1:
+            return self.classes_[(D > 0).astype(int)]
+        return self.classes_[np.argmax(D, axis=1)]
+
+    def _has_proba(self):
+        if self.loss != "cross_entropy":
+            raise AttributeError("predict_proba needs loss='cross_entropy'")
+        return True
+
+    @available_if(_has_proba)
+    def predict_proba(self, X):
+        """Class probabilities (logistic or softmax outputs), shape (n, n_classes)."""
+        D = self.decision_function(X)
+        if D.ndim == 1:
+            p = 0.5 * (1.0 + np.tanh(0.5 * D))        # the logistic function, without overflow
+            return np.column_stack([1.0 - p, p])
+        D = D - D.max(axis=1, keepdims=True)
+        E = np.exp(D)
+        return E / E.sum(axis=1, keepdims=True)
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`, computed without underflow."""
+        D = self.decision_function(X)
+        if D.ndim == 1:
+            D = np.column_stack([np.zeros_like(D), D])
+        m = D.max(axis=1, keepdims=True)
+        return D - m - np.log(np.exp(D - m).sum(axis=1, keepdims=True))
+
+
+class MLPRegressor(RegressorMixin, _BaseMLP):
+    """One-hidden-layer tanh MLP regressor trained by per-example stochastic gradient on the
+    squared error.
+
+    Targets are standardised inside the estimator (``y_mean_``, ``y_scale_``); one linear
+    output per target column.  Parameters as :class:`MLPClassifier` (without ``loss``); with
+    early stopping the validation score is R^2.
+
+    Attributes
+    ----------
+    mean_, scale_, y_mean_, y_scale_ : arrays
+        Input and target standardisation.
+    hidden_weights_, hidden_bias_, output_weights_, output_bias_ : arrays
+    loss_curve_, validation_scores_, best_epoch_, best_validation_score_, n_epochs_,
+    fit_time_ : as :class:`MLPClassifier`
+    """
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+
+        Returns
+        -------
+        self
+        """
+        t0 = time.perf_counter()
+        Xs, y, Xv, yv, rng = self._prepare(X, y, X_val, y_val, classification=False)
+        self._y_1d = y.ndim == 1
+        Y = y.reshape(y.shape[0], -1).astype(np.float64)
+        self.y_mean_, self.y_scale_ = _standardizer(Y)
+        val_score = None if Xv is None else (lambda: self.score(Xv, yv))
+        self._fit_net(Xs, (Y - self.y_mean_) / self.y_scale_, _mlp.LOSSES["squared"],
+                      val_score, rng)
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def predict(self, X):
+        """Predicted targets, shape (n,) or (n, n_targets) as ``y`` was."""
+        O = self._outputs(X) * self.y_scale_ + self.y_mean_
+        return O[:, 0] if self._y_1d else O
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
