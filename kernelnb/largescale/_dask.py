@@ -1,0 +1,239 @@
+"""Dask helpers: where the tasks of a large-scale fit run, and a cross-validated grid search on Dask.
+
+kernelnb never schedules work itself across machines: the experts of a :class:`MixtureSVC` and the
+folds of a grid search are Dask tasks (``dask.distributed``).  Three ways to say where they run:
+
+* ``client=None`` -- an embedded :class:`distributed.LocalCluster` on this machine's cores (one
+  single-threaded worker process per core), started for one call and closed at its end;
+* ``client='serial'`` -- no Dask at all: the same task functions called one after the other in
+  this process (tests, reference results);
+* ``client=`` a :class:`distributed.Client` (or any object with its ``submit`` / ``scatter`` /
+  ``gather`` methods), or a scheduler address such as ``'tcp://10.0.0.5:8786'`` -- the same code on
+  an existing cluster.
+
+Recipe on a real cluster::
+
+    # on the scheduler machine:   dask scheduler
+    # on each worker machine:     dask worker tcp://SCHEDULER:8786 --nthreads 1 --nworkers -1
+    from kernelnb.largescale import MixtureSVC
+    MixtureSVC(n_experts=50, client="tcp://SCHEDULER:8786").fit(X, y)
+
+The workers need ``kernelnb`` installed (the tasks are module-level functions of this package).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+
+__all__ = ["local_client", "dask_client", "dashboard_available", "dask_grid_search"]
+
+
+def dashboard_available():
+    """True when the Dask dashboard can be served (it needs ``bokeh``, an optional package)."""
+    try:
+        import bokeh  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_limit="auto"):
+    """Start a :class:`distributed.LocalCluster` and return a client connected to it.
+
+    Parameters
+    ----------
+    n_workers : int, optional
+        Worker processes; default: the number of cores (``os.cpu_count()``).
+    threads_per_worker : int, default=1
+        One thread per worker: each SVM expert then runs single-threaded, and the workers share
+        the cores without oversubscription.
+    dashboard : bool, default=False
+        Whether the caller means to show the Dask dashboard; it is served (needs ``bokeh``) on a
+        free port either way, never on the fixed 8787 that another session may hold.  With
+        ``dashboard=True`` and no bokeh installed a warning says so.
+    memory_limit : str or int, default='auto'
+
+    Returns
+    -------
+    client : distributed.Client
+        Close it with ``client.close(); client.cluster.close()`` (or use :func:`dask_client`).
+    """
+    import warnings
+
+    from distributed import Client, LocalCluster
+
+    if n_workers is None:
+        n_workers = os.cpu_count() or 1
+    if not isinstance(n_workers, int) or isinstance(n_workers, bool) or n_workers < 1:
+        raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
+    if not isinstance(threads_per_worker, int) or threads_per_worker < 1:
+        raise ValueError(f"threads_per_worker must be a positive integer, got {threads_per_worker!r}")
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
+                           processes=True, memory_limit=memory_limit,
+                           # a free port, never 8787 (several clusters on one machine); the
+                           # scheduler's HTTP server is bound even without a dashboard
+                           dashboard_address=":0")
+    if dashboard and not dashboard_available():
+        warnings.warn("the Dask dashboard needs bokeh (pip install bokeh); the cluster runs "
+                      "without it", stacklevel=2)
+    return Client(cluster, set_as_default=False)
+
+
+def _is_client_like(obj):
+    return all(callable(getattr(obj, name, None)) for name in ("submit", "scatter", "gather"))
+
+
+@contextlib.contextmanager
+def dask_client(client=None, n_workers=None):
+    """Context manager resolving the ``client`` argument of the large-scale estimators.
+
+    Yields ``None`` for ``client='serial'`` (run in this process), a client on a fresh
+    :class:`~distributed.LocalCluster` for ``client=None`` (closed on exit), a client connected to
+    the scheduler for an address string (closed on exit, the cluster left running), or the given
+    client object unchanged.
+    """
+    if isinstance(client, str) and client == "serial":
+        yield None
+        return
+    if client is None:
+        c = local_client(n_workers=n_workers)
+        try:
+            yield c
+        finally:
+            cluster = c.cluster
+            c.close()
+            cluster.close()
+        return
+    if isinstance(client, str):
+        from distributed import Client
+
+        c = Client(client, set_as_default=False)
+        try:
+            yield c
+        finally:
+            c.close()
+        return
+    if not _is_client_like(client):
+        raise ValueError("client must be None (a local Dask cluster), 'serial', a scheduler "
+                         f"address string or a distributed.Client, got {client!r}")
+    yield client
+
+
+class _Progress:
+    """Progress of joblib batches: tqdm when installed, else an ipywidgets bar in a notebook,
+    else one printed line per completed batch."""
+
+    def __init__(self, total, desc):
+        self.total, self.desc, self.done = total, desc, 0
+        self._bar = self._widget = None
+        try:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=total, desc=desc)
+            return
+        except ImportError:
+            pass
+        if "ipykernel" in sys.modules:
+            try:
+                import ipywidgets as w
+                from IPython.display import display
+
+                self._widget = w.IntProgress(value=0, min=0, max=total, description=desc)
+                display(self._widget)
+                return
+            except ImportError:  # pragma: no cover
+                pass
+
+    def update(self, done, total):
+        step = done - self.done
+        self.done = done
+        if self._bar is not None:
+            self._bar.total = total
+            self._bar.update(step)
+        elif self._widget is not None:
+            self._widget.max = total
+            self._widget.value = done
+        else:
+            print(f"{self.desc}: {done}/{total} fits", flush=True)
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+
+
+def dask_grid_search(estimator, param_grid, X, y, cv=5, client=None, scoring=None, refit=True,
+                     progress=True):
+    """Cross-validated grid search (scikit-learn's ``GridSearchCV``) with the fits run on Dask.
+
+    The (parameters, fold) fits are joblib tasks dispatched through joblib's Dask backend
+    (``joblib.parallel_config(backend='dask')``, the current form of the older
+    ``parallel_backend('dask')``); ``X`` and ``y`` are scattered to the workers once, not sent with
+    every task.
+
+    Parameters
+    ----------
+    estimator : scikit-learn estimator, e.g. :class:`kernelnb.svm.SVC`
+        Give it ``n_jobs=1`` when it has that parameter: the workers are single-threaded.
+    param_grid : dict or list of dicts, e.g. ``{'C': [1, 10], 'sigma': [3, 6]}``
+    X, y : arrays
+    cv : int or cross-validation splitter, default=5
+    client : None, 'serial', address string or Client
+        As in :func:`dask_client`; ``'serial'`` runs scikit-learn's own sequential loop.
+    scoring, refit : as in ``GridSearchCV``.
+    progress : bool, default=True
+        Show the completed fits: a tqdm bar if tqdm is installed, else an ipywidgets bar in a
+        notebook, else printed lines.
+
+    Returns
+    -------
+    search : sklearn.model_selection.GridSearchCV
+        Fitted (``cv_results_``, ``best_params_``, ``best_estimator_`` ...).
+    """
+    import joblib
+    from sklearn.model_selection import GridSearchCV, ParameterGrid, check_cv
+
+    n_candidates = len(ParameterGrid(param_grid))
+    n_folds = check_cv(cv, y, classifier=True).get_n_splits(X, y)
+    total = n_candidates * n_folds
+    search = GridSearchCV(estimator, param_grid, cv=cv, scoring=scoring, refit=refit,
+                          n_jobs=1 if client == "serial" else -1)
+    bar = _Progress(total, "grid search") if progress else None
+    with dask_client(client) as c:
+        if c is None:
+            search.fit(X, y)
+        else:
+            # joblib reports each completed batch to the Parallel object in this process; its
+            # ``print_progress`` hook is where the bar is advanced.
+            hook = _progress_parallel(bar, total) if bar is not None else contextlib.nullcontext()
+            with hook, joblib.parallel_config(backend="dask", client=c, scatter=[X, y]):
+                search.fit(X, y)
+    if bar is not None:
+        bar.update(total, total)
+        bar.close()
+    return search
+
+
+@contextlib.contextmanager
+def _progress_parallel(bar, total):
+    """Advance ``bar`` from joblib's ``Parallel.print_progress`` (called in this process after
+    every completed batch) for the duration of the block."""
+    import joblib.parallel as jp
+
+    original = jp.Parallel.print_progress
+    last = [0.0]
+
+    def print_progress(self):
+        done = min(int(getattr(self, "n_completed_tasks", 0)), total)
+        now = time.perf_counter()
+        if now - last[0] > 0.2 or done >= total:
+            last[0] = now
+            bar.update(done, total)
+        return original(self)
+
+    jp.Parallel.print_progress = print_progress
+    try:
+        yield
+    finally:
+        jp.Parallel.print_progress = original

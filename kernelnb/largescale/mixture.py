@@ -1,0 +1,633 @@
+"""Hard mixtures of SVM experts trained in parallel on Dask (Collobert's thesis, chapter 6).
+
+One SVM on L examples costs about O(L^2) or more.  A hard mixture splits the training set between
+K SVM experts of about L/K examples each, trains them independently (in parallel: one Dask task
+per expert), and lets a gater decide, for every input, which experts to trust.  The partition is
+then improved by reassigning every example to the expert the gater prefers, subject to a capacity
+of L/K + 1 examples per expert (thesis Alg. 6.1 and 6.2; ``../shared/research/seed_001.md`` 1.7 and
+1.8).
+
+Gaters
+------
+``'global'`` (Alg. 6.1)
+    A one-hidden-layer tanh MLP with softmax outputs ``g_k(x)``, trained on the *whole* training set
+    with the experts fixed, to minimise the mixture's global cost
+
+        1/L sum_l 1/2 (y_l - tanh(sum_k g_k(x_l) f_k(x_l)))^2 ,
+
+    ``f_k`` the experts' SVM decision values.  The thesis trains it by stochastic gradient and
+    notes that the minimisation may be approximate and warm-started from the previous outer
+    iteration: here mini-batch Adam for ``gater_epochs`` epochs, warm-started (a small numpy
+    network, inputs standardised).  Reassignment: each example, in a random order, goes to the
+    first expert in decreasing order of ``g_k(x_l)`` that holds fewer than ``L // K + 1`` examples
+    (the balance rule; it uses x only, not y).  Prediction: ``sign(sum_k g_k(x) f_k(x))``.
+``'local'`` (Alg. 6.2)
+    Bayes' rule with one generative model per expert: ``P(k|x) = P(x|k) P(k) / sum_j P(x|j) P(j)``.
+    ``P(x|k)`` is a Gaussian mixture with *diagonal* covariances (scikit-learn's
+    ``GaussianMixture(covariance_type='diag')``, ``n_gaussians`` components, ``reg_covar`` added to
+    the variances; the thesis writes full covariances, impractical in 784 dimensions) fitted on the
+    expert's examples, ``P(k) = |D_k| / L``, and each SVM expert is Platt-scaled:
+    ``P(y=+1|x, k) = 1 / (1 + exp(-(a_k f_k(x) + b_k)))``, ``a_k, b_k`` fitted by the negative
+    log-likelihood on the expert's own training outputs with Platt's smoothed targets (the
+    digest writes the sigmoid as ``1/(1+exp(a - y w f))``; this is the usual normalised form).
+    Reassignment sorts the experts by ``P(y_l|x_l,k) P(x_l|k) P(k)`` (eq. 6.5) with the same
+    capacity rule.  Everything but the reassignment runs in the expert tasks.  Prediction:
+    ``P(y=+1|x) = sum_k P(k|x) P(y=+1|x,k)``.
+``'uniform'``
+    ``g_k = 1/K`` and no reassignment: the experts on a random partition, averaged (the thesis's
+    ablation baseline, 20.3% on Forest against 8.1%).  One outer iteration.
+
+Outer iterations: iteration t trains the experts on the current partition (parallel), then the
+gater, records the validation error, and -- except after the last one -- reassigns.  So the model
+returned is always experts and gater trained together; ``n_iter`` outer iterations make
+``n_iter - 1`` reassignments.
+
+Distribution: see :mod:`kernelnb.largescale._dask`.  The training and validation inputs are
+scattered to every worker once per fit; each task receives the index array of its expert's examples
+and returns the fitted expert with its decision values on all training and validation points (the
+gater needs them).  Tasks run with BLAS held to one thread and ``SVC(n_jobs=1)``, in the same code
+serially and on Dask, so that a seed gives the same model either way.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import time
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit, logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from ..svm import SVC
+from ._dask import dask_client
+
+__all__ = ["MixtureSVC", "balanced_assignment", "GaterMLP"]
+
+GATERS = ("global", "local", "uniform")
+
+
+# --------------------------------------------------------------------------------------------
+# Reassignment with the balance rule
+
+
+def balanced_assignment(scores, capacity, order=None):
+    """Assign each example to its preferred expert among those not yet full.
+
+    Example ``l`` (taken in ``order``) goes to the first expert, in decreasing order of
+    ``scores[l]``, that holds fewer than ``capacity`` examples (thesis Alg. 6.1, step 2.3).
+
+    Parameters
+    ----------
+    scores : array of shape (n_samples, n_experts)
+        Larger is preferred (gater weights, or log posteriors).
+    capacity : int
+        Maximum number of examples per expert (the thesis's ``L/K + 1``); ``n_experts *
+        capacity`` must be at least ``n_samples``.
+    order : array of int, optional
+        The order in which examples choose (default: 0, 1, ..., n-1).
+
+    Returns
+    -------
+    assignment : ndarray of int, shape (n_samples,)
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 2:
+        raise ValueError(f"scores must be a 2-D array (n_samples, n_experts), got shape {scores.shape}")
+    n, k = scores.shape
+    capacity = int(capacity)
+    if capacity * k < n:
+        raise ValueError(f"capacity={capacity} times {k} experts cannot hold {n} examples")
+    order = np.arange(n) if order is None else np.asarray(order)
+    # NaN scores (never expected) sort last.
+    prefs = np.argsort(-np.nan_to_num(scores, nan=-np.inf), axis=1, kind="stable")
+    counts = np.zeros(k, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    full = np.zeros(k, dtype=bool)
+    for l in order.tolist():
+        row = prefs[l]
+        first = row[0]
+        if not full[first]:
+            e = first
+        else:
+            e = row[np.argmin(full[row])]
+        out[l] = e
+        counts[e] += 1
+        if counts[e] >= capacity:
+            full[e] = True
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The global gater: a small numpy MLP (tanh hidden layer, softmax over experts)
+
+
+class GaterMLP:
+    """Softmax gater ``g(x) = softmax(W2 tanh(W1 x + b1) + b2)`` for the global criterion.
+
+    Inputs are standardised with the mean and standard deviation of the training inputs given to
+    the first :meth:`fit`.  :meth:`fit` runs mini-batch Adam on the mixture's global cost
+    ``1/2 (y - tanh(sum_k g_k f_k))^2`` with the expert outputs ``F`` fixed, continuing from the
+    current weights (warm start).
+
+    Parameters
+    ----------
+    n_features, n_hidden, n_experts : int
+    random_state : numpy Generator
+    """
+
+    def __init__(self, n_features, n_hidden, n_experts, rng):
+        self.n_hidden, self.n_experts = n_hidden, n_experts
+        self.W1 = rng.standard_normal((n_features, n_hidden)) / math.sqrt(n_features)
+        self.b1 = np.zeros(n_hidden)
+        # Small output weights: the first gater is nearly uniform.
+        self.W2 = 0.01 * rng.standard_normal((n_hidden, n_experts)) / math.sqrt(n_hidden)
+        self.b2 = np.zeros(n_experts)
+        self.mean_ = self.scale_ = None
+
+    def _standardise(self, X):
+        return (X - self.mean_) / self.scale_
+
+    def gate(self, X):
+        """Gater weights ``g_k(x)``, shape (n_samples, n_experts); rows sum to 1."""
+        return self._forward(self._standardise(X))[1]
+
+    def _forward(self, Z):
+        H = np.tanh(Z @ self.W1 + self.b1)
+        A = H @ self.W2 + self.b2
+        A -= A.max(axis=1, keepdims=True)
+        G = np.exp(A)
+        G /= G.sum(axis=1, keepdims=True)
+        return H, G
+
+    @staticmethod
+    def cost(G, F, y):
+        """The global cost ``mean 1/2 (y - tanh(sum_k g_k f_k))^2``."""
+        return float(0.5 * np.mean((y - np.tanh(np.sum(G * F, axis=1))) ** 2))
+
+    def fit(self, X, y, F, epochs, lr, batch_size, rng):
+        """Minimise the global cost over the gater's weights (experts' outputs ``F`` fixed)."""
+        if self.mean_ is None:
+            self.mean_ = X.mean(axis=0)
+            sd = X.std(axis=0)
+            self.scale_ = np.where(sd > 1e-12, sd, 1.0)
+        Z = self._standardise(X)
+        params = [self.W1, self.b1, self.W2, self.b2]
+        m = [np.zeros_like(p) for p in params]
+        v = [np.zeros_like(p) for p in params]
+        b1, b2, eps, t = 0.9, 0.999, 1e-8, 0
+        n = X.shape[0]
+        for _ in range(int(epochs)):
+            perm = rng.permutation(n)
+            for s in range(0, n, batch_size):
+                idx = perm[s:s + batch_size]
+                Zb, Fb, yb = Z[idx], F[idx], y[idx]
+                H, G = self._forward(Zb)
+                out = np.sum(G * Fb, axis=1)
+                z = np.tanh(out)
+                d_out = -(yb - z) * (1.0 - z * z) / idx.shape[0]
+                dA = G * (Fb - out[:, None]) * d_out[:, None]  # softmax Jacobian
+                gW2 = H.T @ dA
+                gb2 = dA.sum(axis=0)
+                dH = (dA @ self.W2.T) * (1.0 - H * H)
+                gW1 = Zb.T @ dH
+                gb1 = dH.sum(axis=0)
+                t += 1
+                for p, g, mi, vi in zip(params, (gW1, gb1, gW2, gb2), m, v):
+                    mi *= b1
+                    mi += (1 - b1) * g
+                    vi *= b2
+                    vi += (1 - b2) * g * g
+                    p -= lr * (mi / (1 - b1 ** t)) / (np.sqrt(vi / (1 - b2 ** t)) + eps)
+        return self
+
+
+# --------------------------------------------------------------------------------------------
+# Expert tasks (module level: they are pickled to the Dask workers)
+
+
+class _ConstantExpert:
+    """An expert whose examples hold a single class (or none): a constant decision value."""
+
+    def __init__(self, value):
+        self.value = float(value)
+
+    def decision_function(self, X):
+        return np.full(np.shape(X)[0], self.value)
+
+
+def _fit_platt(f, y):
+    """Platt's sigmoid ``P(y=+1|f) = expit(a f + b)`` by the NLL with smoothed targets."""
+    n_pos, n_neg = np.sum(y > 0), np.sum(y <= 0)
+    t = np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+    def nll(p):
+        z = p[0] * f + p[1]
+        value = -np.sum(t * log_expit(z) + (1 - t) * log_expit(-z))
+        r = expit(z) - t
+        return value, np.array([np.sum(r * f), np.sum(r)])
+
+    res = minimize(nll, np.array([1.0, 0.0]), jac=True, method="L-BFGS-B")
+    return res.x
+
+
+def _expert_task(X, y, Xv, idx, params, local, seed):
+    """Train expert ``k`` on ``X[idx]`` and evaluate it on every training/validation point.
+
+    Runs with BLAS on one thread whether called serially or on a Dask worker (same arithmetic).
+    """
+    t0 = time.perf_counter()
+    with threadpool_limits(limits=1):
+        yk = y[idx]
+        if idx.shape[0] == 0:
+            expert = _ConstantExpert(0.0)
+        elif np.unique(yk).shape[0] < 2:
+            expert = _ConstantExpert(float(yk[0]))
+        else:
+            expert = SVC(C=params["C"], kernel=params["kernel"], sigma=params["sigma"],
+                         tol=params["tol"], cache_size=params["cache_size"], n_jobs=1)
+            expert.fit(X[idx], yk)
+        out = {"expert": expert, "dec": expert.decision_function(X),
+               "dec_val": expert.decision_function(Xv) if Xv.shape[0] else np.empty(0)}
+        if local:
+            out["platt"] = _fit_platt(out["dec"][idx], yk) if idx.shape[0] else np.array([0.0, 0.0])
+            if idx.shape[0] == 0:
+                out["gmm"] = None
+                out["logpx"] = np.full(X.shape[0], -np.inf)
+                out["logpx_val"] = np.full(Xv.shape[0], -np.inf)
+            else:
+                from sklearn.mixture import GaussianMixture
+
+                gmm = GaussianMixture(n_components=min(params["n_gaussians"], idx.shape[0]),
+                                      covariance_type="diag", reg_covar=params["reg_covar"],
+                                      random_state=seed).fit(X[idx])
+                out["gmm"] = gmm
+                out["logpx"] = gmm.score_samples(X)
+                out["logpx_val"] = gmm.score_samples(Xv) if Xv.shape[0] else np.empty(0)
+    out["time"] = time.perf_counter() - t0
+    return out
+
+
+class _Runner:
+    """Runs a list of expert tasks serially (client None) or as Dask tasks on scattered data."""
+
+    def __init__(self, client, X, y, Xv):
+        self.client = client
+        if client is None:
+            self.data = (X, y, Xv)
+        else:
+            # One scatter per fit: every worker receives the data once; tasks get index arrays.
+            self.data = client.scatter([X, y, Xv], broadcast=True)
+
+    def map(self, args_list):
+        if self.client is None:
+            return [_expert_task(*self.data, *args) for args in args_list]
+        futures = [self.client.submit(_expert_task, *self.data, *args, pure=False)
+                   for args in args_list]
+        return self.client.gather(futures)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def _check_int(value, name, minimum):
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+class MixtureSVC(ClassifierMixin, BaseEstimator):
+    """Hard mixture of SVM experts with a global, local or uniform gater (thesis ch. 6), the
+    experts of every outer iteration trained in parallel as Dask tasks.  Two classes.
+
+    Parameters
+    ----------
+    n_experts : int, default=4
+        Number K of SVM experts; each holds at most ``L // K + 1`` training examples.
+    gater : {'global', 'local', 'uniform'}, default='global'
+        See the module documentation.
+    n_iter : int, default=3
+        Outer iterations (expert training, gater training, reassignment); the thesis used 5.
+        Ignored by the uniform gater (one iteration).
+    C, kernel, sigma : parameters of every expert :class:`kernelnb.svm.SVC` (the same for all
+        experts and iterations, as in the thesis).
+    tol, cache_size : solver tolerance and kernel cache (MB) of each expert.
+    gater_hidden : int, default=32
+        Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).
+    gater_epochs : int, default=10
+        Epochs of gater training per outer iteration (warm-started).
+    gater_lr : float, default=3e-3
+        Adam step size of the gater.
+    gater_batch_size : int, default=128
+    n_gaussians : int, default=1
+        Components of each expert's diagonal Gaussian mixture P(x|k) (local gater).
+    reg_covar : float, default=1e-3
+        Added to the diagonal variances of P(x|k) (local gater).
+    validation_fraction : float, default=0.1
+        Fraction of the training set held out (at random) to record the validation error after
+        each outer iteration; 0 uses every example for training (``validation_errors_`` is NaN).
+    client : None, 'serial', str or distributed.Client, default=None
+        Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
+        ``LocalCluster`` (one single-threaded worker process per core) for this fit and closes it.
+    n_workers : int, optional
+        Workers of that embedded cluster (default: the number of cores).
+    random_state : int, RandomState or None
+        Seeds the validation split, the initial partition, the gater's initialisation and
+        mini-batches, and the order of reassignment.  The same seed gives the same model serially
+        and on Dask.
+    verbose : bool, default=False
+        Print one line per outer iteration.
+    callback : callable ``callback(iteration, info)``, optional
+        Called after each outer iteration with a dict (``expert_sizes``, ``validation_error``,
+        ``train_error``, ``train_cost``, ``parallel_time``, ``gater_time``); returning ``False``
+        stops after that iteration (the experts and gater then match).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    experts_ : list of fitted SVC (or constant experts for single-class subsets)
+    gater_ : GaterMLP or None
+    platt_ : ndarray of shape (n_experts, 2)  (local) Platt's ``a_k, b_k``
+    densities_ : list of GaussianMixture  (local) ``P(x|k)``
+    log_prior_ : ndarray of shape (n_experts,)  (local) ``log P(k)``
+    n_iter_ : int
+    expert_sizes_ : list of ndarray
+        Examples per expert at each outer iteration (before its expert training).
+    assignment_ : ndarray of int
+        Expert of each training example in the last iteration (-1 for held-out examples).
+    validation_errors_, train_errors_, train_costs_ : ndarray of shape (n_iter_,)
+        Per outer iteration.  ``train_costs_`` is the global criterion
+        ``mean 1/2 (y - tanh(f(x)))^2`` for the global and uniform gaters, the negative
+        log-likelihood ``-mean log P(y|x)`` for the local one.
+    expert_times_ : list of ndarray
+        Seconds each expert task took, per iteration (measured where it ran).
+    parallel_time_ : float
+        Wall-clock seconds in the expert-training phases (submit to gather).
+    gater_time_ : float
+        Seconds spent training gaters and reassigning (the sequential part).
+    cpu_time_ : float
+        The sum of all expert task times plus ``gater_time_``: the fit's time on one CPU.
+    fit_time_ : float
+        Wall-clock seconds of ``fit`` (including starting the embedded cluster).
+
+    References
+    ----------
+    Collobert, Bengio & Bengio, "A parallel mixture of SVMs for very large scale problems",
+    Neural Computation 14(5), 2002; Collobert's thesis ch. 6 (``../shared/research/seed_001.md``
+    1.7, 1.8, 2.3).
+    """
+
+    def __init__(self, n_experts=4, gater="global", n_iter=3, C=1.0, kernel="rbf", sigma=1.0,
+                 tol=1e-3, cache_size=200, gater_hidden=32, gater_epochs=10, gater_lr=3e-3,
+                 gater_batch_size=128, n_gaussians=1, reg_covar=1e-3, validation_fraction=0.1,
+                 client=None, n_workers=None, random_state=None, verbose=False, callback=None):
+        self.n_experts = n_experts
+        self.gater = gater
+        self.n_iter = n_iter
+        self.C = C
+        self.kernel = kernel
+        self.sigma = sigma
+        self.tol = tol
+        self.cache_size = cache_size
+        self.gater_hidden = gater_hidden
+        self.gater_epochs = gater_epochs
+        self.gater_lr = gater_lr
+        self.gater_batch_size = gater_batch_size
+        self.n_gaussians = n_gaussians
+        self.reg_covar = reg_covar
+        self.validation_fraction = validation_fraction
+        self.client = client
+        self.n_workers = n_workers
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callback = callback
+
+    # ---------------------------------------------------------------------------------------
+    def _validate(self):
+        K = _check_int(self.n_experts, "n_experts", 1)
+        if self.gater not in GATERS:
+            raise ValueError(f"gater must be one of {GATERS}, got {self.gater!r}")
+        n_iter = _check_int(self.n_iter, "n_iter", 1)
+        _check_int(self.gater_hidden, "gater_hidden", 1)
+        _check_int(self.gater_epochs, "gater_epochs", 0)
+        _check_int(self.gater_batch_size, "gater_batch_size", 1)
+        _check_int(self.n_gaussians, "n_gaussians", 1)
+        if not (isinstance(self.gater_lr, numbers.Real) and self.gater_lr > 0):
+            raise ValueError(f"gater_lr must be a positive number, got {self.gater_lr!r}")
+        if not (isinstance(self.reg_covar, numbers.Real) and self.reg_covar > 0):
+            raise ValueError(f"reg_covar must be a positive number, got {self.reg_covar!r}")
+        vf = self.validation_fraction
+        if not (isinstance(vf, numbers.Real) and 0 <= vf < 1):
+            raise ValueError(f"validation_fraction must be in [0, 1), got {vf!r}")
+        if self.kernel == "precomputed":
+            raise ValueError("kernel='precomputed' is not supported by MixtureSVC (the experts "
+                             "see different subsets); give a kernel name or a callable")
+        if self.n_workers is not None:
+            _check_int(self.n_workers, "n_workers", 1)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError(f"callback must be callable, got {self.callback!r}")
+        # The experts' own parameters are checked by SVC itself; fail early on obvious errors.
+        if not (isinstance(self.C, numbers.Real) and self.C > 0):
+            raise ValueError(f"C must be a positive number, got {self.C!r}")
+        return K, n_iter
+
+    def fit(self, X, y):
+        """Fit the mixture.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,), two classes
+        """
+        t_start = time.perf_counter()
+        K, n_iter = self._validate()
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if classes.shape[0] != 2:
+            raise ValueError(f"MixtureSVC is a binary classifier: y must hold 2 classes, got "
+                             f"{classes.shape[0]}")
+        self.classes_ = classes
+        ys = np.where(y_idx == 1, 1.0, -1.0)
+        n = X.shape[0]
+        if K > n:
+            raise ValueError(f"n_experts={K} is larger than the number of training examples ({n})")
+        rs = check_random_state(self.random_state)
+        rng = np.random.default_rng(rs.randint(2**31 - 1))
+
+        # Held-out validation set.
+        n_val = int(math.floor(self.validation_fraction * n))
+        if n - n_val < K:
+            n_val = n - K
+        perm = rng.permutation(n)
+        val_idx, tr_idx = np.sort(perm[:n_val]), np.sort(perm[n_val:])
+        Xtr, ytr, Xv, yv = X[tr_idx], ys[tr_idx], X[val_idx], ys[val_idx]
+        L = Xtr.shape[0]
+        capacity = L // K + 1
+
+        # Initial random partition into K subsets of size about L/K.
+        assignment = np.empty(L, dtype=np.int64)
+        assignment[rng.permutation(L)] = np.arange(L) % K
+        gater_kind = self.gater
+        n_outer = 1 if gater_kind == "uniform" else n_iter
+        params = dict(C=float(self.C), kernel=self.kernel, sigma=self.sigma, tol=self.tol,
+                      cache_size=self.cache_size, n_gaussians=int(self.n_gaussians),
+                      reg_covar=float(self.reg_covar))
+        local = gater_kind == "local"
+        gater = None
+        if gater_kind == "global" and K > 1:
+            gater = GaterMLP(X.shape[1], int(self.gater_hidden), K, rng)
+        seeds = rng.integers(0, 2**31 - 1, size=(n_outer, K))
+
+        self.expert_sizes_, self.expert_times_ = [], []
+        val_errs, tr_errs, tr_costs = [], [], []
+        parallel_time = gater_time = cpu_tasks = 0.0
+        with dask_client(self.client, n_workers=self.n_workers) as client:
+            runner = _Runner(client, Xtr, ytr, Xv)
+            for it in range(n_outer):
+                sizes = np.bincount(assignment, minlength=K)
+                self.expert_sizes_.append(sizes)
+                t0 = time.perf_counter()
+                subsets = [np.flatnonzero(assignment == k) for k in range(K)]
+                results = runner.map([(subsets[k], params, local, int(seeds[it, k]))
+                                      for k in range(K)])
+                parallel_time += time.perf_counter() - t0
+                times = np.array([r["time"] for r in results])
+                self.expert_times_.append(times)
+                cpu_tasks += times.sum()
+
+                t0 = time.perf_counter()
+                F = np.column_stack([r["dec"] for r in results])
+                Fv = np.column_stack([r["dec_val"] for r in results]) if n_val else None
+                self.experts_ = [r["expert"] for r in results]
+                if local:
+                    self.platt_ = np.array([r["platt"] for r in results])
+                    self.densities_ = [r["gmm"] for r in results]
+                    with np.errstate(divide="ignore"):
+                        self.log_prior_ = np.log(sizes / L)
+                    logpx = np.column_stack([r["logpx"] for r in results])
+                    post = self._local_posterior(logpx)
+                    p_pos = self._local_p_pos(post, F)
+                    pr = np.where(ytr > 0, p_pos, 1 - p_pos)
+                    tr_cost = float(-np.mean(np.log(np.clip(pr, 1e-300, None))))
+                    train_dec = p_pos - 0.5
+                    if n_val:
+                        lv = np.column_stack([r["logpx_val"] for r in results])
+                        val_dec = self._local_p_pos(self._local_posterior(lv), Fv) - 0.5
+                else:
+                    if gater is not None:
+                        gater.fit(Xtr, ytr, F, self.gater_epochs, float(self.gater_lr),
+                                  int(self.gater_batch_size), rng)
+                        G = gater.gate(Xtr)
+                    else:
+                        G = np.full((L, K), 1.0 / K)
+                    tr_cost = GaterMLP.cost(G, F, ytr)
+                    train_dec = np.sum(G * F, axis=1)
+                    if n_val:
+                        Gv = gater.gate(Xv) if gater is not None else np.full((n_val, K), 1.0 / K)
+                        val_dec = np.sum(Gv * Fv, axis=1)
+                self.gater_ = gater
+                tr_costs.append(tr_cost)
+                tr_errs.append(float(np.mean((train_dec > 0) != (ytr > 0))))
+                val_errs.append(float(np.mean((val_dec > 0) != (yv > 0))) if n_val else np.nan)
+                self.assignment_ = np.full(n, -1, dtype=np.int64)
+                self.assignment_[tr_idx] = assignment
+                stop = False
+                if self.verbose:
+                    print(f"[MixtureSVC] iteration {it + 1}/{n_outer}: sizes {sizes.min()}-"
+                          f"{sizes.max()}, train cost {tr_cost:.4f}, train error {tr_errs[-1]:.4f}, "
+                          f"validation error {val_errs[-1]:.4f}, experts {times.sum():.1f} s "
+                          f"(wall {parallel_time:.1f} s so far)", flush=True)
+                if self.callback is not None:
+                    info = dict(expert_sizes=sizes, validation_error=val_errs[-1],
+                                train_error=tr_errs[-1], train_cost=tr_cost,
+                                parallel_time=parallel_time, gater_time=gater_time)
+                    stop = self.callback(it, info) is False
+                if it < n_outer - 1 and not stop:
+                    order = rng.permutation(L)
+                    if local:
+                        logpy = np.where(ytr[:, None] > 0, log_expit(self._platt_z(F)),
+                                         log_expit(-self._platt_z(F)))
+                        scores = logpy + logpx + self.log_prior_[None, :]
+                    else:
+                        scores = G
+                    assignment = balanced_assignment(scores, capacity, order)
+                gater_time += time.perf_counter() - t0
+                if stop:
+                    break
+        self.n_iter_ = len(val_errs)
+        self.validation_errors_ = np.array(val_errs)
+        self.train_errors_ = np.array(tr_errs)
+        self.train_costs_ = np.array(tr_costs)
+        self.parallel_time_ = parallel_time
+        self.gater_time_ = gater_time
+        self.cpu_time_ = cpu_tasks + gater_time
+        self.fit_time_ = time.perf_counter() - t_start
+        return self
+
+    # ---------------------------------------------------------------------------------------
+    def _platt_z(self, F):
+        return self.platt_[:, 0][None, :] * F + self.platt_[:, 1][None, :]
+
+    def _local_posterior(self, logpx):
+        lj = logpx + self.log_prior_[None, :]
+        lse = logsumexp(lj, axis=1, keepdims=True)
+        return np.exp(lj - lse)
+
+    def _local_p_pos(self, post, F):
+        return np.sum(post * expit(self._platt_z(F)), axis=1)
+
+    def expert_decisions(self, X):
+        """Decision values ``f_k(x)`` of every expert, shape (n_samples, n_experts)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        return np.column_stack([e.decision_function(X) for e in self.experts_])
+
+    def gate(self, X):
+        """Weights of the experts at each point, shape (n_samples, n_experts): the global gater's
+        softmax ``g_k(x)``, the local gater's posterior ``P(k|x)``, or ``1/K``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        return self._gate(X)
+
+    def _gate(self, X):
+        K = len(self.experts_)
+        if self.gater == "local":
+            logpx = np.column_stack([
+                d.score_samples(X) if d is not None else np.full(X.shape[0], -np.inf)
+                for d in self.densities_])
+            return self._local_posterior(logpx)
+        if self.gater_ is not None:
+            return self.gater_.gate(X)
+        return np.full((X.shape[0], K), 1.0 / K)
+
+    def decision_function(self, X):
+        """``sum_k g_k(x) f_k(x)`` (global, uniform), or the log-odds of ``P(y=+1|x)`` (local);
+        positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        F = np.column_stack([e.decision_function(X) for e in self.experts_])
+        G = self._gate(X)
+        if self.gater == "local":
+            p = np.clip(self._local_p_pos(G, F), 1e-300, 1 - 1e-16)
+            return np.log(p) - np.log1p(-p)
+        return np.sum(G * F, axis=1)
+
+    def predict_proba(self, X):
+        """Local gater: ``[P(y=classes_[0]|x), P(y=classes_[1]|x)]``; global and uniform:
+        ``(1 + tanh(f(x))) / 2`` (the mixture's output read as a probability, uncalibrated)."""
+        d = self.decision_function(X)
+        p = expit(d) if self.gater == "local" else 0.5 * (1 + np.tanh(d))
+        return np.column_stack([1 - p, p])
+
+    def predict(self, X):
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
