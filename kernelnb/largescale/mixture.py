@@ -330,6 +330,10 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
     validation_fraction : float, default=0.1
         Fraction of the training set held out (at random) to record the validation error after
         each outer iteration; 0 uses every example for training (``validation_errors_`` is NaN).
+    balance : bool, default=True
+        Apply the capacity ``L // K + 1`` when reassigning.  ``False`` lets every example go to
+        its preferred expert -- only to show what goes wrong (the thesis: one expert then
+        captures everything); experts left with one class become constants.
     client : None, 'serial', str or distributed.Client, default=None
         Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
         ``LocalCluster`` (one single-threaded worker process per core) for this fit and closes it.
@@ -384,7 +388,8 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
     def __init__(self, n_experts=4, gater="global", n_iter=3, C=1.0, kernel="rbf", sigma=1.0,
                  tol=1e-3, cache_size=200, gater_hidden=32, gater_epochs=10, gater_lr=3e-3,
                  gater_batch_size=128, n_gaussians=1, reg_covar=1e-3, validation_fraction=0.1,
-                 client=None, n_workers=None, random_state=None, verbose=False, callback=None):
+                 balance=True, client=None, n_workers=None, random_state=None, verbose=False,
+                 callback=None):
         self.n_experts = n_experts
         self.gater = gater
         self.n_iter = n_iter
@@ -400,6 +405,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         self.n_gaussians = n_gaussians
         self.reg_covar = reg_covar
         self.validation_fraction = validation_fraction
+        self.balance = balance
         self.client = client
         self.n_workers = n_workers
         self.random_state = random_state
@@ -467,7 +473,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         val_idx, tr_idx = np.sort(perm[:n_val]), np.sort(perm[n_val:])
         Xtr, ytr, Xv, yv = X[tr_idx], ys[tr_idx], X[val_idx], ys[val_idx]
         L = Xtr.shape[0]
-        capacity = L // K + 1
+        capacity = L // K + 1 if self.balance else L
 
         # Initial random partition into K subsets of size about L/K.
         assignment = np.empty(L, dtype=np.int64)

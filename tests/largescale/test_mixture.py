@@ -1,0 +1,317 @@
+"""MixtureSVC (hard mixtures of SVMs, thesis ch. 6) serially and on a two-worker Dask cluster,
+the balance rule against a naive reference, dask_grid_search against scikit-learn's serial loop."""
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.model_selection import GridSearchCV
+
+from kernelnb.largescale import GaterMLP, MixtureSVC, balanced_assignment, dask_grid_search
+from kernelnb.largescale.mixture import _fit_platt
+from kernelnb.svm import SVC
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    from kernelnb.largescale import local_client
+
+    c = local_client(n_workers=2)
+    yield c
+    cluster = c.cluster
+    c.close()
+    cluster.close()
+
+
+def xor(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2))
+    return X, np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+
+
+class CountingClient:
+    """Wraps a Client: counts scatter calls and records the arguments given to submit."""
+
+    def __init__(self, client):
+        self._c = client
+        self.scatters = 0
+        self.submitted = []
+
+    def scatter(self, *args, **kwargs):
+        self.scatters += 1
+        return self._c.scatter(*args, **kwargs)
+
+    def submit(self, fn, *args, **kwargs):
+        self.submitted.append(args)
+        return self._c.submit(fn, *args, **kwargs)
+
+    def gather(self, *args, **kwargs):
+        return self._c.gather(*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# The balance rule
+
+
+def naive_assignment(scores, capacity, order):
+    counts = [0] * scores.shape[1]
+    out = {}
+    for l in order:
+        ranked = sorted(range(scores.shape[1]), key=lambda k: (-scores[l, k], k))
+        for k in ranked:
+            if counts[k] < capacity:
+                out[l] = k
+                counts[k] += 1
+                break
+    return np.array([out[l] for l in range(scores.shape[0])])
+
+
+@pytest.mark.parametrize("n,k", [(50, 3), (37, 5), (20, 1)])
+def test_balanced_assignment_matches_naive(n, k):
+    rng = np.random.default_rng(n)
+    scores = rng.random((n, k))
+    scores[:, 0] += 0.5  # everybody prefers expert 0: the capacity must bind
+    order = rng.permutation(n)
+    cap = n // k + 1
+    got = balanced_assignment(scores, cap, order)
+    np.testing.assert_array_equal(got, naive_assignment(scores, cap, order))
+    assert np.bincount(got, minlength=k).max() <= cap
+
+
+def test_balanced_assignment_errors():
+    with pytest.raises(ValueError, match="capacity"):
+        balanced_assignment(np.zeros((10, 2)), 4)
+    with pytest.raises(ValueError, match="scores"):
+        balanced_assignment(np.zeros(10), 4)
+
+
+@pytest.mark.parametrize("gater", ["global", "local"])
+def test_balance_rule_holds_after_reassignment(gater):
+    X, y = xor(80)
+    m = MixtureSVC(n_experts=3, gater=gater, n_iter=3, C=10, sigma=0.5, client="serial",
+                   validation_fraction=0.1, random_state=0).fit(X, y)
+    L = int(np.sum(m.assignment_ >= 0))
+    assert L == 72
+    assert len(m.expert_sizes_) == 3
+    for sizes in m.expert_sizes_:
+        assert sizes.sum() == L
+        assert sizes.max() <= L / 3 + 1
+    np.testing.assert_array_equal(np.bincount(m.assignment_[m.assignment_ >= 0], minlength=3),
+                                  m.expert_sizes_[-1])
+
+
+def test_without_balance_one_expert_takes_more():
+    X, y = xor(80)
+    kw = dict(n_experts=4, n_iter=3, kernel="linear", C=10, client="serial",
+              validation_fraction=0, random_state=0, gater_epochs=50, gater_batch_size=16)
+    free = MixtureSVC(balance=False, **kw).fit(X, y)
+    assert free.expert_sizes_[-1].max() > 80 // 4 + 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Against independent references
+
+
+def test_one_expert_is_a_single_svc():
+    X, y = xor(80)
+    for gater in ("global", "uniform"):
+        m = MixtureSVC(n_experts=1, gater=gater, C=10, sigma=0.5, validation_fraction=0,
+                       client="serial", random_state=0).fit(X, y)
+        s = SVC(C=10, sigma=0.5).fit(X, y)
+        np.testing.assert_allclose(m.decision_function(X), s.decision_function(X), atol=1e-10)
+        np.testing.assert_array_equal(m.predict(X), s.predict(X))
+        np.testing.assert_allclose(m.gate(X), 1.0)
+
+
+def test_global_gater_lowers_training_cost_vs_uniform():
+    """Linear experts on XOR: averaged they cannot do better than chance, but a gater splitting
+    the plane lets each one solve its half (thesis Fig. 6.1)."""
+    X, y = xor(80)
+    kw = dict(n_experts=2, kernel="linear", C=10, n_iter=4, validation_fraction=0,
+              client="serial", random_state=0, gater_epochs=100, gater_batch_size=16,
+              gater_lr=0.01, gater_hidden=8)
+    g = MixtureSVC(gater="global", **kw).fit(X, y)
+    u = MixtureSVC(gater="uniform", **kw).fit(X, y)
+    ys = np.where(y == g.classes_[1], 1.0, -1.0)
+
+    def cost(m):  # the global criterion computed from the public parts
+        out = np.sum(m.gate(X) * m.expert_decisions(X), axis=1)
+        return 0.5 * np.mean((ys - np.tanh(out)) ** 2)
+
+    np.testing.assert_allclose(cost(g), g.train_costs_[-1], rtol=1e-10)
+    np.testing.assert_allclose(cost(u), u.train_costs_[-1], rtol=1e-10)
+    assert cost(g) < 0.5 * cost(u)
+    assert g.train_costs_[-1] < g.train_costs_[0]  # reassignment helped
+    assert np.mean(g.predict(X) != y) < np.mean(u.predict(X) != y)
+
+
+def test_gater_gradient_matches_finite_differences():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 3))
+    y = np.sign(rng.standard_normal(30))
+    F = rng.standard_normal((30, 4))
+    g = GaterMLP(3, 5, 4, np.random.default_rng(0))
+    g.W2 *= 100  # a gater far from uniform
+    g.mean_, g.scale_ = np.zeros(3), np.ones(3)
+    # One full-batch plain step of Adam moves each weight by about -lr * sign(gradient): compare
+    # those signs with central differences of the global cost.
+    before = [p.copy() for p in (g.W1, g.b1, g.W2, g.b2)]
+
+    def cost():
+        return GaterMLP.cost(g.gate(X), F, y)
+
+    numeric = []
+    for p in (g.W1, g.b1, g.W2, g.b2):
+        d = np.zeros_like(p)
+        for i in np.ndindex(p.shape):
+            old = p[i]
+            p[i] = old + 1e-6
+            c1 = cost()
+            p[i] = old - 1e-6
+            c2 = cost()
+            p[i] = old
+            d[i] = (c1 - c2) / 2e-6
+        numeric.append(d)
+    g.fit(X, y, F, epochs=1, lr=1e-7, batch_size=30, rng=np.random.default_rng(0))
+    for p0, p, d in zip(before, (g.W1, g.b1, g.W2, g.b2), numeric):
+        step = p - p0
+        big = np.abs(d) > 1e-5
+        assert big.any()
+        np.testing.assert_array_equal(np.sign(step[big]), -np.sign(d[big]))
+
+
+def test_platt_fit_matches_scipy():
+    rng = np.random.default_rng(2)
+    f = rng.standard_normal(60) * 2
+    y = np.where(f + rng.standard_normal(60) > 0, 1.0, -1.0)
+    a, b = _fit_platt(f, y)
+    n_pos, n_neg = np.sum(y > 0), np.sum(y < 0)
+    t = np.where(y > 0, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+
+    def nll(p):
+        q = 1 / (1 + np.exp(-(p[0] * f + p[1])))
+        return -np.sum(t * np.log(q) + (1 - t) * np.log(1 - q))
+
+    ref = minimize(nll, [0.0, 0.0], method="Nelder-Mead", options=dict(xatol=1e-9, fatol=1e-12))
+    np.testing.assert_allclose([a, b], ref.x, atol=1e-4)
+
+
+def test_local_gater_combines_posteriors():
+    X, y = xor(80)
+    m = MixtureSVC(n_experts=3, gater="local", n_iter=2, C=10, sigma=0.5, client="serial",
+                   random_state=0).fit(X, y)
+    G = m.gate(X)
+    np.testing.assert_allclose(G.sum(axis=1), 1.0)
+    # P(k|x) by Bayes from the densities and the priors |D_k| / L, computed here.
+    logpx = np.column_stack([d.score_samples(X) for d in m.densities_])
+    L = np.sum(m.assignment_ >= 0)
+    joint = np.exp(logpx) * (m.expert_sizes_[-1] / L)
+    np.testing.assert_allclose(G, joint / joint.sum(axis=1, keepdims=True), atol=1e-10)
+    F = m.expert_decisions(X)
+    p = np.sum(G / (1 + np.exp(-(m.platt_[:, 0] * F + m.platt_[:, 1]))), axis=1)
+    np.testing.assert_allclose(m.predict_proba(X)[:, 1], p, rtol=1e-8)
+    np.testing.assert_array_equal(m.predict(X), np.where(p > 0.5, 1, -1))
+
+
+@pytest.mark.parametrize("gater", ["global", "local", "uniform"])
+def test_validation_errors_per_iteration(gater):
+    X, y = xor(80)
+    m = MixtureSVC(n_experts=2, gater=gater, n_iter=3, C=10, sigma=0.5, client="serial",
+                   validation_fraction=0.25, random_state=3).fit(X, y)
+    expected = 1 if gater == "uniform" else 3
+    assert m.n_iter_ == expected
+    for arr in (m.validation_errors_, m.train_errors_, m.train_costs_):
+        assert arr.shape == (expected,)
+    held = m.assignment_ < 0
+    assert held.sum() == 20
+    # The last recorded validation error is the final model's error on the held-out points.
+    assert m.validation_errors_[-1] == pytest.approx(np.mean(m.predict(X[held]) != y[held]))
+    assert m.train_errors_[-1] == pytest.approx(np.mean(m.predict(X[~held]) != y[~held]))
+    assert m.parallel_time_ > 0 and m.fit_time_ >= m.parallel_time_
+    assert m.cpu_time_ >= sum(t.sum() for t in m.expert_times_)
+
+
+def test_callback_stops_and_labels_are_kept():
+    X, y = xor(60)
+    labels = np.where(y > 0, "yes", "no")
+    seen = []
+    m = MixtureSVC(n_experts=2, n_iter=5, C=10, sigma=0.5, client="serial", random_state=0,
+                   callback=lambda it, info: seen.append((it, info["validation_error"])) or it < 1)
+    m.fit(X, labels)
+    assert [s[0] for s in seen] == [0, 1] and m.n_iter_ == 2
+    assert set(m.predict(X)) <= {"yes", "no"}
+    np.testing.assert_array_equal(m.classes_, ["no", "yes"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Dask
+
+
+@pytest.mark.parametrize("gater", ["global", "local"])
+def test_serial_and_dask_give_the_same_model(client, gater):
+    X, y = xor(80)
+    kw = dict(n_experts=3, gater=gater, n_iter=3, C=10, sigma=0.5, random_state=7)
+    a = MixtureSVC(client="serial", **kw).fit(X, y)
+    b = MixtureSVC(client=client, **kw).fit(X, y)
+    for sa, sb in zip(a.expert_sizes_, b.expert_sizes_):
+        np.testing.assert_array_equal(sa, sb)
+    np.testing.assert_array_equal(a.assignment_, b.assignment_)
+    Xt, _ = xor(200, seed=5)
+    np.testing.assert_array_equal(a.predict(Xt), b.predict(Xt))
+    np.testing.assert_array_equal(a.decision_function(Xt), b.decision_function(Xt))
+
+
+def test_data_scattered_once_and_tasks_get_indices(client):
+    X, y = xor(80)
+    wrapped = CountingClient(client)
+    m = MixtureSVC(n_experts=4, n_iter=3, C=10, sigma=0.5, client=wrapped, random_state=0)
+    m.fit(X, y)
+    assert wrapped.scatters == 1
+    assert len(wrapped.submitted) == 4 * 3  # one task per expert and iteration
+    for args in wrapped.submitted:
+        arrays = [a for a in args if isinstance(a, np.ndarray)]
+        assert len(arrays) == 1  # the index array; the data travel as futures
+        assert arrays[0].ndim == 1 and arrays[0].dtype.kind == "i"
+
+
+def test_dask_grid_search_matches_serial(client):
+    X, y = xor(60)
+    grid = {"C": [1.0, 10.0], "sigma": [0.3, 1.0]}
+    est = SVC(n_jobs=1)
+    ours = dask_grid_search(est, grid, X, y, cv=3, client=client, progress=False)
+    ref = GridSearchCV(est, grid, cv=3).fit(X, y)
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"],
+                               ref.cv_results_["mean_test_score"])
+    assert ours.best_params_ == ref.best_params_
+    serial = dask_grid_search(est, grid, X, y, cv=3, client="serial", progress=False)
+    assert serial.best_params_ == ref.best_params_
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(n_experts=0), "n_experts"),
+    (dict(n_experts=2.5), "n_experts"),
+    (dict(gater="soft"), "gater"),
+    (dict(n_iter=0), "n_iter"),
+    (dict(validation_fraction=1.0), "validation_fraction"),
+    (dict(C=-1.0), "C"),
+    (dict(kernel="precomputed"), "precomputed"),
+    (dict(client=42), "client"),
+])
+def test_bad_parameters(kwargs, match):
+    X, y = xor(40)
+    base = dict(client="serial")
+    base.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        MixtureSVC(**base).fit(X, y)
+
+
+def test_bad_data():
+    X, y = xor(40)
+    with pytest.raises(ValueError, match="n_experts=50 is larger"):
+        MixtureSVC(n_experts=50, client="serial").fit(X, y)
+    with pytest.raises(ValueError, match="2 classes"):
+        MixtureSVC(client="serial").fit(X, np.arange(40) % 3)
