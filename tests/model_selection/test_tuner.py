@@ -35,7 +35,7 @@ def test_criterion_decreases(data, criterion):
     rec = tuner.history_[-1]
     assert set(rec) >= {"iteration", "criterion", "C", "sigma", "scales", "n_trainings",
                         "training_error", "n_SV"}
-    assert rec["n_SV"] == tuner.history_[-1]["n_SV"] > 0 and 0 <= rec["training_error"] <= 1
+    assert rec["n_SV"] > 0 and 0 <= rec["training_error"] <= 1
 
 
 def test_n_trainings_counts_every_fit(data, monkeypatch):
