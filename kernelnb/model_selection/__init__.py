@@ -11,3 +11,4 @@ from ._estimates import (ESTIMATE_NAMES, LeaveOneOut, bounds_table, estimate_all
 from ._gradient import criterion_and_gradient, full_dual, sphere_radius2  # noqa: F401
 from ._tuner import GradientTuner  # noqa: F401
 # --- feature selection (_features.py) ---
+from ._features import SVMRFE, ScalingSelector, filter_scores, rfe_scores  # noqa: F401

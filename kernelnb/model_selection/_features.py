@@ -1,0 +1,646 @@
+"""Feature selection with SVMs (Chapelle's thesis, ch. 5.1; Weston et al., NIPS 2000).
+
+``seed_004.md`` §1.6. Three families:
+
+* :class:`ScalingSelector`, the thesis's method: one scaling factor per feature inside the kernel,
+  ``k_s(x, y) = k(s * x, s * y)``, all set to 1, optimised by gradient descent on a bound of the
+  leave-one-out error (``R^2/M^2`` by default), then backward elimination of the features with
+  the smallest factors (half of them while more than 10 remain, then one at a time), the
+  remaining factors being re-optimised after each removal;
+* :class:`SVMRFE`, recursive feature elimination (Guyon et al., 2002): retrain, drop the
+  feature(s) whose removal changes ``||w||^2 = sum_ij a_i a_j y_i y_j K_ij`` least with the
+  multipliers held fixed: ``w_p^2`` for a linear kernel, ``|W^2 - W^2_(p)|`` with ``K^(p)`` the
+  kernel without feature ``p`` for the others;
+* :func:`filter_scores`, the filter baselines of the thesis's comparison (Pearson correlation,
+  Fisher criterion, Kolmogorov-Smirnov statistic).
+
+The selectors follow scikit-learn (:class:`~sklearn.feature_selection.SelectorMixin`):
+``support_``, ``ranking_`` (1 for the kept features, larger for those removed earlier, as
+:class:`sklearn.feature_selection.RFE`), ``get_support()``, ``transform(X)``; ``estimator_`` is
+the SVM refitted on the kept features (with their scaling factors for :class:`ScalingSelector`),
+used by ``predict`` / ``decision_function`` / ``score``.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import kernels as _k
+from ..svm import SVC
+
+__all__ = ["ScalingSelector", "SVMRFE", "filter_scores", "rfe_scores"]
+
+
+# -- shared checks ---------------------------------------------------------------------------
+def _check_n_select(value, n_features, name="n_features_to_select"):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value!r}")
+    if value > n_features:
+        raise ValueError(f"{name}={value!r} is larger than the number of features "
+                         f"({n_features})")
+    return int(value)
+
+
+def _check_binary(y):
+    classes = np.unique(y)
+    if classes.shape[0] != 2:
+        raise ValueError(f"feature selection needs exactly two classes in y, got "
+                         f"{classes.shape[0]} ({classes[:5]!r})")
+    return classes
+
+
+def _check_callback(callback):
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback must be callable or None, got {callback!r}")
+
+
+def _check_svc(estimator, default):
+    est = default if estimator is None else estimator
+    if not isinstance(est, SVC):
+        raise ValueError(f"estimator must be a kernelnb.svm.SVC, got {type(est).__name__}")
+    return clone(est)
+
+
+# -- filters ---------------------------------------------------------------------------------
+def filter_scores(X, y, method="fisher"):
+    """Filter scores of the features (larger = more relevant), thesis §5.1.3.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+    y : array of shape (n_samples,), two classes
+    method : {'fisher', 'pearson', 'ks'}, default='fisher'
+        * ``'fisher'``: ``|mu+ - mu-| / sqrt(sd+^2 + sd-^2)`` (per-class means and standard
+          deviations);
+        * ``'pearson'``: absolute Pearson correlation between the feature and the ``+-1`` label;
+        * ``'ks'``: ``sqrt(n) sup_t |F(t) - F+(t)|``, the Kolmogorov-Smirnov distance between the
+          feature's empirical distribution and that of the positive class.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
+    y = np.asarray(y).ravel()
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"y has {y.shape[0]} entries but X has {X.shape[0]} rows")
+    classes = _check_binary(y)
+    pos = y == classes[1]
+    if method == "fisher":
+        mp, mn = X[pos].mean(axis=0), X[~pos].mean(axis=0)
+        vp, vn = X[pos].var(axis=0), X[~pos].var(axis=0)
+        den = np.sqrt(vp + vn)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(den > 0, np.abs(mp - mn) / np.where(den > 0, den, 1.0), 0.0)
+        return out
+    if method == "pearson":
+        s = np.where(pos, 1.0, -1.0)
+        Xc = X - X.mean(axis=0)
+        sc = s - s.mean()
+        den = np.sqrt((Xc ** 2).sum(axis=0) * (sc ** 2).sum())
+        return np.where(den > 0, np.abs(Xc.T @ sc) / np.where(den > 0, den, 1.0), 0.0)
+    if method == "ks":
+        n = X.shape[0]
+        out = np.empty(X.shape[1])
+        for p in range(X.shape[1]):
+            order = np.argsort(X[:, p], kind="stable")
+            xs = X[order, p]
+            # evaluate both empirical CDFs after each distinct value
+            last = np.r_[xs[1:] != xs[:-1], True]
+            F = (np.arange(1, n + 1) / n)[last]
+            Fp = (np.cumsum(pos[order]) / max(pos.sum(), 1))[last]
+            out[p] = np.sqrt(n) * np.max(np.abs(F - Fp))
+        return out
+    raise ValueError(f"method must be 'fisher', 'pearson' or 'ks', got {method!r}")
+
+
+# -- RFE -------------------------------------------------------------------------------------
+def _w2_without(kern, Xsv, coef):
+    """``W2 = c'Kc`` and ``W2_(p) = c'K^(p)c`` for every feature p (``c = y * alpha``), where
+    ``K^(p)`` is ``kern`` evaluated with feature p removed (the RBF's scale of p removed too)."""
+    d = Xsv.shape[1]
+    out = np.empty(d)
+    if isinstance(kern, _k.Linear):
+        G = Xsv @ Xsv.T
+        W2 = coef @ G @ coef
+        w = coef @ Xsv
+        return W2, W2 - w ** 2
+    if isinstance(kern, _k.Polynomial):
+        G = Xsv @ Xsv.T
+        K = (kern.gamma * G + kern.coef0) ** kern.degree
+        W2 = coef @ K @ coef
+        for p in range(d):
+            Kp = (kern.gamma * (G - np.outer(Xsv[:, p], Xsv[:, p])) + kern.coef0) ** kern.degree
+            out[p] = coef @ Kp @ coef
+        return W2, out
+    if isinstance(kern, _k.RBF):
+        K = kern(Xsv)
+        W2 = coef @ K @ coef
+        s = np.ones(d) if kern.scales is None else kern.scales
+        for p in range(d):
+            diff = Xsv[:, p][:, None] - Xsv[:, p][None, :]
+            # the exponent loses the term of feature p: K^(p) = K * exp(gamma s_p^2 (x_p - x'_p)^2)
+            out[p] = coef @ (K * np.exp(kern.gamma * s[p] ** 2 * diff ** 2)) @ coef
+        return W2, out
+    if isinstance(kern, _k.CallableKernel):
+        K = kern(Xsv)
+        W2 = coef @ K @ coef
+        for p in range(d):
+            keep = np.arange(d) != p
+            out[p] = coef @ kern(Xsv[:, keep]) @ coef
+        return W2, out
+    raise ValueError(f"non-linear RFE needs a kernel computed from the features; got "
+                     f"{type(kern).__name__}")
+
+
+def rfe_scores(fitted, X):
+    """Importance of each feature for (non-linear) RFE, from a fitted binary SVC.
+
+    ``|W^2 - W^2_(p)|`` where ``W^2 = sum_ij a_i a_j y_i y_j K(x_i, x_j)`` and ``W^2_(p)`` is the
+    same sum with feature ``p`` removed from the kernel and the multipliers held fixed (thesis
+    §5.1.2, "Non-linear RFE"). For a linear kernel it equals ``w_p^2``. The feature with the
+    smallest importance is the first to go.
+
+    Parameters
+    ----------
+    fitted : kernelnb.svm.SVC
+        Fitted on ``X`` with two classes.
+    X : array of shape (n_samples, n_features)
+        The training data of ``fitted``.
+
+    Returns
+    -------
+    importance : ndarray of shape (n_features,)
+    W2 : float
+        ``||w||^2`` of the fitted machine.
+    W2_without : ndarray of shape (n_features,)
+        The scores ``sum_ij a_i a_j y_i y_j K^(p)_ij`` of the thesis.
+    """
+    check_is_fitted(fitted, "dual_coef_")
+    if fitted.dual_coef_.shape[0] != 1:
+        raise ValueError("rfe_scores needs an SVC fitted on two classes")
+    X = np.asarray(X, dtype=np.float64)
+    Xsv = X[fitted.support_]
+    coef = np.asarray(fitted.dual_coef_[0], dtype=np.float64)
+    W2, W2p = _w2_without(fitted.kernel_, Xsv, coef)
+    return np.abs(W2 - W2p), float(W2), W2p
+
+
+class SVMRFE(SelectorMixin, BaseEstimator):
+    """Recursive feature elimination with an SVM, linear or non-linear (thesis §5.1.2).
+
+    At each step the SVM is retrained on the remaining features and the ``step`` features with
+    the smallest importance (:func:`rfe_scores`: ``w_p^2`` for a linear kernel, the change of
+    ``||w||^2`` with the multipliers fixed for the others) are removed, until
+    ``n_features_to_select`` remain.
+
+    Parameters
+    ----------
+    estimator : kernelnb.svm.SVC, optional
+        The SVM (cloned). Default: ``SVC(kernel=kernel, C=1, n_jobs=1)``, with
+        ``degree=2, coef0=1`` for ``'poly'`` (the thesis's non-linear toy) and
+        ``sigma='scale'`` for ``'rbf'``.
+    n_features_to_select : int, default=2
+    step : int or float, default=1
+        Features removed per step (an int >= 1), or a fraction in (0, 1) of the initial number
+        of features.
+    kernel : {'linear', 'poly', 'rbf'} or None, default=None
+        Kernel of the default estimator, or set on a given one; None keeps the estimator's
+        (linear for the default estimator).
+    verbose : int, default=0
+        Print one line per step.
+    callback : callable ``callback(record)``, optional
+        Called after each step with the dict appended to ``history_``.
+
+    Attributes
+    ----------
+    support_ : ndarray of bool, shape (n_features,)
+    ranking_ : ndarray of int, shape (n_features,)
+        1 for the kept features; features removed at the last step get 2, the step before 3, ...
+    history_ : list of dict
+        Per step: ``features`` (indices before the removal), ``removed``, ``importance`` (of the
+        features before the removal, same order), ``W2``.
+    estimator_ : SVC
+        Refitted on the kept features.
+    n_trainings_ : int
+        SVM trainings done (the final refit included).
+    classes_ : ndarray
+    """
+
+    def __init__(self, estimator=None, n_features_to_select=2, step=1, kernel=None, verbose=0,
+                 callback=None):
+        self.estimator = estimator
+        self.n_features_to_select = n_features_to_select
+        self.step = step
+        self.kernel = kernel
+        self.verbose = verbose
+        self.callback = callback
+
+    def _make_estimator(self):
+        kernel = self.kernel
+        if kernel is not None and kernel not in ("linear", "poly", "rbf"):
+            raise ValueError(f"kernel must be 'linear', 'poly', 'rbf' or None, got {kernel!r}")
+        if self.estimator is None:
+            kernel = kernel or "linear"
+            extra = {"poly": dict(degree=2, coef0=1.0), "rbf": dict(sigma="scale")}.get(kernel, {})
+            return SVC(kernel=kernel, C=1.0, n_jobs=1, **extra)
+        est = _check_svc(self.estimator, None)
+        if kernel is not None:
+            est.set_params(kernel=kernel)
+        if not isinstance(est.kernel, str) and not callable(est.kernel):
+            raise ValueError(f"estimator kernel must be a name or a callable, got {est.kernel!r}")
+        if est.kernel == "precomputed":
+            raise ValueError("SVMRFE needs the features: kernel='precomputed' is not supported")
+        return est
+
+    def _step_size(self, d):
+        step = self.step
+        if isinstance(step, (bool, np.bool_)) or not isinstance(step, numbers.Real):
+            raise ValueError(f"step must be an integer >= 1 or a fraction in (0, 1), got {step!r}")
+        if 0 < step < 1:
+            return max(1, int(step * d))
+        if step >= 1 and float(step).is_integer():
+            return int(step)
+        raise ValueError(f"step must be an integer >= 1 or a fraction in (0, 1), got {step!r}")
+
+    def fit(self, X, y):
+        """Run the elimination on ``(X, y)``; returns ``self``."""
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_features=1)
+        _check_callback(self.callback)
+        d = X.shape[1]
+        k = _check_n_select(self.n_features_to_select, d)
+        step = self._step_size(d)
+        self.classes_ = _check_binary(y)
+        base = self._make_estimator()
+        support = np.ones(d, dtype=bool)
+        ranking = np.ones(d, dtype=np.int64)
+        self.history_ = []
+        self.n_trainings_ = 0
+        while support.sum() > k:
+            feats = np.flatnonzero(support)
+            est = clone(base).fit(X[:, feats], y)
+            self.n_trainings_ += 1
+            imp, W2, _ = rfe_scores(est, X[:, feats])
+            n_out = min(step, feats.shape[0] - k)
+            out = feats[np.argsort(imp, kind="stable")[:n_out]]
+            support[out] = False
+            ranking[~support] += 1
+            rec = dict(features=feats, removed=out, importance=imp, W2=W2)
+            self.history_.append(rec)
+            if self.verbose:
+                print(f"[SVMRFE] {feats.shape[0]} features, removed {out.tolist()}", flush=True)
+            if self.callback is not None:
+                self.callback(rec)
+        self.support_ = support
+        self.ranking_ = ranking
+        self.estimator_ = clone(base).fit(X[:, support], y)
+        self.n_trainings_ += 1
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    def decision_function(self, X):
+        """The refitted SVM's decision on the kept features."""
+        return self.estimator_.decision_function(self.transform(X))
+
+    def predict(self, X):
+        return self.estimator_.predict(self.transform(X))
+
+    def score(self, X, y):
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+# -- scaling factors -------------------------------------------------------------------------
+def _gradient_api():
+    """``(criterion_and_gradient, full_dual)`` of :mod:`kernelnb.model_selection._gradient`."""
+    from ._gradient import criterion_and_gradient, full_dual
+    return criterion_and_gradient, full_dual
+
+
+class _Stop(Exception):
+    """Raised inside the optimisation when the callback returns False."""
+
+
+_SCHEDULES = ("thesis", "half", "one")
+
+
+class ScalingSelector(SelectorMixin, BaseEstimator):
+    """Feature selection by scaling factors (Chapelle's thesis, ch. 5.1, after Weston et al.).
+
+    One factor ``s_p`` per feature (or per group of features) enters the kernel as
+    ``k(s * x, s * y)``. Starting from ``s = 1``, the factors are optimised by L-BFGS-B on
+    ``log s`` to minimise a bound on the leave-one-out error (``R^2/M^2`` by default, with the
+    gradient of :func:`kernelnb.model_selection.criterion_and_gradient`: one SVM training per
+    evaluation, warm-started from the previous multipliers). Then the features with the smallest
+    factors are removed and the remaining factors re-optimised, until ``n_features_to_select``
+    remain. With ``schedule='thesis'`` half of the features go while more than 10 are left, then
+    one at a time (the thesis's "coarse" and "accurate" regimes, ranking by the factors).
+
+    Parameters
+    ----------
+    estimator : kernelnb.svm.SVC, optional
+        The SVM whose kernel gets the factors (cloned). Default:
+        ``SVC(kernel='linear', C=10, margin='l2')``: the L2 soft margin, a hard margin on
+        ``K + I/C``, for which ``R^2/M^2`` is a bound and differentiable (thesis ch. 4). For
+        ``'rbf'`` the factors are the SVC's ``scales``; for ``'linear'`` and ``'poly'`` they
+        multiply the inputs.
+    n_features_to_select : int, default=2
+        Stop when this many features (groups with ``groups``) remain; the number of features
+        itself means no elimination (only the factors are optimised).
+    criterion : str, default='radius_margin'
+        Passed to :func:`criterion_and_gradient` (``'radius_margin'`` or ``'span'``).
+    schedule : {'thesis', 'half', 'one'}, default='thesis'
+        How many features go after each optimisation: half while more than 10 remain then one
+        ('thesis'), always half ('half'), or one at a time ('one'); never below
+        ``n_features_to_select``.
+    radius : str, default='variance'
+        The ``R^2`` of the criterion (``'variance'``: ``beta_i = 1/n``, the thesis's advice).
+    max_iter : int, default=30
+        L-BFGS-B iterations per optimisation (stage).
+    tol : float, default=1e-4
+        Relative decrease of the criterion below which a stage stops (L-BFGS-B's ``ftol``).
+    scale_bounds : (float, float), default=(1e-4, 1e4)
+        Bounds of each factor during the optimisation (a factor at the lower bound is
+        effectively removed; the bound keeps ``log s`` finite).
+    normalize : bool, default=True
+        Keep ``sum_p s_p^2 Var(x_p)`` at its initial value (the sum of the variances), i.e.
+        optimise the factors' *proportions* only. Their common scale is not a choice of
+        features: for an RBF kernel it is the width, for the L2 margin it sets the weight of
+        ``I/C`` against ``K``, and ``R^2/M^2`` then keeps decreasing as all factors grow (the
+        SVM's condition number growing with them). Implemented as the change of variables
+        ``log s = theta - 1/2 log(sum_p exp(2 theta_p) Var(x_p) / V0)``; the kept features' share
+        grows as others are removed.
+    groups : array of int of shape (n_features,), optional
+        Group of each feature: one factor per group (e.g. 2x2 tiles of an image); elimination
+        removes whole groups and ``n_features_to_select`` counts groups.
+    verbose : int, default=0
+        1: one line per stage; 2: one line per evaluation.
+    callback : callable ``callback(record)``, optional
+        Called after every evaluation with a dict: ``stage``, ``evaluation``, ``n_features``,
+        ``criterion``, ``scales`` (all features, zeros for the removed ones), ``n_trainings``.
+        Returning ``False`` stops the whole run; the selector is then fitted with the state
+        reached (``stopped_ = True``).
+
+    Attributes
+    ----------
+    scales_ : ndarray of shape (n_features,)
+        Final factors, zeros for the removed features.
+    support_ : ndarray of bool, shape (n_features,)
+    ranking_ : ndarray of int, shape (n_features,)
+        1 for the kept features, 2 for those removed at the last elimination, 3 the one before...
+    history_ : list of dict
+        Per stage (one optimisation): ``features`` (indices kept during it), ``criterion`` (at
+        its end), ``criterion_start``, ``scales`` (all features), ``n_evaluations``, ``removed``
+        (features removed after it).
+    trace_ : list of dict
+        Every evaluation's record (as passed to ``callback``).
+    estimator_ : SVC
+        The SVM at the final factors, fitted on the kept features.
+    n_trainings_ : int
+        SVM trainings done.
+    fit_time_ : float
+    stopped_ : bool
+    classes_ : ndarray
+    """
+
+    def __init__(self, estimator=None, n_features_to_select=2, criterion="radius_margin",
+                 schedule="thesis", radius="variance", max_iter=30, tol=1e-4,
+                 scale_bounds=(1e-4, 1e4), normalize=True, groups=None, verbose=0, callback=None):
+        self.estimator = estimator
+        self.n_features_to_select = n_features_to_select
+        self.criterion = criterion
+        self.schedule = schedule
+        self.radius = radius
+        self.max_iter = max_iter
+        self.tol = tol
+        self.scale_bounds = scale_bounds
+        self.normalize = normalize
+        self.groups = groups
+        self.verbose = verbose
+        self.callback = callback
+
+    # -- checks ------------------------------------------------------------------------------
+    def _validate(self, d):
+        if self.schedule not in _SCHEDULES:
+            raise ValueError(f"schedule must be one of {_SCHEDULES}, got {self.schedule!r}")
+        mi = self.max_iter
+        if isinstance(mi, (bool, np.bool_)) or not isinstance(mi, numbers.Integral) or mi < 1:
+            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
+        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
+            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        try:
+            lo, hi = (float(v) for v in self.scale_bounds)
+        except (TypeError, ValueError):
+            raise ValueError(f"scale_bounds must be two numbers 0 < low < 1 < high, got "
+                             f"{self.scale_bounds!r}") from None
+        if not (0 < lo < 1 < hi < np.inf):
+            raise ValueError(f"scale_bounds must be two numbers 0 < low < 1 < high, got "
+                             f"{self.scale_bounds!r}")
+        _check_callback(self.callback)
+        if self.groups is None:
+            groups = np.arange(d)
+        else:
+            g = np.asarray(self.groups)
+            if g.shape != (d,) or not np.issubdtype(g.dtype, np.integer):
+                raise ValueError(f"groups must be {d} integers (one per feature), got "
+                                 f"{np.shape(self.groups)} of dtype {g.dtype}")
+            _, groups = np.unique(g, return_inverse=True)
+        n_groups = int(groups.max()) + 1
+        k = _check_n_select(self.n_features_to_select, n_groups)
+        est = _check_svc(self.estimator, SVC(kernel="linear", C=10.0, margin="l2", n_jobs=1,
+                                             max_iter=100000))
+        if est.kernel not in ("linear", "poly", "rbf"):
+            raise ValueError(f"the estimator's kernel must be 'linear', 'poly' or 'rbf' for "
+                             f"scaling factors, got {est.kernel!r}")
+        return groups, n_groups, k, est, (lo, hi)
+
+    def _n_remove(self, m, k):
+        if self.schedule == "one" or (self.schedule == "thesis" and m <= 10):
+            n = 1
+        else:
+            n = m // 2
+        return max(1, min(n, m - k))
+
+    # -- the work ----------------------------------------------------------------------------
+    def _evaluate(self, est, X, y, feats, s_feat, alpha):
+        """Criterion and gradient (per feature, log scale) on the features ``feats``."""
+        cag, full_dual = self._api
+        Xa = X[:, feats]
+        if est.kernel == "rbf":
+            e = clone(est).set_params(scales=s_feat)
+            value, grad, fitted = cag(e, Xa, y, criterion=self.criterion, tune=("scales",),
+                                      radius=self.radius, alpha_init=alpha)
+        else:
+            value, grad, fitted = cag(est, Xa, y, criterion=self.criterion, tune=("scales",),
+                                      radius=self.radius, alpha_init=alpha, scales=s_feat)
+        self.n_trainings_ += 1
+        return float(value), np.asarray(grad["scales"], dtype=np.float64), fitted, \
+            full_dual(fitted, X.shape[0])
+
+    def _stage(self, est, X, y, groups, active, log_s, stage, bounds):
+        """Optimise the log factors of the ``active`` groups.
+
+        Returns ``(log_s, value, fitted, state, stopped)`` with the best point met (log factors
+        of every group, normalised when ``normalize``)."""
+        from scipy.optimize import minimize
+
+        feats = np.flatnonzero(active[groups])
+        g_of = groups[feats]
+        act = np.flatnonzero(active)
+        pos = np.full(active.shape[0], -1)
+        pos[act] = np.arange(act.shape[0])
+        v_act = self._group_var[act]
+        normalize = self.normalize and self._total_var > 0 and np.any(v_act > 0)
+        state = dict(alpha=None, best=(np.inf, None, None), n=0, first=None)
+
+        def project(theta):
+            """Normalised log factors phi and the weights w of d phi / d theta = I - 1 w'."""
+            if not normalize:
+                return theta, None
+            e = np.exp(2.0 * (theta - theta.max())) * v_act
+            w = e / e.sum()
+            shift = 0.5 * np.log(e.sum() / self._total_var) + theta.max()
+            return theta - shift, w
+
+        def fun(theta):
+            phi, w = project(theta)
+            s_feat = np.exp(phi[pos[g_of]])
+            value, g_feat, fitted, alpha = self._evaluate(est, X, y, feats, s_feat, state["alpha"])
+            state["alpha"] = alpha
+            grad = np.bincount(pos[g_of], weights=g_feat, minlength=act.shape[0])
+            if w is not None:
+                grad = grad - w * grad.sum()
+            state["n"] += 1
+            if state["first"] is None:
+                state["first"] = value
+            if value < state["best"][0]:
+                state["best"] = (value, phi.copy(), fitted)
+            scales = np.zeros(self._d)
+            scales[feats] = s_feat
+            rec = dict(stage=stage, evaluation=state["n"], n_features=int(act.shape[0]),
+                       criterion=value, scales=scales, n_trainings=self.n_trainings_)
+            self.trace_.append(rec)
+            if self.verbose > 1:
+                print(f"[ScalingSelector] stage {stage} eval {state['n']:3d}  "
+                      f"{act.shape[0]} features  criterion {value:.6g}", flush=True)
+            if self.callback is not None and self.callback(rec) is False:
+                raise _Stop
+            if not np.all(np.isfinite(grad)):
+                raise FloatingPointError("the gradient of the criterion is not finite")
+            return value, grad
+
+        lo, hi = np.log(bounds[0]), np.log(bounds[1])
+        theta0 = np.clip(log_s[act], lo, hi)
+        stopped = False
+        try:
+            minimize(fun, theta0, jac=True, method="L-BFGS-B", bounds=[(lo, hi)] * act.shape[0],
+                     options=dict(maxiter=int(self.max_iter), ftol=float(self.tol)))
+        except _Stop:
+            stopped = True
+        value, phi, fitted = state["best"]
+        out = log_s.copy()
+        if phi is not None:
+            out[act] = phi
+        return out, value, fitted, state, stopped
+
+    def fit(self, X, y):
+        """Optimise the factors and eliminate features on ``(X, y)``; returns ``self``."""
+        t0 = time.perf_counter()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_features=1)
+        self._d = d = X.shape[1]
+        groups, n_groups, k, est, bounds = self._validate(d)
+        self.classes_ = _check_binary(y)
+        self._api = _gradient_api()
+        if est.kernel == "rbf" and isinstance(est.sigma, str):
+            # resolve the width once: re-resolving it at every evaluation would move it with the
+            # factors, outside the gradient
+            est.set_params(sigma=_k.scale_sigma(X))
+        self._group_var = np.bincount(groups, weights=X.var(axis=0), minlength=n_groups)
+        self._total_var = float(self._group_var.sum())
+        self.n_trainings_ = 0
+        self.history_, self.trace_ = [], []
+        self.stopped_ = False
+        active = np.ones(n_groups, dtype=bool)
+        rank_g = np.ones(n_groups, dtype=np.int64)
+        log_s = np.zeros(n_groups)
+        stage = 0
+        fitted = None
+        while True:
+            with warnings.catch_warnings():
+                # far from the optimum an SVM may stop at its iteration cap: the criterion is
+                # then that of the state reached, which the line search handles
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                log_s, value, fitted_stage, state, stopped = self._stage(
+                    est, X, y, groups, active, log_s, stage, bounds)
+            if fitted_stage is not None:
+                fitted = fitted_stage
+            scales = np.where(active, np.exp(log_s), 0.0)[groups]
+            rec = dict(stage=stage, features=np.flatnonzero(active[groups]),
+                       criterion=value, criterion_start=state["first"], scales=scales,
+                       n_evaluations=state["n"], removed=np.array([], dtype=np.int64))
+            self.history_.append(rec)
+            if self.verbose:
+                print(f"[ScalingSelector] stage {stage}: {active.sum()} features, criterion "
+                      f"{state['first']:.6g} -> {value:.6g} in {state['n']} evaluations",
+                      flush=True)
+            m = int(active.sum())
+            if stopped:
+                self.stopped_ = True
+                break
+            if m <= k:
+                break
+            act = np.flatnonzero(active)
+            out = act[np.argsort(log_s[act], kind="stable")[:self._n_remove(m, k)]]
+            active[out] = False
+            rank_g[~active] += 1
+            rec["removed"] = np.flatnonzero(np.isin(groups, out))
+            stage += 1
+        self.support_ = active[groups]
+        self.ranking_ = rank_g[groups]
+        self.scales_ = np.where(self.support_, np.exp(log_s)[groups], 0.0)
+        self._final_feats = np.flatnonzero(self.support_)
+        n_kept = self._final_feats.shape[0]
+        if fitted is None or fitted.n_features_in_ != n_kept:
+            s_feat = self.scales_[self._final_feats]
+            _, _, fitted, _ = self._evaluate(est, X, y, self._final_feats, s_feat, None)
+        self.estimator_ = fitted
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+    def scaled_transform(self, X):
+        """The kept features multiplied by their factors (the inputs of ``estimator_`` for the
+        linear and polynomial kernels; the RBF's ``estimator_`` holds the factors itself)."""
+        Xk = self.transform(X)
+        return Xk * self.scales_[self.support_]
+
+    def _inputs(self, X):
+        if self.estimator_.kernel == "rbf":
+            return self.transform(X)
+        return self.scaled_transform(X)
+
+    def decision_function(self, X):
+        """Decision of ``estimator_`` (the SVM at the final factors)."""
+        return self.estimator_.decision_function(self._inputs(X))
+
+    def predict(self, X):
+        return self.estimator_.predict(self._inputs(X))
+
+    def score(self, X, y):
+        return float(np.mean(self.predict(X) == np.asarray(y)))
