@@ -220,6 +220,49 @@ class _ConstantExpert:
         return np.full(np.shape(X)[0], self.value)
 
 
+def _prepare_rbf32(expert):
+    """What :func:`_expert_decision` needs for a Gaussian SVC expert, in float32: the support
+    vectors centred on their mean, their squared norms, the coefficients; ``None`` for any other
+    expert (then its own float64 ``decision_function`` is used)."""
+    from ..kernels import RBF
+
+    if not isinstance(expert, SVC) or not isinstance(expert.kernel_, RBF) \
+            or expert.kernel_.scales is not None or expert.support_.shape[0] == 0:
+        return None
+    sv = np.asarray(expert.support_vectors_, dtype=np.float64)
+    center = sv.mean(axis=0)
+    svc = np.ascontiguousarray(sv - center, dtype=np.float32)
+    return dict(center=center.astype(np.float32), sv=svc,
+                sv_norm=np.einsum("ij,ij->i", svc, svc),
+                coef=np.ascontiguousarray(expert.dual_coef_[0], dtype=np.float32),
+                intercept=float(expert.intercept_[0]), gamma=float(expert.kernel_.gamma))
+
+
+def _expert_decision(expert, X, prepared):
+    """Decision values of one expert on ``X``.
+
+    The experts are evaluated on every training point at every outer iteration (the gater needs
+    ``f_k(x_l)`` for all ``l, k``): for Gaussian experts this is done in float32 -- one SGEMM with
+    the centred support vectors per block of about 32 MB and kernelnb's fused exp pass -- about
+    twice as fast as the float64 ``SVC.decision_function``, with relative errors near 1e-6.  A
+    point's value does not depend on the other points of its block.
+    """
+    if prepared is None:
+        return expert.decision_function(X)
+    from .. import _kernels
+
+    p = prepared
+    n, n_sv = X.shape[0], p["sv"].shape[0]
+    out = np.empty(n)
+    step = max(1, min(n, int(8 * 2**20 // n_sv)))
+    for s in range(0, n, step):
+        Xb = np.asarray(X[s:s + step], dtype=np.float32) - p["center"]
+        G = np.ascontiguousarray(Xb @ p["sv"].T)
+        _kernels.rbf_from_gram(G, np.einsum("ij,ij->i", Xb, Xb), p["sv_norm"], p["gamma"])
+        out[s:s + step] = G @ p["coef"]
+    return out + p["intercept"]
+
+
 def _fit_platt(f, y):
     """Platt's sigmoid ``P(y=+1|f) = expit(a f + b)`` by the NLL with smoothed targets."""
     n_pos, n_neg = np.sum(y > 0), np.sum(y <= 0)
@@ -251,8 +294,9 @@ def _expert_task(X, y, Xv, idx, params, local, seed):
             expert = SVC(C=params["C"], kernel=params["kernel"], sigma=params["sigma"],
                          tol=params["tol"], cache_size=params["cache_size"], n_jobs=1)
             expert.fit(X[idx], yk)
-        out = {"expert": expert, "dec": expert.decision_function(X),
-               "dec_val": expert.decision_function(Xv) if Xv.shape[0] else np.empty(0)}
+        prepared = _prepare_rbf32(expert)
+        out = {"expert": expert, "dec": _expert_decision(expert, X, prepared),
+               "dec_val": _expert_decision(expert, Xv, prepared) if Xv.shape[0] else np.empty(0)}
         if local:
             out["platt"] = _fit_platt(out["dec"][idx], yk) if idx.shape[0] else np.array([0.0, 0.0])
             if idx.shape[0] == 0:
@@ -487,6 +531,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         gater = None
         if gater_kind == "global" and K > 1:
             gater = GaterMLP(X.shape[1], int(self.gater_hidden), K, rng)
+        self.gater_ = gater
         seeds = rng.integers(0, 2**31 - 1, size=(n_outer, K))
 
         self.expert_sizes_, self.expert_times_ = [], []
@@ -510,6 +555,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                 F = np.column_stack([r["dec"] for r in results])
                 Fv = np.column_stack([r["dec_val"] for r in results]) if n_val else None
                 self.experts_ = [r["expert"] for r in results]
+                self._prepared = [_prepare_rbf32(e) for e in self.experts_]
                 if local:
                     self.platt_ = np.array([r["platt"] for r in results])
                     self.densities_ = [r["gmm"] for r in results]
@@ -526,17 +572,19 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                         val_dec = self._local_p_pos(self._local_posterior(lv), Fv) - 0.5
                 else:
                     if gater is not None:
-                        gater.fit(Xtr, ytr, F, self.gater_epochs, float(self.gater_lr),
-                                  int(self.gater_batch_size), rng)
-                        G = gater.gate(Xtr)
+                        # Small matrix products: one BLAS thread (spinning threads on shared
+                        # cores made them 8x slower).
+                        with threadpool_limits(limits=1):
+                            gater.fit(Xtr, ytr, F, self.gater_epochs, float(self.gater_lr),
+                                      int(self.gater_batch_size), rng)
+                            G = gater.gate(Xtr)
                     else:
                         G = np.full((L, K), 1.0 / K)
                     tr_cost = GaterMLP.cost(G, F, ytr)
                     train_dec = np.sum(G * F, axis=1)
                     if n_val:
-                        Gv = gater.gate(Xv) if gater is not None else np.full((n_val, K), 1.0 / K)
+                        Gv = self._gate(Xv)
                         val_dec = np.sum(Gv * Fv, axis=1)
-                self.gater_ = gater
                 tr_costs.append(tr_cost)
                 tr_errs.append(float(np.mean((train_dec > 0) != (ytr > 0))))
                 val_errs.append(float(np.mean((val_dec > 0) != (yv > 0))) if n_val else np.nan)
@@ -591,7 +639,11 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         """Decision values ``f_k(x)`` of every expert, shape (n_samples, n_experts)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        return np.column_stack([e.decision_function(X) for e in self.experts_])
+        return self._expert_decisions(X)
+
+    def _expert_decisions(self, X):
+        return np.column_stack([_expert_decision(e, X, p)
+                                for e, p in zip(self.experts_, self._prepared)])
 
     def gate(self, X):
         """Weights of the experts at each point, shape (n_samples, n_experts): the global gater's
@@ -608,7 +660,8 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                 for d in self.densities_])
             return self._local_posterior(logpx)
         if self.gater_ is not None:
-            return self.gater_.gate(X)
+            with threadpool_limits(limits=1):
+                return self.gater_.gate(X)
         return np.full((X.shape[0], K), 1.0 / K)
 
     def decision_function(self, X):
@@ -616,7 +669,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         positive means ``classes_[1]``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        F = np.column_stack([e.decision_function(X) for e in self.experts_])
+        F = self._expert_decisions(X)
         G = self._gate(X)
         if self.gater == "local":
             p = np.clip(self._local_p_pos(G, F), 1e-300, 1 - 1e-16)
