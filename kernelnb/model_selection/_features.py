@@ -330,6 +330,17 @@ def _gradient_api():
     return criterion_and_gradient, full_dual
 
 
+def _normalized_log_scales(theta, var, total):
+    """Log factors ``phi = theta - 1/2 log(sum_p exp(2 theta_p) var_p / total)``, for which
+    ``sum_p exp(2 phi_p) var_p = total``, and the weights ``w`` of the Jacobian
+    ``d phi / d theta = I - 1 w'`` (``w_q = exp(2 theta_q) var_q / sum_p exp(2 theta_p) var_p``):
+    a gradient ``g`` in ``phi`` is ``g - w * sum(g)`` in ``theta``."""
+    top = theta.max()
+    e = np.exp(2.0 * (theta - top)) * var
+    w = e / e.sum()
+    return theta - (0.5 * np.log(e.sum() / total) + top), w
+
+
 class _Stop(Exception):
     """Raised inside the optimisation when the callback returns False."""
 
@@ -506,17 +517,9 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         normalize = self.normalize and self._total_var > 0 and np.any(v_act > 0)
         state = dict(alpha=None, best=(np.inf, None, None), n=0, first=None)
 
-        def project(theta):
-            """Normalised log factors phi and the weights w of d phi / d theta = I - 1 w'."""
-            if not normalize:
-                return theta, None
-            e = np.exp(2.0 * (theta - theta.max())) * v_act
-            w = e / e.sum()
-            shift = 0.5 * np.log(e.sum() / self._total_var) + theta.max()
-            return theta - shift, w
-
         def fun(theta):
-            phi, w = project(theta)
+            phi, w = _normalized_log_scales(theta, v_act, self._total_var) if normalize \
+                else (theta, None)
             s_feat = np.exp(phi[pos[g_of]])
             value, g_feat, fitted, alpha = self._evaluate(est, X, y, feats, s_feat, state["alpha"])
             state["alpha"] = alpha
