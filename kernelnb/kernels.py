@@ -20,6 +20,7 @@ import numbers
 import numpy as np
 
 from . import _kernels
+from ._threads import blas_threads_for
 
 __all__ = [
     "Kernel",
@@ -105,7 +106,8 @@ class Linear(Kernel):
     def __call__(self, X, Y=None):
         X = _as_float(X)
         Y = X if Y is None else _as_float(Y, "Y").astype(X.dtype, copy=False)
-        return X @ Y.T
+        with blas_threads_for(X.shape[0] * Y.shape[0] * X.shape[1]):
+            return X @ Y.T
 
     def diag(self, X):
         X = _as_float(X)
@@ -130,7 +132,8 @@ class Polynomial(Kernel):
     def __call__(self, X, Y=None):
         X = _as_float(X)
         Y = X if Y is None else _as_float(Y, "Y").astype(X.dtype, copy=False)
-        G = np.ascontiguousarray(X @ Y.T)
+        with blas_threads_for(X.shape[0] * Y.shape[0] * X.shape[1]):
+            G = np.ascontiguousarray(X @ Y.T)
         _kernels.poly_from_gram(G, self.gamma, self.coef0, self.degree)
         return G
 
@@ -189,7 +192,8 @@ class RBF(Kernel):
         mu = Xs.mean(axis=0) if Xs.shape[0] else 0.0
         Xc = Xs - mu
         Yc = Xc if Y is None else Ys - mu
-        G = np.ascontiguousarray(Xc @ Yc.T)
+        with blas_threads_for(Xc.shape[0] * Yc.shape[0] * Xc.shape[1]):
+            G = np.ascontiguousarray(Xc @ Yc.T)
         xn = np.einsum("ij,ij->i", Xc, Xc)
         yn = xn if Y is None else np.einsum("ij,ij->i", Yc, Yc)
         _kernels.rbf_from_gram(G, xn, yn, self.gamma)

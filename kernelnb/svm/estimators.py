@@ -27,7 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import _kernels
-from .._threads import blas_single_thread
+from .._threads import blas_single_thread, blas_threads_for
 from .. import kernels as _k
 from . import _smo
 
@@ -175,7 +175,8 @@ class _BaseSVM(BaseEstimator):
         n = X32.shape[0]
         if 4.0 * n * n > float(self.cache_size) * 2**20:
             return data
-        G = X32 @ X32.T   # numpy uses BLAS syrk for a product with its own transpose
+        with blas_threads_for(n * n * X32.shape[1]):
+            G = X32 @ X32.T   # numpy uses BLAS syrk for a product with its own transpose
         if kind == _smo.KIND_RBF:
             xn = np.einsum("ij,ij->i", X32, X32)
             _kernels.rbf_from_gram(G, xn, xn, gamma)
