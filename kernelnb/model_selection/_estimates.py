@@ -363,7 +363,7 @@ def _xa_rate(pb):
 # ------------------------------------------------------------------------------------------
 # Radius-margin
 # ------------------------------------------------------------------------------------------
-def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None):
+def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None, beta_init=None):
     """Squared radius of the data in the feature space of the kernel matrix ``K``.
 
     Parameters
@@ -380,6 +380,9 @@ def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None):
         coordinate that can grow and one that can shrink) is below ``tol * max K_ii``.
     max_iter : int, optional
         Pairwise steps allowed (default ``100 n + 1000``).
+    beta_init : array of shape (n,), optional
+        Warm start for ``'sphere'`` (e.g. the weights at the previous kernel parameters of a
+        gradient descent), projected to the simplex; by default an active-set method guesses it.
 
     Returns
     -------
@@ -400,7 +403,13 @@ def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None):
     if max_iter is None:
         max_iter = 100 * n + 1000
     # minimise F(beta) = beta' K beta - d' beta on the simplex; gradient g = 2 K beta - d.
-    beta = _sphere_active_set(K, d)
+    if beta_init is None:
+        beta = _sphere_active_set(K, d)
+    else:
+        beta = np.clip(np.asarray(beta_init, dtype=np.float64).ravel(), 0.0, None)
+        if beta.shape[0] != n or not beta.sum() > 0:
+            raise ValueError(f"beta_init must have {n} non-negative entries, not all zero")
+        beta /= beta.sum()
     Kb = K @ beta
     stop = tol * max(1.0, float(np.max(np.abs(d))))
     # Pairwise steps with an exact line search, from the active-set guess: they certify the

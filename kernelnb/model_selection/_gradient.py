@@ -21,6 +21,7 @@ from sklearn.base import clone
 
 from .. import kernels as _k
 from .._threads import blas_single_thread
+from ._estimates import radius_squared_from_kernel
 
 __all__ = ["criterion_and_gradient", "full_dual", "sphere_radius2", "CRITERIA", "TUNABLE"]
 
@@ -66,59 +67,10 @@ def full_dual(fitted, n):
 
 
 def sphere_radius2(K, tol=1e-12, max_iter=200_000, beta_init=None):
-    """Squared radius of the smallest sphere enclosing the points of kernel ``K``.
-
-    Solves ``R^2 = max_beta  sum_i beta_i K_ii - beta' K beta``  subject to ``beta >= 0``,
-    ``sum beta = 1`` (thesis eq. 4.7) by pairwise coordinate steps (SMO on the simplex).
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Symmetric positive semi-definite kernel matrix.
-    tol : float
-        Stop when the largest violation of the optimality conditions is below ``tol`` times
-        ``max(1, max K_ii)``.
-    max_iter : int
-    beta_init : ndarray of shape (n,), optional
-        Starting point (projected to the simplex); default the centre of mass ``1/n``.
-
-    Returns
-    -------
-    R2 : float
-    beta : ndarray of shape (n,)
-    """
-    K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
-        raise ValueError(f"K must be a non-empty square matrix, got shape {K.shape}")
-    n = K.shape[0]
-    d = np.diag(K).copy()
-    if beta_init is None:
-        beta = np.full(n, 1.0 / n)
-    else:
-        beta = np.clip(np.asarray(beta_init, dtype=np.float64).ravel(), 0.0, None)
-        if beta.shape[0] != n or beta.sum() <= 0:
-            beta = np.full(n, 1.0 / n)
-        beta /= beta.sum()
-    # minimise f = beta'K beta - d'beta; gradient g = 2 K beta - d
-    g = 2.0 * (K @ beta) - d
-    scale = max(1.0, float(np.max(np.abs(d))))
-    for _ in range(int(max_iter)):
-        i = int(np.argmin(g))                      # coordinate to increase
-        pos = beta > 0
-        gj = np.where(pos, g, -np.inf)
-        j = int(np.argmax(gj))                     # coordinate to decrease
-        gap = g[j] - g[i]
-        if gap <= tol * scale or i == j:
-            break
-        curv = K[i, i] + K[j, j] - 2.0 * K[i, j]
-        t = beta[j] if curv <= 0 else min(beta[j], gap / (2.0 * curv))
-        beta[i] += t
-        beta[j] -= t
-        if beta[j] < 1e-300:
-            beta[j] = 0.0
-        g += 2.0 * t * (K[:, i] - K[:, j])
-    R2 = float(beta @ d - beta @ K @ beta)
-    return R2, beta
+    """Squared radius of the smallest sphere enclosing the points of kernel ``K``, and its
+    weights ``beta``: :func:`~kernelnb.model_selection.radius_squared_from_kernel` with
+    ``radius='sphere'``, warm-started from ``beta_init`` when given."""
+    return radius_squared_from_kernel(K, "sphere", tol=tol, max_iter=max_iter, beta_init=beta_init)
 
 
 def _sigmoid(x, A, B):
