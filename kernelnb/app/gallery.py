@@ -95,6 +95,11 @@ DASHBOARDS: list[Dashboard] = [
         "Leave-one-out estimates and bounds of an SVM (span, radius-margin, Jaakkola-Haussler, "
         "Opper-Winther, xi-alpha) against log sigma or log C, next to the test error.",
         "bounds_explorer.png"),
+    Dashboard(
+        "feature_selection", "Feature selection",
+        "Scaling factors inside the kernel optimised on the radius-margin bound, then backward "
+        "elimination: the thesis's toys with their relevant features, and the digits' factor map.",
+        "feature_selection.png"),
 ]
 
 

@@ -401,7 +401,9 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         1: one line per stage; 2: one line per evaluation.
     callback : callable ``callback(record)``, optional
         Called after every evaluation with a dict: ``stage``, ``evaluation``, ``n_features``,
-        ``criterion``, ``scales`` (all features, zeros for the removed ones), ``n_trainings``.
+        ``criterion``, ``scales`` (all features, zeros for the removed ones), ``n_trainings``,
+        ``features`` (the indices in use) and ``estimator`` (the SVM of this evaluation, fitted
+        on ``X[:, features]``, times ``scales[features]`` for the linear and polynomial kernels).
         Returning ``False`` stops the whole run; the selector is then fitted with the state
         reached (``stopped_ = True``).
 
@@ -415,7 +417,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     history_ : list of dict
         Per stage (one optimisation): ``features`` (indices kept during it), ``criterion`` (at
         its end), ``criterion_start``, ``scales`` (all features), ``n_evaluations``, ``removed``
-        (features removed after it).
+        (features removed after it), ``estimator`` (the SVM at the stage's final factors).
     trace_ : list of dict
         Every evaluation's record (as passed to ``callback``).
     estimator_ : SVC
@@ -485,6 +487,14 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
             n = m // 2
         return max(1, min(n, m - k))
 
+    def planned_sizes(self, n_features):
+        """Numbers of features (groups) optimised at each stage, e.g. ``[202, 101, ..., 2]``."""
+        k = _check_n_select(self.n_features_to_select, n_features)
+        sizes = [int(n_features)]
+        while sizes[-1] > k:
+            sizes.append(sizes[-1] - self._n_remove(sizes[-1], k))
+        return sizes
+
     # -- the work ----------------------------------------------------------------------------
     def _evaluate(self, est, X, y, feats, s_feat, alpha):
         """Criterion and gradient (per feature, log scale) on the features ``feats``."""
@@ -539,7 +549,8 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
             if self.verbose > 1:
                 print(f"[ScalingSelector] stage {stage} eval {state['n']:3d}  "
                       f"{act.shape[0]} features  criterion {value:.6g}", flush=True)
-            if self.callback is not None and self.callback(rec) is False:
+            if self.callback is not None and \
+                    self.callback(dict(rec, features=feats, estimator=fitted)) is False:
                 raise _Stop
             if not np.all(np.isfinite(grad)):
                 raise FloatingPointError("the gradient of the criterion is not finite")
@@ -593,7 +604,8 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
             scales = np.where(active, np.exp(log_s), 0.0)[groups]
             rec = dict(stage=stage, features=np.flatnonzero(active[groups]),
                        criterion=value, criterion_start=state["first"], scales=scales,
-                       n_evaluations=state["n"], removed=np.array([], dtype=np.int64))
+                       n_evaluations=state["n"], removed=np.array([], dtype=np.int64),
+                       estimator=fitted_stage)
             self.history_.append(rec)
             if self.verbose:
                 print(f"[ScalingSelector] stage {stage}: {active.sum()} features, criterion "
@@ -626,6 +638,13 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     def _get_support_mask(self):
         check_is_fitted(self, "support_")
         return self.support_
+
+    @staticmethod
+    def inputs_of(estimator, X, features, scales):
+        """Inputs of an SVM of ``history_`` or of a callback record: ``X[:, features]``, times
+        ``scales[features]`` unless the kernel is the RBF (whose SVC holds the factors)."""
+        Xk = np.asarray(X, dtype=np.float64)[:, features]
+        return Xk if estimator.kernel == "rbf" else Xk * np.asarray(scales)[features]
 
     def scaled_transform(self, X):
         """The kept features multiplied by their factors (the inputs of ``estimator_`` for the
