@@ -100,19 +100,29 @@ def _split(est, X, y, X_val, y_val, rng, stratify):
         _, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
         if counts.min() >= 2 and n_val >= counts.shape[0]:
             # each class gives its share of the validation set (at least one example)
-            val = []
             share = counts * n_val / n
             take = np.maximum(1, np.floor(share)).astype(int)
             rest = n_val - take.sum()
             for c in np.argsort(share - np.floor(share))[::-1][:max(rest, 0)]:
                 take[c] += 1
-            for c in range(counts.shape[0]):
-                members = perm[inv[perm] == c]
-                val.append(members[:min(take[c], counts[c] - 1)])
-            val = np.concatenate(val)
-            mask = np.zeros(n, bool)
-            mask[val] = True
-            return X[~mask], y[~mask], X[mask], y[mask]
+            val = np.concatenate([perm[inv[perm] == c][:min(take[c], counts[c] - 1)]
+                                  for c in range(counts.shape[0])])
+        else:
+            # random, but never the last training example of a class
+            left, val = counts.copy(), []
+            for i in perm:
+                if len(val) == n_val:
+                    break
+                if left[inv[i]] > 1:
+                    left[inv[i]] -= 1
+                    val.append(i)
+            val = np.asarray(val, dtype=int)
+            if val.shape[0] == 0:
+                raise ValueError("early_stopping needs a class with at least 2 samples to hold "
+                                 "one out for validation")
+        mask = np.zeros(n, bool)
+        mask[val] = True
+        return X[~mask], y[~mask], X[mask], y[mask]
     val, tr = np.sort(perm[:n_val]), np.sort(perm[n_val:])
     return X[tr], y[tr], X[val], y[val]
 
@@ -190,10 +200,9 @@ def mlp_loss_grad(X, T, W1, b1, W2, b2, loss="squared", weight_decay=0.0):
     """
     if loss not in _mlp.LOSSES:
         raise ValueError(f"loss must be one of {tuple(_mlp.LOSSES)}, got {loss!r}")
-    c = lambda a, nd: np.ascontiguousarray(np.asarray(a, dtype=np.float64).reshape(  # noqa: E731
-        (-1,) if nd == 1 else np.shape(a)))
-    return _mlp.mlp_loss_grad(c(X, 2), c(T, 2), c(W1, 2), c(b1, 1), c(W2, 2), c(b2, 1),
-                              float(weight_decay), _mlp.LOSSES[loss])
+    X, T, W1, b1, W2, b2 = (np.ascontiguousarray(a, dtype=np.float64)
+                            for a in (X, T, W1, b1, W2, b2))
+    return _mlp.mlp_loss_grad(X, T, W1, b1, W2, b2, float(weight_decay), _mlp.LOSSES[loss])
 
 
 # -- estimators --------------------------------------------------------------------------------

@@ -246,6 +246,16 @@ def test_early_stopping_with_an_internal_split():
     assert no_es.validation_scores_ is None and no_es.best_epoch_ is None
 
 
+def test_internal_split_keeps_every_class_in_training():
+    X, y = _xor(40, seed=4)
+    y = y.astype(object)
+    y[0] = "lonely"                                    # a class of one example
+    for loss in ("cross_entropy", "squared"):
+        est = MLPClassifier(loss=loss, early_stopping=True, validation_fraction=0.3,
+                            max_epochs=3, random_state=0).fit(X, y)
+        assert "lonely" in est.classes_ and len(est.classes_) == 3
+
+
 # -- bad input ------------------------------------------------------------------------------
 @pytest.mark.parametrize("params,name", [
     ({"n_hidden": 0}, "n_hidden"), ({"n_hidden": 2.5}, "n_hidden"),
