@@ -394,6 +394,13 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         SVM's condition number growing with them). Implemented as the change of variables
         ``log s = theta - 1/2 log(sum_p exp(2 theta_p) Var(x_p) / V0)``; the kept features' share
         grows as others are removed.
+    removal : {'scales', 'explicit'}, default='scales'
+        Which features go: those with the smallest factors, or, where one feature goes at a
+        time, the one whose removal gives the smallest criterion of the SVM retrained without
+        it (the thesis's "explicit" refined removal, one training per remaining feature; the
+        thesis scores the accurate regime with the span: ``removal_criterion='span'``).
+    removal_criterion : str, optional
+        Criterion of the explicit removal (default: ``criterion``).
     groups : array of int of shape (n_features,), optional
         Group of each feature: one factor per group (e.g. 2x2 tiles of an image); elimination
         removes whole groups and ``n_features_to_select`` counts groups.
@@ -417,7 +424,8 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     history_ : list of dict
         Per stage (one optimisation): ``features`` (indices kept during it), ``criterion`` (at
         its end), ``criterion_start``, ``scales`` (all features), ``n_evaluations``, ``removed``
-        (features removed after it), ``estimator`` (the SVM at the stage's final factors).
+        (features removed after it), ``estimator`` (the SVM at the stage's final factors) and,
+        after an explicit removal, ``removal_scores`` (criterion without each remaining group).
     trace_ : list of dict
         Every evaluation's record (as passed to ``callback``).
     estimator_ : SVC
@@ -431,7 +439,8 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
 
     def __init__(self, estimator=None, n_features_to_select=2, criterion="radius_margin",
                  schedule="thesis", radius="variance", max_iter=30, tol=1e-4,
-                 scale_bounds=(1e-4, 1e4), normalize=True, groups=None, verbose=0, callback=None):
+                 scale_bounds=(1e-4, 1e4), normalize=True, removal="scales",
+                 removal_criterion=None, groups=None, verbose=0, callback=None):
         self.estimator = estimator
         self.n_features_to_select = n_features_to_select
         self.criterion = criterion
@@ -441,12 +450,16 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         self.tol = tol
         self.scale_bounds = scale_bounds
         self.normalize = normalize
+        self.removal = removal
+        self.removal_criterion = removal_criterion
         self.groups = groups
         self.verbose = verbose
         self.callback = callback
 
     # -- checks ------------------------------------------------------------------------------
     def _validate(self, d):
+        if self.removal not in ("scales", "explicit"):
+            raise ValueError(f"removal must be 'scales' or 'explicit', got {self.removal!r}")
         if self.schedule not in _SCHEDULES:
             raise ValueError(f"schedule must be one of {_SCHEDULES}, got {self.schedule!r}")
         mi = self.max_iter
@@ -496,20 +509,40 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         return sizes
 
     # -- the work ----------------------------------------------------------------------------
-    def _evaluate(self, est, X, y, feats, s_feat, alpha):
+    def _evaluate(self, est, X, y, feats, s_feat, alpha, criterion=None):
         """Criterion and gradient (per feature, log scale) on the features ``feats``."""
         cag, full_dual = self._api
+        criterion = self.criterion if criterion is None else criterion
         Xa = X[:, feats]
         if est.kernel == "rbf":
             e = clone(est).set_params(scales=s_feat)
-            value, grad, fitted = cag(e, Xa, y, criterion=self.criterion, tune=("scales",),
+            value, grad, fitted = cag(e, Xa, y, criterion=criterion, tune=("scales",),
                                       radius=self.radius, alpha_init=alpha)
         else:
-            value, grad, fitted = cag(est, Xa, y, criterion=self.criterion, tune=("scales",),
+            value, grad, fitted = cag(est, Xa, y, criterion=criterion, tune=("scales",),
                                       radius=self.radius, alpha_init=alpha, scales=s_feat)
         self.n_trainings_ += 1
         return float(value), np.asarray(grad["scales"], dtype=np.float64), fitted, \
             full_dual(fitted, X.shape[0])
+
+    def _removal_scores(self, est, X, y, groups, active, log_s):
+        """The thesis's explicit removal: for each active group, the criterion of the SVM
+        retrained without it (the other factors as they are, renormalised)."""
+        act = np.flatnonzero(active)
+        scores = np.empty(act.shape[0])
+        for i, g in enumerate(act):
+            trial = active.copy()
+            trial[g] = False
+            rest = np.flatnonzero(trial)
+            phi = log_s[rest]
+            if self.normalize and self._total_var > 0 and np.any(self._group_var[rest] > 0):
+                phi, _ = _normalized_log_scales(phi, self._group_var[rest], self._total_var)
+            s_g = np.zeros(active.shape[0])
+            s_g[rest] = np.exp(phi)
+            feats = np.flatnonzero(trial[groups])
+            scores[i] = self._evaluate(est, X, y, feats, s_g[groups][feats], None,
+                                       criterion=self.removal_criterion)[0]
+        return scores
 
     def _stage(self, est, X, y, groups, active, log_s, stage, bounds):
         """Optimise the log factors of the ``active`` groups.
@@ -618,7 +651,13 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
             if m <= k:
                 break
             act = np.flatnonzero(active)
-            out = act[np.argsort(log_s[act], kind="stable")[:self._n_remove(m, k)]]
+            n_out = self._n_remove(m, k)
+            if self.removal == "explicit" and n_out == 1:
+                scores = self._removal_scores(est, X, y, groups, active, log_s)
+                out = act[[int(np.argmin(scores))]]
+                rec["removal_scores"] = scores
+            else:
+                out = act[np.argsort(log_s[act], kind="stable")[:n_out]]
             active[out] = False
             rank_g[~active] += 1
             rec["removed"] = np.flatnonzero(np.isin(groups, out))

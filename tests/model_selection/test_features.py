@@ -283,3 +283,37 @@ def test_bad_input(linear_small):
         SVMRFE(step=2.5).fit(X, y)
     with pytest.raises(ValueError, match="kernel"):
         SVMRFE(kernel="sigmoid").fit(X, y)
+
+
+def test_explicit_removal_drops_the_feature_whose_retrained_criterion_is_smallest():
+    X, y = make_weston_linear(40, n_features=8, random_state=2)
+    X = _std(X)
+    sel = ScalingSelector(n_features_to_select=5, removal="explicit", max_iter=15).fit(X, y)
+    assert sel.planned_sizes(8) == [8, 7, 6, 5] == [len(h["features"]) for h in sel.history_]
+    est = SVC(kernel="linear", C=10.0, margin="l2")
+    for h in sel.history_[:-1]:
+        feats, s = h["features"], h["scales"]
+        naive = []
+        for p in feats:                                 # retrain without p, factors renormalised
+            rest = feats[feats != p]
+            f = s[rest] * np.sqrt(8.0 / np.sum(s[rest] ** 2 * X[:, rest].var(axis=0)))
+            naive.append(criterion_and_gradient(est, X[:, rest], y, tune=("scales",),
+                                                scales=f)[0])
+        np.testing.assert_allclose(h["removal_scores"], naive, rtol=1e-5)
+        np.testing.assert_array_equal(h["removed"], [feats[int(np.argmin(naive))]])
+
+
+def test_callback_records_carry_the_svm_of_each_evaluation(linear_small):
+    X, y = linear_small
+    seen = []
+    ScalingSelector(n_features_to_select=12, callback=seen.append, max_iter=5).fit(X, y)
+    for rec in seen[::3]:
+        est, feats = rec["estimator"], rec["features"]
+        assert np.all(rec["scales"][feats] > 0) and np.sum(rec["scales"] > 0) == len(feats)
+        inputs = ScalingSelector.inputs_of(est, X, feats, rec["scales"])
+        np.testing.assert_allclose(inputs, X[:, feats] * rec["scales"][feats])
+        again = SVC(kernel="linear", C=10.0, margin="l2", tol=1e-6).fit(inputs, y)
+        np.testing.assert_allclose(est.decision_function(inputs), again.decision_function(inputs),
+                                   atol=0.05)
+    with pytest.raises(ValueError, match="removal"):
+        ScalingSelector(removal="obd").fit(X, y)
