@@ -498,9 +498,11 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
-        if classes.shape[0] != 2:
-            raise ValueError(f"MixtureSVC is a binary classifier: y must hold 2 classes, got "
-                             f"{classes.shape[0]}")
+        if classes.shape[0] > 2:
+            raise ValueError(f"Only binary classification is supported: MixtureSVC needs y with "
+                             f"2 classes, got {classes.shape[0]}")
+        if classes.shape[0] < 2:
+            raise ValueError(f"MixtureSVC needs y with 2 classes, got 1 class ({classes[0]!r})")
         self.classes_ = classes
         ys = np.where(y_idx == 1, 1.0, -1.0)
         n = X.shape[0]
@@ -532,7 +534,9 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         if gater_kind == "global" and K > 1:
             gater = GaterMLP(X.shape[1], int(self.gater_hidden), K, rng)
         self.gater_ = gater
-        seeds = rng.integers(0, 2**31 - 1, size=(n_outer, K))
+        # Seeds of the experts' tasks from their own stream, so that a fit with n_iter = t is
+        # exactly the first t iterations of a longer one.
+        seed_rng = np.random.default_rng(int(rng.integers(2**62)))
 
         self.expert_sizes_, self.expert_times_ = [], []
         val_errs, tr_errs, tr_costs = [], [], []
@@ -544,7 +548,8 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                 self.expert_sizes_.append(sizes)
                 t0 = time.perf_counter()
                 subsets = [np.flatnonzero(assignment == k) for k in range(K)]
-                results = runner.map([(subsets[k], params, local, int(seeds[it, k]))
+                seeds = seed_rng.integers(0, 2**31 - 1, size=K)
+                results = runner.map([(subsets[k], params, local, int(seeds[k]))
                                       for k in range(K)])
                 parallel_time += time.perf_counter() - t0
                 times = np.array([r["time"] for r in results])
@@ -684,7 +689,8 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         return np.column_stack([1 - p, p])
 
     def predict(self, X):
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        d = self.decision_function(X)
+        return self.classes_[(d > 0).astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -245,6 +245,17 @@ def test_validation_errors_per_iteration(gater):
     assert m.cpu_time_ >= sum(t.sum() for t in m.expert_times_)
 
 
+def test_fewer_iterations_are_a_prefix():
+    X, y = xor(80)
+    kw = dict(n_experts=3, C=10, sigma=0.5, client="serial", random_state=5)
+    short = MixtureSVC(n_iter=2, **kw).fit(X, y)
+    long = MixtureSVC(n_iter=3, **kw).fit(X, y)
+    np.testing.assert_array_equal(short.validation_errors_, long.validation_errors_[:2])
+    np.testing.assert_array_equal(short.train_costs_, long.train_costs_[:2])
+    for a, b in zip(short.expert_sizes_, long.expert_sizes_):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_callback_stops_and_labels_are_kept():
     X, y = xor(60)
     labels = np.where(y > 0, "yes", "no")
@@ -327,5 +338,17 @@ def test_bad_data():
     X, y = xor(40)
     with pytest.raises(ValueError, match="n_experts=50 is larger"):
         MixtureSVC(n_experts=50, client="serial").fit(X, y)
-    with pytest.raises(ValueError, match="2 classes"):
+    with pytest.raises(ValueError, match="Only binary classification"):
         MixtureSVC(client="serial").fit(X, np.arange(40) % 3)
+    with pytest.raises(ValueError, match="1 class"):
+        MixtureSVC(client="serial").fit(X, np.ones(40))
+
+
+def test_scikit_learn_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    results = check_estimator(MixtureSVC(n_experts=2, n_iter=2, gater_epochs=2, client="serial",
+                                         random_state=0), on_fail=None)
+    failed = [(r["check_name"], repr(r["exception"])[:300]) for r in results
+              if r["status"] == "failed"]
+    assert not failed, failed
