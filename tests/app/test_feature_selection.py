@@ -43,8 +43,9 @@ def test_curves_match_an_independent_run(dash):
     assert list(s["curve_n_features"]) == sel.planned_sizes(202)
     assert s["test_error_final"] == pytest.approx(np.mean(sel.predict(Xt) != yt))
     # test error after optimising the factors (stage 0) = first point of the elimination curve
-    m0 = SVC(kernel="linear", C=10.0, margin="l2").fit(X * sel.history_[0]["scales"], y)
-    assert s["curve_test_error"][0] == pytest.approx(np.mean(m0.predict(Xt * sel.history_[0]["scales"]) != yt),
+    s0 = sel.history_[0]["scales"]
+    m0 = SVC(kernel="linear", C=10.0, margin="l2").fit(X * s0, y)
+    assert s["curve_test_error"][0] == pytest.approx(np.mean(m0.predict(Xt * s0) != yt),
                                                      abs=2 / len(yt))
     assert len(dash.trace_fig.data[0].x) == len(sel.trace_)
     assert len(dash.trace_fig.layout.shapes) == len(sel.history_) - 1     # stage boundaries
