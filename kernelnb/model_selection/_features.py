@@ -364,7 +364,9 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     ----------
     estimator : kernelnb.svm.SVC, optional
         The SVM whose kernel gets the factors (cloned). Default:
-        ``SVC(kernel='linear', C=10, margin='l2')``: the L2 soft margin, a hard margin on
+        ``SVC(kernel='linear', C=10, margin='l2', n_jobs=1, max_iter=100000)`` (one thread:
+        the problems are small; an iteration cap: far from the optimum, with very unequal
+        factors, the solver can converge slowly): the L2 soft margin, a hard margin on
         ``K + I/C``, for which ``R^2/M^2`` is a bound and differentiable (thesis ch. 4). For
         ``'rbf'`` the factors are the SVC's ``scales``; for ``'linear'`` and ``'poly'`` they
         multiply the inputs.
@@ -413,6 +415,13 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         on ``X[:, features]``, times ``scales[features]`` for the linear and polynomial kernels).
         Returning ``False`` stops the whole run; the selector is then fitted with the state
         reached (``stopped_ = True``).
+
+    Notes
+    -----
+    On the linear toy of the thesis (:func:`kernelnb.datasets.make_weston_linear`, 30 training
+    points, standardised), a linear SVM on all 202 features errs on 26.7% of the test points and
+    the SVM with the optimised factors on 4.6% (thesis Fig. 5.3: 28% and 4.6%), measured over
+    100 draws by ``benchmarks/bench_feature_selection.py``.
 
     Attributes
     ----------
