@@ -39,13 +39,21 @@ def dashboard_available():
     return True
 
 
+def _n_cores():
+    """Cores this process may run on (the affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
 def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_limit="auto"):
     """Start a :class:`distributed.LocalCluster` and return a client connected to it.
 
     Parameters
     ----------
     n_workers : int, optional
-        Worker processes; default: the number of cores (``os.cpu_count()``).
+        Worker processes; default: the number of cores this process may use.
     threads_per_worker : int, default=1
         One thread per worker: each SVM expert then runs single-threaded, and the workers share
         the cores without oversubscription.
@@ -65,7 +73,7 @@ def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_l
     from distributed import Client, LocalCluster
 
     if n_workers is None:
-        n_workers = os.cpu_count() or 1
+        n_workers = _n_cores()
     if not isinstance(n_workers, int) or isinstance(n_workers, bool) or n_workers < 1:
         raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
     if not isinstance(threads_per_worker, int) or threads_per_worker < 1:
@@ -210,7 +218,8 @@ def dask_grid_search(estimator, param_grid, X, y, cv=5, client=None, scoring=Non
             with hook, joblib.parallel_config(backend="dask", client=c, scatter=[X, y]):
                 search.fit(X, y)
     if bar is not None:
-        bar.update(total, total)
+        if bar.done < total:
+            bar.update(total, total)
         bar.close()
     return search
 
