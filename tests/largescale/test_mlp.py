@@ -284,3 +284,12 @@ def test_bad_input():
     with pytest.raises(ValueError, match="T must have shape"):
         Xt, T, W = _tiny("squared")
         mlp_loss_grad(Xt, T[:, :1], *W)
+
+
+def test_verbose_prints_one_line_per_epoch(capsys):
+    X, y = _xor(30)
+    MLPClassifier(max_epochs=3, n_iter_no_change=10, verbose=True, random_state=0).fit(
+        X, y, X_val=X, y_val=y)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3 and lines[0].startswith("epoch 1: training loss")
+    assert "validation score" in lines[-1]
