@@ -119,12 +119,14 @@ class FeatureSelection(Dashboard):
         self.map_fig = go.FigureWidget(heat)
         self.map_box = widgets.Box([self.map_fig], layout=widgets.Layout(display="none"))
         tr = go.Figure()
-        tr.add_scatter(x=[1], y=[0], mode="lines", name="R²/M²", line=dict(color=_BLUE))
+        tr.add_scatter(x=[1], y=[1], mode="lines", name="R²/M²", line=dict(color=_BLUE))
         tr.add_scatter(x=[1], y=[0], mode="lines", name="test error", yaxis="y2",
                        line=dict(color=_RED))
         tr.update_layout(title="Criterion and test error against the evaluations", height=300,
                          xaxis_title="evaluation (one SVM training each)",
-                         yaxis=dict(title="R²/M²", rangemode="tozero"),
+                         # log scale: a removal stage can send the bound up 1000-fold for a
+                         # few evaluations, which flattened the rest of the curve
+                         yaxis=dict(title="R²/M² (log scale)", type="log"),
                          yaxis2=dict(title="test error", overlaying="y", side="right",
                                      rangemode="tozero", tickformat=".0%"),
                          margin=dict(l=60, r=60, t=50, b=50), uirevision="keep",

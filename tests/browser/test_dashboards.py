@@ -200,7 +200,7 @@ def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
     assert stats.inner_text() != stats_before
     _assert_clean(page, where)
 
-    page.wait_for_timeout(1000)         # let plotly finish redrawing before the picture
+    page.wait_for_timeout(2500)         # let every chart receive its update and redraw (busy machine)
     page.screenshot(path=str(screenshots / f"{dashboard.name}.png"), full_page=True)
     if os.environ.get("KERNELNB_UPDATE_THUMBNAILS"):
         _update_pictures(page, chart, dashboard.name)
