@@ -19,7 +19,8 @@ import plotly.graph_objects as go
 from sklearn.preprocessing import StandardScaler
 
 from ..datasets import make_weston_linear, make_weston_nonlinear
-from ..model_selection import ScalingSelector
+from ..kernels import scale_sigma
+from ..model_selection import GradientTuner, ScalingSelector, criterion_and_gradient
 from ..svm import SVC
 from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
 
@@ -70,6 +71,10 @@ class FeatureSelection(Dashboard):
         ("criterion_end", "R²/M² at the end", ".3g"),
         ("n_evaluations", "evaluations (SVM trainings)", "d"),
         ("run_s", "run time (s)", ".2f"),
+        ("path_C", "RBF SVM tuned by gradient: C", ".3g"),
+        ("path_sigma", "  σ", ".3g"),
+        ("path_test_error", "  test error (all features)", ".1%"),
+        ("path_trainings", "  SVM trainings of the descent", "d"),
     ]
 
     def __init__(self, **params):
@@ -99,6 +104,9 @@ class FeatureSelection(Dashboard):
         c["max_iter"] = styled(widgets.IntSlider(value=30, min=1, max=100,
                                                  description="iterations"),
                                tooltip="L-BFGS iterations per stage")
+        c["tune_path"] = widgets.Checkbox(
+            value=False, description="also tune (C, σ) of an RBF SVM by gradient", indent=False,
+            tooltip="GradientTuner on log C and log sigma, drawn over a map of R²/M²")
         self.run_button = widgets.Button(description="Run", icon="play", button_style="primary",
                                          layout=widgets.Layout(width="120px"))
         self.run_button.on_click(lambda _b: self.run())
@@ -140,18 +148,34 @@ class FeatureSelection(Dashboard):
                          yaxis=dict(title="test error", rangemode="tozero", tickformat=".0%"),
                          margin=dict(l=60, r=20, t=50, b=50), uirevision="keep")
         self.elim_fig = go.FigureWidget(el)
-        self.figures = [self.fig, self.map_fig, self.trace_fig, self.elim_fig]
+        path = go.Figure()
+        path.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], colorscale="Viridis",
+                         contours=dict(coloring="heatmap", showlabels=False), line_width=0.5,
+                         colorbar=dict(title="log10 R²/M²"), name="criterion")
+        path.add_scatter(x=[0], y=[0], mode="lines+markers", name="gradient path",
+                         line=dict(color="white", width=2), marker=dict(size=6, color="white"))
+        path.add_scatter(x=[0], y=[0], mode="markers", name="end",
+                         marker=dict(symbol="star", size=14, color=_RED,
+                                     line=dict(color="white", width=1)))
+        path.update_layout(title="Tuning (log C, log σ) of an RBF SVM: the path over R²/M²",
+                           height=360, xaxis_title="log10 C", yaxis_title="log10 σ",
+                           margin=dict(l=60, r=20, t=50, b=50), uirevision="keep",
+                           legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"))
+        self.path_fig = go.FigureWidget(path)
+        self.path_box = widgets.Box([self.path_fig], layout=widgets.Layout(display="none"))
+        self.figures = [self.fig, self.map_fig, self.trace_fig, self.elim_fig, self.path_fig]
 
     def _control_rows(self):
         c = self.controls
         return [c["dataset"], c["n_samples"], c["seed"], widgets.HTML("<b>Selection</b>"),
-                c["n_keep"], c["C"], c["schedule"], c["max_iter"], widgets.HBox([self.run_button])]
+                c["n_keep"], c["C"], c["schedule"], c["max_iter"], c["tune_path"],
+                widgets.HBox([self.run_button])]
 
     def _layout(self):
         box = super()._layout()
         right = box.children[-1].children[1]
         right.children = [widgets.HBox([self.fig, self.map_box]), self.trace_fig, self.elim_fig,
-                          self.stats]
+                          self.path_box, self.stats]
         return box
 
     # -- data ------------------------------------------------------------------------------
@@ -243,9 +267,10 @@ class FeatureSelection(Dashboard):
             m = h["estimator"]
             e = np.mean(m.predict(ScalingSelector.inputs_of(m, Xt, h["features"], h["scales"])) != yt)
             curve.append((len(h["features"]), float(e)))
+        path = self._tune_path(X, y, Xt, yt, p["C"]) if p.get("tune_path") else None
         kept = sel.get_support(indices=True)
         stage_ends = np.cumsum([h["n_evaluations"] for h in sel.history_])
-        return dict(p=p, sel=sel, trace=np.array(trace), curve=np.array(curve), kept=kept,
+        return dict(p=p, sel=sel, trace=np.array(trace), curve=np.array(curve), kept=kept, path=path,
                     relevant=relevant, stage_ends=stage_ends, stats=dict(
                         kept=kept, kept_text=", ".join(str(i) for i in kept[:20])
                         + (" …" if len(kept) > 20 else ""),
@@ -257,6 +282,32 @@ class FeatureSelection(Dashboard):
                         criterion_end=float(sel.history_[-1]["criterion"]),
                         n_evaluations=int(len(trace)), n_trainings=int(sel.n_trainings_),
                         run_s=run_s))
+
+    PATH_GRID = 7
+
+    def _tune_path(self, X, y, Xt, yt, C):
+        """R²/M² of an RBF SVM (L2 margin, all features) on a coarse (log C, log sigma) grid, and
+        the GradientTuner's path from (C, the 'scale' width) over it."""
+        sig0 = float(scale_sigma(X))
+        lc = np.linspace(-1.0, 3.0, self.PATH_GRID)
+        ls = np.log10(sig0) + np.linspace(-1.0, 1.0, self.PATH_GRID)
+        Z = np.empty((ls.size, lc.size))
+        base = SVC(kernel="rbf", margin="l2", n_jobs=1, max_iter=100000)
+        with self.busy("map of R²/M² over (C, σ)…"):
+            for i, s_ in enumerate(ls):
+                for j, c_ in enumerate(lc):
+                    est = base.set_params(C=10.0 ** c_, sigma=10.0 ** s_)
+                    Z[i, j] = criterion_and_gradient(est, X, y, tune=("C",))[0]
+                    self.report_progress((i * lc.size + j + 1) / Z.size,
+                                         "map of R²/M² over (C, σ)…")
+        with self.busy("gradient descent on (log C, log σ)…"):
+            tuner = GradientTuner(base.set_params(C=float(C), sigma=sig0),
+                                  tune=("C", "sigma")).fit(X, y)
+        hist = tuner.history_
+        return dict(lc=lc, ls=ls, Z=np.log10(np.maximum(Z, 1e-300)),
+                    C=np.log10([h["C"] for h in hist]), sigma=np.log10([h["sigma"] for h in hist]),
+                    n_trainings=int(tuner.n_trainings_),
+                    test_error=float(np.mean(tuner.predict(Xt) != yt)))
 
     # -- drawing ---------------------------------------------------------------------------
     def _draw_factors(self, scales, relevant):
@@ -290,7 +341,16 @@ class FeatureSelection(Dashboard):
         cv = r["curve"]
         self.elim_fig.data[0].x, self.elim_fig.data[0].y = cv[:, 0], cv[:, 1]
         self.elim_fig.data[0].text = [f"{int(k)} features" for k in cv[:, 0]]
+        path = r["path"]
+        self.path_box.layout.display = "flex" if path is not None else "none"
         stats = dict(r["stats"])
+        if path is not None:
+            pf = self.path_fig
+            pf.data[0].update(x=path["lc"], y=path["ls"], z=path["Z"])
+            pf.data[1].update(x=path["C"], y=path["sigma"])
+            pf.data[2].update(x=path["C"][-1:], y=path["sigma"][-1:])
+            stats.update(path_trainings=path["n_trainings"], path_test_error=path["test_error"],
+                         path_C=10.0 ** path["C"][-1], path_sigma=10.0 ** path["sigma"][-1])
         stats["trace_criterion"], stats["trace_test_error"] = tr[:, 0], tr[:, 1]
         stats["curve_n_features"], stats["curve_test_error"] = cv[:, 0], cv[:, 1]
         if stats["n_relevant_kept"] is None:

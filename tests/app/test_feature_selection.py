@@ -98,3 +98,36 @@ def test_notebook_executes():
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     assert "application/vnd.jupyter.widget-view+json" in [m for o in outputs for m in o.get("data", {})]
+
+
+def test_tuning_path_over_the_criterion_map(dash):
+    """The (log C, log sigma) section: a map of R²/M² computed independently, and the tuner's path
+    from the starting point down to a lower criterion."""
+    from kernelnb.kernels import scale_sigma
+    from kernelnb.model_selection import criterion_and_gradient
+
+    assert dash.path_box.layout.display == "none"        # off by default
+    s = dash.update(raise_errors=True, dataset="digits", n_samples=150, seed=2, tune_path=True)
+    assert dash.path_box.layout.display == "flex"
+    X, y, _Xt, _yt = dash._data("digits", 150, 2)
+    pf = dash.path_fig
+    Z = np.asarray(pf.data[0].z)
+    g = FeatureSelection.PATH_GRID
+    assert Z.shape == (g, g)
+    i, j = 2, 5                                          # one map cell, recomputed here
+    est = SVC(kernel="rbf", margin="l2", C=10.0 ** pf.data[0].x[j], sigma=10.0 ** pf.data[0].y[i],
+              n_jobs=1, max_iter=100000)
+    ref = criterion_and_gradient(est, X, y, tune=("C",))[0]
+    assert Z[i, j] == pytest.approx(np.log10(ref), rel=1e-4)
+    # the path starts at (C slider, the 'scale' width) and ends where the criterion is lower
+    c0, s0 = pf.data[1].x[0], pf.data[1].y[0]
+    assert c0 == pytest.approx(np.log10(dash.params()["C"]))
+    assert s0 == pytest.approx(np.log10(scale_sigma(X)))
+    start = criterion_and_gradient(SVC(kernel="rbf", margin="l2", C=10.0 ** c0, sigma=10.0 ** s0),
+                                   X, y, tune=("C",))[0]
+    end = criterion_and_gradient(SVC(kernel="rbf", margin="l2", C=s["path_C"], sigma=s["path_sigma"]),
+                                 X, y, tune=("C",))[0]
+    assert end < start
+    assert s["path_trainings"] >= len(pf.data[1].x) and 0.0 <= s["path_test_error"] <= 1.0
+    dash.update(tune_path=False, dataset="linear")
+    assert dash.path_box.layout.display == "none"
