@@ -263,6 +263,8 @@ class _BaseMLP(BaseEstimator):
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=not classification,
                              y_numeric=not classification)
+        if classification:
+            check_classification_targets(y)
         rng = check_random_state(self.random_state)
         X, y, Xv, yv = _split(self, X, y, X_val, y_val, rng, classification)
         self.mean_, self.scale_ = _standardizer(X)
@@ -359,7 +361,6 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         """
         t0 = time.perf_counter()
         Xs, y, Xv, yv, rng = self._prepare(X, y, X_val, y_val, classification=True)
-        check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:
             raise ValueError(f"MLPClassifier needs samples of at least 2 classes, got 1 class "

@@ -10,7 +10,8 @@ from kernelnb.largescale import MarginPerceptron, SimpleMLP
 from kernelnb.largescale import _mlp
 
 
-@parametrize_with_checks([MarginPerceptron(max_epochs=20), SimpleMLP(n_hidden=5, max_epochs=20)])
+@parametrize_with_checks([MarginPerceptron(max_epochs=20), SimpleMLP(n_hidden=5, max_epochs=20),
+                          SimpleMLP(n_hidden=5, max_epochs=20, early_stopping=True)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

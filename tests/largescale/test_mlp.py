@@ -10,6 +10,7 @@ from kernelnb.largescale.mlp import init_mlp_weights, mlp_loss_grad
 
 
 @parametrize_with_checks([MLPClassifier(n_hidden=5, max_epochs=20),
+                          MLPClassifier(n_hidden=5, max_epochs=20, early_stopping=True),
                           MLPClassifier(n_hidden=5, loss="squared", max_epochs=20),
                           MLPRegressor(n_hidden=5, max_epochs=20)])
 def test_sklearn_compatible(estimator, check):
