@@ -21,12 +21,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from .. import kernels as _k
+from ..largescale import MarginPerceptron, MixtureSVC, MLPClassifier, SimpleMLP
 from ..datasets import (TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths,
                         load_fashion_mnist)
 from ..neighbors import KNeighborsClassifier
 from ..regularized import RegularizedKernelClassifier
 from ..svm import SVC
-from ..viz import learning_curve_figure
+from ..viz import fit_time_figure, learning_curve_figure, time_exponent
 from ._base import Dashboard, log_slider, styled
 
 __all__ = ["LearningCurves", "CurveEstimator", "ESTIMATORS", "register_estimator",
@@ -86,6 +87,26 @@ register_estimator(CurveEstimator(
     "klr", "kernel logistic regression",
     lambda p: RegularizedKernelClassifier(loss="logistic", C=p["C"], sigma=p["sigma"]),
     None, "logistic loss + RKHS penalty, kernelnb.regularized (every point is an expansion point)"))
+
+register_estimator(CurveEstimator(
+    "mixture", "mixture of 4 SVMs (global gater)",
+    lambda p: MixtureSVC(n_experts=4, gater="global", n_iter=2, C=p["C"], sigma=p["sigma"],
+                         client="serial", random_state=0),
+    lambda m: int(sum(getattr(e, "support_", np.empty(0)).size for e in m.experts_)),
+    "Collobert's hard mixture (thesis Alg. 6.1): 4 SVM experts on parts of the data, an MLP "
+    "gater, reassignment with the balance rule (kernelnb.largescale); #SV summed over experts"))
+register_estimator(CurveEstimator(
+    "mlp", "MLP (20 tanh units)",
+    lambda p: MLPClassifier(n_hidden=20, max_epochs=100, random_state=0),
+    None, "one hidden tanh layer, cross-entropy, stochastic gradient (kernelnb.largescale)"))
+register_estimator(CurveEstimator(
+    "simple_mlp", "Simple MLP (20 HardTanh units)",
+    lambda p: SimpleMLP(n_hidden=20, max_epochs=100, random_state=0),
+    None, "Collobert's margin MLP: HardTanh units, no output weights, beta-hinge loss"))
+register_estimator(CurveEstimator(
+    "margin_perceptron", "margin Perceptron",
+    lambda p: MarginPerceptron(max_epochs=100, random_state=0),
+    None, "linear, updates while y f(x) < beta (thesis ch. 8)"))
 
 
 def _repo_shared_data():
@@ -277,7 +298,10 @@ class LearningCurves(Dashboard):
             value="moons", description="data set"))
         c["estimators"] = styled(widgets.SelectMultiple(
             options=[(spec.label, name) for name, spec in ESTIMATORS.items()],
-            value=("svc", "knn"), rows=min(4, len(ESTIMATORS)), description="estimators"))
+            value=("svc", "knn"), rows=min(7, len(ESTIMATORS)), description="estimators"))
+        c["view"] = styled(widgets.ToggleButtons(
+            options=[("errors", "errors"), ("time against n", "time")], value="errors",
+            description="show"), tooltip="error rates, or training time on log-log axes")
         c["C"] = log_slider("C (SVM, KLR)", 1.0, -2, 3, step=0.25, main=True)
         c["sigma"] = log_slider("σ (RBF)", 1.0, -1.5, 1.5, step=0.05,
                                 tooltip="RBF width on standardised features")
@@ -292,10 +316,23 @@ class LearningCurves(Dashboard):
                                               test_error=[0, 0])})
         fig.update_layout(height=600)
         self.fig = go.FigureWidget(fig)
-        self.figures = [self.fig]
+        tfig = fit_time_figure({"": dict(sizes=[1, 2], fit_time=[1e-3, 2e-3])})
+        tfig.update_layout(height=600)
+        self.time_fig = go.FigureWidget(tfig)
+        self.fig_box = widgets.Box([self.fig], layout=widgets.Layout(display="flex"))
+        self.time_box = widgets.Box([self.time_fig], layout=widgets.Layout(display="none"))
+        self.figures = [self.fig, self.time_fig]
+        self._curves_key = self._curves = None
 
     def _control_rows(self):
         return [*self.controls.values(), self.description]
+
+    def _layout(self):
+        box = super()._layout()
+        right = box.children[-1].children[1]
+        right.children = [self.fig_box, self.time_box,
+                          *(w for w in right.children if w not in (self.fig, self.time_fig))]
+        return box
 
     def _load(self, name):
         if name not in DATASETS:
@@ -327,14 +364,22 @@ class LearningCurves(Dashboard):
         n_pool = X.shape[0] - int(np.ceil(p["test_fraction"] * X.shape[0]))
         sizes = training_sizes(n_pool, p["n_sizes"])
         specs = {n: ESTIMATORS[n] for n in names}
-        t0 = time.perf_counter()
-        with self.busy("fitting…"):
-            curves = learning_curve_data(
-                specs, X, y, sizes, n_repeats=p["n_repeats"], test_fraction=p["test_fraction"],
-                random_state=0, progress=self.report_progress,
-                params=dict(C=float(p["C"]), sigma=float(p["sigma"]),
-                            n_neighbors=int(p["n_neighbors"])))
-        return dict(p=p, curves=curves, sizes=sizes, X=X, time_s=time.perf_counter() - t0)
+        # switching the view redraws the same curves: no refit
+        key = tuple((k, v) for k, v in sorted(p.items()) if k != "view")
+        if key == self._curves_key:
+            curves, elapsed = self._curves
+        else:
+            t0 = time.perf_counter()
+            with self.busy("fitting…"):
+                curves = learning_curve_data(
+                    specs, X, y, sizes, n_repeats=p["n_repeats"],
+                    test_fraction=p["test_fraction"], random_state=0,
+                    progress=self.report_progress,
+                    params=dict(C=float(p["C"]), sigma=float(p["sigma"]),
+                                n_neighbors=int(p["n_neighbors"])))
+            elapsed = time.perf_counter() - t0
+            self._curves_key, self._curves = key, (curves, elapsed)
+        return dict(p=p, curves=curves, sizes=sizes, X=X, time_s=elapsed)
 
     def _render(self, r):
         p, curves = r["p"], r["curves"]
@@ -346,7 +391,15 @@ class LearningCurves(Dashboard):
         fig.layout.xaxis.update(tickvals=new.layout.xaxis.tickvals,
                                 ticktext=new.layout.xaxis.ticktext)
         fig.layout.yaxis2.visible = new.layout.yaxis2.visible
+        timed = p.get("view") == "time"
+        self.fig_box.layout.display = "none" if timed else "flex"
+        self.time_box.layout.display = "flex" if timed else "none"
+        tnew = fit_time_figure(labelled)
+        self.time_fig.data = []
+        self.time_fig.add_traces(list(tnew.data))
         desc = DATASETS[p["dataset"]][0]
+        self.time_fig.layout.title.text = (f"{desc.split(':')[0]}: training time against n "
+                                           "(log-log; the slope is the exponent)")
         fig.layout.title.text = (f"{desc.split(':')[0]}: C = {p['C']:.3g}, σ = {p['sigma']:.3g}, "
                                  f"K = {p['n_neighbors']}, {p['n_repeats']} repeats")
         self.description.value = f"<small>{desc}</small>"
@@ -356,6 +409,7 @@ class LearningCurves(Dashboard):
         for k, c in curves.items():
             stats[f"test_error_{k}"] = float(c["test_error"][-1].mean())
             stats[f"train_error_{k}"] = float(c["train_error"][-1].mean())
+            stats[f"time_exponent_{k}"] = time_exponent(c["sizes"], c["fit_time"])
             nsv = "–"
             if c["n_support"] is not None:
                 stats[f"n_support_{k}"] = float(c["n_support"][-1].mean())
@@ -364,8 +418,9 @@ class LearningCurves(Dashboard):
                         f"<td class='num'>{stats[f'train_error_{k}']:.1%}</td>"
                         f"<td class='num'>{stats[f'test_error_{k}']:.1%}"
                         f" ± {c['test_error'][-1].std():.1%}</td><td class='num'>{nsv}</td>"
-                        f"<td class='num'>{1e3 * np.nanmean(c['fit_time'][-1]):.0f}</td></tr>")
+                        f"<td class='num'>{1e3 * np.nanmean(c['fit_time'][-1]):.0f}</td>"
+                        f"<td class='num'>{stats[f'time_exponent_{k}']:.2f}</td></tr>")
         stats["_html"] = ("<table><tr><th>at n = " + str(int(r["sizes"][-1])) + "</th>"
                           "<th>training error</th><th>test error</th><th>#SV</th>"
-                          "<th>fit (ms)</th></tr>" + "".join(rows) + "</table>")
+                          "<th>fit (ms)</th><th>time ∝ n^</th></tr>" + "".join(rows) + "</table>")
         return stats

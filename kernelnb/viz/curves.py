@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from ._style import BASE_LAYOUT, series_color, title_layout
 
-__all__ = ["learning_curve_figure", "c_path_figure", "c_marker"]
+__all__ = ["learning_curve_figure", "fit_time_figure", "time_exponent", "c_path_figure", "c_marker"]
 
 
 def _rgba(hex_color, alpha):
@@ -186,4 +186,44 @@ def c_path_figure(Cs, n_support, train_error, test_error=None, n_bound=None, cur
                     rangemode="tozero", showgrid=False),
     )
     fig.update_layout(**c_marker(current_C))
+    return fig
+
+
+def time_exponent(sizes, times):
+    """Slope of log(time) against log(n) by least squares: the empirical exponent of the
+    training time (1 for linear growth).  ``times`` of shape (n_sizes,) or (n_sizes, n_repeats)
+    (averaged over repeats); NaN with fewer than two usable sizes."""
+    n = np.asarray(sizes, dtype=np.float64).ravel()
+    t = np.asarray(times, dtype=np.float64)
+    if t.ndim == 2:
+        t = np.nanmean(t, axis=1)
+    ok = np.isfinite(t) & (t > 0) & (n > 0)
+    if ok.sum() < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(n[ok]), np.log(t[ok]), 1)[0])
+
+
+def fit_time_figure(curves, title=None):
+    """Training time against training-set size on log-log axes, one line per estimator (mean
+    over repeats), the fitted exponent in each legend entry.
+
+    ``curves`` as for :func:`learning_curve_figure`, each value with a ``'fit_time'`` array of
+    shape (n_sizes, n_repeats) in seconds.
+    """
+    if not curves:
+        raise ValueError("curves must hold at least one estimator's results, got an empty mapping")
+    fig = go.Figure()
+    for i, (name, c) in enumerate(curves.items()):
+        x = np.asarray(c["sizes"], dtype=np.float64).ravel()
+        t = _matrix(c["fit_time"], x.size, "fit_time", name)
+        mean = np.nanmean(t, axis=1)
+        slope = time_exponent(x, t)
+        label = f"{name}: time ∝ n^{slope:.2f}" if np.isfinite(slope) else name
+        fig.add_scatter(uid=f"time:{name}", x=x, y=mean, mode="lines+markers", name=label,
+                        line=dict(color=series_color(i), width=2))
+    fig.update_layout(**BASE_LAYOUT)
+    fig.update_layout(xaxis=dict(title="training points n", type="log"),
+                      yaxis=dict(title="training time (s)", type="log"),
+                      legend=dict(orientation="h", x=0, y=-0.18, yanchor="top"),
+                      title=title_layout(title or "Training time against n (log-log: slope = exponent)"))
     return fig

@@ -87,3 +87,44 @@ def test_errors_are_messages(app):
                             [50], params=dict(C=1.0, sigma=1.0))
     app.update(estimators=("svc", "knn"))
     assert app.error.value == ""
+
+
+def test_time_exponent_and_figure():
+    from kernelnb.viz import fit_time_figure, time_exponent
+    n = np.array([100, 200, 400, 800])
+    t = 3e-6 * n[:, None] ** 1.7 * np.array([[1.0, 1.1]])      # two repeats, same exponent
+    assert time_exponent(n, t) == pytest.approx(1.7, abs=1e-9)
+    assert np.isnan(time_exponent([10], [0.1]))
+    fig = fit_time_figure({"a": dict(sizes=n, fit_time=t), "b": dict(sizes=n, fit_time=2 * t)})
+    assert [tr.uid for tr in fig.data] == ["time:a", "time:b"]
+    assert "n^1.70" in fig.data[0].name
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    np.testing.assert_allclose(fig.data[1].y, 2 * t.mean(axis=1))
+    with pytest.raises(ValueError, match="fit_time"):
+        fit_time_figure({"a": dict(sizes=n, fit_time=t[:2])})
+
+
+def test_large_scale_estimators_and_the_time_view(monkeypatch):
+    """The mixture of SVMs and the MLPs are offered; the time view redraws without refitting."""
+    for key in ("mixture", "mlp", "simple_mlp", "margin_perceptron"):
+        assert key in ESTIMATORS
+    app = LearningCurves(dataset="xor", n_repeats=1, n_sizes=3,
+                         estimators=("svc", "mixture", "simple_mlp"))
+    s = app.last_stats
+    assert not app.last_error
+    mix = s["curves"]["mixture"]
+    assert np.all(mix["n_support"] >= 2) and np.all(mix["test_error"] <= 0.5)
+    assert app.time_box.layout.display == "none" and app.fig_box.layout.display == "flex"
+    calls = []
+    real = lc.learning_curve_data
+    monkeypatch.setattr(lc, "learning_curve_data", lambda *a, **k: calls.append(1) or real(*a, **k))
+    s2 = app.update(raise_errors=True, view="time")
+    assert calls == [] and app.time_box.layout.display == "flex"
+    assert app.fig_box.layout.display == "none"
+    names = [t.name for t in app.time_fig.data]
+    assert [nm.split(": time")[0] for nm in names] == [ESTIMATORS[k].label
+                                                        for k in ("svc", "mixture", "simple_mlp")]
+    np.testing.assert_allclose(app.time_fig.data[0].y, s["curves"]["svc"]["fit_time"].mean(axis=1))
+    assert np.isfinite(s2["time_exponent_svc"])
+    app.update(raise_errors=True, C=2.0)                 # other controls do refit
+    assert calls == [1]
