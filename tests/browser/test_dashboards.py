@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import warnings
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -153,8 +154,9 @@ def _update_pictures(page, chart, name):
         (docs / "screenshot.png").write_bytes(_scaled_png(page, shot, 720))
 
 
-@pytest.mark.parametrize("dashboard", DASHBOARDS, ids=[d.name for d in DASHBOARDS])
-def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
+def _open_and_move(page, served, dashboard):
+    """Open the dashboard, move its main slider one step; returns (chart, stats, stats_before,
+    chart_changed, stats_changed) once both changed or CHANGE_TIMEOUT_MS passed."""
     where = dashboard.name
     page.goto(f"{served}voila/render/{dashboard.notebook}", wait_until="commit",
               timeout=LOAD_TIMEOUT_MS)
@@ -187,16 +189,31 @@ def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
         handle.press("ArrowRight")
         try:
             page.wait_for_function(changed_js, arg=args, timeout=step)
-            break
+            return chart, stats, stats_before, True, True
         except sync_api.TimeoutError:
             waited += step
             if waited >= CHANGE_TIMEOUT_MS:
-                chart_changed = chart.evaluate(FINGERPRINT_JS) != chart_before
-                page.screenshot(path=str(screenshots / f"{dashboard.name}-FAILED.png"),
-                                full_page=True)
-                pytest.fail(f"{where}: {CHANGE_TIMEOUT_MS / 1000:.0f} s after moving the slider, "
-                            f"chart changed: {chart_changed}, numbers changed: "
-                            f"{stats.inner_text() != stats_before}")
+                return (chart, stats, stats_before, chart.evaluate(FINGERPRINT_JS) != chart_before,
+                        stats.inner_text() != stats_before)
+
+
+@pytest.mark.parametrize("dashboard", DASHBOARDS, ids=[d.name for d in DASHBOARDS])
+def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
+    where = dashboard.name
+    chart, stats, stats_before, chart_changed, stats_changed = _open_and_move(page, served,
+                                                                             dashboard)
+    if stats_changed and not chart_changed:
+        # Seen once on a heavily loaded machine: the kernel answered (the numbers changed) but
+        # the chart's view applied none of the figure's updates. Say so, and try a fresh page:
+        # the test still fails if a second page does not redraw either.
+        page.screenshot(path=str(screenshots / f"{dashboard.name}-STALE.png"), full_page=True)
+        warnings.warn(f"{where}: the chart did not redraw on the first page; reloading once")
+        chart, stats, stats_before, chart_changed, stats_changed = _open_and_move(page, served,
+                                                                                 dashboard)
+    if not (chart_changed and stats_changed):
+        page.screenshot(path=str(screenshots / f"{dashboard.name}-FAILED.png"), full_page=True)
+        pytest.fail(f"{where}: {CHANGE_TIMEOUT_MS / 1000:.0f} s after moving the slider, "
+                    f"chart changed: {chart_changed}, numbers changed: {stats_changed}")
     assert stats.inner_text() != stats_before
     _assert_clean(page, where)
 
