@@ -129,32 +129,46 @@ def balanced_assignment(scores, capacity, order=None):
 class GaterMLP:
     """Softmax gater ``g(x) = softmax(W2 tanh(W1 x + b1) + b2)`` for the global criterion.
 
-    Inputs are standardised with the mean and standard deviation of the training inputs given to
-    the first :meth:`fit`.  :meth:`fit` runs mini-batch Adam on the mixture's global cost
-    ``1/2 (y - tanh(sum_k g_k f_k))^2`` with the expert outputs ``F`` fixed, continuing from the
-    current weights (warm start).
+    Inputs are standardised with the mean and standard deviation of the training inputs
+    (:meth:`set_scaling`, else the first :meth:`fit`).  :meth:`fit` runs mini-batch Adam on the
+    mixture's global cost ``1/2 (y - tanh(sum_k g_k f_k))^2`` with the expert outputs ``F`` fixed,
+    continuing from the current weights (warm start).
 
     Parameters
     ----------
     n_features, n_hidden, n_experts : int
-    random_state : numpy Generator
+    rng : numpy Generator
+        Draws the initial weights.
+    dtype : numpy float type, default=np.float64
+        Precision of the weights and arithmetic (``MixtureSVC`` uses float32: the gater is the
+        sequential part of a fit, and float32 halves its memory traffic).
     """
 
-    def __init__(self, n_features, n_hidden, n_experts, rng):
-        self.n_hidden, self.n_experts = n_hidden, n_experts
-        self.W1 = rng.standard_normal((n_features, n_hidden)) / math.sqrt(n_features)
-        self.b1 = np.zeros(n_hidden)
+    def __init__(self, n_features, n_hidden, n_experts, rng, dtype=np.float64):
+        self.n_hidden, self.n_experts, self.dtype = n_hidden, n_experts, dtype
+        self.W1 = (rng.standard_normal((n_features, n_hidden)) / math.sqrt(n_features)).astype(dtype)
+        self.b1 = np.zeros(n_hidden, dtype=dtype)
         # Small output weights: the first gater is nearly uniform.
-        self.W2 = 0.01 * rng.standard_normal((n_hidden, n_experts)) / math.sqrt(n_hidden)
-        self.b2 = np.zeros(n_experts)
+        self.W2 = (0.01 * rng.standard_normal((n_hidden, n_experts))
+                   / math.sqrt(n_hidden)).astype(dtype)
+        self.b2 = np.zeros(n_experts, dtype=dtype)
         self.mean_ = self.scale_ = None
 
-    def _standardise(self, X):
-        return (X - self.mean_) / self.scale_
+    def set_scaling(self, X):
+        """Standardise inputs by the mean and standard deviation of ``X``."""
+        self.mean_ = X.mean(axis=0)
+        sd = X.std(axis=0)
+        self.scale_ = np.where(sd > 1e-12, sd, 1.0)
+        return self
 
-    def gate(self, X):
-        """Gater weights ``g_k(x)``, shape (n_samples, n_experts); rows sum to 1."""
-        return self._forward(self._standardise(X))[1]
+    def standardise(self, X):
+        """``(X - mean) / std`` in the gater's precision."""
+        return ((X - self.mean_) / self.scale_).astype(self.dtype, copy=False)
+
+    def gate(self, X, Z=None):
+        """Gater weights ``g_k(x)``, shape (n_samples, n_experts); rows sum to 1.  ``Z``: the
+        already standardised inputs, if at hand."""
+        return self._forward(self.standardise(X) if Z is None else Z)[1]
 
     def _forward(self, Z):
         H = np.tanh(Z @ self.W1 + self.b1)
@@ -169,18 +183,19 @@ class GaterMLP:
         """The global cost ``mean 1/2 (y - tanh(sum_k g_k f_k))^2``."""
         return float(0.5 * np.mean((y - np.tanh(np.sum(G * F, axis=1))) ** 2))
 
-    def fit(self, X, y, F, epochs, lr, batch_size, rng):
+    def fit(self, X, y, F, epochs, lr, batch_size, rng, Z=None):
         """Minimise the global cost over the gater's weights (experts' outputs ``F`` fixed)."""
         if self.mean_ is None:
-            self.mean_ = X.mean(axis=0)
-            sd = X.std(axis=0)
-            self.scale_ = np.where(sd > 1e-12, sd, 1.0)
-        Z = self._standardise(X)
+            self.set_scaling(X)
+        if Z is None:
+            Z = self.standardise(X)
+        F = np.asarray(F, dtype=self.dtype)
+        y = np.asarray(y, dtype=self.dtype)
         params = [self.W1, self.b1, self.W2, self.b2]
         m = [np.zeros_like(p) for p in params]
         v = [np.zeros_like(p) for p in params]
         b1, b2, eps, t = 0.9, 0.999, 1e-8, 0
-        n = X.shape[0]
+        n = Z.shape[0]
         for _ in range(int(epochs)):
             perm = rng.permutation(n)
             for s in range(0, n, batch_size):
@@ -197,12 +212,13 @@ class GaterMLP:
                 gW1 = Zb.T @ dH
                 gb1 = dH.sum(axis=0)
                 t += 1
+                c1, c2 = 1.0 / (1 - b1 ** t), 1.0 / (1 - b2 ** t)
                 for p, g, mi, vi in zip(params, (gW1, gb1, gW2, gb2), m, v):
                     mi *= b1
                     mi += (1 - b1) * g
                     vi *= b2
                     vi += (1 - b2) * g * g
-                    p -= lr * (mi / (1 - b1 ** t)) / (np.sqrt(vi / (1 - b2 ** t)) + eps)
+                    p -= lr * c1 * mi / (np.sqrt(vi * c2) + eps)
         return self
 
 
@@ -532,7 +548,10 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         local = gater_kind == "local"
         gater = None
         if gater_kind == "global" and K > 1:
-            gater = GaterMLP(X.shape[1], int(self.gater_hidden), K, rng)
+            gater = GaterMLP(X.shape[1], int(self.gater_hidden), K, rng, dtype=np.float32)
+            gater.set_scaling(Xtr)
+            with threadpool_limits(limits=1):
+                Ztr = gater.standardise(Xtr)  # once per fit, not once per outer iteration
         self.gater_ = gater
         # Seeds of the experts' tasks from their own stream, so that a fit with n_iter = t is
         # exactly the first t iterations of a longer one.
@@ -581,8 +600,8 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                         # cores made them 8x slower).
                         with threadpool_limits(limits=1):
                             gater.fit(Xtr, ytr, F, self.gater_epochs, float(self.gater_lr),
-                                      int(self.gater_batch_size), rng)
-                            G = gater.gate(Xtr)
+                                      int(self.gater_batch_size), rng, Z=Ztr)
+                            G = gater.gate(Xtr, Z=Ztr).astype(np.float64)
                     else:
                         G = np.full((L, K), 1.0 / K)
                     tr_cost = GaterMLP.cost(G, F, ytr)
@@ -666,7 +685,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
             return self._local_posterior(logpx)
         if self.gater_ is not None:
             with threadpool_limits(limits=1):
-                return self.gater_.gate(X)
+                return self.gater_.gate(X).astype(np.float64)
         return np.full((X.shape[0], K), 1.0 / K)
 
     def decision_function(self, X):
