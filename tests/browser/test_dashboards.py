@@ -76,8 +76,10 @@ def page(browser, served):
     context = browser.new_context(viewport={"width": 1280, "height": 1500})
     pg = context.new_page()
     pg.console_errors = []
+    pg.console_all = []
     pg.external_requests = []
     pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
+    pg.on("console", lambda m: pg.console_all.append(f"{m.type}: {m.text}"[:300]))
     pg.on("pageerror", lambda e: pg.console_errors.append(f"pageerror: {e}"))
 
     def on_request(req):
@@ -213,7 +215,8 @@ def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
     if not (chart_changed and stats_changed):
         page.screenshot(path=str(screenshots / f"{dashboard.name}-FAILED.png"), full_page=True)
         pytest.fail(f"{where}: {CHANGE_TIMEOUT_MS / 1000:.0f} s after moving the slider, "
-                    f"chart changed: {chart_changed}, numbers changed: {stats_changed}")
+                    f"chart changed: {chart_changed}, numbers changed: {stats_changed}; "
+                    f"browser console (last 30):\n" + "\n".join(page.console_all[-30:]))
     assert stats.inner_text() != stats_before
     _assert_clean(page, where)
 
