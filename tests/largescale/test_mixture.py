@@ -286,6 +286,27 @@ def test_serial_and_dask_give_the_same_model(client, gater):
     np.testing.assert_array_equal(a.decision_function(Xt), b.decision_function(Xt))
 
 
+def test_embedded_local_cluster(monkeypatch):
+    """client=None starts a LocalCluster for the fit, and closes it at the end."""
+    import kernelnb.largescale._dask as kd
+
+    started = []
+    original = kd.local_client
+
+    def spy(**kwargs):
+        c = original(**kwargs)
+        started.append(c)
+        return c
+
+    monkeypatch.setattr(kd, "local_client", spy)
+    X, y = xor(60)
+    kw = dict(n_experts=2, n_iter=2, C=10, sigma=0.5, random_state=0)
+    a = MixtureSVC(client=None, n_workers=1, **kw).fit(X, y)
+    b = MixtureSVC(client="serial", **kw).fit(X, y)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    assert len(started) == 1 and started[0].status == "closed"
+
+
 def test_data_scattered_once_and_tasks_get_indices(client):
     X, y = xor(80)
     wrapped = CountingClient(client)
