@@ -12,6 +12,7 @@
   ``~/.cache/kernelnb``; it downloads only with ``download=True``.
 """
 from .feature_toys import make_weston_linear, make_weston_nonlinear  # noqa: F401 (thesis ch. 5 toys)
+from .large import make_large_problem  # noqa: F401 (scaling studies)
 from .fashion_mnist import (
     FASHION_MNIST_CLASSES,
     FASHION_MNIST_URL,
