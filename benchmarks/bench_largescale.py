@@ -38,6 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import fashion  # noqa: E402
 
+from kernelnb.datasets import make_large_problem  # noqa: E402
 from kernelnb.largescale import MixtureSVC, dask_grid_search, local_client  # noqa: E402
 from kernelnb.svm import SVC  # noqa: E402
 
@@ -204,6 +205,36 @@ def workers(n, params, args, X, y, client2):
     return m1.fit_time_ / m2.fit_time_
 
 
+def synthetic(sizes, args, client):
+    """Mixture training time on the synthetic problem (kernelnb.datasets.make_large_problem) up to
+    1M points, with the single SVC alongside while it stays affordable (n <= --svc-max)."""
+    print(f"\n## 6. Synthetic problem (20 features, 64 labelled clusters): training time against n"
+          f" (global mixture, n / {args.expert_size} experts, {args.n_iter} iterations, 2 workers)")
+    # one draw (one set of cluster centres): the training sets are its prefixes, the test set
+    # its last 20,000 points
+    Xall, yall = make_large_problem(max(sizes) + 20000, random_state=0)
+    Xt, yt = Xall[-20000:], yall[-20000:]
+    params = dict(C=10.0, sigma="scale")
+    print(f" {'n':>8} {'mixture (s)':>12} {'test err':>9} {'SVC (s)':>9} {'SVC err':>8}", flush=True)
+    tm, ts, ns_svc = [], [], []
+    for n in sizes:
+        X, y = Xall[:n], yall[:n]
+        m = mixture(n, params, "global", client, args.expert_size, args.n_iter).fit(X, y)
+        tm.append(m.fit_time_)
+        line = f" {n:>8} {m.fit_time_:12.1f} {100 * err(m, Xt, yt):8.2f}%"
+        if n <= args.svc_max:
+            t0 = time.perf_counter()
+            s = SVC(C=10.0, sigma="scale").fit(X, y)
+            ts.append(time.perf_counter() - t0)
+            ns_svc.append(n)
+            line += f" {ts[-1]:9.1f} {100 * err(s, Xt, yt):7.2f}%"
+        print(line, flush=True)
+    msg = f" log-log slope: mixture {slope(sizes, tm):.2f}" if len(sizes) > 1 else ""
+    if len(ns_svc) > 1:
+        msg += f", SVC {slope(ns_svc, ts):.2f} (n <= {args.svc_max})"
+    print(msg)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=60000, help="training examples (at most 60000)")
@@ -217,7 +248,11 @@ def main():
     ap.add_argument("--sizes", type=str, default=None,
                     help="comma-separated n of the scaling table (default 10000,20000,40000,60000)")
     ap.add_argument("--only", type=str, default="models,scaling,workers",
-                    help="comma-separated sections to run (models, scaling, workers)")
+                    help="comma-separated sections to run (models, scaling, workers, synthetic)")
+    ap.add_argument("--synthetic-sizes", type=str, default="100000,250000,500000,1000000",
+                    help="n of the synthetic scaling table (section 'synthetic' of --only)")
+    ap.add_argument("--svc-max", type=int, default=40000,
+                    help="largest synthetic n where the single SVC is also trained")
     args = ap.parse_args()
     only = set(args.only.split(","))
     n = 10000 if args.quick else min(args.n, 60000)
@@ -225,6 +260,15 @@ def main():
     if args.sizes:
         sizes = [int(v) for v in args.sizes.split(",")]
     wn = args.workers_n or n
+    if only == {"synthetic"}:          # needs no Fashion-MNIST
+        client = local_client(n_workers=2)
+        try:
+            synthetic([int(v) for v in args.synthetic_sizes.split(",")], args, client)
+        finally:
+            cluster = client.cluster
+            client.close()
+            cluster.close()
+        return
     X, y, Xt, yt, Xall, yall = load(n)
     print(f"Fashion-MNIST upper-body {UPPER} vs rest: n = {n}, {X.shape[1]} pixels, "
           f"{np.mean(y > 0):.1%} positive; test 10,000")
