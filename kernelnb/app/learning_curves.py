@@ -248,6 +248,10 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
     return out
 
 
+def _exponent_text(e):
+    return f"{e:.2f}" if np.isfinite(e) else "– (too fast)"
+
+
 def _stratified_subset(pool, y, n, classes, rs):
     """``n`` indices of ``pool`` with every class present (when n allows) and the pool's class
     proportions up to rounding."""
@@ -419,7 +423,7 @@ class LearningCurves(Dashboard):
                         f"<td class='num'>{stats[f'test_error_{k}']:.1%}"
                         f" ± {c['test_error'][-1].std():.1%}</td><td class='num'>{nsv}</td>"
                         f"<td class='num'>{1e3 * np.nanmean(c['fit_time'][-1]):.0f}</td>"
-                        f"<td class='num'>{stats[f'time_exponent_{k}']:.2f}</td></tr>")
+                        f"<td class='num'>{_exponent_text(stats[f'time_exponent_{k}'])}</td></tr>")
         stats["_html"] = ("<table><tr><th>at n = " + str(int(r["sizes"][-1])) + "</th>"
                           "<th>training error</th><th>test error</th><th>#SV</th>"
                           "<th>fit (ms)</th><th>time ∝ n^</th></tr>" + "".join(rows) + "</table>")

@@ -189,16 +189,22 @@ def c_path_figure(Cs, n_support, train_error, test_error=None, n_bound=None, cur
     return fig
 
 
-def time_exponent(sizes, times):
+#: Below this training time (s) at the largest size, fixed costs (validation, Python calls) hide
+#: how the work grows with n, and no exponent is reported.
+MIN_TIMED_S = 0.02
+
+
+def time_exponent(sizes, times, min_time=MIN_TIMED_S):
     """Slope of log(time) against log(n) by least squares: the empirical exponent of the
     training time (1 for linear growth).  ``times`` of shape (n_sizes,) or (n_sizes, n_repeats)
-    (averaged over repeats); NaN with fewer than two usable sizes."""
+    (averaged over repeats); NaN with fewer than two usable sizes, or when the largest mean time
+    is below ``min_time`` seconds (then fixed costs, not the algorithm, set the slope)."""
     n = np.asarray(sizes, dtype=np.float64).ravel()
     t = np.asarray(times, dtype=np.float64)
     if t.ndim == 2:
         t = np.nanmean(t, axis=1)
     ok = np.isfinite(t) & (t > 0) & (n > 0)
-    if ok.sum() < 2:
+    if ok.sum() < 2 or np.max(t[ok]) < min_time:
         return float("nan")
     return float(np.polyfit(np.log(n[ok]), np.log(t[ok]), 1)[0])
 
@@ -218,7 +224,8 @@ def fit_time_figure(curves, title=None):
         t = _matrix(c["fit_time"], x.size, "fit_time", name)
         mean = np.nanmean(t, axis=1)
         slope = time_exponent(x, t)
-        label = f"{name}: time ∝ n^{slope:.2f}" if np.isfinite(slope) else name
+        label = (f"{name}: time ∝ n^{slope:.2f}" if np.isfinite(slope)
+                 else f"{name} (too fast here for an exponent)")
         fig.add_scatter(uid=f"time:{name}", x=x, y=mean, mode="lines+markers", name=label,
                         line=dict(color=series_color(i), width=2))
     fig.update_layout(**BASE_LAYOUT)

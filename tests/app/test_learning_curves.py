@@ -95,6 +95,8 @@ def test_time_exponent_and_figure():
     t = 3e-6 * n[:, None] ** 1.7 * np.array([[1.0, 1.1]])      # two repeats, same exponent
     assert time_exponent(n, t) == pytest.approx(1.7, abs=1e-9)
     assert np.isnan(time_exponent([10], [0.1]))
+    assert np.isnan(time_exponent(n, t * 1e-3))                # all under 20 ms: no exponent
+    assert time_exponent(n, t * 1e-3, min_time=0) == pytest.approx(1.7, abs=1e-9)
     fig = fit_time_figure({"a": dict(sizes=n, fit_time=t), "b": dict(sizes=n, fit_time=2 * t)})
     assert [tr.uid for tr in fig.data] == ["time:a", "time:b"]
     assert "n^1.70" in fig.data[0].name
@@ -122,9 +124,10 @@ def test_large_scale_estimators_and_the_time_view(monkeypatch):
     assert calls == [] and app.time_box.layout.display == "flex"
     assert app.fig_box.layout.display == "none"
     names = [t.name for t in app.time_fig.data]
-    assert [nm.split(": time")[0] for nm in names] == [ESTIMATORS[k].label
+    assert [nm.split(": time")[0].split(" (too fast")[0] for nm in names] == [ESTIMATORS[k].label
                                                         for k in ("svc", "mixture", "simple_mlp")]
     np.testing.assert_allclose(app.time_fig.data[0].y, s["curves"]["svc"]["fit_time"].mean(axis=1))
-    assert np.isfinite(s2["time_exponent_svc"])
+    assert np.isfinite(s2["time_exponent_svc"]) or np.nanmax(
+        s["curves"]["svc"]["fit_time"].mean(axis=1)) < 0.02
     app.update(raise_errors=True, C=2.0)                 # other controls do refit
     assert calls == [1]
