@@ -37,7 +37,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _mlp
-from .mlp import _check_sgd_params, _is_int, _is_real, _run_epochs, _split, _standardizer
+from .mlp import (_check_sgd_params, _is_int, _is_real, _labels, _run_epochs, _split,
+                  _standardizer)
 
 __all__ = ["MarginPerceptron", "SimpleMLP"]
 
@@ -97,10 +98,8 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Class labels."""
-        D = self.decision_function(X)
-        if D.ndim == 1:
-            return self.classes_[(D > 0).astype(int)]
-        return self.classes_[np.argmax(D, axis=1)]
+        D = self.decision_function(X)          # checks the fit before classes_ is read
+        return _labels(self.classes_, D)
 
 
 class MarginPerceptron(_BaseMargin):

@@ -206,6 +206,13 @@ def mlp_loss_grad(X, T, W1, b1, W2, b2, loss="squared", weight_decay=0.0):
 
 
 # -- estimators --------------------------------------------------------------------------------
+
+def _labels(classes, D):
+    """Class labels from decision values: shape (n,) (> 0 means ``classes[1]``) or (n, k)."""
+    if D.ndim == 1:
+        return classes[(D > 0).astype(int)]
+    return classes[np.argmax(D, axis=1)]
+
 class _BaseMLP(BaseEstimator):
     def __init__(self, n_hidden=20, learning_rate=0.01, decay=0.0, weight_decay=0.0,
                  max_epochs=100, tol=1e-4, early_stopping=False, validation_fraction=0.1,
@@ -383,10 +390,8 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
     def predict(self, X):
         """Class labels."""
-        D = self.decision_function(X)
-        if D.ndim == 1:
-            return self.classes_[(D > 0).astype(int)]
-        return self.classes_[np.argmax(D, axis=1)]
+        D = self.decision_function(X)          # checks the fit before classes_ is read
+        return _labels(self.classes_, D)
 
     def _has_proba(self):
         if self.loss != "cross_entropy":
