@@ -19,7 +19,8 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 
 from ..datasets import TOY_DATASETS, UCI_DATASETS
-from ..model_selection import bounds_table, estimate_all, span_values
+from ..model_selection import bounds_table, estimate_all
+from ..model_selection._estimates import _Problem, _span_errors
 from ..svm import SVC
 from ..viz import plane_bounds
 from ._base import Dashboard, log_slider, styled
@@ -252,15 +253,11 @@ class BoundsExplorer(Dashboard):
         return out
 
     def _plane(self, model, X, y):
-        S2 = span_values(model, X, y)
-        sv = model.support_
-        ys = np.where(y == model.classes_[1], 1.0, -1.0)
-        alpha = np.abs(model.dual_coef_[0])
-        f = model.decision_function(X[sv])
-        out_ = model._margin == "l2"
-        yft = ys[sv] * f + (alpha / model.C if out_ else 0.0)
-        S2sv = S2[sv]
-        err = np.isfinite(S2sv) & (alpha * S2sv >= yft)
+        pb = _Problem(model, X, y)              # one kernel for the spans and the span rule
+        sv = pb.sv
+        S2sv = pb.spans(0.0)[0][sv]
+        rule = _span_errors(pb, 0.0)
+        err = np.zeros(sv.size, dtype=bool) if rule is None else rule[sv]
         xmin, xmax, ymin, ymax = plane_bounds(X, padding=0.1)
         gx = np.linspace(xmin, xmax, self.grid)
         gy = np.linspace(ymin, ymax, self.grid)

@@ -276,12 +276,21 @@ def span_estimate(estimator, X, y, regularization=0.0):
     return _span_rate(pb, eta)
 
 
-def _span_rate(pb, eta):
+def _span_errors(pb, eta):
+    """The span rule point by point: ``alpha_p S_p^2 >= y_p f~(x_p)`` for the support vectors
+    (False elsewhere), or None in the degenerate case without a free support vector."""
     S2, degenerate = pb.spans(eta)
     if degenerate:
-        return _training_rate(pb)
+        return None
+    err = np.zeros(pb.n, dtype=bool)
     sv = pb.sv
-    return _rate(pb.alpha[sv] * S2[sv] >= pb.yft[sv], pb.n)
+    err[sv] = pb.alpha[sv] * S2[sv] >= pb.yft[sv]
+    return err
+
+
+def _span_rate(pb, eta):
+    err = _span_errors(pb, eta)
+    return _training_rate(pb) if err is None else _rate(err, pb.n)
 
 
 # ------------------------------------------------------------------------------------------
