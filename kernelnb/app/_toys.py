@@ -46,7 +46,7 @@ def reset_noise_on_dataset_change(dashboard, params, given):
     """When the data set changes (and no noise is given), use its default noise and range."""
     if "dataset" in given and "noise" not in given and params["dataset"] in TOY_NOISE:
         default, top = TOY_NOISE[params["dataset"]]
-        with dashboard.hold():
+        with dashboard.changing_limits("noise"):   # the new range becomes the declared one
             dashboard.controls["noise"].max = top
         params["noise"] = default
     return params

@@ -110,7 +110,7 @@ class MarginLosses(Dashboard):
     def _adjust(self, params, given):
         if "dataset" in given and "noise" not in given and params["dataset"] in TOY_NOISE:
             default, top = TOY_NOISE[params["dataset"]]
-            with self.hold():
+            with self.changing_limits("noise"):   # the new range becomes the declared one
                 self.controls["noise"].max = top
             params["noise"] = max(default, 0.5 * top)
         return params
