@@ -8,7 +8,8 @@ import ipywidgets as widgets
 from ..datasets import TOY_DATASETS, TOY_NOISE
 from ._base import styled
 
-__all__ = ["BlankModel", "add_toy_controls", "make_toy", "reset_noise_on_dataset_change"]
+__all__ = ["BlankModel", "add_toy_controls", "click_problem", "make_toy",
+           "reset_noise_on_dataset_change"]
 
 
 class BlankModel:
@@ -50,3 +51,20 @@ def reset_noise_on_dataset_change(dashboard, params, given):
             dashboard.controls["noise"].max = top
         params["noise"] = default
     return params
+
+
+def click_problem(x, y, bounds):
+    """Why a click at (x, y) on a chart of ``bounds`` (xmin, xmax, ymin, ymax) cannot be used, or
+    None. A page can send any coordinates: they must be finite numbers inside the chart's area
+    widened by its own width and height on each side."""
+    try:
+        x, y = float(x), float(y)
+    except (TypeError, ValueError):
+        return f"the click's coordinates are not numbers: ({x!r}, {y!r})"
+    if not (np.isfinite(x) and np.isfinite(y)):
+        return f"the click's coordinates are not finite: ({x}, {y})"
+    xmin, xmax, ymin, ymax = bounds
+    w, h = xmax - xmin, ymax - ymin
+    if not (xmin - w <= x <= xmax + w and ymin - h <= y <= ymax + h):
+        return f"({x:.3g}, {y:.3g}) lies far outside the chart"
+    return None

@@ -19,7 +19,8 @@ from ..neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, M
                          ParzenClassifier, ParzenDensity)
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
 from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
-from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
+from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
+                    reset_noise_on_dataset_change)
 
 __all__ = ["LocalMethodsPlayground", "DensityExplorer"]
 
@@ -133,7 +134,15 @@ class LocalMethodsPlayground(Dashboard):
         return self._train
 
     def query(self, x, y):
-        """Choose the query point whose neighbours and hulls are drawn."""
+        """Choose the query point whose neighbours and hulls are drawn.
+
+        A point that is not a pair of finite numbers inside the chart's area (widened by its own
+        size on each side) is ignored with a message in the page (``{'error': ...}``)."""
+        problem = click_problem(x, y, self._bounds)
+        if problem is not None:
+            msg = f"click ignored: {problem}"
+            self.show_error(msg)
+            return {"error": msg}
         self._query = np.array([float(x), float(y)])
         return self.update()
 

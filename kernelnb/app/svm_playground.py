@@ -19,7 +19,8 @@ from ..svm import SVC, svc_path
 from ..viz import (SURFACE_TRACES, c_marker, c_path_figure, decision_surface, margin_width,
                    plane_bounds, support_masks, surface_data)
 from ._base import Dashboard, log_slider, styled
-from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
+from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
+                    reset_noise_on_dataset_change)
 
 __all__ = ["SVMPlayground"]
 
@@ -27,6 +28,8 @@ __all__ = ["SVMPlayground"]
 PATH_CS = np.logspace(-2, 4, 19)
 #: Size of the test sample drawn from the same distribution.
 N_TEST = 1000
+#: Most points clicks may add (a page can send clicks from a script).
+MAX_ADDED = 500
 
 
 class SVMPlayground(Dashboard):
@@ -149,10 +152,23 @@ class SVMPlayground(Dashboard):
         return X, y
 
     def add_point(self, x, y, label=None):
-        """Add a training point of class ``label`` (default: the "click adds" class) and refit."""
+        """Add a training point of class ``label`` (default: the "click adds" class) and refit.
+
+        A point that is not a pair of finite numbers inside the chart's area (the plane shown,
+        widened by its own size on each side), or one beyond :data:`MAX_ADDED` added points,
+        is not added: the message is shown in the page and returned as ``{'error': ...}``.
+        """
         label = self.controls["click_class"].value if label is None else label
         if label not in (0, 1):
             raise ValueError(f"label must be 0 or 1, got {label!r}")
+        problem = click_problem(x, y, self._bounds)
+        if problem is None and len(self._added) >= MAX_ADDED:
+            problem = (f"at most {MAX_ADDED} points can be added by clicks: "
+                       "'clear added points' first")
+        if problem is not None:
+            msg = f"click ignored: {problem}"
+            self.show_error(msg)
+            return {"error": msg}
         self._added.append((float(x), float(y), int(label)))
         return self.update()
 
