@@ -242,8 +242,7 @@ class BoundsExplorer(Dashboard):
                 table = bounds_table(
                     template, X, y, param=axis, values=values, X_test=Xt, y_test=yt,
                     loo=bool(p["loo"]),
-                    callback=lambda i, row: self.report_progress(
-                        (i + 1) / N_GRID, f"{i + 1} / {N_GRID} values"))
+                    callback=lambda i, row: self._table_progress(i))
             table_ms = 1e3 * (time.perf_counter() - t0)
             self._table_cache = (key, (table, table_ms))
         out = dict(p=p, table=table, current=current, model=model, X=X, y=y,
@@ -251,6 +250,13 @@ class BoundsExplorer(Dashboard):
         if X.shape[1] == 2:
             out["plane"] = self._plane(model, X, y)
         return out
+
+    def _table_progress(self, i):
+        """Callback of ``bounds_table``: the progress bar, and the time budget (one row, up to n
+        SVMs with the exact leave-one-out, is the unit of work)."""
+        self.report_progress((i + 1) / N_GRID, f"{i + 1} / {N_GRID} values")
+        if i + 1 < N_GRID:
+            self.check_time(f"the chart of {N_GRID} values (after {i + 1})")
 
     def _plane(self, model, X, y):
         pb = _Problem(model, X, y)              # one kernel for the spans and the span rule

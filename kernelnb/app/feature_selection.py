@@ -242,7 +242,8 @@ class FeatureSelection(Dashboard):
         if now - self._live_t > LIVE_EVERY_S:
             self._live_t = now
             self._draw_factors(rec["scales"], relevant)
-        return None
+        # past the time budget the selector stops with the state reached (stopped_)
+        return False if self.time_left() <= 0 else None
 
     def _compute(self, p):
         name = p["dataset"]
@@ -270,8 +271,13 @@ class FeatureSelection(Dashboard):
         path = self._tune_path(X, y, Xt, yt, p["C"]) if p.get("tune_path") else None
         kept = sel.get_support(indices=True)
         stage_ends = np.cumsum([h["n_evaluations"] for h in sel.history_])
+        warning = ""
+        if getattr(sel, "stopped_", False) or (path is not None and path["stopped"]):
+            warning = self.budget_message("the selection" if sel.stopped_ else "the (C, σ) tuning")
+            if sel.stopped_:
+                warning += f"; drawn: the state reached, {len(kept)} features kept"
         return dict(p=p, sel=sel, trace=np.array(trace), curve=np.array(curve), kept=kept, path=path,
-                    relevant=relevant, stage_ends=stage_ends, stats=dict(
+                    relevant=relevant, stage_ends=stage_ends, warning=warning, stats=dict(
                         kept=kept, kept_text=", ".join(str(i) for i in kept[:20])
                         + (" …" if len(kept) > 20 else ""),
                         n_relevant_kept=int(np.isin(kept, relevant).sum()) if len(relevant) else None,
@@ -296,17 +302,20 @@ class FeatureSelection(Dashboard):
         with self.busy("map of R²/M² over (C, σ)…"):
             for i, s_ in enumerate(ls):
                 for j, c_ in enumerate(lc):
+                    self.check_time("the map of R²/M²")
                     est = base.set_params(C=10.0 ** c_, sigma=10.0 ** s_)
                     Z[i, j] = criterion_and_gradient(est, X, y, tune=("C",))[0]
                     self.report_progress((i * lc.size + j + 1) / Z.size,
                                          "map of R²/M² over (C, σ)…")
         with self.busy("gradient descent on (log C, log σ)…"):
-            tuner = GradientTuner(base.set_params(C=float(C), sigma=sig0),
-                                  tune=("C", "sigma")).fit(X, y)
+            tuner = GradientTuner(base.set_params(C=float(C), sigma=sig0), tune=("C", "sigma"),
+                                  callback=lambda rec: False if self.time_left() <= 0 else None
+                                  ).fit(X, y)
         hist = tuner.history_
         return dict(lc=lc, ls=ls, Z=np.log10(np.maximum(Z, 1e-300)),
                     C=np.log10([h["C"] for h in hist]), sigma=np.log10([h["sigma"] for h in hist]),
                     n_trainings=int(tuner.n_trainings_),
+                    stopped=self.time_left() <= 0,
                     test_error=float(np.mean(tuner.predict(Xt) != yt)))
 
     # -- drawing ---------------------------------------------------------------------------
@@ -353,6 +362,8 @@ class FeatureSelection(Dashboard):
                          path_C=10.0 ** path["C"][-1], path_sigma=10.0 ** path["sigma"][-1])
         stats["trace_criterion"], stats["trace_test_error"] = tr[:, 0], tr[:, 1]
         stats["curve_n_features"], stats["curve_test_error"] = cv[:, 0], cv[:, 1]
+        if r["warning"]:
+            stats["_warning"] = r["warning"]
         if stats["n_relevant_kept"] is None:
             stats.pop("n_relevant_kept")
         return stats

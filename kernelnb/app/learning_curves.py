@@ -28,7 +28,7 @@ from ..neighbors import KNeighborsClassifier
 from ..regularized import RegularizedKernelClassifier
 from ..svm import SVC
 from ..viz import fit_time_figure, learning_curve_figure, time_exponent
-from ._base import Dashboard, log_slider, styled
+from ._base import Dashboard, TimeBudgetExceeded, log_slider, styled
 
 __all__ = ["LearningCurves", "CurveEstimator", "ESTIMATORS", "register_estimator",
            "learning_curve_data", "DATASETS", "training_sizes"]
@@ -180,7 +180,7 @@ def training_sizes(n_max, n_sizes, n_min=None):
 
 
 def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
-                        random_state=0, progress=None, params=None):
+                        random_state=0, progress=None, params=None, should_stop=None):
     """Train and test errors (and #SV) against training-set size, over repeated random splits.
 
     Parameters
@@ -196,11 +196,18 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
     progress : callable ``progress(fraction, text)``, optional
     params : dict
         Passed to every ``CurveEstimator.make``.
+    should_stop : callable ``should_stop() -> bool``, optional
+        Asked before each training size (e.g. a time budget): when it answers True no new fit
+        starts, and the result holds the repeats completed (or, when not even the first is, the
+        sizes of the first repeat completed for every estimator) and says so in ``'stopped'``;
+        with nothing completed, ``TimeoutError``.
 
     Returns
     -------
-    dict ``{label: {'sizes', 'train_error', 'test_error', 'n_support', 'fit_time'}}``
-        Arrays of shape (n_sizes, n_repeats); ``n_support`` is None for estimators without it.
+    dict ``{label: {'sizes', 'train_error', 'test_error', 'n_support', 'fit_time', 'stopped'}}``
+        Arrays of shape (n_sizes, n_repeats) (fewer of either when stopped); ``n_support`` is
+        None for estimators without it; ``stopped`` is False, or True when the time budget cut
+        the work short.
     """
     X = np.asarray(X)
     y = np.asarray(y)
@@ -224,11 +231,17 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
            for label, spec in estimators.items()}
     total = sizes.size * int(n_repeats) * max(len(estimators), 1)
     done = 0
+    stop = None                       # (repeat, size index) where the budget stopped the work
     for r in range(int(n_repeats)):
+        if stop is not None:
+            break
         rs = np.random.RandomState(random_state + r)
         idx_tr, idx_te = train_test_split(np.arange(X.shape[0]), test_size=test_fraction,
                                           stratify=y, random_state=rs)
         for i, n in enumerate(sizes):
+            if should_stop is not None and should_stop():
+                stop = (r, i)
+                break
             sub = _stratified_subset(idx_tr, y, int(n), classes, rs)
             for label, spec in estimators.items():
                 if progress is not None:
@@ -243,6 +256,18 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
                 if spec.n_support is not None:
                     res["n_support"][i, r] = spec.n_support(model[-1])
                 done += 1
+    if stop is not None:
+        r, i = stop
+        if r == 0 and i == 0:
+            raise TimeoutError("stopped before the first training size was fitted")
+        keep_sizes, keep_repeats = (sizes.size, r) if r > 0 else (i, 1)
+        for res in out.values():
+            res["sizes"] = sizes[:keep_sizes]
+            for k in ("train_error", "test_error", "fit_time", "n_support"):
+                if res[k] is not None:
+                    res[k] = res[k][:keep_sizes, :keep_repeats]
+    for res in out.values():
+        res["stopped"] = stop is not None
     if progress is not None:
         progress(1.0, "done")
     return out
@@ -375,15 +400,26 @@ class LearningCurves(Dashboard):
         else:
             t0 = time.perf_counter()
             with self.busy("fitting…"):
-                curves = learning_curve_data(
-                    specs, X, y, sizes, n_repeats=p["n_repeats"],
-                    test_fraction=p["test_fraction"], random_state=0,
-                    progress=self.report_progress,
-                    params=dict(C=float(p["C"]), sigma=float(p["sigma"]),
-                                n_neighbors=int(p["n_neighbors"])))
+                try:
+                    curves = learning_curve_data(
+                        specs, X, y, sizes, n_repeats=p["n_repeats"],
+                        test_fraction=p["test_fraction"], random_state=0,
+                        progress=self.report_progress,
+                        params=dict(C=float(p["C"]), sigma=float(p["sigma"]),
+                                    n_neighbors=int(p["n_neighbors"])),
+                        should_stop=lambda: self.time_left() <= 0)
+                except TimeoutError as exc:
+                    raise TimeBudgetExceeded(self.budget_message("the learning curves")) from exc
             elapsed = time.perf_counter() - t0
             self._curves_key, self._curves = key, (curves, elapsed)
-        return dict(p=p, curves=curves, sizes=sizes, X=X, time_s=elapsed)
+        first = next(iter(curves.values()))
+        warning = ""
+        if first["stopped"]:
+            shape = first["test_error"].shape
+            warning = (self.budget_message("the learning curves") + f"; drawn: {shape[1]} of "
+                       f"{p['n_repeats']} repeat(s), sizes up to n = {int(first['sizes'][-1])}")
+        return dict(p=p, curves=curves, sizes=first["sizes"], X=X, time_s=elapsed,
+                    warning=warning)
 
     def _render(self, r):
         p, curves = r["p"], r["curves"]
@@ -409,6 +445,8 @@ class LearningCurves(Dashboard):
         self.description.value = f"<small>{desc}</small>"
         stats = dict(curves=curves, sizes=r["sizes"], dataset_size=int(r["X"].shape[0]),
                      n_features=int(r["X"].shape[1]), time_s=r["time_s"])
+        if r["warning"]:
+            stats["_warning"] = r["warning"]
         rows = []
         for k, c in curves.items():
             stats[f"test_error_{k}"] = float(c["test_error"][-1].mean())
