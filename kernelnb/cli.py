@@ -3,19 +3,32 @@
 ``kernelnb serve``  the dashboards (Voila, code hidden) with a gallery at ``/``, on 127.0.0.1:8866.
 ``kernelnb lab``    JupyterLab on the course notebooks, on 127.0.0.1:8888, with Jupyter's token.
 
-Both bind to the loopback interface unless ``--host`` says otherwise, and warn loudly when it does.
-Options that ``serve`` does not know are handed to Voila (``--VoilaConfiguration.preheat_kernel=True``,
-``--MappingKernelManager.cull_idle_timeout=600``, ...), and likewise to JupyterLab for ``lab``.
+Both bind to the loopback interface unless ``--host`` says otherwise. ``serve`` refuses a public
+address without a token (``--token`` or ``KERNELNB_TOKEN``) unless ``--allow-unauthenticated`` says
+so, caps its kernels (``--max-kernels``), reclaims abandoned ones (``--cull-unconnected``,
+``--cull-idle``) and can keep dashboards preheated (``--preheat``). Options that ``serve`` does not
+know are handed to Voila, and likewise to JupyterLab for ``lab``; an address or a token among them
+is treated as ``--host`` / ``--token``.
 """
 from __future__ import annotations
 
 import argparse
 import ipaddress
+import json
 import os
+import re
 import sys
 from pathlib import Path
 
-__all__ = ["main", "build_parser", "serve_argv", "lab_command", "is_loopback"]
+__all__ = ["main", "build_parser", "serve_argv", "lab_command", "is_loopback", "preheat_plan",
+           "TOKEN_ENV"]
+
+#: Environment variable read for the token of ``kernelnb serve`` (kept out of ``ps``).
+TOKEN_ENV = "KERNELNB_TOKEN"
+
+# Pass-through options that set the address or the token (--Voila.ip=..., --ServerApp.ip ...).
+_IP_OPTION = re.compile(r"^--(?:[A-Za-z_][\w]*\.)?ip$", re.IGNORECASE)
+_TOKEN_OPTION = re.compile(r"^--(?:[A-Za-z_][\w]*\.)?token$", re.IGNORECASE)
 
 _BANNER = "!" * 78
 
@@ -48,6 +61,26 @@ def _port(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value == value or value < 0 or value > 7 * 86400:
+        raise argparse.ArgumentTypeError(f"expected 0..604800 seconds, got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= value <= 10_000:
+        raise argparse.ArgumentTypeError(f"expected 0..10000, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``kernelnb``."""
     parser = argparse.ArgumentParser(
@@ -68,9 +101,29 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--dashboards", metavar="DIR", type=Path, default=None,
                        help="folder of dashboard notebooks (default: the installed dashboards)")
     serve.add_argument("--token", default=None,
-                       help="require this token (?token=...) on every page; default: none, "
+                       help="require this token (?token=...) on every page; default: the "
+                            f"{TOKEN_ENV} environment variable (not shown by ps), else none: "
                             "the loopback binding is the protection")
+    serve.add_argument("--allow-unauthenticated", action="store_true",
+                       help="serve on a non-loopback --host without a token (anyone who reaches "
+                            "the address can run the dashboards' kernels)")
     serve.add_argument("--base-url", default="/", help="URL prefix, for a reverse proxy (default /)")
+    serve.add_argument("--max-kernels", type=_count, default=None, metavar="N",
+                       help="most dashboard kernels at once, preheated ones included; past it a "
+                            "page answers 503 'the class is full' (default: what 3/4 of this "
+                            "machine's memory holds at ~300 MB a kernel, at least 4; 0: no limit)")
+    serve.add_argument("--preheat", type=_count, default=0, metavar="N",
+                       help="keep N kernels that have already run a dashboard ready, shared "
+                            "among the dashboards (default 0: every page starts a kernel)")
+    serve.add_argument("--preheat-dashboards", default=None, metavar="NAMES",
+                       help="comma-separated dashboards to preheat (e.g. svm_playground); "
+                            "default: all, --preheat shared evenly")
+    serve.add_argument("--cull-unconnected", type=_seconds, default=120.0, metavar="SECONDS",
+                       help="shut down a kernel whose page has had no connection for this long "
+                            "(never opened, tab closed); default 120, 0: never")
+    serve.add_argument("--cull-idle", type=_seconds, default=1200.0, metavar="SECONDS",
+                       help="shut down a kernel idle this long, even with its tab open; "
+                            "default 1200 (20 min), 0: never")
 
     lab = sub.add_parser(
         "lab", help="JupyterLab on the course notebooks (token authentication kept)",
@@ -98,9 +151,101 @@ def _resolve_dashboards(arg: Path | None) -> Path:
         raise SystemExit(str(exc)) from None
 
 
+def _pop_option(extra: list[str], pattern) -> tuple[list[str], list[str]]:
+    """Split ``extra`` into (values of options matching ``pattern``, the other options)."""
+    values, rest = [], []
+    i = 0
+    while i < len(extra):
+        opt = extra[i]
+        key, eq, value = opt.partition("=")
+        if pattern.match(key):
+            if not eq:
+                if i + 1 < len(extra) and not extra[i + 1].startswith("--"):
+                    value = extra[i + 1]
+                    i += 1
+                else:
+                    value = ""
+            values.append(value.strip().strip("'\""))
+        else:
+            rest.append(opt)
+        i += 1
+    return values, rest
+
+
+def normalize_serve_args(args: argparse.Namespace, extra: list[str],
+                         environ=None) -> tuple[argparse.Namespace, list[str]]:
+    """Fold pass-through address/token options and ``KERNELNB_TOKEN`` into ``args``.
+
+    ``--Voila.ip=0.0.0.0`` (or any ``--X.ip``) means ``--host 0.0.0.0``; ``--Voila.token=...``
+    means ``--token``. Conflicting values are refused rather than guessed.
+    """
+    environ = os.environ if environ is None else environ
+    hosts, extra = _pop_option(extra, _IP_OPTION)
+    tokens, extra = _pop_option(extra, _TOKEN_OPTION)
+    for h in hosts:
+        if h != args.host and args.host != "127.0.0.1":
+            raise SystemExit(f"kernelnb serve: --host {args.host!r} and an ip option {h!r} "
+                             "disagree; give the address once, with --host")
+        args.host = h
+    for t in tokens:
+        if args.token is not None and t != args.token:
+            raise SystemExit("kernelnb serve: --token and a token option disagree; give the "
+                             "token once")
+        args.token = t
+    if args.token is None and environ.get(TOKEN_ENV):
+        args.token = environ[TOKEN_ENV]
+    if args.token == "":
+        args.token = None
+    return args, extra
+
+
+def check_binding(args: argparse.Namespace) -> None:
+    """Refuse a public address without a token unless ``--allow-unauthenticated`` is given."""
+    if is_loopback(args.host) or args.token:
+        return
+    if not args.allow_unauthenticated:
+        raise SystemExit(
+            f"kernelnb serve: refusing to listen on {args.host!r} (not this machine's loopback "
+            f"interface) without a token: anyone reaching it could run code in the dashboards' "
+            f"kernels.\nGive a token with --token SECRET (or the {TOKEN_ENV} environment "
+            f"variable, which ps does not show), or say --allow-unauthenticated if a proxy or "
+            f"firewall in front of this server does the authentication.")
+
+
+def preheat_plan(directory: Path, total: int, names: str | None = None) -> dict:
+    """{notebook file: kernels to keep preheated}: ``total`` shared evenly, gallery order first."""
+    if total <= 0:
+        return {}
+    from .app.gallery import gallery_entries
+    entries = gallery_entries(directory)
+    available = {e.name: e.notebook for e in entries}
+    if names:
+        wanted = [n.strip().removesuffix(".ipynb") for n in names.split(",") if n.strip()]
+        unknown = [n for n in wanted if n not in available]
+        if unknown:
+            raise SystemExit(f"kernelnb serve: --preheat-dashboards: unknown dashboard(s) "
+                             f"{', '.join(unknown)}; available: {', '.join(available)}")
+        chosen = list(dict.fromkeys(wanted))
+    else:
+        chosen = list(available)
+    if not chosen:
+        return {}
+    base, rest = divmod(total, len(chosen))
+    plan = {available[n]: base + (i < rest) for i, n in enumerate(chosen)}
+    return {nb: k for nb, k in plan.items() if k > 0}
+
+
 def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     """Command-line arguments for :class:`kernelnb.server.KernelnbVoila` (testable, no side effect)."""
+    from ._kernelpool import default_max_kernels
     directory = _resolve_dashboards(args.dashboards)
+    max_kernels = default_max_kernels() if args.max_kernels is None else args.max_kernels
+    preheat = getattr(args, "preheat", 0) or 0
+    if max_kernels and preheat > max_kernels:
+        raise SystemExit(f"kernelnb serve: --preheat {preheat} is more than --max-kernels "
+                         f"{max_kernels}: the preheated kernels count against the limit")
+    cull_idle = getattr(args, "cull_idle", 1200.0)
+    cull_unconnected = getattr(args, "cull_unconnected", 120.0)
     argv = [
         str(directory),
         f"--Voila.ip={args.host}",
@@ -116,6 +261,23 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     # output fails a page when many cold kernels share few cores (2 of 20 pages at once on 2
     # cores in benchmarks/bench_dashboards_load.py).  Later options (``extra``) still override it.
     argv.append("--VoilaExecutor.iopub_timeout=60")
+    # Kernels: the budget and the culling (kernelnb._kernelpool); Jupyter's idle culler also
+    # takes kernels whose tab is still open, after cull_idle seconds without a message.
+    argv += [
+        "--VoilaConfiguration.multi_kernel_manager_class="
+        "kernelnb._kernelpool.BudgetKernelManager",
+        f"--BudgetKernelManager.max_kernels={max_kernels}",
+        f"--BudgetKernelManager.cull_unconnected={cull_unconnected}",
+    ]
+    if cull_idle > 0:
+        argv += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle)}",
+                 "--MappingKernelManager.cull_connected=True",
+                 f"--MappingKernelManager.cull_interval={max(1, min(60, int(cull_idle // 4)))}"]
+    plan = preheat_plan(directory, preheat, getattr(args, "preheat_dashboards", None))
+    if plan:
+        argv += ["--VoilaConfiguration.preheat_kernel=True",
+                 "--VoilaConfiguration.default_pool_size=0",
+                 f"--KernelnbVoila.preheat_plan={json.dumps(plan)}"]
     return argv + list(extra)
 
 
@@ -159,11 +321,14 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``kernelnb`` command."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    if args.command == "serve":
+        args, extra = normalize_serve_args(args, extra)
     bad = [e for e in extra if not e.startswith("--")]
     if bad:
         parser.error(f"unrecognized arguments: {' '.join(bad)}")
 
     if args.command == "serve":
+        check_binding(args)
         if not is_loopback(args.host):
             _warn_public(args.host, "serve")
         vargv = serve_argv(args, extra)

@@ -3,26 +3,54 @@
 Two ways in:
 
 * :class:`KernelnbVoila`, the standalone Voila application that ``kernelnb serve`` runs: Voila's
-  own handlers (``/voila/render/<name>.ipynb``, kernels, static assets) plus the gallery at ``/``
-  and kernelnb's static files at ``/kernelnb/static/``.
+  own handlers (``/voila/render/<name>.ipynb``, kernels, static assets) plus the gallery at ``/``,
+  kernelnb's static files at ``/kernelnb/static/`` and ``/kernelnb/api/status`` (JSON). It is
+  hardened for a class: kernel websockets check every frame and speak the v1 protocol only
+  (:mod:`kernelnb._websocket`), kernels are capped, culled and optionally preheated
+  (:mod:`kernelnb._kernelpool`), a render past the cap gets HTTP 503, and no page refers to
+  another host.
 * A Jupyter server extension (``jupyter server extension enable kernelnb.server``, done by
   ``binder/postBuild``): inside JupyterLab or Binder the gallery is at ``/kernelnb/`` and links to
-  the Voila server extension's ``/voila/render/dashboards/<name>.ipynb``.
+  the Voila server extension's ``/voila/render/dashboards/<name>.ipynb``. The extension also puts
+  the checked kernel websocket connection in place when the server uses jupyter_server's own.
 """
 from __future__ import annotations
 
+import html
+import json
 import os
+import re
 from pathlib import Path
 
 import tornado.ioloop
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
+from traitlets import Unicode
 from voila.app import Voila
+from voila.tornado.handler import TornadoVoilaHandler
+from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
+from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
+from ._kernelpool import ClassFull, PoolKeeper
+from ._websocket import (MAX_MESSAGE_BYTES, HardenedVoilaWebsocketHandler,
+                         hardened_connection_class)
 from .app.gallery import dashboards_dir, render_gallery, static_dir
 
-__all__ = ["KernelnbVoila", "GalleryHandler"]
+__all__ = ["KernelnbVoila", "GalleryHandler", "StatusHandler", "FULL_PAGE"]
+
+#: The page a visitor gets when the server runs as many kernels as it may (HTTP 503).
+FULL_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>The class is full</title>
+<meta http-equiv="refresh" content="60">
+<style>body{{font-family:sans-serif;max-width:40em;margin:4em auto;color:#222}}
+h1{{font-size:1.6em}} p{{line-height:1.5}}</style></head>
+<body><h1>The class is full &mdash; try again in a minute</h1>
+<p>This kernelnb server already runs {running} dashboards, as many as it may
+(<code>--max-kernels {limit}</code>). Dashboards that nobody uses are closed after a while;
+this page reloads itself in a minute.</p>
+<p><a href="{gallery}">Back to the gallery</a></p></body></html>
+"""
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -41,11 +69,112 @@ class GalleryHandler(JupyterHandler):
         self.finish(render_gallery(self.directory, self.render_prefix, self.static_prefix))
 
 
-class _StaticHandler(web.StaticFileHandler):
-    """kernelnb's thumbnails; short cache so regenerated images show up."""
+class _StaticHandler(JupyterHandler):
+    """kernelnb's thumbnails (``<name>.png``), behind the same authentication as the pages."""
 
-    def set_extra_headers(self, path):
+    _NAME = re.compile(r"^[A-Za-z0-9_-]{1,80}\.png$")
+
+    def initialize(self, path):
+        self.root = Path(path)
+
+    @web.authenticated
+    def get(self, name):
+        if not self._NAME.match(name or "") or not (self.root / name).is_file():
+            raise web.HTTPError(404)
+        self.set_header("Content-Type", "image/png")
         self.set_header("Cache-Control", "max-age=600")
+        self.finish((self.root / name).read_bytes())
+
+    def write_error(self, status_code, **kwargs):
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(_error_page(status_code, self._reason))
+
+
+class StatusHandler(JupyterHandler):
+    """``GET /kernelnb/api/status``: kernels running, the limit, preheated kernels ready (JSON)."""
+
+    @web.authenticated
+    def get(self):
+        km = self.kernel_manager
+        status = km.status() if hasattr(km, "status") else {
+            "kernels": len(km.list_kernel_ids()), "max_kernels": None, "preheated_ready": 0}
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(status))
+
+
+def _full_page(handler, exc=None):
+    km = handler.kernel_manager
+    handler.set_status(503)
+    handler.set_header("Retry-After", "60")
+    handler.set_header("Content-Type", "text/html; charset=utf-8")
+    handler.set_header("Cache-Control", "no-store")
+    handler.finish(FULL_PAGE.format(
+        running=html.escape(str(km.n_kernels() if hasattr(km, "n_kernels") else "")),
+        limit=html.escape(str(getattr(km, "max_kernels", ""))),
+        gallery=html.escape(handler.base_url)))
+
+
+class BudgetVoilaHandler(TornadoVoilaHandler):
+    """Voila's dashboard renderer, answering 503 instead of starting a kernel past the limit."""
+
+    @web.authenticated
+    async def get(self, path=None):
+        km = self.kernel_manager
+        pooled = path is not None and hasattr(km, "get_pool_size") and km.get_pool_size(path) > 0
+        if not pooled and getattr(km, "is_full", lambda: False)():
+            if hasattr(km, "_refused"):
+                km._refused += 1
+            _full_page(self)
+            return
+        try:
+            await super().get(path)
+        except ClassFull as exc:
+            if self._headers_written:
+                raise
+            self.clear()
+            _full_page(self, exc)
+
+
+class OfflineTreeHandler(TornadoVoilaTreeHandler):
+    """Voila's folder listing, without the stylesheet it fetches from a CDN."""
+
+    def render_template(self, name, **ns):
+        return strip_external(super().render_template(name, **ns))
+
+    def write_error(self, status_code, **kwargs):
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(_error_page(status_code, self._reason))
+
+
+_EXTERNAL = re.compile(
+    r"""<link\b[^>]*\bhref=["'](?:https?:)?//[^"']*["'][^>]*>"""
+    r"""|<script\b[^>]*\bsrc=["'](?:https?:)?//[^"']*["'][^>]*>\s*</script>""",
+    re.IGNORECASE)
+
+
+def strip_external(page: str) -> str:
+    """``page`` without the stylesheets and scripts it would load from another host."""
+    return _EXTERNAL.sub("", page)
+
+
+def _error_page(status_code, reason):
+    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{int(status_code)} {html.escape(reason or '')}</title></head>"
+            f"<body style='font-family:sans-serif;max-width:40em;margin:4em auto'>"
+            f"<h1>{int(status_code)}: {html.escape(reason or '')}</h1>"
+            f"<p><a href='/'>Back to the gallery</a></p></body></html>")
+
+
+class NotFoundHandler(JupyterHandler):
+    """Every URL nothing else answers: a plain 404 page that loads nothing from elsewhere."""
+
+    def prepare(self):
+        raise web.HTTPError(404)
+
+    def write_error(self, status_code, **kwargs):
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(_error_page(status_code, self._reason))
 
 
 class KernelnbVoila(Voila):
@@ -57,6 +186,36 @@ class KernelnbVoila(Voila):
 
     name = "kernelnb-voila"
     description = "kernelnb dashboards served by Voila, with a gallery landing page"
+
+    preheat_plan = Unicode(
+        "", config=True,
+        help="Preheated kernels per dashboard, as JSON {notebook: count} (kernelnb serve "
+             "--preheat fills it).")
+
+    def init_settings(self):
+        import voila.app as voila_app
+        original = voila_app.voila_kernel_manager_factory
+
+        def factory(base_class, preheat_kernel, default_pool_size, page_config_hook=None):
+            cls = original(base_class, preheat_kernel, default_pool_size,
+                           page_config_hook=page_config_hook)
+            if preheat_kernel:
+                cls = type("KernelnbPoolManager", (PoolKeeper, cls), {})
+            return cls
+
+        # Voila builds its pool manager class inside init_settings; ours replaces its refill.
+        voila_app.voila_kernel_manager_factory = factory
+        try:
+            if self.preheat_plan and self.voila_configuration.preheat_kernel:
+                self.config.PoolKeeper.pool_targets = json.loads(self.preheat_plan)
+            settings = super().init_settings()
+        finally:
+            voila_app.voila_kernel_manager_factory = original
+        settings["kernel_websocket_connection_class"] = hardened_connection_class(
+            settings.get("kernel_websocket_connection_class"))
+        settings["websocket_max_message_size"] = MAX_MESSAGE_BYTES
+        settings["default_handler_class"] = NotFoundHandler
+        return settings
 
     def setup_template_dirs(self):
         super().setup_template_dirs()
@@ -75,7 +234,12 @@ class KernelnbVoila(Voila):
               "static_prefix": static_prefix}),
             (url_path_join(base, r"/kernelnb/static/(.*)"), _StaticHandler,
              {"path": str(static_dir())}),
+            (url_path_join(base, r"/kernelnb/api/status"), StatusHandler),
         ]
+        replace = {VoilaKernelWebsocketHandler: HardenedVoilaWebsocketHandler,
+                   TornadoVoilaHandler: BudgetVoilaHandler,
+                   TornadoVoilaTreeHandler: OfflineTreeHandler}
+        handlers = [(h[0], replace.get(h[1], h[1]), *h[2:]) for h in handlers]
         # Tornado takes the first matching rule: ours go before Voila's tree at the root.
         return ours + handlers
 
@@ -123,6 +287,10 @@ def _load_jupyter_server_extension(serverapp):
                                   "gallery links will not render", directory, root)
         render_prefix = url_path_join(base, "voila/render", rel.replace(os.sep, "/")) + "/"
     static_prefix = url_path_join(base, "kernelnb/static/")
+    # Kernel websockets that check every frame (see kernelnb._websocket), where the server uses
+    # jupyter_server's own connection class; another one is left as it is.
+    web_app.settings["kernel_websocket_connection_class"] = hardened_connection_class(
+        web_app.settings.get("kernel_websocket_connection_class"))
     web_app.add_handlers(".*$", [
         (url_path_join(base, "kernelnb/?"), GalleryHandler,
          {"directory": directory, "render_prefix": render_prefix, "static_prefix": static_prefix}),

@@ -65,11 +65,12 @@ def stop_process(proc: subprocess.Popen, timeout: float = 15) -> None:
 @contextlib.contextmanager
 def kernelnb_serve(*args: str, command: list[str] | None = None, port: int | None = None,
                    log_name: str = "serve", timeout: float = 90, env: dict | None = None,
-                   cwd: Path = REPO):
+                   cwd: Path = REPO, ready_path: str = ""):
     """Run ``kernelnb serve --no-browser`` on a free loopback port; yield (base URL, process).
 
     ``command`` replaces the default ``python -m kernelnb.cli`` (e.g. a venv's ``kernelnb``
-    script). The server's output goes to ``test-output/logs/<log_name>.log``.
+    script). The server's output goes to ``test-output/logs/<log_name>.log``; it is ready when
+    ``<url><ready_path>`` answers 200 (e.g. ``?token=...`` for a server with a token).
     """
     port = port or free_port()
     logs = TEST_OUTPUT / "logs"
@@ -83,7 +84,7 @@ def kernelnb_serve(*args: str, command: list[str] | None = None, port: int | Non
     url = f"http://127.0.0.1:{port}/"
     try:
         try:
-            wait_http(url, timeout, proc)
+            wait_http(url + ready_path, timeout, proc)
         except (RuntimeError, TimeoutError) as exc:
             raise RuntimeError(f"{exc}\n--- {log_path} ---\n{log_path.read_text()[-3000:]}") from None
         yield url, proc

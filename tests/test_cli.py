@@ -112,16 +112,113 @@ def test_serve_missing_dashboards_dir_names_it(tmp_path):
         cli.serve_argv(args, extra)
 
 
-def test_serve_public_host_warns_loudly(tiny_dashboards, monkeypatch, capsys):
+def _no_launch(monkeypatch):
     launched = []
     import kernelnb.server
     monkeypatch.setattr(kernelnb.server.KernelnbVoila, "launch_instance",
                         classmethod(lambda cls, argv=None: launched.append(argv)))
-    assert cli.main(["serve", "--host", "0.0.0.0", "--dashboards", str(tiny_dashboards)]) == 0
+    return launched
+
+
+def test_serve_public_host_with_token_warns_loudly(tiny_dashboards, monkeypatch, capsys):
+    launched = _no_launch(monkeypatch)
+    assert cli.main(["serve", "--host", "0.0.0.0", "--token", "t0k",
+                     "--dashboards", str(tiny_dashboards)]) == 0
     assert "NOT the loopback" in capsys.readouterr().err
-    assert "--Voila.ip=0.0.0.0" in launched[0]
+    assert "--Voila.ip=0.0.0.0" in launched[0] and "--Voila.token=t0k" in launched[0]
     cli.main(["serve", "--dashboards", str(tiny_dashboards)])
     assert "NOT the loopback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["--host", "0.0.0.0"],
+    ["--Voila.ip=0.0.0.0"],                    # a pass-through address counts as --host
+    ["--ServerApp.ip", "192.168.1.10"],
+    ["--host", "::"],
+])
+def test_serve_public_host_without_token_is_refused(argv, tiny_dashboards, monkeypatch):
+    launched = _no_launch(monkeypatch)
+    monkeypatch.delenv(cli.TOKEN_ENV, raising=False)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["serve", "--dashboards", str(tiny_dashboards), *argv])
+    message = str(exc.value.code)
+    assert "--token" in message and "--allow-unauthenticated" in message
+    assert launched == []
+
+
+def test_serve_public_host_allowed_unauthenticated_explicitly(tiny_dashboards, monkeypatch,
+                                                              capsys):
+    launched = _no_launch(monkeypatch)
+    monkeypatch.delenv(cli.TOKEN_ENV, raising=False)
+    assert cli.main(["serve", "--Voila.ip=0.0.0.0", "--allow-unauthenticated",
+                     "--dashboards", str(tiny_dashboards)]) == 0
+    assert "NOT the loopback" in capsys.readouterr().err
+    argv = launched[0]
+    assert "--Voila.ip=0.0.0.0" in argv and not any(a.startswith("--Voila.ip=127") for a in argv)
+    assert not any("token" in a.lower() for a in argv)
+
+
+def test_serve_token_from_environment(tiny_dashboards, monkeypatch):
+    launched = _no_launch(monkeypatch)
+    monkeypatch.setenv(cli.TOKEN_ENV, "from-env")
+    assert cli.main(["serve", "--host", "0.0.0.0", "--dashboards", str(tiny_dashboards)]) == 0
+    assert "--Voila.token=from-env" in launched[0]
+
+
+def test_serve_conflicting_addresses_are_refused(tiny_dashboards):
+    args, extra = parse("serve", "--host", "10.0.0.1", "--Voila.ip=0.0.0.0")
+    with pytest.raises(SystemExit, match="disagree"):
+        cli.normalize_serve_args(args, extra, environ={})
+
+
+def test_serve_kernel_options_reach_voila(tiny_dashboards):
+    args, extra = parse("serve", "--dashboards", str(tiny_dashboards), "--max-kernels", "7",
+                        "--cull-unconnected", "30", "--cull-idle", "600")
+    argv = cli.serve_argv(args, extra)
+    assert ("--VoilaConfiguration.multi_kernel_manager_class="
+            "kernelnb._kernelpool.BudgetKernelManager") in argv
+    assert "--BudgetKernelManager.max_kernels=7" in argv
+    assert "--BudgetKernelManager.cull_unconnected=30.0" in argv
+    assert "--MappingKernelManager.cull_idle_timeout=600" in argv
+    assert not any("preheat" in a for a in argv)            # no pool unless asked
+
+
+def test_default_kernel_budget_follows_memory():
+    from kernelnb._kernelpool import default_max_kernels
+    assert default_max_kernels(24 * 1024) == int(0.75 * 24 * 1024 / 300)
+    assert default_max_kernels(512) == 4                      # at least 4
+    assert default_max_kernels(None) >= 4
+
+
+def test_preheat_plan_shares_kernels_among_dashboards(tiny_dashboards):
+    plan = cli.preheat_plan(tiny_dashboards, len(DASHBOARDS) + 2)
+    assert sum(plan.values()) == len(DASHBOARDS) + 2
+    assert plan[DASHBOARDS[0].notebook] == 2 and plan[DASHBOARDS[-1].notebook] == 1
+    assert cli.preheat_plan(tiny_dashboards, 5, "svm_playground") == {"svm_playground.ipynb": 5}
+    assert cli.preheat_plan(tiny_dashboards, 0) == {}
+    with pytest.raises(SystemExit, match="unknown dashboard.*nope"):
+        cli.preheat_plan(tiny_dashboards, 3, "svm_playground,nope")
+    args, extra = parse("serve", "--dashboards", str(tiny_dashboards), "--preheat", "3",
+                        "--preheat-dashboards", "svm_playground")
+    argv = cli.serve_argv(args, extra)
+    assert "--VoilaConfiguration.preheat_kernel=True" in argv
+    assert '--KernelnbVoila.preheat_plan={"svm_playground.ipynb": 3}' in argv
+
+
+def test_preheat_beyond_the_budget_is_refused(tiny_dashboards):
+    args, extra = parse("serve", "--dashboards", str(tiny_dashboards), "--preheat", "9",
+                        "--max-kernels", "4")
+    with pytest.raises(SystemExit, match="--preheat 9.*--max-kernels 4"):
+        cli.serve_argv(args, extra)
+
+
+@pytest.mark.parametrize("argv,name", [(["--max-kernels", "-1"], "--max-kernels"),
+                                       (["--preheat", "many"], "--preheat"),
+                                       (["--cull-idle", "nan"], "--cull-idle")])
+def test_bad_kernel_options_name_the_option(argv, name, capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["serve", *argv])
+    assert name in capsys.readouterr().err
 
 
 # ----------------------------------------------------------------------------- lab

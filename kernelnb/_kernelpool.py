@@ -1,0 +1,374 @@
+"""Kernels for a class: a budget, culling of abandoned kernels, and a pool of preheated dashboards.
+
+Every dashboard page is a Python kernel (a few hundred MB). :class:`BudgetKernelManager` caps how
+many run at once (a render past the cap gets HTTP 503 instead of a new kernel), and reclaims
+kernels nobody uses: one whose page has had no websocket for ``cull_unconnected`` seconds (a
+``curl`` of the page, a closed tab) and, through Jupyter's own culler, one idle for
+``cull_idle_timeout`` seconds even with a tab still open.
+
+:class:`PoolKeeper` replaces the refill policy of Voila's preheated-kernel pool (which starts a
+new kernel for every kernel taken, at once, with no cap): kernels that have already executed a
+dashboard are kept ready up to a target per dashboard, warmed at most ``pool_concurrency`` at a
+time, within the budget, refilled in the background after a visitor takes one.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from datetime import datetime, timezone
+
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from traitlets import Dict, Float, Integer
+from traitlets.config import LoggingConfigurable
+
+__all__ = ["ClassFull", "BudgetKernelManager", "PoolKeeper", "default_max_kernels",
+           "KERNEL_MB"]
+
+#: Memory planned per dashboard kernel, MB (measured 150-250 MB; some headroom).
+KERNEL_MB = 300
+
+_PREHEAT_ENV = "VOILA_PREHEAT"
+
+
+class ClassFull(RuntimeError):
+    """No kernel can be started: the server runs as many as its budget allows."""
+
+
+def _total_memory_mb() -> float | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def default_max_kernels(memory_mb: float | None = None) -> int:
+    """How many dashboard kernels this machine holds: 3/4 of its memory at ~300 MB each, >= 4."""
+    memory_mb = _total_memory_mb() if memory_mb is None else memory_mb
+    if not memory_mb:
+        return 4
+    return max(4, int(0.75 * memory_mb / KERNEL_MB))
+
+
+def _kernel_rss_mb(kernel) -> float | None:
+    """Resident memory of a kernel's process (and its children), MB; None when unknown."""
+    pid = getattr(getattr(kernel, "provisioner", None), "pid", None)
+    if pid is None:
+        return None
+    try:
+        import psutil
+        proc = psutil.Process(pid)
+        total = proc.memory_info().rss
+        for child in proc.children(recursive=True):
+            total += child.memory_info().rss
+        return total / 2**20
+    except Exception:  # noqa: BLE001 - a kernel that just ended, psutil missing: unknown
+        return None
+
+
+def _seconds_since(when) -> float:
+    """Seconds since the aware datetime ``when`` (infinite when unknown)."""
+    if when is None:
+        return float("inf")
+    try:
+        return (datetime.now(timezone.utc) - when).total_seconds()
+    except TypeError:
+        return float("inf")
+
+
+class BudgetKernelManager(AsyncMappingKernelManager):
+    """Jupyter's kernel manager with a cap on running kernels and culling of unconnected ones."""
+
+    max_kernels = Integer(
+        0, config=True,
+        help="Most kernels running at once (preheated ones included); 0: no limit. Past it, "
+             "starting a kernel raises ClassFull (kernelnb serve answers HTTP 503).")
+    cull_unconnected = Float(
+        120.0, config=True,
+        help="Shut down a kernel whose page has had no websocket connection for this many "
+             "seconds (never connected, or every tab closed); 0 or less: never.")
+    unconnected_check_interval = Float(
+        0.0, config=True,
+        help="Seconds between checks for unconnected kernels; 0: a quarter of "
+             "cull_unconnected, at most 30 s.")
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._starting = 0
+        self._unconnected_since: dict[str, float] = {}
+        self._pooled: set[str] = set()
+        self._culled_unconnected = 0
+        self._refused = 0
+        self._check_handle = None
+
+    # -- the budget ---------------------------------------------------------------------------
+    def n_kernels(self) -> int:
+        """Kernels running or starting."""
+        return len(self.list_kernel_ids()) + self._starting
+
+    def capacity(self) -> int | None:
+        """Kernels that may still be started (None: no limit)."""
+        if self.max_kernels <= 0:
+            return None
+        return max(0, self.max_kernels - self.n_kernels())
+
+    def is_full(self) -> bool:
+        cap = self.capacity()
+        return cap is not None and cap <= 0
+
+    async def start_kernel(self, *args, kernel_id=None, **kwargs):
+        if kernel_id is not None and kernel_id in self:
+            return await super().start_kernel(*args, kernel_id=kernel_id, **kwargs)
+        if self.is_full():
+            self._refused += 1
+            raise ClassFull(f"{self.n_kernels()} kernels are running, the limit "
+                            f"(--max-kernels) is {self.max_kernels}")
+        self._starting += 1
+        try:
+            kid = await super().start_kernel(*args, kernel_id=kernel_id, **kwargs)
+        finally:
+            self._starting -= 1
+        env = kwargs.get("env") or {}
+        if str(env.get(_PREHEAT_ENV, "")).lower() == "true":
+            self._pooled.add(kid)
+        else:
+            self._unconnected_since[kid] = time.monotonic()
+        self._schedule_check()
+        return kid
+
+    # -- connections ----------------------------------------------------------------------------
+    def notify_connect(self, kernel_id):
+        super().notify_connect(kernel_id)
+        self._unconnected_since.pop(kernel_id, None)
+
+    def notify_disconnect(self, kernel_id):
+        super().notify_disconnect(kernel_id)
+        if (kernel_id in self and kernel_id not in self._pooled
+                and self._kernel_connections.get(kernel_id, 0) <= 0):
+            self._unconnected_since[kernel_id] = time.monotonic()
+
+    def release_from_pool(self, kernel_id):
+        """A preheated kernel was given to a page: from now on it must get a connection."""
+        self._pooled.discard(kernel_id)
+        if self._kernel_connections.get(kernel_id, 0) <= 0:
+            self._unconnected_since[kernel_id] = time.monotonic()
+
+    def remove_kernel(self, kernel_id):
+        self._forget(kernel_id)
+        return super().remove_kernel(kernel_id)
+
+    def _forget(self, kernel_id):
+        self._unconnected_since.pop(kernel_id, None)
+        self._pooled.discard(kernel_id)
+
+    # -- culling of unconnected kernels -------------------------------------------------------------
+    def _check_interval(self) -> float:
+        if self.unconnected_check_interval > 0:
+            return self.unconnected_check_interval
+        return min(30.0, max(0.5, self.cull_unconnected / 4))
+
+    def _schedule_check(self):
+        if self.cull_unconnected <= 0 or self._check_handle is not None:
+            return
+        loop = asyncio.get_event_loop()
+        self._check_handle = loop.call_later(self._check_interval(), self._run_check)
+
+    def _run_check(self):
+        self._check_handle = None
+        asyncio.ensure_future(self._cull_unconnected())
+
+    async def _cull_unconnected(self):
+        try:
+            now = time.monotonic()
+            for kid, since in list(self._unconnected_since.items()):
+                if kid not in self:
+                    self._forget(kid)
+                    continue
+                if kid in self._pooled or self._kernel_connections.get(kid, 0) > 0:
+                    self._unconnected_since.pop(kid, None)
+                    continue
+                # A kernel still executing its page (or just done) is not abandoned yet: the
+                # clock runs from its last activity, and a busy kernel is left alone.
+                kernel = self._kernels.get(kid)
+                if getattr(kernel, "execution_state", None) == "busy":
+                    continue
+                waited = min(now - since, _seconds_since(getattr(kernel, "last_activity", None)))
+                if waited >= self.cull_unconnected:
+                    self.log.info("kernelnb: shutting down kernel %s: no page connected for "
+                                  "%.0f s", kid, waited)
+                    self._forget(kid)
+                    self._culled_unconnected += 1
+                    try:
+                        await self.shutdown_kernel(kid)
+                    except Exception as exc:  # noqa: BLE001 - already gone: nothing to reclaim
+                        self.log.warning("kernelnb: culling %s: %s", kid, exc)
+        finally:
+            if self._unconnected_since or self.list_kernel_ids():
+                self._schedule_check()
+
+    # -- what /kernelnb/api/status reports -------------------------------------------------------
+    def status(self, memory=True) -> dict:
+        kids = self.list_kernel_ids()
+        out = {
+            "kernels": len(kids),
+            "starting": self._starting,
+            "max_kernels": self.max_kernels or None,
+            "connected": sum(1 for k in kids if self._kernel_connections.get(k, 0) > 0),
+            "unconnected": sum(1 for k in kids if k in self._unconnected_since),
+            "culled_unconnected": self._culled_unconnected,
+            "refused": self._refused,
+            "cull_unconnected_s": self.cull_unconnected,
+            "cull_idle_s": self.cull_idle_timeout,
+            "preheated_ready": 0,
+            "preheat_target": 0,
+            "pool": {},
+        }
+        if memory:
+            rss = [r for r in (_kernel_rss_mb(self._kernels.get(k)) for k in kids)
+                   if r is not None]
+            out["kernel_rss_mb"] = {
+                "total": round(sum(rss), 1),
+                "mean": round(sum(rss) / len(rss), 1) if rss else None,
+                "max": round(max(rss), 1) if rss else None,
+            }
+        return out
+
+
+def _ready(task) -> bool:
+    return task.done() and not task.cancelled() and task.exception() is None
+
+
+class PoolKeeper(LoggingConfigurable):
+    """Mixin put in front of Voila's preheating kernel manager (see ``KernelnbVoila``).
+
+    ``pool_targets`` maps a dashboard notebook (path relative to the served folder) to how many
+    executed kernels to keep ready for it. Voila's ``fill_if_needed`` only wakes the keeper,
+    which starts kernels one notebook at a time while the budget allows.
+    """
+
+    pool_targets = Dict(
+        {}, config=True,
+        help="Notebook path (relative to the dashboards folder) -> preheated kernels to keep.")
+    pool_concurrency = Integer(
+        2, config=True, help="Most kernels warming (starting and executing a dashboard) at once.")
+    pool_retry_delay = Float(
+        30.0, config=True, help="Seconds to wait before warming again after a failure.")
+
+    def fill_if_needed(self, delay=None, notebook_name=None, extra_kernel_env_variables=None,
+                       **kwargs):
+        # Called by Voila at start-up for every notebook and after a kernel is taken.
+        if not hasattr(self, "_warming"):
+            self._warming = 0
+            self._retry_at = 0.0
+            self._keeper_handle = None
+        self._wake(0.0 if delay is None else delay)
+
+    def _wake(self, delay=0.0):
+        if getattr(self, "_keeper_handle", None) is not None:
+            return
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+        self._keeper_handle = loop.call_later(max(delay, 0.0), self._keep)
+
+    def _targets(self) -> dict:
+        return {nb: int(n) for nb, n in self.pool_targets.items() if int(n) > 0}
+
+    def _keep(self):
+        self._keeper_handle = None
+        if not self._targets():
+            return
+        now = time.monotonic()
+        if now < self._retry_at:
+            self._wake(self._retry_at - now)
+            return
+        started = True
+        while started and self._warming < self.pool_concurrency:
+            started = False
+            # The notebook whose pool is emptiest (relative to its target) first.
+            order = sorted(self._targets().items(),
+                           key=lambda kv: len(self._pools.get(kv[0], [])) / kv[1])
+            for nb, target in order:
+                if len(self._pools.get(nb, [])) >= target:
+                    continue
+                if self.is_full():
+                    break
+                self._start_warm(nb)
+                started = True
+                break
+        # Come back while something is missing: a kernel may be culled, capacity freed.
+        missing = any(len(self._pools.get(nb, [])) < n for nb, n in self._targets().items())
+        if missing:
+            self._wake(2.0)
+
+    def _kernel_env(self):
+        from voila.utils import ENV_VARIABLE
+        env = dict(os.environ)
+        env[ENV_VARIABLE.VOILA_BASE_URL] = self.parent.base_url
+        env[ENV_VARIABLE.VOILA_SERVER_URL] = self.parent.server_url
+        env[ENV_VARIABLE.VOILA_APP_PORT] = str(self.parent.port)
+        env[ENV_VARIABLE.VOILA_PREHEAT] = "True"
+        return env
+
+    def _start_warm(self, nb):
+        pool = self._pools.setdefault(nb, [])
+        kwargs = {"path": os.path.dirname(nb), "env": self._kernel_env()}
+        self._warming += 1
+        task = asyncio.ensure_future(self._warm(nb, kwargs))
+        pool.append(task)
+
+        def done(t, nb=nb):
+            self._warming -= 1
+            if t.cancelled() or t.exception() is not None:
+                if t in self._pools.get(nb, []):
+                    self._pools[nb].remove(t)
+                if not t.cancelled():
+                    self.log.warning("kernelnb: preheating %s failed: %s", nb, t.exception())
+                    self._retry_at = time.monotonic() + self.pool_retry_delay
+            self._wake(0.0)
+
+        task.add_done_callback(done)
+
+    async def _warm(self, nb, kwargs):
+        content = await self._initialize(nb, None, **kwargs)
+        try:
+            # Execute the whole dashboard now: that is what makes the kernel "preheated".
+            await asyncio.shield(content["task"])
+        except Exception:
+            kid = content.get("kernel_id")
+            if kid is not None and kid in self:
+                await self.shutdown_kernel(kid)
+            raise
+        return content
+
+    def get_pool_size(self, notebook_name):
+        return sum(1 for t in self._pools.get(notebook_name, [])
+                   if not (t.done() and (t.cancelled() or t.exception() is not None)))
+
+    async def get_rendered_notebook(self, notebook_name, extra_kernel_env_variables=None,
+                                    **kwargs):
+        # Take a ready kernel if there is one (Voila takes the oldest, which may still be warming).
+        pool = self._pools.get(notebook_name, [])
+        for i, t in enumerate(pool):
+            if _ready(t):
+                if i:
+                    pool.insert(0, pool.pop(i))
+                break
+        render_task, cache, kid = await super().get_rendered_notebook(
+            notebook_name, extra_kernel_env_variables=extra_kernel_env_variables or {}, **kwargs)
+        self.release_from_pool(kid)
+        return render_task, cache, kid
+
+    def status(self, memory=True):
+        out = super().status(memory=memory)
+        pool = {}
+        for nb, target in self._targets().items():
+            tasks = self._pools.get(nb, [])
+            pool[nb] = {"target": target, "ready": sum(1 for t in tasks if _ready(t)),
+                        "warming": sum(1 for t in tasks if not t.done())}
+        out["pool"] = pool
+        out["preheat_target"] = sum(p["target"] for p in pool.values())
+        out["preheated_ready"] = sum(p["ready"] for p in pool.values())
+        return out
