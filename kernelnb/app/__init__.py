@@ -3,18 +3,44 @@
 
 The notebooks of ``dashboards/`` only build one and display it, e.g.
 ``SVMPlayground().widget``. The gallery's registry is :mod:`kernelnb.app.gallery`.
+
+Each name is imported from its module when first used (``from kernelnb.app import
+SVMPlayground`` loads the SVM playground only, not the learning curves' estimators nor the
+model-selection machinery), so that a dashboard's kernel starts with what that dashboard needs.
 """
-from ._base import Dashboard
-from .bounds_explorer import BoundsExplorer
-from .feature_selection import FeatureSelection
-from .learning_curves import (CurveEstimator, ESTIMATORS, LearningCurves, learning_curve_data,
-                              register_estimator)
-from .kmp_playground import KMPPlayground
-from .local_methods import DensityExplorer, LocalMethodsPlayground
-from .margin_losses import MarginLosses
-from .svm_playground import SVMPlayground
+import importlib
+
+#: public name -> submodule that defines it
+_WHERE = {
+    "Dashboard": "_base",
+    "SVMPlayground": "svm_playground",
+    "MarginLosses": "margin_losses",
+    "LearningCurves": "learning_curves",
+    "CurveEstimator": "learning_curves",
+    "ESTIMATORS": "learning_curves",
+    "register_estimator": "learning_curves",
+    "learning_curve_data": "learning_curves",
+    "KMPPlayground": "kmp_playground",
+    "LocalMethodsPlayground": "local_methods",
+    "DensityExplorer": "local_methods",
+    "BoundsExplorer": "bounds_explorer",
+    "FeatureSelection": "feature_selection",
+}
 
 __all__ = ["Dashboard", "SVMPlayground", "MarginLosses", "LearningCurves", "KMPPlayground",
            "LocalMethodsPlayground", "DensityExplorer", "BoundsExplorer", "FeatureSelection",
            "CurveEstimator",
            "ESTIMATORS", "register_estimator", "learning_curve_data"]
+
+
+def __getattr__(name):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value          # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -9,6 +9,7 @@ sets and, when its files are present, a Fashion-MNIST subset (T-shirt vs shirt).
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import time
 from pathlib import Path
 from typing import Callable, Optional
@@ -16,12 +17,7 @@ from typing import Callable, Optional
 import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
-from sklearn.model_selection import train_test_split
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-
 from .. import kernels as _k
-from ..largescale import MarginPerceptron, MixtureSVC, MLPClassifier, SimpleMLP
 from ..datasets import (TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths,
                         load_fashion_mnist)
 from ..neighbors import KNeighborsClassifier
@@ -88,24 +84,30 @@ register_estimator(CurveEstimator(
     lambda p: RegularizedKernelClassifier(loss="logistic", C=p["C"], sigma=p["sigma"]),
     None, "logistic loss + RKHS penalty, kernelnb.regularized (every point is an expansion point)"))
 
+def _largescale(name):
+    """A class of :mod:`kernelnb.largescale`, imported when an estimator is first built (the
+    package brings Dask and the MLPs: a kernel that never draws them does not load them)."""
+    return getattr(importlib.import_module("..largescale", __package__), name)
+
+
 register_estimator(CurveEstimator(
     "mixture", "mixture of 4 SVMs (global gater)",
-    lambda p: MixtureSVC(n_experts=4, gater="global", n_iter=2, C=p["C"], sigma=p["sigma"],
-                         client="serial", random_state=0),
+    lambda p: _largescale("MixtureSVC")(n_experts=4, gater="global", n_iter=2, C=p["C"],
+                                        sigma=p["sigma"], client="serial", random_state=0),
     lambda m: int(sum(getattr(e, "support_", np.empty(0)).size for e in m.experts_)),
     "Collobert's hard mixture (thesis Alg. 6.1): 4 SVM experts on parts of the data, an MLP "
     "gater, reassignment with the balance rule (kernelnb.largescale); #SV summed over experts"))
 register_estimator(CurveEstimator(
     "mlp", "MLP (20 tanh units)",
-    lambda p: MLPClassifier(n_hidden=20, max_epochs=100, random_state=0),
+    lambda p: _largescale("MLPClassifier")(n_hidden=20, max_epochs=100, random_state=0),
     None, "one hidden tanh layer, cross-entropy, stochastic gradient (kernelnb.largescale)"))
 register_estimator(CurveEstimator(
     "simple_mlp", "Simple MLP (20 HardTanh units)",
-    lambda p: SimpleMLP(n_hidden=20, max_epochs=100, random_state=0),
+    lambda p: _largescale("SimpleMLP")(n_hidden=20, max_epochs=100, random_state=0),
     None, "Collobert's margin MLP: HardTanh units, no output weights, beta-hinge loss"))
 register_estimator(CurveEstimator(
     "margin_perceptron", "margin Perceptron",
-    lambda p: MarginPerceptron(max_epochs=100, random_state=0),
+    lambda p: _largescale("MarginPerceptron")(max_epochs=100, random_state=0),
     None, "linear, updates while y f(x) < beta (thesis ch. 8)"))
 
 
@@ -209,6 +211,10 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
         None for estimators without it; ``stopped`` is False, or True when the time budget cut
         the work short.
     """
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
     X = np.asarray(X)
     y = np.asarray(y)
     if X.ndim != 2 or X.shape[0] != y.shape[0]:
@@ -280,6 +286,8 @@ def _exponent_text(e):
 def _stratified_subset(pool, y, n, classes, rs):
     """``n`` indices of ``pool`` with every class present (when n allows) and the pool's class
     proportions up to rounding."""
+    from sklearn.model_selection import train_test_split
+
     if n >= pool.size:
         return pool
     try:
@@ -367,6 +375,8 @@ class LearningCurves(Dashboard):
         if name not in DATASETS:
             raise ValueError(f"dataset must be one of {sorted(DATASETS)}, got {name!r}")
         if name not in self._cache:
+            from sklearn.preprocessing import StandardScaler
+
             X, y = DATASETS[name][1]()
             X = np.asarray(X, dtype=np.float64)
             self._cache[name] = (X, np.asarray(y),
