@@ -21,6 +21,14 @@ The engine, in the terms of the seeds and of the literature it follows:
   GEMM (the missing row plus the most violating uncached variables, which the next iterations are
   likely to ask for), then one fused pass applies the kernel map.  BLAS uses the machine's cores.
 
+* SVMTorch's q-variable working sets (Collobert & Bengio 2001, "SVMTorch: Support Vector Machines
+  for Large-Scale Regression Problems", JMLR 1; Collobert's thesis 2004, ch. 5), for problems whose
+  rows do not fit in the cache: the q/2 most violating variables of I_up and of I_low (half of
+  them fresh, half kept from the previous working set, free variables first, as ThunderSVM does),
+  their q rows computed in GEMM blocks, the q-variable sub-problem solved by WSS3 pair steps on the
+  cached q x q block, then the gradient of every active variable updated from the q rows.  The
+  stopping rule and the shrinking are the pair path's, so both reach the same optimum.
+
 All of it runs without the GIL; the GIL is taken only every ``report_every`` iterations for the
 progress callback and to notice Ctrl-C.
 """
@@ -53,6 +61,41 @@ cdef enum:
     ST_CALLBACK = 3
 
 KIND_LINEAR, KIND_POLY, KIND_RBF, KIND_PRECOMPUTED = K_LINEAR, K_POLY, K_RBF, K_PRECOMPUTED
+# A working set's sub-problem is solved until its violation is this fraction of the whole
+# problem's (or tol): further steps on the same rows gain little before the others' gradient moves.
+cdef double INNER_FRACTION = 0.1
+
+
+cdef inline int _heap_offer(double* hs, int* he, int h, int cap, double sc, int e) noexcept nogil:
+    """Keep the ``cap`` largest scores seen in the min-heap (hs, he) of size h; return its new size."""
+    cdef int c, ch
+    if cap <= 0:
+        return h
+    if h < cap:
+        c = h
+        h += 1
+        while c > 0 and hs[(c - 1) // 2] > sc:
+            hs[c] = hs[(c - 1) // 2]
+            he[c] = he[(c - 1) // 2]
+            c = (c - 1) // 2
+        hs[c] = sc
+        he[c] = e
+    elif sc > hs[0]:
+        c = 0
+        while True:
+            ch = 2 * c + 1
+            if ch >= h:
+                break
+            if ch + 1 < h and hs[ch + 1] < hs[ch]:
+                ch = ch + 1
+            if hs[ch] >= sc:
+                break
+            hs[c] = hs[ch]
+            he[c] = he[ch]
+            c = ch
+        hs[c] = sc
+        he[c] = e
+    return h
 
 
 cdef class _Solver:
@@ -89,15 +132,50 @@ cdef class _Solver:
     cdef int active_size
     cdef bint unshrink, shrinking
     # ---- bookkeeping ----------------------------------------------------------------------
-    cdef public long n_iter
+    cdef public long n_iter, n_outer
     cdef double last_up, last_low
+    # ---- q-variable working sets (SVMTorch) ------------------------------------------------
+    cdef int q                    # working-set size; < 4: the pair (SMO) path
+    cdef int[::1] ws              # the variables of the current working set
+    cdef int[::1] wex             # their examples
+    cdef signed char[::1] in_ws   # scratch marks over variables
+    cdef double[:, ::1] lQ        # q x q block of Q on the working set
+    cdef double[::1] lG, la, lub, hs
+    cdef int[::1] he, chg
+    cdef signed char[::1] ly
+    cdef float** wrow             # cached kernel rows of the working set
+    cdef int[::1] prev_ws         # the previous working set (kept in part, as ThunderSVM)
+    cdef int n_prev
+
+    def __cinit__(self):
+        self.wrow = NULL
+
+    def __dealloc__(self):
+        if self.wrow != NULL:
+            free(self.wrow)
 
     def __init__(self, float[:, ::1] X, float[:, ::1] Kpre, int kind, double gamma,
                  double coef0, int degree, signed char[::1] y, int[::1] ex,
                  double[::1] p, double[::1] ub, double[::1] dadd, double[::1] QD,
                  double[::1] alpha0, double cache_mb, int block, bint shrinking,
-                 int n_threads):
+                 int n_threads, int q=2):
         cdef int t
+        self.q = q if q >= 4 else 2
+        if self.q >= 4:
+            self.ws = np.empty(self.q, dtype=np.int32)
+            self.wex = np.empty(self.q, dtype=np.int32)
+            self.in_ws = np.zeros(y.shape[0], dtype=np.int8)
+            self.lQ = np.empty((self.q, self.q), dtype=np.float64)
+            self.lG = np.empty(self.q)
+            self.la = np.empty(self.q)
+            self.lub = np.empty(self.q)
+            self.hs = np.empty(self.q)
+            self.he = np.empty(self.q, dtype=np.int32)
+            self.chg = np.empty(self.q, dtype=np.int32)
+            self.ly = np.empty(self.q, dtype=np.int8)
+            self.wrow = <float**> malloc(self.q * sizeof(float*))
+            self.prev_ws = np.empty(self.q, dtype=np.int32)
+            self.n_prev = 0
         self.m = y.shape[0]
         self.kind = kind
         self.precomputed = kind == K_PRECOMPUTED
@@ -125,6 +203,7 @@ cdef class _Solver:
         self.n_threads = max(1, n_threads)
         self.unshrink = False
         self.n_iter = 0
+        self.n_outer = 0
         self.n_kernel_rows = 0
         self.last_up = 0.0
         self.last_low = 0.0
@@ -138,6 +217,9 @@ cdef class _Solver:
             cap = int(cache_mb * 1024.0 * 1024.0 / (4.0 * max(self.n, 1)))
             block = max(1, min(block, self.n))
             cap = max(cap, 2 * block + 2)
+            if self.q >= 4:
+                # the working set's rows must be cached together, with room for one block
+                cap = max(cap, self.q + block)
             cap = min(cap, self.n)
             if cap < 2 * block + 2:
                 block = max(1, (cap - 2) // 2)
@@ -412,22 +494,28 @@ cdef class _Solver:
         target[j] += coef * self.dadd[j]
 
     cdef void init_gradient(self) noexcept nogil:
-        cdef int t, c = 0
+        """G = Q a + p and G_bar from a warm start, one block of rows at a time (a block is
+        used while it is cached, so a cache smaller than the support does not thrash)."""
+        cdef int t, u, c = 0, t0 = 0
+        cdef int chunk = self.block if not self.precomputed else self.m
         cdef int* lst = <int*> malloc(max(self.m, 1) * sizeof(int))
         for t in range(self.m):
             self.G[t] = self.p[t]
             self.G_bar[t] = 0.0
-        for t in range(self.m):
-            if self.alpha[t] > 0:
+        for t in range(self.m + 1):
+            if t < self.m and self.alpha[t] > 0:
                 lst[c] = self.ex[t]
                 c += 1
-        self._ensure_rows(lst, c)
+            if c == chunk or (t == self.m and c > 0):
+                self._ensure_rows(lst, c)
+                for u in range(t0, min(t + 1, self.m)):
+                    if self.alpha[u] > 0:
+                        self._add_row_to(u, self.alpha[u], self.G, False)
+                        if self._is_upper(u):
+                            self._add_row_to(u, self.ub[u], self.G_bar, False)
+                t0 = t + 1
+                c = 0
         free(lst)
-        for t in range(self.m):
-            if self.alpha[t] > 0:
-                self._add_row_to(t, self.alpha[t], self.G, False)
-                if self._is_upper(t):
-                    self._add_row_to(t, self.ub[t], self.G_bar, False)
 
     cdef void reconstruct_gradient(self) noexcept nogil:
         """G_t = G_bar_t + p_t + sum over free j of a_j Q_jt, for the shrunk variables t."""
@@ -445,20 +533,27 @@ cdef class _Solver:
         for t in range(self.m):
             if inactive[t]:
                 self.G[t] = self.G_bar[t] + self.p[t]
-        for j in range(self.m):
-            if not inactive[j] and not self._is_upper(j) and not self._is_lower(j):
-                lst[c] = self.ex[j]
-                c += 1
-        self._ensure_rows(lst, c)
-        for k in range(self.active_size):
-            j = self.act[k]
-            if self._is_upper(j) or self._is_lower(j):
-                continue
-            Kj = self.row(self.ex[j])
-            cy = self.alpha[j] * self.y[j]
-            for t in range(self.m):
-                if inactive[t]:
-                    self.G[t] += cy * self.y[t] * Kj[self.ex[t]]
+        # Free variables in blocks of rows: each block is computed, then used while cached.
+        cdef int chunk = self.block if not self.precomputed else self.m, k0 = 0, kk
+        for k in range(self.active_size + 1):
+            if k < self.active_size:
+                j = self.act[k]
+                if not self._is_upper(j) and not self._is_lower(j):
+                    lst[c] = self.ex[j]
+                    c += 1
+            if c == chunk or (k == self.active_size and c > 0):
+                self._ensure_rows(lst, c)
+                for kk in range(k0, min(k + 1, self.active_size)):
+                    j = self.act[kk]
+                    if self._is_upper(j) or self._is_lower(j):
+                        continue
+                    Kj = self.row(self.ex[j])
+                    cy = self.alpha[j] * self.y[j]
+                    for t in range(self.m):
+                        if inactive[t]:
+                            self.G[t] += cy * self.y[t] * Kj[self.ex[t]]
+                k0 = k + 1
+                c = 0
         # The whole problem is active again, in index order.
         for t in range(self.m):
             self.act[t] = t
@@ -635,6 +730,7 @@ cdef class _Solver:
             self.unshrink = True
             self.reconstruct_gradient()
         # Stable compaction keeps act sorted, so the loops read memory in order.
+        self.n_prev = 0     # a kept working-set variable must be active
         w = 0
         for k in range(self.active_size):
             t = self.act[k]
@@ -680,6 +776,280 @@ cdef class _Solver:
         return 0.5 * (ub + lb)
 
     # ======================================================================================
+    # q-variable working sets (SVMTorch; Collobert & Bengio 2001, Collobert's thesis ch. 5)
+    # ======================================================================================
+    cdef int _select_ws(self, double tol, double* gap) noexcept nogil:
+        """Fill ws[] with SVMTorch's working set and return its size (0: optimal on the active set).
+
+        The q/2 variables of I_up with the largest -y_t G_t (the steepest feasible direction's
+        "p = -1" half) and then, among the others, the variables of I_low with the largest
+        y_t G_t, up to q in all.  The pair (i, j) that WSS3 would start from is always in it, so
+        the sub-problem's violation is the whole (active) problem's.
+        """
+        cdef int k, t, h = 0, c = 0, a, fresh = self.q if self.n_prev == 0 else self.q // 2
+        cdef int half = fresh // 2
+        cdef double Gmax = -INFINITY, Gmax2 = -INFINITY, su, sl
+        cdef double* hs = &self.hs[0]
+        cdef int* he = &self.he[0]
+        for k in range(self.active_size):
+            t = self.act[k]
+            su = -INFINITY
+            sl = -INFINITY
+            if self.y[t] > 0:
+                if self.alpha[t] < self.ub[t]:
+                    su = -self.G[t]
+                if self.alpha[t] > 0:
+                    sl = self.G[t]
+            else:
+                if self.alpha[t] > 0:
+                    su = self.G[t]
+                if self.alpha[t] < self.ub[t]:
+                    sl = -self.G[t]
+            if su > Gmax:
+                Gmax = su
+            if sl > Gmax2:
+                Gmax2 = sl
+            if su > -INFINITY:
+                h = _heap_offer(hs, he, h, half, su, t)
+        self.last_up = Gmax
+        self.last_low = Gmax2
+        if Gmax == -INFINITY or Gmax2 == -INFINITY:
+            gap[0] = 0.0
+            return 0
+        gap[0] = Gmax + Gmax2
+        if Gmax + Gmax2 < tol:
+            return 0
+        for k in range(h):
+            self.ws[c] = he[k]
+            self.in_ws[he[k]] = 1
+            c += 1
+        h = 0
+        for k in range(self.active_size):
+            t = self.act[k]
+            if self.in_ws[t]:
+                continue
+            if self.y[t] > 0:
+                if self.alpha[t] <= 0:
+                    continue
+                sl = self.G[t]
+            else:
+                if self.alpha[t] >= self.ub[t]:
+                    continue
+                sl = -self.G[t]
+            h = _heap_offer(hs, he, h, fresh - c, sl, t)
+        for k in range(h):
+            self.ws[c] = he[k]
+            self.in_ws[he[k]] = 1
+            c += 1
+        # The rest from the previous working set, free variables first: their rows are cached
+        # and SMO's steps mostly move free variables (ThunderSVM keeps half of its working set
+        # the same way).  Without this, a q below the number of free support vectors makes
+        # the selection cycle through them in thousands of short sub-problems.
+        for a in range(2):
+            for k in range(self.n_prev):
+                if c >= self.q:
+                    break
+                t = self.prev_ws[k]
+                if self.in_ws[t]:
+                    continue
+                if (a == 0) != (self.alpha[t] > 0 and self.alpha[t] < self.ub[t]):
+                    continue
+                self.ws[c] = t
+                self.in_ws[t] = 1
+                c += 1
+        for k in range(c):
+            self.in_ws[self.ws[k]] = 0
+            self.prev_ws[k] = self.ws[k]
+        self.n_prev = c
+        return c
+
+    cdef void _fetch_ws_rows(self, int c) noexcept nogil:
+        """Point wrow[] at the kernel rows of the working set, computing the missing ones in
+        GEMM blocks.  Cached rows are touched first, so the misses' evictions never take them
+        (the cache holds at least q + block rows)."""
+        cdef int a, e, s
+        for a in range(c):
+            e = self.ex[self.ws[a]]
+            self.wex[a] = e
+            if not self.precomputed:
+                s = self.slot_of[e]
+                if s >= 0:
+                    self._lru_unlink(s)
+                    self._lru_push_front(s)
+        self._ensure_rows(&self.wex[0], c)
+        for a in range(c):
+            self.wrow[a] = self.row(self.wex[a])
+
+    cdef long _solve_ws(self, int c, double eps, long max_inner) noexcept nogil:
+        """Solve the sub-problem on the working set by SMO steps (WSS3 pairs, the analytic
+        two-variable step) on the cached c x c block of Q, until its maximal violation is below
+        eps or after max_inner steps.  Returns the number of steps; la[] holds the new alphas."""
+        cdef int a, b, i, j, t
+        cdef float* Ka
+        cdef double Gmax, Gmax2, obj_min, gd, qc, od, yQ
+        cdef double ai, aj, ai_old, aj_old, Ci, Cj, Qij, delta, diff, ssum, dai, daj
+        cdef long it = 0
+        for a in range(c):
+            t = self.ws[a]
+            self.ly[a] = self.y[t]
+            self.la[a] = self.alpha[t]
+            self.lG[a] = self.G[t]
+            self.lub[a] = self.ub[t]
+        for a in range(c):
+            Ka = self.wrow[a]
+            for b in range(c):
+                self.lQ[a, b] = self.ly[a] * self.ly[b] * Ka[self.wex[b]]
+            self.lQ[a, a] = self.QD[self.ws[a]]
+        while it < max_inner:
+            Gmax = -INFINITY
+            Gmax2 = -INFINITY
+            obj_min = INFINITY
+            i = -1
+            j = -1
+            for a in range(c):
+                if self.ly[a] > 0:
+                    if self.la[a] < self.lub[a] and -self.lG[a] >= Gmax:
+                        Gmax = -self.lG[a]
+                        i = a
+                elif self.la[a] > 0 and self.lG[a] >= Gmax:
+                    Gmax = self.lG[a]
+                    i = a
+            if i < 0:
+                break
+            for b in range(c):
+                yQ = self.ly[i] * self.lQ[i, b]     # y_b K_ib off the diagonal
+                if self.ly[b] > 0:
+                    if self.la[b] > 0:
+                        gd = Gmax + self.lG[b]
+                        if self.lG[b] >= Gmax2:
+                            Gmax2 = self.lG[b]
+                        if gd > 0 and b != i:
+                            qc = self.lQ[i, i] + self.lQ[b, b] - 2.0 * yQ
+                            od = -(gd * gd) / (qc if qc > 0 else TAU)
+                            if od <= obj_min:
+                                j = b
+                                obj_min = od
+                else:
+                    if self.la[b] < self.lub[b]:
+                        gd = Gmax - self.lG[b]
+                        if -self.lG[b] >= Gmax2:
+                            Gmax2 = -self.lG[b]
+                        if gd > 0 and b != i:
+                            qc = self.lQ[i, i] + self.lQ[b, b] + 2.0 * yQ
+                            od = -(gd * gd) / (qc if qc > 0 else TAU)
+                            if od <= obj_min:
+                                j = b
+                                obj_min = od
+            if Gmax + Gmax2 < eps or j < 0:
+                break
+            # the analytic two-variable step (as step(), on the local block)
+            Ci = self.lub[i]
+            Cj = self.lub[j]
+            ai_old = self.la[i]
+            aj_old = self.la[j]
+            ai = ai_old
+            aj = aj_old
+            Qij = self.lQ[i, j]
+            if self.ly[i] != self.ly[j]:
+                qc = self.lQ[i, i] + self.lQ[j, j] + 2.0 * Qij
+                if qc <= 0:
+                    qc = TAU
+                delta = (-self.lG[i] - self.lG[j]) / qc
+                diff = ai - aj
+                ai += delta
+                aj += delta
+                if diff > 0:
+                    if aj < 0:
+                        aj = 0
+                        ai = diff
+                else:
+                    if ai < 0:
+                        ai = 0
+                        aj = -diff
+                if diff > Ci - Cj:
+                    if ai > Ci:
+                        ai = Ci
+                        aj = Ci - diff
+                else:
+                    if aj > Cj:
+                        aj = Cj
+                        ai = Cj + diff
+            else:
+                qc = self.lQ[i, i] + self.lQ[j, j] - 2.0 * Qij
+                if qc <= 0:
+                    qc = TAU
+                delta = (self.lG[i] - self.lG[j]) / qc
+                ssum = ai + aj
+                ai -= delta
+                aj += delta
+                if ssum > Ci:
+                    if ai > Ci:
+                        ai = Ci
+                        aj = ssum - Ci
+                else:
+                    if aj < 0:
+                        aj = 0
+                        ai = ssum
+                if ssum > Cj:
+                    if aj > Cj:
+                        aj = Cj
+                        ai = ssum - Cj
+                else:
+                    if ai < 0:
+                        ai = 0
+                        aj = ssum
+            self.la[i] = ai
+            self.la[j] = aj
+            dai = ai - ai_old
+            daj = aj - aj_old
+            for b in range(c):
+                self.lG[b] += self.lQ[i, b] * dai + self.lQ[j, b] * daj
+            it += 1
+        return it
+
+    cdef void _apply_ws(self, int c) noexcept nogil:
+        """Move the working set to its new alphas: G over the active set with the q cached rows
+        (threads split the active set), G_bar for the variables that reach or leave their upper
+        bound, then the alphas themselves."""
+        cdef int a, t, k, nchg = 0, nth = self.n_threads, th, k0, k1
+        cdef double cy, da, coef
+        cdef float* Ka
+        cdef bint was_up, now_up
+        for a in range(c):
+            t = self.ws[a]
+            if self.la[a] != self.alpha[t]:
+                self.chg[nchg] = a
+                nchg += 1
+        if nchg == 0:
+            return
+        if self.active_size < 8192:
+            nth = 1
+        for th in prange(nth, num_threads=nth, schedule="static"):
+            k0 = (self.active_size * th) // nth
+            k1 = (self.active_size * (th + 1)) // nth
+            for a in range(nchg):
+                Ka = self.wrow[self.chg[a]]
+                cy = (self.la[self.chg[a]] - self.alpha[self.ws[self.chg[a]]]) * self.ly[self.chg[a]]
+                for k in range(k0, k1):
+                    t = self.act[k]
+                    self.G[t] += cy * self.y[t] * Ka[self.ex[t]]
+        for k in range(nchg):
+            a = self.chg[k]
+            t = self.ws[a]
+            da = self.la[a] - self.alpha[t]
+            self.G[t] += da * self.dadd[t]
+            was_up = self.alpha[t] >= self.ub[t]
+            now_up = self.la[a] >= self.ub[t]
+            if was_up != now_up:
+                Ka = self.wrow[a]
+                coef = (self.ub[t] if now_up else -self.ub[t]) * self.y[t]
+                for t in range(self.m):
+                    self.G_bar[t] += coef * self.y[t] * Ka[self.ex[t]]
+                t = self.ws[a]
+                self.G_bar[t] += (self.ub[t] if now_up else -self.ub[t]) * self.dadd[t]
+            self.alpha[t] = self.la[a]
+
+    # ======================================================================================
     # Main loop
     # ======================================================================================
     def solve(self, double tol, long max_iter, object callback, long report_every):
@@ -689,10 +1059,64 @@ cdef class _Solver:
         cdef int status = ST_OPTIMAL
         cdef bint stop_cb = False, interrupted = False
         cdef long next_report = report_every
+        cdef int c
+        cdef long it, cap
         with nogil:
             self.init_gradient()
             counter = min(self.m, 1000) + 1
-            while True:
+            while self.q >= 4:
+                # SVMTorch's loop: a working set of q variables, its rows in GEMM blocks, its
+                # sub-problem solved on the cached block, then G for every active variable.
+                if max_iter >= 0 and self.n_iter >= max_iter:
+                    status = ST_MAX_ITER
+                    break
+                if counter <= 0:
+                    counter = min(self.m, 1000)
+                    if self.shrinking:
+                        self.shrink(tol)
+                c = self._select_ws(tol, &gap)
+                if c == 0:
+                    # Optimal on the active set: check the whole problem.
+                    self.reconstruct_gradient()
+                    c = self._select_ws(tol, &gap)
+                    if c == 0:
+                        break
+                    counter = 0
+                self._fetch_ws_rows(c)
+                # Each sub-problem lowers its violation tenfold (or to tol), as ThunderSVM;
+                # the steps are capped so that progress reports fall on their iterations.
+                cap = max(1000, 50 * <long> c)
+                cap = min(cap, next_report - self.n_iter)
+                if max_iter >= 0:
+                    cap = min(cap, max_iter - self.n_iter)
+                it = self._solve_ws(c, max(tol, INNER_FRACTION * gap), cap)
+                self.n_outer += 1
+                self._apply_ws(c)
+                if it == 0:
+                    # Not expected (the sub-problem holds the maximal violating pair), but a
+                    # rounding corner must not loop: one ordinary pair step instead.
+                    if self.select(tol, &i, &j, &gap) != 0:
+                        break
+                    self.step(i, j)
+                    it = 1
+                self.n_iter += it
+                counter -= it
+                if self.n_iter >= next_report:
+                    next_report = self.n_iter + report_every
+                    with gil:
+                        if PyErr_CheckSignals() != 0:
+                            PyErr_Clear()
+                            interrupted = True
+                        elif callback is not None:
+                            if callback(int(self.n_iter), float(gap), float(self.objective())) is False:
+                                stop_cb = True
+                    if interrupted:
+                        status = ST_INTERRUPTED
+                        break
+                    if stop_cb:
+                        status = ST_CALLBACK
+                        break
+            while self.q < 4:
                 if max_iter >= 0 and self.n_iter >= max_iter:
                     status = ST_MAX_ITER
                     break
@@ -737,24 +1161,26 @@ cdef class _Solver:
             "status": status,
             "gap": float(gap),
             "n_kernel_rows": int(self.n_kernel_rows),
+            "n_outer": int(self.n_outer),
         }
 
 
 def solve_dual(X, Kpre, int kind, double gamma, double coef0, int degree,
                y, ex, p, ub, dadd, QD, alpha0, double cache_mb, int block,
                bint shrinking, double tol, long max_iter, callback=None,
-               long report_every=1000, int n_threads=1):
+               long report_every=1000, int n_threads=1, int q=2):
     """Solve the dual QP described in the module docstring and return a dict of results.
 
     Parameters are arrays already validated by the Python layer: X float32 (n, d) C-contiguous
     (or an empty (0, 0) array with a float32 (n, n) ``Kpre`` when ``kind`` is precomputed),
     y int8 (+1/-1) of length m, ex int32 (variable -> example), p, ub, dadd, QD, alpha0 float64.
     ``n_threads`` threads compute the kernel blocks; call it with BLAS limited to one thread.
+    ``q`` >= 4 selects SVMTorch's q-variable working sets (module docstring); 2 the pair path.
     """
     if Kpre is None:
         Kpre = np.zeros((0, 0), dtype=np.float32)
     if X is None:
         X = np.zeros((0, 0), dtype=np.float32)
     solver = _Solver(X, Kpre, kind, gamma, coef0, degree, y, ex, p, ub, dadd, QD, alpha0,
-                     cache_mb, block, shrinking, n_threads)
+                     cache_mb, block, shrinking, n_threads, q)
     return solver.solve(tol, max_iter, callback, report_every)

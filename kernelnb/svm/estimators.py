@@ -91,6 +91,10 @@ class _BaseSVM(BaseEstimator):
             raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
         if not isinstance(self.degree, numbers.Integral) or self.degree < 1:
             raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
+        q = self.q
+        if not (isinstance(q, str) and q == "auto") and (
+                not isinstance(q, numbers.Integral) or isinstance(q, bool) or q < 2 or q % 2):
+            raise ValueError(f"q must be 'auto' or an even integer >= 2, got {q!r}")
 
     # -- kernel and data -------------------------------------------------------------------
     def _resolve_kernel(self, X):
@@ -201,19 +205,35 @@ class _BaseSVM(BaseEstimator):
         else:
             Xs, Ks = np.ascontiguousarray(X32[idx]), None
         alpha0 = _feasible(alpha0, yv, ub)
+        cache_mb = float(self.cache_size) / cache_share
+        q = self._working_set_size(len(idx), cache_mb, Kpre is not None)
         if max_iter is None:
             max_iter = int(self.max_iter)
             if self._margin == "hard" and max_iter < 0:
                 max_iter = max(10_000_000, 100 * len(yv))
-        return _smo.solve_dual(
+        res = _smo.solve_dual(
             Xs, Ks, kind, gamma, coef0, degree,
             np.ascontiguousarray(yv, dtype=np.int8), np.ascontiguousarray(ex, dtype=np.int32),
             np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(ub, dtype=np.float64),
             np.ascontiguousarray(dadd, dtype=np.float64), np.ascontiguousarray(QD, dtype=np.float64),
-            np.ascontiguousarray(alpha0, dtype=np.float64), float(self.cache_size) / cache_share,
+            np.ascontiguousarray(alpha0, dtype=np.float64), cache_mb,
             _block_size(len(idx)), bool(self.shrinking), float(self.tol), int(max_iter),
-            self._progress(prefix, stop), 1000, n_threads,
+            self._progress(prefix, stop), 1000, n_threads, q,
         )
+        res["q"] = q
+        return res
+
+    def _working_set_size(self, n, cache_mb, whole):
+        """The q the solver uses on a problem of n examples: the given one, or with ``'auto'``
+        pairs (SMO) while every kernel row fits in the cache, and blocks of q rows (SVMTorch's
+        working sets) when they do not: as many as half the cache holds, at most 1024."""
+        if self.q != "auto":
+            return min(int(self.q), 2 * max(n // 2, 1)) if n >= 4 else 2
+        rows = int(cache_mb * 2**20 / (4.0 * max(n, 1)))
+        if whole or rows >= n:
+            return 2
+        q = min(_Q_MAX, rows // 2)
+        return max(_Q_MIN, q - q % 2)
 
     @property
     def _margin(self):
@@ -303,6 +323,11 @@ class _BaseSVM(BaseEstimator):
         return tags
 
 
+# Bounds of the automatic working-set size: below _Q_MIN rows a GEMM block costs about as much as
+# its rows one by one; above _Q_MAX the sub-problem's O(q^2) block outgrows the CPU caches.
+_Q_MIN, _Q_MAX = 16, 1024
+
+
 def _block_size(n):
     """Rows per GEMM block on a cache miss: large enough for BLAS, small enough to stay useful."""
     return int(min(256, max(16, n // 40)))
@@ -344,6 +369,16 @@ class SVC(ClassifierMixin, _BaseSVM):
     max_iter : int, default=-1
         Iteration limit per binary problem (-1: none; the hard margin caps it anyway).
     shrinking : bool, default=True
+        Shrinking of bound variables (LIBSVM's heuristic, with a final check on the whole problem).
+    q : 'auto' or even int >= 2, default='auto'
+        Working-set size.  2 is SMO (a pair per step, Fan, Chen & Lin 2005 second-order
+        selection).  Larger q is SVMTorch's decomposition (Collobert & Bengio 2001, JMLR;
+        Collobert's thesis ch. 5): the q/2 most violating variables of each side are selected
+        at once, their q kernel rows computed in GEMM blocks, and the q-variable sub-problem
+        solved by SMO steps on that cached block before the gradient of the others is updated.
+        Either way the solver stops on the same KKT rule (``tol``) and reaches the same optimum.
+        ``'auto'``: pairs while every kernel row fits in ``cache_size``, otherwise q up to 1024
+        (half the rows the cache holds); the cache is enlarged to hold q rows if needed.
     class_weight : dict, 'balanced' or None
         Multiplies C per class.
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
@@ -375,6 +410,8 @@ class SVC(ClassifierMixin, _BaseSVM):
         Seconds spent in ``fit``.
     n_kernel_rows_ : int
         Kernel rows computed by the solver (cache misses and prefetched rows), all problems together.
+    q_ : int
+        Working-set size used (2: pairs; the largest over the binary problems).
 
     References
     ----------
@@ -386,7 +423,7 @@ class SVC(ClassifierMixin, _BaseSVM):
     def __init__(self, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=0.0,
                  margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
                  class_weight=None, decision_function_shape="ovr", warm_start=False,
-                 n_jobs=-1, verbose=False, callback=None):
+                 n_jobs=-1, verbose=False, callback=None, q="auto"):
         self.C = C
         self.kernel = kernel
         self.sigma = sigma
@@ -404,6 +441,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
+        self.q = q
 
     def fit(self, X, y, sample_weight=None, alpha_init=None):
         """Fit the classifier.
@@ -571,6 +609,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.intercept_ = -self._rho
         self.n_iter_ = np.array([r["n_iter"] for r in results], dtype=np.int64)
         self.n_kernel_rows_ = int(sum(r["n_kernel_rows"] for r in results))
+        self.q_ = int(max(r["q"] for r in results))
         objs = np.array([r["objective"] for r in results])
         self.objective_ = float(objs[0]) if n_cls == 2 else objs
         if n_cls == 2:
@@ -633,7 +672,7 @@ class SVR(RegressorMixin, _BaseSVM):
 
     def __init__(self, C=1.0, epsilon=0.1, kernel="rbf", sigma=1.0, scales=None, degree=3,
                  coef0=0.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
-                 warm_start=False, n_jobs=-1, verbose=False, callback=None):
+                 warm_start=False, n_jobs=-1, verbose=False, callback=None, q="auto"):
         self.C = C
         self.epsilon = epsilon
         self.kernel = kernel
@@ -650,6 +689,7 @@ class SVR(RegressorMixin, _BaseSVM):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
+        self.q = q
 
     def fit(self, X, y, sample_weight=None, alpha_init=None):
         """Fit the regressor on targets ``y`` (float).
@@ -710,6 +750,7 @@ class SVR(RegressorMixin, _BaseSVM):
         self.intercept_ = -self._rho
         self.n_iter_ = np.array([res["n_iter"]])
         self.n_kernel_rows_ = int(res["n_kernel_rows"])
+        self.q_ = int(res["q"])
         self.objective_ = float(res["objective"])
         full_ub = np.zeros(X.shape[0])
         full_ub[idx] = C_i

@@ -290,13 +290,14 @@ def test_scales_equal_rescaled_features():
 
 
 def test_kernel_row_paths_give_the_same_solution(monkeypatch):
-    """Whole matrix (fits in the cache), row cache holding everything, and a tiny row cache."""
+    """Whole matrix (fits in the cache), row cache holding everything, and a tiny row cache: the
+    pair path (q=2) makes the same steps whatever the cache, so the optima agree to rounding."""
     X, y = make_moons(1500, noise=0.3, random_state=0)
     whole = SVC(C=10.0, sigma=0.3, cache_size=200).fit(X, y)
     assert whole.n_kernel_rows_ == 0   # rows read from the precomputed matrix
     monkeypatch.setattr(SVC, "_precompute_whole", False)
     big = SVC(C=10.0, sigma=0.3, cache_size=200).fit(X, y)
-    tiny = SVC(C=10.0, sigma=0.3, cache_size=0.2).fit(X, y)   # ~30 rows of 1500
+    tiny = SVC(C=10.0, sigma=0.3, cache_size=0.2, q=2).fit(X, y)   # ~30 rows of 1500
     assert abs(big.objective_ - tiny.objective_) <= 1e-9 * abs(big.objective_)
     assert abs(big.objective_ - whole.objective_) <= 1e-6 * abs(big.objective_)
     assert tiny.n_kernel_rows_ > big.n_kernel_rows_ > 0
@@ -310,7 +311,7 @@ def test_small_cache_does_not_thrash(monkeypatch):
     iteration here before the prefetch adapted)."""
     monkeypatch.setattr(SVC, "_precompute_whole", False)
     X, y = make_moons(3000, noise=0.5, random_state=0)
-    small = SVC(C=1.0, sigma=0.3, cache_size=1.0).fit(X, y)     # ~90 rows of 3000
+    small = SVC(C=1.0, sigma=0.3, cache_size=1.0, q=2).fit(X, y)     # ~90 rows of 3000
     big = SVC(C=1.0, sigma=0.3, cache_size=200).fit(X, y)
     assert len(small.support_) > 1000
     assert small.n_kernel_rows_ < 2 * small.n_iter_[0]
