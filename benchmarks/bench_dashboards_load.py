@@ -1,13 +1,20 @@
 """Load: many students open a dashboard at the same moment.
 
-Starts ``kernelnb serve`` on a free loopback port, then opens N pages (default 20) of one dashboard
-at once in headless Chromium (one browser, N contexts, all on 127.0.0.1), and measures for each the
-time from the request to its first plotly chart, checks that every kernel is still alive at the end,
-and reports the resident memory (RSS) of the kernel processes. Bounded: every page has a deadline
-and the run stops by itself.
+For each scenario, starts ``kernelnb serve`` on a free loopback port, waits until its preheated
+pool is ready (``/kernelnb/api/status``), then
+
+1. one visitor alone opens the dashboard (time to its first chart), and, once the pool is full
+   again,
+2. N pages (default 20) open it at once in headless Chromium (one browser, N contexts, all on
+   127.0.0.1): time from the request to each first plotly chart (min / median / max), kernels
+   alive after, resident memory (RSS) per kernel.
+
+Scenarios: ``default`` (``kernelnb serve`` as it starts, no preheated kernels) and ``preheat``
+(``--preheat N --preheat-dashboards <dashboard>``). Bounded: every page has a deadline and the
+run stops by itself.
 
     python benchmarks/bench_dashboards_load.py [--sessions 20] [--dashboard svm_playground]
-                                               [--deadline 300]
+                                               [--scenarios default,preheat] [--deadline 300]
 """
 from __future__ import annotations
 
@@ -74,26 +81,68 @@ def kernel_pids(server_pid):
     return pids
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sessions", type=int, default=20)
-    ap.add_argument("--dashboard", default="svm_playground")
-    ap.add_argument("--deadline", type=float, default=300.0,
-                    help="seconds each page may take to show its chart")
-    ap.add_argument("--chromium", default=os.environ.get("KERNELNB_CHROMIUM")
-                    or shutil.which("chromium") or "/usr/bin/chromium")
-    args = ap.parse_args(argv)
-    if args.sessions < 1 or args.sessions > 64:
-        ap.error(f"--sessions must be in 1..64, got {args.sessions}")
+FIRST_CHART_JS = """(() => {
+  const id = setInterval(() => {
+    const g = document.querySelector('.js-plotly-plot');
+    if (g && g.data && g.data.length) {
+      window.__kernelnbFirstChart = performance.now(); clearInterval(id);
+    }
+  }, 50);
+})();"""
 
-    from playwright.sync_api import sync_playwright
 
+def server_status(base):
+    import json
+    with urllib.request.urlopen(base + "kernelnb/api/status", timeout=10) as r:
+        return json.loads(r.read())
+
+
+def wait_pool(base, target, timeout):
+    """Seconds until ``target`` preheated kernels are ready (None if not within ``timeout``)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        try:
+            if server_status(base)["preheated_ready"] >= target:
+                return time.monotonic() - t0
+        except OSError:
+            pass
+        time.sleep(0.5)
+    return None
+
+
+def open_pages(browser, url, n, deadline):
+    """Open ``n`` pages of ``url`` at once; (results, wall seconds, pages with a traceback)."""
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(n)]
+    for c in contexts:
+        c.add_init_script(FIRST_CHART_JS)   # stamps the first chart (ms since navigation)
+    pages = [c.new_page() for c in contexts]
+    start = time.monotonic()
+    results = []
+    for pg in pages:        # all requests go out before any chart is awaited
+        pg.goto(url, wait_until="commit", timeout=deadline * 1000)
+    for pg in pages:
+        left = max(1.0, deadline - (time.monotonic() - start))
+        try:
+            t = pg.wait_for_function("() => window.__kernelnbFirstChart",
+                                     timeout=left * 1000).json_value()
+            results.append(("ok", t / 1000))
+        except Exception as exc:  # noqa: BLE001 - reported in the table
+            results.append(("timeout", type(exc).__name__))
+    wall = time.monotonic() - start
+    errors = sum("Traceback" in pg.inner_text("body")
+                 for pg, (state, _) in zip(pages, results) if state == "ok")
+    return results, wall, errors, contexts
+
+
+def scenario(name, extra_args, args, browser):
     port = free_port()
     base = f"http://127.0.0.1:{port}/"
     (REPO / "benchmarks" / "results").mkdir(exist_ok=True)
-    log = open(REPO / "benchmarks" / "results" / "load_server.log", "w")
+    log = open(REPO / "benchmarks" / "results" / f"load_server_{name}.log", "w")
     server = subprocess.Popen([sys.executable, "-m", "kernelnb.cli", "serve", "--no-browser",
-                               "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+                               "--port", str(port), *extra_args],
+                              stdout=log, stderr=subprocess.STDOUT)
+    out = {"scenario": name}
     try:
         t0 = time.monotonic()
         while time.monotonic() - t0 < 60:
@@ -103,10 +152,23 @@ def main(argv=None):
             except OSError:
                 time.sleep(0.3)
         else:
-            raise SystemExit("server did not start; see benchmarks/results/load_server.log")
-        server_rss0 = rss_mb(server.pid)
-
+            raise SystemExit(f"server did not start; see benchmarks/results/{log.name}")
+        out["server_rss0"] = rss_mb(server.pid)
+        target = server_status(base)["preheat_target"]
+        out["pool_ready_s"] = wait_pool(base, target, 600) if target else 0.0
         url = f"{base}voila/render/{args.dashboard}.ipynb"
+
+        # 1. one visitor alone
+        res, _, _, contexts = open_pages(browser, url, 1, args.deadline)
+        out["alone"] = res[0][1] if res[0][0] == "ok" else None
+        for c in contexts:
+            c.close()
+        if target:
+            wait_pool(base, target, 600)
+        else:
+            time.sleep(2)
+
+        # 2. the class at once
         peak = {"kernels": 0, "rss": 0.0}
         stop = threading.Event()
 
@@ -119,77 +181,94 @@ def main(argv=None):
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        results = []
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=args.chromium, headless=True,
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                      "--disable-dev-shm-usage"])
-            contexts = [browser.new_context(viewport={"width": 1280, "height": 900})
-                        for _ in range(args.sessions)]
-            for c in contexts:
-                # the page stamps the moment its first chart has data (ms since navigation start)
-                c.add_init_script("""(() => {
-                  const id = setInterval(() => {
-                    const g = document.querySelector('.js-plotly-plot');
-                    if (g && g.data && g.data.length) {
-                      window.__kernelnbFirstChart = performance.now(); clearInterval(id);
-                    }
-                  }, 50);
-                })();""")
-            pages = [c.new_page() for c in contexts]
-            start = time.monotonic()
-            for pg in pages:        # all requests go out before any chart is awaited
-                pg.goto(url, wait_until="commit", timeout=args.deadline * 1000)
-            for pg in pages:
-                left = max(1.0, args.deadline - (time.monotonic() - start))
-                try:
-                    t = pg.wait_for_function("() => window.__kernelnbFirstChart",
-                                             timeout=left * 1000).json_value()
-                    results.append(("ok", t / 1000))
-                except Exception as exc:  # noqa: BLE001 - reported in the table
-                    results.append(("timeout", type(exc).__name__))
-            wall = time.monotonic() - start
-            ks = kernel_pids(server.pid)
-            alive = [k for k in ks if Path(f"/proc/{k}").exists()]
-            per_kernel = [rss_mb(k) for k in alive]
-            errors = sum("Traceback" in pg.inner_text("body")
-                         for pg, (status, _) in zip(pages, results) if status == "ok")
-            for c in contexts:
-                c.close()
-            browser.close()
+        results, wall, errors, contexts = open_pages(browser, url, args.sessions, args.deadline)
+        ks = kernel_pids(server.pid)
+        alive = [k for k in ks if Path(f"/proc/{k}").exists()]
+        out.update(results=results, wall=wall, errors=errors, alive=len(alive),
+                   per_kernel=[rss_mb(k) for k in alive], status=server_status(base))
+        for c in contexts:
+            c.close()
         stop.set()
         sampler.join(timeout=2)
+        out["peak"] = peak
     finally:
         server.send_signal(signal.SIGINT)
         try:
-            server.wait(timeout=20)
+            server.wait(timeout=30)
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+    return out
 
-    ok = [t for s, t in results if s == "ok"]
-    print(f"\nLoad: {args.sessions} sessions of {args.dashboard} opened at once "
-          f"(Voila on 127.0.0.1, {os.cpu_count()} cores)\n")
-    rows = [
-        ("sessions rendered / opened", f"{len(ok)} / {args.sessions}"),
-        ("time to first chart, min (s)", f"{min(ok):.1f}" if ok else "-"),
-        ("time to first chart, median (s)", f"{statistics.median(ok):.1f}" if ok else "-"),
-        ("time to first chart, max (s)", f"{max(ok):.1f}" if ok else "-"),
-        ("wall time, all pages (s)", f"{wall:.1f}"),
-        ("kernels alive at the end / peak", f"{len(alive)} / {peak['kernels']}"),
-        ("pages showing a traceback", f"{errors}"),
-        ("kernel RSS per session, mean (MB)",
-         f"{statistics.mean(per_kernel):.0f}" if per_kernel else "-"),
-        ("kernel RSS per session, max (MB)", f"{max(per_kernel):.0f}" if per_kernel else "-"),
-        ("kernels RSS total, peak (MB)", f"{peak['rss']:.0f}"),
-        ("server RSS before load (MB)", f"{server_rss0:.0f}"),
-    ]
+
+def _fmt(v, spec=".1f"):
+    return "-" if v is None else format(v, spec)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sessions", type=int, default=20)
+    ap.add_argument("--dashboard", default="svm_playground")
+    ap.add_argument("--preheat", type=int, default=None,
+                    help="preheated kernels in the 'preheat' scenario (default: --sessions)")
+    ap.add_argument("--scenarios", default="default,preheat")
+    ap.add_argument("--deadline", type=float, default=300.0,
+                    help="seconds each page may take to show its chart")
+    ap.add_argument("--chromium", default=os.environ.get("KERNELNB_CHROMIUM")
+                    or shutil.which("chromium") or "/usr/bin/chromium")
+    args = ap.parse_args(argv)
+    if args.sessions < 1 or args.sessions > 64:
+        ap.error(f"--sessions must be in 1..64, got {args.sessions}")
+    preheat = args.sessions if args.preheat is None else args.preheat
+    plans = {"default": [],
+             "preheat": ["--preheat", str(preheat), "--preheat-dashboards", args.dashboard]}
+    names = [s.strip() for s in args.scenarios.split(",") if s.strip()]
+    for s in names:
+        if s not in plans:
+            ap.error(f"--scenarios: unknown scenario {s!r} (default, preheat)")
+
+    from playwright.sync_api import sync_playwright
+    outs = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=args.chromium, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-dev-shm-usage"])
+        for s in names:
+            outs.append(scenario(s, plans[s], args, browser))
+        browser.close()
+
+    print(f"\nLoad: {args.dashboard}, {args.sessions} sessions opened at once "
+          f"(kernelnb serve on 127.0.0.1, {os.cpu_count()} cores)\n")
+    label = {"default": "default (no preheat)", "preheat": f"--preheat {preheat}"}
+    rows = [("", [label[o["scenario"]] for o in outs])]
+
+    def row(name, f):
+        rows.append((name, [f(o) for o in outs]))
+
+    row("pool ready after (s)", lambda o: _fmt(o["pool_ready_s"]))
+    row("one visitor alone: first chart (s)", lambda o: _fmt(o["alone"], ".2f"))
+    ok = {o["scenario"]: [t for st, t in o["results"] if st == "ok"] for o in outs}
+    row("sessions rendered / opened", lambda o: f"{len(ok[o['scenario']])} / {args.sessions}")
+    for what, fn in (("min", min), ("median", statistics.median), ("max", max)):
+        row(f"first chart, {what} (s)",
+            lambda o, fn=fn: _fmt(fn(ok[o["scenario"]]) if ok[o["scenario"]] else None))
+    row("wall time, all pages (s)", lambda o: _fmt(o["wall"]))
+    row("kernels alive after / peak", lambda o: f"{o['alive']} / {o['peak']['kernels']}")
+    row("pages showing a traceback", lambda o: str(o["errors"]))
+    row("kernel RSS, mean (MB)",
+        lambda o: _fmt(statistics.mean(o["per_kernel"]) if o["per_kernel"] else None, ".0f"))
+    row("kernel RSS, max (MB)",
+        lambda o: _fmt(max(o["per_kernel"]) if o["per_kernel"] else None, ".0f"))
+    row("kernels RSS total, peak (MB)", lambda o: _fmt(o["peak"]["rss"], ".0f"))
+    row("server RSS before load (MB)", lambda o: _fmt(o["server_rss0"], ".0f"))
     w = max(len(r[0]) for r in rows)
-    for k, v in rows:
-        print(f"  {k:<{w}}  {v:>10}")
-    if len(ok) < args.sessions or len(alive) < len(ok):
-        print("\nSOME SESSIONS FAILED: see benchmarks/results/load_server.log")
+    cw = max(max(len(c) for c in r[1]) for r in rows) + 2
+    for name, cells in rows:
+        print(f"  {name:<{w}}" + "".join(f"{c:>{cw}}" for c in cells))
+    failed = any(len(ok[o["scenario"]]) < args.sessions for o in outs)
+    if failed:
+        print("\nSOME SESSIONS FAILED: see benchmarks/results/load_server_*.log")
         return 1
     return 0
 
