@@ -179,13 +179,14 @@ class _BaseSVM(BaseEstimator):
         n = X32.shape[0]
         if 4.0 * n * n > float(self.cache_size) * 2**20:
             return data
+        if kind == _smo.KIND_RBF:
+            # direct evaluation for few features, else X X' and a vectorised exp (the solver's)
+            with blas_threads_for(n * n * X32.shape[1]):
+                G = _smo.rbf_matrix(X32, gamma, self._n_threads())
+            return None, G, _smo.KIND_PRECOMPUTED, 0.0, 0.0, 1
         with blas_threads_for(n * n * X32.shape[1]):
             G = X32 @ X32.T   # numpy uses BLAS syrk for a product with its own transpose
-        if kind == _smo.KIND_RBF:
-            xn = np.einsum("ij,ij->i", X32, X32)
-            _kernels.rbf_from_gram(G, xn, xn, gamma)
-            np.fill_diagonal(G, 1.0)
-        elif kind == _smo.KIND_POLY:
+        if kind == _smo.KIND_POLY:
             _kernels.poly_from_gram(G, gamma, coef0, degree)
         return None, np.ascontiguousarray(G, dtype=np.float32), _smo.KIND_PRECOMPUTED, 0.0, 0.0, 1
 
@@ -337,7 +338,9 @@ def _feasible(alpha0, yv, ub):
     """Clip a warm start into the box and restore sum_i y_i alpha_i = 0."""
     a = np.clip(np.asarray(alpha0, dtype=np.float64), 0.0, ub)
     s = float(np.dot(yv, a))
-    if s != 0.0:
+    # A solver's own solution satisfies y'a = 0 only to rounding; rescaling it would move its
+    # variables at C off the bound by 1e-15, which makes them free and violating again.
+    if abs(s) > 1e-12 * max(1.0, float(np.abs(a).sum())):
         side = yv > 0 if s > 0 else yv < 0
         tot = a[side].sum()
         if tot > 0:
