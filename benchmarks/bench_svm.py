@@ -1,22 +1,43 @@
-"""SVC speed and accuracy on Fashion-MNIST: kernelnb against scikit-learn (and scikit-learn-intelex
-when it is installed), all measured in this one run on this machine.
+"""SVC speed and accuracy: kernelnb against scikit-learn (LIBSVM) and scikit-learn-intelex (when it
+is installed), all measured in this one run on this machine, accuracy beside each time.
 
-Setting (issue 2): pixels / 255, C = 10, sigma equivalent to gamma='scale', tol = 1e-3,
-cache 1000 MB; (a) T-shirt (0) vs shirt (6), (b) all 10 classes; training sizes 2k, 5k, 10k, 20k.
-The training set holds only 12,000 T-shirts and shirts, so (a) stops at 12k; its test set is the
-official one (2,000 points).  (b) predicts 5,000 official test points.
+Tasks (``--tasks``):
 
-Usage: python benchmarks/bench_svm.py [--sizes 2000 5000 10000 20000] [--skip-sklearn-above N]
+(a) Fashion-MNIST T-shirt (0) vs shirt (6), C = 10, sigma equivalent to gamma='scale', tol = 1e-3,
+    cache 1000 MB, training sizes ``--sizes`` (default 2k, 5k, 10k, 20k; the training set holds
+    12,000 T-shirts and shirts, so (a) stops at 12k), the official test set (2,000 points).
+(b) Fashion-MNIST, all 10 classes, same settings, 5,000 official test points.
+(c) Fashion-MNIST upper-body garments {0, 2, 4, 6} against the rest (issue 11), C = 10,
+    gamma='scale' on each training prefix, at ``--large-sizes`` (default 10k, 30k, 60k) with
+    each cache of ``--caches`` (default 200 MB, every estimator's default, and 1000 MB), the
+    official 10k test set; the log-log slope of fit time from the smallest to the largest size.
+    kernelnb picks its working-set size itself (``q='auto'``; the column q says which it used).
+(t) Toys at ``--toy-sizes`` (default 4k, 30k), C = 10, gamma='scale', default cache, 2,000 test
+    points: the 2-D moons (noise 0.3) and the 6-D labelled clusters of
+    ``kernelnb.datasets.make_large_problem`` (``n_features=6``).
+
+Every fit is timed once (``--repeat`` for the best of several, useful on the small toys).  The
+machine may be shared: timings of one run are comparable with each other, not across runs.
+
+Usage::
+
+    python benchmarks/bench_svm.py                       # everything (hours on 2 cores)
+    python benchmarks/bench_svm.py --tasks t --repeat 3  # the toys
+    python benchmarks/bench_svm.py --tasks c --large-sizes 10000 20000 --caches 200
+    python benchmarks/bench_svm.py --tasks a b --sizes 2000 5000 10000 --skip-sklearn-above 10000
+
 The data folder is found as kernelnb.datasets.load_fashion_mnist finds it (KERNELNB_DATA, ...).
 """
 import argparse
 import gc
+import os
 import sys
 import time
 
 import numpy as np
 
 from _common import fashion
+from kernelnb.datasets import make_large_problem, make_moons
 from kernelnb.kernels import gamma_from_sigma, scale_sigma
 from kernelnb.svm import SVC
 
@@ -29,6 +50,8 @@ try:
 except ImportError:
     SkxSVC = None
 
+UPPER = (0, 2, 4, 6)
+
 
 def timed(fn, *args):
     gc.collect()
@@ -37,70 +60,138 @@ def timed(fn, *args):
     return out, time.perf_counter() - t
 
 
-def run_one(name, make, X, y, Xt, yt):
-    model, t_fit = timed(make().fit, X, y)
+def run_one(name, make, X, y, Xt, yt, repeat=1):
+    best = None
+    for _ in range(max(1, repeat)):
+        model, t_fit = timed(make().fit, X, y)
+        best = t_fit if best is None else min(best, t_fit)
     pred, t_pred = timed(model.predict, Xt)
     acc = float(np.mean(pred == yt))
     n_sv = int(np.sum(model.n_support_))
-    return dict(name=name, fit=t_fit, predict=t_pred, acc=acc, n_sv=n_sv)
+    q = getattr(model, "q_", None)
+    return dict(name=name, fit=best, predict=t_pred, acc=acc, n_sv=n_sv, q=q)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000, 10000, 20000])
-    ap.add_argument("--tasks", nargs="+", default=["a", "b"], choices=["a", "b"])
-    ap.add_argument("--skip-sklearn-above", type=int, default=10**9,
-                    help="do not run scikit-learn above this training size (it is slow)")
-    args = ap.parse_args(argv)
+def peers(sigma, cache, n, skip_above):
+    gamma = gamma_from_sigma(sigma)
+    out = [("kernelnb", lambda: SVC(C=10.0, sigma=sigma, tol=1e-3, cache_size=cache))]
+    if SkSVC is not None and n <= skip_above:
+        out.append(("scikit-learn", lambda: SkSVC(C=10.0, gamma=gamma, tol=1e-3, cache_size=cache)))
+    if SkxSVC is not None:
+        out.append(("sklearn-intelex", lambda: SkxSVC(C=10.0, gamma=gamma, tol=1e-3,
+                                                       cache_size=cache)))
+    return out
 
+
+def measure(rows, label, n, cache, X, y, Xt, yt, args, sigma=None):
+    sigma = scale_sigma(X) if sigma is None else sigma
+    for name, make in peers(sigma, cache, n, args.skip_sklearn_above):
+        r = run_one(name, make, X, y, Xt, yt, args.repeat)
+        r.update(task=label, n=n, cache=cache, n_test=len(yt))
+        rows.append(r)
+        print(f"  done: {label} n={n} cache={cache:g} {name}: fit {r['fit']:.2f}s "
+              f"predict {r['predict']:.2f}s acc {r['acc']:.4f}", file=sys.stderr, flush=True)
+
+
+def fashion_tasks(args, rows):
     X_all, y_all = fashion("train")
     Xt_all, yt_all = fashion("test")
-    rows = []
-    for task in args.tasks:
+    for task in [t for t in args.tasks if t in "abc"]:
         if task == "a":
             keep, keept = np.isin(y_all, [0, 6]), np.isin(yt_all, [0, 6])
             Xp, yp, Xt, yt = X_all[keep], y_all[keep], Xt_all[keept], yt_all[keept]
-        else:
+            label, sizes, caches = "(a) T-shirt vs shirt", args.sizes, [1000]
+        elif task == "b":
             Xp, yp, Xt, yt = X_all, y_all, Xt_all[:5000], yt_all[:5000]
+            label, sizes, caches = "(b) 10 classes", args.sizes, [1000]
+        else:
+            Xp, yp = X_all, np.isin(y_all, UPPER).astype(int)
+            Xt, yt = Xt_all, np.isin(yt_all, UPPER).astype(int)
+            label, sizes, caches = "(c) {0,2,4,6} vs rest", args.large_sizes, args.caches
         Xt = Xt.astype(np.float64)
-        for n in args.sizes:
+        done = set()
+        for n in sizes:
             n_eff = min(n, Xp.shape[0])
-            if n_eff < n and any(r["task"] == task and r["n"] == n_eff for r in rows):
+            if n_eff in done:
                 continue
+            done.add(n_eff)
             X = Xp[:n_eff].astype(np.float64)
-            y = yp[:n_eff]
-            sigma = scale_sigma(X)
-            gamma = gamma_from_sigma(sigma)
-            peers = [("kernelnb", lambda: SVC(C=10.0, sigma=sigma, tol=1e-3, cache_size=1000))]
-            if SkSVC is not None and n_eff <= args.skip_sklearn_above:
-                peers.append(("scikit-learn", lambda: SkSVC(C=10.0, gamma=gamma, tol=1e-3,
-                                                            cache_size=1000)))
-            if SkxSVC is not None:
-                peers.append(("sklearn-intelex", lambda: SkxSVC(C=10.0, gamma=gamma, tol=1e-3,
-                                                                cache_size=1000)))
-            for name, make in peers:
-                r = run_one(name, make, X, y, Xt, yt)
-                r.update(task=task, n=n_eff, n_test=len(yt))
-                rows.append(r)
-                print(f"  done: task ({task}) n={n_eff} {name}: fit {r['fit']:.2f}s "
-                      f"predict {r['predict']:.2f}s acc {r['acc']:.4f}", file=sys.stderr, flush=True)
-    print_table(rows)
-    return rows
+            for cache in caches:
+                measure(rows, label, n_eff, cache, X, yp[:n_eff], Xt, yt, args)
+
+
+def toy_tasks(args, rows):
+    if "t" not in args.tasks:
+        return
+    for toy in ("2-D moons", "6-D clusters"):
+        for n in args.toy_sizes:
+            if toy == "2-D moons":
+                X, y = make_moons(n + 2000, noise=0.3, random_state=0)
+            else:
+                X, y = make_large_problem(n + 2000, n_features=6, random_state=0)
+                X = X.astype(np.float64)
+            measure(rows, f"(t) {toy}", n, 200, X[:n], y[:n], X[n:], y[n:], args)
+
+
+def slope(ns, ts):
+    return float(np.polyfit(np.log(ns), np.log(ts), 1)[0])
 
 
 def print_table(rows):
     print()
-    print("| task | n train | n test | estimator | fit (s) | predict (s) | test acc | #SV | "
-          "fit: peer / kernelnb | predict: peer / kernelnb |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| task | n train | cache MB | n test | estimator | fit (s) | predict (s) | test acc | #SV "
+          "| kernelnb q | fit: peer / kernelnb | predict: peer / kernelnb |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         base = next(b for b in rows if b["task"] == r["task"] and b["n"] == r["n"]
-                    and b["name"] == "kernelnb")
-        ratio_f = "" if r["name"] == "kernelnb" else f"{r['fit'] / base['fit']:.1f}x"
-        ratio_p = "" if r["name"] == "kernelnb" else f"{r['predict'] / base['predict']:.1f}x"
-        label = "(a) T-shirt vs shirt" if r["task"] == "a" else "(b) 10 classes"
-        print(f"| {label} | {r['n']} | {r['n_test']} | {r['name']} | {r['fit']:.2f} | "
-              f"{r['predict']:.3f} | {r['acc']:.4f} | {r['n_sv']} | {ratio_f} | {ratio_p} |")
+                    and b["cache"] == r["cache"] and b["name"] == "kernelnb")
+        ratio_f = "" if r["name"] == "kernelnb" else f"{r['fit'] / base['fit']:.2f}x"
+        ratio_p = "" if r["name"] == "kernelnb" else f"{r['predict'] / base['predict']:.2f}x"
+        q = "" if r["q"] is None else str(r["q"])
+        print(f"| {r['task']} | {r['n']} | {r['cache']:g} | {r['n_test']} | {r['name']} | "
+              f"{r['fit']:.2f} | {r['predict']:.3f} | {r['acc']:.4f} | {r['n_sv']} | {q} | "
+              f"{ratio_f} | {ratio_p} |")
+    slopes = []
+    for task in dict.fromkeys(r["task"] for r in rows):
+        for cache in dict.fromkeys(r["cache"] for r in rows if r["task"] == task):
+            for name in dict.fromkeys(r["name"] for r in rows):
+                sel = [r for r in rows if r["task"] == task and r["cache"] == cache
+                       and r["name"] == name]
+                if len(sel) >= 2 and len({r["n"] for r in sel}) >= 2:
+                    ns = [r["n"] for r in sel]
+                    slopes.append(f"| {task} | {cache:g} | {name} | {min(ns)} -> {max(ns)} | "
+                                  f"{slope(ns, [r['fit'] for r in sel]):.2f} |")
+    if slopes:
+        print()
+        print("| task | cache MB | estimator | n | log-log slope of fit time |")
+        print("|---|---|---|---|---|")
+        print("\n".join(slopes))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", nargs="+", default=["a", "b", "c", "t"], choices=["a", "b", "c", "t"])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000, 10000, 20000],
+                    help="training sizes of tasks (a) and (b)")
+    ap.add_argument("--large-sizes", type=int, nargs="+", default=[10000, 30000, 60000],
+                    help="training sizes of task (c)")
+    ap.add_argument("--caches", type=float, nargs="+", default=[200, 1000],
+                    help="cache sizes (MB) of task (c), the same for every estimator")
+    ap.add_argument("--toy-sizes", type=int, nargs="+", default=[4000, 30000])
+    ap.add_argument("--repeat", type=int, default=1, help="best of this many fits")
+    ap.add_argument("--skip-sklearn-above", type=int, default=10**9,
+                    help="do not run scikit-learn above this training size (it is slow)")
+    args = ap.parse_args(argv)
+    print(f"# cores: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}, "
+          f"load average at start: {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "",
+          flush=True)
+    rows = []
+    toy_tasks(args, rows)
+    fashion_tasks(args, rows)
+    print_table(rows)
+    if hasattr(os, "getloadavg"):
+        print(f"\n# load average at the end: {os.getloadavg()[0]:.2f}")
+    return rows
 
 
 if __name__ == "__main__":
