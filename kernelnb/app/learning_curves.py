@@ -16,7 +16,7 @@ from typing import Callable, Optional
 
 import numpy as np
 import ipywidgets as widgets
-import plotly.graph_objects as go
+from ._plotly import FigureWidget
 from .. import kernels as _k
 from ..datasets import (TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths,
                         load_fashion_mnist)
@@ -199,7 +199,7 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
     params : dict
         Passed to every ``CurveEstimator.make``.
     should_stop : callable ``should_stop() -> bool``, optional
-        Asked before each training size (e.g. a time budget): when it answers True no new fit
+        Asked before each fit (e.g. a time budget): when it answers True no new fit
         starts, and the result holds the repeats completed (or, when not even the first is, the
         sizes of the first repeat completed for every estimator) and says so in ``'stopped'``;
         with nothing completed, ``TimeoutError``.
@@ -245,11 +245,13 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
         idx_tr, idx_te = train_test_split(np.arange(X.shape[0]), test_size=test_fraction,
                                           stratify=y, random_state=rs)
         for i, n in enumerate(sizes):
-            if should_stop is not None and should_stop():
-                stop = (r, i)
+            if stop is not None:
                 break
             sub = _stratified_subset(idx_tr, y, int(n), classes, rs)
             for label, spec in estimators.items():
+                if should_stop is not None and should_stop():
+                    stop = (r, i)           # this size is incomplete: it is left out
+                    break
                 if progress is not None:
                     progress(done / total, f"repeat {r + 1}/{n_repeats}, n = {n}: {spec.label}")
                 model = make_pipeline(StandardScaler(), spec.make(params))
@@ -352,10 +354,10 @@ class LearningCurves(Dashboard):
         fig = learning_curve_figure({"": dict(sizes=[1, 2], train_error=[0, 0],
                                               test_error=[0, 0])})
         fig.update_layout(height=600)
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
         tfig = fit_time_figure({"": dict(sizes=[1, 2], fit_time=[1e-3, 2e-3])})
         tfig.update_layout(height=600)
-        self.time_fig = go.FigureWidget(tfig)
+        self.time_fig = FigureWidget(tfig)
         self.fig_box = widgets.Box([self.fig], layout=widgets.Layout(display="flex"))
         self.time_box = widgets.Box([self.time_fig], layout=widgets.Layout(display="none"))
         self.figures = [self.fig, self.time_fig]

@@ -341,12 +341,12 @@ def test_learning_curves_stop_at_the_time_budget_with_partial_curves(monkeypatch
     a = LearningCurves(n_repeats=1, n_sizes=3)
     checks = []
 
-    def time_left():                      # the budget runs out after two training sizes
+    def time_left():          # asked before each fit: out after 2 sizes x (svc, knn)
         checks.append(1)
-        return 1.0 if len(checks) <= 2 else 0.0
+        return 1.0 if len(checks) <= 4 else 0.0
 
     monkeypatch.setattr(a, "time_left", time_left)
-    s = a.update(n_repeats=3, n_sizes=4, C=2.0)
+    s = a.update(n_repeats=3, n_sizes=4, C=2.0, estimators=("svc", "knn"))
     assert "error" not in s
     assert "time budget" in a.error.value
     c = s["curves"]["svc"]
