@@ -3,8 +3,12 @@
 kernelnb never schedules work itself across machines: the experts of a :class:`MixtureSVC` and the
 folds of a grid search are Dask tasks (``dask.distributed``).  Three ways to say where they run:
 
-* ``client=None`` -- an embedded :class:`distributed.LocalCluster` on this machine's cores (one
-  single-threaded worker process per core), started for one call and closed at its end;
+* ``client=None`` -- an embedded :class:`distributed.LocalCluster` in *this* process: one worker
+  thread per core (``processes=False``), started for one call and closed at its end.  Threads
+  because the work of a task (the SVM solver, BLAS, the float32 kernel passes) runs without the
+  GIL, the data need no copy to the workers, and -- unlike worker processes, which Python's
+  ``spawn`` starts by re-running the caller's script -- it works from a plain script without an
+  ``if __name__ == "__main__":`` guard, in a notebook and in a Voila kernel alike;
 * ``client='serial'`` -- no Dask at all: the same task functions called one after the other in
   this process (tests, reference results);
 * ``client=`` a :class:`distributed.Client` (or any object with its ``submit`` / ``scatter`` /
@@ -19,6 +23,10 @@ Recipe on a real cluster::
     MixtureSVC(n_experts=50, client="tcp://SCHEDULER:8786").fit(X, y)
 
 The workers need ``kernelnb`` installed (the tasks are module-level functions of this package).
+
+Nothing here imports Dask at module level: ``import kernelnb.largescale`` stays light (a Voila
+kernel that never trains a mixture never loads ``dask``, ``distributed`` or ``bokeh``).  The
+dashboard of every cluster started here listens on 127.0.0.1 only, on a free port.
 """
 from __future__ import annotations
 
@@ -26,6 +34,8 @@ import contextlib
 import os
 import sys
 import time
+
+from .._threads import blas_single_thread
 
 __all__ = ["local_client", "dask_client", "dashboard_available", "dask_grid_search"]
 
@@ -47,21 +57,87 @@ def _n_cores():
         return os.cpu_count() or 1
 
 
-def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_limit="auto"):
+# Where the dashboard of every cluster started here listens: loopback only, a free port (never the
+# fixed 8787 that another session may hold; the scheduler's HTTP server is bound even without a
+# dashboard).  ":0" would listen on every interface of the machine.
+DASHBOARD_ADDRESS = "127.0.0.1:0"
+
+
+@contextlib.contextmanager
+def _main_not_reimported():
+    """Hide the ``__main__`` module's file and spec while worker processes are spawned.
+
+    Python's ``spawn`` and ``forkserver`` start methods re-run the parent's main script (as
+    ``__mp_main__``) in every child, so a script without an ``if __name__ == "__main__":`` guard
+    starts a cluster inside each worker and Dask reports ``Nanny failed to start``.  Without a
+    ``__file__`` or ``__spec__`` there is nothing to re-run; the tasks of this package are
+    module-level functions of ``kernelnb`` and do not need the caller's script.
+    """
+    main = sys.modules.get("__main__")
+    if main is None:  # pragma: no cover
+        yield
+        return
+    missing = object()
+    saved = {a: main.__dict__.get(a, missing) for a in ("__file__", "__spec__")}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        for attr, value in saved.items():
+            if value is missing:
+                main.__dict__.pop(attr, None)
+            else:
+                main.__dict__[attr] = value
+
+
+_CLUSTER_CLASS = None
+
+
+def _loopback_cluster_class():
+    """``LocalCluster`` whose dashboard link names 127.0.0.1, where the dashboard listens (an
+    in-process cluster would otherwise name the machine's address, which nothing serves).
+    Defined on first use: importing this module must not import ``distributed``."""
+    global _CLUSTER_CLASS
+    if _CLUSTER_CLASS is None:
+        from distributed import LocalCluster
+        from distributed.utils import format_dashboard_link
+
+        class LoopbackLocalCluster(LocalCluster):
+            @property
+            def dashboard_link(self):
+                try:
+                    port = self.scheduler_info["services"]["dashboard"]
+                except KeyError:
+                    return ""
+                return format_dashboard_link("127.0.0.1", port)
+
+        _CLUSTER_CLASS = LoopbackLocalCluster
+    return _CLUSTER_CLASS
+
+
+def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_limit="auto",
+                 processes=False):
     """Start a :class:`distributed.LocalCluster` and return a client connected to it.
 
     Parameters
     ----------
     n_workers : int, optional
-        Worker processes; default: the number of cores this process may use.
+        Workers; default: the number of cores this process may use.
     threads_per_worker : int, default=1
         One thread per worker: each SVM expert then runs single-threaded, and the workers share
         the cores without oversubscription.
     dashboard : bool, default=False
         Whether the caller means to show the Dask dashboard; it is served (needs ``bokeh``) on a
-        free port either way, never on the fixed 8787 that another session may hold.  With
-        ``dashboard=True`` and no bokeh installed a warning says so.
+        free port of 127.0.0.1 either way.  With ``dashboard=True`` and no bokeh installed a
+        warning says so.
     memory_limit : str or int, default='auto'
+        Per worker process (ignored with ``processes=False``: the workers share this process).
+    processes : bool, default=False
+        ``False``: the workers are threads of this process (the tasks release the GIL; no copy of
+        the data; works from any script, notebook or Voila kernel).  ``True``: one worker process
+        per worker, spawned without re-running the caller's main script (see
+        :func:`_main_not_reimported`), so this too works without a main guard.
 
     Returns
     -------
@@ -70,19 +146,27 @@ def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_l
     """
     import warnings
 
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
+    LocalCluster = _loopback_cluster_class()
     if n_workers is None:
         n_workers = _n_cores()
     if not isinstance(n_workers, int) or isinstance(n_workers, bool) or n_workers < 1:
         raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
     if not isinstance(threads_per_worker, int) or threads_per_worker < 1:
         raise ValueError(f"threads_per_worker must be a positive integer, got {threads_per_worker!r}")
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
-                           processes=True, memory_limit=memory_limit,
-                           # a free port, never 8787 (several clusters on one machine); the
-                           # scheduler's HTTP server is bound even without a dashboard
-                           dashboard_address=":0")
+    kwargs = dict(n_workers=n_workers, threads_per_worker=threads_per_worker,
+                  dashboard_address=DASHBOARD_ADDRESS,
+                  # each worker's own HTTP server (health, metrics) too: loopback, free port
+                  worker_dashboard_address=DASHBOARD_ADDRESS)
+    if processes:
+        # scheduler and workers on loopback TCP
+        with _main_not_reimported():
+            cluster = LocalCluster(processes=True, memory_limit=memory_limit, host="127.0.0.1",
+                                   **kwargs)
+    else:
+        # in-process transport: nothing but the dashboard listens
+        cluster = LocalCluster(processes=False, memory_limit=None, **kwargs)
     if dashboard and not dashboard_available():
         warnings.warn("the Dask dashboard needs bokeh (pip install bokeh); the cluster runs "
                       "without it", stacklevel=2)
@@ -108,7 +192,11 @@ def dask_client(client=None, n_workers=None):
     if client is None:
         c = local_client(n_workers=n_workers)
         try:
-            yield c
+            # The workers are threads of this process and BLAS's thread count is process-wide:
+            # held at one while the cluster lives, the tasks' own (nested) limits all restore one,
+            # and the caller's setting comes back at the end.
+            with blas_single_thread():
+                yield c
         finally:
             cluster = c.cluster
             c.close()
@@ -215,7 +303,8 @@ def dask_grid_search(estimator, param_grid, X, y, cv=5, client=None, scoring=Non
             # joblib reports each completed batch to the Parallel object in this process; its
             # ``print_progress`` hook is where the bar is advanced.
             hook = _progress_parallel(bar, total) if bar is not None else contextlib.nullcontext()
-            with hook, joblib.parallel_config(backend="dask", client=c, scatter=[X, y]):
+            with hook, blas_single_thread(), \
+                    joblib.parallel_config(backend="dask", client=c, scatter=[X, y]):
                 search.fit(X, y)
     if bar is not None:
         if bar.done < total:
