@@ -9,7 +9,8 @@ kernels nobody uses: one whose page has had no websocket for ``cull_unconnected`
 :class:`PoolKeeper` replaces the refill policy of Voila's preheated-kernel pool (which starts a
 new kernel for every kernel taken, at once, with no cap): kernels that have already executed a
 dashboard are kept ready up to a target per dashboard, warmed at most ``pool_concurrency`` at a
-time, within the budget, refilled in the background after a visitor takes one.
+time, within the budget, refilled in the background once no visitor has taken one for
+``refill_quiet`` seconds (so that a class opening its pages gets the CPU).
 """
 from __future__ import annotations
 
@@ -253,6 +254,10 @@ class PoolKeeper(LoggingConfigurable):
         2, config=True, help="Most kernels warming (starting and executing a dashboard) at once.")
     pool_retry_delay = Float(
         30.0, config=True, help="Seconds to wait before warming again after a failure.")
+    refill_quiet = Float(
+        10.0, config=True,
+        help="Refill only after this many seconds without a kernel taken: while a class opens "
+             "its pages, warming new kernels would take the CPU those pages need.")
 
     def fill_if_needed(self, delay=None, notebook_name=None, extra_kernel_env_variables=None,
                        **kwargs):
@@ -260,6 +265,7 @@ class PoolKeeper(LoggingConfigurable):
         if not hasattr(self, "_warming"):
             self._warming = 0
             self._retry_at = 0.0
+            self._last_take = -float("inf")
             self._keeper_handle = None
         self._wake(0.0 if delay is None else delay)
 
@@ -281,8 +287,9 @@ class PoolKeeper(LoggingConfigurable):
         if not self._targets():
             return
         now = time.monotonic()
-        if now < self._retry_at:
-            self._wake(self._retry_at - now)
+        resume = max(self._retry_at, self._last_take + self.refill_quiet)
+        if now < resume:
+            self._wake(resume - now)
             return
         started = True
         while started and self._warming < self.pool_concurrency:
@@ -356,6 +363,7 @@ class PoolKeeper(LoggingConfigurable):
                 if i:
                     pool.insert(0, pool.pop(i))
                 break
+        self._last_take = time.monotonic()
         render_task, cache, kid = await super().get_rendered_notebook(
             notebook_name, extra_kernel_env_variables=extra_kernel_env_variables or {}, **kwargs)
         self.release_from_pool(kid)

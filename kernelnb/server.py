@@ -37,7 +37,7 @@ from ._websocket import (MAX_MESSAGE_BYTES, HardenedVoilaWebsocketHandler,
                          hardened_connection_class)
 from .app.gallery import dashboards_dir, render_gallery, static_dir
 
-__all__ = ["KernelnbVoila", "GalleryHandler", "StatusHandler", "FULL_PAGE"]
+__all__ = ["KernelnbVoila", "GalleryHandler", "StatusHandler", "PlotlyBundleHandler", "FULL_PAGE"]
 
 #: The page a visitor gets when the server runs as many kernels as it may (HTTP 503).
 FULL_PAGE = """<!DOCTYPE html>
@@ -88,6 +88,29 @@ class _StaticHandler(JupyterHandler):
     def write_error(self, status_code, **kwargs):
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.finish(_error_page(status_code, self._reason))
+
+
+class PlotlyBundleHandler(JupyterHandler):
+    """plotly's widget bundle at ``kernelnb/esm/plotly-<hash>.js`` (see :mod:`kernelnb.app._plotly`).
+
+    The name carries the content hash, so the browser keeps it; the dashboards' figures import it
+    instead of receiving it through the kernel once per figure.
+    """
+
+    @web.authenticated
+    def get(self):
+        from .app._plotly import plotly_bundle_path
+        self.set_header("Content-Type", "text/javascript; charset=utf-8")
+        self.set_header("Cache-Control", "private, max-age=31536000, immutable")
+        self.finish(plotly_bundle_path().read_bytes())
+
+
+def _announce_plotly_bundle():
+    """Tell the kernels started from now on where the bundle is; its route (relative)."""
+    from .app._plotly import ESM_ENV, plotly_bundle_route
+    route = plotly_bundle_route()
+    os.environ[ESM_ENV] = route
+    return route
 
 
 class StatusHandler(JupyterHandler):
@@ -203,6 +226,7 @@ class KernelnbVoila(Voila):
                 cls = type("KernelnbPoolManager", (PoolKeeper, cls), {})
             return cls
 
+        self._plotly_route = _announce_plotly_bundle()
         # Voila builds its pool manager class inside init_settings; ours replaces its refill.
         voila_app.voila_kernel_manager_factory = factory
         try:
@@ -235,6 +259,7 @@ class KernelnbVoila(Voila):
             (url_path_join(base, r"/kernelnb/static/(.*)"), _StaticHandler,
              {"path": str(static_dir())}),
             (url_path_join(base, r"/kernelnb/api/status"), StatusHandler),
+            (url_path_join(base, re.escape(self._plotly_route)), PlotlyBundleHandler),
         ]
         replace = {VoilaKernelWebsocketHandler: HardenedVoilaWebsocketHandler,
                    TornadoVoilaHandler: BudgetVoilaHandler,
@@ -291,7 +316,9 @@ def _load_jupyter_server_extension(serverapp):
     # jupyter_server's own connection class; another one is left as it is.
     web_app.settings["kernel_websocket_connection_class"] = hardened_connection_class(
         web_app.settings.get("kernel_websocket_connection_class"))
+    plotly_route = _announce_plotly_bundle()
     web_app.add_handlers(".*$", [
+        (url_path_join(base, re.escape(plotly_route)), PlotlyBundleHandler),
         (url_path_join(base, "kernelnb/?"), GalleryHandler,
          {"directory": directory, "render_prefix": render_prefix, "static_prefix": static_prefix}),
         (url_path_join(base, r"kernelnb/static/(.*)"), _StaticHandler, {"path": str(static_dir())}),

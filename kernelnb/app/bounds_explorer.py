@@ -18,6 +18,8 @@ import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
+from ._plotly import FigureWidget
+
 from ..datasets import TOY_DATASETS, UCI_DATASETS
 from ..model_selection import bounds_table, estimate_all
 from ..model_selection._estimates import _Problem, _span_errors
@@ -131,7 +133,7 @@ class BoundsExplorer(Dashboard):
                            yaxis=dict(title="error rate", range=[0, 1.02], tickformat=".0%"),
                            legend=dict(font=dict(size=11)), margin=dict(l=60, r=20, t=50, b=50),
                            title=dict(text="estimates along σ", font=dict(size=15)))
-        self.fig = go.FigureWidget(main)
+        self.fig = FigureWidget(main)
 
         plane = go.Figure()
         plane.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], uid="boundary", name="f = 0",
@@ -153,7 +155,7 @@ class BoundsExplorer(Dashboard):
                             legend=dict(orientation="h", y=-0.12),
                             margin=dict(l=40, r=20, t=50, b=40),
                             title=dict(text="support vectors and their spans", font=dict(size=15)))
-        self.plane_fig = go.FigureWidget(plane)
+        self.plane_fig = FigureWidget(plane)
         self.plane_box = widgets.Box([self.plane_fig])
         self.note = widgets.HTML("")
         self.figures = [self.fig, self.plane_fig]

@@ -16,6 +16,8 @@ import time
 import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
+
+from ._plotly import FigureWidget
 from sklearn.preprocessing import StandardScaler
 
 from ..datasets import make_weston_linear, make_weston_nonlinear
@@ -118,13 +120,13 @@ class FeatureSelection(Dashboard):
                            xaxis_title="feature", yaxis_title="factor s",
                            margin=dict(l=60, r=20, t=50, b=50), uirevision="keep",
                            legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
-        self.fig = go.FigureWidget(bars)
+        self.fig = FigureWidget(bars)
         heat = go.Figure(go.Heatmap(z=np.ones((8, 8)), colorscale="Blues", zmin=0,
                                     colorbar=dict(title="s")))
         heat.update_layout(title="Factor map (8 x 8 pixels)", width=360, height=330,
                            yaxis=dict(autorange="reversed", scaleanchor="x"),
                            margin=dict(l=40, r=20, t=50, b=30))
-        self.map_fig = go.FigureWidget(heat)
+        self.map_fig = FigureWidget(heat)
         self.map_box = widgets.Box([self.map_fig], layout=widgets.Layout(display="none"))
         tr = go.Figure()
         tr.add_scatter(x=[1], y=[1], mode="lines", name="R²/M²", line=dict(color=_BLUE))
@@ -139,7 +141,7 @@ class FeatureSelection(Dashboard):
                                      rangemode="tozero", tickformat=".0%"),
                          margin=dict(l=60, r=60, t=50, b=50), uirevision="keep",
                          legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
-        self.trace_fig = go.FigureWidget(tr)
+        self.trace_fig = FigureWidget(tr)
         el = go.Figure()
         el.add_scatter(x=[1], y=[0], mode="lines+markers", name="test error",
                        line=dict(color=_RED))
@@ -147,7 +149,7 @@ class FeatureSelection(Dashboard):
                          height=300, xaxis=dict(title="features kept", type="log"),
                          yaxis=dict(title="test error", rangemode="tozero", tickformat=".0%"),
                          margin=dict(l=60, r=20, t=50, b=50), uirevision="keep")
-        self.elim_fig = go.FigureWidget(el)
+        self.elim_fig = FigureWidget(el)
         path = go.Figure()
         path.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], colorscale="Viridis",
                          contours=dict(coloring="heatmap", showlabels=False), line_width=0.5,
@@ -161,7 +163,7 @@ class FeatureSelection(Dashboard):
                            height=360, xaxis_title="log10 C", yaxis_title="log10 σ",
                            margin=dict(l=60, r=20, t=50, b=50), uirevision="keep",
                            legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"))
-        self.path_fig = go.FigureWidget(path)
+        self.path_fig = FigureWidget(path)
         self.path_box = widgets.Box([self.path_fig], layout=widgets.Layout(display="none"))
         self.figures = [self.fig, self.map_fig, self.trace_fig, self.elim_fig, self.path_fig]
 

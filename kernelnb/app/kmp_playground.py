@@ -13,6 +13,8 @@ import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
+from ._plotly import FigureWidget
+
 from ..kmp import KMPClassifier
 from ..svm import SVC
 from ..viz import SURFACE_TRACES, boundaries_figure, decision_surface, plane_bounds, surface_data
@@ -106,11 +108,11 @@ class KMPPlayground(Dashboard):
                     legend=dict(orientation="h", x=0, y=-0.16, yanchor="top", font=dict(size=11)))
         kfig.update_layout(title="KMP", **side)
         kfig.update_traces(selector=dict(type="heatmap"), showscale=False)
-        self.fig = go.FigureWidget(kfig)
+        self.fig = FigureWidget(kfig)
         sfig = decision_surface(blank, X, y, grid=2, bounds=bounds, columns=True, show_margins=True)
         sfig.update_layout(title="SVM", **side)
         sfig.update_traces(selector=dict(type="heatmap"), showscale=False)
-        self.svm_fig = go.FigureWidget(sfig)
+        self.svm_fig = FigureWidget(sfig)
         pfig = go.Figure()
         pfig.add_scatter(x=[1], y=[0], mode="lines", name="training error", line=dict(dash="dot"))
         pfig.add_scatter(x=[1], y=[0], mode="lines", name="validation error")
@@ -119,12 +121,12 @@ class KMPPlayground(Dashboard):
         pfig.update_layout(height=300, title="Error against the number of support points N",
                            xaxis_title="N", yaxis_title="error rate", yaxis_rangemode="tozero",
                            margin=dict(l=60, r=20, t=50, b=50), uirevision="keep")
-        self.path_fig = go.FigureWidget(pfig)
+        self.path_fig = FigureWidget(pfig)
         Xf, yf = far_cluster_data()
         ffig = boundaries_figure({"SVM": BlankModel(), "KMP-mse": BlankModel(), "KMP-tanh": BlankModel()},
                                  Xf, yf, grid=2, title="Fig. 7: linear kernel, a far cluster")
         ffig.update_layout(height=460, uirevision="keep")
-        self.far_fig = go.FigureWidget(ffig)
+        self.far_fig = FigureWidget(ffig)
         self.figures = [self.fig, self.svm_fig, self.path_fig, self.far_fig]
 
     def _control_rows(self):

@@ -14,6 +14,8 @@ import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
+from ._plotly import FigureWidget
+
 from ..datasets import TOY_DATASETS, TOY_NOISE, make_manifold_spiral
 from ..neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, ManifoldParzen,
                          ParzenClassifier, ParzenDensity)
@@ -120,7 +122,7 @@ class LocalMethodsPlayground(Dashboard):
         fig.add_scatter(x=[], y=[], mode="markers", name="query point",
                         marker=dict(symbol="star", size=16, color="#2ca02c", line=dict(width=1)))
         fig.update_layout(height=560, uirevision="keep", clickmode="event")
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
         self.fig.data[0].on_click(self._on_click)
         self.figures = [self.fig]
 
@@ -284,7 +286,7 @@ class DensityExplorer(Dashboard):
         fig.update_layout(height=560, uirevision="keep", xaxis_title="x₁", yaxis_title="x₂",
                           yaxis=dict(scaleanchor="x", scaleratio=1),
                           legend=dict(orientation="h", y=-0.15))
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
         self.figures = [self.fig]
 
     def _adjust(self, params, given):

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 import ipywidgets as widgets
-import plotly.graph_objects as go
+from ._plotly import FigureWidget
 
 from .. import losses as _losses
 from ..datasets import TOY_DATASETS, TOY_NOISE
@@ -93,10 +93,10 @@ class MarginLosses(Dashboard):
                                     "regularisation")
         c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05)
 
-        self.fig = go.FigureWidget(loss_curves(show_derivative=False, highlight=0.5))
+        self.fig = FigureWidget(loss_curves(show_derivative=False, highlight=0.5))
         self.fig.update_layout(height=480, title=dict(text="Losses of the margin m = y·f(x)"))
         X = np.zeros((2, 2))
-        self.bfig = go.FigureWidget(boundaries_figure({"A": _Zero(), "B": _Zero()}, X,
+        self.bfig = FigureWidget(boundaries_figure({"A": _Zero(), "B": _Zero()}, X,
                                                       np.array([0, 1]), grid=2))
         self.bfig.update_layout(height=480, title=dict(text="Fitted boundaries f(x) = 0"))
         self.figures = [self.fig, self.bfig]

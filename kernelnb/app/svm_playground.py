@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import ipywidgets as widgets
-import plotly.graph_objects as go
+from ._plotly import FigureWidget
 
 from ..datasets import TOY_NOISE
 from ..svm import SVC, svc_path
@@ -108,11 +108,11 @@ class SVMPlayground(Dashboard):
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
         fig.update_layout(height=560, uirevision="keep", clickmode="event")
-        self.fig = go.FigureWidget(fig)
+        self.fig = FigureWidget(fig)
         self.fig.data[0].on_click(self._on_click)
         path = c_path_figure(PATH_CS[:1], [0], [0.0], [0.0], [0], title="C path")
         path.update_layout(height=330)
-        self.path_fig = go.FigureWidget(path)
+        self.path_fig = FigureWidget(path)
         self.path_box = widgets.Box([self.path_fig], layout=widgets.Layout(display="none"))
         self.figures = [self.fig, self.path_fig]
 
