@@ -261,6 +261,10 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     # output fails a page when many cold kernels share few cores (2 of 20 pages at once on 2
     # cores in benchmarks/bench_dashboards_load.py).  Later options (``extra``) still override it.
     argv.append("--VoilaExecutor.iopub_timeout=60")
+    # The dashboards' figures are anywidgets; plotly's JupyterLab extension (a MIME renderer with
+    # its own 4.8 MB copy of plotly.js) and the JupyterLab preview button are not used by a page.
+    argv.append('--VoilaConfiguration.extension_denylist=["jupyterlab-plotly", '
+                '"@voila-dashboards/jupyterlab-preview"]')
     # Kernels: the budget and the culling (kernelnb._kernelpool); Jupyter's idle culler also
     # takes kernels whose tab is still open, after cull_idle seconds without a message.
     argv += [
