@@ -10,6 +10,10 @@ model-selection machinery), so that a dashboard's kernel starts with what that d
 """
 import importlib
 
+from . import _coldstart
+
+_coldstart.install()          # plotly's widgets without nbformat/jsonschema (see _coldstart)
+
 #: public name -> submodule that defines it
 _WHERE = {
     "Dashboard": "_base",

@@ -30,11 +30,8 @@ import contextlib
 import copy
 import dataclasses
 import html
-import importlib
-import importlib.util
 import math
 import numbers
-import sys
 import time
 import traceback
 
@@ -43,54 +40,6 @@ import ipywidgets as widgets
 from .._threads import blas_single_thread
 
 __all__ = ["Dashboard", "log_slider", "TimeBudgetExceeded"]
-
-class _ImportedOnUse:
-    """Stands for a module that is imported when one of its attributes is first read."""
-
-    def __init__(self, name):
-        self._name = name
-
-    def __getattr__(self, attr):
-        return getattr(importlib.import_module(self._name), attr)
-
-    def __repr__(self):
-        return f"<module {self._name!r}, imported on first use>"
-
-
-def _plotly_widgets_without_nbformat():
-    """Let ``go.FigureWidget`` load without importing ``nbformat`` in the kernel.
-
-    plotly's renderers module imports ``nbformat`` when it is installed (it is: Voila needs it),
-    only to check its version when a figure is shown by ``fig.show()``. That import pulls in
-    ``jsonschema``, whose format checkers compile some 40 grammars (``rfc3987_syntax``): about
-    2 s of a cold dashboard kernel's start on 2 busy cores, for no figure of a dashboard. Here
-    the renderers module is loaded with ``nbformat`` marked as unavailable, and then given a
-    stand-in that imports it on first use, so ``fig.show()`` works as before. Nothing is done
-    when plotly's renderers or ``nbformat`` are already loaded, or when plotly's internals are
-    not as expected.
-    """
-    if "plotly.io._renderers" in sys.modules or "nbformat" in sys.modules:
-        return
-    try:
-        from _plotly_utils import optional_imports
-    except ImportError:
-        return
-    skip = getattr(optional_imports, "_not_importable", None)
-    if not isinstance(skip, set) or "nbformat" in skip:
-        return
-    skip.add("nbformat")
-    try:
-        import plotly.io._renderers as renderers
-    except ImportError:
-        return
-    finally:
-        skip.discard("nbformat")
-    if getattr(renderers, "nbformat", True) is None and \
-            importlib.util.find_spec("nbformat") is not None:
-        renderers.nbformat = _ImportedOnUse("nbformat")
-
-
-_plotly_widgets_without_nbformat()
 
 #: CSS classes the browser tests (``tests/browser/``) rely on.
 ERROR_CLASS = "kernelnb-error"

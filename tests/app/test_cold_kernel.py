@@ -49,15 +49,19 @@ print(json.dumps(dict(before=before, after="kernelnb.largescale" in sys.modules)
     assert loaded == dict(before=False, after=True)
 
 
-def test_plotly_show_still_finds_nbformat():
+@pytest.mark.parametrize("first", ["import kernelnb.app", "import kernelnb.app._base",
+                                   "import kernelnb.app.gallery"])
+def test_plotly_show_still_finds_nbformat(first):
     got = _fresh("""
 import json, sys
-import kernelnb.app._base
+{first}
+import plotly.graph_objects as go
+go.FigureWidget()
 import plotly.io._renderers as r
 before = "nbformat" in sys.modules
 version = r.nbformat.__version__        # what fig.show() checks
 print(json.dumps(dict(before=before, version=version, after="nbformat" in sys.modules)))
-""")
+""".replace("{first}", first))
     assert got["before"] is False and got["after"] is True
     assert int(got["version"].split(".")[0]) >= 4
 
