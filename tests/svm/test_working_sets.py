@@ -11,7 +11,7 @@ from sklearn.svm import SVC as SkSVC
 from sklearn.svm import SVR as SkSVR
 
 from kernelnb import datasets
-from kernelnb.svm import SVC, SVR
+from kernelnb.svm import SVC, SVR, estimators
 
 from .conftest import assert_kkt, kernel_matrix, sklearn_params, svc_dual_objective
 from .test_svr import svr_dual_objective
@@ -76,6 +76,10 @@ def test_working_sets_with_a_row_cache_smaller_than_the_problem(q, monkeypatch):
 def test_auto_uses_working_sets_only_when_the_rows_do_not_fit(monkeypatch):
     monkeypatch.setattr(SVC, "_precompute_whole", False)
     X, y = _moons(1500)
+    # data this small (24 kB) makes cheap rows: pairs whatever the cache
+    assert SVC(C=10.0, sigma=0.3, cache_size=0.2).fit(X, y).q_ == 2
+    # as if the data did not fit in the CPU's caches
+    monkeypatch.setattr(estimators, "_SMALL_DATA", 0)
     pairs = SVC(C=10.0, sigma=0.3).fit(X, y)             # 200 MB: every row fits
     assert pairs.q_ == 2
     tiny = SVC(C=10.0, sigma=0.3, cache_size=0.2).fit(X, y)   # ~30 rows of 1500
