@@ -38,14 +38,27 @@ Gaters
     ablation baseline, 20.3% on Forest against 8.1%).  One outer iteration.
 
 Outer iterations: iteration t trains the experts on the current partition (parallel), then the
-gater, records the validation error, and -- except after the last one -- reassigns.  So the model
-returned is always experts and gater trained together; ``n_iter`` outer iterations make
-``n_iter - 1`` reassignments.
+gater, records the validation error, and -- except after the last one -- reassigns.  The model
+returned is the iteration with the lowest validation error (experts and gater trained together),
+and the loop stops when the validation error has not improved for ``n_iter_no_change``
+iterations: the thesis's Alg. 6.1 stops "when the validation error rises".
 
-Distribution: see :mod:`kernelnb.largescale._dask`.  The training and validation inputs are
-scattered to every worker once per fit; each task receives the index array of its expert's examples
-and returns the fitted expert with its decision values on all training and validation points (the
-gater needs them).  Tasks run with BLAS held to one thread and ``SVC(n_jobs=1)``, in the same code
+Cost of an iteration (Collobert, Bengio & Bengio 2002; thesis 6.1.3: linear in L for a fixed
+expert size M = L/K).  The thesis trains the gater on the whole training set, which needs every
+expert's output on every training point: K * L evaluations of an expert of M support vectors, L^2
+work in all -- measured here as a time slope of 1.8 from 80k to 320k points.  Here the global
+gater is trained on a random subsample of ``gater_samples`` training points (fixed for the fit),
+where alone the experts are evaluated; the held-out validation set has at most
+``max_validation`` points (the thesis: 10,000 on Forest); the reassignment needs only the gater
+on all L points (one pass, no expert) and each point's first few preferences.  An iteration then
+costs K expert trainings of size M, K * (gater_samples + max_validation) expert evaluations, one
+gater pass over L points: linear in L.  The local gater still evaluates every expert on every
+training point (its reassignment, eq. 6.5, needs P(y_l|x_l,k) for all l and k).
+
+Distribution: see :mod:`kernelnb.largescale._dask`.  The training, gater and validation inputs
+are scattered to every worker once per fit; each task receives the index array of its expert's
+examples and returns the fitted expert with its decision values on the gater's and validation
+points.  Tasks run with BLAS held to one thread and ``SVC(n_jobs=1)``, in the same code
 serially and on Dask, so that a seed gives the same model either way.
 """
 from __future__ import annotations
@@ -84,7 +97,7 @@ def balanced_assignment(scores, capacity, order=None):
     Parameters
     ----------
     scores : array of shape (n_samples, n_experts)
-        Larger is preferred (gater weights, or log posteriors).
+        Larger is preferred (gater weights, or log posteriors).  Ties go to the lower index.
     capacity : int
         Maximum number of examples per expert (the thesis's ``L/K + 1``); ``n_experts *
         capacity`` must be at least ``n_samples``.
@@ -95,26 +108,61 @@ def balanced_assignment(scores, capacity, order=None):
     -------
     assignment : ndarray of int, shape (n_samples,)
     """
-    scores = np.asarray(scores, dtype=np.float64)
+    scores = np.asarray(scores)
     if scores.ndim != 2:
         raise ValueError(f"scores must be a 2-D array (n_samples, n_experts), got shape {scores.shape}")
     n, k = scores.shape
+    prefs = _top_preferences(scores)
+    return _assign_from_preferences(prefs, lambda l: scores[l], n, k, capacity, order)
+
+
+# Preferences kept per example: the first few experts in its order suffice unless they are all
+# full when its turn comes (then its whole row is sorted).
+_TOP = 16
+
+
+def _top_preferences(scores):
+    """The ``min(K, _TOP)`` preferred experts of each row, best first (ties: lower index)."""
+    n, k = scores.shape
+    scores = np.nan_to_num(np.asarray(scores, dtype=np.float64), nan=-np.inf)
+    m = min(k, _TOP)
+    if m == k:
+        return np.argsort(-scores, axis=1, kind="stable")
+    top = np.argpartition(-scores, m - 1, axis=1)[:, :m]
+    # order the m by (score descending, index ascending)
+    vals = np.take_along_axis(scores, top, axis=1)
+    key = np.argsort(top, axis=1, kind="stable")
+    top = np.take_along_axis(top, key, axis=1)
+    vals = np.take_along_axis(vals, key, axis=1)
+    key = np.argsort(-vals, axis=1, kind="stable")
+    return np.take_along_axis(top, key, axis=1)
+
+
+def _assign_from_preferences(prefs, row_scores, n, k, capacity, order):
+    """The balance rule on precomputed preferences; ``row_scores(l)`` gives example ``l``'s full
+    scores when all its listed preferences are full."""
     capacity = int(capacity)
     if capacity * k < n:
         raise ValueError(f"capacity={capacity} times {k} experts cannot hold {n} examples")
     order = np.arange(n) if order is None else np.asarray(order)
-    # NaN scores (never expected) sort last.
-    prefs = np.argsort(-np.nan_to_num(scores, nan=-np.inf), axis=1, kind="stable")
     counts = np.zeros(k, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
     full = np.zeros(k, dtype=bool)
+    short = prefs.shape[1] < k
     for l in order.tolist():
         row = prefs[l]
-        first = row[0]
-        if not full[first]:
-            e = first
-        else:
-            e = row[np.argmin(full[row])]
+        e = row[0]
+        if full[e]:
+            free = ~full[row]
+            if free.any():
+                e = row[np.argmax(free)]
+            else:
+                # every listed preference is full: sort the whole row (rare)
+                sc = np.nan_to_num(np.asarray(row_scores(l), dtype=np.float64), nan=-np.inf)
+                sc[full] = -np.inf
+                e = int(np.argmax(sc)) if short else int(np.flatnonzero(~full)[0])
+                if full[e]:
+                    e = int(np.flatnonzero(~full)[0])
         out[l] = e
         counts[e] += 1
         if counts[e] >= capacity:
@@ -294,9 +342,13 @@ def _fit_platt(f, y):
     return res.x
 
 
-def _expert_task(X, y, Xv, idx, params, local, seed):
-    """Train expert ``k`` on ``X[idx]`` and evaluate it on every training/validation point.
+def _expert_task(X, y, Xs, S, Xv, idx, params, local, seed):
+    """Train expert ``k`` on ``X[idx]`` and evaluate it where the gater needs it.
 
+    ``Xs = X[S]`` are the gater's points (a bounded subsample of the training set for the global
+    gater, every training point for the local one): the expert is evaluated there and on the
+    validation points ``Xv`` only, never on the whole training set -- so an outer iteration costs
+    ``K * (|S| + |Xv|)`` kernel rows of an expert's size, linear in ``L`` for a fixed expert size.
     Runs with BLAS on one thread whether called serially or on a Dask worker (same arithmetic).
     """
     t0 = time.perf_counter()
@@ -311,13 +363,16 @@ def _expert_task(X, y, Xv, idx, params, local, seed):
                          tol=params["tol"], cache_size=params["cache_size"], n_jobs=1)
             expert.fit(X[idx], yk)
         prepared = _prepare_rbf32(expert)
-        out = {"expert": expert, "dec": _expert_decision(expert, X, prepared),
+        dec = _expert_decision(expert, Xs, prepared)
+        out = {"expert": expert, "dec": dec,
                "dec_val": _expert_decision(expert, Xv, prepared) if Xv.shape[0] else np.empty(0)}
         if local:
-            out["platt"] = _fit_platt(out["dec"][idx], yk) if idx.shape[0] else np.array([0.0, 0.0])
+            # here Xs is the whole training set (S = all); Platt on the expert's own outputs
+            own = dec[idx]
+            out["platt"] = _fit_platt(own, yk) if idx.shape[0] else np.array([0.0, 0.0])
             if idx.shape[0] == 0:
                 out["gmm"] = None
-                out["logpx"] = np.full(X.shape[0], -np.inf)
+                out["logpx"] = np.full(Xs.shape[0], -np.inf)
                 out["logpx_val"] = np.full(Xv.shape[0], -np.inf)
             else:
                 from sklearn.mixture import GaussianMixture
@@ -326,7 +381,7 @@ def _expert_task(X, y, Xv, idx, params, local, seed):
                                       covariance_type="diag", reg_covar=params["reg_covar"],
                                       random_state=seed).fit(X[idx])
                 out["gmm"] = gmm
-                out["logpx"] = gmm.score_samples(X)
+                out["logpx"] = gmm.score_samples(Xs)
                 out["logpx_val"] = gmm.score_samples(Xv) if Xv.shape[0] else np.empty(0)
     out["time"] = time.perf_counter() - t0
     return out
@@ -335,13 +390,13 @@ def _expert_task(X, y, Xv, idx, params, local, seed):
 class _Runner:
     """Runs a list of expert tasks serially (client None) or as Dask tasks on scattered data."""
 
-    def __init__(self, client, X, y, Xv):
+    def __init__(self, client, X, y, Xs, S, Xv):
         self.client = client
         if client is None:
-            self.data = (X, y, Xv)
+            self.data = (X, y, Xs, S, Xv)
         else:
             # One scatter per fit: every worker receives the data once; tasks get index arrays.
-            self.data = client.scatter([X, y, Xv], broadcast=True)
+            self.data = client.scatter([X, y, Xs, S, Xv], broadcast=True)
 
     def map(self, args_list):
         if self.client is None:
@@ -374,7 +429,8 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         Outer iterations (expert training, gater training, reassignment); the thesis used 5.
         Ignored by the uniform gater (one iteration).
     C, kernel, sigma : parameters of every expert :class:`kernelnb.svm.SVC` (the same for all
-        experts and iterations, as in the thesis).
+        experts and iterations, as in the thesis; ``sigma='scale'`` is resolved once on the whole
+        training set, see ``sigma_``).
     tol, cache_size : solver tolerance and kernel cache (MB) of each expert.
     gater_hidden : int, default=32
         Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).
@@ -383,20 +439,32 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
     gater_lr : float, default=3e-3
         Adam step size of the gater.
     gater_batch_size : int, default=128
+    gater_samples : int or None, default=20000
+        Training points (a random subsample, the same for the whole fit) on which the experts are
+        evaluated and the global gater trained; None: all of them, as in the thesis (the fit is
+        then quadratic in n).  The reassignment always covers every training point.
     n_gaussians : int, default=1
         Components of each expert's diagonal Gaussian mixture P(x|k) (local gater).
     reg_covar : float, default=1e-3
         Added to the diagonal variances of P(x|k) (local gater).
     validation_fraction : float, default=0.1
         Fraction of the training set held out (at random) to record the validation error after
-        each outer iteration; 0 uses every example for training (``validation_errors_`` is NaN).
+        each outer iteration; 0 uses every example for training (``validation_errors_`` is NaN,
+        and the last iteration is returned).
+    max_validation : int or None, default=10000
+        At most this many held-out points (every expert is evaluated on them at each iteration).
+    n_iter_no_change : int or None, default=2
+        Stop when the validation error has not improved (strictly) for this many consecutive
+        outer iterations; None runs all ``n_iter``.  Either way the iteration with the lowest
+        validation error is returned (thesis Alg. 6.1).
     balance : bool, default=True
         Apply the capacity ``L // K + 1`` when reassigning.  ``False`` lets every example go to
         its preferred expert -- only to show what goes wrong (the thesis: one expert then
         captures everything); experts left with one class become constants.
     client : None, 'serial', str or distributed.Client, default=None
         Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
-        ``LocalCluster`` (one single-threaded worker process per core) for this fit and closes it.
+        ``LocalCluster`` of worker threads in this process (one per core) for this fit and closes
+        it; it works from a script without a main guard, a notebook or a Voila kernel.
     n_workers : int, optional
         Workers of that embedded cluster (default: the number of cores).
     random_state : int, RandomState or None
@@ -419,12 +487,20 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
     densities_ : list of GaussianMixture  (local) ``P(x|k)``
     log_prior_ : ndarray of shape (n_experts,)  (local) ``log P(k)``
     n_iter_ : int
+        Outer iterations run.
+    best_iteration_ : int
+        The iteration (from 0) whose experts and gater are returned: the first with the lowest
+        validation error.
+    sigma_ : float or None
+        The experts' common width (``sigma='scale'`` resolved once on the training set).
+    gater_samples_ : int
+        Points on which the gater was trained.
     expert_sizes_ : list of ndarray
         Examples per expert at each outer iteration (before its expert training).
     assignment_ : ndarray of int
-        Expert of each training example in the last iteration (-1 for held-out examples).
+        Expert of each training example in the returned iteration (-1 for held-out examples).
     validation_errors_, train_errors_, train_costs_ : ndarray of shape (n_iter_,)
-        Per outer iteration.  ``train_costs_`` is the global criterion
+        Per outer iteration; the training error and cost on the gater's points.  ``train_costs_`` is the global criterion
         ``mean 1/2 (y - tanh(f(x)))^2`` for the global and uniform gaters, the negative
         log-likelihood ``-mean log P(y|x)`` for the local one.
     expert_times_ : list of ndarray
@@ -447,10 +523,14 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
 
     def __init__(self, n_experts=4, gater="global", n_iter=3, C=1.0, kernel="rbf", sigma=1.0,
                  tol=1e-3, cache_size=200, gater_hidden=32, gater_epochs=10, gater_lr=3e-3,
-                 gater_batch_size=128, n_gaussians=1, reg_covar=1e-3, validation_fraction=0.1,
-                 balance=True, client=None, n_workers=None, random_state=None, verbose=False,
-                 callback=None):
+                 gater_batch_size=128, gater_samples=20000, n_gaussians=1,
+                 reg_covar=1e-3, validation_fraction=0.1, max_validation=10000,
+                 n_iter_no_change=2, balance=True, client=None, n_workers=None,
+                 random_state=None, verbose=False, callback=None):
         self.n_experts = n_experts
+        self.gater_samples = gater_samples
+        self.max_validation = max_validation
+        self.n_iter_no_change = n_iter_no_change
         self.gater = gater
         self.n_iter = n_iter
         self.C = C
@@ -482,6 +562,12 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         _check_int(self.gater_epochs, "gater_epochs", 0)
         _check_int(self.gater_batch_size, "gater_batch_size", 1)
         _check_int(self.n_gaussians, "n_gaussians", 1)
+        if self.gater_samples is not None:
+            _check_int(self.gater_samples, "gater_samples", 1)
+        if self.max_validation is not None:
+            _check_int(self.max_validation, "max_validation", 1)
+        if self.n_iter_no_change is not None:
+            _check_int(self.n_iter_no_change, "n_iter_no_change", 1)
         if not (isinstance(self.gater_lr, numbers.Real) and self.gater_lr > 0):
             raise ValueError(f"gater_lr must be a positive number, got {self.gater_lr!r}")
         if not (isinstance(self.reg_covar, numbers.Real) and self.reg_covar > 0):
@@ -527,8 +613,11 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         rs = check_random_state(self.random_state)
         rng = np.random.default_rng(rs.randint(2**31 - 1))
 
-        # Held-out validation set.
+        # Held-out validation set: a fraction of the data, at most max_validation points (the
+        # thesis: 10,000 on Forest) -- every expert is evaluated on it at every iteration.
         n_val = int(math.floor(self.validation_fraction * n))
+        if self.max_validation is not None:
+            n_val = min(n_val, int(self.max_validation))
         if n - n_val < K:
             n_val = n - K
         perm = rng.permutation(n)
@@ -542,26 +631,49 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         assignment[rng.permutation(L)] = np.arange(L) % K
         gater_kind = self.gater
         n_outer = 1 if gater_kind == "uniform" else n_iter
-        params = dict(C=float(self.C), kernel=self.kernel, sigma=self.sigma, tol=self.tol,
+        local = gater_kind == "local"
+        # The gater's points S: for the global and uniform gaters a random subsample of at most
+        # gater_samples training points, the same for the whole fit (the experts are evaluated
+        # there, not on all L points); the local gater's reassignment needs every expert's output
+        # on every training point, so S is the whole training set there.
+        if local or self.gater_samples is None or self.gater_samples >= L:
+            S = np.arange(L)
+        else:
+            S = np.sort(rng.choice(L, size=int(self.gater_samples), replace=False))
+        Xs, ys_s = Xtr[S], ytr[S]
+        # One width for every expert and iteration (thesis ch. 6: the experts' sigma and C are the
+        # same for all experts and iterations).  sigma='scale' is resolved here, on the whole
+        # training set: resolved by each expert on its own subset it would give the experts of
+        # a reassigned (regional, smaller-variance) partition narrower kernels than the random
+        # partition's -- measured 10-20 % apart after one reassignment.
+        sigma = self.sigma
+        if isinstance(sigma, str) and sigma == "scale":
+            from ..kernels import scale_sigma
+
+            sigma = float(scale_sigma(Xtr))
+        self.sigma_ = sigma
+        params = dict(C=float(self.C), kernel=self.kernel, sigma=sigma, tol=self.tol,
                       cache_size=self.cache_size, n_gaussians=int(self.n_gaussians),
                       reg_covar=float(self.reg_covar))
-        local = gater_kind == "local"
         gater = None
         if gater_kind == "global" and K > 1:
             gater = GaterMLP(X.shape[1], int(self.gater_hidden), K, rng, dtype=np.float32)
             gater.set_scaling(Xtr)
             with threadpool_limits(limits=1):
-                Ztr = gater.standardise(Xtr)  # once per fit, not once per outer iteration
+                Zs = gater.standardise(Xs)  # once per fit, not once per outer iteration
         self.gater_ = gater
+        self.gater_samples_ = S.shape[0]
         # Seeds of the experts' tasks from their own stream, so that a fit with n_iter = t is
         # exactly the first t iterations of a longer one.
         seed_rng = np.random.default_rng(int(rng.integers(2**62)))
+        patience = self.n_iter_no_change
 
         self.expert_sizes_, self.expert_times_ = [], []
         val_errs, tr_errs, tr_costs = [], [], []
+        best, best_err, since_best = None, np.inf, 0
         parallel_time = gater_time = cpu_tasks = 0.0
         with dask_client(self.client, n_workers=self.n_workers) as client:
-            runner = _Runner(client, Xtr, ytr, Xv)
+            runner = _Runner(client, Xtr, ytr, Xs, S, Xv)
             for it in range(n_outer):
                 sizes = np.bincount(assignment, minlength=K)
                 self.expert_sizes_.append(sizes)
@@ -576,10 +688,10 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                 cpu_tasks += times.sum()
 
                 t0 = time.perf_counter()
-                F = np.column_stack([r["dec"] for r in results])
+                F = np.column_stack([r["dec"] for r in results])          # on S
                 Fv = np.column_stack([r["dec_val"] for r in results]) if n_val else None
                 self.experts_ = [r["expert"] for r in results]
-                self._prepared = [_prepare_rbf32(e) for e in self.experts_]
+                G = None
                 if local:
                     self.platt_ = np.array([r["platt"] for r in results])
                     self.densities_ = [r["gmm"] for r in results]
@@ -588,7 +700,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                     logpx = np.column_stack([r["logpx"] for r in results])
                     post = self._local_posterior(logpx)
                     p_pos = self._local_p_pos(post, F)
-                    pr = np.where(ytr > 0, p_pos, 1 - p_pos)
+                    pr = np.where(ys_s > 0, p_pos, 1 - p_pos)
                     tr_cost = float(-np.mean(np.log(np.clip(pr, 1e-300, None))))
                     train_dec = p_pos - 0.5
                     if n_val:
@@ -599,22 +711,31 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                         # Small matrix products: one BLAS thread (spinning threads on shared
                         # cores made them 8x slower).
                         with threadpool_limits(limits=1):
-                            gater.fit(Xtr, ytr, F, self.gater_epochs, float(self.gater_lr),
-                                      int(self.gater_batch_size), rng, Z=Ztr)
-                            G = gater.gate(Xtr, Z=Ztr).astype(np.float64)
+                            gater.fit(Xs, ys_s, F, self.gater_epochs, float(self.gater_lr),
+                                      int(self.gater_batch_size), rng, Z=Zs)
+                            G = gater.gate(Xs, Z=Zs).astype(np.float64)
                     else:
-                        G = np.full((L, K), 1.0 / K)
-                    tr_cost = GaterMLP.cost(G, F, ytr)
+                        G = np.full((S.shape[0], K), 1.0 / K)
+                    tr_cost = GaterMLP.cost(G, F, ys_s)
                     train_dec = np.sum(G * F, axis=1)
                     if n_val:
                         Gv = self._gate(Xv)
                         val_dec = np.sum(Gv * Fv, axis=1)
                 tr_costs.append(tr_cost)
-                tr_errs.append(float(np.mean((train_dec > 0) != (ytr > 0))))
+                tr_errs.append(float(np.mean((train_dec > 0) != (ys_s > 0))))
                 val_errs.append(float(np.mean((val_dec > 0) != (yv > 0))) if n_val else np.nan)
                 self.assignment_ = np.full(n, -1, dtype=np.int64)
                 self.assignment_[tr_idx] = assignment
-                stop = False
+                # Alg. 6.1 keeps the iteration with the best validation error; without a
+                # validation set the last one.
+                improved = not n_val or val_errs[-1] < best_err
+                if improved:
+                    best_err = val_errs[-1] if n_val else best_err
+                    since_best = 0
+                    best = self._snapshot(it)
+                else:
+                    since_best += 1
+                stop = patience is not None and since_best >= patience
                 if self.verbose:
                     print(f"[MixtureSVC] iteration {it + 1}/{n_outer}: sizes {sizes.min()}-"
                           f"{sizes.max()}, train cost {tr_cost:.4f}, train error {tr_errs[-1]:.4f}, "
@@ -624,19 +745,22 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                     info = dict(expert_sizes=sizes, validation_error=val_errs[-1],
                                 train_error=tr_errs[-1], train_cost=tr_cost,
                                 parallel_time=parallel_time, gater_time=gater_time)
-                    stop = self.callback(it, info) is False
+                    stop = (self.callback(it, info) is False) or stop
                 if it < n_outer - 1 and not stop:
                     order = rng.permutation(L)
                     if local:
                         logpy = np.where(ytr[:, None] > 0, log_expit(self._platt_z(F)),
                                          log_expit(-self._platt_z(F)))
                         scores = logpy + logpx + self.log_prior_[None, :]
+                        assignment = balanced_assignment(scores, capacity, order)
                     else:
-                        scores = G
-                    assignment = balanced_assignment(scores, capacity, order)
+                        prefs, row_scores = self._preferences(Xtr, S, G)
+                        assignment = _assign_from_preferences(prefs, row_scores, L, K,
+                                                              capacity, order)
                 gater_time += time.perf_counter() - t0
                 if stop:
                     break
+        self._restore(best)
         self.n_iter_ = len(val_errs)
         self.validation_errors_ = np.array(val_errs)
         self.train_errors_ = np.array(tr_errs)
@@ -646,6 +770,49 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         self.cpu_time_ = cpu_tasks + gater_time
         self.fit_time_ = time.perf_counter() - t_start
         return self
+
+    def _snapshot(self, it):
+        """What the model of iteration ``it`` consists of (the gater's weights copied: it is
+        trained further, in place, by the next iterations)."""
+        state = dict(best_iteration_=it, experts_=self.experts_, assignment_=self.assignment_)
+        if self.gater_ is not None:
+            state["_gater_weights"] = [p.copy() for p in (self.gater_.W1, self.gater_.b1,
+                                                          self.gater_.W2, self.gater_.b2)]
+        for name in ("platt_", "densities_", "log_prior_"):
+            if hasattr(self, name):
+                state[name] = getattr(self, name)
+        return state
+
+    def _restore(self, state):
+        weights = state.pop("_gater_weights", None)
+        if weights is not None:
+            g = self.gater_
+            g.W1, g.b1, g.W2, g.b2 = weights
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    def _preferences(self, Xtr, S, G_s):
+        """Each training point's preferred experts by the gater's weights (best first), computed
+        in blocks without holding the (L, K) weights, and a function giving one point's weights.
+        The cost is one gater pass over the L points."""
+        K = len(self.experts_)
+        gater = self.gater_
+        if gater is None:  # one expert
+            return np.zeros((Xtr.shape[0], 1), dtype=np.int64), lambda l: np.ones(K)
+        if S.shape[0] == Xtr.shape[0]:
+            return _top_preferences(G_s), lambda l: G_s[l]
+        L = Xtr.shape[0]
+        prefs = np.empty((L, min(K, _TOP)), dtype=np.int64)
+        step = max(1024, int(2**22 // K))
+        with threadpool_limits(limits=1):
+            for s in range(0, L, step):
+                prefs[s:s + step] = _top_preferences(gater.gate(Xtr[s:s + step]))
+
+        def row_scores(l):
+            with threadpool_limits(limits=1):
+                return gater.gate(Xtr[l:l + 1])[0]
+
+        return prefs, row_scores
 
     # ---------------------------------------------------------------------------------------
     def _platt_z(self, F):
@@ -666,8 +833,10 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         return self._expert_decisions(X)
 
     def _expert_decisions(self, X):
-        return np.column_stack([_expert_decision(e, X, p)
-                                for e, p in zip(self.experts_, self._prepared)])
+        # Each expert's own float64 decision function: the float32 path of the fit
+        # (:func:`_expert_decision`) rounds a point's value differently depending on its row in
+        # the block (about 1e-7 relative), and a prediction must not depend on its neighbours.
+        return np.column_stack([e.decision_function(X) for e in self.experts_])
 
     def gate(self, X):
         """Weights of the experts at each point, shape (n_samples, n_experts): the global gater's

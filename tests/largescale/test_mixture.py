@@ -96,8 +96,9 @@ def test_balance_rule_holds_after_reassignment(gater):
     for sizes in m.expert_sizes_:
         assert sizes.sum() == L
         assert sizes.max() <= L / 3 + 1
+    # the partition of the iteration returned (the one with the best validation error)
     np.testing.assert_array_equal(np.bincount(m.assignment_[m.assignment_ >= 0], minlength=3),
-                                  m.expert_sizes_[-1])
+                                  m.expert_sizes_[m.best_iteration_])
 
 
 def test_without_balance_one_expert_takes_more():
@@ -219,7 +220,7 @@ def test_local_gater_combines_posteriors():
     # P(k|x) by Bayes from the densities and the priors |D_k| / L, computed here.
     logpx = np.column_stack([d.score_samples(X) for d in m.densities_])
     L = np.sum(m.assignment_ >= 0)
-    joint = np.exp(logpx) * (m.expert_sizes_[-1] / L)
+    joint = np.exp(logpx) * (m.expert_sizes_[m.best_iteration_] / L)
     np.testing.assert_allclose(G, joint / joint.sum(axis=1, keepdims=True), atol=1e-10)
     F = m.expert_decisions(X)
     p = np.sum(G / (1 + np.exp(-(m.platt_[:, 0] * F + m.platt_[:, 1]))), axis=1)
@@ -238,9 +239,12 @@ def test_validation_errors_per_iteration(gater):
         assert arr.shape == (expected,)
     held = m.assignment_ < 0
     assert held.sum() == 20
-    # The last recorded validation error is the final model's error on the held-out points.
-    assert m.validation_errors_[-1] == pytest.approx(np.mean(m.predict(X[held]) != y[held]))
-    assert m.train_errors_[-1] == pytest.approx(np.mean(m.predict(X[~held]) != y[~held]))
+    # The model returned is the iteration with the best validation error (thesis Alg. 6.1):
+    # its error on the held-out points is the minimum of the recorded ones.
+    best = m.best_iteration_
+    assert m.validation_errors_[best] == m.validation_errors_.min()
+    assert m.validation_errors_[best] == pytest.approx(np.mean(m.predict(X[held]) != y[held]))
+    assert m.train_errors_[best] == pytest.approx(np.mean(m.predict(X[~held]) != y[~held]))
     assert m.parallel_time_ > 0 and m.fit_time_ >= m.parallel_time_
     assert m.cpu_time_ >= sum(t.sum() for t in m.expert_times_)
 
@@ -373,3 +377,127 @@ def test_scikit_learn_checks():
     failed = [(r["check_name"], repr(r["exception"])[:300]) for r in results
               if r["status"] == "failed"]
     assert not failed, failed
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounded work per iteration, best iteration kept, early stopping (thesis Alg. 6.1)
+
+
+def blobs(n, seed=0, noise=0.1):
+    """Noisy two-class problem of Gaussian clusters (labels flipped with probability noise)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=2.0, size=(8, 3))
+    k = rng.integers(0, 8, n)
+    X = centres[k] + rng.normal(size=(n, 3))
+    y = np.where((k % 2 == 0) ^ (rng.random(n) < noise), 1, -1)
+    return X, y
+
+
+def test_gater_points_and_expert_evaluations_are_bounded(monkeypatch):
+    """Each expert is evaluated on the gater's subsample and the validation set only, never on
+    all L training points; the gater is trained on at most gater_samples points."""
+    import kernelnb.largescale.mixture as mx
+
+    sizes = []
+    original = mx._expert_decision
+
+    def spy(expert, X, prepared):
+        sizes.append(X.shape[0])
+        return original(expert, X, prepared)
+
+    monkeypatch.setattr(mx, "_expert_decision", spy)
+    fits = []
+    original_fit = mx.GaterMLP.fit
+
+    def spy_fit(self, X, y, F, *args, **kwargs):
+        fits.append((X.shape[0], F.shape))
+        return original_fit(self, X, y, F, *args, **kwargs)
+
+    monkeypatch.setattr(mx.GaterMLP, "fit", spy_fit)
+    X, y = blobs(1500)
+    m = MixtureSVC(n_experts=4, n_iter=2, C=10, sigma=1.0, client="serial", gater_samples=200,
+                   validation_fraction=0.2, max_validation=100, n_iter_no_change=None,
+                   random_state=0).fit(X, y)
+    assert m.gater_samples_ == 200
+    assert fits == [(200, (200, 4))] * 2
+    # per expert and iteration: 200 gater points, then the 100 validation points
+    assert sorted(set(sizes)) == [100, 200] and len(sizes) == 2 * 4 * 2
+    assert np.sum(m.assignment_ < 0) == 100
+    # the reassignment still covers every training point, with the balance rule
+    L = 1400
+    assert all(s.sum() == L and s.max() <= L // 4 + 1 for s in m.expert_sizes_)
+
+
+def test_best_iteration_is_returned():
+    """The returned model is the iteration with the lowest validation error, whichever it is;
+    its predictions are that iteration's, not the last one's."""
+    X, y = blobs(600, seed=2)
+    kw = dict(n_experts=3, C=10, sigma=1.0, client="serial", validation_fraction=0.3,
+              gater_epochs=3, random_state=0, n_iter_no_change=None)
+    m = MixtureSVC(n_iter=6, **kw).fit(X, y)
+    b = m.best_iteration_
+    assert 0 < b < 5  # this seed's errors fall, then rise: a minimum in the middle
+    assert m.validation_errors_[b] == m.validation_errors_.min()
+    assert np.all(m.validation_errors_[:b] > m.validation_errors_[b])  # the first minimum
+    held = m.assignment_ < 0
+    assert np.mean(m.predict(X[held]) != y[held]) == pytest.approx(m.validation_errors_[b])
+    # the same model as a fit stopped after that iteration (iterations are a prefix)
+    short = MixtureSVC(n_iter=b + 1, **kw).fit(X, y)
+    np.testing.assert_allclose(m.decision_function(X), short.decision_function(X))
+
+
+def test_early_stopping_on_validation_error():
+    X, y = blobs(600, seed=2)
+    kw = dict(n_experts=3, n_iter=6, C=10, sigma=1.0, client="serial", validation_fraction=0.3,
+              gater_epochs=3, random_state=0)
+    full = MixtureSVC(n_iter_no_change=None, **kw).fit(X, y)
+    errs = full.validation_errors_
+    stops = []
+    for patience in (1, 2, 3):
+        m = MixtureSVC(n_iter_no_change=patience, **kw).fit(X, y)
+        # stops at the first iteration where the error has not improved `patience` times
+        best, since, expected = np.inf, 0, len(errs)
+        for i, e in enumerate(errs):
+            best, since = (e, 0) if e < best else (best, since + 1)
+            if since >= patience:
+                expected = i + 1
+                break
+        assert m.n_iter_ == expected
+        np.testing.assert_array_equal(m.validation_errors_, errs[:expected])
+        assert m.best_iteration_ == int(np.argmin(errs[:expected]))
+        stops.append(expected)
+    assert stops[0] < len(errs)  # this seed stops early at least once
+
+
+def test_balanced_assignment_with_many_experts_matches_naive():
+    """More experts than the preferences kept per example: the rows whose first choices are all
+    full fall back to their whole order."""
+    rng = np.random.default_rng(3)
+    n, k = 400, 40
+    scores = rng.random((n, k))
+    scores[:, :20] += 1.0  # everybody prefers the first 20: they fill up
+    order = rng.permutation(n)
+    cap = n // k + 1
+    got = balanced_assignment(scores, cap, order)
+    np.testing.assert_array_equal(got, naive_assignment(scores, cap, order))
+
+
+def test_sigma_scale_resolved_once_for_all_experts():
+    """sigma='scale' gives every expert of every iteration the width of the whole training set
+    (resolved per expert, a regional subset would get a narrower kernel)."""
+    from kernelnb.kernels import scale_sigma
+
+    X, y = blobs(800, seed=1)
+    X[:, 0] *= 3.0
+    widths = []
+    m = MixtureSVC(n_experts=3, n_iter=3, C=10, sigma="scale", client="serial",
+                   n_iter_no_change=None, random_state=0)
+    m.callback = lambda it, info: widths.extend(e.kernel_.sigma for e in m.experts_)
+    m.fit(X, y)
+    held = m.assignment_ < 0
+    assert m.sigma_ == pytest.approx(scale_sigma(X[~held]))
+    np.testing.assert_allclose(widths, m.sigma_)
+    assert len(widths) == 9
+    # what the experts would have chosen on their own differs
+    own = [scale_sigma(X[m.assignment_ == k]) for k in range(3)]
+    assert max(abs(w - m.sigma_) for w in own) > 1e-3 * m.sigma_
