@@ -1,6 +1,6 @@
 """Kernels: blocks K(X, Y), diagonals, and derivatives with respect to their log-parameters.
 
-Conventions (``DESIGN.md``):
+Conventions:
 
 * RBF width is ``sigma``: ``k(x, y) = exp(-||s * (x - y)||^2 / (2 sigma^2))`` where ``s`` are the
   per-feature scaling factors ``scales`` (default all ones).  Seed texts that write
@@ -11,7 +11,7 @@ Conventions (``DESIGN.md``):
   (:mod:`kernelnb._kernels`); float32 inputs stay float32 and float64 stay float64.
 
 Derivatives (``gradient``) are with respect to ``log sigma`` and ``log scales`` because the
-model-selection code (Chapelle's thesis, ``seed_004.md`` section 2.2) optimises in log space.
+model-selection code (Chapelle's thesis, ch. 4) optimises in log space.
 """
 from __future__ import annotations
 

@@ -6,27 +6,27 @@ class given by sign f(x). The losses are those compared in the seeds:
 =================  ============================  ==============================================
 name               L(m)                          source
 =================  ============================  ==============================================
-``hinge``          max(0, 1 - m)                 SVM soft margin; KMP paper Fig. 5 (seed_002.md
-                                                 §1.8, Eq. 13); Collobert (seed_001.md §1.1),
+``hinge``          max(0, 1 - m)                 SVM soft margin; KMP paper Fig. 5 and Eq. 13
+                                                 (Vincent & Bengio 2002); Collobert's thesis,
                                                  whose beta-hinge max(0, beta - m) is
                                                  ``get_loss('hinge', beta=...)``
-``squared_hinge``  max(0, 1 - m)^2               L2 soft-margin SVM (seed_004.md §1.3)
-``logistic``       log(1 + exp(-m))              cross-entropy (seed_001.md Eq. 3.13); the
+``squared_hinge``  max(0, 1 - m)^2               L2 soft-margin SVM (Chapelle's thesis ch. 2)
+``logistic``       log(1 + exp(-m))              cross-entropy (Collobert, Eq. 3.13); the
                                                  LogitBoost loss up to scaling
 ``logitboost``     log2(1 + exp(-2 m))           LogitBoost as drawn in the KMP paper's Fig. 5
                                                  (= logistic(2 m) / log 2)
 ``exponential``    exp(-m)                       AdaBoost (KMP paper Fig. 5)
 ``1-tanh``         1 - tanh(m)                   "Doom II" (KMP paper Fig. 5)
-``tanh``           (0.65 - tanh(m))^2            KMP-tanh: (tanh f - 0.65 y)^2, seed_002.md §1.8;
+``tanh``           (0.65 - tanh(m))^2            KMP-tanh: (tanh f - 0.65 y)^2, KMP paper §3.2;
                                                  0.65 ~ the point of maximal second derivative
                                                  of tanh (LeCun et al. 1998)
 ``squared``        (1 - m)^2 = (y - f)^2         KMP-mse (least squares) for y = +-1
-``perceptron``     max(0, -m)                    the perceptron criterion (seed_001.md Eq. 8.14)
+``perceptron``     max(0, -m)                    the perceptron criterion (Collobert, Eq. 8.14)
 ``zero_one``       1 if m <= 0 else 0            the 0-1 error, a reference (sign(0) counts as
                                                  an error); its derivative is 0 wherever defined
 =================  ============================  ==============================================
 
-The regression loss ``epsilon_insensitive`` (SVR, seed_001.md §1.1) is a function of the residual
+The regression loss ``epsilon_insensitive`` (SVR; Collobert's thesis ch. 3) is a function of the residual
 r = y - f(x): L(r) = max(0, |r| - epsilon).
 
 Each loss is a :class:`Loss` object with ``name``, ``label`` (a plain-Unicode legend for charts),
@@ -35,7 +35,7 @@ and the vectorised :meth:`Loss.value` and :meth:`Loss.derivative` (d L / d m, or
 kink the derivative returned is 0, which lies in the subdifferential of every kinked loss here
 (the subgradient of smallest magnitude). :meth:`Loss.loss` and :meth:`Loss.gradient` take (y, f)
 instead: the gradient d L / d f is what function-space gradient descent (KMP with a non-squared
-loss, seed_002.md Eq. 8) uses as the negative pseudo-residue.
+loss, KMP paper Eq. 8) uses as the negative pseudo-residue.
 """
 import math
 import numbers

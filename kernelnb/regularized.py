@@ -4,8 +4,8 @@
 
     J(f) = (1/n) sum_i L(y_i f(x_i)) + ||f||_H^2 / (2 C n),
 
-the regularised risk of the seeds' loss comparisons (KMP paper, ``../shared/research/seed_002.md``
-§1.8 and Fig. 5; Collobert's thesis, ``seed_001.md`` §1.1). Multiplied by C n it is
+the regularised risk of the loss comparisons of the KMP paper (Vincent & Bengio 2002, §3.2 and
+Fig. 5) and of Collobert's thesis (2004, ch. 3). Multiplied by C n it is
 C sum_i L(y_i f(x_i)) + ||f||^2 / 2: with the hinge loss the C-SVC primal with the same C, with the
 squared hinge the L2-margin SVM with C_svm = 2 C (kernelnb's ``SVC(margin='l2')`` penalises
 (C/2) sum xi^2), and with the logistic loss and a linear kernel scikit-learn's
@@ -102,8 +102,10 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
 
     References
     ----------
-    Vincent & Bengio, Kernel Matching Pursuit, Fig. 5 and §1.8 (``seed_002.md``); Collobert,
-    thesis §1.1 (``seed_001.md``); Chapelle, thesis ch. 4 (primal training, ``seed_004.md``).
+    P. Vincent & Y. Bengio, Kernel Matching Pursuit, Machine Learning 48, 2002, §3.2 and Fig. 5;
+    R. Collobert, Large Scale Machine Learning, PhD thesis, Université Paris VI, 2004, ch. 3;
+    O. Chapelle, Support Vector Machines: Induction Principles, Adaptive Tuning and Prior
+    Knowledge, PhD thesis, Université Paris 6, 2002, ch. 4.
     """
 
     def __init__(self, loss="hinge", C=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=0.0,

@@ -2,7 +2,7 @@
 
 ``a = (K + lambda I)^-1 y`` (no bias), predictions ``f(x) = sum_i a_i k(x_i, x)``.  With the
 hat matrix ``H = K (K + lambda I)^-1`` the leave-one-out residual of point i is
-``(y_i - f(x_i)) / (1 - H_ii)`` (Chapelle's thesis section 7.6, ``seed_004.md``), so
+``(y_i - f(x_i)) / (1 - H_ii)`` (Chapelle's thesis, section 7.6), so
 :class:`KernelRidgeCV` scores a whole grid of lambda from one eigendecomposition of K per sigma.
 """
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Data sets of kernelnb: seed toys, bundled small UCI sets and a Fashion-MNIST loader.
 
 * Toy generators (:mod:`kernelnb.datasets.toy`), deterministic under ``random_state``:
-  :func:`make_two_spirals`, :func:`make_manifold_spiral` (``seed_000.md`` E10), :func:`make_moons`,
+  :func:`make_two_spirals`, :func:`make_manifold_spiral` (Vincent's thesis, Table 13.1), :func:`make_moons`,
   :func:`make_xor`, :func:`make_blobs`, :func:`make_feature_selection_linear` and
-  :func:`make_feature_selection_nonlinear` (``seed_004.md`` §2.4), :func:`make_sinc`; the registry
+  :func:`make_feature_selection_nonlinear` (Chapelle's thesis, ch. 5), :func:`make_sinc`; the registry
   :data:`TOY_DATASETS` of 2-D two-class toys for the dashboards. Class labels are 0/1.
 * Bundled UCI sets (:mod:`kernelnb.datasets.uci`): :func:`load_sonar`, :func:`load_ionosphere`,
   :func:`load_pima`, :func:`load_breast_cancer`, :func:`load_boston`, :func:`load_dataset` and

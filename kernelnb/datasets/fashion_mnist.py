@@ -7,8 +7,7 @@ Where the files are looked for, in this order:
    ``$XDG_CACHE_HOME/kernelnb`` (``~/.cache/kernelnb`` by default).
 
 Each folder may hold the four files directly or in a ``fashion-mnist/`` subfolder, gzipped
-(``train-images-idx3-ubyte.gz``, as distributed) or not. In a kernelnb checkout next to the shared
-data, ``KERNELNB_DATA=../shared/data`` works.
+(``train-images-idx3-ubyte.gz``, as distributed) or not.
 """
 import gzip
 import os

@@ -1,6 +1,6 @@
 """The feature-selection toys of Chapelle's thesis, ch. 5 (after Weston et al., NIPS 2000).
 
-``seed_004.md`` §2.4 ("Toy feature selection"). Two generators, named after the paper that
+Chapelle's thesis, ch. 5 ("Toy feature selection"). Two generators, named after the paper that
 introduced the problems, that return the data and, on request, the indices of the relevant
 features (what a selector should keep):
 

@@ -8,10 +8,10 @@ map them to -1/+1 themselves); :func:`make_sinc` returns a float regression targ
 even when ``noise=0``: for a fixed ``random_state``, changing ``noise`` moves the same points
 (X(noise) = X(0) + noise * Z), which keeps a dashboard's noise slider continuous.
 
-Seed references: the Manifold Parzen spiral is experiment E10 of ``seed_000.md`` (Vincent's thesis,
-Table 13.1 and Fig. 13.2); the feature-selection toys are ``seed_004.md`` §2.4 (Chapelle's thesis,
-ch. 5, after Weston et al., NIPS 2000). The 2-D classification toys (spirals, moons, XOR, blobs) are
-stand-ins for the unspecified 2-D data of the seeds' figures (``seed_000.md`` §5).
+References: the Manifold Parzen spiral is the experiment of Vincent's thesis (2003), Table 13.1 and
+Fig. 13.2; the feature-selection toys are those of Chapelle's thesis (2002), ch. 5, after Weston et
+al., NIPS 2000. The 2-D classification toys (spirals, moons, XOR, blobs) are
+stand-ins for the 2-D data of the theses' figures, which is not published.
 """
 import numpy as np
 from sklearn import datasets as _skd
@@ -81,16 +81,16 @@ def make_two_spirals(n_samples=200, noise=0.0, turns=1.5, random_state=None):
     return X[order], y[order]
 
 
-#: Split sizes of the spiral experiment (``seed_000.md`` E10, Table 13.1).
+#: Split sizes of the spiral experiment (Vincent's thesis, Table 13.1).
 MANIFOLD_SPIRAL_SIZES = {"train": 300, "valid": 300, "test": 10000}
 
 
 def make_manifold_spiral(n_samples=300, noise=0.01, random_state=None, return_t=False):
-    """The 2-D spiral of the Manifold Parzen experiments (``seed_000.md`` E10, Table 13.1, Fig. 13.2).
+    """The 2-D spiral of the Manifold Parzen experiments (Vincent's thesis, Table 13.1, Fig. 13.2).
 
     t ~ U(3, 15), x = 0.04 t sin(t) + e_x, y = 0.04 t cos(t) + e_y with e_x, e_y ~ N(0, noise^2)
     independent. The thesis writes the noise as N(0, 0.01) with its N(mu, sigma) convention, i.e. a
-    standard deviation of 0.01 (the digest's reading), which is the default here.
+    standard deviation of 0.01 (our reading of that convention), which is the default here.
 
     Parameters
     ----------
@@ -225,7 +225,7 @@ def make_blobs(n_samples=200, centers=2, cluster_std=1.0, n_features=2, random_s
 
 
 def make_feature_selection_linear(n_samples=100, n_features=202, noise_std=20.0, random_state=None):
-    """Linear feature-selection toy: 6 relevant features out of 202 (``seed_004.md`` §2.4).
+    """Linear feature-selection toy: 6 relevant features out of 202 (Chapelle's thesis, ch. 5).
 
     From Chapelle's thesis, ch. 5 (after Weston et al., NIPS 2000). With s = +1 or -1 with
     probability 1/2 each:
@@ -238,8 +238,8 @@ def make_feature_selection_linear(n_samples=100, n_features=202, noise_std=20.0,
     first six columns.
 
     The source writes the noise as N(0, 20), which may mean a variance or a standard deviation of
-    20 (the digest marks it ambiguous). We read the second argument of N as a standard deviation,
-    as in N(i, 1) of the same recipe and in the thesis notation of ``seed_000.md``; pass
+    20 (the text is ambiguous). We read the second argument of N as a standard deviation,
+    as in N(i, 1) of the same recipe and in the notation of Vincent's thesis; pass
     ``noise_std=sqrt(20)`` for the variance reading. The choice does not matter for the figure it
     is used in (a linear SVM on all 202 features with 30 training points, 28% test error in
     Fig. 5.3): that number is reproduced only with standardised features (about 27% in our runs,
@@ -276,7 +276,7 @@ def make_feature_selection_linear(n_samples=100, n_features=202, noise_std=20.0,
 
 
 def make_feature_selection_nonlinear(n_samples=100, n_features=52, noise_std=20.0, random_state=None):
-    """Non-linear feature-selection toy: 2 relevant features out of 52 (``seed_004.md`` §2.4).
+    """Non-linear feature-selection toy: 2 relevant features out of 52 (Chapelle's thesis, ch. 5).
 
     With s = +1 or -1 with probability 1/2 each, (x_1, x_2) ~ N(mu, I) where mu is drawn with equal
     probability from {(-3/4, -3), (3/4, 3)} when s = -1 and from {(3, -3), (-3, 3)} when s = +1;

@@ -1,8 +1,7 @@
 # cython: language_level=3
 """Kernel Matching Pursuit with the squared loss: basic, back-fitting and pre-fitting.
 
-Vincent & Bengio (2002), ``../shared/research/seed_002.md`` sections 1.2-1.6.  The three
-variants share one loop (the digest's recipe, section 1.6):
+Vincent & Bengio (2002), sections 2.1-2.4.  The three variants share one loop:
 
 * keep ``c = D' R`` (correlations of every atom with the residue), the squared norms
   ``s_k = ||P_{B-perp} d_k||^2`` of the atoms' parts orthogonal to the chosen ones, and an

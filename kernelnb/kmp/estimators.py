@@ -1,4 +1,4 @@
-"""Kernel Matching Pursuit estimators (Vincent & Bengio 2002; ``../shared/research/seed_002.md``).
+"""Kernel Matching Pursuit estimators (Vincent & Bengio, Machine Learning 48, 2002).
 
 ``f(x) = b + sum_n a_n K(x, x_{gamma_n})`` is built greedily from a dictionary of kernel
 functions centred on the training points (or a random subset of them), plus an optional

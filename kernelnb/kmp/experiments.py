@@ -1,4 +1,4 @@
-"""Reproduction of Table 3 of the KMP paper (Vincent & Bengio 2002, ``seed_002.md`` 3.4).
+"""Reproduction of Table 3 of the KMP paper (Vincent & Bengio 2002, §5.3).
 
 Protocol of the paper: for each data set, 50 random splits into three equal parts (train,
 validation, test); the SVM's C chosen on validation from the paper's grid; KMP's number of

@@ -18,7 +18,7 @@ Conventions
 -----------
 * ``y_p = +1`` for ``classes_[1]`` and ``-1`` for ``classes_[0]``; ``alpha_p = |dual_coef_|``;
   ``f`` is the decision function (with its bias ``b``).
-* Margin ``'l2'`` is a hard margin on ``K~ = K + I / C`` (``seed_004.md`` 1.3): every estimate
+* Margin ``'l2'`` is a hard margin on ``K~ = K + I / C`` (Chapelle's thesis ch. 2): every estimate
   then works on ``K~`` and on its output ``f~(x_p) = f(x_p) + y_p alpha_p / C`` at the training
   points (so ``y_p f~(x_p) = 1`` on every support vector).  ``C`` there includes
   ``class_weight``; a model fitted with ``sample_weight`` is not supported (the weights are not
@@ -29,7 +29,7 @@ Conventions
   kernel is refused (the estimates need ``X``).
 
 References: Chapelle, thesis ch. 3 and 4.4.4; Vapnik & Chapelle (2000), *Bounds on error
-expectation for SVM*; digest ``../shared/research/seed_004.md`` sections 1.4-1.5.
+expectation for SVM*, Neural Computation 12, 2000.
 """
 from __future__ import annotations
 
@@ -335,7 +335,7 @@ def opper_winther(estimator, X, y):
 
     ``K_SV`` is the kernel matrix of the free support vectors (hard margin: all of them);
     ``1 / (K_SV^-1)_pp`` is the squared distance from ``x_p`` to the *linear* span of the other
-    free SVs, i.e. the span without the bias row (digest 1.4: "without b and with fixed SVs,
+    free SVs, i.e. the span without the bias row (thesis ch. 3: "without b and with fixed SVs,
     S_p^2 = 1/(K_SV^-1)_pp").  Bounded SVs (``'l1'``) use their distance to that linear span,
     ``K_pp - k_p' K_SV^-1 k_p``.  The formula assumes no bias and unchanged support vectors;
     it is applied to ``f`` with its bias.  Without free SV: the training error.  In [0, 1].
@@ -355,7 +355,7 @@ def _ow_rate(pb):
 def xi_alpha(estimator, X, y):
     """Joachims' xi-alpha estimate ``#{p : 2 alpha_p R^2 + xi_p >= 1} / n``.
 
-    ``R^2 = max_i K~_ii`` (so that ``K~_ii <= R^2``, the digest's reading; 1 for the RBF
+    ``R^2 = max_i K~_ii`` (so that ``K~_ii <= R^2``, our reading of the thesis; 1 for the RBF
     kernel, ``1 + 1/C`` with ``'l2'``) and ``xi_p = max(0, 1 - y_p f(x_p))`` are the slacks
     (0 on ``K~`` for ``'l2'`` and ``'hard'``).  In [0, 1].
     """

@@ -1,6 +1,6 @@
 """Feature selection with SVMs (Chapelle's thesis, ch. 5.1; Weston et al., NIPS 2000).
 
-``seed_004.md`` §1.6. Three families:
+Chapelle's thesis §5.1 (after Weston et al., NIPS 2000). Three families:
 
 * :class:`ScalingSelector`, the thesis's method: one scaling factor per feature inside the kernel,
   ``k_s(x, y) = k(s * x, s * y)``, all set to 1, optimised by gradient descent on a bound of the

@@ -1,6 +1,6 @@
 """Model-selection criteria of an SVM and their gradients in the log kernel parameters.
 
-Chapelle's thesis ch. 4 (``seed_004.md`` section 1.5): a criterion T(theta) that estimates the
+Chapelle's thesis ch. 4 (Chapelle, Vapnik, Bousquet & Mukherjee, Machine Learning 46, 2002): a criterion T(theta) that estimates the
 generalisation error is minimised over theta = (log C, log sigma, log scales) by a quasi-Newton
 method; every evaluation trains one SVM and the gradient costs a few matrix products more.
 
@@ -190,7 +190,7 @@ def _polish(Kt, yv, alpha, box=None, tol_kkt=1e-6):
 # Criteria
 # --------------------------------------------------------------------------------------------
 def _radius_margin(Kt, yv, alpha, radius, beta_init=None, box=None):
-    """T = R^2 ||w||^2 and G with dT = <G, dK~> (envelope theorem, digest 1.5).
+    """T = R^2 ||w||^2 and G with dT = <G, dK~> (envelope theorem; thesis 4.4).
 
     ``box=None``: hard margin on K~ (L2 soft margin), ``||w||^2 = sum alpha`` and
     ``dW2 = -alpha'(yy' o dK~)alpha``.  With a box C (L1 margin, C fixed) ``||w||^2 = alpha'Q alpha``
@@ -332,7 +332,7 @@ def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C"
           through ``Psi(-y_p f(x_p))`` (small: they make no leave-one-out error, and the term
           is continuous when a point joins the support set).  The gradient goes through the
           support-vector system ``d(alpha, b) = -H^-1 dH (alpha, b)`` (thesis 4.4.3) and
-          ``dS_p^2`` (digest 1.5), assembled by one adjoint solve.
+          ``dS_p^2`` (thesis 4.4), assembled by one adjoint solve.
     tune : sequence of {'C', 'sigma', 'scales'}
         Parameters whose derivatives are returned.  ``'sigma'`` is for the RBF kernel only;
         ``'C'`` needs ``margin='l2'``.

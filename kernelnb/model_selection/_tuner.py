@@ -1,6 +1,6 @@
 """GradientTuner: choose C, sigma and scaling factors by minimising a bound (thesis ch. 4).
 
-The loop of ``seed_004.md`` 1.5: train the SVM at theta = (log C, log sigma, log scales), compute
+The loop of Chapelle's thesis, ch. 4: train the SVM at theta = (log C, log sigma, log scales), compute
 the criterion T and its gradient (:func:`criterion_and_gradient`), take a quasi-Newton step
 (scipy's L-BFGS-B), repeat.  Every SVM is warm-started from the previous solution's duals, and
 the last evaluations are cached so that scipy's ``fun`` and ``jac`` never train twice at a point.

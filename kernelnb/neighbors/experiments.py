@@ -1,4 +1,4 @@
-"""Reproductions of Vincent's thesis tables on the local methods (``seed_000.md`` E7, E10).
+"""Reproductions of Vincent's thesis tables on the local methods (Tables 11.1 and 13.1).
 
 * :func:`spiral_table` — Table 13.1: density estimation on the spiral (300 train, 300 validation,
   10000 test points), ordinary Parzen against Manifold Parzen with d = 1 and d = 2, every

@@ -1,5 +1,5 @@
 """K-local hyperplane and convex distance nearest neighbours (Vincent's thesis ch. 11;
-``../shared/research/seed_000.md`` sections 1.2-1.3).
+Vincent & Bengio, NIPS 14, 2002).
 
 HKNN: the distance from x to the affine hull of its K nearest neighbours in each class,
 with weight decay lambda (eq. 11.5: ``(V'V + lambda I) alpha = V'(x - mean)``); lambda = 0 is

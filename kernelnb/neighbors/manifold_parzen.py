@@ -1,9 +1,10 @@
-"""Manifold Parzen windows (Vincent's thesis ch. 13; ``../shared/research/seed_000.md`` 1.4).
+"""Manifold Parzen windows (Vincent's thesis ch. 13; Vincent & Bengio, NIPS 15, 2003).
 
 Each training point x_i carries a Gaussian "pancake" aligned with the local tangent plane:
 the d leading principal directions v_ij of its k nearest neighbours (differences x_j - x_i,
 centred on x_i, eq. 13.3), with variances lambda_ij = sigma^2 + s_ij^2 / k, and sigma^2 in
-every other direction.  With the digest's corrections of the printed formulas:
+every other direction.  With the printed formulas corrected (their OCR'd and typeset forms
+disagree; these are the ones that give a normalised density):
 
     log N_i(x) = -1/2 [ n log(2 pi) + sum_j log lambda_ij + (n - d) log sigma^2
                         + ||x - x_i||^2 / sigma^2 + sum_j (1/lambda_ij - 1/sigma^2) (v_ij'(x - x_i))^2 ]

@@ -1,6 +1,6 @@
 """Margin losses against the margin m = y f(x), with their derivatives: the KMP paper's Fig. 5
-(``../shared/research/seed_002.md`` §1.8) and the loss figures of Collobert's thesis
-(``seed_001.md`` §1.1), from the loss objects of :mod:`kernelnb.losses`.
+(Vincent & Bengio 2002, §3.2) and the loss figures of Collobert's thesis (2004, ch. 3 and 8),
+from the loss objects of :mod:`kernelnb.losses`.
 """
 import numpy as np
 import plotly.graph_objects as go

@@ -1,8 +1,8 @@
 """Decision surfaces of 2-D classifiers: the function f on a grid, its -1/0/+1 level lines, the
 training points by class and the support vectors, free (0 < alpha < C) or at bound (alpha = C).
 
-The picture is the one of the SVM chapters of the seeds (Collobert's thesis ch. 1-2,
-``../shared/research/seed_001.md`` §1.1; Chapelle's thesis ch. 1, ``seed_004.md`` §1.1): the
+The picture is the one of the SVM chapters of the seeds (Collobert's thesis ch. 1-3;
+Chapelle's thesis ch. 1): the
 separating surface f(x) = 0, the margins f(x) = +-1, and the points that define them.
 
 The figure has a fixed trace order (:data:`SURFACE_TRACES`) so that a dashboard can update an
