@@ -386,7 +386,8 @@ class Dashboard:
             elif lim.kind == "bool":
                 ok = v if isinstance(v, bool) else None
             if ok is None:
-                refused.append(f"{name}={v!r}")
+                shown = repr(v)
+                refused.append(f"{name}={shown if len(shown) <= 60 else shown[:57] + '...'}")
                 with self.hold():
                     try:
                         w.value = self._accepted[name]
