@@ -161,6 +161,25 @@ def test_numeric_limits_cannot_be_widened_by_the_page(app, rec, side):
         assert rec.calls[-1][name] == pytest.approx(w.value)
 
 
+def _comm_update(w, state):
+    """What ipywidgets does with a client's ``comm_msg`` (method 'update'), echo included."""
+    w._handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}},
+                   "buffers": []})
+
+
+def test_a_comm_message_is_checked_like_set_state(app, rec):
+    for name, w in _controls(app, {"range"}):
+        lim = app._limits[name]
+        n_calls = len(rec.calls)
+        _comm_update(w, _hostile_high(w))
+        assert w.max == lim.traits["max"] and lim.lo <= w.value <= lim.hi, name
+        assert all(lim.lo <= c[name] <= lim.hi for c in rec.calls[n_calls:])
+        if not lim.integer:
+            n_calls = len(rec.calls)
+            _comm_update(w, {"value": float("nan")})
+            assert math.isfinite(w.value) and len(rec.calls) == n_calls, name
+
+
 def test_non_finite_numbers_are_refused_with_a_message(app, rec):
     floats = [(n, w) for n, w in _controls(app, {"range"}) if not app._limits[n].integer]
     assert floats
