@@ -7,8 +7,7 @@ SV fraction, training error; the exact leave-one-out error on request) and the t
 over 15 values around the current one (:func:`kernelnb.model_selection.bounds_table`, each fit
 warm-started from the previous), with the current value marked. On the toys a second chart shows
 the data, the boundary and each support vector's span S_p^2 (colour), crossed where the span
-rule predicts a leave-one-out error. (Chapelle's thesis ch. 3-4, Figs 3.4/3.5;
-``../shared/research/seed_004.md`` section 1.4.)
+rule predicts a leave-one-out error. (Chapelle's thesis ch. 3-4, Figs 3.4/3.5.)
 """
 from __future__ import annotations
 

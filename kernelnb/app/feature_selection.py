@@ -1,5 +1,5 @@
 """Feature selection dashboard: scaling factors optimised by gradient, then backward elimination
-(Chapelle's thesis ch. 5.1, ``../shared/research/seed_004.md`` §1.6 and §2.4).
+(Chapelle's thesis §5.1, after Weston et al., NIPS 2000).
 
 Data: the Weston linear toy (6 relevant features of 202, linear kernel), the non-linear toy (2 of
 52, degree-2 polynomial kernel) or scikit-learn's 8x8 digits, 0-4 against 5-9 (one factor per

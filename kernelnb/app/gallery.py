@@ -115,7 +115,7 @@ def dashboards_dir() -> Path:
     """Directory holding the dashboard notebooks: the package data ``kernelnb/dashboards``.
 
     In the repository ``kernelnb/dashboards`` is a symbolic link to the top-level ``dashboards/``
-    folder, so the notebooks live where DESIGN.md puts them and a (non-editable) install copies
+    folder, so the notebooks live at the top of the repository and a (non-editable) install copies
     them into the package. A source checkout's ``dashboards/`` is the fallback.
     """
     try:

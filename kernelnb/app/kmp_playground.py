@@ -1,5 +1,5 @@
 """KMP playground: Kernel Matching Pursuit against the SVM on 2-D toy data (the KMP paper's Fig. 6
-and Fig. 7; Vincent & Bengio 2002, ``../shared/research/seed_002.md``).
+and Fig. 7; Vincent & Bengio, Machine Learning 48, 2002).
 
 The number of support points N is a slider: the pursuit is fitted once up to its largest N and
 the slider reads a prefix of the path (no refit).  Beside it, an SVM with its support vectors and

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import time
-from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
@@ -111,19 +110,14 @@ register_estimator(CurveEstimator(
     None, "linear, updates while y f(x) < beta (thesis ch. 8)"))
 
 
-def _repo_shared_data():
-    """``../shared/data`` beside a source checkout, where the course's data is kept."""
-    return Path(__file__).resolve().parents[3] / "shared" / "data"
-
-
 def _fashion_home():
-    """Folder argument for :func:`load_fashion_mnist`, or raise FileNotFoundError."""
-    for home in (None, _repo_shared_data()):
-        try:
-            if fashion_mnist_paths("train", data_home=home) is not None:
-                return home
-        except (OSError, ValueError):
-            continue
+    """Folder argument for :func:`load_fashion_mnist` (None: ``KERNELNB_DATA`` or the user cache,
+    as the loader looks them up), or raise FileNotFoundError."""
+    try:
+        if fashion_mnist_paths("train", data_home=None) is not None:
+            return None
+    except (OSError, ValueError):
+        pass
     raise FileNotFoundError("Fashion-MNIST files not found (set KERNELNB_DATA to their folder)")
 
 

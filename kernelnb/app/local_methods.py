@@ -1,5 +1,5 @@
-"""Local methods playground and density explorer (Vincent's thesis ch. 11 and 13; the course
-lecture, ``seeds/003``; ``../shared/research/seed_000.md`` 1.2-1.4).
+"""Local methods playground and density explorer (Vincent's thesis ch. 11 and 13;
+the K-nearest-neighbour and Parzen-window lecture of a machine-learning course).
 
 * :class:`LocalMethodsPlayground`: KNN, HKNN, CKNN and the Parzen classifier on 2-D data, with
   sliders K, lambda and h; click on the chart to choose a query point and see, for each class, its

@@ -1,6 +1,6 @@
 """Margin losses: every loss of :mod:`kernelnb.losses` against the margin m = y f(x), with the
-derivatives on a toggle (the KMP paper's Fig. 5, ``../shared/research/seed_002.md`` §1.8;
-Collobert's thesis, ``seed_001.md`` §1.1), and the boundaries that two chosen losses fit on the
+derivatives on a toggle (the KMP paper's Fig. 5, Vincent & Bengio 2002, §3.2;
+Collobert's thesis, 2004, ch. 3), and the boundaries that two chosen losses fit on the
 same 2-D toy data (:class:`kernelnb.regularized.RegularizedKernelClassifier`, same kernel, same C).
 """
 from __future__ import annotations

@@ -1,12 +1,11 @@
-"""SVM playground: an SVM on 2-D toy data, as LIBSVM's svm-toy with the seeds' pictures.
+"""SVM playground: an SVM on 2-D toy data, as LIBSVM's svm-toy with the theses' pictures.
 
 Data set, noise and size; click on the chart to add a point of the chosen class; kernel; C and
 sigma on log sliders. The chart shows the decision function, the f = -1, 0, +1 lines and the
 support vectors, free (0 < alpha < C) or at bound (alpha = C); the readout gives the margin width
 2/||w||, the errors, #SV, the dual objective and the fit time. The "C path" toggle adds #SV and
 errors along C, fitted with warm starts by :func:`kernelnb.svm.svc_path`.
-(Collobert's thesis ch. 1-2, ``../shared/research/seed_001.md`` §1.1; Chapelle's thesis ch. 1,
-``seed_004.md`` §1.1.)
+(Collobert's thesis ch. 1-3; Chapelle's thesis ch. 1.)
 """
 from __future__ import annotations
 
