@@ -89,7 +89,7 @@ def test_balanced_assignment_errors():
 def test_balance_rule_holds_after_reassignment(gater):
     X, y = xor(80)
     m = MixtureSVC(n_experts=3, gater=gater, n_iter=3, C=10, sigma=0.5, client="serial",
-                   validation_fraction=0.1, random_state=0).fit(X, y)
+                   validation_fraction=0.1, gater_holdout=False, random_state=0).fit(X, y)
     L = int(np.sum(m.assignment_ >= 0))
     assert L == 72
     assert len(m.expert_sizes_) == 3
@@ -131,7 +131,7 @@ def test_global_gater_lowers_training_cost_vs_uniform():
     X, y = xor(80)
     kw = dict(n_experts=2, kernel="linear", C=10, n_iter=4, validation_fraction=0,
               client="serial", random_state=0, gater_epochs=100, gater_batch_size=16,
-              gater_lr=0.01, gater_hidden=8)
+              gater_lr=0.01, gater_hidden=8, gater_holdout=False)
     g = MixtureSVC(gater="global", **kw).fit(X, y)
     u = MixtureSVC(gater="uniform", **kw).fit(X, y)
     ys = np.where(y == g.classes_[1], 1.0, -1.0)
@@ -232,7 +232,7 @@ def test_local_gater_combines_posteriors():
 def test_validation_errors_per_iteration(gater):
     X, y = xor(80)
     m = MixtureSVC(n_experts=2, gater=gater, n_iter=3, C=10, sigma=0.5, client="serial",
-                   validation_fraction=0.25, random_state=3).fit(X, y)
+                   validation_fraction=0.25, gater_holdout=False, random_state=3).fit(X, y)
     expected = 1 if gater == "uniform" else 3
     assert m.n_iter_ == expected
     for arr in (m.validation_errors_, m.train_errors_, m.train_costs_):
@@ -422,10 +422,11 @@ def test_gater_points_and_expert_evaluations_are_bounded(monkeypatch):
     assert fits == [(200, (200, 4))] * 2
     # per expert and iteration: 200 gater points, then the 100 validation points
     assert sorted(set(sizes)) == [100, 200] and len(sizes) == 2 * 4 * 2
-    assert np.sum(m.assignment_ < 0) == 100
-    # the reassignment still covers every training point, with the balance rule
-    L = 1400
-    assert all(s.sum() == L and s.max() <= L // 4 + 1 for s in m.expert_sizes_)
+    assert np.sum(m.assignment_ == -1) == 100
+    # the gater's points are held out from the experts; the reassignment covers all the others
+    assert np.sum(m.assignment_ == -2) == 200
+    P = 1400 - 200
+    assert all(s.sum() == P and s.max() <= P // 4 + 1 for s in m.expert_sizes_)
 
 
 def test_best_iteration_is_returned():
@@ -433,7 +434,7 @@ def test_best_iteration_is_returned():
     its predictions are that iteration's, not the last one's."""
     X, y = blobs(600, seed=2)
     kw = dict(n_experts=3, C=10, sigma=1.0, client="serial", validation_fraction=0.3,
-              gater_epochs=3, random_state=0, n_iter_no_change=None)
+              gater_epochs=3, random_state=0, n_iter_no_change=None, gater_holdout=False)
     m = MixtureSVC(n_iter=6, **kw).fit(X, y)
     b = m.best_iteration_
     assert 0 < b < 5  # this seed's errors fall, then rise: a minimum in the middle
@@ -449,7 +450,7 @@ def test_best_iteration_is_returned():
 def test_early_stopping_on_validation_error():
     X, y = blobs(600, seed=2)
     kw = dict(n_experts=3, n_iter=6, C=10, sigma=1.0, client="serial", validation_fraction=0.3,
-              gater_epochs=3, random_state=0)
+              gater_epochs=3, random_state=0, gater_holdout=False)
     full = MixtureSVC(n_iter_no_change=None, **kw).fit(X, y)
     errs = full.validation_errors_
     stops = []
@@ -494,10 +495,31 @@ def test_sigma_scale_resolved_once_for_all_experts():
                    n_iter_no_change=None, random_state=0)
     m.callback = lambda it, info: widths.extend(e.kernel_.sigma for e in m.experts_)
     m.fit(X, y)
-    held = m.assignment_ < 0
+    held = m.assignment_ == -1
     assert m.sigma_ == pytest.approx(scale_sigma(X[~held]))
     np.testing.assert_allclose(widths, m.sigma_)
     assert len(widths) == 9
     # what the experts would have chosen on their own differs
     own = [scale_sigma(X[m.assignment_ == k]) for k in range(3)]
     assert max(abs(w - m.sigma_) for w in own) > 1e-3 * m.sigma_
+
+
+def test_gater_points_held_out_from_the_experts():
+    """gater_holdout: the gater learns from outputs on points no expert was trained on; the
+    training error recorded is the returned model's error on those points."""
+    X, y = blobs(700, seed=3)
+    m = MixtureSVC(n_experts=3, n_iter=3, C=10, sigma=1.0, client="serial", random_state=0,
+                   validation_fraction=0.2).fit(X, y)
+    gate_pts = m.assignment_ == -2
+    assert gate_pts.sum() == 560 // 5
+    for k, e in enumerate(m.experts_):
+        # every support vector of expert k is one of its own points, none of the gater's
+        own = X[m.assignment_ == k]
+        assert all(np.any(np.all(own == sv, axis=1)) for sv in e.support_vectors_)
+        assert not any(np.any(np.all(X[gate_pts] == sv, axis=1)) for sv in e.support_vectors_)
+    b = m.best_iteration_
+    assert m.train_errors_[b] == pytest.approx(np.mean(m.predict(X[gate_pts]) != y[gate_pts]))
+    # the thesis's variant gives the experts every training point
+    t = MixtureSVC(n_experts=3, n_iter=1, C=10, sigma=1.0, client="serial", random_state=0,
+                   validation_fraction=0.2, gater_holdout=False).fit(X, y)
+    assert np.sum(t.assignment_ == -2) == 0 and np.sum(t.assignment_ >= 0) == 560
