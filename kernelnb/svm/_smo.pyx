@@ -222,7 +222,8 @@ cdef class _Solver:
     cdef bint lowd
     cdef int[::1] slot_tmp
     cdef float[:, ::1] Kpre       # precomputed kernel (n x n) or empty
-    cdef bint precomputed
+    cdef double[:, ::1] Kpre64    # precomputed kernel in float64 (the exact path) or empty
+    cdef bint precomputed, k64
     # ---- cache ----------------------------------------------------------------------------
     cdef int capacity, block, n_cached, n_threads, cur_block
     cdef long useful, wasted
@@ -255,7 +256,7 @@ cdef class _Solver:
     cdef double[::1] lG, la, lub, hs
     cdef int[::1] he, chg
     cdef signed char[::1] ly
-    cdef float** wrow             # cached kernel rows of the working set
+    cdef void** wrow              # cached kernel rows of the working set (float or double)
     cdef int[::1] prev_ws         # the previous working set (kept in part, as ThunderSVM)
     cdef signed char[::1] shrunk  # q path: variables out of the active set
     cdef int n_prev
@@ -271,8 +272,13 @@ cdef class _Solver:
                  double coef0, int degree, signed char[::1] y, int[::1] ex,
                  double[::1] p, double[::1] ub, double[::1] dadd, double[::1] QD,
                  double[::1] alpha0, double cache_mb, int block, bint shrinking,
-                 int n_threads, int q=2):
+                 int n_threads, int q=2, object Kpre64=None):
         cdef int t
+        self.k64 = Kpre64 is not None
+        if self.k64:
+            self.Kpre64 = Kpre64
+            Kpre = np.zeros((Kpre64.shape[0], 0), dtype=np.float32)
+            kind = K_PRECOMPUTED
         self.q = q if q >= 4 else 2
         if self.q >= 4:
             self.ws = np.empty(self.q, dtype=np.int32)
@@ -286,7 +292,7 @@ cdef class _Solver:
             self.he = np.empty(self.q, dtype=np.int32)
             self.chg = np.empty(self.q, dtype=np.int32)
             self.ly = np.empty(self.q, dtype=np.int8)
-            self.wrow = <float**> malloc(self.q * sizeof(float*))
+            self.wrow = <void**> malloc(self.q * sizeof(void*))
             self.prev_ws = np.empty(self.q, dtype=np.int32)
             self.shrunk = np.zeros(y.shape[0], dtype=np.int8)
             self.n_prev = 0
@@ -556,11 +562,20 @@ cdef class _Solver:
         self.useful = 0
         self.wasted = 0
 
-    cdef float* row(self, int e) noexcept nogil:
-        """Kernel row K(x_e, x_.) of length n, from the cache (computed in a block on a miss)."""
+    cdef inline double _kv(self, void* r, int j) noexcept nogil:
+        """Entry j of a kernel row given by row(): float32, or float64 on the exact path."""
+        if self.k64:
+            return (<double*> r)[j]
+        return (<float*> r)[j]
+
+    cdef void* row(self, int e) noexcept nogil:
+        """Kernel row K(x_e, x_.) of length n (read it with _kv), from the cache (computed in a
+        block on a miss) or from the precomputed matrix."""
         cdef int s, count
+        if self.k64:
+            return <void*> &self.Kpre64[e, 0]
         if self.precomputed:
-            return &self.Kpre[e, 0]
+            return <void*> &self.Kpre[e, 0]
         s = self.slot_of[e]
         if s < 0:
             count = self._pick_prefetch(e)
@@ -572,7 +587,7 @@ cdef class _Solver:
                 self.pref[s] = 0
             self._lru_unlink(s)
             self._lru_push_front(s)
-        return &self.rows[s, 0]
+        return <void*> &self.rows[s, 0]
 
     cdef void _ensure_rows(self, int* exs, int count) noexcept nogil:
         """Compute (in blocks) the rows of the listed examples that are not cached yet.
@@ -616,16 +631,16 @@ cdef class _Solver:
 
     cdef void _add_row_to(self, int j, double coef, double[::1] target, bint only_active) noexcept nogil:
         """target[t] += coef * Q_jt for all t (or the active ones)."""
-        cdef float* Kj = self.row(self.ex[j])
+        cdef void* Kj = self.row(self.ex[j])
         cdef double cy = coef * self.y[j]
         cdef int k, t
         if only_active:
             for k in range(self.active_size):
                 t = self.act[k]
-                target[t] += cy * self.y[t] * Kj[self.ex[t]]
+                target[t] += cy * self.y[t] * self._kv(Kj, self.ex[t])
         else:
             for t in range(self.m):
-                target[t] += cy * self.y[t] * Kj[self.ex[t]]
+                target[t] += cy * self.y[t] * self._kv(Kj, self.ex[t])
         target[j] += coef * self.dadd[j]
 
     cdef void init_gradient(self) noexcept nogil:
@@ -655,7 +670,7 @@ cdef class _Solver:
     cdef void reconstruct_gradient(self) noexcept nogil:
         """G_t = G_bar_t + p_t + sum over free j of a_j Q_jt, for the shrunk variables t."""
         cdef int k, t, j, c = 0
-        cdef float* Kj
+        cdef void* Kj
         cdef double cy
         if self.active_size == self.m:
             return
@@ -686,7 +701,7 @@ cdef class _Solver:
                     cy = self.alpha[j] * self.y[j]
                     for t in range(self.m):
                         if inactive[t]:
-                            self.G[t] += cy * self.y[t] * Kj[self.ex[t]]
+                            self.G[t] += cy * self.y[t] * self._kv(Kj, self.ex[t])
                 k0 = k + 1
                 c = 0
         # The whole problem is active again, in index order.
@@ -707,7 +722,7 @@ cdef class _Solver:
         cdef double Gmax = -INFINITY, Gmax2 = -INFINITY, obj_min = INFINITY
         cdef double gd, qc, od, yiKit
         cdef int k, t, i = -1, jmin = -1
-        cdef float* Ki
+        cdef void* Ki
         cdef signed char yt
         for k in range(self.active_size):
             t = self.act[k]
@@ -727,7 +742,7 @@ cdef class _Solver:
             t = self.act[k]
             yt = self.y[t]
             # y_i Q_it = y_t K_it  (no diagonal term: t != i whenever it matters below)
-            yiKit = yt * Ki[self.ex[t]]
+            yiKit = yt * self._kv(Ki, self.ex[t])
             if yt > 0:
                 if self.alpha[t] > 0:
                     gd = Gmax + self.G[t]
@@ -761,13 +776,17 @@ cdef class _Solver:
 
     cdef void step(self, int i, int j) noexcept nogil:
         """Analytic solution of the two-variable sub-problem, then the gradient updates."""
-        cdef float* Ki = self.row(self.ex[i])
-        cdef float* Kj = self.row(self.ex[j])
+        cdef void* Ki = self.row(self.ex[i])
+        cdef void* Kj = self.row(self.ex[j])
+        cdef float* Ki32 = <float*> Ki
+        cdef float* Kj32 = <float*> Kj
+        cdef double* Ki64 = <double*> Ki
+        cdef double* Kj64 = <double*> Kj
         # Ki may have been evicted by the fetch of Kj only if capacity < 2: excluded at init.
         cdef double Ci = self.ub[i], Cj = self.ub[j]
         cdef double ai_old = self.alpha[i], aj_old = self.alpha[j]
         cdef double ai = ai_old, aj = aj_old
-        cdef double Qij = self.y[i] * self.y[j] * Ki[self.ex[j]]
+        cdef double Qij = self.y[i] * self.y[j] * self._kv(Ki, self.ex[j])
         cdef double qc, delta, diff, ssum, dai, daj, cyi, cyj
         cdef int k, t
         cdef bint ui, uj
@@ -825,9 +844,14 @@ cdef class _Solver:
         daj = aj - aj_old
         cyi = dai * self.y[i]
         cyj = daj * self.y[j]
-        for k in range(self.active_size):
-            t = self.act[k]
-            self.G[t] += self.y[t] * (cyi * Ki[self.ex[t]] + cyj * Kj[self.ex[t]])
+        if self.k64:
+            for k in range(self.active_size):
+                t = self.act[k]
+                self.G[t] += self.y[t] * (cyi * Ki64[self.ex[t]] + cyj * Kj64[self.ex[t]])
+        else:
+            for k in range(self.active_size):
+                t = self.act[k]
+                self.G[t] += self.y[t] * (cyi * Ki32[self.ex[t]] + cyj * Kj32[self.ex[t]])
         self.G[i] += dai * self.dadd[i]
         self.G[j] += daj * self.dadd[j]
         # G_bar follows the variables that enter or leave their upper bound.
@@ -1030,7 +1054,7 @@ cdef class _Solver:
         two-variable step) on the cached c x c block of Q, until its maximal violation is below
         eps or after max_inner steps.  Returns the number of steps; la[] holds the new alphas."""
         cdef int a, b, i, j, t
-        cdef float* Ka
+        cdef void* Ka
         cdef double Gmax, Gmax2, obj_min, gd, qc, od, yQ
         cdef double ai, aj, ai_old, aj_old, Ci, Cj, Qij, delta, diff, ssum, dai, daj
         cdef long it = 0
@@ -1043,7 +1067,7 @@ cdef class _Solver:
         for a in range(c):
             Ka = self.wrow[a]
             for b in range(c):
-                self.lQ[a, b] = self.ly[a] * self.ly[b] * Ka[self.wex[b]]
+                self.lQ[a, b] = self.ly[a] * self.ly[b] * self._kv(Ka, self.wex[b])
             self.lQ[a, a] = self.QD[self.ws[a]]
         while it < max_inner:
             Gmax = -INFINITY
@@ -1158,7 +1182,9 @@ cdef class _Solver:
         bound, then the alphas themselves."""
         cdef int a, t, k, nchg = 0, nth = self.n_threads, th, k0, k1
         cdef double cy, da, coef
-        cdef float* Ka
+        cdef void* Ka
+        cdef float* Ka32
+        cdef double* Ka64
         cdef bint was_up, now_up
         for a in range(c):
             t = self.ws[a]
@@ -1173,11 +1199,17 @@ cdef class _Solver:
             k0 = (self.active_size * th) // nth
             k1 = (self.active_size * (th + 1)) // nth
             for a in range(nchg):
-                Ka = self.wrow[self.chg[a]]
                 cy = (self.la[self.chg[a]] - self.alpha[self.ws[self.chg[a]]]) * self.ly[self.chg[a]]
-                for k in range(k0, k1):
-                    t = self.act[k]
-                    self.G[t] += cy * self.y[t] * Ka[self.ex[t]]
+                if self.k64:
+                    Ka64 = <double*> self.wrow[self.chg[a]]
+                    for k in range(k0, k1):
+                        t = self.act[k]
+                        self.G[t] += cy * self.y[t] * Ka64[self.ex[t]]
+                else:
+                    Ka32 = <float*> self.wrow[self.chg[a]]
+                    for k in range(k0, k1):
+                        t = self.act[k]
+                        self.G[t] += cy * self.y[t] * Ka32[self.ex[t]]
         for k in range(nchg):
             a = self.chg[k]
             t = self.ws[a]
@@ -1189,7 +1221,7 @@ cdef class _Solver:
                 Ka = self.wrow[a]
                 coef = (self.ub[t] if now_up else -self.ub[t]) * self.y[t]
                 for t in range(self.m):
-                    self.G_bar[t] += coef * self.y[t] * Ka[self.ex[t]]
+                    self.G_bar[t] += coef * self.y[t] * self._kv(Ka, self.ex[t])
                 t = self.ws[a]
                 self.G_bar[t] += (self.ub[t] if now_up else -self.ub[t]) * self.dadd[t]
             self.alpha[t] = self.la[a]
@@ -1313,7 +1345,7 @@ cdef class _Solver:
 def solve_dual(X, Kpre, int kind, double gamma, double coef0, int degree,
                y, ex, p, ub, dadd, QD, alpha0, double cache_mb, int block,
                bint shrinking, double tol, long max_iter, callback=None,
-               long report_every=1000, int n_threads=1, int q=2):
+               long report_every=1000, int n_threads=1, int q=2, Kpre64=None):
     """Solve the dual QP described in the module docstring and return a dict of results.
 
     Parameters are arrays already validated by the Python layer: X float32 (n, d) C-contiguous
@@ -1321,11 +1353,13 @@ def solve_dual(X, Kpre, int kind, double gamma, double coef0, int degree,
     y int8 (+1/-1) of length m, ex int32 (variable -> example), p, ub, dadd, QD, alpha0 float64.
     ``n_threads`` threads compute the kernel blocks; call it with BLAS limited to one thread.
     ``q`` >= 4 selects SVMTorch's q-variable working sets (module docstring); 2 the pair path.
+    ``Kpre64``, a float64 (n, n) C-contiguous matrix, is the exact path: the solver reads its
+    rows as they are (``kind`` and ``Kpre`` are then ignored); everything else is float64 anyway.
     """
     if Kpre is None:
         Kpre = np.zeros((0, 0), dtype=np.float32)
     if X is None:
         X = np.zeros((0, 0), dtype=np.float32)
     solver = _Solver(X, Kpre, kind, gamma, coef0, degree, y, ex, p, ub, dadd, QD, alpha0,
-                     cache_mb, block, shrinking, n_threads, q)
+                     cache_mb, block, shrinking, n_threads, q, Kpre64)
     return solver.solve(tol, max_iter, callback, report_every)

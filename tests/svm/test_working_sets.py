@@ -73,19 +73,23 @@ def test_working_sets_with_a_row_cache_smaller_than_the_problem(q, monkeypatch):
     assert_kkt(model, X, y)
 
 
-def test_auto_uses_working_sets_only_when_the_rows_do_not_fit(monkeypatch):
-    monkeypatch.setattr(SVC, "_precompute_whole", False)
+def test_auto_uses_working_sets_on_large_data_only(monkeypatch):
     X, y = _moons(1500)
     # data this small (24 kB) makes cheap rows: pairs whatever the cache
     assert SVC(C=10.0, sigma=0.3, cache_size=0.2).fit(X, y).q_ == 2
+    pairs = SVC(C=10.0, sigma=0.3, q=2).fit(X, y)
     # as if the data did not fit in the CPU's caches
     monkeypatch.setattr(estimators, "_SMALL_DATA", 0)
-    pairs = SVC(C=10.0, sigma=0.3).fit(X, y)             # 200 MB: every row fits
-    assert pairs.q_ == 2
-    tiny = SVC(C=10.0, sigma=0.3, cache_size=0.2).fit(X, y)   # ~30 rows of 1500
-    assert tiny.q_ > 2 and tiny.q_ % 2 == 0
-    assert abs(tiny.objective_ - pairs.objective_) <= 1e-4 * abs(pairs.objective_)
-    _assert_matches_libsvm(tiny, X, y)
+    for cache in (200, 0.2):                               # every row fits / ~30 rows of 1500
+        blocks = SVC(C=10.0, sigma=0.3, cache_size=cache).fit(X, y)
+        assert blocks.q_ > 2 and blocks.q_ % 2 == 0
+        assert blocks.n_kernel_rows_ > 0                   # rows, not the whole matrix
+        assert abs(blocks.objective_ - pairs.objective_) <= 1e-4 * abs(pairs.objective_)
+        _assert_matches_libsvm(blocks, X, y)
+    # one-vs-one problems share the whole matrix, and solve on it by pairs
+    Xd, yd = load_digits(return_X_y=True)
+    multi = SVC(C=10.0, sigma="scale").fit(Xd[:300] / 16, yd[:300])
+    assert multi.q_ == 2 and multi.n_kernel_rows_ == 0
 
 
 @pytest.mark.parametrize("q", [4, 32])
