@@ -20,6 +20,14 @@ pixels / 255 (the loader's scaling), the full 60k training set, tested on the 10
    iteration's measured expert-task times on W workers (longest task first)`` -- checked against
    the measured two-worker time, then extrapolated to 50 workers (an estimate, not a measurement).
 5. The thesis's published Forest numbers (Tables 6.1, 8.x) beside ours.
+6. Synthetic problem (``make_large_problem``, 20 features): the global mixture's training time from
+   80k to 1M points (n / 3000 experts) and its log-log slope; its test error against one SVC at
+   20k, 40k and 60k (``--only synthetic``, no Fashion-MNIST needed).
+7. The embedded cluster's kinds on the same fit: worker threads (the default of ``client=None``)
+   against worker processes, with wall, task and CPU times (``--only clusters``).
+
+Floors (issue 11): the mixture's time slope <= 1.2 from 80k to 1M on the synthetic problem, and its
+test error within one point of one SVC wherever one SVC is trained (<= 60k).
 
 Floors (issue 7): the mixture at n = 60k trains at least 5x faster than the single SVC with a test
 error at most one point worse; two workers at least 1.6x faster than one.
@@ -206,33 +214,80 @@ def workers(n, params, args, X, y, client2):
 
 
 def synthetic(sizes, args, client):
-    """Mixture training time on the synthetic problem (kernelnb.datasets.make_large_problem) up to
-    1M points, with the single SVC alongside while it stays affordable (n <= --svc-max)."""
+    """Mixture training time on the synthetic problem (kernelnb.datasets.make_large_problem) from
+    80k to 1M points (slope of log time against log n), and test error of the mixture against one
+    SVC at the sizes where one SVC can be trained (--svc-sizes, at most 60k)."""
     print(f"\n## 6. Synthetic problem (20 features, 64 labelled clusters): training time against n"
-          f" (global mixture, n / {args.expert_size} experts, {args.n_iter} iterations, 2 workers)")
+          f" (global mixture, n / {args.expert_size} experts, {args.n_iter} iterations, 2 workers,"
+          " gater on 20,000 points, validation at most 10,000)")
+    svc_sizes = [int(v) for v in args.svc_sizes.split(",")] if args.svc_sizes else []
     # one draw (one set of cluster centres): the training sets are its prefixes, the test set
     # its last 20,000 points
-    Xall, yall = make_large_problem(max(sizes) + 20000, random_state=0)
+    Xall, yall = make_large_problem(max(sizes + svc_sizes) + 20000, random_state=0)
     Xt, yt = Xall[-20000:], yall[-20000:]
     params = dict(C=10.0, sigma="scale")
-    print(f" {'n':>8} {'mixture (s)':>12} {'test err':>9} {'SVC (s)':>9} {'SVC err':>8}", flush=True)
-    tm, ts, ns_svc = [], [], []
+    print(f" {'n':>8} {'mixture (s)':>12} {'1 CPU (s)':>10} {'sequential':>10} {'test err':>9}"
+          "  best it.  val. err. per iteration", flush=True)
+    tm = []
     for n in sizes:
+        m = mixture(n, params, "global", client, args.expert_size, args.n_iter,
+                    n_iter_no_change=None).fit(Xall[:n], yall[:n])
+        tm.append(m.fit_time_)
+        print(f" {n:>8} {m.fit_time_:12.1f} {m.cpu_time_:10.1f} {m.gater_time_:10.1f} "
+              f"{100 * err(m, Xt, yt):8.2f}%  {m.best_iteration_:>8}  "
+              + " ".join(f"{v:.4f}" for v in m.validation_errors_), flush=True)
+    if len(sizes) > 1:
+        print(f" log-log slope of the mixture's time, {sizes[0]} -> {sizes[-1]}: "
+              f"{slope(sizes, tm):.2f} (floor: <= 1.2; the thesis: 'appears to scale linearly')")
+    if not svc_sizes:
+        return
+    print("\n Mixture against one SVC (same C, sigma='scale'), where one SVC can be trained")
+    print(f" {'n':>8} {'mixture (s)':>12} {'mix. err':>9} {'SVC (s)':>9} {'SVC err':>8} {'diff':>7}",
+          flush=True)
+    for n in svc_sizes:
         X, y = Xall[:n], yall[:n]
         m = mixture(n, params, "global", client, args.expert_size, args.n_iter).fit(X, y)
-        tm.append(m.fit_time_)
-        line = f" {n:>8} {m.fit_time_:12.1f} {100 * err(m, Xt, yt):8.2f}%"
-        if n <= args.svc_max:
-            t0 = time.perf_counter()
-            s = SVC(C=10.0, sigma="scale").fit(X, y)
-            ts.append(time.perf_counter() - t0)
-            ns_svc.append(n)
-            line += f" {ts[-1]:9.1f} {100 * err(s, Xt, yt):7.2f}%"
-        print(line, flush=True)
-    msg = f" log-log slope: mixture {slope(sizes, tm):.2f}" if len(sizes) > 1 else ""
-    if len(ns_svc) > 1:
-        msg += f", SVC {slope(ns_svc, ts):.2f} (n <= {args.svc_max})"
-    print(msg)
+        t0 = time.perf_counter()
+        sv = SVC(**params).fit(X, y)
+        t_svc = time.perf_counter() - t0
+        em, es = err(m, Xt, yt), err(sv, Xt, yt)
+        print(f" {n:>8} {m.fit_time_:12.1f} {100 * em:8.2f}% {t_svc:9.1f} {100 * es:7.2f}% "
+              f"{100 * (em - es):+6.2f}  (floor: within 1 point)", flush=True)
+
+
+def clusters(n, params, args, X, y):
+    """The embedded cluster's two kinds on the same fit: worker threads of this process (the
+    default) against worker processes (spawned without re-running this script)."""
+    print(f"\n## 7. Embedded cluster at n = {n}: 2 worker threads against 2 worker processes "
+          "(global mixture; alternated, twice each)")
+    print(f" {'kind':<10} {'total (s)':>10} {'start (s)':>10} {'expert phases':>14} "
+          f"{'tasks summed':>13} {'sequential':>11} {'CPU (s)':>8} {'load':>5}")
+    import os
+
+    import psutil
+
+    me = psutil.Process()
+    for kind in ("threads", "processes") * 2:
+        t0 = time.perf_counter()
+        c = local_client(n_workers=2, processes=kind == "processes")
+        t_start = time.perf_counter() - t0
+        cpu0 = sum(me.cpu_times()[:2])
+        kids = me.children(recursive=True)
+        kid0 = {k.pid: sum(k.cpu_times()[:2]) for k in kids}
+        m = mixture(n, params, "global", c, args.expert_size, args.n_iter,
+                    n_iter_no_change=None).fit(X[:n], y[:n])
+        cpu = sum(me.cpu_times()[:2]) - cpu0
+        for k in kids:
+            try:
+                cpu += sum(k.cpu_times()[:2]) - kid0[k.pid]
+            except psutil.NoSuchProcess:
+                pass
+        total = time.perf_counter() - t0
+        c.close()
+        c.cluster.close()
+        print(f" {kind:<10} {total:10.1f} {t_start:10.1f} {m.parallel_time_:14.1f} "
+              f"{sum(t.sum() for t in m.expert_times_):13.1f} {m.gater_time_:11.1f} {cpu:8.1f} "
+              f"{os.getloadavg()[0]:5.1f}", flush=True)
 
 
 def main():
@@ -248,11 +303,14 @@ def main():
     ap.add_argument("--sizes", type=str, default=None,
                     help="comma-separated n of the scaling table (default 10000,20000,40000,60000)")
     ap.add_argument("--only", type=str, default="models,scaling,workers",
-                    help="comma-separated sections to run (models, scaling, workers, synthetic)")
-    ap.add_argument("--synthetic-sizes", type=str, default="100000,250000,500000,1000000",
+                    help="comma-separated sections to run (models, scaling, workers, synthetic, "
+                         "clusters)")
+    ap.add_argument("--synthetic-sizes", type=str, default="80000,160000,320000,640000,1000000",
                     help="n of the synthetic scaling table (section 'synthetic' of --only)")
-    ap.add_argument("--svc-max", type=int, default=40000,
-                    help="largest synthetic n where the single SVC is also trained")
+    ap.add_argument("--svc-sizes", type=str, default="20000,40000,60000",
+                    help="synthetic n where the mixture is compared with one SVC ('' for none)")
+    ap.add_argument("--cluster-n", type=int, default=60000,
+                    help="n of the threads-vs-processes comparison (section 'clusters')")
     args = ap.parse_args()
     only = set(args.only.split(","))
     n = 10000 if args.quick else min(args.n, 60000)
@@ -279,6 +337,10 @@ def main():
         if "scaling" in only:
             scaling(sizes, params, client, args, Xall, yall, fitted, n if fitted else -1)
         speedup = workers(wn, params, args, Xall, yall, client) if "workers" in only else None
+        if "clusters" in only:
+            clusters(min(args.cluster_n, Xall.shape[0]), params, args, Xall, yall)
+        if "synthetic" in only:
+            synthetic([int(v) for v in args.synthetic_sizes.split(",")], args, client)
     finally:
         cluster = client.cluster
         client.close()
