@@ -175,3 +175,17 @@ def test_real_cluster_by_address(scheduler_address):
     for m in (remote, via_client):
         np.testing.assert_array_equal(m.assignment_, serial.assignment_)
         np.testing.assert_array_equal(m.predict(X), serial.predict(X))
+
+
+def test_default_client_in_a_jupyter_kernel(tmp_path):
+    """client=None inside a Jupyter kernel (what a notebook and a Voila dashboard run in)."""
+    nbclient = pytest.importorskip("nbclient")
+    nbformat = pytest.importorskip("nbformat")
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell(SCRIPT.format(extra_import="", setup="", client="",
+                                                            teardown="")))
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=180,
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    text = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.output_type == "stream")
+    assert text.count("BODY RUN") == 1, text
+    assert float(text.split("ACCURACY")[1].split()[0]) > 0.9
