@@ -521,9 +521,9 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         Expert of each training example in the returned iteration (-1 for the validation points,
         -2 for the gater's held-out points).
     validation_errors_, train_errors_, train_costs_ : ndarray of shape (n_iter_,)
-        Per outer iteration; the training error and cost on the gater's points.  ``train_costs_`` is the global criterion
-        ``mean 1/2 (y - tanh(f(x)))^2`` for the global and uniform gaters, the negative
-        log-likelihood ``-mean log P(y|x)`` for the local one.
+        Per outer iteration; the training error and cost on the gater's points.  ``train_costs_``
+        is the global criterion ``mean 1/2 (y - tanh(f(x)))^2`` for the global and uniform
+        gaters, the negative log-likelihood ``-mean log P(y|x)`` for the local one.
     expert_times_ : list of ndarray
         Seconds each expert task took, per iteration (measured where it ran).
     parallel_time_ : float

@@ -136,8 +136,9 @@ def _stop(procs):
 def scheduler_address(tmp_path_factory):
     d = tmp_path_factory.mktemp("dask")
     sched_file = d / "scheduler.json"
-    env = dict(os.environ, DASK_DISTRIBUTED__WORKER__DAEMON="False")
-    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+    env = dict(os.environ)
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                               "--host", "127.0.0.1", "--port", "0",
                                "--dashboard-address", "127.0.0.1:0",
                                "--scheduler-file", str(sched_file)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=d, env=env)]
@@ -148,9 +149,9 @@ def scheduler_address(tmp_path_factory):
                 pytest.fail("dask scheduler did not start within 60 s")
             time.sleep(0.2)
         address = json.loads(sched_file.read_text())["address"]
-        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                       "--nworkers", "1", "--host", "127.0.0.1",
-                                       "--dashboard-address", "127.0.0.1:0"],
+        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker",
+                                       address, "--nthreads", "1", "--nworkers", "1",
+                                       "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                       cwd=d, env=env))
         with distributed.Client(address, timeout=30, set_as_default=False) as c:
