@@ -94,6 +94,13 @@ def message(msg_type, content, session="s"):
             "parent_header": {}, "metadata": {}, "content": content}
 
 
+def run_async(coroutine_function):
+    """Run ``coroutine_function()`` to completion on a fresh event loop in its own thread (a test
+    run earlier in the session may have left a loop running in this one)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(coroutine_function())).result()
+
+
 async def ws_connect(ws_url, subprotocols):
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
@@ -165,7 +172,7 @@ def test_websocket_attack_leaves_the_server_answering(hostile_server):
         ws2.write_message(legacy + b"\0" * 64, binary=True)
         assert await asyncio.wait_for(_drain(ws2), 10)
 
-    asyncio.run(attack())
+    run_async(attack)
     t0 = time.monotonic()
     code, _, _ = get(url, timeout=2)
     assert code == 200 and time.monotonic() - t0 < 2
@@ -215,7 +222,7 @@ def test_a_comm_message_with_buffers_still_reaches_the_kernel(hostile_server):
                 return True
         return False
 
-    assert asyncio.run(talk())
+    assert run_async(talk)
 
 
 # ----------------------------------------------------------------------------- the budget
