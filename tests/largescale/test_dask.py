@@ -190,3 +190,17 @@ def test_default_client_in_a_jupyter_kernel(tmp_path):
     text = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.output_type == "stream")
     assert text.count("BODY RUN") == 1, text
     assert float(text.split("ACCURACY")[1].split()[0]) > 0.9
+
+
+def test_thread_pools_restored_after_a_threaded_fit():
+    """The worker threads limit BLAS (a process-wide setting) while they train: after the fit the
+    caller's thread counts are back, whatever order the tasks' limits were entered and left in."""
+    from threadpoolctl import threadpool_info
+
+    before = sorted((i["user_api"], i["prefix"], i["num_threads"]) for i in threadpool_info())
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (1200, 4))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+    MixtureSVC(n_experts=6, n_iter=2, C=10, sigma=0.5, n_workers=2, random_state=0).fit(X, y)
+    after = sorted((i["user_api"], i["prefix"], i["num_threads"]) for i in threadpool_info())
+    assert after == before
