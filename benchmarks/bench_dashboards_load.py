@@ -69,6 +69,33 @@ def rss_mb(pid):
     return 0.0
 
 
+def cpu_seconds(pids):
+    """User + system CPU seconds used so far by ``pids`` (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for p in pids:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def browser_pids():
+    """Pids of the Chromium processes on this machine."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes().split(b"\0")[0]
+            except OSError:
+                continue
+            if b"chrom" in cmd.lower():
+                out.append(int(d.name))
+    return out
+
+
 def kernel_pids(server_pid):
     pids = []
     for p in children(server_pid):
@@ -181,7 +208,15 @@ def scenario(name, extra_args, args, browser):
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
+        # CPU split during the burst: the server and its kernels against the browsers (which, in
+        # a class, run on the students' machines, not on the server).
+        tree = [server.pid, *children(server.pid)]
+        cpu0 = (cpu_seconds(tree), cpu_seconds(browser_pids()))
         results, wall, errors, contexts = open_pages(browser, url, args.sessions, args.deadline)
+        tree = [server.pid, *children(server.pid)]
+        out["cpu_server"] = cpu_seconds(tree) - cpu0[0]
+        out["cpu_browser"] = cpu_seconds(browser_pids()) - cpu0[1]
+        out["load"] = os.getloadavg()[0]
         ks = kernel_pids(server.pid)
         alive = [k for k in ks if Path(f"/proc/{k}").exists()]
         out.update(results=results, wall=wall, errors=errors, alive=len(alive),
@@ -254,6 +289,9 @@ def main(argv=None):
         row(f"first chart, {what} (s)",
             lambda o, fn=fn: _fmt(fn(ok[o["scenario"]]) if ok[o["scenario"]] else None))
     row("wall time, all pages (s)", lambda o: _fmt(o["wall"]))
+    row("CPU s in the burst: server + kernels", lambda o: _fmt(o["cpu_server"]))
+    row("CPU s in the burst: browsers", lambda o: _fmt(o["cpu_browser"]))
+    row("load average at the end", lambda o: _fmt(o["load"]))
     row("kernels alive after / peak", lambda o: f"{o['alive']} / {o['peak']['kernels']}")
     row("pages showing a traceback", lambda o: str(o["errors"]))
     row("kernel RSS, mean (MB)",

@@ -10,7 +10,8 @@ kernels nobody uses: one whose page has had no websocket for ``cull_unconnected`
 new kernel for every kernel taken, at once, with no cap): kernels that have already executed a
 dashboard are kept ready up to a target per dashboard, warmed at most ``pool_concurrency`` at a
 time, within the budget, refilled in the background once no visitor has taken one for
-``refill_quiet`` seconds (so that a class opening its pages gets the CPU).
+``refill_quiet`` seconds and the machine's load average is below its number of cores (so that a
+class opening its pages gets the CPU; after ``refill_max_wait`` seconds it refills anyway).
 """
 from __future__ import annotations
 
@@ -258,6 +259,11 @@ class PoolKeeper(LoggingConfigurable):
         10.0, config=True,
         help="Refill only after this many seconds without a kernel taken: while a class opens "
              "its pages, warming new kernels would take the CPU those pages need.")
+    refill_max_wait = Float(
+        300.0, config=True,
+        help="Refill after this many seconds without a kernel taken even if the machine is "
+             "still busy (see refill_quiet; the load average must otherwise be below the "
+             "number of cores).")
 
     def fill_if_needed(self, delay=None, notebook_name=None, extra_kernel_env_variables=None,
                        **kwargs):
@@ -279,6 +285,15 @@ class PoolKeeper(LoggingConfigurable):
             asyncio.set_event_loop(loop)
         self._keeper_handle = loop.call_later(max(delay, 0.0), self._keep)
 
+    def _busy(self) -> bool:
+        """True while the machine's 1-minute load average is at least its number of cores."""
+        if self._last_take == -float("inf"):
+            return False          # the first fill, before any visitor: nobody to slow down
+        try:
+            return os.getloadavg()[0] >= (os.cpu_count() or 1)
+        except OSError:
+            return False
+
     def _targets(self) -> dict:
         return {nb: int(n) for nb, n in self.pool_targets.items() if int(n) > 0}
 
@@ -290,6 +305,9 @@ class PoolKeeper(LoggingConfigurable):
         resume = max(self._retry_at, self._last_take + self.refill_quiet)
         if now < resume:
             self._wake(resume - now)
+            return
+        if self._busy() and now - self._last_take < self.refill_max_wait:
+            self._wake(2.0)       # the pages being opened (or anything else) use the cores
             return
         started = True
         while started and self._warming < self.pool_concurrency:

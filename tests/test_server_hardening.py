@@ -257,8 +257,11 @@ def test_kernel_budget_and_culling_of_unconnected_kernels(tmp_path):
 
 def test_preheated_pool_is_used_and_refilled(tmp_path):
     folder = write_dashboards(tmp_path)
+    # Refills wait for a quiet machine (load average below the cores) at most 5 s here.
     with kernelnb_serve("--dashboards", str(folder), "--max-kernels", "4", "--preheat", "2",
-                        "--preheat-dashboards", "alpha", log_name="hardening_preheat") as (url, _):
+                        "--preheat-dashboards", "alpha", "--PoolKeeper.refill_quiet=1",
+                        "--PoolKeeper.refill_max_wait=5",
+                        log_name="hardening_preheat") as (url, _):
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and status(url)["preheated_ready"] < 2:
             time.sleep(0.5)
