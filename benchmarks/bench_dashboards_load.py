@@ -19,6 +19,7 @@ run stops by itself.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import shutil
 import signal
@@ -161,6 +162,91 @@ def open_pages(browser, url, n, deadline):
     return results, wall, errors, contexts
 
 
+# ------------------------------------------------------------------ browserless clients
+# What a page's widget manager does once the HTML is in: open the kernel websocket (v1 protocol),
+# list the widget comms, ask each for its state. Timing this for N clients at once measures the
+# server and its kernels alone, without N browsers sharing the server's cores.
+
+def _v1_frame(channel, msg):
+    import json
+    parts = [channel.encode()] + [json.dumps(msg[k]).encode()
+                                  for k in ("header", "parent_header", "metadata", "content")]
+    n = len(parts) + 1
+    offsets, pos = [], 8 * (n + 1)
+    for part in parts:
+        offsets.append(pos)
+        pos += len(part)
+    offsets.append(pos)
+    return (n.to_bytes(8, "little") + b"".join(o.to_bytes(8, "little") for o in offsets)
+            + b"".join(parts))
+
+
+def _v1_parts(frame):
+    import json
+    n = int.from_bytes(frame[:8], "little")
+    off = [int.from_bytes(frame[8 * (i + 1): 8 * (i + 2)], "little") for i in range(n)]
+    header = json.loads(frame[off[1]:off[2]])
+    content = json.loads(frame[off[4]:off[5]])
+    parent = json.loads(frame[off[2]:off[3]]) if off[3] > off[2] else {}
+    return header, parent, content
+
+
+def _msg(msg_type, content):
+    import uuid
+    return {"header": {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "session": "bench",
+                       "username": "", "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "content": content}
+
+
+async def _one_client(base, url, deadline):
+    """Seconds from the page request until every widget's state has arrived (or None)."""
+    import re
+    from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+    from tornado.websocket import websocket_connect
+    t0 = time.monotonic()
+    try:
+        page = (await AsyncHTTPClient().fetch(url, request_timeout=deadline)).body.decode()
+        kid = re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', page).group(1)
+        ws_url = base.replace("http://", "ws://") + f"api/kernels/{kid}/channels?session_id=b"
+        ws = await websocket_connect(HTTPRequest(ws_url, request_timeout=deadline),
+                                     subprotocols=["v1.kernel.websocket.jupyter.org"],
+                                     max_message_size=64 * 2**20)
+        info = _msg("comm_info_request", {"target_name": "jupyter.widget"})
+        ws.write_message(_v1_frame("shell", info), binary=True)
+        pending = None
+        while True:
+            left = deadline - (time.monotonic() - t0)
+            frame = await asyncio.wait_for(ws.read_message(), max(left, 0.1))
+            if frame is None:
+                return None
+            if not isinstance(frame, bytes):
+                continue
+            header, parent, content = _v1_parts(frame)
+            if header["msg_type"] == "comm_info_reply" and pending is None:
+                pending = set()
+                for cid in content.get("comms", {}):
+                    m = _msg("comm_msg", {"comm_id": cid, "data": {"method": "request_state"}})
+                    pending.add(m["header"]["msg_id"])
+                    ws.write_message(_v1_frame("shell", m), binary=True)
+            elif (header["msg_type"] == "comm_msg" and pending is not None
+                  and parent.get("msg_id") in pending):
+                pending.discard(parent["msg_id"])
+                if not pending:
+                    ws.close()
+                    return time.monotonic() - t0
+    except Exception:  # noqa: BLE001 - counted as a failure in the table
+        return None
+
+
+def open_clients(base, url, n, deadline):
+    async def all_at_once():
+        return await asyncio.gather(*[_one_client(base, url, deadline) for _ in range(n)])
+    start = time.monotonic()
+    times = asyncio.run(all_at_once())
+    wall = time.monotonic() - start
+    return [("ok", t) if t is not None else ("timeout", None) for t in times], wall
+
+
 def scenario(name, extra_args, args, browser):
     port = free_port()
     base = f"http://127.0.0.1:{port}/"
@@ -186,7 +272,11 @@ def scenario(name, extra_args, args, browser):
         url = f"{base}voila/render/{args.dashboard}.ipynb"
 
         # 1. one visitor alone
-        res, _, _, contexts = open_pages(browser, url, 1, args.deadline)
+        if browser is None:
+            res, _ = open_clients(base, url, 1, args.deadline)
+            contexts = []
+        else:
+            res, _, _, contexts = open_pages(browser, url, 1, args.deadline)
         out["alone"] = res[0][1] if res[0][0] == "ok" else None
         for c in contexts:
             c.close()
@@ -212,7 +302,12 @@ def scenario(name, extra_args, args, browser):
         # a class, run on the students' machines, not on the server).
         tree = [server.pid, *children(server.pid)]
         cpu0 = (cpu_seconds(tree), cpu_seconds(browser_pids()))
-        results, wall, errors, contexts = open_pages(browser, url, args.sessions, args.deadline)
+        if browser is None:
+            results, wall = open_clients(base, url, args.sessions, args.deadline)
+            errors, contexts = 0, []
+        else:
+            results, wall, errors, contexts = open_pages(browser, url, args.sessions,
+                                                         args.deadline)
         tree = [server.pid, *children(server.pid)]
         out["cpu_server"] = cpu_seconds(tree) - cpu0[0]
         out["cpu_browser"] = cpu_seconds(browser_pids()) - cpu0[1]
@@ -249,6 +344,10 @@ def main(argv=None):
     ap.add_argument("--scenarios", default="default,preheat")
     ap.add_argument("--deadline", type=float, default=300.0,
                     help="seconds each page may take to show its chart")
+    ap.add_argument("--clients", choices=("browser", "websocket"), default="browser",
+                    help="browser: headless Chromium pages (first plotly chart drawn); websocket: "
+                         "what a page's widget manager does, without a browser (every widget's "
+                         "state received): the server and its kernels alone")
     ap.add_argument("--chromium", default=os.environ.get("KERNELNB_CHROMIUM")
                     or shutil.which("chromium") or "/usr/bin/chromium")
     args = ap.parse_args(argv)
@@ -262,18 +361,24 @@ def main(argv=None):
         if s not in plans:
             ap.error(f"--scenarios: unknown scenario {s!r} (default, preheat)")
 
-    from playwright.sync_api import sync_playwright
     outs = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=args.chromium, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-dev-shm-usage"])
+    if args.clients == "websocket":
         for s in names:
-            outs.append(scenario(s, plans[s], args, browser))
-        browser.close()
+            outs.append(scenario(s, plans[s], args, None))
+    else:
+        from playwright.sync_api import sync_playwright
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=args.chromium, headless=True,
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                      "--disable-dev-shm-usage"])
+            for s in names:
+                outs.append(scenario(s, plans[s], args, browser))
+            browser.close()
 
-    print(f"\nLoad: {args.dashboard}, {args.sessions} sessions opened at once "
+    what = ("browser pages, time to the first chart" if args.clients == "browser" else
+            "websocket clients, time to every widget's state")
+    print(f"\nLoad: {args.dashboard}, {args.sessions} sessions opened at once, {what} "
           f"(kernelnb serve on 127.0.0.1, {os.cpu_count()} cores)\n")
     label = {"default": "default (no preheat)", "preheat": f"--preheat {preheat}"}
     rows = [("", [label[o["scenario"]] for o in outs])]
@@ -282,11 +387,11 @@ def main(argv=None):
         rows.append((name, [f(o) for o in outs]))
 
     row("pool ready after (s)", lambda o: _fmt(o["pool_ready_s"]))
-    row("one visitor alone: first chart (s)", lambda o: _fmt(o["alone"], ".2f"))
+    row("one visitor alone (s)", lambda o: _fmt(o["alone"], ".2f"))
     ok = {o["scenario"]: [t for st, t in o["results"] if st == "ok"] for o in outs}
     row("sessions rendered / opened", lambda o: f"{len(ok[o['scenario']])} / {args.sessions}")
     for what, fn in (("min", min), ("median", statistics.median), ("max", max)):
-        row(f"first chart, {what} (s)",
+        row(f"{args.sessions} at once, {what} (s)",
             lambda o, fn=fn: _fmt(fn(ok[o["scenario"]]) if ok[o["scenario"]] else None))
     row("wall time, all pages (s)", lambda o: _fmt(o["wall"]))
     row("CPU s in the burst: server + kernels", lambda o: _fmt(o["cpu_server"]))
