@@ -1,4 +1,4 @@
-"""The margin models of Collobert's thesis, chapter 8 (``../shared/research/seed_001.md`` 1.10).
+"""The margin models of Collobert's thesis, chapter 8 (Collobert & Bengio, ICML 2004).
 
 * :class:`MarginPerceptron` (Algorithm 8.1, Duda & Hart 1973): ``f(x) = w . x + b`` from
   ``w = 0, b = 0``; every example with ``y f(x) <= beta`` moves ``w += lam y x, b += lam y``

@@ -4,8 +4,7 @@ One SVM on L examples costs about O(L^2) or more.  A hard mixture splits the tra
 K SVM experts of about L/K examples each, trains them independently (in parallel: one Dask task
 per expert), and lets a gater decide, for every input, which experts to trust.  The partition is
 then improved by reassigning every example to the expert the gater prefers, subject to a capacity
-of L/K + 1 examples per expert (thesis Alg. 6.1 and 6.2; ``../shared/research/seed_001.md`` 1.7 and
-1.8).
+of L/K + 1 examples per expert (Collobert's thesis, Alg. 6.1 and 6.2).
 
 Gaters
 ------
@@ -29,7 +28,7 @@ Gaters
     expert's examples, ``P(k) = |D_k| / L``, and each SVM expert is Platt-scaled:
     ``P(y=+1|x, k) = 1 / (1 + exp(-(a_k f_k(x) + b_k)))``, ``a_k, b_k`` fitted by the negative
     log-likelihood on the expert's own training outputs with Platt's smoothed targets (the
-    digest writes the sigmoid as ``1/(1+exp(a - y w f))``; this is the usual normalised form).
+    thesis writes the sigmoid as ``1/(1+exp(a - y w f))``; this is the usual normalised form).
     Reassignment sorts the experts by ``P(y_l|x_l,k) P(x_l|k) P(k)`` (eq. 6.5) with the same
     capacity rule.  Everything but the reassignment runs in the expert tasks.  Prediction:
     ``P(y=+1|x) = sum_k P(k|x) P(y=+1|x,k)``.
@@ -538,8 +537,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
     References
     ----------
     Collobert, Bengio & Bengio, "A parallel mixture of SVMs for very large scale problems",
-    Neural Computation 14(5), 2002; Collobert's thesis ch. 6 (``../shared/research/seed_001.md``
-    1.7, 1.8, 2.3).
+    Neural Computation 14(5), 2002; Collobert's thesis ch. 6 (Alg. 6.1, 6.2; Tables 6.1-6.3).
     """
 
     def __init__(self, n_experts=4, gater="global", n_iter=3, C=1.0, kernel="rbf", sigma=1.0,

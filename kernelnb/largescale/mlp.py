@@ -1,4 +1,4 @@
-"""One-hidden-layer MLPs trained as in Collobert's thesis (``../shared/research/seed_001.md`` 1.3).
+"""One-hidden-layer MLPs trained as in Collobert's thesis (2004, ch. 3, 4 and 7).
 
 ``f(x) = W2 tanh(W1 x + b1) + b2``, trained by plain stochastic gradient: one example at a time,
 in a fresh random order every epoch, with either a weight decay ``mu/2 (||W1||^2 + ||W2||^2)``
