@@ -7,13 +7,13 @@ margin, the hard margin and epsilon-SVR:
 
 with Q_ts = y_t y_s K(x_ex[t], x_ex[s]) + [t == s] dadd_t.  Variables t map to examples ex[t]
 (the identity for classification; t mod n for regression, where a and a* share a kernel row:
-Collobert's thesis ch. 5, seed_001.md section 1.5).
+Collobert's thesis ch. 5).
 
-The engine, in the terms of the seeds and of the literature it follows:
+The engine, in the terms of the literature it follows:
 
 * working-set selection of a pair by second-order information (Fan, Chen & Lin 2005, "WSS3"):
   i maximises the violation -y_i G_i over I_up, j minimises -(G-gap)^2 / curvature over I_low;
-* the analytic two-variable step (SVMTorch's "enhanced SMO", seed_001.md section 1.5);
+* the analytic two-variable step (SVMTorch's "enhanced SMO", Collobert's thesis ch. 5);
 * stopping when the maximal KKT violation m(a) - M(a) <= tol (LIBSVM's rule);
 * shrinking of bound variables whose KKT inequality holds strictly, with the gradient of shrunk
   variables rebuilt from G_bar before the final check on the whole problem ("unshrinking");

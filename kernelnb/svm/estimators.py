@@ -4,7 +4,7 @@ Formulations (``margin``):
 
 * ``'l1'``: the usual C-SVC / epsilon-SVR soft margin, box ``0 <= alpha_i <= C_i``.
 * ``'l2'``: the L2 soft margin ``min 1/2 ||w||^2 + C/2 sum xi_i^2``, solved as a hard margin on
-  ``K + I / C`` (Chapelle's thesis ch. 4; ``seed_004.md`` section 1.3).
+  ``K + I / C`` (Chapelle's thesis ch. 2 and 4).
 * ``'hard'``: no slack (``C`` is ignored); on data that is not separable the solver stops at
   ``max_iter`` (a default cap applies) with a warning.
 
@@ -448,9 +448,9 @@ class SVC(ClassifierMixin, _BaseSVM):
 
     References
     ----------
-    Collobert, thesis ch. 5 (SVMTorch decomposition), ``../shared/research/seed_001.md`` 1.5;
-    Fan, Chen & Lin (2005), second-order working-set selection; Chapelle, thesis ch. 4 (L2 margin),
-    ``../shared/research/seed_004.md`` 1.3.
+    Collobert, thesis ch. 5 (SVMTorch decomposition), and Collobert & Bengio, SVMTorch, JMLR 1,
+    2001; Fan, Chen & Lin (2005), second-order working-set selection; Chapelle, thesis ch. 2 and 4
+    (L2 margin).
     """
 
     def __init__(self, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=0.0,
@@ -697,7 +697,7 @@ def _ovo_to_ovr(dec, pairs, n_cls):
 
 
 class SVR(RegressorMixin, _BaseSVM):
-    """Epsilon-support vector regression (SVMTorch's regression, ``seed_001.md`` section 1.5).
+    """Epsilon-support vector regression (SVMTorch's regression; Collobert's thesis ch. 5).
 
     The dual has two variables per example (alpha and alpha*) sharing one kernel row; the
     solver selects them independently, as SVMTorch does.  Parameters as :class:`SVC`, plus
