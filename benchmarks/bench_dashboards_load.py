@@ -167,20 +167,6 @@ def open_pages(browser, url, n, deadline):
 # list the widget comms, ask each for its state. Timing this for N clients at once measures the
 # server and its kernels alone, without N browsers sharing the server's cores.
 
-def _v1_frame(channel, msg):
-    import json
-    parts = [channel.encode()] + [json.dumps(msg[k]).encode()
-                                  for k in ("header", "parent_header", "metadata", "content")]
-    n = len(parts) + 1
-    offsets, pos = [], 8 * (n + 1)
-    for part in parts:
-        offsets.append(pos)
-        pos += len(part)
-    offsets.append(pos)
-    return (n.to_bytes(8, "little") + b"".join(o.to_bytes(8, "little") for o in offsets)
-            + b"".join(parts))
-
-
 def _v1_parts(frame):
     import json
     n = int.from_bytes(frame[:8], "little")
@@ -201,6 +187,8 @@ def _msg(msg_type, content):
 async def _one_client(base, url, deadline):
     """Seconds from the page request until every widget's state has arrived (or None)."""
     import re
+
+    from kernelnb._websocket import v1_frame
     from tornado.httpclient import AsyncHTTPClient, HTTPRequest
     from tornado.websocket import websocket_connect
     t0 = time.monotonic()
@@ -212,7 +200,7 @@ async def _one_client(base, url, deadline):
                                      subprotocols=["v1.kernel.websocket.jupyter.org"],
                                      max_message_size=64 * 2**20)
         info = _msg("comm_info_request", {"target_name": "jupyter.widget"})
-        ws.write_message(_v1_frame("shell", info), binary=True)
+        ws.write_message(v1_frame("shell", info), binary=True)
         pending = None
         while True:
             left = deadline - (time.monotonic() - t0)
@@ -227,7 +215,7 @@ async def _one_client(base, url, deadline):
                 for cid in content.get("comms", {}):
                     m = _msg("comm_msg", {"comm_id": cid, "data": {"method": "request_state"}})
                     pending.add(m["header"]["msg_id"])
-                    ws.write_message(_v1_frame("shell", m), binary=True)
+                    ws.write_message(v1_frame("shell", m), binary=True)
             elif (header["msg_type"] == "comm_msg" and pending is not None
                   and parent.get("msg_id") in pending):
                 pending.discard(parent["msg_id"])

@@ -20,7 +20,7 @@ import json
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado import web
 
-__all__ = ["V1_PROTOCOL", "MAX_MESSAGE_BYTES", "parse_v1_offsets", "HardenedConnection",
+__all__ = ["V1_PROTOCOL", "MAX_MESSAGE_BYTES", "parse_v1_offsets", "v1_frame", "HardenedConnection",
            "HardenedVoilaWebsocketHandler", "hardened_connection_class"]
 
 V1_PROTOCOL = "v1.kernel.websocket.jupyter.org"
@@ -55,6 +55,22 @@ def parse_v1_offsets(frame: bytes) -> list[int] | None:
     if any(b < a for a, b in zip(offsets, offsets[1:])):
         return None
     return offsets
+
+
+def v1_frame(channel: str, msg: dict, buffers=()) -> bytes:
+    """A v1 frame of the Jupyter message ``msg`` (header, parent_header, metadata, content) on
+    ``channel``, with binary ``buffers``: what a page's kernel connection sends."""
+    parts = [channel.encode()] + [json.dumps(msg[k]).encode()
+                                  for k in ("header", "parent_header", "metadata", "content")]
+    parts += [bytes(b) for b in buffers]
+    n = len(parts) + 1
+    offsets, pos = [], 8 * (n + 1)
+    for part in parts:
+        offsets.append(pos)
+        pos += len(part)
+    offsets.append(pos)
+    return (n.to_bytes(8, "little") + b"".join(o.to_bytes(8, "little") for o in offsets)
+            + b"".join(parts))
 
 
 class HardenedConnection(ZMQChannelsWebsocketConnection):

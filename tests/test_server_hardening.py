@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kernelnb._websocket import V1_PROTOCOL, parse_v1_offsets
+from kernelnb._websocket import V1_PROTOCOL, parse_v1_offsets, v1_frame
 
 from .conftest import kernelnb_serve
 
@@ -71,21 +71,6 @@ def kernel_id_of(page: str) -> str:
     m = re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', page)
     assert m, "no kernel id in the rendered page"
     return m.group(1)
-
-
-def v1_frame(channel: str, msg: dict, buffers=()) -> bytes:
-    """A well-formed v1 kernel websocket frame."""
-    parts = [channel.encode()] + [json.dumps(msg[k]).encode() for k in
-                                  ("header", "parent_header", "metadata", "content")]
-    parts += list(buffers)
-    n = len(parts) + 1
-    offsets, pos = [], 8 * (n + 1)
-    for p in parts:
-        offsets.append(pos)
-        pos += len(p)
-    offsets.append(pos)
-    table = n.to_bytes(8, "little") + b"".join(o.to_bytes(8, "little") for o in offsets)
-    return table + b"".join(parts)
 
 
 def message(msg_type, content, session="s"):
