@@ -175,6 +175,66 @@ KIND_LINEAR, KIND_POLY, KIND_RBF, KIND_PRECOMPUTED = K_LINEAR, K_POLY, K_RBF, K_
 cdef double INNER_FRACTION = 0.1
 
 
+cdef inline void _two_variable_step(bint same_label, double Qii, double Qjj, double Qij,
+                                    double Gi, double Gj, double Ci, double Cj,
+                                    double* ai_io, double* aj_io) noexcept nogil:
+    """The analytic solution of the two-variable sub-problem (LIBSVM's form): the unconstrained
+    step along the equality constraint, clipped to the boxes [0, Ci] x [0, Cj]. ``Qij`` is the
+    signed y_i y_j K_ij; ``ai_io``/``aj_io`` hold the old values and receive the new ones."""
+    cdef double ai = ai_io[0], aj = aj_io[0]
+    cdef double qc, delta, diff, ssum
+    if not same_label:
+        qc = Qii + Qjj + 2.0 * Qij
+        if qc <= 0:
+            qc = TAU
+        delta = (-Gi - Gj) / qc
+        diff = ai - aj
+        ai += delta
+        aj += delta
+        if diff > 0:
+            if aj < 0:
+                aj = 0
+                ai = diff
+        else:
+            if ai < 0:
+                ai = 0
+                aj = -diff
+        if diff > Ci - Cj:
+            if ai > Ci:
+                ai = Ci
+                aj = Ci - diff
+        else:
+            if aj > Cj:
+                aj = Cj
+                ai = Cj + diff
+    else:
+        qc = Qii + Qjj - 2.0 * Qij
+        if qc <= 0:
+            qc = TAU
+        delta = (Gi - Gj) / qc
+        ssum = ai + aj
+        ai -= delta
+        aj += delta
+        if ssum > Ci:
+            if ai > Ci:
+                ai = Ci
+                aj = ssum - Ci
+        else:
+            if aj < 0:
+                aj = 0
+                ai = ssum
+        if ssum > Cj:
+            if aj > Cj:
+                aj = Cj
+                ai = ssum - Cj
+        else:
+            if ai < 0:
+                ai = 0
+                aj = ssum
+    ai_io[0] = ai
+    aj_io[0] = aj
+
+
 cdef inline int _heap_offer(double* hs, int* he, int h, int cap, double sc, int e) noexcept nogil:
     """Keep the ``cap`` largest scores seen in the min-heap (hs, he) of size h; return its new size."""
     cdef int c, ch
@@ -787,57 +847,11 @@ cdef class _Solver:
         cdef double ai_old = self.alpha[i], aj_old = self.alpha[j]
         cdef double ai = ai_old, aj = aj_old
         cdef double Qij = self.y[i] * self.y[j] * self._kv(Ki, self.ex[j])
-        cdef double qc, delta, diff, ssum, dai, daj, cyi, cyj
+        cdef double dai, daj, cyi, cyj
         cdef int k, t
         cdef bint ui, uj
-        if self.y[i] != self.y[j]:
-            qc = self.QD[i] + self.QD[j] + 2.0 * Qij
-            if qc <= 0:
-                qc = TAU
-            delta = (-self.G[i] - self.G[j]) / qc
-            diff = ai - aj
-            ai += delta
-            aj += delta
-            if diff > 0:
-                if aj < 0:
-                    aj = 0
-                    ai = diff
-            else:
-                if ai < 0:
-                    ai = 0
-                    aj = -diff
-            if diff > Ci - Cj:
-                if ai > Ci:
-                    ai = Ci
-                    aj = Ci - diff
-            else:
-                if aj > Cj:
-                    aj = Cj
-                    ai = Cj + diff
-        else:
-            qc = self.QD[i] + self.QD[j] - 2.0 * Qij
-            if qc <= 0:
-                qc = TAU
-            delta = (self.G[i] - self.G[j]) / qc
-            ssum = ai + aj
-            ai -= delta
-            aj += delta
-            if ssum > Ci:
-                if ai > Ci:
-                    ai = Ci
-                    aj = ssum - Ci
-            else:
-                if aj < 0:
-                    aj = 0
-                    ai = ssum
-            if ssum > Cj:
-                if aj > Cj:
-                    aj = Cj
-                    ai = ssum - Cj
-            else:
-                if ai < 0:
-                    ai = 0
-                    aj = ssum
+        _two_variable_step(self.y[i] == self.y[j], self.QD[i], self.QD[j], Qij, self.G[i],
+                           self.G[j], Ci, Cj, &ai, &aj)
         self.alpha[i] = ai
         self.alpha[j] = aj
         dai = ai - ai_old
@@ -1056,7 +1070,7 @@ cdef class _Solver:
         cdef int a, b, i, j, t
         cdef void* Ka
         cdef double Gmax, Gmax2, obj_min, gd, qc, od, yQ
-        cdef double ai, aj, ai_old, aj_old, Ci, Cj, Qij, delta, diff, ssum, dai, daj
+        cdef double ai, aj, ai_old, aj_old, Ci, Cj, Qij, dai, daj
         cdef long it = 0
         for a in range(c):
             t = self.ws[a]
@@ -1111,7 +1125,7 @@ cdef class _Solver:
                                 obj_min = od
             if Gmax + Gmax2 < eps or j < 0:
                 break
-            # the analytic two-variable step (as step(), on the local block)
+            # the analytic two-variable step, on the local block
             Ci = self.lub[i]
             Cj = self.lub[j]
             ai_old = self.la[i]
@@ -1119,54 +1133,8 @@ cdef class _Solver:
             ai = ai_old
             aj = aj_old
             Qij = self.lQ[i, j]
-            if self.ly[i] != self.ly[j]:
-                qc = self.lQ[i, i] + self.lQ[j, j] + 2.0 * Qij
-                if qc <= 0:
-                    qc = TAU
-                delta = (-self.lG[i] - self.lG[j]) / qc
-                diff = ai - aj
-                ai += delta
-                aj += delta
-                if diff > 0:
-                    if aj < 0:
-                        aj = 0
-                        ai = diff
-                else:
-                    if ai < 0:
-                        ai = 0
-                        aj = -diff
-                if diff > Ci - Cj:
-                    if ai > Ci:
-                        ai = Ci
-                        aj = Ci - diff
-                else:
-                    if aj > Cj:
-                        aj = Cj
-                        ai = Cj + diff
-            else:
-                qc = self.lQ[i, i] + self.lQ[j, j] - 2.0 * Qij
-                if qc <= 0:
-                    qc = TAU
-                delta = (self.lG[i] - self.lG[j]) / qc
-                ssum = ai + aj
-                ai -= delta
-                aj += delta
-                if ssum > Ci:
-                    if ai > Ci:
-                        ai = Ci
-                        aj = ssum - Ci
-                else:
-                    if aj < 0:
-                        aj = 0
-                        ai = ssum
-                if ssum > Cj:
-                    if aj > Cj:
-                        aj = Cj
-                        ai = ssum - Cj
-                else:
-                    if ai < 0:
-                        ai = 0
-                        aj = ssum
+            _two_variable_step(self.ly[i] == self.ly[j], self.lQ[i, i], self.lQ[j, j], Qij,
+                               self.lG[i], self.lG[j], Ci, Cj, &ai, &aj)
             self.la[i] = ai
             self.la[j] = aj
             dai = ai - ai_old
