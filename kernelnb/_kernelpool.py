@@ -114,6 +114,10 @@ class BudgetKernelManager(AsyncMappingKernelManager):
             return None
         return max(0, self.max_kernels - self.n_kernels())
 
+    def note_refused(self):
+        """Count a page refused for lack of budget (reported by :meth:`status`)."""
+        self._refused += 1
+
     def is_full(self) -> bool:
         cap = self.capacity()
         return cap is not None and cap <= 0
@@ -122,7 +126,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         if kernel_id is not None and kernel_id in self:
             return await super().start_kernel(*args, kernel_id=kernel_id, **kwargs)
         if self.is_full():
-            self._refused += 1
+            self.note_refused()
             raise ClassFull(f"{self.n_kernels()} kernels are running, the limit "
                             f"(--max-kernels) is {self.max_kernels}")
         self._starting += 1
@@ -265,18 +269,21 @@ class PoolKeeper(LoggingConfigurable):
              "still busy (see refill_quiet; the load average must otherwise be below the "
              "number of cores).")
 
+    def __init__(self, **kwargs):
+        # Set before Voila's __init__, which calls fill_if_needed for every notebook.
+        self._warming = 0
+        self._retry_at = 0.0
+        self._last_take = -float("inf")
+        self._keeper_handle = None
+        super().__init__(**kwargs)
+
     def fill_if_needed(self, delay=None, notebook_name=None, extra_kernel_env_variables=None,
                        **kwargs):
         # Called by Voila at start-up for every notebook and after a kernel is taken.
-        if not hasattr(self, "_warming"):
-            self._warming = 0
-            self._retry_at = 0.0
-            self._last_take = -float("inf")
-            self._keeper_handle = None
         self._wake(0.0 if delay is None else delay)
 
     def _wake(self, delay=0.0):
-        if getattr(self, "_keeper_handle", None) is not None:
+        if self._keeper_handle is not None:
             return
         try:
             loop = asyncio.get_event_loop()

@@ -55,7 +55,16 @@ this page reloads itself in a minute.</p>
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-class GalleryHandler(JupyterHandler):
+class _KernelnbTemplates:
+    """Error pages of a plain Jupyter handler from kernelnb's templates (``404.html``,
+    ``error.html``: load nothing from another host), as Voila's own handlers already get them."""
+
+    def get_template(self, name):
+        env = self.settings.get("voila_jinja2_env")
+        return env.get_template(name) if env is not None else super().get_template(name)
+
+
+class GalleryHandler(_KernelnbTemplates, JupyterHandler):
     """The gallery page: one card per dashboard found in ``directory``."""
 
     def initialize(self, directory, render_prefix, static_prefix):
@@ -69,7 +78,7 @@ class GalleryHandler(JupyterHandler):
         self.finish(render_gallery(self.directory, self.render_prefix, self.static_prefix))
 
 
-class _StaticHandler(JupyterHandler):
+class _StaticHandler(_KernelnbTemplates, JupyterHandler):
     """kernelnb's thumbnails (``<name>.png``), behind the same authentication as the pages."""
 
     _NAME = re.compile(r"^[A-Za-z0-9_-]{1,80}\.png$")
@@ -85,12 +94,8 @@ class _StaticHandler(JupyterHandler):
         self.set_header("Cache-Control", "max-age=600")
         self.finish((self.root / name).read_bytes())
 
-    def write_error(self, status_code, **kwargs):
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(_error_page(status_code, self._reason))
 
-
-class PlotlyBundleHandler(JupyterHandler):
+class PlotlyBundleHandler(_KernelnbTemplates, JupyterHandler):
     """plotly's widget bundle at ``kernelnb/esm/plotly-<hash>.js`` (see :mod:`kernelnb.app._plotly`).
 
     The name carries the content hash, so the browser keeps it; the dashboards' figures import it
@@ -113,7 +118,7 @@ def _announce_plotly_bundle():
     return route
 
 
-class StatusHandler(JupyterHandler):
+class StatusHandler(_KernelnbTemplates, JupyterHandler):
     """``GET /kernelnb/api/status``: kernels running, the limit, preheated kernels ready (JSON)."""
 
     @web.authenticated
@@ -126,7 +131,7 @@ class StatusHandler(JupyterHandler):
         self.finish(json.dumps(status))
 
 
-def _full_page(handler, exc=None):
+def _full_page(handler):
     km = handler.kernel_manager
     handler.set_status(503)
     handler.set_header("Retry-After", "60")
@@ -146,17 +151,17 @@ class BudgetVoilaHandler(TornadoVoilaHandler):
         km = self.kernel_manager
         pooled = path is not None and hasattr(km, "get_pool_size") and km.get_pool_size(path) > 0
         if not pooled and getattr(km, "is_full", lambda: False)():
-            if hasattr(km, "_refused"):
-                km._refused += 1
+            if hasattr(km, "note_refused"):
+                km.note_refused()
             _full_page(self)
             return
         try:
             await super().get(path)
-        except ClassFull as exc:
+        except ClassFull:
             if self._headers_written:
                 raise
             self.clear()
-            _full_page(self, exc)
+            _full_page(self)
 
 
 class OfflineTreeHandler(TornadoVoilaTreeHandler):
@@ -164,10 +169,6 @@ class OfflineTreeHandler(TornadoVoilaTreeHandler):
 
     def render_template(self, name, **ns):
         return strip_external(super().render_template(name, **ns))
-
-    def write_error(self, status_code, **kwargs):
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(_error_page(status_code, self._reason))
 
 
 _EXTERNAL = re.compile(
@@ -181,23 +182,12 @@ def strip_external(page: str) -> str:
     return _EXTERNAL.sub("", page)
 
 
-def _error_page(status_code, reason):
-    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{int(status_code)} {html.escape(reason or '')}</title></head>"
-            f"<body style='font-family:sans-serif;max-width:40em;margin:4em auto'>"
-            f"<h1>{int(status_code)}: {html.escape(reason or '')}</h1>"
-            f"<p><a href='/'>Back to the gallery</a></p></body></html>")
+class NotFoundHandler(_KernelnbTemplates, JupyterHandler):
+    """Every URL nothing else answers: kernelnb's plain 404 page."""
 
-
-class NotFoundHandler(JupyterHandler):
-    """Every URL nothing else answers: a plain 404 page that loads nothing from elsewhere."""
-
-    def prepare(self):
+    async def prepare(self):
+        await super().prepare()          # Jupyter's prepare sets the user the page needs
         raise web.HTTPError(404)
-
-    def write_error(self, status_code, **kwargs):
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(_error_page(status_code, self._reason))
 
 
 class KernelnbVoila(Voila):
