@@ -61,24 +61,21 @@ def _port(text: str) -> int:
     return value
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value == value or value < 0 or value > 7 * 86400:
-        raise argparse.ArgumentTypeError(f"expected 0..604800 seconds, got {text!r}")
-    return value
+def _bounded(convert, lo, hi, what):
+    """An argparse type: ``convert(text)`` within [lo, hi] (NaN refused), else a message."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"expected {what} from {lo} to {hi}, got {text!r}")
+        return value
+    return parse
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 0 <= value <= 10_000:
-        raise argparse.ArgumentTypeError(f"expected 0..10000, got {value}")
-    return value
+_seconds = _bounded(float, 0, 7 * 86400, "seconds")
+_count = _bounded(int, 0, 10_000, "a whole number")
 
 
 def build_parser() -> argparse.ArgumentParser:
