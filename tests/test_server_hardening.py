@@ -299,3 +299,28 @@ def test_no_served_page_refers_to_another_host(served, dashboards_folder):
         assert code in (200, 404), (route, code)
         hits = [body[max(0, m.start() - 80): m.end() + 80] for m in FETCHED.finditer(body)]
         assert not hits, f"{route or '/'} refers to another host: {hits[:3]}"
+
+
+def test_server_extension_hardens_jupyter_servers_connection_class():
+    """What the Jupyter server extension (Binder, JupyterHub) puts in place: jupyter_server's own
+    kernel connection (or a subclass) checks frames; someone else's class is left alone."""
+    from jupyter_server.services.kernels.connection.base import BaseKernelWebsocketConnection
+    from jupyter_server.services.kernels.connection.channels import (
+        ZMQChannelsWebsocketConnection)
+
+    from kernelnb._websocket import HardenedConnection, hardened_connection_class
+
+    assert hardened_connection_class(None) is HardenedConnection
+    assert hardened_connection_class(ZMQChannelsWebsocketConnection) is HardenedConnection
+    assert hardened_connection_class(HardenedConnection) is HardenedConnection
+
+    class Custom(ZMQChannelsWebsocketConnection):
+        pass
+
+    wrapped = hardened_connection_class(Custom)
+    assert issubclass(wrapped, HardenedConnection) and issubclass(wrapped, Custom)
+
+    class Gateway(BaseKernelWebsocketConnection):
+        pass
+
+    assert hardened_connection_class(Gateway) is Gateway
