@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import time
 
 from .._threads import blas_single_thread
 
@@ -217,46 +216,24 @@ def dask_client(client=None, n_workers=None):
     yield client
 
 
-class _Progress:
-    """Progress of joblib batches: tqdm when installed, else an ipywidgets bar in a notebook,
-    else one printed line per completed batch."""
+def _progress_backend(bar, **kwargs):
+    """joblib's Dask backend, constructed with ``kwargs``, advancing the tqdm ``bar`` by the
+    number of fits of every batch that completes (an instance handed to
+    ``joblib.parallel_config``: nothing of joblib is patched, other searches are untouched)."""
+    from joblib._dask import DaskDistributedBackend
 
-    def __init__(self, total, desc):
-        self.total, self.desc, self.done = total, desc, 0
-        self._bar = self._widget = None
-        try:
-            from tqdm.auto import tqdm
+    class ProgressDaskBackend(DaskDistributedBackend):
+        def submit(self, func, callback=None):
+            n_tasks = len(func) if hasattr(func, "__len__") else 1
 
-            self._bar = tqdm(total=total, desc=desc)
-            return
-        except ImportError:
-            pass
-        if "ipykernel" in sys.modules:
-            try:
-                import ipywidgets as w
-                from IPython.display import display
+            def done(result):          # runs on the client's event loop, after joblib's own
+                if callback is not None:
+                    callback(result)
+                bar.update(n_tasks)
 
-                self._widget = w.IntProgress(value=0, min=0, max=total, description=desc)
-                display(self._widget)
-                return
-            except ImportError:  # pragma: no cover
-                pass
+            return super().submit(func, callback=done)
 
-    def update(self, done, total):
-        step = done - self.done
-        self.done = done
-        if self._bar is not None:
-            self._bar.total = total
-            self._bar.update(step)
-        elif self._widget is not None:
-            self._widget.max = total
-            self._widget.value = done
-        else:
-            print(f"{self.desc}: {done}/{total} fits", flush=True)
-
-    def close(self):
-        if self._bar is not None:
-            self._bar.close()
+    return ProgressDaskBackend(**kwargs)
 
 
 def dask_grid_search(estimator, param_grid, X, y, cv=5, client=None, scoring=None, refit=True,
@@ -279,8 +256,8 @@ def dask_grid_search(estimator, param_grid, X, y, cv=5, client=None, scoring=Non
         As in :func:`dask_client`; ``'serial'`` runs scikit-learn's own sequential loop.
     scoring, refit : as in ``GridSearchCV``.
     progress : bool, default=True
-        Show the completed fits: a tqdm bar if tqdm is installed, else an ipywidgets bar in a
-        notebook, else printed lines.
+        Show the completed fits with a ``tqdm`` bar (``tqdm.auto``: a widget in a notebook, text
+        in a terminal).
 
     Returns
     -------
@@ -295,43 +272,15 @@ def dask_grid_search(estimator, param_grid, X, y, cv=5, client=None, scoring=Non
     total = n_candidates * n_folds
     search = GridSearchCV(estimator, param_grid, cv=cv, scoring=scoring, refit=refit,
                           n_jobs=1 if client == "serial" else -1)
-    bar = _Progress(total, "grid search") if progress else None
-    with dask_client(client) as c:
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, desc="grid search", disable=not progress) as bar, \
+            dask_client(client) as c:
         if c is None:
             search.fit(X, y)
         else:
-            # joblib reports each completed batch to the Parallel object in this process; its
-            # ``print_progress`` hook is where the bar is advanced.
-            hook = _progress_parallel(bar, total) if bar is not None else contextlib.nullcontext()
-            with hook, blas_single_thread(), \
-                    joblib.parallel_config(backend="dask", client=c, scatter=[X, y]):
+            with blas_single_thread(), joblib.parallel_config(
+                    backend=_progress_backend(bar, client=c, scatter=[X, y])):
                 search.fit(X, y)
-    if bar is not None:
-        if bar.done < total:
-            bar.update(total, total)
-        bar.close()
+        bar.update(max(total - bar.n, 0))          # the serial loop reports nothing on the way
     return search
-
-
-@contextlib.contextmanager
-def _progress_parallel(bar, total):
-    """Advance ``bar`` from joblib's ``Parallel.print_progress`` (called in this process after
-    every completed batch) for the duration of the block."""
-    import joblib.parallel as jp
-
-    original = jp.Parallel.print_progress
-    last = [0.0]
-
-    def print_progress(self):
-        done = min(int(getattr(self, "n_completed_tasks", 0)), total)
-        now = time.perf_counter()
-        if now - last[0] > 0.2 or done >= total:
-            last[0] = now
-            bar.update(done, total)
-        return original(self)
-
-    jp.Parallel.print_progress = print_progress
-    try:
-        yield
-    finally:
-        jp.Parallel.print_progress = original
