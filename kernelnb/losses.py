@@ -27,7 +27,7 @@ name               L(m)                          source
 =================  ============================  ==============================================
 
 The regression loss ``epsilon_insensitive`` (SVR; Collobert's thesis ch. 3) is a function of the residual
-r = y - f(x): L(r) = max(0, |r| - epsilon).
+``r = y - f(x)``: ``L(r) = max(0, |r| - epsilon)``.
 
 Each loss is a :class:`Loss` object with ``name``, ``label`` (a plain-Unicode legend for charts),
 ``kind`` ('margin' or 'regression'), ``convex`` and ``smooth`` (continuously differentiable) flags,
