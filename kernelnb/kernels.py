@@ -9,6 +9,12 @@ Conventions:
   ``Polynomial(degree=p, coef0=1)``.
 * Blocks are computed as one BLAS product ``X @ Y.T`` followed by one fused Cython pass
   (:mod:`kernelnb._kernels`); float32 inputs stay float32 and float64 stay float64.
+* Every estimator describes its kernel by one :class:`KernelSpec` (kernel name, ``sigma`` or
+  ``'scale'``, ``scales``, ``degree``, ``coef0``, ``gamma``) resolved at ``fit`` by
+  :meth:`KernelSpec.fit`: ``sigma='scale'`` is resolved there, once, and a fitted RBF kernel
+  keeps the mean of its (scaled) training inputs.  RBF blocks are centred on that *training*
+  mean, so the value of ``k(x, y)`` never depends on the other rows of a batch.  Predictions
+  ``sum_j c_j k(x, sv_j)`` are evaluated block by block by :class:`KernelExpansion`.
 
 Derivatives (``gradient``) are with respect to ``log sigma`` and ``log scales`` because the
 model-selection code (Chapelle's thesis, ch. 4) optimises in log space.
@@ -30,6 +36,10 @@ __all__ = [
     "Precomputed",
     "CallableKernel",
     "make_kernel",
+    "KernelSpec",
+    "KernelExpansion",
+    "rbf_expansion",
+    "check_sigma",
     "sigma_from_gamma",
     "gamma_from_sigma",
     "scale_sigma",
@@ -39,23 +49,57 @@ __all__ = [
 KERNEL_NAMES = ("linear", "poly", "rbf", "precomputed")
 
 
+def check_sigma(sigma, dtype=np.float64, name="sigma"):
+    """Return ``sigma`` as a float after checking that it is a usable RBF width.
+
+    ``sigma`` must be a finite positive number such that ``gamma = 1 / (2 sigma^2)`` is a normal
+    number of ``dtype`` (the precision the kernel is evaluated in): a width whose ``gamma``
+    overflows or underflows gives kernel matrices of NaN, zeros or ones.  Raises ``ValueError``
+    naming ``name`` otherwise (never ``ZeroDivisionError`` or ``OverflowError``).
+    """
+    if (isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, numbers.Real)
+            or not np.isfinite(sigma) or sigma <= 0):
+        raise ValueError(f"{name} must be a positive finite number, got {sigma!r}")
+    sigma = float(sigma)
+    info = np.finfo(dtype)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        gamma = 1.0 / (2.0 * np.float64(sigma) * np.float64(sigma))
+    if not (np.isfinite(gamma) and info.tiny <= gamma <= info.max):
+        lo = float(np.sqrt(0.5 / float(info.max)))
+        hi = float(np.sqrt(0.5 / float(info.tiny)))
+        raise ValueError(f"{name}={sigma!r} is too extreme: 1 / (2 {name}^2) over- or underflows "
+                         f"in {np.dtype(dtype).name}; use {lo:.3g} <= {name} <= {hi:.3g} "
+                         "(or rescale the inputs)")
+    return sigma
+
+
 def gamma_from_sigma(sigma):
     """Return scikit-learn's ``gamma`` for the width ``sigma``: ``gamma = 1 / (2 sigma^2)``."""
-    return 1.0 / (2.0 * float(sigma) ** 2)
+    sigma = check_sigma(sigma)
+    return 1.0 / (2.0 * sigma * sigma)
 
 
 def sigma_from_gamma(gamma):
     """Return the width ``sigma`` for scikit-learn's ``gamma``: ``sigma = sqrt(1 / (2 gamma))``."""
-    return float(np.sqrt(1.0 / (2.0 * float(gamma))))
+    if (isinstance(gamma, (bool, np.bool_)) or not isinstance(gamma, numbers.Real)
+            or not np.isfinite(gamma) or gamma <= 0):
+        raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        sigma = np.sqrt(1.0 / (2.0 * np.float64(gamma)))
+    return check_sigma(float(sigma), name=f"the sigma of gamma={gamma!r}")
 
 
 def scale_sigma(X):
-    """The ``sigma`` equivalent to scikit-learn's ``gamma='scale'`` (``1 / (n_features * X.var())``)."""
+    """The ``sigma`` equivalent to scikit-learn's ``gamma='scale'`` (``1 / (n_features * X.var())``).
+
+    ``X`` is the (scaled) training data; a constant or non-finite variance gives 1."""
     X = np.asarray(X, dtype=np.float64)
-    var = X.var()
-    if not np.isfinite(var) or var <= 0:
-        return 1.0
-    return sigma_from_gamma(1.0 / (X.shape[1] * var))
+    with np.errstate(over="ignore", invalid="ignore"):
+        var = X.var()
+        if not np.isfinite(var) or var <= 0:
+            return 1.0
+        sigma = np.sqrt(X.shape[1] * var / 2.0)
+    return float(sigma) if np.isfinite(sigma) and sigma > 0 else 1.0
 
 
 def _as_float(X, name="X"):
@@ -148,22 +192,28 @@ class RBF(Kernel):
     Parameters
     ----------
     sigma : float > 0
-        Kernel width.
+        Kernel width (checked by :func:`check_sigma`).
     scales : array of shape (n_features,), optional
         Per-feature scaling factors (Chapelle's thesis ch. 5: feature selection by scaling).
         ``None`` means all ones.
+    center : array of shape (n_features,), optional
+        Mean of the scaled training inputs, set by :meth:`KernelSpec.fit`.  Blocks are computed
+        from inputs centred on it (distances are translation invariant; centring limits the
+        cancellation in ``||x||^2 + ||y||^2 - 2 x.y``).  ``None``: the mean of ``Y`` (of ``X``
+        when ``Y`` is None) -- the reference set, never the rows being evaluated.
     """
 
     name = "rbf"
 
-    def __init__(self, sigma=1.0, scales=None):
-        self.sigma = _check_positive("sigma", sigma)
+    def __init__(self, sigma=1.0, scales=None, center=None):
+        self.sigma = check_sigma(sigma)
         if scales is not None:
             scales = np.asarray(scales, dtype=np.float64).ravel()
             if scales.size == 0 or not np.all(np.isfinite(scales)) or np.any(scales < 0):
                 raise ValueError("scales must be finite and non-negative, got "
                                  f"{np.array2string(scales, threshold=6)}")
         self.scales = scales
+        self.center = None if center is None else np.asarray(center, dtype=np.float64).ravel()
 
     @property
     def gamma(self):
@@ -182,21 +232,36 @@ class RBF(Kernel):
                              f"{X.shape[1]} features")
         return np.ascontiguousarray(X * self.scales.astype(X.dtype))
 
+    def _centre(self, Xs, ref):
+        """The centre used for a block: the training mean, else the reference set's mean."""
+        if self.center is not None:
+            if self.center.shape[0] != Xs.shape[1]:
+                raise ValueError(f"X has {Xs.shape[1]} features but the kernel was fitted on "
+                                 f"{self.center.shape[0]}")
+            return self.center
+        return ref.mean(axis=0, dtype=np.float64) if ref.shape[0] else np.zeros(Xs.shape[1])
+
+    def centred(self, X, mu):
+        """Scaled ``X`` minus ``mu`` in X's precision, and the squared norms of its rows."""
+        Xs = self.scale(X)
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xc = np.ascontiguousarray(Xs - mu.astype(Xs.dtype))
+            xn = np.einsum("ij,ij->i", Xc, Xc)
+        return Xc, xn
+
     def __call__(self, X, Y=None):
+        X = _as_float(X)
         Xs = self.scale(X)
         Ys = Xs if Y is None else self.scale(np.asarray(Y).astype(Xs.dtype, copy=False))
         if Ys.shape[1] != Xs.shape[1]:
             raise ValueError(f"X has {Xs.shape[1]} features but Y has {Ys.shape[1]}")
-        # Distances are translation invariant: centring first limits the cancellation in
-        # ||x||^2 + ||y||^2 - 2 x.y (this matters in float32).
-        mu = Xs.mean(axis=0) if Xs.shape[0] else 0.0
-        Xc = Xs - mu
-        Yc = Xc if Y is None else Ys - mu
-        with blas_threads_for(Xc.shape[0] * Yc.shape[0] * Xc.shape[1]):
-            G = np.ascontiguousarray(Xc @ Yc.T)
-        xn = np.einsum("ij,ij->i", Xc, Xc)
-        yn = xn if Y is None else np.einsum("ij,ij->i", Yc, Yc)
-        _kernels.rbf_from_gram(G, xn, yn, self.gamma)
+        mu = self._centre(Xs, Ys)
+        Xc, xn = self.centred(X, mu)
+        if Y is None:
+            Yc, yn = Xc, xn
+        else:
+            Yc, yn = self.centred(np.asarray(Y).astype(Xs.dtype, copy=False), mu)
+        G = rbf_block(Xc, xn, Yc, yn, self.gamma)
         if Y is None:
             np.fill_diagonal(G, 1.0)
         return G
@@ -254,11 +319,15 @@ class CallableKernel(Kernel):
         return K
 
 
-def make_kernel(kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=0.0, gamma=1.0):
-    """Build a :class:`Kernel` from the estimator-style parameters.
+def make_kernel(kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0, gamma=1.0):
+    """Build a :class:`Kernel` from the estimator-style parameters (``sigma`` a number).
 
     ``kernel`` is one of ``'linear'``, ``'poly'``, ``'rbf'``, ``'precomputed'``, a callable
-    ``f(X, Y) -> K`` or a :class:`Kernel` instance.
+    ``f(X, Y) -> K`` or a :class:`Kernel` instance.  Estimators use :class:`KernelSpec`, which
+    also resolves ``sigma='scale'`` and stores the training mean.
+
+    .. versionchanged:: 0.2.0
+       ``coef0`` defaults to 1, the ``(1 + x.z)^p`` of the source texts (it was 0).
     """
     if isinstance(kernel, Kernel):
         return kernel
@@ -273,3 +342,233 @@ def make_kernel(kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=0.0, gamma
     if kernel == "rbf":
         return RBF(sigma=sigma, scales=scales)
     return Precomputed()
+
+
+# --------------------------------------------------------------------------------------------
+# The one block evaluator
+# --------------------------------------------------------------------------------------------
+def rbf_block(Xc, xn, Yc, yn, gamma):
+    """``exp(-gamma ||x_i - y_j||^2)`` from centred rows and their squared norms.
+
+    One BLAS product ``Xc @ Yc.T`` then the fused pass of :func:`kernelnb._kernels.rbf_from_gram`
+    (in the precision of ``Xc``).  Rows whose squared norm is not finite (a huge input, or one
+    that overflowed in float32) are evaluated on their own, directly from the differences in
+    float64: they get kernel values near 0 and leave every other row of the block as it is.
+    """
+    dt = Xc.dtype
+    with np.errstate(over="ignore", invalid="ignore"), \
+            blas_threads_for(Xc.shape[0] * Yc.shape[0] * Xc.shape[1]):
+        G = np.ascontiguousarray(Xc @ Yc.T)
+    xn = np.ascontiguousarray(xn, dtype=dt)
+    yn = np.ascontiguousarray(yn, dtype=dt)
+    bad_x, bad_y = ~np.isfinite(xn), ~np.isfinite(yn)
+    any_bad = bad_x.any() or bad_y.any()
+    if any_bad:
+        xn = np.where(bad_x, 0, xn).astype(dt)
+        yn = np.where(bad_y, 0, yn).astype(dt)
+        G[bad_x] = 0
+        G[:, bad_y] = 0
+    _kernels.rbf_from_gram(G, xn, yn, float(gamma))
+    if any_bad:
+        _direct_rows(G, Xc, Yc, gamma, np.flatnonzero(bad_x), rows=True)
+        _direct_rows(G, Xc, Yc, gamma, np.flatnonzero(bad_y), rows=False)
+    return G
+
+
+def _direct_rows(G, Xc, Yc, gamma, idx, rows):
+    """Overwrite rows (or columns) ``idx`` of G by exp(-gamma ||x - y||^2) computed in float64."""
+    A, B = (Xc, Yc) if rows else (Yc, Xc)
+    B64 = np.asarray(B, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        for i in idx:
+            d2 = ((B64 - np.asarray(A[i], dtype=np.float64)) ** 2).sum(axis=1)
+            v = np.exp(-float(gamma) * np.where(np.isnan(d2), np.inf, d2))
+            if rows:
+                G[i, :] = v
+            else:
+                G[:, i] = v
+
+
+class KernelSpec:
+    """The kernel parameters of an estimator, resolved at ``fit`` in one place.
+
+    Parameters
+    ----------
+    kernel : {'rbf', 'linear', 'poly', 'precomputed'}, callable or Kernel, default='rbf'
+    sigma : float or 'scale', default=1.0
+        RBF width; ``'scale'`` is the width equivalent to scikit-learn's ``gamma='scale'``
+        computed on the *scaled* training inputs (:func:`scale_sigma`).
+    scales : array of shape (n_features,), optional
+        Per-feature scaling factors of the RBF kernel.
+    degree : int, default=3
+    coef0 : float, default=1.0
+        Polynomial kernel ``(gamma <x, y> + coef0) ** degree``; the default gives the
+        ``(1 + x.z)^p`` of Collobert's, Vincent's and Chapelle's theses.
+    gamma : float, default=1.0
+        The polynomial kernel's multiplier (kept for the record; estimators use 1).
+
+    :meth:`fit` returns the fitted :class:`Kernel`: RBF with ``sigma`` resolved and the mean of
+    the scaled training inputs stored as its ``center``.
+    """
+
+    def __init__(self, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0, gamma=1.0):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.scales = scales
+        self.degree = degree
+        self.coef0 = coef0
+        self.gamma = gamma
+
+    @classmethod
+    def of(cls, estimator, **override):
+        """The spec of an estimator's parameters (``kernel``, ``sigma``, ``scales``, ``degree``,
+        ``coef0``; those it does not have take the defaults), with ``override`` applied."""
+        params = {k: getattr(estimator, k) for k in ("kernel", "sigma", "scales", "degree", "coef0")
+                  if hasattr(estimator, k)}
+        params.update(override)
+        return cls(**params)
+
+    @property
+    def is_rbf(self):
+        return isinstance(self.kernel, str) and self.kernel == "rbf"
+
+    def _scales(self, n_features=None):
+        if self.scales is None or not self.is_rbf:
+            return None
+        s = np.asarray(self.scales, dtype=np.float64).ravel()
+        if n_features is not None and s.shape[0] != n_features:
+            raise ValueError(f"scales has {s.shape[0]} entries but X has {n_features} features")
+        return s
+
+    def resolve_sigma(self, X, dtype=np.float64):
+        """The RBF width for training inputs ``X`` (``'scale'`` resolved on ``X * scales``);
+        ``None`` for other kernels.  Raises ``ValueError`` naming ``sigma`` when it is not a
+        usable width in ``dtype`` (:func:`check_sigma`)."""
+        if not self.is_rbf:
+            return None
+        sigma = self.sigma
+        if isinstance(sigma, str):
+            if sigma != "scale":
+                raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
+            X = _as_float(X)
+            s = self._scales(X.shape[1])
+            sigma = scale_sigma(X if s is None else X * s)
+            return check_sigma(sigma, dtype, name="sigma (resolved from 'scale')")
+        return check_sigma(sigma, dtype)
+
+    def fit(self, X, dtype=np.float64):
+        """The fitted :class:`Kernel` for training inputs ``X`` (``X`` may be None for kernels
+        that do not need it).  ``dtype``: the precision the kernel will be evaluated in (for the
+        check of ``sigma``)."""
+        if isinstance(self.kernel, Kernel):
+            return self.kernel
+        if not self.is_rbf:
+            return make_kernel(self.kernel, degree=self.degree, coef0=self.coef0, gamma=self.gamma)
+        X = _as_float(X)
+        sigma = self.resolve_sigma(X, dtype)
+        kern = RBF(sigma=sigma, scales=self._scales(X.shape[1]))
+        if X.shape[0]:
+            with np.errstate(over="ignore", invalid="ignore"):
+                center = kern.scale(X).mean(axis=0, dtype=np.float64)
+            kern.center = np.where(np.isfinite(center), center, 0.0)
+        else:
+            kern.center = np.zeros(X.shape[1])
+        return kern
+
+
+class KernelExpansion:
+    """Block evaluation of ``f(x) = sum_j coef_j k(x, sv_j)`` for a fitted kernel.
+
+    The support vectors are scaled, centred on the kernel's training mean (an RBF kernel without
+    one is centred on the support vectors' mean) and their norms kept once; then each block of
+    about ``block_mb`` MB is one BLAS product and one fused kernel pass, in ``dtype`` (float32
+    for the fast path, float64 for the exact one).  A row's value never depends on the other
+    rows of its batch.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A fitted kernel (``Linear``, ``Polynomial``, ``RBF`` or ``CallableKernel``).
+    support_vectors : array of shape (n_sv, n_features)
+    coef : array of shape (n_sv,) or (n_sv, n_outputs), optional
+        Needed by :meth:`__call__`; :meth:`blocks` gives the kernel blocks themselves.
+    dtype : {numpy.float64, numpy.float32}
+    """
+
+    def __init__(self, kernel, support_vectors, coef=None, dtype=np.float64, block_mb=64):
+        if isinstance(kernel, Precomputed):
+            raise ValueError("a precomputed kernel has no support vectors to expand on")
+        self.kernel = kernel
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.float32, np.float64):
+            raise ValueError(f"dtype must be float32 or float64, got {dtype!r}")
+        self.block_mb = float(block_mb)
+        sv = _as_float(support_vectors)
+        self.n_features = sv.shape[1]
+        self.coef = None if coef is None else np.asarray(coef, dtype=np.float64)
+        if self.coef is not None and self.coef.shape[0] != sv.shape[0]:
+            raise ValueError(f"coef has {self.coef.shape[0]} rows but there are {sv.shape[0]} "
+                             "support vectors")
+        if isinstance(kernel, RBF):
+            self.center = (kernel.center if kernel.center is not None
+                           else kernel.scale(sv).mean(axis=0, dtype=np.float64) if sv.shape[0]
+                           else np.zeros(sv.shape[1]))
+            self.gamma = kernel.gamma
+            Xc, xn = kernel.centred(sv.astype(np.float64), self.center)
+            self._sv = np.ascontiguousarray(Xc, dtype=self.dtype)
+            self._sv_norm = np.ascontiguousarray(xn, dtype=self.dtype)
+        elif isinstance(kernel, CallableKernel):
+            self._sv = sv
+        else:
+            self._sv = np.ascontiguousarray(sv, dtype=self.dtype)
+        self._coef_dt = None if self.coef is None else self.coef.astype(self.dtype)
+
+    def blocks(self, X):
+        """Yield ``(rows, K(X[rows], support_vectors))`` block by block, in ``dtype``."""
+        X = _as_float(X)
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[1]} features, the support vectors "
+                             f"{self.n_features}")
+        n, n_sv = X.shape[0], max(self._sv.shape[0], 1)
+        step = max(1, min(n, int(self.block_mb * 2**20 / (self.dtype.itemsize * n_sv))))
+        kern = self.kernel
+        for s in range(0, n, step):
+            rows = slice(s, s + step)
+            if isinstance(kern, CallableKernel):
+                yield rows, kern(X[rows], self._sv)
+                continue
+            if isinstance(kern, RBF):
+                with np.errstate(over="ignore"):
+                    Xb = np.asarray(X[rows], dtype=self.dtype)
+                Xc, xn = kern.centred(Xb, self.center)
+                yield rows, rbf_block(Xc, xn, self._sv, self._sv_norm, self.gamma)
+                continue
+            Xb = np.asarray(X[rows], dtype=self.dtype)
+            with blas_threads_for(Xb.shape[0] * self._sv.shape[0] * Xb.shape[1]):
+                G = np.ascontiguousarray(Xb @ self._sv.T)
+            if isinstance(kern, Polynomial):
+                _kernels.poly_from_gram(G, kern.gamma, kern.coef0, kern.degree)
+            yield rows, G
+
+    def __call__(self, X):
+        """``K(X, support_vectors) @ coef`` in float64, shape (n_samples,) + coef.shape[1:]."""
+        if self.coef is None:
+            raise ValueError("this expansion has no coefficients")
+        X = _as_float(X)
+        out = np.empty((X.shape[0],) + self.coef.shape[1:])
+        if self._sv.shape[0] == 0:
+            out[...] = 0.0
+            return out
+        for rows, Kb in self.blocks(X):
+            out[rows] = Kb @ (self.coef if Kb.dtype == np.float64 else self._coef_dt)
+        return out
+
+
+def rbf_expansion(support_vectors, coef, sigma, center=None, scales=None, dtype=np.float64):
+    """:class:`KernelExpansion` of a Gaussian model from its parts: ``f(x) = sum_j coef_j
+    exp(-||s (x - sv_j)||^2 / (2 sigma^2))``, evaluated in ``dtype`` (float32 or float64) with
+    blocks centred on ``center`` (the training mean of the scaled inputs; ``None``: the
+    support vectors' mean).  Call it on ``X`` for the values; :meth:`KernelExpansion.blocks`
+    for the kernel blocks."""
+    return KernelExpansion(RBF(check_sigma(sigma, dtype), scales=scales, center=center),
+                           support_vectors, coef, dtype=dtype)
