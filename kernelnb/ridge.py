@@ -67,6 +67,17 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     ----------
     dual_coef_ : (n_samples,) or (n_samples, n_targets)
     loo_residuals_ : the exact leave-one-out residuals (computed when ``compute_loo=True``).
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_sinc
+    >>> from kernelnb.ridge import KernelRidge
+    >>> X, y = make_sinc(n_samples=100, noise=0.1, random_state=0)
+    >>> model = KernelRidge(weight_decay=0.1, sigma=1.0, compute_loo=True).fit(X, y)
+    >>> print(round(model.score(X, y), 2))
+    0.88
+    >>> print(round(float((model.loo_residuals_ ** 2).mean()), 3))
+    0.013
     """
 
     def __init__(self, weight_decay=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
