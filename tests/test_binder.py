@@ -90,6 +90,28 @@ def test_requirements_pins_are_what_this_machine_runs():
         assert req.specifier.contains(have, prereleases=True), f"{req} but {have} is installed"
 
 
+def test_runtime_requirements_are_pinned_releases():
+    """Binder builds the image months after a commit: every runtime package is pinned to one
+    release (a range would let numpy, scipy or dask move under the pinned scikit-learn and
+    widgets), and distributed is the same release as dask (they are released together)."""
+    from packaging.requirements import Requirement
+
+    pins = {}
+    for line in (BINDER / "requirements.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        req = Requirement(line)
+        if req.name.lower() in ("setuptools", "wheel", "cython"):
+            continue
+        specs = list(req.specifier)
+        assert len(specs) == 1 and specs[0].operator == "==", f"{line}: pin one release (==)"
+        pins[req.name.lower()] = specs[0].version
+    for name in ("numpy", "scipy", "scikit-learn", "dask", "distributed"):
+        assert name in pins, f"binder/requirements.txt does not pin {name}"
+    assert pins["dask"] == pins["distributed"], pins
+
+
 def test_postbuild_is_strict():
     text = (BINDER / "postBuild").read_text()
     assert text.startswith("#!") and re.search(r"^set -e", text, re.M)
