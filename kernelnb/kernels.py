@@ -407,6 +407,8 @@ class KernelSpec:
     gamma : float, default=1.0
         The polynomial kernel's multiplier (kept for the record; estimators use 1).
 
+    Notes
+    -----
     :meth:`fit` returns the fitted :class:`Kernel`: RBF with ``sigma`` resolved and the mean of
     the scaled training inputs stored as its ``center``.
     """
