@@ -72,6 +72,9 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         RBF width, k(x, y) = exp(-||x - y||^2 / (2 sigma^2)); 'scale' as scikit-learn's
         gamma='scale'.
     degree, coef0 : polynomial kernel (<x, y> + coef0) ** degree.
+
+        .. versionchanged:: 0.2.0
+           ``coef0`` defaults to 1, the ``(1 + x.z)^p`` of the theses (it was 0).
     smoothing : float, default=1e-2
         Huber width used for the kinked losses (hinge, perceptron); ignored otherwise.
     fit_intercept : bool, default=True
@@ -82,6 +85,11 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         L-BFGS iteration limit.
     eig_tol : float, default=1e-10
         Relative eigenvalue threshold of the kernel matrix.
+    scales : array of shape (n_features,), optional
+        Per-feature scaling factors of the RBF kernel, as in :class:`kernelnb.svm.SVC`
+        (``sigma='scale'`` is resolved on the scaled inputs).
+
+        .. versionadded:: 0.2.0
 
     Attributes
     ----------
@@ -108,8 +116,9 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
     Knowledge, PhD thesis, Université Paris 6, 2002, ch. 4.
     """
 
-    def __init__(self, loss="hinge", C=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=0.0,
-                 smoothing=1e-2, fit_intercept=True, tol=1e-8, max_iter=2000, eig_tol=1e-10):
+    def __init__(self, loss="hinge", C=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=1.0,
+                 smoothing=1e-2, fit_intercept=True, tol=1e-8, max_iter=2000, eig_tol=1e-10,
+                 scales=None):
         self.loss = loss
         self.C = C
         self.kernel = kernel
@@ -121,6 +130,7 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.eig_tol = eig_tol
+        self.scales = scales
 
     # -- validation ------------------------------------------------------------------------
     @staticmethod
@@ -188,12 +198,8 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         self.loss_ = loss
         yv = np.where(y_idx == 1, 1.0, -1.0)
 
-        sigma = self.sigma
-        if self.kernel == "rbf" and isinstance(sigma, str):
-            sigma = _k.scale_sigma(X)
-        self.sigma_ = float(sigma) if self.kernel == "rbf" else None
-        self.kernel_ = _k.make_kernel(self.kernel, sigma=self.sigma_ or 1.0, degree=self.degree,
-                                      coef0=self.coef0)
+        self.kernel_ = _k.KernelSpec.of(self).fit(X)
+        self.sigma_ = self.kernel_.sigma if isinstance(self.kernel_, _k.RBF) else None
         # Small dense problems: a multi-threaded BLAS pool only adds synchronisation (up to 50x
         # slower on a loaded 2-core machine, measured), so BLAS stays on one thread throughout.
         with blas_single_thread():
@@ -241,6 +247,7 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         self.dual_coef_ = U[:, keep] @ (beta / root) if r else np.zeros(n)
         self.intercept_ = float(w[r]) if fit_b else 0.0
         self.X_fit_ = X
+        self._expansion = _k.KernelExpansion(self.kernel_, X, self.dual_coef_)
         self.objective_ = float(res.fun) / n
         self.n_iter_ = int(res.nit)
         self.converged_ = bool(res.success)
@@ -256,8 +263,7 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         """f(x) = sum_j a_j k(x_j, x) + b; positive means ``classes_[1]``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return np.asarray(self.kernel_(X, self.X_fit_), dtype=np.float64) @ self.dual_coef_ \
-            + self.intercept_
+        return self._expansion(X) + self.intercept_
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where f(x) > 0, else ``classes_[0]``."""

@@ -26,14 +26,9 @@ def _check_weight_decay(value, name="weight_decay"):
     return float(value)
 
 
-def _kernel(est, X):
-    sigma = est.sigma
-    if est.kernel == "rbf" and isinstance(sigma, str):
-        if sigma != "scale":
-            raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
-        sigma = _k.scale_sigma(X if est.scales is None else X * np.asarray(est.scales))
-    return _k.make_kernel(est.kernel, sigma=sigma if not isinstance(sigma, str) else 1.0,
-                          scales=est.scales, degree=est.degree, coef0=est.coef0)
+def _kernel(est, X, **override):
+    """The fitted kernel of ``est`` on ``X`` (:meth:`kernelnb.kernels.KernelSpec.fit`)."""
+    return _k.KernelSpec.of(est, **override).fit(X)
 
 
 def loo_residuals(K, y, weight_decays):
@@ -61,11 +56,14 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     weight_decay : float, default=1.0
         lambda.
     kernel, sigma, scales, degree, coef0 :
-        As :class:`kernelnb.svm.SVC` (``sigma`` may be 'scale').
+        As :class:`kernelnb.svm.SVC` (``sigma`` may be 'scale'; ``coef0`` defaults to 1 here as
+        there, the ``(1 + x.z)^p`` of the theses).
 
     Attributes
     ----------
     dual_coef_ : (n_samples,) or (n_samples, n_targets)
+    sigma_ : float or None
+        The RBF width used (``'scale'`` resolved).
     loo_residuals_ : the exact leave-one-out residuals (computed when ``compute_loo=True``).
 
     Examples
@@ -104,12 +102,14 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         factor = cho_factor(K.T, lower=False, overwrite_a=True, check_finite=False)
         self.dual_coef_ = cho_solve(factor, y, check_finite=False)
         self.X_fit_ = X
+        self.sigma_ = self.kernel_.sigma if isinstance(self.kernel_, _k.RBF) else None
+        self._expansion = _k.KernelExpansion(self.kernel_, X, self.dual_coef_)
         return self
 
     def predict(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return np.asarray(self.kernel_(X, self.X_fit_), dtype=np.float64) @ self.dual_coef_
+        return self._expansion(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -149,19 +149,19 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
         for lam in lams:
             _check_weight_decay(lam, "weight_decays")
         if self.kernel == "rbf":
-            base = _k.scale_sigma(X if self.scales is None else X * np.asarray(self.scales))
-            sigmas = base * np.array([0.25, 0.5, 1, 2, 4]) if self.sigmas is None else np.asarray(
-                self.sigmas, dtype=np.float64).ravel()
+            if self.sigmas is None:
+                base = _kernel(self, X, sigma="scale").sigma
+                sigmas = base * np.array([0.25, 0.5, 1, 2, 4])
+            else:
+                sigmas = np.asarray(self.sigmas, dtype=np.float64).ravel()
             for s in sigmas:
-                if not s > 0:
-                    raise ValueError(f"sigmas must be positive, got {s!r}")
+                _k.check_sigma(s, name="sigmas")
         else:
             sigmas = np.array([1.0])
         y = np.asarray(y, dtype=np.float64)
         self.loo_mse_ = np.empty((len(sigmas), len(lams)))
         for i, s in enumerate(sigmas):
-            kern = _k.make_kernel(self.kernel, sigma=s, scales=self.scales, degree=self.degree,
-                                  coef0=self.coef0)
+            kern = _kernel(self, X, sigma=s)
             R = loo_residuals(np.asarray(kern(X), dtype=np.float64), y, lams)
             self.loo_mse_[i] = (R ** 2).reshape(len(lams), -1).mean(axis=1)
         i, j = np.unravel_index(np.argmin(self.loo_mse_), self.loo_mse_.shape)

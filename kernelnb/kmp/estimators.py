@@ -40,7 +40,7 @@ _VARIANTS = ("basic", "backfit", "prefit")
 
 class _BaseKMP(BaseEstimator):
     def __init__(self, n_basis=50, variant="prefit", kernel="rbf", sigma=1.0, scales=None,
-                 degree=3, coef0=0.0, bias=True, n_candidates=None, loss="squared",
+                 degree=3, coef0=1.0, bias=True, n_candidates=None, loss="squared",
                  refit_every=5, validation_fraction=None, n_iter_no_change=None,
                  dtype="float64", memory_mb=2048, random_state=None):
         self.n_basis = n_basis
@@ -88,18 +88,11 @@ class _BaseKMP(BaseEstimator):
             raise ValueError(f"memory_mb must be a positive number, got {self.memory_mb!r}")
 
     def _make_kernel(self, X):
-        sigma = self.sigma
-        if self.kernel == "rbf":
-            if isinstance(sigma, str):
-                if sigma != "scale":
-                    raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
-                s = 1.0 if self.scales is None else np.asarray(self.scales)
-                sigma = _k.scale_sigma(X * s)
-            self.sigma_ = float(sigma)
-        else:
-            self.sigma_ = None
-        return _k.make_kernel(self.kernel, sigma=sigma if not isinstance(sigma, str) else 1.0,
-                              scales=self.scales, degree=self.degree, coef0=self.coef0)
+        """The fitted kernel (:meth:`kernelnb.kernels.KernelSpec.fit`, in the dictionary's
+        precision ``dtype``)."""
+        kern = _k.KernelSpec.of(self).fit(X, dtype=np.dtype(self.dtype))
+        self.sigma_ = kern.sigma if isinstance(kern, _k.RBF) else None
+        return kern
 
     # -- dictionary --------------------------------------------------------------------------
     def _dictionary(self, X, centres):
@@ -247,8 +240,8 @@ class _BaseKMP(BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         if self.support_vectors_.shape[0] == 0:
             return np.tile(self.intercept_, (X.shape[0], 1))
-        K = np.asarray(self.kernel_(X, self.support_vectors_), dtype=np.float64)
-        return K @ self.coef_.T + self.intercept_
+        expansion = _k.KernelExpansion(self.kernel_, self.support_vectors_, self.coef_.T)
+        return expansion(X) + self.intercept_
 
     @property
     def _loss(self):
@@ -432,6 +425,9 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
     kernel, sigma, scales, degree, coef0 :
         As :class:`kernelnb.svm.SVC` (``sigma`` for ``exp(-||x-y||^2 / (2 sigma^2))``; the KMP
         paper's width ``s`` in ``exp(-||x-y||^2 / s^2)`` is ``sigma = s / sqrt(2)``).
+
+        .. versionchanged:: 0.2.0
+           ``coef0`` defaults to 1, the ``(1 + x.z)^p`` of Vincent's thesis (it was 0).
     bias : bool, default=True
         Add the constant function to the dictionary.
     n_candidates : int, optional
@@ -459,6 +455,17 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
     coef_ (n_targets, n_support), intercept_, n_basis_ (N kept per target),
     train_errors_ / validation_errors_ (per target: error for N = 1, 2, ...), paths_,
     fit_time_ (seconds).
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.kmp import KMPClassifier
+    >>> X, y = make_moons(n_samples=200, noise=0.2, random_state=0)
+    >>> kmp = KMPClassifier(n_basis=10, sigma=0.5).fit(X[:150], y[:150])
+    >>> print(kmp.support_vectors_.shape)
+    (10, 2)
+    >>> print(round(kmp.score(X[150:], y[150:]), 2))
+    1.0
     """
 
     def fit(self, X, y, X_val=None, y_val=None):

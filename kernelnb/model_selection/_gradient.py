@@ -434,10 +434,8 @@ def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C"
 
     params = {}
     if kind == "rbf":
-        sigma = estimator.sigma
-        if isinstance(sigma, str):
-            sigma = _k.scale_sigma(X * s)
-        params.update(sigma=float(sigma), scales=s.copy())
+        sigma = _k.KernelSpec.of(estimator, scales=s).resolve_sigma(X)
+        params.update(sigma=sigma, scales=s.copy())
     model = clone(estimator).set_params(**params)
     X_fit = X if kind == "rbf" else X * s
     if alpha_init is not None:

@@ -168,7 +168,7 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
             raise ValueError(f"the estimator's scales have {s0.shape[0]} entries but X has {d} features")
         sigma0 = None
         if kind == "rbf":
-            sigma0 = _k.scale_sigma(X * s0) if isinstance(est.sigma, str) else float(est.sigma)
+            sigma0 = _k.KernelSpec.of(est, scales=s0).resolve_sigma(X)
         slices, theta0 = {}, []
         for name in tune:
             if name == "C":

@@ -100,18 +100,11 @@ class _BaseSVM(BaseEstimator):
 
     # -- kernel and data -------------------------------------------------------------------
     def _resolve_kernel(self, X):
-        """Build the fitted kernel (resolving sigma='scale' on the scaled training data)."""
-        sigma = self.sigma
-        scales = None if self.scales is None else np.asarray(self.scales, dtype=np.float64)
-        if self.kernel == "rbf" and isinstance(sigma, str):
-            Xs = X if scales is None else X * scales
-            sigma = _k.scale_sigma(Xs)
-        kern = _k.make_kernel(self.kernel, sigma=sigma if not isinstance(sigma, str) else 1.0,
-                              scales=scales, degree=self.degree, coef0=self.coef0)
-        if isinstance(kern, _k.RBF) and kern.scales is not None and kern.scales.shape[0] != X.shape[1]:
-            raise ValueError(f"scales has {kern.scales.shape[0]} entries but X has "
-                             f"{X.shape[1]} features")
-        self.sigma_ = float(sigma) if self.kernel == "rbf" else None
+        """The fitted kernel (:meth:`kernelnb.kernels.KernelSpec.fit`: sigma='scale' resolved on
+        the scaled training data, the training mean kept for prediction)."""
+        dtype = np.float64 if self.precision == "float64" else np.float32
+        kern = _k.KernelSpec.of(self).fit(X, dtype=dtype)
+        self.sigma_ = kern.sigma if isinstance(kern, _k.RBF) else None
         return kern
 
     def _solver_data(self, X):
@@ -129,7 +122,7 @@ class _BaseSVM(BaseEstimator):
             return None, np.ascontiguousarray(K, dtype=dtype), _smo.KIND_PRECOMPUTED, 0.0, 0.0, 1
         if isinstance(kern, _k.RBF):
             Xs = kern.scale(X).astype(np.float32)
-            Xs -= Xs.mean(axis=0)  # distances are translation invariant; limits cancellation
+            Xs -= Xs.mean(axis=0)  # the training mean (in float32): limits cancellation
             return np.ascontiguousarray(Xs), None, _smo.KIND_RBF, kern.gamma, 0.0, 1
         X32 = np.ascontiguousarray(X, dtype=np.float32)
         if isinstance(kern, _k.Polynomial):
@@ -286,49 +279,28 @@ class _BaseSVM(BaseEstimator):
 
     # -- prediction ------------------------------------------------------------------------
     def _prepare_prediction(self, X):
-        """Keep what prediction needs: support vectors scaled and centred by the *training*
-        mean (so a point's decision never depends on the other rows of its batch), in float64."""
+        """Keep what prediction needs: the block evaluator of the support vectors
+        (:class:`kernelnb.kernels.KernelExpansion`, centred on the *training* mean, so a point's
+        decision never depends on the other rows of its batch), in float64."""
         kern = self.kernel_
-        self._center = None
-        if isinstance(kern, (_k.Precomputed, _k.CallableKernel)):
-            self._sv_pred = None
+        if isinstance(kern, _k.Precomputed):
+            self._expansion = None
             return
-        sv = np.asarray(self.support_vectors_, dtype=np.float64)
-        if isinstance(kern, _k.RBF):
-            self._center = kern.scale(X).mean(axis=0) if X.shape[0] else 0.0
-            sv = kern.scale(sv) - self._center
-            self._sv_norm = np.einsum("ij,ij->i", sv, sv)
-        self._sv_pred = np.ascontiguousarray(sv)
+        self._expansion = _k.KernelExpansion(kern, self.support_vectors_, dtype=np.float64)
 
     def _kernel_to_sv(self, X):
         """Yield (rows slice, float64 block of K(X[rows], support_vectors_))."""
-        kern = self.kernel_
+        if not isinstance(self.kernel_, _k.Precomputed):
+            yield from self._expansion.blocks(X)
+            return
         n = X.shape[0]
         n_sv = max(self.support_.shape[0], 1)
         step = max(1, min(n, int(8 * 2**20 // n_sv)))  # about 64 MB of float64 per block
-        if isinstance(kern, _k.Precomputed):
-            if X.shape[1] != self.shape_fit_[0]:
-                raise ValueError(f"a precomputed kernel at predict must have shape (n_samples, "
-                                 f"{self.shape_fit_[0]}), got {X.shape}")
-            for s in range(0, n, step):
-                yield slice(s, s + step), np.asarray(X[s:s + step][:, self.support_], dtype=np.float64)
-            return
-        if isinstance(kern, _k.CallableKernel):
-            for s in range(0, n, step):
-                yield slice(s, s + step), kern(X[s:s + step], self.support_vectors_)
-            return
-        sv = self._sv_pred
+        if X.shape[1] != self.shape_fit_[0]:
+            raise ValueError(f"a precomputed kernel at predict must have shape (n_samples, "
+                             f"{self.shape_fit_[0]}), got {X.shape}")
         for s in range(0, n, step):
-            Xb = np.asarray(X[s:s + step], dtype=np.float64)
-            if isinstance(kern, _k.RBF):
-                Xb = kern.scale(Xb) - self._center
-                G = np.ascontiguousarray(Xb @ sv.T)
-                _kernels.rbf_from_gram(G, np.einsum("ij,ij->i", Xb, Xb), self._sv_norm, kern.gamma)
-            else:
-                G = np.ascontiguousarray(Xb @ sv.T)
-                if isinstance(kern, _k.Polynomial):
-                    _kernels.poly_from_gram(G, kern.gamma, kern.coef0, kern.degree)
-            yield slice(s, s + step), G
+            yield slice(s, s + step), np.asarray(X[s:s + step][:, self.support_], dtype=np.float64)
 
     def _pair_decisions(self, X):
         """Decision values of every binary problem: shape (n_samples, n_problems)."""
@@ -382,10 +354,16 @@ class SVC(ClassifierMixin, _BaseSVM):
     kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
     sigma : float or 'scale', default=1.0
         RBF width: ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``.  ``'scale'`` gives the width
-        equivalent to scikit-learn's ``gamma='scale'``.
+        equivalent to scikit-learn's ``gamma='scale'``.  ``1 / (2 sigma^2)`` must be a normal
+        number in the solver's ``precision`` (a ``ValueError`` names ``sigma`` otherwise).
     scales : array of shape (n_features,), optional
         Per-feature scaling factors ``s`` of the RBF kernel.
-    degree, coef0 : polynomial kernel ``(<x, y> + coef0) ** degree``.
+    degree, coef0 : int, default=3, and float, default=1.0
+        Polynomial kernel ``(<x, y> + coef0) ** degree``; the default is the ``(1 + x.z)^p`` of
+        Collobert's, Vincent's and Chapelle's theses.
+
+        .. versionchanged:: 0.2.0
+           ``coef0`` defaults to 1 (it was 0).
     margin : {'l1', 'l2', 'hard'}, default='l1'
         Soft margin with linear slack (C-SVC), with squared slack (hard margin on ``K + I/C``,
         Chapelle's thesis ch. 4), or no slack.
@@ -451,9 +429,22 @@ class SVC(ClassifierMixin, _BaseSVM):
     Collobert, thesis ch. 5 (SVMTorch decomposition), and Collobert & Bengio, SVMTorch, JMLR 1,
     2001; Fan, Chen & Lin (2005), second-order working-set selection; Chapelle, thesis ch. 2 and 4
     (L2 margin).
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.svm import SVC
+    >>> X, y = make_moons(n_samples=200, noise=0.2, random_state=0)
+    >>> clf = SVC(C=10, sigma=0.5).fit(X[:150], y[:150])
+    >>> clf.predict(X[150:155])
+    array([1, 1, 0, 0, 1])
+    >>> print(round(clf.score(X[150:], y[150:]), 2))
+    0.98
+    >>> print(clf.fit_status_)
+    0
     """
 
-    def __init__(self, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=0.0,
+    def __init__(self, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0,
                  margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
                  class_weight=None, decision_function_shape="ovr", warm_start=False,
                  n_jobs=-1, verbose=False, callback=None, q="auto", precision="float32"):
@@ -702,10 +693,13 @@ class SVR(RegressorMixin, _BaseSVM):
     The dual has two variables per example (alpha and alpha*) sharing one kernel row; the
     solver selects them independently, as SVMTorch does.  Parameters as :class:`SVC`, plus
     ``epsilon`` (half-width of the insensitive tube).  Only ``margin='l1'`` is supported.
+
+    .. versionchanged:: 0.2.0
+       ``coef0`` defaults to 1, as in :class:`SVC` (it was 0).
     """
 
     def __init__(self, C=1.0, epsilon=0.1, kernel="rbf", sigma=1.0, scales=None, degree=3,
-                 coef0=0.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
+                 coef0=1.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
                  warm_start=False, n_jobs=-1, verbose=False, callback=None, q="auto",
                  precision="float32"):
         self.C = C
