@@ -1,7 +1,7 @@
-"""Shared plumbing of the local methods: parameter checks, threads and the neighbour search."""
+"""Shared plumbing of the local methods: threads and the neighbour search.  Parameters and
+inputs are checked by :mod:`kernelnb._validation` (one table per estimator)."""
 from __future__ import annotations
 
-import numbers
 import os
 
 import numpy as np
@@ -11,31 +11,16 @@ from . import _neighbors
 
 
 def n_threads(n_jobs):
-    """Threads for the Cython cores: -1 or None means every core."""
+    """Threads for the Cython cores: -1 or None means every core (``n_jobs`` is checked by the
+    estimators' parameter tables, :data:`kernelnb._validation.N_JOBS`)."""
     if n_jobs is None or n_jobs == -1:
         return max(1, os.cpu_count() or 1)
-    if not isinstance(n_jobs, numbers.Integral) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be a positive integer, -1 or None, got {n_jobs!r}")
     return int(n_jobs)
 
 
-def check_positive(name, value):
-    if (not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value)
-            or value <= 0):
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    return float(value)
-
-
-def check_nonnegative(name, value):
-    if (not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value)
-            or value < 0):
-        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
-    return float(value)
-
-
 def check_n_neighbors(K, n_available, where="the training set"):
-    if not isinstance(K, numbers.Integral) or isinstance(K, bool) or K < 1:
-        raise ValueError(f"n_neighbors must be a positive integer, got {K!r}")
+    """K against the data: at most ``n_available`` points (its type and sign are checked by the
+    parameter tables)."""
     if K > n_available:
         unit = "sample" if n_available == 1 else "samples"
         raise ValueError(f"n_neighbors={K} is larger than {where} ({n_available} {unit})")

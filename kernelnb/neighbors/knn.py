@@ -4,14 +4,17 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._validation import N_JOBS, POSITIVE_INT, check_input, check_param, check_params
 from ._base import check_n_neighbors, kneighbors
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
 
 
 class _KNNBase(BaseEstimator):
+    _parameter_constraints = {"n_neighbors": POSITIVE_INT, "n_jobs": N_JOBS}
+
     def __init__(self, n_neighbors=5, n_jobs=None):
         self.n_neighbors = n_neighbors
         self.n_jobs = n_jobs
@@ -22,13 +25,14 @@ class _KNNBase(BaseEstimator):
         With ``X=None`` the training points are queried and each point is left out of its own
         neighbourhood (leave-one-out)."""
         check_is_fitted(self)
-        K = self.n_neighbors if n_neighbors is None else n_neighbors
+        K = self.n_neighbors if n_neighbors is None else check_param(
+            "n_neighbors", n_neighbors, POSITIVE_INT, f"{type(self).__name__}.kneighbors")
         if X is None:
             K = check_n_neighbors(K, self._X.shape[0] - 1, "the training set minus one point")
             d2, idx = kneighbors(self._X, self._X, K, self.n_jobs,
                                  exclude=np.arange(self._X.shape[0]))
         else:
-            X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+            X = check_input(self, X, reset=False, dtype=[np.float64, np.float32])
             K = check_n_neighbors(K, self._X.shape[0])
             d2, idx = kneighbors(X, self._X, K, self.n_jobs)
         return np.sqrt(d2), idx
@@ -52,7 +56,8 @@ class KNeighborsClassifier(ClassifierMixin, _KNNBase):
     """
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        check_params(self)
+        X, y = check_input(self, X, y, dtype=[np.float64, np.float32])
         check_classification_targets(y)
         self.classes_, self._y = np.unique(y, return_inverse=True)
         return self._fit(X, y)
@@ -73,7 +78,8 @@ class KNeighborsRegressor(RegressorMixin, _KNNBase):
     """Mean target of the K nearest training points."""
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        check_params(self)
+        X, y = check_input(self, X, y, y_numeric=True, multi_output=True)
         self._y = np.asarray(y, dtype=np.float64)
         return self._fit(X, y)
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._threads import blas_single_thread
+from .._validation import NONNEGATIVE, N_JOBS, POSITIVE_INT, HasMethods, check_input, check_params
 from . import _neighbors
-from ._base import check_n_neighbors, check_nonnegative, kneighbors, n_threads
+from ._base import check_n_neighbors, kneighbors, n_threads
 
 __all__ = ["HKNNClassifier", "CKNNClassifier"]
 
@@ -25,17 +26,14 @@ class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Keep the reference set: all of (X, y), or the support vectors of ``reference`` (an
         estimator with ``support_``, e.g. an SVC, fitted here on X, y; thesis Table 11.2)."""
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        check_params(self)
+        X, y = check_input(self, X, y, dtype=[np.float64, np.float32])
         check_classification_targets(y)
-        self._check_params()
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs at least two classes; got 1 class")
         keep = np.arange(X.shape[0])
         if self.reference is not None:
-            if not hasattr(self.reference, "fit"):
-                raise ValueError("reference must be None or an estimator with support_ (e.g. "
-                                 f"kernelnb.svm.SVC), got {self.reference!r}")
             ref = clone(self.reference).fit(X, y)
             if not hasattr(ref, "support_"):
                 raise ValueError(f"reference {type(ref).__name__} has no support_ after fit")
@@ -56,7 +54,7 @@ class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
     def hull_distances(self, X):
         """Squared distance of each row of X to each class's local hull: (n_samples, n_classes)."""
         check_is_fitted(self)
-        X = np.ascontiguousarray(validate_data(self, X, reset=False, dtype=[np.float64, np.float32]))
+        X = np.ascontiguousarray(check_input(self, X, reset=False, dtype=[np.float64, np.float32]))
         Xs = X.astype(self._search_refs[0].dtype, copy=False)
         X64 = np.ascontiguousarray(X, dtype=np.float64)
         out = np.empty((X.shape[0], len(self._refs)))
@@ -81,7 +79,7 @@ class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
     def local_hulls(self, x):
         """For one point: per class, the K neighbours and the nearest point of their hull."""
         check_is_fitted(self)
-        x = np.asarray(x, dtype=np.float64).reshape(1, -1)
+        x = check_input(self, np.asarray(x).reshape(1, -1), reset=False)
         out = []
         for c, Rc in enumerate(self._refs):
             _, idx = kneighbors(x, Rc, self.n_neighbors, 1)
@@ -105,15 +103,14 @@ class HKNNClassifier(_LocalHullClassifier):
     n_jobs : int, optional
     """
 
+    _parameter_constraints = {"n_neighbors": POSITIVE_INT, "weight_decay": NONNEGATIVE,
+                              "reference": [HasMethods(["fit"]), None], "n_jobs": N_JOBS}
+
     def __init__(self, n_neighbors=10, weight_decay=0.0, reference=None, n_jobs=None):
         self.n_neighbors = n_neighbors
         self.weight_decay = weight_decay
         self.reference = reference
         self.n_jobs = n_jobs
-
-    def _check_params(self):
-        check_n_neighbors(self.n_neighbors, np.inf)
-        check_nonnegative("weight_decay", self.weight_decay)
 
     def _distances(self, X, Rc, idx):
         return _neighbors.hyperplane_distances(X, Rc, np.ascontiguousarray(idx),
@@ -138,13 +135,13 @@ class CKNNClassifier(_LocalHullClassifier):
     n_jobs : int, optional
     """
 
+    _parameter_constraints = {"n_neighbors": POSITIVE_INT, "reference": [HasMethods(["fit"]), None],
+                              "n_jobs": N_JOBS}
+
     def __init__(self, n_neighbors=10, reference=None, n_jobs=None):
         self.n_neighbors = n_neighbors
         self.reference = reference
         self.n_jobs = n_jobs
-
-    def _check_params(self):
-        check_n_neighbors(self.n_neighbors, np.inf)
 
     def _distances(self, X, Rc, idx):
         return _neighbors.convex_distances(X, Rc, np.ascontiguousarray(idx), n_threads(self.n_jobs))

@@ -14,15 +14,14 @@ d = 0 is the ordinary Parzen window of width sigma.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._base import check_n_neighbors, check_positive, kneighbors
-from .parzen import BayesDensityClassifier
+from .._validation import N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, check_input, check_params
+from ._base import check_n_neighbors, kneighbors
+from .parzen import _BayesDensityClassifier
 
 __all__ = ["ManifoldParzen", "ManifoldParzenClassifier"]
 
@@ -42,6 +41,9 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
     n_jobs : int, optional
     """
 
+    _parameter_constraints = {"n_components": NONNEGATIVE_INT, "n_neighbors": POSITIVE_INT,
+                              "sigma": POSITIVE, "n_jobs": N_JOBS}
+
     def __init__(self, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -49,11 +51,10 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None):
-        X = validate_data(self, X, dtype=np.float64)
+        check_params(self)
+        X = check_input(self, X)
         l, n = X.shape
-        d = self.n_components
-        if not isinstance(d, numbers.Integral) or isinstance(d, bool) or d < 0:
-            raise ValueError(f"n_components must be a non-negative integer, got {d!r}")
+        d = int(self.n_components)
         if l < 2:
             raise ValueError(f"ManifoldParzen needs at least 2 samples, got n_samples = {l}")
         if d > n:
@@ -62,7 +63,7 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         k = check_n_neighbors(self.n_neighbors, l - 1, "the training set minus one point")
         if k < d:
             raise ValueError(f"n_neighbors={k} must be at least n_components={d}")
-        s2 = check_positive("sigma", self.sigma) ** 2
+        s2 = float(self.sigma) ** 2
         self._X = np.ascontiguousarray(X)
         self.components_ = np.zeros((l, d, n))
         self.variances_ = np.full((l, d), s2)
@@ -97,7 +98,7 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
     def score_samples(self, X):
         """log p(x) for every row of X (computed in blocks of queries)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = check_input(self, X, reset=False)
         l, d = self._X.shape[0], max(self.components_.shape[1], 1)
         step = max(1, int(2e7 // (l * d)))
         out = np.empty(X.shape[0])
@@ -113,7 +114,7 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         return -self.score(X)
 
 
-class ManifoldParzenClassifier(BayesDensityClassifier):
+class ManifoldParzenClassifier(_BayesDensityClassifier):
     """One Manifold Parzen density per class and the Bayes rule with the class priors.
 
     ``ancll(X, y)`` is the average negative conditional log-likelihood -(1/m) sum log P(c_i|x_i).
@@ -125,9 +126,10 @@ class ManifoldParzenClassifier(BayesDensityClassifier):
         self.sigma = sigma
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
-        return self._fit_densities(X, y, lambda: ManifoldParzen(
-            self.n_components, self.n_neighbors, self.sigma, self.n_jobs))
+    _parameter_constraints = ManifoldParzen._parameter_constraints
+
+    def _make_density(self):
+        return ManifoldParzen(self.n_components, self.n_neighbors, self.sigma, self.n_jobs)
 
     def ancll(self, X, y):
         lp = self.predict_log_proba(X)

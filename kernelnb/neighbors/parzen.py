@@ -11,9 +11,10 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._base import check_positive, gaussian_logsumexp
+from .._validation import N_JOBS, POSITIVE, check_input, check_params
+from ._base import gaussian_logsumexp
 
 __all__ = ["ParzenDensity", "ParzenClassifier", "NadarayaWatsonRegressor"]
 
@@ -31,20 +32,22 @@ class ParzenDensity(DensityMixin, BaseEstimator):
     negative log-likelihood ``anll`` used in Vincent's thesis tables.
     """
 
+    _parameter_constraints = {"bandwidth": POSITIVE, "n_jobs": N_JOBS}
+
     def __init__(self, bandwidth=1.0, n_jobs=None):
         self.bandwidth = bandwidth
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None):
-        X = validate_data(self, X, dtype=np.float64)
-        check_positive("bandwidth", self.bandwidth)
+        check_params(self)
+        X = check_input(self, X)
         self._X = np.ascontiguousarray(X)
         return self
 
     def score_samples(self, X):
         """log p(x) for every row of X."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = check_input(self, X, reset=False)
         h = float(self.bandwidth)
         n, d = self._X.shape
         lse = gaussian_logsumexp(X, self._X, h, self.n_jobs)
@@ -59,24 +62,37 @@ class ParzenDensity(DensityMixin, BaseEstimator):
         return -self.score(X)
 
 
-class BayesDensityClassifier(ClassifierMixin, BaseEstimator):
-    """Bayes rule over one density estimator per class: argmax_c log p(x|c) + log P(c).
+class _BayesDensityClassifier(ClassifierMixin, BaseEstimator):
+    """Base of the generative classifiers: one density per class and the Bayes rule
+    argmax_c log p(x|c) + log P(c) (:class:`ParzenClassifier`, :class:`ManifoldParzenClassifier`).
 
-    Subclasses fit ``densities_`` (objects with ``score_samples``) and ``class_prior_``."""
+    Not an estimator of its own: a subclass declares its parameters (``__init__`` and
+    ``_parameter_constraints``) and ``_make_density()``, the unfitted density of one class;
+    ``fit`` then sets ``densities_`` (objects with ``score_samples``) and ``class_prior_`` (the
+    class frequencies)."""
+
+    _parameter_constraints: dict = {}
+
+    def _make_density(self):
+        raise TypeError(f"{type(self).__name__} is an abstract base: use ParzenClassifier or "
+                        "ManifoldParzenClassifier, or subclass it and define _make_density()")
+
+    def fit(self, X, y):
+        """One density per class on its rows of X, and the class frequencies as priors."""
+        check_params(self)
+        X, y = check_input(self, X, y)
+        check_classification_targets(y)
+        self.classes_, yi = np.unique(y, return_inverse=True)
+        self.densities_ = [self._make_density().fit(X[yi == c])
+                           for c in range(self.classes_.shape[0])]
+        self.class_prior_ = np.bincount(yi) / yi.shape[0]
+        return self
 
     def _joint_log(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = check_input(self, X, reset=False)
         return np.column_stack([dens.score_samples(X) for dens in self.densities_]) + np.log(
             self.class_prior_)
-
-    def _fit_densities(self, X, y, make_density):
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, yi = np.unique(y, return_inverse=True)
-        self.densities_ = [make_density().fit(X[yi == c]) for c in range(self.classes_.shape[0])]
-        self.class_prior_ = np.bincount(yi) / yi.shape[0]
-        return self
 
     def predict_log_proba(self, X):
         J = self._joint_log(X)
@@ -90,7 +106,7 @@ class BayesDensityClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(joint, axis=1)]
 
 
-class ParzenClassifier(BayesDensityClassifier):
+class ParzenClassifier(_BayesDensityClassifier):
     """One Parzen density per class and the Bayes rule with the class priors (class frequencies).
 
     Parameters
@@ -99,35 +115,37 @@ class ParzenClassifier(BayesDensityClassifier):
     n_jobs : int, optional
     """
 
+    _parameter_constraints = {"bandwidth": POSITIVE, "n_jobs": N_JOBS}
+
     def __init__(self, bandwidth=1.0, n_jobs=None):
         self.bandwidth = bandwidth
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
-        check_positive("bandwidth", self.bandwidth)
-        return self._fit_densities(X, y, lambda: ParzenDensity(self.bandwidth, self.n_jobs))
+    def _make_density(self):
+        return ParzenDensity(self.bandwidth, self.n_jobs)
 
 
 class NadarayaWatsonRegressor(RegressorMixin, BaseEstimator):
-    """Kernel-weighted average of the training targets with a Gaussian window of width h::
-
-        f(x) = sum_i K_h(x, x_i) y_i / sum_i K_h(x, x_i)
+    """Kernel-weighted average of the training targets with a Gaussian window of width h:
+    ``f(x) = sum_i K_h(x, x_i) y_i / sum_i K_h(x, x_i)``.
     """
+
+    _parameter_constraints = {"bandwidth": POSITIVE, "n_jobs": N_JOBS}
 
     def __init__(self, bandwidth=1.0, n_jobs=None):
         self.bandwidth = bandwidth
         self.n_jobs = n_jobs
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        check_positive("bandwidth", self.bandwidth)
+        check_params(self)
+        X, y = check_input(self, X, y, y_numeric=True)
         self._X = np.ascontiguousarray(X)
         self._y = np.asarray(y, dtype=np.float64)
         return self
 
     def predict(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = check_input(self, X, reset=False)
         h = float(self.bandwidth)
         # f = sum w_i y_i / sum w_i, computed in log space for the numerator's positive and
         # negative parts so that tiny windows never underflow to 0/0.

