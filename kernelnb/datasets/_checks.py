@@ -1,41 +1,53 @@
-"""Argument checks shared by the data-set generators and loaders."""
-import numbers
+"""Argument checks of the data-set generators and loaders: thin wrappers over the package's one
+validation mechanism (:mod:`kernelnb._validation`, scikit-learn's parameter constraints).
 
-import numpy as np
+Every function takes ``(name, value)``, as :func:`kernelnb._validation.check_param`, and raises
+:class:`~kernelnb._validation.InvalidParameterError` (a ``ValueError`` and a ``TypeError``)
+naming the argument and the function it was given to: ``The 'n_samples' parameter of
+make_moons must be an int in the range [1, inf). Got 0 instead.``  The older ``(value, name)``
+order is still understood (a string name in second place), so that callers can move over one
+at a time.
+"""
+import sys
+from numbers import Integral
+
 from sklearn.utils import check_random_state
 
+from .._validation import NONNEGATIVE, POSITIVE, Interval, check_param
 
-def check_int(value, name, minimum=1):
-    """Return ``value`` as an int, or raise a TypeError/ValueError naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    return int(value)
+__all__ = ["check_int", "check_nonnegative", "check_positive", "check_rng"]
 
 
-def check_nonnegative(value, name):
-    """Return ``value`` as a finite float >= 0, or raise a TypeError/ValueError naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
-    value = float(value)
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return value
+def _order(name, value):
+    if isinstance(value, str) and not isinstance(name, str):
+        return value, name              # the older (value, name) order
+    return name, value
 
 
-def check_positive(value, name):
-    """Return ``value`` as a finite float > 0, or raise naming ``name``."""
-    value = check_nonnegative(value, name)
-    if value == 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    return value
+def _caller():
+    """Name of the public function that called the check (for the error message)."""
+    return sys._getframe(2).f_code.co_name
 
 
-def check_rng(random_state):
-    """:func:`sklearn.utils.check_random_state`, with an error that names ``random_state``."""
-    try:
-        return check_random_state(random_state)
-    except ValueError:
-        raise ValueError(f"random_state must be None, an int or a numpy RandomState, "
-                         f"got {random_state!r}") from None
+def check_int(name, value, minimum=1):
+    """``value`` as an int >= ``minimum``."""
+    name, value = _order(name, value)
+    return int(check_param(name, value, [Interval(Integral, minimum, None, closed="left")],
+                           _caller()))
+
+
+def check_nonnegative(name, value):
+    """``value`` as a finite float >= 0."""
+    name, value = _order(name, value)
+    return float(check_param(name, value, NONNEGATIVE, _caller()))
+
+
+def check_positive(name, value):
+    """``value`` as a finite float > 0."""
+    name, value = _order(name, value)
+    return float(check_param(name, value, POSITIVE, _caller()))
+
+
+def check_rng(random_state, name="random_state"):
+    """:func:`sklearn.utils.check_random_state` of a checked ``random_state``."""
+    return check_random_state(check_param(name, random_state, ["random_state"], _caller()))

@@ -9,9 +9,12 @@ from independent streams, so one million points cost their own memory only (80 M
 """
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
 
 import numpy as np
+
+from .._validation import check_param
+from ._checks import check_int, check_positive
 
 __all__ = ["make_large_problem"]
 
@@ -46,15 +49,12 @@ def make_large_problem(n_samples=100_000, n_features=20, n_clusters=64, cluster_
     """
     for name, v, lo in (("n_samples", n_samples, 2), ("n_features", n_features, 1),
                         ("n_clusters", n_clusters, 2)):
-        if not isinstance(v, numbers.Integral) or v < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+        check_int(name, v, minimum=lo)
     if n_clusters % 2:
         raise ValueError(f"n_clusters must be even (half per class), got {n_clusters}")
-    for name, v in (("cluster_std", cluster_std), ("spread", spread)):
-        if not (isinstance(v, numbers.Real) and np.isfinite(v) and v > 0):
-            raise ValueError(f"{name} must be a positive number, got {v!r}")
-    if not isinstance(random_state, numbers.Integral):
-        raise ValueError(f"random_state must be an integer seed, got {random_state!r}")
+    check_positive("cluster_std", cluster_std)
+    check_positive("spread", spread)
+    check_param("random_state", random_state, [Integral], "make_large_problem")
     root = np.random.SeedSequence(int(random_state))
     centres_seq, data_seq = root.spawn(2)
     centres = spread * np.random.default_rng(centres_seq).standard_normal((n_clusters, n_features))

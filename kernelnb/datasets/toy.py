@@ -67,9 +67,9 @@ def make_two_spirals(n_samples=200, noise=0.0, turns=1.5, random_state=None):
     X : ndarray of shape (n_samples, 2)
     y : ndarray of shape (n_samples,), int, labels 0 and 1
     """
-    n_samples = check_int(n_samples, "n_samples", minimum=2)
-    noise = check_nonnegative(noise, "noise")
-    turns = check_positive(turns, "turns")
+    n_samples = check_int("n_samples", n_samples, minimum=2)
+    noise = check_nonnegative("noise", noise)
+    turns = check_positive("turns", turns)
     rng = check_rng(random_state)
     n0, n1 = _split_classes(n_samples)
     y = np.repeat(np.array([0, 1]), [n0, n1])
@@ -110,8 +110,8 @@ def make_manifold_spiral(n_samples=300, noise=0.01, random_state=None, return_t=
     t : ndarray of shape (n_samples,)
         Only when ``return_t`` is True.
     """
-    n_samples = check_int(n_samples, "n_samples")
-    noise = check_nonnegative(noise, "noise")
+    n_samples = check_int("n_samples", n_samples)
+    noise = check_nonnegative("noise", noise)
     rng = check_rng(random_state)
     t = rng.uniform(3.0, 15.0, n_samples)
     X = np.column_stack([0.04 * t * np.sin(t), 0.04 * t * np.cos(t)])
@@ -149,8 +149,8 @@ def make_moons(n_samples=200, noise=0.1, random_state=None):
     X : ndarray of shape (n_samples, 2)
     y : ndarray of shape (n_samples,), int, labels 0 and 1
     """
-    n_samples = check_int(n_samples, "n_samples", minimum=2)
-    noise = check_nonnegative(noise, "noise")
+    n_samples = check_int("n_samples", n_samples, minimum=2)
+    noise = check_nonnegative("noise", noise)
     X, y = _skd.make_moons(n_samples=n_samples, noise=noise, shuffle=True,
                            random_state=check_rng(random_state))
     return X.astype(np.float64), y.astype(np.int64)
@@ -176,8 +176,8 @@ def make_xor(n_samples=200, noise=0.1, random_state=None):
     X : ndarray of shape (n_samples, 2)
     y : ndarray of shape (n_samples,), int, labels 0 and 1
     """
-    n_samples = check_int(n_samples, "n_samples", minimum=2)
-    noise = check_nonnegative(noise, "noise")
+    n_samples = check_int("n_samples", n_samples, minimum=2)
+    noise = check_nonnegative("noise", noise)
     rng = check_rng(random_state)
     X = rng.uniform(-1.0, 1.0, (n_samples, 2))
     y = (X[:, 0] * X[:, 1] < 0).astype(np.int64)
@@ -206,11 +206,11 @@ def make_blobs(n_samples=200, centers=2, cluster_std=1.0, n_features=2, random_s
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,), int
     """
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    cluster_std = check_nonnegative(cluster_std, "cluster_std")
-    n_features = check_int(n_features, "n_features")
+    n_samples = check_int("n_samples", n_samples, minimum=1)
+    cluster_std = check_nonnegative("cluster_std", cluster_std)
+    n_features = check_int("n_features", n_features)
     if isinstance(centers, (int, np.integer)) and not isinstance(centers, bool):
-        centers = check_int(centers, "centers")
+        centers = check_int("centers", centers)
         if centers > n_samples:
             raise ValueError(f"centers ({centers}) must not exceed n_samples ({n_samples})")
     else:
@@ -259,9 +259,9 @@ def make_feature_selection_linear(n_samples=100, n_features=202, noise_std=20.0,
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,), int, labels 0 and 1 (not exactly balanced: drawn at random)
     """
-    n_samples = check_int(n_samples, "n_samples")
-    n_features = check_int(n_features, "n_features", minimum=6)
-    noise_std = check_nonnegative(noise_std, "noise_std")
+    n_samples = check_int("n_samples", n_samples)
+    n_features = check_int("n_features", n_features, minimum=6)
+    noise_std = check_nonnegative("noise_std", noise_std)
     rng = check_rng(random_state)
     s = rng.choice(np.array([-1.0, 1.0]), n_samples)
     first = rng.uniform(size=n_samples) < 0.7
@@ -298,9 +298,9 @@ def make_feature_selection_nonlinear(n_samples=100, n_features=52, noise_std=20.
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,), int, labels 0 and 1
     """
-    n_samples = check_int(n_samples, "n_samples")
-    n_features = check_int(n_features, "n_features", minimum=2)
-    noise_std = check_nonnegative(noise_std, "noise_std")
+    n_samples = check_int("n_samples", n_samples)
+    n_features = check_int("n_features", n_features, minimum=2)
+    noise_std = check_nonnegative("noise_std", noise_std)
     rng = check_rng(random_state)
     y = (rng.uniform(size=n_samples) < 0.5).astype(np.int64)
     which = rng.randint(0, 2, n_samples)
@@ -329,8 +329,8 @@ def make_sinc(n_samples=100, noise=0.1, random_state=None):
     X : ndarray of shape (n_samples, 1)
     y : ndarray of shape (n_samples,), float
     """
-    n_samples = check_int(n_samples, "n_samples")
-    noise = check_nonnegative(noise, "noise")
+    n_samples = check_int("n_samples", n_samples)
+    noise = check_nonnegative("noise", noise)
     rng = check_rng(random_state)
     x = rng.uniform(-5.0, 5.0, n_samples)
     y = np.sinc(x)
@@ -340,7 +340,7 @@ def make_sinc(n_samples=100, noise=0.1, random_state=None):
 
 def _blobs_toy(n_samples=200, noise=0.5, random_state=None):
     """Two Gaussian blobs centred at (-1, -1) and (1, 1) with standard deviation ``noise``."""
-    noise = check_nonnegative(noise, "noise")
+    noise = check_nonnegative("noise", noise)
     return make_blobs(n_samples, centers=[[-1.0, -1.0], [1.0, 1.0]], cluster_std=noise,
                       random_state=random_state)
 

@@ -207,9 +207,9 @@ def test_argument_errors(tmp_path):
         ds.load_fashion_mnist("valid", data_home=home)
     with pytest.raises(ValueError, match="n_samples=21 is larger than the 20 images available"):
         ds.load_fashion_mnist(data_home=home, n_samples=21)
-    with pytest.raises(ValueError, match="n_samples must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"'n_samples' parameter of load_fashion_mnist must be an int in the range \[1, inf\)\. Got 0"):
         ds.load_fashion_mnist(data_home=home, n_samples=0)
-    with pytest.raises(TypeError, match="n_samples must be an integer"):
+    with pytest.raises(TypeError, match=r"'n_samples' parameter of load_fashion_mnist must be an int"):
         ds.load_fashion_mnist(data_home=home, n_samples=2.0)
     with pytest.raises(ValueError, match=r"classes must be a non-empty sequence of integers in 0..9, got \[10\]"):
         ds.load_fashion_mnist(data_home=home, classes=[10])
@@ -217,7 +217,7 @@ def test_argument_errors(tmp_path):
         ds.load_fashion_mnist(data_home=home, classes=[])
     with pytest.raises(TypeError, match="classes must be a sequence"):
         ds.load_fashion_mnist(data_home=home, classes=3)
-    with pytest.raises(ValueError, match="random_state must be"):
+    with pytest.raises(ValueError, match="'random_state' parameter of load_fashion_mnist must be"):
         ds.load_fashion_mnist(data_home=home, n_samples=3, random_state="x")
 
 

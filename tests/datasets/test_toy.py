@@ -231,15 +231,18 @@ def test_sinc():
     assert abs((yn - np.sinc(Xn[:, 0])).std() - 0.2) < 0.005
 
 
-BAD_N = [(0, ValueError, r"n_samples must be >= \d+, got 0"),
-         (-5, ValueError, r"n_samples must be >= \d+, got -5"),
-         (2.5, TypeError, r"n_samples must be an integer, got 2\.5"),
-         ("10", TypeError, r"n_samples must be an integer, got '10'"),
-         (True, TypeError, r"n_samples must be an integer, got True")]
-BAD_NOISE = [(-0.1, ValueError, r"noise must be a finite number >= 0, got -0\.1"),
-             (float("nan"), ValueError, r"noise must be a finite number >= 0, got nan"),
-             (float("inf"), ValueError, r"noise must be a finite number >= 0, got inf"),
-             ("a", TypeError, r"noise must be a real number, got 'a'")]
+# One mechanism (kernelnb._validation): InvalidParameterError, a ValueError and a TypeError,
+# naming the argument and the function.
+BAD_N = [(0, ValueError, r"The 'n_samples' parameter of make_\w+ must be an int in the range "
+                         r"\[\d+, inf\)\. Got 0 instead"),
+         (-5, ValueError, r"'n_samples' parameter of make_\w+ must be an int .* Got -5 instead"),
+         (2.5, TypeError, r"'n_samples' parameter of make_\w+ must be an int .* Got 2\.5 instead"),
+         ("10", TypeError, r"'n_samples' parameter of make_\w+ must be an int .* Got '10' instead")]
+BAD_NOISE = [(-0.1, ValueError, r"The 'noise' parameter of make_\w+ must be a float in the range "
+                                r"\[0\.0, inf\)\. Got -0\.1 instead"),
+             (float("nan"), ValueError, r"'noise' parameter of make_\w+ must be .* Got nan instead"),
+             (float("inf"), ValueError, r"'noise' parameter of make_\w+ must be .* Got inf instead"),
+             ("a", TypeError, r"'noise' parameter of make_\w+ must be .* Got 'a' instead")]
 NOISY = {
     "make_two_spirals": ds.make_two_spirals,
     "make_manifold_spiral": ds.make_manifold_spiral,
@@ -264,21 +267,21 @@ def test_bad_noise(func, bad, exc, msg):
 
 
 def test_other_bad_arguments():
-    with pytest.raises(ValueError, match="n_samples must be >= 2, got 1"):
+    with pytest.raises(ValueError, match=r"'n_samples' parameter of make_two_spirals must be an int in the range \[2, inf\)\. Got 1 instead"):
         ds.make_two_spirals(1)
-    with pytest.raises(ValueError, match="turns must be > 0, got 0.0"):
+    with pytest.raises(ValueError, match=r"'turns' parameter of make_two_spirals must be a float in the range \(0\.0, inf\)\. Got 0 instead"):
         ds.make_two_spirals(10, turns=0)
-    with pytest.raises(ValueError, match="cluster_std must be a finite number >= 0, got -1"):
+    with pytest.raises(ValueError, match=r"'cluster_std' parameter of make_blobs must be .* Got -1 instead"):
         ds.make_blobs(10, cluster_std=-1)
     with pytest.raises(ValueError, match=r"centers \(20\) must not exceed n_samples \(10\)"):
         ds.make_blobs(10, centers=20)
     with pytest.raises(ValueError, match="centers must be an int or a finite 2-D array"):
         ds.make_blobs(10, centers=[1.0, np.nan])
-    with pytest.raises(ValueError, match="n_features must be >= 6, got 5"):
+    with pytest.raises(ValueError, match=r"'n_features' parameter of make_feature_selection_linear must be an int in the range \[6, inf\)\. Got 5 instead"):
         ds.make_feature_selection_linear(10, n_features=5)
-    with pytest.raises(ValueError, match="n_features must be >= 2, got 1"):
+    with pytest.raises(ValueError, match=r"'n_features' parameter of make_feature_selection_nonlinear must be an int in the range \[2, inf\)\. Got 1 instead"):
         ds.make_feature_selection_nonlinear(10, n_features=1)
-    with pytest.raises(ValueError, match="noise_std must be a finite number >= 0, got -2"):
+    with pytest.raises(ValueError, match=r"'noise_std' parameter of make_feature_selection_nonlinear must be .* Got -2 instead"):
         ds.make_feature_selection_nonlinear(10, noise_std=-2)
-    with pytest.raises(ValueError, match="random_state"):
+    with pytest.raises(ValueError, match="'random_state' parameter of make_xor"):
         ds.make_xor(10, random_state="seed")
