@@ -34,24 +34,21 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._validation import NONNEGATIVE, POSITIVE, POSITIVE_INT, check_input, check_params
 from . import _mlp
-from .mlp import (_check_sgd_params, _is_int, _is_real, _labels, _run_epochs, _split,
-                  _standardizer)
+from .mlp import SGD_CONSTRAINTS, _labels, _run_epochs, _split, _standardizer
 
 __all__ = ["MarginPerceptron", "SimpleMLP"]
 
 
 class _BaseMargin(ClassifierMixin, BaseEstimator):
-    def _check_params(self):
-        if not _is_real(self.beta) or self.beta < 0:
-            raise ValueError(f"beta must be a number >= 0, got {self.beta!r}")
-        _check_sgd_params(self)
+    _parameter_constraints = {**SGD_CONSTRAINTS, "beta": NONNEGATIVE}
 
     def _prepare(self, X, y, X_val, y_val):
-        self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_params(self)
+        X, y = check_input(self, X, y)
         check_classification_targets(y)
         rng = check_random_state(self.random_state)
         X, y, Xv, yv = _split(self, X, y, X_val, y_val, rng, True)
@@ -87,7 +84,7 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
 
     def _std(self, X):
         check_is_fitted(self, "classes_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = check_input(self, X, reset=False)
         return (X - self.mean_) / self.scale_
 
     def decision_function(self, X):
@@ -223,12 +220,8 @@ class SimpleMLP(_BaseMargin):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _check_params(self):
-        if not _is_int(self.n_hidden, 1):
-            raise ValueError(f"n_hidden must be an integer >= 1, got {self.n_hidden!r}")
-        if not _is_real(self.init_scale) or self.init_scale <= 0:
-            raise ValueError(f"init_scale must be a positive number, got {self.init_scale!r}")
-        super()._check_params()
+    _parameter_constraints = {**_BaseMargin._parameter_constraints, "n_hidden": POSITIVE_INT,
+                              "init_scale": POSITIVE}
 
     def fit(self, X, y, X_val=None, y_val=None):
         """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.

@@ -26,7 +26,6 @@ of the best validation epoch are kept.
 """
 from __future__ import annotations
 
-import numbers
 import time
 
 import numpy as np
@@ -34,8 +33,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._validation import (FRACTION, NONNEGATIVE, POSITIVE, POSITIVE_INT, StrOptions, check_input,
+                           check_params)
 from . import _mlp
 
 __all__ = ["MLPClassifier", "MLPRegressor", "init_mlp_weights", "mlp_loss_grad"]
@@ -52,27 +53,16 @@ def _standardizer(X):
     return mean, scale
 
 
-def _is_int(v, low):
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= low
-
-
-def _is_real(v):
-    return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
-
-
-def _check_sgd_params(est):
-    """Validate the parameters every stochastic-gradient estimator of this package shares."""
-    if not _is_real(est.learning_rate) or est.learning_rate <= 0:
-        raise ValueError(f"learning_rate must be a positive number, got {est.learning_rate!r}")
-    if not _is_int(est.max_epochs, 1):
-        raise ValueError(f"max_epochs must be an integer >= 1, got {est.max_epochs!r}")
-    if not _is_int(est.n_iter_no_change, 1):
-        raise ValueError(f"n_iter_no_change must be an integer >= 1, got {est.n_iter_no_change!r}")
-    vf = est.validation_fraction
-    if not _is_real(vf) or not 0 < vf < 1:
-        raise ValueError(f"validation_fraction must be in (0, 1), got {vf!r}")
-    if not isinstance(est.early_stopping, (bool, np.bool_)):
-        raise ValueError(f"early_stopping must be True or False, got {est.early_stopping!r}")
+#: the parameters every stochastic-gradient estimator of this package shares
+SGD_CONSTRAINTS = {
+    "learning_rate": POSITIVE,
+    "max_epochs": POSITIVE_INT,
+    "n_iter_no_change": POSITIVE_INT,
+    "validation_fraction": FRACTION,
+    "early_stopping": ["boolean"],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
 
 
 def _split(est, X, y, X_val, y_val, rng, stratify):
@@ -82,8 +72,8 @@ def _split(est, X, y, X_val, y_val, rng, stratify):
     if X_val is not None:
         if y_val is None:
             raise ValueError("y_val is required with X_val")
-        X_val, y_val = validate_data(est, X_val, y_val, reset=False, dtype=np.float64,
-                                     multi_output=not stratify)
+        X_val, y_val = check_input(est, X_val, y_val, reset=False, multi_output=not stratify,
+                                   y_numeric=not stratify)
         return X, y, X_val, y_val
     if y_val is not None:
         raise ValueError("X_val is required with y_val")
@@ -214,6 +204,9 @@ def _labels(classes, D):
     return classes[np.argmax(D, axis=1)]
 
 class _BaseMLP(BaseEstimator):
+    _parameter_constraints = {**SGD_CONSTRAINTS, "n_hidden": POSITIVE_INT, "decay": NONNEGATIVE,
+                              "weight_decay": NONNEGATIVE, "tol": NONNEGATIVE}
+
     def __init__(self, n_hidden=20, learning_rate=0.01, decay=0.0, weight_decay=0.0,
                  max_epochs=100, tol=1e-4, early_stopping=False, validation_fraction=0.1,
                  n_iter_no_change=10, random_state=None, verbose=False):
@@ -228,15 +221,6 @@ class _BaseMLP(BaseEstimator):
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
-
-    def _check_params(self):
-        if not _is_int(self.n_hidden, 1):
-            raise ValueError(f"n_hidden must be an integer >= 1, got {self.n_hidden!r}")
-        _check_sgd_params(self)
-        for name in ("decay", "weight_decay", "tol"):
-            v = getattr(self, name)
-            if not _is_real(v) or v < 0:
-                raise ValueError(f"{name} must be a number >= 0, got {v!r}")
 
     def _fit_net(self, X, T, loss_kind, val_score, rng):
         """Initialise and train the net on standardised X and targets T (n, K)."""
@@ -262,14 +246,14 @@ class _BaseMLP(BaseEstimator):
 
     def _outputs(self, X):
         check_is_fitted(self, "output_weights_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = check_input(self, X, reset=False)
         Z = np.tanh(((X - self.mean_) / self.scale_) @ self.hidden_weights_.T + self.hidden_bias_)
         return Z @ self.output_weights_.T + self.output_bias_
 
     def _prepare(self, X, y, X_val, y_val, classification):
-        self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=not classification,
-                             y_numeric=not classification)
+        check_params(self)
+        X, y = check_input(self, X, y, multi_output=not classification,
+                           y_numeric=not classification)
         if classification:
             check_classification_targets(y)
         rng = check_random_state(self.random_state)
@@ -342,10 +326,8 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
                          verbose=verbose)
         self.loss = loss
 
-    def _check_params(self):
-        if self.loss not in _CLS_LOSSES:
-            raise ValueError(f"loss must be one of {_CLS_LOSSES}, got {self.loss!r}")
-        super()._check_params()
+    _parameter_constraints = {**_BaseMLP._parameter_constraints,
+                              "loss": [StrOptions(set(_CLS_LOSSES))]}
 
     def _targets(self, y):
         yi = np.searchsorted(self.classes_, y)

@@ -4,16 +4,9 @@ scikit-learn conformance, bad input."""
 import numpy as np
 import pytest
 from scipy.optimize import minimize
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernelnb.largescale import MarginPerceptron, SimpleMLP
 from kernelnb.largescale import _mlp
-
-
-@parametrize_with_checks([MarginPerceptron(max_epochs=20), SimpleMLP(n_hidden=5, max_epochs=20),
-                          SimpleMLP(n_hidden=5, max_epochs=20, early_stopping=True)])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def _standardise(X):

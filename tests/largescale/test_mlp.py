@@ -2,19 +2,10 @@
 numpy re-implementation, early stopping, learning a toy, scikit-learn conformance, bad input."""
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernelnb.largescale import MLPClassifier, MLPRegressor
 from kernelnb.largescale import _mlp
 from kernelnb.largescale.mlp import init_mlp_weights, mlp_loss_grad
-
-
-@parametrize_with_checks([MLPClassifier(n_hidden=5, max_epochs=20),
-                          MLPClassifier(n_hidden=5, max_epochs=20, early_stopping=True),
-                          MLPClassifier(n_hidden=5, loss="squared", max_epochs=20),
-                          MLPRegressor(n_hidden=5, max_epochs=20)])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # -- loss and gradient ----------------------------------------------------------------------
