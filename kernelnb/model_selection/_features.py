@@ -30,20 +30,21 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils import ClassifierTags
+from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._validation import (CALLBACK, POSITIVE, POSITIVE_INT, Interval, RealNotInt, StrOptions,
+                           check_input, check_param, check_params)
 from ..svm import SVC
+from ._gradient import CRITERIA, RADII
 
 __all__ = ["ScalingSelector", "SVMRFE", "filter_scores", "rfe_scores"]
 
 
 # -- shared checks ---------------------------------------------------------------------------
-def _check_n_select(value, n_features, name="n_features_to_select"):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value!r}")
+def _check_n_select(value, n_features, caller, name="n_features_to_select"):
+    check_param(name, value, POSITIVE_INT, caller)
     if value > n_features:
         raise ValueError(f"{name}={value!r} is larger than the number of features "
                          f"({n_features})")
@@ -53,21 +54,25 @@ def _check_n_select(value, n_features, name="n_features_to_select"):
 def _check_binary(y):
     classes = np.unique(y)
     if classes.shape[0] != 2:
-        raise ValueError(f"feature selection needs exactly two classes in y, got "
-                         f"{classes.shape[0]} ({classes[:5]!r})")
+        n = classes.shape[0]
+        raise ValueError(f"feature selection needs exactly two classes in y, got {n} "
+                         f"class{'' if n == 1 else 'es'} ({classes[:5]!r})")
     return classes
 
 
-def _check_callback(callback):
-    if callback is not None and not callable(callback):
-        raise ValueError(f"callback must be callable or None, got {callback!r}")
-
-
 def _check_svc(estimator, default):
-    est = default if estimator is None else estimator
-    if not isinstance(est, SVC):
-        raise ValueError(f"estimator must be a kernelnb.svm.SVC, got {type(est).__name__}")
-    return clone(est)
+    """A clone of the estimator (an SVC: the parameter tables check its type) or the default."""
+    return clone(default if estimator is None else estimator)
+
+
+class _BinarySelectorMixin:
+    """Tags of the SVM feature selectors: they take class labels, two classes only."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        tags.target_tags.required = True
+        return tags
 
 
 # -- filters ---------------------------------------------------------------------------------
@@ -197,7 +202,7 @@ def rfe_scores(fitted, X):
     return np.abs(W2 - W2p), float(W2), W2p
 
 
-class SVMRFE(SelectorMixin, BaseEstimator):
+class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     """Recursive feature elimination with an SVM, linear or non-linear (thesis §5.1.2).
 
     At each step the SVM is retrained on the remaining features and the ``step`` features with
@@ -238,6 +243,16 @@ class SVMRFE(SelectorMixin, BaseEstimator):
     classes_ : ndarray
     """
 
+    _parameter_constraints = {
+        "estimator": [SVC, None],
+        "n_features_to_select": POSITIVE_INT,
+        "step": [Interval(numbers.Integral, 1, None, closed="left"),
+                 Interval(RealNotInt, 0, 1, closed="neither")],
+        "kernel": [StrOptions({"linear", "poly", "rbf"}), None],
+        "verbose": ["verbose"],
+        "callback": CALLBACK,
+    }
+
     def __init__(self, estimator=None, n_features_to_select=2, step=1, kernel=None, verbose=0,
                  callback=None):
         self.estimator = estimator
@@ -249,8 +264,6 @@ class SVMRFE(SelectorMixin, BaseEstimator):
 
     def _make_estimator(self):
         kernel = self.kernel
-        if kernel is not None and kernel not in ("linear", "poly", "rbf"):
-            raise ValueError(f"kernel must be 'linear', 'poly', 'rbf' or None, got {kernel!r}")
         if self.estimator is None:
             kernel = kernel or "linear"
             extra = {"poly": dict(degree=2, coef0=1.0), "rbf": dict(sigma="scale")}.get(kernel, {})
@@ -266,20 +279,16 @@ class SVMRFE(SelectorMixin, BaseEstimator):
 
     def _step_size(self, d):
         step = self.step
-        if isinstance(step, (bool, np.bool_)) or not isinstance(step, numbers.Real):
-            raise ValueError(f"step must be an integer >= 1 or a fraction in (0, 1), got {step!r}")
         if 0 < step < 1:
             return max(1, int(step * d))
-        if step >= 1 and float(step).is_integer():
-            return int(step)
-        raise ValueError(f"step must be an integer >= 1 or a fraction in (0, 1), got {step!r}")
+        return int(step)
 
     def fit(self, X, y):
         """Run the elimination on ``(X, y)``; returns ``self``."""
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_features=1)
-        _check_callback(self.callback)
+        check_params(self)
+        X, y = check_input(self, X, y, ensure_min_features=1)
         d = X.shape[1]
-        k = _check_n_select(self.n_features_to_select, d)
+        k = _check_n_select(self.n_features_to_select, d, "SVMRFE")
         step = self._step_size(d)
         self.classes_ = _check_binary(y)
         base = self._make_estimator()
@@ -314,10 +323,12 @@ class SVMRFE(SelectorMixin, BaseEstimator):
 
     def decision_function(self, X):
         """The refitted SVM's decision on the kept features."""
-        return self.estimator_.decision_function(self.transform(X))
+        check_is_fitted(self, "support_")
+        return self.estimator_.decision_function(self.transform(check_input(self, X, reset=False)))
 
     def predict(self, X):
-        return self.estimator_.predict(self.transform(X))
+        check_is_fitted(self, "support_")
+        return self.estimator_.predict(self.transform(check_input(self, X, reset=False)))
 
     def score(self, X, y):
         return float(np.mean(self.predict(X) == np.asarray(y)))
@@ -348,7 +359,7 @@ class _Stop(Exception):
 _SCHEDULES = ("thesis", "half", "one")
 
 
-class ScalingSelector(SelectorMixin, BaseEstimator):
+class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     """Feature selection by scaling factors (Chapelle's thesis, ch. 5.1, after Weston et al.).
 
     One factor ``s_p`` per feature (or per group of features) enters the kernel as
@@ -441,10 +452,29 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         The SVM at the final factors, fitted on the kept features.
     n_trainings_ : int
         SVM trainings done.
+    n_iter_ : int
+        Criterion evaluations of the optimisations, all stages together.
     fit_time_ : float
     stopped_ : bool
     classes_ : ndarray
     """
+
+    _parameter_constraints = {
+        "estimator": [SVC, None],
+        "n_features_to_select": POSITIVE_INT,
+        "criterion": [StrOptions(set(CRITERIA))],
+        "schedule": [StrOptions(set(_SCHEDULES))],
+        "radius": [StrOptions(set(RADII))],
+        "max_iter": POSITIVE_INT,
+        "tol": POSITIVE,
+        "scale_bounds": ["array-like"],
+        "normalize": ["boolean"],
+        "removal": [StrOptions({"scales", "explicit"})],
+        "removal_criterion": [StrOptions(set(CRITERIA)), None],
+        "groups": ["array-like", None],
+        "verbose": ["verbose"],
+        "callback": CALLBACK,
+    }
 
     def __init__(self, estimator=None, n_features_to_select=2, criterion="radius_margin",
                  schedule="thesis", radius="variance", max_iter=30, tol=1e-4,
@@ -467,15 +497,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
 
     # -- checks ------------------------------------------------------------------------------
     def _validate(self, d):
-        if self.removal not in ("scales", "explicit"):
-            raise ValueError(f"removal must be 'scales' or 'explicit', got {self.removal!r}")
-        if self.schedule not in _SCHEDULES:
-            raise ValueError(f"schedule must be one of {_SCHEDULES}, got {self.schedule!r}")
-        mi = self.max_iter
-        if isinstance(mi, (bool, np.bool_)) or not isinstance(mi, numbers.Integral) or mi < 1:
-            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
-        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        """What the parameter table cannot say: relations between values and with the data."""
         try:
             lo, hi = (float(v) for v in self.scale_bounds)
         except (TypeError, ValueError):
@@ -484,7 +506,6 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         if not (0 < lo < 1 < hi < np.inf):
             raise ValueError(f"scale_bounds must be two numbers 0 < low < 1 < high, got "
                              f"{self.scale_bounds!r}")
-        _check_callback(self.callback)
         if self.groups is None:
             groups = np.arange(d)
         else:
@@ -494,7 +515,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
                                  f"{np.shape(self.groups)} of dtype {g.dtype}")
             _, groups = np.unique(g, return_inverse=True)
         n_groups = int(groups.max()) + 1
-        k = _check_n_select(self.n_features_to_select, n_groups)
+        k = _check_n_select(self.n_features_to_select, n_groups, "ScalingSelector")
         est = _check_svc(self.estimator, SVC(kernel="linear", C=10.0, margin="l2", n_jobs=1,
                                              max_iter=100000))
         if est.kernel not in ("linear", "poly", "rbf"):
@@ -511,7 +532,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
 
     def planned_sizes(self, n_features):
         """Numbers of features (groups) optimised at each stage, e.g. ``[202, 101, ..., 2]``."""
-        k = _check_n_select(self.n_features_to_select, n_features)
+        k = _check_n_select(self.n_features_to_select, n_features, "ScalingSelector")
         sizes = [int(n_features)]
         while sizes[-1] > k:
             sizes.append(sizes[-1] - self._n_remove(sizes[-1], k))
@@ -615,7 +636,8 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     def fit(self, X, y):
         """Optimise the factors and eliminate features on ``(X, y)``; returns ``self``."""
         t0 = time.perf_counter()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_features=1)
+        check_params(self)
+        X, y = check_input(self, X, y, ensure_min_features=1)
         self._d = d = X.shape[1]
         groups, n_groups, k, est, bounds = self._validate(d)
         self.classes_ = _check_binary(y)
@@ -680,6 +702,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
             s_feat = self.scales_[self._final_feats]
             _, _, fitted, _ = self._evaluate(est, X, y, self._final_feats, s_feat, None)
         self.estimator_ = fitted
+        self.n_iter_ = sum(rec["n_evaluations"] for rec in self.history_)
         self.fit_time_ = time.perf_counter() - t0
         return self
 
@@ -707,10 +730,12 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
 
     def decision_function(self, X):
         """Decision of ``estimator_`` (the SVM at the final factors)."""
-        return self.estimator_.decision_function(self._inputs(X))
+        check_is_fitted(self, "support_")
+        return self.estimator_.decision_function(self._inputs(check_input(self, X, reset=False)))
 
     def predict(self, X):
-        return self.estimator_.predict(self._inputs(X))
+        check_is_fitted(self, "support_")
+        return self.estimator_.predict(self._inputs(check_input(self, X, reset=False)))
 
     def score(self, X, y):
         return float(np.mean(self.predict(X) == np.asarray(y)))
