@@ -1,0 +1,106 @@
+"""Sphinx configuration of kernelnb's documentation.
+
+Build (from the repository root; nothing is executed, nothing is fetched from another host):
+
+    python3 -m sphinx -W --keep-going -b html docs docs/_build/html
+
+Sources: ``index.md``, ``architecture.md``, the API pages under ``api/`` (autodoc of the public
+names of each subpackage, docstrings in numpydoc style read by ``sphinx.ext.napoleon``) and the
+course notebooks (``notebooks`` is a link to the repository's ``notebooks/``), rendered by myst-nb
+as they are stored, without running them.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+# The checkout's package (with its compiled extensions built in place, ``pip install -e .``) or
+# the installed one: the checkout comes first so that the pages describe these sources.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+
+import kernelnb  # noqa: E402
+
+project = "kernelnb"
+author = "kernelnb contributors"
+copyright = "kernelnb contributors"
+release = version = kernelnb.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "myst_nb",
+]
+
+# Unlabelled code blocks (the layer diagrams of architecture.md) are plain text; notebook cells
+# and doctest blocks name their own language.
+highlight_language = "text"
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
+root_doc = "index"
+
+# --- notebooks: rendered as stored, never executed ---
+nb_execution_mode = "off"
+# No widget manager: require.js and the widgets' HTML manager would come from a CDN.
+nb_ipywidgets_js = {}
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3
+
+# --- API pages ---
+autodoc_default_options = {"members": True, "member-order": "bysource", "show-inheritance": False}
+autodoc_typehints = "none"          # the signatures and the numpydoc sections say the types
+autodoc_mock_imports: list[str] = []
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_ivar = True            # "Attributes" as field lists (no duplicate object entries)
+napoleon_use_rtype = False
+
+# --- HTML: builtin theme, and nothing loaded from another host ---
+html_theme = "alabaster"
+html_title = f"kernelnb {release}"
+html_static_path: list[str] = []
+html_theme_options = {"description": "A kernel-methods lab", "fixed_sidebar": True,
+                      "show_relbars": True}
+# Math stays as TeX in the page (``\(...\)``), with no MathJax from a CDN; see ``_plain_math``.
+html_math_renderer = "kernelnb_plain"
+
+
+def _plain_math(app):
+    """A math renderer for HTML that writes the TeX source and loads no script.
+
+    Sphinx's default renderer (MathJax) fetches its script from a CDN, which the project's
+    rule "nothing served is fetched from another host" excludes. The markup is the one MathJax
+    reads, so a local MathJax copy can be added later without touching the pages.
+    """
+    from docutils import nodes
+    from sphinx.util.math import get_node_equation_number, wrap_displaymath
+
+    def visit_inline(self, node):
+        self.body.append(self.starttag(node, "span", "", CLASS="math notranslate"))
+        self.body.append(self.encode(f"\\({node.astext()}\\)") + "</span>")
+        raise nodes.SkipNode
+
+    def visit_block(self, node):
+        self.body.append(self.starttag(node, "div", CLASS="math notranslate"))
+        if node["number"]:
+            number = get_node_equation_number(self, node)
+            self.body.append(f'<span class="eqno">({number})</span>')
+        if node.get("nowrap"):
+            self.body.append(self.encode(node.astext()))
+        else:
+            self.body.append(self.encode(wrap_displaymath(node.astext(), None, False)))
+        self.body.append("</div>\n")
+        raise nodes.SkipNode
+
+    app.add_html_math_renderer("kernelnb_plain", (visit_inline, None), (visit_block, None))
+
+
+def _skip_sklearn_generated(app, what, name, obj, skip, options):
+    """scikit-learn adds ``set_<method>_request`` to every estimator (metadata routing); their
+    docstrings refer to scikit-learn's own glossary, which these pages do not have."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
+def setup(app):
+    _plain_math(app)
+    app.connect("autodoc-skip-member", _skip_sklearn_generated)
