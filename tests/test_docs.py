@@ -25,6 +25,10 @@ BUILD_COMMAND = "python3 -m sphinx -W --keep-going -b html docs docs/_build/html
 
 #: estimators whose class docstring carries an Examples section run as a doctest
 EXAMPLES = [
+    ("kernelnb.svm", "SVC"),
+    ("kernelnb.kmp", "KMPClassifier"),
+    ("kernelnb.neighbors", "KNeighborsClassifier"),
+    ("kernelnb.neighbors", "ParzenClassifier"),
     ("kernelnb.ridge", "KernelRidge"),
 ]
 

@@ -53,6 +53,18 @@ class KNeighborsClassifier(ClassifierMixin, _KNNBase):
         K.
     n_jobs : int, optional
         Threads of the neighbour search (-1 or None: every core).
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.neighbors import KNeighborsClassifier
+    >>> X, y = make_moons(n_samples=200, noise=0.2, random_state=0)
+    >>> knn = KNeighborsClassifier(n_neighbors=5).fit(X[:150], y[:150])
+    >>> distances, indices = knn.kneighbors(X[150:152])
+    >>> print(indices.shape)
+    (2, 5)
+    >>> print(round(knn.score(X[150:], y[150:]), 2))
+    0.98
     """
 
     def fit(self, X, y):

@@ -113,6 +113,17 @@ class ParzenClassifier(_BayesDensityClassifier):
     ----------
     bandwidth : float, default=1.0
     n_jobs : int, optional
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.neighbors import ParzenClassifier
+    >>> X, y = make_moons(n_samples=200, noise=0.2, random_state=0)
+    >>> clf = ParzenClassifier(bandwidth=0.3).fit(X[:150], y[:150])
+    >>> print(clf.classes_, len(clf.densities_))
+    [0 1] 2
+    >>> print(round(clf.score(X[150:], y[150:]), 2))
+    0.98
     """
 
     _parameter_constraints = {"bandwidth": POSITIVE, "n_jobs": N_JOBS}
