@@ -74,6 +74,18 @@ class _BinarySelectorMixin:
         tags.target_tags.required = True
         return tags
 
+    def _precision(self):
+        """The precision of the SVM solver the inputs go to (float32 by default)."""
+        return getattr(self.estimator, "precision", "float32")
+
+    def _check_input(self, X, y="no_validation", reset=True, **kwargs):
+        return check_input(self, X, y, reset=reset, precision=self._precision(), **kwargs)
+
+    def transform(self, X):
+        """The kept features of X (checked as every other input)."""
+        check_is_fitted(self, "support_")
+        return super().transform(self._check_input(X, reset=False))
+
 
 # -- filters ---------------------------------------------------------------------------------
 def filter_scores(X, y, method="fisher"):
@@ -286,7 +298,7 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     def fit(self, X, y):
         """Run the elimination on ``(X, y)``; returns ``self``."""
         check_params(self)
-        X, y = check_input(self, X, y, ensure_min_features=1)
+        X, y = self._check_input(X, y, ensure_min_features=1)
         d = X.shape[1]
         k = _check_n_select(self.n_features_to_select, d, "SVMRFE")
         step = self._step_size(d)
@@ -324,11 +336,11 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     def decision_function(self, X):
         """The refitted SVM's decision on the kept features."""
         check_is_fitted(self, "support_")
-        return self.estimator_.decision_function(self.transform(check_input(self, X, reset=False)))
+        return self.estimator_.decision_function(self.transform(X))
 
     def predict(self, X):
         check_is_fitted(self, "support_")
-        return self.estimator_.predict(self.transform(check_input(self, X, reset=False)))
+        return self.estimator_.predict(self.transform(X))
 
     def score(self, X, y):
         return float(np.mean(self.predict(X) == np.asarray(y)))
@@ -637,7 +649,7 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         """Optimise the factors and eliminate features on ``(X, y)``; returns ``self``."""
         t0 = time.perf_counter()
         check_params(self)
-        X, y = check_input(self, X, y, ensure_min_features=1)
+        X, y = self._check_input(X, y, ensure_min_features=1)
         self._d = d = X.shape[1]
         groups, n_groups, k, est, bounds = self._validate(d)
         self.classes_ = _check_binary(y)
@@ -731,11 +743,11 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     def decision_function(self, X):
         """Decision of ``estimator_`` (the SVM at the final factors)."""
         check_is_fitted(self, "support_")
-        return self.estimator_.decision_function(self._inputs(check_input(self, X, reset=False)))
+        return self.estimator_.decision_function(self._inputs(X))
 
     def predict(self, X):
         check_is_fitted(self, "support_")
-        return self.estimator_.predict(self._inputs(check_input(self, X, reset=False)))
+        return self.estimator_.predict(self._inputs(X))
 
     def score(self, X, y):
         return float(np.mean(self.predict(X) == np.asarray(y)))
