@@ -45,7 +45,10 @@ myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 
 # --- API pages ---
-autodoc_default_options = {"members": True, "member-order": "bysource", "show-inheritance": False}
+# Inherited members too (SVC's predict is written once in a private base class), but only those
+# written in kernelnb: scikit-learn's own (get_params, score, ...) are documented by scikit-learn.
+autodoc_default_options = {"members": True, "undoc-members": True, "inherited-members": True,
+                           "member-order": "bysource"}
 autodoc_typehints = "none"          # the signatures and the numpydoc sections say the types
 autodoc_mock_imports: list[str] = []
 napoleon_google_docstring = False
@@ -93,14 +96,23 @@ def _plain_math(app):
     app.add_html_math_renderer("kernelnb_plain", (visit_inline, None), (visit_block, None))
 
 
-def _skip_sklearn_generated(app, what, name, obj, skip, options):
-    """scikit-learn adds ``set_<method>_request`` to every estimator (metadata routing); their
-    docstrings refer to scikit-learn's own glossary, which these pages do not have."""
+def _defined_outside_kernelnb(obj):
+    target = getattr(obj, "fget", None) or getattr(obj, "__func__", None) or obj
+    module = getattr(target, "__module__", None)
+    return module is not None and not module.startswith("kernelnb")
+
+
+def _skip_foreign_members(app, what, name, obj, skip, options):
+    """Members of a class written outside kernelnb (scikit-learn's mixins, and the
+    ``set_<method>_request`` methods it adds to every estimator) are left out: their docstrings
+    refer to scikit-learn's glossary, which these pages do not have."""
     if name.startswith("set_") and name.endswith("_request"):
+        return True
+    if what == "class" and _defined_outside_kernelnb(obj):
         return True
     return None
 
 
 def setup(app):
     _plain_math(app)
-    app.connect("autodoc-skip-member", _skip_sklearn_generated)
+    app.connect("autodoc-skip-member", _skip_foreign_members)
