@@ -24,10 +24,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import _kernels
 from .._threads import blas_single_thread, blas_threads_for
+from .._validation import (CALLBACK, N_JOBS, NONNEGATIVE, POSITIVE, Interval, Options,
+                           StrOptions, check_input, check_params)
 from .. import kernels as _k
 from . import _smo
 
@@ -56,47 +58,43 @@ def _physical_memory_mb():
 class _BaseSVM(BaseEstimator):
     """Parameters, validation and the call into the solver shared by SVC and SVR."""
 
+    # One table (kernelnb._validation, scikit-learn's constraints) checked by check_params;
+    # _validate_params_ adds what a table cannot say.
+    _parameter_constraints = {
+        "C": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {np.inf})],
+        "kernel": [StrOptions(set(_k.KERNEL_NAMES)), callable],
+        "sigma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
+        "scales": ["array-like", None],
+        "degree": [Interval(numbers.Integral, 1, None, closed="left")],
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "margin": [StrOptions(set(_MARGINS))],
+        "tol": POSITIVE,
+        "cache_size": POSITIVE,
+        "max_iter": [Interval(numbers.Integral, -1, None, closed="left")],
+        "shrinking": ["boolean"],
+        "warm_start": ["boolean"],
+        "n_jobs": N_JOBS,
+        "verbose": ["verbose"],
+        "callback": CALLBACK,
+        "q": [StrOptions({"auto"}), Interval(numbers.Integral, 2, None, closed="left")],
+        "precision": [StrOptions({"float32", "float64"})],
+    }
+
     def _validate_params_(self):
-        if self.margin not in _MARGINS:
-            raise ValueError(f"margin must be one of {_MARGINS}, got {self.margin!r}")
-        C = self.C
-        if not isinstance(C, numbers.Real) or isinstance(C, bool) or np.isnan(C) or C <= 0:
-            raise ValueError(f"C must be a positive number, got {C!r}")
-        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        check_params(self)
         cs = self.cache_size
-        if not isinstance(cs, numbers.Real) or isinstance(cs, bool) or not np.isfinite(cs) or cs <= 0:
-            raise ValueError(f"cache_size must be a positive number of MB, got {cs!r}")
         if cs > _physical_memory_mb():
             raise ValueError(f"cache_size={cs!r} MB is larger than this machine's memory "
                              f"({_physical_memory_mb():.0f} MB)")
-        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < -1:
-            raise ValueError(f"max_iter must be an integer >= -1 (-1: no limit), got {self.max_iter!r}")
-        nj = self.n_jobs
-        if nj is not None and (not isinstance(nj, numbers.Integral) or nj == 0 or nj < -1):
-            raise ValueError(f"n_jobs must be a positive integer, -1 (all cores) or None, got {nj!r}")
-        if self.callback is not None and not callable(self.callback):
-            raise TypeError(f"callback must be callable or None, got {self.callback!r}")
-        kernel = self.kernel
-        if isinstance(kernel, str) and kernel not in _k.KERNEL_NAMES:
-            raise ValueError(f"kernel must be one of {_k.KERNEL_NAMES} or a callable, got {kernel!r}")
-        if not isinstance(kernel, str) and not callable(kernel):
-            raise ValueError(f"kernel must be one of {_k.KERNEL_NAMES} or a callable, got {kernel!r}")
-        sigma = self.sigma
-        if isinstance(sigma, str):
-            if sigma != "scale":
-                raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
-        elif (not isinstance(sigma, numbers.Real) or isinstance(sigma, bool)
-              or not np.isfinite(sigma) or sigma <= 0):
-            raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
-        if not isinstance(self.degree, numbers.Integral) or self.degree < 1:
-            raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
-        if self.precision not in ("float32", "float64"):
-            raise ValueError(f"precision must be 'float32' or 'float64', got {self.precision!r}")
         q = self.q
-        if not (isinstance(q, str) and q == "auto") and (
-                not isinstance(q, numbers.Integral) or isinstance(q, bool) or q < 2 or q % 2):
+        if not isinstance(q, str) and q % 2:
             raise ValueError(f"q must be 'auto' or an even integer >= 2, got {q!r}")
+
+    def _check_input(self, X, y="no_validation", reset=True, **kwargs):
+        """The one input check, in the solver's precision and after the kernel's scaling."""
+        scales = None if self.scales is None or self.kernel == "precomputed" else self.scales
+        return check_input(self, X, y, reset=reset, dtype=[np.float64, np.float32], order="C",
+                           precision=self.precision, scale=scales, **kwargs)
 
     # -- kernel and data -------------------------------------------------------------------
     def _resolve_kernel(self, X):
@@ -305,7 +303,7 @@ class _BaseSVM(BaseEstimator):
     def _pair_decisions(self, X):
         """Decision values of every binary problem: shape (n_samples, n_problems)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], order="C", reset=False)
+        X = self._check_input(X, reset=False)
         out = np.empty((X.shape[0], self._coef_matrix.shape[1]))
         for rows, Kb in self._kernel_to_sv(X):
             out[rows] = Kb @ self._coef_matrix
@@ -444,6 +442,12 @@ class SVC(ClassifierMixin, _BaseSVM):
     0
     """
 
+    _parameter_constraints = {
+        **_BaseSVM._parameter_constraints,
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "decision_function_shape": [StrOptions({"ovr", "ovo"})],
+    }
+
     def __init__(self, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0,
                  margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
                  class_weight=None, decision_function_shape="ovr", warm_start=False,
@@ -484,10 +488,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         """
         t0 = time.perf_counter()
         self._validate_params_()
-        if self.decision_function_shape not in ("ovr", "ovo"):
-            raise ValueError("decision_function_shape must be 'ovr' or 'ovo', got "
-                             f"{self.decision_function_shape!r}")
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], order="C")
+        X, y = self._check_input(X, y)
         check_classification_targets(y)
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if np.any(sw < 0):
@@ -698,6 +699,8 @@ class SVR(RegressorMixin, _BaseSVM):
        ``coef0`` defaults to 1, as in :class:`SVC` (it was 0).
     """
 
+    _parameter_constraints = {**_BaseSVM._parameter_constraints, "epsilon": NONNEGATIVE}
+
     def __init__(self, C=1.0, epsilon=0.1, kernel="rbf", sigma=1.0, scales=None, degree=3,
                  coef0=1.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
                  warm_start=False, n_jobs=-1, verbose=False, callback=None, q="auto",
@@ -732,10 +735,8 @@ class SVR(RegressorMixin, _BaseSVM):
             raise ValueError(f"SVR supports margin='l1' only, got {self.margin!r}")
         if not np.isfinite(self.C):
             raise ValueError(f"SVR needs a finite C, got {self.C!r}")
-        eps = self.epsilon
-        if not isinstance(eps, numbers.Real) or not np.isfinite(eps) or eps < 0:
-            raise ValueError(f"epsilon must be a non-negative number, got {eps!r}")
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], order="C", y_numeric=True)
+        X, y = self._check_input(X, y, y_numeric=True)
+        eps = float(self.epsilon)
         y = np.asarray(y, dtype=np.float64)
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if np.any(sw < 0):

@@ -100,5 +100,5 @@ def test_float64_svr_is_exact():
 @pytest.mark.parametrize("value", ["double", 64, None])
 def test_bad_precision_raises(value):
     X, y = _moons()
-    with pytest.raises(ValueError, match="precision must be"):
+    with pytest.raises(ValueError, match="'precision' parameter of SVC must be"):
         SVC(precision=value).fit(X, y)

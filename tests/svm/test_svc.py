@@ -327,14 +327,14 @@ def test_free_and_bound_support_vectors():
 
 
 BAD_INPUT = [
-    (dict(C=0.0), "C must be"),
-    (dict(C=-1.0), "C must be"),
-    (dict(sigma=0.0), "sigma must be"),
-    (dict(sigma=-2.0), "sigma must be"),
-    (dict(sigma="wide"), "sigma must be"),
-    (dict(kernel="gaussian"), "kernel must be one of"),
-    (dict(margin="l3"), "margin must be one of"),
-    (dict(tol=0.0), "tol must be"),
+    (dict(C=0.0), "'C' parameter of SVC must be"),
+    (dict(C=-1.0), "'C' parameter of SVC must be"),
+    (dict(sigma=0.0), "'sigma' parameter of SVC must be"),
+    (dict(sigma=-2.0), "'sigma' parameter of SVC must be"),
+    (dict(sigma="wide"), "'sigma' parameter of SVC must be"),
+    (dict(kernel="gaussian"), "'kernel' parameter of SVC must be"),
+    (dict(margin="l3"), "'margin' parameter of SVC must be"),
+    (dict(tol=0.0), "'tol' parameter of SVC must be"),
     (dict(cache_size=1e12), "cache_size"),
     (dict(cache_size=-5), "cache_size"),
     (dict(max_iter=-7), "max_iter"),

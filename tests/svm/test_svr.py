@@ -68,7 +68,7 @@ def test_svr_bad_input():
         SVR(epsilon=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="margin='l1'"):
         SVR(margin="l2").fit(X, y)
-    with pytest.raises(ValueError, match="C must be"):
+    with pytest.raises(ValueError, match="'C' parameter of SVR must be"):
         SVR(C=0).fit(X, y)
     with pytest.raises(ValueError, match="finite C"):
         SVR(C=np.inf).fit(X, y)
