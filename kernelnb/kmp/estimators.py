@@ -28,9 +28,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._validation import (FRACTION, POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input,
+                           check_params)
+from ..losses import Loss
 from . import _kmp
 
 __all__ = ["KMPClassifier", "KMPRegressor"]
@@ -39,6 +42,26 @@ _VARIANTS = ("basic", "backfit", "prefit")
 
 
 class _BaseKMP(BaseEstimator):
+    # One table (kernelnb._validation) checked by check_params; _check_params adds the rest.
+    _parameter_constraints = {
+        "n_basis": POSITIVE_INT,
+        "variant": [StrOptions(set(_VARIANTS))],
+        "kernel": [StrOptions({"linear", "poly", "rbf", "precomputed"}), callable],
+        "sigma": [*POSITIVE, StrOptions({"scale"})],
+        "scales": ["array-like", None],
+        "degree": POSITIVE_INT,
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "bias": ["boolean"],
+        "n_candidates": [*POSITIVE_INT, None],
+        "loss": [str, Loss],
+        "refit_every": POSITIVE_INT,
+        "validation_fraction": [*FRACTION, None],
+        "n_iter_no_change": [*POSITIVE_INT, None],
+        "dtype": [StrOptions({"float64", "float32"}), type],
+        "memory_mb": POSITIVE,
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_basis=50, variant="prefit", kernel="rbf", sigma=1.0, scales=None,
                  degree=3, coef0=1.0, bias=True, n_candidates=None, loss="squared",
                  refit_every=5, validation_fraction=None, n_iter_no_change=None,
@@ -62,30 +85,20 @@ class _BaseKMP(BaseEstimator):
 
     # -- validation --------------------------------------------------------------------------
     def _check_params(self, n_samples):
+        check_params(self)
         if n_samples < 2:
             raise ValueError(f"KMP needs at least 2 samples, got {n_samples} sample")
-        if not isinstance(self.n_basis, numbers.Integral) or self.n_basis < 1:
-            raise ValueError(f"n_basis must be an integer >= 1, got {self.n_basis!r}")
-        if self.variant not in _VARIANTS:
-            raise ValueError(f"variant must be one of {_VARIANTS}, got {self.variant!r}")
         if self.kernel == "precomputed":
             raise ValueError("kernel='precomputed' is not supported by KMP (the dictionary is "
                              "built from the training points); pass a callable instead")
-        vf = self.validation_fraction
-        if vf is not None and (not isinstance(vf, numbers.Real) or not 0 < vf < 1):
-            raise ValueError(f"validation_fraction must be in (0, 1) or None, got {vf!r}")
-        nc = self.n_candidates
-        if nc is not None and (not isinstance(nc, numbers.Integral) or nc < 1):
-            raise ValueError(f"n_candidates must be a positive integer or None, got {nc!r}")
-        if not isinstance(self.refit_every, numbers.Integral) or self.refit_every < 1:
-            raise ValueError(f"refit_every must be an integer >= 1, got {self.refit_every!r}")
-        nic = self.n_iter_no_change
-        if nic is not None and (not isinstance(nic, numbers.Integral) or nic < 1):
-            raise ValueError(f"n_iter_no_change must be a positive integer or None, got {nic!r}")
         if self.dtype not in ("float64", "float32", np.float64, np.float32):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
-        if not isinstance(self.memory_mb, numbers.Real) or self.memory_mb <= 0:
-            raise ValueError(f"memory_mb must be a positive number, got {self.memory_mb!r}")
+
+    def _check_input(self, X, y="no_validation", reset=True, **kwargs):
+        """The one input check, in the dictionary's precision after the kernel's scales."""
+        scales = None if self.scales is None else self.scales
+        return check_input(self, X, y, reset=reset, precision=str(np.dtype(self.dtype)),
+                           scale=scales, **kwargs)
 
     def _make_kernel(self, X):
         """The fitted kernel (:meth:`kernelnb.kernels.KernelSpec.fit`, in the dictionary's
@@ -113,7 +126,7 @@ class _BaseKMP(BaseEstimator):
         if X_val is not None:
             if y_val is None:
                 raise ValueError("y_val is required with X_val")
-            X_val, y_val = validate_data(self, X_val, y_val, reset=False, dtype=np.float64)
+            X_val, y_val = self._check_input(X_val, y_val, reset=False)
             return X, y, X_val, y_val
         if self.validation_fraction is None:
             return X, y, None, None
@@ -237,7 +250,7 @@ class _BaseKMP(BaseEstimator):
 
     def _raw_decision(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = self._check_input(X, reset=False)
         if self.support_vectors_.shape[0] == 0:
             return np.tile(self.intercept_, (X.shape[0], 1))
         expansion = _k.KernelExpansion(self.kernel_, self.support_vectors_, self.coef_.T)
@@ -469,7 +482,7 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
     """
 
     def fit(self, X, y, X_val=None, y_val=None):
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = self._check_input(X, y)
         check_classification_targets(y)
         self._check_params(X.shape[0])
         classes = np.unique(y)
@@ -508,7 +521,7 @@ class KMPRegressor(RegressorMixin, _BaseKMP):
     ``loss`` must be 'squared')."""
 
     def fit(self, X, y, X_val=None, y_val=None):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = self._check_input(X, y, y_numeric=True)
         self._check_params(X.shape[0])
         if self.loss != "squared":
             raise ValueError(f"KMPRegressor supports loss='squared' only, got {self.loss!r}")
