@@ -10,10 +10,11 @@ thread) and keeps the K smallest per row by insertion into a sorted list, so mem
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, log, sqrt, fabs, INFINITY
+from libc.math cimport exp, log, fabs, INFINITY
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dgemm, sgemm, ddot
+from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 
 cnp.import_array()
 
@@ -141,33 +142,16 @@ def gaussian_logsumexp(const double[:, ::1] Q, const double[:, ::1] R, double h,
 
 
 cdef int _cholesky_solve(double* A, double* b, int n) noexcept nogil:
-    """Solve A x = b in place (b <- x) for symmetric positive definite A (n x n, row-major,
-    overwritten by its Cholesky factor).  Returns 1 if A is not positive definite."""
-    cdef int i, j, k
-    cdef double s
-    for j in range(n):
-        s = A[j * n + j]
-        for k in range(j):
-            s -= A[j * n + k] * A[j * n + k]
-        if s <= 0:
-            return 1
-        A[j * n + j] = sqrt(s)
-        for i in range(j + 1, n):
-            s = A[i * n + j]
-            for k in range(j):
-                s -= A[i * n + k] * A[j * n + k]
-            A[i * n + j] = s / A[j * n + j]
-    for i in range(n):
-        s = b[i]
-        for k in range(i):
-            s -= A[i * n + k] * b[k]
-        b[i] = s / A[i * n + i]
-    for i in range(n - 1, -1, -1):
-        s = b[i]
-        for k in range(i + 1, n):
-            s -= A[k * n + i] * b[k]
-        b[i] = s / A[i * n + i]
-    return 0
+    """Solve A x = b in place (b <- x) for symmetric positive definite A (n x n, overwritten by
+    its Cholesky factor) with LAPACK's dpotrf/dpotrs.  A is symmetric, so its row-major storage
+    is also its column-major one.  Returns 1 if A is not positive definite."""
+    cdef char uplo = b'L'
+    cdef int info = 0, nrhs = 1
+    dpotrf(&uplo, &n, A, &n, &info)
+    if info != 0:
+        return 1
+    dpotrs(&uplo, &n, &nrhs, A, &n, b, &n, &info)
+    return 1 if info != 0 else 0
 
 
 cdef void _local_gram(const double* x, const double[:, ::1] R, const cnp.int64_t* nb,
