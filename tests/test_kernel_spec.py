@@ -1,0 +1,220 @@
+"""One kernel specification and one block evaluator (kernelnb.kernels.KernelSpec,
+KernelExpansion): values against scikit-learn's pairwise kernels, sigma='scale' resolved the same
+way by every estimator, centring on the training mean, extreme widths and huge rows."""
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+
+from kernelnb import _kernels
+from kernelnb import kernels as K
+from kernelnb.kmp import KMPClassifier, KMPRegressor
+from kernelnb.model_selection import GradientTuner, criterion_and_gradient
+from kernelnb.regularized import RegularizedKernelClassifier
+from kernelnb.ridge import KernelRidge, KernelRidgeCV
+from kernelnb.svm import SVC, SVR
+
+
+@pytest.fixture
+def data():
+    rng = np.random.RandomState(3)
+    X = rng.randn(60, 4) * np.array([1.0, 3.0, 0.5, 2.0]) + 4.0
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] + 0.4 * rng.randn(60) > 5.0, 1, -1)
+    T = rng.randn(15, 4) * 2.0 + 4.0
+    return X, y, T
+
+
+def _sklearn_scale_sigma(X):
+    """The width of scikit-learn's gamma='scale': gamma = 1 / (n_features Var X), written from
+    its definition (sigma = sqrt(1 / (2 gamma)))."""
+    gamma = 1.0 / (X.shape[1] * X.var())
+    return np.sqrt(1.0 / (2.0 * gamma))
+
+
+# -- values ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype, tol", [(np.float64, 1e-12), (np.float32, 3e-6)])
+def test_expansion_blocks_match_sklearn(data, dtype, tol):
+    X, _, T = data
+    s = np.array([1.0, 0.3, 2.0, 0.7])
+    kern = K.KernelSpec(sigma=2.5, scales=s).fit(X)
+    ex = K.KernelExpansion(kern, X[:20], dtype=dtype)
+    blocks = list(ex.blocks(T))
+    Kb = np.vstack([b for _, b in blocks])
+    assert Kb.dtype == dtype
+    ref = rbf_kernel(T * s, X[:20] * s, gamma=1 / (2 * 2.5 ** 2))
+    np.testing.assert_allclose(Kb, ref, atol=tol, rtol=0)
+    coef = np.linspace(-1, 1, 20)
+    np.testing.assert_allclose(K.KernelExpansion(kern, X[:20], coef, dtype=dtype)(T), ref @ coef,
+                               atol=50 * tol, rtol=0)
+
+
+def test_polynomial_default_is_one_plus_dot(data):
+    X, _, T = data
+    kern = K.KernelSpec(kernel="poly", degree=3).fit(X)
+    ref = polynomial_kernel(T / 4, X / 4, degree=3, gamma=1.0, coef0=1.0)
+    np.testing.assert_allclose(kern(T / 4, X / 4), ref, rtol=1e-12)
+    np.testing.assert_allclose(np.vstack([b for _, b in K.KernelExpansion(kern, X / 4).blocks(T / 4)]),
+                               ref, rtol=1e-12)
+    for est in (SVC(), SVR(), KMPClassifier(), KMPRegressor(), KernelRidge(),
+                RegularizedKernelClassifier()):
+        assert est.get_params()["coef0"] == 1.0, type(est).__name__
+
+
+def test_float32_pass_matches_exp():
+    """The shared vectorised pass (kernelnb._rbf_pass) keeps float32 accuracy over the whole
+    range of the exponent (a compiler that folded its rounding trick would be off by 100%)."""
+    t = np.linspace(0.0, 80.0, 20001).astype(np.float32)
+    G = np.zeros((1, t.size), dtype=np.float32)
+    _kernels.rbf_from_gram(G, np.zeros(1, np.float32), t, 1.0)
+    ref = np.exp(-t.astype(np.float64))
+    assert np.max(np.abs(G[0] - ref) / ref) < 5e-7
+
+
+# -- one place of resolution ---------------------------------------------------------------------
+def test_scale_sigma_is_resolved_once_for_every_estimator(data):
+    X, y, _ = data
+    s = np.array([1.0, 0.5, 2.0, 1.5])
+    want = _sklearn_scale_sigma(X * s)
+    spec = K.KernelSpec(sigma="scale", scales=s)
+    assert spec.resolve_sigma(X) == pytest.approx(want, rel=1e-12)
+    fitted = {
+        "SVC": SVC(sigma="scale", scales=s).fit(X, y).sigma_,
+        "SVR": SVR(sigma="scale", scales=s).fit(X, y.astype(float)).sigma_,
+        "KMPClassifier": KMPClassifier(n_basis=5, sigma="scale", scales=s).fit(X, y).sigma_,
+        "KMPRegressor": KMPRegressor(n_basis=5, sigma="scale", scales=s).fit(X, y * 1.0).sigma_,
+        "KernelRidge": KernelRidge(sigma="scale", scales=s).fit(X, y * 1.0).sigma_,
+        # the grid is 'scale' times {1/4, ..., 4}: the chosen width divided by its factor
+        "KernelRidgeCV": KernelRidgeCV(weight_decays=[1.0], scales=s).fit(X, y * 1.0).sigma_
+                         / np.array([0.25, 0.5, 1, 2, 4]),
+        "RegularizedKernelClassifier":
+            RegularizedKernelClassifier(sigma="scale", scales=s).fit(X, y).sigma_,
+    }
+    for name, sigma in fitted.items():
+        assert np.any(np.isclose(sigma, want, rtol=1e-12)), (name, sigma, want)
+    est = SVC(sigma="scale", scales=s, margin="l2", C=1.0)
+    _, _, model = criterion_and_gradient(est, X, y, tune=("sigma",))
+    assert model.criterion_info_["sigma"] == pytest.approx(want, rel=1e-12)
+    tuner = GradientTuner(est, tune=("sigma",), max_iter=1).fit(X, y)
+    assert tuner.history_[0]["sigma"] == pytest.approx(want, rel=1e-12)
+
+
+def test_regularized_classifier_uses_scales(data):
+    X, y, T = data
+    s = np.array([1.0, 0.0, 0.0, 0.0])
+    a = RegularizedKernelClassifier(sigma=1.0, scales=s).fit(X, y)
+    T2 = T.copy()
+    T2[:, 1:] += 10.0  # features with scale 0 cannot change the decision
+    np.testing.assert_allclose(a.decision_function(T2), a.decision_function(T), rtol=1e-10)
+    b = RegularizedKernelClassifier(sigma=1.0).fit(X, y)
+    assert not np.allclose(b.decision_function(T2), b.decision_function(T))
+
+
+# -- centring on the training mean ---------------------------------------------------------------
+def test_rbf_is_centred_on_the_training_mean(data):
+    X, _, T = data
+    s = np.array([1.0, 0.3, 2.0, 0.7])
+    kern = K.KernelSpec(sigma=3.0, scales=s).fit(X)
+    np.testing.assert_allclose(kern.center, (X * s).mean(axis=0), rtol=1e-12)
+    # A large (finite) row in the batch: centring on the batch mean would move every row of the
+    # batch far from the origin, and float32 would lose the other rows' distances to
+    # cancellation.  Centred on the training mean, the other rows keep their values.
+    big = np.vstack([T, np.full((1, T.shape[1]), 1e6)])
+    for dtype, rtol in ((np.float64, 1e-12), (np.float32, 2e-6)):
+        ref = rbf_kernel(T * s, X * s, gamma=1 / 18)
+        got = kern(big.astype(dtype), X.astype(dtype))[:T.shape[0]]
+        np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol)
+        ex = K.KernelExpansion(kern, X, np.ones(X.shape[0]), dtype=dtype)
+        np.testing.assert_allclose(ex(big)[:T.shape[0]], ref.sum(axis=1), rtol=10 * rtol)
+        rows = np.concatenate([ex(T[i:i + 1]) for i in range(T.shape[0])])
+        np.testing.assert_allclose(ex(T), rows, rtol=rtol)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: KMPClassifier(n_basis=8, sigma=2.0, dtype="float32"),
+    lambda: KMPClassifier(n_basis=8, sigma=2.0),
+    lambda: SVC(sigma=2.0),
+    lambda: KernelRidge(sigma=2.0),
+    lambda: RegularizedKernelClassifier(sigma=2.0),
+])
+def test_prediction_of_a_row_does_not_depend_on_its_batch(data, make):
+    X, y, T = data
+    est = make().fit(X, y)
+    f = est.decision_function if hasattr(est, "decision_function") else est.predict
+    batch = f(T)
+    single = np.concatenate([np.atleast_1d(f(T[i:i + 1])) for i in range(T.shape[0])])
+    np.testing.assert_allclose(batch, single, rtol=1e-12, atol=1e-12)
+
+
+# -- extreme widths ------------------------------------------------------------------------------
+@pytest.mark.parametrize("sigma", [1e-300, 1e300, 1e-160, 1e160, 0.0, -1.0, np.inf, np.nan])
+@pytest.mark.parametrize("make", [
+    lambda s: SVC(sigma=s), lambda s: SVR(sigma=s), lambda s: KMPClassifier(n_basis=3, sigma=s),
+    lambda s: KernelRidge(sigma=s), lambda s: RegularizedKernelClassifier(sigma=s),
+])
+def test_extreme_sigma_is_a_value_error_naming_sigma(data, make, sigma):
+    X, y, _ = data
+    with pytest.raises(ValueError, match="sigma"):
+        make(sigma).fit(X, y)
+
+
+def test_extreme_sigma_in_conversions_and_grids(data):
+    X, y, _ = data
+    for bad in (1e-300, 1e300):
+        with pytest.raises(ValueError, match="sigma"):
+            K.gamma_from_sigma(bad)
+        with pytest.raises(ValueError, match="sigma"):
+            K.RBF(sigma=bad)
+        with pytest.raises(ValueError, match="sigma"):
+            KernelRidgeCV(sigmas=[1.0, bad]).fit(X, y * 1.0)
+    with pytest.raises(ValueError, match="gamma"):
+        K.sigma_from_gamma(0.0)
+    with pytest.raises(ValueError, match="sigma"):
+        K.sigma_from_gamma(1e-320)
+    # float32 solvers need 1/(2 sigma^2) to be a normal float32 number
+    with pytest.raises(ValueError, match="sigma.*float32"):
+        SVC(sigma=1e-20).fit(X, y)
+    assert SVC(sigma=1e-20, precision="float64").fit(X, y).sigma_ == 1e-20
+    assert K.check_sigma(1e10) == 1e10
+
+
+# -- huge rows in a batch ------------------------------------------------------------------------
+@pytest.mark.parametrize("make, target", [
+    (lambda: SVC(sigma=2.0), "class"),
+    (lambda: SVR(sigma=2.0), "real"),
+    (lambda: KMPClassifier(n_basis=8, sigma=2.0), "class"),
+    (lambda: KMPClassifier(n_basis=8, sigma=2.0, dtype="float32"), "class"),
+    (lambda: KMPRegressor(n_basis=8, sigma=2.0), "real"),
+    (lambda: KernelRidge(sigma=2.0), "real"),
+    (lambda: RegularizedKernelClassifier(sigma=2.0), "class"),
+])
+def test_a_huge_row_does_not_poison_the_others(data, make, target):
+    X, y, T = data
+    est = make().fit(X, y if target == "class" else y * 1.0 + 0.1 * X[:, 0])
+    f = est.decision_function if hasattr(est, "decision_function") else est.predict
+    before = f(T)
+    huge = np.vstack([T, np.full((1, T.shape[1]), 1e300), -np.full((1, T.shape[1]), 1e300)])
+    with np.errstate(all="raise"):
+        after = f(huge)
+    np.testing.assert_allclose(after[:T.shape[0]], before, rtol=1e-12, atol=1e-12)
+    assert np.all(np.isfinite(after))
+    # the huge rows are far from every training point: their kernel values vanish
+    far = np.atleast_2d(after[T.shape[0]:].T).T
+    bias = f(np.full((1, T.shape[1]), 1e150))
+    np.testing.assert_allclose(far, np.broadcast_to(np.atleast_2d(bias.T).T, far.shape), atol=1e-12)
+    if target == "class":
+        np.testing.assert_array_equal(est.predict(huge)[:T.shape[0]], est.predict(T))
+
+
+def test_rbf_expansion_for_block_prediction(data):
+    """The API a float32 predictor (the mixture's experts) calls: support vectors, coefficients,
+    sigma and the training mean."""
+    X, y, T = data
+    svc = SVC(sigma=2.0, C=10.0).fit(X, y)
+    want = svc.decision_function(T) - svc.intercept_[0]
+    for dtype, tol in ((np.float64, 1e-12), (np.float32, 1e-5)):
+        ex = K.rbf_expansion(svc.support_vectors_, svc.dual_coef_[0], svc.sigma_,
+                             center=svc.kernel_.center, dtype=dtype)
+        got = ex(T)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+    with pytest.raises(ValueError, match="sigma"):
+        K.rbf_expansion(svc.support_vectors_, svc.dual_coef_[0], 1e-25, dtype=np.float32)
