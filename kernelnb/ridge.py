@@ -12,18 +12,21 @@ import numbers
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _k
+from ._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input, check_param,
+                          check_params)
 
 __all__ = ["KernelRidge", "KernelRidgeCV", "loo_residuals"]
 
 
-def _check_weight_decay(value, name="weight_decay"):
-    if (not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value)
-            or value <= 0):
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    return float(value)
+_KERNEL_CONSTRAINTS = {
+    "kernel": [StrOptions({"linear", "poly", "rbf", "precomputed"}), callable],
+    "scales": ["array-like", None],
+    "degree": POSITIVE_INT,
+    "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+}
 
 
 def _kernel(est, X, **override):
@@ -78,6 +81,10 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     0.013
     """
 
+    _parameter_constraints = {**_KERNEL_CONSTRAINTS, "weight_decay": POSITIVE,
+                              "sigma": [*POSITIVE, StrOptions({"scale"})],
+                              "compute_loo": ["boolean"]}
+
     def __init__(self, weight_decay=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
                  coef0=1.0, compute_loo=False):
         self.weight_decay = weight_decay
@@ -89,8 +96,9 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         self.compute_loo = compute_loo
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
-        lam = _check_weight_decay(self.weight_decay)
+        check_params(self)
+        X, y = check_input(self, X, y, y_numeric=True, multi_output=True)
+        lam = float(self.weight_decay)
         self.kernel_ = _kernel(self, X)
         K = np.ascontiguousarray(self.kernel_(X), dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
@@ -108,7 +116,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = check_input(self, X, reset=False)
         return self._expansion(X)
 
     def __sklearn_tags__(self):
@@ -133,6 +141,9 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
     best_estimator_ : the KernelRidge refitted with them.
     """
 
+    _parameter_constraints = {**_KERNEL_CONSTRAINTS, "weight_decays": ["array-like", None],
+                              "sigmas": ["array-like", None]}
+
     def __init__(self, weight_decays=None, sigmas=None, kernel="rbf", scales=None, degree=3,
                  coef0=1.0):
         self.weight_decays = weight_decays
@@ -143,11 +154,12 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
         self.coef0 = coef0
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+        check_params(self)
+        X, y = check_input(self, X, y, y_numeric=True, multi_output=True)
         lams = np.logspace(-6, 2, 17) if self.weight_decays is None else np.asarray(
             self.weight_decays, dtype=np.float64).ravel()
         for lam in lams:
-            _check_weight_decay(lam, "weight_decays")
+            check_param("weight_decays", lam, POSITIVE, "KernelRidgeCV")
         if self.kernel == "rbf":
             if self.sigmas is None:
                 base = _kernel(self, X, sigma="scale").sigma
