@@ -29,10 +29,12 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _k
 from ._threads import blas_single_thread
+from ._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input,
+                          check_params)
 from .losses import Loss, get_loss
 
 __all__ = ["RegularizedKernelClassifier"]
@@ -116,6 +118,23 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
     Knowledge, PhD thesis, Université Paris 6, 2002, ch. 4.
     """
 
+    # One table (kernelnb._validation) checked by check_params; _check_params adds what the
+    # table cannot say (which losses this solver can minimise).
+    _parameter_constraints = {
+        "loss": [str, Loss],
+        "C": POSITIVE,
+        "kernel": [StrOptions({"rbf", "linear", "poly"}), callable],
+        "sigma": [*POSITIVE, StrOptions({"scale"})],
+        "degree": POSITIVE_INT,
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "smoothing": NONNEGATIVE,
+        "fit_intercept": ["boolean"],
+        "tol": POSITIVE,
+        "max_iter": POSITIVE_INT,
+        "eig_tol": NONNEGATIVE,
+        "scales": ["array-like", None],
+    }
+
     def __init__(self, loss="hinge", C=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=1.0,
                  smoothing=1e-2, fit_intercept=True, tol=1e-8, max_iter=2000, eig_tol=1e-10,
                  scales=None):
@@ -133,59 +152,27 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         self.scales = scales
 
     # -- validation ------------------------------------------------------------------------
-    @staticmethod
-    def _positive(name, value, allow_zero=False):
-        if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
-                or not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero)):
-            bound = ">= 0" if allow_zero else "> 0"
-            raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
-        return float(value)
-
     def _check_params(self):
-        loss = self.loss
-        if not isinstance(loss, (str, Loss)):
-            raise ValueError(f"loss must be a loss name or a kernelnb.losses.Loss, got {loss!r}")
-        loss = get_loss(loss)
+        check_params(self)
+        loss = get_loss(self.loss)
         if loss.kind != "margin":
             raise ValueError(f"loss must be a margin loss for a classifier, got {self.loss!r} "
                              f"(a {loss.kind} loss)")
         if loss.name == "zero_one":
             raise ValueError("loss='zero_one' has zero derivative almost everywhere and cannot be "
                              "minimised by gradient; use 'hinge' or 'logistic'")
-        C = self._positive("C", self.C)
-        h = self._positive("smoothing", self.smoothing, allow_zero=True)
+        C, h = float(self.C), float(self.smoothing)
         if loss.name in _KINKED and h == 0:
             raise ValueError(f"smoothing must be > 0 for the kinked loss {loss.name!r}, got 0")
         if not loss.smooth and loss.name not in _KINKED:
             raise ValueError(f"loss {loss.name!r} is not differentiable and has no smoothing here")
-        self._positive("tol", self.tol)
-        self._positive("eig_tol", self.eig_tol, allow_zero=True)
-        if (isinstance(self.max_iter, (bool, np.bool_))
-                or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise ValueError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
-        kernel = self.kernel
-        if ((isinstance(kernel, str) and kernel not in ("rbf", "linear", "poly"))
-                or (not isinstance(kernel, str) and not callable(kernel))):
-            raise ValueError(f"kernel must be 'rbf', 'linear', 'poly' or a callable, "
-                             f"got {kernel!r}")
-        sigma = self.sigma
-        if isinstance(sigma, str):
-            if sigma != "scale":
-                raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
-        else:
-            self._positive("sigma", sigma)
-        if (isinstance(self.degree, (bool, np.bool_))
-                or not isinstance(self.degree, numbers.Integral) or self.degree < 1):
-            raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
         return loss, C, h
 
     # -- fit -------------------------------------------------------------------------------
     def fit(self, X, y):
         """Fit f on (X, y); y must hold exactly two classes. Returns self."""
         loss, C, h = self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = check_input(self, X, y)
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
@@ -262,7 +249,7 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """f(x) = sum_j a_j k(x_j, x) + b; positive means ``classes_[1]``."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_input(self, X, reset=False)
         return self._expansion(X) + self.intercept_
 
     def predict(self, X):
