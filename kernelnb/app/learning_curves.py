@@ -19,6 +19,7 @@ from ._plotly import FigureWidget
 from .. import kernels as _k
 from ..datasets import (TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths,
                         load_fashion_mnist)
+from ..datasets._stratify import stratified_subset
 from ..neighbors import KNeighborsClassifier
 from ..regularized import RegularizedKernelClassifier
 from ..svm import SVC
@@ -222,7 +223,6 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
     if sizes.size == 0 or sizes.min() < 2 or sizes.max() > n_pool:
         raise ValueError(f"sizes must lie in [2, {n_pool}] (the training pool), "
                          f"got {sizes.tolist()}")
-    classes = np.unique(y)
     params = params or {}
     shape = (sizes.size, int(n_repeats))
     out = {label: dict(sizes=sizes, train_error=np.full(shape, np.nan),
@@ -241,7 +241,7 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
         for i, n in enumerate(sizes):
             if stop is not None:
                 break
-            sub = _stratified_subset(idx_tr, y, int(n), classes, rs)
+            sub = np.sort(idx_tr[stratified_subset(y[idx_tr], int(n), rs)])
             for label, spec in estimators.items():
                 if should_stop is not None and should_stop():
                     stop = (r, i)           # this size is incomplete: it is left out
@@ -277,22 +277,6 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
 
 def _exponent_text(e):
     return f"{e:.2f}" if np.isfinite(e) else "– (too fast)"
-
-
-def _stratified_subset(pool, y, n, classes, rs):
-    """``n`` indices of ``pool`` with every class present (when n allows) and the pool's class
-    proportions up to rounding."""
-    from sklearn.model_selection import train_test_split
-
-    if n >= pool.size:
-        return pool
-    try:
-        sub, _ = train_test_split(pool, train_size=n, stratify=y[pool], random_state=rs)
-    except ValueError:  # too few points to stratify: one of each class, then at random
-        first = np.array([rs.choice(pool[y[pool] == c]) for c in classes if np.any(y[pool] == c)])
-        rest = rs.permutation(np.setdiff1d(pool, first))[:max(n - first.size, 0)]
-        sub = np.concatenate([first, rest])[:n]
-    return np.sort(sub)
 
 
 class LearningCurves(Dashboard):

@@ -8,8 +8,13 @@ Where the files are looked for, in this order:
 
 Each folder may hold the four files directly or in a ``fashion-mnist/`` subfolder, gzipped
 (``train-images-idx3-ubyte.gz``, as distributed) or not.
+
+A download (``download=True``) goes over https and is checked against the SHA-256 of each file's
+idx content (:data:`FASHION_MNIST_SHA256`; the content, not the gzip wrapper, so that a copy
+compressed again still checks); a file that does not match is deleted and the download fails.
 """
 import gzip
+import hashlib
 import os
 import shutil
 import struct
@@ -19,6 +24,7 @@ import urllib.request
 import numpy as np
 
 from ._checks import check_int, check_rng
+from ._stratify import stratified_subset
 
 __all__ = [
     "load_fashion_mnist",
@@ -26,14 +32,31 @@ __all__ = [
     "fashion_mnist_paths",
     "FASHION_MNIST_CLASSES",
     "FASHION_MNIST_URL",
+    "FASHION_MNIST_SHA256",
+    "ChecksumError",
 ]
 
 #: Class names, index = label.
 FASHION_MNIST_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
                          "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot")
 
-#: The official download location (Zalando Research's README).
-FASHION_MNIST_URL = "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"
+#: The download location: the data folder of Zalando Research's repository, over https (the
+#: S3 website of their README serves plain http only).
+FASHION_MNIST_URL = "https://raw.githubusercontent.com/zalandoresearch/fashion-mnist/master/data/fashion/"
+
+#: SHA-256 of each file's idx content (after gunzip).  Computed from copies whose content has the
+#: MD5 that torchvision publishes for the uncompressed official files
+#: (f4a8712d..., 9018921c..., 8181f547..., 15d48437...).
+FASHION_MNIST_SHA256 = {
+    "train-images-idx3-ubyte": "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888",
+    "train-labels-idx1-ubyte": "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9",
+    "t10k-images-idx3-ubyte": "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b",
+    "t10k-labels-idx1-ubyte": "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34",
+}
+
+
+class ChecksumError(ValueError):
+    """A downloaded file whose content does not have the expected SHA-256."""
 
 _FILES = {
     "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
@@ -132,6 +155,18 @@ def fashion_mnist_paths(kind="train", data_home=None):
     return None
 
 
+def _content_sha256(path):
+    """SHA-256 (hex) of an idx file's content: of the gunzipped bytes when the file is gzipped."""
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+    digest = hashlib.sha256()
+    with (gzip.open if gz else open)(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def _download(kind, data_home):
     root = os.fspath(data_home) if data_home is not None else (
         os.environ.get("KERNELNB_DATA") or _cache_home())
@@ -146,6 +181,12 @@ def _download(kind, data_home):
             with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=120) as resp:
                 shutil.copyfileobj(resp, out)
             read_idx(tmp)  # refuse to keep anything that is not an idx file
+            got, expected = _content_sha256(tmp), FASHION_MNIST_SHA256[stem]
+            if got != expected:
+                raise ChecksumError(
+                    f"Fashion-MNIST download {url}: the SHA-256 of its content is {got}, expected "
+                    f"{expected}; the file was deleted. The server sent another file or a damaged "
+                    f"one: try again, or put the official files in {target!r} yourself.")
             os.replace(tmp, os.path.join(target, stem + ".gz"))
         except BaseException:
             if os.path.exists(tmp):
@@ -166,19 +207,6 @@ def _read_cached(path):
         arr.setflags(write=False)
         _CACHE[key] = arr
     return _CACHE[key]
-
-
-def _stratified_subset(y, n, rng):
-    classes, counts = np.unique(y, return_counts=True)
-    quota = n * counts / counts.sum()
-    take = np.floor(quota).astype(np.int64)
-    extra = n - take.sum()
-    if extra:
-        order = np.argsort(-(quota - take), kind="stable")
-        take[order[:extra]] += 1
-    chosen = [rng.choice(np.flatnonzero(y == c), k, replace=False)
-              for c, k in zip(classes, take) if k]
-    return np.sort(np.concatenate(chosen))
 
 
 def load_fashion_mnist(kind="train", data_home=None, n_samples=None, classes=None,
@@ -202,9 +230,9 @@ def load_fashion_mnist(kind="train", data_home=None, n_samples=None, classes=Non
     random_state : int, RandomState instance or None, default=None
         See ``n_samples``.
     download : bool, default=False
-        When the files are missing, fetch them from :data:`FASHION_MNIST_URL` into the
-        ``fashion-mnist/`` subfolder of ``data_home`` (else of ``KERNELNB_DATA``, else of the cache).
-        Nothing is ever downloaded otherwise.
+        When the files are missing, fetch them from :data:`FASHION_MNIST_URL` (https) into the
+        ``fashion-mnist/`` subfolder of ``data_home`` (else of ``KERNELNB_DATA``, else of the cache),
+        each checked against :data:`FASHION_MNIST_SHA256`. Nothing is ever downloaded otherwise.
 
     Returns
     -------
@@ -220,6 +248,9 @@ def load_fashion_mnist(kind="train", data_home=None, n_samples=None, classes=Non
     ValueError
         Bad ``kind``, ``n_samples`` or ``classes``, or a file that is not an idx file or whose
         images and labels disagree.
+    ChecksumError
+        (a ValueError) A downloaded file whose content does not have the expected SHA-256; it is
+        deleted.
     """
     if kind not in _FILES:
         raise ValueError(f"kind must be 'train' or 'test', got {kind!r}")
@@ -267,7 +298,7 @@ def load_fashion_mnist(kind="train", data_home=None, n_samples=None, classes=Non
         if rng is None:
             idx = idx[:n_samples]
         else:
-            idx = idx[_stratified_subset(labels[idx], n_samples, rng)]
+            idx = idx[stratified_subset(labels[idx], n_samples, rng)]
     X = images[idx].reshape(idx.size, -1).astype(np.float32)
     X /= np.float32(255.0)
     return X, labels[idx].astype(np.int64)

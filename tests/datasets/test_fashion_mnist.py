@@ -1,5 +1,6 @@
 """Fashion-MNIST loader: the idx reader on files written here, folder lookup, subsets, errors, real data."""
 import gzip
+import hashlib
 import io
 import struct
 import urllib.request
@@ -108,6 +109,9 @@ def test_download_only_when_asked(tmp_path, monkeypatch):
         return io.BytesIO(served[url])
 
     monkeypatch.setattr(urllib.request, "urlopen", fake_urlopen)
+    # the served files are tiny stand-ins: their own checksums take the official ones' place
+    monkeypatch.setitem(fm.FASHION_MNIST_SHA256, STEMS["test"][0], hashlib.sha256(idx_bytes(images, 0x08)).hexdigest())
+    monkeypatch.setitem(fm.FASHION_MNIST_SHA256, STEMS["test"][1], hashlib.sha256(idx_bytes(labels, 0x08)).hexdigest())
     with pytest.raises(FileNotFoundError):
         ds.load_fashion_mnist("test", data_home=tmp_path / "dl")
     assert calls == []
