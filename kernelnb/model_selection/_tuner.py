@@ -7,7 +7,6 @@ the last evaluations are cached so that scipy's ``fun`` and ``jac`` never train 
 """
 from __future__ import annotations
 
-import numbers
 import time
 import warnings
 
@@ -15,8 +14,11 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._validation import (CALLBACK, NONNEGATIVE, NONNEGATIVE_INT, POSITIVE, StrOptions,
+                           check_input, check_params)
+from ..svm import SVC
 from ._gradient import CRITERIA, RADII, _check_tune, criterion_and_gradient, full_dual
 
 __all__ = ["GradientTuner"]
@@ -95,6 +97,21 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
     Ctrl-C during ``fit`` stops the search with a warning and keeps the best point so far.
     """
 
+    # One table (kernelnb._validation) checked by check_params; _validate adds the relations.
+    _parameter_constraints = {
+        "estimator": [SVC, None],
+        "criterion": [StrOptions(set(CRITERIA))],
+        "tune": [str, "array-like"],
+        "radius": [StrOptions(set(RADII))],
+        "max_iter": NONNEGATIVE_INT,
+        "tol": POSITIVE,
+        "verbose": ["verbose"],
+        "callback": CALLBACK,
+        "refit": ["boolean"],
+        "span_regularization": NONNEGATIVE,
+        "log_bounds": ["array-like"],
+    }
+
     def __init__(self, estimator=None, criterion="radius_margin", tune=("C", "sigma"),
                  radius="variance", max_iter=30, tol=1e-4, verbose=False, callback=None,
                  refit=True, span_regularization=0.1, log_bounds=(-12.0, 12.0)):
@@ -112,25 +129,11 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------
     def _validate(self):
-        from ..svm import SVC
-
+        check_params(self)
         est = self.estimator
         if est is None:
             est = SVC(margin="l2", C=1.0, sigma="scale")
-        elif not isinstance(est, SVC):
-            raise ValueError(f"estimator must be a kernelnb.svm.SVC or None, got {type(est).__name__}")
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
-        if self.radius not in RADII:
-            raise ValueError(f"radius must be one of {RADII}, got {self.radius!r}")
         tune = _check_tune(self.tune)
-        mi = self.max_iter
-        if not isinstance(mi, numbers.Integral) or isinstance(mi, bool) or mi < 0:
-            raise ValueError(f"max_iter must be an integer >= 0, got {mi!r}")
-        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError(f"callback must be callable or None, got {self.callback!r}")
         try:
             lo, hi = (float(v) for v in self.log_bounds)
         except (TypeError, ValueError):
@@ -148,12 +151,12 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         """
         t_start = time.perf_counter()
         est, tune, (lo, hi) = self._validate()
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        X, y = check_input(self, X, y, order="C", precision=est.precision)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] != 2:
-            raise ValueError("GradientTuner handles binary classification only; y has "
-                             f"{self.classes_.shape[0]} classes")
+            raise ValueError("Only binary classification is supported: GradientTuner tunes one "
+                             f"binary SVM; y has {self.classes_.shape[0]} classes")
         n, d = X.shape
         kind = est.kernel
         from .. import kernels as _k
@@ -298,16 +301,24 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         self.fit_time_ = time.perf_counter() - t_start
         return self
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
     # ------------------------------------------------------------------------------------
     def _inputs(self, X):
         check_is_fitted(self, "best_estimator_")
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        X = check_input(self, X, order="C", reset=False,
+                        precision=getattr(self.best_estimator_, "precision", None))
         return X * self.scales_ if self._scale_inputs else X
 
     def decision_function(self, X):
         """The decision values of ``best_estimator_``."""
-        return self.best_estimator_.decision_function(self._inputs(X))
+        X = self._inputs(X)
+        return self.best_estimator_.decision_function(X)
 
     def predict(self, X):
         """Class labels predicted by ``best_estimator_``."""
-        return self.best_estimator_.predict(self._inputs(X))
+        X = self._inputs(X)
+        return self.best_estimator_.predict(X)
