@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
+from scipy.spatial import ConvexHull, QhullError
 
 from ._plotly import FigureWidget
 
@@ -46,27 +47,20 @@ class _Scored:
         return 2.0 * (m.predict_proba(X)[:, 1] - 0.5)
 
 
-def _cross(o, a, b):
-    """z-component of (a - o) x (b - o)."""
-    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-
 def _hull_outline(N):
-    """Closed outline of the 2-D points N: their convex hull (monotone chain); a segment for two."""
-    if len(N) < 3:
-        return N[:, 0], N[:, 1]
-    pts = sorted(map(tuple, np.asarray(N, dtype=float)))
-    lower, upper = [], []
-    for p in pts:
-        while len(lower) >= 2 and _cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    for p in reversed(pts):
-        while len(upper) >= 2 and _cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    ring = np.array(lower[:-1] + upper[:-1] + [lower[0]])
-    return ring[:, 0], ring[:, 1]
+    """Closed outline of the 2-D points N, counter-clockwise: their convex hull (Qhull, through
+    ``scipy.spatial.ConvexHull``); a segment between the extreme points for two points or points
+    on one line."""
+    N = np.asarray(N, dtype=float)
+    if len(N) >= 3:
+        try:
+            ring = N[ConvexHull(N).vertices]
+            return np.append(ring[:, 0], ring[0, 0]), np.append(ring[:, 1], ring[0, 1])
+        except QhullError:          # flat: every point on one line (or all equal)
+            pass
+    order = np.lexsort((N[:, 1], N[:, 0]))
+    ends = N[[order[0], order[-1]]] if len(N) >= 3 else N
+    return ends[:, 0], ends[:, 1]
 
 
 class LocalMethodsPlayground(Dashboard):

@@ -30,15 +30,48 @@ def test_query_hulls_match_the_estimator(play):
     assert d2 == pytest.approx(play.last_stats["dist_0"], rel=1e-2)
 
 
-def test_hull_outline_is_the_convex_hull():
-    from scipy.spatial import ConvexHull
+def _brute_force_hull(P):
+    """Hull vertices by definition: i is one when, for some j, every other point lies strictly on
+    one side of the line through P[i] and P[j] (points in general position)."""
+    out = set()
+    for i in range(len(P)):
+        for j in range(len(P)):
+            if i == j:
+                continue
+            d = P[j] - P[i]
+            side = d[0] * (P[:, 1] - P[i, 1]) - d[1] * (P[:, 0] - P[i, 0])
+            others = np.delete(side, [i, j])
+            if np.all(others > 0) or np.all(others < 0):
+                out.update({i, j})
+    return out
 
+
+@pytest.mark.parametrize("seed,n", [(0, 3), (1, 4), (2, 12), (3, 40)])
+def test_hull_outline_is_the_convex_hull(seed, n):
     from kernelnb.app.local_methods import _hull_outline
 
-    P = np.random.RandomState(0).randn(12, 2)
+    P = np.random.RandomState(seed).randn(n, 2)
     hx, hy = _hull_outline(P)
-    assert (hx[0], hy[0]) == (hx[-1], hy[-1])
-    assert set(zip(hx[:-1], hy[:-1])) == set(map(tuple, P[ConvexHull(P).vertices]))
+    assert (hx[0], hy[0]) == (hx[-1], hy[-1])                  # closed
+    ring = np.column_stack([hx, hy])
+    got = {int(np.flatnonzero((P == v).all(axis=1))[0]) for v in ring[:-1]}
+    assert len(got) == len(ring) - 1 and got == _brute_force_hull(P)
+    # counter-clockwise and convex: every point on the left of (or on) every edge
+    for a, b in zip(ring[:-1], ring[1:]):
+        cross = (b[0] - a[0]) * (P[:, 1] - a[1]) - (b[1] - a[1]) * (P[:, 0] - a[0])
+        assert np.all(cross >= -1e-12)
+
+
+def test_hull_outline_of_flat_sets_is_a_segment():
+    from kernelnb.app.local_methods import _hull_outline
+
+    line = np.array([[1.0, 1.0], [3.0, 3.0], [0.0, 0.0], [2.0, 2.0]])
+    hx, hy = _hull_outline(line)
+    assert list(zip(hx, hy)) == [(0.0, 0.0), (3.0, 3.0)]
+    hx, hy = _hull_outline(np.array([[0.5, 2.0], [0.5, 2.0], [0.5, 2.0]]))   # all equal
+    assert list(zip(hx, hy)) == [(0.5, 2.0), (0.5, 2.0)]
+    hx, hy = _hull_outline(np.array([[0.0, 1.0], [2.0, 0.0]]))
+    assert list(zip(hx, hy)) == [(0.0, 1.0), (2.0, 0.0)]
 
 
 def test_methods_and_sliders_change_the_surface(play):
