@@ -85,7 +85,6 @@ class _BaseKMP(BaseEstimator):
 
     # -- validation --------------------------------------------------------------------------
     def _check_params(self, n_samples):
-        check_params(self)
         if n_samples < 2:
             raise ValueError(f"KMP needs at least 2 samples, got {n_samples} sample")
         if self.kernel == "precomputed":
@@ -482,6 +481,7 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
     """
 
     def fit(self, X, y, X_val=None, y_val=None):
+        check_params(self)                      # before the inputs: they use dtype and scales
         X, y = self._check_input(X, y)
         check_classification_targets(y)
         self._check_params(X.shape[0])
@@ -521,6 +521,7 @@ class KMPRegressor(RegressorMixin, _BaseKMP):
     ``loss`` must be 'squared')."""
 
     def fit(self, X, y, X_val=None, y_val=None):
+        check_params(self)
         X, y = self._check_input(X, y, y_numeric=True)
         self._check_params(X.shape[0])
         if self.loss != "squared":
