@@ -150,6 +150,17 @@ def _top_preferences(scores):
     return np.take_along_axis(top, key, axis=1)
 
 
+def _subsets(assignment, k):
+    """The training indices of each of the ``k`` experts (ascending), from one stable sort:
+    O(L log L) where one ``flatnonzero(assignment == j)`` per expert costs O(K L), which grows
+    as n^2 when the number of experts grows with n.  Entries below 0 (held-out points) belong to
+    no expert."""
+    idx = np.flatnonzero(assignment >= 0)
+    owner = assignment[idx]
+    ordered = idx[np.argsort(owner, kind="stable")]
+    return np.split(ordered, np.cumsum(np.bincount(owner, minlength=k))[:-1])
+
+
 def _assign_from_preferences(prefs, row_scores, n, k, capacity, order):
     """The balance rule on precomputed preferences; ``row_scores(l)`` gives example ``l``'s full
     scores when all its listed preferences are full."""
@@ -712,7 +723,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                 sizes = np.bincount(assignment[pool], minlength=K)
                 self.expert_sizes_.append(sizes)
                 t0 = time.perf_counter()
-                subsets = [np.flatnonzero(assignment == k) for k in range(K)]
+                subsets = _subsets(assignment, K)
                 seeds = seed_rng.integers(0, 2**31 - 1, size=K)
                 results = runner.map([(subsets[k], params, local, int(seeds[k]))
                                       for k in range(K)])
