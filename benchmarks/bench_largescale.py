@@ -90,8 +90,8 @@ def choose_params(X, y, client):
 
 
 def mixture(n, params, gater, client, expert_size, n_iter, seed=0, **kw):
-    return MixtureSVC(n_experts=max(1, round(n / expert_size)), gater=gater, n_iter=n_iter,
-                      C=params["C"], sigma=params["sigma"], gater_hidden=50, gater_epochs=5,
+    return MixtureSVC(n_experts=max(1, round(n / expert_size)), gater=gater, max_iter=n_iter,
+                      C=params["C"], sigma=params["sigma"], gater_n_hidden=50, gater_epochs=5,
                       validation_fraction=0.1, client=client, random_state=seed, **kw)
 
 

@@ -78,6 +78,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+import warnings
 
 import numpy as np
 from scipy.optimize import minimize
@@ -85,9 +86,12 @@ from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from .._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, HasMethods, Hidden,
+                           Interval, StrOptions, check_input, check_params)
+from ..kernels import KERNEL_NAMES
 from ..svm import SVC
 from ._dask import dask_client
 
@@ -432,10 +436,36 @@ class _Runner:
 # --------------------------------------------------------------------------------------------
 
 
-def _check_int(value, name, minimum):
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+_CONSTRAINTS = {
+    "n_experts": POSITIVE_INT,
+    "gater": [StrOptions(set(GATERS))],
+    "max_iter": POSITIVE_INT,
+    "C": POSITIVE,
+    "kernel": [StrOptions(set(KERNEL_NAMES)), callable],
+    "sigma": [*POSITIVE, StrOptions({"scale"})],
+    "tol": POSITIVE,
+    "cache_size": POSITIVE,
+    "gater_n_hidden": POSITIVE_INT,
+    "gater_epochs": NONNEGATIVE_INT,
+    "gater_learning_rate": POSITIVE,
+    "gater_batch_size": POSITIVE_INT,
+    "gater_samples": [*POSITIVE_INT, None],
+    "gater_holdout": ["boolean"],
+    "gater_n_components": POSITIVE_INT,
+    "reg_covar": POSITIVE,
+    "validation_fraction": [Interval(numbers.Real, 0, 1, closed="left")],
+    "max_validation": [*POSITIVE_INT, None],
+    "n_iter_no_change": [*POSITIVE_INT, None],
+    "balance": ["boolean"],
+    "client": [None, str, HasMethods(["submit", "gather", "scatter"])],
+    "n_workers": [*POSITIVE_INT, None],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+    "callback": CALLBACK,
+}
+# Renamed in kernelnb 0.2 (one name per concept across the package): old -> new.
+_RENAMED = {"n_iter": "max_iter", "gater_hidden": "gater_n_hidden",
+            "gater_lr": "gater_learning_rate", "n_gaussians": "gater_n_components"}
 
 
 class MixtureSVC(ClassifierMixin, BaseEstimator):
@@ -448,19 +478,20 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         Number K of SVM experts; each holds at most ``L // K + 1`` training examples.
     gater : {'global', 'local', 'uniform'}, default='global'
         See the module documentation.
-    n_iter : int, default=3
-        Outer iterations (expert training, gater training, reassignment); the thesis used 5.
-        Ignored by the uniform gater (one iteration).
+    max_iter : int, default=3
+        At most this many outer iterations (expert training, gater training, reassignment); the
+        thesis used 5.  The uniform gater runs one.  (Was ``n_iter`` before kernelnb 0.2.)
     C, kernel, sigma : parameters of every expert :class:`kernelnb.svm.SVC` (the same for all
         experts and iterations, as in the thesis; ``sigma='scale'`` is resolved once on the whole
         training set, see ``sigma_``).
     tol, cache_size : solver tolerance and kernel cache (MB) of each expert.
-    gater_hidden : int, default=32
-        Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).
+    gater_n_hidden : int, default=32
+        Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).  (Was
+        ``gater_hidden``.)
     gater_epochs : int, default=10
         Epochs of gater training per outer iteration (warm-started).
-    gater_lr : float, default=3e-3
-        Adam step size of the gater.
+    gater_learning_rate : float, default=3e-3
+        Adam step size of the gater.  (Was ``gater_lr``.)
     gater_batch_size : int, default=128
     gater_samples : int or None, default=20000
         Training points (a random subsample, the same for the whole fit) on which the experts are
@@ -473,8 +504,9 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         training points); on noisy data the gater then learns to trust every expert on the
         region it was just given, where its outputs are fitted, not predicted -- see the module
         notes.  The reassignment covers every point of the experts' pool.
-    n_gaussians : int, default=1
-        Components of each expert's diagonal Gaussian mixture P(x|k) (local gater).
+    gater_n_components : int, default=1
+        Components of each expert's diagonal Gaussian mixture P(x|k) (local gater; scikit-learn's
+        ``GaussianMixture(n_components=...)``).  (Was ``n_gaussians``.)
     reg_covar : float, default=1e-3
         Added to the diagonal variances of P(x|k) (local gater).
     validation_fraction : float, default=0.1
@@ -485,7 +517,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         At most this many held-out points (every expert is evaluated on them at each iteration).
     n_iter_no_change : int or None, default=2
         Stop when the validation error has not improved (strictly) for this many consecutive
-        outer iterations; None runs all ``n_iter``.  Either way the iteration with the lowest
+        outer iterations; None runs all ``max_iter``.  Either way the iteration with the lowest
         validation error is returned (thesis Alg. 6.1).
     balance : bool, default=True
         Apply the capacity ``L // K + 1`` when reassigning.  ``False`` lets every example go to
@@ -507,6 +539,10 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         Called after each outer iteration with a dict (``expert_sizes``, ``validation_error``,
         ``train_error``, ``train_cost``, ``parallel_time``, ``gater_time``); returning ``False``
         stops after that iteration (the experts and gater then match).
+    n_iter, gater_hidden, gater_lr, n_gaussians : deprecated
+        The names of ``max_iter``, ``gater_n_hidden``, ``gater_learning_rate`` and
+        ``gater_n_components`` before kernelnb 0.2: still accepted with a ``FutureWarning``,
+        removed in 0.4.
 
     Attributes
     ----------
@@ -551,73 +587,66 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
     Neural Computation 14(5), 2002; Collobert's thesis ch. 6 (Alg. 6.1, 6.2; Tables 6.1-6.3).
     """
 
-    def __init__(self, n_experts=4, gater="global", n_iter=3, C=1.0, kernel="rbf", sigma=1.0,
-                 tol=1e-3, cache_size=200, gater_hidden=32, gater_epochs=10, gater_lr=3e-3,
-                 gater_batch_size=128, gater_samples=20000, gater_holdout=True,
-                 n_gaussians=1,
-                 reg_covar=1e-3, validation_fraction=0.1, max_validation=10000,
-                 n_iter_no_change=2, balance=True, client=None, n_workers=None,
-                 random_state=None, verbose=False, callback=None):
+    _parameter_constraints = {**_CONSTRAINTS,
+                              **{old: [Hidden(StrOptions({"deprecated"})), *_CONSTRAINTS[new]]
+                                 for old, new in _RENAMED.items()}}
+    _renamed = _RENAMED
+
+    def __init__(self, n_experts=4, gater="global", max_iter=3, C=1.0, kernel="rbf", sigma=1.0,
+                 tol=1e-3, cache_size=200, gater_n_hidden=32, gater_epochs=10,
+                 gater_learning_rate=3e-3, gater_batch_size=128, gater_samples=20000,
+                 gater_holdout=True, gater_n_components=1, reg_covar=1e-3,
+                 validation_fraction=0.1, max_validation=10000, n_iter_no_change=2, balance=True,
+                 client=None, n_workers=None, random_state=None, verbose=False, callback=None,
+                 n_iter="deprecated", gater_hidden="deprecated", gater_lr="deprecated",
+                 n_gaussians="deprecated"):
         self.n_experts = n_experts
-        self.gater_samples = gater_samples
-        self.gater_holdout = gater_holdout
-        self.max_validation = max_validation
-        self.n_iter_no_change = n_iter_no_change
         self.gater = gater
-        self.n_iter = n_iter
+        self.max_iter = max_iter
         self.C = C
         self.kernel = kernel
         self.sigma = sigma
         self.tol = tol
         self.cache_size = cache_size
-        self.gater_hidden = gater_hidden
+        self.gater_n_hidden = gater_n_hidden
         self.gater_epochs = gater_epochs
-        self.gater_lr = gater_lr
+        self.gater_learning_rate = gater_learning_rate
         self.gater_batch_size = gater_batch_size
-        self.n_gaussians = n_gaussians
+        self.gater_samples = gater_samples
+        self.gater_holdout = gater_holdout
+        self.gater_n_components = gater_n_components
         self.reg_covar = reg_covar
         self.validation_fraction = validation_fraction
+        self.max_validation = max_validation
+        self.n_iter_no_change = n_iter_no_change
         self.balance = balance
         self.client = client
         self.n_workers = n_workers
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
+        self.n_iter = n_iter
+        self.gater_hidden = gater_hidden
+        self.gater_lr = gater_lr
+        self.n_gaussians = n_gaussians
 
     # ---------------------------------------------------------------------------------------
     def _validate(self):
-        K = _check_int(self.n_experts, "n_experts", 1)
-        if self.gater not in GATERS:
-            raise ValueError(f"gater must be one of {GATERS}, got {self.gater!r}")
-        n_iter = _check_int(self.n_iter, "n_iter", 1)
-        _check_int(self.gater_hidden, "gater_hidden", 1)
-        _check_int(self.gater_epochs, "gater_epochs", 0)
-        _check_int(self.gater_batch_size, "gater_batch_size", 1)
-        _check_int(self.n_gaussians, "n_gaussians", 1)
-        if self.gater_samples is not None:
-            _check_int(self.gater_samples, "gater_samples", 1)
-        if self.max_validation is not None:
-            _check_int(self.max_validation, "max_validation", 1)
-        if self.n_iter_no_change is not None:
-            _check_int(self.n_iter_no_change, "n_iter_no_change", 1)
-        if not (isinstance(self.gater_lr, numbers.Real) and self.gater_lr > 0):
-            raise ValueError(f"gater_lr must be a positive number, got {self.gater_lr!r}")
-        if not (isinstance(self.reg_covar, numbers.Real) and self.reg_covar > 0):
-            raise ValueError(f"reg_covar must be a positive number, got {self.reg_covar!r}")
-        vf = self.validation_fraction
-        if not (isinstance(vf, numbers.Real) and 0 <= vf < 1):
-            raise ValueError(f"validation_fraction must be in [0, 1), got {vf!r}")
+        """Check the parameter table (one ValueError naming the parameter), resolve the renamed
+        parameters, and return the values ``fit`` uses."""
+        check_params(self)
+        p = {new: getattr(self, new) for new in self._renamed.values()}
+        for old, new in self._renamed.items():
+            value = getattr(self, old)
+            if not (isinstance(value, str) and value == "deprecated"):
+                warnings.warn(f"MixtureSVC: '{old}' was renamed '{new}' in kernelnb 0.2 and will "
+                              f"be removed in 0.4; use {new}={value!r}", FutureWarning,
+                              stacklevel=3)
+                p[new] = value
         if self.kernel == "precomputed":
             raise ValueError("kernel='precomputed' is not supported by MixtureSVC (the experts "
                              "see different subsets); give a kernel name or a callable")
-        if self.n_workers is not None:
-            _check_int(self.n_workers, "n_workers", 1)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError(f"callback must be callable, got {self.callback!r}")
-        # The experts' own parameters are checked by SVC itself; fail early on obvious errors.
-        if not (isinstance(self.C, numbers.Real) and self.C > 0):
-            raise ValueError(f"C must be a positive number, got {self.C!r}")
-        return K, n_iter
+        return p
 
     def fit(self, X, y):
         """Fit the mixture.
@@ -628,8 +657,9 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         y : array of shape (n_samples,), two classes
         """
         t_start = time.perf_counter()
-        K, n_iter = self._validate()
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        p = self._validate()
+        K, n_iter = int(self.n_experts), int(p["max_iter"])
+        X, y = check_input(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         if classes.shape[0] > 2:
@@ -698,17 +728,17 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
             sigma = float(scale_sigma(Xtr))
         self.sigma_ = sigma
         params = dict(C=float(self.C), kernel=self.kernel, sigma=sigma, tol=self.tol,
-                      cache_size=self.cache_size, n_gaussians=int(self.n_gaussians),
+                      cache_size=self.cache_size, n_gaussians=int(p["gater_n_components"]),
                       reg_covar=float(self.reg_covar))
         gater = None
         if gater_kind == "global" and K > 1:
-            gater = GaterMLP(X.shape[1], int(self.gater_hidden), K, rng, dtype=np.float32)
+            gater = GaterMLP(X.shape[1], int(p["gater_n_hidden"]), K, rng, dtype=np.float32)
             gater.set_scaling(Xtr)
             with threadpool_limits(limits=1):
                 Zs = gater.standardise(Xs)  # once per fit, not once per outer iteration
         self.gater_ = gater
         self.gater_samples_ = S.shape[0]
-        # Seeds of the experts' tasks from their own stream, so that a fit with n_iter = t is
+        # Seeds of the experts' tasks from their own stream, so that a fit with max_iter = t is
         # exactly the first t iterations of a longer one.
         seed_rng = np.random.default_rng(int(rng.integers(2**62)))
         patience = self.n_iter_no_change
@@ -756,7 +786,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                         # Small matrix products: one BLAS thread (spinning threads on shared
                         # cores made them 8x slower).
                         with threadpool_limits(limits=1):
-                            gater.fit(Xs, ys_s, F, self.gater_epochs, float(self.gater_lr),
+                            gater.fit(Xs, ys_s, F, self.gater_epochs, float(p["gater_learning_rate"]),
                                       int(self.gater_batch_size), rng, Z=Zs)
                             G = gater.gate(Xs, Z=Zs).astype(np.float64)
                     else:
@@ -879,7 +909,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
     def expert_decisions(self, X):
         """Decision values ``f_k(x)`` of every expert, shape (n_samples, n_experts)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        X = check_input(self, X, dtype=np.float64, order="C", reset=False)
         return self._expert_decisions(X)
 
     def _expert_decisions(self, X):
@@ -892,7 +922,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         """Weights of the experts at each point, shape (n_samples, n_experts): the global gater's
         softmax ``g_k(x)``, the local gater's posterior ``P(k|x)``, or ``1/K``."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        X = check_input(self, X, dtype=np.float64, order="C", reset=False)
         return self._gate(X)
 
     def _gate(self, X):
@@ -911,7 +941,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         """``sum_k g_k(x) f_k(x)`` (global, uniform), or the log-odds of ``P(y=+1|x)`` (local);
         positive means ``classes_[1]``."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        X = check_input(self, X, dtype=np.float64, order="C", reset=False)
         F = self._expert_decisions(X)
         G = self._gate(X)
         if self.gater == "local":

@@ -25,7 +25,7 @@ X = rng.uniform(-1, 1, (200, 2))
 y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
 print("BODY RUN", flush=True)  # counted: the script body must run once, in this process only
 {setup}
-m = MixtureSVC(n_experts=2, n_iter=2, C=10, sigma=0.5, random_state=0{client}).fit(X, y)
+m = MixtureSVC(n_experts=2, max_iter=2, C=10, sigma=0.5, random_state=0{client}).fit(X, y)
 print("ACCURACY", np.mean(m.predict(X) == y), flush=True)
 {teardown}
 """
@@ -108,7 +108,7 @@ def test_import_does_not_load_dask():
         import kernelnb, kernelnb.largescale
         from kernelnb.largescale import MixtureSVC
         X = np.random.default_rng(0).normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
-        MixtureSVC(n_experts=2, n_iter=1, client="serial").fit(X, y)
+        MixtureSVC(n_experts=2, max_iter=1, client="serial").fit(X, y)
         print(sorted(m for m in ("dask", "distributed", "bokeh") if m in sys.modules))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -166,7 +166,7 @@ def test_real_cluster_by_address(scheduler_address):
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, (120, 2))
     y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
-    kw = dict(n_experts=2, n_iter=2, C=10, sigma=0.5, random_state=3)
+    kw = dict(n_experts=2, max_iter=2, C=10, sigma=0.5, random_state=3)
     remote = MixtureSVC(client=scheduler_address, **kw).fit(X, y)
     with distributed.Client(scheduler_address, set_as_default=False) as c:
         via_client = MixtureSVC(client=c, **kw).fit(X, y)
@@ -201,6 +201,6 @@ def test_thread_pools_restored_after_a_threaded_fit():
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, (1200, 4))
     y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
-    MixtureSVC(n_experts=6, n_iter=2, C=10, sigma=0.5, n_workers=2, random_state=0).fit(X, y)
+    MixtureSVC(n_experts=6, max_iter=2, C=10, sigma=0.5, n_workers=2, random_state=0).fit(X, y)
     after = sorted((i["user_api"], i["prefix"], i["num_threads"]) for i in threadpool_info())
     assert after == before

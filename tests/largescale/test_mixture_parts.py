@@ -19,3 +19,33 @@ def test_subsets_with_empty_experts():
     assignment = np.array([2, -1, 2, 0, -2, 0])
     got = _subsets(assignment, 4)
     assert [g.tolist() for g in got] == [[3, 5], [], [0, 2], []]
+
+
+# ---------------------------------------------------------------------------------------------
+# Renamed parameters (kernelnb 0.2): the old names still work, with a FutureWarning
+
+import pytest  # noqa: E402
+
+from kernelnb.datasets import make_large_problem  # noqa: E402
+from kernelnb.largescale import MixtureSVC  # noqa: E402
+
+
+@pytest.mark.parametrize("old, new, value", [("n_iter", "max_iter", 2),
+                                             ("gater_hidden", "gater_n_hidden", 8),
+                                             ("gater_lr", "gater_learning_rate", 0.01)])
+def test_renamed_parameter_gives_the_same_model(old, new, value):
+    X, y = make_large_problem(600, n_features=4, random_state=1)
+    base = dict(n_experts=3, C=10.0, sigma=1.0, gater_epochs=3, client="serial", random_state=0)
+    with pytest.warns(FutureWarning, match=f"'{old}' was renamed '{new}'"):
+        a = MixtureSVC(**base, **{old: value}).fit(X, y)
+    b = MixtureSVC(**base, **{new: value}).fit(X, y)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    assert a.n_iter_ == b.n_iter_
+
+
+def test_renamed_parameter_checked_under_its_new_rules():
+    X, y = make_large_problem(200, n_features=4, random_state=1)
+    with pytest.raises(ValueError, match="'n_gaussians' parameter of MixtureSVC"):
+        MixtureSVC(n_gaussians=0, client="serial").fit(X, y)
+    with pytest.raises(ValueError, match="'gater_n_components' parameter of MixtureSVC"):
+        MixtureSVC(gater_n_components=0, client="serial").fit(X, y)
