@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from kernelnb import cli
-from kernelnb.app.gallery import DASHBOARDS, Dashboard, gallery_entries, render_gallery
+from kernelnb.app.gallery import DASHBOARDS, GalleryEntry, gallery_entries, render_gallery
 
 from .conftest import kernelnb_serve
 
@@ -271,7 +271,7 @@ def test_gallery_entries_skip_missing_and_add_unregistered(tmp_path):
 
 def test_dashboard_name_is_validated():
     with pytest.raises(ValueError, match="name="):
-        Dashboard("svm_playground.ipynb", "x", "y")
+        GalleryEntry("svm_playground.ipynb", "x", "y")
 
 
 # ----------------------------------------------------------------------------- a real server

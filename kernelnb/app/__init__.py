@@ -2,11 +2,16 @@
 ``update(**params)``), built on :class:`Dashboard` and the figures of :mod:`kernelnb.viz`.
 
 The notebooks of ``dashboards/`` only build one and display it, e.g.
-``SVMPlayground().widget``. The gallery's registry is :mod:`kernelnb.app.gallery`.
+``SVMPlayground().widget``. The gallery is derived from the dashboard classes
+(:mod:`kernelnb.app.gallery`).
 
-Each name is imported from its module when first used (``from kernelnb.app import
-SVMPlayground`` loads the SVM playground only, not the learning curves' estimators nor the
-model-selection machinery), so that a dashboard's kernel starts with what that dashboard needs.
+What this package exports is what its public modules export: :class:`Dashboard` and every name
+in the ``__all__`` of a public module (``svm_playground``, ``learning_curves``, ...), so a new
+dashboard module is exported by its own ``__all__``. Each name is imported from its module when
+first used (``from kernelnb.app import SVMPlayground`` loads the SVM playground only, not the
+learning curves' estimators nor the model-selection machinery), so that a dashboard's kernel
+starts with what that dashboard needs; which module holds a name is read from the modules'
+``__all__`` in their source, not by importing them.
 """
 import importlib
 
@@ -14,31 +19,32 @@ from . import _coldstart
 
 _coldstart.install()          # plotly's widgets without nbformat/jsonschema (see _coldstart)
 
-#: public name -> submodule that defines it
-_WHERE = {
-    "Dashboard": "_base",
-    "SVMPlayground": "svm_playground",
-    "MarginLosses": "margin_losses",
-    "LearningCurves": "learning_curves",
-    "CurveEstimator": "learning_curves",
-    "ESTIMATORS": "learning_curves",
-    "register_estimator": "learning_curves",
-    "learning_curve_data": "learning_curves",
-    "KMPPlayground": "kmp_playground",
-    "LocalMethodsPlayground": "local_methods",
-    "DensityExplorer": "local_methods",
-    "BoundsExplorer": "bounds_explorer",
-    "FeatureSelection": "feature_selection",
-}
+_exports = None
 
-__all__ = ["Dashboard", "SVMPlayground", "MarginLosses", "LearningCurves", "KMPPlayground",
-           "LocalMethodsPlayground", "DensityExplorer", "BoundsExplorer", "FeatureSelection",
-           "CurveEstimator",
-           "ESTIMATORS", "register_estimator", "learning_curve_data"]
+
+def _where():
+    """{public name: submodule that defines it}, read once from the modules' ``__all__``."""
+    global _exports
+    if _exports is None:
+        import re                     # here, not at import: kernelnb.app itself stays cheap
+        from pathlib import Path
+
+        found = {"Dashboard": "_base"}
+        for path in sorted(Path(__file__).parent.glob("*.py")):
+            if path.stem.startswith("_") or path.stem == "gallery":
+                continue
+            block = re.search(r"^__all__\s*=\s*[\[(](.*?)[\])]",
+                              path.read_text(encoding="utf-8"), re.S | re.M)
+            for name in re.findall(r"""["'](\w+)["']""", block.group(1)) if block else ():
+                found.setdefault(name, path.stem)
+        _exports = found
+    return _exports
 
 
 def __getattr__(name):
-    module = _WHERE.get(name)
+    if name == "__all__":
+        return list(_where())
+    module = _where().get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{module}", __name__), name)
@@ -47,4 +53,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(_where()))

@@ -185,8 +185,15 @@ class Dashboard:
         What the last successful :meth:`update` returned.
     """
 
+    #: What the gallery shows and links (read from the source by :mod:`kernelnb.app.gallery`,
+    #: so literal values): the card's title and one line of purpose, the stem of the notebook in
+    #: ``dashboards/`` that builds the dashboard (every dashboard class has one), the thumbnail
+    #: in ``kernelnb/static/`` (default ``<notebook>.png``) and the place of the card.
     title = "Dashboard"
     purpose = ""
+    notebook = ""
+    thumbnail = ""
+    gallery_order = 1000
     #: Show ``title`` and ``purpose`` above the dashboard (the dashboard notebooks have their own
     #: markdown title, so off by default).
     header = False

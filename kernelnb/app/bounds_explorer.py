@@ -74,6 +74,8 @@ class BoundsExplorer(Dashboard):
     :func:`~kernelnb.model_selection.bounds_table`.
     """
 
+    notebook = "bounds_explorer"
+    gallery_order = 70
     title = "Bounds explorer"
     purpose = ("Leave-one-out estimates and bounds of an SVM (span, radius-margin, ...) against "
                "log σ or log C, compared with the test error.")

@@ -60,6 +60,8 @@ class FeatureSelection(Dashboard):
     ``curve_n_features``, ``curve_test_error``.
     """
 
+    notebook = "feature_selection"
+    gallery_order = 80
     title = "Feature selection by scaling factors"
     purpose = ("One factor per feature inside the kernel, optimised by gradient descent on the "
                "radius-margin bound, then backward elimination of the smallest factors.")

@@ -1,31 +1,43 @@
 """The dashboard gallery: which dashboards exist and the landing page that links them.
 
-Adding a dashboard to kernelnb takes three things: an app class in :mod:`kernelnb.app`, a thin
-notebook ``dashboards/<name>.ipynb`` that builds and displays it, and one :class:`Dashboard` entry
-in :data:`DASHBOARDS` below. A thumbnail ``kernelnb/static/<name>.png`` (or ``.svg``) is optional:
-without one the card shows a plain placeholder.
+The gallery is derived from the dashboard classes: every public subclass of
+:class:`kernelnb.app.Dashboard` in a public module of :mod:`kernelnb.app` is a card, described
+by its class attributes ``title``, ``purpose``, ``notebook`` (stem of its notebook in
+``dashboards/``), ``thumbnail`` (optional, default ``<notebook>.png`` in ``kernelnb/static/``)
+and ``gallery_order``. So adding a dashboard takes its class (exported in its module's
+``__all__``, which also exports it from :mod:`kernelnb.app`) and its two-cell notebook
+``dashboards/<notebook>.ipynb`` (a markdown title, then a cell that builds and shows it); without a
+thumbnail the card shows a plain placeholder.
+
+The classes are read from their source (the literal values of those attributes), not imported:
+the server and ``kernelnb serve --preheat`` list the dashboards without loading every dashboard's
+scikit-learn, plotly and estimators. ``tests/app/test_registry.py`` checks that what is read here
+is what the imported classes hold.
 
 This module only describes and renders; serving lives in :mod:`kernelnb.server`.
 """
 from __future__ import annotations
 
+import ast
+import functools
 import html
 import importlib.resources
 import importlib.util
 import json
 import logging
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Dashboard", "DASHBOARDS", "dashboards_dir", "static_dir", "thumbnail_file",
-           "gallery_entries", "render_gallery"]
+__all__ = ["GalleryEntry", "DASHBOARDS", "dashboard_entries", "dashboards_dir", "static_dir",
+           "thumbnail_file", "gallery_entries", "render_gallery"]
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class Dashboard:
+class GalleryEntry:
     """One card of the gallery.
 
     Parameters
@@ -38,16 +50,21 @@ class Dashboard:
         One line saying what a student learns or does with it.
     thumbnail : str
         File name of the thumbnail image in ``kernelnb/static/``.
+    class_name, module : str
+        The dashboard class and its module in :mod:`kernelnb.app` (empty for a notebook of the
+        folder that no class describes).
     """
 
     name: str
     title: str
     purpose: str
     thumbnail: str = ""
+    class_name: str = ""
+    module: str = ""
 
     def __post_init__(self):
         if not self.name or "/" in self.name or self.name.endswith(".ipynb"):
-            raise ValueError(f"Dashboard name must be a notebook stem without '/' or '.ipynb', "
+            raise ValueError(f"GalleryEntry name must be a notebook stem without '/' or '.ipynb', "
                              f"got name={self.name!r}")
         if not self.thumbnail:
             object.__setattr__(self, "thumbnail", f"{self.name}.png")
@@ -58,49 +75,118 @@ class Dashboard:
         return f"{self.name}.ipynb"
 
 
-#: The dashboards of the gallery, in display order.
-DASHBOARDS: list[Dashboard] = [
-    Dashboard(
-        "svm_playground", "SVM playground",
-        "Fit an SVM on 2-D toy data: kernel, C and sigma on log sliders, decision surface with "
-        "margins, support vectors free or at bound, errors and the C path.",
-        "svm_playground.png"),
-    Dashboard(
-        "margin_losses", "Margin losses",
-        "Every margin loss of kernelnb against m = y f(x), with derivatives, and the boundaries two "
-        "losses fit on the same data.",
-        "margin_losses.png"),
-    Dashboard(
-        "learning_curves", "Learning curves",
-        "Training and test error against training-set size for several estimators and data sets, "
-        "with the number of support points.",
-        "learning_curves.png"),
-    Dashboard(
-        "kmp_playground", "Kernel Matching Pursuit",
-        "Choose the number of support points N directly and compare with an SVM; the far-cluster "
-        "example of the squared and tanh losses.",
-        "kmp_playground.png"),
-    Dashboard(
-        "local_methods", "Local methods",
-        "KNN, HKNN, CKNN and Parzen windows on 2-D data: K, lambda and h; click a point to see its "
-        "neighbours, local hulls and projections.",
-        "local_methods.png"),
-    Dashboard(
-        "density_explorer", "Density explorer",
-        "Parzen against Manifold Parzen windows on the spiral: contours, local Gaussians and the "
-        "test log-likelihood.",
-        "density_explorer.png"),
-    Dashboard(
-        "bounds_explorer", "Bounds explorer",
-        "Leave-one-out estimates and bounds of an SVM (span, radius-margin, Jaakkola-Haussler, "
-        "Opper-Winther, xi-alpha) against log sigma or log C, next to the test error.",
-        "bounds_explorer.png"),
-    Dashboard(
-        "feature_selection", "Feature selection",
-        "Scaling factors inside the kernel optimised on the radius-margin bound, then backward "
-        "elimination: the thesis's toys with their relevant features, and the digits' factor map.",
-        "feature_selection.png"),
-]
+#: The class attributes a card is made of (their defaults are the base class's).
+CARD_ATTRIBUTES = ("title", "purpose", "notebook", "thumbnail", "gallery_order")
+_BASE = ("_base", "Dashboard")
+
+
+def _app_modules(package_dir: Path):
+    """(module name, source) of the public modules of the app package (gallery excluded)."""
+    for path in sorted(package_dir.glob("*.py")):
+        if path.stem.startswith("_") or path.stem == "gallery":
+            continue
+        yield path.stem, path.read_text(encoding="utf-8")
+
+
+def _class_attributes(cls: ast.ClassDef, where: str) -> dict:
+    values = {}
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id in CARD_ATTRIBUTES:
+                try:
+                    values[t.id] = ast.literal_eval(value)
+                except ValueError:
+                    raise ValueError(f"{where}.{t.id} must be a literal (the gallery reads it "
+                                     f"from the source without importing the dashboard)") from None
+    return values
+
+
+def scan_dashboards(package_dir: os.PathLike | str | None = None) -> list[GalleryEntry]:
+    """The dashboard classes of the app package, read from their source (not imported).
+
+    A class is a dashboard when it derives, directly or through other dashboard classes, from
+    :class:`kernelnb.app.Dashboard`; it is a card when its name is public. Attribute values
+    are inherited as in Python (from the dashboard classes it derives from). Returns the cards
+    sorted by ``gallery_order``, then notebook name.
+    """
+    package_dir = Path(package_dir) if package_dir is not None else Path(__file__).parent
+    classes = {}                      # (module, class name) -> (bases, own attributes)
+    imported = {}                     # (module, local name) -> (module, class name)
+    base_source = (package_dir / "_base.py").read_text(encoding="utf-8")
+    for module, source in [("_base", base_source), *_app_modules(package_dir)]:
+        tree = ast.parse(source, filename=f"{module}.py")
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                for alias in node.names:
+                    imported[(module, alias.asname or alias.name)] = (node.module or "",
+                                                                      alias.name)
+            elif isinstance(node, ast.ClassDef):
+                bases = [ast.unparse(b) for b in node.bases]
+                classes[(module, node.name)] = (bases, _class_attributes(
+                    node, f"kernelnb.app.{module}.{node.name}"))
+
+    def resolve(module, name):
+        if (module, name) in classes:
+            return module, name
+        return imported.get((module, name), (None, name))
+
+    @functools.lru_cache(maxsize=None)
+    def lineage(key):
+        """Attribute values of the class ``key`` (inherited), or None when not a dashboard."""
+        if key not in classes:
+            return None
+        if key == _BASE:
+            return dict(classes[key][1])
+        bases, own = classes[key]
+        for b in bases:
+            inherited = lineage(resolve(key[0], b))
+            if inherited is not None:
+                return {**inherited, **own}
+        return None
+
+    cards = []
+    for key in classes:
+        values = lineage(key)
+        if values is None or key[0].startswith("_") or key[1].startswith("_"):
+            continue
+        where = f"kernelnb.app.{key[0]}.{key[1]}"
+        if not values["notebook"]:
+            raise ValueError(f"dashboard class {where} has no 'notebook' attribute (the stem of "
+                             f"its notebook in dashboards/)")
+        cards.append((values["gallery_order"], values["notebook"], GalleryEntry(
+            values["notebook"], values["title"], values["purpose"], values["thumbnail"],
+            class_name=key[1], module=key[0])))
+    names = [c[1] for c in cards]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"several dashboard classes share the notebook(s) {twice}")
+    return [c[2] for c in sorted(cards, key=lambda c: c[:2])]
+
+
+@functools.lru_cache(maxsize=1)
+def _dashboards() -> tuple:
+    return tuple(scan_dashboards())
+
+
+def dashboard_entries() -> list[GalleryEntry]:
+    """The gallery's cards, one per dashboard class, in display order (read once, then kept)."""
+    return list(_dashboards())
+
+
+def __getattr__(name):
+    if name == "DASHBOARDS":          # read from the classes' source when first asked for
+        return dashboard_entries()
+    if name == "Dashboard":
+        warnings.warn("kernelnb.app.gallery.Dashboard is now GalleryEntry (the dashboards' base "
+                      "class is kernelnb.app.Dashboard)", DeprecationWarning, stacklevel=2)
+        return GalleryEntry
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _checkout_dir(name: str) -> Path | None:
@@ -139,7 +225,7 @@ def static_dir() -> Path:
     return Path(__file__).resolve().parents[1] / "static"
 
 
-def thumbnail_file(dashboard: Dashboard) -> Path | None:
+def thumbnail_file(dashboard: GalleryEntry) -> Path | None:
     """Path of the dashboard's thumbnail, or None when it has none yet."""
     for name in (dashboard.thumbnail, f"{dashboard.name}.png", f"{dashboard.name}.svg"):
         if name:
@@ -165,16 +251,17 @@ def _notebook_title(path: Path) -> str:
 
 
 def gallery_entries(directory: os.PathLike | str,
-                    dashboards: list[Dashboard] | None = None) -> list[Dashboard]:
-    """Cards to show for ``directory``: registered dashboards present there, then any other notebook.
+                    dashboards: list[GalleryEntry] | None = None) -> list[GalleryEntry]:
+    """Cards to show for ``directory``: the dashboards whose notebook is there, then any other
+    notebook.
 
-    A registered dashboard whose notebook is missing is left out (with a warning); a notebook that
-    is not registered gets a card titled from its first markdown heading.
+    A dashboard class whose notebook is missing is left out (with a warning); a notebook that no
+    class describes gets a card titled from its first markdown heading.
     """
     directory = Path(directory)
     if not directory.is_dir():
         raise FileNotFoundError(f"dashboards directory {str(directory)!r} does not exist")
-    dashboards = DASHBOARDS if dashboards is None else dashboards
+    dashboards = dashboard_entries() if dashboards is None else dashboards
     present = {p.name: p for p in sorted(directory.glob("*.ipynb"))}
     out = []
     for d in dashboards:
@@ -186,8 +273,8 @@ def gallery_entries(directory: os.PathLike | str,
     known = {d.notebook for d in dashboards}
     for fname, p in present.items():
         if fname not in known:
-            out.append(Dashboard(p.stem, _notebook_title(p), "A notebook of the dashboards folder.",
-                                 f"{p.stem}.png"))
+            out.append(GalleryEntry(p.stem, _notebook_title(p),
+                                    "A notebook of the dashboards folder.", f"{p.stem}.png"))
     return out
 
 
@@ -198,7 +285,7 @@ _PLACEHOLDER = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 320 200' r
 
 
 def render_gallery(directory: os.PathLike | str, render_prefix: str, static_prefix: str,
-                   dashboards: list[Dashboard] | None = None) -> str:
+                   dashboards: list[GalleryEntry] | None = None) -> str:
     """HTML of the gallery page.
 
     Parameters
@@ -210,8 +297,8 @@ def render_gallery(directory: os.PathLike | str, render_prefix: str, static_pref
         ``render_prefix + name + '.ipynb'``.
     static_prefix : str
         URL prefix under which the files of :func:`static_dir` are served.
-    dashboards : list of Dashboard, optional
-        Registry to use instead of :data:`DASHBOARDS`.
+    dashboards : list of GalleryEntry, optional
+        Cards to use instead of the dashboard classes' (:func:`dashboard_entries`).
 
     Returns
     -------

@@ -52,6 +52,8 @@ class KMPPlayground(Dashboard):
     ``best_n`` (smallest validation error on the path), ``fit_time_ms``, and the Fig. 7 errors.
     """
 
+    notebook = "kmp_playground"
+    gallery_order = 40
     title = "Kernel Matching Pursuit"
     purpose = ("Choose the number of support points N directly and compare with an SVM; see the "
                "support points in the order KMP picks them and the error along N.")

@@ -296,6 +296,8 @@ class LearningCurves(Dashboard):
     size), ``n_support_<k>`` where it applies, and ``time_s`` for the whole computation.
     """
 
+    notebook = "learning_curves"
+    gallery_order = 30
     title = "Learning curves"
     purpose = ("Training and test error against the number of training points, mean ± one "
                "standard deviation over random splits; dotted: the number of support vectors "

@@ -72,6 +72,8 @@ class LocalMethodsPlayground(Dashboard):
     the query's squared distances to each class's hull (HKNN/CKNN).
     """
 
+    notebook = "local_methods"
+    gallery_order = 50
     title = "Local methods"
     purpose = ("K nearest neighbours, local hyperplane (HKNN) and convex (CKNN) distances, Parzen "
                "windows: move K, λ and h; click on the chart to see a point's neighbours and hulls.")
@@ -236,6 +238,8 @@ class DensityExplorer(Dashboard):
     ``ellipses``.  :meth:`update` returns ``train_anll`` and ``test_anll``.
     """
 
+    notebook = "density_explorer"
+    gallery_order = 60
     title = "Density explorer"
     purpose = ("Parzen windows against Manifold Parzen windows: move h, σ, d and k and watch the "
                "density contours, the local Gaussians and the test log-likelihood.")

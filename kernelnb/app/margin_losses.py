@@ -47,6 +47,8 @@ class MarginLosses(Dashboard):
     ``a``/``b``: ``train_error_a``, ``test_error_a``, ``fit_time_ms_a``, ... .
     """
 
+    notebook = "margin_losses"
+    gallery_order = 20
     title = "Margin losses"
     purpose = ("Losses of the margin m = y·f(x) and their derivatives (KMP paper, Fig. 5); "
                "pick two losses to compare the boundaries they fit on the same data.")

@@ -51,6 +51,8 @@ class SVMPlayground(Dashboard):
     ``path_n_support``, ``path_train_error``, ``path_test_error``.
     """
 
+    notebook = "svm_playground"
+    gallery_order = 10
     title = "SVM playground"
     purpose = ("Fit a support vector machine on 2-D toy data. Click on the chart to add a point of "
                "the chosen class; move C and σ and watch the margins and the support vectors.")
