@@ -84,6 +84,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -230,10 +231,10 @@ class GaterMLP:
         self.mean_ = self.scale_ = None
 
     def set_scaling(self, X):
-        """Standardise inputs by the mean and standard deviation of ``X``."""
-        self.mean_ = X.mean(axis=0)
-        sd = X.std(axis=0)
-        self.scale_ = np.where(sd > 1e-12, sd, 1.0)
+        """Standardise inputs by the mean and standard deviation of ``X`` (scikit-learn's
+        ``StandardScaler``: constant features keep a scale of 1)."""
+        scaler = StandardScaler().fit(X)
+        self.mean_, self.scale_ = scaler.mean_, scaler.scale_
         return self
 
     def standardise(self, X):
