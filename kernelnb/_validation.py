@@ -92,7 +92,10 @@ def check_representable(A, precision=np.float64, name="X", n_terms=None, scale=N
         return
     m = float(np.max(np.abs(A)))
     if scale is not None:
-        s = np.asarray(scale, dtype=np.float64)
+        try:
+            s = np.asarray(scale, dtype=np.float64)
+        except (TypeError, ValueError):   # not numbers: the parameter table names it
+            s = np.empty(0)
         if A.ndim == 2 and s.ndim == 1 and s.shape[0] == A.shape[1] and np.all(np.isfinite(s)):
             m = float(np.max(np.abs(A) * np.abs(s)))
     if n_terms is None:

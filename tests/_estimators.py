@@ -1,0 +1,71 @@
+"""The public estimators of kernelnb, found by walking the package (not a hand-written list),
+and the small, fast constructor arguments the common tests build them with."""
+import importlib
+import inspect
+import pkgutil
+
+from sklearn.base import BaseEstimator
+
+import kernelnb
+
+# Modules without estimators whose import pulls in the notebook server or the widgets.
+_NOT_ESTIMATOR_MODULES = ("kernelnb.app", "kernelnb.server", "kernelnb.cli", "kernelnb.viz")
+
+
+def _exported(module):
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n in vars(module) if not n.startswith("_")]
+    return [getattr(module, n) for n in names if hasattr(module, n)]
+
+
+def public_estimator_classes():
+    """Every class exported (``__all__``, or a public name) by a kernelnb module or subpackage
+    that subclasses :class:`sklearn.base.BaseEstimator` and is defined in kernelnb, by name."""
+    found = {}
+    for info in pkgutil.walk_packages(kernelnb.__path__, "kernelnb."):
+        name = info.name
+        if name.startswith(_NOT_ESTIMATOR_MODULES) or any(
+                part.startswith("_") for part in name.split(".")[1:]):
+            continue
+        module = importlib.import_module(name)
+        for obj in _exported(module):
+            if (inspect.isclass(obj) and issubclass(obj, BaseEstimator)
+                    and obj.__module__.startswith("kernelnb.")
+                    and not obj.__name__.startswith("_") and not inspect.isabstract(obj)):
+                found[obj.__name__] = obj
+    return dict(sorted(found.items()))
+
+
+# Small, fast settings for the common checks and the bad-input matrix (every other parameter
+# keeps its default).  A class missing here is built with its defaults.
+FAST_PARAMS = {
+    "CKNNClassifier": dict(n_neighbors=2),
+    "HKNNClassifier": dict(n_neighbors=2),
+    "KNeighborsClassifier": dict(n_neighbors=3),
+    "KNeighborsRegressor": dict(n_neighbors=3),
+    "ManifoldParzen": dict(n_components=1, n_neighbors=2, sigma=0.5),
+    "ManifoldParzenClassifier": dict(n_components=1, n_neighbors=2, sigma=0.5),
+    "KMPClassifier": dict(n_basis=5),
+    "KMPRegressor": dict(n_basis=10, sigma="scale"),
+    "KernelRidgeCV": dict(weight_decays=[0.01, 1.0], sigmas=[0.5, 2.0]),
+    "RegularizedKernelClassifier": dict(loss="logistic", max_iter=200),
+    "MLPClassifier": dict(n_hidden=5, max_epochs=20),
+    "MLPRegressor": dict(n_hidden=5, max_epochs=20),
+    "MarginPerceptron": dict(max_epochs=20),
+    "SimpleMLP": dict(n_hidden=5, max_epochs=20),
+    "MixtureSVC": dict(n_experts=2, n_iter=2, gater_epochs=2, client="serial", random_state=0),
+    "GradientTuner": dict(max_iter=3),
+    "ScalingSelector": dict(n_features_to_select=1, max_iter=3),
+    "SVMRFE": dict(n_features_to_select=1),
+    "SVC": dict(sigma="scale"),
+    "SVR": dict(sigma="scale"),
+}
+
+
+def make(cls, **extra):
+    """An instance of ``cls`` with its fast settings (and ``extra``)."""
+    return cls(**{**FAST_PARAMS.get(cls.__name__, {}), **extra})
+
+
+ESTIMATOR_CLASSES = public_estimator_classes()

@@ -1,0 +1,70 @@
+"""scikit-learn's common estimator checks for every public estimator of kernelnb (found by
+walking the package, see ``tests/_estimators.py``), and the parameter-table check: each
+estimator declares ``_parameter_constraints`` for all of its parameters and rejects a bad value
+with an error naming it."""
+import pytest
+from sklearn.utils.estimator_checks import (
+    check_param_validation,
+    check_sample_weight_equivalence_on_dense_data,
+    parametrize_with_checks,
+)
+
+from tests._estimators import ESTIMATOR_CLASSES, make
+
+# Variants whose code paths differ enough to be checked too.
+_VARIANTS = [
+    make(ESTIMATOR_CLASSES["SVC"], sigma=1.0, kernel="linear"),
+    make(ESTIMATOR_CLASSES["MLPClassifier"], early_stopping=True),
+    make(ESTIMATOR_CLASSES["MLPClassifier"], loss="squared"),
+    make(ESTIMATOR_CLASSES["SimpleMLP"], early_stopping=True),
+]
+
+# Checks that do not apply, per class, with the reason.
+# A decomposition solver stops at a KKT gap of `tol` (1e-3 by default), so a weighted fit and
+# the fit on repeated samples agree at the 1e-4 level, not at the check's rtol=1e-7
+# (scikit-learn's own SVC is marked the same way); the exact optima are compared below at
+# tol=1e-10.
+_SOLVER_TOL = {
+    "check_sample_weight_equivalence_on_dense_data":
+        "equivalent only at the exact optimum; tested with tol=1e-10 in this module",
+}
+EXPECTED_FAILED = {
+    "SVC": _SOLVER_TOL,
+    "SVR": _SOLVER_TOL,
+}
+
+
+def _expected_failed(estimator):
+    return EXPECTED_FAILED.get(type(estimator).__name__, {})
+
+
+def test_the_walk_finds_the_estimators():
+    """The discovery is not vacuous: every family of the package is represented."""
+    for name in ("SVC", "SVR", "KMPClassifier", "KernelRidge", "RegularizedKernelClassifier",
+                 "HKNNClassifier", "ManifoldParzen", "MLPClassifier", "MarginPerceptron",
+                 "MixtureSVC", "GradientTuner", "ScalingSelector", "SVMRFE"):
+        assert name in ESTIMATOR_CLASSES
+    assert "BayesDensityClassifier" not in ESTIMATOR_CLASSES     # a private base
+
+
+@parametrize_with_checks([make(cls) for cls in ESTIMATOR_CLASSES.values()] + _VARIANTS,
+                         expected_failed_checks=_expected_failed)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("cls", list(ESTIMATOR_CLASSES.values()), ids=list(ESTIMATOR_CLASSES))
+def test_parameter_table(cls):
+    """One table per estimator, covering every constructor parameter, checked by one function:
+    a value of a wrong type or outside its range raises InvalidParameterError (a ValueError)
+    naming the parameter, from ``fit``."""
+    assert "_parameter_constraints" in vars(cls) or any(
+        "_parameter_constraints" in vars(base) for base in cls.__mro__[1:-1]
+        if base.__module__.startswith("kernelnb.")), f"{cls.__name__} has no parameter table"
+    check_param_validation(cls.__name__, make(cls))
+
+
+@pytest.mark.parametrize("name, kernel", [("SVC", "rbf"), ("SVC", "linear"), ("SVR", "rbf")])
+def test_sample_weight_equivalence_at_tight_tolerance(name, kernel):
+    estimator = ESTIMATOR_CLASSES[name](tol=1e-10, kernel=kernel)
+    check_sample_weight_equivalence_on_dense_data(name, estimator)
