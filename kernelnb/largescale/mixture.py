@@ -79,6 +79,7 @@ import math
 import numbers
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
@@ -420,6 +421,28 @@ class _Runner:
 # --------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """The split of one fit's data (see ``MixtureSVC._layout``)."""
+
+    tr_idx: np.ndarray
+    val_idx: np.ndarray
+    Xtr: np.ndarray
+    ytr: np.ndarray
+    Xv: np.ndarray
+    yv: np.ndarray
+    S: np.ndarray
+    Xs: np.ndarray
+    ys_s: np.ndarray
+    pool: np.ndarray
+    L: int
+    P: int
+    n_val: int
+    local: bool
+    holdout: bool
+    capacity: int
+
+
 _CONSTRAINTS = {
     "n_experts": POSITIVE_INT,
     "gater": [StrOptions(set(GATERS))],
@@ -633,7 +656,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         return p
 
     def fit(self, X, y):
-        """Fit the mixture.
+        """Fit the mixture (thesis Alg. 6.1; Alg. 6.2 for the local gater).
 
         Parameters
         ----------
@@ -642,86 +665,28 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         """
         t_start = time.perf_counter()
         p = self._validate()
-        K, n_iter = int(self.n_experts), int(p["max_iter"])
-        X, y = check_input(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
-        classes, y_idx = np.unique(y, return_inverse=True)
-        if classes.shape[0] > 2:
-            raise ValueError(f"Only binary classification is supported: MixtureSVC needs y with "
-                             f"2 classes, got {classes.shape[0]}")
-        if classes.shape[0] < 2:
-            raise ValueError(f"MixtureSVC needs y with 2 classes, got 1 class ({classes[0]!r})")
-        self.classes_ = classes
-        ys = np.where(y_idx == 1, 1.0, -1.0)
-        n = X.shape[0]
-        if K > n:
-            raise ValueError(f"n_experts={K} is larger than the number of training examples ({n})")
+        K = int(self.n_experts)
+        X, ys = self._check_data(X, y, K)
         rs = check_random_state(self.random_state)
         rng = np.random.default_rng(rs.randint(2**31 - 1))
-
-        # Held-out validation set: a fraction of the data, at most max_validation points (the
-        # thesis: 10,000 on Forest) -- every expert is evaluated on it at every iteration.
-        n_val = int(math.floor(self.validation_fraction * n))
-        if self.max_validation is not None:
-            n_val = min(n_val, int(self.max_validation))
-        if n - n_val < K:
-            n_val = n - K
-        perm = rng.permutation(n)
-        val_idx, tr_idx = np.sort(perm[:n_val]), np.sort(perm[n_val:])
-        Xtr, ytr, Xv, yv = X[tr_idx], ys[tr_idx], X[val_idx], ys[val_idx]
-        L = Xtr.shape[0]
-        gater_kind = self.gater
-        n_outer = 1 if gater_kind == "uniform" else n_iter
-        local = gater_kind == "local"
-        holdout = bool(self.gater_holdout) and gater_kind == "global" and K > 1
-        # The gater's points S: for the global and uniform gaters a random subsample of at most
-        # gater_samples training points, the same for the whole fit (the experts are evaluated
-        # there, not on all L points); the local gater's reassignment needs every expert's output
-        # on every training point, so S is the whole training set there.
-        if holdout:
-            # held out from the experts: at most a fifth of the training set
-            n_s = L // 5 if self.gater_samples is None else min(int(self.gater_samples), L // 5)
-            S = np.sort(rng.choice(L, size=max(n_s, 1), replace=False))
-        elif local or self.gater_samples is None or self.gater_samples >= L:
-            S = np.arange(L)
-        else:
-            S = np.sort(rng.choice(L, size=int(self.gater_samples), replace=False))
-        Xs, ys_s = Xtr[S], ytr[S]
-        # The experts' pool: every training point, or all but the gater's points.
-        if holdout:
-            in_s = np.zeros(L, dtype=bool)
-            in_s[S] = True
-            pool = np.flatnonzero(~in_s)
-        else:
-            pool = np.arange(L)
-        P = pool.shape[0]
-        capacity = P // K + 1 if self.balance else P
+        lay = self._layout(X, ys, K, rng)
+        n_outer = 1 if self.gater == "uniform" else int(p["max_iter"])
 
         # Initial random partition of the pool into K subsets of size about P/K.
-        assignment = np.full(L, -1, dtype=np.int64)
-        assignment[pool[rng.permutation(P)]] = np.arange(P) % K
-        # One width for every expert and iteration (thesis ch. 6: the experts' sigma and C are the
-        # same for all experts and iterations).  sigma='scale' is resolved here, on the whole
-        # training set: resolved by each expert on its own subset it would give the experts of
-        # a reassigned (regional, smaller-variance) partition narrower kernels than the random
-        # partition's -- measured 10-20 % apart after one reassignment.
-        sigma = self.sigma
-        if isinstance(sigma, str) and sigma == "scale":
-            from ..kernels import scale_sigma
-
-            sigma = float(scale_sigma(Xtr))
-        self.sigma_ = sigma
-        params = dict(C=float(self.C), kernel=self.kernel, sigma=sigma, tol=self.tol,
+        assignment = np.full(lay.L, -1, dtype=np.int64)
+        assignment[lay.pool[rng.permutation(lay.P)]] = np.arange(lay.P) % K
+        self.sigma_ = self._common_sigma(lay.Xtr)
+        params = dict(C=float(self.C), kernel=self.kernel, sigma=self.sigma_, tol=self.tol,
                       cache_size=self.cache_size, n_gaussians=int(p["gater_n_components"]),
                       reg_covar=float(self.reg_covar))
-        gater = None
-        if gater_kind == "global" and K > 1:
+        gater = Zs = None
+        if self.gater == "global" and K > 1:
             gater = GaterMLP(X.shape[1], int(p["gater_n_hidden"]), K, rng, dtype=np.float32)
-            gater.set_scaling(Xtr)
+            gater.set_scaling(lay.Xtr)
             with threadpool_limits(limits=1):
-                Zs = gater.standardise(Xs)  # once per fit, not once per outer iteration
+                Zs = gater.standardise(lay.Xs)  # once per fit, not once per outer iteration
         self.gater_ = gater
-        self.gater_samples_ = S.shape[0]
+        self.gater_samples_ = lay.S.shape[0]
         # Seeds of the experts' tasks from their own stream, so that a fit with max_iter = t is
         # exactly the first t iterations of a longer one.
         seed_rng = np.random.default_rng(int(rng.integers(2**62)))
@@ -732,14 +697,14 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         best, best_err, since_best = None, np.inf, 0
         parallel_time = gater_time = cpu_tasks = 0.0
         with dask_client(self.client, n_workers=self.n_workers) as client:
-            runner = _Runner(client, Xtr, ytr, Xs, S, Xv)
+            runner = _Runner(client, lay.Xtr, lay.ytr, lay.Xs, lay.S, lay.Xv)
             for it in range(n_outer):
-                sizes = np.bincount(assignment[pool], minlength=K)
+                sizes = np.bincount(assignment[lay.pool], minlength=K)
                 self.expert_sizes_.append(sizes)
                 t0 = time.perf_counter()
                 subsets = _subsets(assignment, K)
                 seeds = seed_rng.integers(0, 2**31 - 1, size=K)
-                results = runner.map([(subsets[k], params, local, int(seeds[k]))
+                results = runner.map([(subsets[k], params, lay.local, int(seeds[k]))
                                       for k in range(K)])
                 parallel_time += time.perf_counter() - t0
                 times = np.array([r["time"] for r in results])
@@ -747,51 +712,17 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                 cpu_tasks += times.sum()
 
                 t0 = time.perf_counter()
-                F = np.column_stack([r["dec"] for r in results])          # on S
-                Fv = np.column_stack([r["dec_val"] for r in results]) if n_val else None
                 self.experts_ = [r["expert"] for r in results]
-                G = None
-                if local:
-                    self.platt_ = np.array([r["platt"] for r in results])
-                    self.densities_ = [r["gmm"] for r in results]
-                    with np.errstate(divide="ignore"):
-                        self.log_prior_ = np.log(sizes / L)
-                    logpx = np.column_stack([r["logpx"] for r in results])
-                    post = self._local_posterior(logpx)
-                    p_pos = self._local_p_pos(post, F)
-                    pr = np.where(ys_s > 0, p_pos, 1 - p_pos)
-                    tr_cost = float(-np.mean(np.log(np.clip(pr, 1e-300, None))))
-                    train_dec = p_pos - 0.5
-                    if n_val:
-                        lv = np.column_stack([r["logpx_val"] for r in results])
-                        val_dec = self._local_p_pos(self._local_posterior(lv), Fv) - 0.5
-                else:
-                    if gater is not None:
-                        # Small matrix products: one BLAS thread (spinning threads on shared
-                        # cores made them 8x slower).
-                        with threadpool_limits(limits=1):
-                            gater.fit(Xs, ys_s, F, self.gater_epochs, float(p["gater_learning_rate"]),
-                                      int(self.gater_batch_size), rng, Z=Zs)
-                            G = gater.gate(Xs, Z=Zs).astype(np.float64)
-                    else:
-                        G = np.full((S.shape[0], K), 1.0 / K)
-                    tr_cost = GaterMLP.cost(G, F, ys_s)
-                    train_dec = np.sum(G * F, axis=1)
-                    if n_val:
-                        Gv = self._gate(Xv)
-                        val_dec = np.sum(Gv * Fv, axis=1)
-                tr_costs.append(tr_cost)
-                tr_errs.append(float(np.mean((train_dec > 0) != (ys_s > 0))))
-                val_errs.append(float(np.mean((val_dec > 0) != (yv > 0))) if n_val else np.nan)
-                self.assignment_ = np.full(n, -1, dtype=np.int64)
-                self.assignment_[tr_idx] = assignment
-                if holdout:
-                    self.assignment_[tr_idx[S]] = -2
+                state = self._combine(results, lay, sizes, gater, Zs, p, rng)
+                tr_costs.append(state["train_cost"])
+                tr_errs.append(float(np.mean((state["train_dec"] > 0) != (lay.ys_s > 0))))
+                val_errs.append(float(np.mean((state["val_dec"] > 0) != (lay.yv > 0)))
+                                if lay.n_val else np.nan)
+                self._record_assignment(lay, assignment, X.shape[0])
                 # Alg. 6.1 keeps the iteration with the best validation error; without a
                 # validation set the last one.
-                improved = not n_val or val_errs[-1] < best_err
-                if improved:
-                    best_err = val_errs[-1] if n_val else best_err
+                if not lay.n_val or val_errs[-1] < best_err:
+                    best_err = val_errs[-1] if lay.n_val else best_err
                     since_best = 0
                     best = self._snapshot(it)
                 else:
@@ -799,29 +730,16 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                 stop = patience is not None and since_best >= patience
                 if self.verbose:
                     print(f"[MixtureSVC] iteration {it + 1}/{n_outer}: sizes {sizes.min()}-"
-                          f"{sizes.max()}, train cost {tr_cost:.4f}, train error {tr_errs[-1]:.4f}, "
-                          f"validation error {val_errs[-1]:.4f}, experts {times.sum():.1f} s "
-                          f"(wall {parallel_time:.1f} s so far)", flush=True)
+                          f"{sizes.max()}, train cost {tr_costs[-1]:.4f}, train error "
+                          f"{tr_errs[-1]:.4f}, validation error {val_errs[-1]:.4f}, experts "
+                          f"{times.sum():.1f} s (wall {parallel_time:.1f} s so far)", flush=True)
                 if self.callback is not None:
                     info = dict(expert_sizes=sizes, validation_error=val_errs[-1],
-                                train_error=tr_errs[-1], train_cost=tr_cost,
+                                train_error=tr_errs[-1], train_cost=tr_costs[-1],
                                 parallel_time=parallel_time, gater_time=gater_time)
                     stop = (self.callback(it, info) is False) or stop
                 if it < n_outer - 1 and not stop:
-                    order = rng.permutation(P)
-                    if local:
-                        logpy = np.where(ytr[:, None] > 0, log_expit(self._platt_z(F)),
-                                         log_expit(-self._platt_z(F)))
-                        scores = logpy + logpx + self.log_prior_[None, :]
-                        assignment = balanced_assignment(scores, capacity, order)
-                    else:
-                        if holdout:
-                            prefs, row_scores = self._preferences(Xtr[pool], S[:0], G)
-                        else:
-                            prefs, row_scores = self._preferences(Xtr, S, G)
-                        assignment = np.full(L, -1, dtype=np.int64)
-                        assignment[pool] = _assign_from_preferences(prefs, row_scores, P, K,
-                                                                    capacity, order)
+                    assignment = self._reassign(lay, K, state, rng)
                 gater_time += time.perf_counter() - t0
                 if stop:
                     break
@@ -835,6 +753,134 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         self.cpu_time_ = cpu_tasks + gater_time
         self.fit_time_ = time.perf_counter() - t_start
         return self
+
+    # -- the pieces of fit -----------------------------------------------------------------
+    def _check_data(self, X, y, K):
+        """Checked inputs and the targets as -1/+1 (``classes_`` set)."""
+        X, y = check_input(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if classes.shape[0] > 2:
+            raise ValueError(f"Only binary classification is supported: MixtureSVC needs y with "
+                             f"2 classes, got {classes.shape[0]}")
+        if classes.shape[0] < 2:
+            raise ValueError(f"MixtureSVC needs y with 2 classes, got 1 class ({classes[0]!r})")
+        if K > X.shape[0]:
+            raise ValueError(f"n_experts={K} is larger than the number of training examples "
+                             f"({X.shape[0]})")
+        self.classes_ = classes
+        return X, np.where(y_idx == 1, 1.0, -1.0)
+
+    def _layout(self, X, ys, K, rng):
+        """Where each point serves: the validation set, the gater's points S, the experts' pool.
+
+        Validation: a fraction of the data, at most ``max_validation`` points (the thesis:
+        10,000 on Forest) -- every expert is evaluated on it at every iteration.  S: for the
+        global and uniform gaters a random subsample of at most ``gater_samples`` training
+        points, the same for the whole fit (the experts are evaluated there, not on all L
+        points), held out from the experts with ``gater_holdout``; the local gater's
+        reassignment needs every expert's output on every training point, so S is the whole
+        training set there.  The pool: every training point, or all but S."""
+        n = X.shape[0]
+        n_val = int(math.floor(self.validation_fraction * n))
+        if self.max_validation is not None:
+            n_val = min(n_val, int(self.max_validation))
+        n_val = min(n_val, n - K)
+        perm = rng.permutation(n)
+        val_idx, tr_idx = np.sort(perm[:n_val]), np.sort(perm[n_val:])
+        Xtr, ytr = X[tr_idx], ys[tr_idx]
+        L = Xtr.shape[0]
+        local = self.gater == "local"
+        holdout = bool(self.gater_holdout) and self.gater == "global" and K > 1
+        if holdout:  # at most a fifth of the training set
+            n_s = L // 5 if self.gater_samples is None else min(int(self.gater_samples), L // 5)
+            S = np.sort(rng.choice(L, size=max(n_s, 1), replace=False))
+            in_s = np.zeros(L, dtype=bool)
+            in_s[S] = True
+            pool = np.flatnonzero(~in_s)
+        else:
+            if local or self.gater_samples is None or self.gater_samples >= L:
+                S = np.arange(L)
+            else:
+                S = np.sort(rng.choice(L, size=int(self.gater_samples), replace=False))
+            pool = np.arange(L)
+        P = pool.shape[0]
+        return _Layout(tr_idx=tr_idx, val_idx=val_idx, Xtr=Xtr, ytr=ytr, Xv=X[val_idx],
+                       yv=ys[val_idx], S=S, Xs=Xtr[S], ys_s=ytr[S], pool=pool, L=L, P=P,
+                       n_val=n_val, local=local, holdout=holdout,
+                       capacity=P // K + 1 if self.balance else P)
+
+    def _common_sigma(self, Xtr):
+        """One width for every expert and iteration (thesis ch. 6: the experts' sigma and C are
+        the same for all experts and iterations).  ``sigma='scale'`` is resolved here, on the
+        whole training set: resolved by each expert on its own subset it would give the experts
+        of a reassigned (regional, smaller-variance) partition narrower kernels than the random
+        partition's -- measured 10-20 % apart after one reassignment."""
+        sigma = self.sigma
+        if isinstance(sigma, str) and sigma == "scale":
+            from ..kernels import scale_sigma
+
+            sigma = float(scale_sigma(Xtr))
+        return sigma
+
+    def _combine(self, results, lay, sizes, gater, Zs, p, rng):
+        """After the experts of an iteration: train the gater (global) or set up the local
+        posterior, and the mixture's decision on the gater's points and the validation set."""
+        F = np.column_stack([r["dec"] for r in results])          # on S
+        Fv = np.column_stack([r["dec_val"] for r in results]) if lay.n_val else None
+        out = dict(F=F, val_dec=None)
+        if lay.local:
+            self.platt_ = np.array([r["platt"] for r in results])
+            self.densities_ = [r["gmm"] for r in results]
+            with np.errstate(divide="ignore"):
+                self.log_prior_ = np.log(sizes / lay.L)
+            out["logpx"] = logpx = np.column_stack([r["logpx"] for r in results])
+            p_pos = self._local_p_pos(self._local_posterior(logpx), F)
+            pr = np.where(lay.ys_s > 0, p_pos, 1 - p_pos)
+            out["train_cost"] = float(-np.mean(np.log(np.clip(pr, 1e-300, None))))
+            out["train_dec"] = p_pos - 0.5
+            if lay.n_val:
+                lv = np.column_stack([r["logpx_val"] for r in results])
+                out["val_dec"] = self._local_p_pos(self._local_posterior(lv), Fv) - 0.5
+            return out
+        if gater is not None:
+            # Small matrix products: one BLAS thread (spinning threads on shared cores made
+            # them 8x slower).
+            with threadpool_limits(limits=1):
+                gater.fit(lay.Xs, lay.ys_s, F, self.gater_epochs,
+                          float(p["gater_learning_rate"]), int(self.gater_batch_size), rng, Z=Zs)
+                G = gater.gate(lay.Xs, Z=Zs).astype(np.float64)
+        else:
+            G = np.full((lay.S.shape[0], F.shape[1]), 1.0 / F.shape[1])
+        out.update(G=G, train_cost=GaterMLP.cost(G, F, lay.ys_s), train_dec=np.sum(G * F, axis=1))
+        if lay.n_val:
+            out["val_dec"] = np.sum(self._gate(lay.Xv) * Fv, axis=1)
+        return out
+
+    def _record_assignment(self, lay, assignment, n):
+        """``assignment_`` over all n points: -1 validation, -2 the gater's held-out points."""
+        self.assignment_ = np.full(n, -1, dtype=np.int64)
+        self.assignment_[lay.tr_idx] = assignment
+        if lay.holdout:
+            self.assignment_[lay.tr_idx[lay.S]] = -2
+
+    def _reassign(self, lay, K, state, rng):
+        """Every pool point to its preferred expert that is not full (thesis Alg. 6.1 step 2.3):
+        preferred by the gater (global), by ``log P(y|x,k) + log P(x|k) + log P(k)`` (local)."""
+        order = rng.permutation(lay.P)
+        if lay.local:
+            z = self._platt_z(state["F"])
+            logpy = np.where(lay.ytr[:, None] > 0, log_expit(z), log_expit(-z))
+            scores = logpy + state["logpx"] + self.log_prior_[None, :]
+            return balanced_assignment(scores, lay.capacity, order)
+        if lay.holdout:
+            prefs, row_scores = self._preferences(lay.Xtr[lay.pool], lay.S[:0], state["G"])
+        else:
+            prefs, row_scores = self._preferences(lay.Xtr, lay.S, state["G"])
+        assignment = np.full(lay.L, -1, dtype=np.int64)
+        assignment[lay.pool] = _assign_from_preferences(prefs, row_scores, lay.P, K,
+                                                        lay.capacity, order)
+        return assignment
 
     def _snapshot(self, it):
         """What the model of iteration ``it`` consists of (the gater's weights copied: it is
