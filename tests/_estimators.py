@@ -54,7 +54,7 @@ FAST_PARAMS = {
     "MLPRegressor": dict(n_hidden=5, max_epochs=20),
     "MarginPerceptron": dict(max_epochs=20),
     "SimpleMLP": dict(n_hidden=5, max_epochs=20),
-    "MixtureSVC": dict(n_experts=2, n_iter=2, gater_epochs=2, client="serial", random_state=0),
+    "MixtureSVC": dict(n_experts=2, max_iter=2, gater_epochs=2, client="serial", random_state=0),
     "GradientTuner": dict(max_iter=3),
     "ScalingSelector": dict(n_features_to_select=1, max_iter=3),
     "SVMRFE": dict(n_features_to_select=1),
