@@ -140,6 +140,74 @@ def test_a_new_dashboard_module_is_found(tmp_path):
         ("variant", "New idea", "Variant", "variant.png", "new_idea")]
 
 
+_MINI_BASE = '''
+class Dashboard:
+    title = "Dashboard"
+    purpose = ""
+    notebook = ""
+    thumbnail = ""
+    gallery_order = 1000
+'''
+
+_ODD = '''
+from ._base import (
+    Dashboard,
+)
+
+
+def keep(cls):
+    return cls
+
+
+@keep
+class Odd(Dashboard):
+    """A docstring.
+
+    def not_a_method(): mentioned in the docstring
+    """
+    notebook = "odd"
+    purpose = ("two lines "
+               "of purpose")
+
+    @property
+    def method(self):
+        text = """a string in a method,
+title = "not an attribute"
+"""
+        return text
+
+    def other(self,
+              x=1):
+        return x
+
+    title = "Set after the methods"
+    thumbnail = """two lines,
+at column 0"""
+'''
+
+
+def test_the_scan_reads_what_python_reads_whatever_the_layout(tmp_path):
+    """A decorated class, a docstring mentioning def, a multi-line import, attributes after
+    the methods, a string at column 0 inside a method and in an attribute: the scan agrees with
+    Python."""
+    pkg = tmp_path / "scanpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "_base.py").write_text(_MINI_BASE)
+    (pkg / "odd.py").write_text(_ODD)
+    (card,) = scan_dashboards(pkg)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        odd = importlib.import_module("scanpkg.odd").Odd
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.split(".")[0] == "scanpkg"]:
+            del sys.modules[name]
+    assert (card.name, card.purpose, card.title, card.thumbnail) == (
+        odd.notebook, odd.purpose, odd.title, odd.thumbnail)
+    assert card.title == "Set after the methods" and card.purpose == "two lines of purpose"
+
+
 @pytest.mark.parametrize("body,match", [
     ('    title = "x"\n', "has no 'notebook'"),
     ('    notebook = "a"\n    title = "x".upper()\n', "must be a literal"),
