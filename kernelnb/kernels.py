@@ -21,12 +21,12 @@ model-selection code (Chapelle's thesis, ch. 4) optimises in log space.
 """
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
 from . import _kernels
 from ._threads import blas_threads_for
+from ._validation import POSITIVE, POSITIVE_INT, check_param
 
 __all__ = [
     "Kernel",
@@ -57,10 +57,7 @@ def check_sigma(sigma, dtype=np.float64, name="sigma"):
     overflows or underflows gives kernel matrices of NaN, zeros or ones.  Raises ``ValueError``
     naming ``name`` otherwise (never ``ZeroDivisionError`` or ``OverflowError``).
     """
-    if (isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, numbers.Real)
-            or not np.isfinite(sigma) or sigma <= 0):
-        raise ValueError(f"{name} must be a positive finite number, got {sigma!r}")
-    sigma = float(sigma)
+    sigma = float(check_param(name, sigma, POSITIVE, "the RBF kernel"))
     info = np.finfo(dtype)
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
         gamma = 1.0 / (2.0 * np.float64(sigma) * np.float64(sigma))
@@ -81,9 +78,7 @@ def gamma_from_sigma(sigma):
 
 def sigma_from_gamma(gamma):
     """Return the width ``sigma`` for scikit-learn's ``gamma``: ``sigma = sqrt(1 / (2 gamma))``."""
-    if (isinstance(gamma, (bool, np.bool_)) or not isinstance(gamma, numbers.Real)
-            or not np.isfinite(gamma) or gamma <= 0):
-        raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
+    check_param("gamma", gamma, POSITIVE, "sigma_from_gamma")
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
         sigma = np.sqrt(1.0 / (2.0 * np.float64(gamma)))
     return check_sigma(float(sigma), name=f"the sigma of gamma={gamma!r}")
@@ -109,12 +104,6 @@ def _as_float(X, name="X"):
     if X.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, got shape {X.shape}")
     return np.ascontiguousarray(X)
-
-
-def _check_positive(name, value):
-    if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
 
 
 class Kernel:
@@ -164,11 +153,9 @@ class Polynomial(Kernel):
     name = "poly"
 
     def __init__(self, degree=3, coef0=1.0, gamma=1.0):
-        if not isinstance(degree, numbers.Integral) or degree < 1:
-            raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
-        self.degree = int(degree)
+        self.degree = int(check_param("degree", degree, POSITIVE_INT, "the polynomial kernel"))
         self.coef0 = float(coef0)
-        self.gamma = _check_positive("gamma", gamma)
+        self.gamma = float(check_param("gamma", gamma, POSITIVE, "the polynomial kernel"))
 
     def get_params(self):
         return {"degree": self.degree, "coef0": self.coef0, "gamma": self.gamma}

@@ -77,9 +77,9 @@ def test_make_kernel_and_errors():
     assert isinstance(K.make_kernel(lambda a, b: a @ b.T), K.CallableKernel)
     with pytest.raises(ValueError, match="kernel must be one of"):
         K.make_kernel("gauss")
-    with pytest.raises(ValueError, match="sigma must be a positive"):
+    with pytest.raises(ValueError, match="The 'sigma' parameter of the RBF kernel must be"):
         K.RBF(sigma=0.0)
-    with pytest.raises(ValueError, match="sigma must be a positive"):
+    with pytest.raises(ValueError, match="The 'sigma' parameter of the RBF kernel must be"):
         K.RBF(sigma=np.nan)
     with pytest.raises(ValueError, match="scales must be finite"):
         K.RBF(scales=[1.0, -1.0])
