@@ -42,6 +42,7 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from ..svm import _smo
 
 __all__ = [
     "LeaveOneOut",
@@ -411,112 +412,36 @@ def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None, bet
         raise ValueError(f"radius must be 'sphere' or 'variance', got {radius!r}")
     if max_iter is None:
         max_iter = 100 * n + 1000
-    # minimise F(beta) = beta' K beta - d' beta on the simplex; gradient g = 2 K beta - d.
     if beta_init is None:
-        beta = _sphere_active_set(K, d)
+        beta = np.full(n, 1.0 / n)
     else:
         beta = np.clip(np.asarray(beta_init, dtype=np.float64).ravel(), 0.0, None)
         if beta.shape[0] != n or not beta.sum() > 0:
             raise ValueError(f"beta_init must have {n} non-negative entries, not all zero")
         beta /= beta.sum()
-    Kb = K @ beta
-    stop = tol * max(1.0, float(np.max(np.abs(d))))
-    # Pairwise steps with an exact line search, from the active-set guess: they certify the
-    # optimality conditions (and finish the job where the guess was not exact).
-    for _ in range(int(max_iter)):
-        g = 2.0 * Kb - d
-        i = int(np.argmin(g))                       # coordinate to increase
-        gpos = np.where(beta > 0, g, -np.inf)
-        j = int(np.argmax(gpos))                    # coordinate to decrease
-        gap = g[j] - g[i]
-        if gap <= stop or i == j:
-            break
-        curv = K[i, i] + K[j, j] - 2.0 * K[i, j]
-        t = beta[j] if curv <= 1e-300 else min(beta[j], gap / (2.0 * curv))
-        beta[i] += t
-        beta[j] -= t
-        if beta[j] < 1e-300:
-            beta[j] = 0.0
-        Kb += t * (K[:, i] - K[:, j])
+    beta = _sphere_weights(K, d, beta, tol * max(1.0, float(np.max(np.abs(d)))), int(max_iter))
     R2 = float(d @ beta - beta @ K @ beta)
     return max(R2, 0.0), beta
 
 
-def _eqp(K, d, S):
-    """Minimiser of ``beta' K beta - d' beta`` on ``{sum beta = 1}`` restricted to the indices
-    ``S``: ``[[2 K_SS, 1], [1', 0]] (beta, -mu) = (d, 1)``; returns (beta_S, mu)."""
-    m = S.size
-    A = np.zeros((m + 1, m + 1))
-    A[:m, :m] = 2.0 * K[np.ix_(S, S)]
-    A[:m, m] = 1.0
-    A[m, :m] = 1.0
-    rhs = np.append(d[S], 1.0)
-    try:
-        sol = np.linalg.solve(A, rhs)
-    except np.linalg.LinAlgError:
-        sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
-    if not np.all(np.isfinite(sol)):
-        sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
-    return sol[:m], -sol[m]
+def _sphere_weights(K, d, beta0, stop, max_iter):
+    """Minimise ``beta' K beta - d' beta`` on the simplex with kernelnb's SVM solver.
 
-
-def _sphere_active_set(K, d, max_rounds=None):
-    """Enclosing-sphere weights by an active-set method on the simplex.
-
-    A first phase solves the equality-constrained problem on a working set S, drops every
-    negative weight and adds every point outside the sphere (fast, not monotone); the second is
-    the classical primal active-set method from the best feasible point found (each step moves
-    towards the working set's optimum until a weight reaches 0, or adds the point farthest
-    outside the sphere).  Returns a point of the simplex (the caller checks optimality)."""
+    It is the solver's dual form ``1/2 a'Qa + p'a`` with ``Q = 2K`` (read in float64 as it is),
+    ``p = -d``, every ``y_t = +1`` and ``0 <= a_t <= 1``: the pair steps keep ``sum a_t`` at the
+    starting point's 1, and the solver stops when the largest gradient gap between a weight
+    that can grow and one that can shrink (``max_{beta_j > 0} g_j - min_i g_i``, ``g = 2 K beta
+    - d``) is at most ``stop`` -- the optimality conditions of the enclosing sphere (thesis 4.7).
+    """
     n = K.shape[0]
-    scale = max(1.0, float(np.max(np.abs(d))))
-    tol = 1e-12 * scale
-    S = np.arange(n)
-    beta = None
-    for _ in range(8):                                   # phase 1
-        bS, mu = _eqp(K, d, S)
-        neg = bS < 0
-        if neg.any():
-            if neg.all():
-                break
-            S = S[~neg]
-            continue
-        beta = np.zeros(n)
-        beta[S] = bS
-        g = 2.0 * K @ beta - d
-        out = np.setdiff1d(np.flatnonzero(g < mu - tol), S)
-        if out.size == 0:
-            return beta
-        S = np.union1d(S, out)
-    if beta is None:
-        beta = np.zeros(n)
-        beta[int(np.argmax(d - 2.0 * K.mean(axis=1)))] = 1.0
-    S = np.flatnonzero(beta > 0)
-    for _ in range(max_rounds or 4 * n + 20):            # phase 2
-        bS, mu = _eqp(K, d, S)
-        cur = beta[S]
-        if np.all(bS >= 0):
-            beta = np.zeros(n)
-            beta[S] = bS
-            g = 2.0 * K @ beta - d
-            g[S] = np.inf
-            i = int(np.argmin(g))
-            if not g[i] < mu - tol:
-                break
-            S = np.append(S, i)
-        else:
-            step = cur - bS
-            shrink = bS < 0
-            t = float(np.min(cur[shrink] / step[shrink]))
-            new = cur + t * (bS - cur)
-            new[new <= 1e-300] = 0.0
-            new[shrink & (cur / np.where(step > 0, step, 1) <= t)] = 0.0
-            beta = np.zeros(n)
-            beta[S] = new
-            S = S[new > 0]
-            if S.size == 0:
-                break
-    beta = np.maximum(beta, 0.0)
+    Q = np.ascontiguousarray(2.0 * K)
+    res = _smo.solve_dual(
+        None, None, _smo.KIND_PRECOMPUTED, 0.0, 0.0, 1,
+        np.ones(n, dtype=np.int8), np.arange(n, dtype=np.int32), np.ascontiguousarray(-d),
+        np.ones(n), np.zeros(n), np.ascontiguousarray(np.diag(Q)), np.ascontiguousarray(beta0),
+        max(1.0, 8.0 * n * n / 2**20 + 1.0), int(min(256, max(16, n // 40))), True, float(stop),
+        int(max_iter), None, 1000, 1, 2, Q)
+    beta = np.maximum(res["alpha"], 0.0)
     return beta / beta.sum()
 
 

@@ -372,3 +372,21 @@ def test_bad_input_raises_clear_errors(moons):
         bounds_table(SVC(), X, y3, values=[1.0])
     with pytest.raises(ValueError, match="callback"):
         bounds_table(model, X, y, values=[1.0], callback=3)
+
+
+def test_enclosing_sphere_of_a_triangle_and_warm_start():
+    # three points on the unit circle 120 degrees apart and points inside: the smallest
+    # enclosing sphere is the unit circle (R^2 = 1), its weights 1/3 on the triangle
+    ang = np.array([0.0, 2 * np.pi / 3, 4 * np.pi / 3])
+    rng = np.random.default_rng(0)
+    inner = rng.uniform(-0.4, 0.4, (30, 2))
+    X = np.vstack([np.column_stack([np.cos(ang), np.sin(ang)]) + 3.0, inner + 3.0])
+    K = X @ X.T
+    R2, beta = radius_squared_from_kernel(K)
+    assert R2 == pytest.approx(1.0, rel=1e-9)
+    np.testing.assert_allclose(beta[:3], 1 / 3, atol=1e-9)
+    assert beta[3:].max() <= 1e-12
+    R2w, _ = radius_squared_from_kernel(K, beta_init=np.r_[np.zeros(32), 1.0])
+    assert R2w == pytest.approx(1.0, rel=1e-9)
+    with pytest.raises(ValueError, match="beta_init"):
+        radius_squared_from_kernel(K, beta_init=np.zeros(33))
