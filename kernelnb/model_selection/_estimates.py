@@ -383,7 +383,7 @@ def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None, bet
     radius : {'sphere', 'variance'}, default='sphere'
         ``'sphere'``: the smallest enclosing sphere, ``R^2 = max_beta sum_i beta_i K_ii -
         beta' K beta`` over the simplex (``beta >= 0, sum beta = 1``; thesis 4.7), solved by
-        pairwise (SMO) steps with an exact line search.  ``'variance'``: ``beta_i = 1/n``, the mean
+        kernelnb's SVM solver (pair steps, shrinking) on the float64 matrix.  ``'variance'``: ``beta_i = 1/n``, the mean
         squared distance to the centre of mass (``mean K_ii - mean K``), the thesis's advice.
     tol : float, default=1e-10
         Stop when the largest violation of the optimality conditions (gradient gap between a
@@ -392,7 +392,7 @@ def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None, bet
         Pairwise steps allowed (default ``100 n + 1000``).
     beta_init : array of shape (n,), optional
         Warm start for ``'sphere'`` (e.g. the weights at the previous kernel parameters of a
-        gradient descent), projected to the simplex; by default an active-set method guesses it.
+        gradient descent), projected to the simplex; by default the uniform weights.
 
     Returns
     -------
