@@ -26,10 +26,9 @@ standardises them, ch. 4.5) sees the same data under both readings.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._validation import NONNEGATIVE, StrOptions, check_param
 from .toy import make_feature_selection_linear, make_feature_selection_nonlinear
 
 __all__ = ["make_weston_linear", "make_weston_nonlinear", "WESTON_NOISE_LEVEL"]
@@ -38,25 +37,18 @@ __all__ = ["make_weston_linear", "make_weston_nonlinear", "WESTON_NOISE_LEVEL"]
 WESTON_NOISE_LEVEL = 20.0
 
 
-def _noise_std(noise):
-    if isinstance(noise, str):
-        if noise == "std":
-            return WESTON_NOISE_LEVEL
-        if noise == "variance":
-            return float(np.sqrt(WESTON_NOISE_LEVEL))
-        raise ValueError(f"noise must be 'std', 'variance' or a number >= 0, got {noise!r}")
-    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) \
-            or not np.isfinite(noise) or noise < 0:
-        raise ValueError(f"noise must be 'std', 'variance' or a number >= 0, got {noise!r}")
+def _noise_std(noise, caller):
+    check_param("noise", noise, [StrOptions({"std", "variance"}), *NONNEGATIVE], caller)
+    if noise == "std":
+        return WESTON_NOISE_LEVEL
+    if noise == "variance":
+        return float(np.sqrt(WESTON_NOISE_LEVEL))
     return float(noise)
 
 
-def _labels(y01, labels):
-    if labels == "01":
-        return y01
-    if labels == "pm1":
-        return 2 * y01 - 1
-    raise ValueError(f"labels must be '01' or 'pm1', got {labels!r}")
+def _labels(y01, labels, caller):
+    check_param("labels", labels, [StrOptions({"01", "pm1"})], caller)
+    return y01 if labels == "01" else 2 * y01 - 1
 
 
 def make_weston_linear(n_samples=100, n_features=202, noise="std", labels="01",
@@ -90,10 +82,10 @@ def make_weston_linear(n_samples=100, n_features=202, noise="std", labels="01",
     relevant : ndarray of int, ``[0, 1, 2, 3, 4, 5]`` (only with ``return_relevant=True``)
         Two features are enough for a low error: one of each redundant group of three.
     """
-    std = _noise_std(noise)
+    std = _noise_std(noise, "make_weston_linear")
     X, y = make_feature_selection_linear(n_samples, n_features=n_features, noise_std=std,
                                          random_state=random_state)
-    y = _labels(y, labels)
+    y = _labels(y, labels, "make_weston_linear")
     if return_relevant:
         return X, y, np.arange(6)
     return X, y
@@ -126,10 +118,10 @@ def make_weston_nonlinear(n_samples=100, n_features=52, noise="std", labels="01"
     y : ndarray of shape (n_samples,), int
     relevant : ndarray of int (only with ``return_relevant=True``)
     """
-    std = _noise_std(noise)
+    std = _noise_std(noise, "make_weston_nonlinear")
     X, y = make_feature_selection_nonlinear(n_samples, n_features=n_features, noise_std=std,
                                             random_state=random_state)
-    y = _labels(y, labels)
+    y = _labels(y, labels, "make_weston_nonlinear")
     if return_relevant:
         return X, y, np.arange(2)
     return X, y

@@ -16,6 +16,7 @@ stand-ins for the 2-D data of the theses' figures, which is not published.
 import numpy as np
 from sklearn import datasets as _skd
 
+from .._validation import StrOptions, check_param
 from ._checks import check_int, check_nonnegative, check_positive, check_rng
 
 __all__ = [
@@ -371,8 +372,7 @@ TOY_NOISE = {
 
 def make_toy(name, n_samples=200, noise=None, random_state=None):
     """Draw the 2-D toy ``name`` of :data:`TOY_DATASETS`; ``noise=None`` uses its default."""
-    if name not in TOY_DATASETS:
-        raise ValueError(f"name must be one of {sorted(TOY_DATASETS)}, got {name!r}")
+    check_param("name", name, [StrOptions(set(TOY_DATASETS))], "make_toy")
     func = TOY_DATASETS[name][0]
     if noise is None:
         noise = TOY_NOISE[name][0]

@@ -14,6 +14,8 @@ from importlib import resources
 
 import numpy as np
 
+from .._validation import StrOptions, check_param
+
 __all__ = [
     "load_sonar",
     "load_ionosphere",
@@ -140,8 +142,7 @@ def load_breast_cancer(missing="drop", return_feature_names=False):
     y : ndarray of shape (683,) or (699,), int64
     feature_names : list of str, only when ``return_feature_names`` is True
     """
-    if missing not in ("drop", "median", "keep"):
-        raise ValueError(f"missing must be 'drop', 'median' or 'keep', got {missing!r}")
+    check_param("missing", missing, [StrOptions({"drop", "median", "keep"})], "load_breast_cancer")
     X, y, names = _classification("breastcancer.csv.gz", {"malignant": 1, "benign": 0},
                                   drop_first=True)
     holes = np.isnan(X)

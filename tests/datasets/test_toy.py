@@ -64,7 +64,7 @@ def test_noise_moves_the_same_points(name):
 
 
 def test_make_toy_unknown_name():
-    with pytest.raises(ValueError, match=r"name must be one of .*'spirals'.*got 'circles'"):
+    with pytest.raises(ValueError, match=r"The 'name' parameter of make_toy must be a str among .*'spirals'.* Got 'circles' instead"):
         ds.make_toy("circles")
 
 

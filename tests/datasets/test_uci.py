@@ -92,7 +92,7 @@ def test_breast_cancer_missing_values():
     median = (present[(k - 1) // 2] + present[k // 2]) / 2
     np.testing.assert_array_equal(Xm[holes], median)
 
-    with pytest.raises(ValueError, match="missing must be 'drop', 'median' or 'keep', got 'mean'"):
+    with pytest.raises(ValueError, match=r"The 'missing' parameter of load_breast_cancer must be a str among .*'median'.* Got 'mean' instead"):
         ds.load_breast_cancer(missing="mean")
 
 
