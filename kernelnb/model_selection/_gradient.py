@@ -28,6 +28,9 @@ __all__ = ["criterion_and_gradient", "full_dual", "sphere_radius2", "CRITERIA", 
 CRITERIA = ("radius_margin", "span")
 TUNABLE = ("C", "sigma", "scales")
 RADII = ("variance", "sphere")
+# Solver tolerance of the fits behind the criteria: the KKT gap of the float64 solve (the
+# criteria and their gradients assume the exact optimum).
+_TOL = 1e-9
 # Smoothing of the step in the span criterion: Psi(x) = 1 / (1 + exp(-A x + B)) (thesis 4.2,
 # Fig. 4.1 uses A = 5, B = 0).
 SPAN_SIGMOID = (5.0, 0.0)
@@ -136,54 +139,6 @@ def _sv_system(Kt, yv, F):
     H[m, :m] = yv[F]
     H[m, m] = 0.0
     return H
-
-
-def _polish(Kt, yv, alpha, box=None, tol_kkt=1e-6):
-    """Exact SVM optimum on ``Kt`` (= K~) given the solver's support vectors.
-
-    The solver works with a float32 kernel and stops at its tolerance.  With ``box=None`` (hard
-    margin on K~, i.e. the L2 soft margin) the optimum solves, on the support set F,
-    ``[[Q_FF, y_F], [y_F', 0]] (alpha_F, b) = (1, 0)`` with ``Q = yy' o K~``; with a box C (L1
-    margin) the bounded ones stay at C and move to the right-hand side.  Support vectors that
-    come out negative are dropped (a few rounds).  Returns ``(alpha, b, polished)``; with
-    ``polished=False`` the solver's alphas are kept and b is their average margin offset.
-    """
-    n = yv.shape[0]
-    F, Bd = _free_bounded(alpha, box)
-    base = np.zeros(n)
-    if Bd.size:
-        base[Bd] = box
-    for _ in range(5):
-        if F.size == 0 or (Bd.size == 0 and np.unique(yv[F]).size < 2):
-            break
-        m = F.size
-        rhs = np.zeros(m + 1)
-        rhs[:m] = 1.0 - yv[F] * (Kt[np.ix_(F, Bd)] @ (base[Bd] * yv[Bd])) if Bd.size else 1.0
-        rhs[m] = -float(yv[Bd] @ base[Bd]) if Bd.size else 0.0
-        try:
-            sol = linalg.solve(_sv_system(Kt, yv, F), rhs, assume_a="sym")
-        except (linalg.LinAlgError, ValueError):
-            break
-        a_F, b = sol[:m], sol[m]
-        if np.all(a_F > 0) and (box is None or np.all(a_F < box)):
-            new = base.copy()
-            new[F] = a_F
-            margins = yv * (Kt @ (new * yv) + b)
-            tol = tol_kkt * max(1.0, np.abs(margins).max())
-            ok = np.all(margins[new == 0] >= 1.0 - tol)
-            if Bd.size:
-                ok = ok and np.all(margins[Bd] <= 1.0 + tol)
-            if ok:
-                return new, float(b), True
-            break
-        if box is not None and np.any(a_F >= box):
-            break
-        F = F[a_F > 0]
-    # Fallback: the solver's alphas; b from the free support vectors.
-    F, _ = _free_bounded(alpha, box)
-    f = Kt @ (alpha * yv)
-    b = float(np.mean(yv[F] - f[F])) if F.size else 0.0
-    return alpha.copy(), b, False
 
 
 # --------------------------------------------------------------------------------------------
@@ -367,9 +322,10 @@ def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C"
 
     Notes
     -----
-    The SVM solver works with a float32 kernel; the criterion is evaluated in float64 on the
-    exact optimum of the solver's support set (one (n_SV+1) linear solve), so that values and
-    gradients agree to finite differences when the SVC is fitted with a small ``tol``.
+    The SVC is fitted by kernelnb's solver in float64 (``precision='float64'``) to a KKT gap of
+    at most 1e-9 (or the estimator's ``tol`` if smaller), so that the criterion and its
+    gradient are those of the exact optimum and agree with finite differences;
+    ``criterion_info_['polished']`` says whether that fit converged.
     """
     from ..svm import SVC  # local import: kernelnb.svm imports nothing from here
 
@@ -436,6 +392,9 @@ def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C"
     if kind == "rbf":
         sigma = _k.KernelSpec.of(estimator, scales=s).resolve_sigma(X)
         params.update(sigma=sigma, scales=s.copy())
+    # The one solver in float64 on the exact kernel, to a tolerance tight enough for the
+    # envelope theorem (its gradients are those of the exact optimum).
+    params.update(precision="float64", tol=min(float(estimator.tol), _TOL))
     model = clone(estimator).set_params(**params)
     X_fit = X if kind == "rbf" else X * s
     if alpha_init is not None:
@@ -459,8 +418,9 @@ def _evaluate(model, X, X_fit, yv, n, s, kind, margin, estimator, criterion, tun
     box = float(estimator.C) if margin == "l1" else None
     Kt = K.copy()
     Kt[np.diag_indices(n)] += invC
-    alpha_raw = full_dual(model, n)
-    alpha, b, polished = _polish(Kt, yv, alpha_raw, box=box)
+    alpha = full_dual(model, n)
+    b = float(model.intercept_[0])
+    polished = model.fit_status_ == 0
 
     if criterion == "radius_margin":
         value, G, info = _radius_margin(Kt, yv, alpha, radius, beta_init=beta_init, box=box)
