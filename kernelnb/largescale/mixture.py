@@ -91,6 +91,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from .._callbacks import progress_caller
 from .._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, HasMethods, Hidden,
                            Interval, StrOptions, check_input, check_params)
 from ..kernels import KERNEL_NAMES
@@ -542,10 +543,12 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         and on Dask.
     verbose : bool, default=False
         Print one line per outer iteration.
-    callback : callable ``callback(iteration, info)``, optional
-        Called after each outer iteration with a dict (``expert_sizes``, ``validation_error``,
-        ``train_error``, ``train_cost``, ``parallel_time``, ``gater_time``); returning ``False``
-        stops after that iteration (the experts and gater then match).
+    callback : callable ``callback(info)``, optional
+        Called after each outer iteration with a dict (``iteration``, ``expert_sizes``,
+        ``validation_error``, ``train_error``, ``train_cost``, ``parallel_time``,
+        ``gater_time``); returning ``False`` stops after that iteration (the experts and gater
+        then match).  The package's one callback form (:mod:`kernelnb._callbacks`); the old
+        ``callback(iteration, info)`` still works, with a ``FutureWarning``.
     n_iter, gater_hidden, gater_lr, n_gaussians : deprecated
         The names of ``max_iter``, ``gater_n_hidden``, ``gater_learning_rate`` and
         ``gater_n_components`` before kernelnb 0.2: still accepted with a ``FutureWarning``,
@@ -691,6 +694,8 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         # exactly the first t iterations of a longer one.
         seed_rng = np.random.default_rng(int(rng.integers(2**62)))
         patience = self.n_iter_no_change
+        report = progress_caller(self.callback, "MixtureSVC", legacy=("iteration", "info"),
+                                 legacy_args=lambda info: (info["iteration"], info))
 
         self.expert_sizes_, self.expert_times_ = [], []
         val_errs, tr_errs, tr_costs = [], [], []
@@ -733,11 +738,10 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                           f"{sizes.max()}, train cost {tr_costs[-1]:.4f}, train error "
                           f"{tr_errs[-1]:.4f}, validation error {val_errs[-1]:.4f}, experts "
                           f"{times.sum():.1f} s (wall {parallel_time:.1f} s so far)", flush=True)
-                if self.callback is not None:
-                    info = dict(expert_sizes=sizes, validation_error=val_errs[-1],
-                                train_error=tr_errs[-1], train_cost=tr_costs[-1],
-                                parallel_time=parallel_time, gater_time=gater_time)
-                    stop = (self.callback(it, info) is False) or stop
+                info = dict(iteration=it, expert_sizes=sizes, validation_error=val_errs[-1],
+                            train_error=tr_errs[-1], train_cost=tr_costs[-1],
+                            parallel_time=parallel_time, gater_time=gater_time)
+                stop = report(info) or stop
                 if it < n_outer - 1 and not stop:
                     assignment = self._reassign(lay, K, state, rng)
                 gater_time += time.perf_counter() - t0
