@@ -42,6 +42,8 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._callbacks import progress_caller
+from .._validation import CALLBACK, NONNEGATIVE, POSITIVE, check_param
 from ..svm import _smo
 
 __all__ = [
@@ -718,9 +720,11 @@ def bounds_table(estimator, X, y, param="sigma", values=None, X_val=None, y_val=
     X_test, y_test : optional test data (column ``'test_error'``)
     loo : bool, default=False
         Also the exact leave-one-out error (column ``'loo'``; costs retrainings).
-    callback : callable ``callback(i, row)``, optional
-        Called after each value with its index and its row (a dict of floats), e.g. to move a
-        progress bar.
+    callback : callable ``callback(info)``, optional
+        Called after each value with its row (a dict of floats) and ``'iteration'``, the value's
+        index, e.g. to move a progress bar; returning ``False`` stops there (the table then holds
+        the values done).  The package's one callback form (:mod:`kernelnb._callbacks`); the old
+        ``callback(i, row)`` still works, with a ``FutureWarning``.
     regularization : float, default=0.1
         ``eta`` of the regularised span.
 
@@ -745,8 +749,6 @@ def bounds_table(estimator, X, y, param="sigma", values=None, X_val=None, y_val=
                          f"kernel={estimator.kernel!r}")
     if param == "C" and (estimator.margin == "hard" or np.isinf(estimator.C)):
         raise ValueError("param='C' has no effect with margin='hard'; use margin='l1' or 'l2'")
-    if callback is not None and not callable(callback):
-        raise ValueError(f"callback must be callable or None, got {callback!r}")
     if (X_test is None) != (y_test is None):
         raise ValueError("X_test and y_test must be given together")
     if (X_val is None) != (y_val is None):
@@ -758,6 +760,10 @@ def bounds_table(estimator, X, y, param="sigma", values=None, X_val=None, y_val=
     n_cls = np.unique(y_arr).size
     if n_cls != 2:
         raise ValueError(f"bounds_table is for two classes; y has {n_cls}")
+    check_param("callback", callback, CALLBACK, "bounds_table")
+    report = progress_caller(callback, "bounds_table", legacy=("i", "row"),
+                             legacy_args=lambda info: (info["iteration"], {
+                                 k: val for k, val in info.items() if k != "iteration"}))
     model_params = dict(warm_start=False, callback=None, verbose=False)
     rows = []
     coef_prev = None
@@ -787,6 +793,6 @@ def bounds_table(estimator, X, y, param="sigma", values=None, X_val=None, y_val=
         row["estimate_time"] = time.perf_counter() - t1
         row["n_trainings"] = 1 + n_loo
         rows.append(row)
-        if callback is not None:
-            callback(i, dict(row))
+        if report(dict(row, iteration=i)):
+            break
     return {k: np.array([r[k] for r in rows]) for k in rows[0]}

@@ -307,7 +307,7 @@ def test_bounds_table_refits_in_order_with_warm_starts(moons):
     rows = []
     tab = bounds_table(SVC(C=2.0, tol=1e-8), X, y, param="sigma", values=values,
                        X_test=Xt, y_test=yt, X_val=Xt[:50], y_val=yt[:50], loo=True,
-                       callback=lambda i, row: rows.append((i, row)))
+                       callback=lambda info: rows.append((info["iteration"], info)))
     assert [i for i, _ in rows] == [0, 1, 2, 3]
     np.testing.assert_array_equal(tab["sigma"], values)
     for key in (*ESTIMATE_NAMES, "validation", "test_error", "loo", "n_sv", "fit_time",
@@ -324,6 +324,21 @@ def test_bounds_table_refits_in_order_with_warm_starts(moons):
     tabC = bounds_table(SVC(sigma=0.5, margin="l2"), X, y, param="C", values=[0.1, 1, 10])
     assert tabC["C"].tolist() == [0.1, 1, 10] and np.all(tabC["n_trainings"] == 1)
     assert "test_error" not in tabC and "loo" not in tabC
+
+
+def test_bounds_table_callback_stops_and_old_form(moons):
+    X, y = moons
+    seen = []
+    tab = bounds_table(SVC(C=2.0), X, y, param="sigma", values=[0.3, 1.0, 2.0],
+                       callback=lambda info: seen.append(info["sigma"]) or info["iteration"] < 1)
+    assert seen == [0.3, 1.0] and tab["sigma"].tolist() == [0.3, 1.0]
+    old = []
+    with pytest.warns(FutureWarning, match="old form"):
+        bounds_table(SVC(C=2.0), X, y, param="sigma", values=[0.3, 1.0],
+                     callback=lambda i, row: old.append((i, sorted(row))))
+    assert [i for i, _ in old] == [0, 1] and "iteration" not in old[0][1]
+    with pytest.raises(ValueError, match="'callback' parameter of bounds_table"):
+        bounds_table(SVC(C=2.0), X, y, param="sigma", values=[0.3], callback=3)
 
 
 # ---------------------------------------------------------------------------------- errors
