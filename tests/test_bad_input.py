@@ -123,6 +123,23 @@ def test_fit_rejects_mismatched_y(case):
         _fit(est, X, y[:-5], supervised)
 
 
+REGRESSORS = [n for n in NAMES if is_regressor(ESTIMATOR_CLASSES[n]())]
+
+
+@pytest.mark.parametrize("name", REGRESSORS)
+@pytest.mark.parametrize("bad, message", [(np.nan, "NaN"), (np.inf, "infinity"),
+                                          (1e300, "y holds a value of magnitude")])
+def test_regressors_reject_bad_targets(name, bad, message):
+    """A huge target overflows the squares of a least-squares fit (or the targets'
+    standardisation) into NaN: refused like a huge input."""
+    est = make(ESTIMATOR_CLASSES[name])
+    X, y, _ = _data(est)
+    y = y.copy()
+    y[4] = bad
+    with pytest.raises(ValueError, match=message):
+        _fit(est, X, y, True)
+
+
 # -- predict ----------------------------------------------------------------------------------
 @pytest.fixture
 def fitted(case):
