@@ -76,17 +76,24 @@ def check_param(name, value, constraints, caller):
     return value
 
 
-def _limit(precision, n_terms):
-    """Largest |x| whose kernel products (``4 n_terms |x|^2``) stay finite in ``precision``."""
-    return float(np.sqrt(np.finfo(precision).max / (4.0 * max(int(n_terms), 1))))
+def _limit(precision, n_terms, degree=1, offset=0.0):
+    """Largest |x| whose kernel products stay finite in ``precision``: ``4 n_terms |x|^2``
+    (squared distances), and ``(n_terms |x|^2 + |offset|) ** degree`` for a polynomial kernel
+    of degree > 1 (its inner products)."""
+    degree = max(int(degree), 1)
+    top = float(np.finfo(precision).max) ** (1.0 / degree) - abs(float(offset))
+    factor = 4.0 if degree == 1 else 1.0
+    return float(np.sqrt(max(top, 0.0) / (factor * max(int(n_terms), 1))))
 
 
-def check_representable(A, precision=np.float64, name="X", n_terms=None, scale=None):
+def check_representable(A, precision=np.float64, name="X", n_terms=None, scale=None, degree=1,
+                        offset=0.0):
     """Raise a ``ValueError`` when the kernel products of ``A`` would overflow ``precision``.
 
     ``A`` is a finite 2-D (or 1-D) array; ``n_terms`` is the number of summed products (the
     number of features by default); ``scale`` multiplies the columns first (a kernel's
-    per-feature scaling factors, when they broadcast)."""
+    per-feature scaling factors, when they broadcast); ``degree`` and ``offset`` are those of a
+    polynomial kernel ``(<x, y> + offset) ** degree``."""
     A = np.asarray(A)
     if A.size == 0 or A.dtype.kind not in "fiu":
         return
@@ -101,23 +108,26 @@ def check_representable(A, precision=np.float64, name="X", n_terms=None, scale=N
     if n_terms is None:
         n_terms = A.shape[1] if A.ndim == 2 else 1
     precision = np.dtype(precision)
-    limit = _limit(precision, n_terms)
+    limit = _limit(precision, n_terms, degree, offset)
     if not m < limit:
+        what = ("squared distances and inner products" if degree == 1 else
+                f"the degree-{int(degree)} polynomial kernel")
         raise ValueError(
             f"{name} holds a value of magnitude {m:.3g}: too large for this estimator's "
-            f"{precision.name} computations (squared distances and inner products over "
-            f"{n_terms} feature(s) would overflow above |{name}| ~ {limit:.2g}); rescale {name}, "
-            f"e.g. with sklearn.preprocessing.StandardScaler")
+            f"{precision.name} computations ({what} over {n_terms} feature(s) would overflow "
+            f"above |{name}| ~ {limit:.2g}); rescale {name}, e.g. with "
+            f"sklearn.preprocessing.StandardScaler")
 
 
 def check_input(estimator, X="no_validation", y="no_validation", *, reset=True,
-                precision=None, scale=None, dtype=np.float64, **kwargs):
+                precision=None, scale=None, degree=1, offset=0.0, dtype=np.float64, **kwargs):
     """The one input check of every ``fit``, ``predict``, ``score_samples``, ...
 
     :func:`sklearn.utils.validation.validate_data` (2-D, non-empty, finite, consistent
     lengths, ``n_features_in_``; extra keyword arguments are passed on), then
     :func:`check_representable` on X in ``precision`` (default: the dtype X comes out with) with
-    the kernel's per-feature ``scale``, and on numeric targets (``y_numeric=True``) in float64.
+    the kernel's per-feature ``scale`` (and a polynomial kernel's ``degree`` and ``offset``), and
+    on numeric targets (``y_numeric=True``) in float64.
 
     Returns what ``validate_data`` returns: X, or (X, y)."""
     out = validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
@@ -125,7 +135,8 @@ def check_input(estimator, X="no_validation", y="no_validation", *, reset=True,
     no_y = y is None or (isinstance(y, str) and y == "no_validation")
     Xv = None if no_x else (out if no_y else out[0])
     if Xv is not None and hasattr(Xv, "dtype"):
-        check_representable(Xv, Xv.dtype if precision is None else precision, "X", scale=scale)
+        check_representable(Xv, Xv.dtype if precision is None else precision, "X", scale=scale,
+                             degree=degree, offset=offset)
     if not no_y and kwargs.get("y_numeric"):
         yv = out if no_x else out[1]
         check_representable(np.asarray(yv).reshape(-1), np.float64, "y",

@@ -95,9 +95,9 @@ class _BaseKMP(BaseEstimator):
 
     def _check_input(self, X, y="no_validation", reset=True, **kwargs):
         """The one input check, in the dictionary's precision after the kernel's scales."""
-        scales = None if self.scales is None else self.scales
+        poly = dict(degree=self.degree, offset=self.coef0) if self.kernel == "poly" else {}
         return check_input(self, X, y, reset=reset, precision=str(np.dtype(self.dtype)),
-                           scale=scales, **kwargs)
+                           scale=self.scales, **poly, **kwargs)
 
     def _make_kernel(self, X):
         """The fitted kernel (:meth:`kernelnb.kernels.KernelSpec.fit`, in the dictionary's

@@ -93,8 +93,9 @@ class _BaseSVM(BaseEstimator):
     def _check_input(self, X, y="no_validation", reset=True, **kwargs):
         """The one input check, in the solver's precision and after the kernel's scaling."""
         scales = None if self.scales is None or self.kernel == "precomputed" else self.scales
+        poly = dict(degree=self.degree, offset=self.coef0) if self.kernel == "poly" else {}
         return check_input(self, X, y, reset=reset, dtype=[np.float64, np.float32], order="C",
-                           precision=self.precision, scale=scales, **kwargs)
+                           precision=self.precision, scale=scales, **poly, **kwargs)
 
     # -- kernel and data -------------------------------------------------------------------
     def _resolve_kernel(self, X):
