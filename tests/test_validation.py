@@ -1,0 +1,87 @@
+"""kernelnb._validation: the one parameter check and the one input check."""
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator
+
+from kernelnb._validation import (
+    CALLBACK,
+    POSITIVE,
+    POSITIVE_INT,
+    InvalidParameterError,
+    StrOptions,
+    check_input,
+    check_param,
+    check_params,
+    check_representable,
+)
+from kernelnb.datasets import _checks
+
+
+class _Toy(BaseEstimator):
+    _parameter_constraints = {"width": POSITIVE, "k": POSITIVE_INT,
+                              "mode": [StrOptions({"a", "b"})], "callback": CALLBACK}
+
+    def __init__(self, width=1.0, k=1, mode="a", callback=None):
+        self.width, self.k, self.mode, self.callback = width, k, mode, callback
+
+
+@pytest.mark.parametrize("params, name", [
+    (dict(width=0.0), "width"), (dict(width=np.inf), "width"), (dict(width=np.nan), "width"),
+    (dict(k=0), "k"), (dict(k=1.5), "k"), (dict(mode="c"), "mode"), (dict(callback=3), "callback"),
+])
+def test_one_error_type_naming_the_parameter(params, name):
+    with pytest.raises(InvalidParameterError,
+                       match=rf"The '{name}' parameter of _Toy must be .* Got .* instead") as err:
+        check_params(_Toy(**params))
+    assert isinstance(err.value, ValueError) and isinstance(err.value, TypeError)
+
+
+def test_valid_parameters_pass_and_check_param_returns_the_value():
+    check_params(_Toy(width=2, k=3, mode="b", callback=print))
+    assert check_param("n", 4, POSITIVE_INT, "f") == 4
+    with pytest.raises(ValueError, match="The 'n' parameter of f must be an int"):
+        check_param("n", -4, POSITIVE_INT, "f")
+
+
+@pytest.mark.parametrize("precision, ok, bad", [("float32", 1e18, 1e19), ("float64", 1e153, 1e155)])
+def test_representable_limits(precision, ok, bad):
+    """|x| up to sqrt(max / (4 d)): squared distances stay finite in the solver's precision."""
+    check_representable(np.array([[ok, 0.0]]) / np.sqrt(2), precision)
+    with pytest.raises(ValueError, match=f"magnitude .* {precision}"):
+        check_representable(np.array([[bad, 0.0]]), precision)
+
+
+def test_representable_counts_scales_and_polynomial_degree():
+    X = np.ones((2, 2))
+    check_representable(X, "float32", scale=[1e17, 1.0])
+    with pytest.raises(ValueError, match="float32"):
+        check_representable(X, "float32", scale=[1e20, 1.0])
+    check_representable(X * 1e5, "float32", degree=3, offset=1.0)
+    with pytest.raises(ValueError, match="degree-3 polynomial"):
+        check_representable(X * 1e7, "float32", degree=3, offset=1.0)
+    check_representable(X, "float32", scale=object())       # not numbers: the table names it
+
+
+def test_check_input_is_validate_data_plus_the_range():
+    est = _Toy()
+    X = np.arange(6.0).reshape(3, 2)
+    Xc, yc = check_input(est, X, np.array([0.0, 1.0, 2.0]), y_numeric=True)
+    assert est.n_features_in_ == 2 and Xc.dtype == np.float64
+    with pytest.raises(ValueError, match="y holds a value of magnitude"):
+        check_input(est, X, np.array([0.0, 1.0, 1e300]), y_numeric=True)
+    with pytest.raises(ValueError, match="features"):
+        check_input(est, np.ones((2, 3)), reset=False)
+    with pytest.raises(ValueError, match="float32"):
+        check_input(est, X * 1e30, precision="float32")
+
+
+def test_dataset_checks_take_name_then_value_and_the_old_order():
+    """The data-set helpers use the same mechanism; (value, name) is still understood."""
+    def make_thing(n):
+        return _checks.check_int("n_samples", n, minimum=2)
+
+    assert make_thing(3) == 3
+    with pytest.raises(ValueError, match="The 'n_samples' parameter of make_thing must be an int "
+                                         r"in the range \[2, inf\)\. Got 1 instead"):
+        make_thing(1)
+    assert _checks.check_positive(2.5, "width") == 2.5
