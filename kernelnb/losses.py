@@ -43,21 +43,19 @@ import numbers
 import numpy as np
 from scipy.special import expit
 
+from ._validation import Interval, check_param
+
 __all__ = ["Loss", "get_loss", "LOSSES", "LOSS_NAMES", "zero_one"]
 
 _LN2 = math.log(2.0)
 
 
-def _real_param(value, name, loss, minimum=None, strict=False):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} of the {loss!r} loss must be a real number, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} of the {loss!r} loss must be finite, got {value!r}")
-    if minimum is not None and (value < minimum or (strict and value == minimum)):
-        op = ">" if strict else ">="
-        raise ValueError(f"{name} of the {loss!r} loss must be {op} {minimum}, got {value!r}")
-    return value
+def _real_param(value, name, loss, minimum=None):
+    """A loss parameter checked by the package's one mechanism (:mod:`kernelnb._validation`):
+    a finite number, at least ``minimum`` when given."""
+    constraint = Interval(numbers.Real, minimum, None, closed="left" if minimum is not None
+                          else "neither")
+    return float(check_param(name, value, [constraint], f"the {loss!r} loss"))
 
 
 class Loss:

@@ -227,11 +227,11 @@ def test_get_loss_errors():
         get_loss("hinge", epsilon=0.1)
     with pytest.raises(TypeError, match=r"the 'logistic' loss takes no parameter 'scale' \(its parameters: none\)"):
         get_loss("logistic", scale=2.0)
-    with pytest.raises(ValueError, match=r"epsilon of the 'epsilon_insensitive' loss must be >= 0.0, got -0.1"):
+    with pytest.raises(ValueError, match=r"The 'epsilon' parameter of the 'epsilon_insensitive' loss must be a float in the range \[0\.0, inf\)\. Got -0\.1 instead"):
         get_loss("epsilon_insensitive", epsilon=-0.1)
-    with pytest.raises(ValueError, match="beta of the 'hinge' loss must be finite, got nan"):
+    with pytest.raises(ValueError, match="The 'beta' parameter of the 'hinge' loss must be .* Got nan instead"):
         get_loss("hinge", beta=float("nan"))
-    with pytest.raises(TypeError, match="target of the 'tanh' loss must be a real number, got 'a'"):
+    with pytest.raises(TypeError, match="The 'target' parameter of the 'tanh' loss must be .* Got 'a' instead"):
         get_loss("tanh", target="a")
     with pytest.raises(TypeError, match="get_loss got a Loss object and parameters"):
         get_loss(LOSSES["tanh"], target=0.5)
