@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import ClassifierTags
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from .. import kernels as _k
 from .._validation import (CALLBACK, POSITIVE, POSITIVE_INT, Interval, RealNotInt, StrOptions,
@@ -106,12 +106,8 @@ def filter_scores(X, y, method="fisher"):
     -------
     scores : ndarray of shape (n_features,)
     """
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
-    y = np.asarray(y).ravel()
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"y has {y.shape[0]} entries but X has {X.shape[0]} rows")
+    check_param("method", method, [StrOptions({"fisher", "pearson", "ks"})], "filter_scores")
+    X, y = check_X_y(X, y, dtype=np.float64)
     classes = _check_binary(y)
     pos = y == classes[1]
     if method == "fisher":
