@@ -85,3 +85,16 @@ def test_dataset_checks_take_name_then_value_and_the_old_order():
                                          r"in the range \[2, inf\)\. Got 1 instead"):
         make_thing(1)
     assert _checks.check_positive(2.5, "width") == 2.5
+
+
+def test_every_input_goes_through_the_one_check():
+    """No module of the package calls scikit-learn's validate_data itself: the range check of
+    check_input would be skipped there."""
+    from pathlib import Path
+
+    import kernelnb
+
+    root = Path(kernelnb.__file__).parent
+    direct = [str(p.relative_to(root)) for p in root.rglob("*.py")
+              if p.name != "_validation.py" and "validate_data(" in p.read_text(encoding="utf-8")]
+    assert not direct, f"call kernelnb._validation.check_input instead in {direct}"
