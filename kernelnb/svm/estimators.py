@@ -27,6 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import _kernels
+from .._callbacks import progress_caller
 from .._threads import blas_single_thread, blas_threads_for
 from .._validation import (CALLBACK, N_JOBS, NONNEGATIVE, POSITIVE, Interval, Options,
                            StrOptions, check_input, check_params)
@@ -152,6 +153,8 @@ class _BaseSVM(BaseEstimator):
         user = self.callback
         if not self.verbose and user is None and stop is None:
             return None
+        report = progress_caller(user, type(self).__name__,
+                                 legacy=("iteration", "kkt_gap", "objective"))
 
         def cb(it, gap, obj):
             if stop is not None and stop.is_set():
@@ -159,8 +162,8 @@ class _BaseSVM(BaseEstimator):
             if self.verbose:
                 print(f"[kernelnb.svm] {prefix}iter {it:8d}  kkt gap {gap:.3e}  dual objective {obj:.6g}",
                       flush=True)
-            if user is not None:
-                return user(it, gap, obj)
+            if report(dict(iteration=it, kkt_gap=gap, objective=obj, problem=prefix.strip())):
+                return False
             return None
 
         return cb
@@ -399,8 +402,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         are solved concurrently.  -1 or None: all cores.
     verbose : bool, default=False
         Print the KKT gap and dual objective every 1000 iterations.
-    callback : callable ``callback(iteration, kkt_gap, objective)``, optional
-        Called every 1000 iterations; returning ``False`` stops the solver (``fit_status_=3``).
+    callback : callable ``callback(info)``, optional
+        Called every 1000 iterations with a dict (``iteration``, ``kkt_gap``, ``objective``,
+        ``problem``: which binary problem, '' for one); returning ``False`` stops the solver
+        (``fit_status_=3``).  The package's one callback form (:mod:`kernelnb._callbacks`); the
+        old ``callback(iteration, kkt_gap, objective)`` still works, with a ``FutureWarning``.
         Ctrl-C also stops it cleanly (``fit_status_=2``), leaving a usable model.
 
     Attributes

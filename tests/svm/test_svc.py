@@ -230,14 +230,20 @@ def test_warm_start_path_reaches_the_same_optima_in_fewer_iterations():
 def test_callback_reports_progress_and_can_stop():
     X, y = make_moons(2000, noise=0.3, random_state=0)
     seen = []
-    model = SVC(C=1000.0, sigma=0.2, callback=lambda it, gap, obj: seen.append((it, gap, obj))).fit(X, y)
+    model = SVC(C=1000.0, sigma=0.2, callback=lambda info: seen.append(
+        (info["iteration"], info["kkt_gap"], info["objective"]))).fit(X, y)
     assert seen, "the callback must be called on a long run"
     its = [s[0] for s in seen]
     assert its == sorted(its) and its[0] == 1000
     assert all(np.isfinite(s[1]) and s[1] >= 0 for s in seen)
-    stopped = SVC(C=1000.0, sigma=0.2, callback=lambda *a: False).fit(X, y)
+    stopped = SVC(C=1000.0, sigma=0.2, callback=lambda info: False).fit(X, y)
     assert stopped.fit_status_ == 3 and stopped.n_iter_[0] == 1000
     assert stopped.predict(X).shape == (2000,)
+    # the old positional form: the same values, with a FutureWarning
+    old = []
+    with pytest.warns(FutureWarning, match="old form"):
+        SVC(C=1000.0, sigma=0.2, callback=lambda it, gap, obj: old.append((it, gap, obj))).fit(X, y)
+    assert old == seen
 
 
 def test_verbose_prints_progress(capsys):

@@ -157,7 +157,7 @@ def test_working_sets_warm_start_and_progress():
     assert again.n_iter_[0] == 0
     seen = []
     model = SVC(C=1000.0, sigma=0.2, q=8,
-                callback=lambda it, gap, obj: seen.append(it)).fit(X, y)
+                callback=lambda info: seen.append(info["iteration"])).fit(X, y)
     assert seen and seen == sorted(seen) and all(it % 1000 == 0 for it in seen)
     stopped = SVC(C=1000.0, sigma=0.2, q=8, callback=lambda *a: False).fit(X, y)
     assert stopped.fit_status_ == 3 and stopped.n_iter_[0] == 1000
