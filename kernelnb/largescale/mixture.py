@@ -78,7 +78,6 @@ from __future__ import annotations
 import math
 import numbers
 import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,7 +91,8 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .._callbacks import progress_caller
-from .._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, HasMethods, Hidden,
+from .._deprecation import resolve_renamed, with_renamed
+from .._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, HasMethods,
                            Interval, StrOptions, check_input, check_params)
 from ..kernels import KERNEL_NAMES
 from ..svm import SVC
@@ -597,9 +597,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
     Neural Computation 14(5), 2002; Collobert's thesis ch. 6 (Alg. 6.1, 6.2; Tables 6.1-6.3).
     """
 
-    _parameter_constraints = {**_CONSTRAINTS,
-                              **{old: [Hidden(StrOptions({"deprecated"})), *_CONSTRAINTS[new]]
-                                 for old, new in _RENAMED.items()}}
+    _parameter_constraints = with_renamed(_CONSTRAINTS, _RENAMED)
     _renamed = _RENAMED
 
     def __init__(self, n_experts=4, gater="global", max_iter=3, C=1.0, kernel="rbf", sigma=1.0,
@@ -645,14 +643,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         """Check the parameter table (one ValueError naming the parameter), resolve the renamed
         parameters, and return the values ``fit`` uses."""
         check_params(self)
-        p = {new: getattr(self, new) for new in self._renamed.values()}
-        for old, new in self._renamed.items():
-            value = getattr(self, old)
-            if not (isinstance(value, str) and value == "deprecated"):
-                warnings.warn(f"MixtureSVC: '{old}' was renamed '{new}' in kernelnb 0.2 and will "
-                              f"be removed in 0.4; use {new}={value!r}", FutureWarning,
-                              stacklevel=3)
-                p[new] = value
+        p = resolve_renamed(self, self._renamed, stacklevel=4)
         if self.kernel == "precomputed":
             raise ValueError("kernel='precomputed' is not supported by MixtureSVC (the experts "
                              "see different subsets); give a kernel name or a callable")
