@@ -79,7 +79,7 @@ def main(argv=None):
     tt = Xt[:2000, 392:].mean(axis=1).astype(np.float64)
     from kernelnb.kernels import gamma_from_sigma, scale_sigma
     sigma = scale_sigma(left)
-    (ours, t1) = timed(lambda: KernelRidge(weight_decay=1e-2, sigma=sigma).fit(left, target).predict(lt))
+    (ours, t1) = timed(lambda: KernelRidge(alpha=1e-2, sigma=sigma).fit(left, target).predict(lt))
     (ref, t2) = timed(lambda: SkKernelRidge(alpha=1e-2, kernel="rbf", gamma=gamma_from_sigma(sigma))
                       .fit(left, target).predict(lt))
     print()

@@ -8,6 +8,7 @@ hat matrix ``H = K (K + lambda I)^-1`` the leave-one-out residual of point i is
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh
@@ -15,6 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _k
+from ._deprecation import resolve_renamed, with_renamed
 from ._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input, check_param,
                           check_params)
 
@@ -34,15 +36,15 @@ def _kernel(est, X, **override):
     return _k.KernelSpec.of(est, **override).fit(X)
 
 
-def loo_residuals(K, y, weight_decays):
-    """Leave-one-out residuals for every lambda in ``weight_decays``: array (n_lambdas, n, ...).
+def loo_residuals(K, y, alphas):
+    """Leave-one-out residuals for every lambda in ``alphas``: array (n_lambdas, n, ...).
 
     One eigendecomposition K = U diag(e) U'; then H = U diag(e / (e + lambda)) U'."""
     e, U = eigh(K)
     e = np.maximum(e, 0.0)
     Uy = U.T @ y
     out = []
-    for lam in np.atleast_1d(weight_decays):
+    for lam in np.atleast_1d(alphas):
         g = e / (e + lam)
         fit = U @ (g[:, None] * Uy) if y.ndim == 2 else U @ (g * Uy)
         h = np.einsum("ij,j,ij->i", U, g, U)
@@ -52,12 +54,13 @@ def loo_residuals(K, y, weight_decays):
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
-    """Kernel ridge regression ``a = (K + weight_decay I)^-1 y``.
+    """Kernel ridge regression ``a = (K + alpha I)^-1 y``.
 
     Parameters
     ----------
-    weight_decay : float, default=1.0
-        lambda.
+    alpha : float, default=1.0
+        The ridge penalty lambda (scikit-learn's ``KernelRidge(alpha=...)``).  Named
+        ``weight_decay`` before kernelnb 0.2 (still accepted, with a ``FutureWarning``).
     kernel, sigma, scales, degree, coef0 :
         As :class:`kernelnb.svm.SVC` (``sigma`` may be 'scale'; ``coef0`` defaults to 1 here as
         there, the ``(1 + x.z)^p`` of the theses).
@@ -74,19 +77,21 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     >>> from kernelnb.datasets import make_sinc
     >>> from kernelnb.ridge import KernelRidge
     >>> X, y = make_sinc(n_samples=100, noise=0.1, random_state=0)
-    >>> model = KernelRidge(weight_decay=0.1, sigma=1.0, compute_loo=True).fit(X, y)
+    >>> model = KernelRidge(alpha=0.1, sigma=1.0, compute_loo=True).fit(X, y)
     >>> print(round(model.score(X, y), 2))
     0.88
     >>> print(round(float((model.loo_residuals_ ** 2).mean()), 3))
     0.013
     """
 
-    _parameter_constraints = {**_KERNEL_CONSTRAINTS, "weight_decay": POSITIVE,
-                              "sigma": [*POSITIVE, StrOptions({"scale"})],
-                              "compute_loo": ["boolean"]}
+    _renamed = {"weight_decay": "alpha"}
+    _parameter_constraints = with_renamed({**_KERNEL_CONSTRAINTS, "alpha": POSITIVE,
+                                           "sigma": [*POSITIVE, StrOptions({"scale"})],
+                                           "compute_loo": ["boolean"]}, _renamed)
 
-    def __init__(self, weight_decay=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
-                 coef0=1.0, compute_loo=False):
+    def __init__(self, alpha=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
+                 coef0=1.0, compute_loo=False, weight_decay="deprecated"):
+        self.alpha = alpha
         self.weight_decay = weight_decay
         self.kernel = kernel
         self.sigma = sigma
@@ -97,8 +102,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         check_params(self)
+        lam = float(resolve_renamed(self, self._renamed)["alpha"])
         X, y = check_input(self, X, y, y_numeric=True, multi_output=True)
-        lam = float(self.weight_decay)
         self.kernel_ = _kernel(self, X)
         K = np.ascontiguousarray(self.kernel_(X), dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
@@ -130,22 +135,26 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    weight_decays : array, default=np.logspace(-6, 2, 17)
+    alphas : array, default=np.logspace(-6, 2, 17)
+        Ridge penalties to try (named ``weight_decays`` before kernelnb 0.2; still accepted,
+        with a ``FutureWarning``).
     sigmas : array or None, default=None
         RBF widths to try (None: 'scale' times {1/4, 1/2, 1, 2, 4}).
     kernel : str, default='rbf' (sigmas ignored for other kernels)
 
     Attributes
     ----------
-    weight_decay_, sigma_ : the chosen values; ``loo_mse_`` (n_sigmas, n_weight_decays);
+    alpha_, sigma_ : the chosen values; ``loo_mse_`` (n_sigmas, n_alphas);
     best_estimator_ : the KernelRidge refitted with them.
     """
 
-    _parameter_constraints = {**_KERNEL_CONSTRAINTS, "weight_decays": ["array-like", None],
-                              "sigmas": ["array-like", None]}
+    _renamed = {"weight_decays": "alphas"}
+    _parameter_constraints = with_renamed({**_KERNEL_CONSTRAINTS, "alphas": ["array-like", None],
+                                           "sigmas": ["array-like", None]}, _renamed)
 
-    def __init__(self, weight_decays=None, sigmas=None, kernel="rbf", scales=None, degree=3,
-                 coef0=1.0):
+    def __init__(self, alphas=None, sigmas=None, kernel="rbf", scales=None, degree=3,
+                 coef0=1.0, weight_decays="deprecated"):
+        self.alphas = alphas
         self.weight_decays = weight_decays
         self.sigmas = sigmas
         self.kernel = kernel
@@ -155,11 +164,12 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         check_params(self)
+        alphas = resolve_renamed(self, self._renamed)["alphas"]
         X, y = check_input(self, X, y, y_numeric=True, multi_output=True)
-        lams = np.logspace(-6, 2, 17) if self.weight_decays is None else np.asarray(
-            self.weight_decays, dtype=np.float64).ravel()
+        lams = np.logspace(-6, 2, 17) if alphas is None else np.asarray(
+            alphas, dtype=np.float64).ravel()
         for lam in lams:
-            check_param("weight_decays", lam, POSITIVE, "KernelRidgeCV")
+            check_param("alphas", lam, POSITIVE, "KernelRidgeCV")
         if self.kernel == "rbf":
             if self.sigmas is None:
                 base = _kernel(self, X, sigma="scale").sigma
@@ -178,8 +188,8 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
             self.loo_mse_[i] = (R ** 2).reshape(len(lams), -1).mean(axis=1)
         i, j = np.unravel_index(np.argmin(self.loo_mse_), self.loo_mse_.shape)
         self.sigma_ = float(sigmas[i]) if self.kernel == "rbf" else None
-        self.weight_decay_ = float(lams[j])
-        self.best_estimator_ = KernelRidge(self.weight_decay_, self.kernel,
+        self.alpha_ = float(lams[j])
+        self.best_estimator_ = KernelRidge(self.alpha_, self.kernel,
                                            self.sigma_ if self.sigma_ else 1.0, self.scales,
                                            self.degree, self.coef0).fit(X, y)
         return self
@@ -187,6 +197,13 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
     def predict(self, X):
         check_is_fitted(self)
         return self.best_estimator_.predict(X)
+
+    @property
+    def weight_decay_(self):
+        """Deprecated name of ``alpha_`` (kernelnb 0.2; removed in 0.4)."""
+        warnings.warn("KernelRidgeCV: 'weight_decay_' was renamed 'alpha_' in kernelnb 0.2 and "
+                      "will be removed in 0.4", FutureWarning, stacklevel=2)
+        return self.alpha_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -83,7 +83,7 @@ def test_scale_sigma_is_resolved_once_for_every_estimator(data):
         "KMPRegressor": KMPRegressor(n_basis=5, sigma="scale", scales=s).fit(X, y * 1.0).sigma_,
         "KernelRidge": KernelRidge(sigma="scale", scales=s).fit(X, y * 1.0).sigma_,
         # the grid is 'scale' times {1/4, ..., 4}: the chosen width divided by its factor
-        "KernelRidgeCV": KernelRidgeCV(weight_decays=[1.0], scales=s).fit(X, y * 1.0).sigma_
+        "KernelRidgeCV": KernelRidgeCV(alphas=[1.0], scales=s).fit(X, y * 1.0).sigma_
                          / np.array([0.25, 0.5, 1, 2, 4]),
         "RegularizedKernelClassifier":
             RegularizedKernelClassifier(sigma="scale", scales=s).fit(X, y).sigma_,

@@ -752,7 +752,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
     # -- the pieces of fit -----------------------------------------------------------------
     def _check_data(self, X, y, K):
         """Checked inputs and the targets as -1/+1 (``classes_`` set)."""
-        X, y = check_input(self, X, y, dtype=np.float64, order="C")
+        X, y = check_input(self, X, y, dtype=np.float64, order="C", precision=np.float32)
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         if classes.shape[0] > 2:
@@ -934,7 +934,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
     def expert_decisions(self, X):
         """Decision values ``f_k(x)`` of every expert, shape (n_samples, n_experts)."""
         check_is_fitted(self)
-        X = check_input(self, X, dtype=np.float64, order="C", reset=False)
+        X = check_input(self, X, dtype=np.float64, order="C", reset=False, precision=np.float32)
         return self._expert_decisions(X)
 
     def _expert_decisions(self, X):
@@ -947,7 +947,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         """Weights of the experts at each point, shape (n_samples, n_experts): the global gater's
         softmax ``g_k(x)``, the local gater's posterior ``P(k|x)``, or ``1/K``."""
         check_is_fitted(self)
-        X = check_input(self, X, dtype=np.float64, order="C", reset=False)
+        X = check_input(self, X, dtype=np.float64, order="C", reset=False, precision=np.float32)
         return self._gate(X)
 
     def _gate(self, X):
@@ -966,7 +966,7 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         """``sum_k g_k(x) f_k(x)`` (global, uniform), or the log-odds of ``P(y=+1|x)`` (local);
         positive means ``classes_[1]``."""
         check_is_fitted(self)
-        X = check_input(self, X, dtype=np.float64, order="C", reset=False)
+        X = check_input(self, X, dtype=np.float64, order="C", reset=False, precision=np.float32)
         F = self._expert_decisions(X)
         G = self._gate(X)
         if self.gater == "local":
