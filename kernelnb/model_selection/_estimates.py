@@ -33,7 +33,6 @@ expectation for SVM*, Neural Computation 12, 2000.
 """
 from __future__ import annotations
 
-import numbers
 import time
 from dataclasses import dataclass, field
 
@@ -166,10 +165,7 @@ class _Problem:
 
 
 def _check_eta(eta):
-    if (not isinstance(eta, numbers.Real) or isinstance(eta, bool) or not np.isfinite(eta)
-            or eta < 0):
-        raise ValueError(f"regularization must be a finite number >= 0, got {eta!r}")
-    return float(eta)
+    return float(check_param("regularization", eta, NONNEGATIVE, "the span estimate"))
 
 
 def _rate(mask, n):
@@ -580,9 +576,7 @@ def loo_error(estimator, X, y, tol=None):
     pb = _Problem(estimator, X, y)
     params = _refit_params(estimator)
     if tol is not None:
-        if not isinstance(tol, numbers.Real) or not tol > 0:
-            raise ValueError(f"tol must be a positive number, got {tol!r}")
-        params["tol"] = float(tol)
+        params["tol"] = float(check_param("tol", tol, POSITIVE, "loo_error"))
     model = clone(estimator).set_params(**params)
     n = pb.n
     sv_mask = pb.alpha > 0
