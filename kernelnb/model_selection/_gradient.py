@@ -13,7 +13,6 @@ Both criteria are written as ``dT = sum_ij G_ij dK~_ij`` for one matrix ``G`` (n
 """
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from scipy import linalg
@@ -21,6 +20,7 @@ from sklearn.base import clone
 
 from .. import kernels as _k
 from .._threads import blas_single_thread
+from .._validation import NONNEGATIVE, POSITIVE_INT, StrOptions, check_param
 from ._estimates import radius_squared_from_kernel
 
 __all__ = ["criterion_and_gradient", "full_dual", "sphere_radius2", "CRITERIA", "TUNABLE"]
@@ -60,8 +60,7 @@ def full_dual(fitted, n):
     if np.asarray(fitted.dual_coef_).shape[0] != 1:
         raise ValueError("full_dual handles two-class SVCs only, got dual_coef_ of shape "
                          f"{np.shape(fitted.dual_coef_)}")
-    if not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+    check_param("n", n, POSITIVE_INT, "full_dual")
     if len(fitted.support_) and int(np.max(fitted.support_)) >= n:
         raise ValueError(f"n={n} is smaller than the number of training samples of fitted")
     alpha = np.zeros(int(n))
@@ -329,16 +328,12 @@ def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C"
     """
     from ..svm import SVC  # local import: kernelnb.svm imports nothing from here
 
-    if not isinstance(estimator, SVC):
-        raise ValueError(f"estimator must be a kernelnb.svm.SVC, got {type(estimator).__name__}")
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
+    caller = "criterion_and_gradient"
+    check_param("estimator", estimator, [SVC], caller)
+    check_param("criterion", criterion, [StrOptions(set(CRITERIA))], caller)
     tune = _check_tune(tune)
-    if radius not in RADII:
-        raise ValueError(f"radius must be one of {RADII}, got {radius!r}")
-    if (not isinstance(span_regularization, numbers.Real) or isinstance(span_regularization, bool)
-            or not np.isfinite(span_regularization) or span_regularization < 0):
-        raise ValueError(f"span_regularization must be a number >= 0, got {span_regularization!r}")
+    check_param("radius", radius, [StrOptions(set(RADII))], caller)
+    check_param("span_regularization", span_regularization, NONNEGATIVE, caller)
     try:
         A, B = (float(v) for v in span_sigmoid)
     except (TypeError, ValueError):
