@@ -49,3 +49,43 @@ def test_renamed_parameter_checked_under_its_new_rules():
         MixtureSVC(n_gaussians=0, client="serial").fit(X, y)
     with pytest.raises(ValueError, match="'gater_n_components' parameter of MixtureSVC"):
         MixtureSVC(gater_n_components=0, client="serial").fit(X, y)
+
+
+# ---------------------------------------------------------------------------------------------
+# The balance rule: refreshing the preference lists in blocks gives the sequential rule's choices
+
+from kernelnb.largescale.mixture import (  # noqa: E402
+    _assign_from_preferences, _top_preferences, balanced_assignment)
+
+
+def _naive_balance(scores, capacity, order):
+    """Thesis Alg. 6.1 step 2.3 written plainly: each example in turn takes its best expert
+    (ties: lower index) among those holding fewer than ``capacity``."""
+    n, k = scores.shape
+    counts = np.zeros(k, dtype=int)
+    out = np.empty(n, dtype=int)
+    for l in order:
+        sc = np.where(counts < capacity, scores[l], -np.inf)
+        out[l] = int(np.argmax(sc))
+        counts[out[l]] += 1
+    return out
+
+
+@pytest.mark.parametrize("k, capacity_extra, dtype", [(40, 1, np.float64), (200, 1, np.float32),
+                                                      (200, 30, np.float64), (12, 1, np.float64)])
+def test_block_refresh_matches_the_sequential_rule(k, capacity_extra, dtype):
+    rng = np.random.default_rng(k + capacity_extra)
+    n = 6000
+    # clustered preferences: many examples want the same few experts, so most lists run out
+    scores = (rng.standard_normal((n, k)) + 3.0 * (rng.random((n, k)) < 0.02)).astype(dtype)
+    capacity = n // k + capacity_extra
+    order = rng.permutation(n)
+    ref = _naive_balance(scores, capacity, order)
+    one_by_one = _assign_from_preferences(_top_preferences(scores), lambda l: scores[l], n, k,
+                                          capacity, order)
+    in_blocks = _assign_from_preferences(_top_preferences(scores), lambda l: scores[l], n, k,
+                                         capacity, order, lambda rows: scores[rows])
+    np.testing.assert_array_equal(one_by_one, ref)
+    np.testing.assert_array_equal(in_blocks, ref)
+    np.testing.assert_array_equal(balanced_assignment(scores, capacity, order), ref)
+    assert np.bincount(in_blocks, minlength=k).max() <= capacity
