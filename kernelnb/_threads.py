@@ -2,6 +2,7 @@
 each thread, so BLAS's own pool must stay at one thread meanwhile (two pools spinning on the same
 cores cost more than the arithmetic)."""
 import contextlib
+import os
 
 from threadpoolctl import ThreadpoolController
 
@@ -29,3 +30,17 @@ def blas_threads_for(n_madds):
     if n_madds < SMALL_PRODUCT:
         return blas_single_thread()
     return contextlib.nullcontext()
+
+
+def n_threads(n_jobs):
+    """Threads for a computation given an estimator's ``n_jobs`` (joblib's meaning): -1 every
+    core this process may use, ``None`` or 1 one thread, k > 1 that many.  (``n_jobs`` itself is
+    checked by the estimators' parameter tables, :data:`kernelnb._validation.N_JOBS`.)"""
+    if n_jobs is None:
+        return 1
+    if n_jobs == -1:
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover (not on Linux)
+            return max(1, os.cpu_count() or 1)
+    return int(n_jobs)

@@ -2,20 +2,10 @@
 inputs are checked by :mod:`kernelnb._validation` (one table per estimator)."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from .._threads import blas_single_thread
+from .._threads import blas_single_thread, n_threads
 from . import _neighbors
-
-
-def n_threads(n_jobs):
-    """Threads for the Cython cores: -1 or None means every core (``n_jobs`` is checked by the
-    estimators' parameter tables, :data:`kernelnb._validation.N_JOBS`)."""
-    if n_jobs is None or n_jobs == -1:
-        return max(1, os.cpu_count() or 1)
-    return int(n_jobs)
 
 
 def check_n_neighbors(K, n_available, where="the training set"):
@@ -27,7 +17,7 @@ def check_n_neighbors(K, n_available, where="the training set"):
     return int(K)
 
 
-def kneighbors(Q, R, K, n_jobs=None, exclude=None):
+def kneighbors(Q, R, K, n_jobs=-1, exclude=None):
     """(squared distances, indices) of the K nearest rows of R for each row of Q, ascending.
 
     Runs in float32 when both sets are float32 (half the time of the products), else float64."""
@@ -40,7 +30,7 @@ def kneighbors(Q, R, K, n_jobs=None, exclude=None):
         return _neighbors.knn_search(Q, R, int(K), n_threads(n_jobs), 256, ex)
 
 
-def gaussian_logsumexp(Q, R, h, n_jobs=None, weights=None):
+def gaussian_logsumexp(Q, R, h, n_jobs=-1, weights=None):
     """log sum_i w_i exp(-||q - r_i||^2 / (2 h^2)) for every row q of Q."""
     Q = np.ascontiguousarray(Q, dtype=np.float64)
     R = np.ascontiguousarray(R, dtype=np.float64)

@@ -15,7 +15,7 @@ __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
 class _KNNBase(BaseEstimator):
     _parameter_constraints = {"n_neighbors": POSITIVE_INT, "n_jobs": N_JOBS}
 
-    def __init__(self, n_neighbors=5, n_jobs=None):
+    def __init__(self, n_neighbors=5, n_jobs=-1):
         self.n_neighbors = n_neighbors
         self.n_jobs = n_jobs
 
@@ -51,8 +51,8 @@ class KNeighborsClassifier(ClassifierMixin, _KNNBase):
     ----------
     n_neighbors : int, default=5
         K.
-    n_jobs : int, optional
-        Threads of the neighbour search (-1 or None: every core).
+    n_jobs : int or None, default=-1
+        Threads of the neighbour search: -1 every core, None or 1 one (joblib's meaning).
 
     Examples
     --------

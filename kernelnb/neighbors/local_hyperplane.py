@@ -100,13 +100,14 @@ class HKNNClassifier(_LocalHullClassifier):
         lambda of eq. 11.5 (0: plain HKNN).
     reference : estimator with ``support_``, optional
         Use only its support vectors as the reference set (e.g. ``SVC(...)``).
-    n_jobs : int, optional
+    n_jobs : int or None, default=-1
+        Threads: -1 every core, None or 1 one (joblib's meaning).
     """
 
     _parameter_constraints = {"n_neighbors": POSITIVE_INT, "weight_decay": NONNEGATIVE,
                               "reference": [HasMethods(["fit"]), None], "n_jobs": N_JOBS}
 
-    def __init__(self, n_neighbors=10, weight_decay=0.0, reference=None, n_jobs=None):
+    def __init__(self, n_neighbors=10, weight_decay=0.0, reference=None, n_jobs=-1):
         self.n_neighbors = n_neighbors
         self.weight_decay = weight_decay
         self.reference = reference
@@ -132,13 +133,14 @@ class CKNNClassifier(_LocalHullClassifier):
     ----------
     n_neighbors : int, default=10
     reference : estimator with ``support_``, optional
-    n_jobs : int, optional
+    n_jobs : int or None, default=-1
+        Threads: -1 every core, None or 1 one (joblib's meaning).
     """
 
     _parameter_constraints = {"n_neighbors": POSITIVE_INT, "reference": [HasMethods(["fit"]), None],
                               "n_jobs": N_JOBS}
 
-    def __init__(self, n_neighbors=10, reference=None, n_jobs=None):
+    def __init__(self, n_neighbors=10, reference=None, n_jobs=-1):
         self.n_neighbors = n_neighbors
         self.reference = reference
         self.n_jobs = n_jobs

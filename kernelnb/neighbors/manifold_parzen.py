@@ -38,13 +38,14 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         k, neighbours used for each local covariance (k >= d).
     sigma : float, default=0.1
         Isotropic noise standard deviation added in every direction.
-    n_jobs : int, optional
+    n_jobs : int or None, default=-1
+        Threads: -1 every core, None or 1 one (joblib's meaning).
     """
 
     _parameter_constraints = {"n_components": NONNEGATIVE_INT, "n_neighbors": POSITIVE_INT,
                               "sigma": POSITIVE, "n_jobs": N_JOBS}
 
-    def __init__(self, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=None):
+    def __init__(self, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=-1):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.sigma = sigma
@@ -120,7 +121,7 @@ class ManifoldParzenClassifier(_BayesDensityClassifier):
     ``ancll(X, y)`` is the average negative conditional log-likelihood -(1/m) sum log P(c_i|x_i).
     """
 
-    def __init__(self, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=None):
+    def __init__(self, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=-1):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.sigma = sigma

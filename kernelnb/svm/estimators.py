@@ -28,7 +28,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import _kernels
 from .._callbacks import progress_caller
-from .._threads import blas_single_thread, blas_threads_for
+from .._threads import blas_single_thread, blas_threads_for, n_threads
 from .._validation import (CALLBACK, N_JOBS, NONNEGATIVE, POSITIVE, Interval, Options,
                            StrOptions, check_input, check_params)
 from .. import kernels as _k
@@ -142,10 +142,7 @@ class _BaseSVM(BaseEstimator):
         return sq
 
     def _n_threads(self):
-        nj = self.n_jobs
-        if nj is None or nj == -1:
-            return max(1, os.cpu_count() or 1)
-        return int(nj)
+        return n_threads(self.n_jobs)
 
     def _progress(self, prefix, stop=None):
         """The callback handed to the solver: verbose lines, the user's callback, and the stop
@@ -399,7 +396,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         Start from the previous fit's dual variables (same data), e.g. along a path of C.
     n_jobs : int or None, default=-1
         Threads used: one binary problem uses them for its kernel blocks; several (multi-class)
-        are solved concurrently.  -1 or None: all cores.
+        are solved concurrently.  -1: every core; None or 1: one thread (joblib's meaning).
     verbose : bool, default=False
         Print the KKT gap and dual objective every 1000 iterations.
     callback : callable ``callback(info)``, optional

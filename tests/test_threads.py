@@ -1,0 +1,23 @@
+"""n_jobs has joblib's meaning everywhere: -1 every core, None or 1 one thread."""
+import inspect
+import os
+
+import pytest
+
+from kernelnb._threads import n_threads
+from tests._estimators import public_estimator_classes
+
+
+def test_n_jobs_meaning():
+    cores = len(os.sched_getaffinity(0))
+    assert n_threads(-1) == cores
+    assert n_threads(None) == 1
+    assert n_threads(1) == 1 and n_threads(3) == 3
+
+
+@pytest.mark.parametrize("cls", [c for c in public_estimator_classes().values()
+                                 if "n_jobs" in inspect.signature(c).parameters],
+                         ids=lambda c: c.__name__)
+def test_estimators_with_threads_default_to_every_core(cls):
+    # the defaults keep the package fast; n_jobs=None means one thread as in joblib
+    assert inspect.signature(cls).parameters["n_jobs"].default == -1
