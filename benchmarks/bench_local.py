@@ -60,7 +60,7 @@ def main(argv=None):
     Xr = X[y == 0][:6000].astype(np.float64)
     Xq = Xt[yt == 0][:1000].astype(np.float64)
     h = 2.0
-    (ours, t1) = timed(lambda: ParzenDensity(bandwidth=h).fit(Xr).score_samples(Xq))
+    (ours, t1) = timed(lambda: ParzenDensity(sigma=h).fit(Xr).score_samples(Xq))
     (ref, t2) = timed(lambda: KernelDensity(bandwidth=h).fit(Xr).score_samples(Xq))
     print()
     print(f"Parzen log density of {len(Xq)} queries, {len(Xr)} references, d=784, h={h}")

@@ -166,7 +166,7 @@ class LocalMethodsPlayground(Dashboard):
         if m == "cknn":
             return CKNNClassifier(K)
         if m == "parzen":
-            return ParzenClassifier(bandwidth=float(p["bandwidth"]))
+            return ParzenClassifier(sigma=float(p["bandwidth"]))
         raise ValueError(f"method must be one of {[v for _, v in METHODS]}, got {m!r}")
 
     def _compute(self, p):
@@ -313,7 +313,7 @@ class DensityExplorer(Dashboard):
     def _compute(self, p):
         X = self._data(p)
         if p["model"] == "parzen":
-            model = ParzenDensity(bandwidth=float(p["bandwidth"]))
+            model = ParzenDensity(sigma=float(p["bandwidth"]))
         else:
             model = ManifoldParzen(int(p["n_components"]), int(p["n_neighbors"]), float(p["sigma"]))
         model.fit(X)

@@ -37,7 +37,7 @@ def spiral_table(random_state=0, h_grid=None, sigma_grid=None, k_grid=(4, 6, 8, 
     h_grid = np.geomspace(0.004, 0.08, 16) if h_grid is None else h_grid
     sigma_grid = np.geomspace(0.0002, 0.04, 16) if sigma_grid is None else sigma_grid
     out = {}
-    best = min(((ParzenDensity(h).fit(tr).anll(va), {"bandwidth": float(h)}) for h in h_grid),
+    best = min(((ParzenDensity(h).fit(tr).anll(va), {"sigma": float(h)}) for h in h_grid),
                key=lambda r: r[0])
     out["Parzen"] = {"valid_anll": best[0], "params": best[1],
                      "test_anll": ParzenDensity(**best[1]).fit(tr).anll(te)}

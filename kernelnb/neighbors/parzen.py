@@ -1,9 +1,14 @@
 """Parzen windows: Gaussian kernel density, its Bayes classifier, and Nadaraya-Watson regression
-(the course lecture, ``seeds/003``; Vincent's thesis ch. 13 for the density's use as a baseline).
+(Parzen, "On estimation of a probability density function and mode", Ann. Math. Statist. 33,
+1962; Nadaraya 1964, Watson 1964; Vincent's thesis ch. 13 for the density's use as a baseline).
 
-With a window of width h in d dimensions::
+With a window of width sigma in d dimensions::
 
-    p(x) = (1/l) sum_i N(x; x_i, h^2 I) = (1/l) (2 pi h^2)^(-d/2) sum_i exp(-||x - x_i||^2 / (2 h^2))
+    p(x) = (1/l) sum_i N(x; x_i, sigma^2 I)
+         = (1/l) (2 pi sigma^2)^(-d/2) sum_i exp(-||x - x_i||^2 / (2 sigma^2))
+
+The width is ``sigma`` as in every kernel of the package (it was ``bandwidth`` before kernelnb
+0.2; the old name is still accepted, with a ``FutureWarning``).
 """
 from __future__ import annotations
 
@@ -13,10 +18,19 @@ from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin, Regressor
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._deprecation import resolve_renamed, with_renamed
 from .._validation import N_JOBS, POSITIVE, check_input, check_params
 from ._base import gaussian_logsumexp
 
 __all__ = ["ParzenDensity", "ParzenClassifier", "NadarayaWatsonRegressor"]
+
+_RENAMED = {"bandwidth": "sigma"}
+_CONSTRAINTS = with_renamed({"sigma": POSITIVE, "n_jobs": N_JOBS}, _RENAMED)
+
+
+def _sigma(est):
+    """The window width of ``est`` (its ``sigma``, or the deprecated ``bandwidth`` if set)."""
+    return float(resolve_renamed(est, _RENAMED, stacklevel=4)["sigma"])
 
 
 class ParzenDensity(DensityMixin, BaseEstimator):
@@ -24,22 +38,25 @@ class ParzenDensity(DensityMixin, BaseEstimator):
 
     Parameters
     ----------
-    bandwidth : float, default=1.0
-        Window width h (standard deviation of each Gaussian).
-    n_jobs : int, optional
+    sigma : float, default=1.0
+        Window width (standard deviation of each Gaussian).
+    n_jobs : int or None, default=-1
+        Threads: -1 every core, None or 1 one (joblib's meaning).
 
     Methods give the log density (``score_samples``), its mean (``score``) and the average
     negative log-likelihood ``anll`` used in Vincent's thesis tables.
     """
 
-    _parameter_constraints = {"bandwidth": POSITIVE, "n_jobs": N_JOBS}
+    _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, bandwidth=1.0, n_jobs=None):
-        self.bandwidth = bandwidth
+    def __init__(self, sigma=1.0, n_jobs=-1, bandwidth="deprecated"):
+        self.sigma = sigma
         self.n_jobs = n_jobs
+        self.bandwidth = bandwidth
 
     def fit(self, X, y=None):
         check_params(self)
+        self.sigma_ = _sigma(self)
         X = check_input(self, X)
         self._X = np.ascontiguousarray(X)
         return self
@@ -48,7 +65,7 @@ class ParzenDensity(DensityMixin, BaseEstimator):
         """log p(x) for every row of X."""
         check_is_fitted(self)
         X = check_input(self, X, reset=False)
-        h = float(self.bandwidth)
+        h = self.sigma_
         n, d = self._X.shape
         lse = gaussian_logsumexp(X, self._X, h, self.n_jobs)
         return lse - np.log(n) - 0.5 * d * np.log(2 * np.pi * h * h)
@@ -111,29 +128,32 @@ class ParzenClassifier(_BayesDensityClassifier):
 
     Parameters
     ----------
-    bandwidth : float, default=1.0
-    n_jobs : int, optional
+    sigma : float, default=1.0
+        Window width of every class's density.
+    n_jobs : int or None, default=-1
+        Threads: -1 every core, None or 1 one (joblib's meaning).
 
     Examples
     --------
     >>> from kernelnb.datasets import make_moons
     >>> from kernelnb.neighbors import ParzenClassifier
     >>> X, y = make_moons(n_samples=200, noise=0.2, random_state=0)
-    >>> clf = ParzenClassifier(bandwidth=0.3).fit(X[:150], y[:150])
+    >>> clf = ParzenClassifier(sigma=0.3).fit(X[:150], y[:150])
     >>> print(clf.classes_, len(clf.densities_))
     [0 1] 2
     >>> print(round(clf.score(X[150:], y[150:]), 2))
     0.98
     """
 
-    _parameter_constraints = {"bandwidth": POSITIVE, "n_jobs": N_JOBS}
+    _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, bandwidth=1.0, n_jobs=None):
-        self.bandwidth = bandwidth
+    def __init__(self, sigma=1.0, n_jobs=-1, bandwidth="deprecated"):
+        self.sigma = sigma
         self.n_jobs = n_jobs
+        self.bandwidth = bandwidth
 
     def _make_density(self):
-        return ParzenDensity(self.bandwidth, self.n_jobs)
+        return ParzenDensity(_sigma(self), self.n_jobs)
 
 
 class NadarayaWatsonRegressor(RegressorMixin, BaseEstimator):
@@ -141,14 +161,16 @@ class NadarayaWatsonRegressor(RegressorMixin, BaseEstimator):
     ``f(x) = sum_i K_h(x, x_i) y_i / sum_i K_h(x, x_i)``.
     """
 
-    _parameter_constraints = {"bandwidth": POSITIVE, "n_jobs": N_JOBS}
+    _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, bandwidth=1.0, n_jobs=None):
-        self.bandwidth = bandwidth
+    def __init__(self, sigma=1.0, n_jobs=-1, bandwidth="deprecated"):
+        self.sigma = sigma
         self.n_jobs = n_jobs
+        self.bandwidth = bandwidth
 
     def fit(self, X, y):
         check_params(self)
+        self.sigma_ = _sigma(self)
         X, y = check_input(self, X, y, y_numeric=True)
         self._X = np.ascontiguousarray(X)
         self._y = np.asarray(y, dtype=np.float64)
@@ -157,7 +179,7 @@ class NadarayaWatsonRegressor(RegressorMixin, BaseEstimator):
     def predict(self, X):
         check_is_fitted(self)
         X = check_input(self, X, reset=False)
-        h = float(self.bandwidth)
+        h = self.sigma_
         # f = sum w_i y_i / sum w_i, computed in log space for the numerator's positive and
         # negative parts so that tiny windows never underflow to 0/0.
         den = gaussian_logsumexp(X, self._X, h, self.n_jobs)

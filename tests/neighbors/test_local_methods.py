@@ -57,14 +57,14 @@ def _grid_integral(density, lo, hi, n=600):
 def test_parzen_density_matches_sklearn_and_integrates_to_one():
     X, _ = _moons()
     Xt, _ = _moons(50, seed=2)
-    ours = ParzenDensity(bandwidth=0.3).fit(X)
+    ours = ParzenDensity(sigma=0.3).fit(X)
     ref = KernelDensity(bandwidth=0.3).fit(X)
     np.testing.assert_allclose(ours.score_samples(Xt), ref.score_samples(Xt), atol=1e-10)
     x1 = np.random.RandomState(0).randn(20, 1)
-    d1 = ParzenDensity(bandwidth=0.4).fit(x1)
+    d1 = ParzenDensity(sigma=0.4).fit(x1)
     total, _ = quad(lambda t: np.exp(d1.score_samples(np.array([[t]]))[0]), -8, 8, limit=200)
     assert abs(total - 1) < 1e-6
-    d2 = ParzenDensity(bandwidth=0.5).fit(X[:15])
+    d2 = ParzenDensity(sigma=0.5).fit(X[:15])
     assert abs(_grid_integral(d2, -5, 6) - 1) < 1e-6
     assert ours.anll(Xt) == pytest.approx(-np.mean(ref.score_samples(Xt)))
 
@@ -72,7 +72,7 @@ def test_parzen_density_matches_sklearn_and_integrates_to_one():
 def test_parzen_classifier_bayes_rule():
     X, y = _moons()
     Xt, _ = _moons(60, seed=3)
-    clf = ParzenClassifier(bandwidth=0.25).fit(X, y)
+    clf = ParzenClassifier(sigma=0.25).fit(X, y)
     joint = np.column_stack([KernelDensity(bandwidth=0.25).fit(X[y == c]).score_samples(Xt)
                              + np.log(np.mean(y == c)) for c in (0, 1)])
     np.testing.assert_array_equal(clf.predict(Xt), np.argmax(joint, axis=1))
@@ -84,11 +84,11 @@ def test_nadaraya_watson_matches_weighted_mean():
     X = rng.uniform(-3, 3, (80, 1))
     y = np.sin(X[:, 0]) + 0.1 * rng.randn(80)
     Xt = np.linspace(-3, 3, 25)[:, None]
-    nw = NadarayaWatsonRegressor(bandwidth=0.4).fit(X, y)
+    nw = NadarayaWatsonRegressor(sigma=0.4).fit(X, y)
     W = np.exp(-((Xt - X.T) ** 2) / (2 * 0.4 ** 2))
     np.testing.assert_allclose(nw.predict(Xt), W @ y / W.sum(1), atol=1e-12)
     # a tiny window far from the data does not underflow to 0/0: the nearest target wins
-    tiny = NadarayaWatsonRegressor(bandwidth=1e-3).fit(X, y)
+    tiny = NadarayaWatsonRegressor(sigma=1e-3).fit(X, y)
     far = np.array([[10.0]])
     assert tiny.predict(far)[0] == pytest.approx(y[np.argmax(X[:, 0])])
 
@@ -202,9 +202,10 @@ def test_manifold_parzen_classifier_ancll():
     (lambda: KNeighborsClassifier(0), "'n_neighbors' parameter of KNeighborsClassifier must be"),
     (lambda: HKNNClassifier(n_neighbors=150), "class"),
     (lambda: HKNNClassifier(weight_decay=-1), "weight_decay"),
-    (lambda: ParzenDensity(bandwidth=0), "bandwidth"),
-    (lambda: ParzenClassifier(bandwidth=-1), "bandwidth"),
-    (lambda: NadarayaWatsonRegressor(bandwidth=0), "bandwidth"),
+    (lambda: ParzenDensity(sigma=0), "'sigma' parameter of ParzenDensity"),
+    (lambda: ParzenClassifier(sigma=-1), "'sigma' parameter of ParzenClassifier"),
+    (lambda: NadarayaWatsonRegressor(sigma=0), "'sigma' parameter of NadarayaWatsonRegressor"),
+    (lambda: ParzenDensity(bandwidth=0), "'bandwidth' parameter of ParzenDensity"),
     (lambda: ManifoldParzen(n_components=3), "must not exceed the dimension"),
     (lambda: ManifoldParzen(n_components=1, n_neighbors=1, sigma=-1.0), "sigma"),
     (lambda: HKNNClassifier(reference="svm"), "reference"),
@@ -232,6 +233,19 @@ def test_bayes_density_base_is_private_and_says_so():
     with pytest.raises(TypeError, match="abstract base: use ParzenClassifier"):
         parzen._BayesDensityClassifier().fit(X, y)
     # the subclasses are generative classifiers over their per-class densities
-    clf = ParzenClassifier(bandwidth=0.3).fit(X, y)
+    clf = ParzenClassifier(sigma=0.3).fit(X, y)
     assert len(clf.densities_) == 2 and clf.class_prior_.sum() == pytest.approx(1.0)
     assert clf.score(X, y) > 0.85
+
+
+def test_parzen_bandwidth_is_the_old_name_of_sigma():
+    X = np.random.default_rng(0).standard_normal((40, 2))
+    with pytest.warns(FutureWarning, match="'bandwidth' was renamed 'sigma'"):
+        old = ParzenDensity(bandwidth=0.4).fit(X)
+    new = ParzenDensity(sigma=0.4).fit(X)
+    np.testing.assert_array_equal(old.score_samples(X), new.score_samples(X))
+    assert old.sigma_ == new.sigma_ == 0.4
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.warns(FutureWarning, match="'bandwidth' was renamed 'sigma'"):
+        clf = ParzenClassifier(bandwidth=0.4).fit(X, y)
+    np.testing.assert_array_equal(clf.predict(X), ParzenClassifier(sigma=0.4).fit(X, y).predict(X))
