@@ -39,7 +39,7 @@ UPPER = (0, 2, 4, 6)
 
 def models(max_epochs, seed):
     common = dict(early_stopping=True, validation_fraction=0.1, n_iter_no_change=5,
-                  max_epochs=max_epochs, random_state=seed)
+                  max_iter=max_epochs, random_state=seed)
     return {
         "kernelnb MLPClassifier (100 tanh, CE, SGD)":
             MLPClassifier(n_hidden=100, learning_rate=0.01, **common),

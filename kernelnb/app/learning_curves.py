@@ -92,22 +92,22 @@ def _largescale(name):
 
 register_estimator(CurveEstimator(
     "mixture", "mixture of 4 SVMs (global gater)",
-    lambda p: _largescale("MixtureSVC")(n_experts=4, gater="global", n_iter=2, C=p["C"],
+    lambda p: _largescale("MixtureSVC")(n_experts=4, gater="global", max_iter=2, C=p["C"],
                                         sigma=p["sigma"], client="serial", random_state=0),
     lambda m: int(sum(getattr(e, "support_", np.empty(0)).size for e in m.experts_)),
     "Collobert's hard mixture (thesis Alg. 6.1): 4 SVM experts on parts of the data, an MLP "
     "gater, reassignment with the balance rule (kernelnb.largescale); #SV summed over experts"))
 register_estimator(CurveEstimator(
     "mlp", "MLP (20 tanh units)",
-    lambda p: _largescale("MLPClassifier")(n_hidden=20, max_epochs=100, random_state=0),
+    lambda p: _largescale("MLPClassifier")(n_hidden=20, max_iter=100, random_state=0),
     None, "one hidden tanh layer, cross-entropy, stochastic gradient (kernelnb.largescale)"))
 register_estimator(CurveEstimator(
     "simple_mlp", "Simple MLP (20 HardTanh units)",
-    lambda p: _largescale("SimpleMLP")(n_hidden=20, max_epochs=100, random_state=0),
+    lambda p: _largescale("SimpleMLP")(n_hidden=20, max_iter=100, random_state=0),
     None, "Collobert's margin MLP: HardTanh units, no output weights, beta-hinge loss"))
 register_estimator(CurveEstimator(
     "margin_perceptron", "margin Perceptron",
-    lambda p: _largescale("MarginPerceptron")(max_epochs=100, random_state=0),
+    lambda p: _largescale("MarginPerceptron")(max_iter=100, random_state=0),
     None, "linear, updates while y f(x) < beta (thesis ch. 8)"))
 
 

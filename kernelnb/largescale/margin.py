@@ -17,7 +17,7 @@
 
 Both standardise their inputs (``mean_``, ``scale_``) and run their epochs in Cython
 (:mod:`kernelnb.largescale._mlp`), in a fresh random order every epoch.  Training stops after
-an epoch without any update (every example has ``y f(x) > beta``), after ``max_epochs``, or
+an epoch without any update (every example has ``y f(x) > beta``), after ``max_iter`` epochs, or
 with ``early_stopping`` when the validation accuracy has not improved for
 ``n_iter_no_change`` epochs (the weights of the best epoch are kept), which is how the thesis
 regularises both.
@@ -109,7 +109,9 @@ class MarginPerceptron(_BaseMargin):
         Margin asked of every example (the thesis uses 1).
     learning_rate : float, default=0.01
         Step ``lam`` of every update.
-    max_epochs : int, default=100
+    max_iter : int, default=100
+        Most epochs (``n_iter_`` = ``n_epochs_`` ran).  Named ``max_epochs`` before kernelnb 0.2
+        (still accepted, with a ``FutureWarning``).
     early_stopping : bool, default=False
         Hold out ``validation_fraction`` (stratified) and keep the weights of the epoch with
         the best validation accuracy; ``fit(X_val=, y_val=)`` gives the validation set.
@@ -135,11 +137,12 @@ class MarginPerceptron(_BaseMargin):
     validation_scores_, best_epoch_, best_validation_score_, n_epochs_, fit_time_
     """
 
-    def __init__(self, beta=1.0, learning_rate=0.01, max_epochs=100, early_stopping=False,
+    def __init__(self, beta=1.0, learning_rate=0.01, max_iter=100, early_stopping=False,
                  validation_fraction=0.1, n_iter_no_change=10, random_state=None,
-                 verbose=False):
+                 verbose=False, max_epochs="deprecated"):
         self.beta = beta
         self.learning_rate = learning_rate
+        self.max_iter = max_iter
         self.max_epochs = max_epochs
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
@@ -190,7 +193,7 @@ class SimpleMLP(_BaseMargin):
     init_scale : float, default=1.0
         ``v_n ~ N(0, init_scale^2 / n_features I)`` (random: see the module's note on the
         printed pseudo-code); ``a_n = 0``, ``b = 0``.
-    max_epochs, early_stopping, validation_fraction, n_iter_no_change, random_state, verbose
+    max_iter, early_stopping, validation_fraction, n_iter_no_change, random_state, verbose
         As :class:`MarginPerceptron`; ``random_state`` also seeds the initialisation.
 
     Attributes
@@ -207,12 +210,14 @@ class SimpleMLP(_BaseMargin):
     """
 
     def __init__(self, n_hidden=20, beta=1.0, learning_rate=0.01, init_scale=1.0,
-                 max_epochs=100, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None, verbose=False):
+                 max_iter=100, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, random_state=None, verbose=False,
+                 max_epochs="deprecated"):
         self.n_hidden = n_hidden
         self.beta = beta
         self.learning_rate = learning_rate
         self.init_scale = init_scale
+        self.max_iter = max_iter
         self.max_epochs = max_epochs
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction

@@ -19,7 +19,7 @@ estimator (``y_mean_``, ``y_scale_``), one output per target column.
 
 The epoch loop is Cython (:mod:`kernelnb.largescale._mlp`); the learning rate of the t-th example
 seen is ``learning_rate / (1 + decay * t)``.  Without early stopping, training stops after
-``max_epochs`` or when the epoch's mean training loss has not decreased by ``tol`` for
+``max_iter`` epochs or when the epoch's mean training loss has not decreased by ``tol`` for
 ``n_iter_no_change`` epochs; with early stopping, when the validation score (accuracy, or R^2
 for regression) has not improved by ``tol`` for ``n_iter_no_change`` epochs, and the weights
 of the best validation epoch are kept.
@@ -30,11 +30,13 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._deprecation import resolve_renamed, with_renamed
 from .._validation import (FRACTION, NONNEGATIVE, POSITIVE, POSITIVE_INT, StrOptions, check_input,
                            check_params)
 from . import _mlp
@@ -46,23 +48,24 @@ _CLS_LOSSES = ("cross_entropy", "squared")
 
 # -- helpers shared with the margin models ----------------------------------------------------
 def _standardizer(X):
-    """Column mean and standard deviation (1 where a column is constant)."""
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
-    scale[~(scale > 1e-12 * np.maximum(1.0, np.abs(mean)))] = 1.0
-    return mean, scale
+    """Column mean and standard deviation (1 where a column is constant): scikit-learn's
+    ``StandardScaler`` statistics."""
+    scaler = StandardScaler().fit(X)
+    return scaler.mean_, scaler.scale_
 
 
+#: renamed parameters of the stochastic-gradient estimators (old -> new, kernelnb 0.2)
+SGD_RENAMED = {"max_epochs": "max_iter"}
 #: the parameters every stochastic-gradient estimator of this package shares
-SGD_CONSTRAINTS = {
+SGD_CONSTRAINTS = with_renamed({
     "learning_rate": POSITIVE,
-    "max_epochs": POSITIVE_INT,
+    "max_iter": POSITIVE_INT,
     "n_iter_no_change": POSITIVE_INT,
     "validation_fraction": FRACTION,
     "early_stopping": ["boolean"],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
-}
+}, SGD_RENAMED)
 
 
 def _split(est, X, y, X_val, y_val, rng, stratify):
@@ -130,7 +133,8 @@ def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True):
     best_loss, best_score, best_state, bad = np.inf, -np.inf, None, 0
     tol = float(getattr(est, "tol", 0.0))
     ep = 0
-    for ep in range(1, est.max_epochs + 1):
+    max_iter = int(resolve_renamed(est, SGD_RENAMED, stacklevel=5)["max_iter"])
+    for ep in range(1, max_iter + 1):
         order = rng.permutation(n).astype(np.intp)
         loss, converged = epoch(order)
         est.loss_curve_.append(float(loss))
@@ -150,7 +154,7 @@ def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True):
             print(msg)
         if converged or bad >= est.n_iter_no_change:
             break
-    est.n_epochs_ = ep
+    est.n_epochs_ = est.n_iter_ = ep
     if best_state is not None:
         for k, v in best_state.items():
             state[k][...] = v
@@ -208,12 +212,14 @@ class _BaseMLP(BaseEstimator):
                               "weight_decay": NONNEGATIVE, "tol": NONNEGATIVE}
 
     def __init__(self, n_hidden=20, learning_rate=0.01, decay=0.0, weight_decay=0.0,
-                 max_epochs=100, tol=1e-4, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None, verbose=False):
+                 max_iter=100, tol=1e-4, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, random_state=None, verbose=False,
+                 max_epochs="deprecated"):
         self.n_hidden = n_hidden
         self.learning_rate = learning_rate
         self.decay = decay
         self.weight_decay = weight_decay
+        self.max_iter = max_iter
         self.max_epochs = max_epochs
         self.tol = tol
         self.early_stopping = early_stopping
@@ -279,8 +285,10 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         Learning-rate decay per example seen.
     weight_decay : float, default=0.0
         ``mu`` of the penalty ``mu/2 (||W1||^2 + ||W2||^2)`` (applied at every example).
-    max_epochs : int, default=100
-        Most passes over the training set.
+    max_iter : int, default=100
+        Most passes (epochs) over the training set; ``n_iter_`` (= ``n_epochs_``) says how many
+        ran.  Named ``max_epochs`` before kernelnb 0.2 (still accepted, with a
+        ``FutureWarning``).
     tol : float, default=1e-4
         Smallest improvement of the training loss (or of the validation accuracy with early
         stopping) that counts.
@@ -316,14 +324,14 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     """
 
     def __init__(self, n_hidden=20, loss="cross_entropy", learning_rate=0.01, decay=0.0,
-                 weight_decay=0.0, max_epochs=100, tol=1e-4, early_stopping=False,
+                 weight_decay=0.0, max_iter=100, tol=1e-4, early_stopping=False,
                  validation_fraction=0.1, n_iter_no_change=10, random_state=None,
-                 verbose=False):
+                 verbose=False, max_epochs="deprecated"):
         super().__init__(n_hidden=n_hidden, learning_rate=learning_rate, decay=decay,
-                         weight_decay=weight_decay, max_epochs=max_epochs, tol=tol,
+                         weight_decay=weight_decay, max_iter=max_iter, tol=tol,
                          early_stopping=early_stopping, validation_fraction=validation_fraction,
                          n_iter_no_change=n_iter_no_change, random_state=random_state,
-                         verbose=verbose)
+                         verbose=verbose, max_epochs=max_epochs)
         self.loss = loss
 
     _parameter_constraints = {**_BaseMLP._parameter_constraints,

@@ -71,7 +71,7 @@ def test_simple_mlp_epochs_match_numpy(n_classes):
     n, d, N = 40, 3, 7
     X = rng.standard_normal((n, d)) * [1.0, 4.0, 0.2] + 2.0
     y = rng.randint(n_classes, size=n)
-    est = SimpleMLP(n_hidden=N, beta=1.5, learning_rate=0.05, init_scale=2.0, max_epochs=3,
+    est = SimpleMLP(n_hidden=N, beta=1.5, learning_rate=0.05, init_scale=2.0, max_iter=3,
                     random_state=5).fit(X, y)
     Y = (2.0 * y - 1)[None, :] if n_classes == 2 else 2.0 * (y[None, :] == np.arange(3)[:, None]) - 1
     r = np.random.RandomState(5)
@@ -95,9 +95,9 @@ def test_simple_mlp_epochs_match_numpy(n_classes):
 
 def test_simple_mlp_learns_xor_where_the_perceptron_cannot():
     X, y = _xor()
-    smlp = SimpleMLP(n_hidden=20, beta=2.0, learning_rate=0.05, max_epochs=300,
+    smlp = SimpleMLP(n_hidden=20, beta=2.0, learning_rate=0.05, max_iter=300,
                      random_state=0).fit(X, y)
-    perc = MarginPerceptron(learning_rate=0.05, max_epochs=100, random_state=0).fit(X, y)
+    perc = MarginPerceptron(learning_rate=0.05, max_iter=100, random_state=0).fit(X, y)
     assert smlp.score(X, y) >= 0.97
     assert perc.score(X, y) <= 0.8
     # sparse training: far fewer updates at the end than at the start
@@ -107,7 +107,7 @@ def test_simple_mlp_learns_xor_where_the_perceptron_cannot():
 # -- the margin Perceptron ------------------------------------------------------------------
 def test_margin_perceptron_epochs_match_numpy():
     X, y = _blobs(40, gap=0.5)                          # overlapping: updates every epoch
-    est = MarginPerceptron(beta=0.7, learning_rate=0.03, max_epochs=4, random_state=2).fit(X, y)
+    est = MarginPerceptron(beta=0.7, learning_rate=0.03, max_iter=4, random_state=2).fit(X, y)
     r = np.random.RandomState(2)
     Xs, w, b = _standardise(X), np.zeros(2), 0.0
     for _ in range(4):
@@ -136,7 +136,7 @@ def _max_margin(Xs, y):
 @pytest.mark.parametrize("lr,beta", [(0.01, 1.0), (0.5, 1.0), (0.1, 0.3)])
 def test_margin_perceptron_converges_with_a_margin_on_separable_data(lr, beta):
     X, y = _blobs(60, gap=2.0)
-    est = MarginPerceptron(beta=beta, learning_rate=lr, max_epochs=5000, random_state=0)
+    est = MarginPerceptron(beta=beta, learning_rate=lr, max_iter=5000, random_state=0)
     est.fit(X, y)
     Xs = _standardise(X)
     u, a = _max_margin(Xs, y)
@@ -161,12 +161,12 @@ def test_margin_perceptron_one_vs_rest_equals_binary_fits():
     y = np.repeat(["a", "b", "c"], 20)
     X = np.array([[0, 0], [4, 0], [0, 4]])[np.searchsorted(["a", "b", "c"], y)] \
         + rng.standard_normal((60, 2))
-    ovr = MarginPerceptron(learning_rate=0.1, max_epochs=15, random_state=1).fit(X, y)
+    ovr = MarginPerceptron(learning_rate=0.1, max_iter=15, random_state=1).fit(X, y)
     assert ovr.decision_function(X).shape == (60, 3)
     for k, c in enumerate(ovr.classes_):
         # the same example orders: each one-vs-rest model equals the binary fit on (y == c)
         # (a model that has converged makes no more updates while the others train)
-        one = MarginPerceptron(learning_rate=0.1, max_epochs=15, random_state=1).fit(X, y == c)
+        one = MarginPerceptron(learning_rate=0.1, max_iter=15, random_state=1).fit(X, y == c)
         np.testing.assert_allclose(ovr.weights_[k], one.weights_[0], atol=1e-12)
     assert ovr.score(X, y) > 0.9
 
@@ -179,17 +179,17 @@ def test_early_stopping_keeps_the_best_validation_weights(Est):
     f = lambda Z: np.where(Z[:, 0] * Z[:, 1] + 0.5 * rng.standard_normal(len(Z)) > 0, 1, -1)  # noqa
     y, yv = f(X), f(Xv)
     kw = dict(learning_rate=0.05, n_iter_no_change=4, random_state=0)
-    est = Est(max_epochs=500, **kw).fit(X, y, X_val=Xv, y_val=yv)
+    est = Est(max_iter=500, **kw).fit(X, y, X_val=Xv, y_val=yv)
     s = est.validation_scores_
     assert est.n_epochs_ < 500 and est.n_epochs_ == est.best_epoch_ + 4 == len(s)
     assert est.best_validation_score_ == max(s) == s[est.best_epoch_ - 1] == est.score(Xv, yv)
-    ref = Est(max_epochs=est.best_epoch_, **kw).fit(X, y)
+    ref = Est(max_iter=est.best_epoch_, **kw).fit(X, y)
     np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X), atol=1e-12)
 
 
 def test_early_stopping_internal_split_is_stratified():
     X, y = _xor(80, seed=3)
-    est = SimpleMLP(early_stopping=True, validation_fraction=0.25, max_epochs=30,
+    est = SimpleMLP(early_stopping=True, validation_fraction=0.25, max_iter=30,
                     random_state=0).fit(X, y)
     assert len(est.validation_scores_) == est.n_epochs_
     assert est.best_validation_score_ == max(est.validation_scores_)
@@ -201,7 +201,7 @@ def test_early_stopping_internal_split_is_stratified():
     (SimpleMLP, {"beta": -1.0}, "beta"), (MarginPerceptron, {"beta": "one"}, "beta"),
     (SimpleMLP, {"learning_rate": 0.0}, "learning_rate"),
     (MarginPerceptron, {"learning_rate": -0.1}, "learning_rate"),
-    (MarginPerceptron, {"max_epochs": 0}, "max_epochs"),
+    (MarginPerceptron, {"max_iter": 0}, "max_iter"),
     (SimpleMLP, {"validation_fraction": 0.0}, "validation_fraction")])
 def test_bad_parameters(Est, params, name):
     X, y = _xor(20)

@@ -101,7 +101,7 @@ def test_estimator_epochs_match_numpy_sgd(loss, n_classes):
     n, d, H = 30, 4, 6
     X = rng.standard_normal((n, d)) * [1.0, 3.0, 0.5, 2.0] + 5.0
     Xs = (X - X.mean(0)) / X.std(0)
-    kw = dict(n_hidden=H, learning_rate=0.05, decay=0.01, weight_decay=0.02, max_epochs=2,
+    kw = dict(n_hidden=H, learning_rate=0.05, decay=0.01, weight_decay=0.02, max_iter=2,
               n_iter_no_change=50, random_state=7)
     if loss == "regression":
         y = rng.standard_normal(n) * 4 + 1
@@ -157,7 +157,7 @@ def _xor(n=80, seed=0):
 @pytest.mark.parametrize("loss", ["cross_entropy", "squared"])
 def test_mlp_learns_xor(loss):
     X, y = _xor()
-    est = MLPClassifier(n_hidden=10, loss=loss, learning_rate=0.1, max_epochs=300,
+    est = MLPClassifier(n_hidden=10, loss=loss, learning_rate=0.1, max_iter=300,
                         random_state=0).fit(X, y)
     assert est.score(X, y) >= 0.97
     assert est.loss_curve_[-1] < 0.5 * est.loss_curve_[0]
@@ -169,7 +169,7 @@ def test_multiclass_probabilities_and_decision():
     centres = np.array([[0, 0], [3, 0], [0, 3]])
     y = np.repeat([0, 1, 2], 20)
     X = centres[y] + 0.5 * rng.standard_normal((60, 2))
-    est = MLPClassifier(n_hidden=6, learning_rate=0.05, max_epochs=100, random_state=0)
+    est = MLPClassifier(n_hidden=6, learning_rate=0.05, max_iter=100, random_state=0)
     est.fit(X, y)
     assert est.score(X, y) >= 0.95
     D = est.decision_function(X)
@@ -186,14 +186,14 @@ def test_regressor_fits_a_sine_and_stores_standardisation():
     rng = np.random.RandomState(0)
     X = rng.uniform(-3, 3, (80, 1)) * 10 + 100
     y = 50 * np.sin((X[:, 0] - 100) / 10) + 7
-    est = MLPRegressor(n_hidden=10, learning_rate=0.05, max_epochs=300, random_state=0)
+    est = MLPRegressor(n_hidden=10, learning_rate=0.05, max_iter=300, random_state=0)
     est.fit(X, y)
     assert est.score(X, y) > 0.95
     np.testing.assert_allclose(est.mean_, X.mean(0))
     np.testing.assert_allclose(est.scale_, X.std(0))
     assert est.y_mean_[0] == pytest.approx(y.mean())
     Y2 = np.column_stack([y, -y])
-    P = MLPRegressor(n_hidden=10, learning_rate=0.05, max_epochs=50, random_state=0) \
+    P = MLPRegressor(n_hidden=10, learning_rate=0.05, max_iter=50, random_state=0) \
         .fit(X, Y2).predict(X)
     assert P.shape == (80, 2)
 
@@ -212,14 +212,14 @@ def test_early_stopping_keeps_the_best_validation_weights(kind):
         Est = MLPRegressor
     y, yv = f(X), f(Xv)
     kw = dict(n_hidden=30, learning_rate=0.1, tol=0.0, n_iter_no_change=5, random_state=0)
-    est = Est(max_epochs=300, **kw).fit(X, y, X_val=Xv, y_val=yv)
+    est = Est(max_iter=300, **kw).fit(X, y, X_val=Xv, y_val=yv)
     scores = est.validation_scores_
     assert est.n_epochs_ < 300                                     # it stopped
     assert est.n_epochs_ == est.best_epoch_ + 5 == len(scores)
     assert est.best_validation_score_ == max(scores) == scores[est.best_epoch_ - 1]
     assert est.score(Xv, yv) == pytest.approx(max(scores), abs=1e-12)
     # the kept weights are those of an explicit run stopped at the best epoch
-    ref = Est(max_epochs=est.best_epoch_, **{**kw, "n_iter_no_change": 1000}).fit(X, y)
+    ref = Est(max_iter=est.best_epoch_, **{**kw, "n_iter_no_change": 1000}).fit(X, y)
     np.testing.assert_allclose(est.hidden_weights_, ref.hidden_weights_, atol=1e-12)
     np.testing.assert_allclose(est.output_weights_, ref.output_weights_, atol=1e-12)
 
@@ -227,14 +227,14 @@ def test_early_stopping_keeps_the_best_validation_weights(kind):
 def test_early_stopping_with_an_internal_split():
     X, y = _xor(80, seed=2)
     est = MLPClassifier(n_hidden=10, learning_rate=0.1, early_stopping=True,
-                        validation_fraction=0.25, n_iter_no_change=3, max_epochs=200,
+                        validation_fraction=0.25, n_iter_no_change=3, max_iter=200,
                         random_state=0).fit(X, y)
     assert len(est.validation_scores_) == est.n_epochs_
     assert est.best_validation_score_ == max(est.validation_scores_)
     # the standardisation is that of the 60 training examples only
     assert not np.allclose(est.mean_, X.mean(0))
     assert est.fit_time_ > 0
-    no_es = MLPClassifier(max_epochs=3).fit(X, y)
+    no_es = MLPClassifier(max_iter=3).fit(X, y)
     assert no_es.validation_scores_ is None and no_es.best_epoch_ is None
 
 
@@ -244,7 +244,7 @@ def test_internal_split_keeps_every_class_in_training():
     y[0] = "lonely"                                    # a class of one example
     for loss in ("cross_entropy", "squared"):
         est = MLPClassifier(loss=loss, early_stopping=True, validation_fraction=0.3,
-                            max_epochs=3, random_state=0).fit(X, y)
+                            max_iter=3, random_state=0).fit(X, y)
         assert "lonely" in est.classes_ and len(est.classes_) == 3
 
 
@@ -253,7 +253,7 @@ def test_internal_split_keeps_every_class_in_training():
     ({"n_hidden": 0}, "n_hidden"), ({"n_hidden": 2.5}, "n_hidden"),
     ({"learning_rate": 0.0}, "learning_rate"), ({"learning_rate": -1}, "learning_rate"),
     ({"loss": "hinge"}, "loss"), ({"decay": -0.1}, "decay"),
-    ({"weight_decay": -1.0}, "weight_decay"), ({"max_epochs": 0}, "max_epochs"),
+    ({"weight_decay": -1.0}, "weight_decay"), ({"max_iter": 0}, "max_iter"),
     ({"validation_fraction": 1.5}, "validation_fraction"), ({"n_iter_no_change": 0},
                                                              "n_iter_no_change"),
     ({"tol": -1.0}, "tol"), ({"early_stopping": "yes"}, "early_stopping")])
@@ -270,7 +270,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="y_val"):
         MLPClassifier().fit(X, y, X_val=X)
     with pytest.raises(ValueError, match="learning_rate"):
-        MLPRegressor(learning_rate=1e6, max_epochs=5).fit(X, np.arange(len(X)) ** 3.0)
+        MLPRegressor(learning_rate=1e6, max_iter=5).fit(X, np.arange(len(X)) ** 3.0)
     with pytest.raises(ValueError, match="loss"):
         mlp_loss_grad(*_tiny("squared")[:2], *_tiny("squared")[2], loss="hinge")
     with pytest.raises(ValueError, match="T must have shape"):
@@ -280,7 +280,7 @@ def test_bad_input():
 
 def test_verbose_prints_one_line_per_epoch(capsys):
     X, y = _xor(30)
-    MLPClassifier(max_epochs=3, n_iter_no_change=10, verbose=True, random_state=0).fit(
+    MLPClassifier(max_iter=3, n_iter_no_change=10, verbose=True, random_state=0).fit(
         X, y, X_val=X, y_val=y)
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 3 and lines[0].startswith("epoch 1: training loss")
