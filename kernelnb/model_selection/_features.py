@@ -234,7 +234,8 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     verbose : int, default=0
         Print one line per step.
     callback : callable ``callback(record)``, optional
-        Called after each step with the dict appended to ``history_``.
+        Called after each step with the dict appended to ``history_`` (its ``iteration`` is the
+        step's index); returning ``False`` stops there, with the features kept so far selected.
 
     Attributes
     ----------
@@ -313,12 +314,13 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
             out = feats[np.argsort(imp, kind="stable")[:n_out]]
             support[out] = False
             ranking[~support] += 1
-            rec = dict(features=feats, removed=out, importance=imp, W2=W2)
+            rec = dict(iteration=len(self.history_), features=feats, removed=out,
+                       importance=imp, W2=W2)
             self.history_.append(rec)
             if self.verbose:
                 print(f"[SVMRFE] {feats.shape[0]} features, removed {out.tolist()}", flush=True)
-            if self.callback is not None:
-                self.callback(rec)
+            if self.callback is not None and self.callback(rec) is False:
+                break
         self.support_ = support
         self.ranking_ = ranking
         self.estimator_ = clone(base).fit(X[:, support], y)
@@ -614,8 +616,9 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
                 state["best"] = (value, phi.copy(), fitted)
             scales = np.zeros(self._d)
             scales[feats] = s_feat
-            rec = dict(stage=stage, evaluation=state["n"], n_features=int(act.shape[0]),
-                       criterion=value, scales=scales, n_trainings=self.n_trainings_)
+            rec = dict(iteration=state["n"], stage=stage, evaluation=state["n"],
+                       n_features=int(act.shape[0]), criterion=value, scales=scales,
+                       n_trainings=self.n_trainings_)
             self.trace_.append(rec)
             if self.verbose > 1:
                 print(f"[ScalingSelector] stage {stage} eval {state['n']:3d}  "

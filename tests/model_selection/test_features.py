@@ -317,3 +317,16 @@ def test_callback_records_carry_the_svm_of_each_evaluation(linear_small):
                                    atol=0.05)
     with pytest.raises(ValueError, match="removal"):
         ScalingSelector(removal="obd").fit(X, y)
+
+
+def test_rfe_callback_reports_steps_and_can_stop(linear_small):
+    X, y = linear_small
+    seen = []
+    full = SVMRFE(n_features_to_select=2, step=1, callback=lambda r: seen.append(r["iteration"])
+                  ).fit(X, y)
+    assert seen == list(range(len(full.history_))) and full.support_.sum() == 2
+    stopped = SVMRFE(n_features_to_select=2, step=1,
+                     callback=lambda r: r["iteration"] < 1).fit(X, y)
+    assert len(stopped.history_) == 2
+    assert stopped.support_.sum() == X.shape[1] - 2     # two steps of one feature each
+    assert stopped.predict(X).shape == y.shape
