@@ -9,8 +9,8 @@ import kernelnb
 
 PACKAGE = Path(kernelnb.__file__).resolve().parent
 TEXT = {".py", ".pyx", ".pxd", ".ipynb", ".j2", ".html", ".txt", ".md", ".json", ".cfg"}
-OUTSIDE = re.compile(r"\.\./shared|shared/(?:data|research|seeds)|seed_00\d|DESIGN\.md|"
-                     r"research/peers", re.IGNORECASE)
+OUTSIDE = re.compile(r"\.\./shared|shared/(?:data|research|seeds)|seed_00\d|\bseeds/\d|"
+                     r"DESIGN\.md|research/peers", re.IGNORECASE)
 
 
 def test_package_refers_to_nothing_outside_itself():
@@ -27,3 +27,4 @@ def test_package_refers_to_nothing_outside_itself():
 def test_the_check_finds_a_reference():
     assert OUTSIDE.search("see ``../shared/research/seed_004.md`` section 1.5")
     assert OUTSIDE.search("Conventions (DESIGN.md)") and not OUTSIDE.search("shared memory")
+    assert OUTSIDE.search("the course lecture, ``seeds/003``") and not OUTSIDE.search("seeds 3")

@@ -1,4 +1,5 @@
-"""K-nearest-neighbour classification and regression (the course lecture, ``seeds/003``)."""
+"""K-nearest-neighbour classification and regression (Cover & Hart, "Nearest neighbor pattern
+classification", IEEE Trans. Information Theory 13, 1967)."""
 from __future__ import annotations
 
 import numpy as np
