@@ -17,6 +17,8 @@ and one axpy backward (level-1 BLAS from scipy).
   beta-hinge), updating only on examples with ``y f(x) <= beta`` and only the units in their
   linear region ``|v_n . x + a_n| <= 1``.
 * :func:`margin_perceptron_epoch`: Algorithm 8.1 with the beta-hinge.
+* :func:`balance_run`: the mixture of SVMs' reassignment loop (Collobert's thesis Alg. 6.1, step
+  2.3) on precomputed preference lists, until an example finds every listed expert full.
 """
 import numpy as np
 cimport numpy as cnp
@@ -277,3 +279,31 @@ def margin_perceptron_epoch(const double[:, ::1] X, const double[::1] y,
                 _axpy(lam * yl, &X[l, 0], &w[0], d)
                 b[0] += lam * yl
     return (total / m if m else 0.0), updates
+
+
+def balance_run(const cnp.int64_t[:, ::1] prefs, const cnp.int64_t[::1] order, Py_ssize_t start,
+                cnp.int64_t capacity, cnp.int64_t[::1] counts, cnp.uint8_t[::1] full,
+                cnp.int64_t[::1] out):
+    """Examples ``order[start:]`` in turn each take the first expert of their list
+    ``prefs[l]`` (best first) that is not ``full``, updating ``counts``/``full``/``out`` in
+    place; returns the position in ``order`` of the first example whose listed experts are all
+    full (its list must be refreshed by the caller), or ``len(order)`` when every example is
+    placed."""
+    cdef Py_ssize_t t, j, m = prefs.shape[1], n = order.shape[0], stop = n
+    cdef cnp.int64_t l, e
+    with nogil:
+        for t in range(start, n):
+            l = order[t]
+            e = -1
+            for j in range(m):
+                if not full[prefs[l, j]]:
+                    e = prefs[l, j]
+                    break
+            if e < 0:
+                stop = t
+                break
+            out[l] = e
+            counts[e] += 1
+            if counts[e] >= capacity:
+                full[e] = 1
+    return stop

@@ -96,6 +96,7 @@ from .._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, Ha
                            Interval, StrOptions, check_input, check_params)
 from ..kernels import KERNEL_NAMES
 from ..svm import SVC
+from . import _mlp
 from ._dask import dask_client
 
 __all__ = ["MixtureSVC", "balanced_assignment", "GaterMLP"]
@@ -192,38 +193,39 @@ def _assign_from_preferences(prefs, row_scores, n, k, capacity, order, block_sco
     capacity = int(capacity)
     if capacity * k < n:
         raise ValueError(f"capacity={capacity} times {k} experts cannot hold {n} examples")
-    order = np.arange(n) if order is None else np.asarray(order)
+    order = np.ascontiguousarray(np.arange(n) if order is None else order, dtype=np.int64)
+    prefs = np.ascontiguousarray(prefs, dtype=np.int64)
     counts = np.zeros(k, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
-    full = np.zeros(k, dtype=bool)
+    full = np.zeros(k, dtype=np.uint8)
     short = prefs.shape[1] < k
-    order_list = order.tolist()
-    for t, l in enumerate(order_list):
-        row = prefs[l]
-        e = row[0]
-        if full[e]:
-            free = ~full[row]
-            if free.any():
-                e = row[np.argmax(free)]
-            elif block_scores is not None and short:
-                rows = order[t:t + _REFRESH_ROWS]
-                sc = np.array(block_scores(rows), dtype=np.float64)
-                sc[np.isnan(sc)] = -np.inf
-                sc[:, full] = -np.inf
-                prefs[rows] = _top_preferences(sc)
-                e = prefs[l, 0]
-            else:
-                # every listed preference is full: sort the whole row (rare)
-                sc = np.nan_to_num(np.asarray(row_scores(l), dtype=np.float64), nan=-np.inf)
-                sc[full] = -np.inf
-                e = int(np.argmax(sc)) if short else int(np.flatnonzero(~full)[0])
-                if full[e]:
-                    e = int(np.flatnonzero(~full)[0])
+    t = 0
+    while True:
+        # the examples in turn, in C, until one finds every expert of its list full
+        t = _mlp.balance_run(prefs, order, t, capacity, counts, full, out)
+        if t >= n:
+            return out
+        l = int(order[t])
+        if block_scores is not None and short:
+            rows = order[t:t + _REFRESH_ROWS]
+            sc = np.array(block_scores(rows), dtype=np.float64)
+            sc[np.isnan(sc)] = -np.inf
+            sc[:, full.view(bool)] = -np.inf
+            prefs[rows] = _top_preferences(sc)
+            if not full.view(bool)[prefs[l]].all():
+                continue                              # example l now lists a free expert
+        # one example: its best expert among those not full
+        sc = np.nan_to_num(np.asarray(row_scores(l), dtype=np.float64), nan=-np.inf)
+        free = ~full.view(bool)
+        sc[~free] = -np.inf
+        e = int(np.argmax(sc)) if short else int(np.flatnonzero(free)[0])
+        if not free[e]:
+            e = int(np.flatnonzero(free)[0])
         out[l] = e
         counts[e] += 1
         if counts[e] >= capacity:
-            full[e] = True
-    return out
+            full[e] = 1
+        t += 1
 
 
 # --------------------------------------------------------------------------------------------

@@ -89,3 +89,14 @@ def test_block_refresh_matches_the_sequential_rule(k, capacity_extra, dtype):
     np.testing.assert_array_equal(in_blocks, ref)
     np.testing.assert_array_equal(balanced_assignment(scores, capacity, order), ref)
     assert np.bincount(in_blocks, minlength=k).max() <= capacity
+
+
+def test_balance_rule_with_unusable_scores_still_places_everyone():
+    # all-NaN and all -inf rows: the rule falls back to the lowest-index expert not full
+    n, k = 500, 40
+    scores = np.full((n, k), np.nan)
+    scores[::3] = -np.inf
+    capacity = n // k + 1
+    got = balanced_assignment(scores, capacity, np.arange(n))
+    assert np.bincount(got, minlength=k).max() <= capacity
+    np.testing.assert_array_equal(got, np.repeat(np.arange(k), capacity)[:n])
