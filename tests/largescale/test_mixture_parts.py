@@ -100,3 +100,20 @@ def test_balance_rule_with_unusable_scores_still_places_everyone():
     got = balanced_assignment(scores, capacity, np.arange(n))
     assert np.bincount(got, minlength=k).max() <= capacity
     np.testing.assert_array_equal(got, np.repeat(np.arange(k), capacity)[:n])
+
+
+@pytest.mark.parametrize("k", [5, 16, 17, 200])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_top_preferences_order_against_lexsort(k, dtype):
+    rng = np.random.default_rng(k)
+    S = rng.integers(-3, 4, size=(400, k)).astype(dtype)      # many ties
+    S[rng.random(S.shape) < 0.05] = np.nan
+    S[rng.random(S.shape) < 0.05] = -np.inf
+    S[rng.random(S.shape) < 0.02] = np.inf
+    got = _top_preferences(S)
+    m = min(k, 16)
+    key = np.where(np.isnan(S), -np.inf, S)
+    for r in range(S.shape[0]):
+        # best first: score descending, then index ascending; NaN counts as -inf
+        ref = np.lexsort((np.arange(k), -key[r]))[:m]
+        np.testing.assert_array_equal(got[r], ref)
