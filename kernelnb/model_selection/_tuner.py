@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .. import kernels as _k
 from .._validation import (CALLBACK, NONNEGATIVE, NONNEGATIVE_INT, POSITIVE, StrOptions,
                            check_input, check_params)
 from ..svm import SVC
@@ -150,156 +151,66 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         self
         """
         t_start = time.perf_counter()
-        est, tune, (lo, hi) = self._validate()
+        est, tune, bounds = self._validate()
+        X, y = self._check_data(X, y, est)
+        params = _LogParameters(tune, est.kernel, *_start_point(est, X), bounds)
+        search = _Search(self, est, X, y, params, t_start)
+        self.history_ = search.history
+        reason = self._run(search, params.theta0, bounds)
+        self._keep_best(search, reason, params)
+        self.fit_time_ = time.perf_counter() - t_start
+        return self
+
+    def _check_data(self, X, y, est):
+        """``(X, y)`` checked (two classes); sets ``classes_``."""
         X, y = check_input(self, X, y, order="C", precision=est.precision)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] != 2:
             raise ValueError("Only binary classification is supported: GradientTuner tunes one "
                              f"binary SVM; y has {self.classes_.shape[0]} classes")
-        n, d = X.shape
-        kind = est.kernel
-        from .. import kernels as _k
+        return X, y
 
-        # starting point
-        C0 = float(est.C)
-        if kind == "rbf" and est.scales is not None:
-            s0 = np.asarray(est.scales, dtype=np.float64).ravel()
-        else:
-            s0 = np.ones(d)
-        if s0.shape[0] != d:
-            raise ValueError(f"the estimator's scales have {s0.shape[0]} entries but X has {d} features")
-        sigma0 = None
-        if kind == "rbf":
-            sigma0 = _k.KernelSpec.of(est, scales=s0).resolve_sigma(X)
-        slices, theta0 = {}, []
-        for name in tune:
-            if name == "C":
-                slices[name] = slice(len(theta0), len(theta0) + 1)
-                theta0.append(np.log(C0))
-            elif name == "sigma":
-                if kind != "rbf":
-                    raise ValueError(f"tune names 'sigma', which only the 'rbf' kernel has "
-                                     f"(kernel={kind!r})")
-                slices[name] = slice(len(theta0), len(theta0) + 1)
-                theta0.append(np.log(sigma0))
-            else:
-                if np.any(s0 <= 0):
-                    raise ValueError("scales must be positive to be tuned in log scale")
-                slices[name] = slice(len(theta0), len(theta0) + d)
-                theta0.extend(np.log(s0))
-        theta0 = np.clip(np.array(theta0, dtype=np.float64), lo, hi)
-
-        def unpack(theta):
-            C = float(np.exp(theta[slices["C"]][0])) if "C" in slices else C0
-            sigma = float(np.exp(theta[slices["sigma"]][0])) if "sigma" in slices else sigma0
-            s = np.exp(theta[slices["scales"]]) if "scales" in slices else s0.copy()
-            return C, sigma, s
-
-        state = {"alpha": None, "beta": None, "n_train": 0, "best": None, "last": None}
-        cache = {}
-
-        def evaluate(theta):
-            key = np.asarray(theta, dtype=np.float64).tobytes()
-            if key in cache:
-                return cache[key]
-            C, sigma, s = unpack(theta)
-            params = {"C": C}
-            if kind == "rbf":
-                params.update(sigma=sigma, scales=s)
-            model = clone(est).set_params(**params)
-            value, grad, fitted = criterion_and_gradient(
-                model, X, y, self.criterion, tune, radius=self.radius,
-                span_regularization=self.span_regularization, alpha_init=state["alpha"],
-                scales=None if kind == "rbf" else s, beta_init=state["beta"])
-            state["n_train"] += 1
-            if getattr(fitted, "fit_status_", 0) == 2:
-                raise KeyboardInterrupt
-            state["alpha"] = full_dual(fitted, n)
-            if self.radius == "sphere" and "beta" in fitted.criterion_info_:
-                state["beta"] = fitted.criterion_info_["beta"]
-            g = np.concatenate([np.atleast_1d(grad[name]) for name in tune])
-            entry = {"value": value, "grad": g, "fitted": fitted, "C": C, "sigma": sigma,
-                     "scales": s.copy()}
-            if len(cache) > 8:
-                cache.pop(next(iter(cache)))
-            cache[key] = entry
-            state["last"] = entry
-            if state["best"] is None or value < state["best"]["value"]:
-                state["best"] = entry
-            return entry
-
-        def fun(theta):
-            e = evaluate(theta)
-            v = max(e["value"], 1e-300)
-            return np.log(v), e["grad"] / v
-
-        history = []
-
-        def record(theta, iteration):
-            e = evaluate(theta)
-            Xp = X if kind == "rbf" else X * e["scales"]
-            rec = {
-                "iteration": iteration,
-                "criterion": e["value"],
-                "C": e["C"],
-                "sigma": e["sigma"],
-                "scales": e["scales"].copy(),
-                "n_trainings": state["n_train"],
-                "training_error": float(np.mean(e["fitted"].predict(Xp) != y)),
-                "n_SV": int(e["fitted"].support_.shape[0]),
-                "time": time.perf_counter() - t_start,
-            }
-            history.append(rec)
-            if self.verbose:
-                sig = "" if e["sigma"] is None else f"  sigma {e['sigma']:.4g}"
-                print(f"[GradientTuner] iter {iteration:3d}  {self.criterion} {e['value']:.6g}"
-                      f"  C {e['C']:.4g}{sig}  n_SV {rec['n_SV']}  train err "
-                      f"{rec['training_error']:.3f}  trainings {state['n_train']}", flush=True)
-            if self.callback is not None and self.callback(rec) is False:
-                raise _Stop
-
-        self.history_ = history
-        reason = None
-        n_iter = 0
+    def _run(self, search, theta0, bounds):
+        """Record the start, then run L-BFGS-B; returns why the search stopped."""
         try:
-            record(theta0, 0)
+            search.record(theta0, 0)
             if self.max_iter > 0:
-                def cb(intermediate_result):
-                    nonlocal n_iter
-                    n_iter += 1
-                    record(np.asarray(intermediate_result.x), n_iter)
-
-                res = minimize(fun, theta0, jac=True, method="L-BFGS-B", callback=cb,
-                               bounds=[(lo, hi)] * theta0.shape[0],
-                               options={"maxiter": int(self.max_iter), "ftol": float(self.tol),
-                                        "gtol": float(self.tol)})
-                reason = str(res.message)
-            else:
-                reason = "max_iter=0"
+                return self._minimize(search, theta0, bounds)
+            return "max_iter=0"
         except _Stop:
-            reason = "callback"
+            return "callback"
         except KeyboardInterrupt:
-            reason = "interrupted"
+            # stacklevel 3: the warning points at the caller of fit
             warnings.warn("GradientTuner.fit was interrupted; keeping the best point so far "
-                          f"({state['n_train']} SVM trainings).", RuntimeWarning, stacklevel=2)
-            if state["best"] is None:
+                          f"({search.n_train} SVM trainings).", RuntimeWarning, stacklevel=3)
+            if search.best is None:
                 raise
-        best = state["best"]
-        self.n_iter_ = n_iter
+            return "interrupted"
+
+    def _minimize(self, search, theta0, bounds):
+        """scipy's L-BFGS-B on log T over the box ``bounds``; returns scipy's message."""
+        res = minimize(search.log_criterion, theta0, jac=True, method="L-BFGS-B",
+                       callback=search.on_iteration, bounds=[bounds] * theta0.shape[0],
+                       options={"maxiter": int(self.max_iter), "ftol": float(self.tol),
+                                "gtol": float(self.tol)})
+        return str(res.message)
+
+    def _keep_best(self, search, reason, params):
+        """The fitted attributes from the best point evaluated."""
+        best = search.best
+        self.n_iter_ = search.n_iter
         self.stop_reason_ = reason
-        self.n_trainings_ = state["n_train"]
+        self.n_trainings_ = search.n_train
         self.criterion_ = float(best["value"])
         self.best_params_ = {"C": best["C"]}
-        if kind == "rbf":
+        if params.kind == "rbf":
             self.best_params_["sigma"] = best["sigma"]
         self.best_params_["scales"] = best["scales"].copy()
         self.scales_ = best["scales"].copy()
-        self._scale_inputs = kind != "rbf" and "scales" in slices
+        self._scale_inputs = params.kind != "rbf" and "scales" in params.slices
         if self.refit:
             self.best_estimator_ = best["fitted"]
-        self.fit_time_ = time.perf_counter() - t_start
-        return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -322,3 +233,153 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         """Class labels predicted by ``best_estimator_``."""
         X = self._inputs(X)
         return self.best_estimator_.predict(X)
+
+
+def _start_point(est, X):
+    """``C``, ``sigma`` (RBF, resolved on ``X``; else None) and scales the search starts from."""
+    d = X.shape[1]
+    C0 = float(est.C)
+    if est.kernel == "rbf" and est.scales is not None:
+        s0 = np.asarray(est.scales, dtype=np.float64).ravel()
+    else:
+        s0 = np.ones(d)
+    if s0.shape[0] != d:
+        raise ValueError(f"the estimator's scales have {s0.shape[0]} entries but X has {d} "
+                         "features")
+    sigma0 = None
+    if est.kernel == "rbf":
+        sigma0 = _k.KernelSpec.of(est, scales=s0).resolve_sigma(X)
+    return C0, sigma0, s0
+
+
+class _LogParameters:
+    """The parameters <-> ``theta``, the vector of the logarithms of the tuned ones.
+
+    ``slices[name]`` locates a tuned parameter in ``theta``; the others keep their starting
+    values.  ``theta0`` is the start, clipped to the box ``bounds``.
+    """
+
+    def __init__(self, tune, kind, C0, sigma0, s0, bounds):
+        self.kind = kind
+        self.C0, self.sigma0, self.s0 = C0, sigma0, s0
+        self.slices, theta0 = {}, []
+        for name in tune:
+            if name == "C":
+                self.slices[name] = slice(len(theta0), len(theta0) + 1)
+                theta0.append(np.log(C0))
+            elif name == "sigma":
+                if kind != "rbf":
+                    raise ValueError(f"tune names 'sigma', which only the 'rbf' kernel has "
+                                     f"(kernel={kind!r})")
+                self.slices[name] = slice(len(theta0), len(theta0) + 1)
+                theta0.append(np.log(sigma0))
+            else:
+                if np.any(s0 <= 0):
+                    raise ValueError("scales must be positive to be tuned in log scale")
+                self.slices[name] = slice(len(theta0), len(theta0) + s0.shape[0])
+                theta0.extend(np.log(s0))
+        self.tune = tune
+        self.theta0 = np.clip(np.array(theta0, dtype=np.float64), *bounds)
+
+    def unpack(self, theta):
+        """``(C, sigma, scales)`` at ``theta`` (scales: a new array)."""
+        sl = self.slices
+        C = float(np.exp(theta[sl["C"]][0])) if "C" in sl else self.C0
+        sigma = float(np.exp(theta[sl["sigma"]][0])) if "sigma" in sl else self.sigma0
+        s = np.exp(theta[sl["scales"]]) if "scales" in sl else self.s0.copy()
+        return C, sigma, s
+
+
+class _Search:
+    """One search of :meth:`GradientTuner.fit`: the evaluations of the criterion (each SVM
+    warm-started from the previous one; the last ones cached, so that scipy's ``fun`` and
+    ``jac`` never train twice at a point), the best point and the history."""
+
+    _CACHE_SIZE = 8
+
+    def __init__(self, tuner, est, X, y, params, t_start):
+        self.tuner, self.est, self.X, self.y = tuner, est, X, y
+        self.params = params
+        self.t_start = t_start
+        self.alpha = self.beta = self.best = None   # warm starts; best evaluation so far
+        self.n_train = 0
+        self.n_iter = 0
+        self.cache = {}
+        self.history = []
+
+    def evaluate(self, theta):
+        """The evaluation at ``theta`` (a dict), from the cache or by training an SVM."""
+        key = np.asarray(theta, dtype=np.float64).tobytes()
+        if key in self.cache:
+            return self.cache[key]
+        entry = self._train(theta)
+        if len(self.cache) > self._CACHE_SIZE:
+            self.cache.pop(next(iter(self.cache)))
+        self.cache[key] = entry
+        if self.best is None or entry["value"] < self.best["value"]:
+            self.best = entry
+        return entry
+
+    def _train(self, theta):
+        """Train the SVM at ``theta`` and compute T and its gradient; update the warm starts."""
+        tuner, tune = self.tuner, self.params.tune
+        rbf = self.params.kind == "rbf"
+        C, sigma, s = self.params.unpack(theta)
+        params = {"C": C}
+        if rbf:
+            params.update(sigma=sigma, scales=s)
+        model = clone(self.est).set_params(**params)
+        value, grad, fitted = criterion_and_gradient(
+            model, self.X, self.y, tuner.criterion, tune, radius=tuner.radius,
+            span_regularization=tuner.span_regularization, alpha_init=self.alpha,
+            scales=None if rbf else s, beta_init=self.beta)
+        self.n_train += 1
+        if getattr(fitted, "fit_status_", 0) == 2:
+            raise KeyboardInterrupt
+        self.alpha = full_dual(fitted, self.X.shape[0])
+        if tuner.radius == "sphere" and "beta" in fitted.criterion_info_:
+            self.beta = fitted.criterion_info_["beta"]
+        g = np.concatenate([np.atleast_1d(grad[name]) for name in tune])
+        return {"value": value, "grad": g, "fitted": fitted, "C": C, "sigma": sigma,
+                "scales": s.copy()}
+
+    def log_criterion(self, theta):
+        """scipy's ``fun`` with ``jac=True``: ``log T`` and its gradient."""
+        e = self.evaluate(theta)
+        v = max(e["value"], 1e-300)
+        return np.log(v), e["grad"] / v
+
+    def on_iteration(self, intermediate_result):
+        """scipy's callback: record the new iterate."""
+        self.n_iter += 1
+        self.record(np.asarray(intermediate_result.x), self.n_iter)
+
+    def record(self, theta, iteration):
+        """Append the history record of ``theta``, print it, call the callback (``False``
+        raises :class:`_Stop`)."""
+        e = self.evaluate(theta)
+        rec = self._history_record(e, iteration)
+        self.history.append(rec)
+        tuner = self.tuner
+        if tuner.verbose:
+            sig = "" if e["sigma"] is None else f"  sigma {e['sigma']:.4g}"
+            print(f"[GradientTuner] iter {iteration:3d}  {tuner.criterion} {e['value']:.6g}"
+                  f"  C {e['C']:.4g}{sig}  n_SV {rec['n_SV']}  train err "
+                  f"{rec['training_error']:.3f}  trainings {self.n_train}", flush=True)
+        if tuner.callback is not None and tuner.callback(rec) is False:
+            raise _Stop
+
+    def _history_record(self, e, iteration):
+        """The record of evaluation ``e`` (see ``GradientTuner.history_``)."""
+        Xp = self.X if self.params.kind == "rbf" else self.X * e["scales"]
+        return {
+            "iteration": iteration,
+            "criterion": e["value"],
+            "C": e["C"],
+            "sigma": e["sigma"],
+            "scales": e["scales"].copy(),
+            "n_trainings": self.n_train,
+            "training_error": float(np.mean(e["fitted"].predict(Xp) != self.y)),
+            "n_SV": int(e["fitted"].support_.shape[0]),
+            "time": time.perf_counter() - self.t_start,
+        }
