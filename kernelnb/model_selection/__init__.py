@@ -3,10 +3,12 @@ parameters and scaling factors, feature selection (Chapelle's thesis, chapters 3
 # Each block below is owned by one module; add names to its block only.
 
 # --- estimates (_estimates.py) ---
-from ._estimates import (ESTIMATE_NAMES, LeaveOneOut, bounds_table, estimate_all,  # noqa: F401
+from ._estimates import (ESTIMATE_NAMES, LeaveOneOut, estimate_all,  # noqa: F401
                          jaakkola_haussler, loo_error, opper_winther, radius_margin,
                          radius_squared, radius_squared_from_kernel, span_estimate, span_values,
                          sv_fraction, training_error, validation_error, xi_alpha)
+# --- estimates along a parameter (_tables.py) ---
+from ._tables import bounds_table  # noqa: F401
 # --- gradients and tuner (_gradient.py, _tuner.py) ---
 from ._gradient import criterion_and_gradient, full_dual, sphere_radius2  # noqa: F401
 from ._tuner import GradientTuner  # noqa: F401

@@ -1,0 +1,150 @@
+"""Estimates along one hyper-parameter: :func:`bounds_table` (Chapelle's thesis, ch. 3).
+
+The experiment behind the thesis's figures of the bounds: refit an SVC for each value of
+``sigma`` or ``C`` (warm-started from the previous value) and tabulate every estimate there
+(:func:`estimate_all`'s), with validation, test and leave-one-out errors when asked.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.base import clone
+
+from .._callbacks import progress_caller
+from .._validation import CALLBACK, check_param
+from ._estimates import DEFAULT_ETA, _check_eta, _estimates, _Problem, loo_error, validation_error
+
+__all__ = ["bounds_table"]
+
+
+def _check_values(values, param):
+    try:
+        v = np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"values must be positive numbers (values of {param}), got "
+                         f"{values!r}") from None
+    if v.size == 0 or not np.all(np.isfinite(v)) or np.any(v <= 0):
+        raise ValueError(f"values must be a non-empty list of positive finite numbers (values "
+                         f"of {param}), got {np.array2string(v, threshold=8)}")
+    return v
+
+
+def _check_table_args(estimator, y, param, values, X_val, y_val, X_test, y_test, loo,
+                      regularization):
+    """The checked ``values`` (float64), ``y`` (1-D) and ``eta`` of :func:`bounds_table`."""
+    if param not in ("sigma", "C"):
+        raise ValueError(f"param must be 'sigma' or 'C', got {param!r}")
+    if values is None:
+        raise ValueError("values must be given (the values of the parameter to try)")
+    v = _check_values(values, param)
+    if not hasattr(estimator, "get_params") or "C" not in estimator.get_params():
+        raise ValueError(f"estimator must be a kernelnb.svm.SVC, got {type(estimator).__name__}")
+    if param == "sigma" and estimator.kernel != "rbf":
+        raise ValueError(f"param='sigma' needs kernel='rbf', the estimator has "
+                         f"kernel={estimator.kernel!r}")
+    if param == "C" and (estimator.margin == "hard" or np.isinf(estimator.C)):
+        raise ValueError("param='C' has no effect with margin='hard'; use margin='l1' or 'l2'")
+    if (X_test is None) != (y_test is None):
+        raise ValueError("X_test and y_test must be given together")
+    if (X_val is None) != (y_val is None):
+        raise ValueError("X_val and y_val must be given together")
+    if not isinstance(loo, (bool, np.bool_)):
+        raise ValueError(f"loo must be True or False, got {loo!r}")
+    eta = _check_eta(regularization)
+    y_arr = np.asarray(y).ravel()
+    n_cls = np.unique(y_arr).size
+    if n_cls != 2:
+        raise ValueError(f"bounds_table is for two classes; y has {n_cls}")
+    return v, y_arr, eta
+
+
+def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test, loo):
+    """Fit a clone of ``estimator`` at ``param=value`` warm-started from ``alpha_init`` and
+    compute its row of :func:`bounds_table`.
+
+    ``val`` and ``test`` are ``(X, y)`` pairs or ``(None, None)``.  Returns the row and the
+    signed duals of the fit (one per training point), the next value's warm start.
+    """
+    model = clone(estimator).set_params(warm_start=False, callback=None, verbose=False,
+                                        **{param: float(value)})
+    t0 = time.perf_counter()
+    model.fit(X, y, alpha_init=alpha_init)
+    fit_time = time.perf_counter() - t0
+    coef = np.zeros(len(y))
+    coef[model.support_] = model.dual_coef_[0]
+    t1 = time.perf_counter()
+    pb = _Problem(model, X, y)
+    row = {param: float(value), **_estimates(pb, eta)}
+    if val[0] is not None:
+        row["validation"] = validation_error(model, *val)
+    n_loo = 0
+    if loo:
+        res = loo_error(model, X, y)
+        row["loo"] = res.error
+        n_loo = res.n_trainings
+    if test[0] is not None:
+        row["test_error"] = validation_error(model, *test)
+    row["R2"] = pb.radius2("sphere")[0]
+    row["w2"] = pb.w2()
+    row["n_sv"] = int(model.support_.size)
+    row["fit_time"] = fit_time
+    row["estimate_time"] = time.perf_counter() - t1
+    row["n_trainings"] = 1 + n_loo
+    return row, coef
+
+
+def bounds_table(estimator, X, y, param="sigma", values=None, X_val=None, y_val=None,
+                 X_test=None, y_test=None, loo=False, callback=None,
+                 regularization=DEFAULT_ETA):
+    """Refit ``estimator`` along one hyper-parameter and tabulate every estimate.
+
+    A clone of ``estimator`` is fitted for each entry of ``values`` *in the order given*, each
+    fit warm-started (``alpha_init``) from the previous value's solution: the same training
+    data, so the previous dual point is a valid (clipped, made feasible) start.  Sort the values
+    for the warm starts to help most.
+
+    Parameters
+    ----------
+    estimator : :class:`kernelnb.svm.SVC`
+        Template (fitted or not); its other parameters are kept.
+    X, y : training data (two classes)
+    param : {'sigma', 'C'}, default='sigma'
+        The parameter varied (``'sigma'`` needs the RBF kernel, ``'C'`` a soft margin).
+    values : array-like of positive floats
+    X_val, y_val : optional validation data (column ``'validation'``)
+    X_test, y_test : optional test data (column ``'test_error'``)
+    loo : bool, default=False
+        Also the exact leave-one-out error (column ``'loo'``; costs retrainings).
+    callback : callable ``callback(info)``, optional
+        Called after each value with its row (a dict of floats) and ``'iteration'``, the value's
+        index, e.g. to move a progress bar; returning ``False`` stops there (the table then holds
+        the values done).  The package's one callback form (:mod:`kernelnb._callbacks`); the old
+        ``callback(i, row)`` still works, with a ``FutureWarning``.
+    regularization : float, default=0.1
+        ``eta`` of the regularised span.
+
+    Returns
+    -------
+    dict of str -> ndarray of shape (len(values),)
+        ``param`` (the values), every key of :data:`ESTIMATE_NAMES`, ``'validation'``,
+        ``'test_error'`` and ``'loo'`` when asked, ``'R2'`` (enclosing sphere) and ``'w2'``
+        (``||w||^2``), ``'n_sv'``, ``'fit_time'`` (seconds of the fit at that value),
+        ``'estimate_time'`` (seconds of the estimates), ``'n_trainings'`` (SVMs trained for
+        that row: 1 plus the leave-one-out retrainings).
+    """
+    v, y_arr, eta = _check_table_args(estimator, y, param, values, X_val, y_val, X_test, y_test,
+                                      loo, regularization)
+    check_param("callback", callback, CALLBACK, "bounds_table")
+    report = progress_caller(callback, "bounds_table", legacy=("i", "row"),
+                             legacy_args=lambda info: (info["iteration"], {
+                                 k: val for k, val in info.items() if k != "iteration"}))
+    rows = []
+    coef_prev = None
+    for i, value in enumerate(v):
+        row, coef_prev = _table_row(estimator, X, y_arr, param, value, coef_prev, eta,
+                                    (X_val, y_val), (X_test, y_test), loo)
+        rows.append(row)
+        if report(dict(row, iteration=i)):
+            break
+    return {k: np.array([r[k] for r in rows]) for k in rows[0]}
