@@ -196,6 +196,8 @@ def main(argv=None):
     ap.add_argument("--datasets", default="fashion,synthetic")
     ap.add_argument("--tables", default="q,cache,slope")
     ap.add_argument("--repeat", type=int, default=1, help="best of this many fits")
+    ap.add_argument("--caches", dest="caches_arg", default=None,
+                    help="comma-separated cache sizes (MB) of Table 5.5 (default 10, 20, ..., 100)")
     args = ap.parse_args(argv)
     args.q_values = [2, 4, 10, 50, 100]
     args.q_cache = 100.0
@@ -209,6 +211,13 @@ def main(argv=None):
         args.q_cache = 10.0
         args.caches = [2.0, 5.0, 10.0, 20.0]
         args.slope_sizes = [250, 500, 1000, 2000]
+    if args.caches_arg:
+        try:
+            args.caches = [float(v) for v in args.caches_arg.split(",") if v.strip()]
+        except ValueError:
+            ap.error(f"--caches must be comma-separated numbers, got {args.caches_arg!r}")
+        if not args.caches or min(args.caches) <= 0:
+            ap.error("--caches needs positive sizes")
     names = [s.strip() for s in args.datasets.split(",") if s.strip()]
     for s in names:
         if s not in ("fashion", "synthetic"):

@@ -245,7 +245,7 @@ class BoundsExplorer(Dashboard):
                 table = bounds_table(
                     template, X, y, param=axis, values=values, X_test=Xt, y_test=yt,
                     loo=bool(p["loo"]),
-                    callback=lambda i, row: self._table_progress(i))
+                    callback=lambda info: self._table_progress(info["iteration"]))
             table_ms = 1e3 * (time.perf_counter() - t0)
             self._table_cache = (key, (table, table_ms))
         out = dict(p=p, table=table, current=current, model=model, X=X, y=y,

@@ -88,7 +88,7 @@ def test_balanced_assignment_errors():
 @pytest.mark.parametrize("gater", ["global", "local"])
 def test_balance_rule_holds_after_reassignment(gater):
     X, y = xor(80)
-    m = MixtureSVC(n_experts=3, gater=gater, n_iter=3, C=10, sigma=0.5, client="serial",
+    m = MixtureSVC(n_experts=3, gater=gater, max_iter=3, C=10, sigma=0.5, client="serial",
                    validation_fraction=0.1, gater_holdout=False, random_state=0).fit(X, y)
     L = int(np.sum(m.assignment_ >= 0))
     assert L == 72
@@ -103,7 +103,7 @@ def test_balance_rule_holds_after_reassignment(gater):
 
 def test_without_balance_one_expert_takes_more():
     X, y = xor(80)
-    kw = dict(n_experts=4, n_iter=3, kernel="linear", C=10, client="serial",
+    kw = dict(n_experts=4, max_iter=3, kernel="linear", C=10, client="serial",
               validation_fraction=0, random_state=0, gater_epochs=50, gater_batch_size=16)
     free = MixtureSVC(balance=False, **kw).fit(X, y)
     assert free.expert_sizes_[-1].max() > 80 // 4 + 1
@@ -129,9 +129,9 @@ def test_global_gater_lowers_training_cost_vs_uniform():
     """Linear experts on XOR: averaged they cannot do better than chance, but a gater splitting
     the plane lets each one solve its half (thesis Fig. 6.1)."""
     X, y = xor(80)
-    kw = dict(n_experts=2, kernel="linear", C=10, n_iter=4, validation_fraction=0,
+    kw = dict(n_experts=2, kernel="linear", C=10, max_iter=4, validation_fraction=0,
               client="serial", random_state=0, gater_epochs=100, gater_batch_size=16,
-              gater_lr=0.01, gater_hidden=8, gater_holdout=False)
+              gater_learning_rate=0.01, gater_n_hidden=8, gater_holdout=False)
     g = MixtureSVC(gater="global", **kw).fit(X, y)
     u = MixtureSVC(gater="uniform", **kw).fit(X, y)
     ys = np.where(y == g.classes_[1], 1.0, -1.0)
@@ -213,7 +213,7 @@ def test_platt_fit_matches_scipy():
 
 def test_local_gater_combines_posteriors():
     X, y = xor(80)
-    m = MixtureSVC(n_experts=3, gater="local", n_iter=2, C=10, sigma=0.5, client="serial",
+    m = MixtureSVC(n_experts=3, gater="local", max_iter=2, C=10, sigma=0.5, client="serial",
                    random_state=0).fit(X, y)
     G = m.gate(X)
     np.testing.assert_allclose(G.sum(axis=1), 1.0)
@@ -231,7 +231,7 @@ def test_local_gater_combines_posteriors():
 @pytest.mark.parametrize("gater", ["global", "local", "uniform"])
 def test_validation_errors_per_iteration(gater):
     X, y = xor(80)
-    m = MixtureSVC(n_experts=2, gater=gater, n_iter=3, C=10, sigma=0.5, client="serial",
+    m = MixtureSVC(n_experts=2, gater=gater, max_iter=3, C=10, sigma=0.5, client="serial",
                    validation_fraction=0.25, gater_holdout=False, random_state=3).fit(X, y)
     expected = 1 if gater == "uniform" else 3
     assert m.n_iter_ == expected
@@ -252,8 +252,8 @@ def test_validation_errors_per_iteration(gater):
 def test_fewer_iterations_are_a_prefix():
     X, y = xor(80)
     kw = dict(n_experts=3, C=10, sigma=0.5, client="serial", random_state=5)
-    short = MixtureSVC(n_iter=2, **kw).fit(X, y)
-    long = MixtureSVC(n_iter=3, **kw).fit(X, y)
+    short = MixtureSVC(max_iter=2, **kw).fit(X, y)
+    long = MixtureSVC(max_iter=3, **kw).fit(X, y)
     np.testing.assert_array_equal(short.validation_errors_, long.validation_errors_[:2])
     np.testing.assert_array_equal(short.train_costs_, long.train_costs_[:2])
     for a, b in zip(short.expert_sizes_, long.expert_sizes_):
@@ -264,8 +264,8 @@ def test_callback_stops_and_labels_are_kept():
     X, y = xor(60)
     labels = np.where(y > 0, "yes", "no")
     seen = []
-    m = MixtureSVC(n_experts=2, n_iter=5, C=10, sigma=0.5, client="serial", random_state=0,
-                   callback=lambda it, info: seen.append((it, info["validation_error"])) or it < 1)
+    m = MixtureSVC(n_experts=2, max_iter=5, C=10, sigma=0.5, client="serial", random_state=0,
+                   callback=lambda info: seen.append((info["iteration"], info["validation_error"])) or info["iteration"] < 1)
     m.fit(X, labels)
     assert [s[0] for s in seen] == [0, 1] and m.n_iter_ == 2
     assert set(m.predict(X)) <= {"yes", "no"}
@@ -279,7 +279,7 @@ def test_callback_stops_and_labels_are_kept():
 @pytest.mark.parametrize("gater", ["global", "local"])
 def test_serial_and_dask_give_the_same_model(client, gater):
     X, y = xor(80)
-    kw = dict(n_experts=3, gater=gater, n_iter=3, C=10, sigma=0.5, random_state=7)
+    kw = dict(n_experts=3, gater=gater, max_iter=3, C=10, sigma=0.5, random_state=7)
     a = MixtureSVC(client="serial", **kw).fit(X, y)
     b = MixtureSVC(client=client, **kw).fit(X, y)
     for sa, sb in zip(a.expert_sizes_, b.expert_sizes_):
@@ -304,7 +304,7 @@ def test_embedded_local_cluster(monkeypatch):
 
     monkeypatch.setattr(kd, "local_client", spy)
     X, y = xor(60)
-    kw = dict(n_experts=2, n_iter=2, C=10, sigma=0.5, random_state=0)
+    kw = dict(n_experts=2, max_iter=2, C=10, sigma=0.5, random_state=0)
     a = MixtureSVC(client=None, n_workers=1, **kw).fit(X, y)
     b = MixtureSVC(client="serial", **kw).fit(X, y)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
@@ -314,7 +314,7 @@ def test_embedded_local_cluster(monkeypatch):
 def test_data_scattered_once_and_tasks_get_indices(client):
     X, y = xor(80)
     wrapped = CountingClient(client)
-    m = MixtureSVC(n_experts=4, n_iter=3, C=10, sigma=0.5, client=wrapped, random_state=0)
+    m = MixtureSVC(n_experts=4, max_iter=3, C=10, sigma=0.5, client=wrapped, random_state=0)
     m.fit(X, y)
     assert wrapped.scatters == 1
     assert len(wrapped.submitted) == 4 * 3  # one task per expert and iteration
@@ -345,7 +345,7 @@ def test_dask_grid_search_matches_serial(client):
     (dict(n_experts=0), "n_experts"),
     (dict(n_experts=2.5), "n_experts"),
     (dict(gater="soft"), "gater"),
-    (dict(n_iter=0), "n_iter"),
+    (dict(max_iter=0), "max_iter"),
     (dict(validation_fraction=1.0), "validation_fraction"),
     (dict(C=-1.0), "C"),
     (dict(kernel="precomputed"), "precomputed"),
@@ -405,7 +405,7 @@ def test_gater_points_and_expert_evaluations_are_bounded(monkeypatch):
 
     monkeypatch.setattr(mx.GaterMLP, "fit", spy_fit)
     X, y = blobs(1500)
-    m = MixtureSVC(n_experts=4, n_iter=2, C=10, sigma=1.0, client="serial", gater_samples=200,
+    m = MixtureSVC(n_experts=4, max_iter=2, C=10, sigma=1.0, client="serial", gater_samples=200,
                    validation_fraction=0.2, max_validation=100, n_iter_no_change=None,
                    random_state=0).fit(X, y)
     assert m.gater_samples_ == 200
@@ -425,7 +425,7 @@ def test_best_iteration_is_returned():
     X, y = blobs(600, seed=2)
     kw = dict(n_experts=3, C=10, sigma=1.0, client="serial", validation_fraction=0.3,
               gater_epochs=3, random_state=0, n_iter_no_change=None, gater_holdout=False)
-    m = MixtureSVC(n_iter=6, **kw).fit(X, y)
+    m = MixtureSVC(max_iter=6, **kw).fit(X, y)
     b = m.best_iteration_
     assert 0 < b < 5  # this seed's errors fall, then rise: a minimum in the middle
     assert m.validation_errors_[b] == m.validation_errors_.min()
@@ -433,13 +433,13 @@ def test_best_iteration_is_returned():
     held = m.assignment_ < 0
     assert np.mean(m.predict(X[held]) != y[held]) == pytest.approx(m.validation_errors_[b])
     # the same model as a fit stopped after that iteration (iterations are a prefix)
-    short = MixtureSVC(n_iter=b + 1, **kw).fit(X, y)
+    short = MixtureSVC(max_iter=b + 1, **kw).fit(X, y)
     np.testing.assert_allclose(m.decision_function(X), short.decision_function(X))
 
 
 def test_early_stopping_on_validation_error():
     X, y = blobs(600, seed=2)
-    kw = dict(n_experts=3, n_iter=6, C=10, sigma=1.0, client="serial", validation_fraction=0.3,
+    kw = dict(n_experts=3, max_iter=6, C=10, sigma=1.0, client="serial", validation_fraction=0.3,
               gater_epochs=3, random_state=0, gater_holdout=False)
     full = MixtureSVC(n_iter_no_change=None, **kw).fit(X, y)
     errs = full.validation_errors_
@@ -481,9 +481,9 @@ def test_sigma_scale_resolved_once_for_all_experts():
     X, y = blobs(800, seed=1)
     X[:, 0] *= 3.0
     widths = []
-    m = MixtureSVC(n_experts=3, n_iter=3, C=10, sigma="scale", client="serial",
+    m = MixtureSVC(n_experts=3, max_iter=3, C=10, sigma="scale", client="serial",
                    n_iter_no_change=None, random_state=0)
-    m.callback = lambda it, info: widths.extend(e.kernel_.sigma for e in m.experts_)
+    m.callback = lambda info: widths.extend(e.kernel_.sigma for e in m.experts_)
     m.fit(X, y)
     held = m.assignment_ == -1
     assert m.sigma_ == pytest.approx(scale_sigma(X[~held]))
@@ -498,7 +498,7 @@ def test_gater_points_held_out_from_the_experts():
     """gater_holdout: the gater learns from outputs on points no expert was trained on; the
     training error recorded is the returned model's error on those points."""
     X, y = blobs(700, seed=3)
-    m = MixtureSVC(n_experts=3, n_iter=3, C=10, sigma=1.0, client="serial", random_state=0,
+    m = MixtureSVC(n_experts=3, max_iter=3, C=10, sigma=1.0, client="serial", random_state=0,
                    validation_fraction=0.2).fit(X, y)
     gate_pts = m.assignment_ == -2
     assert gate_pts.sum() == 560 // 5
@@ -510,6 +510,6 @@ def test_gater_points_held_out_from_the_experts():
     b = m.best_iteration_
     assert m.train_errors_[b] == pytest.approx(np.mean(m.predict(X[gate_pts]) != y[gate_pts]))
     # the thesis's variant gives the experts every training point
-    t = MixtureSVC(n_experts=3, n_iter=1, C=10, sigma=1.0, client="serial", random_state=0,
+    t = MixtureSVC(n_experts=3, max_iter=1, C=10, sigma=1.0, client="serial", random_state=0,
                    validation_fraction=0.2, gater_holdout=False).fit(X, y)
     assert np.sum(t.assignment_ == -2) == 0 and np.sum(t.assignment_ >= 0) == 560
