@@ -37,20 +37,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fashion  # noqa: E402
+from _common import fashion, peer_svcs  # noqa: E402
 
 from kernelnb.datasets import make_large_problem  # noqa: E402
 from kernelnb.kernels import gamma_from_sigma, scale_sigma  # noqa: E402
 from kernelnb.svm import SVC  # noqa: E402
 
-try:
-    from sklearn.svm import SVC as SkSVC
-except ImportError:  # pragma: no cover
-    SkSVC = None
-try:
-    from sklearnex.svm import SVC as SkxSVC
-except ImportError:
-    SkxSVC = None
+SkSVC, SkxSVC = peer_svcs()
 
 UPPER = (0, 2, 4, 6)
 C = 10.0

@@ -36,19 +36,12 @@ import time
 
 import numpy as np
 
-from _common import fashion
+from _common import fashion, peer_svcs
 from kernelnb.datasets import make_large_problem, make_moons
 from kernelnb.kernels import gamma_from_sigma, scale_sigma
 from kernelnb.svm import SVC
 
-try:
-    from sklearn.svm import SVC as SkSVC
-except ImportError:  # pragma: no cover
-    SkSVC = None
-try:
-    from sklearnex.svm import SVC as SkxSVC
-except ImportError:
-    SkxSVC = None
+SkSVC, SkxSVC = peer_svcs()
 
 UPPER = (0, 2, 4, 6)
 

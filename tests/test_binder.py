@@ -39,6 +39,19 @@ pytestmark = pytest.mark.slow
 BINDER = REPO / "binder"
 
 
+def _runtime_requirements():
+    """The requirements of binder/requirements.txt, build tools left out."""
+    from packaging.requirements import Requirement
+
+    for line in (BINDER / "requirements.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        req = Requirement(line)
+        if req.name.lower() not in ("setuptools", "wheel", "cython"):
+            yield req
+
+
 def _repo_files():
     """Files a clone would have: git's tracked and untracked-not-ignored files."""
     if shutil.which("git") is None or not (REPO / ".git").exists():
@@ -74,15 +87,8 @@ def test_requirements_pins_are_what_this_machine_runs():
     test does with whatever this machine has; Binder installs the versions pinned.
     """
     from importlib.metadata import PackageNotFoundError, version
-    from packaging.requirements import Requirement
 
-    for line in (BINDER / "requirements.txt").read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        req = Requirement(line)
-        if req.name.lower() in ("setuptools", "wheel", "cython"):
-            continue
+    for req in _runtime_requirements():
         try:
             have = version(req.name)
         except PackageNotFoundError:
@@ -94,16 +100,8 @@ def test_runtime_requirements_are_pinned_releases():
     """Binder builds the image months after a commit: every runtime package is pinned to one
     release (a range would let numpy, scipy or dask move under the pinned scikit-learn and
     widgets), and distributed is the same release as dask (they are released together)."""
-    from packaging.requirements import Requirement
-
     pins = {}
-    for line in (BINDER / "requirements.txt").read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        req = Requirement(line)
-        if req.name.lower() in ("setuptools", "wheel", "cython"):
-            continue
+    for req in _runtime_requirements():
         specs = list(req.specifier)
         assert len(specs) == 1 and specs[0].operator == "==", f"{line}: pin one release (==)"
         pins[req.name.lower()] = specs[0].version

@@ -23,15 +23,8 @@ def _idx(arr):
         + arr.tobytes()
 
 
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch, tmp_path):
-    monkeypatch.delenv("KERNELNB_DATA", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("the loader tried to use the network")
-
-    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+# every test: no KERNELNB_DATA, an empty cache, no network (tests/datasets/conftest.py)
+pytestmark = pytest.mark.usefixtures("offline")
 
 
 def _serve(monkeypatch, blobs):

@@ -41,16 +41,8 @@ def tiny(n=60, seed=0):
     return images, labels
 
 
-@pytest.fixture(autouse=True)
-def isolated_env(monkeypatch, tmp_path):
-    """No KERNELNB_DATA from the caller, an empty cache, and no network."""
-    monkeypatch.delenv("KERNELNB_DATA", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-
-    def no_network(*args, **kwargs):
-        raise AssertionError("the loader tried to use the network")
-
-    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+# every test: no KERNELNB_DATA, an empty cache, no network (tests/datasets/conftest.py)
+pytestmark = pytest.mark.usefixtures("offline")
 
 
 @pytest.mark.parametrize("gz", [True, False])

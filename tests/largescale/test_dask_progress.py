@@ -3,20 +3,10 @@ of joblib patched."""
 import joblib
 import joblib.parallel
 import numpy as np
-import pytest
 import tqdm.auto
 
-from kernelnb.largescale import dask_grid_search, local_client
+from kernelnb.largescale import dask_grid_search
 from kernelnb.svm import SVC
-
-
-@pytest.fixture(scope="module")
-def client():
-    c = local_client(n_workers=2)
-    yield c
-    cluster = c.cluster
-    c.close()
-    cluster.close()
 
 
 class _Recorder(tqdm.auto.tqdm):

@@ -12,17 +12,6 @@ from kernelnb.svm import SVC
 distributed = pytest.importorskip("distributed")
 
 
-@pytest.fixture(scope="module")
-def client():
-    from kernelnb.largescale import local_client
-
-    c = local_client(n_workers=2)
-    yield c
-    cluster = c.cluster
-    c.close()
-    cluster.close()
-
-
 def xor(n=80, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1, 1, (n, 2))
