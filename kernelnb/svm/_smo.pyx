@@ -54,6 +54,8 @@ from kernelnb._rbf_pass cimport kn_rbf_pass, kn_rbf_direct
 
 # Up to this many features, RBF rows are evaluated directly (kn_rbf_direct) instead of by GEMM.
 cdef int LOW_D = 16
+#: the same bound, for the Python layer (SVC's automatic working-set size)
+LOW_D_FEATURES = LOW_D
 # A block of kernel rows is split over threads only above this many (roughly) flops: on a busy
 # machine a parallel region waits for a descheduled thread, which cost more than small blocks
 # (moons, n = 4000, d = 2, blocks of 100 rows: 0.11 s on one thread, 0.40 s on two, under load).

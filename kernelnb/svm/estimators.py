@@ -233,18 +233,23 @@ class _BaseSVM(BaseEstimator):
 
     def _working_set_size(self, n, cache_mb, whole, d):
         """The q the solver uses on a problem of n examples in d features: the given one, or with
-        ``'auto'`` pairs (SMO) on a whole kernel matrix or when a row is cheap on its own (the
-        data fits in the CPU's caches), and blocks of q rows (SVMTorch's working sets)
-        otherwise: as many as half the kernel cache holds, at most 1024 and n / 2.
+        ``'auto'`` pairs (SMO) on a whole kernel matrix or when a row is cheap on its own (few
+        features, evaluated directly without a matrix product, and data that fits in the CPU's
+        caches), and blocks of q rows (SVMTorch's working sets) otherwise: as many as half the
+        kernel cache holds, at most 1024 and n / 2.
 
         Measured (2 shared cores): Fashion-MNIST n = 20k, 200 MB, pairs 34.8 s, q = 1024 about
         7 s -- each row alone re-read the 63 MB of X; 2-D moons n = 30k, pairs 3.9 s, q = 872
         7.4 s, 6-D clusters n = 30k, pairs 25 s, q = 872 41 s -- rows of a few features cost
-        microseconds, and SMO steps on pairs beat the working sets' bookkeeping."""
+        microseconds, and SMO steps on pairs beat the working sets' bookkeeping; but 20 features
+        (make_large_problem, n = 10k, 5,000 support vectors): pairs 9.6 / 3.4 / 2.3 s against
+        blocks 2.1 / 2.4 / 1.9 s at 10 / 100 / 200 MB -- past the direct path's 16 features a
+        row alone is a matrix-vector product, and blocks of rows are matrix products."""
         if self.q != "auto":
             return min(int(self.q), 2 * max(n // 2, 1)) if n >= 4 else 2
         rows = int(cache_mb * 2**20 / (4.0 * max(n, 1)))
-        if whole or 4.0 * n * d <= _SMALL_DATA or n < 4 * _Q_MIN:
+        cheap_rows = 4.0 * n * d <= _SMALL_DATA and d <= _smo.LOW_D_FEATURES
+        if whole or cheap_rows or n < 4 * _Q_MIN:
             return 2
         q = min(_Q_MAX, rows // 2, n // 2)
         return max(_Q_MIN, q - q % 2)
