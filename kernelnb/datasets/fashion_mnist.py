@@ -255,7 +255,7 @@ def load_fashion_mnist(kind="train", data_home=None, n_samples=None, classes=Non
     if kind not in _FILES:
         raise ValueError(f"kind must be 'train' or 'test', got {kind!r}")
     if n_samples is not None:
-        n_samples = check_int(n_samples, "n_samples")
+        n_samples = check_int("n_samples", n_samples)
     rng = None if random_state is None else check_rng(random_state)
     if classes is not None:
         try:

@@ -84,7 +84,6 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -98,6 +97,7 @@ from ..kernels import KERNEL_NAMES
 from ..svm import SVC
 from . import _mlp
 from ._dask import dask_client
+from .mlp import _standardizer
 
 __all__ = ["MixtureSVC", "balanced_assignment", "GaterMLP"]
 
@@ -212,8 +212,7 @@ def _assign_from_preferences(prefs, row_scores, n, k, capacity, order, block_sco
         l = int(order[t])
         if block_scores is not None and short:
             rows = order[t:t + _REFRESH_ROWS]
-            sc = np.array(block_scores(rows), dtype=np.float64)
-            sc[np.isnan(sc)] = -np.inf
+            sc = np.array(block_scores(rows), dtype=np.float64)   # NaN ranks last there too
             sc[:, full.view(bool)] = -np.inf
             prefs[rows] = _top_preferences(sc)
             if not full.view(bool)[prefs[l]].all():
@@ -267,8 +266,7 @@ class GaterMLP:
     def set_scaling(self, X):
         """Standardise inputs by the mean and standard deviation of ``X`` (scikit-learn's
         ``StandardScaler``: constant features keep a scale of 1)."""
-        scaler = StandardScaler().fit(X)
-        self.mean_, self.scale_ = scaler.mean_, scaler.scale_
+        self.mean_, self.scale_ = _standardizer(X)
         return self
 
     def standardise(self, X):

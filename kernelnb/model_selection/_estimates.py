@@ -42,6 +42,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import kernels as _k
 from .._validation import NONNEGATIVE, POSITIVE, check_param
 from ..svm import _smo
+from ..svm.estimators import _block_size
 
 __all__ = [
     "LeaveOneOut",
@@ -434,7 +435,7 @@ def _sphere_weights(K, d, beta0, stop, max_iter):
         None, None, _smo.KIND_PRECOMPUTED, 0.0, 0.0, 1,
         np.ones(n, dtype=np.int8), np.arange(n, dtype=np.int32), np.ascontiguousarray(-d),
         np.ones(n), np.zeros(n), np.ascontiguousarray(np.diag(Q)), np.ascontiguousarray(beta0),
-        max(1.0, 8.0 * n * n / 2**20 + 1.0), int(min(256, max(16, n // 40))), True, float(stop),
+        max(1.0, 8.0 * n * n / 2**20 + 1.0), _block_size(n), True, float(stop),
         int(max_iter), None, 1000, 1, 2, Q)
     beta = np.maximum(res["alpha"], 0.0)
     return beta / beta.sum()
