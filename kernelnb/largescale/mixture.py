@@ -93,7 +93,7 @@ from .._callbacks import progress_caller
 from .._deprecation import resolve_renamed, with_renamed
 from .._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, HasMethods,
                            Interval, StrOptions, check_input, check_params)
-from ..kernels import KERNEL_NAMES
+from ..kernels import KERNEL_NAMES, KernelSpec
 from ..svm import SVC
 from . import _mlp
 from ._dask import dask_client
@@ -846,12 +846,8 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         whole training set: resolved by each expert on its own subset it would give the experts
         of a reassigned (regional, smaller-variance) partition narrower kernels than the random
         partition's -- measured 10-20 % apart after one reassignment."""
-        sigma = self.sigma
-        if isinstance(sigma, str) and sigma == "scale":
-            from ..kernels import scale_sigma
-
-            sigma = float(scale_sigma(Xtr))
-        return sigma
+        sigma = KernelSpec.of(self).resolve_sigma(Xtr, np.float32)   # the experts' precision
+        return self.sigma if sigma is None else float(sigma)
 
     def _combine(self, results, lay, sizes, gater, Zs, p, rng):
         """After the experts of an iteration: train the gater (global) or set up the local
