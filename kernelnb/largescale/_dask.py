@@ -35,6 +35,7 @@ import os
 import sys
 
 from .._threads import blas_single_thread
+from .._validation import POSITIVE_INT, check_param
 
 __all__ = ["local_client", "dask_client", "dashboard_available", "dask_grid_search"]
 
@@ -150,10 +151,8 @@ def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_l
     LocalCluster = _loopback_cluster_class()
     if n_workers is None:
         n_workers = _n_cores()
-    if not isinstance(n_workers, int) or isinstance(n_workers, bool) or n_workers < 1:
-        raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
-    if not isinstance(threads_per_worker, int) or threads_per_worker < 1:
-        raise ValueError(f"threads_per_worker must be a positive integer, got {threads_per_worker!r}")
+    check_param("n_workers", n_workers, POSITIVE_INT, "local_client")
+    check_param("threads_per_worker", threads_per_worker, POSITIVE_INT, "local_client")
     kwargs = dict(n_workers=n_workers, threads_per_worker=threads_per_worker,
                   dashboard_address=DASHBOARD_ADDRESS,
                   # each worker's own HTTP server (health, metrics) too: loopback, free port
