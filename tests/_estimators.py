@@ -48,6 +48,7 @@ FAST_PARAMS = {
     "ManifoldParzenClassifier": dict(n_components=1, n_neighbors=2, sigma=0.5),
     "KMPClassifier": dict(n_basis=5),
     "KMPRegressor": dict(n_basis=10, sigma="scale"),
+    "KernelPCAMap": dict(sigma="scale"),
     "KernelRidgeCV": dict(alphas=[0.01, 1.0], sigmas=[0.5, 2.0]),
     "RegularizedKernelClassifier": dict(loss="logistic", max_iter=200),
     "MLPClassifier": dict(n_hidden=5, max_iter=20),

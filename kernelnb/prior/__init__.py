@@ -1,0 +1,18 @@
+"""Prior knowledge in the kernel (Chapelle's thesis, chapters 2, 5 and 6): vicinal risk
+minimisation, the kernel PCA map, invariant SVMs, and data cleaning."""
+__all__ = []
+
+# --- vicinal risk ---
+# --- end vicinal risk ---
+
+# --- kernel PCA map ---
+from .kpca import KernelPCAMap, digits_kpca_curve, kpca_components_curve  # noqa: E402
+
+__all__ += ["KernelPCAMap", "kpca_components_curve", "digits_kpca_curve"]
+# --- end kernel PCA map ---
+
+# --- invariances ---
+# --- end invariances ---
+
+# --- data cleaning ---
+# --- end data cleaning ---

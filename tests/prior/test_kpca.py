@@ -1,0 +1,257 @@
+"""KernelPCAMap (Chapelle's thesis, section 2.2): the map against direct computations, the
+kernel SVM, scikit-learn's KernelPCA, and the low-rank maps against the exact one."""
+import numpy as np
+import pytest
+from scipy.linalg import eigh
+from sklearn.decomposition import KernelPCA
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+
+from kernelnb.prior import KernelPCAMap, kpca_components_curve
+from kernelnb.svm import SVC
+
+SIGMA = 1.5
+GAMMA = 1.0 / (2 * SIGMA ** 2)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=120) > 0, 1, -1)
+    Xt = rng.normal(size=(60, 4))
+    yt = np.where(Xt[:, 0] * Xt[:, 1] > 0, 1, -1)
+    return X, y, Xt, yt
+
+
+def _centred(Kxy, Kx_train, Ky_train, Ktrain):
+    """K(x, y) - mean_i K(x, x_i) - mean_i K(y, x_i) + mean_ij K(x_i, x_j), with numpy."""
+    return (Kxy - Kx_train.mean(axis=1)[:, None] - Ky_train.mean(axis=1)[None, :]
+            + Ktrain.mean())
+
+
+def test_gram_of_the_map_is_the_centred_kernel(data):
+    X, _, Xt, _ = data
+    K = rbf_kernel(X, gamma=GAMMA)
+    Kt = rbf_kernel(Xt, X, gamma=GAMMA)
+    psi = KernelPCAMap(sigma=SIGMA).fit(X)
+    Z, Zt = psi.transform(X), psi.transform(Xt)
+    # (2.16): psi(x_i) . psi(x_j) = centred K(x_i, x_j); and a test point is centred with the
+    # training means
+    np.testing.assert_allclose(Z @ Z.T, _centred(K, K, K, K), atol=1e-10)
+    np.testing.assert_allclose(Zt @ Z.T, _centred(Kt, Kt, K, K), atol=1e-10)
+    np.testing.assert_allclose(psi.centred_kernel(Xt, X), _centred(Kt, Kt, K, K), atol=1e-12)
+    # the centred Gram matrix has rank n - 1 (the constant vector is in its kernel): the zero
+    # eigenvalue is dropped, not inverted
+    assert psi.n_components_ == X.shape[0] - 1
+    assert Z.shape == (120, 119) and Zt.shape == (60, 119)
+    np.testing.assert_allclose(psi.fit_transform(X), Z, atol=1e-10)
+
+
+def test_map_is_K_to_the_minus_half_k_up_to_a_rotation(data):
+    """The thesis's form (2.21), K^{-1/2} k(x), is U psi(x): same point, rotated basis."""
+    X, _, Xt, _ = data
+    K = rbf_kernel(X, gamma=GAMMA)
+    Kc = _centred(K, K, K, K)
+    Kt = _centred(rbf_kernel(Xt, X, gamma=GAMMA), rbf_kernel(Xt, X, gamma=GAMMA), K, K)
+    w, U = eigh(Kc)
+    keep = w > 1e-10 * w.max()
+    pinv_root = (U[:, keep] / np.sqrt(w[keep])) @ U[:, keep].T          # K^{-1/2} on its range
+    direct = Kt @ pinv_root                                             # rows: K^{-1/2} k(x)
+    psi = KernelPCAMap(sigma=SIGMA).fit(X)
+    Zt = psi.transform(Xt)
+    np.testing.assert_allclose(direct @ direct.T, Zt @ Zt.T, atol=1e-8)
+    np.testing.assert_allclose(np.linalg.norm(direct, axis=1), np.linalg.norm(Zt, axis=1),
+                               atol=1e-8)
+    np.testing.assert_allclose(psi.eigenvalues_, np.sort(w[keep])[::-1], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("C", [0.5, 10.0])
+def test_linear_svm_on_psi_is_the_kernel_svm(data, C):
+    """Section 2.2: a non-linear SVM on x is a linear SVM on psi(x) (decision values equal)."""
+    X, y, Xt, _ = data
+    psi = KernelPCAMap(sigma=SIGMA).fit(X)
+    kern = SVC(kernel="rbf", sigma=SIGMA, C=C, tol=1e-8, precision="float64").fit(X, y)
+    lin = SVC(kernel="linear", C=C, tol=1e-8, precision="float64").fit(psi.transform(X), y)
+    np.testing.assert_allclose(lin.decision_function(psi.transform(Xt)),
+                               kern.decision_function(Xt), atol=1e-6)
+    np.testing.assert_allclose(lin.dual_coef_, kern.dual_coef_, atol=1e-6)
+
+
+def test_polynomial_and_linear_kernels(data):
+    X, _, Xt, _ = data
+    K = polynomial_kernel(X, degree=2, gamma=1.0, coef0=1.0)
+    Kt = polynomial_kernel(Xt, X, degree=2, gamma=1.0, coef0=1.0)
+    psi = KernelPCAMap(kernel="poly", degree=2, coef0=1.0).fit(X)
+    # the degree-2 feature space of 4 inputs has dimension 15, minus the constant: rank 14
+    assert psi.n_components_ == 14
+    np.testing.assert_allclose(psi.transform(Xt) @ psi.transform(X).T, _centred(Kt, Kt, K, K),
+                               atol=1e-8)
+    lin = KernelPCAMap(kernel="linear").fit(X)
+    # linear kernel: psi is ordinary PCA of the centred inputs (scores, up to signs)
+    Xc = X - X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    np.testing.assert_allclose(np.abs(lin.transform(Xt)), np.abs((Xt - X.mean(axis=0)) @ Vt.T),
+                               atol=1e-10)
+    np.testing.assert_allclose(lin.eigenvalues_, s ** 2, rtol=1e-10)
+
+
+def test_against_scikit_learn_kernel_pca(data):
+    """scikit-learn's KernelPCA.transform is psi itself: same centring, projections scaled by
+    Lambda^{-1/2} (its fit_transform U Lambda^{1/2} is the same thing on the training set),
+    eigenvalues of the centred Gram matrix (not divided by n); only eigenvector signs differ."""
+    X, _, Xt, _ = data
+    k = 30
+    sk = KernelPCA(n_components=k, kernel="rbf", gamma=GAMMA, eigen_solver="dense").fit(X)
+    psi = KernelPCAMap(n_components=k, sigma=SIGMA).fit(X)
+    np.testing.assert_allclose(psi.eigenvalues_, sk.eigenvalues_, rtol=1e-9)
+    A, B = psi.transform(Xt), sk.transform(Xt)
+    signs = np.sign(np.sum(A * B, axis=0))
+    np.testing.assert_allclose(A * signs, B, atol=1e-9)
+    np.testing.assert_allclose(psi.fit_transform(X) * signs, sk.fit_transform(X), atol=1e-9)
+
+
+def test_top_k_is_the_first_columns_of_the_full_map(data):
+    X, _, Xt, _ = data
+    full = KernelPCAMap(sigma=SIGMA).fit(X)
+    top = KernelPCAMap(sigma=SIGMA, n_components=12).fit(X)
+    assert top.n_components_ == 12
+    signs = np.sign(np.sum(full.transform(Xt)[:, :12] * top.transform(Xt), axis=0))
+    np.testing.assert_allclose(top.transform(Xt) * signs, full.transform(Xt)[:, :12], atol=1e-8)
+
+
+@pytest.mark.parametrize("method", ["subset", "cholesky"])
+def test_low_rank_maps_converge_to_the_exact_map(data, method):
+    X, _, Xt, _ = data
+    n = X.shape[0]
+    exact = KernelPCAMap(sigma=SIGMA).fit(X)
+    Kc = exact.centred_kernel(X)
+    Kct = exact.centred_kernel(Xt, X)
+    errs = []
+    for k in (10, 30, 60, 90, n):
+        low = KernelPCAMap(sigma=SIGMA, method=method, n_components=k, random_state=0).fit(X)
+        Z = low.transform(X)
+        assert Z.shape[1] == low.n_components_ <= k
+        np.testing.assert_allclose(low.fit_transform(X), Z, atol=1e-8)
+        errs.append(np.abs(Z @ Z.T - Kc).max())
+        # the projection never adds: psi psi' <= K~ (a projection of the centred features)
+        assert np.linalg.eigvalsh(Kc - Z @ Z.T).min() > -1e-8
+    assert all(b <= a + 1e-12 for a, b in zip(errs, errs[1:])), errs
+    assert errs[0] > 1e-2 and errs[-1] < 1e-9
+    # at k = n the low-rank map is the exact map: test points too, eigenvalues too
+    low = KernelPCAMap(sigma=SIGMA, method=method, n_components=n, random_state=0).fit(X)
+    Zt = low.transform(Xt)
+    np.testing.assert_allclose(Zt @ low.transform(X).T, Kct, atol=1e-8)
+    np.testing.assert_allclose(low.eigenvalues_, exact.eigenvalues_, rtol=1e-6, atol=1e-9)
+
+
+def test_cholesky_pivots_and_subset_are_what_they_say(data):
+    X, _, _, _ = data
+    K = rbf_kernel(X, gamma=GAMMA)
+    chol = KernelPCAMap(sigma=SIGMA, method="cholesky", n_components=15).fit(X)
+    # greedy pivoting, recomputed by hand: the largest residual diagonal of K - V V'
+    d = np.ones(len(X))
+    V = np.zeros((len(X), 0))
+    piv = []
+    for _ in range(15):
+        i = int(np.argmax(d))
+        piv.append(i)
+        v = (K[:, i] - V @ V[i]) / np.sqrt(d[i])
+        V = np.column_stack([V, v])
+        d = np.maximum(np.diag(K) - np.sum(V * V, axis=1), 0)
+        d[piv] = 0
+    np.testing.assert_array_equal(chol.basis_indices_, piv)
+    np.testing.assert_array_equal(chol.basis_points_, X[piv])
+    # Nystroem on the pivots: K(x, P) K_PP^{-1} K(P, y), then centred
+    P = np.array(piv)
+    Kn = K[:, P] @ np.linalg.solve(K[np.ix_(P, P)], K[P])
+    Z = chol.transform(X)
+    np.testing.assert_allclose(Z @ Z.T, _centred(Kn, Kn, Kn, Kn), atol=1e-8)
+
+    sub = KernelPCAMap(sigma=SIGMA, method="subset", n_components=20, random_state=3).fit(X)
+    sub_big = KernelPCAMap(sigma=SIGMA, method="subset", n_components=40, random_state=3).fit(X)
+    assert len(set(sub.basis_indices_)) == 20
+    assert set(sub.basis_indices_) <= set(sub_big.basis_indices_)       # nested for one seed
+    S = sub.basis_indices_
+    Kn = K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S])
+    Z = sub.transform(X)
+    np.testing.assert_allclose(Z @ Z.T, _centred(Kn, Kn, Kn, Kn), atol=1e-8)
+
+
+def test_dropped_eigenvalues_and_tolerance():
+    # 30 points with only 3 distinct values: the centred Gram matrix has rank 2
+    X = np.repeat(np.array([[0.0], [1.0], [2.5]]), 10, axis=0)
+    psi = KernelPCAMap(sigma=1.0).fit(X)
+    assert psi.n_components_ == 2
+    assert np.all(np.isfinite(psi.transform(np.array([[0.3], [7.0]]))))
+    chol = KernelPCAMap(sigma=1.0, method="cholesky", n_components=10).fit(X)
+    assert chol.basis_indices_.shape[0] == 3 and chol.n_components_ == 2
+    sub = KernelPCAMap(sigma=1.0, method="subset", n_components=10, random_state=0).fit(X)
+    assert sub.n_components_ <= 2
+    # n_components above n is clipped to n
+    assert KernelPCAMap(n_components=500, sigma=1.0).fit(X).n_components_ == 2
+
+
+def test_sigma_scale_and_scales(data):
+    X, _, Xt, _ = data
+    s = np.array([1.0, 0.5, 2.0, 0.0])
+    psi = KernelPCAMap(sigma="scale", scales=s).fit(X)
+    Xs = X * s
+    sig = np.sqrt(Xs.shape[1] * Xs.var() / 2.0)
+    assert psi.sigma_ == pytest.approx(sig)
+    K = rbf_kernel(Xs, gamma=1 / (2 * sig ** 2))
+    Kt = rbf_kernel(Xt * s, Xs, gamma=1 / (2 * sig ** 2))
+    np.testing.assert_allclose(psi.transform(Xt) @ psi.transform(X).T, _centred(Kt, Kt, K, K),
+                               atol=1e-9)
+
+
+@pytest.mark.parametrize("params, name", [
+    (dict(method="svd"), "method"),
+    (dict(n_components=0), "n_components"),
+    (dict(n_components=2.5), "n_components"),
+    (dict(sigma=-1.0), "sigma"),
+    (dict(sigma="auto"), "sigma"),
+    (dict(tol=1.0), "tol"),
+    (dict(tol=-1e-3), "tol"),
+    (dict(kernel="precomputed"), "kernel"),
+    (dict(degree=0, kernel="poly"), "degree"),
+    (dict(random_state="x"), "random_state"),
+    (dict(method="subset"), "n_components"),
+    (dict(method="cholesky"), "n_components"),
+])
+def test_bad_parameters_name_the_parameter(data, params, name):
+    X = data[0]
+    with pytest.raises(ValueError, match=name):
+        KernelPCAMap(**params).fit(X)
+
+
+def test_bad_input(data):
+    X = data[0]
+    with pytest.raises(ValueError, match="2 samples"):
+        KernelPCAMap().fit(X[:1])
+    psi = KernelPCAMap(sigma=SIGMA).fit(X)
+    with pytest.raises(ValueError, match="features"):
+        psi.transform(X[:, :3])
+    with pytest.raises(ValueError, match="method='exact'"):
+        KernelPCAMap(method="subset", n_components=5).fit(X).centred_kernel(X)
+
+
+def test_components_curve_protocol(data):
+    """Fig. 2.4's protocol: errors recomputed directly for one point of each curve."""
+    X, y, Xt, yt = data
+    out = kpca_components_curve(X, y, Xt, yt, [5, 119], C=10.0, sigma=SIGMA)
+    assert set(out) >= {"n_components", "exact", "subset", "cholesky"}
+    for m in ("exact", "subset", "cholesky"):
+        assert out[m].shape == (2,)
+        assert np.all((out[m] >= 0) & (out[m] <= 1))
+    # with every component, each method is the kernel SVM
+    kern = SVC(kernel="rbf", sigma=SIGMA, C=10.0).fit(X, y)
+    ref = np.mean(kern.predict(Xt) != yt)
+    for m in ("exact", "subset", "cholesky"):
+        assert out[m][1] == pytest.approx(ref, abs=1.5 / len(yt))
+    psi = KernelPCAMap(sigma=SIGMA, method="cholesky", n_components=5).fit(X)
+    lin = SVC(kernel="linear", C=10.0).fit(psi.transform(X), y)
+    assert out["cholesky"][0] == pytest.approx(np.mean(lin.predict(psi.transform(Xt)) != yt))
+    with pytest.raises(ValueError, match="methods"):
+        kpca_components_curve(X, y, Xt, yt, [5], methods=["pca"])
+    with pytest.raises(ValueError, match="n_components"):
+        kpca_components_curve(X, y, Xt, yt, [0])
