@@ -24,6 +24,13 @@ name               L(m)                          source
 ``perceptron``     max(0, -m)                    the perceptron criterion (Collobert, Eq. 8.14)
 ``zero_one``       1 if m <= 0 else 0            the 0-1 error, a reference (sign(0) counts as
                                                  an error); its derivative is 0 wherever defined
+``vrm``            phi(-m / sigma),              the vicinal risk of a point whose vicinity is a
+                   phi(x) = (1 + erf(x/√2)) / 2  Gaussian of width sigma (Chapelle's thesis §1.3,
+                                                 Eqs. 1.15/1.16: m is then the distance to the
+                                                 boundary, m = y f / ||w||); ``sigma`` default 1
+``vrm_hinge``      max(0, 1/2 - m / (sigma √2π)) its convex surrogate (thesis §2.1.3, Fig. 2.2):
+                                                 the tangent of phi(-m/sigma) at m = 0, clipped at
+                                                 zero, which it reaches at m = √(π/2) sigma
 =================  ============================  ==============================================
 
 The regression loss ``epsilon_insensitive`` (SVR; Collobert's thesis ch. 3) is a function of the residual
@@ -41,13 +48,14 @@ import math
 import numbers
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, ndtr
 
-from ._validation import Interval, check_param
+from ._validation import POSITIVE, Interval, check_param
 
 __all__ = ["Loss", "get_loss", "LOSSES", "LOSS_NAMES", "zero_one"]
 
 _LN2 = math.log(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def _real_param(value, name, loss, minimum=None):
@@ -294,6 +302,59 @@ class ZeroOne(Loss):
         return np.where(np.isnan(m), np.nan, 0.0)
 
 
+class VicinalErf(Loss):
+    """phi(-m / sigma), phi the standard normal distribution function: the probability that a
+    point drawn from N(x, sigma^2 I) falls on the wrong side of a linear boundary at signed
+    distance m from x (Chapelle's thesis §1.3, Eqs. 1.14-1.16)."""
+
+    name = "vrm"
+    convex = False
+    _param_names = ("sigma",)
+
+    def __init__(self, sigma=1.0, **params):
+        super().__init__(**params)
+        self.sigma = float(check_param("sigma", sigma, POSITIVE, f"the {self.name!r} loss"))
+        self.params = {"sigma": self.sigma}
+
+    def _label(self):
+        s = "" if self.sigma == 1.0 else f"/{self.sigma:g}"
+        return f"VRM erf φ(−m{s}) (Chapelle)"
+
+    def _value(self, m):
+        return ndtr(-m / self.sigma)
+
+    def _derivative(self, m):
+        u = m / self.sigma
+        return -_INV_SQRT_2PI / self.sigma * np.exp(-0.5 * u * u)
+
+
+class VicinalHinge(VicinalErf):
+    """The convex surrogate of :class:`VicinalErf` drawn in Fig. 2.2 of Chapelle's thesis:
+    ``max(0, 1/2 - m / (sigma sqrt(2 pi)))``, the tangent of phi(-m/sigma) at m = 0 (same value
+    1/2 and slope there) clipped at zero, which it reaches at m = sqrt(pi/2) sigma.  Up to the
+    factor 1/(sigma sqrt(2 pi)) it is the hinge max(0, sqrt(pi/2) sigma - m): minimising it
+    under a norm constraint is the SVM of §2.1.3 (and, with per-point widths, §2.3.1)."""
+
+    name = "vrm_hinge"
+    convex = True
+    smooth = False
+
+    def _label(self):
+        s = "" if self.sigma == 1.0 else f", σ = {self.sigma:g}"
+        return f"VRM surrogate [½ − m/(σ√2π)]₊ (Fig. 2.2{s})"
+
+    @property
+    def kink(self):
+        """sqrt(pi/2) sigma, where the surrogate reaches zero."""
+        return math.sqrt(math.pi / 2.0) * self.sigma
+
+    def _value(self, m):
+        return np.maximum(0.0, 0.5 - _INV_SQRT_2PI / self.sigma * m)
+
+    def _derivative(self, m):
+        return -_INV_SQRT_2PI / self.sigma * (m < self.kink).astype(np.float64)
+
+
 class EpsilonInsensitive(Loss):
     name = "epsilon_insensitive"
     kind = "regression"
@@ -317,7 +378,7 @@ class EpsilonInsensitive(Loss):
 
 _CLASSES = {cls.name: cls for cls in (Hinge, SquaredHinge, Logistic, LogitBoost, Exponential,
                                       OneMinusTanh, TanhSquared, Squared, Perceptron, ZeroOne,
-                                      EpsilonInsensitive)}
+                                      VicinalErf, VicinalHinge, EpsilonInsensitive)}
 
 #: Registry names, in the order charts show them.
 LOSS_NAMES = tuple(_CLASSES)
@@ -337,6 +398,8 @@ _ALIASES = {
     "l2_hinge": "squared_hinge",
     "epsilon": "epsilon_insensitive", "eps_insensitive": "epsilon_insensitive",
     "0_1": "zero_one", "01": "zero_one",
+    "erf": "vrm", "vicinal": "vrm", "vicinal_erf": "vrm",
+    "vrm_surrogate": "vrm_hinge", "vicinal_hinge": "vrm_hinge",
 }
 
 
@@ -347,11 +410,12 @@ def get_loss(name, **params):
     ----------
     name : str or Loss
         'hinge', 'squared_hinge', 'logistic', 'logitboost', 'exponential', '1-tanh', 'tanh',
-        'squared', 'perceptron', 'zero_one', 'epsilon_insensitive'; case and '-' vs '_' do not
-        matter, and aliases such as 'adaboost', 'exp', 'mse', 'kmp-tanh', 'doom2' are accepted.
-        A :class:`Loss` is returned as is.
+        'squared', 'perceptron', 'zero_one', 'vrm', 'vrm_hinge', 'epsilon_insensitive'; case
+        and '-' vs '_' do not matter, and aliases such as 'adaboost', 'exp', 'mse', 'kmp-tanh',
+        'doom2', 'erf', 'vrm_surrogate' are accepted. A :class:`Loss` is returned as is.
     **params
-        ``beta`` for 'hinge' (default 1), ``target`` for 'tanh' (default 0.65), ``epsilon`` for
+        ``beta`` for 'hinge' (default 1), ``target`` for 'tanh' (default 0.65), ``sigma`` for
+        'vrm' and 'vrm_hinge' (the vicinity width, default 1), ``epsilon`` for
         'epsilon_insensitive' (default 0.1). Others raise a TypeError.
 
     Raises

@@ -8,7 +8,8 @@ import pytest
 from kernelnb.losses import LOSS_NAMES, LOSSES, Loss, get_loss, zero_one
 
 # Kinks of each loss with default parameters (derivative checks stay away from them).
-KINKS = {"hinge": [1.0], "perceptron": [0.0], "zero_one": [0.0], "epsilon_insensitive": [-0.1, 0.1]}
+KINKS = {"hinge": [1.0], "perceptron": [0.0], "zero_one": [0.0], "epsilon_insensitive": [-0.1, 0.1],
+         "vrm_hinge": [math.sqrt(math.pi / 2)]}
 # ... and where the second derivative jumps, which biases central differences by O(h)
 FD_AVOID = {**KINKS, "squared_hinge": [1.0]}
 
@@ -24,6 +25,9 @@ FORMULAS = {
     "squared": lambda m: (1 - m) ** 2,
     "perceptron": lambda m: max(0.0, -m),
     "zero_one": lambda m: 1.0 if m <= 0 else 0.0,
+    # Chapelle's thesis Eq. 1.16, phi(x) = (1 + erf(x / sqrt 2)) / 2, and Fig. 2.2's surrogate
+    "vrm": lambda m: (1 + math.erf(-m / math.sqrt(2))) / 2,
+    "vrm_hinge": lambda m: max(0.0, 0.5 - m / math.sqrt(2 * math.pi)),
     "epsilon_insensitive": lambda r: max(0.0, abs(r) - 0.1),
 }
 
@@ -39,7 +43,7 @@ def _away_from_kinks(name, grid, gap=1e-3):
 
 def test_registry_is_complete_and_consistent():
     expected = {"hinge", "squared_hinge", "logistic", "logitboost", "exponential", "1-tanh", "tanh",
-                "squared", "perceptron", "zero_one", "epsilon_insensitive"}
+                "squared", "perceptron", "zero_one", "vrm", "vrm_hinge", "epsilon_insensitive"}
     assert set(LOSSES) == expected == set(LOSS_NAMES) == set(FORMULAS)
     labels = [loss.label for loss in LOSSES.values()]
     assert len(set(labels)) == len(labels) and all(labels)
@@ -180,15 +184,16 @@ def test_convexity_flag_holds(name):
 
 
 def test_convex_ones_are_the_expected_ones():
-    assert {n for n, loss in LOSSES.items() if not loss.convex} == {"1-tanh", "tanh", "zero_one"}
+    assert {n for n, loss in LOSSES.items() if not loss.convex} == {"1-tanh", "tanh", "zero_one",
+                                                                     "vrm"}
     assert {n for n, loss in LOSSES.items() if not loss.smooth} == {
-        "hinge", "perceptron", "zero_one", "epsilon_insensitive"}
+        "hinge", "perceptron", "zero_one", "vrm_hinge", "epsilon_insensitive"}
 
 
 def test_shapes_of_the_curves():
     """Monotone losses never increase with the margin; squared and (0.65 - tanh)^2 rise again."""
     for name in ("hinge", "squared_hinge", "logistic", "logitboost", "exponential", "1-tanh",
-                 "perceptron", "zero_one"):
+                 "perceptron", "zero_one", "vrm", "vrm_hinge"):
         assert np.all(np.diff(LOSSES[name].value(GRID)) <= 0), name
     for name in ("squared", "tanh"):
         v = LOSSES[name].value(GRID)
@@ -235,3 +240,62 @@ def test_get_loss_errors():
         get_loss("tanh", target="a")
     with pytest.raises(TypeError, match="get_loss got a Loss object and parameters"):
         get_loss(LOSSES["tanh"], target=0.5)
+
+
+@pytest.mark.parametrize("sigma", [0.3, 1.0, 2.5])
+def test_vrm_loss_is_the_gaussian_vicinal_risk(sigma):
+    """phi(-m/sigma) is the probability that x ~ N(x_i, sigma^2 I) falls across a boundary at
+    signed distance m (thesis Eq. 1.14 for a linear f): checked against scipy's normal law and by
+    Monte Carlo on a 2-D half-plane."""
+    from scipy.stats import norm
+    loss = get_loss("vrm", sigma=sigma)
+    m = np.linspace(-4, 4, 81)
+    np.testing.assert_allclose(loss.value(m), norm.cdf(-m / sigma), rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(loss.derivative(m), -norm.pdf(m / sigma) / sigma, rtol=1e-12)
+    h = 1e-6
+    fd = (loss.value(m + h) - loss.value(m - h)) / (2 * h)
+    np.testing.assert_allclose(loss.derivative(m), fd, rtol=1e-6, atol=1e-9)
+    rng = np.random.RandomState(4)
+    w = np.array([3.0, 4.0]) / 5.0                       # unit normal, boundary w.x = 0
+    x_i = 0.7 * sigma * w                                # at distance 0.7 sigma, on the + side
+    draws = x_i + sigma * rng.normal(size=(200_000, 2))
+    wrong = np.mean(draws @ w <= 0)
+    assert wrong == pytest.approx(loss.value(0.7 * sigma), abs=3e-3)
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 3.0])
+def test_vrm_surrogate_is_the_tangent_at_zero_with_its_zero_at_sqrt_pi_over_2_sigma(sigma):
+    erf_loss, sur = get_loss("vrm", sigma=sigma), get_loss("vrm_hinge", sigma=sigma)
+    zero = math.sqrt(math.pi / 2) * sigma
+    assert sur.value(zero) == pytest.approx(0.0, abs=1e-15)
+    assert sur.value(zero * (1 - 1e-9)) > 0 and sur.value(zero * 1.01) == 0.0
+    assert sur.kink == pytest.approx(zero)
+    # same value and slope as phi(-m/sigma) at m = 0 (Fig. 2.2)
+    assert sur.value(0.0) == pytest.approx(erf_loss.value(0.0)) == 0.5
+    assert sur.derivative(0.0) == pytest.approx(erf_loss.derivative(0.0), rel=1e-12)
+    h = 1e-6
+    assert (sur.value(h) - sur.value(-h)) / (2 * h) == pytest.approx(
+        (erf_loss.value(h) - erf_loss.value(-h)) / (2 * h), rel=1e-6)
+    # linear below the zero, with the tangent's slope, and zero beyond it
+    m = np.linspace(-3 * sigma, zero - 1e-3, 50)
+    np.testing.assert_allclose(sur.value(m), 0.5 - m / (sigma * math.sqrt(2 * math.pi)),
+                               rtol=1e-12, atol=1e-14)
+    assert np.all(sur.value(np.linspace(zero, 10, 20)) == 0)
+    # a scaled hinge: max(0, zero - m) / (sigma sqrt(2 pi))
+    np.testing.assert_allclose(sur.value(m), get_loss("hinge", beta=zero).value(m) /
+                               (sigma * math.sqrt(2 * math.pi)), rtol=1e-12)
+    mm = np.concatenate([m, np.linspace(zero + 1e-3, 5, 10)])
+    fd = (sur.value(mm + 1e-7) - sur.value(mm - 1e-7)) / 2e-7
+    np.testing.assert_allclose(sur.derivative(mm), fd, rtol=1e-6, atol=1e-9)
+
+
+def test_vrm_names_and_errors():
+    assert get_loss("erf").name == "vrm" and get_loss("vrm-surrogate").name == "vrm_hinge"
+    v = get_loss("vrm", sigma=2.0)
+    assert v.params == {"sigma": 2.0} and v != LOSSES["vrm"] and "2" in v.label
+    assert repr(v) == "get_loss('vrm', sigma=2.0)"
+    with pytest.raises(ValueError, match=r"The 'sigma' parameter of the 'vrm' loss must be a float "
+                                         r"in the range \(0\.0, inf\)\. Got 0 instead"):
+        get_loss("vrm", sigma=0)
+    with pytest.raises(ValueError, match="The 'sigma' parameter of the 'vrm_hinge' loss"):
+        get_loss("vrm_hinge", sigma=-1.0)

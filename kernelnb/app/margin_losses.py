@@ -1,6 +1,7 @@
 """Margin losses: every loss of :mod:`kernelnb.losses` against the margin m = y f(x), with the
 derivatives on a toggle (the KMP paper's Fig. 5, Vincent & Bengio 2002, §3.2;
-Collobert's thesis, 2004, ch. 3), and the boundaries that two chosen losses fit on the
+Collobert's thesis, 2004, ch. 3; the vicinal-risk erf loss and its surrogate of Chapelle's
+thesis, 2002, §1.3 and Fig. 2.2), and the boundaries that two chosen losses fit on the
 same 2-D toy data (:class:`kernelnb.regularized.RegularizedKernelClassifier`, same kernel, same C).
 """
 from __future__ import annotations
@@ -22,9 +23,14 @@ from ._base import Dashboard, log_slider, styled
 __all__ = ["MarginLosses", "FIT_LOSSES"]
 
 #: Losses offered for the fitted boundaries: the margin losses that can be minimised by gradient.
-#: (Not 'zero_one', no gradient; not 'perceptron', whose regularised minimiser is f = 0.)
+#: (Not 'zero_one', no gradient; not 'perceptron', whose regularised minimiser is f = 0; not
+#: 'vrm_hinge', a rescaled hinge whose minimiser is the SVM's, see
+#: :class:`kernelnb.prior.VicinalSVC`.)  'vrm', the erf loss of the vicinal risk (Chapelle's
+#: thesis §1.3), is fitted penalised: mean phi(-y f) + ||f||^2 / (2 C n), where C plays the part
+#: of the vicinity width.
 FIT_LOSSES = tuple(n for n in _losses.LOSS_NAMES
-                   if _losses.LOSSES[n].kind == "margin" and n not in ("zero_one", "perceptron"))
+                   if _losses.LOSSES[n].kind == "margin"
+                   and n not in ("zero_one", "perceptron", "vrm_hinge"))
 N_TEST = 1000
 
 

@@ -11,8 +11,10 @@ from ._style import BASE_LAYOUT, SERIES_COLORS, title_layout
 __all__ = ["loss_curves", "loss_axes_layout", "margin_marker"]
 
 _VALUE_RANGE = (-0.25, 4.25)
-#: D3's colours without its grey (kept for the 0-1 error) plus a dark indigo: ten distinct hues.
-_PALETTE = tuple(c for c in SERIES_COLORS if c.upper() != "#7F7F7F") + ("#393B79",)
+#: D3's colours without its grey (kept for the 0-1 error) plus a dark indigo, an olive brown
+#: and a plum (D3's category20b): twelve distinct hues.
+_PALETTE = tuple(c for c in SERIES_COLORS if c.upper() != "#7F7F7F") + ("#393B79", "#8C6D31",
+                                                                        "#7B4173")
 _DERIV_RANGE = (-3.25, 1.25)
 _M_TITLE = "margin m = y·f(x)  (residual r = y − f for the ε-insensitive loss)"
 

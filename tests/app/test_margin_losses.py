@@ -62,3 +62,22 @@ def test_errors_shown_then_recovers(app):
     assert "sigma" in out["error"]
     app.update(loss_a="logistic", sigma=0.5)
     assert app.error.value == "" and app.last_stats["train_error_a"] < 0.3
+
+
+def test_vicinal_losses_are_shown_and_the_erf_loss_is_fitted(app):
+    """The erf loss of the vicinal risk (Chapelle's thesis §1.3) and its Fig. 2.2 surrogate are
+    on the chart; the erf loss can be fitted, the surrogate (a rescaled hinge) cannot."""
+    from math import erf, pi, sqrt
+
+    from kernelnb.app.margin_losses import FIT_LOSSES
+    assert "vrm" in FIT_LOSSES and "vrm_hinge" not in FIT_LOSSES
+    app.update(shown=tuple(losses.LOSS_NAMES), margin=1.0, loss_a="vrm", loss_b="hinge")
+    s = app.last_stats
+    assert s["values"]["vrm"] == pytest.approx((1 + erf(-1 / sqrt(2))) / 2)
+    assert s["values"]["vrm_hinge"] == pytest.approx(0.5 - 1 / sqrt(2 * pi))
+    vis = {tuple(t.meta): t.visible for t in app.fig.data}
+    assert vis[("value", "vrm")] and vis[("value", "vrm_hinge")]
+    assert app.bfig.data[2].name == "A: vrm" and s["train_error_a"] < 0.3
+    out = app.update(loss_a="vrm_hinge")
+    assert "loss_a" in out["error"]
+    app.update(loss_a="hinge", loss_b="exponential")
