@@ -13,7 +13,8 @@ pixels / 255 (the loader's scaling), the full 60k training set, tested on the 10
    experts on a two-worker ``LocalCluster``); the MLP and Simple MLP of this package when present.
    Columns: test error, training time (wall), time on one CPU (sum of the expert tasks plus the
    sequential part), parallel time (the expert phases' wall time).
-3. Scaling with n: mixture (global gater, ``n / 3000`` experts) and single SVC for 10k, 20k, 40k,
+3. Scaling with n: mixture (global gater, experts of about 3,000 examples: their number is
+   ``MixtureSVC.pool_size(n) / 3000``, the experts' share of n after validation and holdout) and single SVC for 10k, 20k, 40k,
    60k, with the log-log slope of time against n.
 4. Workers: the global mixture at n (or ``--workers-n``) on a one-worker and a two-worker cluster,
    and a time model ``T(W) = sequential part + sum over iterations of the makespan of that
@@ -21,7 +22,7 @@ pixels / 255 (the loader's scaling), the full 60k training set, tested on the 10
    the measured two-worker time, then extrapolated to 50 workers (an estimate, not a measurement).
 5. The thesis's published Forest numbers (Tables 6.1, 8.x) beside ours.
 6. Synthetic problem (``make_large_problem``, 20 features): the global mixture's training time from
-   80k to 1M points (n / 3000 experts) and its log-log slope; its test error against one SVC at
+   80k to 1M points (experts of about 3,000 examples) and its log-log slope; its test error against one SVC at
    20k, 40k and 60k (``--only synthetic``, no Fashion-MNIST needed).
 7. The embedded cluster's kinds on the same fit: worker threads (the default of ``client=None``)
    against worker processes, with wall, task and CPU times (``--only clusters``).
@@ -90,9 +91,14 @@ def choose_params(X, y, client):
 
 
 def mixture(n, params, gater, client, expert_size, n_iter, seed=0, **kw):
-    return MixtureSVC(n_experts=max(1, round(n / expert_size)), gater=gater, max_iter=n_iter,
-                      C=params["C"], sigma=params["sigma"], gater_n_hidden=50, gater_epochs=5,
-                      validation_fraction=0.1, client=client, random_state=seed, **kw)
+    """A mixture whose experts hold about ``expert_size`` examples each at every n (the thesis's
+    fixed M): the number of experts is counted on the experts' pool, not on n -- the validation
+    set and the gater's held-out points are a larger share of small n (28 % at 80k, 3 % at 1M),
+    and n / M experts would be 30 % smaller at 80k than at 1M."""
+    m = MixtureSVC(n_experts=2, gater=gater, max_iter=n_iter, C=params["C"],
+                   sigma=params["sigma"], gater_n_hidden=50, gater_epochs=5,
+                   validation_fraction=0.1, client=client, random_state=seed, **kw)
+    return m.set_params(n_experts=max(1, round(m.pool_size(n) / expert_size)))
 
 
 def err(model, Xt, yt):
@@ -163,8 +169,8 @@ def run_models(n, params, client, args, Xt, yt, X, y):
 
 
 def scaling(sizes, params, client, args, X, y, fitted, n_main):
-    print("\n## 3. Training time against n (global mixture: n / "
-          f"{args.expert_size} experts, 2 workers; SVC: 2 threads)")
+    print("\n## 3. Training time against n (global mixture: experts of "
+          f"{args.expert_size} examples, 2 workers; SVC: 2 threads)")
     tm, ts = [], []
     print(f" {'n':>7} {'mixture (s)':>12} {'SVC (s)':>10}")
     for n in sizes:
@@ -213,14 +219,19 @@ def workers(n, params, args, X, y, client2):
     return m1.fit_time_ / m2.fit_time_
 
 
+def _sizes(text):
+    """A comma-separated list of n ('' for none)."""
+    return [int(v) for v in text.split(",") if v.strip()]
+
+
 def synthetic(sizes, args, client):
     """Mixture training time on the synthetic problem (kernelnb.datasets.make_large_problem) from
     80k to 1M points (slope of log time against log n), and test error of the mixture against one
     SVC at the sizes where one SVC can be trained (--svc-sizes, at most 60k)."""
     print(f"\n## 6. Synthetic problem (20 features, 64 labelled clusters): training time against n"
-          f" (global mixture, n / {args.expert_size} experts, {args.n_iter} iterations, 2 workers,"
+          f" (global mixture, experts of {args.expert_size} examples, {args.n_iter} iterations, 2 workers,"
           " gater on 20,000 points, validation at most 10,000)")
-    svc_sizes = [int(v) for v in args.svc_sizes.split(",")] if args.svc_sizes else []
+    svc_sizes = _sizes(args.svc_sizes)
     # one draw (one set of cluster centres): the training sets are its prefixes, the test set
     # its last 20,000 points
     Xall, yall = make_large_problem(max(sizes + svc_sizes) + 20000, random_state=0)
@@ -321,7 +332,7 @@ def main():
     if only == {"synthetic"}:          # needs no Fashion-MNIST
         client = local_client(n_workers=2)
         try:
-            synthetic([int(v) for v in args.synthetic_sizes.split(",")], args, client)
+            synthetic(_sizes(args.synthetic_sizes), args, client)
         finally:
             cluster = client.cluster
             client.close()
@@ -340,7 +351,7 @@ def main():
         if "clusters" in only:
             clusters(min(args.cluster_n, Xall.shape[0]), params, args, Xall, yall)
         if "synthetic" in only:
-            synthetic([int(v) for v in args.synthetic_sizes.split(",")], args, client)
+            synthetic(_sizes(args.synthetic_sizes), args, client)
     finally:
         cluster = client.cluster
         client.close()

@@ -92,7 +92,8 @@ from threadpoolctl import threadpool_limits
 from .._callbacks import progress_caller
 from .._deprecation import resolve_renamed, with_renamed
 from .._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, HasMethods,
-                           Interval, StrOptions, check_input, check_params)
+                           Interval, StrOptions, check_input, check_param,
+                           check_params)
 from ..kernels import KERNEL_NAMES, KernelSpec
 from ..svm import SVC
 from . import _mlp
@@ -801,6 +802,37 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         return X, np.where(y_idx == 1, 1.0, -1.0)
 
+    def _sizes(self, n, K):
+        """``(n_val, n_holdout, pool)`` for ``n`` examples and ``K`` experts: the validation
+        set, the gater's held-out points (0 without ``gater_holdout``; at most a fifth of the
+        training set) and the experts' pool."""
+        n_val = int(math.floor(self.validation_fraction * n))
+        if self.max_validation is not None:
+            n_val = min(n_val, int(self.max_validation))
+        n_val = min(n_val, n - K)
+        L = n - n_val
+        n_s = 0
+        if bool(self.gater_holdout) and self.gater == "global" and K > 1:
+            n_s = L // 5 if self.gater_samples is None else min(int(self.gater_samples), L // 5)
+            n_s = max(n_s, 1)
+        return n_val, n_s, L - n_s
+
+    def pool_size(self, n_samples):
+        """How many of ``n_samples`` training examples the experts share: all but the validation
+        set and, with ``gater_holdout``, the gater's held-out points.  The thesis's cost analysis
+        (6.1.3) fixes the expert size M; for experts of about M examples choose
+        ``n_experts = round(pool_size(n) / M)`` (``n_experts`` counts here only through
+        ``n_experts > 1``: one expert has no gater to hold points out for).
+
+        Examples
+        --------
+        >>> MixtureSVC(n_experts=10).pool_size(100_000)
+        72000
+        """
+        check_params(self)
+        n = check_param("n_samples", n_samples, POSITIVE_INT, "MixtureSVC.pool_size")
+        return self._sizes(int(n), int(self.n_experts))[2]
+
     def _layout(self, X, ys, K, rng):
         """Where each point serves: the validation set, the gater's points S, the experts' pool.
 
@@ -812,19 +844,15 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         reassignment needs every expert's output on every training point, so S is the whole
         training set there.  The pool: every training point, or all but S."""
         n = X.shape[0]
-        n_val = int(math.floor(self.validation_fraction * n))
-        if self.max_validation is not None:
-            n_val = min(n_val, int(self.max_validation))
-        n_val = min(n_val, n - K)
+        n_val, n_s, _ = self._sizes(n, K)
         perm = rng.permutation(n)
         val_idx, tr_idx = np.sort(perm[:n_val]), np.sort(perm[n_val:])
         Xtr, ytr = X[tr_idx], ys[tr_idx]
         L = Xtr.shape[0]
         local = self.gater == "local"
-        holdout = bool(self.gater_holdout) and self.gater == "global" and K > 1
-        if holdout:  # at most a fifth of the training set
-            n_s = L // 5 if self.gater_samples is None else min(int(self.gater_samples), L // 5)
-            S = np.sort(rng.choice(L, size=max(n_s, 1), replace=False))
+        holdout = n_s > 0
+        if holdout:
+            S = np.sort(rng.choice(L, size=n_s, replace=False))
             in_s = np.zeros(L, dtype=bool)
             in_s[S] = True
             pool = np.flatnonzero(~in_s)

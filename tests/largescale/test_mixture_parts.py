@@ -117,3 +117,25 @@ def test_top_preferences_order_against_lexsort(k, dtype):
         # best first: score descending, then index ascending; NaN counts as -inf
         ref = np.lexsort((np.arange(k), -key[r]))[:m]
         np.testing.assert_array_equal(got[r], ref)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(gater_holdout=False), dict(gater="uniform"),
+                                dict(validation_fraction=0.0), dict(max_validation=50)])
+def test_pool_size_is_what_the_experts_share(kw):
+    """pool_size(n) -- what a user divides by the expert size M -- is the number of examples the
+    first iteration's experts hold between them (validation and held-out points excluded)."""
+    X, y = make_large_problem(1200, random_state=1)
+    m = MixtureSVC(n_experts=3, max_iter=1, gater_epochs=1, client="serial", random_state=0,
+                   sigma="scale", **kw)
+    pool = m.pool_size(X.shape[0])
+    m.fit(X, y)
+    assert int(np.sum(m.expert_sizes_[0])) == pool
+    n_val = min(int(m.validation_fraction * 1200), m.max_validation)
+    L = 1200 - n_val
+    held = L // 5 if m.gater == "global" and m.gater_holdout else 0   # the documented rule
+    assert pool == L - held
+
+
+def test_pool_size_checks_its_argument():
+    with pytest.raises(ValueError, match="n_samples"):
+        MixtureSVC().pool_size(0)
