@@ -15,4 +15,11 @@ __all__ += ["KernelPCAMap", "kpca_components_curve", "digits_kpca_curve"]
 # --- end invariances ---
 
 # --- data cleaning ---
+from .cleaning import (CLEANING_METHODS, PUBLISHED_FIG_5_5, PUBLISHED_REMOVAL_ERRORS,  # noqa: E402
+                       cleaning_metrics, cleaning_toy_experiment, grad_c_objective,
+                       make_flipped_gaussians, rank_suspects, suspect_rank, suspicion_scores)
+
+__all__ += ["CLEANING_METHODS", "PUBLISHED_FIG_5_5", "PUBLISHED_REMOVAL_ERRORS",
+            "cleaning_metrics", "cleaning_toy_experiment", "grad_c_objective",
+            "make_flipped_gaussians", "rank_suspects", "suspect_rank", "suspicion_scores"]
 # --- end data cleaning ---
