@@ -416,7 +416,8 @@ class SVC(ClassifierMixin, _BaseSVM):
     classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_ :
         As in scikit-learn (``dual_coef_`` holds ``y_i alpha_i`` in LIBSVM's one-vs-one layout).
     objective_ : float or ndarray
-        Dual objective ``1/2 a'Qa - sum a`` (per pair of classes for multi-class).
+        Dual objective ``1/2 a'Qa - sum a`` (per pair of classes for multi-class;
+        ``- sum gamma_i a_i`` with ``margins``).
     n_iter_ : ndarray of int, per binary problem.
     fit_status_ : int
         0 converged, 1 max_iter reached, 2 interrupted, 3 stopped by the callback.
@@ -481,7 +482,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.q = q
         self.precision = precision
 
-    def fit(self, X, y, sample_weight=None, alpha_init=None):
+    def fit(self, X, y, sample_weight=None, alpha_init=None, margins=None):
         """Fit the classifier.
 
         Parameters
@@ -494,6 +495,18 @@ class SVC(ClassifierMixin, _BaseSVM):
             Two classes only: a warm start given as signed dual coefficients ``y_i alpha_i``
             for every training sample (the layout of ``dual_coef_`` expanded to all samples,
             ``y_i = +1`` for ``classes_[1]``).  It is clipped to the box and made feasible.
+        margins : array of shape (n_samples,), optional
+            Per-sample margins ``gamma_i > 0`` (finite): the constraints become
+            ``y_i f(x_i) >= gamma_i - xi_i`` and a unit of slack of sample i costs
+            ``C_i / gamma_i``.  With ``margin='l1'`` this is the adaptive-width VRM-SVM of
+            Chapelle's thesis §2.3.1 (primal ``min 1/2 ||w||^2 + C sum xi_i / gamma_i``, dual
+            ``max sum gamma_i alpha_i - 1/2 a'(yy' o K)a``, ``sum y_i alpha_i = 0``,
+            ``0 <= alpha_i <= C_i / gamma_i``); in the solver's terms ``p_i = -gamma_i`` and
+            ``ub_i = C_i / gamma_i``.  With ``'l2'`` the slack term is ``C_i xi_i^2 / (2 gamma_i)``
+            (diagonal ``gamma_i / C_i``), with ``'hard'`` only the margins change.  All ones is
+            the plain SVM.  Multi-class: every one-vs-one problem uses the margins of its
+            samples.  See :class:`kernelnb.prior.VicinalSVC`, which computes them from the
+            data.
         """
         t0 = time.perf_counter()
         self._validate_params_()
@@ -506,6 +519,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         if classes.shape[0] < 2:
             raise ValueError(f"SVC needs at least two classes in y; got 1 class ({classes[0]!r})")
         self.classes_ = classes
+        gam = _check_margins(margins, X.shape[0])
         cw = self._class_weights(classes, y_idx)
         C_i = sw * cw[y_idx] * (1.0 if self._margin == "hard" else float(self.C))
         previous = getattr(self, "_alphas", None) if self.warm_start else None
@@ -536,12 +550,13 @@ class SVC(ClassifierMixin, _BaseSVM):
             if np.unique(yv).size < 2:
                 raise ValueError("every class needs a sample with positive weight; class "
                                  f"{classes[a if (yv > 0).all() else b]!r} has none")
-            ub, dadd = self._bounds(C_i[idx])
+            # margins gamma_i: linear term -gamma_i, slack price C_i / gamma_i (box or diagonal)
+            ub, dadd = self._bounds(C_i[idx] / gam[idx])
             a0 = np.zeros(idx.shape[0])
             if previous is not None and p_i < len(previous) and previous[p_i].shape == a0.shape:
                 a0 = previous[p_i]
             prefix = "" if n_cls == 2 else f"classes {classes[a]!r}/{classes[b]!r}: "
-            problems.append((idx, yv, ub, dadd, a0, prefix))
+            problems.append((idx, yv, ub, dadd, a0, prefix, -gam[idx]))
         results = self._solve_all(data, problems)
         alphas = [r["alpha"] for r in results]
         self._alphas = alphas
@@ -560,8 +575,8 @@ class SVC(ClassifierMixin, _BaseSVM):
         stop = threading.Event()
 
         def run(k, threads, share):
-            idx, yv, ub, dadd, a0, prefix = problems[k]
-            res = self._solve(data, idx, yv, np.arange(idx.shape[0]), -np.ones(idx.shape[0]),
+            idx, yv, ub, dadd, a0, prefix, lin = problems[k]
+            res = self._solve(data, idx, yv, np.arange(idx.shape[0]), lin,
                               ub, dadd, a0, prefix, max_iter=0 if stop.is_set() else None,
                               n_threads=threads, cache_share=share,
                               stop=stop if n_workers > 1 else None)
@@ -681,6 +696,26 @@ class SVC(ClassifierMixin, _BaseSVM):
             votes[pos, a] += 1
             votes[~pos, b] += 1
         return self.classes_[np.argmax(votes, axis=1)]
+
+
+def _check_margins(margins, n):
+    """The per-sample margins of :meth:`SVC.fit` as a float64 array (all ones when None)."""
+    if margins is None:
+        return np.ones(n)
+    try:
+        gam = np.asarray(margins, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"margins must be an array of {n} positive finite numbers, got "
+                         f"{type(margins).__name__}") from None
+    if gam.ndim != 1 or gam.shape[0] != n:
+        raise ValueError(f"margins must have shape ({n},) (one per sample), got shape "
+                         f"{gam.shape}")
+    bad = ~(np.isfinite(gam) & (gam > 0))
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"margins must be positive and finite; margins[{i}] = "
+                         f"{float(gam[i])!r}")
+    return gam
 
 
 def _ovo_to_ovr(dec, pairs, n_cls):
