@@ -61,6 +61,8 @@ FAST_PARAMS = {
     "SVMRFE": dict(n_features_to_select=1),
     "SVC": dict(sigma="scale"),
     "SVR": dict(sigma="scale"),
+    "VicinalSVC": dict(sigma="scale"),
+    "VicinalRiskClassifier": dict(max_iter=200),
 }
 
 

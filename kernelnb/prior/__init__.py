@@ -3,6 +3,11 @@ minimisation, the kernel PCA map, invariant SVMs, and data cleaning."""
 __all__ = []
 
 # --- vicinal risk ---
+from .vicinal import (VicinalRiskClassifier, VicinalSVC, WIDTH_RULES,  # noqa: E402
+                      vicinal_margins, vicinity_widths)
+
+__all__ += ["VicinalSVC", "VicinalRiskClassifier", "vicinity_widths", "vicinal_margins",
+            "WIDTH_RULES"]
 # --- end vicinal risk ---
 
 # --- kernel PCA map ---

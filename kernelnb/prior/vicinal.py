@@ -1,0 +1,451 @@
+"""Vicinal risk minimisation: SVMs and classifiers with a vicinity around every training point.
+
+Vicinal risk minimisation (VRM; Chapelle's thesis [1] §1.3, Chapelle, Weston, Bottou & Vapnik
+[2]) replaces the empirical risk by the risk of a density estimate that spreads each training
+point ``x_i`` over a vicinity, here a Gaussian ``N(x_i, sigma_i^2 I)`` (Eq. 1.14 and, with
+point-dependent widths, Eq. 2.22):
+
+    R_vic(f) = (1/n) sum_i  integral  1[y_i f(x) <= 0]  dN(x_i, sigma_i^2 I)(x).
+
+For a linear function ``f(x) = w.x + b`` (or one linear in a kernel's feature space, the
+vicinities then being Gaussians there) this is ``(1/n) sum_i phi(-y_i f(x_i) / (sigma_i ||w||))``
+with ``phi(t) = (1 + erf(t / sqrt 2)) / 2`` (Eqs. 1.15/1.16): the erf loss ``'vrm'`` of
+:mod:`kernelnb.losses` of the distance of each point to the boundary.
+
+* :class:`VicinalRiskClassifier` minimises that risk itself (by L-BFGS, as the thesis's
+  experiments of §2.3.1 minimised it by gradient descent).  It is non-convex and scale-free:
+  only the widths matter, and no C.
+* :class:`VicinalSVC` is its convex approximation (§2.3.1): the erf loss replaced by its
+  piecewise-linear surrogate (Fig. 2.2, ``'vrm_hinge'``), which gives the SVM
+
+      min 1/2 ||w||^2 + C sum_i xi_i / gamma_i,   y_i (w.x_i + b) >= gamma_i - xi_i,
+
+  whose dual is ``max sum gamma_i alpha_i - 1/2 a'(yy' o K)a``, ``sum y_i alpha_i = 0``,
+  ``0 <= alpha_i <= C / gamma_i``, with relative widths ``gamma_i = sigma_i / mean(sigma)``.  Points
+  whose location is uncertain (large sigma_i) get a larger margin.  There the global width is
+  the role of C (§2.1.3: sigma -> 0 is the hard margin, C -> infinity), so only the relative
+  widths enter; equal widths give the plain SVM exactly.
+* :func:`vicinity_widths` computes the widths: ``'knn'``, the mean distance to the
+  ``n_neighbors`` nearest other training points (thesis §2.3.1, 5 neighbours in its breast-cancer
+  experiment), or ``'quantile'``, the ``quantile`` (5/1000 in the thesis's MNIST experiment)
+  quantile of the distances to all other training points; times ``width_factor``.  Distances
+  are measured in the kernel's feature space, where the vicinities live:
+  ``d(x, z)^2 = k(x, x) + k(z, z) - 2 k(x, z)`` (for the linear kernel the Euclidean distance of
+  the inputs; for the RBF kernel a monotone function of the scaled input distance).
+
+References
+----------
+[1] O. Chapelle, Support Vector Machines: Induction Principles, Adaptive Tuning and Prior
+    Knowledge, PhD thesis, Université Paris 6, 2002, §1.3 (VRM), §2.1.3 (the SVM as the convex
+    approximation, Fig. 2.2) and §2.3.1 (adaptive kernel widths).
+[2] O. Chapelle, J. Weston, L. Bottou and V. Vapnik, Vicinal Risk Minimization, NIPS 13, 2000.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.optimize import minimize
+
+from .. import kernels as _k
+from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+                           check_param, check_params)
+from ..losses import get_loss
+from ..regularized import RegularizedKernelClassifier
+from ..svm import SVC
+
+__all__ = ["VicinalSVC", "VicinalRiskClassifier", "vicinity_widths", "vicinal_margins",
+           "WIDTH_RULES"]
+
+#: The width rules of :func:`vicinity_widths` (besides a number or an array).
+WIDTH_RULES = ("knn", "quantile")
+
+_WIDTH_CONSTRAINTS = [StrOptions(set(WIDTH_RULES)),
+                      Interval(numbers.Real, 0, None, closed="neither"), "array-like"]
+_RULE_CONSTRAINTS = {
+    "width": _WIDTH_CONSTRAINTS,
+    "width_factor": POSITIVE,
+    "n_neighbors": POSITIVE_INT,
+    "quantile": [Interval(numbers.Real, 0, 1, closed="both")],
+}
+# Rows of distances computed at once (about 32 MB of float64).
+_BLOCK_BYTES = 32 * 2**20
+
+
+def _distance_blocks(X, kernel):
+    """Yield (rows, distances of X[rows] to every row of X) in the kernel's feature space
+    (Euclidean on X when ``kernel`` is None or linear)."""
+    n = X.shape[0]
+    step = max(1, int(_BLOCK_BYTES // (8 * max(n, 1))))
+    if kernel is None or isinstance(kernel, _k.Linear):
+        sq = np.einsum("ij,ij->i", X, X)
+        for s in range(0, n, step):
+            rows = slice(s, min(n, s + step))
+            d2 = sq[rows, None] + sq[None, :] - 2.0 * (X[rows] @ X.T)
+            yield rows, np.sqrt(np.maximum(d2, 0.0))
+        return
+    precomputed = isinstance(kernel, _k.Precomputed)
+    diag = np.diag(X).astype(np.float64) if precomputed else kernel.diag(X)
+    for s in range(0, n, step):
+        rows = slice(s, min(n, s + step))
+        Kb = np.asarray(X[rows] if precomputed else kernel(X[rows], X), dtype=np.float64)
+        d2 = diag[rows, None] + diag[None, :] - 2.0 * Kb
+        yield rows, np.sqrt(np.maximum(d2, 0.0))
+
+
+def vicinity_widths(X, width="knn", *, n_neighbors=5, quantile=0.005, factor=1.0, kernel=None):
+    """Widths sigma_i of the Gaussian vicinities of the training points (Chapelle's thesis
+    §2.3.1, Eq. 2.22).
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+        Training inputs (the kernel matrix itself for a precomputed kernel).
+    width : {'knn', 'quantile'}, float or array of shape (n_samples,), default='knn'
+        ``'knn'``: the mean distance to the ``n_neighbors`` nearest other points (at most
+        n - 1); ``'quantile'``: the ``quantile`` quantile of the distances to all other points
+        (linear interpolation, :func:`numpy.quantile`); a number: the same width for every
+        point; an array: the widths themselves.
+    n_neighbors : int, default=5
+    quantile : float in [0, 1], default=0.005
+    factor : float, default=1.0
+        Multiplies the widths (the global factor the thesis chooses by cross-validation).
+    kernel : kernelnb.kernels.Kernel, optional
+        A fitted kernel: distances are then measured in its feature space,
+        ``d^2 = k(x, x) + k(z, z) - 2 k(x, z)``; None (or linear): Euclidean distances of X.
+
+    Returns
+    -------
+    sigmas : ndarray of shape (n_samples,)
+        Non-negative widths (0 where a point's neighbours are all duplicates of it; a single
+        point gets 0 from the rules).
+    """
+    check_param("width", width, _WIDTH_CONSTRAINTS, "vicinity_widths")
+    check_param("n_neighbors", n_neighbors, POSITIVE_INT, "vicinity_widths")
+    check_param("quantile", quantile, _RULE_CONSTRAINTS["quantile"], "vicinity_widths")
+    check_param("factor", factor, POSITIVE, "vicinity_widths")
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
+    n = X.shape[0]
+    if isinstance(width, str):
+        if width not in WIDTH_RULES:
+            raise ValueError(f"width must be one of {list(WIDTH_RULES)}, a positive number or "
+                             f"an array, got {width!r}")
+        sig = np.zeros(n)
+        if n > 1:
+            k = min(int(n_neighbors), n - 1)
+            for rows, D in _distance_blocks(X, kernel):
+                idx = np.arange(rows.start, rows.stop)
+                D[np.arange(D.shape[0]), idx] = np.inf          # a point is not its own neighbour
+                if width == "knn":
+                    sig[rows] = np.partition(D, k - 1, axis=1)[:, :k].mean(axis=1)
+                else:
+                    D.sort(axis=1)
+                    sig[rows] = np.quantile(D[:, :n - 1], float(quantile), axis=1)
+    elif isinstance(width, numbers.Real):
+        sig = np.full(n, float(width))
+    else:
+        sig = np.asarray(width, dtype=np.float64).ravel() if np.ndim(width) else np.asarray([])
+        if sig.shape[0] != n or np.ndim(width) != 1:
+            raise ValueError(f"width given as an array must have shape ({n},) (one width per "
+                             f"sample), got shape {np.shape(width)}")
+        if not np.all(np.isfinite(sig) & (sig > 0)):
+            raise ValueError("width given as an array must hold positive finite numbers; got "
+                             f"{sig[~(np.isfinite(sig) & (sig > 0))][0]!r}")
+    return sig * float(factor)
+
+
+def vicinal_margins(sigmas):
+    """Relative widths gamma_i = sigma_i / mean(sigma), the margins of the VRM-SVM (Chapelle's
+    thesis §2.3.1).  A zero width (a point whose neighbours all coincide with it) is raised to
+    1e-3 times the mean so that every margin is positive; all zero (or all equal) gives ones."""
+    s = np.asarray(sigmas, dtype=np.float64).ravel()
+    mean = float(s.mean()) if s.size else 0.0
+    if not mean > 0:
+        return np.ones(s.shape[0])
+    s = np.maximum(s, 1e-3 * mean)
+    return s / s.mean()
+
+
+class VicinalSVC(SVC):
+    """SVM with a Gaussian vicinity of its own width around each training point: the convex
+    approximation of vicinal risk minimisation with adaptive widths (Chapelle's thesis §2.3.1).
+
+    It solves ``min 1/2 ||w||^2 + C sum_i xi_i / gamma_i`` subject to
+    ``y_i f(x_i) >= gamma_i - xi_i``, i.e. the dual ``max sum gamma_i alpha_i -
+    1/2 a'(yy' o K)a``, ``sum y_i alpha_i = 0``, ``0 <= alpha_i <= C / gamma_i``, with
+    ``gamma_i = sigma_i / mean(sigma)`` (:func:`vicinal_margins`) and the widths sigma_i from
+    :func:`vicinity_widths`.  It is :class:`kernelnb.svm.SVC` fitted with
+    ``SVC.fit(X, y, margins=gamma)``: equal widths (``width`` a number) give the plain SVC.
+
+    Parameters
+    ----------
+    width : {'knn', 'quantile'}, float or array of shape (n_samples,), default='knn'
+        How the vicinity widths are chosen (:func:`vicinity_widths`), in the kernel's feature
+        space: mean distance to the ``n_neighbors`` nearest training points, the ``quantile``
+        quantile of the distances to the others, one width for all (the plain SVM), or the
+        widths of the training points themselves.
+    width_factor : float, default=1.0
+        Multiplies the widths (``sigmas_``).  The margins gamma_i are relative widths and do not
+        depend on it: in this formulation C sets the overall width (thesis §2.1.3).
+    n_neighbors : int, default=5
+        Neighbours of the ``'knn'`` rule (the thesis's 5).
+    quantile : float, default=0.005
+        Quantile of the ``'quantile'`` rule (the thesis's 5/1000).
+    C, kernel, sigma, scales, degree, coef0, margin, tol, cache_size, max_iter, shrinking, \
+class_weight, decision_function_shape, warm_start, n_jobs, verbose, callback, q, precision
+        As in :class:`kernelnb.svm.SVC` (``sigma`` is the RBF kernel's width, not a vicinity's).
+        With ``margin='l2'`` the slack term is ``C xi_i^2 / (2 gamma_i)``.
+
+    Attributes
+    ----------
+    sigmas_ : ndarray of shape (n_samples,)
+        The vicinity widths sigma_i (times ``width_factor``).
+    margins_ : ndarray of shape (n_samples,)
+        gamma_i = sigma_i / mean(sigma), mean 1.
+    classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_, objective_, ... :
+        As in :class:`kernelnb.svm.SVC`; ``objective_`` is ``1/2 a'Qa - sum gamma_i a_i``.
+
+    Notes
+    -----
+    ``fit`` takes no ``sample_weight``: the widths come from the neighbourhoods of the points,
+    so a repeated point is not a weighted one.  Per-sample weights and margins together:
+    ``SVC().fit(X, y, sample_weight=w, margins=vicinal_margins(vicinity_widths(X)))``.
+    Multi-class problems are one-vs-one, each pair with the margins of its points.
+
+    References
+    ----------
+    O. Chapelle, Support Vector Machines: Induction Principles, Adaptive Tuning and Prior
+    Knowledge, PhD thesis, Université Paris 6, 2002, §2.3.1 (Eq. 2.23 and the dual below it);
+    O. Chapelle, J. Weston, L. Bottou and V. Vapnik, Vicinal Risk Minimization, NIPS 13, 2000.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from kernelnb.prior import VicinalSVC
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = VicinalSVC(kernel="linear", C=0.1).fit(X[:100], y[:100])
+    >>> clf.margins_.shape, round(float(clf.margins_.mean()), 6)
+    ((100,), 1.0)
+    >>> bool(clf.score(X[100:], y[100:]) > 0.9)
+    True
+    """
+
+    _parameter_constraints = {**SVC._parameter_constraints, **_RULE_CONSTRAINTS}
+
+    def __init__(self, width="knn", width_factor=1.0, n_neighbors=5, quantile=0.005, C=1.0,
+                 kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0, margin="l1",
+                 tol=1e-3, cache_size=200, max_iter=-1, shrinking=True, class_weight=None,
+                 decision_function_shape="ovr", warm_start=False, n_jobs=-1, verbose=False,
+                 callback=None, q="auto", precision="float32"):
+        self.width = width
+        self.width_factor = width_factor
+        self.n_neighbors = n_neighbors
+        self.quantile = quantile
+        super().__init__(C=C, kernel=kernel, sigma=sigma, scales=scales, degree=degree,
+                         coef0=coef0, margin=margin, tol=tol, cache_size=cache_size,
+                         max_iter=max_iter, shrinking=shrinking, class_weight=class_weight,
+                         decision_function_shape=decision_function_shape,
+                         warm_start=warm_start, n_jobs=n_jobs, verbose=verbose,
+                         callback=callback, q=q, precision=precision)
+
+    def fit(self, X, y, alpha_init=None):
+        """Compute the widths and margins of the training points, then solve the SVM with
+        them (:meth:`kernelnb.svm.SVC.fit` with ``margins``).  ``alpha_init`` as there."""
+        self._validate_params_()
+        Xv, _ = self._check_input(X, y)
+        kern = _k.KernelSpec.of(self).fit(Xv)
+        self.sigmas_ = vicinity_widths(Xv, self.width, n_neighbors=self.n_neighbors,
+                                       quantile=self.quantile, factor=self.width_factor,
+                                       kernel=kern)
+        self.margins_ = vicinal_margins(self.sigmas_)
+        return super().fit(X, y, alpha_init=alpha_init, margins=self.margins_)
+
+
+class VicinalRiskClassifier(RegularizedKernelClassifier):
+    """Binary classifier minimising the vicinal risk with Gaussian vicinities itself (Chapelle's
+    thesis §1.3, Eqs. 1.15/1.16, and §2.3.1, where it was minimised by gradient descent).
+
+    Over f = w.Phi(x) + b (``w = sum_j a_j Phi(x_j)``), it minimises
+
+        R_vic(f) = (1/n) sum_i phi(-y_i f(x_i) / (sigma_i ||w||)),   phi(t) = (1 + erf(t/√2)) / 2,
+
+    the probability that a point drawn from the vicinity N(x_i, sigma_i^2 I) of a training point
+    (in the kernel's feature space; the input space for the linear kernel, the thesis's setting)
+    lands on the wrong side: the erf loss ``'vrm'`` of :mod:`kernelnb.losses` of the distance
+    y_i f(x_i) / ||w|| of each point to the boundary.  It depends on the direction of w only:
+    there is no C, the widths are the one hyperparameter (their ``width_factor``, chosen by
+    cross-validation in the thesis).  Small widths approach the hard margin (with margins
+    proportional to the widths, §2.3.1), large ones the difference of the width-weighted class
+    means.  The risk is not convex; L-BFGS is started from the large-width solution and from
+    the convex approximation (:class:`VicinalSVC`, C = 1 on the feature coordinates), and the
+    lower risk kept.
+
+    Fitting reuses :class:`kernelnb.regularized.RegularizedKernelClassifier` (validation, the
+    empirical kernel map in which the problem is solved, prediction); only the objective differs:
+    that class's penalised risk ``mean L(y f) + ||f||^2 / (2 C n)`` with ``loss='vrm'`` has one
+    width for all points and fixes the scale of f by C, whereas here each point has its own
+    width and the scale is free.
+
+    Parameters
+    ----------
+    width : {'knn', 'quantile'}, float or array of shape (n_samples,), default='knn'
+        Vicinity widths (:func:`vicinity_widths`): a number is one width for every point (the
+        thesis's "VRM, best fixed sigma"), ``'knn'`` the mean distance to the ``n_neighbors``
+        nearest training points ("adaptive sigma_i").
+    width_factor : float, default=1.0
+        Multiplies the widths.
+    n_neighbors : int, default=5
+    quantile : float, default=0.005
+    kernel : {'linear', 'rbf', 'poly'} or callable, default='linear'
+    sigma, degree, coef0, scales :
+        Kernel parameters, as in :class:`kernelnb.regularized.RegularizedKernelClassifier`
+        (``sigma`` is the RBF kernel's width).
+    fit_intercept : bool, default=True
+    tol : float, default=1e-8
+        L-BFGS gradient tolerance.
+    max_iter : int, default=2000
+    eig_tol : float, default=1e-10
+        Relative eigenvalue threshold of the kernel matrix.
+
+    Attributes
+    ----------
+    sigmas_ : ndarray of shape (n_samples,)
+        The vicinity widths.
+    vicinal_risk_ : float
+        R_vic at the solution (also ``objective_``).
+    dual_coef_, intercept_ :
+        f = sum_j a_j k(x_j, .) + b, scaled so that ||w|| = 1 / mean(sigma) (Eq. 1.16's
+        constraint with the mean width): f(x) is then the distance to the boundary in mean
+        widths.
+    classes_, loss_, kernel_, sigma_, X_fit_, n_iter_, converged_ :
+        As in :class:`kernelnb.regularized.RegularizedKernelClassifier`.
+
+    References
+    ----------
+    O. Chapelle, Support Vector Machines: Induction Principles, Adaptive Tuning and Prior
+    Knowledge, PhD thesis, Université Paris 6, 2002, §1.3 (Eqs. 1.14-1.16) and §2.3.1;
+    O. Chapelle, J. Weston, L. Bottou and V. Vapnik, Vicinal Risk Minimization, NIPS 13, 2000.
+    """
+
+    _parameter_constraints = {
+        **{k: v for k, v in RegularizedKernelClassifier._parameter_constraints.items()
+           if k not in ("loss", "C", "smoothing")},
+        **_RULE_CONSTRAINTS,
+        "eig_tol": NONNEGATIVE,
+    }
+
+    def __init__(self, width="knn", width_factor=1.0, n_neighbors=5, quantile=0.005,
+                 kernel="linear", sigma=1.0, degree=3, coef0=1.0, scales=None,
+                 fit_intercept=True, tol=1e-8, max_iter=2000, eig_tol=1e-10):
+        self.width = width
+        self.width_factor = width_factor
+        self.n_neighbors = n_neighbors
+        self.quantile = quantile
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.scales = scales
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.eig_tol = eig_tol
+
+    def _check_params(self):
+        check_params(self)
+        return get_loss("vrm"), None, None
+
+    def _fit(self, X, yv, loss, C, h):
+        n = X.shape[0]
+        sig = vicinity_widths(X, self.width, n_neighbors=self.n_neighbors,
+                              quantile=self.quantile, factor=self.width_factor,
+                              kernel=self.kernel_)
+        self.sigmas_ = sig
+        if not np.all(sig > 0):
+            raise ValueError("every vicinity width must be positive: a training point whose "
+                             "nearest neighbours all coincide with it has width 0 (remove the "
+                             "duplicates, or give width as a number)")
+        K = np.asarray(self.kernel_(X), dtype=np.float64)
+        if not np.all(np.isfinite(K)):
+            raise ValueError("the kernel matrix has NaN or infinite values "
+                             "(check X, degree, coef0)")
+        s, U = np.linalg.eigh(0.5 * (K + K.T))
+        keep = s > self.eig_tol * max(s[-1], 0.0) if s[-1] > 0 else np.zeros(n, dtype=bool)
+        root = np.sqrt(s[keep])
+        Phi = U[:, keep] * root                          # f(x_i) = (Phi beta)_i + b
+        r = Phi.shape[1]
+        fit_b = bool(self.fit_intercept)
+        ys = yv / sig                                    # y_i / sigma_i
+
+        def fun(w):
+            beta, b = w[:r], (w[r] if fit_b else 0.0)
+            norm = float(np.sqrt(beta @ beta))
+            if not norm > 0:
+                return 0.5, np.zeros_like(w)
+            f = Phi @ beta + b
+            u = ys * f / norm                            # y_i f_i / (sigma_i ||w||)
+            val = float(np.mean(loss.value(u)))
+            g = loss.derivative(u) / n                   # dR/du_i
+            grad = np.empty_like(w)
+            gs = g * ys / norm
+            grad[:r] = Phi.T @ gs - (g @ u) * beta / (norm * norm)
+            if fit_b:
+                grad[r] = gs.sum()
+            return val, grad
+
+        starts = []
+        if r:
+            beta0 = Phi.T @ ys                           # the large-width limit
+            starts.append(np.append(beta0, _best_offset(Phi @ beta0, yv, sig,
+                                                         float(np.sqrt(beta0 @ beta0))))
+                          if fit_b else beta0)
+            try:
+                svm = SVC(kernel="linear", C=1.0, precision="float64", tol=1e-6,
+                          max_iter=100_000).fit(Phi, yv, margins=vicinal_margins(sig))
+                beta1 = svm.dual_coef_[0] @ Phi[svm.support_]
+                if np.any(beta1 != 0):
+                    starts.append(np.append(beta1, svm.intercept_[0]) if fit_b else beta1)
+            except ValueError:   # a degenerate sub-problem: the first start suffices
+                pass
+        best = None
+        for w0 in starts:
+            res = minimize(fun, w0, jac=True, method="L-BFGS-B",
+                           options=dict(maxiter=int(self.max_iter), gtol=float(self.tol),
+                                        ftol=1e-15, maxcor=20))
+            if best is None or res.fun < best.fun:
+                best = res
+        self.loss_ = loss
+        self.X_fit_ = X
+        if best is None or not np.any(best.x[:r] != 0):
+            # no direction in feature space: the constant decision of the larger class
+            self.dual_coef_ = np.zeros(n)
+            self.intercept_ = float(np.sign(yv.sum()) or 1.0) if fit_b else 0.0
+            self.objective_ = self.vicinal_risk_ = 0.5
+            self.n_iter_, self.converged_ = 0, True
+        else:
+            beta, b = best.x[:r], (float(best.x[r]) if fit_b else 0.0)
+            scale = 1.0 / (float(np.sqrt(beta @ beta)) * float(sig.mean()))
+            self.dual_coef_ = U[:, keep] @ (beta * scale / root)
+            self.intercept_ = b * scale
+            self.objective_ = self.vicinal_risk_ = float(best.fun)
+            self.n_iter_ = int(best.nit)
+            self.converged_ = bool(best.success)
+        self._expansion = _k.KernelExpansion(self.kernel_, X, self.dual_coef_)
+        return self
+
+
+def _best_offset(f, yv, sig, norm):
+    """The offset b minimising the vicinal risk of f + b for a fixed direction w (``norm`` =
+    ||w||): scanned over the midpoints between consecutive sorted values of -f (and one mean
+    width beyond both ends)."""
+    loss = get_loss("vrm")
+    norm = max(norm, 1e-300)
+    pad = norm * float(sig.mean())
+    cands = np.sort(-f)
+    cands = np.concatenate([[cands[0] - pad], 0.5 * (cands[1:] + cands[:-1]), [cands[-1] + pad]])
+    risks = [np.mean(loss.value(yv * (f + b) / (sig * norm))) for b in cands]
+    return float(cands[int(np.argmin(risks))])
