@@ -59,10 +59,12 @@ FAST_PARAMS = {
     "GradientTuner": dict(max_iter=3),
     "ScalingSelector": dict(n_features_to_select=1, max_iter=3),
     "SVMRFE": dict(n_features_to_select=1),
+    "VirtualSVC": dict(sigma="scale", invariance="rotate_2d"),
+    "LinearInvariantSVC": dict(invariance="rotate_2d"),
+    "InvariantSVC": dict(sigma="scale", invariance="rotate_2d"),
+    "InvariantKPCASVC": dict(sigma="scale", invariance="rotate_2d"),
     "SVC": dict(sigma="scale"),
     "SVR": dict(sigma="scale"),
-    "VicinalSVC": dict(sigma="scale"),
-    "VicinalRiskClassifier": dict(max_iter=200),
 }
 
 

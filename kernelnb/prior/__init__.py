@@ -3,11 +3,6 @@ minimisation, the kernel PCA map, invariant SVMs, and data cleaning."""
 __all__ = []
 
 # --- vicinal risk ---
-from .vicinal import (VicinalRiskClassifier, VicinalSVC, WIDTH_RULES,  # noqa: E402
-                      vicinal_margins, vicinity_widths)
-
-__all__ += ["VicinalSVC", "VicinalRiskClassifier", "vicinity_widths", "vicinal_margins",
-            "WIDTH_RULES"]
 # --- end vicinal risk ---
 
 # --- kernel PCA map ---
@@ -17,6 +12,14 @@ __all__ += ["KernelPCAMap", "kpca_components_curve", "digits_kpca_curve"]
 # --- end kernel PCA map ---
 
 # --- invariances ---
+from .invariance import (INVARIANCES, InvariantKPCASVC, InvariantSVC,  # noqa: E402
+                         LinearInvariantSVC, VirtualSVC, invariant_linear_map,
+                         kernel_input_derivative, kernel_tangent_gram, scale_free_gamma,
+                         tangent_vectors, transform_points)
+
+__all__ += ["INVARIANCES", "InvariantKPCASVC", "InvariantSVC", "LinearInvariantSVC",
+            "VirtualSVC", "invariant_linear_map", "kernel_input_derivative",
+            "kernel_tangent_gram", "scale_free_gamma", "tangent_vectors", "transform_points"]
 # --- end invariances ---
 
 # --- data cleaning ---
