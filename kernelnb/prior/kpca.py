@@ -39,12 +39,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy.linalg import eigh, solve_triangular, svd
+from scipy.linalg import eigh, solve_triangular
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._threads import blas_single_thread, blas_threads_for
 from .._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input,
                            check_params)
 
@@ -59,11 +60,12 @@ def _top_eigh(K, k):
     LAPACK's MRRR driver (``evr``) restricted to the top ``k`` indices when ``k < n``, the
     divide-and-conquer driver (``evd``) for the whole spectrum."""
     n = K.shape[0]
-    if k >= n:
-        w, U = eigh(K, overwrite_a=True, check_finite=False, driver="evd")
-    else:
-        w, U = eigh(K, overwrite_a=True, check_finite=False, driver="evr",
-                    subset_by_index=[n - k, n - 1])
+    with blas_threads_for(n ** 3):
+        if k >= n:
+            w, U = eigh(K, overwrite_a=True, check_finite=False, driver="evd")
+        else:
+            w, U = eigh(K, overwrite_a=True, check_finite=False, driver="evr",
+                        subset_by_index=[n - k, n - 1])
     return w[::-1], U[:, ::-1]
 
 
@@ -81,28 +83,31 @@ def _pivoted_cholesky(kernel, X, k, tol):
 
     Greedy pivots (the largest residual diagonal, Fine and Scheinberg 2001); stops early when
     the largest residual falls below ``tol`` times the largest diagonal entry of ``K``.  One
-    kernel column per pivot: ``O(k n d + k^2 n)`` time, ``O(k n)`` memory.  Returns ``V`` (n, r)
-    and the pivots (r,)."""
+    kernel row per pivot, from the training inputs prepared once (:class:`KernelExpansion`):
+    ``O(k n d + k^2 n)`` time, ``O(k n)`` memory beyond the inputs.  Returns ``V`` (n, r) and
+    the pivots (r,)."""
     n = X.shape[0]
     d = np.asarray(kernel.diag(X), dtype=np.float64).copy()
     floor = tol * (d.max() if d.size else 0.0)
-    V = np.zeros((n, k))
+    rows = _k.KernelExpansion(kernel, X)
+    Vt = np.zeros((k, n))                       # V transposed: one contiguous row per pivot
     piv = []
-    for j in range(k):
-        i = int(np.argmax(d))
-        if not d[i] > floor or d[i] <= 0:
-            break
-        col = np.asarray(kernel(X, X[i:i + 1]), dtype=np.float64)[:, 0]
-        if j:
-            col -= V[:, :j] @ V[i, :j]
-        col /= np.sqrt(d[i])
-        V[:, j] = col
-        d -= col * col
-        d[i] = 0.0
-        np.maximum(d, 0.0, out=d)
-        piv.append(i)
+    with blas_single_thread():
+        for j in range(k):
+            i = int(np.argmax(d))
+            if not d[i] > floor or d[i] <= 0:
+                break
+            col = np.array(next(rows.blocks(X[i:i + 1]))[1][0], dtype=np.float64)
+            if j:
+                col -= Vt[:j, i] @ Vt[:j]
+            col /= np.sqrt(d[i])
+            Vt[j] = col
+            d -= col * col
+            d[i] = 0.0
+            np.maximum(d, 0.0, out=d)
+            piv.append(i)
     r = len(piv)
-    return np.ascontiguousarray(V[:, :r]), np.asarray(piv, dtype=np.intp)
+    return np.ascontiguousarray(Vt[:r].T), np.asarray(piv, dtype=np.intp)
 
 
 class KernelPCAMap(TransformerMixin, BaseEstimator):
@@ -224,10 +229,14 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
                            **poly)
 
     def _kernel_block(self, X):
-        """``K(X, basis points)`` in float64, block by block (:class:`KernelExpansion`)."""
-        out = np.empty((X.shape[0], self._expansion_rows))
-        for rows, Kb in self._expansion.blocks(X):
-            out[rows] = Kb
+        """``K(X, basis points)`` in float64 (:class:`KernelExpansion`), in chunks of rows so
+        that the kernel's prepared copy of the inputs stays within about 16 MB."""
+        n, m = X.shape[0], self._expansion.n_features
+        out = np.empty((n, self._expansion_rows))
+        step = max(256, int(16 * 2**20 // (8 * max(m + self._expansion_rows, 1))))
+        for s in range(0, n, step):
+            for rows, Kb in self._expansion.blocks(X[s:s + step]):
+                out[s + rows.start:s + rows.start + Kb.shape[0]] = Kb
         return out
 
     # -- fit ---------------------------------------------------------------------------------
@@ -259,14 +268,19 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         else:
             Z = self._fit_low_rank(X, k, tol)
         self.n_components_ = int(self.eigenvalues_.shape[0])
+        return Z
+
+    def _set_basis(self, X, idx):
+        self.basis_indices_ = np.asarray(idx, dtype=np.intp)
         self.basis_points_ = X[self.basis_indices_]
         self._expansion = _k.KernelExpansion(self.kernel_, self.basis_points_)
         self._expansion_rows = self.basis_points_.shape[0]
-        return Z
 
     def _fit_exact(self, X, k, tol):
         n = X.shape[0]
-        K = np.array(self.kernel_(X), dtype=np.float64, order="F")
+        # K is symmetric and ours: its transpose is the same matrix in Fortran order, which
+        # LAPACK overwrites in place (no n x n copy)
+        K = self._own_gram(X).T
         col = K.mean(axis=0)
         grand = float(col.mean())
         K -= col[None, :]
@@ -279,7 +293,7 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         w, U = w[:r], U[:, :r]
         root = np.sqrt(w)
         self.eigenvalues_ = w
-        self.basis_indices_ = np.arange(n)
+        self._set_basis(X, np.arange(n))
         self.projection_ = U / root
         self.offset_ = (col - grand) @ self.projection_
         self._centre_rows = True
@@ -289,32 +303,43 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         n = X.shape[0]
         if self.method == "subset":
             idx = check_random_state(self.random_state).permutation(n)[:k]
-            Kmm = np.array(self.kernel_(X[idx]), dtype=np.float64, order="F")
+            self._set_basis(X, idx)
+            Kmm = self._own_gram(self.basis_points_).T
             w, U = _top_eigh(Kmm, k)
             r = _kept(w, tol)
             W = U[:, :r] / np.sqrt(w[:r])            # K_mm^{-1/2}, range of K_mm
-            Z = self._raw_block(X, idx) @ W
+            Z = self._kernel_block(X)
+            with blas_threads_for(n * k * r):
+                Z = Z @ W
         else:
             Z, idx = _pivoted_cholesky(self.kernel_, X, k, tol)
+            self._set_basis(X, idx)
             # the rows of V are L^{-1} k_p(x) with L = V[pivots] lower triangular
-            W = solve_triangular(Z[idx], np.eye(idx.shape[0]), lower=True,
-                                 check_finite=False).T
+            with blas_threads_for(len(idx) ** 3):
+                W = solve_triangular(Z[idx], np.eye(idx.shape[0]), lower=True,
+                                     check_finite=False).T
         mean = Z.mean(axis=0)
         Z -= mean
-        # principal axes of the centred projections: Z = A S B', psi = Z B = A S
-        A, s, Bt = svd(Z, full_matrices=False, check_finite=False, overwrite_a=False)
-        w = s * s
-        r = _kept(w, tol)
-        B = Bt[:r].T
+        # principal axes of the centred projections (the thesis's "SVD" of V): the eigenvectors
+        # B of Z'Z (r x r), psi = Z B, eigenvalues those of Z Z' = psi psi'
+        r0 = Z.shape[1]
+        with blas_threads_for(n * r0 * r0):
+            G = Z.T @ Z
+            w, B = _top_eigh(G, r0)
+            r = _kept(w, tol)
+            B = B[:, :r]
+            Z = Z @ B
         self.eigenvalues_ = w[:r]
-        self.basis_indices_ = np.asarray(idx, dtype=np.intp)
         self.projection_ = W @ B
         self.offset_ = mean @ B
         self._centre_rows = False
-        return A[:, :r] * s[:r]
+        return Z
 
-    def _raw_block(self, X, idx):
-        return np.asarray(self.kernel_(X, X[idx]), dtype=np.float64)
+    def _own_gram(self, X):
+        """``K(X, X)`` in float64, an array this object may overwrite (a user's callable may
+        return an array it keeps)."""
+        K = np.asarray(self.kernel_(X), dtype=np.float64)
+        return K.copy() if isinstance(self.kernel_, _k.CallableKernel) else K
 
     # -- transform ---------------------------------------------------------------------------
     def transform(self, X):
@@ -324,7 +349,8 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         Kb = self._kernel_block(X)
         if self._centre_rows:
             Kb -= Kb.mean(axis=1, keepdims=True)
-        Z = Kb @ self.projection_
+        with blas_threads_for(Kb.shape[0] * Kb.shape[1] * self.n_components_):
+            Z = Kb @ self.projection_
         Z -= self.offset_
         return Z
 

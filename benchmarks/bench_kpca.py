@@ -1,0 +1,134 @@
+"""KernelPCAMap against scikit-learn's KernelPCA and Nystroem: time, peak memory, accuracy.
+
+The kernel PCA map of Chapelle's thesis (section 2.2), exact and low-rank (section 2.2.1),
+measured on Fashion-MNIST (upper-body garments {T-shirt, pullover, coat, shirt} against the
+rest, pixels / 255; training sets of the first n images, test on the first 2,000 test images)
+with the RBF width of scikit-learn's ``gamma='scale'`` (``kernelnb.kernels.scale_sigma``).
+
+For each n, in one process:
+
+* **exact, every component**: ``KernelPCAMap()`` against ``KernelPCA(eigen_solver='dense')``;
+* **exact, top k**: ``KernelPCAMap(n_components=k)`` against ``KernelPCA(n_components=k)`` with
+  ``eigen_solver='dense'``, ``'arpack'`` and ``'randomized'``;
+* **low rank k**: ``KernelPCAMap(method='subset' | 'cholesky', n_components=k)`` against
+  ``sklearn.kernel_approximation.Nystroem(n_components=k)`` (random subset, like 'subset').
+
+Time: wall-clock seconds of ``fit_transform`` on the training set plus ``transform`` of the test
+set (best of ``--repeat``); memory: the peak traced by ``tracemalloc`` during one such run (numpy
+reports its buffers to it; LAPACK's workspace is not traced for either side).  The ratio is
+scikit-learn's time (memory) over kernelnb's for the peer on the same row: > 1 means kernelnb is
+faster (lighter).  Beside each: the test accuracy of a linear :class:`kernelnb.svm.SVC`
+(C = 10) trained on the map.
+
+Run: ``python benchmarks/bench_kpca.py`` (n = 1,000, 2,000, 4,000; k = 100), ``--quick``
+(n = 1,000 and 2,000), ``--sizes``, ``--k``.  Needs the Fashion-MNIST files (``KERNELNB_DATA``).
+"""
+import argparse
+import gc
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+from sklearn.decomposition import KernelPCA
+from sklearn.kernel_approximation import Nystroem
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import fashion  # noqa: E402
+from kernelnb.kernels import gamma_from_sigma, scale_sigma  # noqa: E402
+from kernelnb.prior import KernelPCAMap  # noqa: E402
+from kernelnb.svm import SVC  # noqa: E402
+
+
+def run(make, X, Xt):
+    model = make()
+    Z = model.fit_transform(X)
+    return Z, model.transform(Xt)
+
+
+def measure(make, X, Xt, repeat):
+    """(train map, test map), best time of ``repeat`` runs, peak MB of one traced run."""
+    best = np.inf
+    for _ in range(repeat):
+        gc.collect()
+        t = time.perf_counter()
+        out = run(make, X, Xt)
+        best = min(best, time.perf_counter() - t)
+    del out
+    gc.collect()
+    tracemalloc.start()
+    out = run(make, X, Xt)
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return out, best, peak
+
+
+def accuracy(Z, y, Zt, yt):
+    return float(SVC(kernel="linear", C=10.0).fit(Z, y).score(Zt, yt))
+
+
+def load(n_test):
+    X, y = fashion("train")
+    Xt, yt = fashion("test")
+    upper = (0, 2, 4, 6)
+    lab = lambda v: np.where(np.isin(v, upper), 1, -1)  # noqa: E731
+    return (X.astype(np.float64) / 255.0, lab(y),
+            Xt[:n_test].astype(np.float64) / 255.0, lab(yt[:n_test]))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000])
+    ap.add_argument("--k", type=int, default=100)
+    ap.add_argument("--n-test", type=int, default=2000)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="n = 1,000 and 2,000, one repeat")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.sizes, args.repeat = [1000, 2000], 1
+    Xall, yall, Xt, yt = load(args.n_test)
+    k = args.k
+    rows = []
+    for n in args.sizes:
+        X, y = Xall[:n], yall[:n]
+        sigma = scale_sigma(X)
+        gamma = gamma_from_sigma(sigma)
+        groups = [
+            ("exact, all", lambda: KernelPCAMap(sigma=sigma),
+             [("KernelPCA dense", lambda: KernelPCA(kernel="rbf", gamma=gamma,
+                                                      eigen_solver="dense"))]),
+            (f"exact, top {k}", lambda: KernelPCAMap(n_components=k, sigma=sigma),
+             [(f"KernelPCA {s}", (lambda s=s: KernelPCA(
+                 n_components=k, kernel="rbf", gamma=gamma, eigen_solver=s, random_state=0)))
+              for s in ("dense", "arpack", "randomized")]),
+            (f"subset {k}", lambda: KernelPCAMap(n_components=k, method="subset", sigma=sigma,
+                                                 random_state=0),
+             [(f"Nystroem {k}", lambda: Nystroem(kernel="rbf", gamma=gamma, n_components=k,
+                                                 random_state=0))]),
+            (f"cholesky {k}", lambda: KernelPCAMap(n_components=k, method="cholesky",
+                                                   sigma=sigma),
+             [(f"Nystroem {k}", lambda: Nystroem(kernel="rbf", gamma=gamma, n_components=k,
+                                                 random_state=0))]),
+        ]
+        for label, ours, peers in groups:
+            (Z, Zt), t0, m0 = measure(ours, X, Xt, args.repeat)
+            a0 = accuracy(Z, y, Zt, yt)
+            rows.append((n, f"kernelnb {label}", t0, m0, a0, "", ""))
+            for name, peer in peers:
+                (P, Pt), t1, m1 = measure(peer, X, Xt, args.repeat)
+                a1 = accuracy(P, y, Pt, yt)
+                rows.append((n, f"  sklearn {name}", t1, m1, a1, f"{t1 / t0:.2f}",
+                             f"{m1 / m0:.2f}"))
+            print(f"n={n} {label} done", file=sys.stderr, flush=True)
+    print(f"\nFashion-MNIST upper-body vs rest, RBF sigma = scale, test on {args.n_test}; "
+          f"linear SVC (C=10) on the map; ratio = sklearn / kernelnb\n")
+    head = ("n", "model", "time s", "peak MB", "test acc", "time ratio", "mem ratio")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for n, name, t, m, a, rt, rm in rows:
+        print(f"| {n} | {name} | {t:.3f} | {m:.1f} | {a:.4f} | {rt} | {rm} |")
+
+
+if __name__ == "__main__":
+    main()
