@@ -4,6 +4,11 @@
 hat matrix ``H = K (K + lambda I)^-1`` the leave-one-out residual of point i is
 ``(y_i - f(x_i)) / (1 - H_ii)`` (Chapelle's thesis, section 7.6), so
 :class:`KernelRidgeCV` scores a whole grid of lambda from one eigendecomposition of K per sigma.
+
+:class:`ScalingRidge` is the ridge regression on basis functions of Chapelle's thesis, section
+5.4: ``a = (K'K + gamma I)^-1 K'Y`` with K the kernel between the training points and p centres,
+an RBF kernel with one scaling factor per feature, and the factors and gamma chosen by gradient
+descent on the closed-form leave-one-out error (5.8).
 """
 from __future__ import annotations
 
@@ -12,15 +17,20 @@ import warnings
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh
+from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _k
+from ._callbacks import progress_caller
 from ._deprecation import resolve_renamed, with_renamed
-from ._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input, check_param,
-                          check_params)
+from ._threads import blas_threads_for
+from ._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+                          check_input, check_param, check_params)
 
-__all__ = ["KernelRidge", "KernelRidgeCV", "loo_residuals"]
+__all__ = ["KernelRidge", "KernelRidgeCV", "ScalingRidge", "loo_residuals",
+           "scaling_ridge_loo"]
 
 
 _KERNEL_CONSTRAINTS = {
@@ -209,3 +219,308 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         return tags
+
+
+# ------------------------------------------------------------------------------------------
+# Ridge regression on basis functions with scaling factors (thesis 5.4)
+# ------------------------------------------------------------------------------------------
+def _design(X, Z, sigma, scales):
+    """The RBF kernel with per-feature scales and the n x p matrix K_ij = k(x_i, z_j)."""
+    kern = _k.RBF(sigma=sigma, scales=scales)
+    kern.center = kern.scale(X).mean(axis=0, dtype=np.float64)
+    return kern, np.asarray(kern(X, Z), dtype=np.float64)
+
+
+def _loo_and_gradient(X, Z, y, sigma, scales, gamma, gradient=True):
+    """T_loo (5.8) and its derivatives in log scales and log gamma.
+
+    With ``G = K K'`` and ``B = (G + gamma I)^-1``, the hat matrix is
+    ``K A^-1 K' = G (G + gamma I)^-1 = I - gamma B``, so the residual is ``gamma B y`` and
+    ``1 - H_ii = gamma B_ii``: the leave-one-out residual is ``r_i = (B y)_i / B_ii``.  With
+    ``a = B y``, ``d = diag B``, ``u = r / d``:
+    ``dT = <Gm, dM>`` for ``M = G + gamma I`` and
+    ``Gm = (2/n) [B diag(u r) B - sym((B u) a')]``; then ``dT/dlog gamma = gamma tr(Gm)`` and
+    ``dT = <2 Gm K, dK>`` with ``dK_ij/dlog s_q = -K_ij s_q^2 (x_iq - z_jq)^2 / sigma^2``.
+    """
+    _, K = _design(X, Z, sigma, scales)
+    n = K.shape[0]
+    with blas_threads_for(n * n * (n + K.shape[1])):   # small problems: no BLAS thread pool
+        return _loo_and_gradient_blas(X, Z, y, K, sigma, scales, gamma, gradient)
+
+
+def _loo_and_gradient_blas(X, Z, y, K, sigma, scales, gamma, gradient):
+    n = K.shape[0]
+    M = K @ K.T
+    M.flat[:: n + 1] += gamma
+    factor = cho_factor(M, lower=False, overwrite_a=True, check_finite=False)
+    B = cho_solve(factor, np.eye(n), check_finite=False)
+    B = 0.5 * (B + B.T)
+    a = B @ y
+    d = np.diag(B).copy()
+    r = a / d
+    T = float(np.mean(r ** 2))
+    if not gradient:
+        return T, None, None
+    u = r / d
+    Bu = B @ u
+    Gm = (B * (u * r)) @ B
+    Gm -= 0.5 * (np.outer(Bu, a) + np.outer(a, Bu))
+    Gm *= 2.0 / n
+    g_gamma = gamma * float(np.trace(Gm))
+    W = 2.0 * (Gm @ K) * K
+    row, col = W.sum(axis=1), W.sum(axis=0)
+    S = (X ** 2).T @ row + (Z ** 2).T @ col - 2.0 * np.einsum("iq,iq->q", X, W @ Z)
+    g_scales = -(scales ** 2) * S / sigma ** 2
+    return T, g_scales, g_gamma
+
+
+def scaling_ridge_loo(X, y, centers, sigma, scales, alpha):
+    """Closed-form leave-one-out error (5.8) of ridge regression on RBF basis functions, and its
+    gradient in the log scaling factors and the log ridge penalty (Chapelle's thesis 5.4).
+
+    ``f(x) = sum_j a_j k(x, z_j)``, ``a = (K'K + alpha I)^-1 K'Y`` (``K_ij = k(x_i, z_j)``,
+    the thesis's gamma is ``alpha`` here) and
+
+    ``T_loo = (1/n) sum_i ((y_i - k_i' A^-1 K'Y) / (1 - k_i' A^-1 k_i))^2``,
+    ``A = K'K + alpha I`` (thesis eq. 5.8; the basis functions stay when a point is left out).
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+    y : array of shape (n_samples,)
+    centers : array of shape (n_centers, n_features)
+        The ``z_j``.
+    sigma : float
+        The common RBF width.
+    scales : array of shape (n_features,), positive
+        Per-feature factors: ``k(x, z) = exp(-sum_q s_q^2 (x_q - z_q)^2 / (2 sigma^2))``, i.e. the
+        thesis's ``sigma_q = sigma / s_q`` (its eq. 4.15).
+    alpha : float > 0
+
+    Returns
+    -------
+    loo : float
+    grad_log_scales : ndarray of shape (n_features,)
+        ``dT_loo / dlog s_q`` (``= -dT_loo / dlog sigma_q``).
+    grad_log_alpha : float
+    """
+    caller = "scaling_ridge_loo"
+    check_param("sigma", sigma, POSITIVE, caller)
+    check_param("alpha", alpha, POSITIVE, caller)
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64).ravel()
+    Z = np.asarray(centers, dtype=np.float64)
+    s = _check_scales(scales, X.shape[1])
+    if X.ndim != 2 or Z.ndim != 2 or Z.shape[1] != X.shape[1] or y.shape[0] != X.shape[0]:
+        raise ValueError(f"X (n, d), y (n,) and centers (p, d) must agree, got shapes "
+                         f"{X.shape}, {y.shape} and {Z.shape}")
+    return _loo_and_gradient(X, Z, y, float(sigma), s, float(alpha))
+
+
+def _check_scales(scales, d):
+    s = np.asarray(scales, dtype=np.float64).ravel()
+    if s.shape[0] != d or not np.all(np.isfinite(s)) or np.any(s <= 0):
+        raise ValueError(f"scales must hold {d} finite positive values (one per feature), got "
+                         f"{np.array2string(s, threshold=6)}")
+    return s
+
+
+class _StopDescent(Exception):
+    """Raised from scipy's iteration callback when the user's callback returns False."""
+
+
+class ScalingRidge(RegressorMixin, BaseEstimator):
+    """Ridge regression on RBF basis functions with one scaling factor per feature, tuned by
+    gradient descent on the closed-form leave-one-out error (Chapelle's thesis, section 5.4).
+
+    ``f(x) = sum_{j<=p} a_j k(x, z_j)`` with ``a = (K'K + alpha I)^-1 K'Y`` (thesis 5.4.1;
+    ``K_ij = k(x_i, z_j)``, ``z_j`` the centres) and
+    ``k(x, z) = exp(-sum_q s_q^2 (x_q - z_q)^2 / (2 sigma^2))`` (thesis eq. 4.15 with
+    ``sigma_q = sigma / s_q``).  The scales ``s_q`` and the penalty ``alpha`` (the thesis's
+    gamma) minimise the leave-one-out error (5.8) (:func:`scaling_ridge_loo`) over their
+    logarithms with L-BFGS-B, as the thesis does (it used Matlab's optimiser on ``log sigma_p``
+    and ``log gamma``).
+
+    Start (the thesis starts from grid-tuned ``sigma`` and ``gamma``, chosen on a validation set):
+    scales ``scales`` (default ones) and the pair (``sigma``, ``alpha``) of the grid
+    ``sigmas`` x ``alphas`` with the lowest leave-one-out error (5.8), all of one sigma's alphas
+    from one eigendecomposition (:func:`loo_residuals` on ``K K'``, since
+    ``K (K'K + alpha I)^-1 K' = K K' (K K' + alpha I)^-1``); a fixed ``sigma`` or ``alpha`` skips
+    its grid.  ``sigma`` stays at its start value during the descent (it is redundant with the
+    scales).
+
+    Parameters
+    ----------
+    alpha : float or None, default=None
+        Starting ridge penalty; None: the best of ``alphas``.
+    sigma : float, 'scale' or None, default=None
+        Common RBF width; None: the best of ``sigmas``.
+    scales : array of shape (n_features,), optional
+        Starting scaling factors (positive; default ones).
+    n_centers : int or None, default=None
+        Number of centres, drawn at random among the training points; None: all of them (p = n).
+    alphas : array, optional
+        Grid of starting penalties (default ``logspace(-6, 3, 19)``).
+    sigmas : array, optional
+        Grid of starting widths (default ``'scale'`` times {1/4, 1/2, 1, 2, 4}).
+    tune_scales : bool, default=True
+        Descend on the scales and alpha (False: only the grid start).
+    max_iter : int >= 0, default=100
+        L-BFGS-B iterations.
+    tol : float, default=1e-6
+        L-BFGS-B's ``ftol`` and ``gtol``.
+    random_state : int, RandomState or None
+        Draws the centres.
+    callback : callable ``callback(info)``, optional
+        Called after each iteration with ``{'iteration', 'loo_mse', 'alpha', 'scales'}``;
+        returning ``False`` stops the descent.
+
+    Attributes
+    ----------
+    centers_ : ndarray of shape (n_centers, n_features)
+    center_indices_ : ndarray of int
+    dual_coef_ : ndarray of shape (n_centers,)
+    alpha_, sigma_ : float
+    scales_ : ndarray of shape (n_features,)
+        The tuned factors (``sigma_ / scales_`` are the thesis's ``sigma_q``).
+    loo_mse_ : float
+        Leave-one-out error (5.8) at the end; ``loo_mse_start_`` at the grid start.
+    history_ : list of float
+        Leave-one-out error after each iteration.
+    n_iter_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.ridge import ScalingRidge
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-2, 2, (80, 4))
+    >>> y = np.sin(2 * X[:, 0]) + 0.05 * rng.randn(80)      # only the first feature matters
+    >>> model = ScalingRidge(max_iter=50).fit(X, y)
+    >>> bool(model.scales_[0] > 3 * model.scales_[1:].max())
+    True
+    """
+
+    _parameter_constraints = {
+        "alpha": [*POSITIVE, None],
+        "sigma": [*POSITIVE, StrOptions({"scale"}), None],
+        "scales": ["array-like", None],
+        "n_centers": [*POSITIVE_INT, None],
+        "alphas": ["array-like", None],
+        "sigmas": ["array-like", None],
+        "tune_scales": ["boolean"],
+        "max_iter": NONNEGATIVE_INT,
+        "tol": POSITIVE,
+        "random_state": ["random_state"],
+        "callback": CALLBACK,
+    }
+
+    def __init__(self, alpha=None, sigma=None, scales=None, n_centers=None, alphas=None,
+                 sigmas=None, tune_scales=True, max_iter=100, tol=1e-6, random_state=None,
+                 callback=None):
+        self.alpha = alpha
+        self.sigma = sigma
+        self.scales = scales
+        self.n_centers = n_centers
+        self.alphas = alphas
+        self.sigmas = sigmas
+        self.tune_scales = tune_scales
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.callback = callback
+
+    def _start(self, X, Z, y, s0):
+        """(sigma, alpha, loo) of the grid start."""
+        if self.alpha is not None:
+            alphas = np.array([float(self.alpha)])
+        else:
+            alphas = (np.logspace(-6, 3, 19) if self.alphas is None
+                      else np.asarray(self.alphas, dtype=np.float64).ravel())
+            for a in alphas:
+                check_param("alphas", a, POSITIVE, "ScalingRidge")
+        if self.sigma is not None:
+            sigmas = np.array([_k.KernelSpec(sigma=self.sigma).resolve_sigma(X * s0)])
+        elif self.sigmas is None:
+            sigmas = _k.scale_sigma(X * s0) * np.array([0.25, 0.5, 1.0, 2.0, 4.0])
+        else:
+            sigmas = np.asarray(self.sigmas, dtype=np.float64).ravel()
+            for sg in sigmas:
+                _k.check_sigma(sg, name="sigmas")
+        best = (np.inf, None, None)
+        for sg in sigmas:
+            _, K = _design(X, Z, float(sg), s0)
+            R = loo_residuals(K @ K.T, y, alphas)
+            mse = (R ** 2).mean(axis=1)
+            j = int(np.nanargmin(np.where(np.isfinite(mse), mse, np.nan)))
+            if mse[j] < best[0]:
+                best = (float(mse[j]), float(sg), float(alphas[j]))
+        return best[1], best[2], best[0]
+
+    def fit(self, X, y):
+        check_params(self)
+        X, y = check_input(self, X, y, y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        n, d = X.shape
+        s0 = np.ones(d) if self.scales is None else _check_scales(self.scales, d)
+        rng = check_random_state(self.random_state)
+        if self.n_centers is None or self.n_centers >= n:
+            idx = np.arange(n)
+        else:
+            idx = np.sort(rng.choice(n, size=int(self.n_centers), replace=False))
+        Z = X[idx]
+        sigma, alpha, loo0 = self._start(X, Z, y, s0)
+        self.loo_mse_start_ = loo0
+        self.history_ = []
+        theta = np.concatenate([np.log(s0), [np.log(alpha)]])
+        n_iter = 0
+        if self.tune_scales and self.max_iter > 0:
+            cache = {}
+            report = progress_caller(self.callback, "ScalingRidge")
+
+            def fun(t):
+                key = t.tobytes()
+                if key not in cache:
+                    cache.clear()
+                    T, gs, ga = _loo_and_gradient(X, Z, y, sigma, np.exp(t[:d]),
+                                                  float(np.exp(t[d])))
+                    cache[key] = (T, np.concatenate([gs, [ga]]))
+                return cache[key]
+
+            def step(t):
+                self.history_.append(float(fun(t)[0]))
+                info = {"iteration": len(self.history_), "loo_mse": self.history_[-1],
+                        "alpha": float(np.exp(t[d])), "scales": np.exp(t[:d])}
+                if report(info):
+                    raise _StopDescent(t.copy())
+
+            bounds = [(-12.0, 12.0)] * d + [(np.log(1e-12), np.log(1e8))]
+            try:
+                res = minimize(fun, theta, jac=True, method="L-BFGS-B", bounds=bounds,
+                               callback=step, options={"maxiter": int(self.max_iter),
+                                                       "ftol": float(self.tol),
+                                                       "gtol": float(self.tol)})
+                theta, n_iter = res.x, int(res.nit)
+            except _StopDescent as stop:
+                theta, n_iter = stop.args[0], len(self.history_)
+        self.n_iter_ = n_iter
+        self.scales_ = np.exp(theta[:d])
+        self.alpha_ = float(np.exp(theta[d]))
+        self.sigma_ = float(sigma)
+        self.loo_mse_ = _loo_and_gradient(X, Z, y, self.sigma_, self.scales_, self.alpha_,
+                                          gradient=False)[0]
+        kern, K = _design(X, Z, self.sigma_, self.scales_)
+        A = K.T @ K
+        A.flat[:: A.shape[0] + 1] += self.alpha_
+        self.dual_coef_ = cho_solve(cho_factor(A, check_finite=False), K.T @ y,
+                                    check_finite=False)
+        self.centers_ = Z
+        self.center_indices_ = idx
+        self.kernel_ = kern
+        self._expansion = _k.KernelExpansion(kern, Z, self.dual_coef_)
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X = check_input(self, X, reset=False)
+        return self._expansion(X)

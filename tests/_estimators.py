@@ -50,6 +50,7 @@ FAST_PARAMS = {
     "KMPRegressor": dict(n_basis=10, sigma="scale"),
     "KernelPCAMap": dict(sigma="scale"),
     "KernelRidgeCV": dict(alphas=[0.01, 1.0], sigmas=[0.5, 2.0]),
+    "ScalingRidge": dict(alphas=[0.01, 1.0], sigmas=[0.5, 2.0], max_iter=3),
     "RegularizedKernelClassifier": dict(loss="logistic", max_iter=200),
     "MLPClassifier": dict(n_hidden=5, max_iter=20),
     "MLPRegressor": dict(n_hidden=5, max_iter=20),

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 
-from kernelnb.ridge import KernelRidge, KernelRidgeCV, loo_residuals
+from kernelnb.ridge import (KernelRidge, KernelRidgeCV, ScalingRidge, loo_residuals,
+                            scaling_ridge_loo)
 
 
 def _data(n=60, seed=0):
@@ -81,3 +82,109 @@ def test_old_names_still_work_with_a_warning():
     assert cv.alpha_ in (1e-2, 1.0)
     with pytest.warns(FutureWarning, match="'weight_decay_' was renamed 'alpha_'"):
         assert cv.weight_decay_ == cv.alpha_
+
+
+# ------------------------------------------------------------------ ScalingRidge (thesis 5.4)
+def _rbf_scaled(X, Z, sigma, s):
+    d2 = (((X[:, None, :] - Z[None, :, :]) * s) ** 2).sum(-1)
+    return np.exp(-d2 / (2 * sigma ** 2))
+
+
+def _relevance_data(n=70, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(-2, 2, (n, 5))
+    return X, np.sin(2 * X[:, 0]) * np.cos(1.5 * X[:, 1]) + 0.05 * rng.randn(n)
+
+
+def test_scaling_ridge_loo_equals_brute_force_refits():
+    X, y = _relevance_data(40)
+    Z = X[::3]
+    s = np.array([1.2, 0.7, 1.0, 0.3, 2.0])
+    loo, _, _ = scaling_ridge_loo(X, y, Z, 1.4, s, 0.05)
+    res = []
+    for i in range(40):
+        keep = np.arange(40) != i
+        K = _rbf_scaled(X[keep], Z, 1.4, s)
+        a = np.linalg.solve(K.T @ K + 0.05 * np.eye(len(Z)), K.T @ y[keep])
+        res.append(y[i] - _rbf_scaled(X[i:i + 1], Z, 1.4, s) @ a)
+    assert loo == pytest.approx(np.mean(np.square(res)), rel=1e-8)
+
+
+def test_scaling_ridge_loo_gradient_matches_finite_differences():
+    X, y = _relevance_data(50)
+    Z = X[:20]
+    s = np.exp(np.random.RandomState(1).uniform(-0.5, 0.5, 5))
+    _, gs, ga = scaling_ridge_loo(X, y, Z, 1.1, s, 0.02)
+    h = 1e-6
+    for q in range(5):
+        e = np.zeros(5)
+        e[q] = h
+        fd = (scaling_ridge_loo(X, y, Z, 1.1, s * np.exp(e), 0.02)[0]
+              - scaling_ridge_loo(X, y, Z, 1.1, s * np.exp(-e), 0.02)[0]) / (2 * h)
+        assert gs[q] == pytest.approx(fd, rel=1e-5, abs=1e-10)
+    fd = (scaling_ridge_loo(X, y, Z, 1.1, s, 0.02 * np.exp(h))[0]
+          - scaling_ridge_loo(X, y, Z, 1.1, s, 0.02 * np.exp(-h))[0]) / (2 * h)
+    assert ga == pytest.approx(fd, rel=1e-5, abs=1e-10)
+
+
+def test_scaling_ridge_predicts_the_thesis_solution_and_reports_its_loo():
+    X, y = _relevance_data(60)
+    m = ScalingRidge(n_centers=25, max_iter=10, random_state=0).fit(X, y)
+    assert m.centers_.shape == (25, 5) and len(set(m.center_indices_)) == 25
+    np.testing.assert_array_equal(m.centers_, X[m.center_indices_])
+    K = _rbf_scaled(X, m.centers_, m.sigma_, m.scales_)
+    a = np.linalg.solve(K.T @ K + m.alpha_ * np.eye(25), K.T @ y)
+    np.testing.assert_allclose(m.dual_coef_, a, rtol=1e-6, atol=1e-8)
+    Xt, _ = _relevance_data(15, seed=3)
+    np.testing.assert_allclose(m.predict(Xt), _rbf_scaled(Xt, m.centers_, m.sigma_, m.scales_) @ a,
+                               atol=1e-8)
+    H = K @ np.linalg.solve(K.T @ K + m.alpha_ * np.eye(25), K.T)
+    r = (y - H @ y) / (1 - np.diag(H))                          # (5.8) written out
+    assert m.loo_mse_ == pytest.approx(np.mean(r ** 2), rel=1e-8)
+    same = ScalingRidge(n_centers=25, max_iter=10, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(same.center_indices_, m.center_indices_)
+
+
+def test_scaling_ridge_grid_start_is_the_loo_minimum_of_the_grid():
+    X, y = _relevance_data(40)
+    sigmas, alphas = [0.5, 1.0, 3.0], [1e-4, 1e-2, 1.0]
+    m = ScalingRidge(sigmas=sigmas, alphas=alphas, tune_scales=False).fit(X, y)
+    loo = {(sg, a): scaling_ridge_loo(X, y, X, sg, np.ones(5), a)[0]
+           for sg in sigmas for a in alphas}
+    best = min(loo, key=loo.get)
+    assert (m.sigma_, m.alpha_) == pytest.approx(best)
+    assert m.loo_mse_start_ == pytest.approx(loo[best], rel=1e-6)
+    assert m.n_iter_ == 0 and np.all(m.scales_ == 1)
+
+
+def test_scaling_ridge_shrinks_the_irrelevant_features():
+    X, y = _relevance_data(80)
+    m = ScalingRidge(max_iter=60).fit(X, y)
+    assert m.loo_mse_ < 0.5 * m.loo_mse_start_
+    assert min(m.scales_[:2]) > 3 * max(m.scales_[2:])      # features 2-4 do not matter
+    assert m.history_[-1] == pytest.approx(m.loo_mse_, rel=1e-6)
+
+
+def test_scaling_ridge_callback_stops_the_descent():
+    X, y = _relevance_data(40)
+    seen = []
+    m = ScalingRidge(max_iter=50, callback=lambda info: seen.append(info) or False).fit(X, y)
+    assert len(seen) == 1 and m.n_iter_ == 1 and len(m.history_) == 1
+    assert set(seen[0]) >= {"iteration", "loo_mse", "alpha", "scales"}
+
+
+@pytest.mark.parametrize("params, name", [
+    (dict(alpha=-1.0), "alpha"),
+    (dict(sigma=0.0), "sigma"),
+    (dict(n_centers=0), "n_centers"),
+    (dict(max_iter=-1), "max_iter"),
+    (dict(scales=[1.0, 1.0]), "scales"),
+    (dict(scales=[1.0, 0.0, 1.0, 1.0, 1.0]), "scales"),
+    (dict(alphas=[1.0, -2.0]), "alphas"),
+    (dict(sigmas=[-1.0]), "sigmas"),
+    (dict(callback=3), "callback"),
+])
+def test_scaling_ridge_bad_parameters_are_named(params, name):
+    X, y = _relevance_data(20)
+    with pytest.raises(ValueError, match=name):
+        ScalingRidge(**params).fit(X, y)
