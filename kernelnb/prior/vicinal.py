@@ -48,6 +48,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from .. import kernels as _k
+from .._threads import blas_threads_for
 from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
                            check_param, check_params)
 from ..losses import get_loss
@@ -135,14 +136,16 @@ def vicinity_widths(X, width="knn", *, n_neighbors=5, quantile=0.005, factor=1.0
         sig = np.zeros(n)
         if n > 1:
             k = min(int(n_neighbors), n - 1)
-            for rows, D in _distance_blocks(X, kernel):
-                idx = np.arange(rows.start, rows.stop)
-                D[np.arange(D.shape[0]), idx] = np.inf          # a point is not its own neighbour
-                if width == "knn":
-                    sig[rows] = np.partition(D, k - 1, axis=1)[:, :k].mean(axis=1)
-                else:
-                    D.sort(axis=1)
-                    sig[rows] = np.quantile(D[:, :n - 1], float(quantile), axis=1)
+            # BLAS threads only for products large enough to gain from them
+            with blas_threads_for(n * n * X.shape[1]):
+                for rows, D in _distance_blocks(X, kernel):
+                    idx = np.arange(rows.start, rows.stop)
+                    D[np.arange(D.shape[0]), idx] = np.inf      # not its own neighbour
+                    if width == "knn":
+                        sig[rows] = np.partition(D, k - 1, axis=1)[:, :k].mean(axis=1)
+                    else:
+                        D.sort(axis=1)
+                        sig[rows] = np.quantile(D[:, :n - 1], float(quantile), axis=1)
     elif isinstance(width, numbers.Real):
         sig = np.full(n, float(width))
     else:
