@@ -66,6 +66,8 @@ FAST_PARAMS = {
     "InvariantKPCASVC": dict(sigma="scale", invariance="rotate_2d"),
     "SVC": dict(sigma="scale"),
     "SVR": dict(sigma="scale"),
+    "VicinalSVC": dict(sigma="scale"),
+    "VicinalRiskClassifier": dict(max_iter=200),
 }
 
 
