@@ -38,6 +38,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._threads import blas_threads_for
 from .._validation import (Interval, Options, StrOptions, check_input, check_param, check_params)
 from ..svm import SVC
 from .kpca import KernelPCAMap
@@ -345,6 +346,14 @@ def _tangent_norms2(kernel, P, V):
                      for i in range(P.shape[0])])
 
 
+def _eigh(A):
+    """Eigendecomposition of a symmetric matrix, on one BLAS thread when it is small (see
+    :func:`kernelnb._threads.blas_threads_for`: on a loaded machine a second BLAS thread costs
+    more than a 300 x 300 decomposition)."""
+    with blas_threads_for(A.shape[0] ** 3):
+        return np.linalg.eigh(A)
+
+
 # --------------------------------------------------------------------------------------------
 # The linear invariant map C_gamma^{-1}
 # --------------------------------------------------------------------------------------------
@@ -381,7 +390,7 @@ def invariant_linear_map(tangents, gamma, *, scale_free=True):
     T = T.reshape(-1, T.shape[-1])
     S = float(np.sum(T * T))
     g = scale_free_gamma(gamma, S) if scale_free else float(gamma)
-    mu, U = np.linalg.eigh(T.T @ T)
+    mu, U = _eigh(T.T @ T)
     mu = (1.0 - g) + g * np.clip(mu, 0.0, None)
     return (U / np.sqrt(mu)) @ U.T, g
 
@@ -666,7 +675,8 @@ class _TangentKernelSVC(_InvariantBase):
         so only those are computed."""
         sv = self.svc_.support_
         out = np.zeros((X.shape[0], self.n_train_))
-        out[:, sv] = self._kernel_to(X, sv)
+        with blas_threads_for(X.shape[0] * self.n_train_ * X.shape[1]):
+            out[:, sv] = self._kernel_to(X, sv)
         return out
 
 
@@ -738,11 +748,16 @@ class InvariantSVC(_TangentKernelSVC):
         X, y = self._check_X(X, y)
         self._fit_targets(y)
         P, V = self._tangents(X, tangents)
+        # small products and decompositions on one BLAS thread (kernelnb._threads)
+        with blas_threads_for(P.shape[0] * X.shape[0] * max(P.shape[0], X.shape[0])):
+            return self._fit_tangents(X, y, P, V)
+
+    def _fit_tangents(self, X, y, P, V):
         kern = self.kernel_ = self._base_kernel(X)
         Kt = kernel_tangent_gram(kern, P, V)
         Kt = (Kt + Kt.T) / 2.0
         g = scale_free_gamma(self.gamma, np.trace(Kt)) if self.scale_free else float(self.gamma)
-        lam, U = np.linalg.eigh(Kt)
+        lam, U = _eigh(Kt)
         lam, U = np.clip(lam[::-1], 0.0, None), U[:, ::-1]
         w = g / (1.0 - g + g * lam)                        # the eigen-weights of the correction
         G = kernel_input_derivative(kern, P, V, X)         # (m, n): g before the rotation by U
@@ -845,6 +860,11 @@ class InvariantKPCASVC(_TangentKernelSVC):
         X, y = self._check_X(X, y)
         self._fit_targets(y)
         P, V = self._tangents(X, tangents)
+        # small products and decompositions on one BLAS thread (kernelnb._threads)
+        with blas_threads_for(P.shape[0] * X.shape[0] * max(P.shape[0], X.shape[0])):
+            return self._fit_tangents(X, y, P, V)
+
+    def _fit_tangents(self, X, y, P, V):
         kpca = KernelPCAMap(n_components=self.n_components, method=self.method,
                             kernel=self.kernel, sigma=self.sigma, degree=self.degree,
                             coef0=self.coef0, random_state=self.random_state)
