@@ -68,6 +68,7 @@ FAST_PARAMS = {
     "SVR": dict(sigma="scale"),
     "VicinalSVC": dict(sigma="scale"),
     "VicinalRiskClassifier": dict(max_iter=200),
+    "EllipsoidalVicinalSVC": dict(sigma="scale", n_fixed_point=3),
 }
 
 

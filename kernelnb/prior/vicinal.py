@@ -46,6 +46,7 @@ import numbers
 
 import numpy as np
 from scipy.optimize import minimize
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 from .. import kernels as _k
 from .._threads import blas_threads_for
@@ -54,9 +55,10 @@ from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOpt
 from ..losses import get_loss
 from ..regularized import RegularizedKernelClassifier
 from ..svm import SVC
+from .invariance import kernel_input_derivative
 
-__all__ = ["VicinalSVC", "VicinalRiskClassifier", "vicinity_widths", "vicinal_margins",
-           "WIDTH_RULES"]
+__all__ = ["VicinalSVC", "VicinalRiskClassifier", "EllipsoidalVicinalSVC", "vicinity_widths",
+           "vicinal_margins", "WIDTH_RULES"]
 
 #: The width rules of :func:`vicinity_widths` (besides a number or an array).
 WIDTH_RULES = ("knn", "quantile")
@@ -452,3 +454,165 @@ def _best_offset(f, yv, sig, norm):
     cands = np.concatenate([[cands[0] - pad], 0.5 * (cands[1:] + cands[:-1]), [cands[-1] + pad]])
     risks = [np.mean(loss.value(yv * (f + b) / (sig * norm))) for b in cands]
     return float(cands[int(np.argmin(risks))])
+
+
+class EllipsoidalVicinalSVC(SVC):
+    """SVM with the ellipsoidal vicinities that small input-space spheres become in the
+    kernel's feature space: approximately, a maximal margin in *input* space (Chapelle's thesis
+    §2.3.2, Eqs. 2.24-2.28 and the fixed point after Corollary 2.5; Fig. 2.8).
+
+    A Gaussian of variance ``vicinity_sigma^2 / d`` per input coordinate around x_i is mapped
+    to a Gaussian of covariance ``C_i = (vicinity_sigma^2 / d) M_i M_i'`` in the feature space
+    (M_i the Jacobian of the empirical kernel PCA map at x_i, Eq. 2.25), for which the vicinal
+    risk of f = w.psi + b is ``phi(-y_i f(x_i) / sqrt(w'C_i w))`` (Eq. 2.28), and
+    ``sqrt(w'C_i w) = (vicinity_sigma / sqrt d) ||grad f(x_i)||``: the ratio
+    ``|f(x_i)| / ||grad f(x_i)||`` is the first-order distance of x_i to the boundary in input
+    space.  The thesis's fixed point, run here:
+
+    1. gamma_i = 1 (the plain SVM);
+    2. the SVM with margins gamma_i: ``y_i f(x_i) >= gamma_i - xi_i``
+       (:meth:`kernelnb.svm.SVC.fit` with ``margins``, warm-started from the previous solution);
+    3. ``gamma_i = sqrt(w'(lambda C_i + (1 - lambda) I) w) / ||w||``, i.e.
+       ``gamma_i^2 = lambda (vicinity_sigma^2 / d) ||grad f(x_i)||^2 / ||w||^2 + 1 - lambda``,
+       with ``lambda = ellipsoid_weight``;
+    4. back to 2 until the margins change by less than ``fixed_point_tol`` (relative), at most
+       ``n_fixed_point`` times.
+
+    The thesis gives no convergence guarantee (``fixed_point_converged_`` says whether it
+    stopped on the tolerance).  With a rich kernel (RBF) the input-margin solution tends to the
+    1-nearest-neighbour rule; ``ellipsoid_weight < 1`` mixes in the isotropic vicinity of the
+    plain SVM (``0`` is the SVM), as the thesis suggests.  For the linear kernel
+    ``grad f = w`` and all margins are equal: the plain SVM with a rescaled C.
+
+    It is its own class rather than a width rule of :class:`VicinalSVC`: its margins depend on
+    the solution (they are recomputed from it, several SVMs are solved), and its vicinities are
+    fixed in the input space and shaped by the kernel, not measured between training points.
+
+    Parameters
+    ----------
+    vicinity_sigma : float, default=1.0
+        Width of the spherical input-space vicinities (total variance vicinity_sigma^2).
+    ellipsoid_weight : float in [0, 1], default=1.0
+        lambda of ``lambda C_i + (1 - lambda) I``.
+    n_fixed_point : int, default=20
+        Most SVM solves after the first.
+    fixed_point_tol : float, default=1e-3
+        Stop when ``max_i |gamma_i(new) - gamma_i| / gamma_i`` is below it.
+    C, kernel, sigma, scales, degree, coef0, margin, tol, cache_size, max_iter, shrinking, \
+class_weight, warm_start, n_jobs, verbose, callback, q, precision
+        As in :class:`kernelnb.svm.SVC` (the thesis's step 2 is ``margin='hard'``); the kernel
+        must act on inputs (not ``'precomputed'``).  Two classes only.
+
+    Attributes
+    ----------
+    margins_ : ndarray of shape (n_samples,)
+        The gamma_i of the last SVM solved.
+    input_margins_ : ndarray of shape (n_samples,)
+        ``y_i f(x_i) / ||grad f(x_i)||`` of the final f: signed first-order distances of the
+        training points to the boundary in input space.
+    n_fixed_point_iter_ : int
+        SVMs solved after the first.
+    n_iter_ : ndarray of shape (1,)
+        Solver iterations of all the SVMs together.
+    fixed_point_converged_ : bool
+    classes_, support_, support_vectors_, dual_coef_, intercept_, ... :
+        As in :class:`kernelnb.svm.SVC`.
+
+    References
+    ----------
+    O. Chapelle, Support Vector Machines: Induction Principles, Adaptive Tuning and Prior
+    Knowledge, PhD thesis, Université Paris 6, 2002, §2.3.2 (Eqs. 2.24-2.31, Fig. 2.8).
+    """
+
+    _parameter_constraints = {
+        **{k: v for k, v in SVC._parameter_constraints.items()
+           if k != "decision_function_shape"},
+        "vicinity_sigma": POSITIVE,
+        "ellipsoid_weight": [Interval(numbers.Real, 0, 1, closed="both")],
+        "n_fixed_point": [Interval(numbers.Integral, 0, None, closed="left")],
+        "fixed_point_tol": POSITIVE,
+    }
+
+    def __init__(self, vicinity_sigma=1.0, ellipsoid_weight=1.0, n_fixed_point=20,
+                 fixed_point_tol=1e-3, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
+                 coef0=1.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1,
+                 shrinking=True, class_weight=None, warm_start=False, n_jobs=-1,
+                 verbose=False, callback=None, q="auto", precision="float32"):
+        self.vicinity_sigma = vicinity_sigma
+        self.ellipsoid_weight = ellipsoid_weight
+        self.n_fixed_point = n_fixed_point
+        self.fixed_point_tol = fixed_point_tol
+        super().__init__(C=C, kernel=kernel, sigma=sigma, scales=scales, degree=degree,
+                         coef0=coef0, margin=margin, tol=tol, cache_size=cache_size,
+                         max_iter=max_iter, shrinking=shrinking, class_weight=class_weight,
+                         warm_start=warm_start, n_jobs=n_jobs, verbose=verbose,
+                         callback=callback, q=q, precision=precision)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _input_gradients(self, X):
+        """grad f(x_i) for every row of X (n, d), f the current decision function."""
+        coef = self.dual_coef_[0]
+        sv = self.support_vectors_
+        G = np.empty(X.shape)
+        eye = np.eye(X.shape[1])
+        for j in range(X.shape[1]):
+            V = np.broadcast_to(eye[j], X.shape)
+            G[:, j] = kernel_input_derivative(self.kernel_, X, V, sv) @ coef
+        return G
+
+    def _margins_from_solution(self, X):
+        G = self._input_gradients(X)
+        coef = self.dual_coef_[0]
+        sv = self.support_vectors_
+        w2 = float(coef @ np.asarray(self.kernel_(sv, sv), dtype=np.float64) @ coef)
+        g2 = np.einsum("ij,ij->i", G, G)
+        if not w2 > 0:
+            return np.ones(X.shape[0]), G
+        lam, d = float(self.ellipsoid_weight), X.shape[1]
+        gam2 = lam * float(self.vicinity_sigma) ** 2 / d * g2 / w2 + (1.0 - lam)
+        # a point where f is flat (zero gradient, lambda = 1) keeps a tiny positive margin
+        return np.sqrt(np.maximum(gam2, 1e-12)), G
+
+    def fit(self, X, y, alpha_init=None):
+        """Run the fixed point (see the class docstring); ``alpha_init`` warm-starts the first
+        SVM, as in :meth:`kernelnb.svm.SVC.fit`."""
+        self._validate_params_()
+        if self.kernel == "precomputed":
+            raise ValueError("kernel='precomputed' has no inputs to differentiate: the "
+                             "ellipsoidal vicinities need a kernel on the inputs")
+        Xv, yv = self._check_input(X, y)
+        check_classification_targets(yv)
+        kind = type_of_target(yv, input_name="y")
+        if np.unique(yv).shape[0] > 2:
+            raise ValueError(f"Only binary classification is supported: EllipsoidalVicinalSVC is "
+                             f"for two classes. The type of the target is {kind}.")
+        gam = np.ones(Xv.shape[0])
+        super().fit(Xv, yv, alpha_init=alpha_init, margins=gam)
+        solver_iter = int(self.n_iter_.sum())
+        self.n_fixed_point_iter_, self.fixed_point_converged_ = 0, False
+        Xd = np.asarray(Xv, dtype=np.float64)
+        sign = np.where(yv == self.classes_[1], 1.0, -1.0)
+        for _ in range(int(self.n_fixed_point)):
+            new, _G = self._margins_from_solution(Xd)
+            change = float(np.max(np.abs(new - gam) / gam))
+            if change < float(self.fixed_point_tol):
+                self.fixed_point_converged_ = True
+                break
+            signed = np.zeros(Xd.shape[0])
+            signed[self.support_] = self.dual_coef_[0]
+            gam = new
+            super().fit(Xv, yv, alpha_init=signed, margins=gam)
+            solver_iter += int(self.n_iter_.sum())
+            self.n_fixed_point_iter_ += 1
+        self.n_iter_ = np.array([solver_iter], dtype=np.int64)
+        _, G = self._margins_from_solution(Xd)
+        norm = np.sqrt(np.einsum("ij,ij->i", G, G))
+        f = self.decision_function(Xv)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.input_margins_ = np.where(norm > 0, sign * f / norm, np.inf * sign * f)
+        self.margins_ = gam
+        return self
