@@ -1,0 +1,67 @@
+"""The invariance protocols of thesis section 6.6 on tiny runs: shapes, the toy's definition,
+the digits' tangents, and gamma = 0 reproducing the plain SVM inside the protocols."""
+import numpy as np
+
+from kernelnb.prior._invariance_tables import (DIGIT_INVARIANCES, TOY_METHODS, digit_tangents,
+                                               digits_timing_table, digits_translation_data,
+                                               digits_translation_experiment, make_rotation_toy,
+                                               mean_and_sem, rotation_toy_experiment)
+
+
+def test_rotation_toy_definition():
+    X, y = make_rotation_toy(500, 0)
+    assert X.shape == (500, 2) and np.all(np.abs(X) <= 1)
+    np.testing.assert_array_equal(y, np.sign((X ** 2).sum(1) - 0.7))
+
+
+def test_rotation_toy_experiment_small():
+    res = rotation_toy_experiment(log_sigmas=(0.0, 1.4), gammas=(0.0, 0.9), n_runs=2,
+                                  n_test=200, random_state=1)
+    for m in TOY_METHODS:
+        assert res["error"][m].shape == (2, 2)
+        assert np.all((res["error"][m] >= 0) & (res["error"][m] <= 1))
+    assert np.all(res["ratio"] <= 1 + 1e-9) and np.all(res["ratio"] > 0)
+    # IH_KPCA at gamma = 0 is the plain SVM: the same test errors, run by run
+    np.testing.assert_allclose(res["gamma_error"][0.0][:, 0], res["error"]["SVM"][:, 0],
+                               atol=1 / 200)
+    np.testing.assert_allclose(res["gamma_error"][1.4][:, 0], res["error"]["SVM"][:, 1],
+                               atol=1 / 200)
+    mean, sem = mean_and_sem(np.array([[0.1], [0.3]]))
+    np.testing.assert_allclose(mean, [0.2])
+    np.testing.assert_allclose(sem, [np.std([0.1, 0.3], ddof=1) / np.sqrt(2)])
+
+
+def test_digit_tangents_are_one_pixel_differences():
+    X, y = digits_translation_data()
+    assert X.shape == (1797, 64) and set(np.unique(y)) == {-1, 1}
+    assert X.min() >= -1 / 8 - 1e-12 and X.max() <= 1 / 8 + 1e-12
+    T = digit_tangents(X[:5], "both")
+    assert T.shape == (5, len(DIGIT_INVARIANCES["both"][0]), 64)
+    img = X[:5].reshape(5, 8, 8)
+    right = T[:, 0].reshape(5, 8, 8)
+    np.testing.assert_allclose(right[:, :, 1:], img[:, :, :-1] - img[:, :, 1:])
+    down = T[:, 2].reshape(5, 8, 8)
+    np.testing.assert_allclose(down[:, 1:], img[:, :-1] - img[:, 1:])
+
+
+def test_digits_experiment_small():
+    res = digits_translation_experiment(invariances=("vertical",), gammas=(0.0, 0.9),
+                                        n_train=80, n_splits=1)
+    table = res["error"]["vertical"]
+    n_test = 1797 - 80
+    for m in ("ISVM", "IH_KPCA", "LIH"):
+        assert table[m].shape == (1, 2)
+        # gamma = 0 is the plain SVM (float32 solvers on different kernel paths: a test point
+        # or two may fall on the other side)
+        assert abs(table[m][0, 0] - table["SVM"][0]) <= 2 / n_test
+    assert 0 < res["ratio"]["vertical"][0] <= 1
+
+
+def test_timing_table_rows():
+    rows = digits_timing_table(n_train=60, n_test=200, pool_sizes=(100,), repeats=1)
+    names = [r["method"] for r in rows]
+    assert names[:2] == ["scikit-learn SVC", "kernelnb SVC"]
+    # the two plain SVMs solve the same problem: same support vectors and accuracy
+    assert rows[0]["n_sv"] == rows[1]["n_sv"]
+    assert abs(rows[0]["accuracy"] - rows[1]["accuracy"]) <= 1 / 200
+    assert all(0 < r["accuracy"] <= 1 and r["fit_s"] > 0 for r in rows)
