@@ -1,0 +1,206 @@
+"""Vicinal risk: each training point drawn with its vicinity (a circle of radius sigma_i), and the
+boundaries of the plain SVM, of the adaptive-width VRM-SVM and of the vicinal risk itself
+(Chapelle's thesis §1.3 and §2.3.1, Fig. 2.5; :mod:`kernelnb.prior.vicinal`).
+
+The width rule (k nearest neighbours or a quantile of the distances), its factor and k set the
+widths; the SVMs share C and the kernel. With the linear kernel the circles are the vicinities
+the models use; with the RBF kernel the models measure the widths in the kernel's feature space
+(the circles show the same rule in the input plane).
+"""
+from __future__ import annotations
+
+import html
+import time
+
+import numpy as np
+import ipywidgets as widgets
+from ._plotly import FigureWidget
+
+from ..datasets import TOY_NOISE
+from ..prior import VicinalRiskClassifier, VicinalSVC, vicinity_widths
+from ..svm import SVC
+from ..viz import boundaries_figure, decision_grid, plane_bounds
+from ._base import Dashboard, log_slider, styled
+from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
+
+__all__ = ["VicinalRisk"]
+
+#: Size of the test sample drawn from the same distribution.
+N_TEST = 1000
+#: The fitted models, in the chart's order (labels of the boundary traces).
+MODELS = ("SVM", "VRM-SVM (adaptive margins)", "vicinal risk (erf)")
+_CIRCLE = np.linspace(0.0, 2.0 * np.pi, 33)
+
+
+def circles(X, radii):
+    """x, y of one polyline through circles of ``radii`` around the rows of ``X``, separated
+    by None (plotly draws them as one trace)."""
+    xs, ys = [], []
+    for (cx, cy), r in zip(np.asarray(X, float), np.asarray(radii, float)):
+        xs.extend((cx + r * np.cos(_CIRCLE)).tolist() + [None])
+        ys.extend((cy + r * np.sin(_CIRCLE)).tolist() + [None])
+    return xs, ys
+
+
+class VicinalRisk(Dashboard):
+    """Vicinities of the training points and the boundaries they lead to.
+
+    Parameters
+    ----------
+    grid : int, default=80
+        Resolution of the boundary grid.
+    **params
+        Initial control values: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``kernel``
+        ('linear', 'rbf'), ``C``, ``sigma`` (RBF), ``width`` ('knn', 'quantile'),
+        ``width_factor``, ``n_neighbors``, ``show_circles``.
+
+    Notes
+    -----
+    :meth:`update` returns (and the readout shows) ``train_error_<m>`` and ``test_error_<m>``
+    for m in ``svm``, ``vsvc``, ``vrm``, ``vicinal_risk`` (of the erf model at its solution),
+    ``mean_width``, ``margin_min`` and ``margin_max`` (the VRM-SVM's gamma_i), ``fit_time_ms``.
+    """
+
+    notebook = "vicinal_risk"
+    gallery_order = 25
+    title = "Vicinal risk"
+    purpose = ("Each point gets a vicinity whose width follows the local density (Chapelle's "
+               "VRM); compare the plain SVM with the VRM boundaries as the widths change.")
+    STATS = [
+        ("train_error_svm", "SVM: training error", ".1%"),
+        ("test_error_svm", "SVM: test error", ".1%"),
+        ("train_error_vsvc", "VRM-SVM: training error", ".1%"),
+        ("test_error_vsvc", "VRM-SVM: test error", ".1%"),
+        ("train_error_vrm", "vicinal risk (erf): training error", ".1%"),
+        ("test_error_vrm", "vicinal risk (erf): test error", ".1%"),
+        ("vicinal_risk", "vicinal risk at its minimum", ".3f"),
+        ("mean_width", "mean width σ̄", ".3g"),
+        ("margin_min", "smallest margin γ_i = σ_i/σ̄", ".3f"),
+        ("margin_max", "largest margin γ_i", ".3f"),
+        ("fit_time_ms", "fit time, three models (ms)", ".0f"),
+    ]
+
+    def __init__(self, grid=80, **params):
+        self.grid = grid
+        self._data_key = None
+        super().__init__(**params)
+
+    def _build(self):
+        c = self.controls
+        add_toy_controls(c, n_value=40, n_min=10, n_max=300)
+        c["dataset"].value = "blobs"
+        c["noise"].max = TOY_NOISE["blobs"][1]
+        c["noise"].value = TOY_NOISE["blobs"][0]
+        c["kernel"] = styled(widgets.ToggleButtons(options=["linear", "rbf"], value="linear",
+                                                   description="kernel"))
+        c["kernel"].style.button_width = "62px"
+        c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
+                            tooltip="soft-margin penalty of both SVMs (log scale)")
+        c["sigma"] = log_slider("σ (RBF)", 1.0, -1, 1, step=0.05)
+        c["width"] = styled(widgets.ToggleButtons(
+            options=[("k nearest", "knn"), ("quantile", "quantile")], value="knn",
+            description="width rule"))
+        c["width"].style.button_width = "80px"
+        c["width_factor"] = log_slider("width factor", 0.5, -1.5, 1, step=0.05, main=True,
+                                       tooltip="multiplies every width σ_i")
+        c["n_neighbors"] = styled(widgets.IntSlider(value=5, min=1, max=15,
+                                                    description="k neighbours"))
+        c["show_circles"] = styled(widgets.Checkbox(value=True, description="draw the vicinities",
+                                                    indent=False))
+        X = np.array([[-1.0, -1.0], [1.0, 1.0]])
+        y = np.array([0, 1])
+        self._bounds = plane_bounds(X, padding=0.15)
+        fig = boundaries_figure({m: BlankModel() for m in MODELS}, X, y, grid=2,
+                                bounds=self._bounds)
+        fig.add_scatter(x=[], y=[], mode="lines", name="vicinities (radius σ_i)", uid="circles",
+                        line=dict(color="rgba(90,90,90,0.45)", width=1), hoverinfo="skip")
+        fig.update_layout(height=560, title=dict(text="Vicinal risk"))
+        self.fig = FigureWidget(fig)
+        self.figures = [self.fig]
+
+    def _control_rows(self):
+        c = self.controls
+        return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
+                widgets.HTML("<b>vicinities</b>"), c["width"], c["width_factor"],
+                c["n_neighbors"], c["show_circles"],
+                widgets.HTML("<b>models</b>"), c["kernel"], c["C"], c["sigma"]]
+
+    def _adjust(self, params, given):
+        params = reset_noise_on_dataset_change(self, params, given)
+        self.controls["sigma"].disabled = params["kernel"] != "rbf"
+        self.controls["n_neighbors"].disabled = params["width"] != "knn"
+        return params
+
+    # -- work ------------------------------------------------------------------------------
+    def _data(self, p):
+        key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
+        if key != self._data_key:
+            X, y = make_toy(*key)
+            Xt, yt = make_toy(key[0], key[1], N_TEST, key[3] + 7919)
+            self._train = (np.asarray(X, float), np.asarray(y))
+            self._test = (np.asarray(Xt, float), np.asarray(yt))
+            self._bounds = plane_bounds(self._train[0], padding=0.15)
+            self._data_key = key
+        return self._train
+
+    def _compute(self, p):
+        X, y = self._data(p)
+        if p["width"] not in ("knn", "quantile"):
+            raise ValueError(f"width must be 'knn' or 'quantile', got {p['width']!r}")
+        rule = dict(width=p["width"], width_factor=float(p["width_factor"]),
+                    n_neighbors=int(p["n_neighbors"]))
+        kern = dict(kernel=p["kernel"], sigma=float(p["sigma"]))
+        t0 = time.perf_counter()
+        models = {
+            MODELS[0]: SVC(C=float(p["C"]), **kern).fit(X, y),
+            MODELS[1]: VicinalSVC(C=float(p["C"]), **rule, **kern).fit(X, y),
+            MODELS[2]: VicinalRiskClassifier(**rule, **kern).fit(X, y),
+        }
+        ms = 1e3 * (time.perf_counter() - t0)
+        radii = vicinity_widths(X, p["width"], n_neighbors=int(p["n_neighbors"]),
+                                factor=float(p["width_factor"]))
+        Xt, yt = self._test
+        grids = {m: decision_grid(model, self._bounds, self.grid) for m, model in models.items()}
+        stats = {}
+        for key, model in zip(("svm", "vsvc", "vrm"), models.values()):
+            stats[f"train_error_{key}"] = float(np.mean(model.predict(X) != y))
+            stats[f"test_error_{key}"] = float(np.mean(model.predict(Xt) != yt))
+        vs = models[MODELS[1]]
+        stats.update(vicinal_risk=float(models[MODELS[2]].vicinal_risk_),
+                     mean_width=float(np.mean(vs.sigmas_)),
+                     margin_min=float(vs.margins_.min()), margin_max=float(vs.margins_.max()),
+                     fit_time_ms=ms)
+        return dict(p=p, X=X, y=y, radii=radii, grids=grids, stats=stats,
+                    margins=vs.margins_)
+
+    def _render(self, r):
+        p, X, y = r["p"], r["X"], r["y"]
+        fig = self.fig
+        classes = np.unique(y)
+        for k in range(2):
+            pts = X[y == classes[k]]
+            fig.data[k].x, fig.data[k].y = pts[:, 0], pts[:, 1]
+            fig.data[k].name = f"class {classes[k]} ({pts.shape[0]})"
+        for i, m in enumerate(MODELS):
+            xs, ys, Z = r["grids"][m]
+            tr = fig.data[2 + i]
+            tr.x, tr.y, tr.z = xs, ys, Z
+        cx, cy = circles(X, r["radii"]) if p["show_circles"] else ([], [])
+        fig.data[2 + len(MODELS)].x, fig.data[2 + len(MODELS)].y = cx, cy
+        fig.data[2 + len(MODELS)].visible = bool(p["show_circles"])
+        xmin, xmax, ymin, ymax = self._bounds
+        fig.layout.xaxis.range = [xmin, xmax]
+        fig.layout.yaxis.range = [ymin, ymax]
+        kern = "linear" if p["kernel"] == "linear" else f"RBF σ = {p['sigma']:.3g}"
+        rule = (f"mean distance to {p['n_neighbors']} neighbours" if p["width"] == "knn"
+                else "5/1000 quantile of the distances")
+        fig.layout.title.text = (f"Vicinities σ_i = {p['width_factor']:.3g} × {rule}; "
+                                 f"{kern}, C = {p['C']:.3g}")
+        stats = dict(r["stats"])
+        order = np.argsort(r["margins"])
+        rows = "".join(f"<tr><td>point {int(i)}</td><td class='num'>{r['radii'][i]:.3g}</td>"
+                       f"<td class='num'>{r['margins'][i]:.3f}</td></tr>"
+                       for i in np.r_[order[:2], order[-2:]])
+        stats["_html"] = (f"<table><tr><th>{html.escape('smallest / largest')}</th><th>σ_i</th>"
+                          f"<th>γ_i</th></tr>{rows}</table>")
+        return stats

@@ -1,0 +1,88 @@
+"""VicinalRisk: the circles are the widths of the rule, the boundaries those of the models the
+controls describe, the readout their errors; bad values are refused in the page."""
+import numpy as np
+import pytest
+
+from kernelnb.app import VicinalRisk
+from kernelnb.prior import VicinalRiskClassifier, VicinalSVC, vicinity_widths
+from kernelnb.svm import SVC
+from kernelnb.viz import decision_grid
+
+
+@pytest.fixture(scope="module")
+def app():
+    return VicinalRisk(grid=25)
+
+
+def _data(app):
+    f = app.fig
+    X = np.r_[np.c_[f.data[0].x, f.data[0].y], np.c_[f.data[1].x, f.data[1].y]]
+    y = np.r_[np.zeros(len(f.data[0].x), int), np.ones(len(f.data[1].x), int)]
+    return X, y
+
+
+def test_first_open(app):
+    s = app.last_stats
+    assert not app.last_error and app.error.value == ""
+    assert app.controls["dataset"].value == "blobs" and app.controls["kernel"].value == "linear"
+    assert "kernelnb-main-slider" in app.controls["width_factor"]._dom_classes
+    assert [t.name for t in app.fig.data][2:5] == ["SVM", "VRM-SVM (adaptive margins)",
+                                                   "vicinal risk (erf)"]
+    assert s["test_error_svm"] < 0.1 and s["test_error_vrm"] < 0.1
+    assert s["margin_min"] < 1 < s["margin_max"]
+    for key in ("vicinal risk", "mean width", "smallest margin"):
+        assert key in app.stats.value
+
+
+def test_circles_have_the_rule_widths(app):
+    app.update(width="knn", width_factor=0.8, n_neighbors=3, show_circles=True)
+    X, _ = _data(app)
+    # the rows in the chart are grouped by class; the widths do not depend on the order
+    radii = vicinity_widths(X, "knn", n_neighbors=3, factor=0.8)
+    tr = app.fig.data[5]
+    xs = np.array([np.nan if v is None else v for v in tr.x], float)
+    ys = np.array([np.nan if v is None else v for v in tr.y], float)
+    polys = np.split(np.c_[xs, ys], np.flatnonzero(np.isnan(xs)) + 1)
+    polys = [p[~np.isnan(p[:, 0])] for p in polys if np.isfinite(p).any()]
+    assert len(polys) == len(X)
+    got = sorted(np.mean(np.linalg.norm(p - p.mean(axis=0), axis=1)) for p in polys)
+    np.testing.assert_allclose(got, sorted(radii), rtol=2e-2)
+    app.update(show_circles=False)
+    assert not app.fig.data[5].visible and len(app.fig.data[5].x) == 0
+    app.update(show_circles=True)
+
+
+def test_boundaries_are_the_models_described(app):
+    app.update(kernel="linear", C=2.0, width="quantile", width_factor=1.5)
+    X, y = _data(app)
+    bounds = (app.fig.layout.xaxis.range[0], app.fig.layout.xaxis.range[1],
+              app.fig.layout.yaxis.range[0], app.fig.layout.yaxis.range[1])
+    refs = [SVC(kernel="linear", C=2.0).fit(X, y),
+            VicinalSVC(kernel="linear", C=2.0, width="quantile", width_factor=1.5).fit(X, y),
+            VicinalRiskClassifier(width="quantile", width_factor=1.5).fit(X, y)]
+    for k, ref in enumerate(refs):
+        _, _, Z = decision_grid(ref, bounds, 25)
+        np.testing.assert_allclose(np.asarray(app.fig.data[2 + k].z), Z, atol=1e-3,
+                                   rtol=1e-3)
+    assert app.last_stats["vicinal_risk"] == pytest.approx(refs[2].vicinal_risk_, rel=1e-6)
+
+
+def test_factor_moves_the_vrm_boundary_not_the_margins(app):
+    app.update(kernel="linear", width="knn", width_factor=0.2)
+    z_small = np.array(app.fig.data[4].z)
+    g = (app.last_stats["margin_min"], app.last_stats["margin_max"])
+    z_svm = np.array(app.fig.data[3].z)
+    app.controls["width_factor"].value = 3.0
+    assert not np.allclose(z_small, app.fig.data[4].z)                 # the erf VRM moves
+    # gamma_i = sigma_i / mean sigma: the same problem up to rounding (solver tol 1e-3)
+    np.testing.assert_allclose(z_svm, app.fig.data[3].z, rtol=1e-2, atol=1e-2)
+    assert (app.last_stats["margin_min"], app.last_stats["margin_max"]) == pytest.approx(g)
+
+
+def test_bad_values_are_refused_then_recovery(app):
+    out = app.update(width="nearest")
+    assert "width" in out["error"] and "width" in app.error.value
+    out = app.update(width="knn", sigma=-1.0, kernel="rbf")
+    assert "sigma" in out["error"]
+    app.update(kernel="rbf", sigma=1.0, dataset="moons")
+    assert app.error.value == "" and app.last_stats["test_error_vsvc"] < 0.3
