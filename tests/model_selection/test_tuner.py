@@ -3,6 +3,9 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
+from sklearn.preprocessing import StandardScaler
+
+from kernelnb.datasets import load_ionosphere
 from kernelnb.model_selection import GradientTuner, criterion_and_gradient
 from kernelnb.svm import SVC
 from kernelnb.svm import estimators as svm_estimators
@@ -38,7 +41,65 @@ def test_criterion_decreases(data, criterion):
     assert rec["n_SV"] > 0 and 0 <= rec["training_error"] <= 1
 
 
-def test_n_trainings_counts_every_fit(data, monkeypatch):
+@pytest.fixture(scope="module")
+def iono():
+    """120 Ionosphere points, standardised (the constant feature dropped): R^2 ||w||^2 has one
+    interior minimum over (log C, log sigma) near (1.2, 0.85) and long flat valleys around it."""
+    X, y = load_ionosphere()
+    X = StandardScaler().fit_transform(X[:120])
+    return X[:, X.std(axis=0) > 0], y[:120]
+
+
+def _log_gradient(X, y, C, sigma):
+    """d log T / d (log C, log sigma), computed afresh."""
+    value, grad, _ = criterion_and_gradient(SVC(margin="l2", C=C, sigma=sigma), X, y)
+    return np.array([grad["C"], grad["sigma"]]) / value
+
+
+@pytest.mark.parametrize("start", [dict(C=1.0, sigma=30.0), dict(C=0.01, sigma="scale")])
+def test_does_not_stop_while_the_gradient_is_large(iono, start):
+    # From these starts the earlier rule (scipy's relative decrease of log T, and a first step
+    # of -grad) stopped with |d log T / d theta| above 0.01, at T up to 1 % above its minimum.
+    X, y = iono
+    tol = 1e-3
+    tuner = GradientTuner(SVC(margin="l2", **start), tol=tol).fit(X, y)
+    assert "PROJECTED GRADIENT" in tuner.stop_reason_, tuner.stop_reason_
+    last = tuner.history_[-1]
+    lo, hi = tuner.log_bounds
+    g = _log_gradient(X, y, last["C"], last["sigma"])
+    theta = np.log([last["C"], last["sigma"]])
+    g[(theta <= lo) & (g > 0)] = 0.0           # projected on the box
+    g[(theta >= hi) & (g < 0)] = 0.0
+    assert np.max(np.abs(g)) <= tol, g
+
+
+@pytest.fixture(scope="module")
+def iono_grid(iono):
+    """R^2 ||w||^2 on a dense (log C, log sigma) grid: ``(log_C, log_sigma, T)``."""
+    X, y = iono
+    log_C = np.arange(-2.0, 5.01, 0.5)
+    log_sigma = np.arange(0.0, 2.01, 0.2)
+    T = np.array([[criterion_and_gradient(SVC(margin="l2", C=np.exp(c), sigma=np.exp(s)), X, y,
+                                          tune=("C",))[0] for s in log_sigma] for c in log_C])
+    return log_C, log_sigma, T
+
+
+@pytest.mark.parametrize("start", [dict(), dict(C=0.01, sigma="scale"), dict(C=1.0, sigma=30.0)])
+def test_reaches_the_minimiser_of_a_dense_grid(iono, iono_grid, start):
+    X, y = iono
+    log_C, log_sigma, T = iono_grid
+    i, j = np.unravel_index(np.argmin(T), T.shape)
+    assert 0 < i < log_C.size - 1 and 0 < j < log_sigma.size - 1   # an interior minimum
+    tuner = GradientTuner(SVC(margin="l2", **start) if start else None).fit(X, y)
+    assert tuner.criterion_ <= T[i, j]
+    p = tuner.best_params_
+    assert abs(np.log(p["C"]) - log_C[i]) <= 0.5 + 1e-9
+    assert abs(np.log(p["sigma"]) - log_sigma[j]) <= 0.2 + 1e-9
+    assert tuner.n_trainings_ <= 50                 # >= 10 x fewer than a 10 x 10 x 5 grid
+
+
+@pytest.mark.parametrize("C0", [1.0, 0.01])
+def test_n_trainings_counts_every_fit(data, monkeypatch, C0):
     X, y = data
     calls = []
     original = svm_estimators.SVC.fit
@@ -48,9 +109,11 @@ def test_n_trainings_counts_every_fit(data, monkeypatch):
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(svm_estimators.SVC, "fit", counting_fit)
-    tuner = GradientTuner(max_iter=8).fit(X, y)
+    tuner = GradientTuner(SVC(margin="l2", C=C0), max_iter=8).fit(X, y)
     assert tuner.n_trainings_ == len(calls) > 1
     assert tuner.history_[-1]["n_trainings"] <= tuner.n_trainings_
+    counts = [r["n_trainings"] for r in tuner.history_]
+    assert counts[0] == 1 and np.all(np.diff(counts) >= 1)   # every iterate is a new training
     # far fewer trainings than a grid search, and no training twice for fun and jac
     assert tuner.n_trainings_ <= 3 * (tuner.n_iter_ + 1)
 
