@@ -43,14 +43,16 @@ References
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 from .. import kernels as _k
 from .._threads import blas_threads_for
-from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+from .._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions,
                            check_param, check_params)
 from ..losses import get_loss
 from ..regularized import RegularizedKernelClassifier
@@ -340,7 +342,6 @@ class VicinalRiskClassifier(RegularizedKernelClassifier):
         **{k: v for k, v in RegularizedKernelClassifier._parameter_constraints.items()
            if k not in ("loss", "C", "smoothing")},
         **_RULE_CONSTRAINTS,
-        "eig_tol": NONNEGATIVE,
     }
 
     def __init__(self, width="knn", width_factor=1.0, n_neighbors=5, quantile=0.005,
@@ -409,8 +410,11 @@ class VicinalRiskClassifier(RegularizedKernelClassifier):
                                                          float(np.sqrt(beta0 @ beta0))))
                           if fit_b else beta0)
             try:
-                svm = SVC(kernel="linear", C=1.0, precision="float64", tol=1e-6,
-                          max_iter=100_000).fit(Phi, yv, margins=vicinal_margins(sig))
+                with warnings.catch_warnings():   # a start point: its convergence is not needed
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    svm = SVC(kernel="linear", C=1.0, precision="float64", tol=1e-6,
+                              max_iter=100_000, n_jobs=1).fit(Phi, yv,
+                                                               margins=vicinal_margins(sig))
                 beta1 = svm.dual_coef_[0] @ Phi[svm.support_]
                 if np.any(beta1 != 0):
                     starts.append(np.append(beta1, svm.intercept_[0]) if fit_b else beta1)
