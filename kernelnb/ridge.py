@@ -250,10 +250,17 @@ def _loo_and_gradient(X, Z, y, sigma, scales, gamma, gradient=True):
 
 def _loo_and_gradient_blas(X, Z, y, K, sigma, scales, gamma, gradient):
     n = K.shape[0]
-    M = K @ K.T
+    G = K @ K.T
+    M = G.copy()
     M.flat[:: n + 1] += gamma
-    factor = cho_factor(M, lower=False, overwrite_a=True, check_finite=False)
-    B = cho_solve(factor, np.eye(n), check_finite=False)
+    try:
+        factor = cho_factor(M, lower=False, overwrite_a=True, check_finite=False)
+        B = cho_solve(factor, np.eye(n), check_finite=False)
+    except np.linalg.LinAlgError:
+        # gamma below the rounding of K K' (a tiny penalty): K K' is PSD, so its eigenvalues
+        # clipped at 0 give the inverse of K K' + gamma I without the rounding's negative part
+        e, U = eigh(G)
+        B = (U / (np.maximum(e, 0.0) + gamma)) @ U.T
     B = 0.5 * (B + B.T)
     a = B @ y
     d = np.diag(B).copy()
