@@ -170,14 +170,14 @@ def _as_list(invariance):
     return [invariance], False
 
 
-def _steps(invariances_, step):
+def _steps(names, step):
     if step is None:
         return [_DEFAULT_STEP.get(tr if isinstance(tr, str) else None, 1e-4)
-                for tr in invariances_]
+                for tr in names]
     steps = np.atleast_1d(np.asarray(step, dtype=np.float64)).ravel()
     if steps.shape[0] == 1:
-        steps = np.repeat(steps, len(invariances_))
-    if steps.shape[0] != len(invariances_) or not np.all(np.isfinite(steps)) or np.any(steps == 0):
+        steps = np.repeat(steps, len(names))
+    if steps.shape[0] != len(names) or not np.all(np.isfinite(steps)) or np.any(steps == 0):
         raise ValueError(f"step must be a non-zero finite number or one per transform, got "
                          f"{step!r}")
     return [float(s) for s in steps]
@@ -205,16 +205,16 @@ def tangent_vectors(X, invariance, *, image_shape=None, step=None, method="centr
 
     Returns
     -------
-    ndarray of shape (n_samples, n_features), or (n_samples, n_invariances_, n_features) when
+    ndarray of shape (n_samples, n_features), or (n_samples, n_invariances, n_features) when
     ``invariance`` is a list.
     """
     check_param("method", method, [StrOptions({"central", "forward"})], "tangent_vectors")
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
-    invariances_, many = _as_list(invariance)
-    out = np.empty((X.shape[0], len(invariances_), X.shape[1]))
-    for k, (tr, h) in enumerate(zip(invariances_, _steps(invariances_, step))):
+    names, many = _as_list(invariance)
+    out = np.empty((X.shape[0], len(names), X.shape[1]))
+    for k, (tr, h) in enumerate(zip(names, _steps(names, step))):
         plus = transform_points(X, tr, h, image_shape)
         if method == "central":
             out[:, k] = (plus - transform_points(X, tr, -h, image_shape)) / (2.0 * h)
@@ -532,10 +532,10 @@ class VirtualSVC(_InvariantBase):
         self.max_iter = max_iter
         self.precision = precision
 
-    def _virtual_steps(self, invariances_):
+    def _virtual_steps(self, names):
         if self.step is None:
-            return [1.0 if tr in ("translate_x", "translate_y") else 0.1 for tr in invariances_]
-        return _steps(invariances_, self.step)
+            return [1.0 if tr in ("translate_x", "translate_y") else 0.1 for tr in names]
+        return _steps(names, self.step)
 
     def fit(self, X, y):
         """Fit the first SVM, add the virtual examples, fit again."""
@@ -544,9 +544,9 @@ class VirtualSVC(_InvariantBase):
         self._fit_targets(y)
         first = self._svc().fit(X, y)
         idx = first.support_ if self.virtual_from == "support" else np.arange(X.shape[0])
-        invariances_, _ = _as_list(self.invariance)
+        names, _ = _as_list(self.invariance)
         Xv, yv = [X], [y]
-        for tr, t in zip(invariances_, self._virtual_steps(invariances_)):
+        for tr, t in zip(names, self._virtual_steps(names)):
             for amount in ((t, -t) if self.both_directions else (t,)):
                 Xv.append(transform_points(X[idx], tr, amount, self.image_shape))
                 yv.append(y[idx])
@@ -818,8 +818,8 @@ class InvariantKPCASVC(_TangentKernelSVC):
         Eq. (6.14) with the tangents ``dpsi`` (what the linear SVM on ``psi`` controls).
     kpca_ : KernelPCAMap
         The fitted map.
-    preprocessing_ : ndarray of shape (n_components_, n_components_)
-        ``C_gamma^{-1}`` in the coordinates ``psi``.
+    preprocessing_ : ndarray of shape (k, k)
+        ``C_gamma^{-1}`` in the coordinates ``psi`` (``k = kpca_.n_components_``).
     kernel_ : Kernel
     svc_ : SVC
         The linear SVM (trained on the precomputed Gram matrix of ``psi C_gamma^{-1}``).
