@@ -573,7 +573,6 @@ def cleaning_toy_experiment(n_runs=100, n_per_class=30, n_features=100, mean_dis
     err_without, err_top = [], []
     sub = dict(n_subsamples=n_subsamples, subsample_size=subsample_size)
     for i, (X, y, Xg, yg, Xv, yv, seed) in enumerate(runs):
-        ys = y
         s = {}
         s["SVM-xi C"] = suspicion_scores(soft(C_soft), X, y, "svm_xi")
         s["SUB-xi"] = suspicion_scores(hard, X, y, "sub_xi", random_state=seed, **sub)
@@ -583,7 +582,7 @@ def cleaning_toy_experiment(n_runs=100, n_per_class=30, n_features=100, mean_dis
         s["GRAD-C"] = suspicion_scores(soft(grad_c_start), X, y, "grad_c",
                                        max_iter=grad_c_max_iter)
         god = soft(C_god).fit(Xg, yg)
-        s["SVM-GOD"] = _slacks(god, X, ys)
+        s["SVM-GOD"] = _slacks(god, X, y)
         for r in rows:
             ranks[r][i] = suspect_rank(s[r], flip)
         top = int(_order(s["SVM-xi C"])[0])
