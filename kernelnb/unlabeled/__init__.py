@@ -1,0 +1,17 @@
+"""Learning with unlabeled data (Chapelle's thesis, chapters 7 and 8): cluster kernels and
+other kernels built from unlabeled points, reweighting and vicinal risk on unlabeled points,
+transduction (TSVM, transductive ridge regression), and active learning.
+
+Convention: the unlabeled points are an explicit argument, ``fit(X, y, X_unlabeled=...)``
+(not a label value such as scikit-learn's -1, which is a class label of the binary problems
+here); transductive estimators label the points they were given."""
+__all__ = []
+
+# --- cluster kernels ---
+# --- end cluster kernels ---
+
+# --- transduction and reweighting ---
+# --- end transduction and reweighting ---
+
+# --- active learning ---
+# --- end active learning ---
