@@ -28,7 +28,7 @@ name               L(m)                          source
                    phi(x) = (1 + erf(x/√2)) / 2  Gaussian of width sigma (Chapelle's thesis §1.3,
                                                  Eqs. 1.15/1.16: m is then the distance to the
                                                  boundary, m = y f / ||w||); ``sigma`` default 1
-``vrm_hinge``      max(0, 1/2 - m / (sigma √2π)) its convex surrogate (thesis §2.1.3, Fig. 2.2):
+``vrm_hinge``      max(0, 1/2 - m/(sigma √2π))   its convex surrogate (thesis §2.1.3, Fig. 2.2):
                                                  the tangent of phi(-m/sigma) at m = 0, clipped at
                                                  zero, which it reaches at m = √(π/2) sigma
 =================  ============================  ==============================================
