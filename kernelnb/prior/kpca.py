@@ -228,15 +228,20 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         return check_input(self, X, reset=reset, dtype=np.float64, order="C", scale=scales,
                            **poly)
 
-    def _kernel_block(self, X):
-        """``K(X, basis points)`` in float64 (:class:`KernelExpansion`), in chunks of rows so
-        that the kernel's prepared copy of the inputs stays within about 16 MB."""
-        n, m = X.shape[0], self._expansion.n_features
-        out = np.empty((n, self._expansion_rows))
-        step = max(256, int(16 * 2**20 // (8 * max(m + self._expansion_rows, 1))))
+    def _map_blocks(self, X, W, centre_rows=False):
+        """``K(X, basis points) @ W`` in float64, the kernel evaluated (:class:`KernelExpansion`)
+        in chunks of at least 256 rows and about 2 MB (inputs and kernel block), so that memory
+        beyond the result does not grow with the number of rows; ``centre_rows``: each kernel
+        row minus its mean first."""
+        n, d, m = X.shape[0], self._expansion.n_features, self._expansion_rows
+        out = np.empty((n, W.shape[1]))
+        step = max(256, int(2 * 2**20 // (8 * max(d + m, 1))))
         for s in range(0, n, step):
             for rows, Kb in self._expansion.blocks(X[s:s + step]):
-                out[s + rows.start:s + rows.start + Kb.shape[0]] = Kb
+                if centre_rows:
+                    Kb -= Kb.mean(axis=1, keepdims=True)
+                with blas_threads_for(Kb.shape[0] * m * W.shape[1]):
+                    out[s + rows.start:s + rows.start + Kb.shape[0]] = Kb @ W
         return out
 
     # -- fit ---------------------------------------------------------------------------------
@@ -270,9 +275,16 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         self.n_components_ = int(self.eigenvalues_.shape[0])
         return Z
 
-    def _set_basis(self, X, idx):
-        self.basis_indices_ = np.asarray(idx, dtype=np.intp)
-        self.basis_points_ = X[self.basis_indices_]
+    def _set_basis(self, X, idx=None):
+        """The points the map expands on: ``X[idx]``, or the training set itself (``idx=None``,
+        the exact map), kept by reference as scikit-learn's ``KernelPCA`` keeps ``X_fit_``; the
+        expansion holds its own prepared copy."""
+        if idx is None:
+            self.basis_indices_ = np.arange(X.shape[0])
+            self.basis_points_ = X
+        else:
+            self.basis_indices_ = np.asarray(idx, dtype=np.intp)
+            self.basis_points_ = X[self.basis_indices_]
         self._expansion = _k.KernelExpansion(self.kernel_, self.basis_points_)
         self._expansion_rows = self.basis_points_.shape[0]
 
@@ -293,7 +305,8 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         w, U = w[:r], U[:, :r]
         root = np.sqrt(w)
         self.eigenvalues_ = w
-        self._set_basis(X, np.arange(n))
+        del K                                   # the n x n matrix before the expansion's copy
+        self._set_basis(X)
         self.projection_ = U / root
         self.offset_ = (col - grand) @ self.projection_
         self._centre_rows = True
@@ -308,9 +321,7 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
             w, U = _top_eigh(Kmm, k)
             r = _kept(w, tol)
             W = U[:, :r] / np.sqrt(w[:r])            # K_mm^{-1/2}, range of K_mm
-            Z = self._kernel_block(X)
-            with blas_threads_for(n * k * r):
-                Z = Z @ W
+            Z = self._map_blocks(X, W)
         else:
             Z, idx = _pivoted_cholesky(self.kernel_, X, k, tol)
             self._set_basis(X, idx)
@@ -346,11 +357,7 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         """``psi(X)``: shape (n_samples, n_components_)."""
         check_is_fitted(self)
         X = self._check_input(X, reset=False)
-        Kb = self._kernel_block(X)
-        if self._centre_rows:
-            Kb -= Kb.mean(axis=1, keepdims=True)
-        with blas_threads_for(Kb.shape[0] * Kb.shape[1] * self.n_components_):
-            Z = Kb @ self.projection_
+        Z = self._map_blocks(X, self.projection_, centre_rows=self._centre_rows)
         Z -= self.offset_
         return Z
 

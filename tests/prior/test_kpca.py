@@ -139,6 +139,7 @@ def test_low_rank_maps_converge_to_the_exact_map(data, method):
     assert errs[0] > 1e-2 and errs[-1] < 1e-9
     # at k = n the low-rank map is the exact map: test points too, eigenvalues too
     low = KernelPCAMap(sigma=SIGMA, method=method, n_components=n, random_state=0).fit(X)
+    np.testing.assert_array_equal(low.basis_points_, X[low.basis_indices_])
     Zt = low.transform(Xt)
     np.testing.assert_allclose(Zt @ low.transform(X).T, Kct, atol=1e-8)
     np.testing.assert_allclose(low.eigenvalues_, exact.eigenvalues_, rtol=1e-6, atol=1e-9)
@@ -175,6 +176,18 @@ def test_cholesky_pivots_and_subset_are_what_they_say(data):
     Kn = K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S])
     Z = sub.transform(X)
     np.testing.assert_allclose(Z @ Z.T, _centred(Kn, Kn, Kn, Kn), atol=1e-8)
+
+
+def test_transform_in_chunks_is_row_by_row(data):
+    """Long inputs are mapped in chunks of rows (bounded memory): no row depends on the others."""
+    X = data[0]
+    big = np.random.default_rng(1).normal(size=(9500, 4))
+    for method in ("exact", "cholesky"):
+        psi = KernelPCAMap(sigma=SIGMA, method=method, n_components=50).fit(X)
+        Z = psi.transform(big)
+        parts = np.vstack([psi.transform(big[i:i + 700]) for i in range(0, len(big), 700)])
+        np.testing.assert_allclose(Z, parts, atol=1e-12)
+        np.testing.assert_allclose(Z[::950], psi.transform(big[::950]), atol=1e-12)
 
 
 def test_dropped_eigenvalues_and_tolerance():
