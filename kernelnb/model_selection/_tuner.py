@@ -120,6 +120,12 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
     gradient (``tol``); a relative decrease of log T under 1e-9 per iteration remains as a
     guard, and scipy's budget of evaluations (``maxfun``) is ``2 * max_iter`` trainings.
 
+    T is not convex in (log C, log sigma): it also decreases towards the plateau sigma -> 0
+    (K = I, every point a support vector, zero gradient) and towards large sigma (the linear
+    limit).  From a start far from the minimiser, e.g. C = 100 on Pima or C = 0.01 on Sonar,
+    T can be lower on those sides than at the start, and the search (any descent method)
+    may end there; from C = 1, sigma = 'scale' it did not on the bundled sets.
+
     The start stays ``sigma='scale'`` rather than the thesis's ``log sigma = -2`` in its
     kernel ``exp(-||x - y||^2 / (2 n sigma^2))`` (n the input dimension): that is sigma =
     0.14 sqrt(n) here, where the kernel of two points at the typical squared distance 2n of
@@ -128,7 +134,7 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
     than from 'scale'.  The variance radius stays the default (thesis ch. 4.4: "better to
     use the variance ... than the radius"): on Sonar both radii had their minimum at the same
     point of a dense (C, sigma) grid; on Pima and breast cancer the sphere's minimiser lay
-    at a smaller C and sigma, with no better test error in the benchmark.
+    at a smaller C and sigma, with test errors within half a point of the variance's.
     """
 
     # One table (kernelnb._validation) checked by check_params; _validate adds the relations.
