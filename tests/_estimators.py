@@ -69,6 +69,9 @@ FAST_PARAMS = {
     "VicinalSVC": dict(sigma="scale"),
     "VicinalRiskClassifier": dict(max_iter=200),
     "EllipsoidalVicinalSVC": dict(sigma="scale", n_fixed_point=3),
+    # ActiveLearner's default SVC solves in float64 (the spans need it); say so explicitly
+    "ActiveLearner": dict(estimator=importlib.import_module("kernelnb.svm").SVC(
+        precision="float64", n_jobs=1)),
 }
 
 

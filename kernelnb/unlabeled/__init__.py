@@ -17,7 +17,19 @@ __all__ += ["ClusterKernel", "ClusterKernelSVC", "RandomWalkKernel", "Marginaliz
 # --- end cluster kernels ---
 
 # --- transduction and reweighting ---
+from .reweighting import (ReweightedParzenClassifier, ReweightedSVC,  # noqa: E402
+                          UnlabeledVicinalClassifier, fit_weights, likelihood_sigma)
+from .transduction import (TransductiveLinearDiscriminant, TransductiveRidge,  # noqa: E402
+                           TransductiveSVC, loo_matrix, transductive_labels)
+
+__all__ += ["ReweightedParzenClassifier", "ReweightedSVC", "UnlabeledVicinalClassifier",
+            "fit_weights", "likelihood_sigma", "TransductiveLinearDiscriminant",
+            "TransductiveRidge", "TransductiveSVC", "loo_matrix", "transductive_labels"]
 # --- end transduction and reweighting ---
 
 # --- active learning ---
+from .active import (STRATEGIES, ActiveLearner, incremental_span_update,  # noqa: E402
+                     platt_fit)
+
+__all__ += ["ActiveLearner", "STRATEGIES", "incremental_span_update", "platt_fit"]
 # --- end active learning ---
