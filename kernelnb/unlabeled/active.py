@@ -55,7 +55,6 @@ from .._validation import CALLBACK, HasMethods, Interval, StrOptions, check_inpu
 from ..kernels import CallableKernel, Precomputed
 from ..model_selection import span_values
 from ..model_selection._estimates import _Problem
-from .reweighting import likelihood_sigma
 
 __all__ = ["ActiveLearner", "STRATEGIES", "platt_fit", "incremental_span_update"]
 
@@ -436,6 +435,7 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
     def _retrain(self):
         params = None
         if self.sigma_selection is not None:
+            from .reweighting import likelihood_sigma
             pool = self.pool_[self.remaining_]
             self.sigma_ = likelihood_sigma(self.X_labeled_, pool if pool.shape[0] else None)
             params = {"sigma": self.sigma_}
