@@ -124,7 +124,9 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
     (K = I, every point a support vector, zero gradient) and towards large sigma (the linear
     limit).  From a start far from the minimiser, e.g. C = 100 on Pima or C = 0.01 on Sonar,
     T can be lower on those sides than at the start, and the search (any descent method)
-    may end there; from C = 1, sigma = 'scale' it did not on the bundled sets.
+    may end there; from C = 1, sigma = 'scale' it did not on the bundled sets.  When the
+    search ends on the first plateau (the median kernel value between a point and its
+    nearest neighbour below 1e-4) ``fit`` warns (``RuntimeWarning``).
 
     The start stays ``sigma='scale'`` rather than the thesis's ``log sigma = -2`` in its
     kernel ``exp(-||x - y||^2 / (2 n sigma^2))`` (n the input dimension): that is sigma =
@@ -202,6 +204,8 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         self.history_ = search.history
         reason = self._run(search, params.theta0, bounds)
         self._keep_best(search, reason, params)
+        if params.kind == "rbf":
+            _warn_if_isolated(search.best, X)
         self.fit_time_ = time.perf_counter() - t_start
         return self
 
@@ -310,6 +314,29 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         """Class labels predicted by ``best_estimator_``."""
         X = self._inputs(X)
         return self.best_estimator_.predict(X)
+
+
+# Below this kernel value between a point and its nearest neighbour the point is isolated.
+_ISOLATED = 1e-4
+
+
+def _warn_if_isolated(best, X):
+    """Warn when the RBF width at the best point is far below the distances between points.
+
+    There the kernel matrix is nearly the identity, every point is a support vector, T is
+    flat and its gradient vanishes (exp(-d^2 / (2 sigma^2)) underflows): a search that starts
+    there stops at once, e.g. sigma = 1 on the 60 standardised features of Sonar, whose
+    points are ~11 apart.
+    """
+    K = np.array(best["fitted"].kernel_(X), dtype=np.float64)
+    np.fill_diagonal(K, 0.0)
+    nearest = np.median(K.max(axis=1))
+    if nearest < _ISOLATED:
+        warnings.warn(f"GradientTuner ended at sigma={best['sigma']:.3g}, where the kernel value "
+                      f"between a point and its nearest neighbour is {nearest:.1e} (median): the "
+                      "kernel matrix is nearly the identity and the criterion is flat there. "
+                      "Start from a wider kernel, e.g. the default sigma='scale'.",
+                      RuntimeWarning, stacklevel=3)
 
 
 def _start_point(est, X):

@@ -1,4 +1,6 @@
 """GradientTuner: L-BFGS-B on the log parameters of an SVC (thesis ch. 4)."""
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -201,3 +203,20 @@ def test_errors(data):
         GradientTuner(max_iter=-1).fit(X, y)
     with pytest.raises(ValueError, match="estimator"):
         GradientTuner(estimator="svc").fit(X, y)
+
+
+def test_warns_when_the_kernel_isolates_the_points():
+    # 40 standardised features: the points are ~9 apart, so with sigma = 1 no pair has a kernel
+    # value above 1e-4 (checked directly): T is flat there and the search cannot leave its start.
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 40))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1, -1)
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d2, np.inf)
+    assert np.exp(-d2.min() / 2.0) < 1e-4
+    with pytest.warns(RuntimeWarning, match="nearly the identity"):
+        GradientTuner(SVC(margin="l2", sigma=1.0)).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        tuner = GradientTuner().fit(X, y)          # sigma='scale': no warning
+    assert tuner.best_params_["sigma"] > 2.0
