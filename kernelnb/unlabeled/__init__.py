@@ -17,6 +17,14 @@ __all__ += ["ClusterKernel", "ClusterKernelSVC", "RandomWalkKernel", "Marginaliz
 # --- end cluster kernels ---
 
 # --- transduction and reweighting ---
+from .reweighting import (ReweightedParzenClassifier, ReweightedSVC,  # noqa: E402
+                          UnlabeledVicinalClassifier, fit_weights, likelihood_sigma)
+from .transduction import (TransductiveLinearDiscriminant, TransductiveRidge,  # noqa: E402
+                           TransductiveSVC, loo_matrix, transductive_labels)
+
+__all__ += ["ReweightedParzenClassifier", "ReweightedSVC", "UnlabeledVicinalClassifier",
+            "fit_weights", "likelihood_sigma", "TransductiveLinearDiscriminant",
+            "TransductiveRidge", "TransductiveSVC", "loo_matrix", "transductive_labels"]
 # --- end transduction and reweighting ---
 
 # --- active learning ---

@@ -1,0 +1,594 @@
+"""Vicinal risk with unlabeled points (Chapelle's thesis, chapter 7, section 7.2).
+
+* Reweighting (§7.2.2): the vicinal estimate ``P_est(x) = (1/n) sum_i lambda_i P_{x_i}(x)`` of
+  the input density, with Gaussian vicinities ``P_{x_i} = N(x_i, sigma^2 I)``, is fitted to the
+  unlabeled points by weights ``lambda_i >= 0``, ``sum lambda_i = n``, either by maximum
+  likelihood (the Kullback-Leibler fit, Eq. 7.4, concave) or by the L2 fit to the Parzen
+  estimate of the unlabeled points; the weights then multiply the losses of the training
+  points: :func:`fit_weights`, :class:`ReweightedParzenClassifier` (Eq. 7.5) and
+  :class:`ReweightedSVC` (the weighted SVM, dual box ``0 <= alpha_i <= C lambda_i``).
+* Vicinal risk on unlabeled points (§7.2.1): :class:`UnlabeledVicinalClassifier`, a linear
+  classifier minimising the vicinal risk of the labeled points plus that of the unlabeled points
+  labeled by the classifier itself.
+
+The thesis reports that neither helps much: the reweighting toy of Fig. 7.2 gains only in low
+dimension (and loses at a smaller class separation).  The protocols of both experiments are
+:func:`reweighting_toy` and :func:`vrm_unlabeled_toy`.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.optimize import minimize, minimize_scalar
+from scipy.special import logsumexp, ndtr
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+                           check_input, check_param, check_params)
+from ..neighbors import ParzenDensity
+from ..svm import SVC
+from .transduction import _binary_targets
+
+__all__ = ["fit_weights", "likelihood_sigma", "ReweightedParzenClassifier", "ReweightedSVC",
+           "UnlabeledVicinalClassifier", "reweighting_toy", "vrm_unlabeled_toy"]
+
+
+def _log_vicinity(X, Z, sigma):
+    """``log P_{x_i}(z_j)`` for the Gaussian vicinity ``N(x_i, sigma^2 I)``: (n, n_z)."""
+    d = X.shape[1]
+    D2 = ((X ** 2).sum(1)[:, None] + (Z ** 2).sum(1)[None, :] - 2.0 * X @ Z.T)
+    return -np.maximum(D2, 0.0) / (2 * sigma ** 2) - 0.5 * d * np.log(2 * np.pi * sigma ** 2)
+
+
+def likelihood_sigma(X, X_unlabeled=None, bounds=(1e-3, 1e3)):
+    """The Parzen width maximising the likelihood (7.4) of the unlabeled points with all
+    ``lambda_i = 1`` (the thesis's first step in §7.2.2; :class:`kernelnb.neighbors.ParzenDensity`).
+
+    Without unlabeled points, the leave-one-out likelihood of ``X`` itself."""
+    X = np.asarray(X, dtype=np.float64)
+
+    def nll(log_s):
+        s = float(np.exp(log_s))
+        if X_unlabeled is None:
+            L = _log_vicinity(X, X, s)
+            np.fill_diagonal(L, -np.inf)
+            return -float(np.sum(logsumexp(L, axis=0) - np.log(max(X.shape[0] - 1, 1))))
+        return -float(np.sum(ParzenDensity(sigma=s, n_jobs=1).fit(X).score_samples(X_unlabeled)))
+
+    res = minimize_scalar(nll, bounds=np.log(bounds), method="bounded",
+                          options={"xatol": 1e-6})
+    return float(np.exp(res.x))
+
+
+def _kl_objective(lam, logP, reg, c):
+    with np.errstate(divide="ignore"):
+        obj = float(np.sum(logsumexp(logP + np.log(lam)[:, None], axis=0)))
+    if reg == "quadratic":
+        obj -= c * float(np.sum((lam - 1.0) ** 2))
+    elif reg == "log":
+        obj += c * float(np.sum(np.log(lam)))
+    return obj
+
+
+def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_strength=1.0,
+                sigma_unlabeled=None, max_iter=5000, tol=1e-10):
+    """Reweighting coefficients of the training points (Chapelle's thesis §7.2.2).
+
+    The weights ``lambda_i >= 0``, ``sum lambda_i = n``, of
+    ``P_est(x) = (1/n) sum_i lambda_i P_{x_i}(x)``, ``P_{x_i} = N(x_i, sigma^2 I)``, fitted to
+    the unlabeled points ``x'_j``:
+
+    * ``method='kl'``: maximise ``sum_j log sum_i lambda_i P_{x_i}(x'_j)`` (7.4), concave.
+      Without regulariser or with ``'log'`` it is solved by the EM (minorise-maximise) update
+      ``lambda_i <- n (sum_j r_ij + c) / (n_u + n c)``, ``r_ij`` the responsibility of point i
+      for ``x'_j`` (each step raises the objective; stopped when the relative increase falls
+      below ``tol``); with ``'quadratic'`` by SLSQP.
+    * ``method='l2'``: minimise ``sum_j ((1/n) sum_i lambda_i P_{x_i}(x'_j) - P~(x'_j))^2`` with
+      ``P~`` the Parzen estimate of the unlabeled points of width ``sigma_unlabeled``: a convex
+      quadratic, solved by SLSQP.
+
+    Regularisers (the thesis's suggestions): ``'quadratic'`` adds
+    ``reg_strength * sum (lambda_i - 1)^2`` to the loss, ``'log'`` adds
+    ``-reg_strength * sum log lambda_i``.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+        Training points.
+    X_unlabeled : array of shape (n_u, d)
+    sigma : float > 0
+        Width of the vicinities ``P_{x_i}``.
+    method : {'kl', 'l2'}, default='kl'
+    regularization : {None, 'quadratic', 'log'}, default=None
+    reg_strength : float >= 0, default=1.0
+    sigma_unlabeled : float > 0 or None, default=None
+        Width of the unlabeled Parzen estimate of the L2 fit (None: ``sigma``).
+    max_iter : int, default=5000
+    tol : float, default=1e-10
+
+    Returns
+    -------
+    lam : ndarray of shape (n,)
+    info : dict
+        ``objective`` (the maximised log-likelihood plus regulariser for 'kl', the minimised
+        loss for 'l2'), ``n_iter``, ``converged``.
+    """
+    caller = "fit_weights"
+    check_param("sigma", sigma, POSITIVE, caller)
+    check_param("method", method, [StrOptions({"kl", "l2"})], caller)
+    check_param("regularization", regularization, [StrOptions({"quadratic", "log"}), None],
+                caller)
+    check_param("reg_strength", reg_strength, NONNEGATIVE, caller)
+    check_param("sigma_unlabeled", sigma_unlabeled, [*POSITIVE, None], caller)
+    check_param("max_iter", max_iter, POSITIVE_INT, caller)
+    check_param("tol", tol, POSITIVE, caller)
+    X = np.asarray(X, dtype=np.float64)
+    Xu = np.asarray(X_unlabeled, dtype=np.float64)
+    if X.ndim != 2 or Xu.ndim != 2 or X.shape[1] != Xu.shape[1] or not Xu.shape[0]:
+        raise ValueError(f"X (n, d) and X_unlabeled (n_u, d) with n_u >= 1 must agree, got "
+                         f"shapes {X.shape} and {Xu.shape}")
+    n, nu = X.shape[0], Xu.shape[0]
+    c = float(reg_strength) if regularization is not None else 0.0
+    logP = _log_vicinity(X, Xu, float(sigma))
+    cons = ({"type": "eq", "fun": lambda l: np.sum(l) - n, "jac": lambda l: np.ones(n)},)
+    bounds = [(0.0, n)] * n
+    if regularization == "log":
+        bounds = [(1e-12, n)] * n
+    if method == "kl" and regularization != "quadratic":
+        lam = np.ones(n)
+        prev = _kl_objective(lam, logP, regularization, c)
+        converged = False
+        for it in range(1, max_iter + 1):
+            with np.errstate(divide="ignore"):
+                L = logP + np.log(lam)[:, None]
+            R = np.exp(L - logsumexp(L, axis=0))
+            lam = n * (R.sum(axis=1) + c) / (nu + n * c)
+            obj = _kl_objective(lam, logP, regularization, c)
+            if obj - prev <= tol * max(1.0, abs(obj)):
+                converged = True
+                break
+            prev = obj
+        return lam, {"objective": obj, "n_iter": it, "converged": converged}
+    if method == "kl":
+        def fun(lam):
+            L = logP + np.log(np.maximum(lam, 1e-300))[:, None]
+            R = np.exp(L - logsumexp(L, axis=0))
+            g = (R / np.maximum(lam, 1e-300)[:, None]).sum(axis=1)
+            obj = float(np.sum(logsumexp(L, axis=0))) - c * float(np.sum((lam - 1) ** 2))
+            return -obj, -(g - 2 * c * (lam - 1))
+    else:
+        P = np.exp(logP) / n
+        su = float(sigma if sigma_unlabeled is None else sigma_unlabeled)
+        target = np.exp(logsumexp(_log_vicinity(Xu, Xu, su), axis=0)) / nu
+
+        def fun(lam):
+            r = P.T @ lam - target
+            f, g = float(r @ r), 2.0 * P @ r
+            if regularization == "quadratic":
+                f, g = f + c * float(np.sum((lam - 1) ** 2)), g + 2 * c * (lam - 1)
+            elif regularization == "log":
+                f, g = f - c * float(np.sum(np.log(lam))), g - c / lam
+            return f, g
+    res = minimize(fun, np.ones(n), jac=True, method="SLSQP", bounds=bounds, constraints=cons,
+                   options={"maxiter": max_iter, "ftol": tol})
+    lam = np.clip(res.x, 0.0, None)
+    lam *= n / lam.sum()
+    obj = -res.fun if method == "kl" else res.fun
+    return lam, {"objective": float(obj), "n_iter": int(res.nit), "converged": bool(res.success)}
+
+
+_WEIGHT_CONSTRAINTS = {
+    "method": [StrOptions({"kl", "l2"})],
+    "regularization": [StrOptions({"quadratic", "log"}), None],
+    "reg_strength": NONNEGATIVE,
+    "sigma_unlabeled": [*POSITIVE, None],
+}
+
+
+class _Reweighted:
+    def _weights(self, X, Xu, sigma):
+        if Xu is None or not Xu.shape[0]:
+            return np.ones(X.shape[0])
+        return fit_weights(X, Xu, sigma, self.method, self.regularization, self.reg_strength,
+                           self.sigma_unlabeled)[0]
+
+
+_WEIGHT_DOC = """    method : {'kl', 'l2'}, default='kl'
+        The fit of the weights to the unlabeled points (:func:`fit_weights`).
+    regularization : {None, 'quadratic', 'log'}, default=None
+    reg_strength : float >= 0, default=1.0
+    sigma_unlabeled : float or None, default=None
+        Width of the unlabeled Parzen estimate (L2 fit only)."""
+
+
+class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
+    __doc__ = """Parzen window classifier with the training points reweighted to the
+    unlabeled points (Chapelle's thesis §7.2.2, Eq. 7.5, the classifier of Fig. 7.2):
+    ``f(x) = argmax_c sum_{y_i = c} lambda_i exp(-||x - x_i||^2 / (2 sigma^2))`` (for two
+    classes ``sgn sum_i lambda_i y_i P_{x_i}(x)``).
+
+    As in the thesis there is no free parameter: ``sigma='likelihood'`` is the width maximising
+    the likelihood of the unlabeled points with equal weights (:func:`likelihood_sigma`), then
+    the weights are fitted at that width.  Without unlabeled points the weights are 1 (the plain
+    Parzen classifier, :class:`kernelnb.neighbors.ParzenClassifier`) and the width maximises the
+    leave-one-out likelihood of the training points.
+
+    Parameters
+    ----------
+    sigma : float or 'likelihood', default='likelihood'
+""" + _WEIGHT_DOC + """
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    weights_ : ndarray of shape (n_samples,)
+        The ``lambda_i`` (sum n).
+    sigma_ : float
+    """
+
+    _parameter_constraints = {"sigma": [*POSITIVE, StrOptions({"likelihood"})],
+                              **_WEIGHT_CONSTRAINTS}
+
+    def __init__(self, sigma="likelihood", method="kl", regularization=None, reg_strength=1.0,
+                 sigma_unlabeled=None):
+        self.sigma = sigma
+        self.method = method
+        self.regularization = regularization
+        self.reg_strength = reg_strength
+        self.sigma_unlabeled = sigma_unlabeled
+
+    def fit(self, X, y, X_unlabeled=None):
+        check_params(self)
+        X, y = check_input(self, X, y)
+        check_classification_targets(y)
+        Xu = None if X_unlabeled is None else check_input(self, X_unlabeled, reset=False)
+        self.classes_, self._y_idx = np.unique(y, return_inverse=True)
+        self.sigma_ = (likelihood_sigma(X, Xu) if isinstance(self.sigma, str)
+                       else float(self.sigma))
+        self.weights_ = self._weights(X, Xu, self.sigma_)
+        self.X_fit_ = X
+        return self
+
+    def _scores(self, X):
+        check_is_fitted(self)
+        X = check_input(self, X, reset=False)
+        L = _log_vicinity(self.X_fit_, X, self.sigma_)          # (n, n_test)
+        with np.errstate(divide="ignore"):
+            L = L + np.log(self.weights_)[:, None]
+        out = np.full((X.shape[0], self.classes_.shape[0]), -np.inf)
+        for c in range(self.classes_.shape[0]):
+            rows = self._y_idx == c
+            if rows.any():
+                out[:, c] = logsumexp(L[rows], axis=0)
+        return out
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self._scores(X), axis=1)]
+
+
+class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
+    __doc__ = """Weighted SVM with weights fitted to the unlabeled points (Chapelle's thesis
+    §7.2.2): ``1/2 ||w||^2 + C sum_i lambda_i xi_i``, i.e. the dual box
+    ``0 <= alpha_i <= C lambda_i`` (:class:`kernelnb.svm.SVC` with ``sample_weight=lambda``;
+    for the hard margin the weights would change nothing, as the thesis notes).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+    kernel, sigma :
+        The SVM's kernel (:class:`kernelnb.svm.SVC`).
+    density_sigma : float or 'likelihood', default='likelihood'
+        Width of the vicinities of the density fit (:func:`likelihood_sigma`).
+""" + _WEIGHT_DOC + """
+
+    Attributes
+    ----------
+    classes_, weights_, density_sigma_ :
+        As :class:`ReweightedParzenClassifier`.
+    svc_ : SVC
+    """
+
+    _parameter_constraints = {"C": POSITIVE,
+                              "kernel": [StrOptions({"rbf", "linear", "poly"})],
+                              "sigma": [*POSITIVE, StrOptions({"scale"})],
+                              "density_sigma": [*POSITIVE, StrOptions({"likelihood"})],
+                              **_WEIGHT_CONSTRAINTS}
+
+    def __init__(self, C=1.0, kernel="rbf", sigma=1.0, density_sigma="likelihood", method="kl",
+                 regularization=None, reg_strength=1.0, sigma_unlabeled=None):
+        self.C = C
+        self.kernel = kernel
+        self.sigma = sigma
+        self.density_sigma = density_sigma
+        self.method = method
+        self.regularization = regularization
+        self.reg_strength = reg_strength
+        self.sigma_unlabeled = sigma_unlabeled
+
+    def fit(self, X, y, X_unlabeled=None):
+        check_params(self)
+        X, y = check_input(self, X, y)
+        check_classification_targets(y)
+        Xu = None if X_unlabeled is None else check_input(self, X_unlabeled, reset=False)
+        self.density_sigma_ = (likelihood_sigma(X, Xu) if isinstance(self.density_sigma, str)
+                               else float(self.density_sigma))
+        self.weights_ = self._weights(X, Xu, self.density_sigma_)
+        self.svc_ = SVC(C=self.C, kernel=self.kernel, sigma=self.sigma, n_jobs=1).fit(
+            X, y, sample_weight=self.weights_)
+        self.classes_ = self.svc_.classes_
+        return self
+
+    def decision_function(self, X):
+        check_is_fitted(self)
+        return self.svc_.decision_function(check_input(self, X, reset=False))
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.svc_.predict(check_input(self, X, reset=False))
+
+
+class UnlabeledVicinalClassifier(ClassifierMixin, BaseEstimator):
+    """Linear classifier minimising the vicinal risk of the labeled and the unlabeled points
+    (Chapelle's thesis §7.2.1):
+
+        R(f) = (1/n) sum_i int l(f(x), y_i) dP_{x_i}(x) + (1/m) sum_j int l(f(x), f(x*_j)) dP_{x*_j}(x)
+
+    with the 0-1 loss, ``f(x) = w.x + b`` and Gaussian vicinities ``N(x_i, sigma_L^2 I)``,
+    ``N(x*_j, sigma_U^2 I)``: the integrals are ``Phi(-y_i f(x_i) / (sigma_L ||w||))`` and
+    ``Phi(-|f(x*_j)| / (sigma_U ||w||))`` (``Phi`` the normal distribution function): an
+    unlabeled point costs by lying close to the boundary, whichever side it is on.
+
+    In one dimension ``w = +-1`` and the risk is a function of the threshold only: it is
+    minimised over a fine grid of thresholds spanning the data and refined by a bounded scalar
+    search (the risk is not convex).  ``sigma_labeled = 0`` is the limit ``sigma_L -> 0``: the
+    labeled term becomes the training error, and the middle of the widest run of grid minimisers
+    is kept.  In more dimensions L-BFGS from the linear SVM (C = 1) minimises over ``(w, b)``.
+
+    Parameters
+    ----------
+    sigma_labeled : float >= 0, default=0.5
+    sigma_unlabeled : float > 0, default=0.5
+    n_grid : int, default=2000
+        Thresholds of the 1-D grid.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    coef_ : ndarray of shape (n_features,)
+        ``w`` (unit norm).
+    intercept_ : float
+    vicinal_risk_ : float
+    """
+
+    _parameter_constraints = {"sigma_labeled": NONNEGATIVE, "sigma_unlabeled": POSITIVE,
+                              "n_grid": [Interval(numbers.Integral, 10, None, closed="left")]}
+
+    def __init__(self, sigma_labeled=0.5, sigma_unlabeled=0.5, n_grid=2000):
+        self.sigma_labeled = sigma_labeled
+        self.sigma_unlabeled = sigma_unlabeled
+        self.n_grid = n_grid
+
+    def _risk_1d(self, t, s, x, yl, xu):
+        """Vicinal risk of the thresholds t (array) with direction s for 1-D data."""
+        m = yl[:, None] * s * (x[:, None] - t[None, :])
+        sl = float(self.sigma_labeled)
+        lab = ndtr(-m / sl) if sl > 0 else (m < 0) + 0.5 * (m == 0)
+        r = lab.mean(axis=0)
+        if xu.shape[0]:
+            r = r + ndtr(-np.abs(xu[:, None] - t[None, :]) / self.sigma_unlabeled).mean(axis=0)
+        return r
+
+    def fit(self, X, y, X_unlabeled=None):
+        check_params(self)
+        X, y = check_input(self, X, y)
+        self.classes_, t = _binary_targets("UnlabeledVicinalClassifier", y)
+        yl = t
+        Xu = (np.empty((0, X.shape[1])) if X_unlabeled is None
+              else check_input(self, X_unlabeled, reset=False))
+        if X.shape[1] == 1:
+            self._fit_1d(X[:, 0], yl, Xu[:, 0])
+        else:
+            if self.sigma_labeled == 0:
+                raise ValueError("sigma_labeled = 0 (the limit) is implemented for one feature "
+                                 f"only; X has {X.shape[1]}")
+            self._fit_nd(X, yl, Xu)
+        return self
+
+    def _fit_1d(self, x, yl, xu):
+        allx = np.concatenate([x, xu])
+        span = allx.max() - allx.min() + 1e-12
+        grid = np.linspace(allx.min() - 0.05 * span, allx.max() + 0.05 * span, self.n_grid)
+        step = grid[1] - grid[0]
+        best = None
+        for s in (1.0, -1.0):
+            r = self._risk_1d(grid, s, x, yl, xu)
+            k = int(np.argmin(r))
+            if self.sigma_labeled == 0:
+                low = r <= r[k] + 1e-12
+                # the middle of the widest run of grid minimisers
+                edges = np.flatnonzero(np.diff(np.concatenate([[0], low.astype(int), [0]])))
+                runs = edges.reshape(-1, 2)
+                a, b = runs[np.argmax(runs[:, 1] - runs[:, 0])]
+                t = 0.5 * (grid[a] + grid[b - 1])
+                if xu.shape[0]:
+                    res = minimize_scalar(lambda u: self._risk_1d(np.array([u]), s, x, yl, xu)[0],
+                                          bounds=(grid[a] - step, grid[b - 1] + step),
+                                          method="bounded")
+                    t = float(res.x)
+            else:
+                res = minimize_scalar(lambda u: self._risk_1d(np.array([u]), s, x, yl, xu)[0],
+                                      bounds=(grid[k] - step, grid[k] + step), method="bounded")
+                t = float(res.x)
+            val = float(self._risk_1d(np.array([t]), s, x, yl, xu)[0])
+            if best is None or val < best[0] - 1e-12:
+                best = (val, s, t)
+        val, s, t = best
+        self.coef_ = np.array([s])
+        self.intercept_ = -s * t
+        self.vicinal_risk_ = val
+
+    def _fit_nd(self, X, yl, Xu):
+        svc = SVC(C=1.0, kernel="linear", n_jobs=1, precision="float64").fit(X, yl)
+        a = svc.dual_coef_.ravel()
+        w0 = a @ svc.support_vectors_
+        v0 = np.concatenate([w0, [float(svc.intercept_[0])]]) / max(np.linalg.norm(w0), 1e-12)
+
+        def risk(v):
+            w, b = v[:-1], v[-1]
+            nw = max(np.linalg.norm(w), 1e-12)
+            r = ndtr(-yl * (X @ w + b) / (self.sigma_labeled * nw)).mean()
+            if Xu.shape[0]:
+                r += ndtr(-np.abs(Xu @ w + b) / (self.sigma_unlabeled * nw)).mean()
+            return r
+
+        res = minimize(risk, v0, method="L-BFGS-B")
+        v = res.x if res.fun <= risk(v0) else v0
+        nw = np.linalg.norm(v[:-1])
+        self.coef_ = v[:-1] / nw
+        self.intercept_ = float(v[-1] / nw)
+        self.vicinal_risk_ = float(risk(v))
+
+    def decision_function(self, X):
+        check_is_fitted(self)
+        X = check_input(self, X, reset=False)
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+# ------------------------------------------------------------------------------------------
+# Reproductions
+# ------------------------------------------------------------------------------------------
+def reweighting_toy(dims=range(1, 11), n_trials=1000, n_train=10, n_test=1000, separation=2.0,
+                    random_state=0):
+    """Fig. 7.2 of Chapelle's thesis: Parzen window classifier with and without reweighting.
+
+    Data ``N(1 * separation y / sqrt(d), I_d)``, ``P(y = +-1) = 1/2`` (separation 2: Bayes error
+    ``Phi(-2) = 2.28 %``); ``n_train`` training points, ``n_test`` test points that are also
+    the unlabeled set; the width maximises the unlabeled likelihood with equal weights, then
+    the weights are fitted by KL (7.4) at that width.  Training sets with one class only are
+    redrawn.
+
+    Returns
+    -------
+    dict with ``dims``, ``error_plain`` and ``error_reweighted`` (mean test error per d),
+    their standard errors ``se_plain``, ``se_reweighted``, and ``bayes`` (``Phi(-separation)``).
+    """
+    rng = check_random_state(random_state)
+    dims = list(dims)
+    ep, er, sp, sr = [], [], [], []
+    for d in dims:
+        a, b = [], []
+        mu = separation / np.sqrt(d)
+        for _ in range(n_trials):
+            while True:
+                y = rng.choice([-1, 1], n_train)
+                if abs(y.sum()) < n_train:
+                    break
+            X = rng.randn(n_train, d) + mu * y[:, None]
+            yt = rng.choice([-1, 1], n_test)
+            Xt = rng.randn(n_test, d) + mu * yt[:, None]
+            sigma = likelihood_sigma(X, Xt)
+            plain = ReweightedParzenClassifier(sigma=sigma).fit(X, y)
+            rew = ReweightedParzenClassifier(sigma=sigma).fit(X, y, X_unlabeled=Xt)
+            a.append(np.mean(plain.predict(Xt) != yt))
+            b.append(np.mean(rew.predict(Xt) != yt))
+        ep.append(float(np.mean(a)))
+        er.append(float(np.mean(b)))
+        sp.append(float(np.std(a) / np.sqrt(n_trials)))
+        sr.append(float(np.std(b) / np.sqrt(n_trials)))
+    return {"dims": dims, "error_plain": ep, "error_reweighted": er, "se_plain": sp,
+            "se_reweighted": sr, "bayes": float(ndtr(-separation))}
+
+
+def _threshold_error(w, b, mean):
+    """Exact error of the 1-D linear classifier ``sgn(w x + b)`` (positive class +mean) on
+    N(+-mean, 1) with equal priors."""
+    w, b = float(w), float(b)
+    if w == 0:
+        return 0.5
+    t = -b / w
+    pos_right = w > 0      # positive class (classes_[1] = +1) where w x + b > 0
+    if pos_right:
+        return 0.5 * ndtr(t - mean) + 0.5 * (1 - ndtr(t + mean))
+    return 0.5 * (1 - ndtr(t - mean)) + 0.5 * ndtr(t + mean)
+
+
+def _vicinal_error(clf, mean):
+    return _threshold_error(clf.coef_[0], clf.intercept_, mean)
+
+
+def vrm_unlabeled_toy(n_runs=100, n_labeled=20, n_unlabeled=100, mean=1.6,
+                      sigmas_labeled=(0.1, 0.2, 0.4, 0.8, 1.6, 3.2),
+                      sigmas_unlabeled=(0.1, 0.2, 0.4, 0.8, 1.6), random_state=0):
+    """The 1-D example of Chapelle's thesis §7.2.1: N(-mean, 1) vs N(mean, 1), 20 labeled and
+    100 unlabeled points, 100 runs; linear functions, Gaussian vicinities.
+
+    Four settings, as the thesis's table: labeled only or labeled + unlabeled, with
+    ``sigma_L -> 0`` or the best ``sigma_L``; "best" widths by leave-one-out cross-validation on
+    the labeled points (the unlabeled points stay in every fold; ties go to the first grid value).
+    Labeled only with ``sigma_L -> 0`` is the plain SVM, as in the thesis (linear
+    :class:`kernelnb.svm.SVC`, C = 1000).  Errors are exact (the threshold's error under the two
+    Gaussians), not sampled.
+
+    Returns
+    -------
+    dict of mean errors ``labeled_sigma0``, ``unlabeled_sigma0``, ``labeled_best``,
+    ``unlabeled_best`` and their standard errors (keys with ``_se``), and ``bayes``.
+    """
+    rng = check_random_state(random_state)
+    out = {k: [] for k in ("labeled_sigma0", "unlabeled_sigma0", "labeled_best",
+                           "unlabeled_best")}
+
+    def loo_error(x, y, xu, sl, su):
+        wrong = 0
+        for i in range(x.shape[0]):
+            keep = np.arange(x.shape[0]) != i
+            if np.unique(y[keep]).size < 2:
+                wrong += 1
+                continue
+            clf = UnlabeledVicinalClassifier(sl, su, n_grid=400).fit(
+                x[keep], y[keep], X_unlabeled=xu)
+            wrong += int(clf.predict(x[i:i + 1])[0] != y[i])
+        return wrong
+
+    for _ in range(n_runs):
+        while True:
+            y = rng.choice([-1, 1], n_labeled)
+            if abs(y.sum()) < n_labeled - 2:
+                break
+        x = (rng.randn(n_labeled) + mean * y)[:, None]
+        yu = rng.choice([-1, 1], n_unlabeled)
+        xu = (rng.randn(n_unlabeled) + mean * yu)[:, None]
+        empty = xu[:0]
+        svc = SVC(C=1000.0, kernel="linear", n_jobs=1, precision="float64").fit(x, y)
+        out["labeled_sigma0"].append(_threshold_error(
+            svc.dual_coef_.ravel() @ svc.support_vectors_[:, 0], svc.intercept_[0], mean))
+        su_best = min(sigmas_unlabeled, key=lambda su: loo_error(x, y, xu, 0.0, su))
+        out["unlabeled_sigma0"].append(_vicinal_error(
+            UnlabeledVicinalClassifier(0.0, su_best).fit(x, y, X_unlabeled=xu), mean))
+        sl_best = min(sigmas_labeled, key=lambda sl: loo_error(x, y, empty, sl, 1.0))
+        out["labeled_best"].append(_vicinal_error(
+            UnlabeledVicinalClassifier(sl_best, 1.0).fit(x, y), mean))
+        pairs = [(sl, su) for sl in sigmas_labeled for su in sigmas_unlabeled]
+        sl_b, su_b = min(pairs, key=lambda p: loo_error(x, y, xu, *p))
+        out["unlabeled_best"].append(_vicinal_error(
+            UnlabeledVicinalClassifier(sl_b, su_b).fit(x, y, X_unlabeled=xu), mean))
+    res = {}
+    for k, v in out.items():
+        res[k] = float(np.mean(v))
+        res[k + "_se"] = float(np.std(v) / np.sqrt(len(v)))
+    res["bayes"] = float(ndtr(-mean))
+    return res
