@@ -306,8 +306,10 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
     remaining_ : ndarray of int, the pool indices not labelled yet
     scores_ : ndarray, the strategy's scores of ``remaining_`` at the last query (larger: asked
         first); ``'gem'`` scores ``-T``, the negated expected error
-    expected_error_ : ndarray or None, ``T`` of each remaining candidate at the last
-        ``'gem'``/``'fast_gem'`` query
+    expected_error_ : ndarray or None, the expected error ``sum_y P(y|x) T(D + (x, y))`` of
+        each remaining candidate at the last ``'gem'``/``'fast_gem'`` query
+    label_errors_ : ndarray of shape (n_remaining, 2) or None, ``T(D + (x, y))`` (8.2) for
+        ``y`` = ``classes_[0]``, ``classes_[1]`` at that query
     n_queries_ : int, labels taught since ``fit``
     history_ : dict of lists, one entry per ``teach``: ``index``, ``label``, ``score``,
         ``test_error``, ``n_labeled``
@@ -419,7 +421,7 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
         self._retrain()
         self.n_queries_ = 0
         self.scores_ = None
-        self.expected_error_ = None
+        self.expected_error_ = self.label_errors_ = None
         self.history_ = {"index": [], "label": [], "score": [], "test_error": [],
                          "n_labeled": []}
         self.initial_test_error_ = self._test_error()
@@ -483,7 +485,7 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         Xc = self.pool_[self.remaining_]
         s = self.strategy
-        self.expected_error_ = None
+        self.expected_error_ = self.label_errors_ = None
         if s == "random":
             return self._rng.uniform(size=Xc.shape[0])
         est = self.estimator_
@@ -493,13 +495,15 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
             P = self._proba(est, Xc)
             return -np.abs(P - 0.5)
         if s == "gem":
-            T = self._gem_exact(Xc)
+            P0, E = self._gem_exact(Xc)
         elif s == "ratio":
             return self._ratio_exact(Xc)
         elif s == "fast_ratio":
             return self._ratio_fast(Xc)
         else:
-            T = self._gem_fast(Xc)
+            P0, E = self._gem_fast(Xc)
+        self.label_errors_ = E
+        T = (1.0 - P0) * E[:, 0] + P0 * E[:, 1]
         self.expected_error_ = T
         return -T
 
@@ -521,17 +525,17 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
         """(8.2)/(8.12) by retraining for every candidate and label (thesis 8.2)."""
         m = Xc.shape[0]
         P0 = self._proba(self.estimator_, Xc)
-        T = np.zeros(m)
+        E = np.zeros((m, 2))
         for j in range(m):
             rest = np.delete(Xc, j, axis=0)
             X2 = np.vstack([self.X_labeled_, Xc[j:j + 1]])
-            for lab, w in ((self.classes_[1], P0[j]), (self.classes_[0], 1.0 - P0[j])):
+            for k, lab in enumerate(self.classes_):
                 y2 = np.append(self.y_labeled_, lab)
-                if np.unique(y2).size < 2 or rest.shape[0] == 0:
+                if rest.shape[0] == 0:
                     continue
                 est = self._train(X2, y2, self._params)
-                T[j] += w * _expected_error(self._proba(est, rest, X2, y2))
-        return T
+                E[j, k] = _expected_error(self._proba(est, rest, X2, y2))
+        return P0, E
 
     def _ratio_exact(self, Xc):
         """Tong & Koller's ratio by two retrainings per candidate (thesis 8.5.1)."""
@@ -574,9 +578,9 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
             VB = np.ones((nF + 1, B.size))
             VB[:nF] = pb.Kt[np.ix_(F, B)]
             gB = KcX[:, B] - W @ VB                            # (m, |B|)
-        T = np.zeros(m)
+        E = np.zeros((m, 2))
         off = ~np.eye(m, dtype=bool)
-        for y0, w in ((1.0, P0), (-1.0, 1.0 - P0)):
+        for k, y0 in enumerate((-1.0, 1.0)):
             c0 = (y0 - fc) / S2c                              # signed new coefficient
             act = y0 * fc < 1.0                                # the point becomes an SV
             c0 = np.where(act, c0, 0.0)
@@ -606,9 +610,8 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
             Yl = np.column_stack([np.broadcast_to(pb.y, (m, n)), np.full(m, y0)])
             ab = platt_fit(Fl, Yl)
             P = expit(ab[:, :1] * f_pool + ab[:, 1:])
-            E = np.minimum(P, 1.0 - P)
-            T += w * (np.sum(E * off, axis=1) / max(m - 1, 1))
-        return T
+            E[:, k] = np.sum(np.minimum(P, 1.0 - P) * off, axis=1) / max(m - 1, 1)
+        return P0, E
 
     # -- the oracle's answers -----------------------------------------------------------------
     def teach(self, index_or_x, y):
