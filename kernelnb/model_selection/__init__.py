@@ -14,3 +14,8 @@ from ._gradient import criterion_and_gradient, full_dual, sphere_radius2  # noqa
 from ._tuner import GradientTuner  # noqa: F401
 # --- feature selection (_features.py) ---
 from ._features import SVMRFE, ScalingSelector, filter_scores, rfe_scores  # noqa: F401
+# --- small-sample regression model selection (_regression.py) ---
+from ._regression import (REGRESSION_CRITERIA, TABLE_9_SETTINGS, SeriesRegressor,  # noqa: F401
+                          basis_matrix, generalization_prediction_experiment,
+                          regression_risk_estimates, regression_target,
+                          selection_ratio_experiment)
