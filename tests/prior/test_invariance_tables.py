@@ -65,3 +65,13 @@ def test_timing_table_rows():
     assert rows[0]["n_sv"] == rows[1]["n_sv"]
     assert abs(rows[0]["accuracy"] - rows[1]["accuracy"]) <= 1 / 200
     assert all(0 < r["accuracy"] <= 1 and r["fit_s"] > 0 for r in rows)
+
+
+def test_scaling_table_rows():
+    from kernelnb.prior._invariance_tables import digits_scaling_table
+    rows = digits_scaling_table(sizes=(60,), n_test=100, repeats=1)
+    assert rows[0]["n_train"] == 60
+    # the two plain SVMs solve the same problem
+    assert abs(rows[0]["scikit-learn SVC"][1] - rows[0]["kernelnb SVC"][1]) <= 1 / 100
+    assert set(rows[0]) == {"n_train", "scikit-learn SVC", "kernelnb SVC", "VSV", "ISVM",
+                            "IH_KPCA"}
