@@ -26,6 +26,7 @@ __all__ = [
     "digits_translation_data",
     "digit_tangents",
     "digits_translation_experiment",
+    "fashion_translation_data",
     "digits_timing_table",
     "digits_scaling_table",
     "mean_and_sem",
@@ -152,25 +153,25 @@ def digits_translation_data():
     return X, y
 
 
-def digit_tangents(X, invariance):
-    """Tangent vectors of ``invariance`` ('horizontal', 'vertical' or 'both') on 8 x 8
-    images: forward differences with the 1-pixel translates, shape (n, k, 64)."""
+def digit_tangents(X, invariance, image_shape=(8, 8)):
+    """Tangent vectors of ``invariance`` ('horizontal', 'vertical' or 'both') on images of
+    ``image_shape``: forward differences with the 1-pixel translates, shape (n, k, h * w)."""
     names, steps = DIGIT_INVARIANCES[invariance]
-    return tangent_vectors(X, names, image_shape=(8, 8), step=steps, method="forward")
+    return tangent_vectors(X, names, image_shape=image_shape, step=steps, method="forward")
 
 
-def _virtual_set(X, y, invariance):
+def _virtual_set(X, y, invariance, image_shape=(8, 8)):
     """The thesis's VSV on digits: the training set plus its 1-pixel translates."""
     from .invariance import transform_points
     names, steps = DIGIT_INVARIANCES[invariance]
-    Xs = [X] + [transform_points(X, n, s, (8, 8)) for n, s in zip(names, steps)]
+    Xs = [X] + [transform_points(X, n, s, image_shape) for n, s in zip(names, steps)]
     return np.vstack(Xs), np.tile(y, len(Xs))
 
 
 def digits_translation_experiment(invariances=("horizontal", "vertical", "both"),
                                   gammas=(0.0, 0.3, 0.6, 0.9, 0.99, 0.999), n_train=317,
                                   n_splits=10, C=10.0, methods=("ISVM", "IH_KPCA", "LIH"),
-                                  random_state=0):
+                                  data=None, test=None, random_state=0):
     """Translation invariance on digits (thesis section 6.6.3, Figs. 6.7-6.8, in kind).
 
     Each split draws ``n_train`` training images (the thesis's 317) and tests on the rest;
@@ -180,6 +181,10 @@ def digits_translation_experiment(invariances=("horizontal", "vertical", "both")
     IH_KPCA and LIH are run for each ``gamma`` (``gamma = 0`` is the plain SVM).  ISVM is
     skipped for 'both' when it would need more than 2000 tangent vectors.
 
+    ``data = (X, y, image_shape)`` replaces the digits by other images (e.g.
+    :func:`fashion_translation_data`), scaled so that the kernel is ``(x . y)^3``; ``test =
+    (X_test, y_test)`` then gives a fixed test set (default: the images not drawn for training).
+
     Returns
     -------
     dict: ``gammas``, ``error`` (invariance -> method -> array (n_splits, n_gamma); 'VSV' and
@@ -187,7 +192,7 @@ def digits_translation_experiment(invariances=("horizontal", "vertical", "both")
     ``rms`` (invariance -> method -> array (n_splits, n_gamma), eq. 6.14), ``seconds``.
     """
     t0 = time.perf_counter()
-    X, y = digits_translation_data()
+    X, y, shape = (*digits_translation_data(), (8, 8)) if data is None else data
     rng = check_random_state(random_state)
     gammas = np.asarray(gammas, dtype=np.float64)
     base = dict(kernel="poly", degree=3, coef0=0.0, C=C)
@@ -202,10 +207,11 @@ def digits_translation_experiment(invariances=("horizontal", "vertical", "both")
             rms[inv][m] = np.full((n_splits, gammas.shape[0]), np.nan)
         for s, perm in enumerate(splits):
             tr, te = perm[:n_train], perm[n_train:]
-            Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
-            T = digit_tangents(Xtr, inv)
+            Xtr, ytr = X[tr], y[tr]
+            Xte, yte = (X[te], y[te]) if test is None else test
+            T = digit_tangents(Xtr, inv, shape)
             error[inv]["SVM"][s] = np.mean(SVC(**base).fit(Xtr, ytr).predict(Xte) != yte)
-            Xv, yv = _virtual_set(Xtr, ytr, inv)
+            Xv, yv = _virtual_set(Xtr, ytr, inv, shape)
             error[inv]["VSV"][s] = np.mean(SVC(**base).fit(Xv, yv).predict(Xte) != yte)
             for m in methods:
                 if m == "ISVM" and T.shape[0] * T.shape[1] > 2000:
@@ -219,7 +225,17 @@ def digits_translation_experiment(invariances=("horizontal", "vertical", "both")
                     if m == "IH_KPCA" and k == 0:
                         ratio[inv][s] = model.information_ratio_
     return dict(gammas=gammas, error=error, ratio=ratio, rms=rms, n_train=n_train,
-                n_splits=n_splits, C=C, seconds=time.perf_counter() - t0)
+                n_splits=n_splits, C=C, n_test=int(Xte.shape[0]),
+                seconds=time.perf_counter() - t0)
+
+
+def fashion_translation_data(X, y):
+    """Fashion-MNIST images (28 x 28, pixels in [0, 1]) prepared as the digits of
+    :func:`digits_translation_data`: classes 0-4 (label -1) against 5-9 (+1), pixels mapped to
+    [-1, 1] and divided by 28, so that ``(x . y)^3`` is ``(x' . y' / 784)^3`` on the [-1, 1]
+    pixels.  Returns ``(X, y, (28, 28))``."""
+    X = (np.asarray(X, dtype=np.float64) * 2.0 - 1.0) / 28.0
+    return X, np.where(np.asarray(y) >= 5, 1, -1), (28, 28)
 
 
 def digits_timing_table(invariance="horizontal", gamma=0.99, n_train=317, n_test=497, C=10.0,

@@ -75,3 +75,20 @@ def test_scaling_table_rows():
     assert abs(rows[0]["scikit-learn SVC"][1] - rows[0]["kernelnb SVC"][1]) <= 1 / 100
     assert set(rows[0]) == {"n_train", "scikit-learn SVC", "kernelnb SVC", "VSV", "ISVM",
                             "IH_KPCA"}
+
+
+def test_fashion_preparation_and_a_given_test_set():
+    from kernelnb.prior._invariance_tables import fashion_translation_data
+    rng = np.random.RandomState(0)
+    X = rng.rand(120, 784).astype(np.float32)
+    y = rng.randint(0, 10, 120)
+    Xp, yp, shape = fashion_translation_data(X, y)
+    assert shape == (28, 28)
+    np.testing.assert_allclose(Xp * 28, 2 * X - 1, atol=1e-6)
+    np.testing.assert_array_equal(yp, np.where(y >= 5, 1, -1))
+    res = digits_translation_experiment(invariances=("horizontal",), gammas=(0.0,), n_train=60,
+                                        n_splits=1, methods=("IH_KPCA",),
+                                        data=(Xp[:100], yp[:100], shape),
+                                        test=(Xp[100:], yp[100:]))
+    assert res["n_test"] == 20
+    assert res["error"]["horizontal"]["IH_KPCA"].shape == (1, 1)
