@@ -8,12 +8,16 @@ here); transductive estimators label the points they were given."""
 __all__ = []
 
 # --- cluster kernels ---
+from ._cluster_tables import (PUBLISHED_USPS, cluster_kernel_speed,  # noqa: E402
+                              digits_cluster_experiment, marginalized_toy)
 from .cluster_kernel import (TRANSFER_FUNCTIONS, ClusterKernel, ClusterKernelSVC,  # noqa: E402
                              MarginalizedKernel, RandomWalkKernel, cutoff_span_curve,
                              transfer_function)
 
 __all__ += ["ClusterKernel", "ClusterKernelSVC", "RandomWalkKernel", "MarginalizedKernel",
-            "transfer_function", "cutoff_span_curve", "TRANSFER_FUNCTIONS"]
+            "transfer_function", "cutoff_span_curve", "TRANSFER_FUNCTIONS",
+            "digits_cluster_experiment", "marginalized_toy", "cluster_kernel_speed",
+            "PUBLISHED_USPS"]
 # --- end cluster kernels ---
 
 # --- transduction and reweighting ---
