@@ -32,8 +32,12 @@ __all__ += ["ReweightedParzenClassifier", "ReweightedSVC", "UnlabeledVicinalClas
 # --- end transduction and reweighting ---
 
 # --- active learning ---
+from ._active_tables import (PUBLISHED_CLAIMS, majority_toy_experiment,  # noqa: E402
+                             parzen_toy_experiment, span_update_speed)
 from .active import (STRATEGIES, ActiveLearner, incremental_span_update,  # noqa: E402
                      platt_fit)
 
-__all__ += ["ActiveLearner", "STRATEGIES", "incremental_span_update", "platt_fit"]
+__all__ += ["ActiveLearner", "STRATEGIES", "incremental_span_update", "platt_fit",
+            "parzen_toy_experiment", "majority_toy_experiment", "span_update_speed",
+            "PUBLISHED_CLAIMS"]
 # --- end active learning ---

@@ -495,7 +495,8 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
             P = self._proba(est, Xc)
             return -np.abs(P - 0.5)
         if s == "gem":
-            P0, E = self._gem_exact(Xc)
+            P0, E = (self._gem_parzen(Xc) if type(est).__name__ == "ParzenClassifier"
+                     and type(est).__module__.startswith("kernelnb.") else self._gem_exact(Xc))
         elif s == "ratio":
             return self._ratio_exact(Xc)
         elif s == "fast_ratio":
@@ -535,6 +536,35 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
                     continue
                 est = self._train(X2, y2, self._params)
                 E[j, k] = _expected_error(self._proba(est, rest, X2, y2))
+        return P0, E
+
+    def _gem_parzen(self, Xc):
+        """The greedy rule for the Parzen window classifier (thesis 8.3), exactly and without
+        refitting: its posterior is ``sum_{y_i = c} K(x, x_i) / sum_i K(x, x_i)``, so adding
+        ``(x_j, c)`` adds ``K(x, x_j)`` to class ``c``'s sum (in log space, as the classifier
+        computes it)."""
+        est = self.estimator_
+        h2 = 2.0 * float(est.densities_[0].sigma_) ** 2
+
+        def logk(A, B):
+            d2 = (np.sum(A * A, 1)[:, None] + np.sum(B * B, 1)[None, :] - 2.0 * A @ B.T)
+            return -np.maximum(d2, 0.0) / h2
+
+        L = logk(Xc, self.X_labeled_)                          # (m, n)
+        pos = self.y_labeled_ == self.classes_[1]
+        with np.errstate(divide="ignore"):
+            lp = np.logaddexp.reduce(np.where(pos[None, :], L, -np.inf), axis=1)
+            ln = np.logaddexp.reduce(np.where(pos[None, :], -np.inf, L), axis=1)
+        P0 = expit(lp - ln)
+        Lc = logk(Xc, Xc)                                      # Lc[j, k] = log K(x_k, x_j)
+        m = Xc.shape[0]
+        off = ~np.eye(m, dtype=bool)
+        E = np.zeros((m, 2))
+        for k in range(2):
+            lp2 = np.logaddexp(lp[None, :], Lc) if k == 1 else np.broadcast_to(lp, (m, m))
+            ln2 = np.logaddexp(ln[None, :], Lc) if k == 0 else np.broadcast_to(ln, (m, m))
+            P = expit(lp2 - ln2)
+            E[:, k] = np.sum(np.minimum(P, 1.0 - P) * off, axis=1) / max(m - 1, 1)
         return P0, E
 
     def _ratio_exact(self, Xc):

@@ -166,6 +166,9 @@ def test_gem_with_the_parzen_window_classifier_equals_brute_force():
     ref = _gem_brute_force(X[lab], y[lab], pool, _parzen_posterior_ref(0.4))
     np.testing.assert_allclose(al.expected_error_, ref, atol=1e-10)
     assert idx == int(np.argmin(ref))
+    # the closed-form update equals refitting the classifier for every candidate and label
+    P0, E = al._gem_exact(pool[np.isin(np.arange(len(pool)), al.remaining_)])
+    np.testing.assert_allclose(al.label_errors_, E, atol=1e-10)
     # 'margin' with posteriors: the point whose posterior is nearest 1/2 (maximum uncertainty)
     al_m = ActiveLearner(ParzenClassifier(sigma=0.4, n_jobs=1)).fit(X[lab], y[lab], pool)
     P = _parzen_posterior_ref(0.4)(X[lab], y[lab], pool)
