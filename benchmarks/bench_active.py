@@ -82,8 +82,9 @@ def majority(quick):
           f"{100 * gap:.2f} points: {'agrees' if gap > 0 else 'disagrees'}")
     # GEM against fast GEM on the trials both ran (same data in run r)
     sub = majority_toy_experiment(n_runs=n_gem, strategies=("fast_gem",))
-    print(f"fast GEM on the same {n_gem} trials as GEM: {100 * _area(sub['curves']['fast_gem']):.2f}"
-          f" % (GEM {100 * _area(c['gem']):.2f} %)")
+    fast_sub = 100 * _area(sub["curves"]["fast_gem"])
+    print(f"fast GEM on the same {n_gem} trials as GEM: {fast_sub:.2f} % "
+          f"(GEM {100 * _area(c['gem']):.2f} %)")
 
 
 def _sk_ratio(X0, y0, Xp, sigma2=1.5):

@@ -5,8 +5,8 @@ each class, and a strategy (:class:`kernelnb.unlabeled.ActiveLearner`: random, m
 ratio, fast GEM) asks about one point of the pool at a time (a star).  The student answers with a
 class button (any point can be labelled instead: click it first), or lets the true label answer
 ("true label"); the boundary and the test error against the number of labels follow.  "Replay"
-runs random, margin, fast ratio and fast GEM from the same start with the true labels, for as many queries, and draws
-their error curves beside the student's.
+runs random, margin, fast ratio and fast GEM from the same start with the true labels, for as
+many queries, and draws their error curves beside the student's.
 """
 from __future__ import annotations
 

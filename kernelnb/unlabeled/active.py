@@ -35,8 +35,8 @@ oracle (a person in a dashboard, or the true label in an experiment) answers thr
 
 The thesis's experiments (8.3, 8.7) are negative: the "optimal" rule is worse than random on a
 Parzen toy and GEM is much worse than the margin heuristic on a majority toy; see
-:func:`parzen_toy_experiment` and :func:`majority_toy_experiment` in
-:mod:`kernelnb.unlabeled._active_tables`.
+:func:`kernelnb.unlabeled.parzen_toy_experiment` and
+:func:`kernelnb.unlabeled.majority_toy_experiment`.
 """
 from __future__ import annotations
 
@@ -52,7 +52,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._callbacks import progress_caller
 from .._validation import CALLBACK, HasMethods, Interval, StrOptions, check_input, check_params
-from ..kernels import CallableKernel, Precomputed
 from ..model_selection import span_values
 from ..model_selection._estimates import _Problem
 
@@ -450,9 +449,6 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
             return float("nan")
         return float(np.mean(self.estimator_.predict(self._X_test) != self._y_test))
 
-    def _signed(self, y):
-        return np.where(np.asarray(y) == self.classes_[1], 1.0, -1.0)
-
     # -- the budget -------------------------------------------------------------------------
     @property
     def budget_left_(self):
@@ -627,7 +623,8 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
             S2 = np.broadcast_to(inc.S2, (m, n)).copy()
             if nF:
                 with np.errstate(divide="ignore"):
-                    newdiag = diag_iM[None, :] + np.where(act, 1.0 / S2c, 0.0)[:, None] * W[:, :nF] ** 2
+                    grow = np.where(act, 1.0 / S2c, 0.0)[:, None] * W[:, :nF] ** 2
+                    newdiag = diag_iM[None, :] + grow
                     S2[:, F] = np.where(act[:, None], 1.0 / newdiag, S2[:, F])
             if B.size:
                 S2[:, B] = np.where(act[:, None], S2[:, B] - gB ** 2 / S2c[:, None], S2[:, B])
@@ -692,9 +689,10 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
         h["score"].append(score)
         h["test_error"].append(err)
         h["n_labeled"].append(int(self.y_labeled_.shape[0]))
-        self._stop = progress_caller(self.callback, "ActiveLearner")({"iteration": self.n_queries_, "index": idx, "label": y,
-                                     "score": score, "test_error": err,
-                                     "n_labeled": int(self.y_labeled_.shape[0])})
+        progress = progress_caller(self.callback, "ActiveLearner")
+        self._stop = progress({"iteration": self.n_queries_, "index": idx, "label": y,
+                               "score": score, "test_error": err,
+                               "n_labeled": int(self.y_labeled_.shape[0])})
         return self
 
     def run(self, oracle, n_queries=None):
