@@ -139,15 +139,26 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_str
     if regularization == "log":
         bounds = [(1e-12, n)] * n
     if method == "kl" and regularization != "quadratic":
+        # columns scaled by their largest entry: the responsibilities are unchanged and the
+        # log-likelihood shifts by the constant sum of the column maxima
+        top = logP.max(axis=0)
+        P = np.exp(logP - top)
+        shift = float(top.sum())
+
+        def objective(lam):
+            with np.errstate(divide="ignore"):
+                obj = float(np.sum(np.log(lam @ P))) + shift
+                if regularization == "log":
+                    obj += c * float(np.sum(np.log(lam)))
+            return obj
+
         lam = np.ones(n)
-        prev = _kl_objective(lam, logP, regularization, c)
+        prev = objective(lam)
         converged = False
         for it in range(1, max_iter + 1):
-            with np.errstate(divide="ignore"):
-                L = logP + np.log(lam)[:, None]
-            R = np.exp(L - logsumexp(L, axis=0))
-            lam = n * (R.sum(axis=1) + c) / (nu + n * c)
-            obj = _kl_objective(lam, logP, regularization, c)
+            resp = lam * (P @ (1.0 / (lam @ P)))          # sum_j r_ij
+            lam = n * (resp + c) / (nu + n * c)
+            obj = objective(lam)
             if obj - prev <= tol * max(1.0, abs(obj)):
                 converged = True
                 break
@@ -572,14 +583,13 @@ def vrm_unlabeled_toy(n_runs=100, n_labeled=20, n_unlabeled=100, mean=1.6,
         x = (rng.randn(n_labeled) + mean * y)[:, None]
         yu = rng.choice([-1, 1], n_unlabeled)
         xu = (rng.randn(n_unlabeled) + mean * yu)[:, None]
-        empty = xu[:0]
         svc = SVC(C=1000.0, kernel="linear", n_jobs=1, precision="float64").fit(x, y)
         out["labeled_sigma0"].append(_threshold_error(
             svc.dual_coef_.ravel() @ svc.support_vectors_[:, 0], svc.intercept_[0], mean))
         su_best = min(sigmas_unlabeled, key=lambda su: loo_error(x, y, xu, 0.0, su))
         out["unlabeled_sigma0"].append(_vicinal_error(
             UnlabeledVicinalClassifier(0.0, su_best).fit(x, y, X_unlabeled=xu), mean))
-        sl_best = min(sigmas_labeled, key=lambda sl: loo_error(x, y, empty, sl, 1.0))
+        sl_best = min(sigmas_labeled, key=lambda sl: loo_error(x, y, None, sl, 1.0))
         out["labeled_best"].append(_vicinal_error(
             UnlabeledVicinalClassifier(sl_best, 1.0).fit(x, y), mean))
         pairs = [(sl, su) for sl in sigmas_labeled for su in sigmas_unlabeled]
