@@ -69,6 +69,10 @@ FAST_PARAMS = {
     "VicinalSVC": dict(sigma="scale"),
     "VicinalRiskClassifier": dict(max_iter=200),
     "EllipsoidalVicinalSVC": dict(sigma="scale", n_fixed_point=3),
+    "TransductiveRidge": dict(alphas=[0.01, 1.0]),
+    "TransductiveLinearDiscriminant": dict(alphas=[0.01, 1.0]),
+    "TransductiveSVC": dict(sigma="scale", growth=10.0),
+    "UnlabeledVicinalClassifier": dict(n_grid=200),
     # ActiveLearner's default SVC solves in float64 (the spans need it); say so explicitly
     "ActiveLearner": dict(estimator=importlib.import_module("kernelnb.svm").SVC(
         precision="float64", n_jobs=1)),
