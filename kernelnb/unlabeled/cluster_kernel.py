@@ -21,16 +21,14 @@ Cluster kernel (section 7.4.4)
 3. ``L~ = U phi(Lambda) U'`` for a transfer function ``phi`` (eigenvalues in decreasing order
    ``1 = lambda_1 >= lambda_2 >= ...``):
 
-   ===============  =====================================================================
-   ``'linear'``     ``phi(lambda) = lambda``: ``K~ = K``, nothing changes
-   ``'step'``       1 for the ``r`` largest, 0 beyond: the spectral-clustering
-                    representation of Ng, Jordan and Weiss (2001), section 7.4.3
-   ``'linear-step'`` ``lambda`` for the ``r`` largest, 0 beyond (close to kernel PCA)
-   ``'polynomial'`` ``lambda^t``: ``L~ = L^t``, a normalised, symmetrised ``t``-step random walk
-                    ``(D^{-1} K)^t``
-   ``'poly-step'``  (7.11) ``lambda^p`` for ``i <= r``, ``lambda^q`` for ``i > r``; the thesis
-                    uses ``p = 1/2, q = 2`` with ``r = n + 10`` (n labeled points)
-   ===============  =====================================================================
+   * ``'linear'``: ``phi(lambda) = lambda``, so ``K~ = K`` and nothing changes;
+   * ``'step'``: 1 for the ``r`` largest, 0 beyond: the spectral-clustering representation of
+     Ng, Jordan and Weiss (2001), section 7.4.3;
+   * ``'linear-step'``: ``lambda`` for the ``r`` largest, 0 beyond (close to kernel PCA);
+   * ``'polynomial'``: ``lambda^t``, so ``L~ = L^t``, a normalised, symmetrised ``t``-step
+     random walk ``(D^{-1} K)^t``;
+   * ``'poly-step'`` (7.11): ``lambda^p`` for ``i <= r``, ``lambda^q`` for ``i > r``; the thesis
+     uses ``p = 1/2, q = 2`` with ``r = n + 10`` (n labeled points).
 
 4. ``D~_ii = 1 / L~_ii`` and ``K~ = D~^{1/2} L~ D~^{1/2}`` (unit diagonal again).
 
