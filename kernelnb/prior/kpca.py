@@ -135,7 +135,8 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         eigenpairs only when ``n_components`` is set).  ``'subset'``: the kernel PCA map of
         ``n_components`` random training points (Williams and Seeger, 2001).  ``'cholesky'``:
         pivoted incomplete Cholesky factorisation ``K ~ V V'`` (Fine and Scheinberg, 2001), then
-        an SVD of the centred ``V``.
+        the principal axes of the centred ``V`` (its SVD, computed from the eigendecomposition of
+        the k x k matrix ``V'V``).
     kernel : {'rbf', 'linear', 'poly'} or callable, default='rbf'
     sigma : float or 'scale', default=1.0
     scales : array of shape (n_features,), optional
