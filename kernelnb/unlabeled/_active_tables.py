@@ -30,7 +30,7 @@ __all__ = ["parzen_toy_experiment", "majority_toy_experiment", "span_update_spee
 
 #: What the thesis states about its two toy experiments (it shows curves only).
 PUBLISHED_CLAIMS = {
-    "parzen": "Fig. 8.1: the optimal strategy is worse than random; maximum uncertainty is best",
+    "parzen": "Fig. 8.1: the optimal strategy is 'terrible', even worse than random",
     "majority": "Fig. 8.5: GEM and fast GEM behave similarly and are much worse than margin",
 }
 
