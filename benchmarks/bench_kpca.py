@@ -28,7 +28,8 @@ curves but no numbers, so there is no published value to print beside.
 
 Run: ``python benchmarks/bench_kpca.py`` (n = 1,000, 2,000, 4,000; k = 100; then the figure),
 ``--quick`` (n = 1,000 and 2,000; the figure on 300 training points), ``--sizes``, ``--k``,
-``--part timing|figure|all``.  The timing part needs the Fashion-MNIST files (``KERNELNB_DATA``).
+``--part timing|figure|all``, ``--groups all top subset cholesky`` (rows of the timing
+table).  The timing part needs the Fashion-MNIST files (``KERNELNB_DATA``).
 """
 import argparse
 import gc
@@ -92,6 +93,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="n = 1,000 and 2,000, one repeat")
     ap.add_argument("--part", choices=("timing", "figure", "all"), default="all")
+    ap.add_argument("--groups", nargs="+", choices=GROUPS, default=list(GROUPS),
+                    help="which rows of the timing table")
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.repeat = [1000, 2000], 1
@@ -99,6 +102,9 @@ def main(argv=None):
         timing(args)
     if args.part in ("figure", "all"):
         figure(args.quick)
+
+
+GROUPS = ("all", "top", "subset", "cholesky")
 
 
 def figure(quick):
@@ -150,7 +156,9 @@ def timing(args):
              [(f"Nystroem {k}", lambda: Nystroem(kernel="rbf", gamma=gamma, n_components=k,
                                                  random_state=0))]),
         ]
-        for label, ours, peers in groups:
+        for (label, ours, peers), key in zip(groups, GROUPS):
+            if key not in args.groups:
+                continue
             (Z, Zt), t0, m0 = measure(ours, X, Xt, args.repeat)
             a0 = accuracy(Z, y, Zt, yt)
             row(n, f"kernelnb {label}", t0, m0, a0)

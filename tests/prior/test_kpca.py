@@ -119,6 +119,19 @@ def test_top_k_is_the_first_columns_of_the_full_map(data):
     np.testing.assert_allclose(top.transform(Xt) * signs, full.transform(Xt)[:, :12], atol=1e-8)
 
 
+def test_top_k_by_lanczos_is_the_dense_top_k(data, monkeypatch):
+    """Large n, small k: the top-k eigenpairs come from ARPACK; same map as the dense driver."""
+    from kernelnb.prior import kpca
+
+    X, _, Xt, _ = data
+    dense = KernelPCAMap(sigma=SIGMA, n_components=10).fit(X)
+    monkeypatch.setattr(kpca, "_ARPACK_MIN_N", 50)
+    lanczos = KernelPCAMap(sigma=SIGMA, n_components=10).fit(X)
+    np.testing.assert_allclose(lanczos.eigenvalues_, dense.eigenvalues_, rtol=1e-10)
+    A, B = lanczos.transform(Xt), dense.transform(Xt)
+    np.testing.assert_allclose(A * np.sign(np.sum(A * B, axis=0)), B, atol=1e-8)
+
+
 @pytest.mark.parametrize("method", ["subset", "cholesky"])
 def test_low_rank_maps_converge_to_the_exact_map(data, method):
     X, _, Xt, _ = data
