@@ -57,8 +57,9 @@ METHODS = ("exact", "subset", "cholesky")
 
 #: From this size on, a top-k eigenproblem with k <= n / 10 goes to ARPACK (Lanczos, run to
 #: machine precision): the dense drivers' tridiagonal reduction costs 4/3 n^3 whatever k, about
-#: 3x ARPACK's time at n = 4000, k = 100 (measured against scikit-learn's KernelPCA solvers).
-_ARPACK_MIN_N = 2000
+#: 3x ARPACK's time at n = 4000, k = 100 (measured against scikit-learn's KernelPCA solvers); at
+#: n = 2000 the two were even.
+_ARPACK_MIN_N = 3000
 
 
 def _top_eigh(K, k):
