@@ -313,8 +313,8 @@ class SeriesRegressor(RegressorMixin, BaseEstimator):
     ----------
     n_basis_ : int
         The chosen number of basis functions d.
-    coef_ : ndarray of shape (n_basis_,)
-        The least-squares coefficients.
+    coef_ : ndarray of shape (d,)
+        The least-squares coefficients of the d = ``n_basis_`` functions.
     risk_estimates_ : ndarray of shape (D,)
         The criterion's risk estimate for d = 1..D.
     empirical_risk_ : ndarray of shape (D,)
