@@ -366,8 +366,8 @@ class TransductiveSVC(ClassifierMixin, BaseEstimator):
     1. train an SVM on the labeled points; label the ``m`` unlabeled points by its decision
        values, the ``round(m p)`` largest positive, ``p`` the positive fraction of the labeled
        set (or ``positive_fraction``);
-    2. set ``C*_- = C_start`` and ``C*_+ = C_start * n_+ / n_-`` (so both classes of the
-       unlabeled set weigh the same in total);
+    2. set ``C*_- = C_start`` and ``C*_+ = C_start * n_+ / n_-`` (Joachims's start, ``n_+-``
+       the numbers of unlabeled points given each label);
     3. retrain with those costs (:class:`kernelnb.svm.SVC`, per-point costs as
        ``sample_weight``); while some pair ``(j, l)`` of unlabeled points of opposite labels
        has ``xi*_j > 0``, ``xi*_l > 0`` and ``xi*_j + xi*_l > 2``, switch the pair with the
@@ -377,7 +377,9 @@ class TransductiveSVC(ClassifierMixin, BaseEstimator):
        ``C_star``.
 
     Switching swaps a pair, so the class ratio of step 1 is kept.  ``C_star = 0`` gives the
-    inductive SVM (the unlabeled points have weight 0).
+    inductive SVM (the unlabeled points have weight 0).  The objective is guaranteed not to
+    rise at a switch when ``C*_- = C*_+`` (a balanced ratio, or once both costs reached
+    ``C_star``); while they differ, a switch also moves a point between the two costs.
 
     Parameters
     ----------
