@@ -81,7 +81,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
@@ -90,6 +89,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .._callbacks import progress_caller
+from .._platt import platt_fit
 from .._deprecation import resolve_renamed, with_renamed
 from .._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, HasMethods,
                            Interval, StrOptions, check_input, check_param,
@@ -376,21 +376,6 @@ def _expert_decision(expert, X, prepared):
     return prepared(X) + float(expert.intercept_[0])
 
 
-def _fit_platt(f, y):
-    """Platt's sigmoid ``P(y=+1|f) = expit(a f + b)`` by the NLL with smoothed targets."""
-    n_pos, n_neg = np.sum(y > 0), np.sum(y <= 0)
-    t = np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-
-    def nll(p):
-        z = p[0] * f + p[1]
-        value = -np.sum(t * log_expit(z) + (1 - t) * log_expit(-z))
-        r = expit(z) - t
-        return value, np.array([np.sum(r * f), np.sum(r)])
-
-    res = minimize(nll, np.array([1.0, 0.0]), jac=True, method="L-BFGS-B")
-    return res.x
-
-
 def _expert_task(X, y, Xs, S, Xv, idx, params, local, seed):
     """Train expert ``k`` on ``X[idx]`` and evaluate it where the gater needs it.
 
@@ -418,7 +403,7 @@ def _expert_task(X, y, Xs, S, Xv, idx, params, local, seed):
         if local:
             # here Xs is the whole training set (S = all); Platt on the expert's own outputs
             own = dec[idx]
-            out["platt"] = _fit_platt(own, yk) if idx.shape[0] else np.array([0.0, 0.0])
+            out["platt"] = platt_fit(own, yk) if idx.shape[0] else np.array([0.0, 0.0])
             if idx.shape[0] == 0:
                 out["gmm"] = None
                 out["logpx"] = np.full(Xs.shape[0], -np.inf)

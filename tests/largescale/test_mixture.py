@@ -6,7 +6,7 @@ from scipy.optimize import minimize
 from sklearn.model_selection import GridSearchCV
 
 from kernelnb.largescale import GaterMLP, MixtureSVC, balanced_assignment, dask_grid_search
-from kernelnb.largescale.mixture import _fit_platt
+from kernelnb._platt import platt_fit
 from kernelnb.svm import SVC
 
 distributed = pytest.importorskip("distributed")
@@ -184,11 +184,11 @@ def test_float32_expert_decisions_match_svc():
                                    rtol=1e-5, atol=1e-5)
 
 
-def test_platt_fit_matches_scipy():
+def test_platt_fit_of_the_experts_matches_scipy():
     rng = np.random.default_rng(2)
     f = rng.standard_normal(60) * 2
     y = np.where(f + rng.standard_normal(60) > 0, 1.0, -1.0)
-    a, b = _fit_platt(f, y)
+    a, b = platt_fit(f, y)
     n_pos, n_neg = np.sum(y > 0), np.sum(y < 0)
     t = np.where(y > 0, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
 
