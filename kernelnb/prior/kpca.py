@@ -171,8 +171,8 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     n_components_ : int
-        Number of output coordinates.
-    eigenvalues_ : ndarray of shape (n_components_,)
+        Number of output coordinates (the ``n_components`` of the shapes below).
+    eigenvalues_ : ndarray of shape (n_components,)
         Eigenvalues of the centred Gram matrix along the kept axes, decreasing (for the low-rank
         maps those of its approximation ``psi(X) psi(X)'``).  Not divided by n: scikit-learn's
         ``KernelPCA.eigenvalues_`` convention.
@@ -181,9 +181,9 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         (``'exact'``), the random subset, or the Cholesky pivots in their order of selection.
     basis_points_ : ndarray of shape (n_basis, n_features)
         Those points.
-    projection_ : ndarray of shape (n_basis, n_components_)
+    projection_ : ndarray of shape (n_basis, n_components)
         ``psi(x) = k_B(x) @ projection_ - offset_`` (for ``'exact'``, ``k_B(x)`` minus its mean).
-    offset_ : ndarray of shape (n_components_,)
+    offset_ : ndarray of shape (n_components,)
     kernel_ : kernelnb.kernels.Kernel
         The fitted kernel.
     sigma_ : float or None
@@ -372,7 +372,7 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
 
     # -- transform ---------------------------------------------------------------------------
     def transform(self, X):
-        """``psi(X)``: shape (n_samples, n_components_)."""
+        """``psi(X)``: shape (n_samples, ``n_components_``)."""
         check_is_fitted(self)
         X = self._check_input(X, reset=False)
         Z = self._map_blocks(X, self.projection_, centre_rows=self._centre_rows)
