@@ -27,12 +27,13 @@ import numbers
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _k
 from ._threads import blas_single_thread
+from ._classifier import BinaryClassifierMixin
 from ._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input,
                           check_params)
 from .losses import Loss, get_loss
@@ -57,7 +58,7 @@ class _Smoothed:
         return np.where(u <= 0, 0.0, np.where(u >= self.h, -1.0, -u / self.h))
 
 
-class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
+class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
     """Binary kernel classifier minimising a margin loss plus an RKHS penalty (L-BFGS, primal).
 
     Parameters
@@ -240,10 +241,6 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         self.converged_ = bool(res.success)
         return self
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
     # -- prediction ------------------------------------------------------------------------
     def decision_function(self, X):
@@ -251,8 +248,3 @@ class RegularizedKernelClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = check_input(self, X, reset=False)
         return self._expansion(X) + self.intercept_
-
-    def predict(self, X):
-        """Class labels: ``classes_[1]`` where f(x) > 0, else ``classes_[0]``."""
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]

@@ -27,6 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._classifier import BinaryClassifierMixin
 from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
                            check_input, check_param, check_params)
 from ..neighbors import ParzenDensity
@@ -343,7 +344,7 @@ class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
         return self.svc_.predict(check_input(self, X, reset=False))
 
 
-class UnlabeledVicinalClassifier(ClassifierMixin, BaseEstimator):
+class UnlabeledVicinalClassifier(BinaryClassifierMixin, BaseEstimator):
     """Linear classifier minimising the vicinal risk of the labeled and the unlabeled points
     (Chapelle's thesis §7.2.1):
 
@@ -469,14 +470,6 @@ class UnlabeledVicinalClassifier(ClassifierMixin, BaseEstimator):
         X = check_input(self, X, reset=False)
         return X @ self.coef_ + self.intercept_
 
-    def predict(self, X):
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
 
 # ------------------------------------------------------------------------------------------

@@ -34,12 +34,13 @@ import numbers
 
 import numpy as np
 from scipy.linalg import eigh, solve
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
 from .._threads import blas_threads_for
+from .._classifier import BinaryClassifierMixin
 from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
                            check_input, check_param, check_params)
 from ..ridge import KernelRidge, ScalingRidge, loo_residuals
@@ -308,7 +309,7 @@ class TransductiveRidge(RegressorMixin, _TransductiveRidgeBase):
         return self._decision(X) + self.y_mean_
 
 
-class TransductiveLinearDiscriminant(ClassifierMixin, _TransductiveRidgeBase):
+class TransductiveLinearDiscriminant(BinaryClassifierMixin, _TransductiveRidgeBase):
     __doc__ = """Transductive linear discrimination, TLD (Chapelle's thesis §7.6.2, Table 7.1):
     :class:`TransductiveRidge` on the targets ``y = +-1`` of a binary problem, the test points
     labeled by the sign of ``Y*``.
@@ -340,20 +341,12 @@ class TransductiveLinearDiscriminant(ClassifierMixin, _TransductiveRidgeBase):
     def decision_function(self, X):
         return self._decision(X)
 
-    def predict(self, X):
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
 
 # ------------------------------------------------------------------------------------------
 # Transductive SVM (Joachims 1999)
 # ------------------------------------------------------------------------------------------
-class TransductiveSVC(ClassifierMixin, BaseEstimator):
+class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
     """Transductive SVM by label switching (Joachims, ICML 1999), the baseline of Chapelle's
     thesis §7.4.5 (Vapnik's transduction: a large margin on the labeled and unlabeled points).
 
@@ -534,14 +527,6 @@ class TransductiveSVC(ClassifierMixin, BaseEstimator):
         X = check_input(self, X, reset=False)
         return self.svc_.decision_function(X)
 
-    def predict(self, X):
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
 
 # ------------------------------------------------------------------------------------------
