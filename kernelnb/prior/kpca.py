@@ -248,12 +248,12 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
 
     def _map_blocks(self, X, W, centre_rows=False):
         """``K(X, basis points) @ W`` in float64, the kernel evaluated (:class:`KernelExpansion`)
-        in chunks of at least 256 rows and about 2 MB (inputs and kernel block), so that memory
+        in chunks of at least 256 rows and about 8 MB (inputs and kernel block), so that memory
         beyond the result does not grow with the number of rows; ``centre_rows``: each kernel
         row minus its mean first."""
         n, d, m = X.shape[0], self._expansion.n_features, self._expansion_rows
         out = np.empty((n, W.shape[1]))
-        step = max(256, int(2 * 2**20 // (8 * max(d + m, 1))))
+        step = max(256, int(8 * 2**20 // (8 * max(d + m, 1))))
         for s in range(0, n, step):
             for rows, Kb in self._expansion.blocks(X[s:s + step]):
                 if centre_rows:
