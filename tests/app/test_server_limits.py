@@ -249,23 +249,32 @@ def test_check_boxes_hold_booleans(app, rec):
 def test_refused_value_is_not_computed_and_the_control_goes_back(app, rec):
     """The update-time check on its own (observers bypassed): a control holding a value outside
     its declared options is refused without computing; the control returns to its last value."""
-    choices = _controls(app, {"options"})
-    # every dashboard has one (a data set, a kernel, a loss...); a new one without any would need
-    # this test to pick another kind of control
-    assert choices, f"{type(app).__name__} has no single-choice control"
+    # a single choice (a data set, a kernel, a loss...), else a multiple choice (the invariance
+    # explorer's list of boundaries shown)
+    choices = _controls(app, {"options"}) or _controls(app, {"multi"})
+    assert choices, f"{type(app).__name__} has no choice control"
     name, w = choices[0]
     lim = app._limits[name]
     good = w.value
-    other = next(o for o in lim.options if o != good) if len(lim.options) > 1 else good
-    # pretend the dashboard declared only the current option: the other one is now foreign
+    if lim.kind == "multi":
+        held = tuple(good)
+        spare = [o for o in lim.options if o not in held]
+        # add an undeclared option, or (all shown) stop declaring one of those held
+        other, declared = (held + (spare[0],), held) if spare else (held, held[:-1])
+        foreign = len(held) > 0 and (bool(spare) or len(held) > 1)
+    else:
+        other = next(o for o in lim.options if o != good) if len(lim.options) > 1 else good
+        declared = (good,)
+        foreign = other != good
+    # pretend the dashboard declared only the current option(s): the other one is now foreign
     saved = lim.options
-    lim.options = (good,)
+    lim.options = declared
     try:
         with app.hold():
             w.value = other
         n_calls = len(rec.calls)
         out = app.update()
-        if other != good:
+        if foreign:
             assert "error" in out and "refused" in out["error"] and name in out["error"]
             assert len(rec.calls) == n_calls
             assert w.value == good
