@@ -294,4 +294,11 @@ class ActiveLearning(Dashboard):
         for tr, key in zip(self.curve.data, ("you",) + REPLAYED):
             c = curves.get(key)
             tr.update(x=[] if c is None else list(range(len(c))), y=[] if c is None else c)
+        # errors are in [0, 1]: from 0 to a little above the largest (at least 10 %), and the
+        # labels from 0, instead of plotly's range around a single point (negative errors)
+        errs = [float(v) for c in curves.values() if c is not None for v in c
+                if np.isfinite(v)]
+        self.curve.layout.yaxis.range = [0.0, 1.1 * max([0.1] + errs)]
+        self.curve.layout.xaxis.range = [0, max([5] + [len(c) for c in curves.values()
+                                                    if c is not None])]
         return dict(r["stats"])
