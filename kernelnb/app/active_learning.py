@@ -299,6 +299,6 @@ class ActiveLearning(Dashboard):
         errs = [float(v) for c in curves.values() if c is not None for v in c
                 if np.isfinite(v)]
         self.curve.layout.yaxis.range = [0.0, 1.1 * max([0.1] + errs)]
-        self.curve.layout.xaxis.range = [0, max([5] + [len(c) for c in curves.values()
+        self.curve.layout.xaxis.range = [-0.3, max([5] + [len(c) for c in curves.values()
                                                     if c is not None])]
         return dict(r["stats"])
