@@ -35,6 +35,8 @@ import numbers
 import numpy as np
 from scipy.linalg import eigh, solve
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.model_selection import KFold
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -533,9 +535,9 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
 # Reproductions (thesis §7.6.2)
 # ------------------------------------------------------------------------------------------
 def _standardize(X_train, *others):
-    mu, sd = X_train.mean(axis=0), X_train.std(axis=0)
-    sd = np.where(sd > 0, sd, 1.0)
-    return [(Z - mu) / sd for Z in (X_train, *others)]
+    """Inputs standardised on the training part (scikit-learn's StandardScaler)."""
+    scaler = StandardScaler().fit(X_train)
+    return [scaler.transform(Z) for Z in (X_train, *others)]
 
 
 def boston_transduction(n_splits=100, n_test=25, alpha=0.005, sigma=np.exp(0.7), alpha_star=10.0,
@@ -615,8 +617,8 @@ def uci_transduction(dataset="pima", n_splits=100, n_train=468, n_tsvm_splits=0,
               else np.asarray(sigmas, dtype=float))
 
     def folds(idx, k=5):
-        p = np.random.RandomState(1).permutation(idx.shape[0])
-        return [(idx[np.setdiff1d(p, p[i::k])], idx[p[i::k]]) for i in range(k)]
+        return [(idx[a], idx[b])
+                for a, b in KFold(k, shuffle=True, random_state=1).split(idx)]
 
     cv = [f for trn, _ in splits[:5] for f in folds(trn)]
     svm_err = {}
