@@ -14,8 +14,8 @@ pixels / 255 (the loader's scaling), the full 60k training set, tested on the 10
    Columns: test error, training time (wall), time on one CPU (sum of the expert tasks plus the
    sequential part), parallel time (the expert phases' wall time).
 3. Scaling with n: mixture (global gater, experts of about 3,000 examples: their number is
-   ``MixtureSVC.pool_size(n) / 3000``, the experts' share of n after validation and holdout) and single SVC for 10k, 20k, 40k,
-   60k, with the log-log slope of time against n.
+   ``MixtureSVC.pool_size(n) / 3000``, the experts' share of n after validation and holdout)
+   and single SVC for 10k, 20k, 40k, 60k, with the log-log slope of time against n.
 4. Workers: the global mixture at n (or ``--workers-n``) on a one-worker and a two-worker cluster,
    and a time model ``T(W) = sequential part + sum over iterations of the makespan of that
    iteration's measured expert-task times on W workers (longest task first)`` -- checked against
