@@ -14,8 +14,8 @@ For each n, in one process:
   ``sklearn.kernel_approximation.Nystroem(n_components=k)`` (random subset, like 'subset').
 
 Time: wall-clock seconds of ``fit_transform`` on the training set plus ``transform`` of the test
-set (best of ``--repeat``); memory: the peak traced by ``tracemalloc`` during one such run (numpy
-reports its buffers to it; LAPACK's workspace is not traced for either side).  The ratio is
+set (median of ``--repeat`` runs, ours and the peers taking turns); memory: the peak traced
+by ``tracemalloc`` during one such run (numpy reports its buffers to it; LAPACK's workspace is not traced for either side).  The ratio is
 scikit-learn's time (memory) over kernelnb's for the peer on the same row: > 1 means kernelnb is
 faster (lighter).  Beside each: the test accuracy of a linear :class:`kernelnb.svm.SVC`
 (C = 10) trained on the map.
@@ -55,9 +55,26 @@ def run(make, X, Xt):
     return Z, model.transform(Xt)
 
 
+def interleaved_times(makers, X, Xt, repeat):
+    """Wall times of ``run`` for each maker, the makers taking turns in every repetition (so
+    that a slow spell of a shared machine falls on all of them), after one untimed warm-up
+    round; the table reports medians."""
+    for make in makers:
+        run(make, X, Xt)
+    times = [[] for _ in makers]
+    for _ in range(max(int(repeat), 1)):
+        for j, make in enumerate(makers):
+            gc.collect()
+            t = time.perf_counter()
+            run(make, X, Xt)
+            times[j].append(time.perf_counter() - t)
+    return times
+
+
 def measure(make, X, Xt, repeat):
-    """(train map, test map), best time of ``repeat`` runs, peak MB of one traced run."""
-    best = np.inf
+    """(train map, test map), best time of ``repeat`` runs (none: 0), peak MB of one traced
+    run."""
+    best, out = np.inf, None
     for _ in range(repeat):
         gc.collect()
         t = time.perf_counter()
@@ -127,7 +144,8 @@ def timing(args):
     Xall, yall, Xt, yt = load(args.n_test)
     k = args.k
     print(f"\nFashion-MNIST upper-body vs rest, RBF sigma = scale, test on {args.n_test}; "
-          f"linear SVC (C=10) on the map; best of {args.repeat}; ratio = sklearn / kernelnb\n")
+          f"linear SVC (C=10) on the map; median of {args.repeat} interleaved runs; "
+          "ratio = sklearn / kernelnb\n")
     head = ("n", "model", "time s", "peak MB", "test acc", "time ratio", "mem ratio")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head), flush=True)
@@ -159,12 +177,16 @@ def timing(args):
         for (label, ours, peers), key in zip(groups, GROUPS):
             if key not in args.groups:
                 continue
-            (Z, Zt), t0, m0 = measure(ours, X, Xt, args.repeat)
+            makers = [ours] + [peer for _, peer in peers]
+            times = interleaved_times(makers, X, Xt, args.repeat)
+            (Z, Zt), _, m0 = measure(ours, X, Xt, 0)
             a0 = accuracy(Z, y, Zt, yt)
+            t0 = float(np.median(times[0]))
             row(n, f"kernelnb {label}", t0, m0, a0)
-            for name, peer in peers:
-                (P, Pt), t1, m1 = measure(peer, X, Xt, args.repeat)
+            for j, (name, peer) in enumerate(peers, start=1):
+                (P, Pt), _, m1 = measure(peer, X, Xt, 0)
                 a1 = accuracy(P, y, Pt, yt)
+                t1 = float(np.median(times[j]))
                 row(n, f"sklearn {name}", t1, m1, a1, f"{t1 / t0:.2f}", f"{m1 / m0:.2f}")
 
 
