@@ -22,13 +22,17 @@ __all__ += ["ClusterKernel", "ClusterKernelSVC", "RandomWalkKernel", "Marginaliz
 
 # --- transduction and reweighting ---
 from .reweighting import (ReweightedParzenClassifier, ReweightedSVC,  # noqa: E402
-                          UnlabeledVicinalClassifier, fit_weights, likelihood_sigma)
+                          UnlabeledVicinalClassifier, fit_weights, likelihood_sigma,
+                          reweighting_toy, vrm_unlabeled_toy)
 from .transduction import (TransductiveLinearDiscriminant, TransductiveRidge,  # noqa: E402
-                           TransductiveSVC, loo_matrix, transductive_labels)
+                           TransductiveSVC, boston_transduction, loo_matrix,
+                           transductive_labels, uci_transduction)
 
 __all__ += ["ReweightedParzenClassifier", "ReweightedSVC", "UnlabeledVicinalClassifier",
             "fit_weights", "likelihood_sigma", "TransductiveLinearDiscriminant",
-            "TransductiveRidge", "TransductiveSVC", "loo_matrix", "transductive_labels"]
+            "TransductiveRidge", "TransductiveSVC", "loo_matrix", "transductive_labels",
+            # the reproductions' protocols (thesis 7.2 and 7.6), as the other sections export
+            "reweighting_toy", "vrm_unlabeled_toy", "boston_transduction", "uci_transduction"]
 # --- end transduction and reweighting ---
 
 # --- active learning ---
