@@ -161,6 +161,13 @@ class _Problem:
             self._cache[key] = _fast_span(self, float(eta), bias)
         return self._cache[key]
 
+    def loo_outputs(self):
+        """``(S2, f_loo)``: the squared spans (``nan`` off the support vectors and everywhere
+        when no support vector is free) and the leave-one-out outputs on K~,
+        ``f~(x_p) - y_p alpha_p S_p^2`` (Theorem 3.8; ``f~`` where a span is undefined)."""
+        S2 = self.spans(0.0)[0]
+        return S2, self.ft - self.y * self.alpha * np.where(np.isnan(S2), 0.0, S2)
+
 
 def _check_eta(eta):
     return float(check_param("regularization", eta, NONNEGATIVE, "the span estimate"))

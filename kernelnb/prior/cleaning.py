@@ -41,7 +41,7 @@ from sklearn.utils import check_random_state
 
 from .._validation import (POSITIVE, POSITIVE_INT, HasMethods, Interval, StrOptions,
                            check_input, check_param)
-from ..model_selection import span_values
+from ..model_selection._estimates import _Problem
 from ..svm import SVC
 
 __all__ = [
@@ -162,30 +162,15 @@ def _sub_xi(estimator, X, y, ys, n_subsamples, subsample_size, random_state):
     return scores
 
 
-def _point_C(model, y):
-    """Per-point C of a fitted SVC (``C`` times the class weight), as its solver used it."""
-    classes, y_idx = np.unique(y, return_inverse=True)
-    return float(model.C) * model._class_weights(classes, y_idx)[y_idx]
-
-
 def _loo_xi(estimator, X, y, ys):
-    model = clone(estimator).fit(X, y)
-    f = model.decision_function(X)
-    alpha = np.zeros(X.shape[0])
-    alpha[model.support_] = np.abs(np.asarray(model.dual_coef_, dtype=np.float64)[0])
-    # Output on the kernel the solver saw: K~ = K + I/C for the L2 margin (thesis ch. 2).
-    yft = ys * f
-    if model._margin == "l2":
-        yft = yft + alpha / _point_C(model, y)
-    S2 = span_values(model, X, y)
-    sv = alpha > 0
-    if np.any(np.isnan(S2[sv])):
+    # the span's leave-one-out outputs on the kernel the solver saw (K + I/C for 'l2')
+    S2, loo = _Problem(clone(estimator).fit(X, y), X, y).loo_outputs()
+    sv = ~np.isnan(S2)
+    if not sv.any():
         raise ValueError("loo_xi: the span is undefined for this model (no support vector is "
                          "strictly inside its box 0 < alpha < C); use a larger C or the 'l2' or "
                          "'hard' margin")
-    scores = 1.0 - ys * f              # non-support vectors: the leave-one-out model is f
-    scores[sv] = 1.0 - yft[sv] + alpha[sv] * S2[sv]
-    return scores
+    return 1.0 - ys * loo        # non-support vectors: the leave-one-out model is f
 
 
 class _GradC:

@@ -82,13 +82,7 @@ def _distance_blocks(X, kernel):
     (Euclidean on X when ``kernel`` is None or linear)."""
     n = X.shape[0]
     step = max(1, int(_BLOCK_BYTES // (8 * max(n, 1))))
-    if kernel is None or isinstance(kernel, _k.Linear):
-        sq = np.einsum("ij,ij->i", X, X)
-        for s in range(0, n, step):
-            rows = slice(s, min(n, s + step))
-            d2 = sq[rows, None] + sq[None, :] - 2.0 * (X[rows] @ X.T)
-            yield rows, np.sqrt(np.maximum(d2, 0.0))
-        return
+    kernel = _k.Linear() if kernel is None else kernel   # its feature space is the input space
     precomputed = isinstance(kernel, _k.Precomputed)
     diag = np.diag(X).astype(np.float64) if precomputed else kernel.diag(X)
     for s in range(0, n, step):

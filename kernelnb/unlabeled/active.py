@@ -53,7 +53,6 @@ from sklearn.utils.validation import check_is_fitted
 from .._callbacks import progress_caller
 from .._platt import platt_fit
 from .._validation import CALLBACK, HasMethods, Interval, StrOptions, check_input, check_params
-from ..model_selection import span_values
 from ..model_selection._estimates import _Problem
 
 __all__ = ["ActiveLearner", "STRATEGIES", "platt_fit", "incremental_span_update"]
@@ -156,9 +155,8 @@ def _loo_outputs(est, X, y, pb=None):
     """Squared spans (0 off the support vectors) and the leave-one-out outputs
     ``f(x_i) - y_i alpha_i S_i^2`` of a fitted SVC (thesis 8.4.2, Theorem 3.8)."""
     pb = _Problem(est, X, y) if pb is None else pb
-    S2 = span_values(est, X, y) if pb.free.any() else np.full(pb.n, np.nan)
-    S2 = np.where(np.isnan(S2), 0.0, S2)
-    return S2, pb.ft - pb.y * pb.alpha * S2
+    S2, loo = pb.loo_outputs()
+    return np.where(np.isnan(S2), 0.0, S2), loo
 
 
 def _svm_platt(est, X, y):
