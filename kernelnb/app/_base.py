@@ -423,6 +423,16 @@ class Dashboard:
                 "so that the page keeps answering: choose fewer points, sizes, repeats or "
                 "estimators")
 
+    #: What a click on a chart does, for dashboards whose traces call ``_on_click``: the name of
+    #: a method taking the clicked (x, y) (it checks them, :func:`kernelnb.app._toys.click_problem`).
+    click_action = None
+
+    def _on_click(self, trace, points, selector):
+        """Plotly click callback: the first clicked point's coordinates to ``click_action``."""
+        xs, ys = list(getattr(points, "xs", []) or []), list(getattr(points, "ys", []) or [])
+        if xs and ys and self.click_action is not None:
+            getattr(self, self.click_action)(xs[0], ys[0])
+
     def _on_control(self, change):
         if self._hold:
             return

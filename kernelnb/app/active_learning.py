@@ -57,6 +57,7 @@ class ActiveLearning(Dashboard):
     """
 
     notebook = "active_learning"
+    click_action = "select_at"
     gallery_order = 88
     title = "Active learning — you are the oracle"
     purpose = ("The learner asks for the label of one point at a time (star): answer it, or click "
@@ -240,11 +241,6 @@ class ActiveLearning(Dashboard):
         taught = {i for i, _ in self._taught}
         return np.array([i for i in range(self._d["pool"].shape[0]) if i not in taught],
                         dtype=int)
-
-    def _on_click(self, trace, points, selector):
-        xs, ys = list(getattr(points, "xs", []) or []), list(getattr(points, "ys", []) or [])
-        if xs and ys:
-            self.select_at(xs[0], ys[0])
 
     def _replay_taught(self, al):
         for i, lab in self._taught:

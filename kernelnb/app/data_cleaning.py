@@ -54,6 +54,7 @@ class DataCleaning(Dashboard):
     """
 
     notebook = "data_cleaning"
+    click_action = "flip_at"
     gallery_order = 85
     title = "Data cleaning"
     purpose = ("Flip some labels of a 2-D toy and see which points an SVM suspects: SVM-ξ, "
@@ -156,11 +157,6 @@ class DataCleaning(Dashboard):
         """Undo every flip made by clicks and refit."""
         self._clicked = set()
         return self.update()
-
-    def _on_click(self, trace, points, selector):
-        xs, ys = list(getattr(points, "xs", []) or []), list(getattr(points, "ys", []) or [])
-        if xs and ys:
-            self.flip_at(xs[0], ys[0])
 
     # -- work ------------------------------------------------------------------------------
     def _adjust(self, params, given):

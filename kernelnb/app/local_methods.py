@@ -73,6 +73,7 @@ class LocalMethodsPlayground(Dashboard):
     """
 
     notebook = "local_methods"
+    click_action = "query"
     gallery_order = 50
     title = "Local methods"
     purpose = ("K nearest neighbours, local hyperplane (HKNN) and convex (CKNN) distances, Parzen "
@@ -143,11 +144,6 @@ class LocalMethodsPlayground(Dashboard):
             return {"error": msg}
         self._query = np.array([float(x), float(y)])
         return self.update()
-
-    def _on_click(self, trace, points, selector):
-        xs, ys = list(getattr(points, "xs", []) or []), list(getattr(points, "ys", []) or [])
-        if xs and ys:
-            self.query(xs[0], ys[0])
 
     def _adjust(self, params, given):
         params = reset_noise_on_dataset_change(self, params, given)

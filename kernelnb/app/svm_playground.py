@@ -52,6 +52,7 @@ class SVMPlayground(Dashboard):
     """
 
     notebook = "svm_playground"
+    click_action = "add_point"
     gallery_order = 10
     title = "SVM playground"
     purpose = ("Fit a support vector machine on 2-D toy data. Click on the chart to add a point of "
@@ -177,12 +178,6 @@ class SVMPlayground(Dashboard):
         """Remove the points added by clicks and refit."""
         self._added = []
         return self.update()
-
-    def _on_click(self, trace, points, selector):
-        """Plotly click callback of the surface trace: add a point where the user clicked."""
-        xs, ys = list(getattr(points, "xs", []) or []), list(getattr(points, "ys", []) or [])
-        if xs and ys:
-            self.add_point(xs[0], ys[0])
 
     # -- work ------------------------------------------------------------------------------
     def _adjust(self, params, given):
