@@ -202,11 +202,18 @@ _WEIGHT_CONSTRAINTS = {
 
 
 class _Reweighted:
-    def _weights(self, X, Xu, sigma):
+    def _prepare(self, X, y, X_unlabeled, sigma):
+        """Checked ``(X, y)``, the density width ``sigma`` ('likelihood' resolved) and the
+        training points' weights fitted to the unlabeled points (ones without any)."""
+        check_params(self)
+        X, y = check_input(self, X, y)
+        check_classification_targets(y)
+        Xu = None if X_unlabeled is None else check_input(self, X_unlabeled, reset=False)
+        width = likelihood_sigma(X, Xu) if isinstance(sigma, str) else float(sigma)
         if Xu is None or not Xu.shape[0]:
-            return np.ones(X.shape[0])
-        return fit_weights(X, Xu, sigma, self.method, self.regularization, self.reg_strength,
-                           self.sigma_unlabeled)[0]
+            return X, y, width, np.ones(X.shape[0])
+        return X, y, width, fit_weights(X, Xu, width, self.method, self.regularization,
+                                        self.reg_strength, self.sigma_unlabeled)[0]
 
 
 _WEIGHT_DOC = """    method : {'kl', 'l2'}, default='kl'
@@ -254,14 +261,8 @@ class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
         self.sigma_unlabeled = sigma_unlabeled
 
     def fit(self, X, y, X_unlabeled=None):
-        check_params(self)
-        X, y = check_input(self, X, y)
-        check_classification_targets(y)
-        Xu = None if X_unlabeled is None else check_input(self, X_unlabeled, reset=False)
+        X, y, self.sigma_, self.weights_ = self._prepare(X, y, X_unlabeled, self.sigma)
         self.classes_, self._y_idx = np.unique(y, return_inverse=True)
-        self.sigma_ = (likelihood_sigma(X, Xu) if isinstance(self.sigma, str)
-                       else float(self.sigma))
-        self.weights_ = self._weights(X, Xu, self.sigma_)
         self.X_fit_ = X
         return self
 
@@ -323,13 +324,8 @@ class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
         self.sigma_unlabeled = sigma_unlabeled
 
     def fit(self, X, y, X_unlabeled=None):
-        check_params(self)
-        X, y = check_input(self, X, y)
-        check_classification_targets(y)
-        Xu = None if X_unlabeled is None else check_input(self, X_unlabeled, reset=False)
-        self.density_sigma_ = (likelihood_sigma(X, Xu) if isinstance(self.density_sigma, str)
-                               else float(self.density_sigma))
-        self.weights_ = self._weights(X, Xu, self.density_sigma_)
+        X, y, self.density_sigma_, self.weights_ = self._prepare(X, y, X_unlabeled,
+                                                                 self.density_sigma)
         self.svc_ = SVC(C=self.C, kernel=self.kernel, sigma=self.sigma, n_jobs=1).fit(
             X, y, sample_weight=self.weights_)
         self.classes_ = self.svc_.classes_
