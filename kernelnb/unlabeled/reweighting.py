@@ -65,16 +65,6 @@ def likelihood_sigma(X, X_unlabeled=None, bounds=(1e-3, 1e3)):
     return float(np.exp(res.x))
 
 
-def _kl_objective(lam, logP, reg, c):
-    with np.errstate(divide="ignore"):
-        obj = float(np.sum(logsumexp(logP + np.log(lam)[:, None], axis=0)))
-    if reg == "quadratic":
-        obj -= c * float(np.sum((lam - 1.0) ** 2))
-    elif reg == "log":
-        obj += c * float(np.sum(np.log(lam)))
-    return obj
-
-
 def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_strength=1.0,
                 sigma_unlabeled=None, max_iter=5000, tol=1e-10):
     """Reweighting coefficients of the training points (Chapelle's thesis §7.2.2).
