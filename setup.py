@@ -47,6 +47,7 @@ MODULES = {
     "kernelnb.kmp._kmp": [],
     "kernelnb.neighbors._neighbors": [],
     "kernelnb.largescale._mlp": [],
+    "kernelnb.largescale._margin": [],
 }
 
 
