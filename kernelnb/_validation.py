@@ -97,14 +97,17 @@ def check_representable(A, precision=np.float64, name="X", n_terms=None, scale=N
     A = np.asarray(A)
     if A.size == 0 or A.dtype.kind not in "fiu":
         return
-    m = float(np.max(np.abs(A)))
+    # max |A| from the extremes, without the copy np.abs(A) would make of the whole input
+    m = max(abs(float(np.max(A))), abs(float(np.min(A))))
     if scale is not None:
         try:
             s = np.asarray(scale, dtype=np.float64)
         except (TypeError, ValueError):   # not numbers: the parameter table names it
             s = np.empty(0)
         if A.ndim == 2 and s.ndim == 1 and s.shape[0] == A.shape[1] and np.all(np.isfinite(s)):
-            m = float(np.max(np.abs(A) * np.abs(s)))
+            col = np.maximum(np.abs(A.max(axis=0).astype(np.float64)),
+                             np.abs(A.min(axis=0).astype(np.float64)))
+            m = float(np.max(col * np.abs(s)))
     if n_terms is None:
         n_terms = A.shape[1] if A.ndim == 2 else 1
     precision = np.dtype(precision)
