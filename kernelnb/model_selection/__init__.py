@@ -19,3 +19,21 @@ from ._regression import (REGRESSION_CRITERIA, TABLE_9_SETTINGS, SeriesRegressor
                           basis_matrix, generalization_prediction_experiment,
                           regression_risk_estimates, regression_target,
                           selection_ratio_experiment)
+
+__all__ = [
+    # estimates
+    "ESTIMATE_NAMES", "LeaveOneOut", "estimate_all", "jaakkola_haussler", "loo_error",
+    "opper_winther", "radius_margin", "radius_squared", "radius_squared_from_kernel",
+    "span_estimate", "span_values", "sv_fraction", "training_error", "validation_error",
+    "xi_alpha",
+    # estimates along a parameter
+    "bounds_table",
+    # gradients and tuner
+    "criterion_and_gradient", "full_dual", "sphere_radius2", "GradientTuner",
+    # feature selection
+    "SVMRFE", "ScalingSelector", "filter_scores", "rfe_scores",
+    # small-sample regression model selection
+    "REGRESSION_CRITERIA", "TABLE_9_SETTINGS", "SeriesRegressor", "basis_matrix",
+    "generalization_prediction_experiment", "regression_risk_estimates", "regression_target",
+    "selection_ratio_experiment",
+]
