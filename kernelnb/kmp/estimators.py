@@ -12,6 +12,14 @@ constant atom (the bias, Eq. 14).
   atom most correlated with the pseudo-residue, line-search its weight, and refit all weights
   every ``refit_every`` steps.
 
+Dictionaries (``dictionary=``): ``'kernel'`` (the paper's, one kernel function per candidate
+point); ``'widths'``: Gaussians of several widths ``sigma * width_factors`` per candidate point;
+``'oriented'``: per candidate point a Gaussian with the local covariance of Manifold Parzen
+windows (Vincent's thesis ch. 13: the ``n_components`` leading principal directions of its
+``n_neighbors`` nearest neighbours plus ``sigma^2`` in every direction, estimated by
+:class:`kernelnb.neighbors.ManifoldParzen`), ``exp(-(x - x_i)' C_i^{-1} (x - x_i) / 2)``.  Both
+are extensions suggested in Vincent's thesis (2003, ch. 14).
+
 Early stopping: with ``validation_fraction`` (or ``fit(..., X_val=, y_val=)``) the path is
 computed up to ``n_basis`` (stopping after ``n_iter_no_change`` steps without improvement) and the
 N with the smallest validation error is kept (Table 3's protocol).
@@ -25,14 +33,15 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.optimize import minimize, minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
-from .._validation import (FRACTION, POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input,
-                           check_params)
+from .._validation import (FRACTION, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+                           check_input, check_params)
 from ..losses import Loss
 from . import _kmp
 
@@ -60,12 +69,17 @@ class _BaseKMP(BaseEstimator):
         "dtype": [StrOptions({"float64", "float32"}), type],
         "memory_mb": POSITIVE,
         "random_state": ["random_state"],
+        "dictionary": [StrOptions({"kernel", "widths", "oriented"})],
+        "width_factors": ["array-like"],
+        "n_components": NONNEGATIVE_INT,
+        "n_neighbors": POSITIVE_INT,
     }
 
     def __init__(self, n_basis=50, variant="prefit", kernel="rbf", sigma=1.0, scales=None,
                  degree=3, coef0=1.0, bias=True, n_candidates=None, loss="squared",
                  refit_every=5, validation_fraction=None, n_iter_no_change=None,
-                 dtype="float64", memory_mb=2048, random_state=None):
+                 dtype="float64", memory_mb=2048, random_state=None, dictionary="kernel",
+                 width_factors=(0.5, 1.0, 2.0), n_components=1, n_neighbors=10):
         self.n_basis = n_basis
         self.variant = variant
         self.kernel = kernel
@@ -82,6 +96,10 @@ class _BaseKMP(BaseEstimator):
         self.dtype = dtype
         self.memory_mb = memory_mb
         self.random_state = random_state
+        self.dictionary = dictionary
+        self.width_factors = width_factors
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
 
     # -- validation --------------------------------------------------------------------------
     def _check_params(self, n_samples):
@@ -92,6 +110,14 @@ class _BaseKMP(BaseEstimator):
                              "built from the training points); pass a callable instead")
         if self.dtype not in ("float64", "float32", np.float64, np.float32):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
+        if self.dictionary != "kernel" and self.kernel != "rbf":
+            raise ValueError(f"dictionary={self.dictionary!r} is made of Gaussians: it needs "
+                             f"kernel='rbf', got kernel={self.kernel!r}")
+        if self.dictionary == "widths":
+            f = np.asarray(self.width_factors, dtype=np.float64).ravel()
+            if f.size == 0 or not np.all(np.isfinite(f)) or np.any(f <= 0):
+                raise ValueError("width_factors must be a non-empty list of positive factors of "
+                                 f"sigma, got {self.width_factors!r}")
 
     def _check_input(self, X, y="no_validation", reset=True, **kwargs):
         """The one input check, in the dictionary's precision after the kernel's scales."""
@@ -107,13 +133,60 @@ class _BaseKMP(BaseEstimator):
         return kern
 
     # -- dictionary --------------------------------------------------------------------------
+    def _make_atoms(self, X, cand):
+        """Describe the atoms of a non-kernel dictionary (centre, width, local covariance) for
+        the candidate points ``X[cand]``; atom ``j * len(cand) + i`` is centred on ``X[cand[i]]``."""
+        centres = X[cand]
+        if self.dictionary == "widths":
+            f = np.asarray(self.width_factors, dtype=np.float64).ravel()
+            J = f.shape[0]
+            return {"centre": np.tile(cand, J), "X": np.tile(centres, (J, 1)),
+                    "sigma": np.repeat(self.sigma_ * f, cand.shape[0])}
+        from ..neighbors import ManifoldParzen
+
+        mp = ManifoldParzen(n_components=int(self.n_components), n_neighbors=self.n_neighbors,
+                            sigma=self.sigma_, n_jobs=1).fit(X)
+        return {"centre": cand, "X": centres, "sigma": np.full(cand.shape[0], self.sigma_),
+                "components": mp.components_[cand], "variances": mp.variances_[cand]}
+
+    @staticmethod
+    def _eval_atoms(X, atoms, dtype=np.float64):
+        """Values of the described atoms at the rows of X, shape (n_samples, n_atoms)."""
+        C = atoms["X"]
+        out = np.empty((X.shape[0], C.shape[0]), dtype=dtype)
+        for s in np.unique(atoms["sigma"]):
+            cols = np.flatnonzero(atoms["sigma"] == s)
+            if "components" not in atoms:
+                out[:, cols] = _k.RBF(float(s))(X, C[cols])
+                continue
+            # (x - c)' C^{-1} (x - c) with C = s^2 I + sum_j (lam_j - s^2) v_j v_j'
+            s2 = float(s) ** 2
+            d2 = euclidean_distances(X, C[cols], squared=True) / s2
+            V, lam = atoms["components"][cols], atoms["variances"][cols]
+            if V.shape[1]:
+                P = np.einsum("mn,adn->mad", X, V) - np.einsum("an,adn->ad", C[cols], V)[None]
+                d2 += np.einsum("mad,ad->ma", P * P, 1.0 / lam - 1.0 / s2)
+            out[:, cols] = np.exp(-0.5 * d2)
+        return out
+
+    def atoms(self, X):
+        """Values of every atom of the fitted dictionary at X, shape (n_samples, n_atoms), the
+        constant (bias) atom excluded: the columns KMP chooses from (e.g. for a basis-pursuit
+        baseline on the same dictionary)."""
+        check_is_fitted(self)
+        X = self._check_input(X, reset=False)
+        D = self._dictionary(X, self._centres)
+        return np.asarray(D[:, :D.shape[1] - 1] if self.bias else D)
+
     def _dictionary(self, X, centres):
         """D[i, k] = K(x_i, centre_k) (+ a constant column when ``bias``), Fortran order.
 
         Computed as K(centres, X) (+ a row of ones), whose transpose is already Fortran-ordered:
         no copy of the l x M matrix."""
         dt = np.dtype(self.dtype)
-        if isinstance(self.kernel_, _k.CallableKernel):
+        if self.dictionary != "kernel":
+            Dt = self._eval_atoms(X.astype(np.float64), self._atoms, dt).T
+        elif isinstance(self.kernel_, _k.CallableKernel):
             Dt = np.asarray(self.kernel_(centres, X), dtype=dt)
         else:
             Dt = np.asarray(self.kernel_(centres.astype(dt), X.astype(dt)), dtype=dt)
@@ -145,11 +218,17 @@ class _BaseKMP(BaseEstimator):
         cand = np.arange(n)
         if self.n_candidates is not None and self.n_candidates < n:
             cand = np.sort(rng.choice(n, self.n_candidates, replace=False))
-        M = cand.shape[0] + (1 if self.bias else 0)
+        self.kernel_ = self._make_kernel(X)
+        n_atoms = cand.shape[0]
+        if self.dictionary != "kernel":
+            self._atoms = self._make_atoms(X, cand)
+            n_atoms = self._atoms["centre"].shape[0]
+        M = n_atoms + (1 if self.bias else 0)
         # back-/pre-fitting choose distinct atoms; basic MP and Fig. 4 may choose one again
         if self.n_basis > M and self.variant != "basic" and self.loss == "squared":
             raise ValueError(f"n_basis={self.n_basis} is larger than the dictionary ({M} atoms: "
-                             f"{cand.shape[0]} candidate points{' + bias' if self.bias else ''})")
+                             f"{n_atoms} atoms on {cand.shape[0]} candidate points"
+                             f"{' + bias' if self.bias else ''})")
         need_mb = np.dtype(self.dtype).itemsize * n * M / 2**20
         blocked = need_mb > self.memory_mb
         if blocked and self.loss != "squared":
@@ -157,7 +236,10 @@ class _BaseKMP(BaseEstimator):
                              f"values), more than memory_mb={self.memory_mb}; only loss='squared' "
                              "recomputes kernel columns in blocks: lower n_candidates or use "
                              "dtype='float32'")
-        self.kernel_ = self._make_kernel(X)
+        if blocked and self.dictionary != "kernel":
+            raise ValueError(f"the dictionary needs {need_mb:.0f} MB, more than memory_mb="
+                             f"{self.memory_mb}; dictionary={self.dictionary!r} is not recomputed "
+                             "in blocks: lower n_candidates or use dtype='float32'")
         centres = X[cand]
         self.blocked_ = blocked
         if blocked:
@@ -228,10 +310,16 @@ class _BaseKMP(BaseEstimator):
 
     def _set_weights(self):
         W = np.column_stack([self._weights_at(r, N) for r, N in zip(self.paths_, self.n_basis_)])
-        n_c = self._centres.shape[0]
+        n_c = self._n_atoms_total - (1 if self.bias else 0)
         used = np.flatnonzero(np.any(W[:n_c] != 0, axis=1))
-        self.support_ = self.candidates_[used]
-        self.support_vectors_ = self._centres[used]
+        if self.dictionary == "kernel":
+            self.support_ = self.candidates_[used]
+            self.support_vectors_ = self._centres[used]
+        else:
+            self._used_atoms = {k: v[used] for k, v in self._atoms.items()}
+            self.support_ = self._used_atoms["centre"]
+            self.support_vectors_ = self._used_atoms["X"]
+            self.atom_sigma_ = self._used_atoms["sigma"]
         self.coef_ = W[used].T                    # (n_targets, n_support)
         self.intercept_ = W[n_c] if self.bias else np.zeros(W.shape[1])
         self.train_errors_ = [r["train_error"] for r in self.paths_]
@@ -252,6 +340,8 @@ class _BaseKMP(BaseEstimator):
         X = self._check_input(X, reset=False)
         if self.support_vectors_.shape[0] == 0:
             return np.tile(self.intercept_, (X.shape[0], 1))
+        if self.dictionary != "kernel":
+            return self._eval_atoms(X, self._used_atoms) @ self.coef_.T + self.intercept_
         expansion = _k.KernelExpansion(self.kernel_, self.support_vectors_, self.coef_.T)
         return expansion(X) + self.intercept_
 
