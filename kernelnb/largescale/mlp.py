@@ -12,7 +12,11 @@ Classification (:class:`MLPClassifier`):
   ``log(1 + exp(-y f(x)))`` (``y = +-1``); more classes -> one output per class and the softmax
   cross-entropy.  ``predict_proba`` is available.
 * ``loss='squared'``: one output per class (one output for two classes) with targets +-1 and
-  the loss ``1/2 ||t - f(x)||^2``.
+  the loss ``1/2 ||t - f(x)||^2`` (the thesis's "MLP+MSE", Table 7.1).
+* ``loss='tanh_squared'``: the same targets with a tanh on every output, ``z = tanh(f(x))``, and
+  the loss ``1/2 ||t - z||^2`` (the thesis's "MLP+Tanh+MSE", ch. 7: the factor
+  ``c(z) = (1 - z^2)(1 + 2zy - 3z^2)`` of the Hessian's off-diagonal blocks, eq. 7.15, goes to
+  zero as the outputs saturate, see :mod:`kernelnb.largescale.hessian`).
 
 Regression (:class:`MLPRegressor`): squared error on the targets standardised inside the
 estimator (``y_mean_``, ``y_scale_``), one output per target column.
@@ -22,7 +26,9 @@ seen is ``learning_rate / (1 + decay * t)``.  Without early stopping, training s
 ``max_iter`` epochs or when the epoch's mean training loss has not decreased by ``tol`` for
 ``n_iter_no_change`` epochs; with early stopping, when the validation score (accuracy, or R^2
 for regression) has not improved by ``tol`` for ``n_iter_no_change`` epochs, and the weights
-of the best validation epoch are kept.
+of the best validation epoch are kept.  ``callback(info)`` is called after every epoch (keys
+``iteration``, ``loss``, ``validation_score``, ``estimator``: the estimator itself, whose
+weights are those of the epoch just run) and may return ``False`` to stop.
 """
 from __future__ import annotations
 
@@ -36,14 +42,15 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._callbacks import progress_caller
 from .._deprecation import resolve_renamed, with_renamed
-from .._validation import (FRACTION, NONNEGATIVE, POSITIVE, POSITIVE_INT, StrOptions, check_input,
+from .._validation import (CALLBACK, FRACTION, NONNEGATIVE, POSITIVE, POSITIVE_INT, StrOptions, check_input,
                            check_params)
 from . import _mlp
 
 __all__ = ["MLPClassifier", "MLPRegressor", "init_mlp_weights", "mlp_loss_grad"]
 
-_CLS_LOSSES = ("cross_entropy", "squared")
+_CLS_LOSSES = ("cross_entropy", "squared", "tanh_squared")
 
 
 # -- helpers shared with the margin models ----------------------------------------------------
@@ -120,13 +127,15 @@ def _split(est, X, y, X_val, y_val, rng, stratify):
     return X[tr], y[tr], X[val], y[val]
 
 
-def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True):
+def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True, report=None):
     """The epoch loop shared by the estimators of this package.
 
     ``epoch(order) -> (mean training loss, converged)`` runs one epoch in place on the arrays of
     ``state`` (a dict); ``val_score()`` scores the current weights on the validation set (or is
     None).  Sets ``loss_curve_``, ``validation_scores_``, ``n_epochs_`` and, with a validation
-    set, ``best_epoch_`` / ``best_validation_score_`` and restores the best weights."""
+    set, ``best_epoch_`` / ``best_validation_score_`` and restores the best weights.
+    ``report(info) -> bool`` (see :func:`kernelnb._callbacks.progress_caller`) is called after
+    every epoch; True stops the loop."""
     est.loss_curve_ = []
     est.validation_scores_ = [] if val_score is not None else None
     est.best_epoch_ = est.best_validation_score_ = None
@@ -152,6 +161,10 @@ def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True):
             best_loss = min(best_loss, loss)
         if est.verbose:
             print(msg)
+        if report is not None and report(dict(
+                iteration=ep, loss=float(loss), estimator=est,
+                validation_score=est.validation_scores_[-1] if val_score is not None else None)):
+            break
         if converged or bad >= est.n_iter_no_change:
             break
     est.n_epochs_ = est.n_iter_ = ep
@@ -181,10 +194,11 @@ def mlp_loss_grad(X, T, W1, b1, W2, b2, loss="squared", weight_decay=0.0):
     ----------
     X : array (n, d)
     T : array (n, K)
-        Targets: any values for ``'squared'``, +-1 (K = 1) for ``'logistic'``, one-hot rows
-        for ``'softmax'``.
+        Targets: any values for ``'squared'`` and ``'tanh_squared'``, +-1 (K = 1) for
+        ``'logistic'``, one-hot rows for ``'softmax'``.
     W1, b1, W2, b2 : arrays (H, d), (H,), (K, H), (K,)
-    loss : {'squared', 'logistic', 'softmax'}
+    loss : {'squared', 'tanh_squared', 'logistic', 'softmax'}
+        ``'tanh_squared'``: ``1/2 ||t - tanh(o)||^2`` of the outputs ``o``.
     weight_decay : float
 
     Returns
@@ -209,11 +223,12 @@ def _labels(classes, D):
 
 class _BaseMLP(BaseEstimator):
     _parameter_constraints = {**SGD_CONSTRAINTS, "n_hidden": POSITIVE_INT, "decay": NONNEGATIVE,
-                              "weight_decay": NONNEGATIVE, "tol": NONNEGATIVE}
+                              "weight_decay": NONNEGATIVE, "tol": NONNEGATIVE,
+                              "callback": CALLBACK}
 
     def __init__(self, n_hidden=20, learning_rate=0.01, decay=0.0, weight_decay=0.0,
                  max_iter=100, tol=1e-4, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None, verbose=False,
+                 n_iter_no_change=10, random_state=None, verbose=False, callback=None,
                  max_epochs="deprecated"):
         self.n_hidden = n_hidden
         self.learning_rate = learning_rate
@@ -227,6 +242,7 @@ class _BaseMLP(BaseEstimator):
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.callback = callback
 
     def _fit_net(self, X, T, loss_kind, val_score, rng):
         """Initialise and train the net on standardised X and targets T (n, K)."""
@@ -248,7 +264,8 @@ class _BaseMLP(BaseEstimator):
             return loss, False
 
         _run_epochs(self, n, rng, epoch, val_score,
-                    {"W1": W1, "b1": b1, "W2": W2, "b2": b2})
+                    {"W1": W1, "b1": b1, "W2": W2, "b2": b2},
+                    report=progress_caller(self.callback, type(self).__name__))
 
     def _outputs(self, X):
         check_is_fitted(self, "output_weights_")
@@ -275,9 +292,10 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     ----------
     n_hidden : int, default=20
         Number of tanh hidden units.
-    loss : {'cross_entropy', 'squared'}, default='cross_entropy'
-        Cross-entropy (logistic for two classes, softmax otherwise) or squared error on +-1
-        targets (one output per class; one output for two classes).
+    loss : {'cross_entropy', 'squared', 'tanh_squared'}, default='cross_entropy'
+        Cross-entropy (logistic for two classes, softmax otherwise), squared error on +-1
+        targets (one output per class; one output for two classes), or squared error of the
+        tanh of those outputs (Collobert's "MLP+Tanh+MSE").
     learning_rate : float, default=0.01
         Step of the first example; the t-th example seen uses
         ``learning_rate / (1 + decay * t)``.
@@ -303,6 +321,10 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         Seeds the split, the initialisation and the order of every epoch.
     verbose : bool, default=False
         Print the loss (and validation score) after every epoch.
+    callback : callable ``callback(info)``, optional
+        Called after every epoch with a dict (``iteration``, ``loss``, ``validation_score``,
+        ``estimator``: this estimator with the weights of that epoch); returning ``False``
+        stops training (the package's callback form, :mod:`kernelnb._callbacks`).
 
     Attributes
     ----------
@@ -326,12 +348,12 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     def __init__(self, n_hidden=20, loss="cross_entropy", learning_rate=0.01, decay=0.0,
                  weight_decay=0.0, max_iter=100, tol=1e-4, early_stopping=False,
                  validation_fraction=0.1, n_iter_no_change=10, random_state=None,
-                 verbose=False, max_epochs="deprecated"):
+                 verbose=False, callback=None, max_epochs="deprecated"):
         super().__init__(n_hidden=n_hidden, learning_rate=learning_rate, decay=decay,
                          weight_decay=weight_decay, max_iter=max_iter, tol=tol,
                          early_stopping=early_stopping, validation_fraction=validation_fraction,
                          n_iter_no_change=n_iter_no_change, random_state=random_state,
-                         verbose=verbose, max_epochs=max_epochs)
+                         verbose=verbose, callback=callback, max_epochs=max_epochs)
         self.loss = loss
 
     _parameter_constraints = {**_BaseMLP._parameter_constraints,
@@ -366,7 +388,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
         if self.loss == "cross_entropy":
             kind = _mlp.LOSSES["logistic" if K == 2 else "softmax"]
         else:
-            kind = _mlp.LOSSES["squared"]
+            kind = _mlp.LOSSES[self.loss]
         val_score = None if Xv is None else (lambda: self.score(Xv, yv))
         self._fit_net(Xs, self._targets(y), kind, val_score, rng)
         self.fit_time_ = time.perf_counter() - t0
@@ -374,8 +396,10 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
     def decision_function(self, X):
         """Outputs of the net: shape (n,) for two classes (> 0 means ``classes_[1]``), else
-        (n, n_classes)."""
+        (n, n_classes); with ``loss='tanh_squared'`` their tanh (the model's outputs)."""
         O = self._outputs(X)
+        if self.loss == "tanh_squared":
+            O = np.tanh(O)
         return O[:, 0] if O.shape[1] == 1 else O
 
     def predict(self, X):
