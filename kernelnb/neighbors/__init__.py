@@ -10,3 +10,9 @@ __all__ = [
     "NadarayaWatsonRegressor", "HKNNClassifier", "CKNNClassifier", "ManifoldParzen",
     "ManifoldParzenClassifier",
 ]
+
+# --- issue15 local ---
+from .local_density import LocalGaussianDensity  # noqa: E402
+
+__all__ += ["LocalGaussianDensity"]
+# --- end issue15 local ---

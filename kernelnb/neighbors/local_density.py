@@ -1,0 +1,169 @@
+"""The local Gaussian density estimator, the "probabilistic HKNN" that Vincent's thesis proposes
+without testing it (ch. 14, section 14.3).
+
+For a query x0, a weighting kernel K_x0 centred on x0 (a Gaussian of fixed width s, or of width
+a multiple of the distance from x0 to its k-th nearest training point) turns the sample into a
+weighted sample of the product density h_x0 = p K_x0 / Z_x0, Z_x0 = E_p[K_x0(X)].  Since
+p(x0) = h_x0(x0) Z_x0 / K_x0(x0), the thesis's estimator is
+
+    p_hat(x0) = h_hat(x0) Z_hat / K_x0(x0),      Z_hat = (1/l) sum_i K_x0(x_i),
+
+with h_hat a Gaussian fitted to the weighted sample (weighted mean E_hat, weighted covariance
+V_hat) and evaluated at x0.  As in Manifold Parzen windows (thesis ch. 13) the covariance may be
+flattened: its d leading eigenvectors keep their eigenvalues mu_j, and sigma^2 is added in
+every direction,
+
+    C = sum_j mu_j v_j v_j' + sigma^2 I.
+
+The scale of K cancels (K_x0(x0) = 1 here).  With a normalised kernel, Z_hat is the Parzen
+estimate at x0, so p_hat is the Parzen estimate times h_hat(x0) / N(x0; x0, s^2 I): the Parzen
+window corrected by how the local sample is actually spread around x0.
+
+p_hat is not a normalised density in general: every query has its own model.  With a single
+training point x1 and a fixed width it integrates to (s^2 / (s^2 + sigma^2))^(n/2); on a large
+sample with a small window its integral approaches 1 (the tests measure both).
+
+Each query costs one pass over the training set (the distances, as Parzen) and one weighted
+principal component analysis of its ``max_neighbors`` heaviest points, so memory is that of
+HKNN (the training set) and far below Manifold Parzen's (d + 1) copies of it.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
+
+from .._threads import n_threads
+from .._validation import N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, check_input, check_params
+from ._base import check_n_neighbors
+
+__all__ = ["LocalGaussianDensity"]
+
+
+class LocalGaussianDensity(DensityMixin, BaseEstimator):
+    """Local Gaussian ("probabilistic HKNN") density estimator of Vincent's thesis section 14.3.
+
+    Parameters
+    ----------
+    kernel_width : float, default=1.0
+        Width s of the Gaussian weighting kernel K_x0(x) = exp(-||x - x0||^2 / (2 s^2)); with
+        ``n_neighbors`` set, a multiple of the distance from x0 to its ``n_neighbors``-th
+        nearest training point instead.
+    n_neighbors : int or None, default=None
+        None: the fixed width ``kernel_width``.  k: the adaptive width ``kernel_width * d_k(x0)``.
+    n_components : int or None, default=None
+        d, the leading directions of the weighted covariance that keep their variance (None:
+        all of them, the thesis's full covariance; 0: the isotropic Gaussian N(E_hat, sigma^2 I)).
+    sigma : float, default=0.01
+        Standard deviation of the isotropic noise added to the covariance in every direction.
+    max_neighbors : int or None, default=None
+        Fit h_hat on this many nearest training points only (their weights are the largest);
+        None: on all of them.  Z_hat always sums over the whole training set.
+    n_jobs : int or None, default=-1
+        Threads of the linear algebra: -1 every core, None or 1 one (joblib's meaning).
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    """
+
+    _parameter_constraints = {"kernel_width": POSITIVE, "n_neighbors": POSITIVE_INT + [None],
+                              "n_components": NONNEGATIVE_INT + [None], "sigma": POSITIVE,
+                              "max_neighbors": POSITIVE_INT + [None], "n_jobs": N_JOBS}
+
+    def __init__(self, kernel_width=1.0, n_neighbors=None, n_components=None, sigma=0.01,
+                 max_neighbors=None, n_jobs=-1):
+        self.kernel_width = kernel_width
+        self.n_neighbors = n_neighbors
+        self.n_components = n_components
+        self.sigma = sigma
+        self.max_neighbors = max_neighbors
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y=None):
+        """Keep the training set (the estimator is local: all the work is done per query)."""
+        check_params(self)
+        X = check_input(self, X)
+        l, n = X.shape
+        if self.n_neighbors is not None:
+            check_n_neighbors(self.n_neighbors, l)
+        if self.n_components is not None and self.n_components > n:
+            raise ValueError(f"n_components={self.n_components} must not exceed the dimension "
+                             f"of the data (n_features={n})")
+        self._X = np.ascontiguousarray(X, dtype=np.float64)
+        self._sq = np.einsum("ij,ij->i", self._X, self._X)
+        return self
+
+    def _block(self, Q):
+        """log p_hat for a block of queries."""
+        X, l, n = self._X, self._X.shape[0], self._X.shape[1]
+        d2 = np.maximum(np.einsum("ij,ij->i", Q, Q)[:, None] + self._sq[None, :] - 2.0 * Q @ X.T, 0.0)
+        s = float(self.kernel_width)
+        if self.n_neighbors is None:
+            s2 = np.full(Q.shape[0], s * s)
+        else:
+            k = int(self.n_neighbors)
+            dk2 = np.partition(d2, k - 1, axis=1)[:, k - 1]
+            # a query sitting on k coincident points has d_k = 0: fall back to the nearest
+            # positive distance so that the window keeps a width
+            tiny = np.where(d2 > 0, d2, np.inf).min(axis=1)
+            dk2 = np.where(dk2 > 0, dk2, np.where(np.isfinite(tiny), tiny, 1.0))
+            s2 = s * s * dk2
+        logk = -d2 / (2.0 * s2[:, None])                        # log K_x0(x_i); log K_x0(x0) = 0
+        log_z = logsumexp(logk, axis=1) - np.log(l)
+        M = l if self.max_neighbors is None else min(int(self.max_neighbors), l)
+        if M < l:
+            sel = np.argpartition(-logk, M - 1, axis=1)[:, :M]
+            logw = np.take_along_axis(logk, sel, axis=1)
+            P = X[sel]                                          # (b, M, n)
+        else:
+            logw = logk
+            P = np.broadcast_to(X, (Q.shape[0], l, n))
+        w = np.exp(logw - logw.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        mean = np.einsum("bm,bmn->bn", w, P)
+        A = np.sqrt(w)[:, :, None] * (P - mean[:, None, :])     # A'A = weighted covariance
+        sig2 = float(self.sigma) ** 2
+        d = n if self.n_components is None else int(self.n_components)
+        r = Q - mean
+        quad = np.einsum("bn,bn->b", r, r) / sig2
+        logdet = n * np.log(sig2)
+        if d > 0:
+            if M >= n:
+                mu, V = np.linalg.eigh(np.einsum("bmi,bmj->bij", A, A))
+                mu, V = mu[:, ::-1][:, :d], V[:, :, ::-1][:, :, :d]   # (b, d), (b, n, d)
+                proj = np.einsum("bnd,bn->bd", V, r)
+            else:
+                _, sv, Vt = np.linalg.svd(A, full_matrices=False)      # (b, M), (b, M, n)
+                mu, Vt = sv[:, :d] ** 2, Vt[:, :d, :]
+                proj = np.einsum("bdn,bn->bd", Vt, r)
+            mu = np.maximum(mu, 0.0)
+            lam = mu + sig2
+            logdet = logdet + np.log(lam / sig2).sum(axis=1)
+            quad = quad + np.einsum("bd,bd->b", proj * proj, 1.0 / lam - 1.0 / sig2)
+        log_h = -0.5 * (n * np.log(2 * np.pi) + logdet + quad)
+        return log_h + log_z
+
+    def score_samples(self, X):
+        """log p_hat(x0) for every row x0 of X (computed in blocks of queries)."""
+        check_is_fitted(self)
+        X = np.ascontiguousarray(check_input(self, X, reset=False), dtype=np.float64)
+        l, n = self._X.shape
+        M = l if self.max_neighbors is None else min(int(self.max_neighbors), l)
+        per_query = 3 * M * n + l + (n * n if M >= n else 0)
+        step = max(1, int(2e7 // per_query))
+        out = np.empty(X.shape[0])
+        with threadpool_limits(limits=n_threads(self.n_jobs), user_api="blas"):
+            for a in range(0, X.shape[0], step):
+                out[a:a + step] = self._block(X[a:a + step])
+        return out
+
+    def score(self, X, y=None):
+        """Mean log-likelihood."""
+        return float(np.mean(self.score_samples(X)))
+
+    def anll(self, X):
+        """Average negative log-likelihood -(1/m) sum log p_hat(x_i) (the thesis's ANLL)."""
+        return -self.score(X)
