@@ -16,3 +16,9 @@ from .mixture import GaterMLP, MixtureSVC, balanced_assignment  # noqa: E402
 __all__ += ["MixtureSVC", "GaterMLP", "balanced_assignment", "dask_grid_search", "dask_client",
             "local_client"]
 # --- end E ---
+
+# --- issue15 ch7 ---
+from .moe import MixtureOfExpertsClassifier, MixtureOfExpertsRegressor  # noqa: E402
+
+__all__ += ["MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor"]
+# --- end issue15 ch7 ---

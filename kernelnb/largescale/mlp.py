@@ -142,7 +142,10 @@ def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True, report=
     best_loss, best_score, best_state, bad = np.inf, -np.inf, None, 0
     tol = float(getattr(est, "tol", 0.0))
     ep = 0
-    max_iter = int(resolve_renamed(est, SGD_RENAMED, stacklevel=5)["max_iter"])
+    if hasattr(est, "max_epochs"):      # the estimators that still accept the old name
+        max_iter = int(resolve_renamed(est, SGD_RENAMED, stacklevel=5)["max_iter"])
+    else:
+        max_iter = int(est.max_iter)
     for ep in range(1, max_iter + 1):
         order = rng.permutation(n).astype(np.intp)
         loss, converged = epoch(order)
