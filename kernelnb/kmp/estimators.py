@@ -326,12 +326,18 @@ class _BaseKMP(BaseEstimator):
         self.validation_errors_ = [r["val_error"] for r in self.paths_]
 
     def set_n_basis(self, n_basis):
-        """Use the first ``n_basis`` steps of the fitted path(s) (no refitting)."""
+        """Use the first ``n_basis`` steps of the fitted path(s) (no refitting); a sequence gives
+        one N per target (per class of a one-vs-rest fit)."""
         check_is_fitted(self)
-        for r in self.paths_:
-            if not 1 <= n_basis <= len(r["basis"]):
-                raise ValueError(f"n_basis must be between 1 and {len(r['basis'])}, got {n_basis}")
-        self.n_basis_ = [int(n_basis)] * len(self.paths_)
+        Ns = np.broadcast_to(np.asarray(n_basis), (len(self.paths_),)) \
+            if np.ndim(n_basis) == 0 else np.asarray(n_basis)
+        if Ns.shape != (len(self.paths_),):
+            raise ValueError(f"n_basis must be an int or one value per target "
+                             f"({len(self.paths_)}), got {len(Ns)} values")
+        for r, N in zip(self.paths_, Ns):
+            if not 1 <= N <= len(r["basis"]):
+                raise ValueError(f"n_basis must be between 1 and {len(r['basis'])}, got {N}")
+        self.n_basis_ = [int(N) for N in Ns]
         self._set_weights()
         return self
 
