@@ -18,7 +18,20 @@ __all__ += ["MixtureSVC", "GaterMLP", "balanced_assignment", "dask_grid_search",
 # --- end E ---
 
 # --- issue15 ch7 ---
+from .mixture import MixtureSVR  # noqa: E402
 from .moe import MixtureOfExpertsClassifier, MixtureOfExpertsRegressor  # noqa: E402
 
-__all__ += ["MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor"]
+__all__ += ["MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor", "MixtureSVR"]
 # --- end issue15 ch7 ---
+
+# --- issue15 ch8 ---
+from .margin import (HingeMLPClassifier, KernelMarginPerceptron, NilssonMLP,  # noqa: E402
+                     OriginalPerceptron, SGDHingeClassifier, Theorem81Epochs, margin_bound_separable,
+                     margin_bound_updates, margin_curves, maximal_margin, perceptron_update_bound,
+                     theorem_8_1_epochs)
+
+__all__ += ["OriginalPerceptron", "SGDHingeClassifier", "KernelMarginPerceptron",
+            "HingeMLPClassifier", "NilssonMLP", "Theorem81Epochs", "theorem_8_1_epochs",
+            "margin_bound_separable", "perceptron_update_bound", "margin_bound_updates",
+            "maximal_margin", "margin_curves"]
+# --- end issue15 ch8 ---

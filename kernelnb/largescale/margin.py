@@ -1,34 +1,73 @@
-"""The margin models of Collobert's thesis, chapter 8 (Collobert & Bengio, ICML 2004).
+"""The margin models of Collobert's thesis, chapters 3 and 8 (Collobert & Bengio, ICML 2004).
 
-* :class:`MarginPerceptron` (Algorithm 8.1, Duda & Hart 1973): ``f(x) = w . x + b`` from
-  ``w = 0, b = 0``; every example with ``y f(x) <= beta`` moves ``w += lam y x, b += lam y``
-  (stochastic gradient of the beta-hinge ``|beta - y f(x)|_+``, no weight decay).  The thesis
-  fixes ``beta = 1``; from a zero start only ``learning_rate / beta`` matters for the decision.
-* :class:`SimpleMLP` (Algorithm 8.2): a committee of HardTanh units with **no output weights**,
-  ``f(x) = b + sum_n HardTanh(v_n . x + a_n)``, ``HardTanh(z) = clip(z, -1, 1)``, trained on the
-  beta-hinge: on an example with ``y f(x) <= beta`` every unit in its linear region
-  (``|v_n . x + a_n| <= 1``) moves by ``v_n += lam y x, a_n += lam y``, and ``b += lam y``.
-  The margin in the space of the hidden units is ``2 beta / sqrt(n_hidden)``.
+Linear models, ``f(x) = w . x + b`` from ``w = 0, b = 0``:
 
-  Initialisation: the printed Algorithm 8.2 says "initialize w and b to zero" (copied from
-  Algorithm 8.1); the text says the only thing making the hidden units differ is their random
-  initialisation, so here ``v_n ~ N(0, init_scale^2 / d I)`` (on standardised inputs
-  ``v_n . x`` then has a standard deviation of about ``init_scale``), ``a_n = 0`` and ``b = 0``.
+* :class:`OriginalPerceptron` (Algorithm 3.1, Rosenblatt): every example with ``y f(x) <= 0``
+  moves ``w += y x, b += y``.  No margin; only early stopping regularises it.
+* :class:`MarginPerceptron` (Algorithm 8.1, Duda & Hart 1973): every example with ``y f(x) <=
+  beta`` moves ``w += lam y x, b += lam y`` (stochastic gradient of the beta-hinge ``|beta - y
+  f(x)|_+``, no weight decay).  The thesis fixes ``beta = 1``; from a zero start only
+  ``learning_rate / beta`` matters for the decision.
+* :class:`SGDHingeClassifier` (eq. 8.16): stochastic gradient of ``mu/2 ||w||^2 + (1/L) sum_l
+  |1 - y_l f(x_l)|_+`` -- a linear SVM with ``C = 1/(L mu)`` -- with its dual view (8.17) kept
+  beside ``w`` and the epoch count of Theorem 8.1 reported.
 
-Both standardise their inputs (``mean_``, ``scale_``) and run their epochs in Cython
-(:mod:`kernelnb.largescale._mlp`), in a fresh random order every epoch.  Training stops after
-an epoch without any update (every example has ``y f(x) > beta``), after ``max_iter`` epochs, or
-with ``early_stopping`` when the validation accuracy has not improved for
-``n_iter_no_change`` epochs (the weights of the best epoch are kept), which is how the thesis
-regularises both.
+Committees and MLPs:
 
-Both are binary classifiers; more than two classes are handled one-vs-rest (one model per
-class trained on ``+1`` for the class and ``-1`` for the rest, the same example order for all;
-the prediction is the class of largest ``f``).
+* :class:`SimpleMLP` (Algorithm 8.2): HardTanh units with **no output weights**, ``f(x) = b +
+  sum_n HardTanh(v_n . x + a_n)``, trained on the beta-hinge: on an example with ``y f(x) <=
+  beta`` every unit in its linear region (``|v_n . x + a_n| <= 1``) moves by ``v_n += lam y x,
+  a_n += lam y``, and ``b += lam y``.  Initialisation: the printed Algorithm 8.2 says
+  "initialize w and b to zero" (copied from Algorithm 8.1); the text says the only thing making
+  the hidden units differ is their random initialisation, so here ``v_n ~ N(0, init_scale^2 / d
+  I)``, ``a_n = 0`` and ``b = 0``.
+* :class:`NilssonMLP` (Algorithm 8.3, Ridgway 1962, Nilsson 1965): ``f(x) = sum_n sign(v_n . x
+  + a_n)``, ``N`` odd, no output bias; on a mistake the ``ceil((|f| + 1) / 2)`` misclassifying
+  units closest to zero move by ``v_n += lam y x, a_n += lam y``.
+* :class:`HingeMLPClassifier` (eq. 8.10): ``f(x) = sum_n w_n h(v_n . x + a_n) + b`` (HardTanh
+  or tanh ``h``) trained by stochastic gradient on the hinge with weight decays ``mu`` on the
+  output weights and ``nu`` on the hidden weights, and one learning rate for each layer.
+
+Kernel model: :class:`KernelMarginPerceptron`, Algorithm 8.1 in dual form ``f(x) = sum_j
+alpha_j y_j k(x_j, x) + b`` with a kernel of :mod:`kernelnb.kernels`.
+
+All standardise their inputs (``mean_``, ``scale_``) and run their loops in Cython
+(:mod:`kernelnb.largescale._margin`), in a fresh random order every epoch.  Training stops after
+an epoch without any update (models without weight decay), after ``max_iter`` epochs, after
+``max_updates`` updates, or with ``early_stopping`` when the validation accuracy has not improved
+for ``n_iter_no_change`` epochs (the weights of the best epoch are kept).  More than two classes
+are handled one-vs-rest (one model per class, the same example order for all; the prediction is
+the class of largest ``f``).
+
+**Margin tracking** (Theorems 8.2 and 8.3, Figs. 8.2 and 8.3).  With ``track_margin=True`` every
+model records, at the end of every epoch and, with ``record_every=k`` (two classes only), after
+every ``k``-th update, the dict of arrays ``margin_history_``:
+
+* ``epoch`` -- epochs done (fractional for records inside an epoch); ``updates`` -- the number
+  of updates ``t`` since the start;
+* ``rho`` -- the margin of the theorems, ``2 beta / ||w||`` (the width of the band ``|f| <=
+  beta``; ``2 / ||w||`` for the original Perceptron and the hinge models, whose band is ``|f| <=
+  1``), where ``w`` is the weight vector of the space the theorems are about: the standardised
+  inputs (linear models), the kernel's feature space (:class:`KernelMarginPerceptron`, ``||w||^2
+  = sum_ij alpha_i alpha_j y_i y_j k(x_i, x_j)``), the hidden space (:class:`HingeMLPClassifier`:
+  the output weights; :class:`SimpleMLP` and :class:`NilssonMLP`: the output weights are all 1, so
+  ``rho = 2 beta / sqrt(N)`` (``2 / sqrt(N)``) is fixed);
+* ``geometric_margin`` -- ``min_l y_l f(x_l) / ||w||`` on the training set in the same space
+  (negative while a training example is misclassified);
+* ``training_error`` -- the fraction of training examples with ``y f(x) <= 0``;
+* ``validation_error`` -- the error on the validation set (NaN without one).
+
+For two classes the per-model entries have shape (n_records,), else (n_records, n_classes).
+:func:`margin_bound_separable`, :func:`perceptron_update_bound` and :func:`margin_bound_updates`
+give the bounds of Theorems 8.2, (8.23) and 8.3; :func:`maximal_margin` the maximal margin
+``rho_max`` and radius ``R`` they need; :func:`margin_curves` runs the protocol of Fig. 8.2.
 """
 from __future__ import annotations
 
+import math
 import time
+from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -36,15 +75,147 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import NONNEGATIVE, POSITIVE, POSITIVE_INT, check_input, check_params
-from . import _mlp
-from .mlp import SGD_CONSTRAINTS, _labels, _run_epochs, _split, _standardizer
+from .. import kernels as _k
+from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+                           check_input, check_param, check_params)
+from . import _margin
+from .mlp import SGD_CONSTRAINTS, _labels, _run_epochs, _split, _standardizer, init_mlp_weights
 
-__all__ = ["MarginPerceptron", "SimpleMLP"]
+__all__ = ["MarginPerceptron", "SimpleMLP", "OriginalPerceptron", "SGDHingeClassifier",
+           "KernelMarginPerceptron", "HingeMLPClassifier", "NilssonMLP", "Theorem81Epochs",
+           "theorem_8_1_epochs", "margin_bound_separable", "perceptron_update_bound",
+           "margin_bound_updates", "maximal_margin", "margin_curves"]
+
+_NO_LIMIT = -1
+_HISTORY_KEYS = ("epoch", "updates", "rho", "geometric_margin", "training_error",
+                 "validation_error")
+
+
+# -- the theorems ------------------------------------------------------------------------------
+class Theorem81Epochs(NamedTuple):
+    """Epoch counts of Theorem 8.1 for stochastic gradient with weight decay (eq. 8.16).
+
+    order : ``1 / (L lam mu)``, the order of the least number of epochs to reach the SVM
+        solution;
+    halving : ``log 2 / (L lam mu)``, the epochs to halve the coefficient ``alpha_l`` of an
+        example that stopped being a support vector;
+    bound_sv : ``-log(lam mu) / (L lam mu)``, the epochs to raise the coefficient of a support
+        vector at bound from 0 to its bound ``1/L``.
+
+    The last two are the thesis's small-``lam mu`` equivalents of its exact expressions."""
+    order: float
+    halving: float
+    bound_sv: float
+
+
+def theorem_8_1_epochs(n_samples, learning_rate, weight_decay):
+    """Theorem 8.1 (Collobert 2004, ch. 8): at least on the order of ``1 / (L lam mu)`` epochs
+    of stochastic gradient with weight decay are needed to reach the SVM solution.
+
+    Parameters
+    ----------
+    n_samples : int
+        ``L``, the number of training examples.
+    learning_rate, weight_decay : float
+        ``lam`` and ``mu`` of eq. (8.16); ``lam mu`` must be below 1.
+
+    Returns
+    -------
+    Theorem81Epochs
+        ``(order, halving, bound_sv)``.  The thesis's example ``lam mu = 1e-7, L = 1e4`` gives
+        ``order = 1e3``.
+    """
+    check_param("n_samples", n_samples, POSITIVE_INT, "theorem_8_1_epochs")
+    check_param("learning_rate", learning_rate, POSITIVE, "theorem_8_1_epochs")
+    check_param("weight_decay", weight_decay, POSITIVE, "theorem_8_1_epochs")
+    lm = float(learning_rate) * float(weight_decay)
+    if lm >= 1.0:
+        raise ValueError(f"learning_rate * weight_decay must be below 1, got {lm:g}")
+    denom = n_samples * lm
+    return Theorem81Epochs(1.0 / denom, math.log(2.0) / denom, -math.log(lm) / denom)
+
+
+def _effective_rate(learning_rate, beta, caller):
+    check_param("learning_rate", learning_rate, POSITIVE, caller)
+    check_param("beta", beta, POSITIVE, caller)
+    return float(learning_rate) / float(beta)
+
+
+def margin_bound_separable(rho_max, R, learning_rate, beta=1.0):
+    """Theorem 8.2: on linearly separable data the margin Perceptron converges and its final
+    margin ``rho = 2 / ||w||`` satisfies ``rho >= rho_max / sqrt(1 + R^2) / (2 + R^2 lam)``.
+
+    ``rho_max = 2 / ||u||`` is the maximal margin (``u`` the hard-margin SVM's weights, with
+    bias) and ``R = max_l ||x_l||``.  With a margin ``beta`` other than 1 the model is the one
+    of ``beta = 1`` and ``lam / beta`` scaled by ``beta``: ``rho = 2 beta / ||w||`` and ``lam``
+    is replaced by ``lam / beta``.  The printed theorem has ``R^2 lam``; its proof through
+    (8.26) gives ``(R^2 + 1) lam`` (the radius of the inputs with the bias appended), a slightly
+    weaker bound."""
+    lam = _effective_rate(learning_rate, beta, "margin_bound_separable")
+    R = np.asarray(R, dtype=float)
+    return np.asarray(rho_max, dtype=float) / np.sqrt(1.0 + R ** 2) / (2.0 + R ** 2 * lam)
+
+
+def perceptron_update_bound(rho_max, R, learning_rate, beta=1.0):
+    """(8.23): on separable data the margin Perceptron makes at most ``(4 / rho_max^2)(2 / lam
+    + R^2)`` updates (``lam`` -> ``lam / beta`` for a margin ``beta``).  Stated without bias;
+    for a model with a bias pass the margin and radius of the inputs with a 1 appended,
+    ``rho_max = 2 / ||(u, a)||`` and ``R^2 = max ||x||^2 + 1`` (substitution 8.25)."""
+    lam = _effective_rate(learning_rate, beta, "perceptron_update_bound")
+    return 4.0 / np.asarray(rho_max, dtype=float) ** 2 * (2.0 / lam + np.asarray(R, float) ** 2)
+
+
+def margin_bound_updates(t, R, learning_rate, beta=1.0):
+    """Theorem 8.3: after ``t`` updates the margin Perceptron's margin satisfies ``rho_t >= (2 /
+    lam) / sqrt(t (2 / lam + (R + 1)^2))``, separable or not (``lam`` -> ``lam / beta`` and ``rho
+    = 2 beta / ||w||`` for a margin ``beta``).  Vectorised over ``t``."""
+    lam = _effective_rate(learning_rate, beta, "margin_bound_updates")
+    t = np.asarray(t, dtype=float)
+    with np.errstate(divide="ignore"):
+        return (2.0 / lam) / np.sqrt(t * (2.0 / lam + (np.asarray(R, float) + 1.0) ** 2))
+
+
+def maximal_margin(X, y, standardize=True, C=1e8):
+    """The maximal margin ``rho_max = 2 / ||u||`` of the hard-margin SVM (with bias) and the
+    radius ``R = max ||x_l||`` of two-class data, in the space the linear margin models of this
+    module train in (the inputs standardised as they standardise them, or as given).
+
+    The SVM is :class:`kernelnb.svm.SVC` with a linear kernel and a large ``C``; on data that is
+    not linearly separable the result is the soft-margin one (check ``min y f >= 1 - tol``).
+
+    Returns
+    -------
+    rho_max, R : float
+    """
+    from ..svm import SVC
+
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    classes = np.unique(y)
+    if classes.shape[0] != 2:
+        raise ValueError(f"maximal_margin needs two classes, got {classes.shape[0]}")
+    if standardize:
+        mean, scale = _standardizer(X)
+        X = (X - mean) / scale
+    svm = SVC(kernel="linear", C=C).fit(X, y)
+    u = svm.dual_coef_[0] @ svm.support_vectors_
+    return 2.0 / float(np.linalg.norm(u)), float(np.sqrt((X ** 2).sum(axis=1).max()))
+
+
+# -- the shared machinery ----------------------------------------------------------------------
+_TRACKING = {
+    "record_every": [Interval(Integral, 1, None, closed="left"), None],
+    "max_updates": [Interval(Integral, 1, None, closed="left"), None],
+    "track_margin": ["boolean"],
+}
 
 
 class _BaseMargin(ClassifierMixin, BaseEstimator):
-    _parameter_constraints = {**SGD_CONSTRAINTS, "beta": NONNEGATIVE}
+    _parameter_constraints = {**SGD_CONSTRAINTS, "beta": NONNEGATIVE, **_TRACKING}
+    #: stop after an epoch without update (False for the models with a weight decay)
+    _stop_without_update = True
+    #: the deprecated name of max_iter (kernelnb 0.2); only the first two models had it
+    max_epochs = "deprecated"
 
     def _prepare(self, X, y, X_val, y_val):
         check_params(self)
@@ -56,8 +227,12 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
         if self.classes_.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes, got 1 "
                              f"class ({self.classes_[0]!r})")
+        if self.record_every is not None and self.classes_.shape[0] > 2:
+            raise ValueError(f"record_every needs two classes (records are taken at update "
+                             f"counts of one model), got {self.classes_.shape[0]}")
         self.mean_, self.scale_ = _standardizer(X)
         Xs = np.ascontiguousarray((X - self.mean_) / self.scale_)
+        self.radius_ = float(np.sqrt((Xs ** 2).sum(axis=1).max()))
         yi = np.searchsorted(self.classes_, y)
         K = self.classes_.shape[0]
         if K == 2:
@@ -67,20 +242,82 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
         val_score = None if Xv is None else (lambda: self.score(Xv, yv))
         return Xs, np.ascontiguousarray(Y), val_score, rng
 
-    def _train(self, Xs, Y, rng, val_score, run_one, state):
-        """Epochs of ``run_one(k, y_k, order) -> (loss, updates)`` over the binary problems."""
+    def _train(self, Xs, Y, rng, val_score, run_one, state, margins):
+        """Epochs of ``run_one(k, y_k, order, start, limit) -> (position, loss, updates)`` over
+        the binary problems; ``margins(k) -> (rho, geometric margin, training error)`` of model
+        ``k`` for the history."""
+        K, n = Y.shape
+        every, cap = self.record_every, self.max_updates
+        t = np.zeros(K, dtype=np.int64)
+        hist = {key: [] for key in _HISTORY_KEYS}
+        cached = {}
         self.n_updates_ = []
+
+        def val_error():
+            if val_score is None:
+                return np.nan
+            if "v" not in cached:
+                cached["v"] = float(val_score())
+            return 1.0 - cached["v"]
+
+        def record(ep):
+            if not self.track_margin:
+                return
+            m = np.array([margins(k) for k in range(K)])          # (K, 3)
+            hist["epoch"].append(ep)
+            hist["updates"].append(t.copy())
+            hist["rho"].append(m[:, 0])
+            hist["geometric_margin"].append(m[:, 1])
+            hist["training_error"].append(m[:, 2])
+            hist["validation_error"].append(val_error())
+
+        n_epoch = [0]
 
         def epoch(order):
             loss, upd = 0.0, 0
-            for k in range(Y.shape[0]):
-                lk, uk = run_one(k, Y[k], order)
-                loss += lk
-                upd += uk
+            for k in range(K):
+                pos = 0
+                while pos < n and (cap is None or t[k] < cap):
+                    limit = _NO_LIMIT if cap is None else int(cap - t[k])
+                    if every is not None:
+                        step = int(every - t[k] % every)
+                        limit = step if limit == _NO_LIMIT else min(limit, step)
+                    pos, lk, uk = run_one(k, Y[k], order, pos, limit)
+                    t[k] += uk
+                    loss += lk
+                    upd += uk
+                    if uk:
+                        cached.clear()
+                    if every is not None and uk and t[k] % every == 0 and pos < n:
+                        record(n_epoch[0] + pos / n)
+            n_epoch[0] += 1
             self.n_updates_.append(int(upd))
-            return loss / Y.shape[0], upd == 0
+            record(float(n_epoch[0]))
+            capped = cap is not None and bool(np.all(t >= cap))
+            return loss / (n * K), capped or (upd == 0 and self._stop_without_update)
 
-        _run_epochs(self, Xs.shape[0], rng, epoch, val_score, state, stop_on_loss=False)
+        def cached_score():                 # the validation score of the epoch, computed once
+            return 1.0 - val_error()
+
+        _run_epochs(self, n, rng, epoch, None if val_score is None else cached_score, state,
+                    stop_on_loss=False)
+        self.n_updates_total_ = t if K > 1 else int(t[0])
+        out = {}
+        for key in _HISTORY_KEYS:
+            a = np.asarray(hist[key], dtype=np.int64 if key == "updates" else float)
+            if key not in ("epoch", "validation_error"):
+                a = a.reshape(-1, K)
+                if K == 1:
+                    a = a[:, 0]
+            out[key] = a
+        self.margin_history_ = out
+
+    def _linear_margins(self, Xs, Y, W, B, band):
+        def margins(k):
+            nw = float(np.linalg.norm(W[k]))
+            yf = Y[k] * (Xs @ W[k] + B[k, 0])
+            return _margin_triple(yf, nw, band)
+        return margins
 
     def _std(self, X):
         check_is_fitted(self, "classes_")
@@ -99,7 +336,64 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
         return _labels(self.classes_, D)
 
 
-class MarginPerceptron(_BaseMargin):
+def _margin_triple(yf, norm, band):
+    """(rho = 2 band / norm, min y f / norm, training error) with the conventions for a zero
+    norm (an untrained model): rho = inf, geometric margin NaN."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = 2.0 * band / norm if norm > 0 else np.inf
+        geo = float(np.min(yf)) / norm if norm > 0 else np.nan
+    return rho, geo, float(np.mean(yf <= 0))
+
+
+_COMMON_DOC = """max_iter : int, default=100
+        Most epochs (``n_iter_`` = ``n_epochs_`` ran).
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` (stratified) and keep the weights of the epoch with
+        the best validation accuracy; ``fit(X_val=, y_val=)`` gives the validation set.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=10
+        Epochs without a better validation accuracy before stopping (early stopping only).
+    random_state : int, RandomState or None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+    record_every : int or None, default=None
+        Also record the margin after every ``record_every``-th update (two classes only).
+    max_updates : int or None, default=None
+        Stop each binary model after this many updates (``t`` of Theorem 8.3).
+    track_margin : bool, default=True
+        Record ``margin_history_`` (one pass over the training set per record)."""
+
+
+def _linear_fit(est, X, y, X_val, y_val, beta, lr, decay, dual):
+    """Fit the linear models (Alg. 3.1, Alg. 8.1, eq. 8.16)."""
+    t0 = time.perf_counter()
+    Xs, Y, val_score, rng = est._prepare(X, y, X_val, y_val)
+    K, n = Y.shape
+    W = np.zeros((K, Xs.shape[1]))
+    B = np.zeros((K, 1))
+    A = np.zeros((K, n if dual else 0))
+    est.weights_, est._b = W, B
+
+    def run_one(k, yk, order, start, limit):
+        return _margin.linear_run(Xs, yk, order, start, W[k], B[k], A[k], lr, beta, decay,
+                                  limit)
+
+    band = 1.0 if beta == 0.0 else beta
+    est._train(Xs, Y, rng, val_score, run_one, {"W": W, "B": B, "A": A},
+               est._linear_margins(Xs, Y, W, B, band))
+    est.bias_ = B[:, 0].copy()
+    est.coef_ = W / est.scale_
+    est.intercept_ = est.bias_ - est.coef_ @ est.mean_
+    est.fit_time_ = time.perf_counter() - t0
+    return A
+
+
+class _LinearMargin(_BaseMargin):
+    def _f(self, Xs):
+        return Xs @ self.weights_.T + self._b[:, 0]
+
+
+class MarginPerceptron(_LinearMargin):
     """The margin Perceptron (thesis Algorithm 8.1): stochastic gradient of the beta-hinge
     ``|beta - y (w . x + b)|_+`` from zero weights, without weight decay.
 
@@ -109,37 +403,37 @@ class MarginPerceptron(_BaseMargin):
         Margin asked of every example (the thesis uses 1).
     learning_rate : float, default=0.01
         Step ``lam`` of every update.
-    max_iter : int, default=100
-        Most epochs (``n_iter_`` = ``n_epochs_`` ran).  Named ``max_epochs`` before kernelnb 0.2
-        (still accepted, with a ``FutureWarning``).
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` (stratified) and keep the weights of the epoch with
-        the best validation accuracy; ``fit(X_val=, y_val=)`` gives the validation set.
-    validation_fraction : float, default=0.1
-    n_iter_no_change : int, default=10
-        Epochs without a better validation accuracy before stopping (early stopping only).
-    random_state : int, RandomState or None
-        Seeds the split and the order of every epoch.
-    verbose : bool, default=False
+    max_iter, early_stopping, validation_fraction, n_iter_no_change, random_state, verbose,
+    record_every, max_updates, track_margin
+        See below.  ``max_iter`` was named ``max_epochs`` before kernelnb 0.2 (still accepted,
+        with a ``FutureWarning``).
+
+    {common}
 
     Attributes
     ----------
     classes_ : array
     mean_, scale_ : arrays (n_features,)
         Input standardisation.
+    radius_ : float
+        ``R = max ||x_l||`` of the standardised training inputs.
     weights_, bias_ : arrays (n_models, n_features), (n_models,)
         On standardised inputs (one model for two classes, one per class otherwise).
     coef_, intercept_ : the same hyperplanes on the raw inputs.
     loss_curve_ : list of float
         Mean beta-hinge per epoch (each example's before its update).
     n_updates_ : list of int
-        Updates made in each epoch.
+        Updates made in each epoch; ``n_updates_total_`` their sum (per model for more
+        classes).
+    margin_history_ : dict of arrays
+        See the module's note: ``rho = 2 beta / ||w||`` on the standardised inputs.
     validation_scores_, best_epoch_, best_validation_score_, n_epochs_, fit_time_
     """
 
     def __init__(self, beta=1.0, learning_rate=0.01, max_iter=100, early_stopping=False,
                  validation_fraction=0.1, n_iter_no_change=10, random_state=None,
-                 verbose=False, max_epochs="deprecated"):
+                 verbose=False, max_epochs="deprecated", record_every=None, max_updates=None,
+                 track_margin=True):
         self.beta = beta
         self.learning_rate = learning_rate
         self.max_iter = max_iter
@@ -149,6 +443,9 @@ class MarginPerceptron(_BaseMargin):
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.record_every = record_every
+        self.max_updates = max_updates
+        self.track_margin = track_margin
 
     def fit(self, X, y, X_val=None, y_val=None):
         """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
@@ -157,25 +454,135 @@ class MarginPerceptron(_BaseMargin):
         -------
         self
         """
-        t0 = time.perf_counter()
-        Xs, Y, val_score, rng = self._prepare(X, y, X_val, y_val)
-        W = np.zeros((Y.shape[0], Xs.shape[1]))
-        B = np.zeros((Y.shape[0], 1))
-        self.weights_, self._b = W, B
-        lr, beta = float(self.learning_rate), float(self.beta)
-
-        def run_one(k, yk, order):
-            return _mlp.margin_perceptron_epoch(Xs, yk, order, W[k], B[k], lr, beta)
-
-        self._train(Xs, Y, rng, val_score, run_one, {"W": W, "B": B})
-        self.bias_ = B[:, 0].copy()
-        self.coef_ = W / self.scale_
-        self.intercept_ = self.bias_ - self.coef_ @ self.mean_
-        self.fit_time_ = time.perf_counter() - t0
+        check_params(self)
+        _linear_fit(self, X, y, X_val, y_val, float(self.beta), float(self.learning_rate),
+                    0.0, False)
         return self
 
-    def _f(self, Xs):
-        return Xs @ self.weights_.T + self._b[:, 0]
+
+class OriginalPerceptron(_LinearMargin):
+    """The original Perceptron (thesis Algorithm 3.1, Rosenblatt 1958): from ``w = 0, b = 0``
+    every example with ``y (w . x + b) <= 0`` moves ``w += y x, b += y``.
+
+    No margin and no learning rate (from a zero start a step ``lam`` only scales ``w``); on
+    separable data it stops after the first epoch without mistake (Novikoff), otherwise only
+    ``early_stopping`` or ``max_iter`` stop it.  A weight decay would make ``w = 0`` optimal
+    (thesis ch. 8), so there is none.
+
+    Parameters
+    ----------
+    {common}
+
+    Attributes
+    ----------
+    As :class:`MarginPerceptron`; ``loss_curve_`` is the mean perceptron criterion ``|-y
+    f(x)|_+``, and ``rho`` in ``margin_history_`` is ``2 / ||w||`` (the band ``|f| <= 1`` of
+    the unit steps), ``geometric_margin`` the distance of the closest example to the
+    hyperplane.
+    """
+
+    _parameter_constraints = {k: v for k, v in _BaseMargin._parameter_constraints.items()
+                              if k not in ("beta", "learning_rate")}
+
+    def __init__(self, max_iter=100, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, random_state=None, verbose=False, record_every=None,
+                 max_updates=None, track_margin=True):
+        self.max_iter = max_iter
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.verbose = verbose
+        self.record_every = record_every
+        self.max_updates = max_updates
+        self.track_margin = track_margin
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+
+        Returns
+        -------
+        self
+        """
+        _linear_fit(self, X, y, X_val, y_val, 0.0, 1.0, 0.0, False)
+        return self
+
+
+class SGDHingeClassifier(_LinearMargin):
+    """Stochastic gradient with weight decay on the hinge (thesis eq. 8.16): a linear SVM
+    ``min mu/2 ||w||^2 + (1/L) sum_l |1 - y_l (w . x_l + b)|_+`` (``C = 1 / (L mu)``) trained
+    one example at a time::
+
+        w <- (1 - lam mu) w + lam y x     if y f(x) <= 1
+        w <- (1 - lam mu) w               otherwise;   b += lam y on the updates.
+
+    The dual view (8.17) is kept beside ``w``: ``w = sum_l dual_coef_l y_l x_l`` (standardised
+    training inputs), each coefficient decays by ``1 - lam mu`` at every example and grows by
+    ``lam`` on its own updates; the thesis's ``alpha_l`` is ``mu dual_coef_l`` (bounded by
+    ``1/L`` at the SVM solution).  Theorem 8.1: reaching the SVM solution takes at least on the
+    order of ``1 / (L lam mu)`` epochs; the count is reported beside the epochs run.
+
+    Parameters
+    ----------
+    learning_rate : float, default=0.01
+        ``lam``.
+    weight_decay : float, default=1e-4
+        ``mu`` (``lam mu`` must be below 1).
+    {common}
+
+    Attributes
+    ----------
+    weights_, bias_, coef_, intercept_, mean_, scale_, radius_, loss_curve_, n_updates_,
+    margin_history_ : as :class:`MarginPerceptron` (``loss_curve_``: the mean hinge, without
+        the decay term; ``rho = 2 / ||w||``)
+    dual_coef_ : array (n_models, n_train)
+        The coefficients of ``w`` on the standardised training examples (without the
+        validation part held out by ``early_stopping``).
+    theorem_8_1_epochs_ : Theorem81Epochs
+        Thm 8.1's counts for ``L`` = the training examples, ``lam``, ``mu``; compare with
+        ``n_epochs_``.
+    """
+
+    _parameter_constraints = {**{k: v for k, v in _BaseMargin._parameter_constraints.items()
+                                 if k != "beta"}, "weight_decay": POSITIVE}
+    _stop_without_update = False
+
+    def __init__(self, learning_rate=0.01, weight_decay=1e-4, max_iter=100,
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 random_state=None, verbose=False, record_every=None, max_updates=None,
+                 track_margin=True):
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.max_iter = max_iter
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.verbose = verbose
+        self.record_every = record_every
+        self.max_updates = max_updates
+        self.track_margin = track_margin
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+
+        Returns
+        -------
+        self
+        """
+        lr, mu = float(self.learning_rate), float(self.weight_decay)
+        check_params(self)
+        if lr * mu >= 1.0:
+            raise ValueError(f"learning_rate * weight_decay must be below 1, got {lr * mu:g}")
+        A = _linear_fit(self, X, y, X_val, y_val, 1.0, lr, lr * mu, True)
+        self.dual_coef_ = A
+        self.theorem_8_1_epochs_ = theorem_8_1_epochs(A.shape[1], lr, mu)
+        if self.verbose:
+            th = self.theorem_8_1_epochs_
+            print(f"Theorem 8.1: at least ~{th.order:.4g} epochs to reach the SVM solution "
+                  f"(halving a useless alpha {th.halving:.4g}, a bound support vector "
+                  f"{th.bound_sv:.4g}); ran {self.n_epochs_} epochs")
+        return self
 
 
 class SimpleMLP(_BaseMargin):
@@ -193,26 +600,28 @@ class SimpleMLP(_BaseMargin):
     init_scale : float, default=1.0
         ``v_n ~ N(0, init_scale^2 / n_features I)`` (random: see the module's note on the
         printed pseudo-code); ``a_n = 0``, ``b = 0``.
-    max_iter, early_stopping, validation_fraction, n_iter_no_change, random_state, verbose
-        As :class:`MarginPerceptron`; ``random_state`` also seeds the initialisation.
+    {common}
 
     Attributes
     ----------
-    classes_, mean_, scale_ : as :class:`MarginPerceptron`
+    classes_, mean_, scale_, radius_ : as :class:`MarginPerceptron`
     hidden_weights_ : array (n_models, n_hidden, n_features)
         ``v_n`` on standardised inputs (one model for two classes, one per class otherwise).
     hidden_bias_ : array (n_models, n_hidden)
         ``a_n``.
     bias_ : array (n_models,)
         ``b``.
-    loss_curve_, n_updates_, validation_scores_, best_epoch_, best_validation_score_,
-    n_epochs_, fit_time_ : as :class:`MarginPerceptron`
+    loss_curve_, n_updates_, margin_history_, validation_scores_, best_epoch_,
+    best_validation_score_, n_epochs_, fit_time_ : as :class:`MarginPerceptron`
+        (``rho = 2 beta / sqrt(N)`` is fixed; ``geometric_margin = min y f / sqrt(N)`` in the
+        space of the hidden units)
     """
 
     def __init__(self, n_hidden=20, beta=1.0, learning_rate=0.01, init_scale=1.0,
                  max_iter=100, early_stopping=False, validation_fraction=0.1,
                  n_iter_no_change=10, random_state=None, verbose=False,
-                 max_epochs="deprecated"):
+                 max_epochs="deprecated", record_every=None, max_updates=None,
+                 track_margin=True):
         self.n_hidden = n_hidden
         self.beta = beta
         self.learning_rate = learning_rate
@@ -224,6 +633,9 @@ class SimpleMLP(_BaseMargin):
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.record_every = record_every
+        self.max_updates = max_updates
+        self.track_margin = track_margin
 
     _parameter_constraints = {**_BaseMargin._parameter_constraints, "n_hidden": POSITIVE_INT,
                               "init_scale": POSITIVE}
@@ -244,17 +656,471 @@ class SimpleMLP(_BaseMargin):
         self.hidden_weights_, self.hidden_bias_, self._b = V, A, B
         lr, beta = float(self.learning_rate), float(self.beta)
 
-        def run_one(k, yk, order):
-            return _mlp.simple_mlp_epoch(Xs, yk, order, V[k], A[k], B[k], lr, beta)
+        def run_one(k, yk, order, start, limit):
+            return _margin.simple_mlp_run(Xs, yk, order, start, V[k], A[k], B[k], lr, beta,
+                                          limit)
 
-        self._train(Xs, Y, rng, val_score, run_one, {"V": V, "A": A, "B": B})
+        band = beta if beta > 0 else 1.0
+
+        def margins(k):
+            yf = Y[k] * self._f_one(Xs, k)
+            return _margin_triple(yf, np.sqrt(N), band)
+
+        self._train(Xs, Y, rng, val_score, run_one, {"V": V, "A": A, "B": B}, margins)
         self.bias_ = B[:, 0].copy()
         self.fit_time_ = time.perf_counter() - t0
         return self
 
+    def _f_one(self, Xs, k):
+        Z = Xs @ self.hidden_weights_[k].T + self.hidden_bias_[k]
+        return np.clip(Z, -1.0, 1.0).sum(axis=1) + self._b[k, 0]
+
     def _f(self, Xs):
-        F = np.empty((Xs.shape[0], self.hidden_weights_.shape[0]))
-        for k in range(F.shape[1]):
-            Z = Xs @ self.hidden_weights_[k].T + self.hidden_bias_[k]
-            F[:, k] = np.clip(Z, -1.0, 1.0).sum(axis=1) + self._b[k, 0]
-        return F
+        return np.column_stack([self._f_one(Xs, k) for k in range(self.hidden_weights_.shape[0])])
+
+
+class NilssonMLP(_BaseMargin):
+    """The Nilsson MLP (thesis Algorithm 8.3; Ridgway 1962, Nilsson 1965): a committee of sign
+    units voting by majority, ``f(x) = sum_n sign(v_n . x + a_n)`` with ``N`` odd and no output
+    bias (``sign(0) = +1``).  On a mistake (``y f(x) <= 0``) the units that misclassify ``x``,
+    sorted by ``|v_n . x + a_n|`` ascending, move by ``v_n += lam y x, a_n += lam y`` for the
+    first ``ceil((|f(x)| + 1) / 2)`` of them -- the fewest flips that make the vote right.  It is
+    the Simple MLP's counterpart without margin (thesis Table 8.2).
+
+    Parameters
+    ----------
+    n_hidden : int, default=21
+        ``N``, odd.
+    learning_rate : float, default=0.01
+    init_scale : float, default=1.0
+        ``v_n ~ N(0, init_scale^2 / n_features I)``, ``a_n = 0`` (random, as the Simple MLP:
+        identical units would never differ).
+    {common}
+
+    Attributes
+    ----------
+    hidden_weights_ (n_models, N, n_features), hidden_bias_ (n_models, N), and the attributes
+    of :class:`MarginPerceptron` (``loss_curve_``: the mean number of units to flip;
+    ``margin_history_`` in the space of the hidden units, whose output weights are all 1:
+    ``rho = 2 / sqrt(N)`` fixed, ``geometric_margin = min y f / sqrt(N)``).
+    """
+
+    _parameter_constraints = {**{k: v for k, v in _BaseMargin._parameter_constraints.items()
+                                 if k != "beta"}, "n_hidden": POSITIVE_INT,
+                              "init_scale": POSITIVE}
+
+    def __init__(self, n_hidden=21, learning_rate=0.01, init_scale=1.0, max_iter=100,
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 random_state=None, verbose=False, record_every=None, max_updates=None,
+                 track_margin=True):
+        self.n_hidden = n_hidden
+        self.learning_rate = learning_rate
+        self.init_scale = init_scale
+        self.max_iter = max_iter
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.verbose = verbose
+        self.record_every = record_every
+        self.max_updates = max_updates
+        self.track_margin = track_margin
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+
+        Returns
+        -------
+        self
+        """
+        t0 = time.perf_counter()
+        check_params(self)
+        if int(self.n_hidden) % 2 == 0:
+            raise ValueError(f"n_hidden must be odd (a majority vote without ties), got "
+                             f"{self.n_hidden}")
+        Xs, Y, val_score, rng = self._prepare(X, y, X_val, y_val)
+        n_models, d, N = Y.shape[0], Xs.shape[1], int(self.n_hidden)
+        V = rng.standard_normal((n_models, N, d)) * (float(self.init_scale) / np.sqrt(d))
+        A = np.zeros((n_models, N))
+        self.hidden_weights_, self.hidden_bias_ = V, A
+        lr = float(self.learning_rate)
+
+        def run_one(k, yk, order, start, limit):
+            return _margin.nilsson_run(Xs, yk, order, start, V[k], A[k], lr, limit)
+
+        def margins(k):
+            return _margin_triple(Y[k] * self._f_one(Xs, k), np.sqrt(N), 1.0)
+
+        self._train(Xs, Y, rng, val_score, run_one, {"V": V, "A": A}, margins)
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def _f_one(self, Xs, k):
+        Z = Xs @ self.hidden_weights_[k].T + self.hidden_bias_[k]
+        return np.where(Z >= 0, 1.0, -1.0).sum(axis=1)
+
+    def _f(self, Xs):
+        return np.column_stack([self._f_one(Xs, k) for k in range(self.hidden_weights_.shape[0])])
+
+
+class HingeMLPClassifier(_BaseMargin):
+    """The MLP of thesis eq. (8.10): ``f(x) = sum_n w_n h(v_n . x + a_n) + b`` trained by
+    stochastic gradient on ``mu/2 ||w||^2 + nu/2 sum_n ||v_n||^2 + (1/L) sum_l |1 - y_l
+    f(x_l)|_+``.
+
+    With the HardTanh ``h(z) = clip(z, -1, 1)`` every hidden unit is a local SVM on the examples
+    in its linear region (Theorem 8.4); ``(w, b)`` is the SVM in the space of the hidden units.
+    The thesis finds its four hyperparameters (``mu``, ``nu`` and the two learning rates) too
+    many, which led to the Simple MLP.
+
+    Parameters
+    ----------
+    n_hidden : int, default=20
+    activation : {'hardtanh', 'tanh'}, default='hardtanh'
+    learning_rate : float, default=0.01
+        Step of the output layer ``(w, b)``.
+    learning_rate_hidden : float or None, default=None
+        Step of the hidden layer ``(v_n, a_n)`` (None: ``learning_rate``).
+    weight_decay : float, default=0.0
+        ``mu``, on the output weights ``w`` (not ``b``).
+    weight_decay_hidden : float, default=0.0
+        ``nu``, on the hidden weights ``v_n`` (not ``a_n``).
+    {common}
+
+    Weights start as :func:`kernelnb.largescale.init_mlp_weights` draws them (LeCun et al.
+    1998), which the thesis's MLPs share.
+
+    Attributes
+    ----------
+    hidden_weights_ (n_models, N, n_features), hidden_bias_ (n_models, N), output_weights_
+    (n_models, N), bias_ (n_models,), and the attributes of :class:`MarginPerceptron`
+    (``margin_history_`` in the space of the hidden units: ``rho = 2 / ||w||``).
+    """
+
+    _parameter_constraints = {
+        **{k: v for k, v in _BaseMargin._parameter_constraints.items() if k != "beta"},
+        "n_hidden": POSITIVE_INT, "activation": [StrOptions({"hardtanh", "tanh"})],
+        "learning_rate_hidden": POSITIVE + [None], "weight_decay": NONNEGATIVE,
+        "weight_decay_hidden": NONNEGATIVE}
+    _stop_without_update = False
+
+    def __init__(self, n_hidden=20, activation="hardtanh", learning_rate=0.01,
+                 learning_rate_hidden=None, weight_decay=0.0, weight_decay_hidden=0.0,
+                 max_iter=100, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, random_state=None, verbose=False, record_every=None,
+                 max_updates=None, track_margin=True):
+        self.n_hidden = n_hidden
+        self.activation = activation
+        self.learning_rate = learning_rate
+        self.learning_rate_hidden = learning_rate_hidden
+        self.weight_decay = weight_decay
+        self.weight_decay_hidden = weight_decay_hidden
+        self.max_iter = max_iter
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.verbose = verbose
+        self.record_every = record_every
+        self.max_updates = max_updates
+        self.track_margin = track_margin
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+
+        Returns
+        -------
+        self
+        """
+        t0 = time.perf_counter()
+        Xs, Y, val_score, rng = self._prepare(X, y, X_val, y_val)
+        lr_w = float(self.learning_rate)
+        lr_v = lr_w if self.learning_rate_hidden is None else float(self.learning_rate_hidden)
+        mu, nu = float(self.weight_decay), float(self.weight_decay_hidden)
+        for name, value in (("learning_rate * weight_decay", lr_w * mu),
+                            ("learning_rate_hidden * weight_decay_hidden", lr_v * nu)):
+            if value >= 1.0:
+                raise ValueError(f"{name} must be below 1, got {value:g}")
+        n_models, d, N = Y.shape[0], Xs.shape[1], int(self.n_hidden)
+        V, A = np.empty((n_models, N, d)), np.empty((n_models, N))
+        Wo, B = np.empty((n_models, N)), np.empty((n_models, 1))
+        for k in range(n_models):
+            V[k], A[k], W2, B[k] = init_mlp_weights(rng, d, N, 1)
+            Wo[k] = W2[0]
+        self.hidden_weights_, self.hidden_bias_, self.output_weights_, self._b = V, A, Wo, B
+        act = _margin.HARDTANH if self.activation == "hardtanh" else _margin.TANH
+
+        def run_one(k, yk, order, start, limit):
+            return _margin.hinge_mlp_run(Xs, yk, order, start, V[k], A[k], Wo[k], B[k], lr_w,
+                                         lr_v, mu, nu, act, limit)
+
+        def margins(k):
+            return _margin_triple(Y[k] * self._f_one(Xs, k), float(np.linalg.norm(Wo[k])), 1.0)
+
+        self._train(Xs, Y, rng, val_score, run_one, {"V": V, "A": A, "W": Wo, "B": B}, margins)
+        self.bias_ = B[:, 0].copy()
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def _hidden(self, Xs, k):
+        Z = Xs @ self.hidden_weights_[k].T + self.hidden_bias_[k]
+        return np.clip(Z, -1.0, 1.0) if self.activation == "hardtanh" else np.tanh(Z)
+
+    def _f_one(self, Xs, k):
+        return self._hidden(Xs, k) @ self.output_weights_[k] + self._b[k, 0]
+
+    def _f(self, Xs):
+        return np.column_stack([self._f_one(Xs, k) for k in range(self.hidden_weights_.shape[0])])
+
+
+class KernelMarginPerceptron(_BaseMargin):
+    """The margin Perceptron (thesis Algorithm 8.1) in dual form with a kernel: ``f(x) = sum_j
+    alpha_j y_j k(x_j, x) + b``, from ``alpha = 0, b = 0``; an example with ``y f(x) <= beta``
+    moves ``alpha_l += lam, b += lam y_l``.  Theorems 8.2 and 8.3 hold in the kernel's feature
+    space with ``R = max sqrt(k(x_l, x_l))`` (1 for the Gaussian kernel).
+
+    The outputs ``f(x_i)`` of all training examples are kept up to date from the kernel rows of
+    the updated examples: the whole Gram matrix when it fits in ``cache_size`` MB, else a cache
+    of rows (first in, first out) computed when an update needs them.
+
+    Parameters
+    ----------
+    kernel : {'rbf', 'linear', 'poly'} or callable, default='rbf'
+    sigma : float or 'scale', default='scale'
+        Gaussian width ``exp(-||x - z||^2 / (2 sigma^2))`` on the standardised inputs.
+    degree : int, default=3
+    coef0 : float, default=1.0
+        Polynomial kernel ``(x . z + coef0) ** degree``.
+    beta : float, default=1.0
+    learning_rate : float, default=0.01
+    cache_size : float, default=200
+        MB of kernel rows.
+    {common}
+
+    Attributes
+    ----------
+    kernel_ : the fitted kernel (:mod:`kernelnb.kernels`)
+    dual_coef_ : array (n_models, n_train)
+        ``alpha``.
+    support_ : array
+        Indices of the training examples with a nonzero ``alpha`` in some model.
+    support_vectors_ : array (n_sv, n_features)
+        Those examples, standardised.
+    bias_ : array (n_models,)
+    radius_ : float
+        ``R = max sqrt(k(x_l, x_l))``.
+    margin_history_, loss_curve_, n_updates_, ... : as :class:`MarginPerceptron` (``rho = 2
+        beta / ||w||`` in the feature space).
+    """
+
+    _parameter_constraints = {
+        **_BaseMargin._parameter_constraints,
+        "kernel": [StrOptions({"rbf", "linear", "poly"}), callable],
+        "sigma": POSITIVE + [StrOptions({"scale"})],
+        "degree": POSITIVE_INT,
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "cache_size": POSITIVE}
+
+    def __init__(self, kernel="rbf", sigma="scale", degree=3, coef0=1.0, beta=1.0,
+                 learning_rate=0.01, cache_size=200.0, max_iter=100, early_stopping=False,
+                 validation_fraction=0.1, n_iter_no_change=10, random_state=None,
+                 verbose=False, record_every=None, max_updates=None, track_margin=True):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.beta = beta
+        self.learning_rate = learning_rate
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.verbose = verbose
+        self.record_every = record_every
+        self.max_updates = max_updates
+        self.track_margin = track_margin
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+
+        Returns
+        -------
+        self
+        """
+        t0 = time.perf_counter()
+        Xs, Y, val_score, rng = self._prepare(X, y, X_val, y_val)
+        self.kernel_ = kern = _k.KernelSpec.of(self).fit(Xs)
+        K, n = Y.shape
+        self._Xtr, self._sign_matrix = Xs, Y
+        kdiag = np.ascontiguousarray(kern.diag(Xs), dtype=np.float64)
+        self.radius_ = float(np.sqrt(kdiag.max()))
+        capacity = int(min(n, max(1, self.cache_size * 2 ** 20 // (8 * n))))
+        slot = np.full(n, -1, dtype=np.intp)
+        if capacity == n:
+            rows = np.ascontiguousarray(kern(Xs), dtype=np.float64)
+            slot[:] = np.arange(n)
+        else:
+            rows = np.empty((capacity, n))
+        owner = np.full(capacity, -1, dtype=np.intp)
+        nxt = [0]
+        alpha, B = np.zeros((K, n)), np.zeros((K, 1))
+        F, wn2 = np.zeros((K, n)), np.zeros((K, 1))
+        self.dual_coef_, self._b = alpha, B
+        lr, beta = float(self.learning_rate), float(self.beta)
+
+        def run_one(k, yk, order, start, limit):
+            pos, loss, upd = start, 0.0, 0
+            while True:
+                lim = limit if limit == _NO_LIMIT else limit - upd
+                pos, lk, uk, missing = _margin.kernel_margin_run(
+                    yk, order, pos, alpha[k], B[k], F[k], wn2[k], rows, slot, kdiag, lr, beta,
+                    lim)
+                loss += lk
+                upd += uk
+                if missing < 0:
+                    return pos, loss, upd
+                s = nxt[0]                          # first in, first out
+                nxt[0] = (s + 1) % capacity
+                if owner[s] >= 0:
+                    slot[owner[s]] = -1
+                rows[s] = kern(Xs[missing:missing + 1], Xs)[0]
+                owner[s], slot[missing] = missing, s
+
+        band = beta if beta > 0 else 1.0
+
+        def margins(k):
+            return _margin_triple(Y[k] * F[k], float(np.sqrt(max(wn2[k, 0], 0.0))), band)
+
+        self._train(Xs, Y, rng, val_score, run_one,
+                    {"alpha": alpha, "B": B, "F": F, "wn2": wn2}, margins)
+        self.bias_ = B[:, 0].copy()
+        self.support_ = np.flatnonzero(np.any(alpha != 0, axis=0))
+        self.support_vectors_ = Xs[self.support_]
+        coef = (alpha * Y)[:, self.support_].T
+        self._expansion = _k.KernelExpansion(kern, self.support_vectors_, coef=coef)
+        del self._Xtr, self._sign_matrix
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def _f(self, Xs):
+        if hasattr(self, "_Xtr"):                   # during training (validation scores)
+            Y = self._sign_matrix
+            coef = self.dual_coef_ * Y
+            sv = np.flatnonzero(np.any(coef != 0, axis=0))
+            if sv.shape[0] == 0:
+                return np.zeros((Xs.shape[0], coef.shape[0])) + self._b[:, 0]
+            return self.kernel_(Xs, self._Xtr[sv]) @ coef[:, sv].T + self._b[:, 0]
+        if self.support_.shape[0] == 0:
+            return np.zeros((Xs.shape[0], self._b.shape[0])) + self._b[:, 0]
+        return self._expansion(Xs).reshape(Xs.shape[0], -1) + self._b[:, 0]
+
+
+def margin_curves(X, y, X_val, y_val, learning_rates=None, n_updates=100, learning_rate=0.01,
+                  updates=None, n_trials=10, train_size=None, estimator=None, random_state=0):
+    """The protocol of the thesis's Fig. 8.2: the margin ``rho`` and the validation error of a
+    margin model against the learning rate ``lam`` (the number of updates fixed) and against
+    the number of updates ``t`` (``lam`` fixed), averaged over trials, with Theorem 8.3's bound.
+
+    The thesis used 200 Connect-4 training examples and 10 trials.
+
+    Parameters
+    ----------
+    X, y : two-class training data
+    X_val, y_val : validation data
+    learning_rates : array, default=``numpy.logspace(-3, 1, 9)``
+        The ``lam`` of the first study.
+    n_updates : int, default=100
+        The fixed ``t`` of the first study (a run that converges earlier keeps its final
+        weights).
+    learning_rate : float, default=0.01
+        The fixed ``lam`` of the second study.
+    updates : array of int, optional
+        The ``t`` of the second study, multiples of their smallest value (default: ``n_updates
+        / 10, 2 n_updates / 10, ..., 4 n_updates``).
+    n_trials : int, default=10
+        Trials differ by their random example order and, with ``train_size``, by their
+        training subset.
+    train_size : int, optional
+        Draw this many training examples (stratified) from ``X`` for every trial.
+    estimator : margin estimator, optional
+        Unfitted; default :class:`MarginPerceptron` (``beta = 1``).  Any model of this module
+        with a ``learning_rate`` (:class:`KernelMarginPerceptron`, :class:`SimpleMLP`, ...).
+    random_state : int
+
+    Returns
+    -------
+    dict
+        ``learning_rates``, ``rho_lr``, ``val_error_lr`` (means over trials, shape
+        (n_lr,)) and ``*_std``; ``updates``, ``rho_t``, ``val_error_t`` and ``*_std``;
+        ``bound_lr`` / ``bound_t``: Theorem 8.3 at ``(n_updates, lam)`` / ``(t, learning_rate)``
+        with the trials' largest radius ``R`` (meaningful for the margin Perceptrons);
+        ``trials_rho_lr`` ... the per-trial arrays (n_trials, ...).
+    """
+    from sklearn.base import clone
+    from sklearn.model_selection import train_test_split
+
+    check_param("n_updates", n_updates, POSITIVE_INT, "margin_curves")
+    check_param("n_trials", n_trials, POSITIVE_INT, "margin_curves")
+    check_param("learning_rate", learning_rate, POSITIVE, "margin_curves")
+    lrs = np.logspace(-3, 1, 9) if learning_rates is None else np.asarray(learning_rates, float)
+    if lrs.ndim != 1 or lrs.size == 0 or np.any(lrs <= 0):
+        raise ValueError("learning_rates must be a non-empty 1-D array of positive numbers")
+    if updates is None:
+        step = max(1, n_updates // 10)
+        updates = step * np.arange(1, 41)
+    updates = np.asarray(updates, dtype=np.int64)
+    if updates.ndim != 1 or updates.size == 0 or updates.min() < 1 or np.any(
+            updates % updates.min()):
+        raise ValueError("updates must be positive multiples of their smallest value")
+    if np.unique(np.asarray(y)).shape[0] != 2:
+        raise ValueError("margin_curves needs two classes")
+    base = MarginPerceptron() if estimator is None else estimator
+    base = clone(base).set_params(max_iter=100000, n_iter_no_change=10 ** 9,
+                                  track_margin=True, early_stopping=False)
+    beta = float(base.get_params().get("beta", 1.0)) or 1.0
+    X, y = np.asarray(X), np.asarray(y)
+    rng = check_random_state(random_state)
+    out = {k: np.full((n_trials, lrs.size), np.nan) for k in ("rho_lr", "val_error_lr")}
+    out.update({k: np.full((n_trials, updates.size), np.nan) for k in ("rho_t", "val_error_t")})
+    radius = 0.0
+    for trial in range(n_trials):
+        seed = int(rng.randint(2 ** 31 - 1))
+        Xt, yt = X, y
+        if train_size is not None and train_size < X.shape[0]:
+            Xt, _, yt, _ = train_test_split(X, y, train_size=train_size, stratify=y,
+                                            random_state=seed)
+        for j, lam in enumerate(lrs):
+            est = clone(base).set_params(learning_rate=float(lam), max_updates=int(n_updates),
+                                         record_every=None, random_state=seed)
+            h = est.fit(Xt, yt, X_val=X_val, y_val=y_val).margin_history_
+            radius = max(radius, est.radius_)
+            out["rho_lr"][trial, j] = h["rho"][-1]
+            out["val_error_lr"][trial, j] = h["validation_error"][-1]
+        est = clone(base).set_params(learning_rate=float(learning_rate),
+                                     max_updates=int(updates.max()),
+                                     record_every=int(updates.min()), random_state=seed)
+        h = est.fit(Xt, yt, X_val=X_val, y_val=y_val).margin_history_
+        radius = max(radius, est.radius_)
+        for j, t in enumerate(updates):
+            # the first record at t updates or more; a converged run keeps its last weights
+            at = np.flatnonzero(h["updates"] >= t)
+            i = at[0] if at.size else len(h["updates"]) - 1
+            out["rho_t"][trial, j] = h["rho"][i]
+            out["val_error_t"][trial, j] = h["validation_error"][i]
+    res = {"learning_rates": lrs, "updates": updates, "n_updates": int(n_updates),
+           "learning_rate": float(learning_rate), "radius": radius}
+    for key, a in out.items():
+        res[key] = a.mean(axis=0)
+        res[key + "_std"] = a.std(axis=0)
+        res["trials_" + key] = a
+    res["bound_lr"] = np.array([margin_bound_updates(n_updates, radius, lam, beta)
+                                for lam in lrs])
+    res["bound_t"] = margin_bound_updates(updates, radius, learning_rate, beta)
+    return res
+
+
+for _cls in (MarginPerceptron, OriginalPerceptron, SGDHingeClassifier, SimpleMLP, NilssonMLP,
+             HingeMLPClassifier, KernelMarginPerceptron):
+    _cls.__doc__ = _cls.__doc__.replace("{common}", _COMMON_DOC)
