@@ -538,6 +538,9 @@ class SGDHingeClassifier(_LinearMargin):
     dual_coef_ : array (n_models, n_train)
         The coefficients of ``w`` on the standardised training examples (without the
         validation part held out by ``early_stopping``).
+    objective_ : array (n_models,)
+        The cost (8.15) of the final weights on the training set (None when ``early_stopping``
+        held part of ``X`` out: use :meth:`svm_objective`).
     theorem_8_1_epochs_ : Theorem81Epochs
         Thm 8.1's counts for ``L`` = the training examples, ``lam``, ``mu``; compare with
         ``n_epochs_``.
@@ -576,6 +579,9 @@ class SGDHingeClassifier(_LinearMargin):
             raise ValueError(f"learning_rate * weight_decay must be below 1, got {lr * mu:g}")
         A = _linear_fit(self, X, y, X_val, y_val, 1.0, lr, lr * mu, True)
         self.dual_coef_ = A
+        Xs = (check_input(self, X, reset=False) if X_val is not None or not self.early_stopping
+              else None)
+        self.objective_ = None if Xs is None else self._objective(Xs, y)
         self.theorem_8_1_epochs_ = theorem_8_1_epochs(A.shape[1], lr, mu)
         if self.verbose:
             th = self.theorem_8_1_epochs_
@@ -583,6 +589,25 @@ class SGDHingeClassifier(_LinearMargin):
                   f"(halving a useless alpha {th.halving:.4g}, a bound support vector "
                   f"{th.bound_sv:.4g}); ran {self.n_epochs_} epochs")
         return self
+
+
+    def _objective(self, X, y):
+        """``mu/2 ||w||^2 + mean_l |1 - y_l f(x_l)|_+`` (eq. 8.15) on the standardised (X, y)."""
+        Xs = (X - self.mean_) / self.scale_
+        yi = np.searchsorted(self.classes_, y)
+        Y = (2.0 * yi - 1.0)[None, :] if self.classes_.shape[0] == 2 else \
+            np.where(yi[None, :] == np.arange(self.classes_.shape[0])[:, None], 1.0, -1.0)
+        F = self._f(Xs).T
+        return (0.5 * float(self.weight_decay) * (self.weights_ ** 2).sum(axis=1)
+                + np.maximum(0.0, 1.0 - Y * F).mean(axis=1))
+
+    def svm_objective(self, X, y):
+        """The cost (8.15) ``mu/2 ||w||^2 + (1/L) sum_l |1 - y_l f(x_l)|_+`` of the fitted
+        weights on (X, y) (inputs standardised as in training), one value per binary model
+        (shape (1,) for two classes).  ``objective_`` holds it on the training set."""
+        check_is_fitted(self, "classes_")
+        X, y = check_input(self, X, y, reset=False)
+        return self._objective(X, y)
 
 
 class SimpleMLP(_BaseMargin):
