@@ -1,4 +1,5 @@
-"""Hard mixtures of SVM experts trained in parallel on Dask (Collobert's thesis, chapter 6).
+"""Hard mixtures of SVM experts trained in parallel on Dask (Collobert's thesis, chapter 6):
+:class:`MixtureSVC` (classification) and :class:`MixtureSVR` (regression).
 
 One SVM on L examples costs about O(L^2) or more.  A hard mixture splits the training set between
 K SVM experts of about L/K examples each, trains them independently (in parallel: one Dask task
@@ -67,6 +68,16 @@ sees what a new point would get, its training error tracks the test error (14.5 
 the validation error no longer climbs.  Keeping the best iteration (Alg. 6.1) makes the fit never
 return a degraded model in either case.
 
+Regression (:class:`MixtureSVR`).  The thesis's regression extension (ch. 6) replaces
+``P(y|x,k)`` by ``E[y|x,k]``: ``E[y|x] = sum_k P(k|x) E[y|x,k]`` with epsilon-SVR experts
+(:class:`kernelnb.svm.SVR`) trained on their subsets and the global gater trained, experts fixed,
+on the squared error ``1/2 (y - sum_k g_k(x) f_k(x))^2`` (no tanh: the output is a regression
+value).  The targets are standardised inside the estimator (so ``epsilon`` and ``C`` are in
+units of the targets' standard deviation); the training and validation errors are mean squared
+errors in the targets' units.  Everything else -- the layout, the balance rule, the outer
+iterations, the best iteration kept, Dask -- is the classifier's code.  Only the global and the
+uniform gaters: the local gater needs a density of y given x for each expert.
+
 Distribution: see :mod:`kernelnb.largescale._dask`.  The training, gater and validation inputs
 are scattered to every worker once per fit; each task receives the index array of its expert's
 examples and returns the fitted expert with its decision values on the gater's and validation
@@ -82,7 +93,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit, log_expit, logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -95,12 +106,12 @@ from .._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, Ha
                            Interval, StrOptions, check_input, check_param,
                            check_params)
 from ..kernels import KERNEL_NAMES, KernelSpec
-from ..svm import SVC
+from ..svm import SVC, SVR
 from . import _mlp
 from ._dask import dask_client
 from .mlp import _standardizer
 
-__all__ = ["MixtureSVC", "balanced_assignment", "GaterMLP"]
+__all__ = ["MixtureSVC", "MixtureSVR", "balanced_assignment", "GaterMLP"]
 
 GATERS = ("global", "local", "uniform")
 
@@ -241,8 +252,9 @@ class GaterMLP:
 
     Inputs are standardised with the mean and standard deviation of the training inputs
     (:meth:`set_scaling`, else the first :meth:`fit`).  :meth:`fit` runs mini-batch Adam on the
-    mixture's global cost ``1/2 (y - tanh(sum_k g_k f_k))^2`` with the expert outputs ``F`` fixed,
-    continuing from the current weights (warm start).
+    mixture's global cost ``1/2 (y - tanh(sum_k g_k f_k))^2`` (``link='tanh'``, classification)
+    or ``1/2 (y - sum_k g_k f_k)^2`` (``link='identity'``, regression) with the expert outputs
+    ``F`` fixed, continuing from the current weights (warm start).
 
     Parameters
     ----------
@@ -252,10 +264,14 @@ class GaterMLP:
     dtype : numpy float type, default=np.float64
         Precision of the weights and arithmetic (``MixtureSVC`` uses float32: the gater is the
         sequential part of a fit, and float32 halves its memory traffic).
+    link : {'tanh', 'identity'}, default='tanh'
+        The function of the mixed output in the global cost.
     """
 
-    def __init__(self, n_features, n_hidden, n_experts, rng, dtype=np.float64):
-        self.n_hidden, self.n_experts, self.dtype = n_hidden, n_experts, dtype
+    def __init__(self, n_features, n_hidden, n_experts, rng, dtype=np.float64, link="tanh"):
+        if link not in ("tanh", "identity"):
+            raise ValueError(f"link must be 'tanh' or 'identity', got {link!r}")
+        self.n_hidden, self.n_experts, self.dtype, self.link = n_hidden, n_experts, dtype, link
         self.W1 = (rng.standard_normal((n_features, n_hidden)) / math.sqrt(n_features)).astype(dtype)
         self.b1 = np.zeros(n_hidden, dtype=dtype)
         # Small output weights: the first gater is nearly uniform.
@@ -293,9 +309,11 @@ class GaterMLP:
         return H, G
 
     @staticmethod
-    def cost(G, F, y):
-        """The global cost ``mean 1/2 (y - tanh(sum_k g_k f_k))^2``."""
-        return float(0.5 * np.mean((y - np.tanh(np.sum(G * F, axis=1))) ** 2))
+    def cost(G, F, y, link="tanh"):
+        """The global cost ``mean 1/2 (y - tanh(sum_k g_k f_k))^2`` (without the tanh for
+        ``link='identity'``)."""
+        out = np.sum(G * F, axis=1)
+        return float(0.5 * np.mean((y - (np.tanh(out) if link == "tanh" else out)) ** 2))
 
     def fit(self, X, y, F, epochs, lr, batch_size, rng, Z=None):
         """Minimise the global cost over the gater's weights (experts' outputs ``F`` fixed)."""
@@ -317,8 +335,11 @@ class GaterMLP:
                 Zb, Fb, yb = Z[idx], F[idx], y[idx]
                 H, G = self._forward(Zb)
                 out = np.sum(G * Fb, axis=1)
-                z = np.tanh(out)
-                d_out = -(yb - z) * (1.0 - z * z) / idx.shape[0]
+                if self.link == "tanh":
+                    z = np.tanh(out)
+                    d_out = -(yb - z) * (1.0 - z * z) / idx.shape[0]
+                else:
+                    d_out = -(yb - out) / idx.shape[0]
                 dA = G * (Fb - out[:, None]) * d_out[:, None]  # softmax Jacobian
                 gW2 = H.T @ dA
                 gb2 = dA.sum(axis=0)
@@ -349,6 +370,8 @@ class _ConstantExpert:
     def decision_function(self, X):
         return np.full(np.shape(X)[0], self.value)
 
+    predict = decision_function
+
 
 def _prepare_rbf32(expert):
     """The float32 :class:`kernelnb.kernels.KernelExpansion` of a Gaussian SVC expert (the
@@ -356,7 +379,7 @@ def _prepare_rbf32(expert):
     other expert (then its own float64 ``decision_function`` is used)."""
     from ..kernels import RBF, KernelExpansion
 
-    if not isinstance(expert, SVC) or not isinstance(expert.kernel_, RBF) \
+    if not isinstance(expert, (SVC, SVR)) or not isinstance(expert.kernel_, RBF) \
             or expert.support_.shape[0] == 0:
         return None
     return KernelExpansion(expert.kernel_, expert.support_vectors_, expert.dual_coef_[0],
@@ -372,8 +395,13 @@ def _expert_decision(expert, X, prepared):
     errors near 1e-6.  A point's value does not depend on the other points of its block.
     """
     if prepared is None:
-        return expert.decision_function(X)
+        return _raw_output(expert, X)
     return prepared(X) + float(expert.intercept_[0])
+
+
+def _raw_output(expert, X):
+    """An expert's real-valued output: the SVC's decision value, the SVR's prediction."""
+    return expert.predict(X) if isinstance(expert, SVR) else expert.decision_function(X)
 
 
 def _expert_task(X, y, Xs, S, Xv, idx, params, local, seed):
@@ -390,6 +418,13 @@ def _expert_task(X, y, Xs, S, Xv, idx, params, local, seed):
         yk = y[idx]
         if idx.shape[0] == 0:
             expert = _ConstantExpert(0.0)
+        elif params.get("model") == "svr":
+            if idx.shape[0] < 2:
+                expert = _ConstantExpert(float(np.mean(yk)))
+            else:
+                expert = SVR(C=params["C"], epsilon=params["epsilon"], kernel=params["kernel"],
+                             sigma=params["sigma"], tol=params["tol"],
+                             cache_size=params["cache_size"], n_jobs=1).fit(X[idx], yk)
         elif np.unique(yk).shape[0] < 2:
             expert = _ConstantExpert(float(yk[0]))
         else:
@@ -497,7 +532,367 @@ _RENAMED = {"n_iter": "max_iter", "gater_hidden": "gater_n_hidden",
             "gater_lr": "gater_learning_rate", "n_gaussians": "gater_n_components"}
 
 
-class MixtureSVC(ClassifierMixin, BaseEstimator):
+class _MixtureSVM(BaseEstimator):
+    """The hard mixture's fit (thesis Alg. 6.1/6.2) shared by :class:`MixtureSVC` and
+    :class:`MixtureSVR`; a subclass gives ``_link`` (the gater's output function),
+    ``_check_data`` (checked inputs and the experts' targets), ``_expert_params`` (the expert
+    model and its own parameters) and ``_error`` (training and validation error)."""
+
+    _link = "tanh"
+    _renamed = {}
+
+    # ---------------------------------------------------------------------------------------
+    def _validate(self):
+        """Check the parameter table (one ValueError naming the parameter), resolve the renamed
+        parameters, and return the values ``fit`` uses."""
+        check_params(self)
+        p = {name: getattr(self, name) for name in ("max_iter", "gater_n_hidden",
+                                                    "gater_learning_rate", "gater_n_components")
+             if hasattr(self, name)}
+        p.update(resolve_renamed(self, self._renamed, stacklevel=4))
+        if self.kernel == "precomputed":
+            raise ValueError(f"kernel='precomputed' is not supported by {type(self).__name__} "
+                             "(the experts see different subsets); give a kernel name or a "
+                             "callable")
+        return p
+
+    def fit(self, X, y):
+        """Fit the mixture (thesis Alg. 6.1; Alg. 6.2 for the local gater).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,), two classes
+        """
+        t_start = time.perf_counter()
+        p = self._validate()
+        K = int(self.n_experts)
+        X, ys = self._check_data(X, y, K)
+        rs = check_random_state(self.random_state)
+        rng = np.random.default_rng(rs.randint(2**31 - 1))
+        lay = self._layout(X, ys, K, rng)
+        n_outer = 1 if self.gater == "uniform" else int(p["max_iter"])
+
+        # Initial random partition of the pool into K subsets of size about P/K.
+        assignment = np.full(lay.L, -1, dtype=np.int64)
+        assignment[lay.pool[rng.permutation(lay.P)]] = np.arange(lay.P) % K
+        self.sigma_ = self._common_sigma(lay.Xtr)
+        params = dict(C=float(self.C), kernel=self.kernel, sigma=self.sigma_, tol=self.tol,
+                      cache_size=self.cache_size, **self._expert_params(p))
+        gater = Zs = None
+        if self.gater == "global" and K > 1:
+            gater = GaterMLP(X.shape[1], int(p["gater_n_hidden"]), K, rng, dtype=np.float32,
+                             link=self._link)
+            gater.set_scaling(lay.Xtr)
+            with threadpool_limits(limits=1):
+                Zs = gater.standardise(lay.Xs)  # once per fit, not once per outer iteration
+        self.gater_ = gater
+        self.gater_samples_ = lay.S.shape[0]
+        # Seeds of the experts' tasks from their own stream, so that a fit with max_iter = t is
+        # exactly the first t iterations of a longer one.
+        seed_rng = np.random.default_rng(int(rng.integers(2**62)))
+        patience = self.n_iter_no_change
+        report = progress_caller(self.callback, type(self).__name__,
+                                 legacy=("iteration", "info"),
+                                 legacy_args=lambda info: (info["iteration"], info))
+
+        self.expert_sizes_, self.expert_times_ = [], []
+        val_errs, tr_errs, tr_costs = [], [], []
+        best, best_err, since_best = None, np.inf, 0
+        parallel_time = gater_time = cpu_tasks = 0.0
+        with dask_client(self.client, n_workers=self.n_workers) as client:
+            runner = _Runner(client, lay.Xtr, lay.ytr, lay.Xs, lay.S, lay.Xv)
+            for it in range(n_outer):
+                sizes = np.bincount(assignment[lay.pool], minlength=K)
+                self.expert_sizes_.append(sizes)
+                t0 = time.perf_counter()
+                subsets = _subsets(assignment, K)
+                seeds = seed_rng.integers(0, 2**31 - 1, size=K)
+                results = runner.map([(subsets[k], params, lay.local, int(seeds[k]))
+                                      for k in range(K)])
+                parallel_time += time.perf_counter() - t0
+                times = np.array([r["time"] for r in results])
+                self.expert_times_.append(times)
+                cpu_tasks += times.sum()
+
+                t0 = time.perf_counter()
+                self.experts_ = [r["expert"] for r in results]
+                state = self._combine(results, lay, sizes, gater, Zs, p, rng)
+                tr_costs.append(state["train_cost"])
+                tr_errs.append(self._error(state["train_dec"], lay.ys_s))
+                val_errs.append(self._error(state["val_dec"], lay.yv) if lay.n_val else np.nan)
+                self._record_assignment(lay, assignment, X.shape[0])
+                # Alg. 6.1 keeps the iteration with the best validation error; without a
+                # validation set the last one.
+                if not lay.n_val or val_errs[-1] < best_err:
+                    best_err = val_errs[-1] if lay.n_val else best_err
+                    since_best = 0
+                    best = self._snapshot(it)
+                else:
+                    since_best += 1
+                stop = patience is not None and since_best >= patience
+                if self.verbose:
+                    print(f"[{type(self).__name__}] iteration {it + 1}/{n_outer}: sizes {sizes.min()}-"
+                          f"{sizes.max()}, train cost {tr_costs[-1]:.4f}, train error "
+                          f"{tr_errs[-1]:.4f}, validation error {val_errs[-1]:.4f}, experts "
+                          f"{times.sum():.1f} s (wall {parallel_time:.1f} s so far)", flush=True)
+                info = dict(iteration=it, expert_sizes=sizes, validation_error=val_errs[-1],
+                            train_error=tr_errs[-1], train_cost=tr_costs[-1],
+                            parallel_time=parallel_time, gater_time=gater_time)
+                stop = report(info) or stop
+                if it < n_outer - 1 and not stop:
+                    assignment = self._reassign(lay, K, state, rng)
+                gater_time += time.perf_counter() - t0
+                if stop:
+                    break
+        self._restore(best)
+        self.n_iter_ = len(val_errs)
+        self.validation_errors_ = np.array(val_errs)
+        self.train_errors_ = np.array(tr_errs)
+        self.train_costs_ = np.array(tr_costs)
+        self.parallel_time_ = parallel_time
+        self.gater_time_ = gater_time
+        self.cpu_time_ = cpu_tasks + gater_time
+        self.fit_time_ = time.perf_counter() - t_start
+        return self
+
+    # -- the pieces of fit -----------------------------------------------------------------
+    def _sizes(self, n, K):
+        """``(n_val, n_holdout, pool)`` for ``n`` examples and ``K`` experts: the validation
+        set, the gater's held-out points (0 without ``gater_holdout``; at most a fifth of the
+        training set) and the experts' pool."""
+        n_val = int(math.floor(self.validation_fraction * n))
+        if self.max_validation is not None:
+            n_val = min(n_val, int(self.max_validation))
+        n_val = min(n_val, n - K)
+        L = n - n_val
+        n_s = 0
+        if bool(self.gater_holdout) and self.gater == "global" and K > 1:
+            n_s = L // 5 if self.gater_samples is None else min(int(self.gater_samples), L // 5)
+            n_s = max(n_s, 1)
+        return n_val, n_s, L - n_s
+
+    def pool_size(self, n_samples):
+        """How many of ``n_samples`` training examples the experts share: all but the validation
+        set and, with ``gater_holdout``, the gater's held-out points.  The thesis's cost analysis
+        (6.1.3) fixes the expert size M; for experts of about M examples choose
+        ``n_experts = round(pool_size(n) / M)`` (``n_experts`` counts here only through
+        ``n_experts > 1``: one expert has no gater to hold points out for).
+
+        Examples
+        --------
+        >>> MixtureSVC(n_experts=10).pool_size(100_000)
+        72000
+        """
+        check_params(self)
+        n = check_param("n_samples", n_samples, POSITIVE_INT,
+                        f"{type(self).__name__}.pool_size")
+        return self._sizes(int(n), int(self.n_experts))[2]
+
+    def _layout(self, X, ys, K, rng):
+        """Where each point serves: the validation set, the gater's points S, the experts' pool.
+
+        Validation: a fraction of the data, at most ``max_validation`` points (the thesis:
+        10,000 on Forest) -- every expert is evaluated on it at every iteration.  S: for the
+        global and uniform gaters a random subsample of at most ``gater_samples`` training
+        points, the same for the whole fit (the experts are evaluated there, not on all L
+        points), held out from the experts with ``gater_holdout``; the local gater's
+        reassignment needs every expert's output on every training point, so S is the whole
+        training set there.  The pool: every training point, or all but S."""
+        n = X.shape[0]
+        n_val, n_s, _ = self._sizes(n, K)
+        perm = rng.permutation(n)
+        val_idx, tr_idx = np.sort(perm[:n_val]), np.sort(perm[n_val:])
+        Xtr, ytr = X[tr_idx], ys[tr_idx]
+        L = Xtr.shape[0]
+        local = self.gater == "local"
+        holdout = n_s > 0
+        if holdout:
+            S = np.sort(rng.choice(L, size=n_s, replace=False))
+            in_s = np.zeros(L, dtype=bool)
+            in_s[S] = True
+            pool = np.flatnonzero(~in_s)
+        else:
+            if local or self.gater_samples is None or self.gater_samples >= L:
+                S = np.arange(L)
+            else:
+                S = np.sort(rng.choice(L, size=int(self.gater_samples), replace=False))
+            pool = np.arange(L)
+        P = pool.shape[0]
+        return _Layout(tr_idx=tr_idx, val_idx=val_idx, Xtr=Xtr, ytr=ytr, Xv=X[val_idx],
+                       yv=ys[val_idx], S=S, Xs=Xtr[S], ys_s=ytr[S], pool=pool, L=L, P=P,
+                       n_val=n_val, local=local, holdout=holdout,
+                       capacity=P // K + 1 if self.balance else P)
+
+    def _common_sigma(self, Xtr):
+        """One width for every expert and iteration (thesis ch. 6: the experts' sigma and C are
+        the same for all experts and iterations).  ``sigma='scale'`` is resolved here, on the
+        whole training set: resolved by each expert on its own subset it would give the experts
+        of a reassigned (regional, smaller-variance) partition narrower kernels than the random
+        partition's -- measured 10-20 % apart after one reassignment."""
+        sigma = KernelSpec.of(self).resolve_sigma(Xtr, np.float32)   # the experts' precision
+        return self.sigma if sigma is None else float(sigma)
+
+    def _combine(self, results, lay, sizes, gater, Zs, p, rng):
+        """After the experts of an iteration: train the gater (global) or set up the local
+        posterior, and the mixture's decision on the gater's points and the validation set."""
+        F = np.column_stack([r["dec"] for r in results])          # on S
+        Fv = np.column_stack([r["dec_val"] for r in results]) if lay.n_val else None
+        out = dict(F=F, val_dec=None)
+        if lay.local:
+            self.platt_ = np.array([r["platt"] for r in results])
+            self.densities_ = [r["gmm"] for r in results]
+            with np.errstate(divide="ignore"):
+                self.log_prior_ = np.log(sizes / lay.L)
+            out["logpx"] = logpx = np.column_stack([r["logpx"] for r in results])
+            p_pos = self._local_p_pos(self._local_posterior(logpx), F)
+            pr = np.where(lay.ys_s > 0, p_pos, 1 - p_pos)
+            out["train_cost"] = float(-np.mean(np.log(np.clip(pr, 1e-300, None))))
+            out["train_dec"] = p_pos - 0.5
+            if lay.n_val:
+                lv = np.column_stack([r["logpx_val"] for r in results])
+                out["val_dec"] = self._local_p_pos(self._local_posterior(lv), Fv) - 0.5
+            return out
+        if gater is not None:
+            # Small matrix products: one BLAS thread (spinning threads on shared cores made
+            # them 8x slower).
+            with threadpool_limits(limits=1):
+                gater.fit(lay.Xs, lay.ys_s, F, self.gater_epochs,
+                          float(p["gater_learning_rate"]), int(self.gater_batch_size), rng, Z=Zs)
+                G = gater.gate(lay.Xs, Z=Zs).astype(np.float64)
+        else:
+            G = np.full((lay.S.shape[0], F.shape[1]), 1.0 / F.shape[1])
+        out.update(G=G, train_cost=GaterMLP.cost(G, F, lay.ys_s, self._link),
+                   train_dec=np.sum(G * F, axis=1))
+        if lay.n_val:
+            out["val_dec"] = np.sum(self._gate(lay.Xv) * Fv, axis=1)
+        return out
+
+    def _record_assignment(self, lay, assignment, n):
+        """``assignment_`` over all n points: -1 validation, -2 the gater's held-out points."""
+        self.assignment_ = np.full(n, -1, dtype=np.int64)
+        self.assignment_[lay.tr_idx] = assignment
+        if lay.holdout:
+            self.assignment_[lay.tr_idx[lay.S]] = -2
+
+    def _reassign(self, lay, K, state, rng):
+        """Every pool point to its preferred expert that is not full (thesis Alg. 6.1 step 2.3):
+        preferred by the gater (global), by ``log P(y|x,k) + log P(x|k) + log P(k)`` (local)."""
+        order = rng.permutation(lay.P)
+        if lay.local:
+            z = self._platt_z(state["F"])
+            logpy = np.where(lay.ytr[:, None] > 0, log_expit(z), log_expit(-z))
+            scores = logpy + state["logpx"] + self.log_prior_[None, :]
+            return balanced_assignment(scores, lay.capacity, order)
+        if lay.holdout:
+            prefs, row_scores, block_scores = self._preferences(lay.Xtr[lay.pool], lay.S[:0],
+                                                                state["G"])
+        else:
+            prefs, row_scores, block_scores = self._preferences(lay.Xtr, lay.S, state["G"])
+        assignment = np.full(lay.L, -1, dtype=np.int64)
+        assignment[lay.pool] = _assign_from_preferences(prefs, row_scores, lay.P, K,
+                                                        lay.capacity, order, block_scores)
+        return assignment
+
+    def _snapshot(self, it):
+        """What the model of iteration ``it`` consists of (the gater's weights copied: it is
+        trained further, in place, by the next iterations)."""
+        state = dict(best_iteration_=it, experts_=self.experts_, assignment_=self.assignment_)
+        if self.gater_ is not None:
+            state["_gater_weights"] = [p.copy() for p in (self.gater_.W1, self.gater_.b1,
+                                                          self.gater_.W2, self.gater_.b2)]
+        for name in ("platt_", "densities_", "log_prior_"):
+            if hasattr(self, name):
+                state[name] = getattr(self, name)
+        return state
+
+    def _restore(self, state):
+        weights = state.pop("_gater_weights", None)
+        if weights is not None:
+            g = self.gater_
+            g.W1, g.b1, g.W2, g.b2 = weights
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    def _preferences(self, Xtr, S, G_s):
+        """Each training point's preferred experts by the gater (best first), computed in
+        blocks without holding the (L, K) weights, and two functions giving the full scores of
+        one point and of several (for :func:`_assign_from_preferences`).  The scores are the
+        gater's logits (the same ranking as its weights).  The cost is one gater pass over the
+        L points."""
+        K = len(self.experts_)
+        gater = self.gater_
+        if gater is None:  # one expert
+            return (np.zeros((Xtr.shape[0], 1), dtype=np.int64), lambda l: np.ones(K),
+                    lambda rows: np.ones((len(rows), K)))
+        if S.shape[0] == Xtr.shape[0]:
+            return _top_preferences(G_s), lambda l: G_s[l], lambda rows: G_s[rows]
+        L = Xtr.shape[0]
+        prefs = np.empty((L, min(K, _TOP)), dtype=np.int64)
+        step = max(1024, int(2**22 // K))
+        with threadpool_limits(limits=1):
+            for s in range(0, L, step):
+                prefs[s:s + step] = _top_preferences(gater.logits(Xtr[s:s + step]))
+
+        def row_scores(l):  # one row: no thread pool to limit (entering a limit costs ~1 ms)
+            return gater.logits(Xtr[l:l + 1])[0]
+
+        def block_scores(rows):
+            with threadpool_limits(limits=1):
+                return gater.logits(Xtr[rows])
+
+        return prefs, row_scores, block_scores
+
+    # ---------------------------------------------------------------------------------------
+    def _platt_z(self, F):
+        return self.platt_[:, 0][None, :] * F + self.platt_[:, 1][None, :]
+
+    def _local_posterior(self, logpx):
+        lj = logpx + self.log_prior_[None, :]
+        lse = logsumexp(lj, axis=1, keepdims=True)
+        return np.exp(lj - lse)
+
+    def _local_p_pos(self, post, F):
+        return np.sum(post * expit(self._platt_z(F)), axis=1)
+
+    def expert_decisions(self, X):
+        """Outputs ``f_k(x)`` of every expert (SVC decision values, SVR predictions on the
+        standardised target scale), shape (n_samples, n_experts)."""
+        check_is_fitted(self)
+        X = check_input(self, X, dtype=np.float64, order="C", reset=False, precision=np.float32)
+        return self._expert_decisions(X)
+
+    def _expert_decisions(self, X):
+        # Each expert's own float64 decision function: the float32 path of the fit
+        # (:func:`_expert_decision`) rounds a point's value differently depending on its row in
+        # the block (about 1e-7 relative), and a prediction must not depend on its neighbours.
+        return np.column_stack([_raw_output(e, X) for e in self.experts_])
+
+    def gate(self, X):
+        """Weights of the experts at each point, shape (n_samples, n_experts): the global gater's
+        softmax ``g_k(x)``, the local gater's posterior ``P(k|x)``, or ``1/K``."""
+        check_is_fitted(self)
+        X = check_input(self, X, dtype=np.float64, order="C", reset=False, precision=np.float32)
+        return self._gate(X)
+
+    def _gate(self, X):
+        K = len(self.experts_)
+        if self.gater == "local":
+            logpx = np.column_stack([
+                d.score_samples(X) if d is not None else np.full(X.shape[0], -np.inf)
+                for d in self.densities_])
+            return self._local_posterior(logpx)
+        if self.gater_ is not None:
+            with threadpool_limits(limits=1):
+                return self.gater_.gate(X).astype(np.float64)
+        return np.full((X.shape[0], K), 1.0 / K)
+
+    def _mixed(self, X):
+        """``sum_k g_k(x) f_k(x)`` on checked inputs (global and uniform gaters)."""
+        return np.sum(self._gate(X) * self._expert_decisions(X), axis=1)
+
+
+class MixtureSVC(ClassifierMixin, _MixtureSVM):
     """Hard mixture of SVM experts with a global, local or uniform gater (thesis ch. 6), the
     experts of every outer iteration trained in parallel as Dask tasks.  Two classes.
 
@@ -659,118 +1054,16 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         self.gater_lr = gater_lr
         self.n_gaussians = n_gaussians
 
-    # ---------------------------------------------------------------------------------------
-    def _validate(self):
-        """Check the parameter table (one ValueError naming the parameter), resolve the renamed
-        parameters, and return the values ``fit`` uses."""
-        check_params(self)
-        p = resolve_renamed(self, self._renamed, stacklevel=4)
-        if self.kernel == "precomputed":
-            raise ValueError("kernel='precomputed' is not supported by MixtureSVC (the experts "
-                             "see different subsets); give a kernel name or a callable")
-        return p
+    # -- what makes it a classifier ---------------------------------------------------------
+    def _expert_params(self, p):
+        return dict(model="svc", n_gaussians=int(p["gater_n_components"]),
+                    reg_covar=float(self.reg_covar))
 
-    def fit(self, X, y):
-        """Fit the mixture (thesis Alg. 6.1; Alg. 6.2 for the local gater).
+    @staticmethod
+    def _error(dec, y):
+        """Classification error of the decisions ``dec`` (> 0: +1) against +-1 targets."""
+        return float(np.mean((dec > 0) != (y > 0)))
 
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,), two classes
-        """
-        t_start = time.perf_counter()
-        p = self._validate()
-        K = int(self.n_experts)
-        X, ys = self._check_data(X, y, K)
-        rs = check_random_state(self.random_state)
-        rng = np.random.default_rng(rs.randint(2**31 - 1))
-        lay = self._layout(X, ys, K, rng)
-        n_outer = 1 if self.gater == "uniform" else int(p["max_iter"])
-
-        # Initial random partition of the pool into K subsets of size about P/K.
-        assignment = np.full(lay.L, -1, dtype=np.int64)
-        assignment[lay.pool[rng.permutation(lay.P)]] = np.arange(lay.P) % K
-        self.sigma_ = self._common_sigma(lay.Xtr)
-        params = dict(C=float(self.C), kernel=self.kernel, sigma=self.sigma_, tol=self.tol,
-                      cache_size=self.cache_size, n_gaussians=int(p["gater_n_components"]),
-                      reg_covar=float(self.reg_covar))
-        gater = Zs = None
-        if self.gater == "global" and K > 1:
-            gater = GaterMLP(X.shape[1], int(p["gater_n_hidden"]), K, rng, dtype=np.float32)
-            gater.set_scaling(lay.Xtr)
-            with threadpool_limits(limits=1):
-                Zs = gater.standardise(lay.Xs)  # once per fit, not once per outer iteration
-        self.gater_ = gater
-        self.gater_samples_ = lay.S.shape[0]
-        # Seeds of the experts' tasks from their own stream, so that a fit with max_iter = t is
-        # exactly the first t iterations of a longer one.
-        seed_rng = np.random.default_rng(int(rng.integers(2**62)))
-        patience = self.n_iter_no_change
-        report = progress_caller(self.callback, "MixtureSVC", legacy=("iteration", "info"),
-                                 legacy_args=lambda info: (info["iteration"], info))
-
-        self.expert_sizes_, self.expert_times_ = [], []
-        val_errs, tr_errs, tr_costs = [], [], []
-        best, best_err, since_best = None, np.inf, 0
-        parallel_time = gater_time = cpu_tasks = 0.0
-        with dask_client(self.client, n_workers=self.n_workers) as client:
-            runner = _Runner(client, lay.Xtr, lay.ytr, lay.Xs, lay.S, lay.Xv)
-            for it in range(n_outer):
-                sizes = np.bincount(assignment[lay.pool], minlength=K)
-                self.expert_sizes_.append(sizes)
-                t0 = time.perf_counter()
-                subsets = _subsets(assignment, K)
-                seeds = seed_rng.integers(0, 2**31 - 1, size=K)
-                results = runner.map([(subsets[k], params, lay.local, int(seeds[k]))
-                                      for k in range(K)])
-                parallel_time += time.perf_counter() - t0
-                times = np.array([r["time"] for r in results])
-                self.expert_times_.append(times)
-                cpu_tasks += times.sum()
-
-                t0 = time.perf_counter()
-                self.experts_ = [r["expert"] for r in results]
-                state = self._combine(results, lay, sizes, gater, Zs, p, rng)
-                tr_costs.append(state["train_cost"])
-                tr_errs.append(float(np.mean((state["train_dec"] > 0) != (lay.ys_s > 0))))
-                val_errs.append(float(np.mean((state["val_dec"] > 0) != (lay.yv > 0)))
-                                if lay.n_val else np.nan)
-                self._record_assignment(lay, assignment, X.shape[0])
-                # Alg. 6.1 keeps the iteration with the best validation error; without a
-                # validation set the last one.
-                if not lay.n_val or val_errs[-1] < best_err:
-                    best_err = val_errs[-1] if lay.n_val else best_err
-                    since_best = 0
-                    best = self._snapshot(it)
-                else:
-                    since_best += 1
-                stop = patience is not None and since_best >= patience
-                if self.verbose:
-                    print(f"[MixtureSVC] iteration {it + 1}/{n_outer}: sizes {sizes.min()}-"
-                          f"{sizes.max()}, train cost {tr_costs[-1]:.4f}, train error "
-                          f"{tr_errs[-1]:.4f}, validation error {val_errs[-1]:.4f}, experts "
-                          f"{times.sum():.1f} s (wall {parallel_time:.1f} s so far)", flush=True)
-                info = dict(iteration=it, expert_sizes=sizes, validation_error=val_errs[-1],
-                            train_error=tr_errs[-1], train_cost=tr_costs[-1],
-                            parallel_time=parallel_time, gater_time=gater_time)
-                stop = report(info) or stop
-                if it < n_outer - 1 and not stop:
-                    assignment = self._reassign(lay, K, state, rng)
-                gater_time += time.perf_counter() - t0
-                if stop:
-                    break
-        self._restore(best)
-        self.n_iter_ = len(val_errs)
-        self.validation_errors_ = np.array(val_errs)
-        self.train_errors_ = np.array(tr_errs)
-        self.train_costs_ = np.array(tr_costs)
-        self.parallel_time_ = parallel_time
-        self.gater_time_ = gater_time
-        self.cpu_time_ = cpu_tasks + gater_time
-        self.fit_time_ = time.perf_counter() - t_start
-        return self
-
-    # -- the pieces of fit -----------------------------------------------------------------
     def _check_data(self, X, y, K):
         """Checked inputs and the targets as -1/+1 (``classes_`` set)."""
         X, y = check_input(self, X, y, dtype=np.float64, order="C", precision=np.float32)
@@ -786,233 +1079,6 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
                              f"({X.shape[0]})")
         self.classes_ = classes
         return X, np.where(y_idx == 1, 1.0, -1.0)
-
-    def _sizes(self, n, K):
-        """``(n_val, n_holdout, pool)`` for ``n`` examples and ``K`` experts: the validation
-        set, the gater's held-out points (0 without ``gater_holdout``; at most a fifth of the
-        training set) and the experts' pool."""
-        n_val = int(math.floor(self.validation_fraction * n))
-        if self.max_validation is not None:
-            n_val = min(n_val, int(self.max_validation))
-        n_val = min(n_val, n - K)
-        L = n - n_val
-        n_s = 0
-        if bool(self.gater_holdout) and self.gater == "global" and K > 1:
-            n_s = L // 5 if self.gater_samples is None else min(int(self.gater_samples), L // 5)
-            n_s = max(n_s, 1)
-        return n_val, n_s, L - n_s
-
-    def pool_size(self, n_samples):
-        """How many of ``n_samples`` training examples the experts share: all but the validation
-        set and, with ``gater_holdout``, the gater's held-out points.  The thesis's cost analysis
-        (6.1.3) fixes the expert size M; for experts of about M examples choose
-        ``n_experts = round(pool_size(n) / M)`` (``n_experts`` counts here only through
-        ``n_experts > 1``: one expert has no gater to hold points out for).
-
-        Examples
-        --------
-        >>> MixtureSVC(n_experts=10).pool_size(100_000)
-        72000
-        """
-        check_params(self)
-        n = check_param("n_samples", n_samples, POSITIVE_INT, "MixtureSVC.pool_size")
-        return self._sizes(int(n), int(self.n_experts))[2]
-
-    def _layout(self, X, ys, K, rng):
-        """Where each point serves: the validation set, the gater's points S, the experts' pool.
-
-        Validation: a fraction of the data, at most ``max_validation`` points (the thesis:
-        10,000 on Forest) -- every expert is evaluated on it at every iteration.  S: for the
-        global and uniform gaters a random subsample of at most ``gater_samples`` training
-        points, the same for the whole fit (the experts are evaluated there, not on all L
-        points), held out from the experts with ``gater_holdout``; the local gater's
-        reassignment needs every expert's output on every training point, so S is the whole
-        training set there.  The pool: every training point, or all but S."""
-        n = X.shape[0]
-        n_val, n_s, _ = self._sizes(n, K)
-        perm = rng.permutation(n)
-        val_idx, tr_idx = np.sort(perm[:n_val]), np.sort(perm[n_val:])
-        Xtr, ytr = X[tr_idx], ys[tr_idx]
-        L = Xtr.shape[0]
-        local = self.gater == "local"
-        holdout = n_s > 0
-        if holdout:
-            S = np.sort(rng.choice(L, size=n_s, replace=False))
-            in_s = np.zeros(L, dtype=bool)
-            in_s[S] = True
-            pool = np.flatnonzero(~in_s)
-        else:
-            if local or self.gater_samples is None or self.gater_samples >= L:
-                S = np.arange(L)
-            else:
-                S = np.sort(rng.choice(L, size=int(self.gater_samples), replace=False))
-            pool = np.arange(L)
-        P = pool.shape[0]
-        return _Layout(tr_idx=tr_idx, val_idx=val_idx, Xtr=Xtr, ytr=ytr, Xv=X[val_idx],
-                       yv=ys[val_idx], S=S, Xs=Xtr[S], ys_s=ytr[S], pool=pool, L=L, P=P,
-                       n_val=n_val, local=local, holdout=holdout,
-                       capacity=P // K + 1 if self.balance else P)
-
-    def _common_sigma(self, Xtr):
-        """One width for every expert and iteration (thesis ch. 6: the experts' sigma and C are
-        the same for all experts and iterations).  ``sigma='scale'`` is resolved here, on the
-        whole training set: resolved by each expert on its own subset it would give the experts
-        of a reassigned (regional, smaller-variance) partition narrower kernels than the random
-        partition's -- measured 10-20 % apart after one reassignment."""
-        sigma = KernelSpec.of(self).resolve_sigma(Xtr, np.float32)   # the experts' precision
-        return self.sigma if sigma is None else float(sigma)
-
-    def _combine(self, results, lay, sizes, gater, Zs, p, rng):
-        """After the experts of an iteration: train the gater (global) or set up the local
-        posterior, and the mixture's decision on the gater's points and the validation set."""
-        F = np.column_stack([r["dec"] for r in results])          # on S
-        Fv = np.column_stack([r["dec_val"] for r in results]) if lay.n_val else None
-        out = dict(F=F, val_dec=None)
-        if lay.local:
-            self.platt_ = np.array([r["platt"] for r in results])
-            self.densities_ = [r["gmm"] for r in results]
-            with np.errstate(divide="ignore"):
-                self.log_prior_ = np.log(sizes / lay.L)
-            out["logpx"] = logpx = np.column_stack([r["logpx"] for r in results])
-            p_pos = self._local_p_pos(self._local_posterior(logpx), F)
-            pr = np.where(lay.ys_s > 0, p_pos, 1 - p_pos)
-            out["train_cost"] = float(-np.mean(np.log(np.clip(pr, 1e-300, None))))
-            out["train_dec"] = p_pos - 0.5
-            if lay.n_val:
-                lv = np.column_stack([r["logpx_val"] for r in results])
-                out["val_dec"] = self._local_p_pos(self._local_posterior(lv), Fv) - 0.5
-            return out
-        if gater is not None:
-            # Small matrix products: one BLAS thread (spinning threads on shared cores made
-            # them 8x slower).
-            with threadpool_limits(limits=1):
-                gater.fit(lay.Xs, lay.ys_s, F, self.gater_epochs,
-                          float(p["gater_learning_rate"]), int(self.gater_batch_size), rng, Z=Zs)
-                G = gater.gate(lay.Xs, Z=Zs).astype(np.float64)
-        else:
-            G = np.full((lay.S.shape[0], F.shape[1]), 1.0 / F.shape[1])
-        out.update(G=G, train_cost=GaterMLP.cost(G, F, lay.ys_s), train_dec=np.sum(G * F, axis=1))
-        if lay.n_val:
-            out["val_dec"] = np.sum(self._gate(lay.Xv) * Fv, axis=1)
-        return out
-
-    def _record_assignment(self, lay, assignment, n):
-        """``assignment_`` over all n points: -1 validation, -2 the gater's held-out points."""
-        self.assignment_ = np.full(n, -1, dtype=np.int64)
-        self.assignment_[lay.tr_idx] = assignment
-        if lay.holdout:
-            self.assignment_[lay.tr_idx[lay.S]] = -2
-
-    def _reassign(self, lay, K, state, rng):
-        """Every pool point to its preferred expert that is not full (thesis Alg. 6.1 step 2.3):
-        preferred by the gater (global), by ``log P(y|x,k) + log P(x|k) + log P(k)`` (local)."""
-        order = rng.permutation(lay.P)
-        if lay.local:
-            z = self._platt_z(state["F"])
-            logpy = np.where(lay.ytr[:, None] > 0, log_expit(z), log_expit(-z))
-            scores = logpy + state["logpx"] + self.log_prior_[None, :]
-            return balanced_assignment(scores, lay.capacity, order)
-        if lay.holdout:
-            prefs, row_scores, block_scores = self._preferences(lay.Xtr[lay.pool], lay.S[:0],
-                                                                state["G"])
-        else:
-            prefs, row_scores, block_scores = self._preferences(lay.Xtr, lay.S, state["G"])
-        assignment = np.full(lay.L, -1, dtype=np.int64)
-        assignment[lay.pool] = _assign_from_preferences(prefs, row_scores, lay.P, K,
-                                                        lay.capacity, order, block_scores)
-        return assignment
-
-    def _snapshot(self, it):
-        """What the model of iteration ``it`` consists of (the gater's weights copied: it is
-        trained further, in place, by the next iterations)."""
-        state = dict(best_iteration_=it, experts_=self.experts_, assignment_=self.assignment_)
-        if self.gater_ is not None:
-            state["_gater_weights"] = [p.copy() for p in (self.gater_.W1, self.gater_.b1,
-                                                          self.gater_.W2, self.gater_.b2)]
-        for name in ("platt_", "densities_", "log_prior_"):
-            if hasattr(self, name):
-                state[name] = getattr(self, name)
-        return state
-
-    def _restore(self, state):
-        weights = state.pop("_gater_weights", None)
-        if weights is not None:
-            g = self.gater_
-            g.W1, g.b1, g.W2, g.b2 = weights
-        for name, value in state.items():
-            setattr(self, name, value)
-
-    def _preferences(self, Xtr, S, G_s):
-        """Each training point's preferred experts by the gater (best first), computed in
-        blocks without holding the (L, K) weights, and two functions giving the full scores of
-        one point and of several (for :func:`_assign_from_preferences`).  The scores are the
-        gater's logits (the same ranking as its weights).  The cost is one gater pass over the
-        L points."""
-        K = len(self.experts_)
-        gater = self.gater_
-        if gater is None:  # one expert
-            return (np.zeros((Xtr.shape[0], 1), dtype=np.int64), lambda l: np.ones(K),
-                    lambda rows: np.ones((len(rows), K)))
-        if S.shape[0] == Xtr.shape[0]:
-            return _top_preferences(G_s), lambda l: G_s[l], lambda rows: G_s[rows]
-        L = Xtr.shape[0]
-        prefs = np.empty((L, min(K, _TOP)), dtype=np.int64)
-        step = max(1024, int(2**22 // K))
-        with threadpool_limits(limits=1):
-            for s in range(0, L, step):
-                prefs[s:s + step] = _top_preferences(gater.logits(Xtr[s:s + step]))
-
-        def row_scores(l):  # one row: no thread pool to limit (entering a limit costs ~1 ms)
-            return gater.logits(Xtr[l:l + 1])[0]
-
-        def block_scores(rows):
-            with threadpool_limits(limits=1):
-                return gater.logits(Xtr[rows])
-
-        return prefs, row_scores, block_scores
-
-    # ---------------------------------------------------------------------------------------
-    def _platt_z(self, F):
-        return self.platt_[:, 0][None, :] * F + self.platt_[:, 1][None, :]
-
-    def _local_posterior(self, logpx):
-        lj = logpx + self.log_prior_[None, :]
-        lse = logsumexp(lj, axis=1, keepdims=True)
-        return np.exp(lj - lse)
-
-    def _local_p_pos(self, post, F):
-        return np.sum(post * expit(self._platt_z(F)), axis=1)
-
-    def expert_decisions(self, X):
-        """Decision values ``f_k(x)`` of every expert, shape (n_samples, n_experts)."""
-        check_is_fitted(self)
-        X = check_input(self, X, dtype=np.float64, order="C", reset=False, precision=np.float32)
-        return self._expert_decisions(X)
-
-    def _expert_decisions(self, X):
-        # Each expert's own float64 decision function: the float32 path of the fit
-        # (:func:`_expert_decision`) rounds a point's value differently depending on its row in
-        # the block (about 1e-7 relative), and a prediction must not depend on its neighbours.
-        return np.column_stack([e.decision_function(X) for e in self.experts_])
-
-    def gate(self, X):
-        """Weights of the experts at each point, shape (n_samples, n_experts): the global gater's
-        softmax ``g_k(x)``, the local gater's posterior ``P(k|x)``, or ``1/K``."""
-        check_is_fitted(self)
-        X = check_input(self, X, dtype=np.float64, order="C", reset=False, precision=np.float32)
-        return self._gate(X)
-
-    def _gate(self, X):
-        K = len(self.experts_)
-        if self.gater == "local":
-            logpx = np.column_stack([
-                d.score_samples(X) if d is not None else np.full(X.shape[0], -np.inf)
-                for d in self.densities_])
-            return self._local_posterior(logpx)
-        if self.gater_ is not None:
-            with threadpool_limits(limits=1):
-                return self.gater_.gate(X).astype(np.float64)
-        return np.full((X.shape[0], K), 1.0 / K)
 
     def decision_function(self, X):
         """``sum_k g_k(x) f_k(x)`` (global, uniform), or the log-odds of ``P(y=+1|x)`` (local);
@@ -1041,3 +1107,107 @@ class MixtureSVC(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+
+_SVR_CONSTRAINTS = {k: v for k, v in _CONSTRAINTS.items()
+                    if k not in ("gater_n_components", "reg_covar")}
+_SVR_CONSTRAINTS.update(gater=[StrOptions({"global", "uniform"})], epsilon=[Interval(
+    numbers.Real, 0, None, closed="left")])
+
+
+class MixtureSVR(RegressorMixin, _MixtureSVM):
+    """Hard mixture of epsilon-SVR experts for regression, ``E[y|x] = sum_k P(k|x) E[y|x,k]``
+    (Collobert's thesis ch. 6, the regression form of Alg. 6.1), trained as
+    :class:`MixtureSVC` is: experts on their subsets in parallel, the global gater on their
+    outputs (squared error of the mixed output, no tanh), reassignment with the balance rule.
+
+    Parameters
+    ----------
+    n_experts, max_iter, C, kernel, sigma, tol, cache_size, gater_n_hidden, gater_epochs,
+    gater_learning_rate, gater_batch_size, gater_samples, gater_holdout, validation_fraction,
+    max_validation, n_iter_no_change, balance, client, n_workers, random_state, verbose,
+    callback : as :class:`MixtureSVC` (``C`` applies to the standardised targets).
+    gater : {'global', 'uniform'}, default='global'
+    epsilon : float, default=0.1
+        Half-width of every expert's insensitive tube, in units of the targets' standard
+        deviation (the targets are standardised inside the estimator).
+
+    Attributes
+    ----------
+    y_mean_, y_scale_ : float
+        Target standardisation.
+    experts_ : list of fitted :class:`kernelnb.svm.SVR` (constant experts for subsets of fewer
+        than two points)
+    gater_, n_iter_, best_iteration_, sigma_, gater_samples_, expert_sizes_, assignment_,
+    expert_times_, parallel_time_, gater_time_, cpu_time_, fit_time_ : as :class:`MixtureSVC`
+    validation_errors_, train_errors_ : ndarray of shape (n_iter_,)
+        Mean squared errors (in the targets' units) on the validation set and on the gater's
+        points, per outer iteration.
+    train_costs_ : ndarray of shape (n_iter_,)
+        The gater's criterion ``mean 1/2 (y - sum_k g_k f_k)^2`` on the standardised targets.
+
+    References
+    ----------
+    Collobert, Bengio & Bengio, "A parallel mixture of SVMs for very large scale problems",
+    Neural Computation 14(5), 2002; Collobert's thesis ch. 6.
+    """
+
+    _parameter_constraints = _SVR_CONSTRAINTS
+    _link = "identity"
+
+    def __init__(self, n_experts=4, gater="global", max_iter=3, C=1.0, epsilon=0.1, kernel="rbf",
+                 sigma=1.0, tol=1e-3, cache_size=200, gater_n_hidden=32, gater_epochs=10,
+                 gater_learning_rate=3e-3, gater_batch_size=128, gater_samples=20000,
+                 gater_holdout=True, validation_fraction=0.1, max_validation=10000,
+                 n_iter_no_change=2, balance=True, client=None, n_workers=None,
+                 random_state=None, verbose=False, callback=None):
+        self.n_experts = n_experts
+        self.gater = gater
+        self.max_iter = max_iter
+        self.C = C
+        self.epsilon = epsilon
+        self.kernel = kernel
+        self.sigma = sigma
+        self.tol = tol
+        self.cache_size = cache_size
+        self.gater_n_hidden = gater_n_hidden
+        self.gater_epochs = gater_epochs
+        self.gater_learning_rate = gater_learning_rate
+        self.gater_batch_size = gater_batch_size
+        self.gater_samples = gater_samples
+        self.gater_holdout = gater_holdout
+        self.validation_fraction = validation_fraction
+        self.max_validation = max_validation
+        self.n_iter_no_change = n_iter_no_change
+        self.balance = balance
+        self.client = client
+        self.n_workers = n_workers
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callback = callback
+
+    def _expert_params(self, p):
+        return dict(model="svr", epsilon=float(self.epsilon))
+
+    def _error(self, dec, y):
+        """Mean squared error, in the targets' units, of standardised predictions."""
+        return float(np.mean((dec - y) ** 2) * self.y_scale_ ** 2)
+
+    def _check_data(self, X, y, K):
+        """Checked inputs and the standardised targets (``y_mean_``, ``y_scale_`` set)."""
+        X, y = check_input(self, X, y, dtype=np.float64, order="C", precision=np.float32,
+                           y_numeric=True)
+        if K > X.shape[0]:
+            raise ValueError(f"n_experts={K} is larger than the number of training examples "
+                             f"({X.shape[0]})")
+        y = np.asarray(y, dtype=np.float64)
+        self.y_mean_ = float(np.mean(y))
+        sd = float(np.std(y))
+        self.y_scale_ = sd if sd > 0 else 1.0
+        return X, (y - self.y_mean_) / self.y_scale_
+
+    def predict(self, X):
+        """``sum_k g_k(x) f_k(x)`` in the targets' units."""
+        check_is_fitted(self)
+        X = check_input(self, X, dtype=np.float64, order="C", reset=False, precision=np.float32)
+        return self._mixed(X) * self.y_scale_ + self.y_mean_
