@@ -56,3 +56,19 @@ __all__ = [
     "UCI_DATASETS", "attribution", "load_boston", "load_breast_cancer", "load_dataset",
     "load_ionosphere", "load_pima", "load_sonar",
 ]
+
+# --- issue15 connect4 ---
+# The UCI Connect-4 set (Collobert's thesis, ch. 7-8): positions enumerated here, game values read
+# from a cache file made once by scripts/build_connect4.py.
+from .connect4 import (  # noqa: E402
+    CONNECT4_COUNTS,
+    CONNECT4_SIZES,
+    connect4_positions,
+    connect4_splits,
+    encode_connect4,
+    load_connect4,
+)
+
+__all__ += ["CONNECT4_COUNTS", "CONNECT4_SIZES", "connect4_positions", "connect4_splits",
+            "encode_connect4", "load_connect4"]
+# --- end issue15 connect4 ---
