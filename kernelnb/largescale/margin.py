@@ -579,9 +579,8 @@ class SGDHingeClassifier(_LinearMargin):
             raise ValueError(f"learning_rate * weight_decay must be below 1, got {lr * mu:g}")
         A = _linear_fit(self, X, y, X_val, y_val, 1.0, lr, lr * mu, True)
         self.dual_coef_ = A
-        Xs = (check_input(self, X, reset=False) if X_val is not None or not self.early_stopping
-              else None)
-        self.objective_ = None if Xs is None else self._objective(Xs, y)
+        whole = X_val is not None or not self.early_stopping     # X is the training set
+        self.objective_ = self.svm_objective(X, y) if whole else None
         self.theorem_8_1_epochs_ = theorem_8_1_epochs(A.shape[1], lr, mu)
         if self.verbose:
             th = self.theorem_8_1_epochs_
@@ -607,7 +606,7 @@ class SGDHingeClassifier(_LinearMargin):
         (shape (1,) for two classes).  ``objective_`` holds it on the training set."""
         check_is_fitted(self, "classes_")
         X, y = check_input(self, X, y, reset=False)
-        return self._objective(X, y)
+        return self._objective(X, np.asarray(y))
 
 
 class SimpleMLP(_BaseMargin):
@@ -812,7 +811,7 @@ class HingeMLPClassifier(_BaseMargin):
         ``nu``, on the hidden weights ``v_n`` (not ``a_n``).
     {common}
 
-    Weights start as :func:`kernelnb.largescale.init_mlp_weights` draws them (LeCun et al.
+    Weights start as :func:`kernelnb.largescale.mlp.init_mlp_weights` draws them (LeCun et al.
     1998), which the thesis's MLPs share.
 
     Attributes
