@@ -556,11 +556,24 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
         squared-loss pursuit recomputes kernel columns in blocks at every step (``blocked_``):
         memory O(n_samples x (block + N)), time O(N x M x l) kernel evaluations.
     random_state : int, RandomState or None
+    dictionary : {'kernel', 'widths', 'oriented'}, default='kernel'
+        The atoms per candidate point: the kernel function; Gaussians of the widths
+        ``sigma * width_factors``; or an oriented Gaussian with the point's Manifold Parzen
+        covariance (``n_components`` principal directions of its ``n_neighbors`` nearest
+        neighbours plus ``sigma^2`` in every direction).  The last two need ``kernel='rbf'``.
+    width_factors : sequence of float > 0, default=(0.5, 1.0, 2.0)
+        ``dictionary='widths'``: the widths, as factors of the fitted ``sigma_``.
+    n_components : int >= 0, default=1
+        ``dictionary='oriented'``: principal directions per atom (0: the Gaussian kernel).
+    n_neighbors : int, default=10
+        ``dictionary='oriented'``: neighbours of each local covariance.
 
     Attributes
     ----------
-    classes_, support_ (training indices of the chosen points), support_vectors_,
+    classes_, support_ (training indices of the chosen points; of each chosen atom's centre,
+    repeated when two widths of one point are chosen), support_vectors_,
     coef_ (n_targets, n_support), intercept_, n_basis_ (N kept per target),
+    atom_sigma_ (``dictionary`` 'widths' or 'oriented': the width of each chosen atom),
     train_errors_ / validation_errors_ (per target: error for N = 1, 2, ...), paths_,
     fit_time_ (seconds).
 
