@@ -12,8 +12,8 @@ from kernelnb.largescale.mlp import init_mlp_weights, mlp_loss_grad
 def _tiny(loss, seed=0, n=7, d=3, H=4):
     rng = np.random.RandomState(seed)
     X = rng.standard_normal((n, d))
-    K = {"squared": 2, "logistic": 1, "softmax": 3}[loss]
-    if loss == "squared":
+    K = {"squared": 2, "tanh_squared": 2, "logistic": 1, "softmax": 3}[loss]
+    if loss in ("squared", "tanh_squared"):
         T = rng.standard_normal((n, K))
     elif loss == "logistic":
         T = rng.choice([-1.0, 1.0], (n, 1))
@@ -30,6 +30,8 @@ def _naive_loss(X, T, W, loss, wd):
     O = np.tanh(X @ W1.T + b1) @ W2.T + b2
     if loss == "squared":
         Q = 0.5 * ((O - T) ** 2).sum(axis=1)
+    elif loss == "tanh_squared":
+        Q = 0.5 * ((np.tanh(O) - T) ** 2).sum(axis=1)
     elif loss == "logistic":
         Q = np.log1p(np.exp(-T[:, 0] * O[:, 0]))
     else:
@@ -37,7 +39,7 @@ def _naive_loss(X, T, W, loss, wd):
     return Q.mean() + 0.5 * wd * ((W1 ** 2).sum() + (W2 ** 2).sum())
 
 
-@pytest.mark.parametrize("loss", ["squared", "logistic", "softmax"])
+@pytest.mark.parametrize("loss", ["squared", "tanh_squared", "logistic", "softmax"])
 @pytest.mark.parametrize("wd", [0.0, 0.3])
 def test_loss_and_gradient_against_finite_differences(loss, wd):
     X, T, W = _tiny(loss)
@@ -80,6 +82,9 @@ def _numpy_epochs(X, T, W, orders, lr, decay, wd, loss):
             o = W2 @ h + b2
             if loss == "squared":
                 go = o - y
+            elif loss == "tanh_squared":
+                z = np.tanh(o)
+                go = -(y - z) * (1 - z ** 2)
             elif loss == "logistic":
                 go = -y / (1 + np.exp(y * o))
             else:
@@ -95,7 +100,8 @@ def _numpy_epochs(X, T, W, orders, lr, decay, wd, loss):
 
 
 @pytest.mark.parametrize("loss,n_classes", [("cross_entropy", 2), ("cross_entropy", 3),
-                                            ("squared", 2), ("squared", 3), ("regression", 0)])
+                                            ("squared", 2), ("squared", 3), ("regression", 0),
+                                            ("tanh_squared", 2), ("tanh_squared", 3)])
 def test_estimator_epochs_match_numpy_sgd(loss, n_classes):
     rng = np.random.RandomState(3)
     n, d, H = 30, 4, 6
@@ -113,11 +119,11 @@ def test_estimator_epochs_match_numpy_sgd(loss, n_classes):
         est = MLPClassifier(loss=loss, **kw).fit(X, y)
         if n_classes == 2:
             T = (2.0 * y - 1)[:, None]
-            kind = "logistic" if loss == "cross_entropy" else "squared"
+            kind = "logistic" if loss == "cross_entropy" else loss
         elif loss == "cross_entropy":
             T, kind = np.eye(n_classes)[y], "softmax"
         else:
-            T, kind = 2 * np.eye(n_classes)[y] - 1, "squared"
+            T, kind = 2 * np.eye(n_classes)[y] - 1, loss
     r = np.random.RandomState(7)                       # the estimator's stream: init, then orders
     W = init_mlp_weights(r, d, H, T.shape[1])
     orders = [r.permutation(n), r.permutation(n)]
@@ -154,7 +160,7 @@ def _xor(n=80, seed=0):
     return X, y
 
 
-@pytest.mark.parametrize("loss", ["cross_entropy", "squared"])
+@pytest.mark.parametrize("loss", ["cross_entropy", "squared", "tanh_squared"])
 def test_mlp_learns_xor(loss):
     X, y = _xor()
     est = MLPClassifier(n_hidden=10, loss=loss, learning_rate=0.1, max_iter=300,
@@ -285,3 +291,30 @@ def test_verbose_prints_one_line_per_epoch(capsys):
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 3 and lines[0].startswith("epoch 1: training loss")
     assert "validation score" in lines[-1]
+
+
+def test_tanh_squared_decision_is_the_tanh_of_the_outputs_and_has_no_proba():
+    X, y = _xor()
+    est = MLPClassifier(n_hidden=5, loss="tanh_squared", max_iter=3, random_state=0).fit(X, y)
+    Xs = (X - est.mean_) / est.scale_
+    f = np.tanh(Xs @ est.hidden_weights_.T + est.hidden_bias_) @ est.output_weights_[0] \
+        + est.output_bias_[0]
+    np.testing.assert_allclose(est.decision_function(X), np.tanh(f), rtol=1e-12)
+    assert not hasattr(est, "predict_proba")
+
+
+def test_callback_sees_every_epoch_and_can_stop():
+    X, y = _xor()
+    seen = []
+
+    def cb(info):
+        # the weights given are those of the epoch just run: its loss is the curve's last
+        seen.append((info["iteration"], info["loss"], info["estimator"].loss_curve_[-1]))
+        return info["iteration"] < 4
+
+    est = MLPClassifier(n_hidden=5, max_iter=50, n_iter_no_change=100, random_state=0,
+                        callback=cb).fit(X, y)
+    assert [s[0] for s in seen] == [1, 2, 3, 4] and est.n_epochs_ == 4
+    assert all(a == b for _, a, b in seen)
+    with pytest.raises(ValueError, match="callback"):
+        MLPClassifier(callback=3).fit(X, y)
