@@ -18,7 +18,8 @@ dictionaries suggested in its ch. 14 against a basis-pursuit baseline.
   learn's LARS-lasso) and scikit-learn's OMP with the same number of atoms; Fashion-MNIST
   T-shirt/top vs shirt.
 
-Usage: python benchmarks/bench_kmp_tables.py [--fashion-train 5000] [--folds 10] [--sizes 64 128 ...]
+Usage: python benchmarks/bench_kmp_tables.py [--fashion-train 5000] [--folds 10]
+       [--sizes 64 128 256 512 1024] [--runs 8]
 """
 import argparse
 import time

@@ -135,7 +135,8 @@ class _BaseKMP(BaseEstimator):
     # -- dictionary --------------------------------------------------------------------------
     def _make_atoms(self, X, cand):
         """Describe the atoms of a non-kernel dictionary (centre, width, local covariance) for
-        the candidate points ``X[cand]``; atom ``j * len(cand) + i`` is centred on ``X[cand[i]]``."""
+        the candidate points ``X[cand]``; atom ``j * len(cand) + i`` is centred on
+        ``X[cand[i]]``."""
         centres = X[cand]
         if self.dictionary == "widths":
             f = np.asarray(self.width_factors, dtype=np.float64).ravel()

@@ -1,6 +1,6 @@
 """Reproductions of the KMP experiments of Vincent & Bengio (2002) and Vincent's thesis (2003,
-ch. 9): Table 3 of the paper (:func:`uci_table3`), the thesis's Table 9.1 (:func:`one_vs_rest_table`),
-Table 9.2 (:func:`delve_table`), and the dictionary extensions of the thesis's ch. 14 against a
+ch. 9): Table 3 of the paper (:func:`uci_table3`), the thesis's Table 9.1
+(:func:`one_vs_rest_table`), Table 9.2 (:func:`delve_table`), and the dictionary extensions of the thesis's ch. 14 against a
 basis-pursuit baseline (:func:`dictionary_comparison`).
 
 Table 3 (paper §5.3, thesis Table 9.3).
@@ -312,7 +312,8 @@ def _cv_select(X, y, sigma_grid, C_grid, max_basis, n_folds, seed):
     for i, sg in enumerate(sigma_grid):
         for tr, va in folds:
             for j, C in enumerate(C_grid):
-                svm_err[i, j] += np.sum(SVC(C=C, sigma=sg).fit(X[tr], y[tr]).predict(X[va]) != y[va])
+                svm = SVC(C=C, sigma=sg).fit(X[tr], y[tr])
+                svm_err[i, j] += np.sum(svm.predict(X[va]) != y[va])
             k = KMPClassifier(n_basis=n_max, sigma=sg).fit(X[tr], y[tr], X_val=X[va], y_val=y[va])
             v = k.validation_errors_[0]
             v = np.concatenate([v, np.full(n_max - len(v), v[-1])])   # a path that stopped early
@@ -369,7 +370,9 @@ def delve_table(X, y, sizes=(64, 128, 256, 512, 1024), n_runs=8, test_size=503, 
             say(f"size {size}: run {r + 1}/{runs}")
         e = {k: np.array(v) for k, v in errs.items()}
         d = e["kmp"] - e["svm"]
-        p = 1.0 if np.all(d == d[0]) or runs < 2 else float(stats.ttest_rel(e["kmp"], e["svm"]).pvalue)
+        # identical differences in every run (e.g. all zero): no evidence of a difference
+        p = (1.0 if np.all(d == d[0]) or runs < 2
+             else float(stats.ttest_rel(e["kmp"], e["svm"]).pvalue))
         out[size] = {"runs": runs, "test_size": n_test, "errors": e,
                      "n_sv": {k: np.array(v) for k, v in n_sv.items()}, "p": p, "chosen": chosen}
     return out
@@ -377,7 +380,8 @@ def delve_table(X, y, sizes=(64, 128, 256, 512, 1024), n_runs=8, test_size=503, 
 
 def format_table92(results, published=True):
     """Markdown table: measured (mean over runs) beside the published Mushrooms numbers."""
-    lines = ["| train size (runs x test) | KMP err % | SVM err % | p (t-test) | KMP #sv | SVM #sv |",
+    lines = ["| train size (runs x test) | KMP err % | SVM err % | p (t-test) | KMP #sv | "
+             "SVM #sv |",
              "|---|---|---|---|---|---|"]
     for size, r in results.items():
         e, sv = r["errors"], r["n_sv"]
@@ -438,8 +442,8 @@ def dictionary_comparison(X, y, X_val, y_val, X_test, y_test, sigma, max_basis=1
         k = KMPClassifier(dictionary=name, **common, **kw).fit(X, y, X_val=X_val, y_val=y_val)
         dt = time.perf_counter() - t0
         N = k.coef_.shape[1]                 # atoms used, the constant (bias) atom aside
-        rows.append(dict(method="KMP pre-fitting", dictionary=name, error=1 - k.score(X_test, y_test),
-                         atoms=N, time=dt))
+        rows.append(dict(method="KMP pre-fitting", dictionary=name,
+                         error=1 - k.score(X_test, y_test), atoms=N, time=dt))
         say(f"KMP {name}: N = {N}")
         if name == "oriented":
             continue
