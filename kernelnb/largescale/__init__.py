@@ -18,10 +18,12 @@ __all__ += ["MixtureSVC", "GaterMLP", "balanced_assignment", "dask_grid_search",
 # --- end E ---
 
 # --- issue15 ch7 ---
+from .hessian import HessianStudy, hessian_study  # noqa: E402
 from .mixture import MixtureSVR  # noqa: E402
 from .moe import MixtureOfExpertsClassifier, MixtureOfExpertsRegressor  # noqa: E402
 
-__all__ += ["MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor", "MixtureSVR"]
+__all__ += ["MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor", "MixtureSVR",
+            "hessian_study", "HessianStudy"]
 # --- end issue15 ch7 ---
 
 # --- issue15 ch8 ---
