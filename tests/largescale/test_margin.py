@@ -1,4 +1,5 @@
-"""MarginPerceptron and SimpleMLP (thesis ch. 8): update rules against numpy, the margin
+"""MarginPerceptron and SimpleMLP (thesis ch. 8; loops in kernelnb.largescale._margin): update
+rules against numpy, the margin
 Perceptron's convergence and margin bounds on a separable set, XOR, early stopping, one-vs-rest,
 scikit-learn conformance, bad input."""
 import numpy as np
@@ -6,7 +7,7 @@ import pytest
 from scipy.optimize import minimize
 
 from kernelnb.largescale import MarginPerceptron, SimpleMLP
-from kernelnb.largescale import _mlp
+from kernelnb.largescale import _margin
 
 
 def _standardise(X):
@@ -34,8 +35,9 @@ def test_simple_mlp_single_step_by_hand():
     for y, beta, updated in [(1.0, 2.0, True), (1.0, 1.0, False), (-1.0, 0.0, True),
                              (1.0, 1.25, True)]:       # y f = beta updates (the thesis's <=)
         V, a, b = np.zeros((5, 2)), z0.copy(), np.zeros(1)
-        loss, n_upd = _mlp.simple_mlp_epoch(x, np.array([y]), np.array([0], dtype=np.intp),
-                                            V, a, b, 0.1, beta)
+        pos, loss, n_upd = _margin.simple_mlp_run(x, np.array([y]), np.array([0], dtype=np.intp),
+                                                  0, V, a, b, 0.1, beta, -1)
+        assert pos == 1
         assert loss == pytest.approx(max(0.0, beta - y * 1.25))
         assert n_upd == int(updated)
         lin = np.abs(z0) <= 1
@@ -216,8 +218,11 @@ def test_bad_input():
     with pytest.raises(ValueError, match="X_val"):
         MarginPerceptron().fit(X, y, y_val=y)
     with pytest.raises(ValueError, match="inconsistent shapes"):
-        _mlp.simple_mlp_epoch(X, y.astype(float), np.arange(3, dtype=np.intp),
-                              np.zeros((4, 3)), np.zeros(4), np.zeros(1), 0.1, 1.0)
+        _margin.simple_mlp_run(X, y.astype(float), np.arange(3, dtype=np.intp), 0,
+                               np.zeros((4, 3)), np.zeros(4), np.zeros(1), 0.1, 1.0, -1)
     with pytest.raises(ValueError, match="order"):
-        _mlp.margin_perceptron_epoch(X, y.astype(float), np.array([-1], dtype=np.intp),
-                                     np.zeros(2), np.zeros(1), 0.1, 1.0)
+        _margin.linear_run(X, y.astype(float), np.array([-1], dtype=np.intp), 0,
+                           np.zeros(2), np.zeros(1), np.zeros(0), 0.1, 1.0, 0.0, -1)
+    with pytest.raises(ValueError, match="start"):
+        _margin.linear_run(X, y.astype(float), np.array([0], dtype=np.intp), 2,
+                           np.zeros(2), np.zeros(1), np.zeros(0), 0.1, 1.0, 0.0, -1)
