@@ -1,7 +1,6 @@
 """MarginPerceptron and SimpleMLP (thesis ch. 8; loops in kernelnb.largescale._margin): update
-rules against numpy, the margin
-Perceptron's convergence and margin bounds on a separable set, XOR, early stopping, one-vs-rest,
-scikit-learn conformance, bad input."""
+rules against numpy, the margin Perceptron's convergence and margin bounds on a separable set,
+XOR, early stopping, one-vs-rest, scikit-learn conformance, bad input."""
 import numpy as np
 import pytest
 from scipy.optimize import minimize
