@@ -104,8 +104,19 @@ def select(label, grid, data, use_val=True):
         log(f"   {label:<22} {params:<40} val {ve:6.2f}%  {t:7.2f}s")
         if best is None or ve < best["val"]:
             best = {"model": model, "params": params, "val": ve, "time": t}
-    best["test"] = err(best["model"], Xt, yt)
+    best["pred"] = best["model"].predict(Xt)
+    best["test"] = 100.0 * float(np.mean(best["pred"] != yt))
+    best["y_test"] = yt
     return best
+
+
+def mcnemar(a, b):
+    """Exact McNemar p-value (two-sided binomial test on the discordant test examples) of two
+    result dicts of :func:`select`: the test the thesis's "99% confidence" may have used."""
+    from scipy.stats import binomtest
+    ra, rb = a["pred"] == a["y_test"], b["pred"] == b["y_test"]
+    n01, n10 = int(np.sum(ra & ~rb)), int(np.sum(~ra & rb))
+    return 1.0 if n01 + n10 == 0 else binomtest(n01, n01 + n10, 0.5).pvalue
 
 
 def run_dataset(name, args):
@@ -192,6 +203,9 @@ def report(all_res, args):
                           f"{all_res[n][m]['time'] / all_res[n]['Simple MLP']['time']:6.1f} "
                           f"({all_res[n][m]['time']:6.2f}s)" for n in names)
             print(f" {m:<22}{row} | {'-':>14} | {'-':>16}")
+    print(" McNemar p-value against the Simple MLP (test set): " + "; ".join(
+        f"{n}: " + ", ".join(f"{m} {mcnemar(all_res[n][m], all_res[n]['Simple MLP']):.2g}"
+                             for m in ("SVM", "MLP (CE)")) for n in names))
     print(" chosen:")
     for n in names:
         for m in ("SVM", "MLP (CE)", "Simple MLP", "Hinge MLP (8.10)"):
@@ -210,6 +224,10 @@ def report(all_res, args):
     for m in ("sklearn Perceptron", "SGD hinge (8.16)", "sklearn SGD hinge"):
         print(f" {m:<22}" + "".join(f" | {all_res[n][m]['test']:9.2f}%" for n in names)
               + f" | {'-':>13}")
+    print(" McNemar p-value against the Simple MLP (test set): " + "; ".join(
+        f"{n}: " + ", ".join(f"{m.split()[0]} {mcnemar(all_res[n][m], all_res[n]['Simple MLP']):.2g}"
+                             for m in ("Original Perceptron", "Margin Perceptron", "Nilsson MLP"))
+        for n in names))
     print(" chosen / time (s):")
     for n in names:
         for m in ("Original Perceptron", "Margin Perceptron", "Nilsson MLP", "SGD hinge (8.16)",
