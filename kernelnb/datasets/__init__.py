@@ -10,6 +10,10 @@
   :data:`UCI_DATASETS`; sources and citations in ``data/ATTRIBUTION.txt`` (:func:`attribution`).
 * :func:`load_fashion_mnist` reads the original idx files from ``data_home``, ``$KERNELNB_DATA`` or
   ``~/.cache/kernelnb``; it downloads only with ``download=True``.
+* :func:`load_connect4` and :func:`connect4_splits` read the UCI Connect-4 positions (Collobert's
+  thesis, ch. 7-8; the 126-input coding and the 50,000 / 7,500 / 10,000 split) from the same
+  folders; :func:`connect4_positions` enumerates the 67,557 positions themselves, and the
+  stand-alone ``scripts/build_connect4.py`` labels them once with a game solver and caches them.
 """
 from .feature_toys import make_weston_linear, make_weston_nonlinear  # noqa: F401 (thesis ch. 5 toys)
 from .large import make_large_problem  # noqa: F401 (scaling studies)
