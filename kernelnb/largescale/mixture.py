@@ -1197,6 +1197,8 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         """Checked inputs and the standardised targets (``y_mean_``, ``y_scale_`` set)."""
         X, y = check_input(self, X, y, dtype=np.float64, order="C", precision=np.float32,
                            y_numeric=True)
+        if X.shape[0] < 2:
+            raise ValueError("MixtureSVR needs at least 2 samples, got one sample")
         if K > X.shape[0]:
             raise ValueError(f"n_experts={K} is larger than the number of training examples "
                              f"({X.shape[0]})")

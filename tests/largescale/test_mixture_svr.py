@@ -1,0 +1,77 @@
+"""MixtureSVR: the regression hard mixture against kernelnb's SVR trained on the same subsets,
+the mixed prediction against the gater and the experts, bad input."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_friedman1
+
+from kernelnb.largescale import GaterMLP, MixtureSVR
+from kernelnb.svm import SVR
+
+
+def _data(n=400, seed=0):
+    X, y = make_friedman1(n, 5, noise=0.3, random_state=seed)
+    return X, 10.0 * y + 3.0
+
+
+def test_one_expert_is_kernelnb_svr_on_standardised_targets():
+    X, y = _data(200)
+    mix = MixtureSVR(n_experts=1, validation_fraction=0.0, C=2.0, epsilon=0.05, sigma=2.0,
+                     client="serial", random_state=0).fit(X, y)
+    m, s = y.mean(), y.std()
+    ref = SVR(C=2.0, epsilon=0.05, sigma=2.0).fit(X, (y - m) / s)
+    np.testing.assert_allclose(mix.predict(X), ref.predict(X) * s + m, rtol=1e-6, atol=1e-6)
+    assert mix.y_mean_ == pytest.approx(m) and mix.y_scale_ == pytest.approx(s)
+
+
+def test_uniform_gater_averages_svr_experts_of_the_partition():
+    X, y = _data(300)
+    mix = MixtureSVR(n_experts=3, gater="uniform", C=1.0, sigma="scale", client="serial",
+                     random_state=1).fit(X, y)
+    ys = (y - mix.y_mean_) / mix.y_scale_
+    own = []
+    for k in range(3):
+        idx = np.flatnonzero(mix.assignment_ == k)
+        e = SVR(C=1.0, epsilon=0.1, sigma=mix.sigma_).fit(X[idx], ys[idx])
+        np.testing.assert_allclose(mix.experts_[k].predict(X), e.predict(X), rtol=1e-6,
+                                   atol=1e-6)
+        own.append(e.predict(X))
+    np.testing.assert_allclose(mix.predict(X), np.mean(own, axis=0) * mix.y_scale_
+                               + mix.y_mean_, rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(mix.gate(X), 1 / 3)
+
+
+def test_global_gater_prediction_and_recorded_errors():
+    X, y = _data(600)
+    Xt, yt = _data(400, seed=1)
+    mix = MixtureSVR(n_experts=3, C=10.0, sigma="scale", gater_epochs=20, max_iter=2,
+                     n_iter_no_change=None, client="serial", random_state=0).fit(X, y)
+    G, F = mix.gate(Xt), mix.expert_decisions(Xt)
+    np.testing.assert_allclose(G.sum(axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(mix.predict(Xt), np.sum(G * F, axis=1) * mix.y_scale_
+                               + mix.y_mean_, rtol=1e-10)
+    assert mix.score(Xt, yt) > 0.8
+    # the validation error of the kept iteration is the MSE of the prediction on those points
+    val = mix.assignment_ == -1
+    mse = np.mean((mix.predict(X[val]) - y[val]) ** 2)
+    assert mix.validation_errors_[mix.best_iteration_] == pytest.approx(mse, rel=1e-3)
+    assert mix.train_errors_.shape == (mix.n_iter_,)
+
+
+def test_identity_link_gater_cost():
+    rng = np.random.default_rng(0)
+    G = rng.dirichlet(np.ones(3), size=10)
+    F = rng.standard_normal((10, 3))
+    y = rng.standard_normal(10)
+    assert GaterMLP.cost(G, F, y, "identity") == pytest.approx(
+        0.5 * np.mean((y - np.sum(G * F, axis=1)) ** 2))
+    with pytest.raises(ValueError, match="link"):
+        GaterMLP(2, 3, 2, rng, link="relu")
+
+
+@pytest.mark.parametrize("params,name", [({"gater": "local"}, "gater"),
+                                         ({"epsilon": -1.0}, "epsilon"),
+                                         ({"n_experts": 0}, "n_experts")])
+def test_bad_parameters(params, name):
+    X, y = _data(50)
+    with pytest.raises(ValueError, match=name):
+        MixtureSVR(client="serial", **params).fit(X, y)
