@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.sparse.linalg import LinearOperator, eigsh
 from scipy.special import expit
 from sklearn.base import clone
 
@@ -175,6 +176,24 @@ def _expert_second_order(Xa, Hx_k, W2_k, rho):
     return M
 
 
+def _expert_second_order_matvec(Xa, Hx_k, W2_k, rho, u):
+    """``(sum_l rho_l d^2 f_k(x_l)/du_k^2) u`` without forming the matrix: O(n H (d + 1))."""
+    H, D = Hx_k.shape[1], Xa.shape[1]
+    V, wu = u[:H * D].reshape(H, D), u[H * D:H * D + H]
+    hp = 1.0 - Hx_k ** 2
+    hpp = -2.0 * Hx_k * hp
+    A = Xa @ V.T                                             # (n, H): x~ . v_u of each unit
+    out = np.zeros_like(u)
+    out[:H * D] = ((rho[:, None] * (W2_k[0] * hpp * A + hp * wu)).T @ Xa).ravel()
+    out[H * D:H * D + H] = (rho[:, None] * hp * A).sum(axis=0)
+    return out
+
+
+#: diagonal expert blocks larger than this are not formed: their norm comes from Lanczos
+#: iterations (scipy's ``eigsh``) on matrix-vector products
+_DENSE_MAX = 800
+
+
 def _moe_parts(X, y, weights, gater_n_hidden):
     w = weights
     _check_binary_output(w["W2"], "a mixture")
@@ -225,9 +244,25 @@ def _moe_block_norms(X, y, weights, gater_n_hidden, experts):
             Qb, Rb = QR[b]
             # J_i^T D J_j = Q_i R_i D R_j^T Q_j^T : norm of R_i D R_j^T
             N[a, b] = N[b, a] = np.linalg.norm(Ra @ ((G[:, i] * G[:, j] / n)[:, None] * Rb.T), 2)
-        diag = Qa @ (Ra @ ((G[:, i] ** 2 / n)[:, None] * Ra.T)) @ Qa.T
-        diag += _expert_second_order(Xa, Hx[:, i], weights["W2"][i], r * G[:, i] / n)
-        N[a, a] = _sym_norm(diag)
+        rho = r * G[:, i] / n
+        if Qa.shape[0] <= _DENSE_MAX:
+            diag = Qa @ (Ra @ ((G[:, i] ** 2 / n)[:, None] * Ra.T)) @ Qa.T
+            diag += _expert_second_order(Xa, Hx[:, i], weights["W2"][i], rho)
+            N[a, a] = _sym_norm(diag)
+        else:
+            Jk = (Qa @ Ra).T                                     # (n, P)
+            gg = G[:, i] ** 2 / n
+
+            def mv(u, Jk=Jk, gg=gg, k=i, rho=rho):
+                u = np.ravel(u)
+                return Jk.T @ (gg * (Jk @ u)) + _expert_second_order_matvec(
+                    Xa, Hx[:, k], weights["W2"][k], rho, u)
+
+            P = Jk.shape[1]
+            op = LinearOperator((P, P), matvec=mv, dtype=np.float64)
+            N[a, a] = float(abs(eigsh(op, k=1, which="LM", tol=1e-6,
+                                      return_eigenvectors=False,
+                                      v0=np.ones(P) / np.sqrt(P))[0]))
     return N
 
 

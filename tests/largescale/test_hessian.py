@@ -98,6 +98,19 @@ def test_block_norms_are_the_spectral_norms_of_the_blocks():
     np.testing.assert_allclose(block_norms(moe, X, y), ref, rtol=1e-8)
 
 
+def test_large_expert_blocks_by_lanczos_match_the_dense_norms(monkeypatch):
+    import kernelnb.largescale.hessian as hs
+
+    rng = np.random.RandomState(4)
+    X = rng.standard_normal((40, 6))
+    y = (X[:, 0] > 0).astype(int)
+    moe = MixtureOfExpertsClassifier(n_experts=3, n_hidden=4, gater_n_hidden=0, max_iter=3,
+                                     random_state=0).fit(X, y)
+    dense = block_norms(moe, X, y)
+    monkeypatch.setattr(hs, "_DENSE_MAX", 5)          # every expert block (33 weights) by Lanczos
+    np.testing.assert_allclose(block_norms(moe, X, y), dense, rtol=1e-6)
+
+
 def test_tanh_factor_is_the_second_derivative_and_vanishes_at_saturation():
     f = np.linspace(-3, 3, 13)
     for y in (-1.0, 1.0):
