@@ -26,6 +26,8 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 from ._plotly import FigureWidget
 
+from sklearn.preprocessing import StandardScaler
+
 from ..datasets import TOY_NOISE
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
 from ..viz._style import BASE_LAYOUT, series_color, title_layout
@@ -38,8 +40,6 @@ __all__ = ["MarginExplorer", "MARGIN_MODELS"]
 N_VAL = 500
 #: Learning rates of the rho-against-lambda chart (log-spaced over the lambda slider's range).
 LAMBDAS = np.logspace(-3, 0, 13)
-#: Most points of the rho-against-t chart where the validation error is measured.
-MAX_CHECKPOINTS = 40
 
 
 def _largescale(name):
@@ -49,23 +49,35 @@ def _largescale(name):
 
 #: The models offered: key -> (label, class name in kernelnb.largescale, linear?).
 MARGIN_MODELS = {
+    "original_perceptron": ("original Perceptron (Alg. 3.1)", "OriginalPerceptron", True),
     "margin_perceptron": ("margin Perceptron (Alg. 8.1)", "MarginPerceptron", True),
+    "sgd_hinge": ("SGD hinge + weight decay (8.16)", "SGDHingeClassifier", True),
+    "nilsson_mlp": ("Nilsson MLP (Alg. 8.3)", "NilssonMLP", False),
     "simple_mlp": ("Simple MLP (Alg. 8.2)", "SimpleMLP", False),
 }
 
 
-def _make(key, p, max_iter=None):
-    """The unfitted model ``key`` for the dashboard parameters ``p``."""
+def _make(key, p, **extra):
+    """The unfitted model ``key`` for the dashboard parameters ``p`` (at most ``epochs`` epochs
+    and ``updates`` updates)."""
     if key not in MARGIN_MODELS:
         raise ValueError(f"model must be one of {list(MARGIN_MODELS)}, got {key!r}")
     cls = _largescale(MARGIN_MODELS[key][1])
-    epochs = int(p["epochs"] if max_iter is None else max_iter)
-    common = dict(learning_rate=float(p["lam"]), max_iter=epochs, random_state=int(p["seed"]))
-    if key == "margin_perceptron":
-        return cls(beta=1.0, **common)
+    kw = dict(max_iter=int(p["epochs"]), max_updates=_updates(p), random_state=int(p["seed"]))
+    if key != "original_perceptron":
+        kw["learning_rate"] = float(p["lam"])
+    if key == "sgd_hinge":
+        kw["weight_decay"] = float(p["mu"])
     if key == "simple_mlp":
-        return cls(n_hidden=int(p["n_hidden"]), beta=float(p["beta"]), **common)
-    raise ValueError(f"model {key!r} has no constructor")  # pragma: no cover
+        kw["beta"] = float(p["beta"])
+    if key in ("simple_mlp", "nilsson_mlp"):
+        kw["n_hidden"] = int(p["n_hidden"])
+    kw.update(extra)
+    return cls(**kw)
+
+
+def _updates(p):
+    return max(1, int(round(float(p["updates"]))))
 
 
 def _standardised(model, X):
@@ -80,42 +92,34 @@ def linear_margin(model):
     return 2.0 / norm if norm > 0 else float("inf")
 
 
-def max_margin(Xs, y, C=1e6):
-    """rho_max = 2/||u|| of the hard-margin linear SVM on ``Xs`` and whether the points are
-    linearly separable; (nan, False) when they are not.
+def linearly_separable(X, y):
+    """Whether two-class points are linearly separable: y_l (u . x_l + a) >= 1 for every l is a
+    linear feasibility problem (scipy's ``linprog``, quick whatever the answer).
 
-    Separability is a linear feasibility problem, y_l (u . x_l + a) >= 1 for every l (scipy's
-    ``linprog``, quick whatever the answer); only separable points go to the SVM (kernelnb's SVC
-    at a large C, whose solution is then the hard-margin one), which would grind on a
-    non-separable set at such a C.
-    """
+    Asked before :func:`kernelnb.largescale.maximal_margin`, whose hard-margin SVM (a very large
+    C) takes minutes on points that are not separable."""
     from scipy.optimize import linprog
 
-    from ..svm import SVC
-    from ..viz import margin_width
-
-    classes = np.unique(y)
-    yy = np.where(y == classes[-1], 1.0, -1.0)
-    A = -yy[:, None] * np.column_stack([Xs, np.ones(len(Xs))])
-    lp = linprog(np.zeros(A.shape[1]), A_ub=A, b_ub=-np.ones(len(Xs)),
+    X = np.asarray(X, float)
+    yy = np.where(np.asarray(y) == np.unique(y)[-1], 1.0, -1.0)
+    A = -yy[:, None] * np.column_stack([X, np.ones(len(X))])
+    lp = linprog(np.zeros(A.shape[1]), A_ub=A, b_ub=-np.ones(len(X)),
                  bounds=[(None, None)] * A.shape[1], method="highs")
-    if lp.status != 0:
-        return float("nan"), False
-    svm = SVC(kernel="linear", C=C, tol=1e-4).fit(Xs, y)
-    return float(margin_width(svm)), True
+    return lp.status == 0
 
 
-def bound_thm83(t, lam, R):
-    """Thm 8.3: after t updates the margin Perceptron's rho_t >= (2/lam)/sqrt(t (2/lam + (R+1)^2))."""
-    t = np.asarray(t, float)
-    with np.errstate(divide="ignore"):
-        return (2.0 / lam) / np.sqrt(t * (2.0 / lam + (R + 1.0) ** 2))
+def linear_svm_objective(Xs, y, mu):
+    """The SVM objective (thesis 8.15) mu/2 ||w||^2 + (1/L) sum_l |1 - y_l f(x_l)|_+ at the
+    solution of kernelnb's linear SVC with C = 1/(mu L) (the thesis's conversion), on the
+    inputs as given."""
+    from ..svm import SVC
 
-
-def bound_thm82(rho_max, lam, R):
-    """Thm 8.2: on separable data the converged margin Perceptron's rho >= rho_max /
-    sqrt(1 + R^2) / (2 + R^2 lam)."""
-    return rho_max / np.sqrt(1.0 + R ** 2) / (2.0 + R ** 2 * np.asarray(lam, float))
+    L = Xs.shape[0]
+    svm = SVC(kernel="linear", C=1.0 / (mu * L), tol=1e-5).fit(Xs, y)
+    w = np.asarray(svm.dual_coef_, float)[0] @ np.asarray(svm.support_vectors_, float)
+    yy = np.where(np.asarray(y) == svm.classes_[1], 1.0, -1.0)
+    f = svm.decision_function(Xs)
+    return float(0.5 * mu * w @ w + np.mean(np.maximum(0.0, 1.0 - yy * f)))
 
 
 class MarginExplorer(Dashboard):
@@ -127,17 +131,22 @@ class MarginExplorer(Dashboard):
         Resolution of the decision surface.
     **params
         Initial control values: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``model`` (a
-        key of :data:`MARGIN_MODELS`), ``lam`` (learning rate), ``mu`` (weight decay of the
-        SGD hinge), ``beta`` (Simple MLP), ``n_hidden``, ``epochs``.
+        key of :data:`MARGIN_MODELS`), ``lam`` (learning rate), ``updates`` (t: the most
+        updates of the drawn model, the fixed t of the rho-against-lambda chart and the last t
+        of the rho-against-t chart), ``epochs`` (most epochs of the drawn model), ``mu``
+        (weight decay of the SGD hinge), ``beta`` (Simple MLP), ``n_hidden`` (Simple and
+        Nilsson MLPs), ``trials`` (random example orders averaged in the rho charts).
 
     Notes
     -----
     :meth:`update` returns (and the readout shows) ``train_error``, ``val_error``, ``rho``
-    (2/||w|| of a linear model; the Simple MLP's fixed 2 beta/sqrt(N) in hidden space),
+    (``margin_history_``'s last rho of the drawn model: 2/||w|| for the linear ones, the fixed
+    2 beta/sqrt(N) in the hidden space of the Simple MLP and 2/sqrt(N) of the Nilsson MLP),
     ``n_updates``, ``n_epochs``, ``R``, ``rho_max`` (nan when not separable), ``separable``,
-    ``mp_rho``, ``mp_bound83`` (the margin Perceptron at the chosen lambda, and Thm 8.3 at its
-    t), ``mp_bound82`` and, for the charts, ``lam_grid``, ``rho_lam``, ``bound83_lam``,
-    ``val_error_lam``, ``t``, ``rho_t``, ``bound83_t``, ``val_error_t``.
+    ``mp_rho``, ``mp_bound83`` (the margin Perceptron after t updates at the chosen lambda, and
+    Thm 8.3 there), ``mp_bound82``, ``mp_converged``, for the SGD hinge ``objective``,
+    ``svm_objective`` and ``thm81_epochs``, and ``curves`` (the
+    :func:`kernelnb.largescale.margin_curves` result drawn in the two rho charts).
     """
 
     notebook = "margin_explorer"
@@ -149,13 +158,16 @@ class MarginExplorer(Dashboard):
     STATS = [
         ("train_error", "training error", ".1%"),
         ("val_error", f"validation error ({N_VAL} new points)", ".1%"),
-        ("rho", "margin ρ of the chosen model", ".4g"),
+        ("rho", "margin ρ of the drawn model", ".4g"),
         ("n_updates", "updates t", "d"),
         ("n_epochs", "epochs run", "d"),
+        ("objective", "SGD hinge: objective (8.15)", ".5g"),
+        ("svm_objective", "  the SVM's, C = 1/(μL)", ".5g"),
+        ("thm81_epochs", "  Thm 8.1: epochs ≳ 1/(Lλμ)", ".4g"),
         ("R", "R = max ‖x‖ (standardised)", ".3g"),
         ("rho_max", "ρ_max (hard-margin SVM)", ".4g"),
-        ("mp_rho", "margin Perceptron: ρ at this λ", ".4g"),
-        ("mp_bound83", "  Thm 8.3 bound at its t", ".4g"),
+        ("mp_rho", "margin Perceptron: ρ_t", ".4g"),
+        ("mp_bound83", "  Thm 8.3 bound", ".4g"),
         ("mp_bound82", "  Thm 8.2 bound (separable)", ".4g"),
         ("fit_time_ms", "fit time, all charts (ms)", ".0f"),
     ]
@@ -164,6 +176,7 @@ class MarginExplorer(Dashboard):
         self.grid = grid
         self._data_key = None
         self._drawn_bounds = None
+        self._sep_cache = None
         super().__init__(**params)
 
     # -- widgets ---------------------------------------------------------------------------
@@ -176,66 +189,72 @@ class MarginExplorer(Dashboard):
         c["model"] = styled(widgets.Dropdown(
             options=[(label, key) for key, (label, _c, _l) in MARGIN_MODELS.items()],
             value="margin_perceptron", description="model"))
-        c["lam"] = log_slider("λ (learning rate)", 0.01, -3, 0, step=0.25, main=True,
-                              tooltip="step of every update; the margin grows as λ shrinks "
-                                      "(Thms 8.2, 8.3)")
-        c["epochs"] = styled(widgets.IntSlider(value=20, min=1, max=200, description="epochs"),
-                             tooltip="most passes over the data (early stopping by hand)")
-        c["mu"] = log_slider("μ (weight decay)", 1e-2, -4, 0, step=0.25,
+        c["lam"] = log_slider("λ (rate)", 0.01, -3, 0, step=0.25, main=True,
+                              tooltip="learning rate: the step of every update; the margin "
+                                      "grows as λ shrinks (Thms 8.2, 8.3)")
+        c["updates"] = log_slider("updates t", 500, 1, 3.5, step=0.1, readout_format=".0f",
+                                  tooltip="most updates (early stopping, Fig. 8.3); the t of "
+                                          "the ρ charts")
+        c["epochs"] = styled(widgets.IntSlider(value=50, min=1, max=200, description="epochs"),
+                             tooltip="most passes over the data")
+        c["mu"] = log_slider("μ (decay)", 1e-2, -4, 0, step=0.25,
                              tooltip="weight decay of the SGD hinge: the SVM with C = 1/(μL)")
         c["beta"] = styled(widgets.FloatSlider(value=1.0, min=0.1, max=5.0, step=0.1,
                                                description="β (Simple MLP)"),
                            tooltip="margin of the β-hinge |β − y f(x)|₊")
         c["n_hidden"] = styled(widgets.IntSlider(value=9, min=1, max=51, step=2,
                                                  description="N hidden"),
-                               tooltip="HardTanh units of the Simple MLP (odd: the Nilsson MLP "
-                                       "votes)")
+                               tooltip="hidden units of the Simple and the Nilsson MLP (odd: "
+                                       "the Nilsson MLP votes)")
+        c["trials"] = styled(widgets.IntSlider(value=2, min=1, max=10, description="trials (ρ)"),
+                             tooltip="random example orders averaged in the ρ charts (the "
+                                     "thesis's Fig. 8.2 averages 10)")
 
         X, y = make_toy("blobs", TOY_NOISE["blobs"][0], 100, 0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True,
                                show_support=False)
-        fig.update_layout(height=520, uirevision="keep")
+        fig.update_layout(height=470, uirevision="keep")
         self.fig = FigureWidget(fig)
-
-        self.lam_fig = FigureWidget(self._rho_figure("λ (learning rate)", log_x=True))
-        self.t_fig = FigureWidget(self._rho_figure("updates t", log_x=True))
+        self.lam_fig = FigureWidget(self._rho_figure("learning rate λ (log)"))
+        self.t_fig = FigureWidget(self._rho_figure("updates t (log)"))
         self.figures = [self.fig, self.lam_fig, self.t_fig]
 
     @staticmethod
-    def _rho_figure(xtitle, log_x):
+    def _rho_figure(xtitle):
         fig = go.Figure()
         traces = [("rho", "ρ = 2/‖w‖, margin Perceptron", series_color(0), "solid", "y"),
                   ("bound83", "Thm 8.3 lower bound", series_color(0), "dot", "y"),
-                  ("bound82", "Thm 8.2 lower bound (separable)", series_color(2), "dash", "y"),
+                  ("bound82", "Thm 8.2 lower bound", series_color(2), "dash", "y"),
                   ("rho_max", "ρ_max (hard-margin SVM)", "#555555", "longdash", "y"),
-                  ("rho_model", "ρ of the chosen model", series_color(3), "solid", "y"),
-                  ("val", "validation error, margin Perceptron", series_color(1), "solid",
-                   "y2")]
+                  ("rho_model", "ρ of the drawn model", series_color(3), "solid", "y"),
+                  ("val", "validation error (right axis)", series_color(1), "solid", "y2")]
         for uid, name, color, dash, axis in traces:
-            fig.add_trace(go.Scatter(x=[], y=[], name=name, meta=uid, uid=uid, yaxis=axis,
-                                     mode="lines+markers" if uid in ("rho", "val", "rho_model")
-                                     else "lines",
-                                     marker=dict(size=5), line=dict(color=color, dash=dash)))
+            fig.add_trace(go.Scatter(
+                x=[], y=[], name=name, meta=uid, uid=uid, yaxis=axis,
+                mode="lines+markers" if uid in ("rho", "val", "rho_model") else "lines",
+                marker=dict(size=5), line=dict(color=color, dash=dash)))
         fig.update_layout(
-            **BASE_LAYOUT, height=380, title=title_layout(""),
-            xaxis=dict(title=dict(text=xtitle), type="log" if log_x else "linear"),
-            yaxis=dict(title=dict(text="margin ρ (log)"), type="log"),
+            **BASE_LAYOUT, height=360, title=title_layout(""),
+            xaxis=dict(title=dict(text=xtitle), type="log"),
+            yaxis=dict(title=dict(text="margin ρ (log)"), type="log", dtick="D2"),
             yaxis2=dict(title=dict(text="validation error"), overlaying="y", side="right",
-                        range=[0, 0.6], tickformat=".0%", showgrid=False),
+                        range=[0, 0.1], tickformat=".0%", showgrid=False),
             shapes=[])
-        fig.update_layout(margin=dict(l=60, r=60, t=110, b=50))
+        fig.update_layout(margin=dict(l=60, r=70, t=120, b=50))
         return fig
 
     def _control_rows(self):
         c = self.controls
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
-                widgets.HTML("<b>model</b>"), c["model"], c["lam"], c["epochs"], c["mu"],
-                c["beta"], c["n_hidden"]]
+                widgets.HTML("<b>model</b>"), c["model"], c["lam"], c["updates"], c["epochs"],
+                c["mu"], c["beta"], c["n_hidden"], widgets.HTML("<b>ρ charts</b>"),
+                c["trials"]]
 
     def _adjust(self, params, given):
         params = reset_noise_on_dataset_change(self, params, given)
         key = params["model"]
+        self.controls["lam"].disabled = key == "original_perceptron"
         self.controls["mu"].disabled = key != "sgd_hinge"
         self.controls["beta"].disabled = key != "simple_mlp"
         self.controls["n_hidden"].disabled = key not in ("simple_mlp", "nilsson_mlp")
@@ -254,87 +273,87 @@ class MarginExplorer(Dashboard):
             self._data_key = key
         return self._train
 
-    def _separability(self, model, X, y):
-        """(R, rho_max, separable) on the standardised training points (cached per sample)."""
+    def _separability(self, X, y):
+        """(rho_max, separable) of the standardised training points (cached per sample)."""
         if self._sep_cache is None:
-            Xs = _standardised(model, X)
-            R = float(np.sqrt((Xs ** 2).sum(axis=1).max()))
-            rho_max, separable = max_margin(Xs, y)
-            self._sep_cache = (R, rho_max, separable)
+            Xs = StandardScaler().fit_transform(X)
+            if linearly_separable(Xs, y):
+                rho_max, _R = _largescale("maximal_margin")(X, y)
+                self._sep_cache = (float(rho_max), True)
+            else:
+                self._sep_cache = (float("nan"), False)
         return self._sep_cache
 
-    def _val_error(self, model):
+    def _curves(self, X, y, p, study, estimator, what):
+        """:func:`kernelnb.largescale.margin_curves`, one trial at a time under the time budget,
+        averaged over the trials run (the bound uses their largest radius)."""
+        margin_curves = _largescale("margin_curves")
         Xv, yv = self._val
-        return float(np.mean(model.predict(Xv) != yv))
-
-    def _lambda_sweep(self, p, X, y):
-        """The margin Perceptron at every lambda of :data:`LAMBDAS` (epochs fixed)."""
-        rho, t, val = [], [], []
-        for lam in LAMBDAS:
-            self.check_time("the sweep over λ")
-            m = _make("margin_perceptron", {**p, "lam": float(lam)}).fit(X, y)
-            rho.append(linear_margin(m))
-            t.append(int(np.sum(m.n_updates_)))
-            val.append(self._val_error(m))
-        return np.array(rho), np.array(t), np.array(val)
-
-    def _updates_path(self, p, X, y):
-        """The margin Perceptron at the chosen lambda after 1, 2, ... epochs (the same random
-        orders: the model draws its epochs' orders from ``random_state``): cumulative updates t,
-        rho_t and the validation error."""
-        epochs = int(p["epochs"])
-        ks = np.unique(np.round(np.geomspace(1, epochs, min(epochs, MAX_CHECKPOINTS))).astype(int))
-        t, rho, val = [], [], []
-        for k in ks:
-            self.check_time("the path over updates")
-            m = _make("margin_perceptron", p, max_iter=int(k)).fit(X, y)
-            t.append(int(np.sum(m.n_updates_)))
-            rho.append(linear_margin(m))
-            val.append(self._val_error(m))
-            if m.n_epochs_ < k:          # converged: later epochs change nothing
-                break
-        return np.array(t), np.array(rho), np.array(val)
+        runs = []
+        for i in range(int(p["trials"])):
+            self.report_progress(i / int(p["trials"]), f"{what}: trial {i + 1}")
+            runs.append(margin_curves(X, y, Xv, yv, n_trials=1, estimator=estimator,
+                                      random_state=int(p["seed"]) + 1000 * i, **study))
+            self.check_time(what)
+        out = dict(runs[0])
+        for k in ("rho_lr", "val_error_lr", "rho_t", "val_error_t"):
+            out[k] = np.mean([r[k] for r in runs], axis=0)
+        worst = max(runs, key=lambda r: r["radius"])
+        out.update(radius=worst["radius"], bound_lr=worst["bound_lr"], bound_t=worst["bound_t"],
+                   n_trials=len(runs))
+        return out
 
     def _compute(self, p):
         X, y = self._data(p)
         key = p["model"]
         if key not in MARGIN_MODELS:
             raise ValueError(f"model must be one of {list(MARGIN_MODELS)}, got {key!r}")
-        lam = float(p["lam"])
-        if not (np.isfinite(lam) and lam > 0):
-            raise ValueError(f"lam (learning rate) must be a positive number, got {p['lam']!r}")
+        for name in ("lam", "mu", "updates"):
+            v = p[name]
+            if not (isinstance(v, (int, float, np.number)) and np.isfinite(v) and v > 0):
+                raise ValueError(f"{name} must be a positive number, got {v!r}")
+        if key == "sgd_hinge" and p["lam"] * p["mu"] >= 1:
+            raise ValueError(f"lam * mu must be below 1 for the SGD hinge, got "
+                             f"{p['lam'] * p['mu']:.3g}")
+        lam, t_max = float(p["lam"]), _updates(p)
+        Xv, yv = self._val
         t0 = time.perf_counter()
         with self.busy("fitting…"):
             model = _make(key, p).fit(X, y)
+            self.check_time("the fit")
+            rho_max, separable = self._separability(X, y)
+            self.report_progress(0.2, "margin against λ and t…")
+            step = max(1, t_max // 40)
+            study = dict(learning_rates=LAMBDAS, n_updates=t_max, learning_rate=lam,
+                         updates=step * np.arange(1, t_max // step + 1))
+            curves = self._curves(X, y, p, study, None, "margin against λ and t")
+            model_curves = None
+            if key == "sgd_hinge":
+                study["learning_rates"] = LAMBDAS[LAMBDAS * p["mu"] < 1]
+                model_curves = self._curves(X, y, p, study, _make("sgd_hinge", p),
+                                            "the SGD hinge against λ and t")
             mp = model if key == "margin_perceptron" else _make("margin_perceptron", p).fit(X, y)
-            R, rho_max, separable = self._separability(mp, X, y)
-            self.report_progress(0.2, "margin against λ…")
-            rho_lam, t_lam, val_lam = self._lambda_sweep(p, X, y)
-            self.report_progress(0.6, "margin against updates…")
-            t_path, rho_path, val_path = self._updates_path(p, X, y)
-            model_lam = None
-            if MARGIN_MODELS[key][2] and key != "margin_perceptron":
-                model_lam = np.array([linear_margin(_make(key, {**p, "lam": float(v)}).fit(X, y))
-                                      for v in LAMBDAS])
-        ms = 1e3 * (time.perf_counter() - t0)
-        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, columns=True)
-        mp_t = int(np.sum(mp.n_updates_))
-        if MARGIN_MODELS[key][2]:
-            rho = linear_margin(model)
-        else:
-            rho = 2.0 * float(p["beta"]) / np.sqrt(int(p["n_hidden"]))
+        R = float(mp.radius_)
+        mp_t = int(mp.n_updates_total_)
         stats = dict(
-            train_error=float(np.mean(model.predict(X) != y)), val_error=self._val_error(model),
-            rho=rho, n_updates=int(np.sum(model.n_updates_)), n_epochs=int(model.n_epochs_),
-            R=R, rho_max=rho_max, separable=separable, mp_rho=linear_margin(mp),
-            mp_bound83=float(bound_thm83(max(mp_t, 1), lam, R)),
-            mp_bound82=float(bound_thm82(rho_max, lam, R)) if separable else float("nan"),
-            mp_converged=bool(mp.n_updates_[-1] == 0), fit_time_ms=ms,
-            lam_grid=LAMBDAS, rho_lam=rho_lam, bound83_lam=bound_thm83(np.maximum(t_lam, 1),
-                                                                       LAMBDAS, R),
-            val_error_lam=val_lam, t=t_path, rho_t=rho_path,
-            bound83_t=bound_thm83(np.maximum(t_path, 1), lam, R), val_error_t=val_path)
-        return dict(p=p, surface=surface, stats=stats, model_lam=model_lam)
+            train_error=float(np.mean(model.predict(X) != y)),
+            val_error=float(np.mean(model.predict(Xv) != yv)),
+            rho=float(model.margin_history_["rho"][-1]),
+            n_updates=int(model.n_updates_total_), n_epochs=int(model.n_epochs_),
+            R=R, rho_max=rho_max, separable=separable,
+            mp_rho=float(mp.margin_history_["rho"][-1]),
+            mp_bound83=float(_largescale("margin_bound_updates")(max(mp_t, 1), R, lam)),
+            mp_bound82=(float(_largescale("margin_bound_separable")(rho_max, R, lam))
+                        if separable else float("nan")),
+            mp_converged=bool(mp.n_updates_[-1] == 0), curves=curves)
+        if key == "sgd_hinge":
+            Xs = (X - model.mean_) / model.scale_
+            stats.update(objective=float(np.ravel(model.objective_)[0]),
+                         svm_objective=linear_svm_objective(Xs, y, float(p["mu"])),
+                         thm81_epochs=float(model.theorem_8_1_epochs_.order))
+        stats["fit_time_ms"] = 1e3 * (time.perf_counter() - t0)
+        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, columns=True)
+        return dict(p=p, surface=surface, stats=stats, model_curves=model_curves)
 
     # -- drawing ---------------------------------------------------------------------------
     def _render(self, r):
@@ -350,61 +369,75 @@ class MarginExplorer(Dashboard):
                 props = {"z": props["z"]}
             fig.data[k].update(props)
         self._drawn_bounds = s["_bounds"]
-        band = float(p["beta"]) if key == "simple_mlp" else 1.0
+        band = {"simple_mlp": float(p["beta"]), "nilsson_mlp": 0.0}.get(key, 1.0)
         margins = fig.data[SURFACE_TRACES.index("margins")]
-        margins.contours.start, margins.contours.end = -band, band
-        margins.contours.size = 2.0 * band
+        margins.visible = band > 0
+        if band > 0:
+            margins.contours.start, margins.contours.end = -band, band
+            margins.contours.size = 2.0 * band
         margins.name = f"margin band f(x) = ±{band:g}"
         xmin, xmax, ymin, ymax = s["_bounds"]
         fig.layout.xaxis.range = [xmin, xmax]
         fig.layout.yaxis.range = [ymin, ymax]
-        fig.layout.title.text = (f"{p['dataset']}: {label}, λ = {p['lam']:.3g}, "
-                                 f"{st['n_updates']} updates in {st['n_epochs']} epoch(s)")
+        rate = "" if key == "original_perceptron" else f", λ = {p['lam']:.3g}"
+        fig.layout.title.text = (f"{p['dataset']}: {label}{rate}, {st['n_updates']} updates in "
+                                 f"{st['n_epochs']} epoch(s)")
 
-        lam, R = float(p["lam"]), st["R"]
+        c, mc, sep = st["curves"], r["model_curves"], st["separable"]
+        lam, R, t_max = float(p["lam"]), st["R"], int(c["n_updates"])
+        bound82 = _largescale("margin_bound_separable")
         lf = self.lam_fig
         by = {tr.meta: tr for tr in lf.data}
-        by["rho"].x, by["rho"].y = LAMBDAS, st["rho_lam"]
-        by["bound83"].x, by["bound83"].y = LAMBDAS, st["bound83_lam"]
-        by["val"].x, by["val"].y = LAMBDAS, st["val_error_lam"]
-        sep = st["separable"]
-        by["bound82"].x = LAMBDAS if sep else []
-        by["bound82"].y = bound_thm82(st["rho_max"], LAMBDAS, R) if sep else []
-        by["rho_max"].x = [LAMBDAS[0], LAMBDAS[-1]] if sep else []
-        by["rho_max"].y = [st["rho_max"]] * 2 if sep else []
-        ml = r["model_lam"]
-        by["rho_model"].x = LAMBDAS if ml is not None else []
-        by["rho_model"].y = ml if ml is not None else []
+        by["rho"].x, by["rho"].y = c["learning_rates"], c["rho_lr"]
+        by["bound83"].x, by["bound83"].y = c["learning_rates"], c["bound_lr"]
+        by["val"].x, by["val"].y = c["learning_rates"], c["val_error_lr"]
+        by["bound82"].x = c["learning_rates"] if sep else []
+        by["bound82"].y = ([float(bound82(st["rho_max"], R, float(v)))
+                            for v in c["learning_rates"]] if sep else [])
+        ends = [c["learning_rates"][0], c["learning_rates"][-1]]
+        by["rho_max"].x, by["rho_max"].y = (ends, [st["rho_max"]] * 2) if sep else ([], [])
+        by["rho_model"].x = mc["learning_rates"] if mc is not None else []
+        by["rho_model"].y = mc["rho_lr"] if mc is not None else []
         by["rho_model"].name = f"ρ = 2/‖w‖, {label}"
         lf.layout.shapes = [dict(type="line", xref="x", yref="paper", x0=lam, x1=lam, y0=0, y1=1,
                                  line=dict(color="#888", dash="dot", width=1))]
-        lf.layout.title.text = (f"Margin Perceptron after {p['epochs']} epoch(s): ρ and "
-                                "validation error against λ (Fig. 8.2 a, b)")
+        lf.layout.title.text = (f"Margin Perceptron after t = {t_max} updates: ρ and validation "
+                                f"error against λ (Fig. 8.2 a, b; {p['trials']} trial(s))")
 
         tf = self.t_fig
         by = {tr.meta: tr for tr in tf.data}
-        t = np.maximum(st["t"], 1)
-        by["rho"].x, by["rho"].y = t, st["rho_t"]
-        by["val"].x, by["val"].y = t, st["val_error_t"]
-        tt = np.geomspace(1, max(int(t[-1]), 2), 60)
-        by["bound83"].x, by["bound83"].y = tt, bound_thm83(tt, lam, R)
-        by["bound82"].x = [tt[0], tt[-1]] if sep else []
-        by["bound82"].y = [st["mp_bound82"]] * 2 if sep else []
-        by["rho_max"].x = [tt[0], tt[-1]] if sep else []
-        by["rho_max"].y = [st["rho_max"]] * 2 if sep else []
-        by["rho_model"].x, by["rho_model"].y = [], []
+        by["rho"].x, by["rho"].y = c["updates"], c["rho_t"]
+        by["bound83"].x, by["bound83"].y = c["updates"], c["bound_t"]
+        by["val"].x, by["val"].y = c["updates"], c["val_error_t"]
+        ends = [c["updates"][0], c["updates"][-1]]
+        by["bound82"].x, by["bound82"].y = ((ends, [st["mp_bound82"]] * 2) if sep else ([], []))
+        by["rho_max"].x, by["rho_max"].y = (ends, [st["rho_max"]] * 2) if sep else ([], [])
+        by["rho_model"].x = mc["updates"] if mc is not None else []
+        by["rho_model"].y = mc["rho_t"] if mc is not None else []
+        by["rho_model"].name = f"ρ = 2/‖w‖, {label}"
         tf.layout.title.text = (f"Margin Perceptron at λ = {lam:.3g}: ρ_t and validation error "
-                                "against the updates t (Fig. 8.2 c, d)")
-        stats = {k: v for k, v in st.items()}
+                                f"against the updates t (Fig. 8.2 c, d)")
+        for f, errs in ((lf, c["val_error_lr"]), (tf, c["val_error_t"])):
+            top = float(np.nanmax(errs)) if np.size(errs) else 0.0
+            top = max(0.05, 1.15 * top) if np.isfinite(top) else 1.0
+            f.layout.yaxis2.range = [0, top]
+            f.layout.yaxis2.tickformat = ".0%" if top > 0.2 else ".1%"
+        stats = dict(st)
         notes = []
         if not sep:
             notes.append("the training points are not linearly separable: Thm 8.2 does not "
                          "apply (no ρ_max)")
         elif not st["mp_converged"]:
-            notes.append("the margin Perceptron has not converged in these epochs: Thm 8.2 "
-                         "bounds its final margin")
-        if not MARGIN_MODELS[key][2]:
-            notes.append(f"the Simple MLP's margin in the space of its {p['n_hidden']} hidden "
-                         f"units is fixed: ρ = 2β/√N = {st['rho']:.3g}")
+            notes.append("the margin Perceptron has not converged within these updates (some "
+                         "points still have y f(x) < 1): ρ = 2/‖w‖ is the width of a band they "
+                         "violate, so it may exceed ρ_max; Thm 8.2 bounds ρ once it has "
+                         "converged")
+        if key in ("simple_mlp", "nilsson_mlp"):
+            notes.append(f"the {label.split(' (')[0]}'s margin in the space of its "
+                         f"{p['n_hidden']} hidden units is fixed (no output weights): "
+                         f"ρ = {st['rho']:.3g}")
+        if key == "sgd_hinge" and st["n_epochs"] < st["thm81_epochs"]:
+            notes.append(f"Thm 8.1: reaching the SVM takes on the order of 1/(Lλμ) = "
+                         f"{st['thm81_epochs']:.3g} epochs; {st['n_epochs']} ran")
         stats["_html"] = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in notes)
         return stats

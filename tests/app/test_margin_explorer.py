@@ -7,15 +7,15 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC as SkSVC
 
 from kernelnb.app import MarginExplorer
-from kernelnb.app.margin_explorer import (LAMBDAS, MARGIN_MODELS, bound_thm82, bound_thm83,
-                                          max_margin)
-from kernelnb.largescale import MarginPerceptron
+from kernelnb.app.margin_explorer import (LAMBDAS, MARGIN_MODELS, linear_svm_objective,
+                                          linearly_separable)
+from kernelnb.largescale import MarginPerceptron, maximal_margin
 from kernelnb.viz import SURFACE_TRACES
 
 
 @pytest.fixture(scope="module")
 def app():
-    return MarginExplorer(grid=20)
+    return MarginExplorer(grid=20, trials=1, updates=200)
 
 
 def test_first_open_separable_blobs_and_the_bounds_hold(app):
@@ -23,51 +23,60 @@ def test_first_open_separable_blobs_and_the_bounds_hold(app):
     assert not app.last_error
     assert s["separable"] and np.isfinite(s["rho_max"])
     assert s["train_error"] == 0.0 and s["val_error"] < 0.1
+    c = s["curves"]
     # Thm 8.3 is a theorem: it holds at every lambda of the sweep and every t of the path
-    assert np.all(s["rho_lam"] >= s["bound83_lam"] * (1 - 1e-9))
-    assert np.all(s["rho_t"] >= s["bound83_t"] * (1 - 1e-9))
+    assert np.all(c["rho_lr"] >= c["bound_lr"] * (1 - 1e-9))
+    assert np.all(c["rho_t"] >= c["bound_t"] * (1 - 1e-9))
     assert s["mp_rho"] >= s["mp_bound83"]
     # a smaller learning rate gives a larger margin (the thesis's Fig. 8.2a)
-    assert s["rho_lam"][0] > s["rho_lam"][-1]
-    assert np.all(np.diff(s["t"]) > 0)
+    assert c["rho_lr"][0] > c["rho_lr"][-1]
+    assert c["updates"][-1] <= app.params()["updates"] and np.all(np.diff(c["updates"]) > 0)
     assert len(app.lam_fig.data[0].x) == LAMBDAS.size
+    np.testing.assert_allclose(app.t_fig.data[0].y, c["rho_t"])
     assert "kernelnb-main-slider" in app.controls["lam"]._dom_classes
 
 
-def test_R_and_bounds_by_hand(app):
-    """R from the standardised training points; the two bounds from their formulas."""
-    X, y = app._train
-    R = np.sqrt((StandardScaler().fit_transform(X) ** 2).sum(axis=1).max())
-    assert app.last_stats["R"] == pytest.approx(R, rel=1e-9)
-    lam, t = 0.1, 50
-    assert bound_thm83(t, lam, R) == pytest.approx(20 / np.sqrt(t * (20 + (R + 1) ** 2)))
-    assert bound_thm82(2.0, lam, R) == pytest.approx(2.0 / np.sqrt(1 + R * R) / (2 + R * R * lam))
-
-
-def test_rho_max_is_scikit_learns_hard_margin(app):
+def test_R_and_separability(app):
+    """R from the standardised training points; the LP's separability agrees with
+    scikit-learn's hard-margin SVM, and rho_max with its 2/||w||."""
     X, y = app._train
     Xs = StandardScaler().fit_transform(X)
-    rho, sep = max_margin(Xs, y)
+    assert app.last_stats["R"] == pytest.approx(np.sqrt((Xs ** 2).sum(axis=1).max()), rel=1e-9)
     ref = SkSVC(kernel="linear", C=1e8, tol=1e-8).fit(Xs, y)
-    assert sep and rho == pytest.approx(2 / np.linalg.norm(ref.coef_), rel=2e-3)
+    assert linearly_separable(Xs, y) and np.all((2 * y - 1) * ref.decision_function(Xs)
+                                                 >= 1 - 1e-3)
+    assert app.last_stats["rho_max"] == pytest.approx(2 / np.linalg.norm(ref.coef_), rel=2e-3)
     Xo = np.vstack([Xs, Xs[:2]])
     yo = np.concatenate([y, 1 - y[:2]])            # the same points with the other label
-    assert max_margin(Xo, yo)[1] is False
+    assert not linearly_separable(Xo, yo)
 
 
-def test_the_updates_path_is_the_model_fitted_for_that_many_epochs(app):
+def test_svm_objective_by_hand():
+    """The SVM objective mu/2 ||w||^2 + mean hinge at scikit-learn's solution, C = 1/(mu L)."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(80, 2)
+    y = (X[:, 0] + 0.5 * rng.randn(80) > 0).astype(int)
+    mu = 0.05
+    ref = SkSVC(kernel="linear", C=1 / (mu * 80), tol=1e-8).fit(X, y)
+    f = ref.decision_function(X)
+    want = mu / 2 * np.sum(ref.coef_ ** 2) + np.mean(np.maximum(0, 1 - (2 * y - 1) * f))
+    assert linear_svm_objective(X, y, mu) == pytest.approx(want, rel=1e-3)
+
+
+def test_the_drawn_model_is_the_margin_perceptron_with_those_limits(app):
     p = app.params()
     X, y = app._train
     m = MarginPerceptron(learning_rate=p["lam"], max_iter=p["epochs"],
-                         random_state=p["seed"]).fit(X, y)
+                         max_updates=int(round(p["updates"])), random_state=p["seed"]).fit(X, y)
     s = app.last_stats
-    assert s["t"][-1] == int(np.sum(m.n_updates_))
-    assert s["rho_t"][-1] == pytest.approx(2 / np.linalg.norm(m.weights_))
-    assert s["mp_rho"] == pytest.approx(s["rho_t"][-1])
+    assert s["n_updates"] == m.n_updates_total_ <= round(p["updates"])
+    assert s["rho"] == pytest.approx(2 / np.linalg.norm(m.weights_))
+    assert s["mp_rho"] == pytest.approx(s["rho"])
 
 
 def test_thm82_holds_once_converged():
-    a = MarginExplorer(grid=10, noise=0.5, n_samples=60, epochs=200, lam=0.1)
+    a = MarginExplorer(grid=10, noise=0.5, n_samples=60, epochs=200, lam=0.1, updates=1000,
+                       trials=1)
     s = a.last_stats
     assert s["separable"] and s["mp_converged"]
     assert s["mp_bound82"] <= s["mp_rho"] <= s["rho_max"] * (1 + 1e-3)
@@ -89,6 +98,7 @@ def test_non_separable_data_says_so(app):
     assert not s["separable"] and np.isnan(s["rho_max"]) and "not linearly separable" in \
         app.stats.value
     assert len(app.lam_fig.data[2].x) == 0                   # no Thm 8.2 line
+    assert np.all(s["curves"]["rho_t"] >= s["curves"]["bound_t"])  # Thm 8.3 holds regardless
     app.update(dataset="blobs")
 
 
@@ -119,3 +129,19 @@ def test_every_model_draws(app):
         assert "error" not in s, s
         assert s["val_error"] < 0.2
     app.update(model="margin_perceptron")
+
+
+def test_sgd_hinge_approaches_the_svm_objective_and_reports_thm81(app):
+    """SGD on the hinge with weight decay minimises the SVM's objective (thesis 8.15-8.16):
+    with enough epochs its objective comes within a few per cent of the SVM's."""
+    s = app.update(model="sgd_hinge", mu=0.1, lam=0.01, epochs=200, updates=1000)
+    assert not app.last_error
+    assert s["svm_objective"] <= s["objective"] <= 1.05 * s["svm_objective"]
+    assert s["thm81_epochs"] == pytest.approx(1 / (100 * 0.01 * 0.1))
+    assert len(app.lam_fig.data[4].x) > 0                     # the SGD hinge's own rho
+    assert app.controls["lam"].disabled is False and app.controls["mu"].disabled is False
+    s = app.update(model="original_perceptron")
+    assert app.controls["lam"].disabled and len(app.lam_fig.data[4].x) == 0
+    out = app.update(model="sgd_hinge", mu=1.0, lam=1.0)
+    assert "below 1" in out["error"]
+    app.update(model="margin_perceptron", mu=0.01, lam=0.01, epochs=50, updates=200)
