@@ -15,6 +15,7 @@ from typing import Callable, Optional
 
 import numpy as np
 import ipywidgets as widgets
+from sklearn.base import BaseEstimator, ClassifierMixin
 from ._plotly import FigureWidget
 from .. import kernels as _k
 from ..datasets import (TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths,
@@ -102,13 +103,83 @@ register_estimator(CurveEstimator(
     lambda p: _largescale("MLPClassifier")(n_hidden=20, max_iter=100, random_state=0),
     None, "one hidden tanh layer, cross-entropy, stochastic gradient (kernelnb.largescale)"))
 register_estimator(CurveEstimator(
+    "mlp_tanh_mse", "MLP, tanh output + MSE (20 units)",
+    lambda p: _largescale("MLPClassifier")(n_hidden=20, loss="tanh_squared", max_iter=100,
+                                           random_state=0),
+    None, "Collobert's MLP+Tanh+MSE (thesis Table 7.1): squared error on tanh of the output"))
+register_estimator(CurveEstimator(
+    "mlp_mse", "MLP, linear output + MSE (20 units)",
+    lambda p: _largescale("MLPClassifier")(n_hidden=20, loss="squared", max_iter=100,
+                                           random_state=0),
+    None, "Collobert's MLP+MSE (thesis Table 7.1): squared error on the linear output"))
+register_estimator(CurveEstimator(
+    "moe", "soft mixture of 4 MLP experts (MSE)",
+    lambda p: _largescale("MixtureOfExpertsClassifier")(n_experts=4, n_hidden=10,
+                                                        gater_n_hidden=20, loss="squared",
+                                                        max_iter=100, random_state=0),
+    None, "the standard soft mixture of experts of Collobert's Table 7.1 (MoE+MSE): "
+          "4 experts of 10 tanh units, an MLP gater of 20 units, squared error"))
+register_estimator(CurveEstimator(
     "simple_mlp", "Simple MLP (20 HardTanh units)",
-    lambda p: _largescale("SimpleMLP")(n_hidden=20, max_iter=100, random_state=0),
+    lambda p: _largescale("SimpleMLP")(n_hidden=20, max_iter=100, random_state=0,
+                                       track_margin=False),
     None, "Collobert's margin MLP: HardTanh units, no output weights, beta-hinge loss"))
 register_estimator(CurveEstimator(
     "margin_perceptron", "margin Perceptron",
-    lambda p: _largescale("MarginPerceptron")(max_iter=100, random_state=0),
+    lambda p: _largescale("MarginPerceptron")(max_iter=100, random_state=0,
+                                              track_margin=False),
     None, "linear, updates while y f(x) < beta (thesis ch. 8)"))
+
+register_estimator(CurveEstimator(
+    "original_perceptron", "original Perceptron",
+    lambda p: _largescale("OriginalPerceptron")(max_iter=100, random_state=0,
+                                                track_margin=False),
+    None, "Rosenblatt's Perceptron (Collobert's thesis Alg. 3.1): updates on mistakes only, "
+          "no margin; 100 epochs at most"))
+
+
+class _SGDHingeAtC(ClassifierMixin, BaseEstimator):
+    """Stochastic gradient on the hinge with the weight decay of the SVM of penalty ``C``:
+    ``mu = 1 / (C L)`` (Collobert's thesis, eq. 8.16 and the conversion C = 1/(mu L)), ``L``
+    the size of the training set it is fitted on, known only at ``fit``."""
+
+    def __init__(self, C):
+        self.C = C
+
+    def fit(self, X, y):
+        mu = 1.0 / (float(self.C) * len(X))
+        self.model_ = _largescale("SGDHingeClassifier")(
+            learning_rate=min(0.01, 0.5 / mu), weight_decay=mu, max_iter=100, random_state=0,
+            track_margin=False).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+
+register_estimator(CurveEstimator(
+    "sgd_hinge", "SGD hinge + weight decay (linear SVM)",
+    lambda p: _SGDHingeAtC(p["C"]),
+    None, "stochastic gradient on the hinge with weight decay mu = 1/(C L), the linear SVM of "
+          "the C slider trained by Collobert's eq. 8.16 (100 epochs)"))
+register_estimator(CurveEstimator(
+    "nilsson_mlp", "Nilsson MLP (21 sign units)",
+    lambda p: _largescale("NilssonMLP")(n_hidden=21, max_iter=100, random_state=0,
+                                        track_margin=False),
+    None, "committee of 21 sign units voting, no margin (Collobert's Alg. 8.3, Nilsson 1965)"))
+register_estimator(CurveEstimator(
+    "hinge_mlp", "MLP on the hinge (20 HardTanh units)",
+    lambda p: _largescale("HingeMLPClassifier")(n_hidden=20, max_iter=100, random_state=0,
+                                                track_margin=False),
+    None, "MLP with output weights trained on the hinge (Collobert's eq. 8.10, weight decays 0: "
+          "early stopping by the epoch count)"))
+register_estimator(CurveEstimator(
+    "kernel_margin_perceptron", "kernel margin Perceptron (RBF)",
+    lambda p: _largescale("KernelMarginPerceptron")(sigma=p["sigma"], max_iter=100,
+                                                    random_state=0, track_margin=False),
+    lambda m: int(m.support_.size),
+    "Alg. 8.1 in dual form with the RBF kernel of the σ slider; its expansion points count as "
+    "support vectors"))
 
 
 def _fashion_home():
@@ -317,11 +388,13 @@ class LearningCurves(Dashboard):
             value="moons", description="data set"))
         c["estimators"] = styled(widgets.SelectMultiple(
             options=[(spec.label, name) for name, spec in ESTIMATORS.items()],
-            value=("svc", "knn"), rows=min(7, len(ESTIMATORS)), description="estimators"))
+            value=("svc", "knn"), rows=min(10, len(ESTIMATORS)), description="estimators"))
         c["view"] = styled(widgets.ToggleButtons(
             options=[("errors", "errors"), ("time against n", "time")], value="errors",
             description="show"), tooltip="error rates, or training time on log-log axes")
-        c["C"] = log_slider("C (SVM, KLR)", 1.0, -2, 3, step=0.25, main=True)
+        c["C"] = log_slider("C (SVM, KLR)", 1.0, -2, 3, step=0.25, main=True,
+                            tooltip="C of the SVM, of kernel logistic regression and of the "
+                                    "SGD hinge (weight decay μ = 1/(C L))")
         c["sigma"] = log_slider("σ (RBF)", 1.0, -1.5, 1.5, step=0.05,
                                 tooltip="RBF width on standardised features")
         c["n_neighbors"] = styled(widgets.IntSlider(value=5, min=1, max=31, step=2,

@@ -131,3 +131,49 @@ def test_large_scale_estimators_and_the_time_view(monkeypatch):
         s["curves"]["svc"]["fit_time"].mean(axis=1)) < 0.02
     app.update(raise_errors=True, C=2.0)                 # other controls do refit
     assert calls == [1]
+
+
+def test_chapter7_models_are_curve_estimators():
+    """Collobert's Table 7.1 models (MLP+MSE, MLP+Tanh+MSE, the soft mixture of experts with
+    MSE) draw curves; each is the kernelnb.largescale estimator its label names."""
+    from kernelnb.largescale import MixtureOfExpertsClassifier, MLPClassifier
+    keys = ("mlp_tanh_mse", "mlp_mse", "moe")
+    made = [ESTIMATORS[k].make({}) for k in keys]
+    assert [m.loss for m in made] == ["tanh_squared", "squared", "squared"]
+    assert isinstance(made[0], MLPClassifier) and isinstance(made[2], MixtureOfExpertsClassifier)
+    app = LearningCurves(dataset="xor", n_repeats=1, n_sizes=3, estimators=keys)
+    s = app.last_stats
+    assert not app.last_error
+    for k in keys:
+        assert s[f"test_error_{k}"] < 0.25, k          # xor at 420 points: far below chance
+        assert s["curves"][k]["n_support"] is None
+    names = {t.name for t in app.fig.data}
+    assert {f"{ESTIMATORS[k].label}: test error" for k in keys} <= names
+
+
+def test_chapter8_models_are_curve_estimators():
+    """Collobert's ch. 8 margin family draws curves; the SGD hinge is the linear SVM of the C
+    slider (weight decay mu = 1/(C L)), so its test error is close to kernelnb's linear SVC's."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from kernelnb.svm import SVC
+    keys = ("original_perceptron", "sgd_hinge", "nilsson_mlp", "hinge_mlp",
+            "kernel_margin_perceptron")
+    app = LearningCurves(dataset="blobs", n_repeats=1, n_sizes=3, estimators=keys)
+    s = app.last_stats
+    assert not app.last_error
+    for k in keys:
+        assert s[f"test_error_{k}"] < 0.3, k
+    nsv = s["curves"]["kernel_margin_perceptron"]["n_support"]
+    assert np.all((nsv >= 1) & (nsv <= s["sizes"][:, None]))
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 2)
+    y = (X @ [1.0, -0.5] + 0.3 * rng.randn(300) > 0).astype(int)
+    sgd = make_pipeline(StandardScaler(), ESTIMATORS["sgd_hinge"].make({"C": 1.0}))
+    sgd.fit(X[:200], y[:200])
+    mu = sgd[-1].model_.weight_decay
+    assert mu == pytest.approx(1 / 200)
+    svc = make_pipeline(StandardScaler(), SVC(kernel="linear", C=1.0)).fit(X[:200], y[:200])
+    agree = np.mean(sgd.predict(X[200:]) == svc.predict(X[200:]))
+    assert agree >= 0.95
