@@ -30,8 +30,46 @@ __all__ = ["MarginLosses", "FIT_LOSSES"]
 #: of the vicinity width.
 FIT_LOSSES = tuple(n for n in _losses.LOSS_NAMES
                    if _losses.LOSSES[n].kind == "margin"
-                   and n not in ("zero_one", "perceptron", "vrm_hinge"))
+                   and n not in ("zero_one", "perceptron", "vrm_hinge")) + ("tanh_mse",)
 N_TEST = 1000
+
+#: Collobert's MSE on a tanh output (thesis eq. 7.5, the MLP+Tanh+MSE of Table 7.1): for y = +-1,
+#: 1/2 (y - tanh f)^2 = 1/2 (1 - tanh m)^2, half of :mod:`kernelnb.losses`' 'tanh' loss with
+#: target 1.  It is drawn and fitted under the name 'tanh_mse' (fitted as the 'tanh' loss at
+#: target 1 and C/2, the same minimiser).
+TANH_MSE = "tanh_mse"
+TANH_MSE_LABEL = "½(1 − tanh m)² (tanh + MSE, Collobert)"
+
+#: The losses Collobert's ch. 7-8 models train, for the readout.
+CHAPTER8_LOSSES = (
+    ("hinge", "SVM; SGD hinge + weight decay (8.16); margin Perceptron and Simple MLP at β = 1; "
+              "hinge MLP (8.10)"),
+    ("perceptron", "original Perceptron (Alg. 3.1): with any weight decay its minimiser is f = 0, "
+                   "so it is drawn, not fitted"),
+    (TANH_MSE, "MLP + tanh output + MSE (Table 7.1)"),
+    ("squared", "MLP + MSE and the mixture of experts (Table 7.1): (1 − m)² = (y − f)²"),
+    ("logistic", "MLP + cross-entropy (Table 7.1)"),
+)
+
+
+def _tanh_mse():
+    return _losses.get_loss("tanh", target=1.0)
+
+
+def _value(name, m):
+    if name == TANH_MSE:
+        return 0.5 * _tanh_mse().value(m)
+    return _losses.LOSSES[name].value(m)
+
+
+def _derivative(name, m):
+    if name == TANH_MSE:
+        return 0.5 * _tanh_mse().derivative(m)
+    return _losses.LOSSES[name].derivative(m)
+
+
+def _label(name):
+    return TANH_MSE_LABEL if name == TANH_MSE else _losses.LOSSES[name].label
 
 
 class MarginLosses(Dashboard):
@@ -76,16 +114,16 @@ class MarginLosses(Dashboard):
 
     def _build(self):
         c = self.controls
-        names = _losses.LOSS_NAMES
+        names = (*_losses.LOSS_NAMES, TANH_MSE)
         c["shown"] = styled(widgets.SelectMultiple(
-            options=[(_losses.LOSSES[n].label, n) for n in names], value=tuple(names), rows=7,
+            options=[(_label(n), n) for n in names], value=tuple(names), rows=7,
             description="losses shown"))
         c["derivative"] = styled(widgets.Checkbox(value=False, description="show derivatives dL/dm",
                                                   indent=False))
         c["margin"] = styled(widgets.FloatSlider(value=0.5, min=-2.0, max=3.0, step=0.05,
                                                  description="mark m ="))
         c["margin"].add_class("kernelnb-main-slider")
-        fit_opts = [(_losses.LOSSES[n].label, n) for n in FIT_LOSSES]
+        fit_opts = [(_label(n), n) for n in FIT_LOSSES]
         c["loss_a"] = styled(widgets.Dropdown(options=fit_opts, value="hinge",
                                               description="loss A"))
         c["loss_b"] = styled(widgets.Dropdown(options=fit_opts, value="exponential",
@@ -101,7 +139,16 @@ class MarginLosses(Dashboard):
                                     "regularisation")
         c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05)
 
-        self.fig = FigureWidget(loss_curves(show_derivative=False, highlight=0.5))
+        fig = loss_curves(show_derivative=False, highlight=0.5)
+        m = np.asarray(fig.data[0].x)
+        for kind, ys, axes in (("value", _value(TANH_MSE, m), ("x", "y")),
+                               ("deriv", _derivative(TANH_MSE, m), ("x2", "y2"))):
+            fig.add_scatter(x=m, y=ys, mode="lines", meta=[kind, TANH_MSE], uid=f"{kind}:{TANH_MSE}",
+                            name=TANH_MSE_LABEL if kind == "value" else f"dL/dm {TANH_MSE}",
+                            legendgroup=TANH_MSE, showlegend=kind == "value",
+                            visible=kind == "value", xaxis=axes[0], yaxis=axes[1],
+                            line=dict(color="#17becf", width=2.2, dash="dashdot"))
+        self.fig = FigureWidget(fig)
         self.fig.update_layout(height=480, title=dict(text="Losses of the margin m = y·f(x)"))
         X = np.zeros((2, 2))
         self.bfig = FigureWidget(boundaries_figure({"A": _Zero(), "B": _Zero()}, X,
@@ -145,7 +192,12 @@ class MarginLosses(Dashboard):
         if key not in self._fit_cache:
             X, y = self._train
             t0 = time.perf_counter()
-            model = RegularizedKernelClassifier(loss=loss, C=float(p["C"]), sigma=float(p["sigma"]))
+            C = float(p["C"])
+            if loss == TANH_MSE:                 # 1/2 the 'tanh' loss at target 1: C/2 fits it
+                fit_loss, C = _tanh_mse(), C / 2.0
+            else:
+                fit_loss = loss
+            model = RegularizedKernelClassifier(loss=fit_loss, C=C, sigma=float(p["sigma"]))
             model.fit(X, y)
             ms = 1e3 * (time.perf_counter() - t0)
             Xt, yt = self._test
@@ -159,7 +211,8 @@ class MarginLosses(Dashboard):
     def _compute(self, p):
         shown = tuple(p["shown"])
         for n in shown:
-            _losses.get_loss(n)  # validates the names
+            if n != TANH_MSE:
+                _losses.get_loss(n)  # validates the names
         m = float(p["margin"])
         if not np.isfinite(m):
             raise ValueError(f"margin must be a finite number, got {p['margin']!r}")
@@ -168,8 +221,8 @@ class MarginLosses(Dashboard):
                 raise ValueError(f"{which} must be one of {list(FIT_LOSSES)}, got {p[which]!r}")
         self._data(p)
         fits = {"a": self._fit(p["loss_a"], p), "b": self._fit(p["loss_b"], p)}
-        values = {n: float(_losses.LOSSES[n].value(m)) for n in shown}
-        derivs = {n: float(_losses.LOSSES[n].derivative(m)) for n in shown}
+        values = {n: float(_value(n, m)) for n in shown}
+        derivs = {n: float(_derivative(n, m)) for n in shown}
         return dict(p=p, shown=shown, m=m, fits=fits, values=values, derivatives=derivs)
 
     def _render(self, r):
@@ -209,9 +262,13 @@ class MarginLosses(Dashboard):
         rows = "".join(
             f"<tr><td>{html.escape(n)}</td><td class='num'>{r['values'][n]:.4f}</td>"
             f"<td class='num'>{r['derivatives'][n]:+.4f}</td></tr>"
-            for n in _losses.LOSS_NAMES if n in r["values"])
+            for n in (*_losses.LOSS_NAMES, TANH_MSE) if n in r["values"])
+        models = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(w)}</td></tr>"
+                         for n, w in CHAPTER8_LOSSES)
         stats["_html"] = (f"<table><tr><th>loss at m = {r['m']:.2f}</th><th>L(m)</th>"
-                          f"<th>dL/dm</th></tr>{rows}</table>")
+                          f"<th>dL/dm</th></tr>{rows}</table>"
+                          f"<table><tr><th>loss</th><th>what trains on it (Collobert, ch. 3, 7, "
+                          f"8)</th></tr>{models}</table>")
         return stats
 
 

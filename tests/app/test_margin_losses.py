@@ -14,7 +14,7 @@ def app():
 def test_first_open(app):
     s = app.last_stats
     assert not app.last_error
-    assert set(s["values"]) == set(losses.LOSS_NAMES)
+    assert set(s["values"]) == set(losses.LOSS_NAMES) | {"tanh_mse"}
     assert s["train_error_a"] < 0.2 and s["test_error_b"] < 0.2
     assert app.fig is app.figures[0]
     assert "kernelnb-main-slider" in app.controls["margin"]._dom_classes
@@ -40,7 +40,7 @@ def test_derivative_toggle_and_shown_subset(app):
     assert vis[("deriv", "hinge")] and not vis[("deriv", "exponential")]
     assert app.fig.layout.yaxis2.visible is True
     assert set(app.last_stats["values"]) == {"hinge", "logistic"}
-    app.update(shown=tuple(losses.LOSS_NAMES), derivative=False)
+    app.update(shown=tuple(losses.LOSS_NAMES) + ("tanh_mse",), derivative=False)
 
 
 def test_changing_a_loss_refits_its_boundary(app):
@@ -81,3 +81,26 @@ def test_vicinal_losses_are_shown_and_the_erf_loss_is_fitted(app):
     out = app.update(loss_a="vrm_hinge")
     assert "loss_a" in out["error"]
     app.update(loss_a="hinge", loss_b="exponential")
+
+
+def test_collobert_tanh_mse_is_drawn_fitted_and_the_chapter8_losses_are_named(app):
+    """Collobert's MSE on a tanh output, 1/2 (y - tanh f)^2 = 1/2 (1 - tanh m)^2 (thesis eq. 7.5),
+    is a curve with its derivative and a fittable loss; the readout names what each loss trains."""
+    from kernelnb.app.margin_losses import FIT_LOSSES
+    assert "tanh_mse" in FIT_LOSSES and "perceptron" not in FIT_LOSSES
+    m = -0.5
+    s = app.update(shown=("hinge", "tanh_mse"), margin=m, derivative=True, loss_a="hinge",
+                   loss_b="tanh_mse")
+    assert not app.last_error
+    t = np.tanh(m)
+    assert s["values"]["tanh_mse"] == pytest.approx(0.5 * (1 - t) ** 2)
+    h = 1e-6                                               # derivative by central differences
+    fd = (0.5 * (1 - np.tanh(m + h)) ** 2 - 0.5 * (1 - np.tanh(m - h)) ** 2) / (2 * h)
+    assert s["derivatives"]["tanh_mse"] == pytest.approx(fd, rel=1e-6)
+    vis = {tuple(tr.meta): tr.visible for tr in app.fig.data}
+    assert vis[("value", "tanh_mse")] and vis[("deriv", "tanh_mse")]
+    assert not vis[("value", "logistic")]
+    assert app.bfig.data[3].name == "B: tanh_mse" and s["test_error_b"] < 0.3
+    assert "original Perceptron" in app.stats.value and "Table 7.1" in app.stats.value
+    app.update(shown=tuple(losses.LOSS_NAMES) + ("tanh_mse",), derivative=False,
+               loss_a="hinge", loss_b="exponential", margin=0.5)
