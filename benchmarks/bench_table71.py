@@ -41,8 +41,9 @@ from _common import fashion  # noqa: E402
 
 from kernelnb.datasets import load_boston, make_large_problem  # noqa: E402
 from kernelnb.kernels import gamma_from_sigma, scale_sigma  # noqa: E402
-from kernelnb.largescale import (MixtureOfExpertsClassifier, MixtureOfExpertsRegressor,  # noqa: E402
-                                 MixtureSVC, MixtureSVR, MLPClassifier, hessian_study)
+from kernelnb.largescale import (  # noqa: E402
+    MixtureOfExpertsClassifier, MixtureOfExpertsRegressor, MixtureSVC, MixtureSVR, MLPClassifier,
+    hessian_study)
 from kernelnb.largescale.hessian import STUDY_MODELS  # noqa: E402
 from kernelnb.svm import SVR  # noqa: E402
 

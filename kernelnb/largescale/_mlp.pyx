@@ -552,8 +552,10 @@ def moe_loss_grad(const double[:, ::1] X, const double[:, ::1] T,
     cdef double[::1] h = np.empty(K * H), o = np.empty(K * C), hg = np.empty(max(Hg, 1))
     cdef double[::1] g = np.empty(K), f = np.empty(C), go = np.empty(K * C)
     cdef double[::1] gh = np.empty(K * H), ga = np.empty(K), ghg = np.empty(max(Hg, 1))
-    grads = [np.zeros((W1.shape[0], W1.shape[1], W1.shape[2])), np.zeros((b1.shape[0], b1.shape[1])),
-             np.zeros((W2.shape[0], W2.shape[1], W2.shape[2])), np.zeros((b2.shape[0], b2.shape[1])),
+    grads = [np.zeros((W1.shape[0], W1.shape[1], W1.shape[2])),
+             np.zeros((b1.shape[0], b1.shape[1])),
+             np.zeros((W2.shape[0], W2.shape[1], W2.shape[2])),
+             np.zeros((b2.shape[0], b2.shape[1])),
              np.zeros((G1.shape[0], G1.shape[1])), np.zeros(c1.shape[0]),
              np.zeros((G2.shape[0], G2.shape[1])), np.zeros(c2.shape[0])]
     cdef double[:, :, ::1] gW1 = grads[0], gW2 = grads[2]

@@ -1,10 +1,10 @@
 """How block-diagonal the Hessian of the training cost is, measured along training (Collobert's
 thesis, 2004, ch. 7; Collobert & Bengio, ICASSP 2004).
 
-The thesis's argument (§7.2): if the instantaneous Hessian ``H_{x,y}`` of the cost of one example
-is block-diagonal across sub-vectors ``theta_i`` of the parameters, the local cost decouples and
-each sub-vector trains independently; the error of ignoring the off-diagonal blocks is at most
-``1/2 sum_{i != j} ||H^{ij}||_2 ||dtheta_i|| ||dtheta_j||``.  For the models of Table 7.1 the
+The thesis's argument (ch. 7, "a local cost study"): if the instantaneous Hessian ``H_{x,y}`` of
+the cost of one example is block-diagonal across sub-vectors ``theta_i`` of the parameters, the
+local cost decouples and each sub-vector trains independently; the error of ignoring the
+off-diagonal blocks is at most ``1/2 sum_{i != j} ||H^{ij}||_2 ||dtheta_i|| ||dtheta_j||``.  For the models of Table 7.1 the
 off-diagonal blocks are (two classes, ``y = +-1``, one output ``f``):
 
 * an MLP ``f = sum_n w_n h(v_n . x + a_n) + b``, blocks across hidden units ``theta_i = (v_i,

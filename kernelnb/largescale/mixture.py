@@ -632,7 +632,8 @@ class _MixtureSVM(BaseEstimator):
                     since_best += 1
                 stop = patience is not None and since_best >= patience
                 if self.verbose:
-                    print(f"[{type(self).__name__}] iteration {it + 1}/{n_outer}: sizes {sizes.min()}-"
+                    print(f"[{type(self).__name__}] iteration {it + 1}/{n_outer}: sizes "
+                          f"{sizes.min()}-"
                           f"{sizes.max()}, train cost {tr_costs[-1]:.4f}, train error "
                           f"{tr_errs[-1]:.4f}, validation error {val_errs[-1]:.4f}, experts "
                           f"{times.sum():.1f} s (wall {parallel_time:.1f} s so far)", flush=True)

@@ -44,8 +44,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._callbacks import progress_caller
 from .._deprecation import resolve_renamed, with_renamed
-from .._validation import (CALLBACK, FRACTION, NONNEGATIVE, POSITIVE, POSITIVE_INT, StrOptions, check_input,
-                           check_params)
+from .._validation import (CALLBACK, FRACTION, NONNEGATIVE, POSITIVE, POSITIVE_INT, StrOptions,
+                           check_input, check_params)
 from . import _mlp
 
 __all__ = ["MLPClassifier", "MLPRegressor", "init_mlp_weights", "mlp_loss_grad"]

@@ -1,5 +1,5 @@
 """The standard (soft) mixture of experts trained by stochastic gradient (Collobert's thesis,
-2004, §3.3, ch. 6 and 7; Jacobs, Jordan, Nowlan & Hinton 1991).
+2004, ch. 3, 6 and 7; Jacobs, Jordan, Nowlan & Hinton 1991).
 
 ``f(x) = sum_k g_k(x) f_k(x)``: K experts, each a one-hidden-layer tanh MLP
 ``f_k(x) = W2_k tanh(W1_k x + b1_k) + b2_k``, and a softmax gater ``g(x) = softmax(G2 u + c2)``
@@ -248,7 +248,7 @@ class MixtureOfExpertsClassifier(ClassifierMixin, _BaseMoE):
     classes_ : array (n_classes,)""" + _DOC_ATTRS + """
     References
     ----------
-    Collobert's thesis (2004) §3.3, ch. 6 (the MLP mixture baseline) and ch. 7 (Table 7.1,
+    Collobert's thesis (2004) ch. 3, ch. 6 (the MLP mixture baseline) and ch. 7 (Table 7.1,
     eq. 7.10); Jacobs, Jordan, Nowlan & Hinton, "Adaptive mixtures of local experts", Neural
     Computation 3(1), 1991.
     """
