@@ -164,9 +164,10 @@ register_estimator(CurveEstimator(
           "the C slider trained by Collobert's eq. 8.16 (100 epochs)"))
 register_estimator(CurveEstimator(
     "nilsson_mlp", "Nilsson MLP (21 sign units)",
-    lambda p: _largescale("NilssonMLP")(n_hidden=21, max_iter=100, random_state=0,
-                                        track_margin=False),
-    None, "committee of 21 sign units voting, no margin (Collobert's Alg. 8.3, Nilsson 1965)"))
+    lambda p: _largescale("NilssonMLP")(n_hidden=21, learning_rate=0.1, max_iter=100,
+                                        random_state=0, track_margin=False),
+    None, "committee of 21 sign units voting, no margin (Collobert's Alg. 8.3, Nilsson 1965); "
+          "λ = 0.1 (sign units need larger steps than the 0.01 of the HardTanh models)"))
 register_estimator(CurveEstimator(
     "hinge_mlp", "MLP on the hinge (20 HardTanh units)",
     lambda p: _largescale("HingeMLPClassifier")(n_hidden=20, max_iter=100, random_state=0,
