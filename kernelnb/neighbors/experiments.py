@@ -23,6 +23,7 @@ is flagged (``"on_edge"``) and warned about: the optimum may lie outside the gri
 from __future__ import annotations
 
 import itertools
+import time
 import warnings
 
 import numpy as np
@@ -243,12 +244,15 @@ def hull_error_curves(Xref, yref, Xq, yq, K_grid=(2, 5, 10, 20, 40, 60), lam_gri
 
 
 def _best_svm(Xtr, ytr, Xva, yva, C_grid, sigma_grid):
+    """(validation error, params, fitted model, its fit seconds) of the best SVC of the grid."""
     best = None
     for C, s in itertools.product(C_grid, sigma_grid):
+        t = time.perf_counter()
         m = SVC(C=C, sigma=s).fit(Xtr, ytr)
+        seconds = time.perf_counter() - t
         err = 1 - m.score(Xva, yva)
         if best is None or err < best[0]:
-            best = (err, {"C": float(C), "sigma": float(s)}, m)
+            best = (err, {"C": float(C), "sigma": float(s)}, m, seconds)
     return best
 
 
@@ -268,15 +272,21 @@ def reduced_reference_table(Xtr, ytr, Xva, yva, Xte, yte, C_grid=(10.0,), sigma_
 
     Returns {"SVM": row, "HKNN (SV reference)": row, "CKNN (SV reference)": row, and the same two
     "(full reference)" rows}; a row is {"valid_error", "test_error", "params", "n_reference",
-    "on_edge"}."""
+    "on_edge"}, the SVM row also holds ``support_indices`` (the reduced reference set, rows of
+    Xtr) and ``fit_seconds``, and the HKNN rows also hold ``valid_curves``, the validation errors of
+    :func:`hull_error_curves` (HKNN at every lambda and CKNN against K: Fig. 11.3) that the
+    selection used."""
     from ..kernels import scale_sigma
 
     ytr = np.asarray(ytr)
     s0 = scale_sigma(Xtr)
-    err, p, svm = _best_svm(Xtr, ytr, Xva, yva, C_grid, [f * s0 for f in sigma_factors])
+    sig = [f * s0 for f in sigma_factors]
+    err, p, svm, seconds = _best_svm(Xtr, ytr, Xva, yva, C_grid, sig)
     sv = np.sort(np.asarray(svm.support_))
     out = {"SVM": {"valid_error": float(err), "test_error": float(1 - svm.score(Xte, yte)),
-                   "params": p, "n_reference": int(sv.size), "on_edge": []}}
+                   "params": p, "n_reference": int(sv.size), "support_indices": sv,
+                   "fit_seconds": seconds,
+                   "on_edge": _on_edge("SVM", p, {"C": C_grid, "sigma": sig})}}
     if progress is not None:
         progress(f"SVM: {sv.size} support vectors ({100 * sv.size / len(ytr):.0f} %)")
     refs = [("SV reference", Xtr[sv], ytr[sv])]
@@ -294,7 +304,7 @@ def reduced_reference_table(Xtr, ytr, Xva, yva, Xte, yte, C_grid=(10.0,), sigma_
         model = HKNNClassifier(**hp, n_jobs=n_jobs).fit(Xr, yr)
         out[f"HKNN ({label})"] = {"valid_error": float(errs[i, j]),
                                   "test_error": float(1 - model.score(Xte, yte)), "params": hp,
-                                  "n_reference": int(len(yr)),
+                                  "n_reference": int(len(yr)), "valid_curves": curves,
                                   "on_edge": _on_edge(f"HKNN ({label})", hp,
                                                       {"n_neighbors": Ks, "weight_decay": lam_grid})}
         j = int(np.argmin(curves["CKNN"]))
@@ -379,8 +389,9 @@ def bayes_tables(Xtr, ytr, Xva, yva, Xte, yte, parzen_grid, mparzen_grid, C_grid
             progress(name)
     s0 = scale_sigma(Xtr)
     sig = [f * s0 for f in sigma_factors]
-    err, p, svm = _best_svm(Xtr, ytr, Xva, yva, C_grid, sig)
+    err, p, svm, seconds = _best_svm(Xtr, ytr, Xva, yva, C_grid, sig)
     by_err["SVM"] = {"valid_error": float(err), "test_error": float(1 - svm.score(Xte, yte)),
                      "valid_ancll": None, "test_ancll": None, "params": p,
+                     "fit_seconds": seconds,
                      "on_edge": _on_edge("SVM", p, {"C": C_grid, "sigma": sig})}
     return {"by_error": by_err, "by_ancll": by_ancll}

@@ -136,9 +136,13 @@ class LocalGaussianDensity(DensityMixin, BaseEstimator):
                 mu, V = mu[:, ::-1][:, :d], V[:, :, ::-1][:, :, :d]   # (b, d), (b, n, d)
                 proj = np.einsum("bnd,bn->bd", V, r)
             else:
-                _, sv, Vt = np.linalg.svd(A, full_matrices=False)      # (b, M), (b, M, n)
-                mu, Vt = sv[:, :d] ** 2, Vt[:, :d, :]
-                proj = np.einsum("bdn,bn->bd", Vt, r)
+                # fewer points than dimensions: eigenpairs of the M x M Gram matrices A A'
+                # (mu_j, u_j) give the covariance's as (mu_j, A'u_j / sqrt(mu_j))
+                mu, U = np.linalg.eigh(np.matmul(A, A.transpose(0, 2, 1)))
+                mu, U = mu[:, ::-1][:, :d], U[:, :, ::-1][:, :, :d]
+                mu = np.where(mu > 1e-12 * np.maximum(mu[:, :1], 1e-300), mu, 0.0)
+                scale = np.divide(1.0, np.sqrt(mu), out=np.zeros_like(mu), where=mu > 0)
+                proj = np.einsum("bmd,bm->bd", U, np.einsum("bmn,bn->bm", A, r)) * scale
             mu = np.maximum(mu, 0.0)
             lam = mu + sig2
             logdet = logdet + np.log(lam / sig2).sum(axis=1)

@@ -71,9 +71,22 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         if d > 0:
             _, idx = kneighbors(X, X, k, self.n_jobs, exclude=np.arange(l))
             diffs = X[idx] - X[:, None, :]                     # (l, k, n), centred on x_i
-            _, sv, Vt = np.linalg.svd(diffs, full_matrices=False)
-            self.components_ = Vt[:, :d, :]
-            self.variances_ = s2 + sv[:, :d] ** 2 / k
+            if k >= n:
+                _, sv, Vt = np.linalg.svd(diffs, full_matrices=False)
+                self.components_ = Vt[:, :d, :]
+                self.variances_ = s2 + sv[:, :d] ** 2 / k
+            else:
+                # fewer neighbours than dimensions (images): the k x k Gram matrices' eigen-
+                # decompositions give the same leading singular pairs several times faster than
+                # an SVD of each k x n matrix; directions of (numerically) zero singular value
+                # are dropped (their variance is sigma^2 whatever the direction)
+                G = np.matmul(diffs, diffs.transpose(0, 2, 1))
+                w, U = np.linalg.eigh(G)
+                w, U = w[:, ::-1][:, :d], U[:, :, ::-1][:, :, :d]
+                w = np.where(w > 1e-12 * np.maximum(w[:, :1], 1e-300), w, 0.0)
+                scale = np.divide(1.0, np.sqrt(w), out=np.zeros_like(w), where=w > 0)
+                self.components_ = np.einsum("lkd,lkn->ldn", U, diffs) * scale[:, :, None]
+                self.variances_ = s2 + w / k
         lam = self.variances_
         self._log_norm = -0.5 * (n * np.log(2 * np.pi) + np.log(lam).sum(axis=1)
                                  + (n - d) * np.log(s2))

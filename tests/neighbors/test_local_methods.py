@@ -249,3 +249,19 @@ def test_parzen_bandwidth_is_the_old_name_of_sigma():
     with pytest.warns(FutureWarning, match="'bandwidth' was renamed 'sigma'"):
         clf = ParzenClassifier(bandwidth=0.4).fit(X, y)
     np.testing.assert_array_equal(clf.predict(X), ParzenClassifier(sigma=0.4).fit(X, y).predict(X))
+
+
+def test_manifold_parzen_in_high_dimension_matches_the_svd_of_the_neighbourhoods():
+    # k < n: the fit goes through the k x k Gram matrices; the variances and directions must be
+    # those of the SVD of the k neighbour differences (eq. 13.3, hard neighbourhood)
+    from kernelnb.neighbors import ManifoldParzen
+    from kernelnb.neighbors._base import kneighbors
+
+    rng = np.random.RandomState(0)
+    X = rng.rand(120, 30)
+    m = ManifoldParzen(5, 12, 0.1).fit(X)
+    _, idx = kneighbors(X, X, 12, exclude=np.arange(120))
+    _, s, Vt = np.linalg.svd(X[idx] - X[:, None, :], full_matrices=False)
+    np.testing.assert_allclose(m.variances_, 0.01 + s[:, :5] ** 2 / 12, rtol=1e-9)
+    cos = np.abs(np.einsum("ldn,ldn->ld", m.components_, Vt[:, :5]))
+    np.testing.assert_allclose(cos, 1.0, atol=1e-7)
