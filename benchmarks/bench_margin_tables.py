@@ -32,8 +32,8 @@ odd counts next to those and rates 1e-3, 1e-2, 0.1; the margin Perceptron's rate
 the SVM's Gaussian width at 0.5, 1 and 2 times scikit-learn's ``gamma='scale'`` width and C in
 {1, 10}; early stopping after ``--patience`` epochs without a better validation error.
 
-Run: ``python benchmarks/bench_margin_tables.py`` (n = 10,000 / 5,000 / 10,000 per data set, about
-ten minutes on two shared cores), ``--quick`` (n = 1,000), ``--datasets connect4,fashion,synthetic``.
+Run: ``python benchmarks/bench_margin_tables.py`` (n = 10,000 / 5,000 / 10,000 per data set, 13
+minutes on two shared cores), ``--quick`` (n = 1,000), ``--datasets connect4,fashion,synthetic``.
 """
 import argparse
 import sys
