@@ -710,8 +710,9 @@ class NilssonMLP(_BaseMargin):
     sorted by ``|v_n . x + a_n|`` ascending, move by ``v_n += lam y x, a_n += lam y`` for the
     first ``ceil((|f(x)| + 1) / 2)`` of them -- the fewest flips that make the vote right.  It is
     the Simple MLP's counterpart without margin (thesis Table 8.2).  Sign units ignore the scale
-    of ``(v_n, a_n)``: only ``learning_rate / init_scale`` matters, and with the defaults
-    (0.01 / 1) the units move slowly (a step is about 1 % of a unit's initial norm).
+    of ``(v_n, a_n)``: only ``learning_rate / init_scale`` matters.  A step moves ``v_n`` by
+    ``lam ||x||`` (about ``lam sqrt(d)`` on standardised inputs) against an initial norm of
+    about ``init_scale``, so on few features the default rate moves the units slowly.
 
     Parameters
     ----------
