@@ -200,7 +200,7 @@ class MarginExplorer(Dashboard):
         c["mu"] = log_slider("μ (decay)", 1e-2, -4, 0, step=0.25,
                              tooltip="weight decay of the SGD hinge: the SVM with C = 1/(μL)")
         c["beta"] = styled(widgets.FloatSlider(value=1.0, min=0.1, max=5.0, step=0.1,
-                                               description="β (Simple MLP)"),
+                                               description="β (margin)"),
                            tooltip="margin of the β-hinge |β − y f(x)|₊")
         c["n_hidden"] = styled(widgets.IntSlider(value=9, min=1, max=51, step=2,
                                                  description="N hidden"),
@@ -420,8 +420,9 @@ class MarginExplorer(Dashboard):
         for f, errs in ((lf, c["val_error_lr"]), (tf, c["val_error_t"])):
             top = float(np.nanmax(errs)) if np.size(errs) else 0.0
             top = max(0.05, 1.15 * top) if np.isfinite(top) else 1.0
-            f.layout.yaxis2.range = [0, top]
-            f.layout.yaxis2.tickformat = ".0%" if top > 0.2 else ".1%"
+            step = float(np.select([top > 0.4, top > 0.2, top > 0.08], [0.1, 0.05, 0.02], 0.01))
+            f.layout.yaxis2.update(range=[0, top], tickmode="linear", tick0=0, dtick=step,
+                                   tickformat=".0%" if step >= 0.01 else ".1%")
         stats = dict(st)
         notes = []
         if not sep:

@@ -147,7 +147,7 @@ class MarginLosses(Dashboard):
                             name=TANH_MSE_LABEL if kind == "value" else f"dL/dm {TANH_MSE}",
                             legendgroup=TANH_MSE, showlegend=kind == "value",
                             visible=kind == "value", xaxis=axes[0], yaxis=axes[1],
-                            line=dict(color="#17becf", width=2.2, dash="dashdot"))
+                            line=dict(color="#006d5b", width=2.2, dash="dashdot"))
         self.fig = FigureWidget(fig)
         self.fig.update_layout(height=480, title=dict(text="Losses of the margin m = y·f(x)"))
         X = np.zeros((2, 2))
