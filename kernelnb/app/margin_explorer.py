@@ -2,18 +2,23 @@
 ICML 2004) on 2-D toy data.
 
 The chosen model (the original Perceptron, the margin Perceptron, stochastic gradient on the hinge
-with weight decay, or the Simple MLP) is drawn with its boundary f(x) = 0 and its margin band.
+with weight decay, the Nilsson MLP or the Simple MLP), stopped after at most t updates (Fig. 8.3's
+early stopping) and a number of epochs, is drawn with its boundary f(x) = 0 and its margin band.
 Two charts follow the margin Perceptron, the subject of the thesis's Theorems 8.2 and 8.3
 (Fig. 8.2 in kind): its margin rho = 2/||w|| and its validation error against the learning rate
-lambda (number of epochs fixed), and against the number of updates t (lambda fixed), with the
-theorems' lower bounds
+lambda (t updates), and against the number of updates t (lambda fixed), with the theorems' lower
+bounds
 
 * Thm 8.3, after t updates: rho_t >= (2/lambda) / sqrt(t (2/lambda + (R + 1)^2));
 * Thm 8.2, at convergence on separable data: rho >= rho_max / sqrt(1 + R^2) / (2 + R^2 lambda),
 
 where R = max ||x_l|| and rho_max = 2/||u|| is the margin of the hard-margin linear SVM
 (u, a).  The models train on standardised inputs, so R, rho and rho_max are measured there.
-When the chosen model is linear, its own rho = 2/||w|| is drawn beside the margin Perceptron's.
+The margin-Perceptron curves come from :func:`kernelnb.largescale.margin_curves` (the protocol of
+Fig. 8.2), one trial at a time under the dashboard's time budget; for the SGD hinge its own
+rho = 2/||w|| is drawn beside them, and the readout compares its cost (8.15) with the SVM's
+(C = 1/(mu L)) and gives Theorem 8.1's epoch count 1/(L lambda mu).  Separability is checked by a
+linear programme before the hard-margin SVM is asked for rho_max.
 """
 from __future__ import annotations
 

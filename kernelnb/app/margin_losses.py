@@ -3,6 +3,8 @@ derivatives on a toggle (the KMP paper's Fig. 5, Vincent & Bengio 2002, §3.2;
 Collobert's thesis, 2004, ch. 3; the vicinal-risk erf loss and its surrogate of Chapelle's
 thesis, 2002, §1.3 and Fig. 2.2), and the boundaries that two chosen losses fit on the
 same 2-D toy data (:class:`kernelnb.regularized.RegularizedKernelClassifier`, same kernel, same C).
+Collobert's MSE on a tanh output (thesis eq. 7.5, Table 7.1) is drawn and fitted beside them, and the
+readout names the losses his chapter 3, 7 and 8 models train on.
 """
 from __future__ import annotations
 
@@ -143,7 +145,8 @@ class MarginLosses(Dashboard):
         m = np.asarray(fig.data[0].x)
         for kind, ys, axes in (("value", _value(TANH_MSE, m), ("x", "y")),
                                ("deriv", _derivative(TANH_MSE, m), ("x2", "y2"))):
-            fig.add_scatter(x=m, y=ys, mode="lines", meta=[kind, TANH_MSE], uid=f"{kind}:{TANH_MSE}",
+            fig.add_scatter(x=m, y=ys, mode="lines", meta=[kind, TANH_MSE],
+                            uid=f"{kind}:{TANH_MSE}",
                             name=TANH_MSE_LABEL if kind == "value" else f"dL/dm {TANH_MSE}",
                             legendgroup=TANH_MSE, showlegend=kind == "value",
                             visible=kind == "value", xaxis=axes[0], yaxis=axes[1],
