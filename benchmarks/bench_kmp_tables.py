@@ -18,7 +18,7 @@ dictionaries suggested in its ch. 14 against a basis-pursuit baseline.
   learn's LARS-lasso) and scikit-learn's OMP with the same number of atoms; Fashion-MNIST
   T-shirt/top vs shirt.
 
-Usage: python benchmarks/bench_kmp_tables.py [--fashion-train 5000] [--folds 10]
+Usage: python benchmarks/bench_kmp_tables.py [--fashion-train 3000] [--folds 10]
        [--sizes 64 128 256 512 1024] [--runs 8]
 """
 import argparse
@@ -71,7 +71,7 @@ def table91(name, X, y, Xt, yt, C=10.0):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--fashion-train", type=int, default=5000)
+    ap.add_argument("--fashion-train", type=int, default=3000)
     ap.add_argument("--fashion-test", type=int, default=2000)
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--sizes", type=int, nargs="+", default=[64, 128, 256, 512, 1024])
