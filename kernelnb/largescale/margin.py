@@ -211,11 +211,11 @@ _TRACKING = {
 
 
 class _BaseMargin(ClassifierMixin, BaseEstimator):
-    _parameter_constraints = {**SGD_CONSTRAINTS, "beta": NONNEGATIVE, **_TRACKING}
+    # max_epochs, the name of max_iter before kernelnb 0.2, only for the two models that had it
+    _parameter_constraints = {**{k: v for k, v in SGD_CONSTRAINTS.items() if k != "max_epochs"},
+                              "beta": NONNEGATIVE, **_TRACKING}
     #: stop after an epoch without update (False for the models with a weight decay)
     _stop_without_update = True
-    #: the deprecated name of max_iter (kernelnb 0.2); only the first two models had it
-    max_epochs = "deprecated"
 
     def _prepare(self, X, y, X_val, y_val):
         check_params(self)
@@ -430,6 +430,9 @@ class MarginPerceptron(_LinearMargin):
     validation_scores_, best_epoch_, best_validation_score_, n_epochs_, fit_time_
     """
 
+    _parameter_constraints = {**_BaseMargin._parameter_constraints,
+                              "max_epochs": SGD_CONSTRAINTS["max_epochs"]}
+
     def __init__(self, beta=1.0, learning_rate=0.01, max_iter=100, early_stopping=False,
                  validation_fraction=0.1, n_iter_no_change=10, random_state=None,
                  verbose=False, max_epochs="deprecated", record_every=None, max_updates=None,
@@ -573,8 +576,8 @@ class SGDHingeClassifier(_LinearMargin):
         -------
         self
         """
-        lr, mu = float(self.learning_rate), float(self.weight_decay)
         check_params(self)
+        lr, mu = float(self.learning_rate), float(self.weight_decay)
         if lr * mu >= 1.0:
             raise ValueError(f"learning_rate * weight_decay must be below 1, got {lr * mu:g}")
         A = _linear_fit(self, X, y, X_val, y_val, 1.0, lr, lr * mu, True)
@@ -588,7 +591,6 @@ class SGDHingeClassifier(_LinearMargin):
                   f"(halving a useless alpha {th.halving:.4g}, a bound support vector "
                   f"{th.bound_sv:.4g}); ran {self.n_epochs_} epochs")
         return self
-
 
     def _objective(self, X, y):
         """``mu/2 ||w||^2 + mean_l |1 - y_l f(x_l)|_+`` (eq. 8.15) on the standardised (X, y)."""
@@ -662,7 +664,7 @@ class SimpleMLP(_BaseMargin):
         self.track_margin = track_margin
 
     _parameter_constraints = {**_BaseMargin._parameter_constraints, "n_hidden": POSITIVE_INT,
-                              "init_scale": POSITIVE}
+                              "init_scale": POSITIVE, "max_epochs": SGD_CONSTRAINTS["max_epochs"]}
 
     def fit(self, X, y, X_val=None, y_val=None):
         """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
