@@ -70,29 +70,36 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         self.variances_ = np.full((l, d), s2)
         if d > 0:
             _, idx = kneighbors(X, X, k, self.n_jobs, exclude=np.arange(l))
-            diffs = X[idx] - X[:, None, :]                     # (l, k, n), centred on x_i
-            if k >= n:
-                _, sv, Vt = np.linalg.svd(diffs, full_matrices=False)
-                self.components_ = Vt[:, :d, :]
-                self.variances_ = s2 + sv[:, :d] ** 2 / k
-            else:
-                # fewer neighbours than dimensions (images): the k x k Gram matrices' eigen-
-                # decompositions give the same leading singular pairs several times faster than
-                # an SVD of each k x n matrix; directions of (numerically) zero singular value
-                # are dropped (their variance is sigma^2 whatever the direction)
-                G = np.matmul(diffs, diffs.transpose(0, 2, 1))
-                w, U = np.linalg.eigh(G)
-                w, U = w[:, ::-1][:, :d], U[:, :, ::-1][:, :, :d]
-                w = np.where(w > 1e-12 * np.maximum(w[:, :1], 1e-300), w, 0.0)
-                scale = np.divide(1.0, np.sqrt(w), out=np.zeros_like(w), where=w > 0)
-                self.components_ = np.einsum("lkd,lkn->ldn", U, diffs) * scale[:, :, None]
-                self.variances_ = s2 + w / k
+            # by chunks of points, so that the (chunk, k, n) differences stay small
+            step = max(1, int(4e7 // (k * n)))
+            for c in range(0, l, step):
+                self._local_directions(X, idx[c:c + step], slice(c, c + step), d, k, s2)
         lam = self.variances_
         self._log_norm = -0.5 * (n * np.log(2 * np.pi) + np.log(lam).sum(axis=1)
                                  + (n - d) * np.log(s2))
         self._proj_train = np.einsum("ljn,ln->lj", self.components_, self._X)
         self._coef = 1.0 / lam - 1.0 / s2                      # (l, d), <= 0
         return self
+
+    def _local_directions(self, X, idx, rows, d, k, s2):
+        """The d leading directions and variances of the neighbourhoods of X[rows] (eq. 13.3,
+        hard k-neighbourhood, centred on each point)."""
+        diffs = X[idx] - X[rows, None, :]                      # (m, k, n), centred on x_i
+        if k >= X.shape[1]:
+            _, sv, Vt = np.linalg.svd(diffs, full_matrices=False)
+            self.components_[rows] = Vt[:, :d, :]
+            self.variances_[rows] = s2 + sv[:, :d] ** 2 / k
+            return
+        # fewer neighbours than dimensions (images): the k x k Gram matrices' eigen-
+        # decompositions give the same leading singular pairs several times faster than an SVD
+        # of each k x n matrix; directions of (numerically) zero singular value are dropped
+        # (their variance is sigma^2 whatever the direction)
+        w, U = np.linalg.eigh(np.matmul(diffs, diffs.transpose(0, 2, 1)))
+        w, U = w[:, ::-1][:, :d], U[:, :, ::-1][:, :, :d]
+        w = np.where(w > 1e-12 * np.maximum(w[:, :1], 1e-300), w, 0.0)
+        scale = np.divide(1.0, np.sqrt(w), out=np.zeros_like(w), where=w > 0)
+        self.components_[rows] = np.matmul(U.transpose(0, 2, 1), diffs) * scale[:, :, None]
+        self.variances_[rows] = s2 + w / k
 
     def _log_components(self, Xq):
         """log N_i(x) for every query (rows) and training point (columns)."""
