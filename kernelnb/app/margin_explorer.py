@@ -2,7 +2,8 @@
 ICML 2004) on 2-D toy data.
 
 The chosen model (the original Perceptron, the margin Perceptron, stochastic gradient on the hinge
-with weight decay, the Nilsson MLP or the Simple MLP), stopped after at most t updates (Fig. 8.3's
+with weight decay, the kernel margin Perceptron (RBF kernel, width by scikit-learn's 'scale'
+rule), the Nilsson MLP or the Simple MLP), stopped after at most t updates (Fig. 8.3's
 early stopping) and a number of epochs, is drawn with its boundary f(x) = 0 and its margin band.
 Two charts follow the margin Perceptron, the subject of the thesis's Theorems 8.2 and 8.3
 (Fig. 8.2 in kind): its margin rho = 2/||w|| and its validation error against the learning rate
@@ -57,6 +58,8 @@ MARGIN_MODELS = {
     "original_perceptron": ("original Perceptron (Alg. 3.1)", "OriginalPerceptron", True),
     "margin_perceptron": ("margin Perceptron (Alg. 8.1)", "MarginPerceptron", True),
     "sgd_hinge": ("SGD hinge + weight decay (8.16)", "SGDHingeClassifier", True),
+    "kernel_margin_perceptron": ("kernel margin Perceptron (RBF)", "KernelMarginPerceptron",
+                                 False),
     "nilsson_mlp": ("Nilsson MLP (Alg. 8.3)", "NilssonMLP", False),
     "simple_mlp": ("Simple MLP (Alg. 8.2)", "SimpleMLP", False),
 }
@@ -125,6 +128,14 @@ def linear_svm_objective(Xs, y, mu):
     yy = np.where(np.asarray(y) == svm.classes_[1], 1.0, -1.0)
     f = svm.decision_function(Xs)
     return float(0.5 * mu * w @ w + np.mean(np.maximum(0.0, 1.0 - yy * f)))
+
+
+class _SurfaceOnly:
+    """A fitted classifier seen by the decision-surface helpers as f and its classes only."""
+
+    def __init__(self, model):
+        self.classes_ = model.classes_
+        self.decision_function = model.decision_function
 
 
 class MarginExplorer(Dashboard):
@@ -290,16 +301,18 @@ class MarginExplorer(Dashboard):
         return self._sep_cache
 
     def _curves(self, X, y, p, study, estimator, what):
-        """:func:`kernelnb.largescale.margin_curves`, one trial at a time under the time budget,
-        averaged over the trials run (the bound uses their largest radius)."""
+        """:func:`kernelnb.largescale.margin_curves`, one trial at a time, averaged over the
+        trials run (the bound uses their largest radius); at the time budget no new trial
+        starts (the first always runs) and ``n_trials`` says how many were averaged."""
         margin_curves = _largescale("margin_curves")
         Xv, yv = self._val
         runs = []
         for i in range(int(p["trials"])):
+            if runs and self.time_left() <= 0:        # keep the trials done; the page says so
+                break
             self.report_progress(i / int(p["trials"]), f"{what}: trial {i + 1}")
             runs.append(margin_curves(X, y, Xv, yv, n_trials=1, estimator=estimator,
                                       random_state=int(p["seed"]) + 1000 * i, **study))
-            self.check_time(what)
         out = dict(runs[0])
         for k in ("rho_lr", "val_error_lr", "rho_t", "val_error_t"):
             out[k] = np.mean([r[k] for r in runs], axis=0)
@@ -357,7 +370,10 @@ class MarginExplorer(Dashboard):
                          svm_objective=linear_svm_objective(Xs, y, float(p["mu"])),
                          thm81_epochs=float(model.theorem_8_1_epochs_.order))
         stats["fit_time_ms"] = 1e3 * (time.perf_counter() - t0)
-        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, columns=True)
+        # the surface only (no support-vector marks: viz.support_masks reads an SVC's dual_coef_,
+        # which the kernel margin Perceptron holds for every training example)
+        surface = surface_data(_SurfaceOnly(model), X, y, grid=self.grid, bounds=self._bounds,
+                               columns=True)
         return dict(p=p, surface=surface, stats=stats, model_curves=model_curves)
 
     # -- drawing ---------------------------------------------------------------------------
@@ -407,7 +423,7 @@ class MarginExplorer(Dashboard):
         lf.layout.shapes = [dict(type="line", xref="x", yref="paper", x0=lam, x1=lam, y0=0, y1=1,
                                  line=dict(color="#888", dash="dot", width=1))]
         lf.layout.title.text = (f"Margin Perceptron after t = {t_max} updates: ρ and validation "
-                                f"error against λ (Fig. 8.2 a, b; {p['trials']} trial(s))")
+                                f"error against λ (Fig. 8.2 a, b; {c['n_trials']} trial(s))")
 
         tf = self.t_fig
         by = {tr.meta: tr for tr in tf.data}
@@ -429,6 +445,10 @@ class MarginExplorer(Dashboard):
             f.layout.yaxis2.update(range=[0, top], tickmode="linear", tick0=0, dtick=step,
                                    tickformat=".0%" if step >= 0.01 else ".1%")
         stats = dict(st)
+        done = [cv["n_trials"] for cv in (c, mc) if cv is not None]
+        if min(done) < int(p["trials"]):
+            stats["_warning"] = (self.budget_message("the ρ charts") + f"; drawn: {min(done)} of "
+                                 f"{p['trials']} trial(s)")
         notes = []
         if not sep:
             notes.append("the training points are not linearly separable: Thm 8.2 does not "

@@ -145,3 +145,29 @@ def test_sgd_hinge_approaches_the_svm_objective_and_reports_thm81(app):
     out = app.update(model="sgd_hinge", mu=1.0, lam=1.0)
     assert "below 1" in out["error"]
     app.update(model="margin_perceptron", mu=0.01, lam=0.01, epochs=50, updates=200)
+
+
+def test_at_the_time_budget_the_rho_charts_keep_the_trials_done(app, monkeypatch):
+    """No new trial starts once the budget is spent: the charts show the first trial and the page
+    says how many were drawn."""
+    monkeypatch.setattr(app, "check_time", lambda what="": None)
+    monkeypatch.setattr(app, "time_left", lambda: -1.0)
+    s = app.update(trials=3)
+    assert "error" not in s and s["curves"]["n_trials"] == 1
+    assert "time budget" in app.error.value and "1 of 3 trial(s)" in app.error.value
+    monkeypatch.undo()
+    app.update(trials=1)
+    assert app.error.value == ""
+
+
+def test_kernel_margin_perceptron_draws_a_curved_boundary_with_its_feature_space_margin(app):
+    from kernelnb.largescale import KernelMarginPerceptron
+    s = app.update(model="kernel_margin_perceptron", dataset="xor", lam=0.1)
+    assert not app.last_error and s["val_error"] < 0.2        # the linear models: about 0.45
+    p = app.params()
+    X, y = app._train
+    m = KernelMarginPerceptron(learning_rate=p["lam"], max_iter=p["epochs"],
+                               max_updates=int(round(p["updates"])), random_state=p["seed"])
+    m.fit(X, y)
+    assert s["rho"] == pytest.approx(m.margin_history_["rho"][-1])
+    app.update(model="margin_perceptron", dataset="blobs", lam=0.01)
