@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Stochastic-gradient inner loops of the MLP and of the margin models (Collobert's thesis).
+"""Stochastic-gradient inner loops of the MLP and of the mixtures (Collobert's thesis); the
+margin models of chapter 8 run in :mod:`kernelnb.largescale._margin`.
 
 Every loop runs one epoch over the examples in the order given by the Python layer (a
 permutation drawn from its ``numpy.random.RandomState``), one example at a time, without the
@@ -19,10 +20,6 @@ and one axpy backward (level-1 BLAS from scipy).
 * :func:`mlp_loss_grad`: the mean loss (+ weight decay) and its exact gradient for given
   weights, through the same forward/backward code (the tests compare it with finite
   differences).
-* :func:`simple_mlp_epoch`: Algorithm 8.2 (HardTanh hidden units, no output weights,
-  beta-hinge), updating only on examples with ``y f(x) <= beta`` and only the units in their
-  linear region ``|v_n . x + a_n| <= 1``.
-* :func:`margin_perceptron_epoch`: Algorithm 8.1 with the beta-hinge.
 * :func:`balance_run`: the mixture of SVMs' reassignment loop (Collobert's thesis Alg. 6.1, step
   2.3) on precomputed preference lists, until an example finds every listed expert full.
 """
@@ -221,82 +218,6 @@ def mlp_loss_grad(const double[:, ::1] X, const double[:, ::1] T,
     gW1_a += weight_decay * W1a
     gW2_a += weight_decay * W2a
     return J, gW1_a, gb1_a, gW2_a, gb2_a
-
-
-def simple_mlp_epoch(const double[:, ::1] X, const double[::1] y, const cnp.intp_t[::1] order,
-                     double[:, ::1] V, double[::1] a, double[::1] b,
-                     double learning_rate, double beta):
-    """One epoch of the Simple MLP (thesis Algorithm 8.2), in place on (V, a, b).
-
-    ``f(x) = b + sum_n HardTanh(v_n . x + a_n)`` with ``HardTanh(z) = clip(z, -1, 1)``;
-    ``y = +-1``; ``b`` is an array of length 1.  For each example with ``y f(x) <= beta``:
-    every unit with ``|v_n . x + a_n| <= 1`` moves by ``v_n += lam y x, a_n += lam y`` (the
-    pre-activations are those before the example's update), then ``b += lam y``.
-
-    Returns ``(mean beta-hinge |beta - y f(x)|_+ of the examples before their update,
-    number of updated examples)``.
-    """
-    cdef Py_ssize_t n = X.shape[0], i, l, m = order.shape[0], updates = 0
-    cdef int d = X.shape[1], N = V.shape[0], j
-    cdef double[::1] z = np.empty(max(N, 1))
-    cdef double f, yl, lam = learning_rate, total = 0.0
-    if V.shape[1] != d or a.shape[0] != N or b.shape[0] != 1 or y.shape[0] != n:
-        raise ValueError("inconsistent shapes: X (n, d), y (n,), V (N, d), a (N,), b (1,)")
-    for i in range(m):
-        if order[i] < 0 or order[i] >= n:
-            raise ValueError(f"order[{i}] = {order[i]} is not a row index of X")
-    with nogil:
-        for i in range(m):
-            l = order[i]
-            yl = y[l]
-            f = b[0]
-            for j in range(N):
-                z[j] = _dot(&V[j, 0], &X[l, 0], d) + a[j]
-                if z[j] > 1.0:
-                    f += 1.0
-                elif z[j] < -1.0:
-                    f -= 1.0
-                else:
-                    f += z[j]
-            if yl * f <= beta:
-                total += beta - yl * f
-                updates += 1
-                for j in range(N):
-                    if fabs(z[j]) <= 1.0:
-                        _axpy(lam * yl, &X[l, 0], &V[j, 0], d)
-                        a[j] += lam * yl
-                b[0] += lam * yl
-    return (total / m if m else 0.0), updates
-
-
-def margin_perceptron_epoch(const double[:, ::1] X, const double[::1] y,
-                            const cnp.intp_t[::1] order, double[::1] w, double[::1] b,
-                            double learning_rate, double beta):
-    """One epoch of the margin Perceptron (thesis Algorithm 8.1 with margin ``beta``).
-
-    ``f(x) = w . x + b``; for each example with ``y f(x) <= beta``: ``w += lam y x``,
-    ``b += lam y`` (``b`` an array of length 1).  Returns ``(mean beta-hinge before the
-    updates, number of updates)``.
-    """
-    cdef Py_ssize_t n = X.shape[0], i, l, m = order.shape[0], updates = 0
-    cdef int d = X.shape[1]
-    cdef double f, yl, lam = learning_rate, total = 0.0
-    if w.shape[0] != d or b.shape[0] != 1 or y.shape[0] != n:
-        raise ValueError("inconsistent shapes: X (n, d), y (n,), w (d,), b (1,)")
-    for i in range(m):
-        if order[i] < 0 or order[i] >= n:
-            raise ValueError(f"order[{i}] = {order[i]} is not a row index of X")
-    with nogil:
-        for i in range(m):
-            l = order[i]
-            yl = y[l]
-            f = _dot(&w[0], &X[l, 0], d) + b[0]
-            if yl * f <= beta:
-                total += beta - yl * f
-                updates += 1
-                _axpy(lam * yl, &X[l, 0], &w[0], d)
-                b[0] += lam * yl
-    return (total / m if m else 0.0), updates
 
 
 def balance_run(const cnp.int64_t[:, ::1] prefs, const cnp.int64_t[::1] order, Py_ssize_t start,
