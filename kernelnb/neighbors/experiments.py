@@ -123,8 +123,8 @@ def spiral_table(random_state=0, h_grid=None, sigma_grid=None,
     Returns {name: {"test_anll", "test_se", "valid_anll", "valid_se", "params", "on_edge"}};
     ``on_edge`` lists the parameters selected on the edge of their grid (a warning says so).  The
     local Gaussian rows also hold ``integral``, the estimator's mass measured by
-    :func:`grid_integral` on ``integral_points`` per axis (it is not normalised), and ``test_anll_normalised``, the test ANLL of
-    the estimator divided by that mass."""
+    :func:`grid_integral` on ``integral_points`` per axis (it is not normalised), and
+    ``test_anll_normalised``, the test ANLL of the estimator divided by that mass."""
     data = make_manifold_spiral_splits(random_state=random_state)
     tr, va, te = data["train"], data["valid"], data["test"]
     h_grid = np.geomspace(0.004, 0.08, 16) if h_grid is None else h_grid
@@ -302,11 +302,11 @@ def reduced_reference_table(Xtr, ytr, Xva, yva, Xte, yte, C_grid=(10.0,), sigma_
         j, i = np.unravel_index(np.argmin(errs.T), errs.T.shape)
         hp = {"n_neighbors": int(Ks[j]), "weight_decay": float(lam_grid[i])}
         model = HKNNClassifier(**hp, n_jobs=n_jobs).fit(Xr, yr)
+        edge = _on_edge(f"HKNN ({label})", hp, {"n_neighbors": Ks, "weight_decay": lam_grid})
         out[f"HKNN ({label})"] = {"valid_error": float(errs[i, j]),
                                   "test_error": float(1 - model.score(Xte, yte)), "params": hp,
                                   "n_reference": int(len(yr)), "valid_curves": curves,
-                                  "on_edge": _on_edge(f"HKNN ({label})", hp,
-                                                      {"n_neighbors": Ks, "weight_decay": lam_grid})}
+                                  "on_edge": edge}
         j = int(np.argmin(curves["CKNN"]))
         cp = {"n_neighbors": int(Ks[j])}
         model = CKNNClassifier(**cp, n_jobs=n_jobs).fit(Xr, yr)

@@ -99,7 +99,8 @@ class LocalGaussianDensity(DensityMixin, BaseEstimator):
     def _block(self, Q):
         """log p_hat for a block of queries."""
         X, l, n = self._X, self._X.shape[0], self._X.shape[1]
-        d2 = np.maximum(np.einsum("ij,ij->i", Q, Q)[:, None] + self._sq[None, :] - 2.0 * Q @ X.T, 0.0)
+        d2 = np.einsum("ij,ij->i", Q, Q)[:, None] + self._sq[None, :] - 2.0 * Q @ X.T
+        d2 = np.maximum(d2, 0.0)
         s = float(self.kernel_width)
         if self.n_neighbors is None:
             s2 = np.full(Q.shape[0], s * s)
