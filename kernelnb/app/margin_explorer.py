@@ -100,22 +100,6 @@ def linear_margin(model):
     return 2.0 / norm if norm > 0 else float("inf")
 
 
-def linearly_separable(X, y):
-    """Whether two-class points are linearly separable: y_l (u . x_l + a) >= 1 for every l is a
-    linear feasibility problem (scipy's ``linprog``, quick whatever the answer).
-
-    Asked before :func:`kernelnb.largescale.maximal_margin`, whose hard-margin SVM (a very large
-    C) takes minutes on points that are not separable."""
-    from scipy.optimize import linprog
-
-    X = np.asarray(X, float)
-    yy = np.where(np.asarray(y) == np.unique(y)[-1], 1.0, -1.0)
-    A = -yy[:, None] * np.column_stack([X, np.ones(len(X))])
-    lp = linprog(np.zeros(A.shape[1]), A_ub=A, b_ub=-np.ones(len(X)),
-                 bounds=[(None, None)] * A.shape[1], method="highs")
-    return lp.status == 0
-
-
 def linear_svm_objective(Xs, y, mu):
     """The SVM objective (thesis 8.15) mu/2 ||w||^2 + (1/L) sum_l |1 - y_l f(x_l)|_+ at the
     solution of kernelnb's linear SVC with C = 1/(mu L) (the thesis's conversion), on the
@@ -293,7 +277,7 @@ class MarginExplorer(Dashboard):
         """(rho_max, separable) of the standardised training points (cached per sample)."""
         if self._sep_cache is None:
             Xs = StandardScaler().fit_transform(X)
-            if linearly_separable(Xs, y):
+            if _largescale("linearly_separable")(Xs, y):
                 rho_max, _R = _largescale("maximal_margin")(X, y)
                 self._sep_cache = (float(rho_max), True)
             else:
@@ -413,8 +397,8 @@ class MarginExplorer(Dashboard):
         by["bound83"].x, by["bound83"].y = c["learning_rates"], c["bound_lr"]
         by["val"].x, by["val"].y = c["learning_rates"], c["val_error_lr"]
         by["bound82"].x = c["learning_rates"] if sep else []
-        by["bound82"].y = ([float(bound82(st["rho_max"], R, float(v)))
-                            for v in c["learning_rates"]] if sep else [])
+        by["bound82"].y = (bound82(st["rho_max"], R, np.asarray(c["learning_rates"], float))
+                           if sep else [])
         ends = [c["learning_rates"][0], c["learning_rates"][-1]]
         by["rho_max"].x, by["rho_max"].y = (ends, [st["rho_max"]] * 2) if sep else ([], [])
         by["rho_model"].x = mc["learning_rates"] if mc is not None else []

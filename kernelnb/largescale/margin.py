@@ -84,7 +84,7 @@ from .mlp import SGD_CONSTRAINTS, _labels, _run_epochs, _split, _standardizer, i
 __all__ = ["MarginPerceptron", "SimpleMLP", "OriginalPerceptron", "SGDHingeClassifier",
            "KernelMarginPerceptron", "HingeMLPClassifier", "NilssonMLP", "Theorem81Epochs",
            "theorem_8_1_epochs", "margin_bound_separable", "perceptron_update_bound",
-           "margin_bound_updates", "maximal_margin", "margin_curves"]
+           "margin_bound_updates", "maximal_margin", "linearly_separable", "margin_curves"]
 
 _NO_LIMIT = -1
 _HISTORY_KEYS = ("epoch", "updates", "rho", "geometric_margin", "training_error",
@@ -136,9 +136,23 @@ def theorem_8_1_epochs(n_samples, learning_rate, weight_decay):
 
 
 def _effective_rate(learning_rate, beta, caller):
-    check_param("learning_rate", learning_rate, POSITIVE, caller)
-    check_param("beta", beta, POSITIVE, caller)
-    return float(learning_rate) / float(beta)
+    """``learning_rate / beta``, each a positive number or an array of them (the bounds are
+    vectorised over lambda as well as over t)."""
+    out = []
+    for name, value in (("learning_rate", learning_rate), ("beta", beta)):
+        if np.ndim(value) == 0:
+            check_param(name, value, POSITIVE, caller)
+            out.append(float(value))
+            continue
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            arr = np.array([np.nan])
+        if arr.size == 0 or not np.all(np.isfinite(arr) & (arr > 0)):
+            raise ValueError(f"The '{name}' parameter of {caller} must be a positive number or "
+                             f"an array of positive numbers, got {value!r}")
+        out.append(arr)
+    return out[0] / out[1]
 
 
 def margin_bound_separable(rho_max, R, learning_rate, beta=1.0):
@@ -175,13 +189,33 @@ def margin_bound_updates(t, R, learning_rate, beta=1.0):
         return (2.0 / lam) / np.sqrt(t * (2.0 / lam + (np.asarray(R, float) + 1.0) ** 2))
 
 
+def linearly_separable(X, y):
+    """Whether two-class points are linearly separable (with a bias): ``y_l (u . x_l + a) >= 1``
+    for every l is a linear feasibility problem, solved by scipy's ``linprog`` (HiGHS), quick
+    whatever the answer."""
+    from scipy.optimize import linprog
+
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    classes = np.unique(y)
+    if classes.shape[0] != 2:
+        raise ValueError(f"linearly_separable needs two classes, got {classes.shape[0]}")
+    yy = np.where(y == classes[1], 1.0, -1.0)
+    A = -yy[:, None] * np.column_stack([X, np.ones(X.shape[0])])
+    lp = linprog(np.zeros(A.shape[1]), A_ub=A, b_ub=-np.ones(X.shape[0]),
+                 bounds=[(None, None)] * A.shape[1], method="highs")
+    return lp.status == 0
+
+
 def maximal_margin(X, y, standardize=True, C=1e8):
     """The maximal margin ``rho_max = 2 / ||u||`` of the hard-margin SVM (with bias) and the
     radius ``R = max ||x_l||`` of two-class data, in the space the linear margin models of this
     module train in (the inputs standardised as they standardise them, or as given).
 
-    The SVM is :class:`kernelnb.svm.SVC` with a linear kernel and a large ``C``; on data that is
-    not linearly separable the result is the soft-margin one (check ``min y f >= 1 - tol``).
+    The SVM is :class:`kernelnb.svm.SVC` with a linear kernel and a large ``C``.  The points
+    must be linearly separable (checked first by :func:`linearly_separable`: on other data there
+    is no maximal margin, and the solver with this C would run for minutes); a ``ValueError``
+    says so otherwise.
 
     Returns
     -------
@@ -197,6 +231,9 @@ def maximal_margin(X, y, standardize=True, C=1e8):
     if standardize:
         mean, scale = _standardizer(X)
         X = (X - mean) / scale
+    if not linearly_separable(X, y):
+        raise ValueError("maximal_margin: the points are not linearly separable, so there is no "
+                         "maximal margin (check with linearly_separable first)")
     svm = SVC(kernel="linear", C=C).fit(X, y)
     u = svm.dual_coef_[0] @ svm.support_vectors_
     return 2.0 / float(np.linalg.norm(u)), float(np.sqrt((X ** 2).sum(axis=1).max()))
@@ -239,7 +276,8 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
             Y = (2.0 * yi - 1.0)[None, :]
         else:
             Y = np.where(yi[None, :] == np.arange(K)[:, None], 1.0, -1.0)
-        val_score = None if Xv is None else (lambda: self.score(Xv, yv))
+        # accuracy without accuracy_score's input checks (most of the cost of a record)
+        val_score = None if Xv is None else (lambda: float(np.mean(self.predict(Xv) == yv)))
         return Xs, np.ascontiguousarray(Y), val_score, rng
 
     def _train(self, Xs, Y, rng, val_score, run_one, state, margins):

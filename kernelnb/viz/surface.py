@@ -93,6 +93,8 @@ def support_masks(model):
     if at_bound is None:
         C = float(getattr(model, "C", np.inf))
         coef = np.abs(np.atleast_2d(getattr(model, "dual_coef_", np.zeros((1, support.size)))))
+        if coef.shape[1] != support.size and support.size and coef.shape[1] > support.max():
+            coef = coef[:, support]       # one coefficient per training point (a dual Perceptron)
         at_bound = np.isfinite(C) & np.any(coef >= C * (1 - 1e-8), axis=0)
     at_bound = np.asarray(at_bound, dtype=bool)
     return support[~at_bound], support[at_bound]

@@ -7,9 +7,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC as SkSVC
 
 from kernelnb.app import MarginExplorer
-from kernelnb.app.margin_explorer import (LAMBDAS, MARGIN_MODELS, linear_svm_objective,
-                                          linearly_separable)
-from kernelnb.largescale import MarginPerceptron, maximal_margin
+from kernelnb.app.margin_explorer import LAMBDAS, MARGIN_MODELS, linear_svm_objective
+from kernelnb.largescale import MarginPerceptron, linearly_separable, maximal_margin
 from kernelnb.viz import SURFACE_TRACES
 
 

@@ -35,7 +35,8 @@ def _dashboard_classes():
 
 CLASSES = _dashboard_classes()
 #: Cheaper first pictures for the tests (any class not named here is built with its defaults).
-FAST = {"LearningCurves": dict(n_repeats=1, n_sizes=3), "BoundsExplorer": dict(n_samples=60)}
+FAST = {"LearningCurves": dict(n_repeats=1, n_sizes=3), "BoundsExplorer": dict(n_samples=60),
+        "MarginExplorer": dict(trials=1, updates=200)}
 HUGE = 10 ** 9
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from kernelnb.largescale import (KernelMarginPerceptron, MarginPerceptron, NilssonMLP,
                                  OriginalPerceptron, SimpleMLP, margin_bound_separable,
-                                 margin_bound_updates, margin_curves, maximal_margin,
-                                 perceptron_update_bound)
+                                 linearly_separable, margin_bound_updates, margin_curves,
+                                 maximal_margin, perceptron_update_bound)
 from kernelnb.svm import SVC
 
 
@@ -37,6 +37,30 @@ def test_maximal_margin_is_the_hard_margin_svm(separable):
     assert rho_max == pytest.approx(2 / np.linalg.norm(u), rel=1e-9)
     assert R == pytest.approx(np.sqrt((_std(X) ** 2).sum(axis=1).max()))
     assert np.min(y * (_std(X) @ u + a)) == pytest.approx(1.0, abs=1e-2)
+
+
+def test_maximal_margin_refuses_points_that_are_not_separable():
+    """Overlapping classes have no maximal margin: an error naming the cause, found by the LP
+    before the hard-margin solver (which would run for minutes)."""
+    X, y = _blobs(60, gap=0.2)
+    assert not linearly_separable(_std(X), y)
+    with pytest.raises(ValueError, match="not linearly separable"):
+        maximal_margin(X, y)
+    Xs, ys = _blobs(60, gap=2.0)
+    assert linearly_separable(_std(Xs), ys)
+
+
+def test_bounds_are_vectorised_over_the_learning_rate():
+    """Each bound over an array of rates equals the bound at each rate; a non-positive rate in
+    the array is refused by name."""
+    lams = np.array([1e-3, 0.1, 2.0])
+    for f, args in ((margin_bound_separable, (0.3, 2.5)), (perceptron_update_bound, (0.3, 2.5)),
+                    (margin_bound_updates, (50, 2.5))):
+        got = f(*args, lams)
+        assert got.shape == (3,)
+        np.testing.assert_allclose(got, [f(*args, float(v)) for v in lams], rtol=1e-12)
+        with pytest.raises(ValueError, match="learning_rate"):
+            f(*args, np.array([0.1, 0.0]))
 
 
 @pytest.mark.parametrize("lr", [0.01, 0.1, 1.0, 10.0])

@@ -9,7 +9,7 @@ from kernelnb.datasets import make_moons, make_toy
 from kernelnb.svm import SVC
 from kernelnb.viz import (SURFACE_TRACES, boundaries_figure, c_path_figure, decision_grid,
                           decision_surface, learning_curve_figure, loss_curves, margin_width,
-                          plane_bounds, support_masks)
+                          plane_bounds, support_masks, surface_data)
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +73,18 @@ def test_support_masks_without_at_bound_attribute(moons):
     free, bound = support_masks(sk)
     at_c = np.isclose(np.abs(sk.dual_coef_[0]), 1.0)
     assert set(bound) == set(sk.support_[at_c]) and set(free) == set(sk.support_[~at_c])
+
+
+def test_support_masks_of_a_dual_perceptron():
+    """A kernel Perceptron keeps one coefficient per training point beside a shorter support_:
+    its support points are the ones with a coefficient, none at a bound (no C)."""
+    from kernelnb.largescale import KernelMarginPerceptron
+    X, y = make_toy("blobs", n_samples=200, noise=0.3, random_state=0)
+    model = KernelMarginPerceptron(max_iter=50, learning_rate=1.0).fit(X, y)
+    assert model.dual_coef_.shape[1] == 200 > model.support_.size > 0
+    free, bound = support_masks(model)
+    assert set(free) == set(np.flatnonzero(model.dual_coef_[0])) and bound.size == 0
+    surface_data(model, X, y, grid=8)
 
 
 def test_margin_width_matches_primal_weight_vector():
