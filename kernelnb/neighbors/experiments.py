@@ -100,6 +100,8 @@ def _select_density(name, make, grid, Xtr, Xva, Xte):
         v = float(-np.mean(lv))
         if np.isfinite(v) and (best is None or v < best[0]):
             best = (v, p, model, lv)
+    if best is None:
+        raise ValueError(f"{name}: no point of the grid {grid} gives a finite validation ANLL")
     v, p, model, lv = best
     lt = model.score_samples(Xte)
     return {"valid_anll": v, "valid_se": float(np.std(lv) / np.sqrt(lv.size)),
@@ -377,6 +379,8 @@ def bayes_tables(Xtr, ytr, Xva, yva, Xte, yte, parzen_grid, mparzen_grid, C_grid
             except ValueError:
                 continue
             scored.append((*_class_scores(model, Xva, yva), p, model))
+        if not scored:
+            raise ValueError(f"{name}: no valid point in the grid {grid}")
         for table, key in ((by_err, lambda r: (r[0], r[1])), (by_ancll, lambda r: (r[1], r[0]))):
             ve, va, p, model = min(scored, key=key)
             te, ta = _class_scores(model, Xte, yte)

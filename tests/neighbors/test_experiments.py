@@ -153,3 +153,10 @@ def test_bayes_tables_select_by_error_and_by_ancll(digits):
         assert r["by_ancll"]["Parzen"]["valid_ancll"] <= ancll + 1e-12
         assert r["by_error"]["Parzen"]["valid_error"] <= 1 - clf.score(X[va], y[va]) + 1e-12
     assert all(row["test_error"] < 0.1 for row in r["by_error"].values())
+
+
+def test_a_grid_without_a_valid_point_is_an_error():
+    X = np.random.RandomState(0).rand(30, 3)
+    with pytest.raises(ValueError, match="no point of the grid"):
+        class_density_table(X[:20], X[20:25], X[25:], parzen_grid=(0.3,),
+                            mparzen_grid={"n_components": [3], "n_neighbors": [2], "sigma": [0.1]})
