@@ -39,8 +39,8 @@ from .local_hyperplane import CKNNClassifier, HKNNClassifier
 from .manifold_parzen import ManifoldParzen, ManifoldParzenClassifier
 from .parzen import ParzenClassifier, ParzenDensity
 
-__all__ = ["SPIRAL_PUBLISHED", "TABLE_11_1_EXPECTATION", "TABLE_11_2_PUBLISHED",
-           "TABLE_13_2_PUBLISHED", "TABLE_13_3_PUBLISHED", "TABLE_13_4_PUBLISHED",
+__all__ = ["SPIRAL_PUBLISHED", "SPIRAL_PUBLISHED_PARAMS", "TABLE_11_1_EXPECTATION",
+           "TABLE_11_2_PUBLISHED", "TABLE_13_2_PUBLISHED", "TABLE_13_3_PUBLISHED", "TABLE_13_4_PUBLISHED",
            "SPIRAL_SIGMA_GRID", "spiral_table", "digits_table", "hull_error_curves",
            "reduced_reference_table", "class_density_table", "bayes_tables", "grid_integral"]
 
