@@ -17,7 +17,7 @@
   them on the test set.  The validation error against K (Fig. 11.3) is printed for the full
   reference set, and scikit-learn's KNeighborsClassifier and SVC are timed on the same data.
 
-Usage: python benchmarks/bench_local_tables.py [--fashion-train 10000] [--t112-train 10000]
+Usage: python benchmarks/bench_local_tables.py [--fashion-train 10000] [--t112-train 20000]
        [--skip 11.1]
 """
 import argparse
@@ -182,9 +182,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fashion-train", type=int, default=10000)
     ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--t112-train", type=int, default=10000)
-    ap.add_argument("--t112-valid", type=int, default=2000)
-    ap.add_argument("--t112-test", type=int, default=5000)
+    ap.add_argument("--t112-train", type=int, default=20000)
+    ap.add_argument("--t112-valid", type=int, default=4000)
+    ap.add_argument("--t112-test", type=int, default=10000)
     ap.add_argument("--skip", nargs="*", default=[], choices=["13.1", "11.1", "11.2"],
                     help="tables not to compute")
     args = ap.parse_args(argv)
