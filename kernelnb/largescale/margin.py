@@ -441,10 +441,9 @@ class MarginPerceptron(_LinearMargin):
         Margin asked of every example (the thesis uses 1).
     learning_rate : float, default=0.01
         Step ``lam`` of every update.
-    max_iter, early_stopping, validation_fraction, n_iter_no_change, random_state, verbose,
-    record_every, max_updates, track_margin
-        See below.  ``max_iter`` was named ``max_epochs`` before kernelnb 0.2 (still accepted,
-        with a ``FutureWarning``).
+    max_epochs : deprecated
+        The name of ``max_iter`` before kernelnb 0.2 (still accepted, with a
+        ``FutureWarning``).  The other parameters follow.
 
     {common}
 
@@ -766,10 +765,11 @@ class NilssonMLP(_BaseMargin):
 
     Attributes
     ----------
-    hidden_weights_ (n_models, N, n_features), hidden_bias_ (n_models, N), and the attributes
-    of :class:`MarginPerceptron` (``loss_curve_``: the mean number of units to flip;
-    ``margin_history_`` in the space of the hidden units, whose output weights are all 1:
-    ``rho = 2 / sqrt(N)`` fixed, ``geometric_margin = min y f / sqrt(N)``).
+    hidden_weights_, hidden_bias_ : arrays (n_models, N, n_features), (n_models, N)
+    loss_curve_, margin_history_ and the rest : as :class:`MarginPerceptron`
+        ``loss_curve_`` is the mean number of units to flip; ``margin_history_`` is in the
+        space of the hidden units, whose output weights are all 1: ``rho = 2 / sqrt(N)``
+        fixed, ``geometric_margin = min y f / sqrt(N)``.
     """
 
     _parameter_constraints = {**{k: v for k, v in _BaseMargin._parameter_constraints.items()
@@ -854,14 +854,18 @@ class HingeMLPClassifier(_BaseMargin):
         ``nu``, on the hidden weights ``v_n`` (not ``a_n``).
     {common}
 
-    Weights start as :func:`kernelnb.largescale.mlp.init_mlp_weights` draws them (LeCun et al.
-    1998), which the thesis's MLPs share.
 
     Attributes
     ----------
-    hidden_weights_ (n_models, N, n_features), hidden_bias_ (n_models, N), output_weights_
-    (n_models, N), bias_ (n_models,), and the attributes of :class:`MarginPerceptron`
-    (``margin_history_`` in the space of the hidden units: ``rho = 2 / ||w||``).
+    hidden_weights_, hidden_bias_ : arrays (n_models, N, n_features), (n_models, N)
+    output_weights_, bias_ : arrays (n_models, N), (n_models,)
+    margin_history_ and the rest : as :class:`MarginPerceptron`
+        ``margin_history_`` is in the space of the hidden units: ``rho = 2 / ||w||``.
+
+    Notes
+    -----
+    Weights start as :func:`kernelnb.largescale.mlp.init_mlp_weights` draws them (LeCun et al.
+    1998), which the thesis's MLPs share.
     """
 
     _parameter_constraints = {
@@ -976,8 +980,8 @@ class KernelMarginPerceptron(_BaseMargin):
     bias_ : array (n_models,)
     radius_ : float
         ``R = max sqrt(k(x_l, x_l))``.
-    margin_history_, loss_curve_, n_updates_, ... : as :class:`MarginPerceptron` (``rho = 2
-        beta / ||w||`` in the feature space).
+    margin_history_, loss_curve_, n_updates_, ... : as :class:`MarginPerceptron`
+        ``rho = 2 beta / ||w||`` in the feature space.
     """
 
     _parameter_constraints = {

@@ -1124,10 +1124,12 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
 
     Parameters
     ----------
-    n_experts, max_iter, C, kernel, sigma, tol, cache_size, gater_n_hidden, gater_epochs,
-    gater_learning_rate, gater_batch_size, gater_samples, gater_holdout, validation_fraction,
-    max_validation, n_iter_no_change, balance, client, n_workers, random_state, verbose,
-    callback : as :class:`MixtureSVC` (``C`` applies to the standardised targets).
+    n_experts, max_iter, C, kernel, sigma, tol, cache_size : as :class:`MixtureSVC`
+        (``C`` applies to the standardised targets).
+    gater_n_hidden, gater_epochs, gater_learning_rate, gater_batch_size : as :class:`MixtureSVC`
+    gater_samples, gater_holdout, validation_fraction, max_validation : as :class:`MixtureSVC`
+    n_iter_no_change, balance, client, n_workers, random_state, verbose : as :class:`MixtureSVC`
+    callback : as :class:`MixtureSVC`
     gater : {'global', 'uniform'}, default='global'
     epsilon : float, default=0.1
         Half-width of every expert's insensitive tube, in units of the targets' standard
@@ -1141,10 +1143,10 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         than two points)
     gater_, n_iter_, best_iteration_, sigma_, gater_samples_, expert_sizes_, assignment_,
     expert_times_, parallel_time_, gater_time_, cpu_time_, fit_time_ : as :class:`MixtureSVC`
-    validation_errors_, train_errors_ : ndarray of shape (n_iter_,)
+    validation_errors_, train_errors_ : ndarray of shape (``n_iter_``,)
         Mean squared errors (in the targets' units) on the validation set and on the gater's
         points, per outer iteration.
-    train_costs_ : ndarray of shape (n_iter_,)
+    train_costs_ : ndarray of shape (``n_iter_``,)
         The gater's criterion ``mean 1/2 (y - sum_k g_k f_k)^2`` on the standardised targets.
 
     References

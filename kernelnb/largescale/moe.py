@@ -212,9 +212,10 @@ _DOC_PARAMS = """
         ``learning_rate / (1 + decay * t)``.
     gater_learning_rate : float or None, default=None
         The same for the gater (None: ``learning_rate``).
-    decay, weight_decay, max_iter, tol, early_stopping, validation_fraction, n_iter_no_change,
-    random_state, verbose : as :class:`kernelnb.largescale.MLPClassifier`
+    decay, weight_decay, max_iter, tol : as :class:`~kernelnb.largescale.MLPClassifier`
         (``weight_decay`` shrinks every weight matrix of the experts and the gater).
+    early_stopping, validation_fraction, n_iter_no_change : as in the MLP
+    random_state, verbose : as in the MLP
     callback : callable ``callback(info)``, optional
         Called after every epoch with a dict (``iteration``, ``loss``, ``validation_score``,
         ``estimator``: this estimator with the weights of that epoch); returning ``False``
