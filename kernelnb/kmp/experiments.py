@@ -77,9 +77,12 @@ _LOADERS = {
 def resampled_ttest(diffs, n_train, n_test):
     """Nadeau & Bengio's corrected resampled t-test on per-split differences.
 
-    Returns (t, one-sided p): the variance of the mean is (1/J + n_test/n_train) s^2."""
+    Returns (t, one-sided p): the variance of the mean is (1/J + n_test/n_train) s^2; with a
+    single split there is no variance and both are nan."""
     d = np.asarray(diffs, dtype=np.float64)
     J = d.shape[0]
+    if J < 2:
+        return float("nan"), float("nan")
     var = d.var(ddof=1)
     if var == 0:
         return 0.0, 0.5

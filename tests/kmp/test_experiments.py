@@ -6,6 +6,15 @@ from scipy import stats
 from kernelnb.kmp.experiments import TABLE3_PUBLISHED, format_table3, resampled_ttest, uci_table3
 
 
+def test_resampled_ttest_of_one_split_is_undefined():
+    """One split has no sample variance: nan, without numpy's degrees-of-freedom warning."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t, p = resampled_ttest([0.02], n_train=100, n_test=50)
+    assert np.isnan(t) and np.isnan(p)
+
+
 def test_resampled_ttest_by_hand():
     d = np.array([0.01, -0.02, 0.03, 0.00, 0.02])
     t, p = resampled_ttest(d, n_train=100, n_test=50)
