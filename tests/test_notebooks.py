@@ -27,6 +27,8 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 # Absolute paths that must not leak into a committed notebook (outputs, metadata, code).
 ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(?:work|root|home|Users|tmp)/")
+# Working notes of the project that a reader of a notebook does not have.
+INTERNAL_NOTE = re.compile(r"seed_\d{3}|shared/research|DESIGN\.md")
 
 
 def _ids(paths):
@@ -52,6 +54,9 @@ def test_notebook_is_committed_clean(path):
             assert cell.execution_count is None, f"{path.name}: cell {i} has an execution count"
     leaked = ABSOLUTE_PATH.findall(text)
     assert not leaked, f"{path.name} contains absolute paths: {leaked}"
+    # the notebooks cite the published theses and papers, not the project's working notes
+    internal = INTERNAL_NOTE.findall(text)
+    assert not internal, f"{path.name} refers to internal notes: {internal}"
 
 
 @pytest.mark.slow
