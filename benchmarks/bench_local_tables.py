@@ -52,8 +52,8 @@ def table_11_2(args):
     Xtr, ytr = X[:n].astype(np.float32), y[:n]
     Xva, yva = X[n:n + v].astype(np.float32), y[n:n + v]
     Xte, yte = Xt[:m].astype(np.float32), yt[:m]
-    K_grid = (2, 5, 10, 20, 30, 45, 60, 80)
-    lam_grid = (0.0, 1.0, 10.0, 30.0)
+    K_grid = tuple(args.t112_K)
+    lam_grid = tuple(args.t112_lambda)
     t = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
@@ -185,6 +185,10 @@ def main(argv=None):
     ap.add_argument("--t112-train", type=int, default=20000)
     ap.add_argument("--t112-valid", type=int, default=4000)
     ap.add_argument("--t112-test", type=int, default=10000)
+    ap.add_argument("--t112-K", type=int, nargs="+", default=[2, 5, 10, 20, 30, 45, 60, 80],
+                    help="Table 11.2's grid of K (HKNN and CKNN)")
+    ap.add_argument("--t112-lambda", type=float, nargs="+", default=[0.0, 1.0, 10.0, 30.0],
+                    help="Table 11.2's grid of the HKNN weight decay lambda")
     ap.add_argument("--skip", nargs="*", default=[], choices=["13.1", "11.1", "11.2"],
                     help="tables not to compute")
     args = ap.parse_args(argv)
