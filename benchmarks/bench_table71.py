@@ -136,6 +136,24 @@ def table71(name, data, args):
         compare_sklearn(X, y, studies["MLP+CE"][1], args)
 
 
+def fig72(name, data, args):
+    """Fig. 7.2 in kind: the training error of MLP+MSE against the number of hidden units, each
+    size with its pilot-chosen learning rate and the same epochs.  The thesis: it does not go
+    down with more units (under-fitting by the optimiser, not by the model)."""
+    X, y = data[0], data[1]
+    cls, fixed = STUDY_MODELS["mlp_squared"]
+    print(f"\n=== Fig. 7.2 in kind: {name}, MLP+MSE, n = {X.shape[0]}, {args.epochs} epochs, "
+          "no validation ===")
+    print(f"{'hidden':>7}{'lr':>7}{'train err %':>13}{'time s':>8}")
+    for h in args.fig72_hidden:
+        lr = pilot_lr("mlp_squared", X, y, h, args.pilot_epochs, args.seed)
+        t0 = time.perf_counter()
+        est = cls(n_hidden=h, **fixed, learning_rate=lr, max_iter=args.epochs,
+                  n_iter_no_change=args.epochs + 1, tol=0.0, random_state=args.seed).fit(X, y)
+        err = 1 - est.score(X, y)
+        print(f"{h:>7}{lr:>7g}{100 * err:>13.2f}{time.perf_counter() - t0:>8.1f}", flush=True)
+
+
 def compare_sklearn(X, y, lr, args):
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.neural_network import MLPClassifier as SkMLP
@@ -246,7 +264,9 @@ def main():
     ap.add_argument("--pilot-epochs", type=int, default=3)
     ap.add_argument("--sklearn-epochs", type=int, default=3)
     ap.add_argument("--datasets", default="connect4,fashion,synthetic")
-    ap.add_argument("--tables", default="71,mix,reg")
+    ap.add_argument("--tables", default="71,72,mix,reg", help="71, 72 (Fig. 7.2), mix, reg")
+    ap.add_argument("--fig72-hidden", type=int, nargs="+", default=[10, 25, 50, 100, 200],
+                    help="hidden sizes of Fig. 7.2's MLP+MSE")
     ap.add_argument("--no-sklearn", action="store_true")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seed", type=int, default=0)
@@ -262,6 +282,8 @@ def main():
             continue
         if "71" in tables:
             table71(name, data, args)
+        if "72" in tables:
+            fig72(name, data, args)
         if "mix" in tables:
             mixtures(name, data, args)
     if "reg" in tables:
