@@ -26,28 +26,12 @@ updates and how training stops after exactly ``t`` updates (Figs. 8.2 and 8.3).
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport fabs, tanh
-from scipy.linalg.cython_blas cimport ddot, daxpy, dscal
+from kernelnb._blas cimport _axpy, _dot, _scal
 
 cnp.import_array()
 
 HARDTANH = 0
 TANH = 1
-
-
-cdef inline double _dot(const double* a, const double* b, int n) noexcept nogil:
-    cdef int one = 1
-    return ddot(&n, <double*>a, &one, <double*>b, &one)
-
-
-cdef inline void _axpy(double alpha, const double* x, double* y, int n) noexcept nogil:
-    cdef int one = 1
-    daxpy(&n, &alpha, <double*>x, &one, y, &one)
-
-
-cdef inline void _scal(double alpha, double* x, int n) noexcept nogil:
-    cdef int one = 1
-    if n > 0:
-        dscal(&n, &alpha, x, &one)
 
 
 def _check_order(const cnp.intp_t[::1] order, Py_ssize_t n, Py_ssize_t start):

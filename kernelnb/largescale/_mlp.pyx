@@ -26,7 +26,7 @@ and one axpy backward (level-1 BLAS from scipy).
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, log, log1p, tanh, fabs
-from scipy.linalg.cython_blas cimport ddot, daxpy, dscal
+from kernelnb._blas cimport _axpy, _dot, _scal
 
 cnp.import_array()
 
@@ -42,21 +42,6 @@ LOSSES = {"squared": SQUARED, "logistic": LOGISTIC, "softmax": SOFTMAX,
 #: the mixture of experts' criteria: squared error of the mixed output, or the negative
 #: log-likelihood of P(y|x) = sum_k P(k|x) P(y|x,k)
 MOE_LOSSES = {"squared": SQUARED, "likelihood": MIX_LIKELIHOOD}
-
-
-cdef inline double _dot(const double* a, const double* b, int n) noexcept nogil:
-    cdef int one = 1
-    return ddot(&n, <double*>a, &one, <double*>b, &one)
-
-
-cdef inline void _axpy(double alpha, const double* x, double* y, int n) noexcept nogil:
-    cdef int one = 1
-    daxpy(&n, &alpha, <double*>x, &one, y, &one)
-
-
-cdef inline void _scal(double alpha, double* x, int n) noexcept nogil:
-    cdef int one = 1
-    dscal(&n, &alpha, x, &one)
 
 
 cdef double _forward_backward(const double* x, const double* t, int d, int H, int K,
