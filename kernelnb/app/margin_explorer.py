@@ -32,7 +32,6 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 from ._plotly import FigureWidget
 
-from sklearn.preprocessing import StandardScaler
 
 from ..datasets import TOY_NOISE
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
@@ -276,11 +275,10 @@ class MarginExplorer(Dashboard):
     def _separability(self, X, y):
         """(rho_max, separable) of the standardised training points (cached per sample)."""
         if self._sep_cache is None:
-            Xs = StandardScaler().fit_transform(X)
-            if _largescale("linearly_separable")(Xs, y):
+            try:              # maximal_margin asks the LP first and refuses inseparable points
                 rho_max, _R = _largescale("maximal_margin")(X, y)
                 self._sep_cache = (float(rho_max), True)
-            else:
+            except ValueError:
                 self._sep_cache = (float("nan"), False)
         return self._sep_cache
 

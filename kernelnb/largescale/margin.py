@@ -79,7 +79,8 @@ from .. import kernels as _k
 from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
                            check_input, check_param, check_params)
 from . import _margin
-from .mlp import SGD_CONSTRAINTS, _labels, _run_epochs, _split, _standardizer, init_mlp_weights
+from .mlp import (SGD_CONSTRAINTS, _class_targets, _labels, _run_epochs, _split, _standardizer,
+                  init_mlp_weights)
 
 __all__ = ["MarginPerceptron", "SimpleMLP", "OriginalPerceptron", "SGDHingeClassifier",
            "KernelMarginPerceptron", "HingeMLPClassifier", "NilssonMLP", "Theorem81Epochs",
@@ -270,12 +271,7 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
         self.mean_, self.scale_ = _standardizer(X)
         Xs = np.ascontiguousarray((X - self.mean_) / self.scale_)
         self.radius_ = float(np.sqrt((Xs ** 2).sum(axis=1).max()))
-        yi = np.searchsorted(self.classes_, y)
-        K = self.classes_.shape[0]
-        if K == 2:
-            Y = (2.0 * yi - 1.0)[None, :]
-        else:
-            Y = np.where(yi[None, :] == np.arange(K)[:, None], 1.0, -1.0)
+        Y = _class_targets(self.classes_, y).T        # one row of +-1 per binary model
         # accuracy without accuracy_score's input checks (most of the cost of a record)
         val_score = None if Xv is None else (lambda: float(np.mean(self.predict(Xv) == yv)))
         return Xs, np.ascontiguousarray(Y), val_score, rng
@@ -632,9 +628,7 @@ class SGDHingeClassifier(_LinearMargin):
     def _objective(self, X, y):
         """``mu/2 ||w||^2 + mean_l |1 - y_l f(x_l)|_+`` (eq. 8.15) on the standardised (X, y)."""
         Xs = (X - self.mean_) / self.scale_
-        yi = np.searchsorted(self.classes_, y)
-        Y = (2.0 * yi - 1.0)[None, :] if self.classes_.shape[0] == 2 else \
-            np.where(yi[None, :] == np.arange(self.classes_.shape[0])[:, None], 1.0, -1.0)
+        Y = _class_targets(self.classes_, y).T
         F = self._f(Xs).T
         return (0.5 * float(self.weight_decay) * (self.weights_ ** 2).sum(axis=1)
                 + np.maximum(0.0, 1.0 - Y * F).mean(axis=1))

@@ -224,7 +224,53 @@ def _labels(classes, D):
         return classes[(D > 0).astype(int)]
     return classes[np.argmax(D, axis=1)]
 
-class _BaseMLP(BaseEstimator):
+
+def _class_targets(classes, y, negative=-1.0):
+    """Targets (n, K) of the labels ``y``: one column of +-1 for two classes, else one column
+    per class holding 1 for the class and ``negative`` elsewhere (0 for the cross-entropies,
+    -1 for the squared errors and the one-vs-rest margin models)."""
+    yi = np.searchsorted(classes, y)
+    K = classes.shape[0]
+    if K == 2:
+        return (2.0 * yi - 1.0)[:, None]
+    T = np.full((y.shape[0], K), float(negative))
+    T[np.arange(y.shape[0]), yi] = 1.0
+    return T
+
+
+class _SGDData:
+    """The data side shared by the MLPs and the soft mixture of experts: input checks, the
+    validation split, the input standardisation (``mean_``, ``scale_``) and the targets
+    (class coding, or regression targets standardised inside: ``y_mean_``, ``y_scale_``)."""
+
+    def _prepare(self, X, y, X_val, y_val, classification):
+        check_params(self)
+        X, y = check_input(self, X, y, multi_output=not classification,
+                           y_numeric=not classification)
+        if classification:
+            check_classification_targets(y)
+        rng = check_random_state(self.random_state)
+        X, y, Xv, yv = _split(self, X, y, X_val, y_val, rng, classification)
+        self.mean_, self.scale_ = _standardizer(X)
+        return (X - self.mean_) / self.scale_, y, Xv, yv, rng
+
+    def _targets(self, y):
+        """Class targets: 0 off the class for the cross-entropy losses, -1 otherwise."""
+        return _class_targets(self.classes_, y, 0.0 if self.loss == "cross_entropy" else -1.0)
+
+    def _standardized_targets(self, y):
+        """Regression targets as a float (n, n_targets) array, standardised."""
+        self._y_1d = y.ndim == 1
+        Y = y.reshape(y.shape[0], -1).astype(np.float64)
+        self.y_mean_, self.y_scale_ = _standardizer(Y)
+        return (Y - self.y_mean_) / self.y_scale_
+
+    def _target_scale(self, O):
+        """Outputs on the standardised targets back in the targets' units and shape."""
+        O = O * self.y_scale_ + self.y_mean_
+        return O[:, 0] if self._y_1d else O
+
+class _BaseMLP(_SGDData, BaseEstimator):
     _parameter_constraints = {**SGD_CONSTRAINTS, "n_hidden": POSITIVE_INT, "decay": NONNEGATIVE,
                               "weight_decay": NONNEGATIVE, "tol": NONNEGATIVE,
                               "callback": CALLBACK}
@@ -275,17 +321,6 @@ class _BaseMLP(BaseEstimator):
         X = check_input(self, X, reset=False)
         Z = np.tanh(((X - self.mean_) / self.scale_) @ self.hidden_weights_.T + self.hidden_bias_)
         return Z @ self.output_weights_.T + self.output_bias_
-
-    def _prepare(self, X, y, X_val, y_val, classification):
-        check_params(self)
-        X, y = check_input(self, X, y, multi_output=not classification,
-                           y_numeric=not classification)
-        if classification:
-            check_classification_targets(y)
-        rng = check_random_state(self.random_state)
-        X, y, Xv, yv = _split(self, X, y, X_val, y_val, rng, classification)
-        self.mean_, self.scale_ = _standardizer(X)
-        return (X - self.mean_) / self.scale_, y, Xv, yv, rng
 
 
 class MLPClassifier(ClassifierMixin, _BaseMLP):
@@ -361,18 +396,6 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
     _parameter_constraints = {**_BaseMLP._parameter_constraints,
                               "loss": [StrOptions(set(_CLS_LOSSES))]}
-
-    def _targets(self, y):
-        yi = np.searchsorted(self.classes_, y)
-        K = self.classes_.shape[0]
-        if K == 2:
-            return (2.0 * yi - 1.0)[:, None]
-        if self.loss == "cross_entropy":
-            T = np.zeros((y.shape[0], K))
-        else:
-            T = -np.ones((y.shape[0], K))
-        T[np.arange(y.shape[0]), yi] = 1.0
-        return T
 
     def fit(self, X, y, X_val=None, y_val=None):
         """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
@@ -462,19 +485,15 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
         """
         t0 = time.perf_counter()
         Xs, y, Xv, yv, rng = self._prepare(X, y, X_val, y_val, classification=False)
-        self._y_1d = y.ndim == 1
-        Y = y.reshape(y.shape[0], -1).astype(np.float64)
-        self.y_mean_, self.y_scale_ = _standardizer(Y)
+        T = self._standardized_targets(y)
         val_score = None if Xv is None else (lambda: self.score(Xv, yv))
-        self._fit_net(Xs, (Y - self.y_mean_) / self.y_scale_, _mlp.LOSSES["squared"],
-                      val_score, rng)
+        self._fit_net(Xs, T, _mlp.LOSSES["squared"], val_score, rng)
         self.fit_time_ = time.perf_counter() - t0
         return self
 
     def predict(self, X):
         """Predicted targets, shape (n,) or (n, n_targets) as ``y`` was."""
-        O = self._outputs(X) * self.y_scale_ + self.y_mean_
-        return O[:, 0] if self._y_1d else O
+        return self._target_scale(self._outputs(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -32,16 +32,14 @@ import time
 import numpy as np
 from scipy.special import logsumexp, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._callbacks import progress_caller
 from .._validation import (CALLBACK, FRACTION, NONNEGATIVE, NONNEGATIVE_INT, POSITIVE,
-                           POSITIVE_INT, StrOptions, check_input, check_params)
+                           POSITIVE_INT, StrOptions, check_input)
 from . import _mlp
-from .mlp import _labels, _run_epochs, _split, _standardizer, init_mlp_weights
+from .mlp import _labels, _run_epochs, _SGDData, init_mlp_weights
 
 __all__ = ["MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor", "init_moe_weights",
            "moe_loss_grad"]
@@ -112,7 +110,7 @@ def moe_forward(Z, w, gater_n_hidden):
     return Hx, O, U, G
 
 
-class _BaseMoE(BaseEstimator):
+class _BaseMoE(_SGDData, BaseEstimator):
     _parameter_constraints = {
         "n_experts": POSITIVE_INT, "n_hidden": POSITIVE_INT, "gater_n_hidden": NONNEGATIVE_INT,
         "learning_rate": POSITIVE, "gater_learning_rate": [*POSITIVE, None],
@@ -140,17 +138,6 @@ class _BaseMoE(BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
-
-    def _prepare(self, X, y, X_val, y_val, classification):
-        check_params(self)
-        X, y = check_input(self, X, y, multi_output=not classification,
-                           y_numeric=not classification)
-        if classification:
-            check_classification_targets(y)
-        rng = check_random_state(self.random_state)
-        X, y, Xv, yv = _split(self, X, y, X_val, y_val, rng, classification)
-        self.mean_, self.scale_ = _standardizer(X)
-        return (X - self.mean_) / self.scale_, y, Xv, yv, rng
 
     def _fit_mixture(self, Z, T, loss_kind, val_score, rng):
         """Initialise and train the mixture on standardised inputs Z and targets T (n, C)."""
@@ -269,15 +256,6 @@ class MixtureOfExpertsClassifier(ClassifierMixin, _BaseMoE):
                          verbose=verbose, callback=callback)
         self.loss = loss
 
-    def _targets(self, y):
-        yi = np.searchsorted(self.classes_, y)
-        K = self.classes_.shape[0]
-        if K == 2:
-            return (2.0 * yi - 1.0)[:, None]
-        T = np.zeros((y.shape[0], K)) if self.loss == "cross_entropy" else -np.ones((y.shape[0], K))
-        T[np.arange(y.shape[0]), yi] = 1.0
-        return T
-
     def fit(self, X, y, X_val=None, y_val=None):
         """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
 
@@ -360,20 +338,16 @@ class MixtureOfExpertsRegressor(RegressorMixin, _BaseMoE):
         """
         t0 = time.perf_counter()
         Z, y, Xv, yv, rng = self._prepare(X, y, X_val, y_val, classification=False)
-        self._y_1d = y.ndim == 1
-        Y = y.reshape(y.shape[0], -1).astype(np.float64)
-        self.y_mean_, self.y_scale_ = _standardizer(Y)
+        T = self._standardized_targets(y)
         val_score = None if Xv is None else (lambda: self.score(Xv, yv))
-        self._fit_mixture(Z, (Y - self.y_mean_) / self.y_scale_, _mlp.MOE_LOSSES["squared"],
-                          val_score, rng)
+        self._fit_mixture(Z, T, _mlp.MOE_LOSSES["squared"], val_score, rng)
         self.fit_time_ = time.perf_counter() - t0
         return self
 
     def predict(self, X):
         """Predicted targets, shape (n,) or (n, n_targets) as ``y`` was."""
         _, O, _, G = self._forward(X)
-        F = np.einsum("nk,nkc->nc", G, O) * self.y_scale_ + self.y_mean_
-        return F[:, 0] if self._y_1d else F
+        return self._target_scale(np.einsum("nk,nkc->nc", G, O))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
