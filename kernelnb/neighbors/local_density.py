@@ -37,7 +37,7 @@ from threadpoolctl import threadpool_limits
 
 from .._threads import n_threads
 from .._validation import N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, check_input, check_params
-from ._base import check_n_neighbors
+from ._base import check_n_neighbors, leading_directions
 
 __all__ = ["LocalGaussianDensity"]
 
@@ -132,18 +132,8 @@ class LocalGaussianDensity(DensityMixin, BaseEstimator):
         quad = np.einsum("bn,bn->b", r, r) / sig2
         logdet = n * np.log(sig2)
         if d > 0:
-            if M >= n:
-                mu, V = np.linalg.eigh(np.einsum("bmi,bmj->bij", A, A))
-                mu, V = mu[:, ::-1][:, :d], V[:, :, ::-1][:, :, :d]   # (b, d), (b, n, d)
-                proj = np.einsum("bnd,bn->bd", V, r)
-            else:
-                # fewer points than dimensions: eigenpairs of the M x M Gram matrices A A'
-                # (mu_j, u_j) give the covariance's as (mu_j, A'u_j / sqrt(mu_j))
-                mu, U = np.linalg.eigh(np.matmul(A, A.transpose(0, 2, 1)))
-                mu, U = mu[:, ::-1][:, :d], U[:, :, ::-1][:, :, :d]
-                mu = np.where(mu > 1e-12 * np.maximum(mu[:, :1], 1e-300), mu, 0.0)
-                scale = np.divide(1.0, np.sqrt(mu), out=np.zeros_like(mu), where=mu > 0)
-                proj = np.einsum("bmd,bm->bd", U, np.einsum("bmn,bn->bm", A, r)) * scale
+            mu, V = leading_directions(A, d)                    # (b, d), (b, d, n)
+            proj = np.einsum("bdn,bn->bd", V, r)
             mu = np.maximum(mu, 0.0)
             lam = mu + sig2
             logdet = logdet + np.log(lam / sig2).sum(axis=1)

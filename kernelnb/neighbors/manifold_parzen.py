@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, check_input, check_params
-from ._base import check_n_neighbors, kneighbors
+from ._base import check_n_neighbors, kneighbors, leading_directions
 from .parzen import _BayesDensityClassifier
 
 __all__ = ["ManifoldParzen", "ManifoldParzenClassifier"]
@@ -85,21 +85,10 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         """The d leading directions and variances of the neighbourhoods of X[rows] (eq. 13.3,
         hard k-neighbourhood, centred on each point)."""
         diffs = X[idx] - X[rows, None, :]                      # (m, k, n), centred on x_i
-        if k >= X.shape[1]:
-            _, sv, Vt = np.linalg.svd(diffs, full_matrices=False)
-            self.components_[rows] = Vt[:, :d, :]
-            self.variances_[rows] = s2 + sv[:, :d] ** 2 / k
-            return
-        # fewer neighbours than dimensions (images): the k x k Gram matrices' eigen-
-        # decompositions give the same leading singular pairs several times faster than an SVD
-        # of each k x n matrix; directions of (numerically) zero singular value are dropped
-        # (their variance is sigma^2 whatever the direction)
-        w, U = np.linalg.eigh(np.matmul(diffs, diffs.transpose(0, 2, 1)))
-        w, U = w[:, ::-1][:, :d], U[:, :, ::-1][:, :, :d]
-        w = np.where(w > 1e-12 * np.maximum(w[:, :1], 1e-300), w, 0.0)
-        scale = np.divide(1.0, np.sqrt(w), out=np.zeros_like(w), where=w > 0)
-        self.components_[rows] = np.matmul(U.transpose(0, 2, 1), diffs) * scale[:, :, None]
-        self.variances_[rows] = s2 + w / k
+        # directions of zero variance keep sigma^2 whatever the direction
+        mu, V = leading_directions(diffs, d)
+        self.components_[rows] = V
+        self.variances_[rows] = s2 + mu / k
 
     def _log_components(self, Xq):
         """log N_i(x) for every query (rows) and training point (columns)."""
