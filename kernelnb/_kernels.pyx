@@ -7,9 +7,8 @@ n x m temporaries numpy would create.
 """
 cimport openmp
 from cython.parallel cimport prange
-from libc.math cimport exp
 
-from kernelnb._rbf_pass cimport kn_rbf_pass
+from kernelnb._rbf_pass cimport kn_rbf_pass, kn_rbf_pass_d
 
 ctypedef fused floating:
     float
@@ -33,10 +32,11 @@ def rbf_from_gram(floating[:, ::1] G, const floating[::1] xn, const floating[::1
     float32: the vectorised pass of :mod:`kernelnb._rbf_pass`, the one the SVM solver uses for its
     kernel rows (relative error below 1e-7; measured on one core of a loaded 2-core machine,
     1000 x 4000 blocks: 0.7 ns an entry against 4.5 ns for the loop of libm ``expf`` it replaced).
-    float64: libm ``exp``.
+    float64: the pass of the same module in double precision (a degree-13 polynomial, within 2
+    ulp of libm's ``exp``; about 2.5 times faster per core than the libm loop it replaced).
     """
-    cdef Py_ssize_t n = G.shape[0], m = G.shape[1], i, j
-    cdef floating d, g = <floating> gamma
+    cdef Py_ssize_t n = G.shape[0], m = G.shape[1], i
+    cdef floating g = <floating> gamma
     cdef int nth = _threads(n * m)
     if xn.shape[0] != n or yn.shape[0] != m:
         raise ValueError("norm vectors do not match the Gram block")
@@ -49,11 +49,23 @@ def rbf_from_gram(floating[:, ::1] G, const floating[::1] xn, const floating[::1
             if floating is float:
                 kn_rbf_pass(&G[i, 0], &yn[0], xn[i], g, 0, <int> m)
             else:
-                for j in range(m):
-                    d = xn[i] + yn[j] - 2 * G[i, j]
-                    if d < 0:
-                        d = 0
-                    G[i, j] = exp(-g * d)
+                kn_rbf_pass_d(&G[i, 0], &yn[0], xn[i], g, 0, <int> m)
+
+
+def centre_gram(double[:, ::1] K, const double[::1] col, double grand):
+    """K[i, j] <- K[i, j] - col[i] - col[j] + grand, in place, in one parallel pass: the centring
+    of a symmetric Gram matrix in feature space (``col`` its column means, ``grand`` their mean),
+    which three numpy passes did."""
+    cdef Py_ssize_t n = K.shape[0], m = K.shape[1], i, j
+    cdef double ci
+    cdef int nth = _threads(n * m)
+    if col.shape[0] != n or n != m:
+        raise ValueError("centre_gram needs a square matrix and its column means")
+    with nogil:
+        for i in prange(n, schedule="static", num_threads=nth):
+            ci = grand - col[i]
+            for j in range(m):
+                K[i, j] = K[i, j] + (ci - col[j])
 
 
 def poly_from_gram(floating[:, ::1] G, double gamma, double coef0, int degree):

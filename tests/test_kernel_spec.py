@@ -69,6 +69,25 @@ def test_float32_pass_matches_exp():
     assert np.max(np.abs(G[0] - ref) / ref) < 5e-7
 
 
+def test_float64_pass_matches_exp():
+    """The float64 pass (polynomial exp, not libm) stays within 2 ulp of numpy's exp from 0 to
+    the underflow, gives exactly 1 at distance 0, libm's denormals near -745 and 0 beyond, and
+    propagates NaN."""
+    rng = np.random.default_rng(0)
+    t = np.concatenate([np.linspace(0.0, 800.0, 200001), rng.exponential(3.0, 100000),
+                        [0.0, 5e-324, 1e-300, 744.0, 745.0, 746.0, 1e5, np.inf, np.nan]])
+    for gamma in (1.0, 0.37):
+        G = np.zeros((1, t.size))
+        _kernels.rbf_from_gram(G, np.zeros(1), t, gamma)
+        with np.errstate(invalid="ignore"):
+            ref = np.exp(-gamma * t)
+        normal = ref > np.finfo(np.float64).tiny
+        rel = np.abs(G[0, normal] - ref[normal]) / ref[normal]
+        assert rel.max() <= 2.5 * np.finfo(np.float64).eps
+        small = ~normal & ~np.isnan(ref)
+        assert np.max(np.abs(G[0, small] - ref[small])) < 1e-315
+        assert G[0, 0] == 1.0 and G[0, -3] == 0.0 and np.isnan(G[0, -1])
+
 # -- one place of resolution ---------------------------------------------------------------------
 def test_scale_sigma_is_resolved_once_for_every_estimator(data):
     X, y, _ = data
