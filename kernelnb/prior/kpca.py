@@ -39,13 +39,14 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy.linalg import eigh, solve_triangular
-from scipy.sparse.linalg import eigsh
+from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _kernels
 from .. import kernels as _k
+from .._linalg import top_eigh
 from .._threads import blas_single_thread, blas_threads_for
 from .._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input,
                            check_params)
@@ -53,40 +54,6 @@ from .._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions, check_i
 __all__ = ["KernelPCAMap", "kpca_components_curve", "digits_kpca_curve"]
 
 METHODS = ("exact", "subset", "cholesky")
-
-
-#: From this size on, a top-k eigenproblem with k <= n / 10 goes to ARPACK (Lanczos, run to
-#: machine precision): the dense drivers' tridiagonal reduction costs 4/3 n^3 whatever k, but
-#: Lanczos needs hundreds of products with K and slows down where the spectrum decays slowly.
-#: Measured for k = 100 (RBF, sigma='scale', quiet 2-core machine), eigensolver alone, MRRR
-#: (evr) against ARPACK: Fashion-MNIST 0.08 / 0.21 s at n = 1000, 0.32 / 0.40 s at n = 2000,
-#: 3.25 / 2.18 s at n = 4000; uniform noise (flat spectrum) 0.07 / 0.19, 0.33 / 0.63 and
-#: 3.1 / 6.2 s.
-_ARPACK_MIN_N = 3000
-
-
-def _top_eigh(K, k):
-    """The ``k`` largest eigenpairs of the symmetric ``K`` (possibly overwritten), decreasing.
-
-    LAPACK's divide-and-conquer driver (``evd``) for the whole spectrum; for ``k < n`` its MRRR
-    driver (``evr``) restricted to the top ``k`` indices, or, for ``n >= _ARPACK_MIN_N`` and
-    ``k <= n / 10``, ARPACK's implicitly restarted Lanczos (``scipy.sparse.linalg.eigsh``,
-    tolerance 0: machine precision) from a fixed start vector."""
-    n = K.shape[0]
-    if k < n and n >= _ARPACK_MIN_N and 10 * k <= n:
-        # a start vector with a component on every eigenvector: not the constant vector, which
-        # spans the null space of a centred Gram matrix
-        v0 = np.random.RandomState(0).uniform(-1.0, 1.0, n)
-        w, U = eigsh(K, k=k, which="LA", tol=0.0, v0=v0)
-        order = np.argsort(w)[::-1]
-        return w[order], U[:, order]
-    with blas_threads_for(n ** 3):
-        if k >= n:
-            w, U = eigh(K, overwrite_a=True, check_finite=False, driver="evd")
-        else:
-            w, U = eigh(K, overwrite_a=True, check_finite=False, driver="evr",
-                        subset_by_index=[n - k, n - 1])
-    return w[::-1], U[:, ::-1]
 
 
 def _kept(w, tol, scale=None):
@@ -310,16 +277,12 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         self._expansion_rows = self.basis_points_.shape[0]
 
     def _fit_exact(self, X, k, tol):
-        n = X.shape[0]
-        # K is symmetric and ours: its transpose is the same matrix in Fortran order, which
-        # LAPACK overwrites in place (no n x n copy)
-        K = self._own_gram(X).T
+        # K is symmetric and ours: centred in one pass, then overwritten by the eigensolver
+        K = np.ascontiguousarray(self._own_gram(X))
         col = K.mean(axis=0)
         grand = float(col.mean())
-        K -= col[None, :]
-        K -= col[:, None]
-        K += grand
-        w, U = _top_eigh(K, k)
+        _kernels.centre_gram(K, col, grand)
+        w, U = top_eigh(K, k)
         # the relative tolerance refers to the largest eigenvalue of the whole spectrum, which
         # is the first one returned either way
         r = _kept(w, tol)
@@ -339,7 +302,7 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
             idx = check_random_state(self.random_state).permutation(n)[:k]
             self._set_basis(X, idx)
             Kmm = self._own_gram(self.basis_points_).T
-            w, U = _top_eigh(Kmm, k)
+            w, U = top_eigh(Kmm, k)
             r = _kept(w, tol)
             W = U[:, :r] / np.sqrt(w[:r])            # K_mm^{-1/2}, range of K_mm
             Z = self._map_blocks(X, W)
@@ -357,7 +320,7 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         r0 = Z.shape[1]
         with blas_threads_for(n * r0 * r0):
             G = Z.T @ Z
-            w, B = _top_eigh(G, r0)
+            w, B = top_eigh(G, r0)
             r = _kept(w, tol)
             B = B[:, :r]
             Z = Z @ B

@@ -45,10 +45,10 @@ relative to the unit diagonal; a Cholesky factorisation at fit).  At a fitted po
 
 **Partial eigensolvers.**  Transfer functions that vanish beyond ``r`` (``'step'``,
 ``'linear-step'``) need only the ``r`` leading eigenpairs; ``n_components`` truncates the others
-(``'poly-step'``'s tail ``lambda^q`` is small).  ``k`` leading pairs are computed by Lanczos
-(``scipy.sparse.linalg.eigsh``) when ``k <= n / 20``, by LAPACK's MRRR driver restricted to the
-top ``k`` (``scipy.linalg.eigh(subset_by_index=...)``) otherwise, and by divide and conquer for
-the whole spectrum.
+(``'poly-step'``'s tail ``lambda^q`` is small).  ``k`` leading pairs are computed by
+``kernelnb._linalg.top_eigh``: Lanczos (ARPACK on symmetric matrix-vector products) when
+``n >= 1000`` and ``k <= n / 10``, LAPACK's MRRR driver restricted to the top ``k`` otherwise, and
+divide and conquer for the whole spectrum.
 
 Random-walk kernel (section 7.4.1)
 ----------------------------------
@@ -74,11 +74,11 @@ import numbers
 
 import numpy as np
 import scipy.linalg as sla
-from scipy.sparse.linalg import eigsh
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._linalg import top_eigh
 from .._threads import blas_threads_for
 from .._validation import (POSITIVE, HasMethods, Interval, StrOptions, check_input, check_param,
                            check_params)
@@ -131,22 +131,6 @@ def transfer_function(eigenvalues, transfer="poly-step", r=10, p=0.5, q=2.0, t=5
     if transfer == "polynomial":
         return lam ** float(t)
     return np.where(head, lam ** float(p), lam ** float(q))
-
-
-def _leading_eigh(L, k):
-    """The ``k`` largest eigenpairs of the symmetric ``L`` (overwritten), decreasing order."""
-    n = L.shape[0]
-    with blas_threads_for(n ** 3):
-        if k >= n:
-            w, U = sla.eigh(L, overwrite_a=True, check_finite=False, driver="evd")
-        elif n >= 200 and k <= n // 20:
-            v0 = np.full(n, 1.0 / np.sqrt(n))   # deterministic start vector
-            w, U = eigsh(L, k=k, which="LA", v0=v0, tol=1e-12)
-        else:
-            w, U = sla.eigh(L, overwrite_a=True, check_finite=False, driver="evr",
-                            subset_by_index=[n - k, n - 1])
-    order = np.argsort(w)[::-1]
-    return w[order], U[:, order]
 
 
 class _RBFGraph:
@@ -276,7 +260,7 @@ class ClusterKernel(_RBFGraph, TransformerMixin, BaseEstimator):
         n = X.shape[0]
         s = 1.0 / np.sqrt(self.degrees_)
         L = np.asfortranarray(K * s[:, None] * s[None, :])
-        w, U = _leading_eigh(L, self._n_eigen(n))
+        w, U = top_eigh(L, self._n_eigen(n))
         del L
         self.eigenvalues_ = np.clip(w, 0.0, None)
         self.eigenvectors_ = U
