@@ -283,13 +283,16 @@ def test_components_curve_protocol(data):
         kpca_components_curve(X, y, Xt, yt, [0])
 
 
-@pytest.mark.parametrize("n, k", [(1200, 12), (300, 12), (300, 300)])
-def test_top_eigh_against_numpy(n, k):
+@pytest.mark.parametrize("n, k, symv_min_n", [(1200, 12, 2000), (1200, 12, 1000), (300, 12, 2000),
+                                              (300, 300, 2000)])
+def test_top_eigh_against_numpy(n, k, symv_min_n, monkeypatch):
     """kernelnb._linalg.top_eigh (Lanczos on symmetric products for n >= 1000 and k <= n / 10,
     MRRR below, divide and conquer for the whole spectrum) against numpy's full eigh: same leading
     eigenvalues, same eigenvectors up to sign, decreasing order; C- and Fortran-ordered input."""
+    from kernelnb import _linalg
     from kernelnb._linalg import top_eigh
 
+    monkeypatch.setattr(_linalg, "SYMV_MIN_N", symv_min_n)
     rng = np.random.RandomState(n + k)
     X = rng.randn(n, 5)
     K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1) / 4.0)
