@@ -159,6 +159,35 @@ def test_serve_public_host_allowed_unauthenticated_explicitly(tiny_dashboards, m
     assert not any("token" in a.lower() for a in argv)
 
 
+def test_kernel_threads_default_to_one_unless_set():
+    args, _ = parse("serve")
+    assert cli.kernel_thread_env(args, environ={}) == {
+        "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    # what the user exported is kept
+    assert cli.kernel_thread_env(args, environ={"OMP_NUM_THREADS": "4"}) == {
+        "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    args, _ = parse("serve", "--kernel-threads", "2")
+    assert cli.kernel_thread_env(args, environ={"OMP_NUM_THREADS": "4"}) == {
+        "OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}
+    args, _ = parse("serve", "--kernel-threads", "0")
+    with pytest.raises(SystemExit, match="--kernel-threads must be at least 1, got 0"):
+        cli.kernel_thread_env(args, environ={})
+
+
+def test_serve_sets_the_kernels_threads_before_launching(tiny_dashboards, monkeypatch):
+    import os
+    seen = []
+    import kernelnb.server
+    monkeypatch.setattr(kernelnb.server.KernelnbVoila, "launch_instance",
+                        classmethod(lambda cls, argv=None: seen.append(
+                            {k: os.environ.get(k) for k in cli.THREAD_ENV})))
+    for name in cli.THREAD_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    assert cli.main(["serve", "--no-browser", "--dashboards", str(tiny_dashboards)]) == 0
+    assert seen == [{"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "3"}]
+
+
 def test_serve_token_from_environment(tiny_dashboards, monkeypatch):
     launched = _no_launch(monkeypatch)
     monkeypatch.setenv(cli.TOKEN_ENV, "from-env")
