@@ -5,42 +5,41 @@ Dense LAPACK drivers reduce the whole matrix to tridiagonal form (4/3 n^3 operat
 matrix-vector products that stream the matrix from memory) whatever the number ``k`` of pairs
 wanted.  For ``k`` much smaller than ``n``, ARPACK's implicitly restarted Lanczos needs a few
 hundred products ``A v`` instead; they are made with BLAS's *symmetric* product ``dsymv``, which
-reads one triangle of the matrix, half the memory traffic of the general product ``A @ v`` (and
-at n = 2000 a matrix that fits in the last-level cache): measured on a 2-core machine, 0.15 ms a
-product against 0.56 ms.  Top 100 of kernel matrices (RBF, ``sigma='scale'``), ARPACK with
+reads one triangle of the matrix, half the memory traffic of the general product ``A @ v``
+(0.15 ms against 0.56 ms at n = 2000 on two threads, the half matrix fitting in the last-level
+cache).  Eigensolver alone, top 100 of kernel matrices (RBF, ``sigma='scale'``), ARPACK with
 ``dsymv`` / ARPACK with ``A @ v`` (scikit-learn's ``KernelPCA(eigen_solver='arpack')``) / LAPACK
 MRRR restricted to the top k (``evr``), seconds: Fashion-MNIST n = 1000 0.054 / 0.15 / 0.096,
 n = 2000 0.105 / 0.36 / 0.27, n = 3000 0.28 / 1.55 / 0.96, n = 4000 0.56 / 2.37 / -; 8x8 digits
 (n = 1797) 0.094 / - / 0.21; uniform noise (flat spectrum, Lanczos's worst case) n = 2000 0.25 /
 - / 0.26, n = 1000 0.083 / - / 0.065.  Where k is a sizeable fraction of n (k = n / 4 and beyond:
 1.8 s against 0.61 s at n = 2000) and below n = 1000, the dense drivers win.
+
+ARPACK runs with scipy's own BLAS held to one thread
+(:func:`kernelnb._threads.scipy_blas_single_thread`): numpy and scipy each load an OpenBLAS with
+its own threads, which spin for a while after every call, and a Lanczos run right after a Gram matrix made by numpy
+shared the two cores with numpy's spinning threads (then the transform's products with scipy's).
+End to end (kernel PCA map, top 100, fit and transform of 2,000 test points, medians of 7):
+n = 1000 0.26 s with scipy's BLAS on 2 threads, 0.12 s on one; n = 3000 2.17 / 0.75 s.
 """
 import numpy as np
 from scipy.linalg import eigh
 from scipy.linalg.blas import dsymv
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from ._threads import blas_threads_for
+from ._threads import blas_threads_for, scipy_blas_single_thread
 
 #: ARPACK from this size on, for at most ``n / LANCZOS_FRACTION`` pairs.
 LANCZOS_MIN_N = 1000
 LANCZOS_FRACTION = 10
-#: ARPACK's products by ``dsymv`` from this size on, by numpy's ``A @ v`` below.  numpy and scipy
-#: each load their own OpenBLAS with its own threads, and a pool's threads keep spinning for a
-#: while after a call: right after a Gram matrix made by numpy, scipy's ``dsymv`` shared the two
-#: cores with numpy's spinning thread (the first Lanczos run after a kernel PCA Gram took 94 ms at
-#: n = 1000, 54 ms after a pause).  Measured end to end (kernel PCA map, top 100, Fashion-MNIST,
-#: medians of 9): n = 1000 ``A @ v`` 0.19 s / ``dsymv`` 0.24 s, n = 1500 0.27 / 0.31 s, n = 2000
-#: 0.45 / 0.38 s.
-SYMV_MIN_N = 2000
 
 
 def top_eigh(A, k):
     """The ``k`` largest eigenpairs of the symmetric float64 matrix ``A``, decreasing order.
 
     ``A`` may be overwritten.  The whole spectrum (``k >= n``): LAPACK's divide and conquer
-    (``evd``).  ``k < n``: ARPACK's Lanczos (products by ``dsymv`` from ``SYMV_MIN_N``), run to
-    machine precision from a fixed random start (so that results repeat), when
+    (``evd``).  ``k < n``: ARPACK's Lanczos on ``dsymv`` products, scipy's BLAS held to one
+    thread, run to machine precision from a fixed random start (so that results repeat), when
     ``n >= LANCZOS_MIN_N`` and ``k <= n / LANCZOS_FRACTION``; LAPACK's MRRR driver restricted to
     the top ``k`` (``evr``) otherwise.
 
@@ -56,15 +55,13 @@ def top_eigh(A, k):
         # a symmetric C-ordered matrix is its own transpose in Fortran order: no copy
         A = A.T if A.flags.c_contiguous else np.asfortranarray(A)
     if k < n and n >= LANCZOS_MIN_N and LANCZOS_FRACTION * k <= n:
-        if n >= SYMV_MIN_N:
-            op = LinearOperator((n, n), matvec=lambda v: dsymv(1.0, A, np.ravel(v), lower=1),
-                                dtype=np.float64)
-        else:
-            op = A
+        op = LinearOperator((n, n), matvec=lambda v: dsymv(1.0, A, np.ravel(v), lower=1),
+                            dtype=np.float64)
         # a start vector with a component on every eigenvector: not the constant vector, which
         # spans the null space of a centred Gram matrix
         v0 = np.random.RandomState(0).uniform(-1.0, 1.0, n)
-        w, U = eigsh(op, k=k, which="LA", tol=0.0, v0=v0)
+        with scipy_blas_single_thread():
+            w, U = eigsh(op, k=k, which="LA", tol=0.0, v0=v0)
     else:
         with blas_threads_for(n ** 3):
             if k >= n:
