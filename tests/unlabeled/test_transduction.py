@@ -232,3 +232,26 @@ def test_tsvm_positive_fraction_and_errors():
         TransductiveSVC().fit(Xu[:9], np.arange(9) % 3)
     with pytest.raises(ValueError, match="features"):
         TransductiveSVC().fit(Xl, yl, X_unlabeled=np.ones((3, 5)))
+
+
+def test_boston_loo_setting_is_the_mean_closed_form_loo():
+    from sklearn.preprocessing import StandardScaler
+
+    from kernelnb.datasets import load_boston
+    from kernelnb.ridge import scaling_ridge_loo
+    from kernelnb.unlabeled._transduction_tables import boston_loo_setting
+
+    out = boston_loo_setting(n_splits=2, log_sigmas=[0.5, 1.0], alphas=[0.01, 1.0])
+    X, y = load_boston()
+    rng = np.random.RandomState(1)
+    ref = np.zeros((2, 2))
+    for _ in range(2):
+        trn = rng.permutation(X.shape[0])[25:]
+        Xa = StandardScaler().fit_transform(X[trn])
+        for i, ls in enumerate([0.5, 1.0]):
+            for j, a in enumerate([0.01, 1.0]):
+                ref[i, j] += scaling_ridge_loo(Xa, y[trn].astype(float), Xa, np.exp(ls),
+                                               np.ones(X.shape[1]), a)[0] / 2
+    np.testing.assert_allclose(out["loo"], ref, rtol=1e-8)
+    i, j = np.unravel_index(np.argmin(ref), ref.shape)
+    assert out["log_sigma"] == [0.5, 1.0][i] and out["alpha"] == [0.01, 1.0][j]
