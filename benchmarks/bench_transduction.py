@@ -54,7 +54,7 @@ def vrm(quick):
 
 
 def reweighting(quick):
-    n_trials = 30 if quick else 200
+    n_trials = 30 if quick else 1000     # the thesis: 1000 trials per d (about 4 min)
     dims = [1, 2, 5, 10] if quick else list(range(1, 11))
     t0 = time.perf_counter()
     r = reweighting_toy(dims=dims, n_trials=n_trials)
