@@ -48,11 +48,11 @@ def boston_loo_setting(n_splits=5, n_test=25, log_sigmas=None, alphas=None, rand
     mean leave-one-out errors, shape (len(log_sigmas), len(alphas))).
     """
     import numpy as np
-    from scipy.linalg import eigh
     from sklearn.preprocessing import StandardScaler
 
     from ..datasets import load_boston
     from ..kernels import KernelSpec
+    from ..ridge import loo_residuals
 
     log_sigmas = (np.round(np.arange(-1.0, 2.51, 0.1), 2) if log_sigmas is None
                   else np.asarray(log_sigmas, dtype=float))
@@ -67,12 +67,8 @@ def boston_loo_setting(n_splits=5, n_test=25, log_sigmas=None, alphas=None, rand
         for i, ls in enumerate(log_sigmas):
             K = np.asarray(KernelSpec(kernel="rbf", sigma=float(np.exp(ls))).fit(Xa)(Xa),
                            dtype=float)
-            s, U = eigh(0.5 * (K + K.T))
-            Uy = U.T @ ya
-            U2 = U ** 2
-            for j, a in enumerate(alphas):
-                w = a / (s ** 2 + a)               # C = I - K (K'K + a I)^-1 K' = U diag(w) U'
-                loo[i, j] += np.mean(((U @ (w * Uy)) / (U2 @ w)) ** 2) / n_splits
+            # ridge on the basis K with A = K'K + a I: the hat matrix of K K' (one eigh a sigma)
+            loo[i] += (loo_residuals(K @ K.T, ya, alphas) ** 2).mean(axis=1) / n_splits
     i, j = np.unravel_index(np.argmin(loo), loo.shape)
     return {"alpha": float(alphas[j]), "sigma": float(np.exp(log_sigmas[i])),
             "log_sigma": float(log_sigmas[i]), "loo": loo, "log_sigmas": log_sigmas,
