@@ -26,33 +26,16 @@ def scipy_blas_single_thread():
     two pools, such as ARPACK (scipy's BLAS inside, numpy's ``A @ v`` products), has two pools'
     threads on the same cores.  Measured for the top 100 eigenpairs of a kernel PCA map on 2 cores
     (fit + transform, medians of 9): n = 1000 0.26 s with both pools at 2 threads, 0.12 s with
-    scipy's at one; n = 2000 0.38 / 0.31 s; n = 3000 2.17 / 1.11 s."""
+    scipy's at one; n = 2000 0.38 / 0.31 s; n = 3000 2.17 / 0.75 s."""
     global _SCIPY_OWN
     if _SCIPY_OWN is None:
         import scipy.linalg.blas  # noqa: F401  (loaded before the scan)
-        libs = ThreadpoolController().select(user_api="blas").lib_controllers
-        own = [c for c in libs
+        libs = ThreadpoolController().select(user_api="blas")
+        own = [c.filepath for c in libs.lib_controllers
                if "scipy.libs" in c.filepath or f"{os.sep}scipy{os.sep}" in c.filepath]
-        _SCIPY_OWN = [] if any("numpy.libs" in c.filepath for c in own) else own
-    return _Limit(_SCIPY_OWN) if _SCIPY_OWN else contextlib.nullcontext()
-
-
-class _Limit:
-    """Set the given threadpoolctl library controllers to one thread, restore them on exit."""
-
-    def __init__(self, controllers):
-        self.controllers = controllers
-
-    def __enter__(self):
-        self.before = [c.num_threads for c in self.controllers]
-        for c in self.controllers:
-            c.set_num_threads(1)
-        return self
-
-    def __exit__(self, *exc):
-        for c, n in zip(self.controllers, self.before):
-            c.set_num_threads(n)
-        return False
+        shared = any("numpy.libs" in path for path in own)
+        _SCIPY_OWN = libs.select(filepath=own) if own and not shared else False
+    return _SCIPY_OWN.limit(limits=1) if _SCIPY_OWN else contextlib.nullcontext()
 
 
 # Below this many multiply-adds a BLAS product runs on one thread: a small product is over in well
