@@ -15,13 +15,17 @@ n = 2000 0.105 / 0.36 / 0.27, n = 3000 0.28 / 1.55 / 0.96, n = 4000 0.56 / 2.37 
 - / 0.26, n = 1000 0.083 / - / 0.065.  Where k is a sizeable fraction of n (k = n / 4 and beyond:
 1.8 s against 0.61 s at n = 2000) and below n = 1000, the dense drivers win.
 
-ARPACK runs with scipy's own BLAS held to one thread
+Below n = 2500, ARPACK runs with scipy's own BLAS held to one thread
 (:func:`kernelnb._threads.scipy_blas_single_thread`): numpy and scipy each load an OpenBLAS with
-its own threads, which spin for a while after every call, and a Lanczos run right after a Gram matrix made by numpy
-shared the two cores with numpy's spinning threads (then the transform's products with scipy's).
-End to end (kernel PCA map, top 100, fit and transform of 2,000 test points, medians of 7):
-n = 1000 0.26 s with scipy's BLAS on 2 threads, 0.12 s on one; n = 3000 2.17 / 0.75 s.
+its own threads, which spin for a while after every call, and a Lanczos run right after a Gram
+matrix made by numpy shared the two cores with numpy's spinning threads (then the transform's
+products with scipy's).  From about 2500 on, reading the matrix on two threads wins back more.
+End to end (kernel PCA map, top 100, fit and transform of 2,000 test points, medians of 5-7),
+one thread / two: n = 1000 0.12 / 0.26 s, n = 2000 0.32 / 0.39 s, n = 2500 0.54 / 0.51 s,
+n = 3000 0.79 / 0.67 s, n = 4000 1.31 / 1.03 s, n = 6000 2.68 / 2.11 s.
 """
+import contextlib
+
 import numpy as np
 from scipy.linalg import eigh
 from scipy.linalg.blas import dsymv
@@ -32,14 +36,16 @@ from ._threads import blas_threads_for, scipy_blas_single_thread
 #: ARPACK from this size on, for at most ``n / LANCZOS_FRACTION`` pairs.
 LANCZOS_MIN_N = 1000
 LANCZOS_FRACTION = 10
+#: Below this size ARPACK runs with scipy's BLAS on one thread (see the module's description).
+ONE_THREAD_BELOW = 2500
 
 
 def top_eigh(A, k):
     """The ``k`` largest eigenpairs of the symmetric float64 matrix ``A``, decreasing order.
 
     ``A`` may be overwritten.  The whole spectrum (``k >= n``): LAPACK's divide and conquer
-    (``evd``).  ``k < n``: ARPACK's Lanczos on ``dsymv`` products, scipy's BLAS held to one
-    thread, run to machine precision from a fixed random start (so that results repeat), when
+    (``evd``).  ``k < n``: ARPACK's Lanczos on ``dsymv`` products (scipy's BLAS held to one
+    thread below ``ONE_THREAD_BELOW``), run to machine precision from a fixed random start (so that results repeat), when
     ``n >= LANCZOS_MIN_N`` and ``k <= n / LANCZOS_FRACTION``; LAPACK's MRRR driver restricted to
     the top ``k`` (``evr``) otherwise.
 
@@ -60,7 +66,8 @@ def top_eigh(A, k):
         # a start vector with a component on every eigenvector: not the constant vector, which
         # spans the null space of a centred Gram matrix
         v0 = np.random.RandomState(0).uniform(-1.0, 1.0, n)
-        with scipy_blas_single_thread():
+        hold = scipy_blas_single_thread() if n < ONE_THREAD_BELOW else contextlib.nullcontext()
+        with hold:
             w, U = eigsh(op, k=k, which="LA", tol=0.0, v0=v0)
     else:
         with blas_threads_for(n ** 3):

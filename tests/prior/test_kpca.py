@@ -283,19 +283,21 @@ def test_components_curve_protocol(data):
         kpca_components_curve(X, y, Xt, yt, [0])
 
 
-@pytest.mark.parametrize("n, k", [(1200, 12), (300, 12), (300, 300)])
+@pytest.mark.parametrize("n, k", [(2600, 10), (1200, 12), (300, 12), (300, 300)])
 def test_top_eigh_against_numpy(n, k):
     """kernelnb._linalg.top_eigh (Lanczos on symmetric products for n >= 1000 and k <= n / 10,
-    MRRR below, divide and conquer for the whole spectrum) against numpy's full eigh: same leading
+    scipy's BLAS on one thread below n = 2500 and on its own count above; MRRR below, divide and conquer for the whole spectrum) against numpy's full eigh: same leading
     eigenvalues, same eigenvectors up to sign, decreasing order; C- and Fortran-ordered input;
     scipy's BLAS threads restored afterwards."""
     from threadpoolctl import threadpool_info
+    from scipy.spatial.distance import cdist
+
     from kernelnb._linalg import top_eigh
 
     threads_before = [i["num_threads"] for i in threadpool_info()]
     rng = np.random.RandomState(n + k)
     X = rng.randn(n, 5)
-    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1) / 4.0)
+    K = np.exp(-0.5 * cdist(X, X, "sqeuclidean") / 4.0)
     K -= K.mean(axis=0)[None, :] + K.mean(axis=1)[:, None] - K.mean()
     w_ref, U_ref = np.linalg.eigh(K)
     w_ref, U_ref = w_ref[::-1][:k], U_ref[:, ::-1][:, :k]
