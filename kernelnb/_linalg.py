@@ -45,9 +45,9 @@ def top_eigh(A, k):
 
     ``A`` may be overwritten.  The whole spectrum (``k >= n``): LAPACK's divide and conquer
     (``evd``).  ``k < n``: ARPACK's Lanczos on ``dsymv`` products (scipy's BLAS held to one
-    thread below ``ONE_THREAD_BELOW``), run to machine precision from a fixed random start (so that results repeat), when
-    ``n >= LANCZOS_MIN_N`` and ``k <= n / LANCZOS_FRACTION``; LAPACK's MRRR driver restricted to
-    the top ``k`` (``evr``) otherwise.
+    thread below ``ONE_THREAD_BELOW``), run to machine precision from a fixed random start (so
+    that results repeat), when ``n >= LANCZOS_MIN_N`` and ``k <= n / LANCZOS_FRACTION``;
+    LAPACK's MRRR driver restricted to the top ``k`` (``evr``) otherwise.
 
     Returns
     -------
