@@ -19,8 +19,8 @@ def blas_single_thread():
 
 
 def scipy_blas_single_thread():
-    """Context manager holding scipy's own BLAS (the OpenBLAS of scipy's wheels, a library apart from
-    numpy's) to one thread; a no-op where scipy shares numpy's BLAS (conda) or it is not found.
+    """Context manager holding scipy's own BLAS (the OpenBLAS of scipy's wheels, a library apart
+    from numpy's) to one thread; a no-op where scipy shares numpy's BLAS (conda) or it is not found.
 
     Each pool's threads keep spinning for a while after a call, so work that alternates between the
     two pools, such as ARPACK (scipy's BLAS inside, numpy's ``A @ v`` products), has two pools'
