@@ -24,11 +24,7 @@ def data():
 
 
 def _centred(Kxy, Kx_train, Ky_train, Ktrain):
-    """kernelnb._linalg.top_eigh against numpy's full eigh: Lanczos on symmetric products for
-    n >= 1000 and k <= n / 10 (scipy's BLAS on one thread below n = 2500, on its own count above),
-    MRRR below, divide and conquer for the whole spectrum.  Same leading eigenvalues, same
-    eigenvectors up to sign, decreasing order; C- and Fortran-ordered input; scipy's BLAS threads
-    restored afterwards."""K(x, y) - mean_i K(x, x_i) - mean_i K(y, x_i) + mean_ij K(x_i, x_j), with numpy."""
+    """K(x, y) - mean_i K(x, x_i) - mean_i K(y, x_i) + mean_ij K(x_i, x_j), with numpy."""
     return (Kxy - Kx_train.mean(axis=1)[:, None] - Ky_train.mean(axis=1)[None, :]
             + Ktrain.mean())
 
@@ -52,11 +48,7 @@ def test_gram_of_the_map_is_the_centred_kernel(data):
 
 
 def test_map_is_K_to_the_minus_half_k_up_to_a_rotation(data):
-    """kernelnb._linalg.top_eigh against numpy's full eigh: Lanczos on symmetric products for
-    n >= 1000 and k <= n / 10 (scipy's BLAS on one thread below n = 2500, on its own count above),
-    MRRR below, divide and conquer for the whole spectrum.  Same leading eigenvalues, same
-    eigenvectors up to sign, decreasing order; C- and Fortran-ordered input; scipy's BLAS threads
-    restored afterwards."""The thesis's form (2.21), K^{-1/2} k(x), is U psi(x): same point, rotated basis."""
+    """The thesis's form (2.21), K^{-1/2} k(x), is U psi(x): same point, rotated basis."""
     X, _, Xt, _ = data
     K = rbf_kernel(X, gamma=GAMMA)
     Kc = _centred(K, K, K, K)
@@ -75,11 +67,7 @@ def test_map_is_K_to_the_minus_half_k_up_to_a_rotation(data):
 
 @pytest.mark.parametrize("C", [0.5, 10.0])
 def test_linear_svm_on_psi_is_the_kernel_svm(data, C):
-    """kernelnb._linalg.top_eigh against numpy's full eigh: Lanczos on symmetric products for
-    n >= 1000 and k <= n / 10 (scipy's BLAS on one thread below n = 2500, on its own count above),
-    MRRR below, divide and conquer for the whole spectrum.  Same leading eigenvalues, same
-    eigenvectors up to sign, decreasing order; C- and Fortran-ordered input; scipy's BLAS threads
-    restored afterwards."""Section 2.2: a non-linear SVM on x is a linear SVM on psi(x) (decision values equal)."""
+    """Section 2.2: a non-linear SVM on x is a linear SVM on psi(x) (decision values equal)."""
     X, y, Xt, _ = data
     psi = KernelPCAMap(sigma=SIGMA).fit(X)
     kern = SVC(kernel="rbf", sigma=SIGMA, C=C, tol=1e-8, precision="float64").fit(X, y)
@@ -108,11 +96,7 @@ def test_polynomial_and_linear_kernels(data):
 
 
 def test_against_scikit_learn_kernel_pca(data):
-    """kernelnb._linalg.top_eigh against numpy's full eigh: Lanczos on symmetric products for
-    n >= 1000 and k <= n / 10 (scipy's BLAS on one thread below n = 2500, on its own count above),
-    MRRR below, divide and conquer for the whole spectrum.  Same leading eigenvalues, same
-    eigenvectors up to sign, decreasing order; C- and Fortran-ordered input; scipy's BLAS threads
-    restored afterwards."""scikit-learn's KernelPCA.transform is psi itself: same centring, projections scaled by
+    """scikit-learn's KernelPCA.transform is psi itself: same centring, projections scaled by
     Lambda^{-1/2} (its fit_transform U Lambda^{1/2} is the same thing on the training set),
     eigenvalues of the centred Gram matrix (not divided by n); only eigenvector signs differ."""
     X, _, Xt, _ = data
@@ -136,11 +120,7 @@ def test_top_k_is_the_first_columns_of_the_full_map(data):
 
 
 def test_top_k_by_lanczos_is_the_dense_top_k(data, monkeypatch):
-    """kernelnb._linalg.top_eigh against numpy's full eigh: Lanczos on symmetric products for
-    n >= 1000 and k <= n / 10 (scipy's BLAS on one thread below n = 2500, on its own count above),
-    MRRR below, divide and conquer for the whole spectrum.  Same leading eigenvalues, same
-    eigenvectors up to sign, decreasing order; C- and Fortran-ordered input; scipy's BLAS threads
-    restored afterwards."""Large n, small k: the top-k eigenpairs come from ARPACK; same map as the dense driver."""
+    """Large n, small k: the top-k eigenpairs come from ARPACK; same map as the dense driver."""
     from kernelnb import _linalg
 
     X, _, Xt, _ = data
@@ -212,11 +192,7 @@ def test_cholesky_pivots_and_subset_are_what_they_say(data):
 
 
 def test_transform_in_chunks_is_row_by_row(data):
-    """kernelnb._linalg.top_eigh against numpy's full eigh: Lanczos on symmetric products for
-    n >= 1000 and k <= n / 10 (scipy's BLAS on one thread below n = 2500, on its own count above),
-    MRRR below, divide and conquer for the whole spectrum.  Same leading eigenvalues, same
-    eigenvectors up to sign, decreasing order; C- and Fortran-ordered input; scipy's BLAS threads
-    restored afterwards."""Long inputs are mapped in chunks of rows (bounded memory): no row depends on the others."""
+    """Long inputs are mapped in chunks of rows (bounded memory): no row depends on the others."""
     X = data[0]
     big = np.random.default_rng(1).normal(size=(9500, 4))
     for method in ("exact", "cholesky"):
@@ -286,11 +262,7 @@ def test_bad_input(data):
 
 
 def test_components_curve_protocol(data):
-    """kernelnb._linalg.top_eigh against numpy's full eigh: Lanczos on symmetric products for
-    n >= 1000 and k <= n / 10 (scipy's BLAS on one thread below n = 2500, on its own count above),
-    MRRR below, divide and conquer for the whole spectrum.  Same leading eigenvalues, same
-    eigenvectors up to sign, decreasing order; C- and Fortran-ordered input; scipy's BLAS threads
-    restored afterwards."""Fig. 2.4's protocol: errors recomputed directly for one point of each curve."""
+    """Fig. 2.4's protocol: errors recomputed directly for one point of each curve."""
     X, y, Xt, yt = data
     out = kpca_components_curve(X, y, Xt, yt, [5, 119], C=10.0, sigma=SIGMA)
     assert set(out) >= {"n_components", "exact", "subset", "cholesky"}
@@ -317,10 +289,7 @@ def test_top_eigh_against_numpy(n, k):
     n >= 1000 and k <= n / 10 (scipy's BLAS on one thread below n = 2500, on its own count above),
     MRRR below, divide and conquer for the whole spectrum.  Same leading eigenvalues, same
     eigenvectors up to sign, decreasing order; C- and Fortran-ordered input; scipy's BLAS threads
-    restored afterwards."""kernelnb._linalg.top_eigh (Lanczos on symmetric products for n >= 1000 and k <= n / 10,
-    scipy's BLAS on one thread below n = 2500 and on its own count above; MRRR below, divide and conquer for the whole spectrum) against numpy's full eigh: same leading
-    eigenvalues, same eigenvectors up to sign, decreasing order; C- and Fortran-ordered input;
-    scipy's BLAS threads restored afterwards."""
+    restored afterwards."""
     from threadpoolctl import threadpool_info
     from scipy.spatial.distance import cdist
 
