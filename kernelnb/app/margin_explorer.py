@@ -32,7 +32,6 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 from ._plotly import FigureWidget
 
-
 from ..datasets import TOY_NOISE
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
 from ..viz._style import BASE_LAYOUT, series_color, title_layout

@@ -270,6 +270,7 @@ class _SGDData:
         O = O * self.y_scale_ + self.y_mean_
         return O[:, 0] if self._y_1d else O
 
+
 class _BaseMLP(_SGDData, BaseEstimator):
     _parameter_constraints = {**SGD_CONSTRAINTS, "n_hidden": POSITIVE_INT, "decay": NONNEGATIVE,
                               "weight_decay": NONNEGATIVE, "tol": NONNEGATIVE,

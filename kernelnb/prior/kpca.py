@@ -301,7 +301,7 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         if self.method == "subset":
             idx = check_random_state(self.random_state).permutation(n)[:k]
             self._set_basis(X, idx)
-            Kmm = self._own_gram(self.basis_points_).T
+            Kmm = self._own_gram(self.basis_points_)
             w, U = top_eigh(Kmm, k)
             r = _kept(w, tol)
             W = U[:, :r] / np.sqrt(w[:r])            # K_mm^{-1/2}, range of K_mm

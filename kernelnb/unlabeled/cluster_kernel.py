@@ -259,7 +259,7 @@ class ClusterKernel(_RBFGraph, TransformerMixin, BaseEstimator):
         X, K = self._fit_graph(X)
         n = X.shape[0]
         s = 1.0 / np.sqrt(self.degrees_)
-        L = np.asfortranarray(K * s[:, None] * s[None, :])
+        L = K * s[:, None] * s[None, :]      # top_eigh reads it in place (no Fortran copy)
         w, U = top_eigh(L, self._n_eigen(n))
         del L
         self.eigenvalues_ = np.clip(w, 0.0, None)
