@@ -20,7 +20,7 @@ from ._plotly import FigureWidget
 from ..datasets import TOY_DATASETS, TOY_NOISE, make_manifold_spiral
 from ..neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, ManifoldParzen,
                          ParzenClassifier, ParzenDensity)
-from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
+from ..viz import SURFACE_TRACES, decision_surface, ellipse_outlines, plane_bounds, surface_data
 from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
 from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
                     reset_noise_on_dataset_change)
@@ -326,23 +326,18 @@ class DensityExplorer(Dashboard):
 
     @staticmethod
     def _ellipses(model, X, every=None):
-        """One-sigma outlines of the local Gaussians (every few points), NaN-separated."""
+        """One-sigma outlines of the local Gaussians (every few points), None-separated."""
         every = every or max(1, len(X) // 60)
-        t = np.linspace(0, 2 * np.pi, 30)
-        xs, ys = [], []
-        s = float(model.sigma)
-        for i in range(0, len(X), every):
-            if model.components_.shape[1] == 0:
-                a, b, v = s, s, np.array([1.0, 0.0])
-            else:
-                v = model.components_[i, 0]
-                a = np.sqrt(model.variances_[i, 0])
-                b = np.sqrt(model.variances_[i, 1]) if model.components_.shape[1] > 1 else s
-            u = np.array([-v[1], v[0]])
-            pts = X[i] + np.outer(np.cos(t) * a, v) + np.outer(np.sin(t) * b, u)
-            xs.extend(pts[:, 0].tolist() + [None])
-            ys.extend(pts[:, 1].tolist() + [None])
-        return xs, ys
+        rows = np.arange(0, len(X), every)
+        s2 = float(model.sigma) ** 2
+        d = model.components_.shape[1]
+        covs = np.empty((rows.size, 2, 2))
+        for k, i in enumerate(rows):
+            covs[k] = s2 * np.eye(2)
+            if d:                        # the d leading directions replace sigma^2 along them
+                V = model.components_[i, :d]
+                covs[k] += (V.T * (model.variances_[i, :d] - s2)) @ V
+        return ellipse_outlines(X[rows], covs)
 
     def _render(self, r):
         fig = self.fig

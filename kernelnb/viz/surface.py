@@ -17,7 +17,7 @@ from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, DASHES, SURFACE_S
                      series_color, title_layout)
 
 __all__ = ["SURFACE_TRACES", "plane_bounds", "decision_grid", "support_masks", "margin_width",
-           "surface_data", "decision_surface", "boundaries_figure"]
+           "surface_data", "decision_surface", "boundaries_figure", "ellipse_outlines"]
 
 #: Trace order of :func:`decision_surface` (``fig.data[i].uid`` equals the name).
 SURFACE_TRACES = ("surface", "boundary", "margins", "class0", "class1", "sv_free", "sv_bound")
@@ -308,3 +308,45 @@ def boundaries_figure(models, X, y, grid=100, bounds=None, padding=0.1, title=No
                    scaleanchor="x", scaleratio=1, constrain="domain"),
     )
     return fig
+
+
+def ellipse_outlines(centres, covariances, scale=1.0, n_points=33):
+    """x, y of one polyline through the ellipses ``{c + scale * L u : ||u|| = 1}`` (``L L' =
+    covariance``) around 2-D centres, separated by None: plotly draws them as one trace.
+
+    Parameters
+    ----------
+    centres : array of shape (n, 2)
+    covariances : array of shape (n, 2, 2), (n,) or scalar
+        Symmetric positive semi-definite 2x2 matrices; a number ``v`` stands for ``v * I``
+        (a circle of radius ``scale * sqrt(v)``).
+    scale : float, default=1.0
+        Multiplies every semi-axis.
+    n_points : int, default=33
+        Points per outline (the first repeated as the last).
+
+    Returns
+    -------
+    xs, ys : lists of floats and None
+    """
+    C = _check_2d(centres, "centres")
+    S = np.asarray(covariances, dtype=np.float64)
+    if S.ndim <= 1:
+        S = np.broadcast_to(S.reshape(-1, 1, 1) * np.eye(2), (C.shape[0], 2, 2))
+    if S.shape != (C.shape[0], 2, 2):
+        raise ValueError(f"covariances must have shape ({C.shape[0]}, 2, 2) for "
+                         f"{C.shape[0]} centres, got {S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ValueError("covariances must be finite")
+    w, V = np.linalg.eigh(0.5 * (S + np.swapaxes(S, 1, 2)))
+    if np.any(w < -1e-12 * np.maximum(1.0, np.abs(w).max())):
+        raise ValueError("covariances must be positive semi-definite")
+    L = V * np.sqrt(np.maximum(w, 0.0))[:, None, :]            # L L' = S, columns = semi-axes
+    t = np.linspace(0.0, 2.0 * np.pi, int(n_points))
+    U = np.stack([np.cos(t), np.sin(t)])                        # (2, n_points)
+    P = C[:, :, None] + float(scale) * (L @ U)                  # (n, 2, n_points)
+    sep = np.full((C.shape[0], 1), np.nan)
+    xs = np.concatenate([P[:, 0], sep], axis=1).ravel()
+    ys = np.concatenate([P[:, 1], sep], axis=1).ravel()
+    return ([None if np.isnan(v) else float(v) for v in xs],
+            [None if np.isnan(v) else float(v) for v in ys])

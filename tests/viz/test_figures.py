@@ -209,3 +209,33 @@ def test_column_form_holds_the_same_surface(moons):
     np.testing.assert_allclose(np.asarray(cols.z).reshape(20, 20), grid.z)
     np.testing.assert_allclose(np.asarray(cols.x).reshape(20, 20)[0], grid.x)
     np.testing.assert_allclose(np.asarray(cols.y).reshape(20, 20)[:, 0], grid.y)
+
+
+def test_ellipse_outlines_lie_on_the_covariance_ellipses():
+    from kernelnb.viz import ellipse_outlines
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(4, 2))
+    A = rng.normal(size=(4, 2, 2))
+    S = A @ np.swapaxes(A, 1, 2) + 0.1 * np.eye(2)
+    xs, ys = ellipse_outlines(centres, S, scale=2.0, n_points=20)
+    assert len(xs) == len(ys) == 4 * 21 and xs[20] is None and ys[-1] is None
+    P = np.c_[np.array(xs, dtype=float), np.array(ys, dtype=float)].reshape(4, 21, 2)[:, :20]
+    for c, s, p in zip(centres, S, P):
+        d = p - c
+        # every point at Mahalanobis radius 2, and the outline closes
+        np.testing.assert_allclose(np.einsum("ij,jk,ik->i", d, np.linalg.inv(s), d), 4.0)
+        np.testing.assert_allclose(p[0], p[-1], atol=1e-12)
+    # a number is a circle of that variance
+    xs, ys = ellipse_outlines([[1.0, 0.0]], 0.25, n_points=9)
+    r = np.hypot(np.array(xs[:9]) - 1.0, np.array(ys[:9]))
+    np.testing.assert_allclose(r, 0.5)
+
+
+@pytest.mark.parametrize("covs, match", [
+    (np.ones((3, 2, 2)), r"shape \(2, 2, 2\)"),
+    (np.array([[[1.0, 0.0], [0.0, -1.0]]] * 2), "positive semi-definite"),
+    (np.full((2, 2, 2), np.nan), "finite")])
+def test_ellipse_outlines_refuse_bad_covariances(covs, match):
+    from kernelnb.viz import ellipse_outlines
+    with pytest.raises(ValueError, match=match):
+        ellipse_outlines(np.zeros((2, 2)), covs)
