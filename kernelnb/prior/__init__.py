@@ -4,12 +4,12 @@ __all__ = []
 
 # --- vicinal risk ---
 from .vicinal import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC,  # noqa: E402
-                      WIDTH_RULES, vicinal_margins, vicinity_widths)
+                      WIDTH_RULES, input_margins, vicinal_margins, vicinity_widths)
 from ._vrm_table import (PUBLISHED_VRM_TABLE, VRM_TABLE_METHODS,  # noqa: E402
                          vrm_breast_cancer_table)
 
 __all__ += ["VicinalSVC", "VicinalRiskClassifier", "EllipsoidalVicinalSVC", "vicinity_widths",
-            "vicinal_margins", "WIDTH_RULES", "PUBLISHED_VRM_TABLE", "VRM_TABLE_METHODS",
+            "vicinal_margins", "input_margins", "WIDTH_RULES", "PUBLISHED_VRM_TABLE", "VRM_TABLE_METHODS",
             "vrm_breast_cancer_table"]
 # --- end vicinal risk ---
 

@@ -49,6 +49,7 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
 from .._threads import blas_threads_for
@@ -57,10 +58,10 @@ from .._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions,
 from ..losses import get_loss
 from ..regularized import RegularizedKernelClassifier
 from ..svm import SVC
-from .invariance import kernel_input_derivative
+from .invariance import kernel_input_derivative, kernel_tangent_gram
 
 __all__ = ["VicinalSVC", "VicinalRiskClassifier", "EllipsoidalVicinalSVC", "vicinity_widths",
-           "vicinal_margins", "WIDTH_RULES"]
+           "vicinal_margins", "input_margins", "WIDTH_RULES"]
 
 #: The width rules of :func:`vicinity_widths` (besides a number or an array).
 WIDTH_RULES = ("knn", "quantile")
@@ -454,6 +455,56 @@ def _best_offset(f, yv, sig, norm):
     return float(cands[int(np.argmin(risks))])
 
 
+def _decision_gradients(svc, X):
+    """grad f(x) at every row of X (n, d) for a fitted binary kernel SVC (float64 X)."""
+    coef = svc.dual_coef_[0]
+    sv = svc.support_vectors_
+    G = np.empty(X.shape)
+    eye = np.eye(X.shape[1])
+    for j in range(X.shape[1]):
+        V = np.broadcast_to(eye[j], X.shape)
+        G[:, j] = kernel_input_derivative(svc.kernel_, X, V, sv) @ coef
+    return G
+
+
+def input_margins(svc, X, y):
+    """Signed first-order distances ``y_i f(x_i) / ||grad f(x_i)||`` of the points to the
+    boundary of a fitted two-class :class:`kernelnb.svm.SVC`, measured in the *input* space
+    (``y_i`` = +1 for ``classes_[1]``, -1 otherwise; a point where f is flat gets +-inf).
+
+    The SVM maximises the smallest margin in the kernel's feature space, not this one (Chapelle's
+    thesis §2.3.2, Fig. 2.8); :class:`EllipsoidalVicinalSVC` approximately maximises it.
+
+    Parameters
+    ----------
+    svc : fitted SVC (or a subclass) with two classes and a kernel on the inputs
+    X : array of shape (n_samples, n_features)
+    y : array of shape (n_samples,) with labels among ``svc.classes_``
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    check_is_fitted(svc)
+    if not isinstance(svc, SVC) or svc.kernel == "precomputed" or len(svc.classes_) != 2:
+        raise ValueError("svc must be a fitted two-class kernelnb SVC with a kernel on the "
+                         f"inputs, got {type(svc).__name__}")
+    Xd = np.asarray(svc._check_input(X, reset=False), dtype=np.float64)
+    y = np.asarray(y)
+    if y.shape != (Xd.shape[0],):
+        raise ValueError(f"y must have shape ({Xd.shape[0]},) for {Xd.shape[0]} samples, "
+                         f"got {y.shape}")
+    unknown = np.setdiff1d(y, svc.classes_)
+    if unknown.size:
+        raise ValueError(f"y has labels the model was not fitted on: {unknown[:5].tolist()}")
+    sign = np.where(y == svc.classes_[1], 1.0, -1.0)
+    G = _decision_gradients(svc, Xd)
+    norm = np.sqrt(np.einsum("ij,ij->i", G, G))
+    f = svc.decision_function(Xd)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(norm > 0, sign * f / norm, np.inf * sign * f)
+
+
 class EllipsoidalVicinalSVC(SVC):
     """SVM with the ellipsoidal vicinities that small input-space spheres become in the
     kernel's feature space: approximately, a maximal margin in *input* space (Chapelle's thesis
@@ -472,7 +523,7 @@ class EllipsoidalVicinalSVC(SVC):
        (:meth:`kernelnb.svm.SVC.fit` with ``margins``, warm-started from the previous solution);
     3. ``gamma_i = sqrt(w'(lambda C_i + (1 - lambda) I) w) / ||w||``, i.e.
        ``gamma_i^2 = lambda (vicinity_sigma^2 / d) ||grad f(x_i)||^2 / ||w||^2 + 1 - lambda``,
-       with ``lambda = ellipsoid_weight``;
+       with ``lambda = ellipsoid_weight``, divided by their mean;
     4. back to 2 until the margins change by less than ``fixed_point_tol`` (relative), at most
        ``n_fixed_point`` times.
 
@@ -480,7 +531,15 @@ class EllipsoidalVicinalSVC(SVC):
     stopped on the tolerance).  With a rich kernel (RBF) the input-margin solution tends to the
     1-nearest-neighbour rule; ``ellipsoid_weight < 1`` mixes in the isotropic vicinity of the
     plain SVM (``0`` is the SVM), as the thesis suggests.  For the linear kernel
-    ``grad f = w`` and all margins are equal: the plain SVM with a rescaled C.
+    ``grad f = w`` and all margins are equal: the plain SVM.
+
+    Dividing the margins by their mean (step 3) is our choice where the thesis is silent: with
+    a hard margin it changes nothing (the boundary does not depend on a common scale of the
+    margins), and with a soft one it keeps C on the plain SVM's scale, as the adaptive-width
+    margins ``sigma_i / mean sigma`` of :class:`VicinalSVC` do.  Without it a margin of scale t
+    acts as the penalty C / t^2 (t = sigma ||grad f|| / ||w|| is often 0.01-0.1, so C grows
+    100 to 10^4 times and the solver with it).  So ``vicinity_sigma`` only weighs the
+    ellipsoids against the identity; at ``ellipsoid_weight=1`` it has no effect.
 
     It is its own class rather than a width rule of :class:`VicinalSVC`: its margins depend on
     the solution (they are recomputed from it, several SVMs are solved), and its vicinities are
@@ -489,7 +548,8 @@ class EllipsoidalVicinalSVC(SVC):
     Parameters
     ----------
     vicinity_sigma : float, default=1.0
-        Width of the spherical input-space vicinities (total variance vicinity_sigma^2).
+        Width of the spherical input-space vicinities (total variance vicinity_sigma^2);
+        relative to the identity of ``lambda C_i + (1 - lambda) I`` (no effect at lambda = 1).
     ellipsoid_weight : float in [0, 1], default=1.0
         lambda of ``lambda C_i + (1 - lambda) I``.
     n_fixed_point : int, default=20
@@ -551,19 +611,8 @@ class_weight, warm_start, n_jobs, verbose, callback, q, precision
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _input_gradients(self, X):
-        """grad f(x_i) for every row of X (n, d), f the current decision function."""
-        coef = self.dual_coef_[0]
-        sv = self.support_vectors_
-        G = np.empty(X.shape)
-        eye = np.eye(X.shape[1])
-        for j in range(X.shape[1]):
-            V = np.broadcast_to(eye[j], X.shape)
-            G[:, j] = kernel_input_derivative(self.kernel_, X, V, sv) @ coef
-        return G
-
     def _margins_from_solution(self, X):
-        G = self._input_gradients(X)
+        G = _decision_gradients(self, X)
         coef = self.dual_coef_[0]
         sv = self.support_vectors_
         w2 = float(coef @ np.asarray(self.kernel_(sv, sv), dtype=np.float64) @ coef)
@@ -573,7 +622,59 @@ class_weight, warm_start, n_jobs, verbose, callback, q, precision
         lam, d = float(self.ellipsoid_weight), X.shape[1]
         gam2 = lam * float(self.vicinity_sigma) ** 2 / d * g2 / w2 + (1.0 - lam)
         # a point where f is flat (zero gradient, lambda = 1) keeps a tiny positive margin
-        return np.sqrt(np.maximum(gam2, 1e-12)), G
+        gam = np.sqrt(np.maximum(gam2, 1e-12))
+        return gam / gam.mean(), G
+
+    def vicinity_covariances(self, X):
+        """The input-space covariance of each point's vicinity as the model weighs it.
+
+        ``lambda (vicinity_sigma^2 / d) I + (1 - lambda) g(x)^{-1}``, with ``lambda =
+        ellipsoid_weight`` and ``g(x) = d^2 k(x, z) / dx dz`` at ``z = x`` the metric that the
+        kernel's feature map pulls back onto the input space (``||Phi(x + dx) - Phi(x)||^2 ~=
+        dx' g(x) dx``).  The first term is the spherical input vicinity itself; the second is
+        the input-space image of the isotropic feature-space vicinity of the plain SVM (the
+        ``(1 - lambda) I`` of step 3): the part of the identity along the surface the inputs
+        map to (by the push-through identity, ``(J'(a JJ' + b I)^{-1} J)^{-1} = a I + b
+        (J'J)^{-1}`` for the Jacobian J of the map).  So with the first-order f, the variance
+        of ``f(x_i + e)`` under this covariance is the ``gamma_i^2 ||w||^2`` of the fixed point
+        less the part of ``(1 - lambda) ||w||^2`` normal to that surface.
+
+        The matrices are circles for the linear and the (unscaled) RBF kernels, whose metric is
+        a multiple of I, and ellipses where the kernel stretches the inputs unequally: the
+        polynomial kernel (``g = p gamma b^{p-2} (b I + (p - 1) gamma x x')``, ``b = gamma
+        ||x||^2 + coef0``), the scaled RBF.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features, n_features)
+        """
+        check_is_fitted(self)
+        X = np.asarray(self._check_input(X, reset=False), dtype=np.float64)
+        n, d = X.shape
+        eye = np.eye(d)
+        g = np.empty((n, d, d))
+        for a in range(d):
+            Va = np.broadcast_to(eye[a], X.shape)
+            for b in range(a, d):
+                Vb = np.broadcast_to(eye[b], X.shape)
+                # only the diagonal of the (n, n) tangent Gram is wanted: diagonal blocks
+                for r in range(0, n, 256):
+                    sl = slice(r, min(r + 256, n))
+                    g[sl, a, b] = g[sl, b, a] = np.diagonal(kernel_tangent_gram(
+                        self.kernel_, X[sl], Va[sl], X[sl], Vb[sl]))
+        lam = float(self.ellipsoid_weight)
+        out = np.broadcast_to(lam * float(self.vicinity_sigma) ** 2 / d * eye, (n, d, d)).copy()
+        if lam < 1.0:
+            w, U = np.linalg.eigh(g)
+            # a direction the map does not stretch at all (g singular) has no finite image
+            inv = np.where(w > 1e-12 * np.maximum(w.max(axis=1, keepdims=True), 1e-300),
+                           1.0 / np.where(w > 0, w, 1.0), np.inf)
+            out += (1.0 - lam) * np.einsum("nij,nj,nkj->nik", U, inv, U)
+        return out
 
     def fit(self, X, y, alpha_init=None):
         """Run the fixed point (see the class docstring); ``alpha_init`` warm-starts the first
@@ -593,7 +694,6 @@ class_weight, warm_start, n_jobs, verbose, callback, q, precision
         solver_iter = int(self.n_iter_.sum())
         self.n_fixed_point_iter_, self.fixed_point_converged_ = 0, False
         Xd = np.asarray(Xv, dtype=np.float64)
-        sign = np.where(yv == self.classes_[1], 1.0, -1.0)
         for _ in range(int(self.n_fixed_point)):
             new, _G = self._margins_from_solution(Xd)
             change = float(np.max(np.abs(new - gam) / gam))
@@ -607,10 +707,6 @@ class_weight, warm_start, n_jobs, verbose, callback, q, precision
             solver_iter += int(self.n_iter_.sum())
             self.n_fixed_point_iter_ += 1
         self.n_iter_ = np.array([solver_iter], dtype=np.int64)
-        _, G = self._margins_from_solution(Xd)
-        norm = np.sqrt(np.einsum("ij,ij->i", G, G))
-        f = self.decision_function(Xv)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.input_margins_ = np.where(norm > 0, sign * f / norm, np.inf * sign * f)
+        self.input_margins_ = input_margins(self, Xv, yv)
         self.margins_ = gam
         return self
