@@ -1,11 +1,20 @@
-"""Vicinal risk: each training point drawn with its vicinity (a circle of radius sigma_i), and the
-boundaries of the plain SVM, of the adaptive-width VRM-SVM and of the vicinal risk itself
-(Chapelle's thesis §1.3 and §2.3.1, Fig. 2.5; :mod:`kernelnb.prior.vicinal`).
+"""Vicinal risk: each training point drawn with its vicinity (a circle of radius sigma_i, or the
+ellipse of the ellipsoidal VRM), and the boundaries of the plain SVM, of the adaptive-width
+VRM-SVM, of the vicinal risk itself and of the ellipsoidal VRM (Chapelle's thesis §1.3, §2.3.1
+and §2.3.2, Figs. 2.5 and 2.8; :mod:`kernelnb.prior.vicinal`).
 
 The width rule (k nearest neighbours or a quantile of the distances), its factor and k set the
 widths; the SVMs share C and the kernel. With the linear kernel the circles are the vicinities
-the models use; with the RBF kernel the models measure the widths in the kernel's feature space
-(the circles show the same rule in the input plane).
+the models use; with the RBF and polynomial kernels the VRM-SVM and the erf model measure the
+widths in the kernel's feature space (the circles show the same rule in the input plane).
+
+The ellipsoidal VRM takes one input-space width, the mean of the rule's widths, and mixes it
+with the plain SVM's vicinity by the weight lambda; its ellipses are
+:meth:`~kernelnb.prior.EllipsoidalVicinalSVC.vicinity_covariances`, drawn at sqrt(d) standard
+deviations (radius sigma at lambda = 1). They are circles for the linear and RBF kernels and
+ellipses for the polynomial kernel of degree 2, the kernel of the thesis's Fig. 2.8; the readout
+compares the smallest input-space margin ``y f / ||grad f||`` of the SVM and of the ellipsoidal
+VRM.
 """
 from __future__ import annotations
 
@@ -17,9 +26,10 @@ import ipywidgets as widgets
 from ._plotly import FigureWidget
 
 from ..datasets import TOY_NOISE
-from ..prior import VicinalRiskClassifier, VicinalSVC, vicinity_widths
+from ..prior import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC, input_margins,
+                     vicinity_widths)
 from ..svm import SVC
-from ..viz import boundaries_figure, decision_grid, plane_bounds
+from ..viz import boundaries_figure, decision_grid, ellipse_outlines, plane_bounds
 from ._base import Dashboard, log_slider, styled
 from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
 
@@ -28,18 +38,18 @@ __all__ = ["VicinalRisk"]
 #: Size of the test sample drawn from the same distribution.
 N_TEST = 1000
 #: The fitted models, in the chart's order (labels of the boundary traces).
-MODELS = ("SVM", "VRM-SVM (adaptive margins)", "vicinal risk (erf)")
-_CIRCLE = np.linspace(0.0, 2.0 * np.pi, 33)
+MODELS = ("SVM", "VRM-SVM (adaptive margins)", "vicinal risk (erf)",
+          "ellipsoidal VRM (input margin)")
+#: The kernels offered: the polynomial one has degree 2 and coef0 = 1 (Fig. 2.8).
+KERNELS = ("linear", "poly", "rbf")
+#: Most fixed-point steps of the ellipsoidal VRM (each one SVM).
+N_FIXED_POINT = 20
 
 
-def circles(X, radii):
-    """x, y of one polyline through circles of ``radii`` around the rows of ``X``, separated
-    by None (plotly draws them as one trace)."""
-    xs, ys = [], []
-    for (cx, cy), r in zip(np.asarray(X, float), np.asarray(radii, float)):
-        xs.extend((cx + r * np.cos(_CIRCLE)).tolist() + [None])
-        ys.extend((cy + r * np.sin(_CIRCLE)).tolist() + [None])
-    return xs, ys
+def _smallest_positive(margins):
+    """The smallest of the positive input margins (correctly classified points), or NaN."""
+    pos = margins[margins > 0]
+    return float(pos.min()) if pos.size else float("nan")
 
 
 class VicinalRisk(Dashboard):
@@ -51,21 +61,26 @@ class VicinalRisk(Dashboard):
         Resolution of the boundary grid.
     **params
         Initial control values: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``kernel``
-        ('linear', 'rbf'), ``C``, ``sigma`` (RBF), ``width`` ('knn', 'quantile'),
-        ``width_factor``, ``n_neighbors``, ``show_circles``.
+        ('linear', 'poly' of degree 2, 'rbf'), ``C``, ``sigma`` (RBF), ``width`` ('knn',
+        'quantile'), ``width_factor``, ``n_neighbors``, ``show_circles``, ``ellipsoid_weight``
+        (lambda of the ellipsoidal VRM), ``show_ellipses``.
 
     Notes
     -----
     :meth:`update` returns (and the readout shows) ``train_error_<m>`` and ``test_error_<m>``
-    for m in ``svm``, ``vsvc``, ``vrm``, ``vicinal_risk`` (of the erf model at its solution),
-    ``mean_width``, ``margin_min`` and ``margin_max`` (the VRM-SVM's gamma_i), ``fit_time_ms``.
+    for m in ``svm``, ``vsvc``, ``vrm``, ``evrm`` (the ellipsoidal VRM), ``vicinal_risk`` (of
+    the erf model at its solution), ``mean_width``, ``margin_min`` and ``margin_max`` (the
+    VRM-SVM's gamma_i), ``input_margin_svm`` and ``input_margin_evrm`` (the smallest
+    ``y_i f(x_i) / ||grad f(x_i)||`` over the training points the model classifies correctly,
+    NaN if none), ``fixed_point_iter``, ``fit_time_ms``.
     """
 
     notebook = "vicinal_risk"
     gallery_order = 25
     title = "Vicinal risk"
     purpose = ("Each point gets a vicinity whose width follows the local density (Chapelle's "
-               "VRM); compare the plain SVM with the VRM boundaries as the widths change.")
+               "VRM); compare the plain SVM with the VRM boundaries as the widths change, and "
+               "with the ellipsoidal VRM that widens the margin in the input plane.")
     STATS = [
         ("train_error_svm", "SVM: training error", ".1%"),
         ("test_error_svm", "SVM: test error", ".1%"),
@@ -77,7 +92,12 @@ class VicinalRisk(Dashboard):
         ("mean_width", "mean width σ̄", ".3g"),
         ("margin_min", "smallest margin γ_i = σ_i/σ̄", ".3f"),
         ("margin_max", "largest margin γ_i", ".3f"),
-        ("fit_time_ms", "fit time, three models (ms)", ".0f"),
+        ("train_error_evrm", "ellipsoidal VRM: training error", ".1%"),
+        ("test_error_evrm", "ellipsoidal VRM: test error", ".1%"),
+        ("input_margin_svm", "SVM: smallest input margin y f/‖∇f‖ > 0", ".3g"),
+        ("input_margin_evrm", "ellipsoidal VRM: smallest input margin > 0", ".3g"),
+        ("fixed_point_iter", "ellipsoidal VRM: fixed-point steps", "d"),
+        ("fit_time_ms", "fit time, four models (ms)", ".0f"),
     ]
 
     def __init__(self, grid=80, **params):
@@ -91,8 +111,10 @@ class VicinalRisk(Dashboard):
         c["dataset"].value = "blobs"
         c["noise"].max = TOY_NOISE["blobs"][1]
         c["noise"].value = TOY_NOISE["blobs"][0]
-        c["kernel"] = styled(widgets.ToggleButtons(options=["linear", "rbf"], value="linear",
-                                                   description="kernel"))
+        c["kernel"] = styled(widgets.ToggleButtons(
+            options=[("linear", "linear"), ("poly 2", "poly"), ("RBF", "rbf")], value="linear",
+            description="kernel", tooltips=["x·z", "(x·z + 1)², the kernel of Fig. 2.8",
+                                            "exp(−‖x − z‖² / 2σ²)"]))
         c["kernel"].style.button_width = "62px"
         c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
                             tooltip="soft-margin penalty of both SVMs (log scale)")
@@ -107,6 +129,11 @@ class VicinalRisk(Dashboard):
                                                     description="k neighbours"))
         c["show_circles"] = styled(widgets.Checkbox(value=True, description="draw the vicinities",
                                                     indent=False))
+        c["ellipsoid_weight"] = styled(widgets.FloatSlider(
+            value=1.0, min=0.0, max=1.0, step=0.05, description="weight λ",
+            tooltip="λ of the ellipsoidal VRM: 1 = input-space margin, 0 = the plain SVM"))
+        c["show_ellipses"] = styled(widgets.Checkbox(
+            value=False, description="draw the ellipsoidal VRM's vicinities", indent=False))
         X = np.array([[-1.0, -1.0], [1.0, 1.0]])
         y = np.array([0, 1])
         self._bounds = plane_bounds(X, padding=0.15)
@@ -114,6 +141,9 @@ class VicinalRisk(Dashboard):
                                 bounds=self._bounds)
         fig.add_scatter(x=[], y=[], mode="lines", name="vicinities (radius σ_i)", uid="circles",
                         line=dict(color="rgba(90,90,90,0.45)", width=1), hoverinfo="skip")
+        fig.add_scatter(x=[], y=[], mode="lines", name="ellipsoidal VRM vicinities",
+                        uid="ellipses", line=dict(color="rgba(148,52,110,0.55)", width=1),
+                        hoverinfo="skip")
         fig.update_layout(height=560, title=dict(text="Vicinal risk"))
         self.fig = FigureWidget(fig)
         self.figures = [self.fig]
@@ -123,7 +153,9 @@ class VicinalRisk(Dashboard):
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
                 widgets.HTML("<b>vicinities</b>"), c["width"], c["width_factor"],
                 c["n_neighbors"], c["show_circles"],
-                widgets.HTML("<b>models</b>"), c["kernel"], c["C"], c["sigma"]]
+                widgets.HTML("<b>models</b>"), c["kernel"], c["C"], c["sigma"],
+                widgets.HTML("<b>ellipsoidal VRM</b>"), c["ellipsoid_weight"],
+                c["show_ellipses"]]
 
     def _adjust(self, params, given):
         params = reset_noise_on_dataset_change(self, params, given)
@@ -147,31 +179,40 @@ class VicinalRisk(Dashboard):
         X, y = self._data(p)
         if p["width"] not in ("knn", "quantile"):
             raise ValueError(f"width must be 'knn' or 'quantile', got {p['width']!r}")
+        if p["kernel"] not in KERNELS:
+            raise ValueError(f"kernel must be one of {', '.join(KERNELS)}, got {p['kernel']!r}")
         rule = dict(width=p["width"], width_factor=float(p["width_factor"]),
                     n_neighbors=int(p["n_neighbors"]))
-        kern = dict(kernel=p["kernel"], sigma=float(p["sigma"]))
+        kern = dict(kernel=p["kernel"], sigma=float(p["sigma"]), degree=2, coef0=1.0)
+        radii = vicinity_widths(X, p["width"], n_neighbors=int(p["n_neighbors"]),
+                                factor=float(p["width_factor"]))
         t0 = time.perf_counter()
         models = {
             MODELS[0]: SVC(C=float(p["C"]), **kern).fit(X, y),
             MODELS[1]: VicinalSVC(C=float(p["C"]), **rule, **kern).fit(X, y),
             MODELS[2]: VicinalRiskClassifier(**rule, **kern).fit(X, y),
+            MODELS[3]: EllipsoidalVicinalSVC(
+                C=float(p["C"]), vicinity_sigma=float(np.mean(radii)),
+                ellipsoid_weight=float(p["ellipsoid_weight"]), n_fixed_point=N_FIXED_POINT,
+                **kern).fit(X, y),
         }
         ms = 1e3 * (time.perf_counter() - t0)
-        radii = vicinity_widths(X, p["width"], n_neighbors=int(p["n_neighbors"]),
-                                factor=float(p["width_factor"]))
         Xt, yt = self._test
         grids = {m: decision_grid(model, self._bounds, self.grid) for m, model in models.items()}
         stats = {}
-        for key, model in zip(("svm", "vsvc", "vrm"), models.values()):
+        for key, model in zip(("svm", "vsvc", "vrm", "evrm"), models.values()):
             stats[f"train_error_{key}"] = float(np.mean(model.predict(X) != y))
             stats[f"test_error_{key}"] = float(np.mean(model.predict(Xt) != yt))
-        vs = models[MODELS[1]]
+        vs, ev = models[MODELS[1]], models[MODELS[3]]
         stats.update(vicinal_risk=float(models[MODELS[2]].vicinal_risk_),
                      mean_width=float(np.mean(vs.sigmas_)),
                      margin_min=float(vs.margins_.min()), margin_max=float(vs.margins_.max()),
-                     fit_time_ms=ms)
+                     input_margin_svm=_smallest_positive(input_margins(models[MODELS[0]], X, y)),
+                     input_margin_evrm=_smallest_positive(ev.input_margins_),
+                     fixed_point_iter=int(ev.n_fixed_point_iter_), fit_time_ms=ms)
+        covs = ev.vicinity_covariances(X) if p["show_ellipses"] else None
         return dict(p=p, X=X, y=y, radii=radii, grids=grids, stats=stats,
-                    margins=vs.margins_)
+                    margins=vs.margins_, covs=covs, converged=ev.fixed_point_converged_)
 
     def _render(self, r):
         p, X, y = r["p"], r["X"], r["y"]
@@ -185,13 +226,19 @@ class VicinalRisk(Dashboard):
             xs, ys, Z = r["grids"][m]
             tr = fig.data[2 + i]
             tr.x, tr.y, tr.z = xs, ys, Z
-        cx, cy = circles(X, r["radii"]) if p["show_circles"] else ([], [])
+        cx, cy = ellipse_outlines(X, r["radii"] ** 2) if p["show_circles"] else ([], [])
         fig.data[2 + len(MODELS)].x, fig.data[2 + len(MODELS)].y = cx, cy
         fig.data[2 + len(MODELS)].visible = bool(p["show_circles"])
+        # sqrt(d) standard deviations: radius sigma where the vicinity is the input sphere
+        ex, ey = (ellipse_outlines(X, r["covs"], scale=np.sqrt(X.shape[1]))
+                  if r["covs"] is not None else ([], []))
+        fig.data[3 + len(MODELS)].x, fig.data[3 + len(MODELS)].y = ex, ey
+        fig.data[3 + len(MODELS)].visible = r["covs"] is not None
         xmin, xmax, ymin, ymax = self._bounds
         fig.layout.xaxis.range = [xmin, xmax]
         fig.layout.yaxis.range = [ymin, ymax]
-        kern = "linear" if p["kernel"] == "linear" else f"RBF σ = {p['sigma']:.3g}"
+        kern = {"linear": "linear", "poly": "poly (x·z + 1)²"}.get(p["kernel"],
+                                                                  f"RBF σ = {p['sigma']:.3g}")
         rule = (f"mean distance to {p['n_neighbors']} neighbours" if p["width"] == "knn"
                 else "5/1000 quantile of the distances")
         fig.layout.title.text = (f"Vicinities σ_i = {p['width_factor']:.3g} × {rule}; "
@@ -201,6 +248,10 @@ class VicinalRisk(Dashboard):
         rows = "".join(f"<tr><td>point {int(i)}</td><td class='num'>{r['radii'][i]:.3g}</td>"
                        f"<td class='num'>{r['margins'][i]:.3f}</td></tr>"
                        for i in np.r_[order[:2], order[-2:]])
+        note = ("" if r["converged"] else
+                f"<p>The ellipsoidal VRM's fixed point stopped after {N_FIXED_POINT} steps "
+                f"without settling (the thesis gives no guarantee): its boundary is the last "
+                f"step's.</p>")
         stats["_html"] = (f"<table><tr><th>{html.escape('smallest / largest')}</th><th>σ_i</th>"
-                          f"<th>γ_i</th></tr>{rows}</table>")
+                          f"<th>γ_i</th></tr>{rows}</table>{note}")
         return stats

@@ -1,10 +1,12 @@
-"""VicinalRisk: the circles are the widths of the rule, the boundaries those of the models the
-controls describe, the readout their errors; bad values are refused in the page."""
+"""VicinalRisk: the circles are the widths of the rule, the ellipses the ellipsoidal VRM's
+vicinities, the boundaries those of the models the controls describe, the readout their errors
+and input margins; bad values are refused in the page."""
 import numpy as np
 import pytest
 
 from kernelnb.app import VicinalRisk
-from kernelnb.prior import VicinalRiskClassifier, VicinalSVC, vicinity_widths
+from kernelnb.prior import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC,
+                            input_margins, vicinity_widths)
 from kernelnb.svm import SVC
 from kernelnb.viz import decision_grid
 
@@ -26,8 +28,10 @@ def test_first_open(app):
     assert not app.last_error and app.error.value == ""
     assert app.controls["dataset"].value == "blobs" and app.controls["kernel"].value == "linear"
     assert "kernelnb-main-slider" in app.controls["width_factor"]._dom_classes
-    assert [t.name for t in app.fig.data][2:5] == ["SVM", "VRM-SVM (adaptive margins)",
-                                                   "vicinal risk (erf)"]
+    assert [t.name for t in app.fig.data][2:6] == ["SVM", "VRM-SVM (adaptive margins)",
+                                                   "vicinal risk (erf)",
+                                                   "ellipsoidal VRM (input margin)"]
+    assert not app.fig.data[7].visible                 # the ellipses wait for their checkbox
     assert s["test_error_svm"] < 0.1 and s["test_error_vrm"] < 0.1
     assert s["margin_min"] < 1 < s["margin_max"]
     for key in ("vicinal risk", "mean width", "smallest margin"):
@@ -39,7 +43,7 @@ def test_circles_have_the_rule_widths(app):
     X, _ = _data(app)
     # the rows in the chart are grouped by class; the widths do not depend on the order
     radii = vicinity_widths(X, "knn", n_neighbors=3, factor=0.8)
-    tr = app.fig.data[5]
+    tr = app.fig.data[6]
     xs = np.array([np.nan if v is None else v for v in tr.x], float)
     ys = np.array([np.nan if v is None else v for v in tr.y], float)
     polys = np.split(np.c_[xs, ys], np.flatnonzero(np.isnan(xs)) + 1)
@@ -48,7 +52,7 @@ def test_circles_have_the_rule_widths(app):
     got = sorted(np.mean(np.linalg.norm(p - p.mean(axis=0), axis=1)) for p in polys)
     np.testing.assert_allclose(got, sorted(radii), rtol=2e-2)
     app.update(show_circles=False)
-    assert not app.fig.data[5].visible and len(app.fig.data[5].x) == 0
+    assert not app.fig.data[6].visible and len(app.fig.data[6].x) == 0
     app.update(show_circles=True)
 
 
@@ -86,3 +90,73 @@ def test_bad_values_are_refused_then_recovery(app):
     assert "sigma" in out["error"]
     app.update(kernel="rbf", sigma=1.0, dataset="moons")
     assert app.error.value == "" and app.last_stats["test_error_vsvc"] < 0.3
+
+
+def _outlines(trace):
+    xs = np.array([np.nan if v is None else v for v in trace.x], float)
+    ys = np.array([np.nan if v is None else v for v in trace.y], float)
+    polys = np.split(np.c_[xs, ys], np.flatnonzero(np.isnan(xs)) + 1)
+    return [p[~np.isnan(p[:, 0])] for p in polys if np.isfinite(p).any()]
+
+
+def test_ellipses_are_the_ellipsoidal_vrm_vicinities(app):
+    app.update(kernel="poly", width="knn", width_factor=1.0, n_neighbors=5, C=1.0,
+               ellipsoid_weight=0.5, show_ellipses=True)
+    assert app.error.value == ""
+    X, y = _data(app)
+    radii = vicinity_widths(X, "knn", n_neighbors=5, factor=1.0)
+    ref = EllipsoidalVicinalSVC(kernel="poly", degree=2, coef0=1.0, C=1.0,
+                                vicinity_sigma=np.mean(radii), ellipsoid_weight=0.5).fit(X, y)
+    polys = _outlines(app.fig.data[7])
+    assert app.fig.data[7].visible and len(polys) == len(X)
+    centres = np.array([p[:-1].mean(axis=0) for p in polys])
+    np.testing.assert_allclose(np.sort(centres, axis=0), np.sort(X, axis=0), atol=1e-9)
+    S = ref.vicinity_covariances(centres)
+    for p, s in zip(polys, S):
+        # equally spaced angles on c + sqrt(2) L u: the outline's scatter is 2 L L'/2 = S
+        d = p[:-1] - p[:-1].mean(axis=0)
+        np.testing.assert_allclose(d.T @ d / len(d), s, rtol=1e-6, atol=1e-12)
+    ratios = [np.sqrt(w[1] / w[0]) for w in np.linalg.eigvalsh(S)]
+    assert max(ratios) > 1.05                         # poly 2 at lambda < 1: real ellipses
+    app.update(kernel="linear")
+    polys = _outlines(app.fig.data[7])
+    S = [np.cov(p[:-1].T, bias=True) for p in polys]
+    np.testing.assert_allclose([np.sqrt(w[1] / w[0]) for w in np.linalg.eigvalsh(S)], 1.0,
+                               rtol=1e-6)             # the linear kernel: circles
+    app.update(show_ellipses=False)
+    assert not app.fig.data[7].visible and len(app.fig.data[7].x) == 0
+
+
+def test_the_ellipsoidal_boundary_and_the_input_margins(app):
+    app.update(kernel="poly", width="quantile", width_factor=1.0, C=5.0, ellipsoid_weight=1.0,
+               dataset="blobs", seed=3)
+    X, y = _data(app)
+    bounds = (app.fig.layout.xaxis.range[0], app.fig.layout.xaxis.range[1],
+              app.fig.layout.yaxis.range[0], app.fig.layout.yaxis.range[1])
+    radii = vicinity_widths(X, "quantile", factor=1.0)
+    svm = SVC(kernel="poly", degree=2, coef0=1.0, C=5.0).fit(X, y)
+    ref = EllipsoidalVicinalSVC(kernel="poly", degree=2, coef0=1.0, C=5.0,
+                                vicinity_sigma=np.mean(radii)).fit(X, y)
+    _, _, Z = decision_grid(ref, bounds, 25)
+    np.testing.assert_allclose(np.asarray(app.fig.data[5].z), Z, atol=1e-3, rtol=1e-3)
+    s = app.last_stats
+    m_svm, m_e = input_margins(svm, X, y), ref.input_margins_
+    assert s["input_margin_svm"] == pytest.approx(m_svm[m_svm > 0].min(), rel=1e-6)
+    assert s["input_margin_evrm"] == pytest.approx(m_e[m_e > 0].min(), rel=1e-6)
+    assert s["fixed_point_iter"] == ref.n_fixed_point_iter_
+    assert s["test_error_evrm"] == pytest.approx(
+        np.mean(ref.predict(app._test[0]) != app._test[1]))
+    assert "smallest input margin" in app.stats.value
+    # lambda = 0 is the plain SVM
+    app.update(ellipsoid_weight=0.0)
+    np.testing.assert_allclose(app.fig.data[5].z, app.fig.data[2].z, atol=1e-9)
+    assert app.last_stats["fixed_point_iter"] == 0
+
+
+def test_bad_kernel_and_weight_are_refused(app):
+    out = app.update(kernel="sigmoid")
+    assert "kernel" in out["error"] and "kernel" in app.error.value
+    out = app.update(kernel="poly", ellipsoid_weight=1.5)
+    assert "ellipsoid_weight" in out["error"]
+    app.update(kernel="linear", ellipsoid_weight=1.0, dataset="blobs")
+    assert app.error.value == ""

@@ -225,3 +225,34 @@ def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
     if os.environ.get("KERNELNB_UPDATE_THUMBNAILS"):
         _update_pictures(page, chart, dashboard.name)
     assert not page.external_requests, f"{where}: assets fetched from outside: {page.external_requests}"
+
+
+def test_vicinal_risk_draws_the_ellipsoidal_vicinities(page, served, screenshots):
+    """The ellipses of the ellipsoidal VRM, as a student reaches them: the 'poly 2' kernel and
+    the checkbox, clicked in the page; the trace fills and the readout names the input margins."""
+    dashboard = next(d for d in DASHBOARDS if d.name == "vicinal_risk")
+    page.goto(f"{served}voila/render/{dashboard.notebook}", wait_until="commit",
+              timeout=LOAD_TIMEOUT_MS)
+    chart = page.locator(".js-plotly-plot").first
+    chart.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    stats = page.locator(".kernelnb-stats").first
+    page.wait_for_function("el => el.innerText.trim().length > 0", arg=stats.element_handle(),
+                           timeout=LOAD_TIMEOUT_MS)
+    page.get_by_role("button", name="poly 2").click()
+    page.get_by_role("checkbox", name="draw the ellipsoidal VRM's vicinities").check()
+    filled = ("el => el.data.some(t => t.name === 'ellipsoidal VRM vicinities' && t.x"
+              " && t.x.length > 0 && t.visible !== false)")
+    page.wait_for_function(filled, arg=chart.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    assert "poly (x·z + 1)²" in chart.evaluate("el => el.layout.title.text")
+    # lambda from 1 down to 0.5 (ten steps of 0.05): the circles become ellipses
+    before = chart.evaluate(FINGERPRINT_JS)
+    handle = page.locator(".widget-slider", has_text="weight λ").locator(".noUi-handle")
+    handle.focus()
+    for _ in range(10):
+        handle.press("ArrowLeft")
+    page.wait_for_function(f"([el, before]) => ({FINGERPRINT_JS})(el) !== before",
+                           arg=[chart.element_handle(), before], timeout=CHANGE_TIMEOUT_MS)
+    assert "smallest input margin" in stats.inner_text()
+    _assert_clean(page, dashboard.name)
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(screenshots / "vicinal_risk-ellipses.png"), full_page=True)
