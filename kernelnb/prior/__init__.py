@@ -9,8 +9,8 @@ from ._vrm_table import (PUBLISHED_VRM_TABLE, VRM_TABLE_METHODS,  # noqa: E402
                          vrm_breast_cancer_table)
 
 __all__ += ["VicinalSVC", "VicinalRiskClassifier", "EllipsoidalVicinalSVC", "vicinity_widths",
-            "vicinal_margins", "input_margins", "WIDTH_RULES", "PUBLISHED_VRM_TABLE", "VRM_TABLE_METHODS",
-            "vrm_breast_cancer_table"]
+            "vicinal_margins", "input_margins", "WIDTH_RULES", "PUBLISHED_VRM_TABLE",
+            "VRM_TABLE_METHODS", "vrm_breast_cancer_table"]
 # --- end vicinal risk ---
 
 # --- kernel PCA map ---
