@@ -160,3 +160,14 @@ def test_bad_kernel_and_weight_are_refused(app):
     assert "ellipsoid_weight" in out["error"]
     app.update(kernel="linear", ellipsoid_weight=1.0, dataset="blobs")
     assert app.error.value == ""
+
+
+def test_an_unsettled_fixed_point_is_said(monkeypatch):
+    import kernelnb.app.vicinal_risk as vr
+    monkeypatch.setattr(vr, "N_FIXED_POINT", 0)          # no step after the first SVM
+    page = VicinalRisk(grid=10, kernel="poly")
+    assert page.last_stats["fixed_point_iter"] == 0
+    assert "without settling" in page.stats.value
+    monkeypatch.setattr(vr, "N_FIXED_POINT", 20)
+    page.update(seed=1)
+    assert "without settling" not in page.stats.value
