@@ -330,13 +330,9 @@ class DensityExplorer(Dashboard):
         every = every or max(1, len(X) // 60)
         rows = np.arange(0, len(X), every)
         s2 = float(model.sigma) ** 2
-        d = model.components_.shape[1]
-        covs = np.empty((rows.size, 2, 2))
-        for k, i in enumerate(rows):
-            covs[k] = s2 * np.eye(2)
-            if d:                        # the d leading directions replace sigma^2 along them
-                V = model.components_[i, :d]
-                covs[k] += (V.T * (model.variances_[i, :d] - s2)) @ V
+        V = model.components_[rows]                       # (m, d, 2), d may be 0
+        # the d leading directions carry their variances, sigma^2 the rest
+        covs = s2 * np.eye(2) + np.einsum("mkj,mk,mkl->mjl", V, model.variances_[rows] - s2, V)
         return ellipse_outlines(X[rows], covs)
 
     def _render(self, r):

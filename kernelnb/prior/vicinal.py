@@ -498,7 +498,11 @@ def input_margins(svc, X, y):
     if unknown.size:
         raise ValueError(f"y has labels the model was not fitted on: {unknown[:5].tolist()}")
     sign = np.where(y == svc.classes_[1], 1.0, -1.0)
-    G = _decision_gradients(svc, Xd)
+    return _signed_input_margins(svc, Xd, sign, _decision_gradients(svc, Xd))
+
+
+def _signed_input_margins(svc, Xd, sign, G):
+    """``sign * f / ||G||`` row by row (G the gradients of f at the rows of Xd)."""
     norm = np.sqrt(np.einsum("ij,ij->i", G, G))
     f = svc.decision_function(Xd)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -656,19 +660,19 @@ class_weight, warm_start, n_jobs, verbose, callback, q, precision
         X = np.asarray(self._check_input(X, reset=False), dtype=np.float64)
         n, d = X.shape
         eye = np.eye(d)
-        g = np.empty((n, d, d))
-        for a in range(d):
-            Va = np.broadcast_to(eye[a], X.shape)
-            for b in range(a, d):
-                Vb = np.broadcast_to(eye[b], X.shape)
-                # only the diagonal of the (n, n) tangent Gram is wanted: diagonal blocks
-                for r in range(0, n, 256):
-                    sl = slice(r, min(r + 256, n))
-                    g[sl, a, b] = g[sl, b, a] = np.diagonal(kernel_tangent_gram(
-                        self.kernel_, X[sl], Va[sl], X[sl], Vb[sl]))
         lam = float(self.ellipsoid_weight)
         out = np.broadcast_to(lam * float(self.vicinity_sigma) ** 2 / d * eye, (n, d, d)).copy()
-        if lam < 1.0:
+        if lam < 1.0:                    # the metric is needed only for the identity's part
+            g = np.empty((n, d, d))
+            for a in range(d):
+                Va = np.broadcast_to(eye[a], X.shape)
+                for b in range(a, d):
+                    Vb = np.broadcast_to(eye[b], X.shape)
+                    # only the diagonal of the (n, n) tangent Gram is wanted: diagonal blocks
+                    for r in range(0, n, 256):
+                        sl = slice(r, min(r + 256, n))
+                        g[sl, a, b] = g[sl, b, a] = np.diagonal(kernel_tangent_gram(
+                            self.kernel_, X[sl], Va[sl], X[sl], Vb[sl]))
             w, U = np.linalg.eigh(g)
             # a direction the map does not stretch at all (g singular) has no finite image
             inv = np.where(w > 1e-12 * np.maximum(w.max(axis=1, keepdims=True), 1e-300),
@@ -694,8 +698,9 @@ class_weight, warm_start, n_jobs, verbose, callback, q, precision
         solver_iter = int(self.n_iter_.sum())
         self.n_fixed_point_iter_, self.fixed_point_converged_ = 0, False
         Xd = np.asarray(Xv, dtype=np.float64)
+        G = None                         # grad f of the current solution, once computed
         for _ in range(int(self.n_fixed_point)):
-            new, _G = self._margins_from_solution(Xd)
+            new, G = self._margins_from_solution(Xd)
             change = float(np.max(np.abs(new - gam) / gam))
             if change < float(self.fixed_point_tol):
                 self.fixed_point_converged_ = True
@@ -706,7 +711,11 @@ class_weight, warm_start, n_jobs, verbose, callback, q, precision
             super().fit(Xv, yv, alpha_init=signed, margins=gam)
             solver_iter += int(self.n_iter_.sum())
             self.n_fixed_point_iter_ += 1
+            G = None
         self.n_iter_ = np.array([solver_iter], dtype=np.int64)
-        self.input_margins_ = input_margins(self, Xv, yv)
+        if G is None:
+            G = _decision_gradients(self, Xd)
+        sign = np.where(yv == self.classes_[1], 1.0, -1.0)
+        self.input_margins_ = _signed_input_margins(self, Xd, sign, G)
         self.margins_ = gam
         return self

@@ -23,6 +23,14 @@ def _data(app):
     return X, y
 
 
+def _outlines(trace):
+    """The None-separated polylines of a trace, one (k, 2) array each."""
+    xs = np.array([np.nan if v is None else v for v in trace.x], float)
+    ys = np.array([np.nan if v is None else v for v in trace.y], float)
+    polys = np.split(np.c_[xs, ys], np.flatnonzero(np.isnan(xs)) + 1)
+    return [p[~np.isnan(p[:, 0])] for p in polys if np.isfinite(p).any()]
+
+
 def test_first_open(app):
     s = app.last_stats
     assert not app.last_error and app.error.value == ""
@@ -43,11 +51,7 @@ def test_circles_have_the_rule_widths(app):
     X, _ = _data(app)
     # the rows in the chart are grouped by class; the widths do not depend on the order
     radii = vicinity_widths(X, "knn", n_neighbors=3, factor=0.8)
-    tr = app.fig.data[6]
-    xs = np.array([np.nan if v is None else v for v in tr.x], float)
-    ys = np.array([np.nan if v is None else v for v in tr.y], float)
-    polys = np.split(np.c_[xs, ys], np.flatnonzero(np.isnan(xs)) + 1)
-    polys = [p[~np.isnan(p[:, 0])] for p in polys if np.isfinite(p).any()]
+    polys = _outlines(app.fig.data[6])
     assert len(polys) == len(X)
     got = sorted(np.mean(np.linalg.norm(p - p.mean(axis=0), axis=1)) for p in polys)
     np.testing.assert_allclose(got, sorted(radii), rtol=2e-2)
@@ -90,13 +94,6 @@ def test_bad_values_are_refused_then_recovery(app):
     assert "sigma" in out["error"]
     app.update(kernel="rbf", sigma=1.0, dataset="moons")
     assert app.error.value == "" and app.last_stats["test_error_vsvc"] < 0.3
-
-
-def _outlines(trace):
-    xs = np.array([np.nan if v is None else v for v in trace.x], float)
-    ys = np.array([np.nan if v is None else v for v in trace.y], float)
-    polys = np.split(np.c_[xs, ys], np.flatnonzero(np.isnan(xs)) + 1)
-    return [p[~np.isnan(p[:, 0])] for p in polys if np.isfinite(p).any()]
 
 
 def test_ellipses_are_the_ellipsoidal_vrm_vicinities(app):
