@@ -17,6 +17,18 @@ _VARIANTS = [
     make(ESTIMATOR_CLASSES["MLPClassifier"], early_stopping=True),
     make(ESTIMATOR_CLASSES["MLPClassifier"], loss="squared"),
     make(ESTIMATOR_CLASSES["SimpleMLP"], early_stopping=True),
+    # issue 13: the low-rank kernel PCA maps (a random subset, incomplete Cholesky) take other
+    # code paths than the exact eigendecomposition (basis of k points, k x k solves)
+    make(ESTIMATOR_CLASSES["KernelPCAMap"], method="subset", n_components=5, random_state=0),
+    make(ESTIMATOR_CLASSES["KernelPCAMap"], method="cholesky", n_components=5),
+    # the quantile width rule (distances to all the others, not to k neighbours)
+    make(ESTIMATOR_CLASSES["VicinalSVC"], width="quantile"),
+    # C_gamma preprocessing composed with an RBF kernel (the default is linear)
+    make(ESTIMATOR_CLASSES["LinearInvariantSVC"], kernel="rbf", sigma="scale"),
+    # IH_KPCA on the low-rank maps of thesis section 6.5
+    make(ESTIMATOR_CLASSES["InvariantKPCASVC"], method="subset", n_components=5,
+         random_state=0),
+    make(ESTIMATOR_CLASSES["InvariantKPCASVC"], method="cholesky", n_components=5),
 ]
 
 # Checks that do not apply, per class, with the reason.
