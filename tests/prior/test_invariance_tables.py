@@ -31,6 +31,21 @@ def test_rotation_toy_experiment_small():
     np.testing.assert_allclose(sem, [np.std([0.1, 0.3], ddof=1) / np.sqrt(2)])
 
 
+
+def test_rotation_toy_isvm_against_gamma():
+    """The ISVM curve against gamma (Fig. 6.2 right): one row per run and one column per gamma
+    at each log sigma; gamma = 0 is the plain SVM, and at the experiment's fixed gamma it is the
+    ISVM of the curve against sigma (the same model on the same data)."""
+    res = rotation_toy_experiment(log_sigmas=(-1.0, 1.4), gamma=0.9, gammas=(0.0, 0.5, 0.9),
+                                  gamma_log_sigmas=(-1.0, 1.4), n_runs=2, n_test=300,
+                                  random_state=2)
+    assert set(res["isvm_gamma_error"]) == {-1.0, 1.4}
+    for j, ls in enumerate((-1.0, 1.4)):
+        curve = res["isvm_gamma_error"][ls]
+        assert curve.shape == (2, 3)
+        np.testing.assert_allclose(curve[:, 0], res["error"]["SVM"][:, j], atol=1 / 300)
+        np.testing.assert_allclose(curve[:, 2], res["error"]["ISVM"][:, j], atol=1 / 300)
+
 def test_digit_tangents_are_one_pixel_differences():
     X, y = digits_translation_data()
     assert X.shape == (1797, 64) and set(np.unique(y)) == {-1, 1}
