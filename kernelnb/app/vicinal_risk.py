@@ -1,12 +1,19 @@
 """Vicinal risk: each training point drawn with its vicinity (a circle of radius sigma_i, or the
-ellipse of the ellipsoidal VRM), and the boundaries of the plain SVM, of the adaptive-width
-VRM-SVM, of the vicinal risk itself and of the ellipsoidal VRM (Chapelle's thesis §1.3, §2.3.1
-and §2.3.2, Figs. 2.5 and 2.8; :mod:`kernelnb.prior.vicinal`).
+ellipse of the ellipsoidal VRM), and the boundaries of the hard-margin SVM, of the soft-margin
+SVM, of the adaptive-width VRM-SVM, of the vicinal risk itself and of the ellipsoidal VRM
+(Chapelle's thesis §1.3, §2.3.1 and §2.3.2, Figs. 2.5 and 2.8; :mod:`kernelnb.prior.vicinal`).
+
+The hard SVM is the one the thesis sets VRM against (§2.3.1's table: hard SVM, soft SVM, VRM
+with one width, VRM with adaptive widths): no slack, so no C. When the sample is not separable
+with the chosen kernel it has no solution (its dual grows without end): the solver is stopped
+after :data:`HARD_MAX_ITER` steps, a linear program decides whether the sample is separable at
+all, and the chart and the readout say which of the two stopped it instead of drawing a boundary.
 
 The width rule (k nearest neighbours or a quantile of the distances), its factor and k set the
-widths; the SVMs share C and the kernel. With the linear kernel the circles are the vicinities
-the models use; with the RBF and polynomial kernels the VRM-SVM and the erf model measure the
-widths in the kernel's feature space (the circles show the same rule in the input plane).
+widths; the soft SVMs share C, and every model the kernel. With the linear kernel the circles
+are the vicinities the models use; with the RBF and polynomial kernels the VRM-SVM and the erf
+model measure the widths in the kernel's feature space (the circles show the same rule in the
+input plane).
 
 The ellipsoidal VRM takes one input-space width, the mean of the rule's widths, and mixes it
 with the plain SVM's vicinity by the weight lambda; its ellipses are
@@ -20,12 +27,17 @@ from __future__ import annotations
 
 import html
 import time
+import warnings
 
 import numpy as np
 import ipywidgets as widgets
+from scipy.optimize import linprog
+from sklearn.exceptions import ConvergenceWarning
+
 from ._plotly import FigureWidget
 
 from ..datasets import TOY_NOISE
+from ..kernels import make_kernel
 from ..prior import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC, input_margins,
                      vicinity_widths)
 from ..svm import SVC
@@ -38,18 +50,65 @@ __all__ = ["VicinalRisk"]
 #: Size of the test sample drawn from the same distribution.
 N_TEST = 1000
 #: The fitted models, in the chart's order (labels of the boundary traces).
-MODELS = ("SVM", "VRM-SVM (adaptive margins)", "vicinal risk (erf)",
+MODELS = ("hard SVM", "soft SVM (C)", "VRM-SVM (adaptive margins)", "vicinal risk (erf)",
           "ellipsoidal VRM (input margin)")
+#: Their keys in the stats (``train_error_<key>``, ``test_error_<key>``).
+MODEL_KEYS = ("hard", "svm", "vsvc", "vrm", "evrm")
 #: The kernels offered: the polynomial one has degree 2 and coef0 = 1 (Fig. 2.8).
 KERNELS = ("linear", "poly", "rbf")
 #: Most fixed-point steps of the ellipsoidal VRM (each one SVM).
 N_FIXED_POINT = 20
+#: Most solver steps of the hard-margin SVM. On a sample that is not separable its dual grows
+#: without end, and the solver's own cap (10 million steps) takes seconds; separable toys of up
+#: to 300 points settled within about 110,000 (measured on every toy, kernel and width offered).
+HARD_MAX_ITER = 300_000
+#: Eigenvalues of the Gram matrix at most this times the largest count as zero in the
+#: separability test (the solver reads the kernel in float32).
+_SEPARABLE_RTOL = 1e-10
 
 
 def _smallest_positive(margins):
     """The smallest of the positive input margins (correctly classified points), or NaN."""
     pos = margins[margins > 0]
     return float(pos.min()) if pos.size else float("nan")
+
+
+def separable(K, y):
+    """Whether some ``f = sum_j a_j k(x_j, .) + b`` has ``y_i f(x_i) >= 1`` at every training
+    point, i.e. whether the hard-margin SVM on the Gram matrix ``K`` has a solution.
+
+    A linear program (feasibility only) in the coordinates ``V`` of ``K = V V'``, eigenvalues at
+    most :data:`_SEPARABLE_RTOL` times the largest dropped: the problem in ``(w, b)`` is
+    ``y_i (V_i w + b) >= 1``, with as many unknowns as the rank of ``K`` plus one.
+    """
+    s = np.where(y == np.unique(y)[-1], 1.0, -1.0)
+    lam, U = np.linalg.eigh((K + K.T) / 2)
+    keep = lam > _SEPARABLE_RTOL * max(lam[-1], 0.0)
+    V = U[:, keep] * np.sqrt(lam[keep])
+    A = -s[:, None] * np.c_[V, np.ones(len(s))]
+    res = linprog(np.zeros(A.shape[1]), A_ub=A, b_ub=-np.ones(len(s)),
+                  bounds=[(None, None)] * A.shape[1], method="highs")
+    return res.status == 0
+
+
+def _hard_problem(p, X, y, fit_status):
+    """None when the hard-margin SVM settled, else (short line for the chart, paragraph)."""
+    if fit_status == 0:
+        return None
+    kern = {"linear": "the linear kernel", "poly": "the poly 2 kernel"}.get(
+        p["kernel"], f"the RBF kernel of σ = {p['sigma']:.3g}")
+    K = make_kernel(p["kernel"], sigma=float(p["sigma"]), degree=2, coef0=1.0)(X)
+    if not separable(K, y):
+        return (f"hard SVM: none, the sample is not separable with {kern}",
+                f"No hard-margin SVM: this sample is not separable with {kern} (no boundary "
+                f"of that kernel leaves every training point on its own side), so the hard "
+                f"margin has no solution. The soft SVM and the VRM boundaries pay for the "
+                f"points on the wrong side instead. Lower the noise, or take a more flexible "
+                f"kernel (poly 2, or RBF with a smaller σ) to see the hard SVM against VRM.")
+    return (f"hard SVM: not settled in {HARD_MAX_ITER:,} steps",
+            f"No hard-margin SVM drawn: the sample is separable with {kern}, but only by a "
+            f"margin so thin that the solver had not settled after {HARD_MAX_ITER:,} steps "
+            f"(its dual variables grow as the margin shrinks). Lower the noise or change σ.")
 
 
 class VicinalRisk(Dashboard):
@@ -68,22 +127,27 @@ class VicinalRisk(Dashboard):
     Notes
     -----
     :meth:`update` returns (and the readout shows) ``train_error_<m>`` and ``test_error_<m>``
-    for m in ``svm``, ``vsvc``, ``vrm``, ``evrm`` (the ellipsoidal VRM), ``vicinal_risk`` (of
-    the erf model at its solution), ``mean_width``, ``margin_min`` and ``margin_max`` (the
-    VRM-SVM's gamma_i), ``input_margin_svm`` and ``input_margin_evrm`` (the smallest
+    for m in ``hard`` (the hard-margin SVM; NaN when it has no solution, see the module's
+    docstring), ``svm`` (the soft-margin SVM), ``vsvc``, ``vrm``, ``evrm`` (the ellipsoidal
+    VRM), ``vicinal_risk`` (of the erf model at its solution), ``mean_width``, ``margin_min``
+    and ``margin_max`` (the VRM-SVM's gamma_i), ``input_margin_svm`` and ``input_margin_evrm``
+    (the smallest
     ``y_i f(x_i) / ||grad f(x_i)||`` over the training points the model classifies correctly,
-    NaN if none), ``fixed_point_iter``, ``fit_time_ms``.
+    NaN if none; ``input_margin_hard`` the same for the hard SVM), ``fixed_point_iter``,
+    ``fit_time_ms``.
     """
 
     notebook = "vicinal_risk"
     gallery_order = 25
     title = "Vicinal risk"
     purpose = ("Each point gets a vicinity whose width follows the local density (Chapelle's "
-               "VRM); compare the plain SVM with the VRM boundaries as the widths change, and "
-               "with the ellipsoidal VRM that widens the margin in the input plane.")
+               "VRM); compare the hard-margin SVM with the VRM boundaries as the widths change, "
+               "and with the ellipsoidal VRM that widens the margin in the input plane.")
     STATS = [
-        ("train_error_svm", "SVM: training error", ".1%"),
-        ("test_error_svm", "SVM: test error", ".1%"),
+        ("train_error_hard", "hard SVM: training error", ".1%"),
+        ("test_error_hard", "hard SVM: test error", ".1%"),
+        ("train_error_svm", "soft SVM: training error", ".1%"),
+        ("test_error_svm", "soft SVM: test error", ".1%"),
         ("train_error_vsvc", "VRM-SVM: training error", ".1%"),
         ("test_error_vsvc", "VRM-SVM: test error", ".1%"),
         ("train_error_vrm", "vicinal risk (erf): training error", ".1%"),
@@ -94,10 +158,11 @@ class VicinalRisk(Dashboard):
         ("margin_max", "largest margin γ_i", ".3f"),
         ("train_error_evrm", "ellipsoidal VRM: training error", ".1%"),
         ("test_error_evrm", "ellipsoidal VRM: test error", ".1%"),
-        ("input_margin_svm", "SVM: smallest input margin y f/‖∇f‖ > 0", ".3g"),
+        ("input_margin_hard", "hard SVM: smallest input margin y f/‖∇f‖", ".3g"),
+        ("input_margin_svm", "soft SVM: smallest input margin y f/‖∇f‖ > 0", ".3g"),
         ("input_margin_evrm", "ellipsoidal VRM: smallest input margin > 0", ".3g"),
         ("fixed_point_iter", "ellipsoidal VRM: fixed-point steps", "d"),
-        ("fit_time_ms", "fit time, four models (ms)", ".0f"),
+        ("fit_time_ms", "fit time, five models (ms)", ".0f"),
     ]
 
     def __init__(self, grid=80, **params):
@@ -117,7 +182,8 @@ class VicinalRisk(Dashboard):
                                             "exp(−‖x − z‖² / 2σ²)"]))
         c["kernel"].style.button_width = "62px"
         c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
-                            tooltip="soft-margin penalty of both SVMs (log scale)")
+                            tooltip="penalty of the soft margins (the soft SVM, the VRM-SVM and "
+                                    "the ellipsoidal VRM; the hard SVM has none), log scale")
         c["sigma"] = log_slider("σ (RBF)", 1.0, -1, 1, step=0.05)
         c["width"] = styled(widgets.ToggleButtons(
             options=[("k nearest", "knn"), ("quantile", "quantile")], value="knn",
@@ -187,32 +253,46 @@ class VicinalRisk(Dashboard):
         radii = vicinity_widths(X, p["width"], n_neighbors=int(p["n_neighbors"]),
                                 factor=float(p["width_factor"]))
         t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            # a sample the kernel cannot separate is an outcome here, said in the page
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            hard = SVC(margin="hard", max_iter=HARD_MAX_ITER, **kern).fit(X, y)
         models = {
-            MODELS[0]: SVC(C=float(p["C"]), **kern).fit(X, y),
-            MODELS[1]: VicinalSVC(C=float(p["C"]), **rule, **kern).fit(X, y),
-            MODELS[2]: VicinalRiskClassifier(**rule, **kern).fit(X, y),
-            MODELS[3]: EllipsoidalVicinalSVC(
+            MODELS[0]: hard,
+            MODELS[1]: SVC(C=float(p["C"]), **kern).fit(X, y),
+            MODELS[2]: VicinalSVC(C=float(p["C"]), **rule, **kern).fit(X, y),
+            MODELS[3]: VicinalRiskClassifier(**rule, **kern).fit(X, y),
+            MODELS[4]: EllipsoidalVicinalSVC(
                 C=float(p["C"]), vicinity_sigma=float(np.mean(radii)),
                 ellipsoid_weight=float(p["ellipsoid_weight"]), n_fixed_point=N_FIXED_POINT,
                 **kern).fit(X, y),
         }
         ms = 1e3 * (time.perf_counter() - t0)
+        hard_problem = _hard_problem(p, X, y, hard.fit_status_)
         Xt, yt = self._test
-        grids = {m: decision_grid(model, self._bounds, self.grid) for m, model in models.items()}
-        stats = {}
-        for key, model in zip(("svm", "vsvc", "vrm", "evrm"), models.values()):
+        grids, stats = {}, {}
+        for key, (m, model) in zip(MODEL_KEYS, models.items()):
+            if m == MODELS[0] and hard_problem is not None:
+                xs, ys, Z = decision_grid(model, self._bounds, self.grid)
+                grids[m] = (xs, ys, np.full_like(Z, np.nan))   # nothing to draw
+                stats[f"train_error_{key}"] = stats[f"test_error_{key}"] = float("nan")
+                continue
+            grids[m] = decision_grid(model, self._bounds, self.grid)
             stats[f"train_error_{key}"] = float(np.mean(model.predict(X) != y))
             stats[f"test_error_{key}"] = float(np.mean(model.predict(Xt) != yt))
-        vs, ev = models[MODELS[1]], models[MODELS[3]]
-        stats.update(vicinal_risk=float(models[MODELS[2]].vicinal_risk_),
+        vs, ev = models[MODELS[2]], models[MODELS[4]]
+        stats.update(vicinal_risk=float(models[MODELS[3]].vicinal_risk_),
                      mean_width=float(np.mean(vs.sigmas_)),
                      margin_min=float(vs.margins_.min()), margin_max=float(vs.margins_.max()),
-                     input_margin_svm=_smallest_positive(input_margins(models[MODELS[0]], X, y)),
+                     input_margin_hard=(float("nan") if hard_problem is not None else
+                                        _smallest_positive(input_margins(hard, X, y))),
+                     input_margin_svm=_smallest_positive(input_margins(models[MODELS[1]], X, y)),
                      input_margin_evrm=_smallest_positive(ev.input_margins_),
                      fixed_point_iter=int(ev.n_fixed_point_iter_), fit_time_ms=ms)
         covs = ev.vicinity_covariances(X) if p["show_ellipses"] else None
         return dict(p=p, X=X, y=y, radii=radii, grids=grids, stats=stats,
-                    margins=vs.margins_, covs=covs, converged=ev.fixed_point_converged_)
+                    margins=vs.margins_, covs=covs, converged=ev.fixed_point_converged_,
+                    hard_problem=hard_problem)
 
     def _render(self, r):
         p, X, y = r["p"], r["X"], r["y"]
@@ -226,6 +306,13 @@ class VicinalRisk(Dashboard):
             xs, ys, Z = r["grids"][m]
             tr = fig.data[2 + i]
             tr.x, tr.y, tr.z = xs, ys, Z
+        problem = r["hard_problem"]
+        fig.data[2].name = MODELS[0] if problem is None else f"{MODELS[0]}: none (see the note)"
+        fig.layout.annotations = [] if problem is None else [dict(
+            text=html.escape(problem[0]), xref="paper", yref="paper", x=0.01, y=0.99,
+            xanchor="left", yanchor="top", showarrow=False, align="left",
+            font=dict(color="#8a1c14", size=13), bgcolor="rgba(253,236,234,0.9)",
+            bordercolor="#f5c2c0", borderwidth=1, borderpad=4)]
         cx, cy = ellipse_outlines(X, r["radii"] ** 2) if p["show_circles"] else ([], [])
         fig.data[2 + len(MODELS)].x, fig.data[2 + len(MODELS)].y = cx, cy
         fig.data[2 + len(MODELS)].visible = bool(p["show_circles"])
@@ -252,6 +339,8 @@ class VicinalRisk(Dashboard):
                 f"<p>The ellipsoidal VRM's fixed point stopped after {N_FIXED_POINT} steps "
                 f"without settling (the thesis gives no guarantee): its boundary is the last "
                 f"step's.</p>")
+        if problem is not None:
+            note = f"<p class='kernelnb-hard-note'>{html.escape(problem[1])}</p>" + note
         stats["_html"] = (f"<table><tr><th>{html.escape('smallest / largest')}</th><th>σ_i</th>"
                           f"<th>γ_i</th></tr>{rows}</table>{note}")
         return stats

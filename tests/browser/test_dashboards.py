@@ -256,3 +256,32 @@ def test_vicinal_risk_draws_the_ellipsoidal_vicinities(page, served, screenshots
     _assert_clean(page, dashboard.name)
     page.wait_for_timeout(1500)
     page.screenshot(path=str(screenshots / "vicinal_risk-ellipses.png"), full_page=True)
+
+
+def test_vicinal_risk_says_when_no_hard_margin_exists(page, served, screenshots):
+    """Moons with the linear kernel, chosen in the page: no line separates them, so the chart
+    says there is no hard-margin SVM (an annotation over the plot) and the readout explains it,
+    with no error shown and the other boundaries still drawn."""
+    dashboard = next(d for d in DASHBOARDS if d.name == "vicinal_risk")
+    page.goto(f"{served}voila/render/{dashboard.notebook}", wait_until="commit",
+              timeout=LOAD_TIMEOUT_MS)
+    chart = page.locator(".js-plotly-plot").first
+    chart.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    stats = page.locator(".kernelnb-stats").first
+    page.wait_for_function("el => el.innerText.trim().length > 0", arg=stats.element_handle(),
+                           timeout=LOAD_TIMEOUT_MS)
+    assert "No hard-margin SVM" not in stats.inner_text()
+    from kernelnb.datasets import TOY_DATASETS
+    page.locator(".widget-dropdown", has_text="data set").locator("select").select_option(
+        label=f"moons — {TOY_DATASETS['moons'][1]}")
+    said = ("el => ((el.layout || {}).annotations || []).some("
+            "a => a.text && a.text.includes('not separable'))")
+    page.wait_for_function(said, arg=chart.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function("el => el.innerText.includes('No hard-margin SVM')",
+                           arg=stats.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    names = chart.evaluate("el => el.data.map(t => t.name)")
+    assert any(n.startswith("hard SVM: none") for n in names)
+    assert "not separable with the linear kernel" in stats.inner_text()
+    _assert_clean(page, dashboard.name)
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(screenshots / "vicinal_risk-not-separable.png"), full_page=True)
