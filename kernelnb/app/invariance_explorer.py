@@ -3,6 +3,12 @@ with its tangent vectors, and the boundaries of the plain SVM, virtual support v
 the invariant SVM (ISVM, section 6.3.1), the invariant hyperplane in kernel PCA coordinates
 (IH_KPCA, section 6.3.2) and the linear preprocessing hybrid (LIH), with the information ratio
 (6.13) and the tangent term (6.14) live (:mod:`kernelnb.prior.invariance`).
+
+The tangent term (6.14), ``sqrt(mean_i (w . dPhi(x_i))^2)``, is the root mean square of the
+derivative of the decision function along the training points' tangents; the readout sets it
+against the thesis's rule of thumb (section 6.6.2: "after training a reasonable value for (6.14)
+should be in the range [0.2 - 0.4]"; smaller means the invariance is enforced more) and says
+which way gamma would move it (:func:`rule_of_thumb`).
 """
 from __future__ import annotations
 
@@ -20,12 +26,51 @@ from ..viz import boundaries_figure, decision_grid
 from ._base import Dashboard, log_slider, styled
 from ._plotly import FigureWidget
 
-__all__ = ["InvarianceExplorer", "EXPLORER_METHODS"]
+__all__ = ["InvarianceExplorer", "EXPLORER_METHODS", "RULE_OF_THUMB", "rule_of_thumb",
+           "tangent_arrows"]
 
 #: the methods drawn, in the order of their boundary traces
 EXPLORER_METHODS = ("SVM", "VSV", "ISVM", "IH_KPCA", "LIH")
 N_TEST = 2000
 BOUNDS = (-1.15, 1.15, -1.15, 1.15)
+#: The thesis's range for the tangent term (6.14) after training (section 6.6.2).
+RULE_OF_THUMB = (0.2, 0.4)
+#: Drawn length of a tangent vector d/dt (rotation by t radians), in plane units per unit.
+ARROW_SCALE = 0.15
+#: Arrowhead: length as a fraction of the arrow, half-angle of the V in degrees.
+HEAD_FRACTION = 0.3
+HEAD_HALF_ANGLE = 25.0
+
+
+def rule_of_thumb(value):
+    """Where a tangent term (6.14) lies against :data:`RULE_OF_THUMB`: ``('below' | 'within' |
+    'above', advice)``."""
+    lo, hi = RULE_OF_THUMB
+    if value > hi:
+        return "above", "the invariance could be enforced more; the rule asks for a larger γ"
+    if value < lo:
+        return "below", ("the invariance is enforced more than the rule asks; a smaller γ may "
+                         "fit the data better")
+    return "within", "a reasonable γ by the rule"
+
+
+def tangent_arrows(X, T, scale=ARROW_SCALE, head=HEAD_FRACTION, half_angle=HEAD_HALF_ANGLE):
+    """x, y of one polyline drawing an arrow from each ``X[i]`` to ``X[i] + scale * T[i]``:
+    per point the shaft (start, tip), a gap, the arrowhead as a V (wing, tip, wing), a gap;
+    the gaps are NaN (plotly breaks the line there), so that many arrows are one trace.
+
+    The wings are the shaft's direction reversed, turned by +-``half_angle`` degrees, of length
+    ``head`` times the arrow's."""
+    X, T = np.asarray(X, float), np.asarray(T, float) * scale
+    tip = X + T
+    a = np.deg2rad(half_angle)
+    back = -head * T
+    rot = lambda v, t: np.c_[np.cos(t) * v[:, 0] - np.sin(t) * v[:, 1],  # noqa: E731
+                             np.sin(t) * v[:, 0] + np.cos(t) * v[:, 1]]
+    left, right = tip + rot(back, a), tip + rot(back, -a)
+    gap = np.full_like(tip, np.nan)
+    pts = np.stack([X, tip, gap, left, tip, right, gap], axis=1)    # (n, 7, 2)
+    return pts[..., 0].ravel(), pts[..., 1].ravel()
 
 
 class InvarianceExplorer(Dashboard):
@@ -37,8 +82,9 @@ class InvarianceExplorer(Dashboard):
         Resolution of the boundary grid.
     **params
         Initial control values: ``sigma``, ``gamma``, ``C``, ``n_samples``, ``seed``,
-        ``vsv_step`` (radians), ``shown`` (tuple of :data:`EXPLORER_METHODS`), ``tangents``
-        (bool: draw the tangent arrows).
+        ``vsv_step`` (radians),
+        ``shown`` (tuple of :data:`EXPLORER_METHODS`), ``tangents`` (bool: draw the tangent
+        arrows, with their heads: :func:`tangent_arrows`).
 
     Notes
     -----
@@ -100,7 +146,8 @@ class InvarianceExplorer(Dashboard):
                         name="true boundary ‖x‖² = 0.7",
                         line=dict(color="#888", width=1.5, dash="dot"), hoverinfo="skip")
         fig.add_scatter(uid="tangents", x=[], y=[], mode="lines", name="tangent vectors",
-                        line=dict(color="#444", width=1.2), hoverinfo="skip")
+                        line=dict(color="#444", width=1.2), hoverinfo="skip",
+                        connectgaps=False)
         fig.update_layout(height=560, title=dict(text="Rotation toy"))
         self.fig = FigureWidget(fig)
         self.figures = [self.fig]
@@ -170,11 +217,7 @@ class InvarianceExplorer(Dashboard):
             tr.name = f"{name} ({100 * r['errors'][name]:.1f}%)"
         arrows = fig.data[2 + len(EXPLORER_METHODS) + 1]
         if p["tangents"]:
-            scale = 0.15
-            T = r["T"] * scale
-            xs = np.column_stack([X[:, 0], X[:, 0] + T[:, 0], np.full(len(X), np.nan)]).ravel()
-            ys = np.column_stack([X[:, 1], X[:, 1] + T[:, 1], np.full(len(X), np.nan)]).ravel()
-            arrows.x, arrows.y = xs, ys
+            arrows.x, arrows.y = tangent_arrows(X, r["T"])
         else:
             arrows.x, arrows.y = [], []
         fig.layout.title.text = (f"Rotation toy: RBF σ = {p['sigma']:.3g}, γ = {p['gamma']:.3f}, "
@@ -182,10 +225,17 @@ class InvarianceExplorer(Dashboard):
         stats = {f"error_{m}": e for m, e in r["errors"].items()}
         stats.update(ratio=r["ratio"], rms_isvm=r["rms_isvm"], rms_ih_kpca=r["rms_ih_kpca"],
                      gamma_eff=r["gamma_eff"], fit_ms=r["fit_ms"])
-        hint = ("within" if 0.2 <= r["rms_isvm"] <= 0.4 else "outside")
-        stats["_html"] = (f"<p><small>The thesis's rule of thumb: after training, (6.14) "
-                          f"should lie in [0.2, 0.4]; the ISVM's is {html.escape(hint)} it "
-                          "(tangents are d/dt of a rotation by t radians).</small></p>")
+        lo, hi = RULE_OF_THUMB
+        verdicts = []
+        for name, key in (("ISVM", "rms_isvm"), ("IH_KPCA", "rms_ih_kpca")):
+            where, advice = rule_of_thumb(r[key])
+            verdicts.append(f"<li>{name}: {r[key]:.3f}, <b>{where}</b> the range: "
+                            f"{html.escape(advice)}.</li>")
+        stats["_html"] = (f"<p class='kernelnb-rule-of-thumb'><small>The thesis's rule of "
+                          f"thumb (§6.6.2): after training, the tangent term (6.14) should lie "
+                          f"in [{lo:g}, {hi:g}]; smaller means the invariance is enforced more "
+                          f"(tangents are d/dt of a rotation by t radians).</small></p>"
+                          f"<ul style='margin:0;font-size:13px'>{''.join(verdicts)}</ul>")
         return stats
 
 
