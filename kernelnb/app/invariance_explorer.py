@@ -26,13 +26,16 @@ from ..viz import boundaries_figure, decision_grid
 from ._base import Dashboard, log_slider, styled
 from ._plotly import FigureWidget
 
-__all__ = ["InvarianceExplorer", "EXPLORER_METHODS", "RULE_OF_THUMB", "rule_of_thumb",
+__all__ = ["InvarianceExplorer", "EXPLORER_METHODS", "GAMMAS", "RULE_OF_THUMB", "rule_of_thumb",
            "tangent_arrows"]
 
 #: the methods drawn, in the order of their boundary traces
 EXPLORER_METHODS = ("SVM", "VSV", "ISVM", "IH_KPCA", "LIH")
 N_TEST = 2000
 BOUNDS = (-1.15, 1.15, -1.15, 1.15)
+#: The values of the gamma slider: denser towards 1, where the scale-free gamma starts to bite
+#: (on the default sample, the tangent term reaches the rule's range only past 0.999).
+GAMMAS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998, 0.9999)
 #: The thesis's range for the tangent term (6.14) after training (section 6.6.2).
 RULE_OF_THUMB = (0.2, 0.4)
 #: Drawn length of a tangent vector d/dt (rotation by t radians), in plane units per unit.
@@ -81,8 +84,8 @@ class InvarianceExplorer(Dashboard):
     grid : int, default=70
         Resolution of the boundary grid.
     **params
-        Initial control values: ``sigma``, ``gamma``, ``C``, ``n_samples``, ``seed``,
-        ``vsv_step`` (radians),
+        Initial control values: ``sigma``, ``gamma`` (the page offers :data:`GAMMAS`; from
+        Python any value in [0, 1)), ``C``, ``n_samples``, ``seed``, ``vsv_step`` (radians),
         ``shown`` (tuple of :data:`EXPLORER_METHODS`), ``tangents`` (bool: draw the tangent
         arrows, with their heads: :func:`tangent_arrows`).
 
@@ -122,9 +125,9 @@ class InvarianceExplorer(Dashboard):
         c = self.controls
         c["sigma"] = log_slider("σ (RBF)", 1.0, -1, 1, step=0.05, main=True,
                                 tooltip="width of exp(-‖x - y‖² / (2σ²))")
-        c["gamma"] = styled(widgets.FloatSlider(
-            value=0.9, min=0.0, max=0.999, step=0.001, readout_format=".3f",
-            description="γ"), tooltip="0: the plain SVM; towards 1: more invariance (scale free)")
+        c["gamma"] = styled(widgets.SelectionSlider(
+            options=[(f"{g:g}", g) for g in GAMMAS], value=0.999, description="γ"),
+            tooltip="0: the plain SVM; towards 1: more invariance (scale free)")
         c["C"] = log_slider("C", 1000.0, 0, 4, step=0.25)
         c["n_samples"] = styled(widgets.IntSlider(value=30, min=10, max=120, step=5,
                                                   description="n points"))
@@ -220,7 +223,7 @@ class InvarianceExplorer(Dashboard):
             arrows.x, arrows.y = tangent_arrows(X, r["T"])
         else:
             arrows.x, arrows.y = [], []
-        fig.layout.title.text = (f"Rotation toy: RBF σ = {p['sigma']:.3g}, γ = {p['gamma']:.3f}, "
+        fig.layout.title.text = (f"Rotation toy: RBF σ = {p['sigma']:.3g}, γ = {p['gamma']:g}, "
                                  f"C = {p['C']:.3g}, n = {len(y)}")
         stats = {f"error_{m}": e for m, e in r["errors"].items()}
         stats.update(ratio=r["ratio"], rms_isvm=r["rms_isvm"], rms_ih_kpca=r["rms_ih_kpca"],

@@ -22,6 +22,8 @@ def test_first_open(app):
     for m in EXPLORER_METHODS:
         assert 0 <= s[f"error_{m}"] < 0.5
     assert 0 < s["ratio"] <= 1 + 1e-9
+    # the first picture shows what the chapter is about: the invariance helps
+    assert s["error_ISVM"] < s["error_SVM"] and s["error_IH_KPCA"] < s["error_SVM"]
     assert "kernelnb-main-slider" in app.controls["sigma"]._dom_classes
     assert app.fig is app.figures[0]
 
