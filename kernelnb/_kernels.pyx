@@ -68,6 +68,35 @@ def centre_gram(double[:, ::1] K, const double[::1] col, double grand):
                 K[i, j] = K[i, j] + (ci - col[j])
 
 
+def centred_sqnorms(const double[:, ::1] X, const double[::1] mu, double[::1] out):
+    """out[i] <- sum_l (X[i, l] - mu[l]) ** 2, in one read of X: the squared norms of the rows
+    centred on ``mu`` without the centred copy of X (:class:`kernelnb.kernels.KernelExpansion`
+    multiplies the rows as they are by centred support vectors)."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], i
+    if mu.shape[0] != d or out.shape[0] != n:
+        raise ValueError("centred_sqnorms: mu must have one entry per column of X and out one "
+                         "per row")
+    if n == 0:
+        return
+    if d == 0:
+        out[:] = 0.0
+        return
+    # serial: the pass is bound by memory, which one core reads about as fast as two (4000 x 784:
+    # 1.4 ms on one core, as numpy's einsum for the plain norms; 5 ms on two of a busy machine)
+    with nogil:
+        for i in range(n):
+            out[i] = _centred_sqnorm(&X[i, 0], &mu[0], d)
+
+
+cdef inline double _centred_sqnorm(const double* x, const double* mu, Py_ssize_t d) noexcept nogil:
+    cdef Py_ssize_t l
+    cdef double acc = 0.0, t
+    for l in range(d):
+        t = x[l] - mu[l]
+        acc = acc + t * t
+    return acc
+
+
 def poly_from_gram(floating[:, ::1] G, double gamma, double coef0, int degree):
     """G[i, j] <- (gamma * G[i, j] + coef0) ** degree, in place."""
     cdef Py_ssize_t n = G.shape[0], m = G.shape[1], i, j, k

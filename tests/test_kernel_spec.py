@@ -47,6 +47,39 @@ def test_expansion_blocks_match_sklearn(data, dtype, tol):
                                atol=50 * tol, rtol=0)
 
 
+@pytest.mark.parametrize("offset, centres", [(0.0, False), (4.0, False), (1e4, True),
+                                             (1e8, True)])
+def test_float64_blocks_copy_rows_only_far_from_the_centre(offset, centres):
+    """Gaussian float64 blocks multiply the rows as they are by the centred support vectors
+    where the training mean is near the origin (relative to the support vectors' spread), and
+    centre a copy of the rows further out, where the uncentred product would lose the distances
+    to cancellation (at 1e8 it would be wrong from the eighth digit on)."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(80, 5) * np.array([1.0, 2.0, 0.5, 3.0, 1.0]) + offset
+    T = rng.randn(30, 5) * 2.0 + offset
+    kern = K.KernelSpec(sigma=2.0).fit(X)
+    ex = K.KernelExpansion(kern, X[:25])
+    assert ex.centres_rows is centres
+    assert K.KernelExpansion(kern, X[:25], dtype=np.float32).centres_rows
+    Kb = np.vstack([b for _, b in ex.blocks(T)])
+    d2 = ((T[:, None, :] - X[None, :25, :]) ** 2).sum(axis=-1)     # from the differences
+    np.testing.assert_allclose(Kb, np.exp(-d2 / 8.0), rtol=1e-10, atol=1e-15)
+
+
+def test_centred_sqnorms():
+    rng = np.random.RandomState(1)
+    X = rng.randn(37, 11) + 3.0
+    mu = rng.randn(11)
+    out = np.empty(37)
+    _kernels.centred_sqnorms(X, mu, out)
+    np.testing.assert_allclose(out, ((X - mu) ** 2).sum(axis=1), rtol=1e-13)
+    empty = np.empty(37)
+    _kernels.centred_sqnorms(np.empty((37, 0)), np.empty(0), empty)
+    np.testing.assert_array_equal(empty, 0.0)
+    with pytest.raises(ValueError, match="one entry per column"):
+        _kernels.centred_sqnorms(X, mu[:5], out)
+
+
 def test_polynomial_default_is_one_plus_dot(data):
     X, _, T = data
     kern = K.KernelSpec(kernel="poly", degree=3).fit(X)
