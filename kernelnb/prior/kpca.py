@@ -54,6 +54,8 @@ from .._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions, check_i
 __all__ = ["KernelPCAMap", "kpca_components_curve", "digits_kpca_curve"]
 
 METHODS = ("exact", "subset", "cholesky")
+#: Kernel columns the incomplete Cholesky factorisation computes in one pass over the inputs.
+CHOLESKY_BATCH = 16
 
 
 def _kept(w, tol, scale=None):
@@ -65,36 +67,54 @@ def _kept(w, tol, scale=None):
     return int(np.count_nonzero(w > tol * top))
 
 
-def _pivoted_cholesky(kernel, X, k, tol):
+def _pivoted_cholesky(kernel, X, k, tol, batch=CHOLESKY_BATCH):
     """Pivoted incomplete Cholesky factorisation ``K ~ V V'`` of rank at most ``k``.
 
     Greedy pivots (the largest residual diagonal, Fine and Scheinberg 2001); stops early when
-    the largest residual falls below ``tol`` times the largest diagonal entry of ``K``.  One
-    kernel row per pivot, from the training inputs prepared once (:class:`KernelExpansion`):
-    ``O(k n d + k^2 n)`` time, ``O(k n)`` memory beyond the inputs.  Returns ``V`` (n, r) and
-    the pivots (r,)."""
+    the largest residual falls below ``tol`` times the largest diagonal entry of ``K``.  A pivot
+    needs its kernel column ``K(X, x_i)``, and one column is a pass over the whole of ``X`` that
+    does two operations per number read; so the columns are made ``batch`` at a time, in one
+    BLAS product against the points of the largest residual diagonals (the likely next
+    pivots), and used while the next pivot is among them; when it is not, the next batch
+    replaces them.  The pivots and ``V`` are those of the one-column-at-a-time algorithm: only
+    the order in which kernel columns are computed changes (Fashion-MNIST, n = 4000, k = 100:
+    14 passes over X instead of 100).  ``O(k n d + k^2 n)`` time, ``O(k n)`` memory beyond the
+    inputs.  Returns ``V`` (n, r) and the pivots (r,)."""
     n = X.shape[0]
     d = np.asarray(kernel.diag(X), dtype=np.float64).copy()
     floor = tol * (d.max() if d.size else 0.0)
-    rows = _k.KernelExpansion(kernel, X)
-    Vt = np.zeros((k, n))                       # V transposed: one contiguous row per pivot
+    V = np.zeros((n, k))
     piv = []
+    cols = {}                                   # point -> its kernel column, not yet a pivot
     with blas_single_thread():
         for j in range(k):
             i = int(np.argmax(d))
             if not d[i] > floor or d[i] <= 0:
                 break
-            col = np.array(next(rows.blocks(X[i:i + 1]))[1][0], dtype=np.float64)
+            if i not in cols:
+                # i and the batch - 1 largest other residuals; the columns of the last batch not
+                # used are dropped (memory stays at one batch)
+                free = np.flatnonzero(d > floor)
+                free = free[free != i]
+                if free.shape[0] > batch - 1:
+                    free = free[np.argpartition(-d[free], batch - 2)[:batch - 1]] \
+                        if batch > 1 else free[:0]
+                free = np.concatenate(([i], free))
+                C = np.empty((free.shape[0], n))
+                for rows, Kb in _k.KernelExpansion(kernel, X[free]).blocks(X):
+                    C[:, rows] = Kb.T
+                cols = {int(c): C[t] for t, c in enumerate(free)}
+            col = cols.pop(i)
             if j:
-                col -= Vt[:j, i] @ Vt[:j]
+                col -= V[:, :j] @ V[i, :j]
             col /= np.sqrt(d[i])
-            Vt[j] = col
+            V[:, j] = col
             d -= col * col
             d[i] = 0.0
             np.maximum(d, 0.0, out=d)
             piv.append(i)
     r = len(piv)
-    return np.ascontiguousarray(Vt[:r].T), np.asarray(piv, dtype=np.intp)
+    return (V if r == k else np.ascontiguousarray(V[:, :r])), np.asarray(piv, dtype=np.intp)
 
 
 class KernelPCAMap(TransformerMixin, BaseEstimator):
@@ -218,18 +238,19 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
 
     def _map_blocks(self, X, W, centre_rows=False):
         """``K(X, basis points) @ W`` in float64, the kernel evaluated (:class:`KernelExpansion`)
-        in chunks of at least 256 rows and about 8 MB (inputs and kernel block), so that memory
-        beyond the result does not grow with the number of rows; ``centre_rows``: each kernel
-        row minus its mean first."""
-        n, d, m = X.shape[0], self._expansion.n_features, self._expansion_rows
+        in chunks of at least 256 rows and about 0.5 MB (kernel block, and the centred copy of
+        the inputs where the expansion makes one), so that memory beyond the result does not
+        grow with the number of rows; ``centre_rows``: each kernel row minus its mean first."""
+        n, m = X.shape[0], self._expansion_rows
+        d = self._expansion.n_features if self._expansion.centres_rows else 0
         out = np.empty((n, W.shape[1]))
-        step = max(256, int(8 * 2**20 // (8 * max(d + m, 1))))
+        step = max(256, int(2**19 // (8 * max(d + m, 1))))
         for s in range(0, n, step):
             for rows, Kb in self._expansion.blocks(X[s:s + step]):
                 if centre_rows:
                     Kb -= Kb.mean(axis=1, keepdims=True)
                 with blas_threads_for(Kb.shape[0] * m * W.shape[1]):
-                    out[s + rows.start:s + rows.start + Kb.shape[0]] = Kb @ W
+                    np.matmul(Kb, W, out=out[s + rows.start:s + rows.start + Kb.shape[0]])
         return out
 
     # -- fit ---------------------------------------------------------------------------------
@@ -323,7 +344,11 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
             w, B = top_eigh(G, r0)
             r = _kept(w, tol)
             B = B[:, :r]
-            Z = Z @ B
+            # rotated in place, a chunk of rows at a time (no second n x k array)
+            step = max(1, 2**16 // max(r0, 1))
+            for s in range(0, n, step):
+                Z[s:s + step, :r] = Z[s:s + step] @ B
+            Z = np.ascontiguousarray(Z[:, :r])
         self.eigenvalues_ = w[:r]
         self.projection_ = W @ B
         self.offset_ = mean @ B

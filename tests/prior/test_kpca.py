@@ -158,15 +158,17 @@ def test_low_rank_maps_converge_to_the_exact_map(data, method):
     np.testing.assert_allclose(low.eigenvalues_, exact.eigenvalues_, rtol=1e-6, atol=1e-9)
 
 
-def test_cholesky_pivots_and_subset_are_what_they_say(data):
+@pytest.mark.parametrize("rank", [15, 40])
+def test_cholesky_pivots_and_subset_are_what_they_say(data, rank):
+    """15 pivots fall in the first batch of kernel columns, 40 need several."""
     X, _, _, _ = data
     K = rbf_kernel(X, gamma=GAMMA)
-    chol = KernelPCAMap(sigma=SIGMA, method="cholesky", n_components=15).fit(X)
+    chol = KernelPCAMap(sigma=SIGMA, method="cholesky", n_components=rank).fit(X)
     # greedy pivoting, recomputed by hand: the largest residual diagonal of K - V V'
     d = np.ones(len(X))
     V = np.zeros((len(X), 0))
     piv = []
-    for _ in range(15):
+    for _ in range(rank):
         i = int(np.argmax(d))
         piv.append(i)
         v = (K[:, i] - V @ V[i]) / np.sqrt(d[i])
@@ -189,6 +191,25 @@ def test_cholesky_pivots_and_subset_are_what_they_say(data):
     Kn = K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S])
     Z = sub.transform(X)
     np.testing.assert_allclose(Z @ Z.T, _centred(Kn, Kn, Kn, Kn), atol=1e-8)
+
+
+@pytest.mark.parametrize("batch", [1, 5, 16])
+def test_cholesky_kernel_columns_in_batches(batch):
+    """The columns made in batches give the pivots and factor of one column at a time."""
+    from kernelnb import kernels as K
+    from kernelnb.prior.kpca import _pivoted_cholesky
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 6))
+    kern = K.KernelSpec(sigma=2.0).fit(X)
+    Kx = rbf_kernel(X, gamma=1 / 8)
+    V, piv = _pivoted_cholesky(kern, X, 60, 1e-10, batch=batch)
+    assert V.shape == (400, 60) and len(set(piv)) == 60
+    # each pivot had the largest residual diagonal when it was chosen
+    for j, i in enumerate(piv):
+        resid = np.diag(Kx) - np.sum(V[:, :j] ** 2, axis=1)
+        resid[piv[:j]] = -np.inf
+        assert resid[i] >= resid.max() - 1e-12
+    np.testing.assert_allclose(V @ V[piv].T, Kx[:, piv], atol=1e-10)
 
 
 def test_transform_in_chunks_is_row_by_row(data):
