@@ -99,10 +99,14 @@ def _hard_problem(p, X, y, fit_status):
         p["kernel"], f"the RBF kernel of σ = {p['sigma']:.3g}")
     K = make_kernel(p["kernel"], sigma=float(p["sigma"]), degree=2, coef0=1.0)(X)
     if not separable(K, y):
+        # distinct points are always separable with an RBF kernel in exact arithmetic; a wide
+        # one makes the Gram matrix singular to working precision
+        wide = (", to working precision (a wide RBF kernel's Gram matrix is nearly singular)"
+                if p["kernel"] == "rbf" else "")
         return (f"hard SVM: none, the sample is not separable with {kern}",
-                f"No hard-margin SVM: this sample is not separable with {kern} (no boundary "
-                f"of that kernel leaves every training point on its own side), so the hard "
-                f"margin has no solution. The soft SVM and the VRM boundaries pay for the "
+                f"No hard-margin SVM: this sample is not separable with {kern}{wide}. No "
+                f"boundary of that kernel leaves every training point on its own side, so the "
+                f"hard margin has no solution; the soft SVM and the VRM boundaries pay for the "
                 f"points on the wrong side instead. Lower the noise, or take a more flexible "
                 f"kernel (poly 2, or RBF with a smaller σ) to see the hard SVM against VRM.")
     return (f"hard SVM: not settled in {HARD_MAX_ITER:,} steps",
