@@ -31,13 +31,13 @@ import warnings
 
 import numpy as np
 import ipywidgets as widgets
-from scipy.optimize import linprog
 from sklearn.exceptions import ConvergenceWarning
 
 from ._plotly import FigureWidget
 
 from ..datasets import TOY_NOISE
 from ..kernels import make_kernel
+from ..largescale.margin import linearly_separable
 from ..prior import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC, input_margins,
                      vicinity_widths)
 from ..svm import SVC
@@ -75,20 +75,13 @@ def _smallest_positive(margins):
 
 def separable(K, y):
     """Whether some ``f = sum_j a_j k(x_j, .) + b`` has ``y_i f(x_i) >= 1`` at every training
-    point, i.e. whether the hard-margin SVM on the Gram matrix ``K`` has a solution.
-
-    A linear program (feasibility only) in the coordinates ``V`` of ``K = V V'``, eigenvalues at
-    most :data:`_SEPARABLE_RTOL` times the largest dropped: the problem in ``(w, b)`` is
-    ``y_i (V_i w + b) >= 1``, with as many unknowns as the rank of ``K`` plus one.
-    """
-    s = np.where(y == np.unique(y)[-1], 1.0, -1.0)
+    point, i.e. whether the hard-margin SVM on the Gram matrix ``K`` has a solution: the linear
+    separability (:func:`kernelnb.largescale.margin.linearly_separable`, one linear program) of
+    the points' coordinates ``V`` in feature space, ``K = V V'``, eigenvalues at most
+    :data:`_SEPARABLE_RTOL` times the largest dropped."""
     lam, U = np.linalg.eigh((K + K.T) / 2)
     keep = lam > _SEPARABLE_RTOL * max(lam[-1], 0.0)
-    V = U[:, keep] * np.sqrt(lam[keep])
-    A = -s[:, None] * np.c_[V, np.ones(len(s))]
-    res = linprog(np.zeros(A.shape[1]), A_ub=A, b_ub=-np.ones(len(s)),
-                  bounds=[(None, None)] * A.shape[1], method="highs")
-    return res.status == 0
+    return linearly_separable(U[:, keep] * np.sqrt(lam[keep]), y)
 
 
 def _hard_problem(p, X, y, fit_status):
