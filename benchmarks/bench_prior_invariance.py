@@ -19,7 +19,7 @@ import argparse
 
 import numpy as np
 
-from kernelnb.prior._invariance_tables import (
+from kernelnb.prior import (
     PUBLISHED_TOY_TABLE_6_1,
     PUBLISHED_USPS_RATIO,
     TOY_METHODS,

@@ -30,6 +30,19 @@ __all__ += ["INVARIANCES", "InvariantKPCASVC", "InvariantSVC", "LinearInvariantS
             "kernel_tangent_gram", "scale_free_gamma", "tangent_vectors", "transform_points"]
 # --- end invariances ---
 
+# --- the reproductions of chapter 6 (section 6.6) ---
+from ._invariance_tables import (PUBLISHED_TOY_TABLE_6_1, PUBLISHED_USPS_RATIO,  # noqa: E402
+                                 TOY_METHODS, digit_tangents, digits_scaling_table,
+                                 digits_timing_table, digits_translation_data,
+                                 digits_translation_experiment, fashion_translation_data,
+                                 make_rotation_toy, mean_and_sem, rotation_toy_experiment)
+
+__all__ += ["PUBLISHED_TOY_TABLE_6_1", "PUBLISHED_USPS_RATIO", "TOY_METHODS", "digit_tangents",
+            "digits_scaling_table", "digits_timing_table", "digits_translation_data",
+            "digits_translation_experiment", "fashion_translation_data", "make_rotation_toy",
+            "mean_and_sem", "rotation_toy_experiment"]
+# --- end reproductions of chapter 6 ---
+
 # --- data cleaning ---
 from .cleaning import (CLEANING_METHODS, PUBLISHED_FIG_5_5, PUBLISHED_REMOVAL_ERRORS,  # noqa: E402
                        cleaning_metrics, cleaning_toy_experiment, grad_c_objective,

@@ -21,6 +21,7 @@ from .invariance import (InvariantKPCASVC, InvariantSVC, LinearInvariantSVC, Vir
 __all__ = [
     "PUBLISHED_USPS_RATIO",
     "PUBLISHED_TOY_TABLE_6_1",
+    "TOY_METHODS",
     "make_rotation_toy",
     "rotation_toy_experiment",
     "digits_translation_data",
