@@ -97,6 +97,17 @@ def check_representable(A, precision=np.float64, name="X", n_terms=None, scale=N
     A = np.asarray(A)
     if A.size == 0 or A.dtype.kind not in "fiu":
         return
+    if n_terms is None:
+        n_terms = A.shape[1] if A.ndim == 2 else 1
+    precision = np.dtype(precision)
+    limit = _limit(precision, n_terms, degree, offset)
+    if scale is None and A.dtype == np.float64 and A.flags.c_contiguous:
+        # max |A| <= ||A||: one BLAS read of the input settles the common case (the two reads of
+        # max and min below are left for inputs near the limit)
+        a = A.reshape(-1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            if float(np.dot(a, a)) < 0.25 * limit * limit:
+                return
     # max |A| from the extremes, without the copy np.abs(A) would make of the whole input
     m = max(abs(float(np.max(A))), abs(float(np.min(A))))
     if scale is not None:
@@ -108,10 +119,6 @@ def check_representable(A, precision=np.float64, name="X", n_terms=None, scale=N
             col = np.maximum(np.abs(A.max(axis=0).astype(np.float64)),
                              np.abs(A.min(axis=0).astype(np.float64)))
             m = float(np.max(col * np.abs(s)))
-    if n_terms is None:
-        n_terms = A.shape[1] if A.ndim == 2 else 1
-    precision = np.dtype(precision)
-    limit = _limit(precision, n_terms, degree, offset)
     if not m < limit:
         what = ("squared distances and inner products" if degree == 1 else
                 f"the degree-{int(degree)} polynomial kernel")

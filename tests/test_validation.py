@@ -51,6 +51,19 @@ def test_representable_limits(precision, ok, bad):
         check_representable(np.array([[bad, 0.0]]), precision)
 
 
+@pytest.mark.parametrize("precision, ok, bad", [("float32", 1e17, 1e19), ("float64", 1e152, 1e155)])
+def test_representable_many_large_values(precision, ok, bad):
+    """The one-read shortcut (||X|| below the limit) must not decide alone: many values each
+    below the limit have a norm above it (and in float64 a sum of squares that overflows), and
+    a single value above the limit among many small ones is still found."""
+    many = np.full((2000, 2), ok)
+    check_representable(many, precision)
+    small = np.zeros((2000, 2))
+    small[1234, 1] = -bad
+    with pytest.raises(ValueError, match=f"magnitude 1e\\+{int(np.log10(bad))}:.*{precision}"):
+        check_representable(small, precision)
+
+
 def test_representable_counts_scales_and_polynomial_degree():
     X = np.ones((2, 2))
     check_representable(X, "float32", scale=[1e17, 1.0])
