@@ -537,8 +537,22 @@ class KernelExpansion:
             self._sv = np.ascontiguousarray(sv, dtype=self.dtype)
         self._coef_dt = None if self.coef is None else self.coef.astype(self.dtype)
 
-    def blocks(self, X):
-        """Yield ``(rows, K(X[rows], support_vectors))`` block by block, in ``dtype``."""
+    def row_norms(self, X):
+        """The squared distances of the (scaled) rows of ``X`` to the centre, which
+        :meth:`blocks` takes as ``row_norms`` when the same rows meet several expansions of one
+        fitted kernel; None where this expansion does not use them (``centres_rows``, or not a
+        Gaussian kernel)."""
+        if self.centres_rows or not isinstance(self.kernel, RBF):
+            return None
+        Xs = np.ascontiguousarray(self.kernel.scale(_as_float(X)), dtype=np.float64)
+        xn = np.empty(Xs.shape[0])
+        _kernels.centred_sqnorms(Xs, self._center64, xn)
+        return xn
+
+    def blocks(self, X, row_norms=None):
+        """Yield ``(rows, K(X[rows], support_vectors))`` block by block, in ``dtype``;
+        ``row_norms``: :meth:`row_norms` of ``X`` computed before (by an expansion of the same
+        kernel), or None."""
         X = _as_float(X)
         if X.shape[1] != self.n_features:
             raise ValueError(f"X has {X.shape[1]} features, the support vectors "
@@ -556,8 +570,11 @@ class KernelExpansion:
                     Xb = np.asarray(X[rows], dtype=self.dtype)
                 if not self.centres_rows:
                     Xs = np.ascontiguousarray(kern.scale(Xb))
-                    xn = np.empty(Xs.shape[0])
-                    _kernels.centred_sqnorms(Xs, self._center64, xn)
+                    if row_norms is None:
+                        xn = np.empty(Xs.shape[0])
+                        _kernels.centred_sqnorms(Xs, self._center64, xn)
+                    else:
+                        xn = np.asarray(row_norms[rows], dtype=np.float64)
                     if np.isfinite(xn).all():
                         yield rows, rbf_block(Xs, xn, self._sv, self._sv_norm_shifted,
                                               self.gamma)

@@ -66,6 +66,24 @@ def test_float64_blocks_copy_rows_only_far_from_the_centre(offset, centres):
     np.testing.assert_allclose(Kb, np.exp(-d2 / 8.0), rtol=1e-10, atol=1e-15)
 
 
+def test_row_norms_computed_once_for_several_expansions():
+    """Rows met by several expansions of one fitted kernel (the incomplete Cholesky's batches)
+    give their norms once: the blocks are the same; an expansion that copies its rows, or a
+    kernel other than the Gaussian, has no use for them."""
+    rng = np.random.RandomState(2)
+    X = rng.randn(90, 6) + 2.0
+    kern = K.KernelSpec(sigma=1.5).fit(X)
+    first, second = K.KernelExpansion(kern, X[:7]), K.KernelExpansion(kern, X[40:52])
+    xn = first.row_norms(X)
+    np.testing.assert_allclose(xn, ((X - X.mean(axis=0)) ** 2).sum(axis=1), rtol=1e-12)
+    for ex in (first, second):
+        np.testing.assert_array_equal(np.vstack([b for _, b in ex.blocks(X, row_norms=xn)]),
+                                      np.vstack([b for _, b in ex.blocks(X)]))
+    far = K.KernelSpec(sigma=1.5).fit(X + 1e6)
+    assert K.KernelExpansion(far, X[:7] + 1e6).row_norms(X + 1e6) is None
+    assert K.KernelExpansion(K.KernelSpec(kernel="linear").fit(X), X[:7]).row_norms(X) is None
+
+
 def test_centred_sqnorms():
     rng = np.random.RandomState(1)
     X = rng.randn(37, 11) + 3.0
