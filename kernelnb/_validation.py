@@ -33,7 +33,7 @@ from sklearn.utils._param_validation import (  # noqa: F401  (re-exported for th
     StrOptions,
     validate_parameter_constraints,
 )
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_array, validate_data
 
 __all__ = [
     "CALLBACK", "N_JOBS", "POSITIVE", "POSITIVE_INT", "NONNEGATIVE", "NONNEGATIVE_INT",
@@ -86,14 +86,25 @@ def _limit(precision, n_terms, degree=1, offset=0.0):
     return float(np.sqrt(max(top, 0.0) / (factor * max(int(n_terms), 1))))
 
 
+def _sum_of_squares(A):
+    """``sum A**2`` in one BLAS read for a C-contiguous float64 array (NaN or inf when ``A`` holds
+    one, or when the squares overflow), else None."""
+    if not (isinstance(A, np.ndarray) and A.dtype == np.float64 and A.flags.c_contiguous):
+        return None
+    a = A.reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.dot(a, a))
+
+
 def check_representable(A, precision=np.float64, name="X", n_terms=None, scale=None, degree=1,
-                        offset=0.0):
+                        offset=0.0, sum_of_squares=None):
     """Raise a ``ValueError`` when the kernel products of ``A`` would overflow ``precision``.
 
     ``A`` is a finite 2-D (or 1-D) array; ``n_terms`` is the number of summed products (the
     number of features by default); ``scale`` multiplies the columns first (a kernel's
     per-feature scaling factors, when they broadcast); ``degree`` and ``offset`` are those of a
-    polynomial kernel ``(<x, y> + offset) ** degree``."""
+    polynomial kernel ``(<x, y> + offset) ** degree``; ``sum_of_squares``: ``sum A**2`` when the
+    caller has it."""
     A = np.asarray(A)
     if A.size == 0 or A.dtype.kind not in "fiu":
         return
@@ -101,13 +112,12 @@ def check_representable(A, precision=np.float64, name="X", n_terms=None, scale=N
         n_terms = A.shape[1] if A.ndim == 2 else 1
     precision = np.dtype(precision)
     limit = _limit(precision, n_terms, degree, offset)
-    if scale is None and A.dtype == np.float64 and A.flags.c_contiguous:
+    if scale is None:
         # max |A| <= ||A||: one BLAS read of the input settles the common case (the two reads of
         # max and min below are left for inputs near the limit)
-        a = A.reshape(-1)
-        with np.errstate(over="ignore", invalid="ignore"):
-            if float(np.dot(a, a)) < 0.25 * limit * limit:
-                return
+        ss = _sum_of_squares(A) if sum_of_squares is None else sum_of_squares
+        if ss is not None and ss < 0.25 * limit * limit:
+            return
     # max |A| from the extremes, without the copy np.abs(A) would make of the whole input
     m = max(abs(float(np.max(A))), abs(float(np.min(A))))
     if scale is not None:
@@ -139,14 +149,26 @@ def check_input(estimator, X="no_validation", y="no_validation", *, reset=True,
     the kernel's per-feature ``scale`` (and a polynomial kernel's ``degree`` and ``offset``), and
     on numeric targets (``y_numeric=True``) in float64.
 
+    X's finiteness is read from its sum of squares, the read :func:`check_representable` makes
+    anyway (finite squares mean finite entries), instead of the sum that ``validate_data`` reads
+    for it; where that sum is not finite, scikit-learn's own check says which entry is wrong.
+
     Returns what ``validate_data`` returns: X, or (X, y)."""
-    out = validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
+    finite = kwargs.pop("ensure_all_finite", True)
+    out = validate_data(estimator, X, y, reset=reset, dtype=dtype,
+                        ensure_all_finite=False if finite is True else finite, **kwargs)
     no_x = isinstance(X, str) and X == "no_validation"
     no_y = y is None or (isinstance(y, str) and y == "no_validation")
     Xv = None if no_x else (out if no_y else out[0])
     if Xv is not None and hasattr(Xv, "dtype"):
+        ss = _sum_of_squares(Xv)
+        if finite is True and not (ss is not None and np.isfinite(ss)):
+            # NaN or inf (scikit-learn's message), or squares that overflow (then nothing here)
+            check_array(Xv, ensure_all_finite=True, dtype=None, ensure_2d=False,
+                        ensure_min_samples=0, ensure_min_features=0, estimator=estimator,
+                        input_name="X")
         check_representable(Xv, Xv.dtype if precision is None else precision, "X", scale=scale,
-                             degree=degree, offset=offset)
+                            degree=degree, offset=offset, sum_of_squares=ss)
     if not no_y and kwargs.get("y_numeric"):
         yv = out if no_x else out[1]
         check_representable(np.asarray(yv).reshape(-1), np.float64, "y",
