@@ -269,20 +269,25 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
                            **poly)
 
     def _map_blocks(self, X, W, centre_rows=False):
-        """``K(X, basis points) @ W`` in float64, the kernel evaluated (:class:`KernelExpansion`)
+        """``K(X, basis points) @ W`` (``W=None``: the kernel block itself) in float64, the
+        kernel evaluated (:class:`KernelExpansion`)
         in chunks of at least 256 rows and about 0.5 MB (kernel block, and the centred copy of
         the inputs where the expansion makes one), so that memory beyond the result does not
         grow with the number of rows; ``centre_rows``: each kernel row minus its mean first."""
         n, m = X.shape[0], self._expansion_rows
         d = self._expansion.n_features if self._expansion.centres_rows else 0
-        out = np.empty((n, W.shape[1]))
+        out = np.empty((n, m if W is None else W.shape[1]))
         step = max(256, int(2**19 // (8 * max(d + m, 1))))
         for s in range(0, n, step):
             for rows, Kb in self._expansion.blocks(X[s:s + step]):
                 if centre_rows:
                     Kb -= Kb.mean(axis=1, keepdims=True)
+                part = out[s + rows.start:s + rows.start + Kb.shape[0]]
+                if W is None:
+                    part[...] = Kb
+                    continue
                 with blas_threads_for(Kb.shape[0] * m * W.shape[1]):
-                    np.matmul(Kb, W, out=out[s + rows.start:s + rows.start + Kb.shape[0]])
+                    np.matmul(Kb, W, out=part)
         return out
 
     # -- fit ---------------------------------------------------------------------------------
@@ -354,11 +359,20 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         if self.method == "subset":
             idx = check_random_state(self.random_state).permutation(n)[:k]
             self._set_basis(X, idx)
-            Kmm = self._own_gram(self.basis_points_)
+            # K(X, subset) first: its rows at the subset are K_mm, which needs no evaluation of
+            # its own, and the map K(X, subset) W overwrites it a chunk of rows at a time
+            Z = self._map_blocks(X, None)
+            Kmm = Z[idx]
+            Kmm += Kmm.T
+            Kmm *= 0.5
             w, U = top_eigh(Kmm, k)
             r = _kept(w, tol)
             W = U[:, :r] / np.sqrt(w[:r])            # K_mm^{-1/2}, range of K_mm
-            Z = self._map_blocks(X, W)
+            step = max(1, 2**16 // max(k, 1))
+            with blas_threads_for(n * k * r):
+                for s in range(0, n, step):
+                    Z[s:s + step, :r] = Z[s:s + step] @ W
+            Z = np.ascontiguousarray(Z[:, :r])
         else:
             Z, idx = _pivoted_cholesky(self.kernel_, X, k, tol)
             self._set_basis(X, idx)
