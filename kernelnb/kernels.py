@@ -458,7 +458,12 @@ class KernelSpec:
         kern = RBF(sigma=sigma, scales=self._scales(X.shape[1]))
         if X.shape[0]:
             with np.errstate(over="ignore", invalid="ignore"):
-                center = kern.scale(X).mean(axis=0, dtype=np.float64)
+                Xs = kern.scale(X)
+                if Xs.dtype == np.float64:
+                    # one BLAS product (ones' X) reads X on every core; numpy's mean on one
+                    center = (np.ones(Xs.shape[0]) @ Xs) / Xs.shape[0]
+                else:
+                    center = Xs.mean(axis=0, dtype=np.float64)
             kern.center = np.where(np.isfinite(center), center, 0.0)
         else:
             kern.center = np.zeros(X.shape[1])
