@@ -140,8 +140,11 @@ def _pivoted_cholesky(kernel, X, k, tol, batch=CHOLESKY_BATCH):
         if j > j0:
             with blas_single_thread():
                 col = col - V[:, j0:j] @ V[i, j0:j]
-        V[:, j] = col / np.sqrt(d[i])
-        d -= V[:, j] ** 2
+        else:
+            col = col.copy()
+        col /= np.sqrt(d[i])                    # contiguous: V's column is strided
+        V[:, j] = col
+        d -= col * col
         d[i] = 0.0
         np.maximum(d, 0.0, out=d)
         piv.append(i)
