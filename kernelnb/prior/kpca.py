@@ -274,13 +274,15 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
     def _map_blocks(self, X, W, centre_rows=False):
         """``K(X, basis points) @ W`` (``W=None``: the kernel block itself) in float64, the
         kernel evaluated (:class:`KernelExpansion`)
-        in chunks of at least 256 rows and about 0.5 MB (kernel block, and the centred copy of
-        the inputs where the expansion makes one), so that memory beyond the result does not
-        grow with the number of rows; ``centre_rows``: each kernel row minus its mean first."""
+        in chunks of at least 256 rows and about 0.5 MB (4 MB for the exact map; kernel block,
+        and the centred copy of the inputs where the expansion makes one), so that memory beyond
+        the result does not grow with the number of rows; ``centre_rows``: each kernel row minus
+        its mean first."""
         n, m = X.shape[0], self._expansion_rows
         d = self._expansion.n_features if self._expansion.centres_rows else 0
         out = np.empty((n, m if W is None else W.shape[1]))
-        step = max(256, int(2**19 // (8 * max(d + m, 1))))
+        # the exact map's kernel rows are long (m = n): bigger blocks keep its products efficient
+        step = max(256, int((2**22 if centre_rows else 2**19) // (8 * max(d + m, 1))))
         for s in range(0, n, step):
             for rows, Kb in self._expansion.blocks(X[s:s + step]):
                 if centre_rows:
