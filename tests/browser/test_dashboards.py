@@ -227,10 +227,10 @@ def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
     assert not page.external_requests, f"{where}: assets fetched from outside: {page.external_requests}"
 
 
-def test_vicinal_risk_draws_the_ellipsoidal_vicinities(page, served, screenshots):
-    """The ellipses of the ellipsoidal VRM, as a student reaches them: the 'poly 2' kernel and
-    the checkbox, clicked in the page; the trace fills and the readout names the input margins."""
-    dashboard = next(d for d in DASHBOARDS if d.name == "vicinal_risk")
+def _open_with_readout(page, served, name):
+    """Open dashboard ``name`` and wait until its chart is visible and its readout filled:
+    ``(dashboard, chart locator, readout locator)``."""
+    dashboard = next(d for d in DASHBOARDS if d.name == name)
     page.goto(f"{served}voila/render/{dashboard.notebook}", wait_until="commit",
               timeout=LOAD_TIMEOUT_MS)
     chart = page.locator(".js-plotly-plot").first
@@ -238,6 +238,13 @@ def test_vicinal_risk_draws_the_ellipsoidal_vicinities(page, served, screenshots
     stats = page.locator(".kernelnb-stats").first
     page.wait_for_function("el => el.innerText.trim().length > 0", arg=stats.element_handle(),
                            timeout=LOAD_TIMEOUT_MS)
+    return dashboard, chart, stats
+
+
+def test_vicinal_risk_draws_the_ellipsoidal_vicinities(page, served, screenshots):
+    """The ellipses of the ellipsoidal VRM, as a student reaches them: the 'poly 2' kernel and
+    the checkbox, clicked in the page; the trace fills and the readout names the input margins."""
+    dashboard, chart, stats = _open_with_readout(page, served, "vicinal_risk")
     page.get_by_role("button", name="poly 2").click()
     page.get_by_role("checkbox", name="draw the ellipsoidal VRM's vicinities").check()
     filled = ("el => el.data.some(t => t.name === 'ellipsoidal VRM vicinities' && t.x"
@@ -262,14 +269,7 @@ def test_vicinal_risk_says_when_no_hard_margin_exists(page, served, screenshots)
     """Moons with the linear kernel, chosen in the page: no line separates them, so the chart
     says there is no hard-margin SVM (an annotation over the plot) and the readout explains it,
     with no error shown and the other boundaries still drawn."""
-    dashboard = next(d for d in DASHBOARDS if d.name == "vicinal_risk")
-    page.goto(f"{served}voila/render/{dashboard.notebook}", wait_until="commit",
-              timeout=LOAD_TIMEOUT_MS)
-    chart = page.locator(".js-plotly-plot").first
-    chart.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
-    stats = page.locator(".kernelnb-stats").first
-    page.wait_for_function("el => el.innerText.trim().length > 0", arg=stats.element_handle(),
-                           timeout=LOAD_TIMEOUT_MS)
+    dashboard, chart, stats = _open_with_readout(page, served, "vicinal_risk")
     assert "No hard-margin SVM" not in stats.inner_text()
     from kernelnb.datasets import TOY_DATASETS
     page.locator(".widget-dropdown", has_text="data set").locator("select").select_option(
