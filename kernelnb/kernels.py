@@ -546,8 +546,9 @@ class KernelExpansion:
         """The squared distances of the (scaled) rows of ``X`` to the centre, which
         :meth:`blocks` takes as ``row_norms`` when the same rows meet several expansions of one
         fitted kernel; None where this expansion does not use them (``centres_rows``, or not a
-        Gaussian kernel)."""
-        if self.centres_rows or not isinstance(self.kernel, RBF):
+        Gaussian kernel) or where its centre is its own (a kernel without a training mean
+        centres each expansion on its support vectors' mean)."""
+        if self.centres_rows or not isinstance(self.kernel, RBF) or self.kernel.center is None:
             return None
         Xs = np.ascontiguousarray(self.kernel.scale(_as_float(X)), dtype=np.float64)
         xn = np.empty(Xs.shape[0])

@@ -82,6 +82,8 @@ def test_row_norms_computed_once_for_several_expansions():
     far = K.KernelSpec(sigma=1.5).fit(X + 1e6)
     assert K.KernelExpansion(far, X[:7] + 1e6).row_norms(X + 1e6) is None
     assert K.KernelExpansion(K.KernelSpec(kernel="linear").fit(X), X[:7]).row_norms(X) is None
+    # without a training mean each expansion centres on its own support vectors: no sharing
+    assert K.KernelExpansion(K.RBF(sigma=1.5), X[:7]).row_norms(X) is None
 
 
 def test_centred_sqnorms():
