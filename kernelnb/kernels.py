@@ -550,7 +550,11 @@ class KernelExpansion:
         centres each expansion on its support vectors' mean)."""
         if self.centres_rows or not isinstance(self.kernel, RBF) or self.kernel.center is None:
             return None
-        Xs = np.ascontiguousarray(self.kernel.scale(_as_float(X)), dtype=np.float64)
+        return self._centred_norms(
+            np.ascontiguousarray(self.kernel.scale(_as_float(X)), dtype=np.float64))
+
+    def _centred_norms(self, Xs):
+        """Squared distances of the scaled float64 rows ``Xs`` to the centre, in one read."""
         xn = np.empty(Xs.shape[0])
         _kernels.centred_sqnorms(Xs, self._center64, xn)
         return xn
@@ -576,11 +580,8 @@ class KernelExpansion:
                     Xb = np.asarray(X[rows], dtype=self.dtype)
                 if not self.centres_rows:
                     Xs = np.ascontiguousarray(kern.scale(Xb))
-                    if row_norms is None:
-                        xn = np.empty(Xs.shape[0])
-                        _kernels.centred_sqnorms(Xs, self._center64, xn)
-                    else:
-                        xn = np.asarray(row_norms[rows], dtype=np.float64)
+                    xn = (self._centred_norms(Xs) if row_norms is None
+                          else np.asarray(row_norms[rows], dtype=np.float64))
                     if np.isfinite(xn).all():
                         yield rows, rbf_block(Xs, xn, self._sv, self._sv_norm_shifted,
                                               self.gamma)

@@ -152,6 +152,17 @@ def _pivoted_cholesky(kernel, X, k, tol, batch=CHOLESKY_BATCH):
     return (V if r == k else np.ascontiguousarray(V[:, :r])), np.asarray(piv, dtype=np.intp)
 
 
+def _times_in_place(Z, M):
+    """``Z @ M`` written over ``Z`` (n x p, ``M`` p x r with r <= p) a chunk of rows at a time,
+    so that no second n x r array is held; returns the first r columns, contiguous (a view when
+    r = p)."""
+    p, r = M.shape
+    step = max(1, 2**16 // max(p, 1))
+    for s in range(0, Z.shape[0], step):
+        Z[s:s + step, :r] = Z[s:s + step] @ M
+    return np.ascontiguousarray(Z[:, :r])
+
+
 class KernelPCAMap(TransformerMixin, BaseEstimator):
     """The empirical kernel PCA map ``psi(x) = Lambda^{-1/2} U' k(x)``, centred in feature space.
 
@@ -273,11 +284,10 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
 
     def _map_blocks(self, X, W, centre_rows=False):
         """``K(X, basis points) @ W`` (``W=None``: the kernel block itself) in float64, the
-        kernel evaluated (:class:`KernelExpansion`)
-        in chunks of at least 256 rows and about 0.5 MB (4 MB for the exact map; kernel block,
-        and the centred copy of the inputs where the expansion makes one), so that memory beyond
-        the result does not grow with the number of rows; ``centre_rows``: each kernel row minus
-        its mean first."""
+        kernel evaluated (:class:`KernelExpansion`) in chunks of at least 256 rows and about
+        0.5 MB (4 MB for the exact map; kernel block, and the centred copy of the inputs where
+        the expansion makes one), so that memory beyond the result does not grow with the
+        number of rows; ``centre_rows``: each kernel row minus its mean first."""
         n, m = X.shape[0], self._expansion_rows
         d = self._expansion.n_features if self._expansion.centres_rows else 0
         out = np.empty((n, m if W is None else W.shape[1]))
@@ -373,11 +383,8 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
             w, U = top_eigh(Kmm, k)
             r = _kept(w, tol)
             W = U[:, :r] / np.sqrt(w[:r])            # K_mm^{-1/2}, range of K_mm
-            step = max(1, 2**16 // max(k, 1))
             with blas_threads_for(n * k * r):
-                for s in range(0, n, step):
-                    Z[s:s + step, :r] = Z[s:s + step] @ W
-            Z = np.ascontiguousarray(Z[:, :r])
+                Z = _times_in_place(Z, W)
         else:
             Z, idx = _pivoted_cholesky(self.kernel_, X, k, tol)
             self._set_basis(X, idx)
@@ -395,11 +402,7 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
             w, B = top_eigh(G, r0)
             r = _kept(w, tol)
             B = B[:, :r]
-            # rotated in place, a chunk of rows at a time (no second n x k array)
-            step = max(1, 2**16 // max(r0, 1))
-            for s in range(0, n, step):
-                Z[s:s + step, :r] = Z[s:s + step] @ B
-            Z = np.ascontiguousarray(Z[:, :r])
+            Z = _times_in_place(Z, B)
         self.eigenvalues_ = w[:r]
         self.projection_ = W @ B
         self.offset_ = mean @ B
