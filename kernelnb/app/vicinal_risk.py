@@ -36,7 +36,6 @@ from sklearn.exceptions import ConvergenceWarning
 from ._plotly import FigureWidget
 
 from ..datasets import TOY_NOISE
-from ..kernels import make_kernel
 from ..largescale.margin import linearly_separable
 from ..prior import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC, input_margins,
                      vicinity_widths)
@@ -84,14 +83,14 @@ def separable(K, y):
     return linearly_separable(U[:, keep] * np.sqrt(lam[keep]), y)
 
 
-def _hard_problem(p, X, y, fit_status):
-    """None when the hard-margin SVM settled, else (short line for the chart, paragraph)."""
-    if fit_status == 0:
+def _hard_problem(p, X, y, hard):
+    """None when the hard-margin SVM ``hard`` settled, else (short line for the chart,
+    paragraph)."""
+    if hard.fit_status_ == 0:
         return None
     kern = {"linear": "the linear kernel", "poly": "the poly 2 kernel"}.get(
         p["kernel"], f"the RBF kernel of σ = {p['sigma']:.3g}")
-    K = make_kernel(p["kernel"], sigma=float(p["sigma"]), degree=2, coef0=1.0)(X)
-    if not separable(K, y):
+    if not separable(hard.kernel_(X), y):
         # distinct points are always separable with an RBF kernel in exact arithmetic; a wide
         # one makes the Gram matrix singular to working precision
         wide = (", to working precision (a wide RBF kernel's Gram matrix is nearly singular)"
@@ -265,7 +264,7 @@ class VicinalRisk(Dashboard):
                 **kern).fit(X, y),
         }
         ms = 1e3 * (time.perf_counter() - t0)
-        hard_problem = _hard_problem(p, X, y, hard.fit_status_)
+        hard_problem = _hard_problem(p, X, y, hard)
         Xt, yt = self._test
         grids, stats = {}, {}
         for key, (m, model) in zip(MODEL_KEYS, models.items()):
