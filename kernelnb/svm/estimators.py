@@ -150,8 +150,7 @@ class _BaseSVM(BaseEstimator):
         user = self.callback
         if not self.verbose and user is None and stop is None:
             return None
-        report = progress_caller(user, type(self).__name__,
-                                 legacy=("iteration", "kkt_gap", "objective"))
+        report = progress_caller(user, type(self).__name__)
 
         def cb(it, gap, obj):
             if stop is not None and stop.is_set():

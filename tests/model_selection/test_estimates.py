@@ -326,17 +326,12 @@ def test_bounds_table_refits_in_order_with_warm_starts(moons):
     assert "test_error" not in tabC and "loo" not in tabC
 
 
-def test_bounds_table_callback_stops_and_old_form(moons):
+def test_bounds_table_callback_stops(moons):
     X, y = moons
     seen = []
     tab = bounds_table(SVC(C=2.0), X, y, param="sigma", values=[0.3, 1.0, 2.0],
                        callback=lambda info: seen.append(info["sigma"]) or info["iteration"] < 1)
     assert seen == [0.3, 1.0] and tab["sigma"].tolist() == [0.3, 1.0]
-    old = []
-    with pytest.warns(FutureWarning, match="old form"):
-        bounds_table(SVC(C=2.0), X, y, param="sigma", values=[0.3, 1.0],
-                     callback=lambda i, row: old.append((i, sorted(row))))
-    assert [i for i, _ in old] == [0, 1] and "iteration" not in old[0][1]
     with pytest.raises(ValueError, match="'callback' parameter of bounds_table"):
         bounds_table(SVC(C=2.0), X, y, param="sigma", values=[0.3], callback=3)
 

@@ -239,11 +239,6 @@ def test_callback_reports_progress_and_can_stop():
     stopped = SVC(C=1000.0, sigma=0.2, callback=lambda info: False).fit(X, y)
     assert stopped.fit_status_ == 3 and stopped.n_iter_[0] == 1000
     assert stopped.predict(X).shape == (2000,)
-    # the old positional form: the same values, with a FutureWarning
-    old = []
-    with pytest.warns(FutureWarning, match="old form"):
-        SVC(C=1000.0, sigma=0.2, callback=lambda it, gap, obj: old.append((it, gap, obj))).fit(X, y)
-    assert old == seen
 
 
 def test_verbose_prints_progress(capsys):

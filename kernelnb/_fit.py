@@ -1,0 +1,76 @@
+"""The one fit wrapper of kernelnb's estimators (in the spirit of scikit-learn's ``_fit_context``).
+
+Every public ``fit`` (and ``partial_fit``) of the library is decorated with :func:`fit_context`,
+which does, in this order, what each estimator used to do by hand:
+
+1. **checks the constructor parameters** against the class's ``_parameter_constraints`` table
+   (:func:`kernelnb._validation.check_params`), then calls the class's ``_check_params_extra()``
+   when it defines one (the rules a table cannot state, e.g. "q must be even");
+2. **times the fit**: ``fit_time_`` is the wall-clock seconds of the whole call, set on success
+   and on an interruption that keeps a usable model;
+3. **the interrupt protocol**: a ``KeyboardInterrupt`` (Ctrl-C, or a dashboard's stop) raised
+   inside ``fit`` is caught when the estimator defines ``_on_interrupt()`` and that method
+   returns True (it has made the state reached so far a usable model): ``fit`` then returns
+   ``self`` with ``interrupted_ = True`` and a ``RuntimeWarning`` saying so.  Otherwise the
+   interrupt propagates.  ``interrupted_`` is False after an uninterrupted fit.
+
+The callback protocol itself (``callback(info)``, ``False`` stops after that step) is
+:func:`kernelnb._callbacks.progress_caller`.
+
+A nested call (a ``fit`` that calls another decorated method of the same object, e.g.
+``fit_predict`` or a subclass's ``fit`` calling ``super().fit``) checks and times once, at the
+outermost call.
+"""
+from __future__ import annotations
+
+import functools
+import time
+import warnings
+
+from ._validation import check_params
+
+__all__ = ["fit_context"]
+
+
+def fit_context(fit):
+    """Decorate an estimator's ``fit``: parameter check, ``fit_time_``, interrupt protocol.
+
+    Parameters
+    ----------
+    fit : callable
+        The method ``fit(self, *args, **kwargs)`` (or ``partial_fit``), returning ``self``.
+
+    Returns
+    -------
+    callable
+        The wrapped method.
+    """
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        if getattr(self, "_kernelnb_in_fit", False):
+            return fit(self, *args, **kwargs)
+        check_params(self)
+        extra = getattr(self, "_check_params_extra", None)
+        if extra is not None:
+            extra()
+        t0 = time.perf_counter()
+        self._kernelnb_in_fit = True
+        try:
+            out = fit(self, *args, **kwargs)
+        except KeyboardInterrupt:
+            keep = getattr(self, "_on_interrupt", None)
+            if keep is None or not keep():
+                raise
+            self.interrupted_ = True
+            warnings.warn(f"{type(self).__name__}.{fit.__name__} was interrupted; the model "
+                          "holds the state reached so far", RuntimeWarning, stacklevel=2)
+            out = self
+        else:
+            self.interrupted_ = False
+        finally:
+            del self._kernelnb_in_fit
+        self.fit_time_ = time.perf_counter() - t0
+        return out
+
+    return wrapper

@@ -1,0 +1,59 @@
+"""The one fit wrapper (kernelnb._fit.fit_context)."""
+import warnings
+
+import pytest
+from sklearn.base import BaseEstimator
+
+from kernelnb._fit import fit_context
+from kernelnb._validation import POSITIVE
+
+
+class _Est(BaseEstimator):
+    _parameter_constraints = {"C": POSITIVE, "keep": ["boolean"]}
+
+    def __init__(self, *, C=1.0, keep=True):
+        self.C = C
+        self.keep = keep
+
+    def _check_params_extra(self):
+        if self.C == 13:
+            raise ValueError("C must not be 13")
+
+    def _on_interrupt(self):
+        return self.keep
+
+    @fit_context
+    def fit(self, X, y=None, *, interrupt=False, nested=False):
+        self.calls_ = getattr(self, "calls_", 0) + 1
+        if nested:
+            return self.fit(X, y)
+        if interrupt:
+            raise KeyboardInterrupt
+        return self
+
+
+def test_parameters_are_checked_by_the_table_and_the_extra_rule():
+    with pytest.raises(ValueError, match="'C' parameter of _Est must be a float"):
+        _Est(C=-1.0).fit(None)
+    with pytest.raises(ValueError, match="C must not be 13"):
+        _Est(C=13).fit(None)
+
+
+def test_fit_time_and_interrupted_flag_are_set():
+    est = _Est().fit(None)
+    assert est.fit_time_ >= 0 and est.interrupted_ is False
+
+
+def test_an_interrupt_keeps_a_usable_model_with_a_warning():
+    with pytest.warns(RuntimeWarning, match="_Est.fit was interrupted"):
+        est = _Est().fit(None, interrupt=True)
+    assert est.interrupted_ is True and est.fit_time_ >= 0
+    with pytest.raises(KeyboardInterrupt):
+        _Est(keep=False).fit(None, interrupt=True)
+
+
+def test_a_nested_fit_checks_and_times_once():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = _Est().fit(None, nested=True)
+    assert est.calls_ == 2 and not hasattr(est, "_kernelnb_in_fit")
