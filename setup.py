@@ -9,6 +9,7 @@ import tempfile
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
 
 
 def _openmp_flags():
@@ -65,7 +66,23 @@ def _ext(name, extra):
 
 extensions = [_ext(m, f) for m, f in MODULES.items() if os.path.exists(m.replace(".", "/") + ".pyx")]
 
+class BuildWithDashboards(build_py):
+    """Copies the repository's ``dashboards/*.ipynb`` into the package (``kernelnb/lab/dashboards``),
+    so that an installed kernelnb serves them; an editable install reads the checkout's folder."""
+
+    def run(self):
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        target = os.path.join(self.build_lib, "kernelnb", "lab", "dashboards")
+        os.makedirs(target, exist_ok=True)
+        for name in sorted(os.listdir("dashboards")):
+            if name.endswith(".ipynb"):
+                shutil.copyfile(os.path.join("dashboards", name), os.path.join(target, name))
+
+
 setup(
+    cmdclass={"build_py": BuildWithDashboards},
     ext_modules=cythonize(
         extensions,
         compiler_directives={

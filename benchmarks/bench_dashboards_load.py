@@ -188,7 +188,7 @@ async def _one_client(base, url, deadline):
     """Seconds from the page request until every widget's state has arrived (or None)."""
     import re
 
-    from kernelnb._websocket import v1_frame
+    from kernelnb.lab._websocket import v1_frame
     from tornado.httpclient import AsyncHTTPClient, HTTPRequest
     from tornado.websocket import websocket_connect
     t0 = time.monotonic()
@@ -240,7 +240,7 @@ def scenario(name, extra_args, args, browser):
     base = f"http://127.0.0.1:{port}/"
     (REPO / "benchmarks" / "results").mkdir(exist_ok=True)
     log = open(REPO / "benchmarks" / "results" / f"load_server_{name}.log", "w")
-    server = subprocess.Popen([sys.executable, "-m", "kernelnb.cli", "serve", "--no-browser",
+    server = subprocess.Popen([sys.executable, "-m", "kernelnb.lab.cli", "serve", "--no-browser",
                                "--port", str(port), *extra_args],
                               stdout=log, stderr=subprocess.STDOUT)
     out = {"scenario": name}

@@ -65,8 +65,8 @@ def main():
     ap.add_argument("--profile", action="store_true", help="print the top of a cProfile run")
     args = ap.parse_args()
 
-    from kernelnb.app import SVMPlayground
-    from kernelnb.viz import decision_grid
+    from kernelnb.lab.app import SVMPlayground
+    from kernelnb.lab.viz import decision_grid
 
     app = SVMPlayground(grid=args.grid, n_samples=args.n, dataset="moons", noise=0.2)
     comm = types.SimpleNamespace(bytes=0, messages=0, seconds=0.0)

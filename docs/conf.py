@@ -6,12 +6,14 @@ Build (from the repository root; nothing is executed, nothing is fetched from an
 
 Sources: ``index.md``, ``architecture.md``, the API pages under ``api/`` (autodoc of the public
 names of each subpackage, docstrings in numpydoc style read by ``sphinx.ext.napoleon``) and the
-course notebooks (``notebooks`` is a link to the repository's ``notebooks/``), rendered by myst-nb
-as they are stored, without running them.
+course notebooks (copied from the repository's ``notebooks/`` into the git-ignored
+``docs/notebooks/`` when the build starts: the repository holds no symbolic link), rendered by
+myst-nb as they are stored, without running them.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
 # The checkout's package (with its compiled extensions built in place, ``pip install -e .``) or
@@ -19,6 +21,21 @@ import sys
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 
 import kernelnb  # noqa: E402
+
+
+def _copy_notebooks():
+    """``docs/notebooks/`` made anew from the repository's ``notebooks/*.ipynb``."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    source = os.path.join(here, "..", "notebooks")
+    target = os.path.join(here, "notebooks")
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(target)
+    for name in sorted(os.listdir(source)):
+        if name.endswith(".ipynb"):
+            shutil.copy2(os.path.join(source, name), os.path.join(target, name))
+
+
+_copy_notebooks()
 
 project = "kernelnb"
 author = "kernelnb contributors"

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 import kernelnb
 
 # Modules without estimators whose import pulls in the notebook server or the widgets.
-_NOT_ESTIMATOR_MODULES = ("kernelnb.app", "kernelnb.server", "kernelnb.cli", "kernelnb.viz")
+_NOT_ESTIMATOR_MODULES = ("kernelnb.lab.app", "kernelnb.lab.server", "kernelnb.lab.cli", "kernelnb.lab.viz")
 
 
 def _exported(module):

@@ -68,7 +68,7 @@ def kernelnb_serve(*args: str, command: list[str] | None = None, port: int | Non
                    cwd: Path = REPO, ready_path: str = ""):
     """Run ``kernelnb serve --no-browser`` on a free loopback port; yield (base URL, process).
 
-    ``command`` replaces the default ``python -m kernelnb.cli`` (e.g. a venv's ``kernelnb``
+    ``command`` replaces the default ``python -m kernelnb.lab.cli`` (e.g. a venv's ``kernelnb``
     script). The server's output goes to ``test-output/logs/<log_name>.log``; it is ready when
     ``<url><ready_path>`` answers 200 (e.g. ``?token=...`` for a server with a token).
     """
@@ -76,7 +76,7 @@ def kernelnb_serve(*args: str, command: list[str] | None = None, port: int | Non
     logs = TEST_OUTPUT / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     log_path = logs / f"{log_name}.log"
-    command = command or [sys.executable, "-m", "kernelnb.cli"]
+    command = command or [sys.executable, "-m", "kernelnb.lab.cli"]
     cmd = [*command, "serve", "--no-browser", "--port", str(port), *args]
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
@@ -107,13 +107,13 @@ def test_output() -> Path:
 def dashboards_folder() -> Path:
     """The dashboards the server tests run against.
 
-    The package's own (``kernelnb.app.gallery.dashboards_dir()``); ``KERNELNB_TEST_DASHBOARDS``
+    The package's own (``kernelnb.lab.app.gallery.dashboards_dir()``); ``KERNELNB_TEST_DASHBOARDS``
     points the tests at another folder (a dashboard in progress, say).
     """
     override = os.environ.get("KERNELNB_TEST_DASHBOARDS")
     if override:
         return Path(override).resolve()
-    from kernelnb.app.gallery import dashboards_dir
+    from kernelnb.lab.app.gallery import dashboards_dir
     return dashboards_dir()
 
 

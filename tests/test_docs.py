@@ -34,7 +34,7 @@ EXAMPLES = [
 
 
 def _source_files():
-    """The files under docs/ (the notebooks link excluded)."""
+    """The files under docs/ (the notebooks copied in by the build excluded)."""
     return {p.relative_to(DOCS) for p in DOCS.rglob("*")
             if p.is_file() and p.relative_to(DOCS).parts[0] != "notebooks"}
 

@@ -28,3 +28,14 @@ def test_the_check_finds_a_reference():
     assert OUTSIDE.search("see ``../shared/research/seed_004.md`` section 1.5")
     assert OUTSIDE.search("Conventions (DESIGN.md)") and not OUTSIDE.search("shared memory")
     assert OUTSIDE.search("the course lecture, ``seeds/003``") and not OUTSIDE.search("seeds 3")
+
+
+def test_the_repository_holds_no_symbolic_link():
+    import subprocess
+    repo = PACKAGE.parent
+    if not (repo / ".git").exists():
+        return                       # an installed copy: nothing to check
+    listed = subprocess.run(["git", "ls-files", "-s"], cwd=repo, capture_output=True, text=True,
+                            check=True).stdout.splitlines()
+    links = [line.split("\t", 1)[1] for line in listed if line.startswith("120000 ")]
+    assert not links, f"symbolic links break a Windows checkout: {links}"

@@ -1,11 +1,11 @@
 """The dashboards in a real browser: Debian's headless Chromium driven by Python Playwright.
 
 A session-wide ``kernelnb serve`` on a free loopback port; the gallery and then every dashboard of
-``kernelnb.app.gallery.DASHBOARDS`` are opened; each dashboard must show its plotly chart, react to a
+``kernelnb.lab.app.gallery.DASHBOARDS`` are opened; each dashboard must show its plotly chart, react to a
 slider (chart and numbers change) and show no error or traceback. Screenshots for people go to
 ``test-output/screenshots/``.
 
-What a dashboard provides for these tests (the contract with ``kernelnb.app``):
+What a dashboard provides for these tests (the contract with ``kernelnb.lab.app``):
 
 * its main chart is the first plotly figure of the page (``.js-plotly-plot``);
 * its numbers (errors, #SV, times, ...) are in a widget with CSS class ``kernelnb-stats``;
@@ -14,7 +14,7 @@ What a dashboard provides for these tests (the contract with ``kernelnb.app``):
   first slider of the page; one step right must change the main chart and the numbers.
 
 Set ``KERNELNB_UPDATE_THUMBNAILS=1`` to also rewrite the gallery thumbnails
-(``kernelnb/static/<name>.png``) from the rendered charts, and the README's ``docs/screenshot.png``.
+(``kernelnb/lab/static/<name>.png``) from the rendered charts, and the README's ``docs/screenshot.png``.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from kernelnb.app.gallery import DASHBOARDS, static_dir
+from kernelnb.lab.app.gallery import DASHBOARDS, static_dir
 
 CHROMIUM = os.environ.get("KERNELNB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
@@ -147,7 +147,7 @@ def _scaled_png(page, png: bytes, width: int, height: int | None = None) -> byte
 
 
 def _update_pictures(page, chart, name):
-    """Rewrite the gallery thumbnail kernelnb/static/<name>.png (the main chart, 320x200) and,
+    """Rewrite the gallery thumbnail kernelnb/lab/static/<name>.png (the main chart, 320x200) and,
     for the first dashboard, the README's docs/screenshot.png."""
     (static_dir() / f"{name}.png").write_bytes(_scaled_png(page, chart.screenshot(), 320, 200))
     if name == DASHBOARDS[0].name:

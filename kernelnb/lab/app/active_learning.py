@@ -1,0 +1,300 @@
+"""Active learning -- you are the oracle (Chapelle's thesis, chapter 8).
+
+A 2-D toy whose labels are hidden: the learner (an RBF SVM) starts from two labelled points of
+each class, and a strategy (:class:`kernelnb.unlabeled.ActiveLearner`: random, margin, GEM, fast
+ratio, fast GEM) asks about one point of the pool at a time (a star).  The student answers with a
+class button (any point can be labelled instead: click it first), or lets the true label answer
+("true label"); the boundary and the test error against the number of labels follow.  "Replay"
+runs random, margin, fast ratio and fast GEM from the same start with the true labels, for as
+many queries, and draws their error curves beside the student's.
+"""
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+import plotly.graph_objects as go
+
+from ...svm import SVC
+from ...unlabeled import ActiveLearner
+from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
+from ._base import Dashboard, log_slider, styled
+from ._plotly import FigureWidget
+from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
+                    reset_noise_on_dataset_change)
+
+__all__ = ["ActiveLearning"]
+
+#: Trace order of the main chart: the decision surface's, then the pool, the query, the choice.
+TRACES = SURFACE_TRACES + ("pool", "query", "selected")
+#: Strategies offered, with their names in the page.
+STRATEGY_NAMES = {"random": "random", "margin": "margin", "fast_ratio": "fast ratio",
+                  "fast_gem": "fast GEM", "gem": "GEM"}
+#: Strategies replayed (not exact GEM: it retrains two SVMs per candidate and query).
+REPLAYED = ("random", "margin", "fast_ratio", "fast_gem")
+N_TEST = 500
+N_START = 2          # labelled points of each class at the start
+
+
+class ActiveLearning(Dashboard):
+    """Label the points an active learner asks about, and compare the strategies.
+
+    Parameters
+    ----------
+    grid : int, default=50
+        Resolution of the decision surface.
+    **params
+        Initial control values: ``dataset``, ``noise``, ``n_samples`` (pool size), ``seed``,
+        ``strategy``, ``C``, ``sigma``.
+
+    Notes
+    -----
+    Actions (each redraws): :meth:`answer` (label the selected point, else the queried one),
+    :meth:`answer_truly` (the true label answers the query, ``n`` times), :meth:`select_at` (a
+    click), :meth:`replay`, :meth:`restart`.  :meth:`update` returns (and the readout shows)
+    ``strategy``, ``n_labeled``, ``test_error``, ``wrong_answers`` (labels given that differ
+    from the truth), ``query`` (pool index asked about) and ``curves`` (error curves: ``'you'``
+    and the replayed strategies) for tests.
+    """
+
+    notebook = "active_learning"
+    click_action = "select_at"
+    gallery_order = 88
+    title = "Active learning — you are the oracle"
+    purpose = ("The learner asks for the label of one point at a time (star): answer it, or click "
+               "another point and label that, or let the true label answer. Replay compares "
+               "random, margin, GEM and the fast span-based rules from the same start.")
+    STATS = [
+        ("strategy", "strategy", "s"),
+        ("n_labeled", "labelled points", "d"),
+        ("test_error", "test error", ".1%"),
+        ("wrong_answers", "answers that differ from the truth", "d"),
+        ("pool_left", "unlabelled points left", "d"),
+    ]
+
+    def __init__(self, grid=50, **params):
+        self.grid = grid
+        self._data_key = None
+        self._taught: list = []            # (pool index, label given)
+        self._selected = None
+        self._replay = {}
+        super().__init__(**params)
+
+    # -- widgets ---------------------------------------------------------------------------
+    def _build(self):
+        c = self.controls
+        add_toy_controls(c, n_value=100, n_min=20, n_max=300)
+        c["strategy"] = styled(widgets.ToggleButtons(
+            options=[(STRATEGY_NAMES[s], s) for s in STRATEGY_NAMES], value="margin",
+            description="strategy"))
+        c["strategy"].style.button_width = "80px"
+        c["C"] = log_slider("C", 100.0, -1, 4, step=0.1,
+                            tooltip="soft-margin penalty C (log scale)")
+        c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05, main=True,
+                                tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
+        self.buttons = {}
+        for name, text, icon, action in (
+                ("class0", "class 0", "circle", lambda _b: self.answer(0)),
+                ("class1", "class 1", "circle", lambda _b: self.answer(1)),
+                ("truth", "true label", "check", lambda _b: self.answer_truly()),
+                ("truth5", "true label ×5", "forward", lambda _b: self.answer_truly(5)),
+                ("replay", "replay", "play", lambda _b: self.replay()),
+                ("restart", "restart", "undo", lambda _b: self.restart())):
+            b = widgets.Button(description=text, icon=icon, layout=widgets.Layout(width="140px"))
+            b.on_click(action)
+            self.buttons[name] = b
+        X, y = make_toy("moons", 0.2, 100, 0)
+        self._bounds = plane_bounds(X, padding=0.15)
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
+        fig.add_trace(go.Scatter(uid="pool", meta="pool", name="unlabelled", x=[], y=[],
+                                 mode="markers", marker=dict(size=6, color="#9e9e9e"),
+                                 hoverinfo="x+y"))
+        fig.add_trace(go.Scatter(uid="query", meta="query", name="asked", x=[], y=[],
+                                 mode="markers", marker=dict(symbol="star", size=18,
+                                                             color="#ffb300",
+                                                             line=dict(width=1.5,
+                                                                       color="black")),
+                                 hoverinfo="skip"))
+        fig.add_trace(go.Scatter(uid="selected", meta="selected", name="your choice", x=[],
+                                 y=[], mode="markers",
+                                 marker=dict(symbol="circle-open", size=20, color="#b00020",
+                                             line=dict(width=2.5)), hoverinfo="skip"))
+        fig.update_layout(height=520, uirevision="keep", clickmode="event")
+        self.fig = FigureWidget(fig)
+        for k in (0, TRACES.index("pool"), TRACES.index("class0"), TRACES.index("class1")):
+            self.fig.data[k].on_click(self._on_click)
+        curve = go.Figure()
+        curve.add_trace(go.Scatter(uid="you", name="you", x=[], y=[], mode="lines+markers",
+                                   line=dict(width=3, color="black")))
+        for s in REPLAYED:
+            curve.add_trace(go.Scatter(uid=s, name=STRATEGY_NAMES[s], x=[], y=[],
+                                       mode="lines"))
+        curve.update_layout(height=300, xaxis_title="labels given", yaxis_title="test error",
+                            yaxis_tickformat=".0%", uirevision="keep",
+                            margin=dict(l=60, r=20, t=30, b=40))
+        self.curve = FigureWidget(curve)
+        self.figures = [self.fig, self.curve]
+
+    def _control_rows(self):
+        c, b = self.controls, self.buttons
+        return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
+                widgets.HTML("<b>learner</b>"), c["strategy"], c["C"], c["sigma"],
+                widgets.HTML("<b>your answer</b>"), widgets.HBox([b["class0"], b["class1"]]),
+                widgets.HBox([b["truth"], b["truth5"]]),
+                widgets.HBox([b["replay"], b["restart"]])]
+
+    # -- data ------------------------------------------------------------------------------
+    def _data(self, p):
+        key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
+        if key != self._data_key:
+            X, y = make_toy(*key)
+            X, y = np.asarray(X, float), np.asarray(y)
+            classes = np.unique(y)
+            if classes.size != 2:
+                raise ValueError("the active-learning dashboard needs a two-class data set")
+            rng = np.random.RandomState(key[3] + 7919)
+            start = np.r_[rng.permutation(np.flatnonzero(y == classes[0]))[:N_START],
+                          rng.permutation(np.flatnonzero(y == classes[1]))[:N_START]]
+            rest = np.setdiff1d(np.arange(len(y)), start)
+            Xt, yt = make_toy(key[0], key[1], N_TEST, key[3] + 1)
+            self._d = dict(X0=X[start], y0=y[start], pool=X[rest], truth=y[rest],
+                           Xt=np.asarray(Xt, float), yt=np.asarray(yt), classes=classes)
+            self._bounds = plane_bounds(X, padding=0.15)
+            self._taught, self._selected, self._replay = [], None, {}
+            self._data_key = key
+        return self._d
+
+    def _learner(self, p, strategy):
+        d = self._d
+        est = SVC(C=float(p["C"]), sigma=float(p["sigma"]), precision="float64", n_jobs=1)
+        return ActiveLearner(est, strategy=strategy, random_state=int(p["seed"])).fit(
+            d["X0"], d["y0"], d["pool"], X_test=d["Xt"], y_test=d["yt"])
+
+    # -- actions ---------------------------------------------------------------------------
+    def answer(self, label):
+        """Label the selected point (a click), else the point the learner asks about, with
+        class ``label`` (0 or 1: the first or second class of the data set)."""
+        if label not in (0, 1):
+            msg = f"label must be 0 or 1, got {label!r}"
+            self.show_error(msg)
+            return {"error": msg}
+        target = self._selected if self._selected is not None else self.last_stats.get("query")
+        if target is None:
+            msg = "no point to label: the pool is empty"
+            self.show_error(msg)
+            return {"error": msg}
+        self._taught.append((int(target), self._d["classes"][label]))
+        self._selected = None
+        return self.update()
+
+    def answer_truly(self, n=1):
+        """Let the true label answer the learner's query, ``n`` times."""
+        p = self.params()
+        self._data(p)
+        al = self._learner(p, p["strategy"])
+        self._replay_taught(al)
+        n = int(min(max(int(n), 0), al.remaining_.size))
+        for _ in range(n):
+            i = al.query()
+            al.teach(i, self._d["truth"][i])
+            self._taught.append((i, self._d["truth"][i]))
+        self._selected = None
+        return self.update()
+
+    def select_at(self, x, y):
+        """Select the unlabelled pool point nearest to (x, y) (a click); the next answer labels
+        it instead of the queried point.  A bad click is refused with a message."""
+        problem = click_problem(x, y, self._bounds)
+        if problem is not None:
+            msg = f"click ignored: {problem}"
+            self.show_error(msg)
+            return {"error": msg}
+        left = self._remaining()
+        if left.size == 0:
+            return self.last_stats
+        P = self._d["pool"][left]
+        self._selected = int(left[np.argmin((P[:, 0] - float(x)) ** 2
+                                            + (P[:, 1] - float(y)) ** 2)])
+        return self.update()
+
+    def replay(self):
+        """Run every strategy from the same start with the true labels, for as many queries as
+        were answered (at least 10), and draw their error curves."""
+        p = self.params()
+        self._data(p)
+        n = int(min(max(len(self._taught), 10), self._d["pool"].shape[0]))
+        curves = {}
+        for s in REPLAYED:
+            al = self._learner(p, s)
+            for _ in range(n):
+                i = al.query()
+                al.teach(i, self._d["truth"][i])
+            curves[s] = al.error_curve_
+        self._replay = curves
+        return self.update()
+
+    def restart(self):
+        """Forget every answer (same data, same start)."""
+        self._taught, self._selected, self._replay = [], None, {}
+        return self.update()
+
+    def _remaining(self):
+        taught = {i for i, _ in self._taught}
+        return np.array([i for i in range(self._d["pool"].shape[0]) if i not in taught],
+                        dtype=int)
+
+    def _replay_taught(self, al):
+        for i, lab in self._taught:
+            al.teach(int(i), lab)
+
+    # -- work ------------------------------------------------------------------------------
+    def _adjust(self, params, given):
+        params = reset_noise_on_dataset_change(self, params, given)
+        if given & {"C", "sigma", "strategy"}:
+            self._replay = {}
+        return params
+
+    def _compute(self, p):
+        d = self._data(p)
+        al = self._learner(p, p["strategy"])
+        self._replay_taught(al)
+        query = al.query() if al.remaining_.size else None
+        surface = surface_data(al.estimator_, al.X_labeled_, al.y_labeled_, grid=self.grid,
+                               bounds=self._bounds, columns=True)
+        wrong = sum(int(lab != d["truth"][i]) for i, lab in self._taught)
+        curves = {"you": al.error_curve_.tolist(),
+                  **{s: c.tolist() for s, c in self._replay.items()}}
+        stats = dict(strategy=STRATEGY_NAMES[p["strategy"]], n_labeled=int(al.y_labeled_.size),
+                     test_error=float(al.error_curve_[-1]), wrong_answers=wrong,
+                     pool_left=int(al.remaining_.size), query=query, curves=curves)
+        return dict(surface=surface, pool=d["pool"][al.remaining_],
+                    query=None if query is None else d["pool"][query],
+                    selected=None if self._selected is None else d["pool"][self._selected],
+                    p=p, stats=stats)
+
+    def _render(self, r):
+        s, p = r["surface"], r["p"]
+        fig = self.fig
+        for k, uid in enumerate(SURFACE_TRACES):
+            fig.data[k].update(s[uid])
+        fig.data[TRACES.index("pool")].update(x=r["pool"][:, 0], y=r["pool"][:, 1])
+        for name in ("query", "selected"):
+            pt = r[name]
+            fig.data[TRACES.index(name)].update(x=[] if pt is None else [pt[0]],
+                                                y=[] if pt is None else [pt[1]])
+        xmin, xmax, ymin, ymax = s["_bounds"]
+        fig.layout.xaxis.range = [xmin, xmax]
+        fig.layout.yaxis.range = [ymin, ymax]
+        fig.layout.title.text = (f"{p['dataset']}: {STRATEGY_NAMES[p['strategy']]} asks about "
+                                 f"the star; SVM C = {p['C']:.3g}, σ = {p['sigma']:.3g}")
+        curves = r["stats"]["curves"]
+        for tr, key in zip(self.curve.data, ("you",) + REPLAYED):
+            c = curves.get(key)
+            tr.update(x=[] if c is None else list(range(len(c))), y=[] if c is None else c)
+        # errors are in [0, 1]: from 0 to a little above the largest (at least 10 %), and the
+        # labels from 0, instead of plotly's range around a single point (negative errors)
+        errs = [float(v) for c in curves.values() if c is not None for v in c
+                if np.isfinite(v)]
+        self.curve.layout.yaxis.range = [0.0, 1.1 * max([0.1] + errs)]
+        self.curve.layout.xaxis.range = [-0.3, max([5] + [len(c) for c in curves.values()
+                                                    if c is not None])]
+        return dict(r["stats"])

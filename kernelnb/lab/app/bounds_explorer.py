@@ -1,0 +1,331 @@
+"""Bounds explorer: the generalisation-error estimates of an SVM against log sigma or log C.
+
+Data set (the 2-D toys or a bundled UCI set), margin (L1 or L2 soft margin), C and sigma on log
+sliders. The main chart draws every estimate of :mod:`kernelnb.model_selection` (span, smoothed
+span, radius-margin with the sphere or the variance, Jaakkola-Haussler, Opper-Winther, xi-alpha,
+SV fraction, training error; the exact leave-one-out error on request) and the true test error
+over 15 values around the current one (:func:`kernelnb.model_selection.bounds_table`, each fit
+warm-started from the previous), with the current value marked. On the toys a second chart shows
+the data, the boundary and each support vector's span S_p^2 (colour), crossed where the span
+rule predicts a leave-one-out error. (Chapelle's thesis ch. 3-4, Figs 3.4/3.5.)
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import ipywidgets as widgets
+import plotly.graph_objects as go
+
+from ._plotly import FigureWidget
+
+from ...datasets import TOY_DATASETS, UCI_DATASETS
+from ...model_selection import bounds_table, estimate_all
+from ...model_selection._estimates import _Problem, _span_errors
+from ...svm import SVC
+from ..viz import plane_bounds
+from ._base import Dashboard, log_slider, styled
+from ._toys import add_toy_controls, make_toy, reset_noise_on_dataset_change
+
+__all__ = ["BoundsExplorer", "CURVES", "UCI_SETS"]
+
+#: Curves of the main chart: (column of the table, label, colour, dash).
+CURVES = [
+    ("test_error", "test error", "#000000", "solid"),
+    ("loo", "leave-one-out (exact)", "#7f7f7f", "solid"),
+    ("span", "span", "#d62728", "solid"),
+    ("span_regularized", "span, smoothed (η = 0.1)", "#ff9896", "dash"),
+    ("radius_margin", "R²‖w‖²/n (sphere)", "#1f77b4", "solid"),
+    ("radius_margin_variance", "R²‖w‖²/n (variance)", "#aec7e8", "dash"),
+    ("jaakkola_haussler", "Jaakkola-Haussler", "#2ca02c", "solid"),
+    ("opper_winther", "Opper-Winther", "#9467bd", "solid"),
+    ("xi_alpha", "ξα (Joachims)", "#8c564b", "solid"),
+    ("sv_fraction", "#SV / n", "#e377c2", "dot"),
+    ("training_error", "training error", "#bcbd22", "dot"),
+]
+#: Bundled UCI sets offered (two classes), standardised on the training part.
+UCI_SETS = ("breast_cancer", "sonar")
+#: Points of the grid and its half-width in decades around the current value.
+N_GRID = 15
+HALF_DECADES = 1.4
+#: Test sample size of the toys.
+N_TEST = 1000
+#: Test points kept aside at least, for the UCI sets.
+MIN_UCI_TEST = 50
+
+
+class BoundsExplorer(Dashboard):
+    """Error estimates of an SVM along sigma or C, against the test error.
+
+    Parameters
+    ----------
+    grid : int, default=60
+        Resolution of the decision boundary of the 2-D chart.
+    **params
+        Initial control values (see :attr:`controls`): ``dataset`` (a toy or ``'breast_cancer'``,
+        ``'sonar'``), ``noise``, ``n_samples``, ``seed``, ``margin`` ('l1', 'l2'), ``C``,
+        ``sigma``, ``axis`` ('sigma' or 'C': the parameter of the main chart's x axis), ``loo``.
+
+    Notes
+    -----
+    :meth:`update` returns (and the readout shows) the estimates of the current model
+    (``span``, ``radius_margin``, ...), ``test_error``, ``n_support``, ``n_train``, ``n_fits``
+    (SVMs trained for the chart) and ``table_ms``; ``table`` is the whole
+    :func:`~kernelnb.model_selection.bounds_table`.
+    """
+
+    notebook = "bounds_explorer"
+    gallery_order = 70
+    title = "Bounds explorer"
+    purpose = ("Leave-one-out estimates and bounds of an SVM (span, radius-margin, ...) against "
+               "log σ or log C, compared with the test error.")
+    STATS = [
+        ("test_error", "test error", ".1%"),
+        ("loo", "leave-one-out (exact)", ".1%"),
+        ("span", "span estimate", ".1%"),
+        ("span_regularized", "smoothed span (η = 0.1)", ".1%"),
+        ("radius_margin", "R²‖w‖²/n (sphere, ≤ 1)", ".1%"),
+        ("radius_margin_variance", "R²‖w‖²/n (variance, ≤ 1)", ".1%"),
+        ("jaakkola_haussler", "Jaakkola-Haussler", ".1%"),
+        ("opper_winther", "Opper-Winther", ".1%"),
+        ("xi_alpha", "ξα", ".1%"),
+        ("sv_fraction", "#SV / n", ".1%"),
+        ("training_error", "training error", ".1%"),
+        ("n_support", "support vectors", "d"),
+        ("n_train", "training points", "d"),
+        ("n_fits", "SVMs trained for the chart", "d"),
+        ("table_ms", "chart computed in (ms)", ".0f"),
+    ]
+
+    def __init__(self, grid=60, **params):
+        self.grid = grid
+        self._data_key = None
+        self._table_cache = (None, None)
+        super().__init__(**params)
+
+    # -- widgets ---------------------------------------------------------------------------
+    def _build(self):
+        c = self.controls
+        add_toy_controls(c, n_value=200, n_min=20, n_max=400)
+        c["dataset"].options = list(c["dataset"].options) + [
+            (f"{n} — UCI, {UCI_DATASETS[n][1].split(':')[0]}", n) for n in UCI_SETS]
+        c["dataset"].value = "moons"          # new options reset the value to the first one
+        c["margin"] = styled(widgets.ToggleButtons(
+            options=[("L1 (C-SVM)", "l1"), ("L2 (K + I/C)", "l2")], value="l1",
+            description="margin"))
+        c["margin"].style.button_width = "98px"
+        c["C"] = log_slider("C", 1.0, -2, 3, step=0.1, tooltip="soft-margin penalty C (log scale)")
+        c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1.5, step=0.05, main=True,
+                                tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
+        c["axis"] = styled(widgets.ToggleButtons(options=[("log σ", "sigma"), ("log C", "C")],
+                                                 value="sigma", description="x axis"))
+        c["axis"].style.button_width = "70px"
+        c["loo"] = styled(widgets.Checkbox(value=False, indent=False,
+                                           description="exact leave-one-out (slower)"))
+
+        main = go.Figure()
+        for key, label, color, dash in CURVES:
+            main.add_scatter(x=[1.0], y=[0.0], mode="lines+markers", name=label, uid=key,
+                             line=dict(color=color, dash=dash,
+                                       width=3 if key == "test_error" else 2),
+                             marker=dict(size=5), visible=key != "loo")
+        main.update_layout(height=430, template="plotly_white", uirevision="keep",
+                           xaxis=dict(type="log", title="σ"),
+                           yaxis=dict(title="error rate", range=[0, 1.02], tickformat=".0%"),
+                           legend=dict(font=dict(size=11)), margin=dict(l=60, r=20, t=50, b=50),
+                           title=dict(text="estimates along σ", font=dict(size=15)))
+        self.fig = FigureWidget(main)
+
+        plane = go.Figure()
+        plane.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], uid="boundary", name="f = 0",
+                          contours=dict(start=0, end=0, size=1, coloring="none"),
+                          line=dict(color="#333333", width=2), showscale=False,
+                          hoverinfo="skip")
+        for k, (color, symbol) in enumerate((("#1f77b4", "circle"), ("#ff7f0e", "diamond"))):
+            plane.add_scatter(x=[], y=[], mode="markers", name=f"class {k}", uid=f"class{k}",
+                              marker=dict(color=color, symbol=symbol, size=6, opacity=0.55))
+        plane.add_scatter(x=[], y=[], mode="markers", name="SV: span S²", uid="spans",
+                          marker=dict(size=11, color=[], colorscale="Viridis", showscale=True,
+                                      symbol="circle-open", line=dict(width=2.5),
+                                      colorbar=dict(title="S²", len=0.8)),
+                          hovertemplate="S² = %{marker.color:.3g}<extra></extra>")
+        plane.add_scatter(x=[], y=[], mode="markers", name="span rule: LOO error",
+                          uid="span_errors", marker=dict(symbol="x-thin", size=12,
+                                                         line=dict(width=2, color="#d62728")))
+        plane.update_layout(height=430, template="plotly_white", uirevision="plane",
+                            legend=dict(orientation="h", y=-0.12),
+                            margin=dict(l=40, r=20, t=50, b=40),
+                            title=dict(text="support vectors and their spans", font=dict(size=15)))
+        self.plane_fig = FigureWidget(plane)
+        self.plane_box = widgets.Box([self.plane_fig])
+        self.note = widgets.HTML("")
+        self.figures = [self.fig, self.plane_fig]
+
+    def _control_rows(self):
+        c = self.controls
+        return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
+                widgets.HTML("<b>model</b>"), c["margin"], c["C"], c["sigma"],
+                widgets.HTML("<b>chart</b>"), c["axis"], c["loo"]]
+
+    def _layout(self):
+        box = super()._layout()
+        right = box.children[-1].children[1]
+        right.children = [self.fig, self.note, self.plane_box, self.stats]
+        return box
+
+    # -- data ------------------------------------------------------------------------------
+    def _data(self, p):
+        name = p["dataset"]
+        key = (name, float(p["noise"]) if name in TOY_DATASETS else None, int(p["n_samples"]),
+               int(p["seed"]))
+        if key != self._data_key:
+            if name in TOY_DATASETS:
+                X, y = make_toy(name, p["noise"], p["n_samples"], p["seed"])
+                Xt, yt = make_toy(name, p["noise"], N_TEST, int(p["seed"]) + 7919)
+            elif name in UCI_SETS:
+                X, y, Xt, yt = self._uci(name, int(p["n_samples"]), int(p["seed"]))
+            else:
+                raise ValueError(f"dataset must be one of {sorted(TOY_DATASETS) + list(UCI_SETS)}, "
+                                 f"got {name!r}")
+            if np.unique(y).size != 2:
+                raise ValueError(f"the sample of {name!r} holds {np.unique(y).size} class(es); the "
+                                 "estimates need two: draw another sample (seed) or more points")
+            self._train = (np.asarray(X, float), np.asarray(y))
+            self._test = (np.asarray(Xt, float), np.asarray(yt))
+            self._data_key = key
+        return self._train, self._test
+
+    @staticmethod
+    def _uci(name, n, seed):
+        X, y = UCI_DATASETS[name][0]()
+        X = np.asarray(X, dtype=float)
+        n = int(min(n, X.shape[0] - MIN_UCI_TEST))
+        order = np.random.default_rng(seed).permutation(X.shape[0])
+        tr, te = order[:n], order[n:]
+        mu, sd = X[tr].mean(axis=0), X[tr].std(axis=0)
+        sd[sd == 0] = 1.0
+        Z = (X - mu) / sd
+        return Z[tr], y[tr], Z[te], y[te]
+
+    # -- work ------------------------------------------------------------------------------
+    def _adjust(self, params, given):
+        is_toy = params["dataset"] in TOY_DATASETS
+        if is_toy:
+            params = reset_noise_on_dataset_change(self, params, given)
+        self.controls["noise"].disabled = not is_toy
+        return params
+
+    @staticmethod
+    def _grid(value):
+        lv = np.log10(float(value))
+        return 10.0 ** np.linspace(lv - HALF_DECADES, lv + HALF_DECADES, N_GRID)
+
+    def _compute(self, p):
+        C, sigma, axis = p["C"], p["sigma"], p["axis"]
+        if not (isinstance(C, (int, float)) and np.isfinite(C) and C > 0):
+            raise ValueError(f"C must be a positive number, got {C!r}")
+        if not (isinstance(sigma, (int, float)) and np.isfinite(sigma) and sigma > 0):
+            raise ValueError(f"sigma must be a positive number, got {sigma!r}")
+        if axis not in ("sigma", "C"):
+            raise ValueError(f"axis must be 'sigma' or 'C', got {axis!r}")
+        if p["margin"] not in ("l1", "l2"):
+            raise ValueError(f"margin must be 'l1' or 'l2', got {p['margin']!r}")
+        (X, y), (Xt, yt) = self._data(p)
+        model = SVC(C=float(C), sigma=float(sigma), margin=p["margin"], tol=1e-3).fit(X, y)
+        current = estimate_all(model, X, y, loo=bool(p["loo"]))
+        current["test_error"] = float(np.mean(model.predict(Xt) != yt))
+        key = (self._data_key, p["margin"], axis, float(C), float(sigma), bool(p["loo"]))
+        if self._table_cache[0] == key:
+            table, table_ms = self._table_cache[1]
+        else:
+            values = self._grid(sigma if axis == "sigma" else C)
+            template = SVC(C=float(C), sigma=float(sigma), margin=p["margin"], tol=1e-3)
+            t0 = time.perf_counter()
+            with self.busy(f"{N_GRID} SVMs along {'σ' if axis == 'sigma' else 'C'}…"):
+                table = bounds_table(
+                    template, X, y, param=axis, values=values, X_test=Xt, y_test=yt,
+                    loo=bool(p["loo"]),
+                    callback=lambda info: self._table_progress(info["iteration"]))
+            table_ms = 1e3 * (time.perf_counter() - t0)
+            self._table_cache = (key, (table, table_ms))
+        out = dict(p=p, table=table, current=current, model=model, X=X, y=y,
+                   table_ms=table_ms)
+        if X.shape[1] == 2:
+            out["plane"] = self._plane(model, X, y)
+        return out
+
+    def _table_progress(self, i):
+        """Callback of ``bounds_table``: the progress bar, and the time budget (one row, up to n
+        SVMs with the exact leave-one-out, is the unit of work)."""
+        self.report_progress((i + 1) / N_GRID, f"{i + 1} / {N_GRID} values")
+        if i + 1 < N_GRID:
+            self.check_time(f"the chart of {N_GRID} values (after {i + 1})")
+
+    def _plane(self, model, X, y):
+        pb = _Problem(model, X, y)              # one kernel for the spans and the span rule
+        sv = pb.sv
+        S2sv = pb.spans(0.0)[0][sv]
+        rule = _span_errors(pb, 0.0)
+        err = np.zeros(sv.size, dtype=bool) if rule is None else rule[sv]
+        xmin, xmax, ymin, ymax = plane_bounds(X, padding=0.1)
+        gx = np.linspace(xmin, xmax, self.grid)
+        gy = np.linspace(ymin, ymax, self.grid)
+        G = np.c_[np.repeat(gx[None, :], self.grid, 0).ravel(),
+                  np.repeat(gy[:, None], self.grid, 1).ravel()]
+        Z = model.decision_function(G).reshape(self.grid, self.grid)
+        return dict(gx=gx, gy=gy, Z=Z, sv=sv, S2=S2sv, err=err,
+                    bounds=(xmin, xmax, ymin, ymax))
+
+    def _render(self, r):
+        p, table, cur = r["p"], r["table"], r["current"]
+        axis = p["axis"]
+        x = table[axis]
+        fig = self.fig
+        for k, (key, _label, _c, _d) in enumerate(CURVES):
+            tr = fig.data[k]
+            if key in table:
+                tr.x, tr.y = x, table[key]
+            tr.visible = key in table
+        now = float(p[axis])
+        sym = "σ" if axis == "sigma" else "C"
+        other = (f"C = {p['C']:.3g}" if axis == "sigma" else f"σ = {p['sigma']:.3g}")
+        fig.layout.xaxis.title.text = sym
+        fig.layout.xaxis.range = [np.log10(x.min()), np.log10(x.max())]
+        fig.layout.shapes = [dict(type="line", xref="x", yref="paper", x0=now, x1=now, y0=0,
+                                  y1=1, line=dict(color="#444444", width=1.5, dash="dot"))]
+        fig.layout.annotations = [dict(x=float(np.log10(now)), xref="x", y=1.0, yref="paper",
+                                       yanchor="bottom", showarrow=False,
+                                       text=f"{sym} = {now:.3g}", font=dict(size=12))]
+        margin = "L1" if p["margin"] == "l1" else "L2"
+        fig.layout.title.text = (f"{p['dataset']}: estimates along {sym} ({margin} margin, "
+                                 f"{other}, n = {r['X'].shape[0]})")
+        if "plane" in r:
+            self._render_plane(r)
+            self.plane_box.layout.display = "flex"
+            self.note.value = ""
+        else:
+            self.plane_box.layout.display = "none"
+            self.note.value = ("<small>The spans are drawn for the 2-D toys; this data set has "
+                               f"{r['X'].shape[1]} features.</small>")
+        stats = {k: v for k, v in cur.items() if k != "loo_trainings"}
+        stats.update(n_support=int(r["model"].support_.size), n_train=int(r["X"].shape[0]),
+                     n_fits=int(np.sum(table["n_trainings"])), table_ms=float(r["table_ms"]),
+                     table=table)
+        return stats
+
+    def _render_plane(self, r):
+        pl, X, y, model = r["plane"], r["X"], r["y"], r["model"]
+        fig = self.plane_fig
+        fig.data[0].update(x=pl["gx"], y=pl["gy"], z=pl["Z"])
+        for k in (0, 1):
+            m = y == model.classes_[k]
+            fig.data[1 + k].update(x=X[m, 0], y=X[m, 1])
+        sv = pl["sv"]
+        fig.data[3].update(x=X[sv, 0], y=X[sv, 1], marker=dict(color=pl["S2"]))
+        e = sv[pl["err"]]
+        fig.data[4].update(x=X[e, 0], y=X[e, 1])
+        xmin, xmax, ymin, ymax = pl["bounds"]
+        fig.layout.xaxis.range = [xmin, xmax]
+        fig.layout.yaxis.range = [ymin, ymax]
+        fig.layout.title.text = (f"{sv.size} support vectors, span S² (colour); "
+                                 f"{int(pl['err'].sum())} predicted LOO errors (×)")

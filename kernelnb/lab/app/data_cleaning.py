@@ -1,0 +1,204 @@
+"""Data cleaning: which labels of a 2-D toy are wrong? (Chapelle's thesis, section 5.2).
+
+A toy sample with some labels flipped at random (and any point's label flipped by clicking it);
+an SVM fitted on it; the points ranked by a suspicion score (:mod:`kernelnb.prior.cleaning`:
+SVM-xi, SUB-xi, LOO-xi through the span, GRAD-C), the top suspects circled with their rank and the
+points actually flipped crossed. The readout tells how many flipped points are among the top
+suspects and their ranks (the thesis's rank-1 and "mean <= 10" scores, for one sample).
+"""
+from __future__ import annotations
+
+import time
+
+import ipywidgets as widgets
+import numpy as np
+import plotly.graph_objects as go
+
+from ...prior.cleaning import CLEANING_METHODS, rank_suspects
+from ...svm import SVC
+from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
+from ._base import Dashboard, log_slider, styled
+from ._plotly import FigureWidget
+from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
+                    reset_noise_on_dataset_change)
+
+__all__ = ["DataCleaning"]
+
+#: Trace order of the main chart: the decision surface's, then suspects and flipped points.
+TRACES = SURFACE_TRACES + ("suspects", "flipped")
+#: Subsamples of SUB-xi and L-BFGS iterations of GRAD-C (kept small for an interactive page).
+N_SUBSAMPLES = 30
+GRAD_C_ITER = 20
+METHOD_NAMES = {"svm_xi": "SVM-ξ", "sub_xi": "SUB-ξ", "loo_xi": "LOO-ξ (span)",
+                "grad_c": "GRAD-C"}
+
+
+class DataCleaning(Dashboard):
+    """Rank the training points of a 2-D toy by how likely their label is wrong.
+
+    Parameters
+    ----------
+    grid : int, default=60
+        Resolution of the decision surface.
+    **params
+        Initial control values: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``n_flip``
+        (labels flipped at random), ``method`` ('svm_xi', 'sub_xi', 'loo_xi', 'grad_c'), ``C``,
+        ``sigma``, ``n_show`` (suspects highlighted).
+
+    Notes
+    -----
+    :meth:`update` returns (and the readout shows) ``method``, ``n_flipped``,
+    ``found_in_top``, ``best_rank``, ``mean_rank_capped`` (mean of min(10, rank) over the
+    flipped points), ``train_error``, ``time_ms``, and ``suspects`` (indices, most suspect
+    first) and ``flipped`` (indices) for tests.
+    """
+
+    notebook = "data_cleaning"
+    click_action = "flip_at"
+    gallery_order = 85
+    title = "Data cleaning"
+    purpose = ("Flip some labels of a 2-D toy and see which points an SVM suspects: SVM-ξ, "
+               "SUB-ξ, LOO-ξ and GRAD-C rank them. Click a point to flip its label.")
+    STATS = [
+        ("method", "score", "s"),
+        ("n_flipped", "labels flipped", "d"),
+        ("found_in_top", "flipped among the highlighted suspects", "d"),
+        ("best_rank", "best rank of a flipped point", "d"),
+        ("mean_rank_capped", "mean of min(10, rank), flipped points", ".2f"),
+        ("train_error", "training error (flipped labels)", ".1%"),
+        ("time_ms", "scores computed in (ms)", ".0f"),
+    ]
+
+    def __init__(self, grid=60, **params):
+        self.grid = grid
+        self._data_key = None
+        self._clicked: set = set()
+        super().__init__(**params)
+
+    # -- widgets ---------------------------------------------------------------------------
+    def _build(self):
+        c = self.controls
+        add_toy_controls(c, n_value=80, n_min=20, n_max=300)
+        c["n_flip"] = styled(widgets.IntSlider(value=4, min=0, max=20, description="random flips"))
+        c["method"] = styled(widgets.ToggleButtons(
+            options=[(METHOD_NAMES[m], m) for m in CLEANING_METHODS], value="svm_xi",
+            description="score"))
+        c["method"].style.button_width = "90px"
+        c["C"] = log_slider("C", 1.0, -2, 3, step=0.1, main=True,
+                            tooltip="soft-margin penalty C (log scale)")
+        c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05,
+                                tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
+        c["n_show"] = styled(widgets.IntSlider(value=5, min=1, max=20,
+                                               description="suspects shown"))
+        self.clear_button = widgets.Button(description="undo clicks", icon="eraser",
+                                           layout=widgets.Layout(width="140px"))
+        self.clear_button.on_click(lambda _b: self.clear_clicks())
+        X, y = make_toy("moons", 0.2, 80, 0)
+        self._bounds = plane_bounds(X, padding=0.15)
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
+        fig.add_trace(go.Scatter(
+            uid="suspects", meta="suspects", name="top suspects (rank)", x=[], y=[], text=[],
+            mode="markers+text", textposition="top right",
+            textfont=dict(color="#b00020", size=12),
+            marker=dict(symbol="circle-open", size=18, color="#b00020", line=dict(width=2.5)),
+            hoverinfo="skip"))
+        fig.add_trace(go.Scatter(
+            uid="flipped", meta="flipped", name="label flipped", x=[], y=[], mode="markers",
+            marker=dict(symbol="x-thin-open", size=11, color="black", line=dict(width=2)),
+            hoverinfo="skip"))
+        fig.update_layout(height=560, uirevision="keep", clickmode="event")
+        self.fig = FigureWidget(fig)
+        for k in (0, TRACES.index("class0"), TRACES.index("class1")):
+            self.fig.data[k].on_click(self._on_click)
+        self.figures = [self.fig]
+
+    def _control_rows(self):
+        c = self.controls
+        return [c["dataset"], c["noise"], c["n_samples"], c["seed"], c["n_flip"],
+                widgets.HTML("<b>model and score</b>"), c["method"], c["C"], c["sigma"],
+                widgets.HTML("<b>chart</b>"), c["n_show"], widgets.HBox([self.clear_button])]
+
+    # -- data ------------------------------------------------------------------------------
+    def _data(self, p):
+        """The sample, its true labels and the set of flipped indices."""
+        key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]),
+               int(p["n_flip"]))
+        if key != self._data_key:
+            X, y = make_toy(*key[:4])
+            self._X, self._y_true = np.asarray(X, float), np.asarray(y)
+            rng = np.random.RandomState(key[3] + 104729)
+            n_flip = min(key[4], self._X.shape[0])
+            self._random_flips = set(rng.choice(self._X.shape[0], n_flip, replace=False).tolist())
+            self._bounds = plane_bounds(self._X, padding=0.15)
+            self._clicked = set()
+            self._data_key = key
+        flipped = np.array(sorted(self._random_flips ^ self._clicked), dtype=int)
+        y = self._y_true.copy()
+        classes = np.unique(self._y_true)
+        if flipped.size and classes.size == 2:
+            y[flipped] = np.where(y[flipped] == classes[0], classes[1], classes[0])
+        return self._X, y, flipped
+
+    def flip_at(self, x, y):
+        """Flip the label of the training point nearest to (x, y) (a click) and refit; clicking
+        it again flips it back.  A click that is not a pair of finite numbers near the chart is
+        ignored with a message (returned as ``{'error': ...}``)."""
+        problem = click_problem(x, y, self._bounds)
+        if problem is not None:
+            msg = f"click ignored: {problem}"
+            self.show_error(msg)
+            return {"error": msg}
+        X = self._X
+        i = int(np.argmin((X[:, 0] - float(x)) ** 2 + (X[:, 1] - float(y)) ** 2))
+        self._clicked ^= {i}
+        return self.update()
+
+    def clear_clicks(self):
+        """Undo every flip made by clicks and refit."""
+        self._clicked = set()
+        return self.update()
+
+    # -- work ------------------------------------------------------------------------------
+    def _adjust(self, params, given):
+        return reset_noise_on_dataset_change(self, params, given)
+
+    def _compute(self, p):
+        X, y, flipped = self._data(p)
+        if np.unique(y).size < 2:
+            raise ValueError("every label is now the same class: flip some back")
+        est = SVC(C=float(p["C"]), sigma=float(p["sigma"]), precision="float64", n_jobs=1)
+        model = SVC(**est.get_params()).fit(X, y)
+        t0 = time.perf_counter()
+        order, scores = rank_suspects(est, X, y, p["method"], n_subsamples=N_SUBSAMPLES,
+                                      max_iter=GRAD_C_ITER, random_state=0)
+        elapsed = time.perf_counter() - t0
+        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, columns=True)
+        rank = np.empty(X.shape[0], dtype=int)
+        rank[order] = np.arange(1, X.shape[0] + 1)
+        k = int(p["n_show"])
+        ranks = rank[flipped]
+        stats = dict(
+            method=METHOD_NAMES[p["method"]], n_flipped=int(flipped.size),
+            found_in_top=int(np.sum(ranks <= k)),
+            best_rank=int(ranks.min()) if ranks.size else 0,
+            mean_rank_capped=float(np.mean(np.minimum(10, ranks))) if ranks.size else 0.0,
+            train_error=float(np.mean(model.predict(X) != y)), time_ms=1e3 * elapsed,
+            suspects=order[:k].tolist(), flipped=flipped.tolist())
+        return dict(surface=surface, X=X, order=order, flipped=flipped, p=p, stats=stats)
+
+    def _render(self, r):
+        s, X, p = r["surface"], r["X"], r["p"]
+        fig = self.fig
+        for k, uid in enumerate(SURFACE_TRACES):
+            fig.data[k].update(s[uid])
+        top = r["order"][: int(p["n_show"])]
+        sus = fig.data[TRACES.index("suspects")]
+        sus.update(x=X[top, 0], y=X[top, 1], text=[str(j + 1) for j in range(top.size)])
+        fl = r["flipped"]
+        fig.data[TRACES.index("flipped")].update(x=X[fl, 0], y=X[fl, 1])
+        xmin, xmax, ymin, ymax = s["_bounds"]
+        fig.layout.xaxis.range = [xmin, xmax]
+        fig.layout.yaxis.range = [ymin, ymax]
+        fig.layout.title.text = (f"{p['dataset']}: {METHOD_NAMES[p['method']]} suspects, "
+                                 f"SVM C = {p['C']:.3g}, σ = {p['sigma']:.3g}")
+        return dict(r["stats"])

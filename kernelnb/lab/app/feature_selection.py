@@ -1,0 +1,373 @@
+"""Feature selection dashboard: scaling factors optimised by gradient, then backward elimination
+(Chapelle's thesis §5.1, after Weston et al., NIPS 2000).
+
+Data: the Weston linear toy (6 relevant features of 202, linear kernel), the non-linear toy (2 of
+52, degree-2 polynomial kernel) or scikit-learn's 8x8 digits, 0-4 against 5-9 (one factor per
+pixel, RBF kernel). Every change of a control, or the Run button, runs
+:class:`kernelnb.model_selection.ScalingSelector`: the bar chart of the factors moves at every
+evaluation of ``R^2/M^2`` (relevant features in colour on the toys; on the digits the factors are
+also drawn as the 8x8 map), beside the criterion and the test error against the evaluations and
+the elimination curve (test error against the number of features kept).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import ipywidgets as widgets
+import plotly.graph_objects as go
+
+from ._plotly import FigureWidget
+from sklearn.preprocessing import StandardScaler
+
+from ...datasets import make_weston_linear, make_weston_nonlinear
+from ...kernels import scale_sigma
+from ...model_selection import GradientTuner, ScalingSelector, criterion_and_gradient
+from ...svm import SVC
+from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
+
+__all__ = ["FeatureSelection", "FEATURE_DATASETS"]
+
+N_TEST = 500
+#: name -> (label, default training size, default features kept)
+FEATURE_DATASETS = {
+    "linear": ("linear toy: 6 relevant of 202 (linear SVM)", 30, 2),
+    "nonlinear": ("non-linear toy: 2 relevant of 52 (polynomial, degree 2)", 50, 2),
+    "digits": ("digits 0-4 vs 5-9: 64 pixels (RBF)", 200, 16),
+}
+_RELEVANT = {"linear": np.arange(6), "nonlinear": np.arange(2), "digits": np.array([], dtype=int)}
+_BLUE, _RED, _GREY = "#2b6cb0", "#d1495b", "#a0aec0"
+#: Seconds between two live redraws of the factors during a run.
+LIVE_EVERY_S = 0.15
+
+
+def _digits():
+    from sklearn.datasets import load_digits
+    X, digit = load_digits(return_X_y=True)
+    return X / 16.0, (digit >= 5).astype(int)
+
+
+class FeatureSelection(Dashboard):
+    """Scaling factors and backward elimination on the thesis's toys and on digits.
+
+    Controls: ``dataset`` ('linear', 'nonlinear', 'digits'), ``n_samples`` (training points, the
+    main slider), ``seed``, ``n_keep`` (features kept at the end), ``C`` (of the L2 soft margin),
+    ``schedule`` ('thesis', 'half', 'one'), ``max_iter`` (L-BFGS iterations per stage).
+    :meth:`update` returns ``kept`` (indices), ``n_relevant_kept``, ``test_error_all`` (the SVM
+    with every factor at 1), ``test_error_scaled`` (factors optimised, no elimination),
+    ``test_error_final``, ``criterion_start``, ``criterion_end``, ``n_evaluations``,
+    ``n_trainings``, ``run_s``, and the curves ``trace_criterion``, ``trace_test_error``,
+    ``curve_n_features``, ``curve_test_error``.
+    """
+
+    notebook = "feature_selection"
+    gallery_order = 80
+    title = "Feature selection by scaling factors"
+    purpose = ("One factor per feature inside the kernel, optimised by gradient descent on the "
+               "radius-margin bound, then backward elimination of the smallest factors.")
+    STATS = [
+        ("kept_text", "features kept", "s"),
+        ("n_relevant_kept", "  of them relevant", "d"),
+        ("test_error_all", f"test error, all factors 1 ({N_TEST} new points)", ".1%"),
+        ("test_error_scaled", "test error, factors optimised", ".1%"),
+        ("test_error_final", "test error, features kept", ".1%"),
+        ("criterion_start", "R²/M² at the start", ".3g"),
+        ("criterion_end", "R²/M² at the end", ".3g"),
+        ("n_evaluations", "evaluations (SVM trainings)", "d"),
+        ("run_s", "run time (s)", ".2f"),
+        ("path_C", "RBF SVM tuned by gradient: C", ".3g"),
+        ("path_sigma", "  σ", ".3g"),
+        ("path_test_error", "  test error (all features)", ".1%"),
+        ("path_trainings", "  SVM trainings of the descent", "d"),
+    ]
+
+    def __init__(self, **params):
+        self._data_cache = {}
+        self._live_t = 0.0
+        super().__init__(**params)
+
+    # -- widgets ---------------------------------------------------------------------------
+    def _build(self):
+        c = self.controls
+        c["dataset"] = styled(widgets.Dropdown(
+            options=[(label, name) for name, (label, _n, _k) in FEATURE_DATASETS.items()],
+            value="linear", description="data set"))
+        c["n_samples"] = styled(widgets.IntSlider(value=30, min=20, max=400, step=10,
+                                                  description="n training"),
+                                tooltip="number of training points")
+        c["n_samples"].add_class(MAIN_SLIDER_CLASS)
+        c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6,
+                                                  description="sample seed"))
+        c["n_keep"] = styled(widgets.IntSlider(value=2, min=1, max=52, description="keep"),
+                             tooltip="number of features kept at the end of the elimination")
+        c["C"] = log_slider("C (L2 margin)", 10.0, -1, 3, step=0.25,
+                            tooltip="C of the L2 soft margin: a hard margin on K + I/C")
+        c["schedule"] = styled(widgets.Dropdown(
+            options=[("half while > 10, then one (thesis)", "thesis"), ("always half", "half"),
+                     ("one at a time", "one")], value="thesis", description="elimination"))
+        c["max_iter"] = styled(widgets.IntSlider(value=30, min=1, max=100,
+                                                 description="iterations"),
+                               tooltip="L-BFGS iterations per stage")
+        c["tune_path"] = widgets.Checkbox(
+            value=False, description="also tune (C, σ) of an RBF SVM by gradient", indent=False,
+            tooltip="GradientTuner on log C and log sigma, drawn over a map of R²/M²")
+        self.run_button = widgets.Button(description="Run", icon="play", button_style="primary",
+                                         layout=widgets.Layout(width="120px"))
+        self.run_button.on_click(lambda _b: self.run())
+
+        bars = go.Figure()
+        bars.add_bar(x=[0], y=[1.0], name="irrelevant features", marker_color=_GREY)
+        bars.add_bar(x=[0], y=[0.0], name="relevant features", marker_color=_RED)
+        bars.update_layout(title="Scaling factors", barmode="overlay", height=330,
+                           xaxis_title="feature", yaxis_title="factor s",
+                           margin=dict(l=60, r=20, t=50, b=50), uirevision="keep",
+                           legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
+        self.fig = FigureWidget(bars)
+        heat = go.Figure(go.Heatmap(z=np.ones((8, 8)), colorscale="Blues", zmin=0,
+                                    colorbar=dict(title="s")))
+        heat.update_layout(title="Factor map (8 x 8 pixels)", width=360, height=330,
+                           yaxis=dict(autorange="reversed", scaleanchor="x"),
+                           margin=dict(l=40, r=20, t=50, b=30))
+        self.map_fig = FigureWidget(heat)
+        self.map_box = widgets.Box([self.map_fig], layout=widgets.Layout(display="none"))
+        tr = go.Figure()
+        tr.add_scatter(x=[1], y=[1], mode="lines", name="R²/M²", line=dict(color=_BLUE))
+        tr.add_scatter(x=[1], y=[0], mode="lines", name="test error", yaxis="y2",
+                       line=dict(color=_RED))
+        tr.update_layout(title="Criterion and test error against the evaluations", height=300,
+                         xaxis_title="evaluation (one SVM training each)",
+                         # log scale: a removal stage can send the bound up 1000-fold for a
+                         # few evaluations, which flattened the rest of the curve
+                         yaxis=dict(title="R²/M² (log scale)", type="log"),
+                         yaxis2=dict(title="test error", overlaying="y", side="right",
+                                     rangemode="tozero", tickformat=".0%"),
+                         margin=dict(l=60, r=60, t=50, b=50), uirevision="keep",
+                         legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
+        self.trace_fig = FigureWidget(tr)
+        el = go.Figure()
+        el.add_scatter(x=[1], y=[0], mode="lines+markers", name="test error",
+                       line=dict(color=_RED))
+        el.update_layout(title="Elimination: test error against the number of features kept",
+                         height=300, xaxis=dict(title="features kept", type="log"),
+                         yaxis=dict(title="test error", rangemode="tozero", tickformat=".0%"),
+                         margin=dict(l=60, r=20, t=50, b=50), uirevision="keep")
+        self.elim_fig = FigureWidget(el)
+        path = go.Figure()
+        path.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], colorscale="Viridis",
+                         contours=dict(coloring="heatmap", showlabels=False), line_width=0.5,
+                         colorbar=dict(title="log10 R²/M²"), name="criterion")
+        path.add_scatter(x=[0], y=[0], mode="lines+markers", name="gradient path",
+                         line=dict(color="white", width=2), marker=dict(size=6, color="white"))
+        path.add_scatter(x=[0], y=[0], mode="markers", name="end",
+                         marker=dict(symbol="star", size=14, color=_RED,
+                                     line=dict(color="white", width=1)))
+        path.update_layout(title="Tuning (log C, log σ) of an RBF SVM: the path over R²/M²",
+                           height=360, xaxis_title="log10 C", yaxis_title="log10 σ",
+                           margin=dict(l=60, r=20, t=50, b=50), uirevision="keep",
+                           legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"))
+        self.path_fig = FigureWidget(path)
+        self.path_box = widgets.Box([self.path_fig], layout=widgets.Layout(display="none"))
+        self.figures = [self.fig, self.map_fig, self.trace_fig, self.elim_fig, self.path_fig]
+
+    def _control_rows(self):
+        c = self.controls
+        return [c["dataset"], c["n_samples"], c["seed"], widgets.HTML("<b>Selection</b>"),
+                c["n_keep"], c["C"], c["schedule"], c["max_iter"], c["tune_path"],
+                widgets.HBox([self.run_button])]
+
+    def _layout(self):
+        box = super()._layout()
+        right = box.children[-1].children[1]
+        right.children = [widgets.HBox([self.fig, self.map_box]), self.trace_fig, self.elim_fig,
+                          self.path_box, self.stats]
+        return box
+
+    # -- data ------------------------------------------------------------------------------
+    def _data(self, name, n, seed):
+        if name not in FEATURE_DATASETS:
+            raise ValueError(f"dataset must be one of {sorted(FEATURE_DATASETS)}, got {name!r}")
+        key = (name, int(n), int(seed))
+        if key not in self._data_cache:
+            if name == "digits":
+                X, y = _digits()
+                p = np.random.RandomState(seed).permutation(len(y))
+                if n + N_TEST > len(y):
+                    raise ValueError(f"n_samples must be at most {len(y) - N_TEST} for the "
+                                     f"digits, got {n}")
+                tr, te = p[:n], p[n:n + N_TEST]
+                data = (X[tr], y[tr], X[te], y[te])
+            else:
+                make = make_weston_linear if name == "linear" else make_weston_nonlinear
+                rng = np.random.RandomState(seed)
+                X, y = make(int(n), random_state=rng)
+                Xt, yt = make(N_TEST, random_state=rng)
+                sc = StandardScaler().fit(X)        # the thesis standardises the inputs
+                data = (sc.transform(X), y, sc.transform(Xt), yt)
+            if np.unique(data[1]).size < 2:
+                raise ValueError("the training sample has one class only: draw another seed "
+                                 "or more points")
+            self._data_cache = {key: data}
+        return self._data_cache[key]
+
+    @staticmethod
+    def _estimator(name, C):
+        common = dict(C=float(C), margin="l2", n_jobs=1, max_iter=100000)
+        if name == "linear":
+            return SVC(kernel="linear", **common)
+        if name == "nonlinear":
+            return SVC(kernel="poly", degree=2, coef0=1.0, **common)
+        return SVC(kernel="rbf", sigma="scale", **common)
+
+    # -- work ------------------------------------------------------------------------------
+    def _adjust(self, params, given):
+        if "dataset" in given and params["dataset"] in FEATURE_DATASETS:
+            _label, n, k = FEATURE_DATASETS[params["dataset"]]
+            if "n_samples" not in given:
+                params["n_samples"] = n
+            if "n_keep" not in given:
+                params["n_keep"] = k
+        return params
+
+    def run(self):
+        """Run the selection again with the current controls (the Run button)."""
+        return self.update()
+
+    def _live(self, rec, Xt, yt, relevant, sizes, trace):
+        """Callback of the selector: keep the trace, redraw the factors now and then."""
+        est = rec["estimator"]
+        err = float(np.mean(est.predict(ScalingSelector.inputs_of(est, Xt, rec["features"],
+                                                                  rec["scales"])) != yt))
+        trace.append((rec["criterion"], err))
+        done = sizes.index(rec["n_features"]) if rec["n_features"] in sizes else 0
+        self.report_progress((done + min(rec["evaluation"], 30) / 30) / len(sizes),
+                             f"stage {rec['stage'] + 1}/{len(sizes)}: {rec['n_features']} "
+                             f"features, R²/M² = {rec['criterion']:.4g}")
+        now = time.perf_counter()
+        if now - self._live_t > LIVE_EVERY_S:
+            self._live_t = now
+            self._draw_factors(rec["scales"], relevant)
+        # past the time budget the selector stops with the state reached (stopped_)
+        return False if self.time_left() <= 0 else None
+
+    def _compute(self, p):
+        name = p["dataset"]
+        X, y, Xt, yt = self._data(name, p["n_samples"], p["seed"])
+        d = X.shape[1]
+        if not 1 <= int(p["n_keep"]) <= d:
+            raise ValueError(f"n_keep must be between 1 and {d} for this data set, got {p['n_keep']}")
+        est = self._estimator(name, p["C"])
+        relevant = _RELEVANT[name]
+        trace = []
+        sel = ScalingSelector(est, n_features_to_select=int(p["n_keep"]), schedule=p["schedule"],
+                              max_iter=int(p["max_iter"]))
+        sizes = sel.planned_sizes(d)
+        sel.set_params(callback=lambda r: self._live(r, Xt, yt, relevant, sizes, trace))
+        t0 = time.perf_counter()
+        with self.busy("optimising the scaling factors…"):
+            sel.fit(X, y)
+        run_s = time.perf_counter() - t0
+        plain = self._estimator(name, p["C"]).fit(X, y)
+        curve = []
+        for h in sel.history_:
+            m = h["estimator"]
+            e = np.mean(m.predict(ScalingSelector.inputs_of(m, Xt, h["features"], h["scales"])) != yt)
+            curve.append((len(h["features"]), float(e)))
+        path = self._tune_path(X, y, Xt, yt, p["C"]) if p.get("tune_path") else None
+        kept = sel.get_support(indices=True)
+        stage_ends = np.cumsum([h["n_evaluations"] for h in sel.history_])
+        warning = ""
+        if getattr(sel, "stopped_", False) or (path is not None and path["stopped"]):
+            warning = self.budget_message("the selection" if sel.stopped_ else "the (C, σ) tuning")
+            if sel.stopped_:
+                warning += f"; drawn: the state reached, {len(kept)} features kept"
+        return dict(p=p, sel=sel, trace=np.array(trace), curve=np.array(curve), kept=kept, path=path,
+                    relevant=relevant, stage_ends=stage_ends, warning=warning, stats=dict(
+                        kept=kept, kept_text=", ".join(str(i) for i in kept[:20])
+                        + (" …" if len(kept) > 20 else ""),
+                        n_relevant_kept=int(np.isin(kept, relevant).sum()) if len(relevant) else None,
+                        test_error_all=float(np.mean(plain.predict(Xt) != yt)),
+                        test_error_scaled=curve[0][1],
+                        test_error_final=float(np.mean(sel.predict(Xt) != yt)),
+                        criterion_start=float(sel.history_[0]["criterion_start"]),
+                        criterion_end=float(sel.history_[-1]["criterion"]),
+                        n_evaluations=int(len(trace)), n_trainings=int(sel.n_trainings_),
+                        run_s=run_s))
+
+    PATH_GRID = 7
+
+    def _tune_path(self, X, y, Xt, yt, C):
+        """R²/M² of an RBF SVM (L2 margin, all features) on a coarse (log C, log sigma) grid, and
+        the GradientTuner's path from (C, the 'scale' width) over it."""
+        sig0 = float(scale_sigma(X))
+        lc = np.linspace(-1.0, 3.0, self.PATH_GRID)
+        ls = np.log10(sig0) + np.linspace(-1.0, 1.0, self.PATH_GRID)
+        Z = np.empty((ls.size, lc.size))
+        base = SVC(kernel="rbf", margin="l2", n_jobs=1, max_iter=100000)
+        with self.busy("map of R²/M² over (C, σ)…"):
+            for i, s_ in enumerate(ls):
+                for j, c_ in enumerate(lc):
+                    self.check_time("the map of R²/M²")
+                    est = base.set_params(C=10.0 ** c_, sigma=10.0 ** s_)
+                    Z[i, j] = criterion_and_gradient(est, X, y, tune=("C",))[0]
+                    self.report_progress((i * lc.size + j + 1) / Z.size,
+                                         "map of R²/M² over (C, σ)…")
+        with self.busy("gradient descent on (log C, log σ)…"):
+            tuner = GradientTuner(base.set_params(C=float(C), sigma=sig0), tune=("C", "sigma"),
+                                  callback=lambda rec: False if self.time_left() <= 0 else None
+                                  ).fit(X, y)
+        hist = tuner.history_
+        return dict(lc=lc, ls=ls, Z=np.log10(np.maximum(Z, 1e-300)),
+                    C=np.log10([h["C"] for h in hist]), sigma=np.log10([h["sigma"] for h in hist]),
+                    n_trainings=int(tuner.n_trainings_),
+                    stopped=self.time_left() <= 0,
+                    test_error=float(np.mean(tuner.predict(Xt) != yt)))
+
+    # -- drawing ---------------------------------------------------------------------------
+    def _draw_factors(self, scales, relevant):
+        d = scales.shape[0]
+        is_rel = np.zeros(d, dtype=bool)
+        is_rel[relevant] = True
+        idx = np.arange(d)
+        with self.fig.batch_update():
+            self.fig.data[0].x, self.fig.data[0].y = idx[~is_rel], scales[~is_rel]
+            self.fig.data[1].x, self.fig.data[1].y = idx[is_rel], scales[is_rel]
+            self.fig.data[1].visible = bool(is_rel.any())
+            self.fig.data[0].name = "irrelevant features" if is_rel.any() else "pixels"
+            self.fig.data[0].marker.color = _GREY if is_rel.any() else _BLUE
+        if d == 64:
+            self.map_fig.data[0].z = scales.reshape(8, 8)
+
+    def _render(self, r):
+        p, sel = r["p"], r["sel"]
+        digits = p["dataset"] == "digits"
+        self.map_box.layout.display = "flex" if digits else "none"
+        self._draw_factors(sel.scales_, r["relevant"])
+        self.fig.layout.title.text = (f"Scaling factors: {len(r['kept'])} of {sel.scales_.shape[0]}"
+                                      f" features kept ({p['schedule']} schedule)")
+        tr = r["trace"]
+        ev = np.arange(1, len(tr) + 1)
+        self.trace_fig.data[0].x, self.trace_fig.data[0].y = ev, tr[:, 0]
+        self.trace_fig.data[1].x, self.trace_fig.data[1].y = ev, tr[:, 1]
+        self.trace_fig.layout.shapes = [
+            dict(type="line", x0=e + 0.5, x1=e + 0.5, y0=0, y1=1, yref="paper",
+                 line=dict(color="#888", width=1, dash="dot")) for e in r["stage_ends"][:-1]]
+        cv = r["curve"]
+        self.elim_fig.data[0].x, self.elim_fig.data[0].y = cv[:, 0], cv[:, 1]
+        self.elim_fig.data[0].text = [f"{int(k)} features" for k in cv[:, 0]]
+        path = r["path"]
+        self.path_box.layout.display = "flex" if path is not None else "none"
+        stats = dict(r["stats"])
+        if path is not None:
+            pf = self.path_fig
+            pf.data[0].update(x=path["lc"], y=path["ls"], z=path["Z"])
+            pf.data[1].update(x=path["C"], y=path["sigma"])
+            pf.data[2].update(x=path["C"][-1:], y=path["sigma"][-1:])
+            stats.update(path_trainings=path["n_trainings"], path_test_error=path["test_error"],
+                         path_C=10.0 ** path["C"][-1], path_sigma=10.0 ** path["sigma"][-1])
+        stats["trace_criterion"], stats["trace_test_error"] = tr[:, 0], tr[:, 1]
+        stats["curve_n_features"], stats["curve_test_error"] = cv[:, 0], cv[:, 1]
+        if r["warning"]:
+            stats["_warning"] = r["warning"]
+        if stats["n_relevant_kept"] is None:
+            stats.pop("n_relevant_kept")
+        return stats

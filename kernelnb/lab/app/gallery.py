@@ -1,0 +1,324 @@
+"""The dashboard gallery: which dashboards exist and the landing page that links them.
+
+The gallery is derived from the dashboard classes: every public subclass of
+:class:`kernelnb.lab.app.Dashboard` in a public module of :mod:`kernelnb.lab.app` is a card, described
+by its class attributes ``title``, ``purpose``, ``notebook`` (stem of its notebook in
+``dashboards/``), ``thumbnail`` (optional, default ``<notebook>.png`` in ``kernelnb/lab/static/``)
+and ``gallery_order``. So adding a dashboard takes its class (exported in its module's
+``__all__``, which also exports it from :mod:`kernelnb.lab.app`) and its two-cell notebook
+``dashboards/<notebook>.ipynb`` (a markdown title, then a cell that builds and shows it); without a
+thumbnail the card shows a plain placeholder.
+
+The classes are read from their source (the literal values of those attributes), not imported:
+the server and ``kernelnb serve --preheat`` list the dashboards without loading every dashboard's
+scikit-learn, plotly and estimators. ``tests/app/test_registry.py`` checks that what is read here
+is what the imported classes hold.
+
+This module only describes and renders; serving lives in :mod:`kernelnb.lab.server`.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import html
+import importlib.resources
+import json
+import logging
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["GalleryEntry", "DASHBOARDS", "dashboard_entries", "dashboards_dir", "static_dir",
+           "thumbnail_file", "gallery_entries", "render_gallery"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GalleryEntry:
+    """One card of the gallery.
+
+    Parameters
+    ----------
+    name : str
+        Stem of the notebook in ``dashboards/`` (``svm_playground`` for ``svm_playground.ipynb``).
+    title : str
+        Card title.
+    purpose : str
+        One line saying what a student learns or does with it.
+    thumbnail : str
+        File name of the thumbnail image in ``kernelnb/lab/static/``.
+    class_name, module : str
+        The dashboard class and its module in :mod:`kernelnb.lab.app` (empty for a notebook of the
+        folder that no class describes).
+    """
+
+    name: str
+    title: str
+    purpose: str
+    thumbnail: str = ""
+    class_name: str = ""
+    module: str = ""
+
+    def __post_init__(self):
+        if not self.name or "/" in self.name or self.name.endswith(".ipynb"):
+            raise ValueError(f"GalleryEntry name must be a notebook stem without '/' or '.ipynb', "
+                             f"got name={self.name!r}")
+        if not self.thumbnail:
+            object.__setattr__(self, "thumbnail", f"{self.name}.png")
+
+    @property
+    def notebook(self) -> str:
+        """File name of the dashboard notebook."""
+        return f"{self.name}.ipynb"
+
+
+#: The class attributes a card is made of (their defaults are the base class's).
+CARD_ATTRIBUTES = ("title", "purpose", "notebook", "thumbnail", "gallery_order")
+_BASE = ("_base", "Dashboard")
+
+
+def _app_modules(package_dir: Path):
+    """(module name, source) of the public modules of the app package (gallery excluded)."""
+    for path in sorted(package_dir.glob("*.py")):
+        if path.stem.startswith("_") or path.stem == "gallery":
+            continue
+        yield path.stem, path.read_text(encoding="utf-8")
+
+
+def _class_attributes(cls: ast.ClassDef, where: str) -> dict:
+    values = {}
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id in CARD_ATTRIBUTES:
+                try:
+                    values[t.id] = ast.literal_eval(value)
+                except ValueError:
+                    raise ValueError(f"{where}.{t.id} must be a literal (the gallery reads it "
+                                     f"from the source without importing the dashboard)") from None
+    return values
+
+
+def scan_dashboards(package_dir: os.PathLike | str | None = None) -> list[GalleryEntry]:
+    """The dashboard classes of the app package, read from their source (not imported).
+
+    A class is a dashboard when it derives, directly or through other dashboard classes, from
+    :class:`kernelnb.lab.app.Dashboard`; it is a card when its name is public. Attribute values
+    are inherited as in Python (from the dashboard classes it derives from). Returns the cards
+    sorted by ``gallery_order``, then notebook name.
+    """
+    package_dir = Path(package_dir) if package_dir is not None else Path(__file__).parent
+    classes = {}                      # (module, class name) -> (bases, own attributes)
+    imported = {}                     # (module, local name) -> (module, class name)
+    base_source = (package_dir / "_base.py").read_text(encoding="utf-8")
+    for module, source in [("_base", base_source), *_app_modules(package_dir)]:
+        tree = ast.parse(source, filename=f"{module}.py")
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                for alias in node.names:
+                    imported[(module, alias.asname or alias.name)] = (node.module or "",
+                                                                      alias.name)
+            elif isinstance(node, ast.ClassDef):
+                bases = [ast.unparse(b) for b in node.bases]
+                classes[(module, node.name)] = (bases, _class_attributes(
+                    node, f"kernelnb.lab.app.{module}.{node.name}"))
+
+    def resolve(module, name):
+        if (module, name) in classes:
+            return module, name
+        return imported.get((module, name), (None, name))
+
+    @functools.lru_cache(maxsize=None)
+    def lineage(key):
+        """Attribute values of the class ``key`` (inherited), or None when not a dashboard."""
+        if key not in classes:
+            return None
+        if key == _BASE:
+            return dict(classes[key][1])
+        bases, own = classes[key]
+        for b in bases:
+            inherited = lineage(resolve(key[0], b))
+            if inherited is not None:
+                return {**inherited, **own}
+        return None
+
+    cards = []
+    for key in classes:
+        values = lineage(key)
+        if values is None or key[0].startswith("_") or key[1].startswith("_"):
+            continue
+        where = f"kernelnb.lab.app.{key[0]}.{key[1]}"
+        if not values["notebook"]:
+            raise ValueError(f"dashboard class {where} has no 'notebook' attribute (the stem of "
+                             f"its notebook in dashboards/)")
+        cards.append((values["gallery_order"], values["notebook"], GalleryEntry(
+            values["notebook"], values["title"], values["purpose"], values["thumbnail"],
+            class_name=key[1], module=key[0])))
+    names = [c[1] for c in cards]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"several dashboard classes share the notebook(s) {twice}")
+    return [c[2] for c in sorted(cards, key=lambda c: c[:2])]
+
+
+@functools.lru_cache(maxsize=1)
+def _dashboards() -> tuple:
+    return tuple(scan_dashboards())
+
+
+def dashboard_entries() -> list[GalleryEntry]:
+    """The gallery's cards, one per dashboard class, in display order (read once, then kept)."""
+    return list(_dashboards())
+
+
+def __getattr__(name):
+    if name == "DASHBOARDS":          # read from the classes' source when first asked for
+        return dashboard_entries()
+    if name == "Dashboard":
+        warnings.warn("kernelnb.lab.app.gallery.Dashboard is now GalleryEntry (the dashboards' base "
+                      "class is kernelnb.lab.app.Dashboard)", DeprecationWarning, stacklevel=2)
+        return GalleryEntry
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _checkout_dir(name: str) -> Path | None:
+    """``<repo>/<name>`` when kernelnb runs from a source checkout (editable install)."""
+    candidate = Path(__file__).resolve().parents[3] / name
+    if candidate.is_dir() and (candidate.parent / "pyproject.toml").is_file():
+        return candidate
+    return None
+
+
+def dashboards_dir() -> Path:
+    """Directory holding the dashboard notebooks.
+
+    An installed kernelnb carries them as package data in ``kernelnb/lab/dashboards`` (the build
+    copies the repository's top-level ``dashboards/`` there: see ``setup.py``); an editable
+    install from a source checkout reads the checkout's ``dashboards/``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder of the ``*.ipynb`` dashboards.
+    """
+    installed = Path(__file__).resolve().parents[1] / "dashboards"
+    if installed.is_dir() and any(installed.glob("*.ipynb")):
+        return installed
+    checkout = _checkout_dir("dashboards")
+    if checkout is not None:
+        return checkout
+    raise FileNotFoundError(
+        "kernelnb: no dashboards found (neither the package data 'kernelnb/lab/dashboards' nor a "
+        "'dashboards/' folder of a source checkout); pass --dashboards DIR")
+
+
+def static_dir() -> Path:
+    """Directory of kernelnb's static files (thumbnails, gallery CSS)."""
+    return Path(__file__).resolve().parents[1] / "static"
+
+
+def thumbnail_file(dashboard: GalleryEntry) -> Path | None:
+    """Path of the dashboard's thumbnail, or None when it has none yet."""
+    for name in (dashboard.thumbnail, f"{dashboard.name}.png", f"{dashboard.name}.svg"):
+        if name:
+            p = static_dir() / name
+            if p.is_file():
+                return p
+    return None
+
+
+def _notebook_title(path: Path) -> str:
+    """First markdown heading of a notebook, else its stem."""
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb.get("cells", []):
+            if cell.get("cell_type") == "markdown":
+                src = "".join(cell.get("source", ""))
+                for line in src.splitlines():
+                    if line.startswith("#"):
+                        return line.lstrip("#").strip()
+    except (OSError, ValueError):
+        pass
+    return path.stem.replace("_", " ").capitalize()
+
+
+def gallery_entries(directory: os.PathLike | str,
+                    dashboards: list[GalleryEntry] | None = None) -> list[GalleryEntry]:
+    """Cards to show for ``directory``: the dashboards whose notebook is there, then any other
+    notebook.
+
+    A dashboard class whose notebook is missing is left out (with a warning); a notebook that no
+    class describes gets a card titled from its first markdown heading.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"dashboards directory {str(directory)!r} does not exist")
+    dashboards = dashboard_entries() if dashboards is None else dashboards
+    present = {p.name: p for p in sorted(directory.glob("*.ipynb"))}
+    out = []
+    for d in dashboards:
+        if d.notebook in present:
+            out.append(d)
+        else:
+            log.warning("kernelnb: dashboard %r has no notebook %s in %s", d.title, d.notebook,
+                        directory)
+    known = {d.notebook for d in dashboards}
+    for fname, p in present.items():
+        if fname not in known:
+            out.append(GalleryEntry(p.stem, _notebook_title(p),
+                                    "A notebook of the dashboards folder.", f"{p.stem}.png"))
+    return out
+
+
+_PLACEHOLDER = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 320 200' role='img' "
+                "aria-label='no thumbnail'><rect width='320' height='200' fill='#eef1f5'/>"
+                "<text x='160' y='112' font-size='40' text-anchor='middle' fill='#8a94a6' "
+                "font-family='sans-serif'>{initial}</text></svg>")
+
+
+def render_gallery(directory: os.PathLike | str, render_prefix: str, static_prefix: str,
+                   dashboards: list[GalleryEntry] | None = None) -> str:
+    """HTML of the gallery page.
+
+    Parameters
+    ----------
+    directory : path
+        Folder of the dashboard notebooks (see :func:`gallery_entries`).
+    render_prefix : str
+        URL prefix of Voila's render handler, e.g. ``/voila/render/``; a card links to
+        ``render_prefix + name + '.ipynb'``.
+    static_prefix : str
+        URL prefix under which the files of :func:`static_dir` are served.
+    dashboards : list of GalleryEntry, optional
+        Cards to use instead of the dashboard classes' (:func:`dashboard_entries`).
+
+    Returns
+    -------
+    str
+        A self-contained page (inline CSS, no external asset).
+    """
+    entries = gallery_entries(directory, dashboards)
+    cards = []
+    for d in entries:
+        thumb = thumbnail_file(d)
+        if thumb is not None:
+            img = (f'<img src="{html.escape(static_prefix + thumb.name)}" alt="" '
+                   f'loading="lazy" width="320" height="200">')
+        else:
+            svg = _PLACEHOLDER.format(initial=html.escape(d.title[:1].upper() or "?"))
+            img = f'<div class="placeholder">{svg}</div>'
+        href = html.escape(render_prefix + d.notebook)
+        cards.append(
+            f'<a class="card" href="{href}" data-dashboard="{html.escape(d.name)}">'
+            f'{img}<h2>{html.escape(d.title)}</h2><p>{html.escape(d.purpose)}</p></a>')
+    body = "\n".join(cards) if cards else '<p class="empty">No dashboard notebooks found.</p>'
+    template = (importlib.resources.files("kernelnb.lab") / "templates" / "gallery.html").read_text(
+        encoding="utf-8")
+    return template.replace("{{ cards }}", body).replace("{{ count }}", str(len(entries)))

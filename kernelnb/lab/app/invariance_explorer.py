@@ -1,0 +1,250 @@
+"""Invariance explorer: the rotation toy of Chapelle's thesis (section 6.6.2, Figs. 6.1-6.5)
+with its tangent vectors, and the boundaries of the plain SVM, virtual support vectors (VSV),
+the invariant SVM (ISVM, section 6.3.1), the invariant hyperplane in kernel PCA coordinates
+(IH_KPCA, section 6.3.2) and the linear preprocessing hybrid (LIH), with the information ratio
+(6.13) and the tangent term (6.14) live (:mod:`kernelnb.prior.invariance`).
+
+The tangent term (6.14), ``sqrt(mean_i (w . dPhi(x_i))^2)``, is the root mean square of the
+derivative of the decision function along the training points' tangents; the readout sets it
+against the thesis's rule of thumb (section 6.6.2: "after training a reasonable value for (6.14)
+should be in the range [0.2 - 0.4]"; smaller means the invariance is enforced more) and says
+which way gamma would move it (:func:`rule_of_thumb`).
+"""
+from __future__ import annotations
+
+import html
+import time
+
+import ipywidgets as widgets
+import numpy as np
+
+from ...prior._invariance_tables import make_rotation_toy
+from ...prior.invariance import (InvariantKPCASVC, InvariantSVC, LinearInvariantSVC, VirtualSVC,
+                                tangent_vectors)
+from ...svm import SVC
+from ..viz import boundaries_figure, decision_grid
+from ._base import Dashboard, log_slider, styled
+from ._plotly import FigureWidget
+
+__all__ = ["InvarianceExplorer", "EXPLORER_METHODS", "GAMMAS", "RULE_OF_THUMB", "rule_of_thumb",
+           "tangent_arrows"]
+
+#: the methods drawn, in the order of their boundary traces
+EXPLORER_METHODS = ("SVM", "VSV", "ISVM", "IH_KPCA", "LIH")
+N_TEST = 2000
+BOUNDS = (-1.15, 1.15, -1.15, 1.15)
+#: The values of the gamma slider: denser towards 1, where the scale-free gamma starts to bite
+#: (on the default sample, the tangent term reaches the rule's range only past 0.999).
+GAMMAS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998, 0.9999)
+#: The thesis's range for the tangent term (6.14) after training (section 6.6.2).
+RULE_OF_THUMB = (0.2, 0.4)
+#: Drawn length of a tangent vector d/dt (rotation by t radians), in plane units per unit.
+ARROW_SCALE = 0.15
+#: Arrowhead: length as a fraction of the arrow, half-angle of the V in degrees.
+HEAD_FRACTION = 0.3
+HEAD_HALF_ANGLE = 25.0
+
+
+def rule_of_thumb(value):
+    """Where a tangent term (6.14) lies against :data:`RULE_OF_THUMB`: ``('below' | 'within' |
+    'above', advice)``."""
+    lo, hi = RULE_OF_THUMB
+    if value > hi:
+        return "above", "the invariance could be enforced more; the rule asks for a larger γ"
+    if value < lo:
+        return "below", ("the invariance is enforced more than the rule asks; a smaller γ may "
+                         "fit the data better")
+    return "within", "a reasonable γ by the rule"
+
+
+def tangent_arrows(X, T, scale=ARROW_SCALE, head=HEAD_FRACTION, half_angle=HEAD_HALF_ANGLE):
+    """x, y of one polyline drawing an arrow from each ``X[i]`` to ``X[i] + scale * T[i]``:
+    per point the shaft (start, tip), a gap, the arrowhead as a V (wing, tip, wing), a gap;
+    the gaps are NaN (plotly breaks the line there), so that many arrows are one trace.
+
+    The wings are the shaft's direction reversed, turned by +-``half_angle`` degrees, of length
+    ``head`` times the arrow's."""
+    X, T = np.asarray(X, float), np.asarray(T, float) * scale
+    tip = X + T
+    a = np.deg2rad(half_angle)
+    back = -head * T
+    rot = lambda v, t: np.c_[np.cos(t) * v[:, 0] - np.sin(t) * v[:, 1],  # noqa: E731
+                             np.sin(t) * v[:, 0] + np.cos(t) * v[:, 1]]
+    left, right = tip + rot(back, a), tip + rot(back, -a)
+    gap = np.full_like(tip, np.nan)
+    pts = np.stack([X, tip, gap, left, tip, right, gap], axis=1)    # (n, 7, 2)
+    return pts[..., 0].ravel(), pts[..., 1].ravel()
+
+
+class InvarianceExplorer(Dashboard):
+    """The rotation toy of thesis section 6.6.2 with five ways of learning it.
+
+    Parameters
+    ----------
+    grid : int, default=70
+        Resolution of the boundary grid.
+    **params
+        Initial control values: ``sigma``, ``gamma`` (the page offers :data:`GAMMAS`; from
+        Python any value in [0, 1)), ``C``, ``n_samples``, ``seed``, ``vsv_step`` (radians),
+        ``shown`` (tuple of :data:`EXPLORER_METHODS`), ``tangents`` (bool: draw the tangent
+        arrows, with their heads: :func:`tangent_arrows`).
+
+    Notes
+    -----
+    :meth:`update` returns ``error_<method>`` (test error on 2000 fresh points) for every
+    method, ``ratio`` (6.13, mean over the training points, from IH_KPCA), ``rms_isvm`` and
+    ``rms_ih_kpca`` (6.14), ``gamma_eff`` (the ISVM's gamma after the scale-free substitution)
+    and ``fit_ms``.
+    """
+
+    notebook = "invariance_explorer"
+    gallery_order = 90
+    title = "Invariance explorer"
+    purpose = ("Rotation invariance on a circle (Chapelle's thesis, ch. 6): tangent vectors, and "
+               "the boundaries of SVM, virtual SVs, the invariant SVM and its kernel-PCA version "
+               "as the kernel width and the invariance weight gamma change.")
+    STATS = [
+        ("error_SVM", "test error SVM", ".1%"),
+        ("error_VSV", "test error VSV", ".1%"),
+        ("error_ISVM", "test error ISVM", ".1%"),
+        ("error_IH_KPCA", "test error IH_KPCA", ".1%"),
+        ("error_LIH", "test error LIH", ".1%"),
+        ("ratio", "ratio ‖dψ‖/‖dΦ‖ (6.13)", ".3f"),
+        ("rms_isvm", "tangent term (6.14) ISVM", ".3f"),
+        ("rms_ih_kpca", "tangent term (6.14) IH_KPCA", ".3f"),
+        ("gamma_eff", "γ after the scale-free rule", ".4f"),
+        ("fit_ms", "fit time, all five (ms)", ".0f"),
+    ]
+
+    def __init__(self, grid=70, **params):
+        self.grid = grid
+        self._data_key = None
+        super().__init__(**params)
+
+    def _build(self):
+        c = self.controls
+        c["sigma"] = log_slider("σ (RBF)", 1.0, -1, 1, step=0.05, main=True,
+                                tooltip="width of exp(-‖x - y‖² / (2σ²))")
+        c["gamma"] = styled(widgets.SelectionSlider(
+            options=[(f"{g:g}", g) for g in GAMMAS], value=0.999, description="γ"),
+            tooltip="0: the plain SVM; towards 1: more invariance (scale free)")
+        c["C"] = log_slider("C", 1000.0, 0, 4, step=0.25)
+        c["n_samples"] = styled(widgets.IntSlider(value=30, min=10, max=120, step=5,
+                                                  description="n points"))
+        c["seed"] = styled(widgets.IntSlider(value=0, min=0, max=20, description="draw"))
+        c["vsv_step"] = styled(widgets.FloatSlider(value=0.1, min=0.02, max=0.5, step=0.02,
+                                                   description="VSV angle"),
+                               tooltip="rotation (radians) of the virtual support vectors")
+        c["shown"] = styled(widgets.SelectMultiple(options=list(EXPLORER_METHODS),
+                                                   value=EXPLORER_METHODS, rows=5,
+                                                   description="boundaries"))
+        c["tangents"] = styled(widgets.Checkbox(value=True, description="tangent arrows",
+                                                indent=False))
+        X, y = make_rotation_toy(30, 0)
+        fig = boundaries_figure({m: _Zero() for m in EXPLORER_METHODS}, X, y, grid=2,
+                                bounds=BOUNDS)
+        t = np.linspace(0, 2 * np.pi, 200)
+        r = np.sqrt(0.7)
+        fig.add_scatter(uid="truth", x=r * np.cos(t), y=r * np.sin(t), mode="lines",
+                        name="true boundary ‖x‖² = 0.7",
+                        line=dict(color="#888", width=1.5, dash="dot"), hoverinfo="skip")
+        fig.add_scatter(uid="tangents", x=[], y=[], mode="lines", name="tangent vectors",
+                        line=dict(color="#444", width=1.2), hoverinfo="skip",
+                        connectgaps=False)
+        fig.update_layout(height=560, title=dict(text="Rotation toy"))
+        self.fig = FigureWidget(fig)
+        self.figures = [self.fig]
+
+    def _control_rows(self):
+        c = self.controls
+        return [widgets.HTML("<b>kernel and invariance</b>"), c["sigma"], c["gamma"], c["C"],
+                c["vsv_step"], widgets.HTML("<b>data</b>"), c["n_samples"], c["seed"],
+                widgets.HTML("<b>shown</b>"), c["shown"], c["tangents"]]
+
+    # -- work ------------------------------------------------------------------------------
+    def _data(self, p):
+        key = (int(p["n_samples"]), int(p["seed"]))
+        if key != self._data_key:
+            rng = np.random.RandomState(key[1])
+            X, y = make_rotation_toy(key[0], rng)
+            while np.unique(y).shape[0] < 2:
+                X, y = make_rotation_toy(key[0], rng)
+            self._train = (X, y)
+            self._test = make_rotation_toy(N_TEST, np.random.RandomState(1000 + key[1]))
+            self._data_key = key
+        return self._train
+
+    def _compute(self, p):
+        shown = tuple(p["shown"])
+        for m in shown:
+            if m not in EXPLORER_METHODS:
+                raise ValueError(f"shown must hold names among {list(EXPLORER_METHODS)}, "
+                                 f"got {m!r}")
+        X, y = self._data(p)
+        Xt, yt = self._test
+        sigma, gamma, C = float(p["sigma"]), float(p["gamma"]), float(p["C"])
+        common = dict(C=C, sigma=sigma, precision="float64", invariance="rotate_2d")
+        models = {
+            "SVM": SVC(C=C, sigma=sigma, precision="float64"),
+            "VSV": VirtualSVC(step=float(p["vsv_step"]), **common),
+            "ISVM": InvariantSVC(gamma=gamma, **common),
+            "IH_KPCA": InvariantKPCASVC(gamma=gamma, **common),
+            "LIH": LinearInvariantSVC(gamma=gamma, kernel="rbf", **common),
+        }
+        t0 = time.perf_counter()
+        grids, errors = {}, {}
+        for name, model in models.items():
+            model.fit(X, y)
+            errors[name] = float(np.mean(model.predict(Xt) != yt))
+            grids[name] = decision_grid(model, BOUNDS, self.grid)
+            self.check_time("the fits")
+        fit_ms = 1e3 * (time.perf_counter() - t0)
+        return dict(p=p, shown=shown, X=X, y=y, T=tangent_vectors(X, "rotate_2d"),
+                    grids=grids, errors=errors, fit_ms=fit_ms,
+                    ratio=models["IH_KPCA"].information_ratio_,
+                    rms_isvm=models["ISVM"].invariance_rms_,
+                    rms_ih_kpca=models["IH_KPCA"].invariance_rms_,
+                    gamma_eff=models["ISVM"].gamma_)
+
+    def _render(self, r):
+        fig, X, y, p = self.fig, r["X"], r["y"], r["p"]
+        for k, label in enumerate((-1, 1)):
+            pts = X[y == label]
+            fig.data[k].x, fig.data[k].y = pts[:, 0], pts[:, 1]
+            fig.data[k].name = f"class {label} ({pts.shape[0]})"
+        for i, name in enumerate(EXPLORER_METHODS):
+            tr = fig.data[2 + i]
+            xs, ys, Z = r["grids"][name]
+            tr.x, tr.y, tr.z = xs, ys, Z
+            tr.visible = name in r["shown"]
+            tr.name = f"{name} ({100 * r['errors'][name]:.1f}%)"
+        arrows = fig.data[2 + len(EXPLORER_METHODS) + 1]
+        if p["tangents"]:
+            arrows.x, arrows.y = tangent_arrows(X, r["T"])
+        else:
+            arrows.x, arrows.y = [], []
+        fig.layout.title.text = (f"Rotation toy: RBF σ = {p['sigma']:.3g}, γ = {p['gamma']:g}, "
+                                 f"C = {p['C']:.3g}, n = {len(y)}")
+        stats = {f"error_{m}": e for m, e in r["errors"].items()}
+        stats.update(ratio=r["ratio"], rms_isvm=r["rms_isvm"], rms_ih_kpca=r["rms_ih_kpca"],
+                     gamma_eff=r["gamma_eff"], fit_ms=r["fit_ms"])
+        lo, hi = RULE_OF_THUMB
+        verdicts = []
+        for name, key in (("ISVM", "rms_isvm"), ("IH_KPCA", "rms_ih_kpca")):
+            where, advice = rule_of_thumb(r[key])
+            verdicts.append(f"<li>{name}: {r[key]:.3f}, <b>{where}</b> the range: "
+                            f"{html.escape(advice)}.</li>")
+        stats["_html"] = (f"<p class='kernelnb-rule-of-thumb'><small>The thesis's rule of "
+                          f"thumb (§6.6.2): after training, the tangent term (6.14) should lie "
+                          f"in [{lo:g}, {hi:g}]; smaller means the invariance is enforced more "
+                          f"(tangents are d/dt of a rotation by t radians).</small></p>"
+                          f"<ul style='margin:0;font-size:13px'>{''.join(verdicts)}</ul>")
+        return stats
+
+
+class _Zero:
+    """Placeholder classifier for the empty figure."""
+
+    @staticmethod
+    def decision_function(P):
+        return np.zeros(len(P))

@@ -1,0 +1,264 @@
+"""KMP playground: Kernel Matching Pursuit against the SVM on 2-D toy data (the KMP paper's Fig. 6
+and Fig. 7; Vincent & Bengio, Machine Learning 48, 2002).
+
+The number of support points N is a slider: the pursuit is fitted once up to its largest N and
+the slider reads a prefix of the path (no refit).  Beside it, an SVM with its support vectors and
+the training / validation error against N with the current N marked; a button sets N to the SVM's
+number of support vectors (Fig. 6).  The second tab is Fig. 7: with a linear kernel, a far,
+well-classified cluster pulls the squared loss's boundary; the tanh loss's hardly moves.
+"""
+from __future__ import annotations
+
+import numpy as np
+import ipywidgets as widgets
+import plotly.graph_objects as go
+
+from ._plotly import FigureWidget
+
+from ...kmp import KMPClassifier
+from ...svm import SVC
+from ..viz import SURFACE_TRACES, boundaries_figure, decision_surface, plane_bounds, surface_data
+from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
+from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
+
+__all__ = ["KMPPlayground", "far_cluster_data"]
+
+#: Longest path fitted: squared loss (fast, Cython) and other losses (Fig. 4, scipy line searches).
+MAX_N_SQUARED = 200
+MAX_N_LOSS = 60
+N_TEST = 1000
+LOSSES = [("squared (KMP-mse)", "squared"), ("(0.65 − tanh m)² (KMP-tanh)", "tanh"),
+          ("logistic", "logistic"), ("exponential", "exponential")]
+
+
+def far_cluster_data(distance=6.0, random_state=0):
+    """Fig. 7's data: two overlapping classes and a far cluster of class 1 at ``distance``."""
+    rng = np.random.RandomState(random_state)
+    A = rng.randn(60, 2) * 0.5 + [-1.0, 0.0]
+    B = rng.randn(60, 2) * 0.5 + [1.0, 0.0]
+    far = rng.randn(40, 2) * 0.3 + [distance, -0.66 * distance]
+    X = np.vstack([A, B, far])
+    y = np.r_[np.zeros(60), np.ones(100)].astype(int)
+    return X, y
+
+
+class KMPPlayground(Dashboard):
+    """Interactive Kernel Matching Pursuit beside an SVM.
+
+    Controls: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``variant`` ('prefit', 'backfit',
+    'basic'), ``loss``, ``sigma``, ``n_basis`` (N), ``C`` (the SVM's), ``cluster_distance``
+    (Fig. 7 tab).  :meth:`update` returns ``n_basis_used``, ``kmp_train_error``,
+    ``kmp_valid_error``, ``kmp_test_error``, ``svm_n_support``, ``svm_test_error``,
+    ``best_n`` (smallest validation error on the path), ``fit_time_ms``, and the Fig. 7 errors.
+    """
+
+    notebook = "kmp_playground"
+    gallery_order = 40
+    title = "Kernel Matching Pursuit"
+    purpose = ("Choose the number of support points N directly and compare with an SVM; see the "
+               "support points in the order KMP picks them and the error along N.")
+    STATS = [
+        ("n_basis_used", "KMP support points N", "d"),
+        ("kmp_train_error", "KMP training error", ".1%"),
+        ("kmp_valid_error", "KMP validation error", ".1%"),
+        ("kmp_test_error", f"KMP test error ({N_TEST} new points)", ".1%"),
+        ("best_n", "N with the best validation error", "d"),
+        ("svm_n_support", "SVM support vectors", "d"),
+        ("svm_test_error", "SVM test error", ".1%"),
+        ("fit_time_ms", "KMP path fit (ms)", ".1f"),
+        ("far_error_mse", "Fig. 7: KMP-mse training error", ".1%"),
+        ("far_error_tanh", "Fig. 7: KMP-tanh training error", ".1%"),
+    ]
+
+    def __init__(self, grid=80, **params):
+        self.grid = grid
+        self._data_key = None
+        self._path_cache = (None, None)
+        self._svm_cache = (None, None)
+        self._far_cache = (None, None)
+        super().__init__(**params)
+
+    # -- widgets ---------------------------------------------------------------------------
+    def _build(self):
+        c = self.controls
+        add_toy_controls(c, n_value=200, n_min=40, n_max=600)
+        c["variant"] = styled(widgets.ToggleButtons(options=["prefit", "backfit", "basic"],
+                                                    value="prefit", description="variant"))
+        c["variant"].style.button_width = "62px"
+        c["loss"] = styled(widgets.Dropdown(options=LOSSES, value="squared", description="loss"))
+        c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05,
+                                tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
+        c["n_basis"] = styled(widgets.IntSlider(value=10, min=1, max=MAX_N_SQUARED,
+                                                description="N"))
+        c["n_basis"].add_class(MAIN_SLIDER_CLASS)
+        c["C"] = log_slider("C (SVM)", 1.0, -2, 3, step=0.1, tooltip="the SVM's penalty C")
+        c["cluster_distance"] = styled(widgets.FloatSlider(value=6.0, min=2.0, max=12.0, step=0.5,
+                                                           description="far cluster at"))
+        self.same_button = widgets.Button(description="N = SVM's #SV (Fig. 6)", icon="balance-scale",
+                                          layout=widgets.Layout(width="220px"))
+        self.same_button.on_click(lambda _b: self.match_svm())
+
+        X, y = self._make_data("moons", c["noise"].value, 200, 0)
+        bounds = plane_bounds(X, padding=0.15)
+        blank = BlankModel()
+        kfig = decision_surface(blank, X, y, grid=2, bounds=bounds, columns=True, show_margins=False)
+        kfig.update_traces(selector=dict(meta="sv_free"), mode="markers+text",
+                           textposition="top center", textfont=dict(size=11, color="black"),
+                           marker=dict(symbol="circle-open", size=14, color="#1b7837",
+                                       line=dict(width=2.2)))
+        side = dict(width=470, height=520, uirevision="keep", margin=dict(l=55, r=10, t=50, b=40),
+                    legend=dict(orientation="h", x=0, y=-0.16, yanchor="top", font=dict(size=11)))
+        kfig.update_layout(title="KMP", **side)
+        kfig.update_traces(selector=dict(type="heatmap"), showscale=False)
+        self.fig = FigureWidget(kfig)
+        sfig = decision_surface(blank, X, y, grid=2, bounds=bounds, columns=True, show_margins=True)
+        sfig.update_layout(title="SVM", **side)
+        sfig.update_traces(selector=dict(type="heatmap"), showscale=False)
+        self.svm_fig = FigureWidget(sfig)
+        pfig = go.Figure()
+        pfig.add_scatter(x=[1], y=[0], mode="lines", name="training error", line=dict(dash="dot"))
+        pfig.add_scatter(x=[1], y=[0], mode="lines", name="validation error")
+        pfig.add_scatter(x=[1, 1], y=[0, 1], mode="lines", name="current N",
+                         line=dict(color="black", width=1))
+        pfig.update_layout(height=300, title="Error against the number of support points N",
+                           xaxis_title="N", yaxis_title="error rate", yaxis_rangemode="tozero",
+                           margin=dict(l=60, r=20, t=50, b=50), uirevision="keep")
+        self.path_fig = FigureWidget(pfig)
+        Xf, yf = far_cluster_data()
+        ffig = boundaries_figure({"SVM": BlankModel(), "KMP-mse": BlankModel(), "KMP-tanh": BlankModel()},
+                                 Xf, yf, grid=2, title="Fig. 7: linear kernel, a far cluster")
+        ffig.update_layout(height=460, uirevision="keep")
+        self.far_fig = FigureWidget(ffig)
+        self.figures = [self.fig, self.svm_fig, self.path_fig, self.far_fig]
+
+    def _control_rows(self):
+        c = self.controls
+        return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
+                widgets.HTML("<b>KMP</b>"), c["variant"], c["loss"], c["sigma"], c["n_basis"],
+                widgets.HTML("<b>SVM</b>"), c["C"], widgets.HBox([self.same_button]),
+                widgets.HTML("<b>Fig. 7 tab</b>"), c["cluster_distance"]]
+
+    def _layout(self):
+        box = super()._layout()
+        right = box.children[-1].children[1]
+        main = widgets.VBox([widgets.HBox([self.fig, self.svm_fig]), self.path_fig, self.stats])
+        tabs = widgets.Tab(children=[main, widgets.VBox([self.far_fig])])
+        tabs.set_title(0, "Playground (Fig. 6)")
+        tabs.set_title(1, "Far cluster (Fig. 7)")
+        right.children = [tabs]
+        return box
+
+    # -- data ------------------------------------------------------------------------------
+    _make_data = staticmethod(make_toy)
+
+    def _data(self, p):
+        key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
+        if key != self._data_key:
+            self._train = self._make_data(*key)
+            self._valid = self._make_data(key[0], key[1], key[2], key[3] + 104729)
+            self._test = self._make_data(key[0], key[1], N_TEST, key[3] + 7919)
+            self._bounds = plane_bounds(self._train[0], padding=0.15)
+            self._data_key = key
+        return self._train
+
+    def match_svm(self):
+        """Set N to the SVM's number of support vectors (the paper's Fig. 6 comparison)."""
+        model = self._svm_cache[1]
+        if model is None:
+            return self.update()
+        return self.update(n_basis=int(min(len(model.support_), self.controls["n_basis"].max)))
+
+    # -- work ------------------------------------------------------------------------------
+    def _adjust(self, params, given):
+        params = reset_noise_on_dataset_change(self, params, given)
+        self.controls["variant"].disabled = params["loss"] != "squared"
+        return params
+
+    def _compute(self, p):
+        X, y = self._data(p)
+        sigma = float(p["sigma"])
+        squared = p["loss"] == "squared"
+        max_n = MAX_N_SQUARED if squared else MAX_N_LOSS
+        key = (self._data_key, sigma, p["variant"] if squared else "fig4", p["loss"])
+        if self._path_cache[0] != key:
+            Xv, yv = self._valid
+            with self.busy("fitting the KMP path…"):
+                model = KMPClassifier(n_basis=min(max_n, len(y) + 1 if p["variant"] == "basic" else len(y)),
+                                      variant=p["variant"], loss=p["loss"], sigma=sigma,
+                                      refit_every=5).fit(X, y, X_val=Xv, y_val=yv)
+            self._path_cache = (key, model)
+        model = self._path_cache[1]
+        steps = len(model.paths_[0]["basis"])
+        N = int(min(max(1, p["n_basis"]), steps))
+        model.set_n_basis(N)
+        skey = (self._data_key, sigma, float(p["C"]))
+        if self._svm_cache[0] != skey:
+            self._svm_cache = (skey, SVC(C=float(p["C"]), sigma=sigma).fit(X, y))
+        svm = self._svm_cache[1]
+        Xt, yt = self._test
+        surf = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, columns=True)
+        order = model.paths_[0]["basis"][:N]
+        centres = [k for k in order if k < len(y)]     # the bias atom has no point
+        surf["sv_free"] = dict(x=X[centres, 0], y=X[centres, 1],
+                               text=[str(i + 1) for i in range(len(centres))],
+                               name=f"support points, in order ({len(set(centres))})")
+        surf["sv_bound"] = dict(x=[], y=[], name="")
+        ssurf = surface_data(svm, X, y, grid=self.grid, bounds=self._bounds, columns=True)
+        far = self._far(float(p["cluster_distance"]))
+        val = model.validation_errors_[0]
+        return dict(p=p, surf=surf, ssurf=ssurf, N=N, model=model, far=far,
+                    train_err=model.train_errors_[0], val_err=val, stats=dict(
+                        n_basis_used=N,
+                        kmp_train_error=float(model.train_errors_[0][N - 1]),
+                        kmp_valid_error=float(val[N - 1]),
+                        kmp_test_error=float(np.mean(model.predict(Xt) != yt)),
+                        best_n=int(np.argmin(val)) + 1,
+                        svm_n_support=int(len(svm.support_)),
+                        svm_test_error=float(np.mean(svm.predict(Xt) != yt)),
+                        fit_time_ms=1e3 * float(model.fit_time_),
+                        far_error_mse=far["errors"]["KMP-mse"],
+                        far_error_tanh=far["errors"]["KMP-tanh"]))
+
+    def _far(self, distance):
+        if self._far_cache[0] == distance:
+            return self._far_cache[1]
+        X, y = far_cluster_data(distance)
+        models = {"SVM": SVC(C=1.0, kernel="linear").fit(X, y),
+                  "KMP-mse": KMPClassifier(n_basis=3, kernel="linear").fit(X, y),
+                  "KMP-tanh": KMPClassifier(n_basis=3, kernel="linear", loss="tanh",
+                                            refit_every=1).fit(X, y)}
+        fig = boundaries_figure(models, X, y, grid=120, title="")
+        out = dict(fig=fig, errors={k: float(np.mean(m.predict(X) != y)) for k, m in models.items()})
+        self._far_cache = (distance, out)
+        return out
+
+    def _render(self, r):
+        p = r["p"]
+        for fig, surf in ((self.fig, r["surf"]), (self.svm_fig, r["ssurf"])):
+            for k, uid in enumerate(SURFACE_TRACES):
+                fig.data[k].update(surf[uid])
+            xmin, xmax, ymin, ymax = surf["_bounds"]
+            fig.layout.xaxis.range = [xmin, xmax]
+            fig.layout.yaxis.range = [ymin, ymax]
+        kind = p["variant"] if p["loss"] == "squared" else "Fig. 4 (gradient)"
+        self.fig.layout.title.text = f"KMP, {kind}, loss {p['loss']}, N = {r['N']}"
+        self.svm_fig.layout.title.text = (f"SVM, C = {p['C']:.3g}: "
+                                          f"{r['stats']['svm_n_support']} support vectors")
+        n = np.arange(1, len(r["train_err"]) + 1)
+        pf = self.path_fig
+        pf.data[0].x, pf.data[0].y = n, r["train_err"]
+        pf.data[1].x, pf.data[1].y = n, r["val_err"]
+        top = float(max(np.max(r["train_err"]), np.max(r["val_err"]), 0.05))
+        pf.data[2].x, pf.data[2].y = [r["N"], r["N"]], [0, top]
+        src = r["far"]["fig"]
+        for k, tr in enumerate(src.data):
+            if k < len(self.far_fig.data):
+                props = dict(x=tr.x, y=tr.y, name=tr.name)
+                if tr.type == "contour":
+                    props["z"] = tr.z
+                self.far_fig.data[k].update(props)
+        self.far_fig.layout.xaxis.range = src.layout.xaxis.range
+        self.far_fig.layout.yaxis.range = src.layout.yaxis.range
+        self.far_fig.layout.title.text = (f"Fig. 7: linear kernel, far cluster at distance "
+                                          f"{p['cluster_distance']:.1f}")
+        return dict(r["stats"])

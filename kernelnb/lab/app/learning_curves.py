@@ -1,0 +1,534 @@
+"""Learning curves: training and test error against the training-set size, for chosen estimators
+on a chosen data set, mean and spread over repeated random splits, with the number of support
+vectors on a second axis.
+
+Estimators come from a registry (:data:`ESTIMATORS`, :func:`register_estimator`), so a later
+issue adds its method with one call; data sets are the 2-D toys, the bundled UCI classification
+sets and, when its files are present, a Fashion-MNIST subset (T-shirt vs shirt).
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import time
+from typing import Callable, Optional
+
+import numpy as np
+import ipywidgets as widgets
+from sklearn.base import BaseEstimator, ClassifierMixin
+from ._plotly import FigureWidget
+from ... import kernels as _k
+from ...datasets import (TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths,
+                        load_fashion_mnist)
+from ...datasets._stratify import stratified_subset
+from ...neighbors import KNeighborsClassifier
+from ...regularized import RegularizedKernelClassifier
+from ...svm import SVC
+from ..viz import fit_time_figure, learning_curve_figure, time_exponent
+from ._base import Dashboard, TimeBudgetExceeded, log_slider, styled
+
+__all__ = ["LearningCurves", "CurveEstimator", "ESTIMATORS", "register_estimator",
+           "learning_curve_data", "DATASETS", "training_sizes"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CurveEstimator:
+    """An estimator of the learning-curves dashboard.
+
+    Attributes
+    ----------
+    name : str
+        Registry key.
+    label : str
+        Legend text.
+    make : callable ``make(params) -> estimator``
+        Builds an unfitted scikit-learn estimator from the dashboard's parameters (``C``,
+        ``sigma``, ``n_neighbors``, ...); features arrive standardised.
+    n_support : callable ``n_support(fitted) -> int``, optional
+        Number of support vectors (or expansion points) of a fitted estimator; None when the
+        notion does not apply.
+    description : str
+    """
+
+    name: str
+    label: str
+    make: Callable[[dict], object]
+    n_support: Optional[Callable[[object], int]] = None
+    description: str = ""
+
+
+#: Registry of the estimators the dashboard offers, in display order.
+ESTIMATORS: dict[str, CurveEstimator] = {}
+
+
+def register_estimator(spec: CurveEstimator, replace=False):
+    """Add ``spec`` to :data:`ESTIMATORS` (``replace=True`` to overwrite an entry)."""
+    if not isinstance(spec, CurveEstimator):
+        raise TypeError(f"spec must be a CurveEstimator, got {spec!r}")
+    if spec.name in ESTIMATORS and not replace:
+        raise ValueError(f"an estimator named {spec.name!r} is already registered")
+    ESTIMATORS[spec.name] = spec
+    return spec
+
+
+register_estimator(CurveEstimator(
+    "svc", "SVM (kernelnb SVC, RBF)",
+    lambda p: SVC(C=p["C"], kernel="rbf", sigma=p["sigma"]),
+    lambda m: int(m.support_.size),
+    "C-SVC with the RBF kernel, decomposition solver of kernelnb.svm"))
+register_estimator(CurveEstimator(
+    "knn", "K nearest neighbours",
+    lambda p: KNeighborsClassifier(n_neighbors=p["n_neighbors"]),
+    None, "kernelnb's KNN with Euclidean distance (baseline)"))
+register_estimator(CurveEstimator(
+    "klr", "kernel logistic regression",
+    lambda p: RegularizedKernelClassifier(loss="logistic", C=p["C"], sigma=p["sigma"]),
+    None, "logistic loss + RKHS penalty, kernelnb.regularized (every point is an expansion point)"))
+
+def _largescale(name):
+    """A class of :mod:`kernelnb.largescale`, imported when an estimator is first built (the
+    package brings Dask and the MLPs: a kernel that never draws them does not load them)."""
+    return getattr(importlib.import_module("..largescale", __package__), name)
+
+
+register_estimator(CurveEstimator(
+    "mixture", "mixture of 4 SVMs (global gater)",
+    lambda p: _largescale("MixtureSVC")(n_experts=4, gater="global", max_iter=2, C=p["C"],
+                                        sigma=p["sigma"], client="serial", random_state=0),
+    lambda m: int(sum(getattr(e, "support_", np.empty(0)).size for e in m.experts_)),
+    "Collobert's hard mixture (thesis Alg. 6.1): 4 SVM experts on parts of the data, an MLP "
+    "gater, reassignment with the balance rule (kernelnb.largescale); #SV summed over experts"))
+register_estimator(CurveEstimator(
+    "mlp", "MLP (20 tanh units)",
+    lambda p: _largescale("MLPClassifier")(n_hidden=20, max_iter=100, random_state=0),
+    None, "one hidden tanh layer, cross-entropy, stochastic gradient (kernelnb.largescale)"))
+register_estimator(CurveEstimator(
+    "mlp_tanh_mse", "MLP, tanh output + MSE (20 units)",
+    lambda p: _largescale("MLPClassifier")(n_hidden=20, loss="tanh_squared", max_iter=100,
+                                           random_state=0),
+    None, "Collobert's MLP+Tanh+MSE (thesis Table 7.1): squared error on tanh of the output"))
+register_estimator(CurveEstimator(
+    "mlp_mse", "MLP, linear output + MSE (20 units)",
+    lambda p: _largescale("MLPClassifier")(n_hidden=20, loss="squared", max_iter=100,
+                                           random_state=0),
+    None, "Collobert's MLP+MSE (thesis Table 7.1): squared error on the linear output"))
+register_estimator(CurveEstimator(
+    "moe", "soft mixture of 4 MLP experts (MSE)",
+    lambda p: _largescale("MixtureOfExpertsClassifier")(n_experts=4, n_hidden=10,
+                                                        gater_n_hidden=20, loss="squared",
+                                                        max_iter=100, random_state=0),
+    None, "the standard soft mixture of experts of Collobert's Table 7.1 (MoE+MSE): "
+          "4 experts of 10 tanh units, an MLP gater of 20 units, squared error"))
+register_estimator(CurveEstimator(
+    "simple_mlp", "Simple MLP (20 HardTanh units)",
+    lambda p: _largescale("SimpleMLP")(n_hidden=20, max_iter=100, random_state=0,
+                                       track_margin=False),
+    None, "Collobert's margin MLP: HardTanh units, no output weights, beta-hinge loss"))
+register_estimator(CurveEstimator(
+    "margin_perceptron", "margin Perceptron",
+    lambda p: _largescale("MarginPerceptron")(max_iter=100, random_state=0,
+                                              track_margin=False),
+    None, "linear, updates while y f(x) < beta (thesis ch. 8)"))
+
+register_estimator(CurveEstimator(
+    "original_perceptron", "original Perceptron",
+    lambda p: _largescale("OriginalPerceptron")(max_iter=100, random_state=0,
+                                                track_margin=False),
+    None, "Rosenblatt's Perceptron (Collobert's thesis Alg. 3.1): updates on mistakes only, "
+          "no margin; 100 epochs at most"))
+
+
+class _SGDHingeAtC(ClassifierMixin, BaseEstimator):
+    """Stochastic gradient on the hinge with the weight decay of the SVM of penalty ``C``:
+    ``mu = 1 / (C L)`` (Collobert's thesis, eq. 8.16 and the conversion C = 1/(mu L)), ``L``
+    the size of the training set it is fitted on, known only at ``fit``."""
+
+    def __init__(self, C):
+        self.C = C
+
+    def fit(self, X, y):
+        mu = 1.0 / (float(self.C) * len(X))
+        self.model_ = _largescale("SGDHingeClassifier")(
+            learning_rate=min(0.01, 0.5 / mu), weight_decay=mu, max_iter=100, random_state=0,
+            track_margin=False).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+
+register_estimator(CurveEstimator(
+    "sgd_hinge", "SGD hinge + weight decay (linear SVM)",
+    lambda p: _SGDHingeAtC(p["C"]),
+    None, "stochastic gradient on the hinge with weight decay mu = 1/(C L), the linear SVM of "
+          "the C slider trained by Collobert's eq. 8.16 (100 epochs)"))
+register_estimator(CurveEstimator(
+    "nilsson_mlp", "Nilsson MLP (21 sign units)",
+    lambda p: _largescale("NilssonMLP")(n_hidden=21, learning_rate=0.1, max_iter=100,
+                                        random_state=0, track_margin=False),
+    None, "committee of 21 sign units voting, no margin (Collobert's Alg. 8.3, Nilsson 1965); "
+          "λ = 0.1 (sign units need larger steps than the 0.01 of the HardTanh models)"))
+register_estimator(CurveEstimator(
+    "hinge_mlp", "MLP on the hinge (20 HardTanh units)",
+    lambda p: _largescale("HingeMLPClassifier")(n_hidden=20, max_iter=100, random_state=0,
+                                                track_margin=False),
+    None, "MLP with output weights trained on the hinge (Collobert's eq. 8.10, weight decays 0: "
+          "early stopping by the epoch count)"))
+register_estimator(CurveEstimator(
+    "kernel_margin_perceptron", "kernel margin Perceptron (RBF)",
+    lambda p: _largescale("KernelMarginPerceptron")(sigma=p["sigma"], max_iter=100,
+                                                    random_state=0, track_margin=False),
+    lambda m: int(m.support_.size),
+    "Alg. 8.1 in dual form with the RBF kernel of the σ slider; its expansion points count as "
+    "support vectors"))
+
+
+def _fashion_home():
+    """Folder argument for :func:`load_fashion_mnist` (None: ``KERNELNB_DATA`` or the user cache,
+    as the loader looks them up), or raise FileNotFoundError."""
+    try:
+        if fashion_mnist_paths("train", data_home=None) is not None:
+            return None
+    except (OSError, ValueError):
+        pass
+    raise FileNotFoundError("Fashion-MNIST files not found (set KERNELNB_DATA to their folder)")
+
+
+def _toy_loader(name):
+    def load():
+        return TOY_DATASETS[name][0](n_samples=600, noise=TOY_NOISE[name][0], random_state=0)
+    return load
+
+
+def _uci_loader(name):
+    def load():
+        return UCI_DATASETS[name][0]()
+    return load
+
+
+def _fashion_loader():
+    X, y = load_fashion_mnist("train", data_home=_fashion_home(), n_samples=2000,
+                              classes=(0, 6), random_state=0)
+    return X, y
+
+
+def _datasets():
+    out = {}
+    for name, (_f, desc) in TOY_DATASETS.items():
+        out[name] = (f"{name} (toy, 600 points): {desc}", _toy_loader(name))
+    for name, entry in UCI_DATASETS.items():
+        if entry[2] == "classification":
+            out[name] = (f"{name} (UCI): {entry[1]}", _uci_loader(name))
+    try:
+        _fashion_home()
+    except FileNotFoundError:
+        pass  # the choice is hidden when the data is absent
+    else:
+        out["fashion_mnist"] = ("Fashion-MNIST T-shirt vs shirt, 2000 images of 784 pixels",
+                                _fashion_loader)
+    return out
+
+
+#: ``{name: (description, loader() -> (X, y))}`` of the data sets offered (Fashion-MNIST only
+#: when its files are found).
+DATASETS = _datasets()
+
+
+def training_sizes(n_max, n_sizes, n_min=None):
+    """``n_sizes`` geometrically spaced integer sizes from ``n_min`` (default max(10, n_max/20))
+    to ``n_max``, without repeats."""
+    n_max = int(n_max)
+    if n_max < 4:
+        raise ValueError(f"the training pool must hold at least 4 points, got {n_max}")
+    n_sizes = int(n_sizes)
+    if n_sizes < 2:
+        raise ValueError(f"n_sizes must be >= 2, got {n_sizes}")
+    n_min = int(n_min if n_min is not None else max(10, n_max // 20))
+    n_min = min(max(n_min, 4), n_max)
+    return np.unique(np.round(np.geomspace(n_min, n_max, n_sizes)).astype(int))
+
+
+def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
+                        random_state=0, progress=None, params=None, should_stop=None):
+    """Train and test errors (and #SV) against training-set size, over repeated random splits.
+
+    Parameters
+    ----------
+    estimators : dict ``{label: CurveEstimator}``
+    X, y : the data set; features are standardised on each training subset (a pipeline).
+    sizes : sequence of int
+        Training-set sizes, each at most the training pool ``(1 - test_fraction) n``.
+    n_repeats : int
+        Random splits (test set and nested training subsets are redrawn each time).
+    test_fraction : float in (0, 1)
+    random_state : int
+    progress : callable ``progress(fraction, text)``, optional
+    params : dict
+        Passed to every ``CurveEstimator.make``.
+    should_stop : callable ``should_stop() -> bool``, optional
+        Asked before each fit (e.g. a time budget): when it answers True no new fit
+        starts, and the result holds the repeats completed (or, when not even the first is, the
+        sizes of the first repeat completed for every estimator) and says so in ``'stopped'``;
+        with nothing completed, ``TimeoutError``.
+
+    Returns
+    -------
+    dict ``{label: {'sizes', 'train_error', 'test_error', 'n_support', 'fit_time', 'stopped'}}``
+        Arrays of shape (n_sizes, n_repeats) (fewer of either when stopped); ``n_support`` is
+        None for estimators without it; ``stopped`` is False, or True when the time budget cut
+        the work short.
+    """
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+        raise ValueError(f"X must be 2-D with as many rows as y, got {X.shape} and {y.shape}")
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
+    if int(n_repeats) < 1:
+        raise ValueError(f"n_repeats must be >= 1, got {n_repeats!r}")
+    sizes = np.asarray(sizes, dtype=int)
+    n_pool = X.shape[0] - int(np.ceil(test_fraction * X.shape[0]))
+    if sizes.size == 0 or sizes.min() < 2 or sizes.max() > n_pool:
+        raise ValueError(f"sizes must lie in [2, {n_pool}] (the training pool), "
+                         f"got {sizes.tolist()}")
+    params = params or {}
+    shape = (sizes.size, int(n_repeats))
+    out = {label: dict(sizes=sizes, train_error=np.full(shape, np.nan),
+                       test_error=np.full(shape, np.nan), fit_time=np.full(shape, np.nan),
+                       n_support=None if spec.n_support is None else np.full(shape, np.nan))
+           for label, spec in estimators.items()}
+    total = sizes.size * int(n_repeats) * max(len(estimators), 1)
+    done = 0
+    stop = None                       # (repeat, size index) where the budget stopped the work
+    for r in range(int(n_repeats)):
+        if stop is not None:
+            break
+        rs = np.random.RandomState(random_state + r)
+        idx_tr, idx_te = train_test_split(np.arange(X.shape[0]), test_size=test_fraction,
+                                          stratify=y, random_state=rs)
+        for i, n in enumerate(sizes):
+            if stop is not None:
+                break
+            sub = np.sort(idx_tr[stratified_subset(y[idx_tr], int(n), rs)])
+            for label, spec in estimators.items():
+                if should_stop is not None and should_stop():
+                    stop = (r, i)           # this size is incomplete: it is left out
+                    break
+                if progress is not None:
+                    progress(done / total, f"repeat {r + 1}/{n_repeats}, n = {n}: {spec.label}")
+                model = make_pipeline(StandardScaler(), spec.make(params))
+                t0 = time.perf_counter()
+                model.fit(X[sub], y[sub])
+                res = out[label]
+                res["fit_time"][i, r] = time.perf_counter() - t0
+                res["train_error"][i, r] = np.mean(model.predict(X[sub]) != y[sub])
+                res["test_error"][i, r] = np.mean(model.predict(X[idx_te]) != y[idx_te])
+                if spec.n_support is not None:
+                    res["n_support"][i, r] = spec.n_support(model[-1])
+                done += 1
+    if stop is not None:
+        r, i = stop
+        if r == 0 and i == 0:
+            raise TimeoutError("stopped before the first training size was fitted")
+        keep_sizes, keep_repeats = (sizes.size, r) if r > 0 else (i, 1)
+        for res in out.values():
+            res["sizes"] = sizes[:keep_sizes]
+            for k in ("train_error", "test_error", "fit_time", "n_support"):
+                if res[k] is not None:
+                    res[k] = res[k][:keep_sizes, :keep_repeats]
+    for res in out.values():
+        res["stopped"] = stop is not None
+    if progress is not None:
+        progress(1.0, "done")
+    return out
+
+
+def _exponent_text(e):
+    return f"{e:.2f}" if np.isfinite(e) else "– (too fast)"
+
+
+class LearningCurves(Dashboard):
+    """Learning curves of several estimators on one data set.
+
+    Parameters
+    ----------
+    **params
+        Initial control values: ``dataset`` (a key of :data:`DATASETS`), ``estimators`` (tuple
+        of keys of :data:`ESTIMATORS`), ``C``, ``sigma``, ``n_neighbors``, ``n_repeats``,
+        ``n_sizes``, ``test_fraction``.
+
+    Notes
+    -----
+    :meth:`update` returns ``curves`` (the :func:`learning_curve_data` result), ``sizes`` and,
+    per estimator key ``k``, ``test_error_<k>`` and ``train_error_<k>`` (mean at the largest
+    size), ``n_support_<k>`` where it applies, and ``time_s`` for the whole computation.
+    """
+
+    notebook = "learning_curves"
+    gallery_order = 30
+    title = "Learning curves"
+    purpose = ("Training and test error against the number of training points, mean ± one "
+               "standard deviation over random splits; dotted: the number of support vectors "
+               "(right axis).")
+    STATS = [("dataset_size", "points in the data set", "d"),
+             ("n_features", "features", "d"),
+             ("time_s", "computation time (s)", ".2f")]
+
+    def __init__(self, **params):
+        self._cache = {}
+        super().__init__(**params)
+
+    def _build(self):
+        c = self.controls
+        c["dataset"] = styled(widgets.Dropdown(
+            options=[(desc.split(":")[0], name) for name, (desc, _l) in DATASETS.items()],
+            value="moons", description="data set"))
+        c["estimators"] = styled(widgets.SelectMultiple(
+            options=[(spec.label, name) for name, spec in ESTIMATORS.items()],
+            value=("svc", "knn"), rows=min(10, len(ESTIMATORS)), description="estimators"))
+        c["view"] = styled(widgets.ToggleButtons(
+            options=[("errors", "errors"), ("time against n", "time")], value="errors",
+            description="show"), tooltip="error rates, or training time on log-log axes")
+        c["C"] = log_slider("C (SVM, KLR)", 1.0, -2, 3, step=0.25, main=True,
+                            tooltip="C of the SVM, of kernel logistic regression and of the "
+                                    "SGD hinge (weight decay μ = 1/(C L))")
+        c["sigma"] = log_slider("σ (RBF)", 1.0, -1.5, 1.5, step=0.05,
+                                tooltip="RBF width on standardised features")
+        c["n_neighbors"] = styled(widgets.IntSlider(value=5, min=1, max=31, step=2,
+                                                    description="K (KNN)"))
+        c["n_repeats"] = styled(widgets.IntSlider(value=5, min=1, max=20, description="repeats"))
+        c["n_sizes"] = styled(widgets.IntSlider(value=6, min=3, max=12, description="sizes"))
+        c["test_fraction"] = styled(widgets.FloatSlider(value=0.3, min=0.1, max=0.5, step=0.05,
+                                                        description="test fraction"))
+        self.description = widgets.HTML()
+        fig = learning_curve_figure({"": dict(sizes=[1, 2], train_error=[0, 0],
+                                              test_error=[0, 0])})
+        fig.update_layout(height=600)
+        self.fig = FigureWidget(fig)
+        tfig = fit_time_figure({"": dict(sizes=[1, 2], fit_time=[1e-3, 2e-3])})
+        tfig.update_layout(height=600)
+        self.time_fig = FigureWidget(tfig)
+        self.fig_box = widgets.Box([self.fig], layout=widgets.Layout(display="flex"))
+        self.time_box = widgets.Box([self.time_fig], layout=widgets.Layout(display="none"))
+        self.figures = [self.fig, self.time_fig]
+        self._curves_key = self._curves = None
+
+    def _control_rows(self):
+        return [*self.controls.values(), self.description]
+
+    def _layout(self):
+        box = super()._layout()
+        right = box.children[-1].children[1]
+        right.children = [self.fig_box, self.time_box,
+                          *(w for w in right.children if w not in (self.fig, self.time_fig))]
+        return box
+
+    def _load(self, name):
+        if name not in DATASETS:
+            raise ValueError(f"dataset must be one of {sorted(DATASETS)}, got {name!r}")
+        if name not in self._cache:
+            from sklearn.preprocessing import StandardScaler
+
+            X, y = DATASETS[name][1]()
+            X = np.asarray(X, dtype=np.float64)
+            self._cache[name] = (X, np.asarray(y),
+                                 _k.scale_sigma(StandardScaler().fit_transform(X)))
+        return self._cache[name]
+
+    def _adjust(self, params, given):
+        if "dataset" in given and "sigma" not in given:
+            # a width that suits the data set: scikit-learn's gamma='scale' on standardised features
+            params["sigma"] = float(self._load(params["dataset"])[2])
+        return params
+
+    def _compute(self, p):
+        names = tuple(p["estimators"])
+        if not names:
+            raise ValueError("estimators: choose at least one estimator")
+        unknown = [n for n in names if n not in ESTIMATORS]
+        if unknown:
+            raise ValueError(f"estimators must be among {list(ESTIMATORS)}, got {unknown}")
+        X, y, _s = self._load(p["dataset"])
+        for key in ("C", "sigma"):
+            if not (np.isfinite(p[key]) and p[key] > 0):
+                raise ValueError(f"{key} must be a positive number, got {p[key]!r}")
+        n_pool = X.shape[0] - int(np.ceil(p["test_fraction"] * X.shape[0]))
+        sizes = training_sizes(n_pool, p["n_sizes"])
+        specs = {n: ESTIMATORS[n] for n in names}
+        # switching the view redraws the same curves: no refit
+        key = tuple((k, v) for k, v in sorted(p.items()) if k != "view")
+        if key == self._curves_key:
+            curves, elapsed = self._curves
+        else:
+            t0 = time.perf_counter()
+            with self.busy("fitting…"):
+                try:
+                    curves = learning_curve_data(
+                        specs, X, y, sizes, n_repeats=p["n_repeats"],
+                        test_fraction=p["test_fraction"], random_state=0,
+                        progress=self.report_progress,
+                        params=dict(C=float(p["C"]), sigma=float(p["sigma"]),
+                                    n_neighbors=int(p["n_neighbors"])),
+                        should_stop=lambda: self.time_left() <= 0)
+                except TimeoutError as exc:
+                    raise TimeBudgetExceeded(self.budget_message("the learning curves")) from exc
+            elapsed = time.perf_counter() - t0
+            self._curves_key, self._curves = key, (curves, elapsed)
+        first = next(iter(curves.values()))
+        warning = ""
+        if first["stopped"]:
+            shape = first["test_error"].shape
+            warning = (self.budget_message("the learning curves") + f"; drawn: {shape[1]} of "
+                       f"{p['n_repeats']} repeat(s), sizes up to n = {int(first['sizes'][-1])}")
+        return dict(p=p, curves=curves, sizes=first["sizes"], X=X, time_s=elapsed,
+                    warning=warning)
+
+    def _render(self, r):
+        p, curves = r["p"], r["curves"]
+        labelled = {ESTIMATORS[k].label: v for k, v in curves.items()}
+        new = learning_curve_figure(labelled)
+        fig = self.fig
+        fig.data = []
+        fig.add_traces(list(new.data))
+        fig.layout.xaxis.update(tickvals=new.layout.xaxis.tickvals,
+                                ticktext=new.layout.xaxis.ticktext)
+        fig.layout.yaxis2.visible = new.layout.yaxis2.visible
+        timed = p.get("view") == "time"
+        self.fig_box.layout.display = "none" if timed else "flex"
+        self.time_box.layout.display = "flex" if timed else "none"
+        tnew = fit_time_figure(labelled)
+        self.time_fig.data = []
+        self.time_fig.add_traces(list(tnew.data))
+        desc = DATASETS[p["dataset"]][0]
+        self.time_fig.layout.title.text = (f"{desc.split(':')[0]}: training time against n "
+                                           "(log-log; the slope is the exponent)")
+        fig.layout.title.text = (f"{desc.split(':')[0]}: C = {p['C']:.3g}, σ = {p['sigma']:.3g}, "
+                                 f"K = {p['n_neighbors']}, {p['n_repeats']} repeats")
+        self.description.value = f"<small>{desc}</small>"
+        stats = dict(curves=curves, sizes=r["sizes"], dataset_size=int(r["X"].shape[0]),
+                     n_features=int(r["X"].shape[1]), time_s=r["time_s"])
+        if r["warning"]:
+            stats["_warning"] = r["warning"]
+        rows = []
+        for k, c in curves.items():
+            stats[f"test_error_{k}"] = float(c["test_error"][-1].mean())
+            stats[f"train_error_{k}"] = float(c["train_error"][-1].mean())
+            stats[f"time_exponent_{k}"] = time_exponent(c["sizes"], c["fit_time"])
+            nsv = "–"
+            if c["n_support"] is not None:
+                stats[f"n_support_{k}"] = float(c["n_support"][-1].mean())
+                nsv = f"{stats[f'n_support_{k}']:.0f}"
+            rows.append(f"<tr><td>{ESTIMATORS[k].label}</td>"
+                        f"<td class='num'>{stats[f'train_error_{k}']:.1%}</td>"
+                        f"<td class='num'>{stats[f'test_error_{k}']:.1%}"
+                        f" ± {c['test_error'][-1].std():.1%}</td><td class='num'>{nsv}</td>"
+                        f"<td class='num'>{1e3 * np.nanmean(c['fit_time'][-1]):.0f}</td>"
+                        f"<td class='num'>{_exponent_text(stats[f'time_exponent_{k}'])}</td></tr>")
+        stats["_html"] = ("<table><tr><th>at n = " + str(int(r["sizes"][-1])) + "</th>"
+                          "<th>training error</th><th>test error</th><th>#SV</th>"
+                          "<th>fit (ms)</th><th>time ∝ n^</th></tr>" + "".join(rows) + "</table>")
+        return stats

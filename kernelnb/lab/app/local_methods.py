@@ -1,0 +1,350 @@
+"""Local methods playground and density explorer (Vincent's thesis ch. 11 and 13;
+the K-nearest-neighbour and Parzen-window lecture of a machine-learning course).
+
+* :class:`LocalMethodsPlayground`: KNN, HKNN, CKNN and the Parzen classifier on 2-D data, with
+  sliders K, lambda and h; click on the chart to choose a query point and see, for each class, its
+  K neighbours, their local hull (affine for HKNN, convex for CKNN) and the projection on it.
+* :class:`DensityExplorer`: Parzen against Manifold Parzen on the spiral and other 2-D toys, with
+  sliders h, sigma, d and k; log-density contours, the local Gaussians as ellipses on a toggle,
+  and the training and test ANLL.
+"""
+from __future__ import annotations
+
+import numpy as np
+import ipywidgets as widgets
+import plotly.graph_objects as go
+from scipy.spatial import ConvexHull, QhullError
+
+from ._plotly import FigureWidget
+
+from ...datasets import TOY_DATASETS, TOY_NOISE, make_manifold_spiral
+from ...neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, ManifoldParzen,
+                         ParzenClassifier, ParzenDensity)
+from ..viz import SURFACE_TRACES, decision_surface, ellipse_outlines, plane_bounds, surface_data
+from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
+from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
+                    reset_noise_on_dataset_change)
+
+__all__ = ["LocalMethodsPlayground", "DensityExplorer"]
+
+N_TEST = 1000
+CLASS_LINE = ("#1f77b4", "#d62728")
+METHODS = [("K nearest neighbours", "knn"), ("HKNN (local hyperplane)", "hknn"),
+           ("CKNN (local convex hull)", "cknn"), ("Parzen classifier", "parzen")]
+
+
+class _Scored:
+    """A fitted classifier seen through a signed score for the surface (positive: classes_[1])."""
+
+    def __init__(self, model):
+        self.model = model
+        self.classes_ = model.classes_
+
+    def decision_function(self, X):
+        m = self.model
+        if hasattr(m, "hull_distances"):
+            return m.decision_function(X)
+        return 2.0 * (m.predict_proba(X)[:, 1] - 0.5)
+
+
+def _hull_outline(N):
+    """Closed outline of the 2-D points N, counter-clockwise: their convex hull (Qhull, through
+    ``scipy.spatial.ConvexHull``); a segment between the extreme points for two points or points
+    on one line."""
+    N = np.asarray(N, dtype=float)
+    if len(N) >= 3:
+        try:
+            ring = N[ConvexHull(N).vertices]
+            return np.append(ring[:, 0], ring[0, 0]), np.append(ring[:, 1], ring[0, 1])
+        except QhullError:          # flat: every point on one line (or all equal)
+            pass
+    order = np.lexsort((N[:, 1], N[:, 0]))
+    ends = N[[order[0], order[-1]]] if len(N) >= 3 else N
+    return ends[:, 0], ends[:, 1]
+
+
+class LocalMethodsPlayground(Dashboard):
+    """KNN, HKNN, CKNN and Parzen on 2-D toy data; click to see a point's local hulls.
+
+    Controls: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``method``, ``n_neighbors`` (K),
+    ``weight_decay`` (lambda, HKNN), ``bandwidth`` (h, Parzen).  :meth:`query` (or a click) sets
+    the query point.  :meth:`update` returns ``train_error``, ``test_error``, ``query_class`` and
+    the query's squared distances to each class's hull (HKNN/CKNN).
+    """
+
+    notebook = "local_methods"
+    click_action = "query"
+    gallery_order = 50
+    title = "Local methods"
+    purpose = ("K nearest neighbours, local hyperplane (HKNN) and convex (CKNN) distances, Parzen "
+               "windows: move K, λ and h; click on the chart to see a point's neighbours and hulls.")
+    STATS = [
+        ("train_error", "training error", ".1%"),
+        ("test_error", f"test error ({N_TEST} new points)", ".1%"),
+        ("query", "query point", lambda q: f"({q[0]:.2f}, {q[1]:.2f})"),
+        ("query_class", "predicted class of the query", "d"),
+        ("dist_0", "  squared distance to class 0's hull", ".4g"),
+        ("dist_1", "  squared distance to class 1's hull", ".4g"),
+        ("predict_ms", "prediction on the grid (ms)", ".1f"),
+    ]
+
+    def __init__(self, grid=60, **params):
+        self.grid = grid
+        self._data_key = None
+        self._query = np.array([0.5, 0.25])
+        super().__init__(**params)
+
+    def _build(self):
+        c = self.controls
+        add_toy_controls(c, n_value=150, n_min=20, n_max=600)
+        c["method"] = styled(widgets.Dropdown(options=METHODS, value="cknn", description="method"))
+        c["n_neighbors"] = styled(widgets.IntSlider(value=4, min=1, max=30, description="K"))
+        c["n_neighbors"].add_class(MAIN_SLIDER_CLASS)
+        c["weight_decay"] = log_slider("λ (HKNN)", 0.01, -4, 2, step=0.1,
+                                       tooltip="weight decay of the local hyperplane solve")
+        c["bandwidth"] = log_slider("h (Parzen)", 0.2, -2, 0.5, step=0.05, tooltip="window width h")
+        X, y = TOY_DATASETS["moons"][0](n_samples=150, noise=TOY_NOISE["moons"][0], random_state=0)
+        self._bounds = plane_bounds(X, padding=0.15)
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True,
+                               show_margins=False, show_support=False)
+        for k in range(2):
+            fig.add_scatter(x=[], y=[], mode="markers", name=f"neighbours in class {k}",
+                            marker=dict(size=13, color="rgba(0,0,0,0)",
+                                        line=dict(width=2.5, color=CLASS_LINE[k])))
+            fig.add_scatter(x=[], y=[], mode="lines", name=f"hull of class {k}", fill="toself",
+                            line=dict(width=1.5, color=CLASS_LINE[k]), opacity=0.35)
+            fig.add_scatter(x=[], y=[], mode="lines+markers", name=f"projection on class {k}",
+                            line=dict(width=2, dash="dot", color=CLASS_LINE[k]),
+                            marker=dict(size=6, color=CLASS_LINE[k]))
+        fig.add_scatter(x=[], y=[], mode="markers", name="query point",
+                        marker=dict(symbol="star", size=16, color="#2ca02c", line=dict(width=1)))
+        fig.update_layout(height=560, uirevision="keep", clickmode="event")
+        self.fig = FigureWidget(fig)
+        self.fig.data[0].on_click(self._on_click)
+        self.figures = [self.fig]
+
+    def _data(self, p):
+        key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
+        if key != self._data_key:
+            self._train = make_toy(*key)
+            self._test = make_toy(key[0], key[1], N_TEST, key[3] + 7919)
+            self._bounds = plane_bounds(self._train[0], padding=0.15)
+            self._data_key = key
+        return self._train
+
+    def query(self, x, y):
+        """Choose the query point whose neighbours and hulls are drawn.
+
+        A point that is not a pair of finite numbers inside the chart's area (widened by its own
+        size on each side) is ignored with a message in the page (``{'error': ...}``)."""
+        problem = click_problem(x, y, self._bounds)
+        if problem is not None:
+            msg = f"click ignored: {problem}"
+            self.show_error(msg)
+            return {"error": msg}
+        self._query = np.array([float(x), float(y)])
+        return self.update()
+
+    def _adjust(self, params, given):
+        params = reset_noise_on_dataset_change(self, params, given)
+        m = params["method"]
+        self.controls["weight_decay"].disabled = m != "hknn"
+        self.controls["bandwidth"].disabled = m != "parzen"
+        self.controls["n_neighbors"].disabled = m == "parzen"
+        return params
+
+    def _model(self, p):
+        m, K = p["method"], int(p["n_neighbors"])
+        if m == "knn":
+            return KNeighborsClassifier(K)
+        if m == "hknn":
+            return HKNNClassifier(K, weight_decay=float(p["weight_decay"]))
+        if m == "cknn":
+            return CKNNClassifier(K)
+        if m == "parzen":
+            return ParzenClassifier(sigma=float(p["bandwidth"]))
+        raise ValueError(f"method must be one of {[v for _, v in METHODS]}, got {m!r}")
+
+    def _compute(self, p):
+        import time
+
+        X, y = self._data(p)
+        model = self._model(p).fit(X, y)
+        t0 = time.perf_counter()
+        surf = surface_data(_Scored(model), X, y, grid=self.grid, bounds=self._bounds, columns=True)
+        dt = 1e3 * (time.perf_counter() - t0)
+        Xt, yt = self._test
+        q = self._query
+        stats = dict(train_error=float(np.mean(model.predict(X) != y)),
+                     test_error=float(np.mean(model.predict(Xt) != yt)), query=tuple(q),
+                     query_class=int(model.predict(q[None, :])[0]), predict_ms=dt)
+        local = []
+        if hasattr(model, "local_hulls"):
+            local = model.local_hulls(q)
+            D = model.hull_distances(q[None, :])[0]
+            stats.update(dist_0=float(D[0]), dist_1=float(D[1]))
+        elif p["method"] == "knn":
+            _, idx = model.kneighbors(q[None, :])
+            for c in model.classes_:
+                nb = X[idx[0]][y[idx[0]] == c]
+                local.append({"class": c, "neighbors": nb, "projection": None})
+        return dict(surf=surf, local=local, method=p["method"], stats=stats, p=p)
+
+    def _render(self, r):
+        fig = self.fig
+        for k, uid in enumerate(SURFACE_TRACES):
+            fig.data[k].update(r["surf"][uid])
+        base = len(SURFACE_TRACES)
+        for k in range(2):
+            h = r["local"][k] if k < len(r["local"]) else None
+            nb_t, hull_t, proj_t = fig.data[base + 3 * k: base + 3 * k + 3]
+            if h is None or len(h["neighbors"]) == 0:
+                nb_t.update(x=[], y=[])
+                hull_t.update(x=[], y=[])
+                proj_t.update(x=[], y=[])
+                continue
+            N = np.asarray(h["neighbors"])
+            nb_t.update(x=N[:, 0], y=N[:, 1])
+            if r["method"] in ("hknn", "cknn"):
+                hx, hy = _hull_outline(N)
+                hull_t.update(x=hx, y=hy, fill="toself" if r["method"] == "cknn" else None)
+                P = h["projection"]
+                proj_t.update(x=[self._query[0], P[0]], y=[self._query[1], P[1]])
+            else:
+                hull_t.update(x=[], y=[])
+                proj_t.update(x=[], y=[])
+        fig.data[base + 6].update(x=[self._query[0]], y=[self._query[1]])
+        xmin, xmax, ymin, ymax = r["surf"]["_bounds"]
+        fig.layout.xaxis.range = [xmin, xmax]
+        fig.layout.yaxis.range = [ymin, ymax]
+        p = r["p"]
+        detail = {"knn": f"K = {p['n_neighbors']}",
+                  "hknn": f"K = {p['n_neighbors']}, λ = {p['weight_decay']:.3g}",
+                  "cknn": f"K = {p['n_neighbors']}",
+                  "parzen": f"h = {p['bandwidth']:.3g}"}[r["method"]]
+        fig.layout.title.text = f"{dict((v, k) for k, v in METHODS)[r['method']]}, {detail}"
+        return dict(r["stats"])
+
+
+class DensityExplorer(Dashboard):
+    """Parzen against Manifold Parzen density estimation on 2-D data.
+
+    Controls: ``dataset`` ('spiral' or a 2-D toy), ``n_samples``, ``seed``, ``model`` ('parzen',
+    'manifold'), ``bandwidth`` (h), ``sigma``, ``n_components`` (d), ``n_neighbors`` (k),
+    ``ellipses``.  :meth:`update` returns ``train_anll`` and ``test_anll``.
+    """
+
+    notebook = "density_explorer"
+    gallery_order = 60
+    title = "Density explorer"
+    purpose = ("Parzen windows against Manifold Parzen windows: move h, σ, d and k and watch the "
+               "density contours, the local Gaussians and the test log-likelihood.")
+    STATS = [
+        ("train_anll", "training ANLL", ".3f"),
+        ("test_anll", f"test ANLL ({N_TEST} new points)", ".3f"),
+        ("n_train", "training points", "d"),
+    ]
+
+    def __init__(self, grid=90, **params):
+        self.grid = grid
+        self._data_key = None
+        super().__init__(**params)
+
+    def _build(self):
+        c = self.controls
+        options = [("spiral — Manifold Parzen spiral (thesis ch. 13)", "spiral")] + [
+            (f"{n} — {TOY_DATASETS[n][1]}", n) for n in TOY_DATASETS]
+        c["dataset"] = styled(widgets.Dropdown(options=options, value="spiral", description="data set"))
+        c["n_samples"] = styled(widgets.IntSlider(value=300, min=30, max=1000, step=10,
+                                                  description="n points"))
+        c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6, description="sample seed"))
+        c["model"] = styled(widgets.ToggleButtons(options=[("Parzen", "parzen"),
+                                                           ("Manifold", "manifold")],
+                                                  value="manifold", description="model"))
+        c["model"].style.button_width = "90px"
+        c["bandwidth"] = log_slider("h (Parzen)", 0.013, -3, 0, step=0.05,
+                                    tooltip="Parzen window width h")
+        c["sigma"] = log_slider("σ (noise)", 0.007, -3.5, -0.5, step=0.05, main=True,
+                                tooltip="Manifold Parzen: isotropic noise σ")
+        c["n_components"] = styled(widgets.IntSlider(value=1, min=0, max=2, description="d"))
+        c["n_neighbors"] = styled(widgets.IntSlider(value=11, min=1, max=40, description="k"))
+        c["ellipses"] = styled(widgets.Checkbox(value=True, description="local Gaussians as ellipses",
+                                                indent=False))
+        fig = go.Figure()
+        fig.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], colorscale="Viridis", ncontours=25,
+                        colorbar=dict(title="log p(x)"), name="log density")
+        fig.add_scatter(x=[], y=[], mode="markers", name="training points",
+                        marker=dict(size=4, color="white", line=dict(width=0.5, color="black")))
+        fig.add_scatter(x=[], y=[], mode="lines", name="local Gaussians (1 σ)",
+                        line=dict(width=1, color="firebrick"))
+        fig.update_layout(height=560, uirevision="keep", xaxis_title="x₁", yaxis_title="x₂",
+                          yaxis=dict(scaleanchor="x", scaleratio=1),
+                          legend=dict(orientation="h", y=-0.15))
+        self.fig = FigureWidget(fig)
+        self.figures = [self.fig]
+
+    def _adjust(self, params, given):
+        manifold = params["model"] == "manifold"
+        for name in ("sigma", "n_components", "n_neighbors", "ellipses"):
+            self.controls[name].disabled = not manifold
+        self.controls["bandwidth"].disabled = manifold
+        return params
+
+    def _data(self, p):
+        key = (p["dataset"], int(p["n_samples"]), int(p["seed"]))
+        if key != self._data_key:
+            if key[0] == "spiral":
+                self._train = make_manifold_spiral(n_samples=key[1], random_state=key[2])
+                self._test = make_manifold_spiral(n_samples=N_TEST, random_state=key[2] + 7919)
+            elif key[0] in TOY_DATASETS:
+                make = TOY_DATASETS[key[0]][0]
+                self._train = make(n_samples=key[1], random_state=key[2])[0]
+                self._test = make(n_samples=N_TEST, random_state=key[2] + 7919)[0]
+            else:
+                raise ValueError(f"dataset must be 'spiral' or one of {sorted(TOY_DATASETS)}, "
+                                 f"got {key[0]!r}")
+            self._data_key = key
+        return self._train
+
+    def _compute(self, p):
+        X = self._data(p)
+        if p["model"] == "parzen":
+            model = ParzenDensity(sigma=float(p["bandwidth"]))
+        else:
+            model = ManifoldParzen(int(p["n_components"]), int(p["n_neighbors"]), float(p["sigma"]))
+        model.fit(X)
+        xmin, xmax, ymin, ymax = plane_bounds(X, padding=0.15)
+        gx, gy = np.linspace(xmin, xmax, self.grid), np.linspace(ymin, ymax, self.grid)
+        A, B = np.meshgrid(gx, gy)
+        Z = model.score_samples(np.column_stack([A.ravel(), B.ravel()])).reshape(A.shape)
+        floor = np.percentile(Z, 60) - 8.0          # keep the colours on the data, not the void
+        ell = None
+        if p["model"] == "manifold" and p["ellipses"]:
+            ell = self._ellipses(model, X)
+        return dict(X=X, gx=gx, gy=gy, Z=np.maximum(Z, floor), ell=ell, p=p, stats=dict(
+            train_anll=model.anll(X), test_anll=model.anll(self._test), n_train=len(X)))
+
+    @staticmethod
+    def _ellipses(model, X, every=None):
+        """One-sigma outlines of the local Gaussians (every few points), None-separated."""
+        every = every or max(1, len(X) // 60)
+        rows = np.arange(0, len(X), every)
+        s2 = float(model.sigma) ** 2
+        V = model.components_[rows]                       # (m, d, 2), d may be 0
+        # the d leading directions carry their variances, sigma^2 the rest
+        covs = s2 * np.eye(2) + np.einsum("mkj,mk,mkl->mjl", V, model.variances_[rows] - s2, V)
+        return ellipse_outlines(X[rows], covs)
+
+    def _render(self, r):
+        fig = self.fig
+        fig.data[0].update(x=r["gx"], y=r["gy"], z=r["Z"])
+        fig.data[1].update(x=r["X"][:, 0], y=r["X"][:, 1])
+        if r["ell"] is None:
+            fig.data[2].update(x=[], y=[])
+        else:
+            fig.data[2].update(x=r["ell"][0], y=r["ell"][1])
+        p = r["p"]
+        what = (f"Parzen, h = {p['bandwidth']:.3g}" if p["model"] == "parzen" else
+                f"Manifold Parzen, d = {p['n_components']}, k = {p['n_neighbors']}, σ = {p['sigma']:.3g}")
+        fig.layout.title.text = f"{what}: test ANLL {r['stats']['test_anll']:.3f}"
+        return dict(r["stats"])

@@ -1,0 +1,283 @@
+"""Margin losses: every loss of :mod:`kernelnb.losses` against the margin m = y f(x), with the
+derivatives on a toggle (the KMP paper's Fig. 5, Vincent & Bengio 2002, §3.2;
+Collobert's thesis, 2004, ch. 3; the vicinal-risk erf loss and its surrogate of Chapelle's
+thesis, 2002, §1.3 and Fig. 2.2), and the boundaries that two chosen losses fit on the
+same 2-D toy data (:class:`kernelnb.regularized.RegularizedKernelClassifier`, same kernel, same C).
+Collobert's MSE on a tanh output (thesis eq. 7.5, Table 7.1) is drawn and fitted beside them, and the
+readout names the losses his chapter 3, 7 and 8 models train on.
+"""
+from __future__ import annotations
+
+import html
+import time
+
+import numpy as np
+import ipywidgets as widgets
+from ._plotly import FigureWidget
+
+from ... import losses as _losses
+from ...datasets import TOY_DATASETS, TOY_NOISE
+from ...regularized import RegularizedKernelClassifier
+from ..viz import (boundaries_figure, loss_axes_layout, loss_curves, margin_marker,
+                   plane_bounds, decision_grid)
+from ._base import Dashboard, log_slider, styled
+
+__all__ = ["MarginLosses", "FIT_LOSSES"]
+
+#: Losses offered for the fitted boundaries: the margin losses that can be minimised by gradient.
+#: (Not 'zero_one', no gradient; not 'perceptron', whose regularised minimiser is f = 0; not
+#: 'vrm_hinge', a rescaled hinge whose minimiser is the SVM's, see
+#: :class:`kernelnb.prior.VicinalSVC`.)  'vrm', the erf loss of the vicinal risk (Chapelle's
+#: thesis §1.3), is fitted penalised: mean phi(-y f) + ||f||^2 / (2 C n), where C plays the part
+#: of the vicinity width.
+FIT_LOSSES = tuple(n for n in _losses.LOSS_NAMES
+                   if _losses.LOSSES[n].kind == "margin"
+                   and n not in ("zero_one", "perceptron", "vrm_hinge")) + ("tanh_mse",)
+N_TEST = 1000
+
+#: Collobert's MSE on a tanh output (thesis eq. 7.5, the MLP+Tanh+MSE of Table 7.1): for y = +-1,
+#: 1/2 (y - tanh f)^2 = 1/2 (1 - tanh m)^2, half of :mod:`kernelnb.losses`' 'tanh' loss with
+#: target 1.  It is drawn and fitted under the name 'tanh_mse' (fitted as the 'tanh' loss at
+#: target 1 and C/2, the same minimiser).
+TANH_MSE = "tanh_mse"
+TANH_MSE_LABEL = "½(1 − tanh m)² (tanh + MSE, Collobert)"
+
+#: The losses Collobert's ch. 7-8 models train, for the readout.
+CHAPTER8_LOSSES = (
+    ("hinge", "SVM; SGD hinge + weight decay (8.16); margin Perceptron and Simple MLP at β = 1; "
+              "hinge MLP (8.10)"),
+    ("perceptron", "original Perceptron (Alg. 3.1): with any weight decay its minimiser is f = 0, "
+                   "so it is drawn, not fitted"),
+    (TANH_MSE, "MLP + tanh output + MSE (Table 7.1)"),
+    ("squared", "MLP + MSE and the mixture of experts (Table 7.1): (1 − m)² = (y − f)²"),
+    ("logistic", "MLP + cross-entropy (Table 7.1)"),
+)
+
+
+def _tanh_mse():
+    return _losses.get_loss("tanh", target=1.0)
+
+
+def _value(name, m):
+    if name == TANH_MSE:
+        return 0.5 * _tanh_mse().value(m)
+    return _losses.LOSSES[name].value(m)
+
+
+def _derivative(name, m):
+    if name == TANH_MSE:
+        return 0.5 * _tanh_mse().derivative(m)
+    return _losses.LOSSES[name].derivative(m)
+
+
+def _label(name):
+    return TANH_MSE_LABEL if name == TANH_MSE else _losses.LOSSES[name].label
+
+
+class MarginLosses(Dashboard):
+    """Margin losses and their fitted boundaries.
+
+    Parameters
+    ----------
+    grid : int, default=80
+        Resolution of the boundary grid.
+    **params
+        Initial control values: ``shown`` (tuple of loss names), ``derivative`` (bool),
+        ``margin`` (the margin marked on the chart), ``loss_a``, ``loss_b`` (names in
+        :data:`FIT_LOSSES`), ``dataset``, ``noise``, ``n_samples``, ``C``, ``sigma``.
+
+    Notes
+    -----
+    :meth:`update` returns ``margin``, ``values`` and ``derivatives`` ({loss: L(m)} and
+    {loss: L'(m)} of the shown losses at the marked margin), and for each fitted loss
+    ``a``/``b``: ``train_error_a``, ``test_error_a``, ``fit_time_ms_a``, ... .
+    """
+
+    notebook = "margin_losses"
+    gallery_order = 20
+    title = "Margin losses"
+    purpose = ("Losses of the margin m = y·f(x) and their derivatives (KMP paper, Fig. 5); "
+               "pick two losses to compare the boundaries they fit on the same data.")
+    STATS = [
+        ("margin", "marked margin m", ".2f"),
+        ("train_error_a", "loss A: training error", ".1%"),
+        ("test_error_a", "loss A: test error", ".1%"),
+        ("fit_time_ms_a", "loss A: fit time (ms)", ".0f"),
+        ("train_error_b", "loss B: training error", ".1%"),
+        ("test_error_b", "loss B: test error", ".1%"),
+        ("fit_time_ms_b", "loss B: fit time (ms)", ".0f"),
+    ]
+
+    def __init__(self, grid=80, **params):
+        self.grid = grid
+        self._fit_cache = {}
+        self._data_key = None
+        super().__init__(**params)
+
+    def _build(self):
+        c = self.controls
+        names = (*_losses.LOSS_NAMES, TANH_MSE)
+        c["shown"] = styled(widgets.SelectMultiple(
+            options=[(_label(n), n) for n in names], value=tuple(names), rows=7,
+            description="losses shown"))
+        c["derivative"] = styled(widgets.Checkbox(value=False, description="show derivatives dL/dm",
+                                                  indent=False))
+        c["margin"] = styled(widgets.FloatSlider(value=0.5, min=-2.0, max=3.0, step=0.05,
+                                                 description="mark m ="))
+        c["margin"].add_class("kernelnb-main-slider")
+        fit_opts = [(_label(n), n) for n in FIT_LOSSES]
+        c["loss_a"] = styled(widgets.Dropdown(options=fit_opts, value="hinge",
+                                              description="loss A"))
+        c["loss_b"] = styled(widgets.Dropdown(options=fit_opts, value="exponential",
+                                              description="loss B"))
+        c["dataset"] = styled(widgets.Dropdown(options=list(TOY_DATASETS), value="moons",
+                                               description="data set"))
+        c["noise"] = styled(widgets.FloatSlider(value=0.25, min=0.0, max=TOY_NOISE["moons"][1],
+                                                step=0.01, description="noise"))
+        c["n_samples"] = styled(widgets.IntSlider(value=150, min=20, max=600, step=10,
+                                                  description="n points"))
+        c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
+                            tooltip="J = mean loss + ‖f‖²/(2Cn): larger C, less "
+                                    "regularisation")
+        c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05)
+
+        fig = loss_curves(show_derivative=False, highlight=0.5)
+        m = np.asarray(fig.data[0].x)
+        for kind, ys, axes in (("value", _value(TANH_MSE, m), ("x", "y")),
+                               ("deriv", _derivative(TANH_MSE, m), ("x2", "y2"))):
+            fig.add_scatter(x=m, y=ys, mode="lines", meta=[kind, TANH_MSE],
+                            uid=f"{kind}:{TANH_MSE}",
+                            name=TANH_MSE_LABEL if kind == "value" else f"dL/dm {TANH_MSE}",
+                            legendgroup=TANH_MSE, showlegend=kind == "value",
+                            visible=kind == "value", xaxis=axes[0], yaxis=axes[1],
+                            line=dict(color="#006d5b", width=2.2, dash="dashdot"))
+        self.fig = FigureWidget(fig)
+        self.fig.update_layout(height=480, title=dict(text="Losses of the margin m = y·f(x)"))
+        X = np.zeros((2, 2))
+        self.bfig = FigureWidget(boundaries_figure({"A": _Zero(), "B": _Zero()}, X,
+                                                      np.array([0, 1]), grid=2))
+        self.bfig.update_layout(height=480, title=dict(text="Fitted boundaries f(x) = 0"))
+        self.figures = [self.fig, self.bfig]
+
+    def _control_rows(self):
+        c = self.controls
+        return [widgets.HTML("<b>loss curves</b>"), c["shown"], c["derivative"], c["margin"],
+                widgets.HTML("<b>fitted boundaries</b>"), c["loss_a"], c["loss_b"], c["dataset"],
+                c["noise"], c["n_samples"], c["C"], c["sigma"]]
+
+    def _adjust(self, params, given):
+        if "dataset" in given and "noise" not in given and params["dataset"] in TOY_NOISE:
+            default, top = TOY_NOISE[params["dataset"]]
+            with self.changing_limits("noise"):   # the new range becomes the declared one
+                self.controls["noise"].max = top
+            params["noise"] = max(default, 0.5 * top)
+        return params
+
+    # -- work ------------------------------------------------------------------------------
+    def _data(self, p):
+        name = p["dataset"]
+        if name not in TOY_DATASETS:
+            raise ValueError(f"dataset must be one of {sorted(TOY_DATASETS)}, got {name!r}")
+        key = (name, float(p["noise"]), int(p["n_samples"]))
+        if key != self._data_key:
+            make = TOY_DATASETS[name][0]
+            X, y = make(n_samples=key[2], noise=key[1], random_state=0)
+            Xt, yt = make(n_samples=N_TEST, noise=key[1], random_state=1)
+            self._train, self._test = (np.asarray(X, float), np.asarray(y)), \
+                (np.asarray(Xt, float), np.asarray(yt))
+            self._bounds = plane_bounds(self._train[0], padding=0.15)
+            self._data_key = key
+            self._fit_cache = {}
+        return self._train
+
+    def _fit(self, loss, p):
+        key = (loss, float(p["C"]), float(p["sigma"]))
+        if key not in self._fit_cache:
+            X, y = self._train
+            t0 = time.perf_counter()
+            C = float(p["C"])
+            if loss == TANH_MSE:                 # 1/2 the 'tanh' loss at target 1: C/2 fits it
+                fit_loss, C = _tanh_mse(), C / 2.0
+            else:
+                fit_loss = loss
+            model = RegularizedKernelClassifier(loss=fit_loss, C=C, sigma=float(p["sigma"]))
+            model.fit(X, y)
+            ms = 1e3 * (time.perf_counter() - t0)
+            Xt, yt = self._test
+            xs, ys, Z = decision_grid(model, self._bounds, self.grid)
+            self._fit_cache[key] = dict(
+                xs=xs, ys=ys, Z=Z, fit_time_ms=ms,
+                train_error=float(np.mean(model.predict(X) != y)),
+                test_error=float(np.mean(model.predict(Xt) != yt)))
+        return self._fit_cache[key]
+
+    def _compute(self, p):
+        shown = tuple(p["shown"])
+        for n in shown:
+            if n != TANH_MSE:
+                _losses.get_loss(n)  # validates the names
+        m = float(p["margin"])
+        if not np.isfinite(m):
+            raise ValueError(f"margin must be a finite number, got {p['margin']!r}")
+        for which in ("loss_a", "loss_b"):
+            if p[which] not in FIT_LOSSES:
+                raise ValueError(f"{which} must be one of {list(FIT_LOSSES)}, got {p[which]!r}")
+        self._data(p)
+        fits = {"a": self._fit(p["loss_a"], p), "b": self._fit(p["loss_b"], p)}
+        values = {n: float(_value(n, m)) for n in shown}
+        derivs = {n: float(_derivative(n, m)) for n in shown}
+        return dict(p=p, shown=shown, m=m, fits=fits, values=values, derivatives=derivs)
+
+    def _render(self, r):
+        p, shown = r["p"], set(r["shown"])
+        fig = self.fig
+        for tr in fig.data:
+            kind, name = tr.meta if tr.meta else (None, None)
+            if kind == "value":
+                tr.visible = name in shown
+            elif kind == "deriv":
+                tr.visible = bool(p["derivative"]) and name in shown
+        fig.layout.update(loss_axes_layout(bool(p["derivative"])))
+        fig.layout.update(margin_marker(r["m"]))
+        bf = self.bfig
+        X, y = self._train
+        for k in range(2):
+            pts = X[y == np.unique(y)[k]]
+            bf.data[k].x, bf.data[k].y = pts[:, 0], pts[:, 1]
+            bf.data[k].name = f"class {np.unique(y)[k]} ({pts.shape[0]})"
+        for k, which in enumerate("ab"):
+            f = r["fits"][which]
+            tr = bf.data[2 + k]
+            tr.x, tr.y, tr.z = f["xs"], f["ys"], f["Z"]
+            loss = p[f"loss_{which}"]
+            tr.name = f"{which.upper()}: {loss}"
+        xmin, xmax, ymin, ymax = self._bounds
+        bf.layout.xaxis.range = [xmin, xmax]
+        bf.layout.yaxis.range = [ymin, ymax]
+        bf.layout.title.text = (f"f(x) = 0 fitted by loss A ({p['loss_a']}) and B ({p['loss_b']}), "
+                                f"RBF σ = {p['sigma']:.3g}, C = {p['C']:.3g}")
+        stats = dict(margin=r["m"], values=r["values"], derivatives=r["derivatives"])
+        for which in "ab":
+            f = r["fits"][which]
+            stats.update({f"train_error_{which}": f["train_error"],
+                          f"test_error_{which}": f["test_error"],
+                          f"fit_time_ms_{which}": f["fit_time_ms"]})
+        rows = "".join(
+            f"<tr><td>{html.escape(n)}</td><td class='num'>{r['values'][n]:.4f}</td>"
+            f"<td class='num'>{r['derivatives'][n]:+.4f}</td></tr>"
+            for n in (*_losses.LOSS_NAMES, TANH_MSE) if n in r["values"])
+        models = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(w)}</td></tr>"
+                         for n, w in CHAPTER8_LOSSES)
+        stats["_html"] = (f"<table><tr><th>loss at m = {r['m']:.2f}</th><th>L(m)</th>"
+                          f"<th>dL/dm</th></tr>{rows}</table>"
+                          f"<table><tr><th>loss</th><th>what trains on it (Collobert, ch. 3, 7, "
+                          f"8)</th></tr>{models}</table>")
+        return stats
+
+
+class _Zero:
+    """Placeholder classifier for the empty figure."""
+
+    @staticmethod
+    def decision_function(P):
+        return np.zeros(len(P))

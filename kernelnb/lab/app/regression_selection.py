@@ -1,0 +1,135 @@
+"""Regression model selection: a noisy 1-D target, the least-squares Fourier fit with d basis
+functions, and each criterion's estimate of the risk against d beside the true risk (Chapelle's
+thesis, chapter 9; :func:`kernelnb.model_selection.regression_risk_estimates`).
+
+x is uniform on [-pi, pi] (the Fourier basis is then orthonormal), y = f(x) + noise; the DEE and
+ADJ criteria use 1000 unlabeled points drawn from the same distribution; the true risk is
+computed by quadrature.
+"""
+from __future__ import annotations
+
+import numpy as np
+import ipywidgets as widgets
+from ._plotly import FigureWidget
+
+from ...model_selection import (REGRESSION_CRITERIA, basis_matrix, regression_risk_estimates,
+                               regression_target)
+from ...model_selection._regression import _true_risk_factory
+from ._base import Dashboard, log_slider, styled
+
+__all__ = ["RegressionSelectionExplorer"]
+
+#: Largest number of basis functions drawn.
+MAX_DIM = 60
+#: Unlabeled points used by DEE and ADJ.
+N_UNLABELED = 1000
+TARGETS = ("quadratic", "sinc", "step")
+
+
+def largest_dim(n):
+    """The largest d considered for n points: Fig. 9.2's range ceil(23 n / 40), at most
+    ``MAX_DIM``."""
+    return int(min(np.ceil(23 * n / 40), MAX_DIM))
+
+
+def sample(target, n, noise, seed):
+    """(x, y, x_unlabeled) of the dashboard for these controls."""
+    rng = np.random.RandomState(seed)
+    x = rng.uniform(-np.pi, np.pi, n)
+    y = regression_target(target)(x) + noise * rng.randn(n)
+    return x, y, rng.uniform(-np.pi, np.pi, N_UNLABELED)
+
+
+class RegressionSelectionExplorer(Dashboard):
+    """The Fourier fit of a noisy 1-D target and every chapter-9 criterion's risk estimate.
+
+    Parameters
+    ----------
+    **params
+        Initial control values: ``target``, ``n``, ``noise``, ``seed``, ``d``.
+
+    Notes
+    -----
+    :meth:`update` returns ``best_d`` (the d of smallest true risk), ``true_risk_d`` (the true
+    risk of the fit drawn), and for every criterion ``d_<name>`` (its choice) and
+    ``ratio_<name>`` (R(f_dhat) / min_d R(f_d), the thesis's (9.22)).
+    """
+
+    notebook = "regression_selection"
+    gallery_order = 89
+    title = "Regression model selection"
+    purpose = ("How many Fourier terms for a few noisy points? Each criterion of Chapelle's "
+               "chapter 9 (DEE, SEB, ADJ, FPE, UCB, GCV, RIC, BIC, Cp, CV) estimates the risk "
+               "against d, beside the true risk.")
+    STATS = [("best_d", "d of smallest true risk", "d"),
+             ("true_risk_d", "true risk of the fit drawn", ".4g")] + [
+        (f"ratio_{c}", f"{c.upper()}: R(chosen) / min R", ".3g") for c in REGRESSION_CRITERIA]
+
+    def _build(self):
+        c = self.controls
+        c["target"] = styled(widgets.Dropdown(options=list(TARGETS), value="step",
+                                              description="target f"))
+        c["n"] = styled(widgets.IntSlider(value=40, min=10, max=150, description="n points"))
+        c["noise"] = log_slider("noise σ", 0.05, -2.5, 0, step=0.05)
+        c["seed"] = styled(widgets.IntSlider(value=0, min=0, max=50, description="seed"))
+        c["d"] = styled(widgets.IntSlider(value=9, min=1, max=MAX_DIM, description="d (fit)"))
+        c["d"].add_class("kernelnb-main-slider")
+        fit = FigureWidget()
+        fit.add_scatter(x=[], y=[], mode="markers", name="training points", uid="points")
+        fit.add_scatter(x=[], y=[], mode="lines", name="target f", uid="target",
+                        line=dict(color="black", dash="dot"))
+        fit.add_scatter(x=[], y=[], mode="lines", name="fit with d functions", uid="fit")
+        fit.update_layout(height=380, title=dict(text="Fourier fit"),
+                          xaxis=dict(title=dict(text="x"), range=[-np.pi, np.pi]),
+                          margin=dict(l=50, r=10, t=40, b=40))
+        risk = FigureWidget()
+        risk.add_scatter(x=[], y=[], mode="lines+markers", name="true risk", uid="true",
+                         line=dict(color="black", width=3))
+        for name in REGRESSION_CRITERIA:
+            risk.add_scatter(x=[], y=[], mode="lines", name=name.upper(), uid=name)
+        risk.add_scatter(x=[], y=[], mode="lines", name="training error", uid="emp",
+                         line=dict(color="grey", dash="dash"))
+        risk.update_layout(height=420, title=dict(text="Estimated and true risk against d"),
+                           xaxis=dict(title=dict(text="d (number of basis functions)")),
+                           yaxis=dict(title=dict(text="risk"), type="log"),
+                           margin=dict(l=50, r=10, t=40, b=40))
+        self.fig, self.risk = fit, risk
+        self.figures = [fit, risk]
+
+    def _compute(self, p):
+        if p["target"] not in TARGETS:
+            raise ValueError(f"target must be one of {TARGETS}, got {p['target']!r}")
+        n, noise = int(p["n"]), float(p["noise"])
+        x, y, u = sample(p["target"], n, noise, int(p["seed"]))
+        D = largest_dim(n)
+        res = regression_risk_estimates(x, y, u, max_dim=D)
+        true = _true_risk_factory(regression_target(p["target"]), len(res.dims), "fourier",
+                                  noise)(res.coef)
+        d = int(min(int(p["d"]), len(res.dims)))
+        return dict(p=p, x=x, y=y, res=res, true=true, d=d)
+
+    def _render(self, r):
+        res, true, d, p = r["res"], r["true"], r["d"], r["p"]
+        grid = np.linspace(-np.pi, np.pi, 400)
+        self.fig.data[0].x, self.fig.data[0].y = r["x"], r["y"]
+        self.fig.data[1].x, self.fig.data[1].y = grid, regression_target(p["target"])(grid)
+        self.fig.data[2].x = grid
+        self.fig.data[2].y = basis_matrix(grid, d) @ res.coef[:d, d - 1]
+        self.fig.data[2].name = f"fit with d = {d}"
+        self.fig.layout.title.text = (f"{p['target']} target, n = {int(p['n'])}, noise "
+                                      f"{float(p['noise']):.3g}: fit with d = {d}"
+                                      + (" (the largest d for this n)" if d < int(p["d"]) else ""))
+        dims = res.dims
+        self.risk.data[0].x, self.risk.data[0].y = dims, true
+        for k, name in enumerate(REGRESSION_CRITERIA):
+            est = np.where(np.isfinite(res.estimates[name]), res.estimates[name], np.nan)
+            self.risk.data[1 + k].x, self.risk.data[1 + k].y = dims, est
+            self.risk.data[1 + k].name = f"{name.upper()} (d = {res.chosen[name]})"
+        self.risk.data[-1].x, self.risk.data[-1].y = dims, res.empirical_risk
+        lo = max(float(np.min(true)) / 3, 1e-6)
+        self.risk.layout.yaxis.range = [np.log10(lo), np.log10(float(np.max(true[:d])) * 30)]
+        stats = dict(best_d=int(np.argmin(true)) + 1, true_risk_d=float(true[d - 1]))
+        for name in REGRESSION_CRITERIA:
+            stats[f"d_{name}"] = res.chosen[name]
+            stats[f"ratio_{name}"] = float(true[res.chosen[name] - 1] / true.min())
+        return stats

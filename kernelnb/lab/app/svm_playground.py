@@ -1,0 +1,266 @@
+"""SVM playground: an SVM on 2-D toy data, as LIBSVM's svm-toy with the theses' pictures.
+
+Data set, noise and size; click on the chart to add a point of the chosen class; kernel; C and
+sigma on log sliders. The chart shows the decision function, the f = -1, 0, +1 lines and the
+support vectors, free (0 < alpha < C) or at bound (alpha = C); the readout gives the margin width
+2/||w||, the errors, #SV, the dual objective and the fit time. The "C path" toggle adds #SV and
+errors along C, fitted with warm starts by :func:`kernelnb.svm.svc_path`.
+(Collobert's thesis ch. 1-3; Chapelle's thesis ch. 1.)
+"""
+from __future__ import annotations
+
+import numpy as np
+import ipywidgets as widgets
+from ._plotly import FigureWidget
+
+from ...datasets import TOY_NOISE
+from ...svm import SVC, svc_path
+from ..viz import (SURFACE_TRACES, c_marker, c_path_figure, decision_surface, margin_width,
+                   plane_bounds, support_masks, surface_data)
+from ._base import Dashboard, log_slider, styled
+from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
+                    reset_noise_on_dataset_change)
+
+__all__ = ["SVMPlayground"]
+
+#: Values of C of the C path (log-spaced over the slider's range).
+PATH_CS = np.logspace(-2, 4, 19)
+#: Size of the test sample drawn from the same distribution.
+N_TEST = 1000
+#: Most points clicks may add (a page can send clicks from a script).
+MAX_ADDED = 500
+
+
+class SVMPlayground(Dashboard):
+    """Interactive SVM on a 2-D toy data set.
+
+    Parameters
+    ----------
+    grid : int, default=100
+        Resolution of the decision surface (grid x grid evaluations).
+    **params
+        Initial control values (see :attr:`controls`): ``dataset`` ('moons', 'spirals', 'xor',
+        'blobs'), ``noise``, ``n_samples``, ``seed``, ``kernel`` ('rbf', 'linear', 'poly'),
+        ``C``, ``sigma``, ``degree``, ``click_class`` (0 or 1), ``show_margins``, ``c_path``.
+
+    Notes
+    -----
+    :meth:`update` returns (and the readout shows) ``train_error``, ``test_error``,
+    ``n_support``, ``n_free``, ``n_bound``, ``margin_width``, ``dual_objective``,
+    ``fit_time_ms``, ``n_iter``, ``n_train``, ``n_added``, and with the C path on, ``path_Cs``,
+    ``path_n_support``, ``path_train_error``, ``path_test_error``.
+    """
+
+    notebook = "svm_playground"
+    click_action = "add_point"
+    gallery_order = 10
+    title = "SVM playground"
+    purpose = ("Fit a support vector machine on 2-D toy data. Click on the chart to add a point of "
+               "the chosen class; move C and σ and watch the margins and the support vectors.")
+    STATS = [
+        ("train_error", "training error", ".1%"),
+        ("test_error", f"test error ({N_TEST} new points)", ".1%"),
+        ("n_support", "support vectors", "d"),
+        ("n_free", "  free (0 < α < C)", "d"),
+        ("n_bound", "  at bound (α = C)", "d"),
+        ("margin_width", "margin width 2/‖w‖", ".4g"),
+        ("dual_objective", "dual objective", ".5g"),
+        ("n_iter", "solver iterations", "d"),
+        ("fit_time_ms", "fit time (ms)", ".1f"),
+        ("n_train", "training points", "d"),
+        ("n_added", "  added by clicks", "d"),
+    ]
+
+    def __init__(self, grid=100, **params):
+        self.grid = grid
+        self._data_key = None
+        self._added: list = []
+        self._path_cache = (None, None)
+        self._drawn_bounds = None
+        self._model_cache = (None, None)
+        super().__init__(**params)
+
+    # -- widgets ---------------------------------------------------------------------------
+    def _build(self):
+        c = self.controls
+        add_toy_controls(c, n_value=200, n_min=20, n_max=1000)
+        c["kernel"] = styled(widgets.ToggleButtons(options=["rbf", "linear", "poly"], value="rbf",
+                                                   description="kernel"))
+        c["kernel"].style.button_width = "62px"
+        c["C"] = log_slider("C", 1.0, -3, 4, step=0.1, main=True,
+                            tooltip="soft-margin penalty C (log scale)")
+        c["sigma"] = log_slider("σ (RBF)", 0.5, -2, 1.5, step=0.05,
+                                tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
+        c["degree"] = styled(widgets.IntSlider(value=3, min=1, max=6, description="degree (poly)"))
+        c["click_class"] = styled(widgets.ToggleButtons(
+            options=[("class 0", 0), ("class 1", 1)], value=1, description="click adds"))
+        c["click_class"].style.button_width = "70px"
+        c["show_margins"] = styled(widgets.Checkbox(value=True, description="show f = ±1 lines",
+                                                    indent=False))
+        c["c_path"] = styled(widgets.Checkbox(value=False, description="C path (#SV, errors)",
+                                              indent=False))
+        self.clear_button = widgets.Button(description="clear added points", icon="eraser",
+                                           layout=widgets.Layout(width="150px"))
+        self.clear_button.on_click(lambda _b: self.clear_points())
+        self.resample_button = widgets.Button(description="new sample", icon="refresh",
+                                              layout=widgets.Layout(width="140px"))
+        self.resample_button.on_click(lambda _b: self.update(seed=self.controls["seed"].value + 1))
+
+        X, y = self._make_data("moons", TOY_NOISE["moons"][0], 200, 0)
+        self._bounds = plane_bounds(X, padding=0.15)
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
+        fig.update_layout(height=560, uirevision="keep", clickmode="event")
+        self.fig = FigureWidget(fig)
+        self.fig.data[0].on_click(self._on_click)
+        path = c_path_figure(PATH_CS[:1], [0], [0.0], [0.0], [0], title="C path")
+        path.update_layout(height=330)
+        self.path_fig = FigureWidget(path)
+        self.path_box = widgets.Box([self.path_fig], layout=widgets.Layout(display="none"))
+        self.figures = [self.fig, self.path_fig]
+
+    def _control_rows(self):
+        c = self.controls
+        return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
+                widgets.HBox([self.resample_button]),
+                widgets.HTML("<b>model</b>"), c["kernel"], c["C"], c["sigma"], c["degree"],
+                widgets.HTML("<b>chart</b>"), c["click_class"], widgets.HBox([self.clear_button]),
+                c["show_margins"], c["c_path"]]
+
+    def _layout(self):
+        box = super()._layout()
+        # the C path figure sits in a box that is hidden while the toggle is off
+        right = box.children[-1].children[1]
+        right.children = [self.fig, self.path_box, self.stats]
+        return box
+
+    # -- data ------------------------------------------------------------------------------
+    _make_data = staticmethod(make_toy)
+
+    def _data(self, p):
+        key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
+        if key != self._data_key:
+            X, y = self._make_data(*key)
+            Xt, yt = self._make_data(key[0], key[1], N_TEST, key[3] + 7919)
+            self._base = (np.asarray(X, float), np.asarray(y))
+            self._test = (np.asarray(Xt, float), np.asarray(yt))
+            self._bounds = plane_bounds(self._base[0], padding=0.15)
+            self._added = []
+            self._data_key = key
+        X, y = self._base
+        if self._added:
+            A = np.asarray(self._added, dtype=float)
+            X = np.vstack([X, A[:, :2]])
+            y = np.concatenate([y, A[:, 2].astype(y.dtype)])
+        return X, y
+
+    def add_point(self, x, y, label=None):
+        """Add a training point of class ``label`` (default: the "click adds" class) and refit.
+
+        A point that is not a pair of finite numbers inside the chart's area (the plane shown,
+        widened by its own size on each side), or one beyond :data:`MAX_ADDED` added points,
+        is not added: the message is shown in the page and returned as ``{'error': ...}``.
+        """
+        label = self.controls["click_class"].value if label is None else label
+        if label not in (0, 1):
+            raise ValueError(f"label must be 0 or 1, got {label!r}")
+        problem = click_problem(x, y, self._bounds)
+        if problem is None and len(self._added) >= MAX_ADDED:
+            problem = (f"at most {MAX_ADDED} points can be added by clicks: "
+                       "'clear added points' first")
+        if problem is not None:
+            msg = f"click ignored: {problem}"
+            self.show_error(msg)
+            return {"error": msg}
+        self._added.append((float(x), float(y), int(label)))
+        return self.update()
+
+    def clear_points(self):
+        """Remove the points added by clicks and refit."""
+        self._added = []
+        return self.update()
+
+    # -- work ------------------------------------------------------------------------------
+    def _adjust(self, params, given):
+        params = reset_noise_on_dataset_change(self, params, given)
+        kernel = params["kernel"]
+        self.controls["sigma"].disabled = kernel != "rbf"
+        self.controls["degree"].disabled = kernel != "poly"
+        return params
+
+    def _svc_params(self, p):
+        return dict(kernel=p["kernel"], sigma=float(p["sigma"]), degree=int(p["degree"]),
+                    coef0=1.0, tol=1e-3)
+
+    def _compute(self, p):
+        X, y = self._data(p)
+        C = p["C"]
+        key = (self._data_key, tuple(self._added), C, tuple(sorted(self._svc_params(p).items())))
+        if self._model_cache[0] == key:   # chart-only change (margins shown, click class...)
+            model = self._model_cache[1]
+        else:
+            model = SVC(C=C, **self._svc_params(p)).fit(X, y)
+            self._model_cache = (key, model)
+        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, columns=True)
+        Xt, yt = self._test
+        free, bound = support_masks(model)
+        out = dict(model=model, surface=surface, p=p, stats=dict(
+            train_error=float(np.mean(model.predict(X) != y)),
+            test_error=float(np.mean(model.predict(Xt) != yt)),
+            n_support=int(model.support_.size), n_free=int(free.size), n_bound=int(bound.size),
+            margin_width=float(margin_width(model)), dual_objective=float(model.objective_),
+            n_iter=int(np.sum(model.n_iter_)), fit_time_ms=1e3 * float(model.fit_time_),
+            n_train=int(X.shape[0]), n_added=len(self._added)))
+        if p["c_path"]:
+            out["path"] = self._c_path(X, y, p)
+        return out
+
+    def _c_path(self, X, y, p):
+        key = (self._data_key, len(self._added), tuple(sorted(self._svc_params(p).items())))
+        if self._path_cache[0] == key:
+            return self._path_cache[1]
+        Xt, yt = self._test
+        with self.busy(f"C path: {PATH_CS.size} fits, warm-started along C…"):
+            models = svc_path(X, y, PATH_CS, **self._svc_params(p))
+            self.report_progress(0.9, "C path: errors…")
+            path = dict(
+                Cs=np.array([m.C for m in models]),
+                n_support=np.array([m.support_.size for m in models]),
+                n_bound=np.array([int(np.sum(m.at_bound_)) for m in models]),
+                train_error=np.array([np.mean(m.predict(X) != y) for m in models]),
+                test_error=np.array([np.mean(m.predict(Xt) != yt) for m in models]))
+        self._path_cache = (key, path)
+        return path
+
+    def _render(self, r):
+        s, p = r["surface"], r["p"]
+        fig = self.fig
+        same_grid = (self._drawn_bounds == s["_bounds"]
+                     and len(fig.data[0].z) == len(s["surface"]["z"]))
+        for k, uid in enumerate(SURFACE_TRACES):
+            props = s[uid]
+            if same_grid and uid in ("surface", "boundary", "margins"):
+                props = {"z": props["z"]}  # the grid nodes did not move: send f only
+            fig.data[k].update(props)
+        self._drawn_bounds = s["_bounds"]
+        fig.data[SURFACE_TRACES.index("margins")].visible = bool(p["show_margins"])
+        xmin, xmax, ymin, ymax = s["_bounds"]
+        fig.layout.xaxis.range = [xmin, xmax]
+        fig.layout.yaxis.range = [ymin, ymax]
+        kern = {"rbf": f"RBF, σ = {p['sigma']:.3g}", "linear": "linear",
+                "poly": f"polynomial, degree {p['degree']}"}[p["kernel"]]
+        fig.layout.title.text = f"{p['dataset']}: SVM, {kern}, C = {p['C']:.3g}"
+        stats = dict(r["stats"])
+        if "path" in r:
+            path = r["path"]
+            self.path_box.layout.display = "flex"
+            pf = self.path_fig
+            for k, (key, uid) in enumerate([("train_error", "train"), ("test_error", "test"),
+                                            ("n_support", "nsv"), ("n_bound", "nbound")]):
+                pf.data[k].x = path["Cs"]
+                pf.data[k].y = path[key]
+            pf.layout.update(c_marker(p["C"]))
+            stats.update(path_Cs=path["Cs"], path_n_support=path["n_support"],
+                         path_train_error=path["train_error"], path_test_error=path["test_error"])
+        else:
+            self.path_box.layout.display = "none"
+        return stats

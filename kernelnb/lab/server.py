@@ -1,0 +1,316 @@
+"""Serving the dashboards: Voila with kernelnb's gallery as its landing page.
+
+Two ways in:
+
+* :class:`KernelnbVoila`, the standalone Voila application that ``kernelnb serve`` runs: Voila's
+  own handlers (``/voila/render/<name>.ipynb``, kernels, static assets) plus the gallery at ``/``,
+  kernelnb's static files at ``/kernelnb/lab/static/`` and ``/kernelnb/api/status`` (JSON). It is
+  hardened for a class: kernel websockets check every frame and speak the v1 protocol only
+  (:mod:`kernelnb.lab._websocket`), kernels are capped, culled and optionally preheated
+  (:mod:`kernelnb.lab._kernelpool`), a render past the cap gets HTTP 503, and no page refers to
+  another host.
+* A Jupyter server extension (``jupyter server extension enable kernelnb.lab.server``, done by
+  ``binder/postBuild``): inside JupyterLab or Binder the gallery is at ``/kernelnb/`` and links to
+  the Voila server extension's ``/voila/render/dashboards/<name>.ipynb``. The extension also puts
+  the checked kernel websocket connection in place when the server uses jupyter_server's own.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+from pathlib import Path
+
+import tornado.ioloop
+from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+from traitlets import Unicode
+from voila.app import Voila
+from voila.tornado.handler import TornadoVoilaHandler
+from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
+from voila.tornado.treehandler import TornadoVoilaTreeHandler
+
+from ._kernelpool import ClassFull, PoolKeeper
+from ._websocket import (MAX_MESSAGE_BYTES, HardenedVoilaWebsocketHandler,
+                         hardened_connection_class)
+from .app.gallery import dashboards_dir, render_gallery, static_dir
+
+__all__ = ["KernelnbVoila", "GalleryHandler", "StatusHandler", "PlotlyBundleHandler", "FULL_PAGE"]
+
+#: The page a visitor gets when the server runs as many kernels as it may (HTTP 503).
+FULL_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>The class is full</title>
+<meta http-equiv="refresh" content="60">
+<style>body{{font-family:sans-serif;max-width:40em;margin:4em auto;color:#222}}
+h1{{font-size:1.6em}} p{{line-height:1.5}}</style></head>
+<body><h1>The class is full &mdash; try again in a minute</h1>
+<p>This kernelnb server already runs {running} dashboards, as many as it may
+(<code>--max-kernels {limit}</code>). Dashboards that nobody uses are closed after a while;
+this page reloads itself in a minute.</p>
+<p><a href="{gallery}">Back to the gallery</a></p></body></html>
+"""
+
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+class _KernelnbTemplates:
+    """Error pages of a plain Jupyter handler from kernelnb's templates (``404.html``,
+    ``error.html``: load nothing from another host), as Voila's own handlers already get them."""
+
+    def get_template(self, name):
+        env = self.settings.get("voila_jinja2_env")
+        return env.get_template(name) if env is not None else super().get_template(name)
+
+
+class GalleryHandler(_KernelnbTemplates, JupyterHandler):
+    """The gallery page: one card per dashboard found in ``directory``."""
+
+    def initialize(self, directory, render_prefix, static_prefix):
+        self.directory = directory
+        self.render_prefix = render_prefix
+        self.static_prefix = static_prefix
+
+    @web.authenticated
+    def get(self):
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(render_gallery(self.directory, self.render_prefix, self.static_prefix))
+
+
+class _StaticHandler(_KernelnbTemplates, JupyterHandler):
+    """kernelnb's thumbnails (``<name>.png``), behind the same authentication as the pages."""
+
+    _NAME = re.compile(r"^[A-Za-z0-9_-]{1,80}\.png$")
+
+    def initialize(self, path):
+        self.root = Path(path)
+
+    @web.authenticated
+    def get(self, name):
+        if not self._NAME.match(name or "") or not (self.root / name).is_file():
+            raise web.HTTPError(404)
+        self.set_header("Content-Type", "image/png")
+        self.set_header("Cache-Control", "max-age=600")
+        self.finish((self.root / name).read_bytes())
+
+
+class PlotlyBundleHandler(_KernelnbTemplates, JupyterHandler):
+    """plotly's widget bundle at ``kernelnb/esm/plotly-<hash>.js`` (see :mod:`kernelnb.lab.app._plotly`).
+
+    The name carries the content hash, so the browser keeps it; the dashboards' figures import it
+    instead of receiving it through the kernel once per figure.
+    """
+
+    @web.authenticated
+    def get(self):
+        from .app._plotly import plotly_bundle_path
+        self.set_header("Content-Type", "text/javascript; charset=utf-8")
+        self.set_header("Cache-Control", "private, max-age=31536000, immutable")
+        self.finish(plotly_bundle_path().read_bytes())
+
+
+def _announce_plotly_bundle():
+    """Tell the kernels started from now on where the bundle is; its route (relative)."""
+    from .app._plotly import ESM_ENV, plotly_bundle_route
+    route = plotly_bundle_route()
+    os.environ[ESM_ENV] = route
+    return route
+
+
+class StatusHandler(_KernelnbTemplates, JupyterHandler):
+    """``GET /kernelnb/api/status``: kernels running, the limit, preheated kernels ready (JSON)."""
+
+    @web.authenticated
+    def get(self):
+        km = self.kernel_manager
+        status = km.status() if hasattr(km, "status") else {
+            "kernels": len(km.list_kernel_ids()), "max_kernels": None, "preheated_ready": 0}
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(status))
+
+
+def _full_page(handler):
+    km = handler.kernel_manager
+    handler.set_status(503)
+    handler.set_header("Retry-After", "60")
+    handler.set_header("Content-Type", "text/html; charset=utf-8")
+    handler.set_header("Cache-Control", "no-store")
+    handler.finish(FULL_PAGE.format(
+        running=html.escape(str(km.n_kernels() if hasattr(km, "n_kernels") else "")),
+        limit=html.escape(str(getattr(km, "max_kernels", ""))),
+        gallery=html.escape(handler.base_url)))
+
+
+class BudgetVoilaHandler(TornadoVoilaHandler):
+    """Voila's dashboard renderer, answering 503 instead of starting a kernel past the limit."""
+
+    @web.authenticated
+    async def get(self, path=None):
+        km = self.kernel_manager
+        pooled = path is not None and hasattr(km, "get_pool_size") and km.get_pool_size(path) > 0
+        if not pooled and getattr(km, "is_full", lambda: False)():
+            if hasattr(km, "note_refused"):
+                km.note_refused()
+            _full_page(self)
+            return
+        try:
+            await super().get(path)
+        except ClassFull:
+            if self._headers_written:
+                raise
+            self.clear()
+            _full_page(self)
+
+
+class OfflineTreeHandler(TornadoVoilaTreeHandler):
+    """Voila's folder listing, without the stylesheet it fetches from a CDN."""
+
+    def render_template(self, name, **ns):
+        return strip_external(super().render_template(name, **ns))
+
+
+_EXTERNAL = re.compile(
+    r"""<link\b[^>]*\bhref=["'](?:https?:)?//[^"']*["'][^>]*>"""
+    r"""|<script\b[^>]*\bsrc=["'](?:https?:)?//[^"']*["'][^>]*>\s*</script>""",
+    re.IGNORECASE)
+
+
+def strip_external(page: str) -> str:
+    """``page`` without the stylesheets and scripts it would load from another host."""
+    return _EXTERNAL.sub("", page)
+
+
+class NotFoundHandler(_KernelnbTemplates, JupyterHandler):
+    """Every URL nothing else answers: kernelnb's plain 404 page."""
+
+    async def prepare(self):
+        await super().prepare()          # Jupyter's prepare sets the user the page needs
+        raise web.HTTPError(404)
+
+
+class KernelnbVoila(Voila):
+    """Voila serving a dashboards folder with kernelnb's gallery at ``/``.
+
+    Everything else is Voila's: configure it with the usual ``--Voila.*`` and
+    ``--VoilaConfiguration.*`` options (preheated kernels, culling, templates, ...).
+    """
+
+    name = "kernelnb-voila"
+    description = "kernelnb dashboards served by Voila, with a gallery landing page"
+
+    preheat_plan = Unicode(
+        "", config=True,
+        help="Preheated kernels per dashboard, as JSON {notebook: count} (kernelnb serve "
+             "--preheat fills it).")
+
+    def init_settings(self):
+        import voila.app as voila_app
+        original = voila_app.voila_kernel_manager_factory
+
+        def factory(base_class, preheat_kernel, default_pool_size, page_config_hook=None):
+            cls = original(base_class, preheat_kernel, default_pool_size,
+                           page_config_hook=page_config_hook)
+            if preheat_kernel:
+                cls = type("KernelnbPoolManager", (PoolKeeper, cls), {})
+            return cls
+
+        self._plotly_route = _announce_plotly_bundle()
+        # Voila builds its pool manager class inside init_settings; ours replaces its refill.
+        voila_app.voila_kernel_manager_factory = factory
+        try:
+            if self.preheat_plan and self.voila_configuration.preheat_kernel:
+                self.config.PoolKeeper.pool_targets = json.loads(self.preheat_plan)
+            settings = super().init_settings()
+        finally:
+            voila_app.voila_kernel_manager_factory = original
+        settings["kernel_websocket_connection_class"] = hardened_connection_class(
+            settings.get("kernel_websocket_connection_class"))
+        settings["websocket_max_message_size"] = MAX_MESSAGE_BYTES
+        settings["default_handler_class"] = NotFoundHandler
+        return settings
+
+    def setup_template_dirs(self):
+        super().setup_template_dirs()
+        if self.voila_configuration.template == "lab":
+            # Our index.html.j2 (Voila's lab page minus its CDN stylesheets) is found first.
+            self.template_paths = [str(_TEMPLATES / "voila"), *self.template_paths]
+
+    def init_handlers(self):
+        handlers = super().init_handlers()
+        base = self.server_url
+        static_prefix = url_path_join(base, "kernelnb/lab/static/")
+        ours = [
+            (base, GalleryHandler,
+             {"directory": self.root_dir,
+              "render_prefix": url_path_join(base, "voila/render/"),
+              "static_prefix": static_prefix}),
+            (url_path_join(base, r"/kernelnb/lab/static/(.*)"), _StaticHandler,
+             {"path": str(static_dir())}),
+            (url_path_join(base, r"/kernelnb/api/status"), StatusHandler),
+            (url_path_join(base, re.escape(self._plotly_route)), PlotlyBundleHandler),
+        ]
+        replace = {VoilaKernelWebsocketHandler: HardenedVoilaWebsocketHandler,
+                   TornadoVoilaHandler: BudgetVoilaHandler,
+                   TornadoVoilaTreeHandler: OfflineTreeHandler}
+        handlers = [(h[0], replace.get(h[1], h[1]), *h[2:]) for h in handlers]
+        # Tornado takes the first matching rule: ours go before Voila's tree at the root.
+        return ours + handlers
+
+    def start(self):
+        # Runs once the loop is started, i.e. after the socket is bound.
+        tornado.ioloop.IOLoop.current().add_callback(self._announce)
+        super().start()
+
+    def _announce(self):
+        url = f"http://{_url_host(self.ip)}:{self.port}{self.base_url}"
+        self.log.info("kernelnb dashboards gallery: %s  (dashboards from %s; Ctrl-C stops)",
+                      url, self.root_dir)
+
+
+def _url_host(ip):
+    return f"[{ip}]" if ":" in ip else ip
+
+
+# ---------------------------------------------------------------------------------------------
+# Jupyter server extension (Binder, JupyterLab): the gallery at /kernelnb/
+# ---------------------------------------------------------------------------------------------
+
+def _jupyter_server_extension_points():
+    return [{"module": "kernelnb.lab.server"}]
+
+
+def _load_jupyter_server_extension(serverapp):
+    """Add the gallery at ``<base_url>kernelnb/`` to a running Jupyter server.
+
+    The dashboards are looked up in ``<root_dir>/dashboards`` (a checkout, as on Binder), else in
+    the installed package; links go to the Voila server extension's render handler.
+    """
+    web_app = serverapp.web_app
+    base = web_app.settings["base_url"]
+    root = os.path.abspath(serverapp.root_dir)
+    local = os.path.join(root, "dashboards")
+    if os.path.isdir(local):
+        directory = local
+        render_prefix = url_path_join(base, "voila/render/dashboards/")
+    else:
+        directory = str(dashboards_dir())
+        rel = os.path.relpath(directory, root)
+        if rel.startswith(".."):
+            serverapp.log.warning("kernelnb: dashboards %s are outside the server root %s; the "
+                                  "gallery links will not render", directory, root)
+        render_prefix = url_path_join(base, "voila/render", rel.replace(os.sep, "/")) + "/"
+    static_prefix = url_path_join(base, "kernelnb/lab/static/")
+    # Kernel websockets that check every frame (see kernelnb.lab._websocket), where the server uses
+    # jupyter_server's own connection class; another one is left as it is.
+    web_app.settings["kernel_websocket_connection_class"] = hardened_connection_class(
+        web_app.settings.get("kernel_websocket_connection_class"))
+    plotly_route = _announce_plotly_bundle()
+    web_app.add_handlers(".*$", [
+        (url_path_join(base, re.escape(plotly_route)), PlotlyBundleHandler),
+        (url_path_join(base, "kernelnb/?"), GalleryHandler,
+         {"directory": directory, "render_prefix": render_prefix, "static_prefix": static_prefix}),
+        (url_path_join(base, r"kernelnb/lab/static/(.*)"), _StaticHandler, {"path": str(static_dir())}),
+    ])
+    serverapp.log.info("kernelnb: dashboards gallery at %s", url_path_join(base, "kernelnb/"))

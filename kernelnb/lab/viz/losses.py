@@ -1,0 +1,157 @@
+"""Margin losses against the margin m = y f(x), with their derivatives: the KMP paper's Fig. 5
+(Vincent & Bengio 2002, §3.2) and the loss figures of Collobert's thesis (2004, ch. 3 and 8),
+from the loss objects of :mod:`kernelnb.losses`.
+"""
+import numpy as np
+import plotly.graph_objects as go
+
+from ... import losses as _losses
+from ._style import BASE_LAYOUT, SERIES_COLORS, title_layout
+
+__all__ = ["loss_curves", "loss_axes_layout", "margin_marker"]
+
+_VALUE_RANGE = (-0.25, 4.25)
+#: D3's colours without its grey (kept for the 0-1 error) plus a dark indigo, an olive brown
+#: and a plum (D3's category20b): twelve distinct hues.
+_PALETTE = tuple(c for c in SERIES_COLORS if c.upper() != "#7F7F7F") + ("#393B79", "#8C6D31",
+                                                                        "#7B4173")
+_DERIV_RANGE = (-3.25, 1.25)
+_M_TITLE = "margin m = y·f(x)  (residual r = y − f for the ε-insensitive loss)"
+
+
+def _resolve(names):
+    if names is None:
+        names = _losses.LOSS_NAMES
+    if isinstance(names, (str, _losses.Loss)):
+        names = [names]
+    out = []
+    for n in names:
+        loss = _losses.get_loss(n)
+        if loss.name not in [l.name for l in out]:
+            out.append(loss)
+    if not out:
+        raise ValueError(f"names must name at least one loss, got {names!r}")
+    return out
+
+
+def _color(loss):
+    """A fixed colour per loss (the same whichever losses are shown); the 0-1 error is grey."""
+    if loss.name == "zero_one":
+        return "#7f7f7f"
+    names = [n for n in _losses.LOSS_NAMES if n != "zero_one"]
+    i = names.index(loss.name) if loss.name in names else 0
+    return _PALETTE[i % len(_PALETTE)]
+
+
+def _dash(loss):
+    # squared and squared hinge coincide for m < 1: dash the squared loss so both show
+    return {"zero_one": "dot", "squared": "dash", "epsilon_insensitive": "dashdot"}.get(
+        loss.name, "solid")
+
+
+def _label(loss):
+    label = getattr(loss, "label", None) or loss.name
+    if getattr(loss, "kind", "margin") == "regression":
+        label += " — of r"
+    return label
+
+
+def loss_axes_layout(show_derivative):
+    """Layout update switching the figure between the loss panel alone and loss + derivative."""
+    if show_derivative:
+        return dict(
+            xaxis=dict(showticklabels=False, title=dict(text="")),
+            yaxis=dict(domain=[0.45, 1.0]),
+            xaxis2=dict(visible=True), yaxis2=dict(visible=True, domain=[0.0, 0.37]))
+    return dict(
+        xaxis=dict(showticklabels=True, title=dict(text=_M_TITLE)),
+        yaxis=dict(domain=[0.0, 1.0]),
+        xaxis2=dict(visible=False), yaxis2=dict(visible=False, domain=[0.0, 0.37]))
+
+
+def margin_marker(m):
+    """Layout ``shapes``/``annotations``: a vertical line at the margin ``m`` (none for None)."""
+    if m is None:
+        return dict(shapes=[], annotations=[])
+    m = float(m)
+    return dict(
+        shapes=[dict(type="line", xref="x", yref="paper", x0=m, x1=m, y0=0, y1=1,
+                     line=dict(color="#444444", width=1.5, dash="dot"))],
+        annotations=[dict(x=m, xref="x", y=1.0, yref="paper", yanchor="bottom",
+                          text=f"m = {m:.2f}", showarrow=False, font=dict(size=12))])
+
+
+def loss_curves(names=None, show_derivative=False, margin_range=(-2.0, 3.0), n_points=501,
+                highlight=None, title=None):
+    """Plot margin losses L(m) (and dL/dm) against the margin m = y f(x).
+
+    Parameters
+    ----------
+    names : sequence of str or Loss, optional
+        Losses of :mod:`kernelnb.losses` (names, aliases or objects); default: all of
+        :data:`kernelnb.losses.LOSS_NAMES`. A regression loss (ε-insensitive) is drawn against
+        the residual r = y - f on the same axis, and says so in its legend.
+    show_derivative : bool, default=False
+        Show a second panel with the derivatives dL/dm (traces are always present, hidden when
+        False, so a dashboard toggles them without rebuilding the figure).
+    margin_range : (float, float), default=(-2, 3)
+    n_points : int, default=501
+    highlight : float, optional
+        Draw a vertical line at this margin.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        For each loss, in order, a value trace (uid ``'value:<name>'``, meta
+        ``['value', name]``, axes x/y) then a derivative trace (uid ``'deriv:<name>'``, meta
+        ``['deriv', name]``, axes x2/y2). (A ``FigureWidget`` replaces uids; ``meta`` stays.)
+    """
+    try:
+        lo, hi = (float(v) for v in margin_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"margin_range must be two numbers (low, high), "
+                         f"got {margin_range!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise ValueError(f"margin_range must be finite with low < high, got {margin_range!r}")
+    if int(n_points) < 2:
+        raise ValueError(f"n_points must be >= 2, got {n_points!r}")
+    losses = _resolve(names)
+    m = np.linspace(lo, hi, int(n_points))
+    if lo < 0 < hi and not np.any(m == 0):
+        m = np.sort(np.append(m, 0.0))  # the kinks and the 0-1 step sit at m = 0 or 1
+    fig = go.Figure()
+    for loss in losses:
+        color = _color(loss)
+        dash = _dash(loss)
+        fig.add_trace(go.Scatter(
+            uid=f"value:{loss.name}", meta=["value", loss.name], name=_label(loss),
+            legendgroup=loss.name, x=m,
+            y=loss.value(m), mode="lines",
+            line=dict(color=color, width=2.2, dash=dash,
+                      shape="hv" if loss.name == "zero_one" else "linear"),
+            xaxis="x", yaxis="y",
+            hovertemplate="m = %{x:.2f}<br>L = %{y:.3f}<extra>" + loss.name + "</extra>"))
+        fig.add_trace(go.Scatter(
+            uid=f"deriv:{loss.name}", meta=["deriv", loss.name], name=f"dL/dm {loss.name}",
+            legendgroup=loss.name,
+            showlegend=False, x=m, y=loss.derivative(m), mode="lines",
+            line=dict(color=color, width=1.8, dash=dash), xaxis="x2", yaxis="y2",
+            visible=bool(show_derivative),
+            hovertemplate="m = %{x:.2f}<br>dL/dm = %{y:.3f}<extra>" + loss.name + "</extra>"))
+    layout = dict(BASE_LAYOUT)
+    layout["legend"] = dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top",
+                            title=dict(text="loss L(m)"))
+    layout["margin"] = dict(l=60, r=20, t=60, b=50)
+    # transparent plot areas: the hidden derivative panel must not paint over the loss panel
+    layout["plot_bgcolor"] = "rgba(0,0,0,0)"
+    fig.update_layout(
+        **layout, title=title_layout(title), hovermode="closest",
+        xaxis=dict(range=[lo, hi], anchor="y", zeroline=True, zerolinecolor="#bbbbbb"),
+        xaxis2=dict(range=[lo, hi], anchor="y2", matches="x", zeroline=True,
+                    zerolinecolor="#bbbbbb", title=dict(text=_M_TITLE)),
+        yaxis=dict(range=list(_VALUE_RANGE), anchor="x", title=dict(text="loss L(m)")),
+        yaxis2=dict(range=list(_DERIV_RANGE), anchor="x2", title=dict(text="dL/dm")),
+    )
+    fig.update_layout(**loss_axes_layout(show_derivative))
+    fig.update_layout(**margin_marker(highlight))
+    return fig

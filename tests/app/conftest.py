@@ -1,7 +1,0 @@
-import pytest
-
-
-@pytest.fixture(scope="module")
-def playground():
-    from kernelnb.app import SVMPlayground
-    return SVMPlayground(grid=40)

@@ -1,0 +1,133 @@
+"""The feature selection dashboard's logic, without a browser, and its notebook."""
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from kernelnb.lab.app.feature_selection import FEATURE_DATASETS, FeatureSelection
+from kernelnb.lab.app.gallery import DASHBOARDS, dashboards_dir
+from kernelnb.model_selection import ScalingSelector
+from kernelnb.svm import SVC
+
+NOTEBOOK = Path(__file__).resolve().parents[3] / "dashboards" / "feature_selection.ipynb"
+
+
+@pytest.fixture(scope="module")
+def dash():
+    return FeatureSelection()
+
+
+def test_first_view_runs_the_linear_toy_quickly(dash):
+    s = dash.last_stats
+    assert dash.last_error == ""
+    assert s["update_ms"] < 5000 * 3            # ~1.3 s measured; slack for loaded shared cores
+    assert len(s["kept"]) == 2 and s["n_relevant_kept"] == 2
+    assert s["test_error_scaled"] < s["test_error_all"]
+    # the bar chart shows the final factors, the relevant ones in their own trace
+    rel, irr = dash.fig.data[1], dash.fig.data[0]
+    assert list(rel.x) == list(range(6)) and len(irr.x) == 196
+    assert sum(np.asarray(rel.y) > 0) + sum(np.asarray(irr.y) > 0) == 2
+    assert dash.map_box.layout.display == "none"
+    assert dash.progress.layout.visibility == "hidden"
+
+
+def test_curves_match_an_independent_run(dash):
+    """The trace and the elimination curve are those of the selector run with the same data."""
+    s = dash.update(n_samples=40, seed=1)
+    X, y, Xt, yt = dash._data("linear", 40, 1)
+    sel = ScalingSelector(SVC(kernel="linear", C=10.0, margin="l2", n_jobs=1, max_iter=100000),
+                          n_features_to_select=2).fit(X, y)
+    np.testing.assert_array_equal(s["kept"], sel.get_support(indices=True))
+    np.testing.assert_allclose(s["trace_criterion"], [r["criterion"] for r in sel.trace_])
+    assert list(s["curve_n_features"]) == sel.planned_sizes(202)
+    assert s["test_error_final"] == pytest.approx(np.mean(sel.predict(Xt) != yt))
+    # test error after optimising the factors (stage 0) = first point of the elimination curve
+    s0 = sel.history_[0]["scales"]
+    m0 = SVC(kernel="linear", C=10.0, margin="l2").fit(X * s0, y)
+    assert s["curve_test_error"][0] == pytest.approx(np.mean(m0.predict(Xt * s0) != yt),
+                                                     abs=2 / len(yt))
+    assert len(dash.trace_fig.data[0].x) == len(sel.trace_)
+    assert len(dash.trace_fig.layout.shapes) == len(sel.history_) - 1     # stage boundaries
+
+
+def test_nonlinear_toy_and_digits(dash):
+    s = dash.update(dataset="nonlinear")
+    assert dash.last_error == "" and dash.controls["n_samples"].value == 50
+    assert s["n_relevant_kept"] >= 1
+    s = dash.update(dataset="digits", n_samples=100, n_keep=32, max_iter=5)
+    assert dash.last_error == "", dash.last_error
+    assert "n_relevant_kept" not in s
+    assert dash.map_box.layout.display == "flex"
+    z = np.asarray(dash.map_fig.data[0].z)
+    assert z.shape == (8, 8) and np.sum(z > 0) == 32
+    assert s["curve_n_features"].tolist() == [64, 32]
+
+
+def test_run_button_runs_again(dash):
+    dash.update(dataset="linear", n_samples=30, seed=0)
+    before = dash.last_stats["update_ms"]
+    dash.run_button.click()
+    assert dash.last_stats["update_ms"] != before and dash.last_error == ""
+
+
+def test_errors_show_in_the_page_and_the_dashboard_lives_on(dash):
+    out = dash.update(dataset="no-such-set")
+    assert "error" in out and "dataset must be one of" in dash.last_error
+    out = dash.update(dataset="linear", n_keep=500)
+    assert "error" in out and "n_keep" in dash.last_error
+    s = dash.update(dataset="linear", n_keep=3)
+    assert dash.last_error == "" and len(s["kept"]) == 3
+
+
+def test_registered_and_shipped_like_the_other_dashboards():
+    assert "feature_selection" in [d.name for d in DASHBOARDS]
+    assert (dashboards_dir() / "feature_selection.ipynb").is_file()
+    assert set(FEATURE_DATASETS) == {"linear", "nonlinear", "digits"}
+
+
+@pytest.mark.slow
+def test_notebook_executes():
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    assert all(not c.get("outputs") and c.get("execution_count") is None
+               for c in nb.cells if c.cell_type == "code")
+    assert len(nb.cells) == 2 and nb.cells[0].source.startswith("# ")
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert "application/vnd.jupyter.widget-view+json" in [m for o in outputs for m in o.get("data", {})]
+
+
+def test_tuning_path_over_the_criterion_map(dash):
+    """The (log C, log sigma) section: a map of R²/M² computed independently, and the tuner's path
+    from the starting point down to a lower criterion."""
+    from kernelnb.kernels import scale_sigma
+    from kernelnb.model_selection import criterion_and_gradient
+
+    assert dash.path_box.layout.display == "none"        # off by default
+    s = dash.update(raise_errors=True, dataset="digits", n_samples=150, seed=2, tune_path=True)
+    assert dash.path_box.layout.display == "flex"
+    X, y, _Xt, _yt = dash._data("digits", 150, 2)
+    pf = dash.path_fig
+    Z = np.asarray(pf.data[0].z)
+    g = FeatureSelection.PATH_GRID
+    assert Z.shape == (g, g)
+    i, j = 2, 5                                          # one map cell, recomputed here
+    est = SVC(kernel="rbf", margin="l2", C=10.0 ** pf.data[0].x[j], sigma=10.0 ** pf.data[0].y[i],
+              n_jobs=1, max_iter=100000)
+    ref = criterion_and_gradient(est, X, y, tune=("C",))[0]
+    assert Z[i, j] == pytest.approx(np.log10(ref), rel=1e-4)
+    # the path starts at (C slider, the 'scale' width) and ends where the criterion is lower
+    c0, s0 = pf.data[1].x[0], pf.data[1].y[0]
+    assert c0 == pytest.approx(np.log10(dash.params()["C"]))
+    assert s0 == pytest.approx(np.log10(scale_sigma(X)))
+    start = criterion_and_gradient(SVC(kernel="rbf", margin="l2", C=10.0 ** c0, sigma=10.0 ** s0),
+                                   X, y, tune=("C",))[0]
+    end = criterion_and_gradient(SVC(kernel="rbf", margin="l2", C=s["path_C"], sigma=s["path_sigma"]),
+                                 X, y, tune=("C",))[0]
+    assert end < start
+    assert s["path_trainings"] >= len(pf.data[1].x) and 0.0 <= s["path_test_error"] <= 1.0
+    dash.update(tune_path=False, dataset="linear")
+    assert dash.path_box.layout.display == "none"

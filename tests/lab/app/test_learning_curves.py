@@ -1,0 +1,179 @@
+"""LearningCurves: curves computed over repeats, registry of estimators, progress and errors."""
+import numpy as np
+import pytest
+from sklearn.dummy import DummyClassifier
+
+import kernelnb.lab.app.learning_curves as lc
+from kernelnb.lab.app import CurveEstimator, ESTIMATORS, LearningCurves, learning_curve_data
+
+
+@pytest.fixture(scope="module")
+def app():
+    return LearningCurves(n_repeats=2, n_sizes=4)
+
+
+def test_first_open_is_fast_and_complete(app):
+    s = app.last_stats
+    assert not app.last_error
+    curves = s["curves"]
+    assert set(curves) == {"svc", "knn"}
+    for c in curves.values():
+        e = c["test_error"]
+        assert e.shape == (4, 2) and np.all((e >= 0) & (e <= 1))
+    assert np.all(np.diff(s["sizes"]) > 0)
+    assert s["test_error_svc"] < 0.1
+    assert curves["knn"]["n_support"] is None
+    nsv = curves["svc"]["n_support"]
+    assert np.all((nsv >= 2) & (nsv <= s["sizes"][:, None]))
+    uids = [t.uid for t in app.fig.data]
+    assert len(app.fig.data) == 2 * 4 + 1            # bands+means twice each, one #SV line
+    assert any(t.yaxis == "y2" for t in app.fig.data)
+    assert app.progress.layout.visibility == "hidden"
+    assert len(set(uids)) == len(uids)
+
+
+def test_C_slider_recomputes(app):
+    before = app.last_stats["n_support_svc"]
+    app.controls["C"].value = 100.0
+    assert app.last_stats["n_support_svc"] < before       # fewer SVs with a larger C on moons
+    assert "C = 100" in app.fig.layout.title.text
+
+
+def test_dataset_switch_sets_sigma_and_runs(app):
+    app.update(dataset="sonar", estimators=("svc", "klr"))
+    s = app.last_stats
+    assert s["n_features"] == 60 and s["dataset_size"] == 208
+    assert app.controls["sigma"].value == pytest.approx(np.sqrt(60 / 2), rel=1e-2)
+    assert s["test_error_svc"] < 0.35 and "n_support_klr" not in s
+    app.update(dataset="moons", estimators=("svc", "knn"))
+
+
+def test_fashion_choice_only_when_data_present():
+    try:
+        lc._fashion_home()
+        present = True
+    except FileNotFoundError:
+        present = False
+    assert ("fashion_mnist" in lc.DATASETS) == present
+
+
+def test_registry_takes_new_estimators_and_progress_is_reported():
+    spec = CurveEstimator("dummy_test", "majority class",
+                          lambda p: DummyClassifier(strategy="most_frequent"))
+    lc.register_estimator(spec)
+    try:
+        with pytest.raises(ValueError, match="already registered"):
+            lc.register_estimator(spec)
+        rng = np.random.RandomState(0)
+        X = rng.randn(200, 3)
+        y = (rng.rand(200) < 0.3).astype(int)
+        seen = []
+        out = learning_curve_data({"dummy": spec}, X, y, [20, 60, 120], n_repeats=3,
+                                  progress=lambda f, t: seen.append(f))
+        # the majority class is wrong on the minority fraction of the test set
+        assert out["dummy"]["test_error"].mean() == pytest.approx(np.mean(y == 1), abs=0.03)
+        assert seen == sorted(seen) and seen[-1] == 1.0 and len(seen) == 3 * 3 + 1
+        app = LearningCurves(estimators=("dummy_test",), n_repeats=1, n_sizes=3)
+        assert app.last_stats["test_error_dummy_test"] > 0.3
+    finally:
+        ESTIMATORS.pop("dummy_test")
+
+
+def test_errors_are_messages(app):
+    out = app.update(estimators=())
+    assert "at least one estimator" in out["error"] and "estimator" in app.error.value
+    with pytest.raises(ValueError, match="sizes"):
+        learning_curve_data({"svc": ESTIMATORS["svc"]}, np.zeros((10, 2)), np.arange(10) % 2,
+                            [50], params=dict(C=1.0, sigma=1.0))
+    app.update(estimators=("svc", "knn"))
+    assert app.error.value == ""
+
+
+def test_time_exponent_and_figure():
+    from kernelnb.lab.viz import fit_time_figure, time_exponent
+    n = np.array([100, 200, 400, 800])
+    t = 3e-6 * n[:, None] ** 1.7 * np.array([[1.0, 1.1]])      # two repeats, same exponent
+    assert time_exponent(n, t) == pytest.approx(1.7, abs=1e-9)
+    assert np.isnan(time_exponent([10], [0.1]))
+    assert np.isnan(time_exponent(n, t * 1e-3))                # all under 20 ms: no exponent
+    assert time_exponent(n, t * 1e-3, min_time=0) == pytest.approx(1.7, abs=1e-9)
+    fig = fit_time_figure({"a": dict(sizes=n, fit_time=t), "b": dict(sizes=n, fit_time=2 * t)})
+    assert [tr.uid for tr in fig.data] == ["time:a", "time:b"]
+    assert "n^1.70" in fig.data[0].name
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    np.testing.assert_allclose(fig.data[1].y, 2 * t.mean(axis=1))
+    with pytest.raises(ValueError, match="fit_time"):
+        fit_time_figure({"a": dict(sizes=n, fit_time=t[:2])})
+
+
+def test_large_scale_estimators_and_the_time_view(monkeypatch):
+    """The mixture of SVMs and the MLPs are offered; the time view redraws without refitting."""
+    for key in ("mixture", "mlp", "simple_mlp", "margin_perceptron"):
+        assert key in ESTIMATORS
+    app = LearningCurves(dataset="xor", n_repeats=1, n_sizes=3,
+                         estimators=("svc", "mixture", "simple_mlp"))
+    s = app.last_stats
+    assert not app.last_error
+    mix = s["curves"]["mixture"]
+    assert np.all(mix["n_support"] >= 2) and np.all(mix["test_error"] <= 0.5)
+    assert app.time_box.layout.display == "none" and app.fig_box.layout.display == "flex"
+    calls = []
+    real = lc.learning_curve_data
+    monkeypatch.setattr(lc, "learning_curve_data", lambda *a, **k: calls.append(1) or real(*a, **k))
+    s2 = app.update(raise_errors=True, view="time")
+    assert calls == [] and app.time_box.layout.display == "flex"
+    assert app.fig_box.layout.display == "none"
+    names = [t.name for t in app.time_fig.data]
+    assert [nm.split(": time")[0].split(" (too fast")[0] for nm in names] == [ESTIMATORS[k].label
+                                                        for k in ("svc", "mixture", "simple_mlp")]
+    np.testing.assert_allclose(app.time_fig.data[0].y, s["curves"]["svc"]["fit_time"].mean(axis=1))
+    assert np.isfinite(s2["time_exponent_svc"]) or np.nanmax(
+        s["curves"]["svc"]["fit_time"].mean(axis=1)) < 0.02
+    app.update(raise_errors=True, C=2.0)                 # other controls do refit
+    assert calls == [1]
+
+
+def test_chapter7_models_are_curve_estimators():
+    """Collobert's Table 7.1 models (MLP+MSE, MLP+Tanh+MSE, the soft mixture of experts with
+    MSE) draw curves; each is the kernelnb.largescale estimator its label names."""
+    from kernelnb.largescale import MixtureOfExpertsClassifier, MLPClassifier
+    keys = ("mlp_tanh_mse", "mlp_mse", "moe")
+    made = [ESTIMATORS[k].make({}) for k in keys]
+    assert [m.loss for m in made] == ["tanh_squared", "squared", "squared"]
+    assert isinstance(made[0], MLPClassifier) and isinstance(made[2], MixtureOfExpertsClassifier)
+    app = LearningCurves(dataset="xor", n_repeats=1, n_sizes=3, estimators=keys)
+    s = app.last_stats
+    assert not app.last_error
+    for k in keys:
+        assert s[f"test_error_{k}"] < 0.25, k          # xor at 420 points: far below chance
+        assert s["curves"][k]["n_support"] is None
+    names = {t.name for t in app.fig.data}
+    assert {f"{ESTIMATORS[k].label}: test error" for k in keys} <= names
+
+
+def test_chapter8_models_are_curve_estimators():
+    """Collobert's ch. 8 margin family draws curves; the SGD hinge is the linear SVM of the C
+    slider (weight decay mu = 1/(C L)), so its test error is close to kernelnb's linear SVC's."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from kernelnb.svm import SVC
+    keys = ("original_perceptron", "sgd_hinge", "nilsson_mlp", "hinge_mlp",
+            "kernel_margin_perceptron")
+    app = LearningCurves(dataset="blobs", n_repeats=1, n_sizes=3, estimators=keys)
+    s = app.last_stats
+    assert not app.last_error
+    for k in keys:
+        assert s[f"test_error_{k}"] < 0.3, k
+    nsv = s["curves"]["kernel_margin_perceptron"]["n_support"]
+    assert np.all((nsv >= 1) & (nsv <= s["sizes"][:, None]))
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 2)
+    y = (X @ [1.0, -0.5] + 0.3 * rng.randn(300) > 0).astype(int)
+    sgd = make_pipeline(StandardScaler(), ESTIMATORS["sgd_hinge"].make({"C": 1.0}))
+    sgd.fit(X[:200], y[:200])
+    mu = sgd[-1].model_.weight_decay
+    assert mu == pytest.approx(1 / 200)
+    svc = make_pipeline(StandardScaler(), SVC(kernel="linear", C=1.0)).fit(X[:200], y[:200])
+    agree = np.mean(sgd.predict(X[200:]) == svc.predict(X[200:]))
+    assert agree >= 0.95

@@ -1,0 +1,106 @@
+"""The local-methods playground and the density explorer, without a browser."""
+import numpy as np
+import pytest
+
+from kernelnb.lab.app import DensityExplorer, LocalMethodsPlayground
+from kernelnb.neighbors import HKNNClassifier, ManifoldParzen
+
+
+@pytest.fixture(scope="module")
+def play():
+    return LocalMethodsPlayground(grid=30)
+
+
+def test_query_hulls_match_the_estimator(play):
+    s = play.update(method="hknn", n_neighbors=3, weight_decay=0.01)
+    play.query(0.3, 0.2)
+    assert play.last_error == ""
+    s = play.last_stats
+    X, y = play._train
+    ref = HKNNClassifier(3, weight_decay=0.01).fit(X, y).hull_distances(np.array([[0.3, 0.2]]))[0]
+    assert s["dist_0"] == pytest.approx(ref[0]) and s["dist_1"] == pytest.approx(ref[1])
+    base = 7                                   # after the surface traces
+    assert len(play.fig.data[base].x) == 3 and len(play.fig.data[base + 3].x) == 3
+    # the drawn projection: with K = 2 the affine hull is a line, and with a tiny lambda the
+    # squared distance to the projected point is the hull distance (less lambda ||a||^2)
+    play.update(n_neighbors=2, weight_decay=1e-4)
+    proj = play.fig.data[base + 2]             # query -> projection on class 0
+    assert proj.x[0] == pytest.approx(0.3)
+    d2 = (proj.x[1] - proj.x[0]) ** 2 + (proj.y[1] - proj.y[0]) ** 2
+    assert d2 == pytest.approx(play.last_stats["dist_0"], rel=1e-2)
+
+
+def _brute_force_hull(P):
+    """Hull vertices by definition: i is one when, for some j, every other point lies strictly on
+    one side of the line through P[i] and P[j] (points in general position)."""
+    out = set()
+    for i in range(len(P)):
+        for j in range(len(P)):
+            if i == j:
+                continue
+            d = P[j] - P[i]
+            side = d[0] * (P[:, 1] - P[i, 1]) - d[1] * (P[:, 0] - P[i, 0])
+            others = np.delete(side, [i, j])
+            if np.all(others > 0) or np.all(others < 0):
+                out.update({i, j})
+    return out
+
+
+@pytest.mark.parametrize("seed,n", [(0, 3), (1, 4), (2, 12), (3, 40)])
+def test_hull_outline_is_the_convex_hull(seed, n):
+    from kernelnb.lab.app.local_methods import _hull_outline
+
+    P = np.random.RandomState(seed).randn(n, 2)
+    hx, hy = _hull_outline(P)
+    assert (hx[0], hy[0]) == (hx[-1], hy[-1])                  # closed
+    ring = np.column_stack([hx, hy])
+    got = {int(np.flatnonzero((P == v).all(axis=1))[0]) for v in ring[:-1]}
+    assert len(got) == len(ring) - 1 and got == _brute_force_hull(P)
+    # counter-clockwise and convex: every point on the left of (or on) every edge
+    for a, b in zip(ring[:-1], ring[1:]):
+        cross = (b[0] - a[0]) * (P[:, 1] - a[1]) - (b[1] - a[1]) * (P[:, 0] - a[0])
+        assert np.all(cross >= -1e-12)
+
+
+def test_hull_outline_of_flat_sets_is_a_segment():
+    from kernelnb.lab.app.local_methods import _hull_outline
+
+    line = np.array([[1.0, 1.0], [3.0, 3.0], [0.0, 0.0], [2.0, 2.0]])
+    hx, hy = _hull_outline(line)
+    assert list(zip(hx, hy)) == [(0.0, 0.0), (3.0, 3.0)]
+    hx, hy = _hull_outline(np.array([[0.5, 2.0], [0.5, 2.0], [0.5, 2.0]]))   # all equal
+    assert list(zip(hx, hy)) == [(0.5, 2.0), (0.5, 2.0)]
+    hx, hy = _hull_outline(np.array([[0.0, 1.0], [2.0, 0.0]]))
+    assert list(zip(hx, hy)) == [(0.0, 1.0), (2.0, 0.0)]
+
+
+def test_methods_and_sliders_change_the_surface(play):
+    z = {}
+    for method in ("knn", "hknn", "cknn", "parzen"):
+        play.update(method=method, n_neighbors=5)
+        assert play.last_error == ""
+        z[method] = np.array(play.fig.data[0].z)
+    assert not np.allclose(z["knn"], z["parzen"])
+    play.update(method="knn", n_neighbors=1)
+    assert play.last_stats["train_error"] == 0.0
+    assert play.controls["bandwidth"].disabled and not play.controls["n_neighbors"].disabled
+
+
+def test_errors_are_shown(play):
+    play.update(method="hknn")
+    out = play.update(n_neighbors=30, n_samples=20)    # K larger than a class
+    assert "error" in out and "n_neighbors" in play.last_error
+    play.update(n_neighbors=3, n_samples=150)
+    assert play.last_error == ""
+
+
+def test_density_explorer_anll_matches_the_estimators():
+    e = DensityExplorer(grid=30)
+    s = e.update(model="manifold", n_components=1, n_neighbors=11, sigma=0.007)
+    ref = ManifoldParzen(1, 11, 0.007).fit(e._train).anll(e._test)
+    assert s["test_anll"] == pytest.approx(ref)
+    assert len(e.fig.data[2].x) > 0                    # ellipses drawn
+    s2 = e.update(model="parzen", bandwidth=0.013)
+    assert s2["test_anll"] > s["test_anll"]             # the spiral favours Manifold Parzen
+    out = e.update(model="manifold", n_neighbors=1, n_components=2)
+    assert "error" in out and "n_components" in e.last_error

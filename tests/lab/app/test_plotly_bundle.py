@@ -1,0 +1,59 @@
+"""The dashboards' plotly widgets under ``kernelnb serve``: the 5 MB front-end bundle is served once
+by URL (content-hashed, cached by the browser) instead of travelling in every figure's state."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+from kernelnb.lab.app._plotly import ESM_ENV, esm_shim, plotly_bundle_path, plotly_bundle_route
+
+
+def _state_sizes(env_value):
+    code = ("import json\n"
+            "from kernelnb.lab.app import SVMPlayground\n"
+            "app = SVMPlayground()\n"
+            "sizes = [len(f.get_state()['_esm']) for f in app.figures]\n"
+            "print(json.dumps([sizes, type(app.figures[0]).__module__]))\n")
+    env = {k: v for k, v in __import__("os").environ.items() if k != ESM_ENV}
+    if env_value is not None:
+        env[ESM_ENV] = env_value
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=300, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_figures_carry_a_shim_only_when_the_server_says_so():
+    route = plotly_bundle_route()
+    sizes, module = _state_sizes(route)
+    assert module == "kernelnb.lab.app._plotly" and all(s < 2000 for s in sizes), sizes
+    bundle = len(plotly_bundle_path().read_text(encoding="utf-8"))
+    sizes, module = _state_sizes(None)                   # a notebook: plotly's own widget
+    assert module.startswith("plotly") and all(s == bundle for s in sizes), (sizes, bundle)
+    sizes, module = _state_sizes("../../etc/passwd")     # anything else: ignored
+    assert module.startswith("plotly")
+
+
+def test_shim_imports_the_route_relative_to_the_page_base_url():
+    route = plotly_bundle_route()
+    shim = esm_shim(route)
+    assert f'base + "{route}"' in shim and "jupyter-config-data" in shim
+    for name in ("FigureModel", "FigureView", "default"):   # what plotly's bundle exports
+        assert name in shim
+    bundle = plotly_bundle_path().read_text(encoding="utf-8", errors="replace")
+    assert "FigureModel" in bundle and "FigureView" in bundle
+    with pytest.raises(ValueError, match=ESM_ENV):
+        esm_shim("https://example.org/x.js")
+
+
+def test_served_bundle_is_plotlys_and_cacheable(served):
+    route = plotly_bundle_route()
+    with urllib.request.urlopen(served + route, timeout=60) as r:
+        body = r.read()
+        assert r.headers["Content-Type"].startswith("text/javascript")
+        assert "immutable" in r.headers["Cache-Control"]
+    assert body == plotly_bundle_path().read_bytes()

@@ -1,0 +1,326 @@
+"""``kernelnb serve`` for a class: hostile websocket frames, the kernel budget and culling, the
+status API, authentication of every route, and pages that refer to no other host.
+
+Every server here listens on 127.0.0.1 only, and every loop is bounded in count and time.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+import urllib.error
+import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from kernelnb.lab._websocket import V1_PROTOCOL, parse_v1_offsets, v1_frame
+
+from ..conftest import kernelnb_serve
+
+pytestmark = pytest.mark.slow
+
+
+def write_dashboards(folder: Path, names=("alpha", "beta")) -> Path:
+    """Quick dashboards: a widget (so the page opens comms) and nothing heavy."""
+    for name in names:
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        nb.cells = [nbformat.v4.new_markdown_cell(f"# {name}"),
+                    nbformat.v4.new_code_cell("import ipywidgets as w\n"
+                                              f"w.IntSlider(value=3, max=10, description={name!r})")]
+        nbformat.write(nb, folder / f"{name}.ipynb")
+    return folder
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+_OPENERS = {True: urllib.request.build_opener(),
+            False: urllib.request.build_opener(_NoRedirect)}
+
+
+def get(url, timeout=60.0, follow=True):
+    """(status, body, headers) of a GET, errors included; redirects followed if ``follow``."""
+    try:
+        with _OPENERS[follow].open(url, timeout=timeout) as r:
+            return r.status, r.read().decode("utf-8", "replace"), dict(r.headers)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8", "replace"), dict(exc.headers)
+
+
+def status(url):
+    code, body, _ = get(url + "kernelnb/api/status", timeout=20)
+    assert code == 200, body
+    return json.loads(body)
+
+
+def server_rss_mb(proc) -> float:
+    import psutil
+    return psutil.Process(proc.pid).memory_info().rss / 2**20
+
+
+def kernel_id_of(page: str) -> str:
+    m = re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', page)
+    assert m, "no kernel id in the rendered page"
+    return m.group(1)
+
+
+def message(msg_type, content, session="s"):
+    return {"header": {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "session": session,
+                       "username": "", "version": "5.3", "date": "2026-01-01T00:00:00Z"},
+            "parent_header": {}, "metadata": {}, "content": content}
+
+
+def run_async(coroutine_function):
+    """Run ``coroutine_function()`` to completion on a fresh event loop in its own thread (a test
+    run earlier in the session may have left a loop running in this one)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(coroutine_function())).result()
+
+
+async def ws_connect(ws_url, subprotocols):
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+    return await websocket_connect(HTTPRequest(ws_url, request_timeout=30),
+                                   subprotocols=subprotocols)
+
+
+# ----------------------------------------------------------------------------- frame parser
+
+
+def test_v1_parser_bounds_the_count_by_the_frame():
+    good = v1_frame("shell", message("kernel_info_request", {}))
+    offsets = parse_v1_offsets(good)
+    assert offsets is not None and offsets[-1] == len(good) and len(offsets) == 6
+    huge = (2**62).to_bytes(8, "little") + b"\0" * 64          # the attack: a giant count
+    assert parse_v1_offsets(huge) is None
+    legacy = (5).to_bytes(4, "big") + (24).to_bytes(4, "big") + b"{}" * 20  # read as 8.6e17
+    assert parse_v1_offsets(legacy) is None
+    assert parse_v1_offsets(b"") is None and parse_v1_offsets("text") is None
+    backwards = bytearray(good)
+    backwards[16:24] = (len(good) + 5).to_bytes(8, "little")   # an offset past the end
+    assert parse_v1_offsets(bytes(backwards)) is None
+
+
+# ----------------------------------------------------------------------------- a real server
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory):
+    folder = write_dashboards(tmp_path_factory.mktemp("hostile"))
+    with kernelnb_serve("--dashboards", str(folder), "--max-kernels", "4",
+                        log_name="hardening_ws") as (url, proc):
+        yield url, proc
+
+
+def test_websocket_attack_leaves_the_server_answering(hostile_server):
+    url, proc = hostile_server
+    code, page, _ = get(url + "voila/render/alpha.ipynb", timeout=120)
+    assert code == 200
+    kid = kernel_id_of(page)
+    ws_url = url.replace("http://", "ws://") + f"api/kernels/{kid}/channels?session_id=attack"
+    rss0 = server_rss_mb(proc)
+
+    async def attack():
+        from tornado.httpclient import HTTPClientError
+        # 1. The legacy protocol (no subprotocol offered): refused before the upgrade.
+        with pytest.raises(HTTPClientError) as exc:
+            await ws_connect(ws_url, [])
+        assert exc.value.code == 400
+        # 2. A v1 client: a well-formed request is answered ...
+        ws = await ws_connect(ws_url, [V1_PROTOCOL])
+        assert ws.selected_subprotocol == V1_PROTOCOL
+        ws.write_message(v1_frame("shell", message("kernel_info_request", {})), binary=True)
+        got_reply = False
+        for _ in range(50):
+            frame = await asyncio.wait_for(ws.read_message(), 30)
+            assert frame is not None
+            if isinstance(frame, bytes) and b"kernel_info_reply" in frame:
+                got_reply = True
+                break
+        assert got_reply
+        # ... and frames whose counts lie, or that carry binary buffers in the old format
+        # (what made Voila build a list of ~8.6e17 items), close that connection only.
+        ws.write_message((2**62).to_bytes(8, "little") + b"x" * 200, binary=True)
+        closed = await asyncio.wait_for(_drain(ws), 10)
+        assert closed
+        ws2 = await ws_connect(ws_url, [V1_PROTOCOL])
+        legacy = (3).to_bytes(4, "big") + (16).to_bytes(4, "big") + (40).to_bytes(4, "big")
+        ws2.write_message(legacy + b"\0" * 64, binary=True)
+        assert await asyncio.wait_for(_drain(ws2), 10)
+
+    run_async(attack)
+    t0 = time.monotonic()
+    code, _, _ = get(url, timeout=2)
+    assert code == 200 and time.monotonic() - t0 < 2
+    time.sleep(1.0)
+    assert server_rss_mb(proc) - rss0 < 100
+    assert proc.poll() is None
+
+
+async def _drain(ws):
+    """Read until the server closes the connection; True when it did."""
+    while True:
+        msg = await ws.read_message()
+        if msg is None:
+            return True
+
+
+def test_a_comm_message_with_buffers_still_reaches_the_kernel(hostile_server):
+    """The check does not get in the way of real traffic: a request_state with a binary buffer
+    (what a plotly FigureWidget's view sends) is answered by the kernel."""
+    url, _ = hostile_server
+    code, page, _ = get(url + "voila/render/beta.ipynb", timeout=120)
+    assert code == 200
+    kid = kernel_id_of(page)
+    ws_url = url.replace("http://", "ws://") + f"api/kernels/{kid}/channels?session_id=ok"
+
+    async def talk():
+        ws = await ws_connect(ws_url, [V1_PROTOCOL])
+        ws.write_message(v1_frame("shell", message("comm_info_request",
+                                                   {"target_name": "jupyter.widget"})),
+                         binary=True)
+        comm_ids = None
+        for _ in range(50):
+            frame = await asyncio.wait_for(ws.read_message(), 30)
+            if isinstance(frame, bytes) and b"comm_info_reply" in frame:
+                off = parse_v1_offsets(frame)
+                content = json.loads(frame[off[4]:off[5]])
+                comm_ids = list(content["comms"])
+                break
+        assert comm_ids, "the dashboard's widgets are not registered"
+        ws.write_message(v1_frame("shell", message(
+            "comm_msg", {"comm_id": comm_ids[0], "data": {"method": "request_state"}}),
+            buffers=[b"\x00\x01\x02\x03"]), binary=True)
+        for _ in range(100):
+            frame = await asyncio.wait_for(ws.read_message(), 30)
+            assert frame is not None, "the connection was closed on a valid message"
+            if isinstance(frame, bytes) and b'"method": "update"' in frame.replace(b'":"', b'": "'):
+                return True
+        return False
+
+    assert run_async(talk)
+
+
+# ----------------------------------------------------------------------------- the budget
+
+
+def test_kernel_budget_and_culling_of_unconnected_kernels(tmp_path):
+    folder = write_dashboards(tmp_path)
+    with kernelnb_serve("--dashboards", str(folder), "--max-kernels", "5",
+                        "--cull-unconnected", "4", log_name="hardening_budget") as (url, proc):
+        def render(i):
+            return get(url + f"voila/render/{'alpha' if i % 2 else 'beta'}.ipynb", timeout=180)
+
+        with ThreadPoolExecutor(max_workers=10) as pool:
+            results = list(pool.map(render, range(30)))
+        codes = [r[0] for r in results]
+        assert set(codes) <= {200, 503}, codes
+        assert 1 <= codes.count(200) <= 5, codes
+        full = next(r for r in results if r[0] == 503)
+        assert "The class is full" in full[1] and "--max-kernels 5" in full[1]
+        assert full[2].get("Retry-After") == "60"
+        st = status(url)
+        assert st["max_kernels"] == 5 and st["kernels"] <= 5 and st["refused"] >= 25
+        # Nobody connected to those pages: after the never-connected timeout they are gone.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and status(url)["kernels"] > 0:
+            time.sleep(1)
+        st = status(url)
+        assert st["kernels"] == 0 and st["culled_unconnected"] >= codes.count(200)
+        # and the class can come in again
+        assert get(url + "voila/render/alpha.ipynb", timeout=120)[0] == 200
+
+
+def test_preheated_pool_is_used_and_refilled(tmp_path):
+    folder = write_dashboards(tmp_path)
+    # Refills wait for a quiet machine (load average below the cores) at most 5 s here.
+    with kernelnb_serve("--dashboards", str(folder), "--max-kernels", "4", "--preheat", "2",
+                        "--preheat-dashboards", "alpha", "--PoolKeeper.refill_quiet=1",
+                        "--PoolKeeper.refill_max_wait=5",
+                        log_name="hardening_preheat") as (url, _):
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and status(url)["preheated_ready"] < 2:
+            time.sleep(0.5)
+        st = status(url)
+        assert st["preheated_ready"] == 2 and st["preheat_target"] == 2
+        assert st["pool"] == {"alpha.ipynb": {"target": 2, "ready": 2, "warming": 0}}
+        assert st["kernels"] == 2 and st["kernel_rss_mb"]["mean"] > 10
+        code, page, _ = get(url + "voila/render/alpha.ipynb", timeout=120)
+        assert code == 200 and "alpha" in page
+        # the taken kernel is replaced in the background, within the budget
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and status(url)["preheated_ready"] < 2:
+            time.sleep(0.5)
+        st = status(url)
+        assert st["preheated_ready"] == 2 and st["kernels"] == 3
+
+
+# ----------------------------------------------------------------------------- authentication
+
+
+def test_every_route_needs_the_token(tmp_path):
+    folder = write_dashboards(tmp_path, names=("alpha",))
+    with kernelnb_serve("--dashboards", str(folder), log_name="hardening_token",
+                        env={"KERNELNB_TOKEN": "class-secret"},
+                        ready_path="?token=class-secret") as (url, _):
+        for path in ("", "kernelnb/api/status", "kernelnb/lab/static/svm_playground.png",
+                     "voila/render/alpha.ipynb", "voila/tree"):
+            code, body, _ = get(url + path, timeout=30, follow=False)
+            assert code in (302, 401, 403), (path, code, body[:200])
+            code, _, _ = get(url + path + "?token=class-secret", timeout=120)
+            assert code == 200, (path, code)
+
+
+# ----------------------------------------------------------------------------- offline pages
+
+#: A reference the browser would fetch from another host.
+FETCHED = re.compile(
+    r"""\b(?:src|href|action)\s*=\s*["']\s*(?:https?:)?//"""
+    r"""|\bimport\s*\(\s*["'](?:https?:)?//|\bfrom\s+["'](?:https?:)?//"""
+    r"""|url\(\s*["']?(?:https?:)?//|@import\s+["']?(?:https?:)?//""", re.IGNORECASE)
+
+
+def test_no_served_page_refers_to_another_host(served, dashboards_folder):
+    from kernelnb.lab.app.gallery import gallery_entries
+    routes = ["", "voila/tree", "voila/tree/", "no/such/page", "voila/render/no_such.ipynb",
+              "kernelnb/lab/static/no_such.png"]
+    routes += [f"voila/render/{e.notebook}" for e in gallery_entries(dashboards_folder)]
+    for route in routes:
+        code, body, headers = get(served + route, timeout=180)
+        assert code in (200, 404), (route, code)
+        hits = [body[max(0, m.start() - 80): m.end() + 80] for m in FETCHED.finditer(body)]
+        assert not hits, f"{route or '/'} refers to another host: {hits[:3]}"
+
+
+def test_server_extension_hardens_jupyter_servers_connection_class():
+    """What the Jupyter server extension (Binder, JupyterHub) puts in place: jupyter_server's own
+    kernel connection (or a subclass) checks frames; someone else's class is left alone."""
+    from jupyter_server.services.kernels.connection.base import BaseKernelWebsocketConnection
+    from jupyter_server.services.kernels.connection.channels import (
+        ZMQChannelsWebsocketConnection)
+
+    from kernelnb.lab._websocket import HardenedConnection, hardened_connection_class
+
+    assert hardened_connection_class(None) is HardenedConnection
+    assert hardened_connection_class(ZMQChannelsWebsocketConnection) is HardenedConnection
+    assert hardened_connection_class(HardenedConnection) is HardenedConnection
+
+    class Custom(ZMQChannelsWebsocketConnection):
+        pass
+
+    wrapped = hardened_connection_class(Custom)
+    assert issubclass(wrapped, HardenedConnection) and issubclass(wrapped, Custom)
+
+    class Gateway(BaseKernelWebsocketConnection):
+        pass
+
+    assert hardened_connection_class(Gateway) is Gateway

@@ -1,0 +1,241 @@
+"""kernelnb.lab.viz: the figures hold what they claim, checked against independent computations."""
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from sklearn.svm import SVC as SkSVC
+
+from kernelnb import losses
+from kernelnb.datasets import make_moons, make_toy
+from kernelnb.svm import SVC
+from kernelnb.lab.viz import (SURFACE_TRACES, boundaries_figure, c_path_figure, decision_grid,
+                          decision_surface, learning_curve_figure, loss_curves, margin_width,
+                          plane_bounds, support_masks, surface_data)
+
+
+@pytest.fixture(scope="module")
+def moons():
+    X, y = make_moons(n_samples=150, noise=0.25, random_state=0)
+    return X, y, SVC(C=1.0, sigma=0.5).fit(X, y)
+
+
+def _levels(tr):
+    c = tr.contours
+    return set(np.round(np.arange(c.start, c.end + c.size / 2, c.size), 9))
+
+
+def test_decision_surface_traces_and_levels(moons):
+    X, y, model = moons
+    fig = decision_surface(model, X, y, grid=40)
+    assert isinstance(fig, go.Figure)
+    assert [t.uid for t in fig.data] == list(SURFACE_TRACES)
+    boundary, margins = fig.data[1], fig.data[2]
+    assert _levels(boundary) == {0.0}
+    assert _levels(margins) == {-1.0, 1.0}
+    assert boundary.contours.coloring == margins.contours.coloring == "lines"
+    assert margins.line.dash == "dash" and boundary.line.dash in (None, "solid")
+    # the two class traces hold every training point, split by label
+    assert len(fig.data[3].x) + len(fig.data[4].x) == X.shape[0]
+    np.testing.assert_array_equal(np.sort(fig.data[3].x), np.sort(X[y == 0, 0]))
+
+
+def test_surface_values_are_the_decision_function(moons):
+    X, y, model = moons
+    fig = decision_surface(model, X, y, grid=30)
+    heat = fig.data[0]
+    xs, ys, Z = np.asarray(heat.x), np.asarray(heat.y), np.asarray(heat.z)
+    assert Z.shape == (30, 30)
+    rng = np.random.RandomState(0)
+    # scikit-learn's LIBSVM on the same problem: an independent reference of f
+    ref = SkSVC(C=1.0, gamma=1 / (2 * 0.5 ** 2), tol=1e-6).fit(X, y)
+    for i, j in rng.randint(0, 30, size=(10, 2)):
+        assert Z[i, j] == pytest.approx(ref.decision_function([[xs[j], ys[i]]])[0], abs=5e-3)
+    xmin, xmax, ymin, ymax = plane_bounds(X)
+    assert xs[0] == pytest.approx(xmin) and ys[-1] == pytest.approx(ymax)
+
+
+def test_support_vector_markers(moons):
+    X, y, model = moons
+    fig = decision_surface(model, X, y, grid=10)
+    free, bound = fig.data[5], fig.data[6]
+    assert len(free.x) + len(bound.x) == model.support_.size
+    assert len(bound.x) == int(np.sum(model.at_bound_)) > 0
+    assert len(free.x) > 0
+    got = {(a, b) for a, b in zip(np.r_[free.x, bound.x], np.r_[free.y, bound.y])}
+    want = {tuple(p) for p in np.asarray(model.support_vectors_, dtype=float)}
+    assert got == want
+    hidden = decision_surface(model, X, y, grid=10, show_margins=False, show_support=False)
+    assert hidden.data[2].visible is False and hidden.data[5].visible is False
+
+
+def test_support_masks_without_at_bound_attribute(moons):
+    X, y, _ = moons
+    sk = SkSVC(C=1.0, gamma=2.0).fit(X, y)
+    free, bound = support_masks(sk)
+    at_c = np.isclose(np.abs(sk.dual_coef_[0]), 1.0)
+    assert set(bound) == set(sk.support_[at_c]) and set(free) == set(sk.support_[~at_c])
+
+
+def test_support_masks_of_a_dual_perceptron():
+    """A kernel Perceptron keeps one coefficient per training point beside a shorter support_:
+    its support points are the ones with a coefficient, none at a bound (no C)."""
+    from kernelnb.largescale import KernelMarginPerceptron
+    X, y = make_toy("blobs", n_samples=200, noise=0.3, random_state=0)
+    model = KernelMarginPerceptron(max_iter=50, learning_rate=1.0).fit(X, y)
+    assert model.dual_coef_.shape[1] == 200 > model.support_.size > 0
+    free, bound = support_masks(model)
+    assert set(free) == set(np.flatnonzero(model.dual_coef_[0])) and bound.size == 0
+    surface_data(model, X, y, grid=8)
+
+
+def test_margin_width_matches_primal_weight_vector():
+    X, y = make_toy("blobs", n_samples=80, noise=0.4, random_state=1)
+    model = SVC(C=10.0, kernel="linear", tol=1e-6).fit(X, y)
+    ref = SkSVC(C=10.0, kernel="linear", tol=1e-8).fit(X, y)
+    assert margin_width(model) == pytest.approx(2 / np.linalg.norm(ref.coef_), rel=1e-3)
+
+
+def test_surface_rejects_bad_input(moons):
+    X, y, model = moons
+    with pytest.raises(ValueError, match="grid"):
+        decision_surface(model, X, y, grid=1)
+    with pytest.raises(ValueError, match=r"shape \(n_samples, 2\)"):
+        decision_surface(model, np.c_[X, X], y)
+    with pytest.raises(ValueError, match="lengths"):
+        decision_surface(model, X, y[:-1])
+    X3 = np.r_[X, [[0, 0]]]
+    y3 = np.r_[y, 2]
+    m3 = SVC().fit(X3, y3)
+    with pytest.raises(ValueError, match="binary|two classes"):
+        decision_surface(m3, X3, y3)
+
+
+def test_boundaries_figure_one_zero_line_per_model(moons):
+    X, y, model = moons
+    other = SVC(C=100.0, sigma=0.3).fit(X, y)
+    fig = boundaries_figure({"C=1": model, "C=100": other}, X, y, grid=25)
+    contours = [t for t in fig.data if t.type == "contour"]
+    assert [t.name for t in contours] == ["C=1", "C=100"]
+    assert all(_levels(t) == {0.0} for t in contours)
+    xs, ys, Z = decision_grid(other, plane_bounds(X), 25)
+    np.testing.assert_allclose(contours[1].z, Z)
+    assert contours[0].line.color != contours[1].line.color
+
+
+def test_loss_curves_values_and_derivatives():
+    fig = loss_curves(["hinge", "logistic", "exponential"], margin_range=(-2, 3), n_points=201)
+    assert len(fig.data) == 6
+    values = {t.meta[1]: t for t in fig.data if t.meta[0] == "value"}
+    derivs = {t.meta[1]: t for t in fig.data if t.meta[0] == "deriv"}
+    m = np.asarray(values["hinge"].x)
+    assert m[0] == -2 and m[-1] == 3 and 0.0 in m
+    np.testing.assert_allclose(values["hinge"].y, np.maximum(0, 1 - m))
+    np.testing.assert_allclose(values["logistic"].y, np.log1p(np.exp(-m)))
+    np.testing.assert_allclose(values["exponential"].y, np.exp(-m))
+    # derivative traces agree with finite differences of the value traces (smooth losses)
+    for name in ("logistic", "exponential"):
+        fd = np.gradient(np.asarray(values[name].y), m)
+        np.testing.assert_allclose(np.asarray(derivs[name].y)[5:-5], fd[5:-5], atol=2e-3)
+    assert all(t.visible is False for t in derivs.values())
+    assert fig.layout.yaxis2.visible is False
+    on = loss_curves(["hinge"], show_derivative=True, highlight=0.5)
+    assert on.data[1].visible is True and on.layout.yaxis2.visible is True
+    assert on.layout.shapes[0].x0 == 0.5
+
+
+def test_loss_curves_default_is_every_loss_and_validates():
+    fig = loss_curves()
+    names = [t.meta[1] for t in fig.data if t.meta[0] == "value"]
+    assert names == list(losses.LOSS_NAMES)
+    colors = [t.line.color for t in fig.data if t.meta[0] == "value"]
+    assert len(set(colors)) == len(colors)                  # every loss is told apart
+    assert any("of r" in t.name for t in fig.data if t.meta[1] == "epsilon_insensitive")
+    with pytest.raises(ValueError, match="margin_range"):
+        loss_curves(margin_range=(3, -2))
+    with pytest.raises(ValueError, match="unknown loss"):
+        loss_curves(["nope"])
+
+
+def test_learning_curve_figure_bands_and_second_axis():
+    rng = np.random.RandomState(0)
+    sizes = np.array([10, 20, 40, 80])
+    test = rng.uniform(0.1, 0.3, (4, 5))
+    curves = {"svm": dict(sizes=sizes, train_error=test / 2, test_error=test,
+                          n_support=rng.randint(5, 30, (4, 5))),
+              "knn": dict(sizes=sizes, train_error=test / 3, test_error=test * 1.1, n_support=None)}
+    fig = learning_curve_figure(curves)
+    by_uid = {t.uid: t for t in fig.data}
+    np.testing.assert_allclose(by_uid["test:svm"].y, test.mean(1))
+    band = np.asarray(by_uid["test_band:svm"].y)
+    np.testing.assert_allclose(band[:4], test.mean(1) + test.std(1))
+    np.testing.assert_allclose(band[4:], np.clip(test.mean(1) - test.std(1), 0, 1)[::-1])
+    spread = learning_curve_figure({"x": dict(sizes=[5, 10], train_error=[[0, 0.4], [0, 0]],
+                                              test_error=[[0.0, 0.5], [0.9, 1.0]])})
+    assert min(spread.data[0].y) >= 0 and max(spread.data[0].y) <= 1   # bands stay rates
+    assert by_uid["nsv:svm"].yaxis == "y2" and "nsv:knn" not in by_uid
+    assert fig.layout.yaxis2.overlaying == "y" and fig.layout.xaxis.type == "log"
+    with pytest.raises(ValueError, match="test_error"):
+        learning_curve_figure({"x": dict(sizes=[1, 2, 3], train_error=np.zeros((3, 2)),
+                                         test_error=np.zeros((2, 2)))})
+
+
+def test_c_path_figure_one_point_per_C():
+    Cs = np.logspace(-1, 2, 7)
+    fig = c_path_figure(Cs, np.arange(7)[::-1] + 3, np.linspace(.3, 0, 7), np.linspace(.3, .1, 7),
+                        n_bound=np.arange(7)[::-1], current_C=10.0)
+    assert [t.uid for t in fig.data] == ["train", "test", "nsv", "nbound"]
+    assert all(len(t.x) == 7 for t in fig.data)
+    assert fig.layout.xaxis.type == "log"
+    # on a log axis plotly places shapes at the data value, annotations at its log10
+    assert fig.layout.shapes[0].x0 == pytest.approx(10.0)
+    assert fig.layout.annotations[0].x == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="one value per C"):
+        c_path_figure(Cs, [1, 2], np.zeros(7))
+
+
+def test_margin_width_from_objective_matches_kernel_sum(moons):
+    X, y, model = moons
+    c = model.dual_coef_[0]
+    K = model.kernel_(model.support_vectors_)
+    assert margin_width(model) == pytest.approx(2 / np.sqrt(c @ K @ c), rel=1e-4)
+    sk = SkSVC(C=1.0, gamma=2.0, tol=1e-8).fit(X, y)     # no kernel_ attribute: unknown
+    assert np.isnan(margin_width(sk))
+
+
+def test_column_form_holds_the_same_surface(moons):
+    X, y, model = moons
+    grid = decision_surface(model, X, y, grid=20).data[0]
+    cols = decision_surface(model, X, y, grid=20, columns=True).data[0]
+    assert np.asarray(cols.z).shape == (400,)
+    np.testing.assert_allclose(np.asarray(cols.z).reshape(20, 20), grid.z)
+    np.testing.assert_allclose(np.asarray(cols.x).reshape(20, 20)[0], grid.x)
+    np.testing.assert_allclose(np.asarray(cols.y).reshape(20, 20)[:, 0], grid.y)
+
+
+def test_ellipse_outlines_lie_on_the_covariance_ellipses():
+    from kernelnb.lab.viz import ellipse_outlines
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(4, 2))
+    A = rng.normal(size=(4, 2, 2))
+    S = A @ np.swapaxes(A, 1, 2) + 0.1 * np.eye(2)
+    xs, ys = ellipse_outlines(centres, S, scale=2.0, n_points=20)
+    assert len(xs) == len(ys) == 4 * 21 and xs[20] is None and ys[-1] is None
+    P = np.c_[np.array(xs, dtype=float), np.array(ys, dtype=float)].reshape(4, 21, 2)[:, :20]
+    for c, s, p in zip(centres, S, P):
+        d = p - c
+        # every point at Mahalanobis radius 2, and the outline closes
+        np.testing.assert_allclose(np.einsum("ij,jk,ik->i", d, np.linalg.inv(s), d), 4.0)
+        np.testing.assert_allclose(p[0], p[-1], atol=1e-12)
+    # a number is a circle of that variance
+    xs, ys = ellipse_outlines([[1.0, 0.0]], 0.25, n_points=9)
+    r = np.hypot(np.array(xs[:9]) - 1.0, np.array(ys[:9]))
+    np.testing.assert_allclose(r, 0.5)
+
+
+@pytest.mark.parametrize("covs, match", [
+    (np.ones((3, 2, 2)), r"shape \(2, 2, 2\)"),
+    (np.array([[[1.0, 0.0], [0.0, -1.0]]] * 2), "positive semi-definite"),
+    (np.full((2, 2, 2), np.nan), "finite")])
+def test_ellipse_outlines_refuse_bad_covariances(covs, match):
+    from kernelnb.lab.viz import ellipse_outlines
+    with pytest.raises(ValueError, match=match):
+        ellipse_outlines(np.zeros((2, 2)), covs)
