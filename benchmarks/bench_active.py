@@ -30,9 +30,9 @@ import numpy as np
 from sklearn.svm import SVC as SkSVC
 from threadpoolctl import threadpool_limits
 
-from kernelnb.unlabeled import (PUBLISHED_CLAIMS, majority_toy_experiment, parzen_toy_experiment,
-                                span_update_speed)
-from kernelnb.unlabeled._active_tables import _draw_majority, _labelled_start
+from kernelnb.reproductions.chapelle.active import (PUBLISHED_CLAIMS, majority_toy_experiment,
+                                                    parzen_toy_experiment, span_update_speed)
+from kernelnb.reproductions.chapelle.active import _draw_majority, _labelled_start
 
 
 def _table(res, every=2):

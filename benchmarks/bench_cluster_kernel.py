@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from kernelnb.unlabeled._cluster_tables import (PUBLISHED_USPS, cluster_kernel_speed,
+from kernelnb.reproductions.chapelle.cluster_kernels import (PUBLISHED_USPS, cluster_kernel_speed,
                                                  digits_cluster_experiment, marginalized_toy)
 
 

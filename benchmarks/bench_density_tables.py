@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.datasets import load_digits
 
 from _common import fashion
-from kernelnb.neighbors.experiments import (
+from kernelnb.reproductions.vincent.local import (
     TABLE_13_2_PUBLISHED,
     TABLE_13_3_PUBLISHED,
     TABLE_13_4_PUBLISHED,

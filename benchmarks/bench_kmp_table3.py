@@ -1,13 +1,13 @@
 """Table 3 of the KMP paper on the bundled UCI sets: 50 random splits, SVM vs KMP-mse vs KMP-tanh,
 measured beside the published numbers (protocol and the choices the paper leaves open:
-kernelnb.kmp.experiments).
+kernelnb.reproductions.vincent.kmp).
 
 Usage: python benchmarks/bench_kmp_table3.py [--splits 50]
 """
 import argparse
 import time
 
-from kernelnb.kmp.experiments import format_table3, uci_table3
+from kernelnb.reproductions.vincent.kmp import format_table3, uci_table3
 
 
 def main(argv=None):

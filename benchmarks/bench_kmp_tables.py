@@ -31,7 +31,7 @@ from sklearn.svm import SVC as SkSVC
 
 from _common import fashion
 from kernelnb.kernels import gamma_from_sigma, scale_sigma
-from kernelnb.kmp.experiments import (TABLE91_PUBLISHED, delve_table, dictionary_comparison,
+from kernelnb.reproductions.vincent.kmp import (TABLE91_PUBLISHED, delve_table, dictionary_comparison,
                                       format_dictionary_comparison, format_table91,
                                       format_table92, one_vs_rest_table)
 

@@ -47,7 +47,8 @@ from sklearn.kernel_approximation import Nystroem
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import fashion  # noqa: E402
 from kernelnb.kernels import gamma_from_sigma, scale_sigma  # noqa: E402
-from kernelnb.prior import KernelPCAMap, digits_kpca_curve  # noqa: E402
+from kernelnb.prior import KernelPCAMap
+from kernelnb.reproductions.chapelle.kpca import digits_kpca_curve  # noqa: E402
 from kernelnb.svm import SVC  # noqa: E402
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.datasets import load_digits
 
 from _common import fashion
-from kernelnb.neighbors.experiments import (
+from kernelnb.reproductions.vincent.local import (
     SPIRAL_PUBLISHED,
     SPIRAL_PUBLISHED_PARAMS,
     TABLE_11_1_EXPECTATION,

@@ -51,9 +51,8 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 from kernelnb.datasets import make_large_problem  # noqa: E402
 from kernelnb.kernels import gamma_from_sigma, scale_sigma  # noqa: E402
-from kernelnb.largescale import (HingeMLPClassifier, MarginPerceptron, MLPClassifier,  # noqa: E402
-                                 NilssonMLP, OriginalPerceptron, SGDHingeClassifier, SimpleMLP,
-                                 margin_curves, theorem_8_1_epochs)
+from kernelnb.largescale import HingeMLPClassifier, MarginPerceptron, MLPClassifier, # noqa: E402                                  NilssonMLP, OriginalPerceptron, SGDHingeClassifier, SimpleMLP, theorem_8_1_epochs
+from kernelnb.reproductions.collobert.margin import margin_curves
 from kernelnb.svm import SVC  # noqa: E402
 
 SkSVC, _ = peer_svcs()

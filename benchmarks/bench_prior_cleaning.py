@@ -32,8 +32,8 @@ from threadpoolctl import threadpool_limits
 
 from kernelnb.datasets import load_boston
 from kernelnb.kernels import scale_sigma
-from kernelnb.prior import (PUBLISHED_FIG_5_5, PUBLISHED_REMOVAL_ERRORS,
-                            cleaning_toy_experiment)
+from kernelnb.reproductions.chapelle.cleaning import (PUBLISHED_FIG_5_5, PUBLISHED_REMOVAL_ERRORS,
+                                                      cleaning_toy_experiment)
 from kernelnb.ridge import KernelRidgeCV, ScalingRidge
 
 

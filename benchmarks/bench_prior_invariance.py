@@ -19,17 +19,12 @@ import argparse
 
 import numpy as np
 
-from kernelnb.prior import (
-    PUBLISHED_TOY_TABLE_6_1,
-    PUBLISHED_USPS_RATIO,
-    TOY_METHODS,
-    digits_scaling_table,
-    digits_timing_table,
-    digits_translation_experiment,
-    fashion_translation_data,
-    mean_and_sem,
-    rotation_toy_experiment,
-)
+from kernelnb.reproductions.chapelle.invariance import (PUBLISHED_TOY_TABLE_6_1,
+                                                        PUBLISHED_USPS_RATIO, TOY_METHODS,
+                                                        digits_scaling_table, digits_timing_table,
+                                                        digits_translation_experiment,
+                                                        fashion_translation_data, mean_and_sem,
+                                                        rotation_toy_experiment)
 
 TOY_CLAIMS = {
     "vsv": "VSV helps at every sigma (Fig. 6.2 left)",

@@ -21,8 +21,8 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.preprocessing import StandardScaler
 
 from _common import peer_svcs
-from kernelnb.prior import (PUBLISHED_VRM_TABLE, VicinalSVC, vicinal_margins, vicinity_widths,
-                            vrm_breast_cancer_table)
+from kernelnb.prior import VicinalSVC, vicinal_margins, vicinity_widths
+from kernelnb.reproductions.chapelle.vicinal import PUBLISHED_VRM_TABLE, vrm_breast_cancer_table
 from kernelnb.svm import SVC
 
 COLUMNS = [("hard_svm", "hard SVM"), ("soft_svm", "soft SVM"), ("vrm_fixed", "VRM fixed σ"),

@@ -26,10 +26,11 @@ from threadpoolctl import threadpool_limits
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import KFold, cross_val_score
 
-from kernelnb.model_selection import (REGRESSION_CRITERIA, TABLE_9_SETTINGS, basis_matrix,
-                                      generalization_prediction_experiment,
-                                      regression_risk_estimates, regression_target,
-                                      selection_ratio_experiment)
+from kernelnb.model_selection import REGRESSION_CRITERIA, basis_matrix, regression_risk_estimates
+from kernelnb.reproductions.chapelle.regression import (TABLE_9_SETTINGS,
+                                                        generalization_prediction_experiment,
+                                                        regression_target,
+                                                        selection_ratio_experiment)
 
 # published: Chapelle's thesis Table 9.1 (medians), columns in REGRESSION_CRITERIA's order
 # (ADJ SEB CV5 DEE UCB GCV RIC BIC FPE CPM)

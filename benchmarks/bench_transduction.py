@@ -11,7 +11,7 @@ and transduction, computed here beside the published numbers.
 * §7.6.2, transductive ridge against ridge on Boston housing (100 splits of 481/25, the thesis's
   gamma = 0.005, log sigma = 0.7, gamma* = 10; and gamma, sigma chosen by the thesis's own rule,
   the smallest mean leave-one-out error over five more random splits, on our standardised
-  inputs: :func:`kernelnb.unlabeled._transduction_tables.boston_loo_setting`), and Table 7.1's
+  inputs: :func:`kernelnb.reproductions.chapelle.transduction.boston_loo_setting`), and Table 7.1's
   comparison SVM / TLD (/ TSVM on a few splits) on the bundled Pima diabetes and Wisconsin
   breast cancer sets (Rätsch's split sizes 468/300 and 200/77, but not his data nor splits).
 
@@ -27,14 +27,14 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kernelnb.unlabeled._transduction_tables import (PUBLISHED_BOSTON_SETTING,
+from kernelnb.reproductions.chapelle.transduction import (PUBLISHED_BOSTON_SETTING,
                                                      PUBLISHED_REWEIGHTING_BAYES,
                                                      PUBLISHED_REWEIGHTING_SEP15_D1,
                                                      PUBLISHED_TABLE_7_1,
                                                      PUBLISHED_VRM_UNLABELED,
                                                      boston_loo_setting)
-from kernelnb.unlabeled.reweighting import reweighting_toy, vrm_unlabeled_toy
-from kernelnb.unlabeled.transduction import boston_transduction, uci_transduction
+from kernelnb.reproductions.chapelle.reweighting import reweighting_toy, vrm_unlabeled_toy
+from kernelnb.reproductions.chapelle.transduction import boston_transduction, uci_transduction
 
 
 def vrm(quick):

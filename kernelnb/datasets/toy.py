@@ -377,3 +377,27 @@ def make_toy(name, n_samples=200, noise=None, random_state=None):
     if noise is None:
         noise = TOY_NOISE[name][0]
     return func(n_samples=n_samples, noise=noise, random_state=random_state)
+
+
+def make_rotation_toy(n_samples, random_state=None):
+    """The rotation toy of Chapelle's thesis, section 6.6.2: a disc against the rest of a square.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of points.
+    random_state : int, RandomState instance or None, default=None
+        The points' random draw.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+        Points uniform on ``[-1, 1]^2``.
+    y : ndarray of shape (n_samples,)
+        ``sign(||x||^2 - 0.7)``: -1 inside the disc, +1 outside (the labels are invariant
+        under rotations about the origin).
+    """
+    n_samples = check_int("n_samples", n_samples)
+    rng = check_rng(random_state)
+    X = rng.uniform(-1.0, 1.0, size=(n_samples, 2))
+    return X, np.where((X ** 2).sum(axis=1) > 0.7, 1, -1)

@@ -29,11 +29,11 @@ __all__ += ["MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor", "MixtureS
 # --- issue15 ch8 ---
 from .margin import (HingeMLPClassifier, KernelMarginPerceptron, NilssonMLP,  # noqa: E402
                      OriginalPerceptron, SGDHingeClassifier, Theorem81Epochs, margin_bound_separable,
-                     linearly_separable, margin_bound_updates, margin_curves, maximal_margin,
+                     linearly_separable, margin_bound_updates, maximal_margin,
                      perceptron_update_bound, theorem_8_1_epochs)
 
 __all__ += ["OriginalPerceptron", "SGDHingeClassifier", "KernelMarginPerceptron",
             "HingeMLPClassifier", "NilssonMLP", "Theorem81Epochs", "theorem_8_1_epochs",
             "margin_bound_separable", "perceptron_update_bound", "margin_bound_updates",
-            "maximal_margin", "linearly_separable", "margin_curves"]
+            "maximal_margin", "linearly_separable"]
 # --- end issue15 ch8 ---

@@ -85,7 +85,7 @@ from .mlp import (SGD_CONSTRAINTS, _class_targets, _labels, _run_epochs, _split,
 __all__ = ["MarginPerceptron", "SimpleMLP", "OriginalPerceptron", "SGDHingeClassifier",
            "KernelMarginPerceptron", "HingeMLPClassifier", "NilssonMLP", "Theorem81Epochs",
            "theorem_8_1_epochs", "margin_bound_separable", "perceptron_update_bound",
-           "margin_bound_updates", "maximal_margin", "linearly_separable", "margin_curves"]
+           "margin_bound_updates", "maximal_margin", "linearly_separable"]
 
 _NO_LIMIT = -1
 _HISTORY_KEYS = ("epoch", "updates", "rho", "geometric_margin", "training_error",
@@ -1080,110 +1080,6 @@ class KernelMarginPerceptron(_BaseMargin):
         if self.support_.shape[0] == 0:
             return np.zeros((Xs.shape[0], self._b.shape[0])) + self._b[:, 0]
         return self._expansion(Xs).reshape(Xs.shape[0], -1) + self._b[:, 0]
-
-
-def margin_curves(X, y, X_val, y_val, learning_rates=None, n_updates=100, learning_rate=0.01,
-                  updates=None, n_trials=10, train_size=None, estimator=None, random_state=0):
-    """The protocol of the thesis's Fig. 8.2: the margin ``rho`` and the validation error of a
-    margin model against the learning rate ``lam`` (the number of updates fixed) and against
-    the number of updates ``t`` (``lam`` fixed), averaged over trials, with Theorem 8.3's bound.
-
-    The thesis used 200 Connect-4 training examples and 10 trials.
-
-    Parameters
-    ----------
-    X, y : two-class training data
-    X_val, y_val : validation data
-    learning_rates : array, default=``numpy.logspace(-3, 1, 9)``
-        The ``lam`` of the first study.
-    n_updates : int, default=100
-        The fixed ``t`` of the first study (a run that converges earlier keeps its final
-        weights).
-    learning_rate : float, default=0.01
-        The fixed ``lam`` of the second study.
-    updates : array of int, optional
-        The ``t`` of the second study, multiples of their smallest value (default: ``n_updates
-        / 10, 2 n_updates / 10, ..., 4 n_updates``).
-    n_trials : int, default=10
-        Trials differ by their random example order and, with ``train_size``, by their
-        training subset.
-    train_size : int, optional
-        Draw this many training examples (stratified) from ``X`` for every trial.
-    estimator : margin estimator, optional
-        Unfitted; default :class:`MarginPerceptron` (``beta = 1``).  Any model of this module
-        with a ``learning_rate`` (:class:`KernelMarginPerceptron`, :class:`SimpleMLP`, ...).
-    random_state : int
-
-    Returns
-    -------
-    dict
-        ``learning_rates``, ``rho_lr``, ``val_error_lr`` (means over trials, shape
-        (n_lr,)) and ``*_std``; ``updates``, ``rho_t``, ``val_error_t`` and ``*_std``;
-        ``bound_lr`` / ``bound_t``: Theorem 8.3 at ``(n_updates, lam)`` / ``(t, learning_rate)``
-        with the trials' largest radius ``R`` (meaningful for the margin Perceptrons);
-        ``trials_rho_lr`` ... the per-trial arrays (n_trials, ...).
-    """
-    from sklearn.base import clone
-    from sklearn.model_selection import train_test_split
-
-    check_param("n_updates", n_updates, POSITIVE_INT, "margin_curves")
-    check_param("n_trials", n_trials, POSITIVE_INT, "margin_curves")
-    check_param("learning_rate", learning_rate, POSITIVE, "margin_curves")
-    lrs = np.logspace(-3, 1, 9) if learning_rates is None else np.asarray(learning_rates, float)
-    if lrs.ndim != 1 or lrs.size == 0 or np.any(lrs <= 0):
-        raise ValueError("learning_rates must be a non-empty 1-D array of positive numbers")
-    if updates is None:
-        step = max(1, n_updates // 10)
-        updates = step * np.arange(1, 41)
-    updates = np.asarray(updates, dtype=np.int64)
-    if updates.ndim != 1 or updates.size == 0 or updates.min() < 1 or np.any(
-            updates % updates.min()):
-        raise ValueError("updates must be positive multiples of their smallest value")
-    if np.unique(np.asarray(y)).shape[0] != 2:
-        raise ValueError("margin_curves needs two classes")
-    base = MarginPerceptron() if estimator is None else estimator
-    base = clone(base).set_params(max_iter=100000, n_iter_no_change=10 ** 9,
-                                  track_margin=True, early_stopping=False)
-    beta = float(base.get_params().get("beta", 1.0)) or 1.0
-    X, y = np.asarray(X), np.asarray(y)
-    rng = check_random_state(random_state)
-    out = {k: np.full((n_trials, lrs.size), np.nan) for k in ("rho_lr", "val_error_lr")}
-    out.update({k: np.full((n_trials, updates.size), np.nan) for k in ("rho_t", "val_error_t")})
-    radius = 0.0
-    for trial in range(n_trials):
-        seed = int(rng.randint(2 ** 31 - 1))
-        Xt, yt = X, y
-        if train_size is not None and train_size < X.shape[0]:
-            Xt, _, yt, _ = train_test_split(X, y, train_size=train_size, stratify=y,
-                                            random_state=seed)
-        for j, lam in enumerate(lrs):
-            est = clone(base).set_params(learning_rate=float(lam), max_updates=int(n_updates),
-                                         record_every=None, random_state=seed)
-            h = est.fit(Xt, yt, X_val=X_val, y_val=y_val).margin_history_
-            radius = max(radius, est.radius_)
-            out["rho_lr"][trial, j] = h["rho"][-1]
-            out["val_error_lr"][trial, j] = h["validation_error"][-1]
-        est = clone(base).set_params(learning_rate=float(learning_rate),
-                                     max_updates=int(updates.max()),
-                                     record_every=int(updates.min()), random_state=seed)
-        h = est.fit(Xt, yt, X_val=X_val, y_val=y_val).margin_history_
-        radius = max(radius, est.radius_)
-        for j, t in enumerate(updates):
-            # the first record at t updates or more; a converged run keeps its last weights
-            at = np.flatnonzero(h["updates"] >= t)
-            i = at[0] if at.size else len(h["updates"]) - 1
-            out["rho_t"][trial, j] = h["rho"][i]
-            out["val_error_t"][trial, j] = h["validation_error"][i]
-    res = {"learning_rates": lrs, "updates": updates, "n_updates": int(n_updates),
-           "learning_rate": float(learning_rate), "radius": radius}
-    for key, a in out.items():
-        res[key] = a.mean(axis=0)
-        res[key + "_std"] = a.std(axis=0)
-        res["trials_" + key] = a
-    res["bound_lr"] = np.array([margin_bound_updates(n_updates, radius, lam, beta)
-                                for lam in lrs])
-    res["bound_t"] = margin_bound_updates(updates, radius, learning_rate, beta)
-    return res
 
 
 for _cls in (MarginPerceptron, OriginalPerceptron, SGDHingeClassifier, SimpleMLP, NilssonMLP,

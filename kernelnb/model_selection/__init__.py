@@ -15,10 +15,8 @@ from ._tuner import GradientTuner  # noqa: F401
 # --- feature selection (_features.py) ---
 from ._features import SVMRFE, ScalingSelector, filter_scores, rfe_scores  # noqa: F401
 # --- small-sample regression model selection (_regression.py) ---
-from ._regression import (REGRESSION_CRITERIA, TABLE_9_SETTINGS, SeriesRegressor,  # noqa: F401
-                          basis_matrix, generalization_prediction_experiment,
-                          regression_risk_estimates, regression_target,
-                          selection_ratio_experiment)
+from ._regression import (REGRESSION_CRITERIA, SeriesRegressor, basis_matrix,  # noqa: F401
+                          regression_risk_estimates)
 
 __all__ = [
     # estimates
@@ -33,7 +31,5 @@ __all__ = [
     # feature selection
     "SVMRFE", "ScalingSelector", "filter_scores", "rfe_scores",
     # small-sample regression model selection
-    "REGRESSION_CRITERIA", "TABLE_9_SETTINGS", "SeriesRegressor", "basis_matrix",
-    "generalization_prediction_experiment", "regression_risk_estimates", "regression_target",
-    "selection_ratio_experiment",
+    "REGRESSION_CRITERIA", "SeriesRegressor", "basis_matrix", "regression_risk_estimates",
 ]

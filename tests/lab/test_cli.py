@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kernelnb import cli
+from kernelnb.lab import cli
 from kernelnb.lab.app.gallery import DASHBOARDS, GalleryEntry, gallery_entries, render_gallery
 
 from ..conftest import kernelnb_serve

@@ -6,8 +6,9 @@ import pytest
 
 from kernelnb.largescale import (KernelMarginPerceptron, MarginPerceptron, NilssonMLP,
                                  OriginalPerceptron, SimpleMLP, margin_bound_separable,
-                                 linearly_separable, margin_bound_updates, margin_curves,
-                                 maximal_margin, perceptron_update_bound)
+                                 linearly_separable, margin_bound_updates, maximal_margin,
+                                 perceptron_update_bound)
+from kernelnb.reproductions.collobert.margin import margin_curves
 from kernelnb.svm import SVC
 
 

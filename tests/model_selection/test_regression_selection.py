@@ -7,10 +7,11 @@ from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import KFold, cross_val_score
 
 from kernelnb.model_selection import (REGRESSION_CRITERIA, SeriesRegressor, basis_matrix,
-                                      generalization_prediction_experiment,
-                                      regression_risk_estimates, regression_target,
-                                      selection_ratio_experiment)
-from kernelnb.model_selection._regression import _true_risk_factory
+                                      regression_risk_estimates)
+from kernelnb.reproductions.chapelle.regression import (generalization_prediction_experiment,
+                                                        regression_target,
+                                                        selection_ratio_experiment)
+from kernelnb.reproductions.chapelle.regression import _true_risk_factory
 
 
 def _data(n=30, noise=0.1, seed=0, target="step"):

@@ -6,7 +6,7 @@ from scipy.stats import multivariate_normal
 from sklearn.base import clone
 
 from kernelnb.neighbors import LocalGaussianDensity, ParzenDensity
-from kernelnb.neighbors.experiments import grid_integral
+from kernelnb.reproductions.vincent.local import grid_integral
 
 
 def _reference(X, x0, s, sigma, d=None, k=None, M=None):

@@ -6,9 +6,9 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.svm import SVC as SkSVC
 
-from kernelnb.prior import (cleaning_metrics, cleaning_toy_experiment, grad_c_objective,
-                            make_flipped_gaussians, rank_suspects, suspect_rank,
-                            suspicion_scores)
+from kernelnb.prior import grad_c_objective, rank_suspects, suspect_rank, suspicion_scores
+from kernelnb.reproductions.chapelle.cleaning import (cleaning_metrics, cleaning_toy_experiment,
+                                                      make_flipped_gaussians)
 from kernelnb.svm import SVC
 
 

@@ -6,7 +6,8 @@ from scipy.linalg import eigh
 from sklearn.decomposition import KernelPCA
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 
-from kernelnb.prior import KernelPCAMap, kpca_components_curve
+from kernelnb.prior import KernelPCAMap
+from kernelnb.reproductions.chapelle.kpca import kpca_components_curve
 from kernelnb.svm import SVC
 
 SIGMA = 1.5

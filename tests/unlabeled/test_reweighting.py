@@ -8,8 +8,8 @@ from kernelnb.neighbors import ParzenClassifier
 from kernelnb.svm import SVC
 from kernelnb.unlabeled import (ReweightedParzenClassifier, ReweightedSVC,
                                 UnlabeledVicinalClassifier, fit_weights, likelihood_sigma)
-from kernelnb.unlabeled.reweighting import (_threshold_error, reweighting_toy,
-                                            vrm_unlabeled_toy)
+from kernelnb.reproductions.chapelle.reweighting import _threshold_error
+from kernelnb.reproductions.chapelle.reweighting import reweighting_toy, vrm_unlabeled_toy
 
 
 def _density(X, Z, sigma):

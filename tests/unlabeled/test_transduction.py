@@ -239,7 +239,7 @@ def test_boston_loo_setting_is_the_mean_closed_form_loo():
 
     from kernelnb.datasets import load_boston
     from kernelnb.ridge import scaling_ridge_loo
-    from kernelnb.unlabeled._transduction_tables import boston_loo_setting
+    from kernelnb.reproductions.chapelle.transduction import boston_loo_setting
 
     out = boston_loo_setting(n_splits=2, log_sigmas=[0.5, 1.0], alphas=[0.01, 1.0])
     X, y = load_boston()

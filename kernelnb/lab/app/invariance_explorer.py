@@ -18,7 +18,7 @@ import time
 import ipywidgets as widgets
 import numpy as np
 
-from ...prior._invariance_tables import make_rotation_toy
+from ...datasets import make_rotation_toy
 from ...prior.invariance import (InvariantKPCASVC, InvariantSVC, LinearInvariantSVC, VirtualSVC,
                                 tangent_vectors)
 from ...svm import SVC

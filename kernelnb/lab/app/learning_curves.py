@@ -88,7 +88,7 @@ register_estimator(CurveEstimator(
 def _largescale(name):
     """A class of :mod:`kernelnb.largescale`, imported when an estimator is first built (the
     package brings Dask and the MLPs: a kernel that never draws them does not load them)."""
-    return getattr(importlib.import_module("..largescale", __package__), name)
+    return getattr(importlib.import_module("kernelnb.largescale"), name)
 
 
 register_estimator(CurveEstimator(

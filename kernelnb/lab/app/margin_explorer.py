@@ -15,7 +15,7 @@ bounds
 
 where R = max ||x_l|| and rho_max = 2/||u|| is the margin of the hard-margin linear SVM
 (u, a).  The models train on standardised inputs, so R, rho and rho_max are measured there.
-The margin-Perceptron curves come from :func:`kernelnb.largescale.margin_curves` (the protocol of
+The margin-Perceptron curves come from :func:`kernelnb.reproductions.collobert.margin.margin_curves` (the protocol of
 Fig. 8.2), one trial at a time under the dashboard's time budget; for the SGD hinge its own
 rho = 2/||w|| is drawn beside them, and the readout compares its cost (8.15) with the SVM's
 (C = 1/(mu L)) and gives Theorem 8.1's epoch count 1/(L lambda mu).  Separability is checked by a
@@ -48,7 +48,7 @@ LAMBDAS = np.logspace(-3, 0, 13)
 
 def _largescale(name):
     """A class of :mod:`kernelnb.largescale`, imported when first used."""
-    return getattr(importlib.import_module("..largescale", __package__), name)
+    return getattr(importlib.import_module("kernelnb.largescale"), name)
 
 
 #: The models offered: key -> (label, class name in kernelnb.largescale, linear?).
@@ -144,7 +144,7 @@ class MarginExplorer(Dashboard):
     ``mp_rho``, ``mp_bound83`` (the margin Perceptron after t updates at the chosen lambda, and
     Thm 8.3 there), ``mp_bound82``, ``mp_converged``, for the SGD hinge ``objective``,
     ``svm_objective`` and ``thm81_epochs``, and ``curves`` (the
-    :func:`kernelnb.largescale.margin_curves` result drawn in the two rho charts).
+    :func:`kernelnb.reproductions.collobert.margin.margin_curves` result drawn in the two rho charts).
     """
 
     notebook = "margin_explorer"
@@ -282,10 +282,10 @@ class MarginExplorer(Dashboard):
         return self._sep_cache
 
     def _curves(self, X, y, p, study, estimator, what):
-        """:func:`kernelnb.largescale.margin_curves`, one trial at a time, averaged over the
+        """:func:`kernelnb.reproductions.collobert.margin.margin_curves`, one trial at a time, averaged over the
         trials run (the bound uses their largest radius); at the time budget no new trial
         starts (the first always runs) and ``n_trials`` says how many were averaged."""
-        margin_curves = _largescale("margin_curves")
+        from ...reproductions.collobert.margin import margin_curves
         Xv, yv = self._val
         runs = []
         for i in range(int(p["trials"])):

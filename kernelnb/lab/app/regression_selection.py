@@ -12,9 +12,8 @@ import numpy as np
 import ipywidgets as widgets
 from ._plotly import FigureWidget
 
-from ...model_selection import (REGRESSION_CRITERIA, basis_matrix, regression_risk_estimates,
-                               regression_target)
-from ...model_selection._regression import _true_risk_factory
+from ...model_selection import REGRESSION_CRITERIA, basis_matrix, regression_risk_estimates
+from ...reproductions.chapelle.regression import _true_risk_factory, regression_target
 from ._base import Dashboard, log_slider, styled
 
 __all__ = ["RegressionSelectionExplorer"]

@@ -6,8 +6,8 @@ import pytest
 
 from kernelnb.lab.app import RegressionSelectionExplorer
 from kernelnb.lab.app.regression_selection import largest_dim, sample
-from kernelnb.model_selection import (REGRESSION_CRITERIA, basis_matrix,
-                                      regression_risk_estimates, regression_target)
+from kernelnb.model_selection import REGRESSION_CRITERIA, basis_matrix, regression_risk_estimates
+from kernelnb.reproductions.chapelle.regression import regression_target
 
 
 @pytest.fixture(scope="module")

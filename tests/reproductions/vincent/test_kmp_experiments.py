@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from kernelnb.kmp.experiments import TABLE3_PUBLISHED, format_table3, resampled_ttest, uci_table3
+from kernelnb.reproductions.vincent.kmp import (TABLE3_PUBLISHED, format_table3, resampled_ttest,
+                                                uci_table3)
 
 
 def test_resampled_ttest_of_one_split_is_undefined():

@@ -5,7 +5,7 @@ import pytest
 
 from kernelnb.svm import SVC
 from kernelnb.unlabeled import ClusterKernel, ClusterKernelSVC, MarginalizedKernel
-from kernelnb.unlabeled._cluster_tables import (_binary_digits, digits_cluster_experiment,
+from kernelnb.reproductions.chapelle.cluster_kernels import (_binary_digits, digits_cluster_experiment,
                                                  marginalized_toy)
 
 

@@ -3,9 +3,10 @@ ActiveLearner on the same draws."""
 import numpy as np
 
 from kernelnb.neighbors import ParzenClassifier
-from kernelnb.unlabeled import (ActiveLearner, majority_toy_experiment, parzen_toy_experiment,
-                                span_update_speed)
-from kernelnb.unlabeled._active_tables import (_draw_majority, _draw_square, _labelled_start,
+from kernelnb.unlabeled import ActiveLearner
+from kernelnb.reproductions.chapelle.active import (majority_toy_experiment, parzen_toy_experiment,
+                                                    span_update_speed)
+from kernelnb.reproductions.chapelle.active import (_draw_majority, _draw_square, _labelled_start,
                                                majority_svc)
 
 

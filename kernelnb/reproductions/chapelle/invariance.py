@@ -14,15 +14,15 @@ import time
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..svm import SVC
-from .invariance import (InvariantKPCASVC, InvariantSVC, LinearInvariantSVC, VirtualSVC,
-                         tangent_vectors)
+from ...datasets import make_rotation_toy
+from ...prior.invariance import (InvariantKPCASVC, InvariantSVC, LinearInvariantSVC, VirtualSVC,
+                                 tangent_vectors)
+from ...svm import SVC
 
 __all__ = [
     "PUBLISHED_USPS_RATIO",
     "PUBLISHED_TOY_TABLE_6_1",
     "TOY_METHODS",
-    "make_rotation_toy",
     "rotation_toy_experiment",
     "digits_translation_data",
     "digit_tangents",
@@ -47,14 +47,6 @@ def mean_and_sem(errors, axis=0):
     errors = np.asarray(errors, dtype=np.float64)
     n = errors.shape[axis]
     return errors.mean(axis=axis), errors.std(axis=axis, ddof=1 if n > 1 else 0) / np.sqrt(n)
-
-
-def make_rotation_toy(n_samples, random_state=None):
-    """The toy of thesis section 6.6.2: points uniform on ``[-1, 1]^2``, ``y = sign(||x||^2 -
-    0.7)`` (labels -1 / +1)."""
-    rng = check_random_state(random_state)
-    X = rng.uniform(-1.0, 1.0, size=(n_samples, 2))
-    return X, np.where((X ** 2).sum(axis=1) > 0.7, 1, -1)
 
 
 def _toy_models(sigma, gamma, C, vsv_step):
@@ -169,7 +161,7 @@ def digit_tangents(X, invariance, image_shape=(8, 8)):
 
 def _virtual_set(X, y, invariance, image_shape=(8, 8)):
     """The thesis's VSV on digits: the training set plus its 1-pixel translates."""
-    from .invariance import transform_points
+    from ...prior.invariance import transform_points
     names, steps = DIGIT_INVARIANCES[invariance]
     Xs = [X] + [transform_points(X, n, s, image_shape) for n, s in zip(names, steps)]
     return np.vstack(Xs), np.tile(y, len(Xs))

@@ -28,16 +28,16 @@ import warnings
 
 import numpy as np
 
-from ..datasets import make_manifold_spiral_splits
-from ..svm import SVC
-from . import _neighbors
-from ._base import kneighbors, n_threads
-from .._threads import blas_single_thread
-from .knn import KNeighborsClassifier
-from .local_density import LocalGaussianDensity
-from .local_hyperplane import CKNNClassifier, HKNNClassifier
-from .manifold_parzen import ManifoldParzen, ManifoldParzenClassifier
-from .parzen import ParzenClassifier, ParzenDensity
+from ...datasets import make_manifold_spiral_splits
+from ...svm import SVC
+from ...neighbors import _neighbors
+from ...neighbors._base import kneighbors, n_threads
+from ..._threads import blas_single_thread
+from ...neighbors.knn import KNeighborsClassifier
+from ...neighbors.local_density import LocalGaussianDensity
+from ...neighbors.local_hyperplane import CKNNClassifier, HKNNClassifier
+from ...neighbors.manifold_parzen import ManifoldParzen, ManifoldParzenClassifier
+from ...neighbors.parzen import ParzenClassifier, ParzenDensity
 
 __all__ = ["SPIRAL_PUBLISHED", "SPIRAL_PUBLISHED_PARAMS", "TABLE_11_1_EXPECTATION",
            "TABLE_11_2_PUBLISHED", "TABLE_13_2_PUBLISHED", "TABLE_13_3_PUBLISHED", "TABLE_13_4_PUBLISHED",
@@ -181,7 +181,7 @@ def _select(make_grid, Xtr, ytr, Xva, yva):
 def digits_table(Xtr, ytr, Xva, yva, Xte, yte, K_grid=(1, 3, 5, 8, 12), lam_grid=(0.0, 1.0, 10.0),
                  C_grid=(1, 10, 100), sigma_factors=(0.5, 1, 2), progress=None):
     """Validation-selected KNN, SVM, HKNN and CKNN; returns {name: (test error, params)}."""
-    from ..kernels import scale_sigma
+    from ...kernels import scale_sigma
 
     s0 = scale_sigma(Xtr)
     grids = {
@@ -278,7 +278,7 @@ def reduced_reference_table(Xtr, ytr, Xva, yva, Xte, yte, C_grid=(10.0,), sigma_
     Xtr) and ``fit_seconds``, and the HKNN rows also hold ``valid_curves``, the validation errors of
     :func:`hull_error_curves` (HKNN at every lambda and CKNN against K: Fig. 11.3) that the
     selection used."""
-    from ..kernels import scale_sigma
+    from ...kernels import scale_sigma
 
     ytr = np.asarray(ytr)
     s0 = scale_sigma(Xtr)
@@ -363,7 +363,7 @@ def bayes_tables(Xtr, ytr, Xva, yva, Xte, yte, parzen_grid, mparzen_grid, C_grid
 
     Returns {"by_error": {name: row}, "by_ancll": {name: row}}, a row being {"valid_error",
     "test_error", "valid_ancll", "test_ancll", "params", "on_edge"} (the SVM's ANCLL is None)."""
-    from ..kernels import scale_sigma
+    from ...kernels import scale_sigma
 
     yva, yte = np.asarray(yva), np.asarray(yte)
     grids = {"Parzen": (ParzenClassifier, {"sigma": list(parzen_grid)}),

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from .cluster_kernel import ClusterKernel, MarginalizedKernel, RandomWalkKernel
+from ...unlabeled.cluster_kernel import ClusterKernel, MarginalizedKernel, RandomWalkKernel
 
 __all__ = ["digits_cluster_experiment", "marginalized_toy", "cluster_kernel_speed",
            "PUBLISHED_USPS"]
@@ -38,7 +38,7 @@ def _binary_digits(data, n_pool, n_test, rng):
         P, T = perm[:n_pool], perm[n_pool:n_pool + n_test]
         Xp, yp, Xt, yt = X[P], y[P], X[T], y[T]
     elif data == "fashion":
-        from ..datasets import load_fashion_mnist
+        from ...datasets import load_fashion_mnist
         Xp, yp = load_fashion_mnist("train", n_samples=n_pool, random_state=rng.randint(2**31))
         Xt, yt = load_fashion_mnist("test", n_samples=n_test, random_state=rng.randint(2**31))
         Xp, Xt = np.asarray(Xp, dtype=np.float64), np.asarray(Xt, dtype=np.float64)
@@ -48,7 +48,7 @@ def _binary_digits(data, n_pool, n_test, rng):
 
 
 def _linear_svc(C):
-    from ..svm import SVC
+    from ...svm import SVC
     return SVC(kernel="linear", C=C, precision="float64")
 
 
@@ -109,8 +109,8 @@ def digits_cluster_experiment(data="digits", n_pool=1200, n_test=597, group_size
         {sigma: mean SVM error}; ``r_chosen``: per run; ``span_curve``: {r: (mean span estimate,
         mean test error)}; ``notes``: list of str; ``setup``: the sizes.
     """
-    from ..model_selection import span_estimate
-    from ..svm import SVC
+    from ...model_selection import span_estimate
+    from ...svm import SVC
 
     rng = np.random.RandomState(random_state)
     Xp, yp, Xt, yt = _binary_digits(data, n_pool, n_test, rng)
@@ -136,7 +136,7 @@ def digits_cluster_experiment(data="digits", n_pool=1200, n_test=597, group_size
 
     # TSVM (another module of this package, possibly absent)
     try:
-        from .transduction import TransductiveSVC
+        from ...unlabeled.transduction import TransductiveSVC
     except ImportError:
         TransductiveSVC = None
         notes.append("TSVM: kernelnb.unlabeled.TransductiveSVC not available, not run")
@@ -208,7 +208,7 @@ def marginalized_toy(n_unlabeled=200, random_state=0, C=100.0, sigma=0.3, grid_s
         {kernel: {'right cluster with label of its labeled point': fraction,
         'left cluster, fraction +1': fraction}}.
     """
-    from ..svm import SVC
+    from ...svm import SVC
 
     rng = np.random.RandomState(random_state)
     comp = (rng.rand(n_unlabeled) < 0.5).astype(int)      # 0: right (tight), 1: left (broad)
@@ -263,8 +263,8 @@ def cluster_kernel_speed(sizes=(2000, 5000), n_labeled=100, n_test=2000, data="f
     list of dict
         One row per (n, method): ``n``, ``method``, ``fit_s``, ``predict_s``, ``error``.
     """
-    from ..svm import SVC
-    from .cluster_kernel import ClusterKernelSVC
+    from ...svm import SVC
+    from ...unlabeled.cluster_kernel import ClusterKernelSVC
 
     rng = np.random.RandomState(random_state)
     rows = []

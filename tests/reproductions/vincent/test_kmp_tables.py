@@ -7,7 +7,7 @@ from sklearn.datasets import load_digits, make_moons
 from sklearn.linear_model import Lasso
 
 from kernelnb.kmp import KMPClassifier
-from kernelnb.kmp.experiments import (_delve_design, basis_pursuit, delve_table,
+from kernelnb.reproductions.vincent.kmp import (_delve_design, basis_pursuit, delve_table,
                                       dictionary_comparison, format_dictionary_comparison,
                                       format_table91, format_table92, make_kmeans_rbf_network,
                                       one_vs_rest_table)

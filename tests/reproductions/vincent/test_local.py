@@ -13,7 +13,7 @@ from kernelnb.neighbors import (
     ParzenClassifier,
     ParzenDensity,
 )
-from kernelnb.neighbors.experiments import (
+from kernelnb.reproductions.vincent.local import (
     SPIRAL_PUBLISHED,
     SPIRAL_SIGMA_GRID,
     bayes_tables,

@@ -31,9 +31,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.preprocessing import StandardScaler
 
-from .._validation import POSITIVE_INT, StrOptions, check_param
-from ..svm import SVC
-from .vicinal import VicinalRiskClassifier, VicinalSVC, vicinity_widths
+from ..._validation import POSITIVE_INT, StrOptions, check_param
+from ...svm import SVC
+from ...prior.vicinal import VicinalRiskClassifier, VicinalSVC, vicinity_widths
 
 __all__ = ["PUBLISHED_VRM_TABLE", "VRM_TABLE_METHODS", "vrm_breast_cancer_table"]
 

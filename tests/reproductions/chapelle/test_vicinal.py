@@ -7,7 +7,8 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC as SkSVC
 
-from kernelnb.prior import PUBLISHED_VRM_TABLE, VRM_TABLE_METHODS, vrm_breast_cancer_table
+from kernelnb.reproductions.chapelle.vicinal import (PUBLISHED_VRM_TABLE, VRM_TABLE_METHODS,
+                                                     vrm_breast_cancer_table)
 
 
 def test_hard_svm_column_recomputed_independently():

@@ -2,7 +2,7 @@
 the digits' tangents, and gamma = 0 reproducing the plain SVM inside the protocols."""
 import numpy as np
 
-from kernelnb.prior._invariance_tables import (DIGIT_INVARIANCES, TOY_METHODS, digit_tangents,
+from kernelnb.reproductions.chapelle.invariance import (DIGIT_INVARIANCES, TOY_METHODS, digit_tangents,
                                                digits_timing_table, digits_translation_data,
                                                digits_translation_experiment, make_rotation_toy,
                                                mean_and_sem, rotation_toy_experiment)
@@ -91,7 +91,7 @@ def test_timing_table_rows():
 
 
 def test_scaling_table_rows():
-    from kernelnb.prior._invariance_tables import digits_scaling_table
+    from kernelnb.reproductions.chapelle.invariance import digits_scaling_table
     rows = digits_scaling_table(sizes=(60,), n_test=100, repeats=1)
     assert rows[0]["n_train"] == 60
     # the two plain SVMs solve the same problem
@@ -101,7 +101,7 @@ def test_scaling_table_rows():
 
 
 def test_fashion_preparation_and_a_given_test_set():
-    from kernelnb.prior._invariance_tables import fashion_translation_data
+    from kernelnb.reproductions.chapelle.invariance import fashion_translation_data
     rng = np.random.RandomState(0)
     X = rng.rand(120, 784).astype(np.float32)
     y = rng.randint(0, 10, 120)

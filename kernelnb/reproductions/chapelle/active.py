@@ -21,9 +21,9 @@ import time
 
 import numpy as np
 
-from ..neighbors import ParzenClassifier
-from ..svm import SVC
-from .active import ActiveLearner
+from ...neighbors import ParzenClassifier
+from ...svm import SVC
+from ...unlabeled.active import ActiveLearner
 
 __all__ = ["parzen_toy_experiment", "majority_toy_experiment", "span_update_speed",
            "majority_svc", "PUBLISHED_CLAIMS"]

@@ -40,10 +40,10 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from ..datasets import load_breast_cancer, load_ionosphere, load_pima, load_sonar
-from ..kernels import scale_sigma
-from ..svm import SVC
-from .estimators import KMPClassifier
+from ...datasets import load_breast_cancer, load_ionosphere, load_pima, load_sonar
+from ...kernels import scale_sigma
+from ...svm import SVC
+from ...kmp.estimators import KMPClassifier
 
 __all__ = ["TABLE3_PUBLISHED", "TABLE3_SIGMA", "SVM_C_GRID", "uci_table3", "resampled_ttest",
            "format_table3", "TABLE91_PUBLISHED", "TABLE92_PUBLISHED", "make_kmeans_rbf_network",
