@@ -92,13 +92,30 @@ def _curves(make_learner, draw, strategies, n_runs, n_queries, pool_size, start,
 
 def parzen_toy_experiment(n_runs=100, n_initial=10, n_queries=20, pool_size=200, n_test=2000,
                           strategies=("random", "margin", "gem"), random_state=0):
-    """Fig. 8.1 of Chapelle's thesis (section 8.3): active learning with a Parzen window
-    classifier whose width maximises the likelihood of the pool at each step.
+    """Fig. 8.1 of Chapelle's thesis (section 8.3): active learning with Parzen windows.
 
+    The Parzen window classifier's width maximises the likelihood of the pool at each step.
     ``'margin'`` is the thesis's "maximum uncertainty" (posterior nearest 1/2), ``'gem'`` its
     "optimal" strategy (8.2 with the Parzen posteriors).  The initial points are ``n_initial``
     uniform draws (redrawn until both classes occur; the thesis does not say); the test error is
     measured on ``n_test`` fresh points (the thesis does not give its test-set size).
+
+    Parameters
+    ----------
+    n_runs : int, default=100
+        Runs averaged; run ``r`` draws its data with seed ``random_state + r``.
+    n_initial : int, default=10
+        Labeled points to start with.
+    n_queries : int, default=20
+        Points queried in each run.
+    pool_size : int, default=200
+        Unlabeled candidates the queries are chosen from.
+    n_test : int, default=2000
+        Fresh points the test error is measured on.
+    strategies : tuple of str, default=('random', 'margin', 'gem')
+        :class:`kernelnb.unlabeled.ActiveLearner` strategies compared on the same data.
+    random_state : int, default=0
+        Seed of the first run.
 
     Returns
     -------
@@ -117,9 +134,16 @@ def parzen_toy_experiment(n_runs=100, n_initial=10, n_queries=20, pool_size=200,
 
 
 def majority_svc():
-    """The SVM of the majority toy: RBF with ``sigma^2 = 1.5`` (thesis 8.7), hard margin (the
-    toy is noise-free and the chapter's version-space arguments assume separable data; the
-    thesis does not state C)."""
+    """The SVM of the majority toy (Chapelle's thesis, section 8.7).
+
+    RBF with ``sigma^2 = 1.5``, hard margin (the toy is noise-free and the chapter's
+    version-space arguments assume separable data; the thesis does not state C).
+
+    Returns
+    -------
+    kernelnb.svm.SVC
+        An unfitted SVC with these settings.
+    """
     return SVC(kernel="rbf", sigma=float(np.sqrt(1.5)), margin="hard", precision="float64",
                tol=1e-8, n_jobs=1)
 
@@ -129,9 +153,26 @@ def majority_toy_experiment(n_runs=100, n_queries=10, pool_size=300, n_test=2000
                             runs=None, random_state=0):
     """Fig. 8.5 of Chapelle's thesis (section 8.7): the majority toy with an RBF SVM.
 
-    3 points of each class to start, ``n_queries`` from a pool of ``pool_size``;
-    ``runs`` (strategy -> number of runs) caps the expensive ones (``'gem'`` retrains the SVM
-    twice per candidate).  Every strategy sees the same data in run ``r``.
+    3 points of each class to start, ``n_queries`` from a pool of ``pool_size``; every strategy
+    sees the same data in run ``r``.
+
+    Parameters
+    ----------
+    n_runs : int, default=100
+        Runs averaged; run ``r`` draws its data with seed ``random_state + r``.
+    n_queries : int, default=10
+        Points queried in each run.
+    pool_size : int, default=300
+        Unlabeled candidates the queries are chosen from.
+    n_test : int, default=2000
+        Fresh points the test error is measured on.
+    strategies : tuple of str, default=('random', 'margin', 'fast_ratio', 'fast_gem', 'gem')
+        :class:`kernelnb.unlabeled.ActiveLearner` strategies compared.
+    runs : dict or None, default=None
+        Strategy -> number of runs, capping the expensive ones (``'gem'`` retrains the SVM twice
+        per candidate).
+    random_state : int, default=0
+        Seed of the first run.
 
     Returns
     -------
@@ -152,6 +193,17 @@ def span_update_speed(pool_size=300, n_labeled=(6, 16), repeats=3, random_state=
     On the majority toy (:func:`majority_svc`), for each training-set size: the time of
     ``score_candidates`` for ``'ratio'``/``'fast_ratio'`` and ``'gem'``/``'fast_gem'`` (best of
     ``repeats``), the speed-up, and whether both versions pick the same point.
+
+    Parameters
+    ----------
+    pool_size : int, default=300
+        Unlabeled candidates scored.
+    n_labeled : tuple of int, default=(6, 16)
+        Training-set sizes measured.
+    repeats : int, default=3
+        Timings of the fast rules; the best is kept.
+    random_state : int, default=0
+        Seed of the data.
 
     Returns
     -------

@@ -81,18 +81,24 @@ def make_flipped_gaussians(n_per_class=30, n_features=100, variance=None, mean_d
     n_per_class : int, default=30
         Points of each class; rows ``0 .. n_per_class - 1`` are class -1, the rest class +1.
     n_features : int, default=100
+        Dimension ``d`` of the inputs.
     variance : float, optional
         Per-coordinate variance (default ``1.5 / sqrt(n_features)``).
     mean_distance : float, default=1.0
-    flip_index : int or None
+        Distance between the two class means, along the diagonal.
+    flip_index : int or None, default=None
         The point whose label is flipped (None: none; the thesis flips the 30th, index 29).
-    random_state : int, RandomState or None
+    random_state : int, RandomState instance or None, default=None
+        The draw of the points.
 
     Returns
     -------
     X : ndarray of shape (2 n_per_class, n_features)
-    y : ndarray of shape (2 n_per_class,), labels in {-1, +1}, one flipped
-    y_true : ndarray, the labels before flipping
+        The points.
+    y : ndarray of shape (2 n_per_class,)
+        Labels in {-1, +1}, the one at ``flip_index`` flipped.
+    y_true : ndarray of shape (2 n_per_class,)
+        The labels before flipping.
     """
     caller = "make_flipped_gaussians"
     check_param("n_per_class", n_per_class, POSITIVE_INT, caller)
@@ -123,7 +129,7 @@ def cleaning_toy_experiment(n_runs=100, n_per_class=30, n_features=100, mean_dis
                             variance=None, n_val=1000, Cs=None, n_subsamples=100,
                             subsample_size=0.5, grad_c_max_iter=50, grad_c_start=1.0,
                             random_state=0, callback=None):
-    """The protocol of the thesis's Fig. 5.5 and of its "removing the point" experiment (5.2.5).
+    """The protocol of Fig. 5.5 and of the "removing the point" experiment (thesis 5.2.5).
 
     For each of ``n_runs`` runs: a training set from :func:`make_flipped_gaussians` (the 30th
     label flipped), a clean validation set of ``n_val`` points, and a second clean training set
@@ -146,20 +152,33 @@ def cleaning_toy_experiment(n_runs=100, n_per_class=30, n_features=100, mean_dis
 
     Parameters
     ----------
-    n_runs, n_per_class, n_features, mean_distance, variance :
-        The toy (see :func:`make_flipped_gaussians`); the flipped point is index
-        ``n_per_class - 1``.
+    n_runs : int, default=100
+        Runs of the experiment.
+    n_per_class : int, default=30
+        Training points per class (see :func:`make_flipped_gaussians`); the flipped point is
+        index ``n_per_class - 1``.
+    n_features : int, default=100
+        Dimension of the toy.
+    mean_distance : float, default=1.0
+        Distance between the class means.
+    variance : float, optional
+        Per-coordinate variance (default ``1.5 / sqrt(n_features)``).
     n_val : int, default=1000
         Clean validation points per run.
-    Cs : array, optional
+    Cs : array-like, optional
         The grid of C (default ``logspace(-3, 2, 16)``).
-    n_subsamples, subsample_size : as :func:`suspicion_scores`.
+    n_subsamples : int, default=100
+        Subsets of SUB-xi (as :func:`kernelnb.prior.suspicion_scores`).
+    subsample_size : float, default=0.5
+        Fraction of the training set in each subset of SUB-xi.
     grad_c_max_iter : int, default=50
+        L-BFGS-B iterations of GRAD-C.
     grad_c_start : float, default=1.0
         Starting ``C_i`` of GRAD-C.
     random_state : int, default=0
-    callback : callable ``callback(info)``, optional
-        Called after each run with ``{'iteration': run, 'n_runs': n_runs}``.
+        Seed of the runs' data.
+    callback : callable or None, default=None
+        ``callback(info)`` after each run, with ``{'iteration': run, 'n_runs': n_runs}``.
 
     Returns
     -------

@@ -87,20 +87,33 @@ def digits_cluster_experiment(data="digits", n_pool=1200, n_test=597, group_size
     data : {'digits', 'fashion'}
         scikit-learn's 8 x 8 digits (inputs / 16) or Fashion-MNIST (classes 0-4 against 5-9;
         ``kernelnb.datasets.load_fashion_mnist``).
-    n_pool, n_test, group_size : int
-    n_runs : int or None
+    n_pool : int, default=1200
+        Points of the pool (labeled groups and unlabeled rest).
+    n_test : int, default=597
+        Test points, outside the pool.
+    group_size : int, default=40
+        Labeled points of each run.
+    n_runs : int or None, default=None
         Number of groups used as labeled sets (None: all ``n_pool // group_size``).
-    sigmas : sequence of float
-    C : float
+    sigmas : sequence of float, default=(0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+        The widths the plain SVM chooses from.
+    C : float, default=100.0
         SVM cost (the thesis does not give it; 100 is near the hard margin on 40 points).
-    r_values : sequence of int
+    r_values : sequence of int, default=(1, ..., 20, 25, 30, 40, 50, 80, 120)
         Every cut-off from 1 to 20 by default, so that a local minimum of the span at the
         number of classes (the thesis's r = 10, Fig. 7.6 right) can show as one.
-    p, q : float
-    t : int
-    tsvm_runs : int or None
-    C_star : float
-    random_state : int
+    p : float, default=0.5
+        Exponent of the eigenvalues up to the cut-off (poly-step, 7.11).
+    q : float, default=2.0
+        Exponent of the eigenvalues past the cut-off.
+    t : int, default=5
+        Steps of the random walk kernel.
+    tsvm_runs : int or None, default=None
+        Runs with the TSVM (None: all).
+    C_star : float, default=1.0
+        The TSVM's cost of the unlabeled points.
+    random_state : int, default=0
+        Seed of the pool, the groups and the test points.
 
     Returns
     -------
@@ -199,6 +212,19 @@ def marginalized_toy(n_unlabeled=200, random_state=0, C=100.0, sigma=0.3, grid_s
     centre, labeled +1, and the highest and lowest points of the broad left cluster, labeled
     +1 and -1 (so the left cluster must be cut and the right one need not be).
 
+    Parameters
+    ----------
+    n_unlabeled : int, default=200
+        Unlabeled points drawn from the mixture.
+    random_state : int, default=0
+        Seed of the draw.
+    C : float, default=100.0
+        SVM cost of both SVMs.
+    sigma : float, default=0.3
+        Width of the RBF SVM.
+    grid_shape : tuple of int, default=(17, 41)
+        Rows and columns of the grid the decision values are drawn on.
+
     Returns
     -------
     dict
@@ -257,6 +283,25 @@ def cluster_kernel_speed(sizes=(2000, 5000), n_labeled=100, n_test=2000, data="f
     * ``poly-step, n_components = 4 r``: the spectrum truncated to ``4 r`` eigenpairs (MRRR
       subset or Lanczos);
     * ``step (Lanczos, r)``: the Ng-Jordan-Weiss kernel, ``r`` eigenpairs only.
+
+    Parameters
+    ----------
+    sizes : sequence of int, default=(2000, 5000)
+        Numbers ``n`` of labeled + unlabeled points.
+    n_labeled : int, default=100
+        Labeled points among them.
+    n_test : int, default=2000
+        Test points.
+    data : {'fashion', 'digits'}, default='fashion'
+        The data set (as :func:`digits_cluster_experiment`).
+    sigma : float or 'scale', default='scale'
+        Width of the SVMs' and the cluster kernel's RBF kernel.
+    C : float, default=100.0
+        SVM cost.
+    r : int, default=50
+        Cut-off of the poly-step transfer function.
+    random_state : int, default=0
+        Seed of the draw.
 
     Returns
     -------

@@ -27,9 +27,18 @@ def kpca_components_curve(X_train, y_train, X_test, y_test, n_components,
 
     Parameters
     ----------
-    X_train, y_train, X_test, y_test : array-like
+    X_train : array-like of shape (n_train, n_features)
+        Training inputs.
+    y_train : array-like of shape (n_train,)
+        Training labels (two classes).
+    X_test : array-like of shape (n_test, n_features)
+        Test inputs.
+    y_test : array-like of shape (n_test,)
+        Test labels.
     n_components : sequence of int
-    methods : sequence of {'exact', 'subset', 'cholesky'}
+        The numbers ``k`` of components.
+    methods : sequence of {'exact', 'subset', 'cholesky'}, default=('exact', 'subset', 'cholesky')
+        The maps compared.
     sigma : float or 'scale', default='scale'
         RBF width of the map (:class:`KernelPCAMap`).
     C : float, default=10.0
@@ -86,9 +95,9 @@ def kpca_components_curve(X_train, y_train, X_test, y_test, n_components,
 
 def digits_kpca_curve(n_components=(5, 10, 20, 50, 100, 200, 400, 898), n_train=None,
                       methods=METHODS, sigma="scale", C=10.0, random_state=0):
-    """Fig. 2.4 in kind on scikit-learn's 8x8 digits (USPS, the thesis's data, is not shipped).
+    """Fig. 2.4 of Chapelle's thesis in kind, on scikit-learn's 8x8 digits.
 
-    Digits 0-4 against 5-9, pixels divided by 16.  The 1797 images are shuffled with
+    USPS, the thesis's data, is not shipped.  Digits 0-4 against 5-9, pixels divided by 16.  The 1797 images are shuffled with
     ``random_state`` and cut into two halves of 898 (the thesis cut USPS into 8 subsets of 900
     training points): each half trains and the other half tests, in turn, and the two test
     errors are averaged.  ``n_train`` (default: the whole half) takes only the first ``n_train``
@@ -96,8 +105,26 @@ def digits_kpca_curve(n_components=(5, 10, 20, 50, 100, 200, 400, 898), n_train=
     (``sigma = 5`` on USPS's 16x16 images in [-1, 1]) does not carry over to 8x8 images;
     ``sigma='scale'`` (scikit-learn's ``gamma='scale'``) is the default here, not tuned.
 
-    Returns the dictionary of :func:`kpca_components_curve` with the errors averaged over the
-    two halves and ``'n_train'``.
+    Parameters
+    ----------
+    n_components : sequence of int, default=(5, 10, 20, 50, 100, 200, 400, 898)
+        The numbers ``k`` of components.
+    n_train : int or None, default=None
+        Training points taken from each half (None: the whole half).
+    methods : sequence of {'exact', 'subset', 'cholesky'}, default=('exact', 'subset', 'cholesky')
+        The maps compared.
+    sigma : float or 'scale', default='scale'
+        RBF width of the map.
+    C : float, default=10.0
+        The linear SVM's C.
+    random_state : int, default=0
+        Seed of the shuffle and of the random subsets.
+
+    Returns
+    -------
+    dict
+        The dictionary of :func:`kpca_components_curve` with the errors averaged over the two
+        halves, and ``'n_train'``.
     """
     from sklearn.datasets import load_digits
 

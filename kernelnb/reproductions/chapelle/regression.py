@@ -15,9 +15,20 @@ __all__ = ["regression_target", "generalization_prediction_experiment", "TABLE_9
 
 
 def regression_target(name):
-    """A target function of section 9.4 on [-pi, pi]: 'quadratic' ``(x + 1.5)^2 / 10``
-    (Fig. 9.2), 'sinc' ``sin(4x) / (4x)`` (Fig. 9.3; the text calls it "the sinc function", the
-    caption's "sin(sin(4x)/4x)" is read as sinc(4x)), 'step' ``I_{x > 0}`` (Figs. 9.1, 9.4)."""
+    """A target function of Chapelle's thesis, section 9.4, on [-pi, pi].
+
+    Parameters
+    ----------
+    name : {'quadratic', 'sinc', 'step'}
+        'quadratic' ``(x + 1.5)^2 / 10`` (Fig. 9.2), 'sinc' ``sin(4x) / (4x)`` (Fig. 9.3; the
+        text calls it "the sinc function", the caption's "sin(sin(4x)/4x)" is read as
+        sinc(4x)), 'step' ``I_{x > 0}`` (Figs. 9.1, 9.4).
+
+    Returns
+    -------
+    callable
+        ``f(x)`` for an array ``x``.
+    """
     check_param("name", name, [StrOptions({"quadratic", "sinc", "step"})], "regression_target")
     if name == "quadratic":
         return lambda x: (np.asarray(x) + 1.5) ** 2 / 10.0
@@ -51,13 +62,39 @@ def _draw(rng, target, n, noise):
 def generalization_prediction_experiment(target="quadratic", n=40, noise=0.05, max_dim=23,
                                          n_trials=1000, n_unlabeled=1000, criteria=None,
                                          basis="fourier", random_state=0):
-    """Fig. 9.2 of the thesis: each criterion's risk prediction against the true risk, per d.
+    """Fig. 9.2 of Chapelle's thesis: each criterion's risk prediction against the true risk.
 
     x ~ U[-pi, pi], y = f(x) + noise N(0, 1); for every trial the least-squares fits for
     d = 1..max_dim, their true risk (by quadrature) and each criterion's estimate, with
-    ``n_unlabeled`` fresh unlabeled points.  Returns a Bunch: ``dims``, ``true_risk`` and
-    ``empirical_risk`` (means over trials), ``estimates`` (dict name -> mean estimate per d)
-    and ``true_median``/``empirical_median``/``median_estimates`` (medians, as Fig. 9.1 uses).
+    ``n_unlabeled`` fresh unlabeled points.
+
+    Parameters
+    ----------
+    target : {'quadratic', 'sinc', 'step'} or callable, default='quadratic'
+        The target function (:func:`regression_target`) or a function of x.
+    n : int, default=40
+        Training points of each trial.
+    noise : float, default=0.05
+        Standard deviation of the noise.
+    max_dim : int, default=23
+        Largest number of basis functions d.
+    n_trials : int, default=1000
+        Trials averaged.
+    n_unlabeled : int, default=1000
+        Fresh unlabeled points of each trial (for the criteria that use them).
+    criteria : sequence of str or None, default=None
+        Names of :data:`kernelnb.model_selection.REGRESSION_CRITERIA` (None: all).
+    basis : {'fourier', 'legendre'}, default='fourier'
+        The nested series.
+    random_state : int, default=0
+        Seed of the trials.
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``dims``, ``true_risk`` and ``empirical_risk`` (means over trials), ``estimates``
+        (dict name -> mean estimate per d) and ``true_median``/``empirical_median``/
+        ``median_estimates`` (medians, as Fig. 9.1 uses).
     """
     caller = "generalization_prediction_experiment"
     check_param("n_trials", n_trials, [Interval(Integral, 1, None, closed="left")], caller)
@@ -102,18 +139,43 @@ TABLE_9_SETTINGS = {
 def selection_ratio_experiment(target="sinc", n=50, noise=0.05, max_dim=None, n_trials=1000,
                                n_unlabeled=1000, criteria=None, basis="fourier",
                                random_state=0):
-    """Tables 9.1/9.2 of the thesis: the approximation ratio (9.22) of each criterion.
+    """Tables 9.1/9.2 of Chapelle's thesis: the approximation ratio (9.22) of each criterion.
 
     For every trial: n training points (x ~ U[-pi, pi], y = f(x) + noise N(0, 1)),
     ``n_unlabeled`` unlabeled points, the fits for d = 1..max_dim, and for each
-    criterion ``R(f_dhat) / min_d R(f_d)`` with the true risks by quadrature.  Returns a Bunch:
-    ``ratios`` (dict name -> array over trials), ``median``, ``mean`` (dicts), ``chosen`` (dict
-    name -> array of chosen d).
+    criterion ``R(f_dhat) / min_d R(f_d)`` with the true risks by quadrature.
 
     The thesis does not state the largest d of its tables; the default ``max_dim`` keeps the
     ratio of Fig. 9.2 (d <= 23 for n = 40): ``ceil(23 n / 40)``.  With d up to n - 1 the
     classical penalties (FPE, GCV, BIC, C_p, RIC) pick the near-interpolating fits in most trials
     and their medians explode, unlike the published ones.
+
+    Parameters
+    ----------
+    target : {'quadratic', 'sinc', 'step'} or callable, default='sinc'
+        The target function (:func:`regression_target`) or a function of x.
+    n : int, default=50
+        Training points of each trial.
+    noise : float, default=0.05
+        Standard deviation of the noise.
+    max_dim : int or None, default=None
+        Largest number of basis functions d (None: ``ceil(23 n / 40)``).
+    n_trials : int, default=1000
+        Trials averaged.
+    n_unlabeled : int, default=1000
+        Fresh unlabeled points of each trial (for the criteria that use them).
+    criteria : sequence of str or None, default=None
+        Names of :data:`kernelnb.model_selection.REGRESSION_CRITERIA` (None: all).
+    basis : {'fourier', 'legendre'}, default='fourier'
+        The nested series.
+    random_state : int, default=0
+        Seed of the trials.
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``ratios`` (dict name -> array over trials), ``median``, ``mean`` (dicts), ``chosen``
+        (dict name -> array of chosen d).
     """
     caller = "selection_ratio_experiment"
     check_param("n_trials", n_trials, [Interval(Integral, 1, None, closed="left")], caller)

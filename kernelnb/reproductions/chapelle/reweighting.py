@@ -26,10 +26,26 @@ def reweighting_toy(dims=range(1, 11), n_trials=1000, n_train=10, n_test=1000, s
     the weights are fitted by KL (7.4) at that width.  Training sets with one class only are
     redrawn.
 
+    Parameters
+    ----------
+    dims : iterable of int, default=range(1, 11)
+        The dimensions d.
+    n_trials : int, default=1000
+        Trials per dimension.
+    n_train : int, default=10
+        Labeled training points of a trial.
+    n_test : int, default=1000
+        Test points, also the unlabeled set.
+    separation : float, default=2.0
+        Distance of each class mean from the origin.
+    random_state : int, default=0
+        Seed of the trials.
+
     Returns
     -------
-    dict with ``dims``, ``error_plain`` and ``error_reweighted`` (mean test error per d),
-    their standard errors ``se_plain``, ``se_reweighted``, and ``bayes`` (``Phi(-separation)``).
+    dict
+        ``dims``, ``error_plain`` and ``error_reweighted`` (mean test error per d), their
+        standard errors ``se_plain``, ``se_reweighted``, and ``bayes`` (``Phi(-separation)``).
     """
     rng = check_random_state(random_state)
     dims = list(dims)
@@ -78,20 +94,38 @@ def _vicinal_error(clf, mean):
 def vrm_unlabeled_toy(n_runs=100, n_labeled=20, n_unlabeled=100, mean=1.6,
                       sigmas_labeled=(0.1, 0.2, 0.4, 0.8, 1.6, 3.2),
                       sigmas_unlabeled=(0.1, 0.2, 0.4, 0.8, 1.6), random_state=0):
-    """The 1-D example of Chapelle's thesis §7.2.1: N(-mean, 1) vs N(mean, 1), 20 labeled and
-    100 unlabeled points, 100 runs; linear functions, Gaussian vicinities.
+    """The 1-D example of Chapelle's thesis §7.2.1: vicinal risk with unlabeled points.
 
-    Four settings, as the thesis's table: labeled only or labeled + unlabeled, with
+    N(-mean, 1) against N(mean, 1), 20 labeled and 100 unlabeled points, 100 runs; linear
+    functions, Gaussian vicinities.  Four settings, as the thesis's table: labeled only or labeled + unlabeled, with
     ``sigma_L -> 0`` or the best ``sigma_L``; "best" widths by leave-one-out cross-validation on
     the labeled points (the unlabeled points stay in every fold; ties go to the first grid value).
     Labeled only with ``sigma_L -> 0`` is the plain SVM, as in the thesis (linear
     :class:`kernelnb.svm.SVC`, C = 1000).  Errors are exact (the threshold's error under the two
     Gaussians), not sampled.
 
+    Parameters
+    ----------
+    n_runs : int, default=100
+        Runs averaged.
+    n_labeled : int, default=20
+        Labeled points of a run.
+    n_unlabeled : int, default=100
+        Unlabeled points of a run.
+    mean : float, default=1.6
+        The classes' means are ``-mean`` and ``+mean``.
+    sigmas_labeled : sequence of float, default=(0.1, 0.2, 0.4, 0.8, 1.6, 3.2)
+        The grid of the labeled points' vicinity widths.
+    sigmas_unlabeled : sequence of float, default=(0.1, 0.2, 0.4, 0.8, 1.6)
+        The grid of the unlabeled points' vicinity widths.
+    random_state : int, default=0
+        Seed of the runs.
+
     Returns
     -------
-    dict of mean errors ``labeled_sigma0``, ``unlabeled_sigma0``, ``labeled_best``,
-    ``unlabeled_best`` and their standard errors (keys with ``_se``), and ``bayes``.
+    dict
+        Mean errors ``labeled_sigma0``, ``unlabeled_sigma0``, ``labeled_best``,
+        ``unlabeled_best``, their standard errors (keys with ``_se``), and ``bayes``.
     """
     rng = check_random_state(random_state)
     out = {k: [] for k in ("labeled_sigma0", "unlabeled_sigma0", "labeled_best",

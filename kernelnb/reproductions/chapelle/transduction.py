@@ -31,21 +31,34 @@ PUBLISHED_BOSTON_SETTING = {"alpha": 0.005, "log_sigma": 0.7, "alpha_star": 10.0
 
 
 def boston_loo_setting(n_splits=5, n_test=25, log_sigmas=None, alphas=None, random_state=1):
-    """The thesis's own rule for the Boston setting (§7.6.2): "the values of gamma and sigma
-    [minimise] the average leave-one-out error over five more random splits of the data,
-    stepping over the parameter space".
+    """The thesis's own rule for the Boston setting (Chapelle, §7.6.2), applied to our data.
 
-    ``n_splits`` random splits of the 506 points into ``506 - n_test`` training points (inputs
-    standardised on them, as :func:`kernelnb.unlabeled.transduction.boston_transduction`); on
+    "The values of gamma and sigma [minimise] the average leave-one-out error over five more
+    random splits of the data, stepping over the parameter space".  ``n_splits`` random splits of the 506 points into ``506 - n_test`` training points (inputs
+    standardised on them, as :func:`boston_transduction`); on
     each, the closed-form leave-one-out error (5.8) of ridge regression on the RBF basis
     functions centred at the training points, ``A = K'K + gamma I``, for every pair of the grid
     ``exp(log_sigmas)`` x ``alphas``; the pair with the smallest mean is returned.  The splits
     come from their own ``random_state`` (1), not the evaluation splits' (0).
 
+    Parameters
+    ----------
+    n_splits : int, default=5
+        Random splits averaged.
+    n_test : int, default=25
+        Points left out of each split's training set.
+    log_sigmas : array-like or None, default=None
+        Natural logarithms of the widths (None: -1 to 2.5 by 0.1).
+    alphas : array-like or None, default=None
+        Ridge penalties gamma (None: 25 values from 1e-5 to 10, log-spaced).
+    random_state : int, default=1
+        Seed of the splits.
+
     Returns
     -------
-    dict with ``alpha``, ``sigma``, ``log_sigma`` (natural logarithm) and ``loo`` (the grid of
-    mean leave-one-out errors, shape (len(log_sigmas), len(alphas))).
+    dict
+        ``alpha``, ``sigma``, ``log_sigma`` (natural logarithm) and ``loo`` (the grid of mean
+        leave-one-out errors, shape (len(log_sigmas), len(alphas))).
     """
     import numpy as np
     from sklearn.preprocessing import StandardScaler
@@ -100,17 +113,34 @@ def _standardize(X_train, *others):
 
 def boston_transduction(n_splits=100, n_test=25, alpha=0.005, sigma=np.exp(0.7), alpha_star=10.0,
                         random_state=0):
-    """Transductive ridge regression against ridge regression on Boston housing (thesis §7.6.2,
-    Fig. 7.9a at its minimum): ``n_splits`` random splits of the 506 points into
+    """Transductive ridge regression against ridge regression on Boston housing.
+
+    Chapelle's thesis, §7.6.2, Fig. 7.9a at its minimum: ``n_splits`` random splits of the 506 points into
     ``506 - n_test`` training and ``n_test`` test points, the thesis's ``gamma = 0.005``,
     ``log sigma = 0.7`` (read as the natural logarithm) and ``gamma* = 10``; inputs standardised
     on each training set (the thesis does not say; RBF widths need a common scale).
 
+    Parameters
+    ----------
+    n_splits : int, default=100
+        Random splits.
+    n_test : int, default=25
+        Test points of each split.
+    alpha : float, default=0.005
+        The ridge penalty gamma.
+    sigma : float, default=exp(0.7)
+        Width of the RBF basis functions.
+    alpha_star : float, default=10.0
+        The weight gamma* of the test points' labels (7.18).
+    random_state : int, default=0
+        Seed of the splits.
+
     Returns
     -------
-    dict with ``mse_ridge``, ``mse_transductive`` (mean test MSE over the splits), their
-    standard errors, ``wins`` (splits where transduction is lower), the per-split arrays
-    ``ridge`` and ``transductive``, and the mean fit times ``time_ridge``, ``time_transductive``.
+    dict
+        ``mse_ridge``, ``mse_transductive`` (mean test MSE over the splits), their standard
+        errors, ``wins`` (splits where transduction is lower), the per-split arrays ``ridge``
+        and ``transductive``, and the mean fit times ``time_ridge``, ``time_transductive``.
     """
     import time
 
@@ -155,11 +185,31 @@ def uci_transduction(dataset="pima", n_splits=100, n_train=468, n_tsvm_splits=0,
     Rätsch's splits: his sets are subsets of other sizes (breast cancer is the Ljubljana set,
     277 points, 200/77; the bundled one is the Wisconsin set), and his splits are not bundled.
 
+    Parameters
+    ----------
+    dataset : str, default='pima'
+        A bundled UCI set (:data:`kernelnb.datasets.UCI_DATASETS`).
+    n_splits : int, default=100
+        Random splits.
+    n_train : int, default=468
+        Training points of each split.
+    n_tsvm_splits : int, default=0
+        Splits on which the TSVM also runs.
+    sigmas : sequence of float or None, default=None
+        The grid of RBF widths (None: ``sqrt(d) * (0.25, 0.5, 1, 2)``, d the input dimension).
+    Cs : sequence of float, default=(0.1, 1.0, 10.0, 100.0)
+        The grid of the SVM's C.
+    alpha_stars : sequence of float, default=(0.1, 1.0, 10.0)
+        The grid of TLD's gamma*.
+    random_state : int, default=0
+        Seed of the splits.
+
     Returns
     -------
-    dict with ``error_svm``, ``error_tld`` (mean % error), their standard errors, ``error_tsvm``
-    (None when not run, else over its splits with ``error_svm_tsvm_splits`` beside), the chosen
-    parameters, and mean fit times ``time_svm``, ``time_tld``, ``time_tsvm``.
+    dict
+        ``error_svm``, ``error_tld`` (mean % error), their standard errors, ``error_tsvm``
+        (None when not run, else over its splits with ``error_svm_tsvm_splits`` beside), the
+        chosen parameters, and mean fit times ``time_svm``, ``time_tld``, ``time_tsvm``.
     """
     import time
 

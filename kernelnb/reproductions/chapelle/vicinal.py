@@ -87,8 +87,9 @@ def _makers():
 
 def vrm_breast_cancer_table(sizes=(10, 20, 40, 80), n_runs=100, standardize="train",
                             methods=VRM_TABLE_METHODS, random_state=0, data=None):
-    """Reproduce the VRM table of Chapelle's thesis §2.3.1 (see the module docstring for the
-    protocol and the choices the thesis leaves open).
+    """Reproduce the VRM table of Chapelle's thesis §2.3.1.
+
+    The module docstring gives the protocol and the choices the thesis leaves open.
 
     Parameters
     ----------

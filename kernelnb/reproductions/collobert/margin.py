@@ -14,17 +14,26 @@ __all__ = ["margin_curves"]
 
 def margin_curves(X, y, X_val, y_val, learning_rates=None, n_updates=100, learning_rate=0.01,
                   updates=None, n_trials=10, train_size=None, estimator=None, random_state=0):
-    """The protocol of the thesis's Fig. 8.2: the margin ``rho`` and the validation error of a
-    margin model against the learning rate ``lam`` (the number of updates fixed) and against
-    the number of updates ``t`` (``lam`` fixed), averaged over trials, with Theorem 8.3's bound.
+    """The protocol of Fig. 8.2 of Collobert's thesis: margin and error against lambda and t.
+
+    The margin ``rho`` and the validation error of a margin model against the learning rate
+    ``lam`` (the number of updates fixed) and against the number of updates ``t`` (``lam``
+    fixed), averaged over trials, with Theorem 8.3's bound.
 
     The thesis used 200 Connect-4 training examples and 10 trials.
 
     Parameters
     ----------
-    X, y : two-class training data
-    X_val, y_val : validation data
-    learning_rates : array, default=``numpy.logspace(-3, 1, 9)``
+    X : array-like of shape (n_samples, n_features)
+        Training inputs.
+    y : array-like of shape (n_samples,)
+        Training labels, two classes.
+    X_val : array-like of shape (n_val, n_features)
+        Validation inputs.
+    y_val : array-like of shape (n_val,)
+        Validation labels.
+    learning_rates : array-like, default=None
+        The ``lam`` of the first study (None: ``numpy.logspace(-3, 1, 9)``).
         The ``lam`` of the first study.
     n_updates : int, default=100
         The fixed ``t`` of the first study (a run that converges earlier keeps its final
@@ -39,10 +48,13 @@ def margin_curves(X, y, X_val, y_val, learning_rates=None, n_updates=100, learni
         training subset.
     train_size : int, optional
         Draw this many training examples (stratified) from ``X`` for every trial.
-    estimator : margin estimator, optional
-        Unfitted; default :class:`MarginPerceptron` (``beta = 1``).  Any model of this module
-        with a ``learning_rate`` (:class:`KernelMarginPerceptron`, :class:`SimpleMLP`, ...).
-    random_state : int
+    estimator : estimator or None, default=None
+        An unfitted margin model of :mod:`kernelnb.largescale` with a ``learning_rate``
+        (:class:`~kernelnb.largescale.KernelMarginPerceptron`,
+        :class:`~kernelnb.largescale.SimpleMLP`, ...); None:
+        :class:`~kernelnb.largescale.MarginPerceptron` (``beta = 1``).
+    random_state : int, default=0
+        Seed of the trials' example orders and subsets.
 
     Returns
     -------
