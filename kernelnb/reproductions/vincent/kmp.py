@@ -77,8 +77,24 @@ _LOADERS = {
 def resampled_ttest(diffs, n_train, n_test):
     """Nadeau & Bengio's corrected resampled t-test on per-split differences.
 
-    Returns (t, one-sided p): the variance of the mean is (1/J + n_test/n_train) s^2; with a
-    single split there is no variance and both are nan."""
+    The variance of the mean is (1/J + n_test/n_train) s^2 for J splits.
+
+    Parameters
+    ----------
+    diffs : array-like of shape (J,)
+        Per-split differences of two methods' errors.
+    n_train : int
+        Training points of a split.
+    n_test : int
+        Test points of a split.
+
+    Returns
+    -------
+    t : float
+        The statistic (nan with a single split).
+    p : float
+        The one-sided p-value (nan with a single split).
+    """
     d = np.asarray(diffs, dtype=np.float64)
     J = d.shape[0]
     if J < 2:
@@ -105,9 +121,34 @@ def _scale(scaling, train, *others):
 
 def uci_table3(datasets=("breast_cancer", "sonar", "pima", "ionosphere"), n_splits=50,
                max_basis=100, max_basis_tanh=50, scaling="minmax", random_state=0, progress=None):
-    """Run the Table 3 protocol; returns {dataset: dict of per-split arrays and summaries}.
+    """Run the Table 3 protocol of the KMP paper (Vincent & Bengio 2002).
 
-    ``progress(dataset, split)`` is called after each split (e.g. to drive a progress bar)."""
+    Each split cuts a data set into thirds (training, validation, test); the SVM's C and KMP's N
+    are chosen on the validation third.
+
+    Parameters
+    ----------
+    datasets : sequence of str, default=('breast_cancer', 'sonar', 'pima', 'ionosphere')
+        Bundled UCI sets.
+    n_splits : int, default=50
+        Random splits per data set.
+    max_basis : int, default=100
+        Largest N of KMP-mse.
+    max_basis_tanh : int, default=50
+        Largest N of KMP-tanh.
+    scaling : {'minmax', 'standard'}, default='minmax'
+        Input scaling, with the training third's statistics.
+    random_state : int, default=0
+        Seed of the splits.
+    progress : callable or None, default=None
+        ``progress(dataset, split)`` after each split (e.g. to drive a progress bar).
+
+    Returns
+    -------
+    dict
+        {dataset: dict of per-split arrays (``errors``, ``n_sv``) and summaries (``p_mse``,
+        ``p_tanh``, ``sigma``, ...)}.
+    """
     rng = np.random.RandomState(random_state)
     out = {}
     for name in datasets:
@@ -152,7 +193,18 @@ def uci_table3(datasets=("breast_cancer", "sonar", "pima", "ionosphere"), n_spli
 
 
 def format_table3(results):
-    """Markdown table: measured beside published."""
+    """Table 3 as Markdown: measured beside published.
+
+    Parameters
+    ----------
+    results : dict
+        What :func:`uci_table3` returns.
+
+    Returns
+    -------
+    str
+        The table.
+    """
     lines = [
         "| data set (n) | SVM err % | KMP-mse err % (p) | KMP-tanh err % (p) | SVM #SV | "
         "KMP-mse #SV | KMP-tanh #SV |",
@@ -191,13 +243,29 @@ def _gaussian_of_distance(D, sigma):
 
 
 def make_kmeans_rbf_network(n_centers, sigma, random_state=0, n_init=1):
-    """The "classical RBF network" of Schölkopf et al. (1997), as in Vincent's thesis Table 9.1:
-    centres by (unsupervised) k-means, Gaussian units ``exp(-||x - c||^2 / (2 sigma^2))`` of one
+    """The "classical RBF network" of Schölkopf et al. (1997), as in Vincent's thesis Table 9.1.
+
+    Centres by (unsupervised) k-means, Gaussian units ``exp(-||x - c||^2 / (2 sigma^2))`` of one
     width, and a linear output layer fitted by least squares.
 
-    A scikit-learn pipeline: ``KMeans`` (whose ``transform`` gives the distances to the centres),
-    the Gaussian of those distances, ``LinearRegression``; for ±1 targets classify by the sign of
-    ``predict``."""
+    Parameters
+    ----------
+    n_centers : int
+        Number of centres (hidden units).
+    sigma : float
+        Width of the Gaussian units.
+    random_state : int, default=0
+        Seed of k-means.
+    n_init : int, default=1
+        Restarts of k-means.
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+        ``KMeans`` (whose ``transform`` gives the distances to the centres), the Gaussian of
+        those distances, ``LinearRegression``; for ±1 targets classify by the sign of
+        ``predict``.
+    """
     return make_pipeline(
         KMeans(n_clusters=int(n_centers), n_init=n_init, random_state=random_state),
         FunctionTransformer(partial(_gaussian_of_distance, sigma=float(sigma))),
@@ -206,7 +274,9 @@ def make_kmeans_rbf_network(n_centers, sigma, random_state=0, n_init=1):
 
 def one_vs_rest_table(X, y, X_test, y_test, sigma, C=10.0, classes=None, kmeans_n_init=1,
                       random_state=0, progress=None):
-    """Vincent's thesis Table 9.1 protocol: for each class c, the binary task c against the rest.
+    """Vincent's thesis Table 9.1 protocol: each class against the rest.
+
+    For each class c, the binary task c against the rest:
 
     * SVM (:class:`kernelnb.svm.SVC`, Gaussian of width ``sigma``, box ``C``): its number of
       support vectors n_c fixes the size of the others;
@@ -215,9 +285,36 @@ def one_vs_rest_table(X, y, X_test, y_test, sigma, C=10.0, classes=None, kmeans_
       N = n_c // 2 (one path of all classes on one dictionary, cut per class);
     * no validation: N is the SVM's count, as in the thesis.
 
-    Returns a dict of per-class arrays of test errors (counts) ``svm``, ``kmeans_rbf``,
-    ``kmp_same``, ``kmp_half``, the SVM's ``n_sv``, ``classes``, ``n_test`` and fit ``times``
-    (seconds per method, summed over classes).  ``progress(message)`` is called per step."""
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Training inputs.
+    y : array-like of shape (n_samples,)
+        Training labels, at least three classes.
+    X_test : array-like of shape (n_test, n_features)
+        Test inputs.
+    y_test : array-like of shape (n_test,)
+        Test labels.
+    sigma : float
+        Gaussian width of every method.
+    C : float, default=10.0
+        The SVM's box.
+    classes : array-like or None, default=None
+        The classes tabled (None: all of ``y``).
+    kmeans_n_init : int, default=1
+        Restarts of the RBF network's k-means.
+    random_state : int, default=0
+        Seed of k-means.
+    progress : callable or None, default=None
+        Called with a message string after each step (e.g. to print progress).
+
+    Returns
+    -------
+    dict
+        Per-class arrays of test errors (counts) ``svm``, ``kmeans_rbf``, ``kmp_same``,
+        ``kmp_half``, the SVM's ``n_sv``, ``classes``, ``n_test`` and fit ``times`` (seconds
+        per method, summed over classes).
+    """
     classes = np.unique(y) if classes is None else np.asarray(classes)
     if np.unique(y).shape[0] < 3:
         raise ValueError("one_vs_rest_table needs at least 3 classes in y (one task per class "
@@ -259,8 +356,20 @@ def one_vs_rest_table(X, y, X_test, y_test, sigma, C=10.0, classes=None, kmeans_
 
 
 def format_table91(result, published=True):
-    """Markdown table: rows per method, one column per class and the row sum; the published USPS
-    rows beside when ``published``."""
+    """Table 9.1 as Markdown: rows per method, one column per class and the row sum.
+
+    Parameters
+    ----------
+    result : dict
+        What :func:`one_vs_rest_table` returns.
+    published : bool, default=True
+        Add the published USPS rows.
+
+    Returns
+    -------
+    str
+        The table.
+    """
     cls = [str(c) for c in result["classes"]]
     head = "| | " + " | ".join(cls) + " | sum |"
     lines = [head, "|---" * (len(cls) + 2) + "|"]
@@ -345,7 +454,38 @@ def delve_table(X, y, sizes=(64, 128, 256, 512, 1024), n_runs=8, test_size=503, 
     The p-value is the two-sided paired t-test (:func:`scipy.stats.ttest_rel`) of the per-run
     test errors: training and test sets are disjoint across runs, so the differences are
     independent (DELVE's own test also models the test-case variance; with one test set per
-    training set the per-run differences already carry it).  Returns {size: dict}."""
+    training set the per-run differences already carry it).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        All the data.
+    y : array-like of shape (n_samples,)
+        Labels, two classes.
+    sizes : sequence of int, default=(64, 128, 256, 512, 1024)
+        Training-set sizes.
+    n_runs : int, default=8
+        Disjoint runs per size.
+    test_size : int, default=503
+        Test points of a run.
+    n_folds : int, default=10
+        Cross-validation folds of the parameter choice.
+    sigma_factors : sequence of float, default=(0.5, 1.0, 2.0)
+        Widths tried, as factors of :func:`kernelnb.kernels.scale_sigma`.
+    C_grid : sequence of float, default=(1.0, 10.0, 100.0)
+        The SVM's C tried.
+    max_basis : int, default=300
+        Largest N of KMP.
+    random_state : int, default=0
+        Seed of the runs.
+    progress : callable or None, default=None
+        Called with a message string after each step (e.g. to print progress).
+
+    Returns
+    -------
+    dict
+        {size: dict of per-run ``errors``, ``n_sv``, the chosen parameters and ``p``}.
+    """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     rng = np.random.RandomState(random_state)
@@ -382,7 +522,20 @@ def delve_table(X, y, sizes=(64, 128, 256, 512, 1024), n_runs=8, test_size=503, 
 
 
 def format_table92(results, published=True):
-    """Markdown table: measured (mean over runs) beside the published Mushrooms numbers."""
+    """Table 9.2 as Markdown: measured (mean over runs) beside the published Mushrooms numbers.
+
+    Parameters
+    ----------
+    results : dict
+        What :func:`delve_table` returns.
+    published : bool, default=True
+        Add the published rows.
+
+    Returns
+    -------
+    str
+        The table.
+    """
     lines = ["| train size (runs x test) | KMP err % | SVM err % | p (t-test) | KMP #sv | "
              "SVM #sv |",
              "|---|---|---|---|---|---|"]
@@ -401,10 +554,30 @@ def format_table92(results, published=True):
 # ---- Dictionaries and basis pursuit ------------------------------------------------------------
 
 def basis_pursuit(D, t, n_nonzero):
-    """Basis pursuit (the thesis's Eq. 9.15: least squares + lambda ||alpha||_1) on the dictionary
-    columns ``D`` with an unpenalised intercept, lambda decreased along scikit-learn's LARS-lasso
-    path until ``n_nonzero`` weights are nonzero (the last point of the path with at most that
-    many).  Returns ``(coef, intercept, alpha)``."""
+    """Basis pursuit (Vincent's thesis, Eq. 9.15: least squares + lambda ||alpha||_1).
+
+    On the dictionary columns ``D`` with an unpenalised intercept, lambda decreased along
+    scikit-learn's LARS-lasso path until ``n_nonzero`` weights are nonzero (the last point of the
+    path with at most that many).
+
+    Parameters
+    ----------
+    D : array-like of shape (n_samples, n_atoms)
+        The dictionary's columns at the training points.
+    t : array-like of shape (n_samples,)
+        Targets.
+    n_nonzero : int
+        Largest number of nonzero weights.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_atoms,)
+        The weights.
+    intercept : float
+        The intercept.
+    alpha : float
+        The lasso penalty reached.
+    """
     D = np.asarray(D, dtype=np.float64)
     t = np.asarray(t, dtype=np.float64)
     mu, tm = D.mean(axis=0), t.mean()
@@ -425,14 +598,48 @@ def basis_pursuit(D, t, n_nonzero):
 def dictionary_comparison(X, y, X_val, y_val, X_test, y_test, sigma, max_basis=100,
                           width_factors=(0.5, 1.0, 2.0), n_components=2, n_neighbors=10,
                           progress=None):
-    """Binary task (labels ``y``, two classes): KMP-mse pre-fitting on the kernel dictionary,
+    """KMP's dictionaries compared, with basis pursuit and OMP (Vincent's thesis, ch. 9).
+
+    On a binary task (labels ``y``, two classes): KMP-mse pre-fitting on the kernel dictionary,
     on several widths per point and on oriented (Manifold-Parzen) Gaussians, N chosen on the
     validation set (up to ``max_basis``); then on the kernel and the several-widths
     dictionaries basis pursuit (:func:`basis_pursuit`, scikit-learn's LARS-lasso) and
     scikit-learn's ``OrthogonalMatchingPursuit`` (back-fitting KMP) with as many nonzeros as
     KMP's N on that dictionary.
 
-    Returns a list of rows: method, dictionary, test error, #atoms, fit time (s)."""
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Training inputs.
+    y : array-like of shape (n_samples,)
+        Training labels, two classes.
+    X_val : array-like of shape (n_val, n_features)
+        Validation inputs (KMP's N).
+    y_val : array-like of shape (n_val,)
+        Validation labels.
+    X_test : array-like of shape (n_test, n_features)
+        Test inputs.
+    y_test : array-like of shape (n_test,)
+        Test labels.
+    sigma : float
+        Gaussian width of the dictionaries.
+    max_basis : int, default=100
+        Largest N.
+    width_factors : sequence of float, default=(0.5, 1.0, 2.0)
+        The widths per point of the 'widths' dictionary, as factors of ``sigma``.
+    n_components : int, default=2
+        Principal directions of the oriented Gaussians.
+    n_neighbors : int, default=10
+        Neighbours the oriented Gaussians are estimated from.
+    progress : callable or None, default=None
+        Called with a message string after each step (e.g. to print progress).
+
+    Returns
+    -------
+    list of dict
+        One row per method and dictionary: ``method``, ``dictionary``, ``error`` (test),
+        ``atoms``, ``time`` (fit, seconds).
+    """
     say = progress or (lambda msg: None)
     classes = np.unique(y)
     t = np.where(y == classes[1], 1.0, -1.0)
@@ -472,6 +679,18 @@ def dictionary_comparison(X, y, X_val, y_val, X_test, y_test, sigma, max_basis=1
 
 
 def format_dictionary_comparison(rows):
+    """The dictionary comparison as Markdown.
+
+    Parameters
+    ----------
+    rows : list of dict
+        What :func:`dictionary_comparison` returns.
+
+    Returns
+    -------
+    str
+        The table.
+    """
     lines = ["| method | dictionary | test err % | #atoms | fit (s) |", "|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['method']} | {r['dictionary']} | {100 * r['error']:.2f} | "
