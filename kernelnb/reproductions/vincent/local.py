@@ -114,7 +114,7 @@ def _select_density(name, make, grid, Xtr, Xva, Xte):
 def spiral_table(random_state=0, h_grid=None, sigma_grid=None,
                  k_grid=(4, 6, 8, 10, 11, 15, 20), local_width_grid=None, local=True,
                  integral_points=241):
-    """Choose each estimator's hyperparameters on the validation ANLL; return test ANLLs.
+    """Table 13.1 (the spiral): each density's parameters chosen on the validation ANLL.
 
     The Manifold Parzen noise width is searched on :data:`SPIRAL_SIGMA_GRID` by default, which
     holds the thesis's selected values (0.09 for d = 1, 0.00001 for d = 2).  With ``local=True``
@@ -122,11 +122,32 @@ def spiral_table(random_state=0, h_grid=None, sigma_grid=None,
     there) with d = 1 and d = 2 is selected the same way (fixed kernel widths
     ``local_width_grid``, noise widths ``sigma_grid``).
 
-    Returns {name: {"test_anll", "test_se", "valid_anll", "valid_se", "params", "on_edge"}};
-    ``on_edge`` lists the parameters selected on the edge of their grid (a warning says so).  The
-    local Gaussian rows also hold ``integral``, the estimator's mass measured by
-    :func:`grid_integral` on ``integral_points`` per axis (it is not normalised), and
-    ``test_anll_normalised``, the test ANLL of the estimator divided by that mass."""
+    Parameters
+    ----------
+    random_state : int, default=0
+        Seed of the spiral's splits (:func:`kernelnb.datasets.make_manifold_spiral_splits`).
+    h_grid : array-like or None, default=None
+        Parzen widths tried (None: 16 values from 0.004 to 0.08, log-spaced).
+    sigma_grid : array-like or None, default=None
+        Noise widths of Manifold Parzen and the local Gaussian (None:
+        :data:`SPIRAL_SIGMA_GRID`).
+    k_grid : sequence of int, default=(4, 6, 8, 10, 11, 15, 20)
+        Neighbours of Manifold Parzen tried.
+    local_width_grid : array-like or None, default=None
+        Kernel widths of the local Gaussian density (None: 9 values from 0.005 to 0.2).
+    local : bool, default=True
+        Add the local Gaussian density rows.
+    integral_points : int, default=241
+        Grid points per axis of the local density's mass (:func:`grid_integral`).
+
+    Returns
+    -------
+    dict
+        {name: {"test_anll", "test_se", "valid_anll", "valid_se", "params", "on_edge"}};
+        ``on_edge`` lists the parameters selected on the edge of their grid (a warning says
+        so).  The local Gaussian rows also hold ``integral``, the estimator's mass (it is not
+        normalised), and ``test_anll_normalised``, the test ANLL divided by that mass.
+    """
     data = make_manifold_spiral_splits(random_state=random_state)
     tr, va, te = data["train"], data["valid"], data["test"]
     h_grid = np.geomspace(0.004, 0.08, 16) if h_grid is None else h_grid
@@ -153,9 +174,27 @@ def spiral_table(random_state=0, h_grid=None, sigma_grid=None,
 
 
 def grid_integral(density, X, n_points=241, margin=0.25):
-    """The integral of exp(density.score_samples) over a box holding the 1-D or 2-D data X
-    (widened by ``margin`` times its extent on each side), by the midpoint rule on ``n_points``
-    per axis.  A normalised density gives about 1."""
+    """The integral of ``exp(density.score_samples)`` over a box holding 1-D or 2-D data.
+
+    The box holds X, widened by ``margin`` times its extent on each side; the midpoint rule on
+    ``n_points`` per axis.  A normalised density gives about 1.
+
+    Parameters
+    ----------
+    density : estimator
+        A fitted density with ``score_samples`` (log-density).
+    X : array-like of shape (n_samples, 1) or (n_samples, 2)
+        The data the box holds.
+    n_points : int, default=241
+        Grid points per axis.
+    margin : float, default=0.25
+        Widening of the box on each side, as a fraction of the data's extent.
+
+    Returns
+    -------
+    float
+        The integral.
+    """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] not in (1, 2):
         raise ValueError(f"grid_integral needs 1-D or 2-D data, got shape {X.shape}")
@@ -180,7 +219,38 @@ def _select(make_grid, Xtr, ytr, Xva, yva):
 
 def digits_table(Xtr, ytr, Xva, yva, Xte, yte, K_grid=(1, 3, 5, 8, 12), lam_grid=(0.0, 1.0, 10.0),
                  C_grid=(1, 10, 100), sigma_factors=(0.5, 1, 2), progress=None):
-    """Validation-selected KNN, SVM, HKNN and CKNN; returns {name: (test error, params)}."""
+    """Validation-selected KNN, SVM, HKNN and CKNN (Vincent's thesis, Table 11.1 in kind).
+
+    Parameters
+    ----------
+    Xtr : array-like of shape (n_train, n_features)
+        Training inputs.
+    ytr : array-like of shape (n_train,)
+        Training labels.
+    Xva : array-like of shape (n_valid, n_features)
+        Validation inputs (the selection).
+    yva : array-like of shape (n_valid,)
+        Validation labels.
+    Xte : array-like of shape (n_test, n_features)
+        Test inputs.
+    yte : array-like of shape (n_test,)
+        Test labels.
+    K_grid : sequence of int, default=(1, 3, 5, 8, 12)
+        Neighbours tried (K > 1 for HKNN and CKNN).
+    lam_grid : sequence of float, default=(0.0, 1.0, 10.0)
+        HKNN's weight decays tried.
+    C_grid : sequence of float, default=(1, 10, 100)
+        The SVM's C tried.
+    sigma_factors : sequence of float, default=(0.5, 1, 2)
+        The SVM's widths, as factors of :func:`kernelnb.kernels.scale_sigma`.
+    progress : callable or None, default=None
+        Called with a message string after each step.
+
+    Returns
+    -------
+    dict
+        {name: (test error, chosen parameters)}.
+    """
     from ...kernels import scale_sigma
 
     s0 = scale_sigma(Xtr)
@@ -208,7 +278,32 @@ def hull_error_curves(Xref, yref, Xq, yq, K_grid=(2, 5, 10, 20, 40, 60), lam_gri
     test set).  One neighbour search per class with the largest K serves every K and lambda
     (HKNNClassifier and CKNNClassifier give the same predictions point by point).
 
-    Returns {"K": array of the K values, "HKNN lambda=<lam>": errors, ..., "CKNN": errors}."""
+    Parameters
+    ----------
+    Xref : array-like of shape (n_reference, n_features)
+        The reference set.
+    yref : array-like of shape (n_reference,)
+        Its labels.
+    Xq : array-like of shape (n_queries, n_features)
+        The points the error is measured on.
+    yq : array-like of shape (n_queries,)
+        Their labels.
+    K_grid : sequence of int, default=(2, 5, 10, 20, 40, 60)
+        Neighbours per class.
+    lam_grid : sequence of float, default=(0.0, 1.0, 10.0)
+        HKNN's weight decays (one curve each).
+    cknn : bool, default=True
+        Add the CKNN curve.
+    n_jobs : int, default=-1
+        Threads (-1: every core).
+    progress : callable or None, default=None
+        Called with a message string after each K.
+
+    Returns
+    -------
+    dict
+        {"K": array of the K values, "HKNN lambda=<lam>": errors, ..., "CKNN": errors}.
+    """
     yref, yq = np.asarray(yref), np.asarray(yq)
     classes = np.unique(yref)
     K_grid = np.array(sorted({int(k) for k in K_grid}))
@@ -277,7 +372,42 @@ def reduced_reference_table(Xtr, ytr, Xva, yva, Xte, yte, C_grid=(10.0,), sigma_
     "on_edge"}, the SVM row also holds ``support_indices`` (the reduced reference set, rows of
     Xtr) and ``fit_seconds``, and the HKNN rows also hold ``valid_curves``, the validation errors of
     :func:`hull_error_curves` (HKNN at every lambda and CKNN against K: Fig. 11.3) that the
-    selection used."""
+    selection used.
+
+    Parameters
+    ----------
+    Xtr : array-like of shape (n_train, n_features)
+        Training inputs.
+    ytr : array-like of shape (n_train,)
+        Training labels.
+    Xva : array-like of shape (n_valid, n_features)
+        Validation inputs (the selection).
+    yva : array-like of shape (n_valid,)
+        Validation labels.
+    Xte : array-like of shape (n_test, n_features)
+        Test inputs.
+    yte : array-like of shape (n_test,)
+        Test labels.
+    C_grid : sequence of float, default=(10.0,)
+        The SVM's C tried.
+    sigma_factors : sequence of float, default=(1.0,)
+        The SVM's widths, as factors of :func:`kernelnb.kernels.scale_sigma`.
+    K_grid : sequence of int, default=(5, 10, 20, 40, 60)
+        Neighbours per class tried.
+    lam_grid : sequence of float, default=(1.0, 10.0, 30.0)
+        HKNN's weight decays tried.
+    full_reference : bool, default=True
+        Add the rows with the whole training set as reference.
+    n_jobs : int, default=-1
+        Threads (-1: every core).
+    progress : callable or None, default=None
+        Called with a message string after each step.
+
+    Returns
+    -------
+    dict
+        The rows described above.
+    """
     from ...kernels import scale_sigma
 
     ytr = np.asarray(ytr)
@@ -322,15 +452,33 @@ def reduced_reference_table(Xtr, ytr, Xva, yva, Xte, yte, C_grid=(10.0,), sigma_
 
 
 def class_density_table(Xtr, Xva, Xte, parzen_grid, mparzen_grid, local_grid=None):
-    """Table 13.2 in kind: the density of one class, ordinary Parzen against Manifold Parzen (and
-    the local Gaussian density if ``local_grid`` is given), each chosen by the validation ANLL.
+    """Table 13.2 in kind: the density of one class, Parzen against Manifold Parzen.
 
-    ``parzen_grid`` is a list of widths; ``mparzen_grid`` and ``local_grid`` are dicts of value
-    lists for :class:`ManifoldParzen` (n_components, n_neighbors, sigma) and
-    :class:`LocalGaussianDensity`, whose products are searched.
+    The local Gaussian density joins when ``local_grid`` is given; each is chosen by the
+    validation ANLL.
 
-    Returns {name: {"valid_anll", "valid_se", "test_anll", "test_se", "params", "on_edge"}}, the
-    standard errors being those of the mean of -log p over the points."""
+    Parameters
+    ----------
+    Xtr : array-like of shape (n_train, n_features)
+        Training points of the class.
+    Xva : array-like of shape (n_valid, n_features)
+        Validation points (the selection).
+    Xte : array-like of shape (n_test, n_features)
+        Test points.
+    parzen_grid : sequence of float
+        Parzen widths tried.
+    mparzen_grid : dict
+        Value lists for :class:`~kernelnb.neighbors.ManifoldParzen` (n_components,
+        n_neighbors, sigma), whose product is searched.
+    local_grid : dict or None, default=None
+        Value lists for :class:`~kernelnb.neighbors.LocalGaussianDensity`.
+
+    Returns
+    -------
+    dict
+        {name: {"valid_anll", "valid_se", "test_anll", "test_se", "params", "on_edge"}}, the
+        standard errors being those of the mean of -log p over the points.
+    """
     out = {"Parzen": _select_density("Parzen", ParzenDensity, {"sigma": list(parzen_grid)},
                                      Xtr, Xva, Xte),
            "Manifold Parzen": _select_density("Manifold Parzen", ManifoldParzen, dict(mparzen_grid),
@@ -351,9 +499,10 @@ def _class_scores(model, X, y):
 
 def bayes_tables(Xtr, ytr, Xva, yva, Xte, yte, parzen_grid, mparzen_grid, C_grid=(10.0,),
                  sigma_factors=(1.0,), progress=None):
-    """Tables 13.3 and 13.4 in kind: Bayes classifiers from Parzen and Manifold Parzen class
-    densities (:class:`ParzenClassifier`, :class:`ManifoldParzenClassifier`, priors = class
-    frequencies) against a Gaussian SVM.
+    """Tables 13.3 and 13.4 in kind: Bayes classifiers from class densities against an SVM.
+
+    Parzen and Manifold Parzen class densities (:class:`ParzenClassifier`,
+    :class:`ManifoldParzenClassifier`, priors = class frequencies) against a Gaussian SVM.
 
     Each hyperparameter point is fitted once; the selection by validation error (ties broken by
     the validation ANCLL) gives Table 13.3, the selection by validation ANCLL (average negative
@@ -361,8 +510,38 @@ def bayes_tables(Xtr, ytr, Xva, yva, Xte, yte, parzen_grid, mparzen_grid, C_grid
     ``C_grid``, sigma from ``sigma_factors`` times :func:`kernelnb.kernels.scale_sigma`) enters
     Table 13.3 only, as in the thesis.
 
-    Returns {"by_error": {name: row}, "by_ancll": {name: row}}, a row being {"valid_error",
-    "test_error", "valid_ancll", "test_ancll", "params", "on_edge"} (the SVM's ANCLL is None)."""
+    Parameters
+    ----------
+    Xtr : array-like of shape (n_train, n_features)
+        Training inputs.
+    ytr : array-like of shape (n_train,)
+        Training labels.
+    Xva : array-like of shape (n_valid, n_features)
+        Validation inputs (the selection).
+    yva : array-like of shape (n_valid,)
+        Validation labels.
+    Xte : array-like of shape (n_test, n_features)
+        Test inputs.
+    yte : array-like of shape (n_test,)
+        Test labels.
+    parzen_grid : sequence of float
+        Parzen widths tried.
+    mparzen_grid : dict
+        Value lists for :class:`ManifoldParzenClassifier`, whose product is searched.
+    C_grid : sequence of float, default=(10.0,)
+        The SVM's C tried.
+    sigma_factors : sequence of float, default=(1.0,)
+        The SVM's widths, as factors of :func:`kernelnb.kernels.scale_sigma`.
+    progress : callable or None, default=None
+        Called with a message string after each step.
+
+    Returns
+    -------
+    dict
+        {"by_error": {name: row}, "by_ancll": {name: row}}, a row being {"valid_error",
+        "test_error", "valid_ancll", "test_ancll", "params", "on_edge"} (the SVM's ANCLL is
+        None).
+    """
     from ...kernels import scale_sigma
 
     yva, yte = np.asarray(yva), np.asarray(yte)
