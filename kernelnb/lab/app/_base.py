@@ -167,6 +167,15 @@ def _fmt(value, spec):
 class Dashboard:
     """Base class of the dashboards (see the module docstring).
 
+    Building one builds its controls and figures, then draws the first picture with
+    :meth:`update`.
+
+    Parameters
+    ----------
+    **params
+        Initial control values by parameter name (see :attr:`controls`), passed to the first
+        :meth:`update`; the other controls keep their default values.
+
     Attributes
     ----------
     widget : ipywidgets.Widget
@@ -228,7 +237,6 @@ class Dashboard:
         self.widget = self._layout()
         self.update(**params)  # the first picture, with the initial parameters given
 
-    # -- to override -----------------------------------------------------------------------
     def _build(self):
         """Create ``self.controls`` and ``self.figures``."""
         raise NotImplementedError
@@ -253,7 +261,6 @@ class Dashboard:
         """Widgets of the left column, in order (default: every control)."""
         return list(self.controls.values())
 
-    # -- machinery -------------------------------------------------------------------------
     def _layout(self):
         head = widgets.HTML(_CSS + (
             f'<div class="kernelnb-title"><h2>{html.escape(self.title)}</h2>'
@@ -297,7 +304,6 @@ class Dashboard:
                 if not _same(w.value, value):  # clamped (out of range): keep the old value shown
                     w.value = old
 
-    # -- server-side limits ----------------------------------------------------------------
     def _declare_limits(self, *names):
         """Record the limits the controls ``names`` (default: all) hold now as their declared ones.
 
@@ -407,7 +413,6 @@ class Dashboard:
                              f"{', '.join(refused)}; nothing was recomputed")
         return values
 
-    # -- time budget -----------------------------------------------------------------------
     def time_left(self):
         """Seconds left of this update's time budget (:attr:`time_budget_s`)."""
         return self._deadline - time.monotonic()

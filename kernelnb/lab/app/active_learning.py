@@ -54,6 +54,18 @@ class ActiveLearning(Dashboard):
     ``strategy``, ``n_labeled``, ``test_error``, ``wrong_answers`` (labels given that differ
     from the truth), ``query`` (pool index asked about) and ``curves`` (error curves: ``'you'``
     and the replayed strategies) for tests.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import ActiveLearning
+    >>> app = ActiveLearning(grid=15, n_samples=60)
+    >>> stats = app.update(strategy="random")
+    >>> stats["n_labeled"], stats["pool_left"]
+    (4, 56)
+    >>> app.answer_truly(3)["n_labeled"]
+    7
+    >>> app.answer(2)["error"]
+    'label must be 0 or 1, got 2'
     """
 
     notebook = "active_learning"

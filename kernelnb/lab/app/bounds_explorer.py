@@ -72,6 +72,16 @@ class BoundsExplorer(Dashboard):
     (``span``, ``radius_margin``, ...), ``test_error``, ``n_support``, ``n_train``, ``n_fits``
     (SVMs trained for the chart) and ``table_ms``; ``table`` is the whole
     :func:`~kernelnb.model_selection.bounds_table`.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import BoundsExplorer
+    >>> app = BoundsExplorer(grid=20, n_samples=60)
+    >>> stats = app.update(axis="C")
+    >>> stats["n_train"], stats["n_fits"]
+    (60, 15)
+    >>> app.update(axis="gamma")["error"]
+    "ValueError: axis must be 'sigma' or 'C', got 'gamma'"
     """
 
     notebook = "bounds_explorer"
@@ -103,7 +113,6 @@ class BoundsExplorer(Dashboard):
         self._table_cache = (None, None)
         super().__init__(**params)
 
-    # -- widgets ---------------------------------------------------------------------------
     def _build(self):
         c = self.controls
         add_toy_controls(c, n_value=200, n_min=20, n_max=400)
@@ -173,7 +182,6 @@ class BoundsExplorer(Dashboard):
         right.children = [self.fig, self.note, self.plane_box, self.stats]
         return box
 
-    # -- data ------------------------------------------------------------------------------
     def _data(self, p):
         name = p["dataset"]
         key = (name, float(p["noise"]) if name in TOY_DATASETS else None, int(p["n_samples"]),
@@ -207,7 +215,6 @@ class BoundsExplorer(Dashboard):
         Z = (X - mu) / sd
         return Z[tr], y[tr], Z[te], y[te]
 
-    # -- work ------------------------------------------------------------------------------
     def _adjust(self, params, given):
         is_toy = params["dataset"] in TOY_DATASETS
         if is_toy:

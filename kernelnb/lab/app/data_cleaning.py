@@ -51,6 +51,16 @@ class DataCleaning(Dashboard):
     ``found_in_top``, ``best_rank``, ``mean_rank_capped`` (mean of min(10, rank) over the
     flipped points), ``train_error``, ``time_ms``, and ``suspects`` (indices, most suspect
     first) and ``flipped`` (indices) for tests.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import DataCleaning
+    >>> app = DataCleaning(grid=20)
+    >>> stats = app.update(method="svm_xi", n_flip=5)
+    >>> stats["method"], stats["n_flipped"], stats["found_in_top"]
+    ('SVM-ξ', 5, 5)
+    >>> app.update(n_flip=2)["n_flipped"]
+    2
     """
 
     notebook = "data_cleaning"
@@ -75,7 +85,6 @@ class DataCleaning(Dashboard):
         self._clicked: set = set()
         super().__init__(**params)
 
-    # -- widgets ---------------------------------------------------------------------------
     def _build(self):
         c = self.controls
         add_toy_controls(c, n_value=80, n_min=20, n_max=300)
@@ -118,7 +127,6 @@ class DataCleaning(Dashboard):
                 widgets.HTML("<b>model and score</b>"), c["method"], c["C"], c["sigma"],
                 widgets.HTML("<b>chart</b>"), c["n_show"], widgets.HBox([self.clear_button])]
 
-    # -- data ------------------------------------------------------------------------------
     def _data(self, p):
         """The sample, its true labels and the set of flipped indices."""
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]),
@@ -158,7 +166,6 @@ class DataCleaning(Dashboard):
         self._clicked = set()
         return self.update()
 
-    # -- work ------------------------------------------------------------------------------
     def _adjust(self, params, given):
         return reset_noise_on_dataset_change(self, params, given)
 

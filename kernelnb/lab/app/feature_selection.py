@@ -50,14 +50,34 @@ def _digits():
 class FeatureSelection(Dashboard):
     """Scaling factors and backward elimination on the thesis's toys and on digits.
 
-    Controls: ``dataset`` ('linear', 'nonlinear', 'digits'), ``n_samples`` (training points, the
-    main slider), ``seed``, ``n_keep`` (features kept at the end), ``C`` (of the L2 soft margin),
-    ``schedule`` ('thesis', 'half', 'one'), ``max_iter`` (L-BFGS iterations per stage).
-    :meth:`update` returns ``kept`` (indices), ``n_relevant_kept``, ``test_error_all`` (the SVM
-    with every factor at 1), ``test_error_scaled`` (factors optimised, no elimination),
-    ``test_error_final``, ``criterion_start``, ``criterion_end``, ``n_evaluations``,
-    ``n_trainings``, ``run_s``, and the curves ``trace_criterion``, ``trace_test_error``,
-    ``curve_n_features``, ``curve_test_error``.
+    Parameters
+    ----------
+    **params
+        Initial control values: ``dataset`` ('linear', 'nonlinear', 'digits'; choosing one
+        sets ``n_samples`` and ``n_keep`` to its defaults in :data:`FEATURE_DATASETS` unless
+        they are given too), ``n_samples`` (training points, the main slider), ``seed``,
+        ``n_keep`` (features kept at the end), ``C`` (of the L2 soft margin), ``schedule``
+        ('thesis', 'half', 'one'), ``max_iter`` (L-BFGS iterations per stage), ``tune_path``
+        (also tune (C, sigma) of an RBF SVM by gradient).
+
+    Notes
+    -----
+    :meth:`update` (and :meth:`run`) returns ``kept`` (indices), ``n_relevant_kept`` (on the
+    toys), ``test_error_all`` (the SVM with every factor at 1), ``test_error_scaled`` (factors
+    optimised, no elimination), ``test_error_final``, ``criterion_start``, ``criterion_end``,
+    ``n_evaluations``, ``n_trainings``, ``run_s``, the curves ``trace_criterion``,
+    ``trace_test_error``, ``curve_n_features``, ``curve_test_error``, and with ``tune_path``
+    ``path_C``, ``path_sigma``, ``path_test_error``, ``path_trainings``.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import FeatureSelection
+    >>> app = FeatureSelection(dataset="nonlinear", schedule="half", max_iter=3, n_keep=13)
+    >>> stats = app.last_stats       # the first run: 2 relevant features of 52
+    >>> len(stats["kept"]), stats["n_relevant_kept"]
+    (13, 2)
+    >>> app.update(n_keep=500)["error"]
+    'ValueError: n_keep must be between 1 and 52 for this data set, got 500'
     """
 
     notebook = "feature_selection"
@@ -86,7 +106,6 @@ class FeatureSelection(Dashboard):
         self._live_t = 0.0
         super().__init__(**params)
 
-    # -- widgets ---------------------------------------------------------------------------
     def _build(self):
         c = self.controls
         c["dataset"] = styled(widgets.Dropdown(
@@ -182,7 +201,6 @@ class FeatureSelection(Dashboard):
                           self.path_box, self.stats]
         return box
 
-    # -- data ------------------------------------------------------------------------------
     def _data(self, name, n, seed):
         if name not in FEATURE_DATASETS:
             raise ValueError(f"dataset must be one of {sorted(FEATURE_DATASETS)}, got {name!r}")
@@ -218,7 +236,6 @@ class FeatureSelection(Dashboard):
             return SVC(kernel="poly", degree=2, coef0=1.0, **common)
         return SVC(kernel="rbf", sigma="scale", **common)
 
-    # -- work ------------------------------------------------------------------------------
     def _adjust(self, params, given):
         if "dataset" in given and params["dataset"] in FEATURE_DATASETS:
             _label, n, k = FEATURE_DATASETS[params["dataset"]]
@@ -322,7 +339,6 @@ class FeatureSelection(Dashboard):
                     stopped=self.time_left() <= 0,
                     test_error=float(np.mean(tuner.predict(Xt) != yt)))
 
-    # -- drawing ---------------------------------------------------------------------------
     def _draw_factors(self, scales, relevant):
         d = scales.shape[0]
         is_rel = np.zeros(d, dtype=bool)

@@ -174,7 +174,15 @@ def _dashboards() -> tuple:
 
 
 def dashboard_entries() -> list[GalleryEntry]:
-    """The gallery's cards, one per dashboard class, in display order (read once, then kept)."""
+    """The gallery's cards, one per dashboard class, in display order.
+
+    The classes' source is read once (:func:`scan_dashboards`), then kept.
+
+    Returns
+    -------
+    list of GalleryEntry
+        A new list at each call, sorted by ``gallery_order``, then notebook name.
+    """
     return list(_dashboards())
 
 
@@ -220,12 +228,30 @@ def dashboards_dir() -> Path:
 
 
 def static_dir() -> Path:
-    """Directory of kernelnb's static files (thumbnails, gallery CSS)."""
+    """Directory of kernelnb's static files (thumbnails, gallery CSS).
+
+    Returns
+    -------
+    pathlib.Path
+        The ``static`` folder of the package.
+    """
     return Path(__file__).resolve().parents[1] / "static"
 
 
 def thumbnail_file(dashboard: GalleryEntry) -> Path | None:
-    """Path of the dashboard's thumbnail, or None when it has none yet."""
+    """Path of a card's thumbnail image.
+
+    Parameters
+    ----------
+    dashboard : GalleryEntry
+        The card; its ``thumbnail`` is looked for in :func:`static_dir`, then
+        ``<name>.png`` and ``<name>.svg``.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The first of these files that exists, or None when the dashboard has no thumbnail yet.
+    """
     for name in (dashboard.thumbnail, f"{dashboard.name}.png", f"{dashboard.name}.svg"):
         if name:
             p = static_dir() / name
@@ -251,11 +277,23 @@ def _notebook_title(path: Path) -> str:
 
 def gallery_entries(directory: os.PathLike | str,
                     dashboards: list[GalleryEntry] | None = None) -> list[GalleryEntry]:
-    """Cards to show for ``directory``: the dashboards whose notebook is there, then any other
-    notebook.
+    """Cards to show for a folder of notebooks.
 
     A dashboard class whose notebook is missing is left out (with a warning); a notebook that no
     class describes gets a card titled from its first markdown heading.
+
+    Parameters
+    ----------
+    directory : path-like
+        Folder of the dashboard notebooks (``*.ipynb``); it must exist.
+    dashboards : list of GalleryEntry, optional
+        Cards to use instead of the dashboard classes' (:func:`dashboard_entries`).
+
+    Returns
+    -------
+    list of GalleryEntry
+        The dashboards whose notebook is in ``directory``, in their order, then one card per
+        other notebook there, by file name.
     """
     directory = Path(directory)
     if not directory.is_dir():

@@ -46,8 +46,20 @@ HEAD_HALF_ANGLE = 25.0
 
 
 def rule_of_thumb(value):
-    """Where a tangent term (6.14) lies against :data:`RULE_OF_THUMB`: ``('below' | 'within' |
-    'above', advice)``."""
+    """Where a tangent term (6.14) lies against the thesis's range :data:`RULE_OF_THUMB`.
+
+    Parameters
+    ----------
+    value : float
+        The tangent term of a fitted invariant model (its ``invariance_rms_``).
+
+    Returns
+    -------
+    where : str
+        'below', 'within' or 'above' the range (its ends count as within).
+    advice : str
+        A sentence for the readout: which way the invariance trade-off would move the term.
+    """
     lo, hi = RULE_OF_THUMB
     if value > hi:
         return "above", "the invariance could be enforced more; the rule asks for a larger γ"
@@ -58,12 +70,32 @@ def rule_of_thumb(value):
 
 
 def tangent_arrows(X, T, scale=ARROW_SCALE, head=HEAD_FRACTION, half_angle=HEAD_HALF_ANGLE):
-    """x, y of one polyline drawing an arrow from each ``X[i]`` to ``X[i] + scale * T[i]``:
-    per point the shaft (start, tip), a gap, the arrowhead as a V (wing, tip, wing), a gap;
-    the gaps are NaN (plotly breaks the line there), so that many arrows are one trace.
+    """One polyline drawing an arrow from each ``X[i]`` to ``X[i] + scale * T[i]``.
 
-    The wings are the shaft's direction reversed, turned by +-``half_angle`` degrees, of length
-    ``head`` times the arrow's."""
+    Per point: the shaft (start, tip), a gap, the arrowhead as a V (wing, tip, wing), a gap. The
+    gaps are NaN (plotly breaks the line there), so that many arrows are one trace.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, 2)
+        Start points.
+    T : array-like of shape (n, 2)
+        Tangent vectors, drawn times ``scale``.
+    scale : float, default=ARROW_SCALE
+        Drawn length of a tangent vector per unit.
+    head : float, default=HEAD_FRACTION
+        Length of each wing of the head as a fraction of the arrow's length.
+    half_angle : float, default=HEAD_HALF_ANGLE
+        Angle in degrees between each wing and the shaft (the wings are the shaft's
+        direction reversed, turned by +- this angle).
+
+    Returns
+    -------
+    x : ndarray of shape (7 n,)
+        The x coordinates of the polyline, seven per arrow.
+    y : ndarray of shape (7 n,)
+        The y coordinates, aligned with ``x``.
+    """
     X, T = np.asarray(X, float), np.asarray(T, float) * scale
     tip = X + T
     a = np.deg2rad(half_angle)
@@ -95,6 +127,18 @@ class InvarianceExplorer(Dashboard):
     method, ``ratio`` (6.13, mean over the training points, from IH_KPCA), ``rms_isvm`` and
     ``rms_ih_kpca`` (6.14), ``gamma_eff`` (the ISVM's gamma after the scale-free substitution)
     and ``fit_ms``.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import InvarianceExplorer
+    >>> app = InvarianceExplorer(grid=20)
+    >>> stats = app.update(sigma=0.5, shown=("SVM", "ISVM"))
+    >>> stats["error_ISVM"] < stats["error_SVM"]     # the invariant SVM learns the rotation
+    True
+    >>> [trace.name.split()[0] for trace in app.figures[0].data if trace.visible is True]
+    ['SVM', 'ISVM']
+    >>> app.update(shown=("SVM", "KNN"))["error"]
+    "ValueError: shown must hold names among ['SVM', 'VSV', 'ISVM', 'IH_KPCA', 'LIH'], got 'KNN'"
     """
 
     notebook = "invariance_explorer"

@@ -32,7 +32,23 @@ LOSSES = [("squared (KMP-mse)", "squared"), ("(0.65 − tanh m)² (KMP-tanh)", "
 
 
 def far_cluster_data(distance=6.0, random_state=0):
-    """Fig. 7's data: two overlapping classes and a far cluster of class 1 at ``distance``."""
+    """The data of the KMP paper's Fig. 7: two overlapping classes and a far cluster.
+
+    Parameters
+    ----------
+    distance : float, default=6.0
+        The far cluster's centre is ``(distance, -0.66 * distance)``.
+    random_state : int, default=0
+        Seed of the Gaussian draws.
+
+    Returns
+    -------
+    X : ndarray of shape (160, 2)
+        60 points of class 0 around (-1, 0), 60 of class 1 around (1, 0), then the 40 points of
+        the far cluster, of class 1.
+    y : ndarray of shape (160,)
+        The labels, 0 or 1.
+    """
     rng = np.random.RandomState(random_state)
     A = rng.randn(60, 2) * 0.5 + [-1.0, 0.0]
     B = rng.randn(60, 2) * 0.5 + [1.0, 0.0]
@@ -45,11 +61,35 @@ def far_cluster_data(distance=6.0, random_state=0):
 class KMPPlayground(Dashboard):
     """Interactive Kernel Matching Pursuit beside an SVM.
 
-    Controls: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``variant`` ('prefit', 'backfit',
-    'basic'), ``loss``, ``sigma``, ``n_basis`` (N), ``C`` (the SVM's), ``cluster_distance``
-    (Fig. 7 tab).  :meth:`update` returns ``n_basis_used``, ``kmp_train_error``,
+    Parameters
+    ----------
+    grid : int, default=80
+        Resolution of the decision surfaces.
+    **params
+        Initial control values: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``variant``
+        ('prefit', 'backfit', 'basic'), ``loss`` ('squared', 'tanh', 'logistic',
+        'exponential'), ``sigma``, ``n_basis`` (N), ``C`` (the SVM's), ``cluster_distance``
+        (Fig. 7 tab).
+
+    Notes
+    -----
+    :meth:`update` returns (and the readout shows) ``n_basis_used``, ``kmp_train_error``,
     ``kmp_valid_error``, ``kmp_test_error``, ``svm_n_support``, ``svm_test_error``,
-    ``best_n`` (smallest validation error on the path), ``fit_time_ms``, and the Fig. 7 errors.
+    ``best_n`` (smallest validation error on the path), ``fit_time_ms``, and the Fig. 7
+    training errors ``far_error_mse`` and ``far_error_tanh``. :meth:`match_svm` sets N to the
+    SVM's number of support vectors.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import KMPPlayground
+    >>> app = KMPPlayground(grid=20, n_samples=60)
+    >>> app.update(n_basis=5)["n_basis_used"]
+    5
+    >>> stats = app.match_svm()              # Fig. 6: as many support points as the SVM
+    >>> stats["n_basis_used"] == stats["svm_n_support"]
+    True
+    >>> stats["far_error_tanh"] < stats["far_error_mse"]   # Fig. 7: the far cluster pulls mse
+    True
     """
 
     notebook = "kmp_playground"
@@ -78,7 +118,6 @@ class KMPPlayground(Dashboard):
         self._far_cache = (None, None)
         super().__init__(**params)
 
-    # -- widgets ---------------------------------------------------------------------------
     def _build(self):
         c = self.controls
         add_toy_controls(c, n_value=200, n_min=40, n_max=600)
@@ -148,7 +187,6 @@ class KMPPlayground(Dashboard):
         right.children = [tabs]
         return box
 
-    # -- data ------------------------------------------------------------------------------
     _make_data = staticmethod(make_toy)
 
     def _data(self, p):
@@ -168,7 +206,6 @@ class KMPPlayground(Dashboard):
             return self.update()
         return self.update(n_basis=int(min(len(model.support_), self.controls["n_basis"].max)))
 
-    # -- work ------------------------------------------------------------------------------
     def _adjust(self, params, given):
         params = reset_noise_on_dataset_change(self, params, given)
         self.controls["variant"].disabled = params["loss"] != "squared"

@@ -33,21 +33,23 @@ __all__ = ["LearningCurves", "CurveEstimator", "ESTIMATORS", "register_estimator
 
 @dataclasses.dataclass(frozen=True)
 class CurveEstimator:
-    """An estimator of the learning-curves dashboard.
+    """An estimator of the learning-curves dashboard (an entry of :data:`ESTIMATORS`).
 
-    Attributes
+    Parameters
     ----------
     name : str
         Registry key.
     label : str
         Legend text.
-    make : callable ``make(params) -> estimator``
-        Builds an unfitted scikit-learn estimator from the dashboard's parameters (``C``,
-        ``sigma``, ``n_neighbors``, ...); features arrive standardised.
-    n_support : callable ``n_support(fitted) -> int``, optional
-        Number of support vectors (or expansion points) of a fitted estimator; None when the
-        notion does not apply.
-    description : str
+    make : callable
+        ``make(params) -> estimator``: builds an unfitted scikit-learn estimator from the
+        dashboard's parameters (a dict with ``C``, ``sigma``, ``n_neighbors``); features
+        arrive standardised.
+    n_support : callable, optional
+        ``n_support(fitted) -> int``: the number of support vectors (or expansion points) of a
+        fitted estimator; None when the notion does not apply.
+    description : str, default=""
+        One sentence on the method, for the reader of the registry.
     """
 
     name: str
@@ -62,7 +64,20 @@ ESTIMATORS: dict[str, CurveEstimator] = {}
 
 
 def register_estimator(spec: CurveEstimator, replace=False):
-    """Add ``spec`` to :data:`ESTIMATORS` (``replace=True`` to overwrite an entry)."""
+    """Add an estimator to the dashboard's registry :data:`ESTIMATORS`.
+
+    Parameters
+    ----------
+    spec : CurveEstimator
+        The estimator, registered under ``spec.name``.
+    replace : bool, default=False
+        Overwrite an entry of the same name; without it such an entry is a ValueError.
+
+    Returns
+    -------
+    CurveEstimator
+        ``spec`` itself.
+    """
     if not isinstance(spec, CurveEstimator):
         raise TypeError(f"spec must be a CurveEstimator, got {spec!r}")
     if spec.name in ESTIMATORS and not replace:
@@ -235,8 +250,22 @@ DATASETS = _datasets()
 
 
 def training_sizes(n_max, n_sizes, n_min=None):
-    """``n_sizes`` geometrically spaced integer sizes from ``n_min`` (default max(10, n_max/20))
-    to ``n_max``, without repeats."""
+    """Geometrically spaced training-set sizes for a learning curve.
+
+    Parameters
+    ----------
+    n_max : int
+        The largest size (the training pool), at least 4.
+    n_sizes : int
+        How many sizes, at least 2 (fewer come back where rounding makes two equal).
+    n_min : int, optional
+        The smallest size, default ``max(10, n_max // 20)``; held within [4, ``n_max``].
+
+    Returns
+    -------
+    ndarray of int
+        Increasing sizes from ``n_min`` to ``n_max``, without repeats.
+    """
     n_max = int(n_max)
     if n_max < 4:
         raise ValueError(f"the training pool must hold at least 4 points, got {n_max}")
@@ -254,16 +283,23 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
 
     Parameters
     ----------
-    estimators : dict ``{label: CurveEstimator}``
-    X, y : the data set; features are standardised on each training subset (a pipeline).
+    estimators : dict
+        ``{label: CurveEstimator}``, the estimators compared.
+    X : array-like of shape (n_samples, n_features)
+        The data set; features are standardised on each training subset (a pipeline).
+    y : array-like of shape (n_samples,)
+        Its labels; the test split is stratified on them.
     sizes : sequence of int
         Training-set sizes, each at most the training pool ``(1 - test_fraction) n``.
-    n_repeats : int
+    n_repeats : int, default=5
         Random splits (test set and nested training subsets are redrawn each time).
-    test_fraction : float in (0, 1)
-    random_state : int
-    progress : callable ``progress(fraction, text)``, optional
-    params : dict
+    test_fraction : float in (0, 1), default=0.3
+        Fraction of the data held out as the test set of each repeat.
+    random_state : int, default=0
+        Seed of the first repeat's split and subsets (repeat ``r`` uses ``random_state + r``).
+    progress : callable, optional
+        ``progress(fraction, text)``, called before each fit and at the end.
+    params : dict, optional
         Passed to every ``CurveEstimator.make``.
     should_stop : callable ``should_stop() -> bool``, optional
         Asked before each fit (e.g. a time budget): when it answers True no new fit
@@ -277,6 +313,11 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
         Arrays of shape (n_sizes, n_repeats) (fewer of either when stopped); ``n_support`` is
         None for estimators without it; ``stopped`` is False, or True when the time budget cut
         the work short.
+
+    Raises
+    ------
+    TimeoutError
+        When ``should_stop`` answers True before the first training size was fitted.
     """
     from sklearn.model_selection import train_test_split
     from sklearn.pipeline import make_pipeline
@@ -366,6 +407,16 @@ class LearningCurves(Dashboard):
     :meth:`update` returns ``curves`` (the :func:`learning_curve_data` result), ``sizes`` and,
     per estimator key ``k``, ``test_error_<k>`` and ``train_error_<k>`` (mean at the largest
     size), ``n_support_<k>`` where it applies, and ``time_s`` for the whole computation.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import LearningCurves
+    >>> app = LearningCurves(estimators=("knn",), n_repeats=1, n_sizes=3)
+    >>> stats = app.update(view="time")              # the same curves, no refit
+    >>> stats["sizes"].tolist(), stats["dataset_size"]
+    ([21, 94, 420], 600)
+    >>> app.update(estimators=())["error"]
+    'ValueError: estimators: choose at least one estimator'
     """
 
     notebook = "learning_curves"

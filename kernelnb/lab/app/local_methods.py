@@ -66,10 +66,33 @@ def _hull_outline(N):
 class LocalMethodsPlayground(Dashboard):
     """KNN, HKNN, CKNN and Parzen on 2-D toy data; click to see a point's local hulls.
 
-    Controls: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``method``, ``n_neighbors`` (K),
-    ``weight_decay`` (lambda, HKNN), ``bandwidth`` (h, Parzen).  :meth:`query` (or a click) sets
-    the query point.  :meth:`update` returns ``train_error``, ``test_error``, ``query_class`` and
-    the query's squared distances to each class's hull (HKNN/CKNN).
+    Parameters
+    ----------
+    grid : int, default=60
+        Resolution of the decision surface.
+    **params
+        Initial control values: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``method``
+        ('knn', 'hknn', 'cknn', 'parzen'), ``n_neighbors`` (K), ``weight_decay`` (lambda,
+        HKNN), ``bandwidth`` (h, Parzen).
+
+    Notes
+    -----
+    :meth:`query` (or a click) sets the query point, (0.5, 0.25) at first. :meth:`update`
+    returns (and the readout shows) ``train_error``, ``test_error``, ``query``,
+    ``query_class``, ``predict_ms`` and, for HKNN and CKNN, ``dist_0`` and ``dist_1``: the
+    query's squared distances to each class's local hull.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import LocalMethodsPlayground
+    >>> app = LocalMethodsPlayground(grid=20, n_samples=60)
+    >>> stats = app.update(method="cknn", n_neighbors=4)
+    >>> stats["query_class"], stats["dist_0"] < stats["dist_1"]
+    (0, True)
+    >>> app.update(method="knn", n_neighbors=5)["query_class"]
+    0
+    >>> app.query(1e9, 0)["error"]
+    'click ignored: (1e+09, 0) lies far outside the chart'
     """
 
     notebook = "local_methods"
@@ -229,9 +252,30 @@ class LocalMethodsPlayground(Dashboard):
 class DensityExplorer(Dashboard):
     """Parzen against Manifold Parzen density estimation on 2-D data.
 
-    Controls: ``dataset`` ('spiral' or a 2-D toy), ``n_samples``, ``seed``, ``model`` ('parzen',
-    'manifold'), ``bandwidth`` (h), ``sigma``, ``n_components`` (d), ``n_neighbors`` (k),
-    ``ellipses``.  :meth:`update` returns ``train_anll`` and ``test_anll``.
+    Parameters
+    ----------
+    grid : int, default=90
+        Resolution of the log-density contours.
+    **params
+        Initial control values: ``dataset`` ('spiral' or a 2-D toy), ``n_samples``, ``seed``,
+        ``model`` ('parzen', 'manifold'), ``bandwidth`` (h, Parzen), ``sigma`` (the Manifold
+        Parzen's isotropic noise), ``n_components`` (d), ``n_neighbors`` (k), ``ellipses``
+        (draw the local Gaussians).
+
+    Notes
+    -----
+    :meth:`update` returns (and the readout shows) ``train_anll`` and ``test_anll`` (average
+    negative log-likelihood of the training points and of 1000 new points) and ``n_train``.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import DensityExplorer
+    >>> app = DensityExplorer(grid=20, n_samples=100)
+    >>> stats = app.update(model="parzen", bandwidth=0.05)
+    >>> stats["n_train"], stats["train_anll"] < stats["test_anll"]
+    (100, True)
+    >>> app.update(dataset="circles")["error"]
+    "ValueError: dataset must be 'spiral' or one of [...], got 'circles'"
     """
 
     notebook = "density_explorer"

@@ -86,18 +86,6 @@ def _updates(p):
     return max(1, int(round(float(p["updates"]))))
 
 
-def _standardised(model, X):
-    return (np.asarray(X, float) - model.mean_) / model.scale_
-
-
-def linear_margin(model):
-    """rho = 2 / ||w|| of a fitted linear margin model, w on the standardised inputs it trained
-    on (inf when w = 0)."""
-    w = np.asarray(model.weights_, float).ravel()
-    norm = float(np.linalg.norm(w))
-    return 2.0 / norm if norm > 0 else float("inf")
-
-
 def linear_svm_objective(Xs, y, mu):
     """The SVM objective (thesis 8.15) mu/2 ||w||^2 + (1/L) sum_l |1 - y_l f(x_l)|_+ at the
     solution of kernelnb's linear SVC with C = 1/(mu L) (the thesis's conversion), on the
@@ -144,7 +132,18 @@ class MarginExplorer(Dashboard):
     ``mp_rho``, ``mp_bound83`` (the margin Perceptron after t updates at the chosen lambda, and
     Thm 8.3 there), ``mp_bound82``, ``mp_converged``, for the SGD hinge ``objective``,
     ``svm_objective`` and ``thm81_epochs``, and ``curves`` (the
-    :func:`kernelnb.reproductions.collobert.margin.margin_curves` result drawn in the two rho charts).
+    :func:`kernelnb.reproductions.collobert.margin.margin_curves` result drawn in the two rho
+    charts).
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import MarginExplorer
+    >>> app = MarginExplorer(grid=20, trials=1, updates=50)
+    >>> stats = app.update(model="original_perceptron")
+    >>> stats["separable"], stats["train_error"], stats["n_updates"]
+    (True, 0.0, 2)
+    >>> app.update(model="sgd_hinge", lam=10.0, mu=1.0)["error"]
+    'ValueError: lam * mu must be below 1 for the SGD hinge, got 10'
     """
 
     notebook = "margin_explorer"
@@ -177,7 +176,6 @@ class MarginExplorer(Dashboard):
         self._sep_cache = None
         super().__init__(**params)
 
-    # -- widgets ---------------------------------------------------------------------------
     def _build(self):
         c = self.controls
         add_toy_controls(c, n_value=100, n_min=20, n_max=400)
@@ -258,7 +256,6 @@ class MarginExplorer(Dashboard):
         self.controls["n_hidden"].disabled = key not in ("simple_mlp", "nilsson_mlp")
         return params
 
-    # -- work ------------------------------------------------------------------------------
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:
@@ -357,7 +354,6 @@ class MarginExplorer(Dashboard):
                                columns=True)
         return dict(p=p, surface=surface, stats=stats, model_curves=model_curves)
 
-    # -- drawing ---------------------------------------------------------------------------
     def _render(self, r):
         p, s, st = r["p"], r["surface"], r["stats"]
         key = p["model"]

@@ -91,6 +91,16 @@ class MarginLosses(Dashboard):
     :meth:`update` returns ``margin``, ``values`` and ``derivatives`` ({loss: L(m)} and
     {loss: L'(m)} of the shown losses at the marked margin), and for each fitted loss
     ``a``/``b``: ``train_error_a``, ``test_error_a``, ``fit_time_ms_a``, ... .
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import MarginLosses
+    >>> app = MarginLosses(grid=20)
+    >>> stats = app.update(margin=0.5, shown=("hinge", "squared", "logistic"))
+    >>> {name: round(value, 3) for name, value in stats["values"].items()}
+    {'hinge': 0.5, 'squared': 0.25, 'logistic': 0.474}
+    >>> stats["derivatives"]["hinge"]
+    -1.0
     """
 
     notebook = "margin_losses"
@@ -173,7 +183,6 @@ class MarginLosses(Dashboard):
             params["noise"] = max(default, 0.5 * top)
         return params
 
-    # -- work ------------------------------------------------------------------------------
     def _data(self, p):
         name = p["dataset"]
         if name not in TOY_DATASETS:

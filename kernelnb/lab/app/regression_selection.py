@@ -52,6 +52,16 @@ class RegressionSelectionExplorer(Dashboard):
     :meth:`update` returns ``best_d`` (the d of smallest true risk), ``true_risk_d`` (the true
     risk of the fit drawn), and for every criterion ``d_<name>`` (its choice) and
     ``ratio_<name>`` (R(f_dhat) / min_d R(f_d), the thesis's (9.22)).
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import RegressionSelectionExplorer
+    >>> app = RegressionSelectionExplorer()
+    >>> stats = app.update(target="sinc", d=5)
+    >>> stats["best_d"], stats["d_adj"], stats["ratio_adj"]
+    (8, 8, 1.0)
+    >>> app.figures[0].layout.title.text
+    'sinc target, n = 40, noise 0.05: fit with d = 5'
     """
 
     notebook = "regression_selection"

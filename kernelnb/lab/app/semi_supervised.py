@@ -52,6 +52,16 @@ class SemiSupervisedExplorer(Dashboard):
     :meth:`update` returns ``error_svm``, ``error_cluster``, ``error_tsvm`` (nan when hidden):
     errors on the unlabeled points; ``lambda2`` (the second eigenvalue of L) and
     ``fit_time_ms``.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import SemiSupervisedExplorer
+    >>> app = SemiSupervisedExplorer(grid=20, n_samples=100)
+    >>> stats = app.update(n_labeled=2)
+    >>> app.figures[0].layout.title.text
+    '4 labeled, 96 unlabeled; σ = 0.1, C = 100, φ = poly-step'
+    >>> stats["error_cluster"] < stats["error_svm"]
+    True
     """
 
     notebook = "semi_supervised"
@@ -127,7 +137,6 @@ class SemiSupervisedExplorer(Dashboard):
         self.controls["t"].disabled = tr != "polynomial"
         return params
 
-    # -- work ------------------------------------------------------------------------------
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:

@@ -49,6 +49,20 @@ class SVMPlayground(Dashboard):
     ``n_support``, ``n_free``, ``n_bound``, ``margin_width``, ``dual_objective``,
     ``fit_time_ms``, ``n_iter``, ``n_train``, ``n_added``, and with the C path on, ``path_Cs``,
     ``path_n_support``, ``path_train_error``, ``path_test_error``.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import SVMPlayground
+    >>> app = SVMPlayground(grid=20, n_samples=60)
+    >>> stats = app.update(kernel="linear", C=10.0)
+    >>> stats["n_train"], stats["n_support"] == stats["n_free"] + stats["n_bound"]
+    (60, True)
+    >>> app.figures[0].layout.title.text
+    'moons: SVM, linear, C = 10'
+    >>> app.add_point(0.5, 0.2, label=0)["n_added"]
+    1
+    >>> app.update(dataset="circles")["error"]
+    "ValueError: dataset must be one of ['blobs', 'moons', 'spirals', 'xor'], got 'circles'"
     """
 
     notebook = "svm_playground"
@@ -80,7 +94,6 @@ class SVMPlayground(Dashboard):
         self._model_cache = (None, None)
         super().__init__(**params)
 
-    # -- widgets ---------------------------------------------------------------------------
     def _build(self):
         c = self.controls
         add_toy_controls(c, n_value=200, n_min=20, n_max=1000)
@@ -133,7 +146,6 @@ class SVMPlayground(Dashboard):
         right.children = [self.fig, self.path_box, self.stats]
         return box
 
-    # -- data ------------------------------------------------------------------------------
     _make_data = staticmethod(make_toy)
 
     def _data(self, p):
@@ -179,7 +191,6 @@ class SVMPlayground(Dashboard):
         self._added = []
         return self.update()
 
-    # -- work ------------------------------------------------------------------------------
     def _adjust(self, params, given):
         params = reset_noise_on_dataset_change(self, params, given)
         kernel = params["kernel"]

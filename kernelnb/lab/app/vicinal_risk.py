@@ -131,6 +131,17 @@ class VicinalRisk(Dashboard):
     ``y_i f(x_i) / ||grad f(x_i)||`` over the training points the model classifies correctly,
     NaN if none; ``input_margin_hard`` the same for the hard SVM), ``fixed_point_iter``,
     ``fit_time_ms``.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.app import VicinalRisk
+    >>> app = VicinalRisk(grid=20)
+    >>> before = app.last_stats["mean_width"]
+    >>> after = app.update(width_factor=1.0)["mean_width"]   # the factor was 0.5
+    >>> round(after / before, 6)
+    2.0
+    >>> app.update(kernel="sigmoid")["error"]
+    "ValueError: kernel must be one of linear, poly, rbf, got 'sigmoid'"
     """
 
     notebook = "vicinal_risk"
@@ -225,7 +236,6 @@ class VicinalRisk(Dashboard):
         self.controls["n_neighbors"].disabled = params["width"] != "knn"
         return params
 
-    # -- work ------------------------------------------------------------------------------
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:

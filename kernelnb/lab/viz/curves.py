@@ -34,15 +34,19 @@ def _band(x, mean, spread, color, uid, group):
 
 
 def learning_curve_figure(curves, title=None, show_train=True, log_x=True):
-    """Training and test error against training-set size, with mean ± one standard deviation
-    over repeats as a band, and the number of support vectors on a second y axis.
+    """Training and test error against training-set size, with the number of support vectors.
+
+    The mean over repeats is a line, mean ± one standard deviation a band; the number of support
+    vectors is on a second y axis.
 
     Parameters
     ----------
-    curves : dict ``{estimator label: dict}``
-        Each value has ``'sizes'`` (n_sizes,), ``'train_error'`` and ``'test_error'``
-        (n_sizes, n_repeats) error rates in [0, 1], and optionally ``'n_support'``
-        (n_sizes, n_repeats) or None for estimators without support vectors.
+    curves : dict
+        ``{estimator label: dict}``; each value has ``'sizes'`` (n_sizes,), ``'train_error'``
+        and ``'test_error'`` (n_sizes, n_repeats) error rates in [0, 1], and optionally
+        ``'n_support'`` (n_sizes, n_repeats) or None for estimators without support vectors.
+    title : str, optional
+        Figure title (none by default).
     show_train : bool, default=True
         Also draw the training error (dashed).
     log_x : bool, default=True
@@ -111,7 +115,19 @@ def learning_curve_figure(curves, title=None, show_train=True, log_x=True):
 
 
 def c_marker(C):
-    """Layout shapes/annotations marking the current ``C`` on a C-path figure (none for None)."""
+    """Layout shapes and annotations marking the current ``C`` on a C-path figure.
+
+    Parameters
+    ----------
+    C : float or None
+        The value to mark; None marks nothing.
+
+    Returns
+    -------
+    dict
+        ``{'shapes': [...], 'annotations': [...]}`` for ``fig.update_layout``: a dotted vertical
+        line at ``C`` and its label, or two empty lists for None (which clears a marker).
+    """
     if C is None:
         return dict(shapes=[], annotations=[])
     C = float(C)
@@ -140,6 +156,8 @@ def c_path_figure(Cs, n_support, train_error, test_error=None, n_bound=None, cur
         How many of the support vectors are at bound (alpha = C).
     current_C : float, optional
         Marked by a vertical line.
+    title : str, optional
+        Figure title (none by default).
 
     Returns
     -------
@@ -195,10 +213,25 @@ MIN_TIMED_S = 0.02
 
 
 def time_exponent(sizes, times, min_time=MIN_TIMED_S):
-    """Slope of log(time) against log(n) by least squares: the empirical exponent of the
-    training time (1 for linear growth).  ``times`` of shape (n_sizes,) or (n_sizes, n_repeats)
-    (averaged over repeats); NaN with fewer than two usable sizes, or when the largest mean time
-    is below ``min_time`` seconds (then fixed costs, not the algorithm, set the slope)."""
+    """Empirical exponent of the training time: the slope of log(time) against log(n).
+
+    Parameters
+    ----------
+    sizes : array-like of shape (n_sizes,)
+        Training-set sizes n.
+    times : array-like of shape (n_sizes,) or (n_sizes, n_repeats)
+        Training times in seconds (averaged over repeats, NaNs ignored).
+    min_time : float, default=MIN_TIMED_S
+        Below this largest mean time (seconds) fixed costs, not the algorithm, set the slope,
+        and no exponent is returned.
+
+    Returns
+    -------
+    float
+        The least-squares slope (1 for linear growth) over the sizes with a positive finite
+        time; NaN with fewer than two such sizes or when the largest mean time is below
+        ``min_time``.
+    """
     n = np.asarray(sizes, dtype=np.float64).ravel()
     t = np.asarray(times, dtype=np.float64)
     if t.ndim == 2:
@@ -210,11 +243,21 @@ def time_exponent(sizes, times, min_time=MIN_TIMED_S):
 
 
 def fit_time_figure(curves, title=None):
-    """Training time against training-set size on log-log axes, one line per estimator (mean
-    over repeats), the fitted exponent in each legend entry.
+    """Training time against training-set size on log-log axes, one line per estimator.
 
-    ``curves`` as for :func:`learning_curve_figure`, each value with a ``'fit_time'`` array of
-    shape (n_sizes, n_repeats) in seconds.
+    Parameters
+    ----------
+    curves : dict
+        ``{estimator label: dict}`` as for :func:`learning_curve_figure`, each value with
+        ``'sizes'`` and a ``'fit_time'`` array of shape (n_sizes, n_repeats) in seconds.
+    title : str, optional
+        Figure title; by default one that says the slope is the exponent.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per estimator (uid ``'time:<label>'``), the mean time over repeats; its
+        legend entry gives the exponent of :func:`time_exponent`.
     """
     if not curves:
         raise ValueError("curves must hold at least one estimator's results, got an empty mapping")

@@ -57,7 +57,20 @@ def _label(loss):
 
 
 def loss_axes_layout(show_derivative):
-    """Layout update switching the figure between the loss panel alone and loss + derivative."""
+    """Layout update switching a loss figure between the loss panel alone and loss + derivative.
+
+    Parameters
+    ----------
+    show_derivative : bool
+        True: the loss panel on top and the derivative panel under it; False: the loss panel
+        alone, the derivative axes hidden.
+
+    Returns
+    -------
+    dict
+        Axis settings (``xaxis``, ``yaxis``, ``xaxis2``, ``yaxis2``) for ``fig.update_layout``
+        on a figure of :func:`loss_curves`.
+    """
     if show_derivative:
         return dict(
             xaxis=dict(showticklabels=False, title=dict(text="")),
@@ -70,7 +83,19 @@ def loss_axes_layout(show_derivative):
 
 
 def margin_marker(m):
-    """Layout ``shapes``/``annotations``: a vertical line at the margin ``m`` (none for None)."""
+    """Layout shapes and annotations marking the margin ``m`` on a loss figure.
+
+    Parameters
+    ----------
+    m : float or None
+        The margin to mark; None marks nothing.
+
+    Returns
+    -------
+    dict
+        ``{'shapes': [...], 'annotations': [...]}`` for ``fig.update_layout``: a dotted vertical
+        line at ``m`` and its label, or two empty lists for None (which clears a marker).
+    """
     if m is None:
         return dict(shapes=[], annotations=[])
     m = float(m)
@@ -95,16 +120,20 @@ def loss_curves(names=None, show_derivative=False, margin_range=(-2.0, 3.0), n_p
         Show a second panel with the derivatives dL/dm (traces are always present, hidden when
         False, so a dashboard toggles them without rebuilding the figure).
     margin_range : (float, float), default=(-2, 3)
+        Lowest and highest margin drawn (finite, low < high).
     n_points : int, default=501
+        Points of each curve (at least 2); m = 0 is added when the range holds it.
     highlight : float, optional
         Draw a vertical line at this margin.
+    title : str, optional
+        Figure title (none by default).
 
     Returns
     -------
     plotly.graph_objects.Figure
         For each loss, in order, a value trace (uid ``'value:<name>'``, meta
         ``['value', name]``, axes x/y) then a derivative trace (uid ``'deriv:<name>'``, meta
-        ``['deriv', name]``, axes x2/y2). (A ``FigureWidget`` replaces uids; ``meta`` stays.)
+        ``['deriv', name]``, axes x2/y2). A ``FigureWidget`` replaces uids; ``meta`` stays.
     """
     try:
         lo, hi = (float(v) for v in margin_range)

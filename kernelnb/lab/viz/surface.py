@@ -44,7 +44,20 @@ def _check_2d(X, name="X"):
 
 
 def plane_bounds(X, padding=0.1):
-    """``(xmin, xmax, ymin, ymax)`` of the points ``X`` widened by ``padding`` times their span."""
+    """The rectangle of a set of 2-D points, widened on each side.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, 2)
+        Finite points of the plane.
+    padding : float, default=0.1
+        Each side moves out by this fraction of the points' span along its axis.
+
+    Returns
+    -------
+    tuple of float
+        ``(xmin, xmax, ymin, ymax)``; ``(-1, 1, -1, 1)`` for no points.
+    """
     X = _check_2d(X)
     if X.shape[0] == 0:
         return (-1.0, 1.0, -1.0, 1.0)
@@ -56,6 +69,15 @@ def plane_bounds(X, padding=0.1):
 
 def decision_grid(model, bounds, grid=100):
     """Decision values of ``model`` on a ``grid`` x ``grid`` lattice of the rectangle ``bounds``.
+
+    Parameters
+    ----------
+    model : fitted binary classifier
+        Its ``decision_function`` gives one value per 2-D point.
+    bounds : tuple of float
+        ``(xmin, xmax, ymin, ymax)``, the rectangle covered.
+    grid : int, default=100
+        Points per axis, from 2 to 1000.
 
     Returns
     -------
@@ -80,9 +102,20 @@ def decision_grid(model, bounds, grid=100):
 def support_masks(model):
     """Indices (into the training set) of the free and the at-bound support vectors.
 
-    Uses ``model.support_`` and ``model.at_bound_`` (kernelnb's SVC); for an estimator without
-    ``at_bound_`` (scikit-learn's SVC) a support vector is at bound when ``|dual_coef_|`` reaches
-    ``C`` to a relative 1e-8.  Models without ``support_`` have none.
+    Parameters
+    ----------
+    model : fitted classifier
+        Uses ``model.support_`` and ``model.at_bound_`` (kernelnb's SVC); for an estimator
+        without ``at_bound_`` (scikit-learn's SVC) a support vector is at bound when
+        ``|dual_coef_|`` reaches ``C`` to a relative 1e-8. Models without ``support_`` have no
+        support vectors.
+
+    Returns
+    -------
+    free : ndarray of int
+        Training indices of the free support vectors (0 < alpha < C).
+    bound : ndarray of int
+        Training indices of the support vectors at bound (alpha = C).
     """
     support = getattr(model, "support_", None)
     if support is None:
@@ -106,8 +139,18 @@ def margin_width(model):
     ``||w||^2 = sum_ij (y_i alpha_i)(y_j alpha_j) k(x_i, x_j)`` over the support vectors
     (``dual_coef_`` and the fitted ``kernel_`` of kernelnb's SVC); for kernelnb's L1 soft margin
     it is read from the dual objective, ``||w||^2 = 2 (objective_ + sum alpha)``.
-    Returns ``inf`` when w = 0 and
-    ``nan`` for a model without these attributes or with several binary problems.
+
+    Parameters
+    ----------
+    model : fitted binary SVM
+        Read through ``dual_coef_``, ``support_vectors_`` and ``kernel_``, or ``margin``,
+        ``objective_`` and ``dual_coef_`` for kernelnb's L1 soft margin.
+
+    Returns
+    -------
+    float
+        The width; ``inf`` when w = 0 (no support vector), ``nan`` for a model without these
+        attributes or with several binary problems.
     """
     coef = getattr(model, "dual_coef_", None)
     kern = getattr(model, "kernel_", None)
@@ -153,10 +196,31 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, columns=False)
     A dashboard applies it to an existing figure (``fig.data[k].update(**props)``) inside
     ``batch_update()``.
 
-    With ``columns=True`` the surface and contour traces get plotly's column form (1-D ``x``,
-    ``y``, ``z`` of length grid**2, one triple per grid node) instead of grid vectors and a 2-D
-    ``z``: a ``FigureWidget`` sends 1-D numeric arrays as binary buffers, but turns a 2-D array
-    into nested lists of JSON numbers (measured: 600 kB and ~50 ms per update at grid=100).
+    Parameters
+    ----------
+    model : fitted binary classifier with ``decision_function``
+        As for :func:`decision_surface`.
+    X : array-like of shape (n_samples, 2)
+        The training points.
+    y : array-like of shape (n_samples,)
+        Their labels (at most two classes).
+    grid : int, default=100
+        The surface is evaluated on ``grid`` x ``grid`` points.
+    bounds : tuple of float, optional
+        ``(xmin, xmax, ymin, ymax)``; default: :func:`plane_bounds` of ``X`` with ``padding``.
+    padding : float, default=0.1
+        Widening of the data's box when ``bounds`` is None.
+    columns : bool, default=False
+        Give the surface and contour traces plotly's column form (1-D ``x``, ``y``, ``z`` of
+        length grid**2, one triple per grid node) instead of grid vectors and a 2-D ``z``: a
+        ``FigureWidget`` sends 1-D numeric arrays as binary buffers, but turns a 2-D array into
+        nested lists of JSON numbers (measured: 600 kB and ~50 ms per update at grid=100).
+
+    Returns
+    -------
+    dict
+        One entry per name of :data:`SURFACE_TRACES` (the properties of that trace: ``x``,
+        ``y``, ``z`` or ``x``, ``y``, ``name``), and ``'_bounds'``, the rectangle drawn.
     """
     X = _check_2d(X)
     if bounds is None:
@@ -189,7 +253,7 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
     Parameters
     ----------
     model : fitted binary classifier with ``decision_function``
-        kernelnb's :class:`~kernelnb.svm.SVC` shows its support vectors (``support_``,
+        Kernelnb's :class:`~kernelnb.svm.SVC` shows its support vectors (``support_``,
         ``at_bound_``); any other classifier shows its surface and boundary.
     X : array of shape (n_samples, 2)
         The training points (those the model was fitted on, so that ``support_`` indexes them).
@@ -203,7 +267,10 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
         Mark the support vectors, free (open circles) and at bound (open squares).
     bounds : (xmin, xmax, ymin, ymax), optional
         Plotted rectangle; default: the data's box widened by ``padding`` of its span.
+    padding : float, default=0.1
+        Widening of the data's box when ``bounds`` is None.
     title : str, optional
+        Figure title (none by default).
     columns : bool, default=False
         Give the surface in plotly's column form (see :func:`surface_data`), the fast form for
         a ``FigureWidget`` that is updated often.
@@ -269,9 +336,21 @@ def boundaries_figure(models, X, y, grid=100, bounds=None, padding=0.1, title=No
 
     Parameters
     ----------
-    models : dict ``{label: fitted binary classifier}``
-        One solid/dashed coloured line per model, in order, labelled in the legend.
-    X, y : training data (two classes) shown as points.
+    models : dict
+        ``{label: fitted binary classifier}``: one solid/dashed coloured line per model, in
+        order, labelled in the legend.
+    X : array-like of shape (n_samples, 2)
+        Points shown (e.g. the training data).
+    y : array-like of shape (n_samples,)
+        Their labels (at most two classes).
+    grid : int, default=100
+        Each model's decision function is evaluated on ``grid`` x ``grid`` points.
+    bounds : tuple of float, optional
+        ``(xmin, xmax, ymin, ymax)``; default: :func:`plane_bounds` of ``X`` with ``padding``.
+    padding : float, default=0.1
+        Widening of the data's box when ``bounds`` is None.
+    title : str, optional
+        Figure title (none by default).
 
     Returns
     -------
@@ -311,12 +390,15 @@ def boundaries_figure(models, X, y, grid=100, bounds=None, padding=0.1, title=No
 
 
 def ellipse_outlines(centres, covariances, scale=1.0, n_points=33):
-    """x, y of one polyline through the ellipses ``{c + scale * L u : ||u|| = 1}`` (``L L' =
-    covariance``) around 2-D centres, separated by None: plotly draws them as one trace.
+    """Outlines of ellipses around 2-D centres, as one polyline for a single plotly trace.
+
+    The ellipse around centre ``c`` is ``{c + scale * L u : ||u|| = 1}`` with ``L L'`` its
+    covariance; the outlines follow one another, separated by None.
 
     Parameters
     ----------
     centres : array of shape (n, 2)
+        Centres of the ellipses.
     covariances : array of shape (n, 2, 2), (n,) or scalar
         Symmetric positive semi-definite 2x2 matrices; a number ``v`` stands for ``v * I``
         (a circle of radius ``scale * sqrt(v)``).
@@ -327,7 +409,10 @@ def ellipse_outlines(centres, covariances, scale=1.0, n_points=33):
 
     Returns
     -------
-    xs, ys : lists of floats and None
+    xs : list of float and None
+        The x coordinates of the outlines, None after each.
+    ys : list of float and None
+        The y coordinates, aligned with ``xs``.
     """
     C = _check_2d(centres, "centres")
     S = np.asarray(covariances, dtype=np.float64)
