@@ -25,7 +25,6 @@ import importlib.resources
 import json
 import logging
 import os
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,10 +188,6 @@ def dashboard_entries() -> list[GalleryEntry]:
 def __getattr__(name):
     if name == "DASHBOARDS":          # read from the classes' source when first asked for
         return dashboard_entries()
-    if name == "Dashboard":
-        warnings.warn("kernelnb.lab.app.gallery.Dashboard is now GalleryEntry (the dashboards' base "
-                      "class is kernelnb.lab.app.Dashboard)", DeprecationWarning, stacklevel=2)
-        return GalleryEntry
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

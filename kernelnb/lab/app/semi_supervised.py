@@ -14,7 +14,6 @@ import numpy as np
 import ipywidgets as widgets
 from ._plotly import FigureWidget
 
-from ...datasets import TOY_NOISE
 from ...svm import SVC
 from ...unlabeled import TRANSFER_FUNCTIONS, ClusterKernel, ClusterKernelSVC
 from ..viz import boundaries_figure, decision_grid, plane_bounds

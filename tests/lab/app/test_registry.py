@@ -8,13 +8,11 @@ import pkgutil
 import subprocess
 import sys
 import textwrap
-import warnings
 
 import pytest
 
 import kernelnb.lab.app as app
 from kernelnb.lab.app import Dashboard
-from kernelnb.lab.app import gallery
 from kernelnb.lab.app.gallery import DASHBOARDS, GalleryEntry, dashboards_dir, scan_dashboards
 
 
@@ -228,15 +226,6 @@ def test_two_classes_sharing_a_notebook_are_refused(tmp_path):
         "class B(Dashboard):\n    notebook = 'same'\n")
     with pytest.raises(ValueError, match=r"share the notebook\(s\) \['same'\]"):
         scan_dashboards(tmp_path)
-
-
-def test_the_old_gallery_name_still_works_with_a_warning():
-    with pytest.warns(DeprecationWarning, match="GalleryEntry"):
-        old = gallery.Dashboard
-    assert old is GalleryEntry
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        from kernelnb.lab.app.gallery import GalleryEntry as again  # noqa: F401
 
 
 def test_listing_the_dashboards_imports_none_of_them():
