@@ -274,6 +274,8 @@ def test_bad_input():
         MLPClassifier().fit(X, np.zeros(len(X)))
     with pytest.raises(ValueError, match="y_val"):
         MLPClassifier().fit(X, y, X_val=X)
+    with pytest.raises(ValueError, match="leaves no training or no validation sample"):
+        MLPClassifier(validation_fraction=0.01).fit(X, y)
     with pytest.raises(ValueError, match="learning_rate"):
         MLPRegressor(learning_rate=1e6, max_iter=5).fit(X, np.arange(len(X)) ** 3.0)
     with pytest.raises(ValueError, match="loss"):
