@@ -150,9 +150,9 @@ def run_models(n, params, client, args, Xt, yt, X, y):
     except ImportError:
         SimpleMLP = None
     for name, cls, kw in (("MLP (CE, 100 tanh hidden, early stopping)", MLPClassifier,
-                           dict(n_hidden=100, max_iter=args.mlp_epochs, early_stopping=True)),
+                           dict(n_hidden=100, max_iter=args.mlp_epochs, validation_fraction=0.1)),
                           ("Simple MLP (100 HardTanh, beta-hinge)", SimpleMLP,
-                           dict(n_hidden=100, max_iter=args.mlp_epochs, early_stopping=True))):
+                           dict(n_hidden=100, max_iter=args.mlp_epochs, validation_fraction=0.1))):
         if cls is None:
             continue
         try:

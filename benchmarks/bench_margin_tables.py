@@ -190,7 +190,7 @@ def run_dataset(name, args):
             (res["SVM"]["params"], lambda: SkSVC(C=svm.C, gamma=gamma_from_sigma(svm.sigma),
                                                   cache_size=200))], std, use_val=False)
     th = theorem_8_1_epochs(L, 0.01, sgd_mu)
-    res["_thm81"] = (L, 0.01, sgd_mu, th, sgd["model"].n_epochs_)
+    res["_thm81"] = (L, 0.01, sgd_mu, th, sgd["model"].n_iter_)
     return res
 
 
@@ -222,7 +222,7 @@ def report(all_res, args):
         for m in ("SVM", "MLP (CE)", "Simple MLP", "Hinge MLP (8.10)"):
             r = all_res[n][m]
             extra = f", #SV {r['n_sv']}" if "n_sv" in r else (
-                f", {r['model'].n_epochs_} epochs" if hasattr(r["model"], "n_epochs_") else "")
+                f", {r['model'].n_iter_} epochs" if hasattr(r["model"], "n_iter_") else "")
             print(f"   {n:<9} {m:<18} {r['params']}{extra}")
 
     print("\n## Table 8.2 -- margin against no margin: test error (%) (published: Forest / "
@@ -244,7 +244,7 @@ def report(all_res, args):
         for m in ("Original Perceptron", "Margin Perceptron", "Nilsson MLP", "SGD hinge (8.16)",
                   "sklearn Perceptron", "sklearn SGD hinge"):
             r = all_res[n][m]
-            ep = getattr(r["model"], "n_epochs_", getattr(r["model"], "n_iter_", "?"))
+            ep = getattr(r["model"], "n_iter_", "?")
             print(f"   {n:<9} {m:<20} {r['params']:<22} {r['time']:7.2f}s, {ep} epochs")
 
     print("\n## Theorem 8.1 -- least epochs of SGD with weight decay to reach the SVM solution")

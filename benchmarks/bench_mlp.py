@@ -38,8 +38,8 @@ UPPER = (0, 2, 4, 6)
 
 
 def models(max_epochs, seed):
-    common = dict(early_stopping=True, validation_fraction=0.1, n_iter_no_change=5,
-                  max_iter=max_epochs, random_state=seed)
+    common = dict(validation_fraction=0.1, n_iter_no_change=5, max_iter=max_epochs,
+                  random_state=seed)
     return {
         "kernelnb MLPClassifier (100 tanh, CE, SGD)":
             MLPClassifier(n_hidden=100, learning_rate=0.01, **common),
@@ -57,7 +57,7 @@ def models(max_epochs, seed):
 
 def epochs_of(model):
     last = model[-1] if hasattr(model, "steps") else model
-    return getattr(last, "n_epochs_", None) or getattr(last, "n_iter_", None)
+    return getattr(last, "n_iter_", None)
 
 
 def main(argv=None):

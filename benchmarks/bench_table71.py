@@ -183,8 +183,8 @@ def mixtures(name, data, args):
     X, y, Xt, yt = data
     print(f"\n=== Mixtures on {name}: n = {X.shape[0]}, test {Xt.shape[0]} "
           f"(test error %, fit time s) ===")
-    es = dict(early_stopping=True, validation_fraction=0.1, n_iter_no_change=5,
-              max_iter=args.epochs, random_state=args.seed)
+    es = dict(validation_fraction=0.1, n_iter_no_change=5, max_iter=args.epochs,
+              random_state=args.seed)
     K_svm = max(2, X.shape[0] // 1500)
     rows = [
         (f"one MLP+CE ({args.hidden} units)",
@@ -195,7 +195,7 @@ def mixtures(name, data, args):
          MixtureOfExpertsClassifier(loss="cross_entropy", learning_rate=0.01, **MOE_SIZES,
                                     **es)),
         (f"MixtureSVC ({K_svm} SVMs, global gater)",
-         MixtureSVC(n_experts=K_svm, C=10.0, sigma="scale", max_iter=3, n_workers=2,
+         MixtureSVC(n_experts=K_svm, C=10.0, sigma="scale", max_iter=3, n_jobs=2,
                     random_state=args.seed)),
     ]
     for label, est in rows:
@@ -237,7 +237,7 @@ def regression(args):
                                 sigma=sigma, client="serial", random_state=args.seed), False),
             ("MixtureOfExpertsRegressor (5 x 10, gater 25)",
              lambda: MixtureOfExpertsRegressor(**MOE_SIZES, learning_rate=0.01,
-                                               early_stopping=True, max_iter=100,
+                                               validation_fraction=0.1, max_iter=100,
                                                random_state=args.seed), False),
         ]
         for label, make, standardise in rows:

@@ -14,9 +14,9 @@ from tests._estimators import ESTIMATOR_CLASSES, make
 # Variants whose code paths differ enough to be checked too.
 _VARIANTS = [
     make(ESTIMATOR_CLASSES["SVC"], sigma=1.0, kernel="linear"),
-    make(ESTIMATOR_CLASSES["MLPClassifier"], early_stopping=True),
+    make(ESTIMATOR_CLASSES["MLPClassifier"], validation_fraction=0.1),
     make(ESTIMATOR_CLASSES["MLPClassifier"], loss="squared"),
-    make(ESTIMATOR_CLASSES["SimpleMLP"], early_stopping=True),
+    make(ESTIMATOR_CLASSES["SimpleMLP"], validation_fraction=0.1),
     # issue 13: the low-rank kernel PCA maps (a random subset, incomplete Cholesky) take other
     # code paths than the exact eigendecomposition (basis of k points, k x k solves)
     make(ESTIMATOR_CLASSES["KernelPCAMap"], method="subset", n_components=5, random_state=0),

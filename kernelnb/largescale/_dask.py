@@ -1,4 +1,4 @@
-"""Dask helpers: where the tasks of a large-scale fit run, and a cross-validated grid search on Dask.
+"""Dask helpers: where the tasks of a large-scale fit run, and a grid search on Dask.
 
 kernelnb never schedules work itself across machines: the experts of a :class:`MixtureSVC` and the
 folds of a grid search are Dask tasks (``dask.distributed``).  Three ways to say where they run:
@@ -41,7 +41,13 @@ __all__ = ["local_client", "dask_client", "dashboard_available", "dask_grid_sear
 
 
 def dashboard_available():
-    """True when the Dask dashboard can be served (it needs ``bokeh``, an optional package)."""
+    """Tell whether the Dask dashboard can be served (it needs ``bokeh``, an optional package).
+
+    Returns
+    -------
+    bool
+        True when ``bokeh`` can be imported.
+    """
     try:
         import bokeh  # noqa: F401
     except ImportError:
@@ -123,7 +129,7 @@ def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_l
     Parameters
     ----------
     n_workers : int, optional
-        Workers; default: the number of cores this process may use.
+        Workers (Dask's name for them); default: the number of cores this process may use.
     threads_per_worker : int, default=1
         One thread per worker: each SVM expert then runs single-threaded, and the workers share
         the cores without oversubscription.
@@ -141,7 +147,7 @@ def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_l
 
     Returns
     -------
-    client : distributed.Client
+    distributed.Client
         Close it with ``client.close(); client.cluster.close()`` (or use :func:`dask_client`).
     """
     import warnings
@@ -177,12 +183,23 @@ def _is_client_like(obj):
 
 @contextlib.contextmanager
 def dask_client(client=None, n_workers=None):
-    """Context manager resolving the ``client`` argument of the large-scale estimators.
+    """Resolve the ``client`` argument of the large-scale estimators, as a context manager.
 
-    Yields ``None`` for ``client='serial'`` (run in this process), a client on a fresh
-    :class:`~distributed.LocalCluster` for ``client=None`` (closed on exit), a client connected to
-    the scheduler for an address string (closed on exit, the cluster left running), or the given
-    client object unchanged.
+    Parameters
+    ----------
+    client : None, 'serial', str or distributed.Client, default=None
+        None: a fresh :class:`~distributed.LocalCluster` of worker threads in this process
+        (closed on exit, BLAS held to one thread meanwhile); ``'serial'``: no Dask, the work
+        runs in this process; a scheduler address: a client connected to it (closed on exit,
+        the cluster left running); a client object (anything with ``submit``, ``scatter`` and
+        ``gather``): used as it is.
+    n_workers : int, optional
+        Workers of the fresh cluster of ``client=None`` (default: one per core).
+
+    Yields
+    ------
+    distributed.Client or None
+        The client to submit to, None for ``'serial'``.
     """
     if isinstance(client, str) and client == "serial":
         yield None
@@ -246,21 +263,30 @@ def dask_grid_search(estimator, param_grid, X, y, cv=5, client=None, scoring=Non
 
     Parameters
     ----------
-    estimator : scikit-learn estimator, e.g. :class:`kernelnb.svm.SVC`
-        Give it ``n_jobs=1`` when it has that parameter: the workers are single-threaded.
-    param_grid : dict or list of dicts, e.g. ``{'C': [1, 10], 'sigma': [3, 6]}``
-    X, y : arrays
+    estimator : estimator object
+        A scikit-learn estimator, e.g. :class:`kernelnb.svm.SVC`.  Give it ``n_jobs=1`` when it
+        has that parameter: the workers are single-threaded.
+    param_grid : dict or list of dict
+        The grid, e.g. ``{'C': [1, 10], 'sigma': [3, 6]}``.
+    X : array-like of shape (n_samples, n_features)
+        Training inputs.
+    y : array-like of shape (n_samples,)
+        Training targets.
     cv : int or cross-validation splitter, default=5
-    client : None, 'serial', address string or Client
+        The folds, as in ``GridSearchCV``.
+    client : None, 'serial', str or distributed.Client, default=None
         As in :func:`dask_client`; ``'serial'`` runs scikit-learn's own sequential loop.
-    scoring, refit : as in ``GridSearchCV``.
+    scoring : str, callable or None, default=None
+        As in ``GridSearchCV``.
+    refit : bool, default=True
+        As in ``GridSearchCV``.
     progress : bool, default=True
         Show the completed fits with a ``tqdm`` bar (``tqdm.auto``: a widget in a notebook, text
         in a terminal).
 
     Returns
     -------
-    search : sklearn.model_selection.GridSearchCV
+    sklearn.model_selection.GridSearchCV
         Fitted (``cv_results_``, ``best_params_``, ``best_estimator_`` ...).
     """
     import joblib

@@ -4,8 +4,9 @@ thesis, 2004, ch. 7; Collobert & Bengio, ICASSP 2004).
 The thesis's argument (ch. 7, "a local cost study"): if the instantaneous Hessian ``H_{x,y}`` of
 the cost of one example is block-diagonal across sub-vectors ``theta_i`` of the parameters, the
 local cost decouples and each sub-vector trains independently; the error of ignoring the
-off-diagonal blocks is at most ``1/2 sum_{i != j} ||H^{ij}||_2 ||dtheta_i|| ||dtheta_j||``.  For the models of Table 7.1 the
-off-diagonal blocks are (two classes, ``y = +-1``, one output ``f``):
+off-diagonal blocks is at most ``1/2 sum_{i != j} ||H^{ij}||_2 ||dtheta_i|| ||dtheta_j||``.
+For the models of Table 7.1 the off-diagonal blocks are (two classes, ``y = +-1``, one output
+``f``):
 
 * an MLP ``f = sum_n w_n h(v_n . x + a_n) + b``, blocks across hidden units ``theta_i = (v_i,
   a_i)``: ``Q''(f) w_i w_j h'_i h'_j x x^T`` (eq. 7.12 and after) with the factor ``Q''`` equal
@@ -55,8 +56,23 @@ FACTOR_NAMES = {"squared": "1 (MSE: no factor)", "tanh_squared": "mean |c(z)|",
 
 
 def tanh_mse_factor(z, y):
-    """``c(z) = (1 - z^2)(1 + 2 z y - 3 z^2)``: the second derivative of ``1/2 (y - tanh f)^2``
-    in ``f``, with ``z = tanh f`` (thesis eq. 7.15)."""
+    """Compute the factor ``c(z)`` of the MLP+Tanh+MSE Hessian's off-diagonal blocks.
+
+    ``c(z) = (1 - z^2)(1 + 2 z y - 3 z^2)`` is the second derivative of ``1/2 (y - tanh f)^2``
+    in ``f``, with ``z = tanh f`` (Collobert's thesis, eq. 7.15).
+
+    Parameters
+    ----------
+    z : float or array-like
+        The tanh of the outputs.
+    y : float or array-like
+        The targets, +-1.
+
+    Returns
+    -------
+    ndarray
+        ``c(z)``, broadcast over ``z`` and ``y``.
+    """
     z = np.asarray(z, dtype=np.float64)
     return (1.0 - z * z) * (1.0 + 2.0 * z * y - 3.0 * z * z)
 
@@ -104,23 +120,34 @@ def _mlp_block_coefficients(X, y, W1, b1, W2, b2, loss, units):
 
 
 def mlp_hessian_blocks(X, y, W1, b1, W2, b2, loss, units=None):
-    """The blocks across hidden units of the total Hessian ``1/n sum_l H_{x_l,y_l}`` of a
-    one-output MLP ``f = W2 tanh(W1 x + b1) + b2`` with respect to each unit's input weights and
-    bias ``(v_i, a_i)``.
+    """Compute the blocks across hidden units of a one-output MLP's total Hessian.
+
+    The total Hessian ``1/n sum_l H_{x_l,y_l}`` (thesis eq. 7.9) of the MLP
+    ``f = W2 tanh(W1 x + b1) + b2``, with respect to each unit's input weights and bias
+    ``(v_i, a_i)``, assembled from the formulas of the thesis's ch. 7.
 
     Parameters
     ----------
-    X : array (n, d)
+    X : array-like of shape (n_samples, n_features)
         Inputs as the net sees them (standardised).
-    y : array (n,) of +-1
-    W1, b1, W2, b2 : arrays (H, d), (H,), (1, H), (1,)
+    y : array-like of shape (n_samples,)
+        Targets, +-1.
+    W1 : ndarray of shape (n_hidden, n_features)
+        Input weights of the hidden units.
+    b1 : ndarray of shape (n_hidden,)
+        Hidden biases.
+    W2 : ndarray of shape (1, n_hidden)
+        Output weights.
+    b2 : ndarray of shape (1,)
+        Output bias.
     loss : {'squared', 'tanh_squared', 'cross_entropy'}
+        The loss of the output.
     units : sequence of int, optional
         The hidden units (default: all).
 
     Returns
     -------
-    blocks : array (m, m, d + 1, d + 1)
+    ndarray of shape (m, m, n_features + 1, n_features + 1)
         ``blocks[i, j]`` is the block of units ``units[i], units[j]``, the last coordinate
         being the bias.
     """
@@ -203,12 +230,32 @@ def _moe_parts(X, y, weights, gater_n_hidden):
 
 
 def moe_hessian_blocks(X, y, weights, gater_n_hidden, experts=None):
-    """The blocks across experts of the total Hessian of the squared error
-    ``1/2 (y - sum_k g_k f_k)^2`` of a one-output mixture (:mod:`kernelnb.largescale.moe`)
-    with respect to each expert's weights ``u_k = (W1[k] | b1[k] row by row, W2[k], b2[k])``.
+    """Compute the blocks across experts of a one-output mixture's total Hessian.
 
-    Returns a nested list ``blocks[i][j]`` of arrays (P, P), ``P = H (d + 1) + H + 1``, for the
-    experts listed (default: all)."""
+    The total Hessian of the squared error ``1/2 (y - sum_k g_k f_k)^2`` of a mixture of
+    :mod:`kernelnb.largescale.moe`, with respect to each expert's weights
+    ``u_k = (W1[k] | b1[k] row by row, W2[k], b2[k])`` (thesis eq. 7.10).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Inputs as the mixture sees them (standardised).
+    y : array-like of shape (n_samples,)
+        Targets, +-1.
+    weights : dict
+        The mixture's weights, as :func:`~kernelnb.largescale.moe.init_moe_weights` returns
+        them (one output).
+    gater_n_hidden : int
+        Hidden units of the gater (0: linear gater).
+    experts : sequence of int, optional
+        The experts (default: all).
+
+    Returns
+    -------
+    list of list of ndarray
+        ``blocks[i][j]``, of shape (P, P) with ``P = H (d + 1) + H + 1``, is the block of the
+        experts ``experts[i], experts[j]``.
+    """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     experts = range(weights["W1"].shape[0]) if experts is None else experts
@@ -267,12 +314,29 @@ def _moe_block_norms(X, y, weights, gater_n_hidden, experts):
 
 
 def block_norms(estimator, X, y, max_blocks=None):
-    """Spectral norms of the blocks of the total Hessian (over the rows of X) of a fitted
-    two-class :class:`~kernelnb.largescale.MLPClassifier` (blocks across its first
-    ``max_blocks`` hidden units) or squared-error
-    :class:`~kernelnb.largescale.MixtureOfExpertsClassifier` (across its first ``max_blocks``
-    experts), at its current weights.  ``X`` in the estimator's input space (it is standardised
-    as the estimator does); ``y`` labels of ``classes_``.  Returns an array (m, m)."""
+    """Compute the spectral norms of the blocks of a fitted model's total Hessian.
+
+    The total Hessian is taken over the rows of X at the estimator's current weights, in
+    blocks across the hidden units of a two-class
+    :class:`~kernelnb.largescale.MLPClassifier` or across the experts of a squared-error
+    :class:`~kernelnb.largescale.MixtureOfExpertsClassifier`.
+
+    Parameters
+    ----------
+    estimator : MLPClassifier or MixtureOfExpertsClassifier
+        The fitted two-class model.
+    X : array-like of shape (n_samples, n_features)
+        Inputs in the estimator's input space (standardised here as the estimator does).
+    y : array-like of shape (n_samples,)
+        Labels, of ``estimator.classes_``.
+    max_blocks : int, optional
+        Only the blocks of the first this many hidden units or experts (default: all).
+
+    Returns
+    -------
+    ndarray of shape (m, m)
+        The spectral norm of each block.
+    """
     Z, ys = _standardised(estimator, X, y)
     if isinstance(estimator, MixtureOfExpertsClassifier):
         if estimator.loss != "squared":
@@ -313,7 +377,46 @@ def _factor(est, Z, ys):
 
 @dataclass
 class HessianStudy:
-    """What :func:`hessian_study` records, one entry per epoch (after epochs 1, 2, ...)."""
+    """The records of :func:`hessian_study`, one entry per epoch (after epochs 1, 2, ...).
+
+    Parameters
+    ----------
+    model : str
+        The model's name, as in :data:`STUDY_MODELS` (e.g. ``'mlp_tanh_squared'``).
+    factor_name : str
+        What ``factor`` is for this model (e.g. ``'mean |c(z)|'``).
+    epochs : ndarray of shape (n_epochs,)
+        The epochs 1, 2, ...
+    train_error : ndarray of shape (n_epochs,)
+        The training error (a fraction) after each epoch.
+    loss : ndarray of shape (n_epochs,)
+        The estimator's mean training loss of each epoch.
+    factor : ndarray of shape (n_epochs,)
+        The model's off-diagonal factor averaged over the training examples:
+        ``P(y|x) P(-y|x)``, ``|c(z)|``, 1 or the mean ``g_i g_j`` (i != j).
+    offdiag_ratio : ndarray of shape (n_epochs,)
+        Mean off-diagonal block norm over mean diagonal block norm.
+    block_norms : list of ndarray
+        The (m, m) block norms after each epoch.
+    estimator : MLPClassifier or MixtureOfExpertsClassifier
+        The fitted estimator.
+    n_parameters : int, default=0
+        Its number of weights and biases.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.largescale import hessian_study
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(100, 2)
+    >>> y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+    >>> study = hessian_study("mlp_tanh_squared", X, y, n_epochs=3, n_hidden=4,
+    ...                       learning_rate=0.1, max_blocks=3)
+    >>> study.epochs
+    array([1, 2, 3])
+    >>> sorted(study.as_dict())
+    ['epoch', 'factor', 'loss', 'offdiag_ratio', 'train_error']
+    """
 
     model: str
     factor_name: str
@@ -327,7 +430,13 @@ class HessianStudy:
     n_parameters: int = 0
 
     def as_dict(self):
-        """The per-epoch records as plain lists (for a table or a plot)."""
+        """Return the per-epoch records as plain lists (for a table or a plot).
+
+        Returns
+        -------
+        dict
+            ``epoch``, ``train_error``, ``loss``, ``factor`` and ``offdiag_ratio``, lists.
+        """
         return {"epoch": self.epochs.tolist(), "train_error": self.train_error.tolist(),
                 "loss": self.loss.tolist(), "factor": self.factor.tolist(),
                 "offdiag_ratio": self.offdiag_ratio.tolist()}
@@ -344,16 +453,24 @@ def _ratio(N):
 
 def hessian_study(model, X, y, n_epochs=10, *, n_block_samples=128, max_blocks=6,
                   n_factor_samples=5000, random_state=0, **params):
-    """Train one of Table 7.1's models and record, after every epoch, how block-diagonal its
-    Hessian is (see the module notes).
+    """Train one of Table 7.1's models and record how block-diagonal its Hessian is.
+
+    After every epoch the blocks of the total Hessian (over a subsample) are assembled from
+    the formulas of Collobert's thesis, ch. 7 (see :mod:`kernelnb.largescale.hessian`), and
+    their spectral norms recorded with the model's off-diagonal factor and training error
+    (the thesis's Figs. 7.1, 7.3a, 7.4a and 7.6b).
 
     Parameters
     ----------
-    model : {'mlp_squared', 'mlp_tanh_squared', 'mlp_cross_entropy', 'moe_squared'} or estimator
-        A name of :data:`STUDY_MODELS` (built with ``params``), or an unfitted two-class
-        :class:`~kernelnb.largescale.MLPClassifier` / squared-error
+    model : str or estimator
+        A name of :data:`STUDY_MODELS` (``'mlp_squared'``, ``'mlp_tanh_squared'``,
+        ``'mlp_cross_entropy'``, ``'moe_squared'``; built with ``params``), or an unfitted
+        :class:`~kernelnb.largescale.MLPClassifier` or squared-error
         :class:`~kernelnb.largescale.MixtureOfExpertsClassifier`.
-    X, y : training set (two classes)
+    X : array-like of shape (n_samples, n_features)
+        Training inputs.
+    y : array-like of shape (n_samples,)
+        Training labels (two classes).
     n_epochs : int, default=10
         Epochs run (training does not stop early: no validation, no tolerance).
     n_block_samples : int, default=128
@@ -361,21 +478,20 @@ def hessian_study(model, X, y, n_epochs=10, *, n_block_samples=128, max_blocks=6
         averaged.
     max_blocks : int, default=6
         Blocks of the first this many hidden units (MLP) or experts (mixture).
-    n_factor_samples : int, default=5000
+    n_factor_samples : int or None, default=5000
         Training examples (a fixed subsample) over which the factor and the training error are
         averaged; None: all.
-    random_state : int
-        Seeds the subsamples and (unless ``params`` or the estimator give one) the estimator.
-    **params
-        Constructor parameters of the named model (e.g. ``n_hidden``, ``learning_rate``).
+    random_state : int, default=0
+        Seeds the subsamples and (unless ``params`` give one) the named model.
+    **params : dict
+        Constructor parameters of the model (e.g. ``n_hidden``, ``learning_rate``).
 
     Returns
     -------
     HessianStudy
-        ``epochs`` (1 .. n_epochs), ``train_error`` (fraction), ``loss`` (the estimator's mean
-        training loss of each epoch), ``factor`` (see ``factor_name``), ``block_norms``
-        (one (m, m) array per epoch), ``offdiag_ratio`` (mean off-diagonal / mean diagonal block
-        norm), the fitted ``estimator``.
+        The records: ``epochs`` (1 .. n_epochs), ``train_error``, ``loss``, ``factor`` (see
+        ``factor_name``), ``block_norms`` (one (m, m) array per epoch), ``offdiag_ratio``,
+        the fitted ``estimator``.
     """
     n_epochs = check_param("n_epochs", n_epochs, POSITIVE_INT, "hessian_study")
     if isinstance(model, str):
@@ -416,7 +532,7 @@ def hessian_study(model, X, y, n_epochs=10, *, n_block_samples=128, max_blocks=6
         record(info["estimator"], info["loss"])
 
     est.set_params(max_iter=n_epochs, n_iter_no_change=n_epochs + 1, tol=0.0,
-                   early_stopping=False, callback=callback)
+                   validation_fraction=None, callback=callback)
     est.fit(X, y)
     est.set_params(callback=None)
     norms = records["norms"]

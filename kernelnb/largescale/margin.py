@@ -34,8 +34,9 @@ alpha_j y_j k(x_j, x) + b`` with a kernel of :mod:`kernelnb.kernels`.
 All standardise their inputs (``mean_``, ``scale_``) and run their loops in Cython
 (:mod:`kernelnb.largescale._margin`), in a fresh random order every epoch.  Training stops after
 an epoch without any update (models without weight decay), after ``max_iter`` epochs, after
-``max_updates`` updates, or with ``early_stopping`` when the validation accuracy has not improved
-for ``n_iter_no_change`` epochs (the weights of the best epoch are kept).  More than two classes
+``max_updates`` updates, or, with a validation set (``fit(X, y, X_val=, y_val=)``, or the part
+``validation_fraction`` of X held out), when the validation accuracy has not improved for
+``n_iter_no_change`` epochs (the weights of the best epoch are kept).  More than two classes
 are handled one-vs-rest (one model per class, the same example order for all; the prediction is
 the class of largest ``f``).
 
@@ -65,7 +66,6 @@ give the bounds of Theorems 8.2, (8.23) and 8.3; :func:`maximal_margin` the maxi
 from __future__ import annotations
 
 import math
-import time
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -76,8 +76,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._callbacks import progress_caller
+from .._fit import fit_context
 from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
-                           check_input, check_param, check_params)
+                           check_input, check_param)
 from . import _margin
 from .mlp import (SGD_CONSTRAINTS, _class_targets, _labels, _run_epochs, _split, _standardizer,
                   init_mlp_weights)
@@ -96,35 +98,51 @@ _HISTORY_KEYS = ("epoch", "updates", "rho", "geometric_margin", "training_error"
 class Theorem81Epochs(NamedTuple):
     """Epoch counts of Theorem 8.1 for stochastic gradient with weight decay (eq. 8.16).
 
-    order : ``1 / (L lam mu)``, the order of the least number of epochs to reach the SVM
-        solution;
-    halving : ``log 2 / (L lam mu)``, the epochs to halve the coefficient ``alpha_l`` of an
-        example that stopped being a support vector;
-    bound_sv : ``-log(lam mu) / (L lam mu)``, the epochs to raise the coefficient of a support
-        vector at bound from 0 to its bound ``1/L``.
+    The last two are the thesis's equivalents, for a small ``lam mu``, of its exact
+    expressions.
 
-    The last two are the thesis's small-``lam mu`` equivalents of its exact expressions."""
+    Parameters
+    ----------
+    order : float
+        ``1 / (L lam mu)``, the order of the least number of epochs to reach the SVM solution.
+    halving : float
+        ``log 2 / (L lam mu)``, the epochs to halve the coefficient ``alpha_l`` of an example
+        that stopped being a support vector.
+    bound_sv : float
+        ``-log(lam mu) / (L lam mu)``, the epochs to raise the coefficient of a support vector
+        at bound from 0 to its bound ``1/L``.
+    """
+
     order: float
     halving: float
     bound_sv: float
 
 
 def theorem_8_1_epochs(n_samples, learning_rate, weight_decay):
-    """Theorem 8.1 (Collobert 2004, ch. 8): at least on the order of ``1 / (L lam mu)`` epochs
-    of stochastic gradient with weight decay are needed to reach the SVM solution.
+    """Count the epochs Theorem 8.1 says stochastic gradient with weight decay needs.
+
+    Theorem 8.1 (Collobert 2004, ch. 8): at least on the order of ``1 / (L lam mu)`` epochs of
+    stochastic gradient with weight decay (eq. 8.16) are needed to reach the SVM solution.
 
     Parameters
     ----------
     n_samples : int
         ``L``, the number of training examples.
-    learning_rate, weight_decay : float
-        ``lam`` and ``mu`` of eq. (8.16); ``lam mu`` must be below 1.
+    learning_rate : float
+        ``lam`` of eq. (8.16).
+    weight_decay : float
+        ``mu`` of eq. (8.16); ``lam mu`` must be below 1.
 
     Returns
     -------
     Theorem81Epochs
-        ``(order, halving, bound_sv)``.  The thesis's example ``lam mu = 1e-7, L = 1e4`` gives
-        ``order = 1e3``.
+        ``(order, halving, bound_sv)``.
+
+    Examples
+    --------
+    >>> from kernelnb.largescale import theorem_8_1_epochs
+    >>> print(round(theorem_8_1_epochs(10_000, 1e-3, 1e-4).order))
+    1000
     """
     check_param("n_samples", n_samples, POSITIVE_INT, "theorem_8_1_epochs")
     check_param("learning_rate", learning_rate, POSITIVE, "theorem_8_1_epochs")
@@ -157,33 +175,87 @@ def _effective_rate(learning_rate, beta, caller):
 
 
 def margin_bound_separable(rho_max, R, learning_rate, beta=1.0):
-    """Theorem 8.2: on linearly separable data the margin Perceptron converges and its final
-    margin ``rho = 2 / ||w||`` satisfies ``rho >= rho_max / sqrt(1 + R^2) / (2 + R^2 lam)``.
+    """Lower-bound the final margin of the margin Perceptron on separable data (Theorem 8.2).
 
-    ``rho_max = 2 / ||u||`` is the maximal margin (``u`` the hard-margin SVM's weights, with
-    bias) and ``R = max_l ||x_l||``.  With a margin ``beta`` other than 1 the model is the one
-    of ``beta = 1`` and ``lam / beta`` scaled by ``beta``: ``rho = 2 beta / ||w||`` and ``lam``
-    is replaced by ``lam / beta``.  The printed theorem has ``R^2 lam``; its proof through
-    (8.26) gives ``(R^2 + 1) lam`` (the radius of the inputs with the bias appended), a slightly
-    weaker bound."""
+    On linearly separable data the margin Perceptron converges and its final margin
+    ``rho = 2 / ||w||`` satisfies ``rho >= rho_max / sqrt(1 + R^2) / (2 + R^2 lam)``.  With a
+    margin ``beta`` other than 1 the model is the one of ``beta = 1`` and ``lam / beta`` scaled
+    by ``beta``: ``rho = 2 beta / ||w||`` and ``lam`` is replaced by ``lam / beta``.  The
+    printed theorem has ``R^2 lam``; its proof through (8.26) gives ``(R^2 + 1) lam`` (the
+    radius of the inputs with the bias appended), a slightly weaker bound.
+
+    Parameters
+    ----------
+    rho_max : float or array-like
+        The maximal margin ``2 / ||u||`` (``u`` the hard-margin SVM's weights, with bias), as
+        :func:`maximal_margin` gives it.
+    R : float or array-like
+        The radius ``max_l ||x_l||`` of the training inputs.
+    learning_rate : float or array-like
+        The step ``lam`` (positive).
+    beta : float or array-like, default=1.0
+        The margin asked of every example (positive).
+
+    Returns
+    -------
+    float or ndarray
+        The bound on ``rho``, broadcast over the arguments.
+    """
     lam = _effective_rate(learning_rate, beta, "margin_bound_separable")
     R = np.asarray(R, dtype=float)
     return np.asarray(rho_max, dtype=float) / np.sqrt(1.0 + R ** 2) / (2.0 + R ** 2 * lam)
 
 
 def perceptron_update_bound(rho_max, R, learning_rate, beta=1.0):
-    """(8.23): on separable data the margin Perceptron makes at most ``(4 / rho_max^2)(2 / lam
-    + R^2)`` updates (``lam`` -> ``lam / beta`` for a margin ``beta``).  Stated without bias;
-    for a model with a bias pass the margin and radius of the inputs with a 1 appended,
-    ``rho_max = 2 / ||(u, a)||`` and ``R^2 = max ||x||^2 + 1`` (substitution 8.25)."""
+    """Bound the number of updates of the margin Perceptron on separable data (eq. 8.23).
+
+    At most ``(4 / rho_max^2)(2 / lam + R^2)`` updates (``lam`` -> ``lam / beta`` for a margin
+    ``beta``).  Stated without bias; for a model with a bias pass the margin and radius of the
+    inputs with a 1 appended, ``rho_max = 2 / ||(u, a)||`` and ``R^2 = max ||x||^2 + 1``
+    (substitution 8.25).
+
+    Parameters
+    ----------
+    rho_max : float or array-like
+        The maximal margin ``2 / ||u||``.
+    R : float or array-like
+        The radius ``max_l ||x_l||`` of the training inputs.
+    learning_rate : float or array-like
+        The step ``lam`` (positive).
+    beta : float or array-like, default=1.0
+        The margin asked of every example (positive).
+
+    Returns
+    -------
+    float or ndarray
+        The bound on the number of updates, broadcast over the arguments.
+    """
     lam = _effective_rate(learning_rate, beta, "perceptron_update_bound")
     return 4.0 / np.asarray(rho_max, dtype=float) ** 2 * (2.0 / lam + np.asarray(R, float) ** 2)
 
 
 def margin_bound_updates(t, R, learning_rate, beta=1.0):
-    """Theorem 8.3: after ``t`` updates the margin Perceptron's margin satisfies ``rho_t >= (2 /
-    lam) / sqrt(t (2 / lam + (R + 1)^2))``, separable or not (``lam`` -> ``lam / beta`` and ``rho
-    = 2 beta / ||w||`` for a margin ``beta``).  Vectorised over ``t``."""
+    """Lower-bound the margin of the margin Perceptron after ``t`` updates (Theorem 8.3).
+
+    ``rho_t >= (2 / lam) / sqrt(t (2 / lam + (R + 1)^2))``, separable data or not (``lam`` ->
+    ``lam / beta`` and ``rho = 2 beta / ||w||`` for a margin ``beta``).
+
+    Parameters
+    ----------
+    t : int or array-like
+        Numbers of updates (``t = 0`` gives ``inf``).
+    R : float or array-like
+        The radius ``max_l ||x_l||`` of the training inputs.
+    learning_rate : float or array-like
+        The step ``lam`` (positive).
+    beta : float or array-like, default=1.0
+        The margin asked of every example (positive).
+
+    Returns
+    -------
+    float or ndarray
+        The bound on ``rho_t``, broadcast over the arguments.
+    """
     lam = _effective_rate(learning_rate, beta, "margin_bound_updates")
     t = np.asarray(t, dtype=float)
     with np.errstate(divide="ignore"):
@@ -191,9 +263,23 @@ def margin_bound_updates(t, R, learning_rate, beta=1.0):
 
 
 def linearly_separable(X, y):
-    """Whether two-class points are linearly separable (with a bias): ``y_l (u . x_l + a) >= 1``
-    for every l is a linear feasibility problem, solved by scipy's ``linprog`` (HiGHS), quick
-    whatever the answer."""
+    """Tell whether two-class points are linearly separable (with a bias).
+
+    ``y_l (u . x_l + a) >= 1`` for every l is a linear feasibility problem, solved by scipy's
+    ``linprog`` (HiGHS), quick whatever the answer.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The points.
+    y : array-like of shape (n_samples,)
+        Their labels (two classes).
+
+    Returns
+    -------
+    bool
+        True when a hyperplane separates the two classes.
+    """
     from scipy.optimize import linprog
 
     X = np.asarray(X, dtype=np.float64)
@@ -209,18 +295,32 @@ def linearly_separable(X, y):
 
 
 def maximal_margin(X, y, standardize=True, C=1e8):
-    """The maximal margin ``rho_max = 2 / ||u||`` of the hard-margin SVM (with bias) and the
-    radius ``R = max ||x_l||`` of two-class data, in the space the linear margin models of this
-    module train in (the inputs standardised as they standardise them, or as given).
+    """Compute the maximal margin and the radius of separable two-class data.
 
-    The SVM is :class:`kernelnb.svm.SVC` with a linear kernel and a large ``C``.  The points
-    must be linearly separable (checked first by :func:`linearly_separable`: on other data there
-    is no maximal margin, and the solver with this C would run for minutes); a ``ValueError``
-    says so otherwise.
+    ``rho_max = 2 / ||u||`` of the hard-margin SVM (with bias) and ``R = max ||x_l||``, in the
+    space the linear margin models of this module train in (the inputs standardised as they
+    standardise them, or as given).  The SVM is :class:`kernelnb.svm.SVC` with a linear kernel
+    and a large ``C``.  The points must be linearly separable (checked first by
+    :func:`linearly_separable`: on other data there is no maximal margin, and the solver with
+    this C would run for minutes); a ``ValueError`` says so otherwise.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The points.
+    y : array-like of shape (n_samples,)
+        Their labels (two classes).
+    standardize : bool, default=True
+        Standardise the inputs first (each column to mean 0 and standard deviation 1).
+    C : float, default=1e8
+        The SVM's penalty, large enough for a hard margin.
 
     Returns
     -------
-    rho_max, R : float
+    rho_max : float
+        The maximal margin ``2 / ||u||``.
+    R : float
+        The radius ``max_l ||x_l||``.
     """
     from ..svm import SVC
 
@@ -249,14 +349,11 @@ _TRACKING = {
 
 
 class _BaseMargin(ClassifierMixin, BaseEstimator):
-    # max_epochs, the name of max_iter before kernelnb 0.2, only for the two models that had it
-    _parameter_constraints = {**{k: v for k, v in SGD_CONSTRAINTS.items() if k != "max_epochs"},
-                              "beta": NONNEGATIVE, **_TRACKING}
+    _parameter_constraints = {**SGD_CONSTRAINTS, "beta": NONNEGATIVE, **_TRACKING}
     #: stop after an epoch without update (False for the models with a weight decay)
     _stop_without_update = True
 
     def _prepare(self, X, y, X_val, y_val):
-        check_params(self)
         X, y = check_input(self, X, y)
         check_classification_targets(y)
         rng = check_random_state(self.random_state)
@@ -334,7 +431,8 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
             return 1.0 - val_error()
 
         _run_epochs(self, n, rng, epoch, None if val_score is None else cached_score, state,
-                    stop_on_loss=False)
+                    stop_on_loss=False,
+                    report=progress_caller(self.callback, type(self).__name__))
         self.n_updates_total_ = t if K > 1 else int(t[0])
         out = {}
         for key in _HISTORY_KEYS:
@@ -379,28 +477,8 @@ def _margin_triple(yf, norm, band):
     return rho, geo, float(np.mean(yf <= 0))
 
 
-_COMMON_DOC = """max_iter : int, default=100
-        Most epochs (``n_iter_`` = ``n_epochs_`` ran).
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` (stratified) and keep the weights of the epoch with
-        the best validation accuracy; ``fit(X_val=, y_val=)`` gives the validation set.
-    validation_fraction : float, default=0.1
-    n_iter_no_change : int, default=10
-        Epochs without a better validation accuracy before stopping (early stopping only).
-    random_state : int, RandomState or None
-        Seeds the split, the initialisation and the order of every epoch.
-    verbose : bool, default=False
-    record_every : int or None, default=None
-        Also record the margin after every ``record_every``-th update (two classes only).
-    max_updates : int or None, default=None
-        Stop each binary model after this many updates (``t`` of Theorem 8.3).
-    track_margin : bool, default=True
-        Record ``margin_history_`` (one pass over the training set per record)."""
-
-
 def _linear_fit(est, X, y, X_val, y_val, beta, lr, decay, dual):
     """Fit the linear models (Alg. 3.1, Alg. 8.1, eq. 8.16)."""
-    t0 = time.perf_counter()
     Xs, Y, val_score, rng = est._prepare(X, y, X_val, y_val)
     K, n = Y.shape
     W = np.zeros((K, Xs.shape[1]))
@@ -418,7 +496,6 @@ def _linear_fit(est, X, y, X_val, y_val, beta, lr, decay, dual):
     est.bias_ = B[:, 0].copy()
     est.coef_ = W / est.scale_
     est.intercept_ = est.bias_ - est.coef_ @ est.mean_
-    est.fit_time_ = time.perf_counter() - t0
     return A
 
 
@@ -428,126 +505,276 @@ class _LinearMargin(_BaseMargin):
 
 
 class MarginPerceptron(_LinearMargin):
-    """The margin Perceptron (thesis Algorithm 8.1): stochastic gradient of the beta-hinge
-    ``|beta - y (w . x + b)|_+`` from zero weights, without weight decay.
+    """The margin Perceptron (Collobert's thesis, Algorithm 8.1; Duda & Hart, 1973).
+
+    Stochastic gradient of the beta-hinge ``|beta - y (w . x + b)|_+`` from zero weights,
+    without weight decay: every example with ``y f(x) <= beta`` moves ``w += lam y x,
+    b += lam y``.  From a zero start only ``learning_rate / beta`` matters for the decision.
 
     Parameters
     ----------
     beta : float, default=1.0
-        Margin asked of every example (the thesis uses 1).
+        Margin asked of every example (the thesis uses 1; 0 gives the Perceptron's rule with a
+        step ``lam``).
     learning_rate : float, default=0.01
         Step ``lam`` of every update.
-    max_epochs : deprecated
-        The name of ``max_iter`` before kernelnb 0.2 (still accepted, with a
-        ``FutureWarning``).  The other parameters follow.
-
-    {common}
+    max_iter : int, default=100
+        Most epochs (passes over the training set).
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (stratified) to stop early and keep the weights of
+        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
+    n_iter_no_change : int, default=10
+        Epochs without a better validation accuracy before stopping (with a validation set).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
+    record_every : int or None, default=None
+        Also record the margin after every ``record_every``-th update (two classes only).
+    max_updates : int or None, default=None
+        Stop each binary model after this many updates (``t`` of Theorem 8.3).
+    track_margin : bool, default=True
+        Record ``margin_history_`` (one pass over the training set per record).
 
     Attributes
     ----------
-    classes_ : array
-    mean_, scale_ : arrays (n_features,)
-        Input standardisation.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
     radius_ : float
         ``R = max ||x_l||`` of the standardised training inputs.
-    weights_, bias_ : arrays (n_models, n_features), (n_models,)
-        On standardised inputs (one model for two classes, one per class otherwise).
-    coef_, intercept_ : the same hyperplanes on the raw inputs.
+    weights_ : ndarray of shape (n_models, n_features)
+        ``w`` on standardised inputs (one model for two classes, one per class otherwise).
+    bias_ : ndarray of shape (n_models,)
+        ``b``.
+    coef_ : ndarray of shape (n_models, n_features)
+        The same hyperplanes on the raw inputs.
+    intercept_ : ndarray of shape (n_models,)
+        Their offsets on the raw inputs.
     loss_curve_ : list of float
         Mean beta-hinge per epoch (each example's before its update).
     n_updates_ : list of int
-        Updates made in each epoch; ``n_updates_total_`` their sum (per model for more
-        classes).
-    margin_history_ : dict of arrays
-        See the module's note: ``rho = 2 beta / ||w||`` on the standardised inputs.
-    validation_scores_, best_epoch_, best_validation_score_, n_epochs_, fit_time_
+        Updates made in each epoch (all binary models together).
+    n_updates_total_ : int or ndarray of shape (n_classes,)
+        Updates made in all, per binary model for more than two classes.
+    margin_history_ : dict of ndarray
+        The margin records (see :mod:`kernelnb.largescale.margin`): ``rho = 2 beta / ||w||`` on the
+        standardised inputs.
+    validation_scores_ : list of float or None
+        Validation accuracy per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation accuracy.
+    n_iter_ : int
+        Epochs run (the binary models of more classes share the epochs).
+    fit_time_ : float
+        Seconds the fit took.
+
+    References
+    ----------
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    chapter 8.  R. Collobert and S. Bengio, "Links between Perceptrons, MLPs and SVMs",
+    ICML 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.largescale import MarginPerceptron
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(100, 2)
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> clf = MarginPerceptron(random_state=0).fit(X, y)
+    >>> clf.predict(X[8:12])
+    array([1, 0, 0, 1])
+    >>> print(clf.score(X, y) > 0.9)
+    True
     """
 
-    _parameter_constraints = {**_BaseMargin._parameter_constraints,
-                              "max_epochs": SGD_CONSTRAINTS["max_epochs"]}
-
-    def __init__(self, beta=1.0, learning_rate=0.01, max_iter=100, early_stopping=False,
-                 validation_fraction=0.1, n_iter_no_change=10, random_state=None,
-                 verbose=False, max_epochs="deprecated", record_every=None, max_updates=None,
-                 track_margin=True):
+    def __init__(self, *, beta=1.0, learning_rate=0.01, max_iter=100, validation_fraction=None,
+                 n_iter_no_change=10, random_state=None, verbose=False, callback=None,
+                 record_every=None, max_updates=None, track_margin=True):
         self.beta = beta
         self.learning_rate = learning_rate
         self.max_iter = max_iter
-        self.max_epochs = max_epochs
-        self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.callback = callback
         self.record_every = record_every
         self.max_updates = max_updates
         self.track_margin = track_margin
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels (more than two classes are learned one-vs-rest).
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their accuracy, and the weights of the
+            best epoch are kept.
+        y_val : array-like of shape (n_val,), optional
+            Their labels.
 
         Returns
         -------
-        self
+        self : MarginPerceptron
+            The fitted estimator.
         """
-        check_params(self)
         _linear_fit(self, X, y, X_val, y_val, float(self.beta), float(self.learning_rate),
                     0.0, False)
         return self
 
 
 class OriginalPerceptron(_LinearMargin):
-    """The original Perceptron (thesis Algorithm 3.1, Rosenblatt 1958): from ``w = 0, b = 0``
-    every example with ``y (w . x + b) <= 0`` moves ``w += y x, b += y``.
+    """The original Perceptron (Collobert's thesis, Algorithm 3.1; Rosenblatt, 1958).
 
-    No margin and no learning rate (from a zero start a step ``lam`` only scales ``w``); on
-    separable data it stops after the first epoch without mistake (Novikoff), otherwise only
-    ``early_stopping`` or ``max_iter`` stop it.  A weight decay would make ``w = 0`` optimal
-    (thesis ch. 8), so there is none.
+    From ``w = 0, b = 0`` every example with ``y (w . x + b) <= 0`` moves ``w += y x,
+    b += y``.  No margin and no learning rate (from a zero start a step ``lam`` only scales
+    ``w``); on separable data it stops after the first epoch without mistake (Novikoff),
+    otherwise only a validation set or ``max_iter`` stop it.  A weight decay would make
+    ``w = 0`` optimal (thesis ch. 8), so there is none.
 
     Parameters
     ----------
-    {common}
+    max_iter : int, default=100
+        Most epochs (passes over the training set).
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (stratified) to stop early and keep the weights of
+        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
+    n_iter_no_change : int, default=10
+        Epochs without a better validation accuracy before stopping (with a validation set).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
+    record_every : int or None, default=None
+        Also record the margin after every ``record_every``-th update (two classes only).
+    max_updates : int or None, default=None
+        Stop each binary model after this many updates (``t`` of Theorem 8.3).
+    track_margin : bool, default=True
+        Record ``margin_history_`` (one pass over the training set per record).
 
     Attributes
     ----------
-    As :class:`MarginPerceptron`; ``loss_curve_`` is the mean perceptron criterion ``|-y
-    f(x)|_+``, and ``rho`` in ``margin_history_`` is ``2 / ||w||`` (the band ``|f| <= 1`` of
-    the unit steps), ``geometric_margin`` the distance of the closest example to the
-    hyperplane.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
+    radius_ : float
+        ``R = max ||x_l||`` of the standardised training inputs.
+    weights_ : ndarray of shape (n_models, n_features)
+        ``w`` on standardised inputs (one model for two classes, one per class otherwise).
+    bias_ : ndarray of shape (n_models,)
+        ``b``.
+    coef_ : ndarray of shape (n_models, n_features)
+        The same hyperplanes on the raw inputs.
+    intercept_ : ndarray of shape (n_models,)
+        Their offsets on the raw inputs.
+    loss_curve_ : list of float
+        Mean perceptron criterion ``|-y f(x)|_+`` per epoch.
+    n_updates_ : list of int
+        Updates made in each epoch (all binary models together).
+    n_updates_total_ : int or ndarray of shape (n_classes,)
+        Updates made in all, per binary model for more than two classes.
+    margin_history_ : dict of ndarray
+        The margin records (see :mod:`kernelnb.largescale.margin`): ``rho = 2 / ||w||`` (the band
+        ``|f| <= 1`` of the unit steps), ``geometric_margin`` the distance of the closest example
+        to the hyperplane.
+    validation_scores_ : list of float or None
+        Validation accuracy per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation accuracy.
+    n_iter_ : int
+        Epochs run (the binary models of more classes share the epochs).
+    fit_time_ : float
+        Seconds the fit took.
+
+    References
+    ----------
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    chapters 3 and 8.  R. Collobert and S. Bengio, "Links between Perceptrons, MLPs and SVMs",
+    ICML 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.largescale import OriginalPerceptron
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(100, 2)
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> clf = OriginalPerceptron(random_state=0).fit(X, y)
+    >>> clf.predict(X[8:12])
+    array([1, 0, 0, 1])
+    >>> print(clf.score(X, y) > 0.9)
+    True
     """
 
     _parameter_constraints = {k: v for k, v in _BaseMargin._parameter_constraints.items()
                               if k not in ("beta", "learning_rate")}
 
-    def __init__(self, max_iter=100, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None, verbose=False, record_every=None,
+    def __init__(self, *, max_iter=100, validation_fraction=None, n_iter_no_change=10,
+                 random_state=None, verbose=False, callback=None, record_every=None,
                  max_updates=None, track_margin=True):
         self.max_iter = max_iter
-        self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.callback = callback
         self.record_every = record_every
         self.max_updates = max_updates
         self.track_margin = track_margin
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels (more than two classes are learned one-vs-rest).
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their accuracy, and the weights of the
+            best epoch are kept.
+        y_val : array-like of shape (n_val,), optional
+            Their labels.
 
         Returns
         -------
-        self
+        self : OriginalPerceptron
+            The fitted estimator.
         """
         _linear_fit(self, X, y, X_val, y_val, 0.0, 1.0, 0.0, False)
         return self
 
 
 class SGDHingeClassifier(_LinearMargin):
-    """Stochastic gradient with weight decay on the hinge (thesis eq. 8.16): a linear SVM
-    ``min mu/2 ||w||^2 + (1/L) sum_l |1 - y_l (w . x_l + b)|_+`` (``C = 1 / (L mu)``) trained
-    one example at a time::
+    """Linear SVM trained by stochastic gradient with weight decay (Collobert's thesis, eq. 8.16).
+
+    Minimises ``mu/2 ||w||^2 + (1/L) sum_l |1 - y_l (w . x_l + b)|_+`` (a linear SVM with
+    ``C = 1 / (L mu)``) one example at a time::
 
         w <- (1 - lam mu) w + lam y x     if y f(x) <= 1
         w <- (1 - lam mu) w               otherwise;   b += lam y on the updates.
@@ -561,68 +788,152 @@ class SGDHingeClassifier(_LinearMargin):
     Parameters
     ----------
     learning_rate : float, default=0.01
-        ``lam``.
+        The step ``lam``.
     weight_decay : float, default=1e-4
-        ``mu`` (``lam mu`` must be below 1).
-    {common}
+        The factor ``mu`` (``lam mu`` must be below 1).
+    max_iter : int, default=100
+        Most epochs (passes over the training set).
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (stratified) to stop early and keep the weights of
+        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
+    n_iter_no_change : int, default=10
+        Epochs without a better validation accuracy before stopping (with a validation set).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
+    record_every : int or None, default=None
+        Also record the margin after every ``record_every``-th update (two classes only).
+    max_updates : int or None, default=None
+        Stop each binary model after this many updates (``t`` of Theorem 8.3).
+    track_margin : bool, default=True
+        Record ``margin_history_`` (one pass over the training set per record).
 
     Attributes
     ----------
-    weights_, bias_, coef_, intercept_, mean_, scale_, radius_, loss_curve_, n_updates_,
-    margin_history_ : as :class:`MarginPerceptron` (``loss_curve_``: the mean hinge, without
-        the decay term; ``rho = 2 / ||w||``)
-    dual_coef_ : array (n_models, n_train)
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
+    radius_ : float
+        ``R = max ||x_l||`` of the standardised training inputs.
+    weights_ : ndarray of shape (n_models, n_features)
+        ``w`` on standardised inputs (one model for two classes, one per class otherwise).
+    bias_ : ndarray of shape (n_models,)
+        ``b``.
+    coef_ : ndarray of shape (n_models, n_features)
+        The same hyperplanes on the raw inputs.
+    intercept_ : ndarray of shape (n_models,)
+        Their offsets on the raw inputs.
+    dual_coef_ : ndarray of shape (n_models, n_train)
         The coefficients of ``w`` on the standardised training examples (without the
-        validation part held out by ``early_stopping``).
-    objective_ : array (n_models,)
-        The cost (8.15) of the final weights on the training set (None when ``early_stopping``
-        held part of ``X`` out: use :meth:`svm_objective`).
+        validation part held out by ``validation_fraction``).
+    objective_ : ndarray of shape (n_models,) or None
+        The cost (8.15) of the final weights on the training set (None when
+        ``validation_fraction`` held part of ``X`` out: use :meth:`svm_objective`).
     theorem_8_1_epochs_ : Theorem81Epochs
-        Thm 8.1's counts for ``L`` = the training examples, ``lam``, ``mu``; compare with
-        ``n_epochs_``.
+        Theorem 8.1's counts for ``L`` = the training examples, ``lam`` and ``mu``; compare
+        with ``n_iter_``.
+    loss_curve_ : list of float
+        Mean hinge per epoch (without the decay term).
+    n_updates_ : list of int
+        Updates made in each epoch (all binary models together).
+    n_updates_total_ : int or ndarray of shape (n_classes,)
+        Updates made in all, per binary model for more than two classes.
+    margin_history_ : dict of ndarray
+        The margin records (see :mod:`kernelnb.largescale.margin`): ``rho = 2 / ||w||``.
+    validation_scores_ : list of float or None
+        Validation accuracy per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation accuracy.
+    n_iter_ : int
+        Epochs run (the binary models of more classes share the epochs).
+    fit_time_ : float
+        Seconds the fit took.
+
+    References
+    ----------
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    chapter 8 (eq. 8.15-8.17, Theorem 8.1).  R. Collobert and S. Bengio, "Links between
+    Perceptrons, MLPs and SVMs", ICML 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.largescale import SGDHingeClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(100, 2)
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> clf = SGDHingeClassifier(learning_rate=0.1, weight_decay=0.01, random_state=0).fit(X, y)
+    >>> clf.predict(X[8:12])
+    array([1, 0, 0, 1])
+    >>> print(clf.score(X, y) > 0.9)
+    True
     """
 
     _parameter_constraints = {**{k: v for k, v in _BaseMargin._parameter_constraints.items()
                                  if k != "beta"}, "weight_decay": POSITIVE}
     _stop_without_update = False
 
-    def __init__(self, learning_rate=0.01, weight_decay=1e-4, max_iter=100,
-                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 random_state=None, verbose=False, record_every=None, max_updates=None,
-                 track_margin=True):
+    def __init__(self, *, learning_rate=0.01, weight_decay=1e-4, max_iter=100,
+                 validation_fraction=None, n_iter_no_change=10, random_state=None, verbose=False,
+                 callback=None, record_every=None, max_updates=None, track_margin=True):
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
         self.max_iter = max_iter
-        self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.callback = callback
         self.record_every = record_every
         self.max_updates = max_updates
         self.track_margin = track_margin
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+    def _check_params_extra(self):
+        lm = float(self.learning_rate) * float(self.weight_decay)
+        if lm >= 1.0:
+            raise ValueError(f"learning_rate * weight_decay must be below 1, got {lm:g}")
+
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels (more than two classes are learned one-vs-rest).
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their accuracy, and the weights of the
+            best epoch are kept.
+        y_val : array-like of shape (n_val,), optional
+            Their labels.
 
         Returns
         -------
-        self
+        self : SGDHingeClassifier
+            The fitted estimator.
         """
-        check_params(self)
         lr, mu = float(self.learning_rate), float(self.weight_decay)
-        if lr * mu >= 1.0:
-            raise ValueError(f"learning_rate * weight_decay must be below 1, got {lr * mu:g}")
         A = _linear_fit(self, X, y, X_val, y_val, 1.0, lr, lr * mu, True)
         self.dual_coef_ = A
-        whole = X_val is not None or not self.early_stopping     # X is the training set
+        whole = X_val is not None or self.validation_fraction is None  # X: the training set
         self.objective_ = self.svm_objective(X, y) if whole else None
         self.theorem_8_1_epochs_ = theorem_8_1_epochs(A.shape[1], lr, mu)
         if self.verbose:
             th = self.theorem_8_1_epochs_
             print(f"Theorem 8.1: at least ~{th.order:.4g} epochs to reach the SVM solution "
                   f"(halving a useless alpha {th.halving:.4g}, a bound support vector "
-                  f"{th.bound_sv:.4g}); ran {self.n_epochs_} epochs")
+                  f"{th.bound_sv:.4g}); ran {self.n_iter_} epochs")
         return self
 
     def _objective(self, X, y):
@@ -643,8 +954,13 @@ class SGDHingeClassifier(_LinearMargin):
 
 
 class SimpleMLP(_BaseMargin):
-    """The Simple MLP (thesis Algorithm 8.2): ``f(x) = b + sum_n HardTanh(v_n . x + a_n)``, no
-    output weights, trained on the beta-hinge by its sparse stochastic algorithm.
+    """The Simple MLP (Collobert's thesis, Algorithm 8.2): HardTanh units without output weights.
+
+    ``f(x) = b + sum_n HardTanh(v_n . x + a_n)``, trained on the beta-hinge by its sparse
+    stochastic algorithm: on an example with ``y f(x) <= beta`` every unit in its linear region
+    (``|v_n . x + a_n| <= 1``) moves by ``v_n += lam y x, a_n += lam y``, and ``b += lam y``.
+    The printed algorithm initialises the weights to zero; the text says the units differ only
+    by their random initialisation, so here ``v_n`` are random (see ``init_scale``).
 
     Parameters
     ----------
@@ -655,56 +971,124 @@ class SimpleMLP(_BaseMargin):
     learning_rate : float, default=0.01
         Step ``lam`` of every update.
     init_scale : float, default=1.0
-        ``v_n ~ N(0, init_scale^2 / n_features I)`` (random: see the module's note on the
-        printed pseudo-code); ``a_n = 0``, ``b = 0``.
-    {common}
+        ``v_n ~ N(0, init_scale^2 / n_features I)``; ``a_n = 0``, ``b = 0``.
+    max_iter : int, default=100
+        Most epochs (passes over the training set).
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (stratified) to stop early and keep the weights of
+        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
+    n_iter_no_change : int, default=10
+        Epochs without a better validation accuracy before stopping (with a validation set).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
+    record_every : int or None, default=None
+        Also record the margin after every ``record_every``-th update (two classes only).
+    max_updates : int or None, default=None
+        Stop each binary model after this many updates (``t`` of Theorem 8.3).
+    track_margin : bool, default=True
+        Record ``margin_history_`` (one pass over the training set per record).
 
     Attributes
     ----------
-    classes_, mean_, scale_, radius_ : as :class:`MarginPerceptron`
-    hidden_weights_ : array (n_models, n_hidden, n_features)
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
+    radius_ : float
+        ``R = max ||x_l||`` of the standardised training inputs.
+    hidden_weights_ : ndarray of shape (n_models, n_hidden, n_features)
         ``v_n`` on standardised inputs (one model for two classes, one per class otherwise).
-    hidden_bias_ : array (n_models, n_hidden)
+    hidden_bias_ : ndarray of shape (n_models, n_hidden)
         ``a_n``.
-    bias_ : array (n_models,)
+    bias_ : ndarray of shape (n_models,)
         ``b``.
-    loss_curve_, n_updates_, margin_history_, validation_scores_, best_epoch_,
-    best_validation_score_, n_epochs_, fit_time_ : as :class:`MarginPerceptron`
-        (``rho = 2 beta / sqrt(N)`` is fixed; ``geometric_margin = min y f / sqrt(N)`` in the
-        space of the hidden units)
+    loss_curve_ : list of float
+        Mean beta-hinge per epoch (each example's before its update).
+    n_updates_ : list of int
+        Updates made in each epoch (all binary models together).
+    n_updates_total_ : int or ndarray of shape (n_classes,)
+        Updates made in all, per binary model for more than two classes.
+    margin_history_ : dict of ndarray
+        The margin records (see :mod:`kernelnb.largescale.margin`): in the space of the hidden
+        units, whose output weights are all 1: ``rho = 2 beta / sqrt(N)`` is fixed,
+        ``geometric_margin = min y f / sqrt(N)``.
+    validation_scores_ : list of float or None
+        Validation accuracy per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation accuracy.
+    n_iter_ : int
+        Epochs run (the binary models of more classes share the epochs).
+    fit_time_ : float
+        Seconds the fit took.
+
+    References
+    ----------
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    chapter 8.  R. Collobert and S. Bengio, "Links between Perceptrons, MLPs and SVMs",
+    ICML 2004.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.largescale import SimpleMLP
+    >>> X, y = make_moons(n_samples=200, noise=0.1, random_state=0)
+    >>> clf = SimpleMLP(n_hidden=10, learning_rate=0.1, max_iter=50, random_state=0)
+    >>> clf.fit(X[:150], y[:150]).predict(X[150:155]).shape
+    (5,)
+    >>> print(clf.score(X[150:], y[150:]) > 0.9)
+    True
     """
 
-    def __init__(self, n_hidden=20, beta=1.0, learning_rate=0.01, init_scale=1.0,
-                 max_iter=100, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None, verbose=False,
-                 max_epochs="deprecated", record_every=None, max_updates=None,
-                 track_margin=True):
+    _parameter_constraints = {**_BaseMargin._parameter_constraints, "n_hidden": POSITIVE_INT,
+                              "init_scale": POSITIVE}
+
+    def __init__(self, *, n_hidden=20, beta=1.0, learning_rate=0.01, init_scale=1.0, max_iter=100,
+                 validation_fraction=None, n_iter_no_change=10, random_state=None, verbose=False,
+                 callback=None, record_every=None, max_updates=None, track_margin=True):
         self.n_hidden = n_hidden
         self.beta = beta
         self.learning_rate = learning_rate
         self.init_scale = init_scale
         self.max_iter = max_iter
-        self.max_epochs = max_epochs
-        self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.callback = callback
         self.record_every = record_every
         self.max_updates = max_updates
         self.track_margin = track_margin
 
-    _parameter_constraints = {**_BaseMargin._parameter_constraints, "n_hidden": POSITIVE_INT,
-                              "init_scale": POSITIVE, "max_epochs": SGD_CONSTRAINTS["max_epochs"]}
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels (more than two classes are learned one-vs-rest).
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their accuracy, and the weights of the
+            best epoch are kept.
+        y_val : array-like of shape (n_val,), optional
+            Their labels.
 
         Returns
         -------
-        self
+        self : SimpleMLP
+            The fitted estimator.
         """
-        t0 = time.perf_counter()
         Xs, Y, val_score, rng = self._prepare(X, y, X_val, y_val)
         n_models, d, N = Y.shape[0], Xs.shape[1], int(self.n_hidden)
         V = rng.standard_normal((n_models, N, d)) * (float(self.init_scale) / np.sqrt(d))
@@ -725,7 +1109,6 @@ class SimpleMLP(_BaseMargin):
 
         self._train(Xs, Y, rng, val_score, run_one, {"V": V, "A": A, "B": B}, margins)
         self.bias_ = B[:, 0].copy()
-        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def _f_one(self, Xs, k):
@@ -737,68 +1120,149 @@ class SimpleMLP(_BaseMargin):
 
 
 class NilssonMLP(_BaseMargin):
-    """The Nilsson MLP (thesis Algorithm 8.3; Ridgway 1962, Nilsson 1965): a committee of sign
-    units voting by majority, ``f(x) = sum_n sign(v_n . x + a_n)`` with ``N`` odd and no output
-    bias (``sign(0) = +1``).  On a mistake (``y f(x) <= 0``) the units that misclassify ``x``,
-    sorted by ``|v_n . x + a_n|`` ascending, move by ``v_n += lam y x, a_n += lam y`` for the
-    first ``ceil((|f(x)| + 1) / 2)`` of them -- the fewest flips that make the vote right.  It is
-    the Simple MLP's counterpart without margin (thesis Table 8.2).  Sign units ignore the scale
-    of ``(v_n, a_n)``: only ``learning_rate / init_scale`` matters.  A step moves ``v_n`` by
-    ``lam ||x||`` (about ``lam sqrt(d)`` on standardised inputs) against an initial norm of
-    about ``init_scale``, so on few features the default rate moves the units slowly.
+    """The Nilsson MLP (Collobert's thesis, Algorithm 8.3): a committee of sign units voting.
+
+    ``f(x) = sum_n sign(v_n . x + a_n)`` with ``N`` odd and no output bias (``sign(0) = +1``;
+    Ridgway 1962, Nilsson 1965).  On a mistake (``y f(x) <= 0``) the units that misclassify
+    ``x``, sorted by ``|v_n . x + a_n|`` ascending, move by ``v_n += lam y x, a_n += lam y``
+    for the first ``ceil((|f(x)| + 1) / 2)`` of them -- the fewest flips that make the vote
+    right.  It is the Simple MLP's counterpart without margin (thesis Table 8.2).  Sign units
+    ignore the scale of ``(v_n, a_n)``: only ``learning_rate / init_scale`` matters.  A step
+    moves ``v_n`` by ``lam ||x||`` (about ``lam sqrt(d)`` on standardised inputs) against an
+    initial norm of about ``init_scale``, so on few features the default rate moves the units
+    slowly.
 
     Parameters
     ----------
     n_hidden : int, default=21
-        ``N``, odd.
+        Number ``N`` of sign units, odd.
     learning_rate : float, default=0.01
+        Step ``lam`` of every update.
     init_scale : float, default=1.0
         ``v_n ~ N(0, init_scale^2 / n_features I)``, ``a_n = 0`` (random, as the Simple MLP:
         identical units would never differ).
-    {common}
+    max_iter : int, default=100
+        Most epochs (passes over the training set).
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (stratified) to stop early and keep the weights of
+        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
+    n_iter_no_change : int, default=10
+        Epochs without a better validation accuracy before stopping (with a validation set).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
+    record_every : int or None, default=None
+        Also record the margin after every ``record_every``-th update (two classes only).
+    max_updates : int or None, default=None
+        Stop each binary model after this many updates (``t`` of Theorem 8.3).
+    track_margin : bool, default=True
+        Record ``margin_history_`` (one pass over the training set per record).
 
     Attributes
     ----------
-    hidden_weights_, hidden_bias_ : arrays (n_models, N, n_features), (n_models, N)
-    loss_curve_, margin_history_ and the rest : as :class:`MarginPerceptron`
-        ``loss_curve_`` is the mean number of units to flip; ``margin_history_`` is in the
-        space of the hidden units, whose output weights are all 1: ``rho = 2 / sqrt(N)``
-        fixed, ``geometric_margin = min y f / sqrt(N)``.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
+    radius_ : float
+        ``R = max ||x_l||`` of the standardised training inputs.
+    hidden_weights_ : ndarray of shape (n_models, n_hidden, n_features)
+        ``v_n`` on standardised inputs (one model for two classes, one per class otherwise).
+    hidden_bias_ : ndarray of shape (n_models, n_hidden)
+        ``a_n``.
+    loss_curve_ : list of float
+        Mean number of units to flip per epoch.
+    n_updates_ : list of int
+        Updates made in each epoch (all binary models together).
+    n_updates_total_ : int or ndarray of shape (n_classes,)
+        Updates made in all, per binary model for more than two classes.
+    margin_history_ : dict of ndarray
+        The margin records (see :mod:`kernelnb.largescale.margin`): in the space of the hidden
+        units, whose output weights are all 1: ``rho = 2 / sqrt(N)`` fixed, ``geometric_margin =
+        min y f / sqrt(N)``.
+    validation_scores_ : list of float or None
+        Validation accuracy per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation accuracy.
+    n_iter_ : int
+        Epochs run (the binary models of more classes share the epochs).
+    fit_time_ : float
+        Seconds the fit took.
+
+    References
+    ----------
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    chapter 8.  R. Collobert and S. Bengio, "Links between Perceptrons, MLPs and SVMs",
+    ICML 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.largescale import NilssonMLP
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(100, 2)
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> clf = NilssonMLP(n_hidden=5, learning_rate=0.1, max_iter=50, random_state=0)
+    >>> clf.fit(X, y).predict(X[8:12])
+    array([1, 0, 0, 1])
+    >>> print(clf.score(X, y) > 0.9)
+    True
     """
 
     _parameter_constraints = {**{k: v for k, v in _BaseMargin._parameter_constraints.items()
                                  if k != "beta"}, "n_hidden": POSITIVE_INT,
                               "init_scale": POSITIVE}
 
-    def __init__(self, n_hidden=21, learning_rate=0.01, init_scale=1.0, max_iter=100,
-                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 random_state=None, verbose=False, record_every=None, max_updates=None,
-                 track_margin=True):
+    def __init__(self, *, n_hidden=21, learning_rate=0.01, init_scale=1.0, max_iter=100,
+                 validation_fraction=None, n_iter_no_change=10, random_state=None, verbose=False,
+                 callback=None, record_every=None, max_updates=None, track_margin=True):
         self.n_hidden = n_hidden
         self.learning_rate = learning_rate
         self.init_scale = init_scale
         self.max_iter = max_iter
-        self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.callback = callback
         self.record_every = record_every
         self.max_updates = max_updates
         self.track_margin = track_margin
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
-
-        Returns
-        -------
-        self
-        """
-        t0 = time.perf_counter()
-        check_params(self)
+    def _check_params_extra(self):
         if int(self.n_hidden) % 2 == 0:
             raise ValueError(f"n_hidden must be odd (a majority vote without ties), got "
                              f"{self.n_hidden}")
+
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels (more than two classes are learned one-vs-rest).
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their accuracy, and the weights of the
+            best epoch are kept.
+        y_val : array-like of shape (n_val,), optional
+            Their labels.
+
+        Returns
+        -------
+        self : NilssonMLP
+            The fitted estimator.
+        """
         Xs, Y, val_score, rng = self._prepare(X, y, X_val, y_val)
         n_models, d, N = Y.shape[0], Xs.shape[1], int(self.n_hidden)
         V = rng.standard_normal((n_models, N, d)) * (float(self.init_scale) / np.sqrt(d))
@@ -813,7 +1277,6 @@ class NilssonMLP(_BaseMargin):
             return _margin_triple(Y[k] * self._f_one(Xs, k), np.sqrt(N), 1.0)
 
         self._train(Xs, Y, rng, val_score, run_one, {"V": V, "A": A}, margins)
-        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def _f_one(self, Xs, k):
@@ -825,41 +1288,107 @@ class NilssonMLP(_BaseMargin):
 
 
 class HingeMLPClassifier(_BaseMargin):
-    """The MLP of thesis eq. (8.10): ``f(x) = sum_n w_n h(v_n . x + a_n) + b`` trained by
-    stochastic gradient on ``mu/2 ||w||^2 + nu/2 sum_n ||v_n||^2 + (1/L) sum_l |1 - y_l
-    f(x_l)|_+``.
+    """The MLP on the hinge loss of Collobert's thesis, eq. (8.10).
 
-    With the HardTanh ``h(z) = clip(z, -1, 1)`` every hidden unit is a local SVM on the examples
-    in its linear region (Theorem 8.4); ``(w, b)`` is the SVM in the space of the hidden units.
-    The thesis finds its four hyperparameters (``mu``, ``nu`` and the two learning rates) too
-    many, which led to the Simple MLP.
+    ``f(x) = sum_n w_n h(v_n . x + a_n) + b`` trained by stochastic gradient on
+    ``mu/2 ||w||^2 + nu/2 sum_n ||v_n||^2 + (1/L) sum_l |1 - y_l f(x_l)|_+``.  With the
+    HardTanh ``h(z) = clip(z, -1, 1)`` every hidden unit is a local SVM on the examples in its
+    linear region (Theorem 8.4); ``(w, b)`` is the SVM in the space of the hidden units.  The
+    thesis finds its four hyperparameters (``mu``, ``nu`` and the two learning rates) too many,
+    which led to the Simple MLP.  Weights start as
+    :func:`kernelnb.largescale.mlp.init_mlp_weights` draws them (LeCun et al., 1998).
 
     Parameters
     ----------
     n_hidden : int, default=20
+        Number ``N`` of hidden units.
     activation : {'hardtanh', 'tanh'}, default='hardtanh'
+        The hidden units' function ``h``.
     learning_rate : float, default=0.01
         Step of the output layer ``(w, b)``.
     learning_rate_hidden : float or None, default=None
         Step of the hidden layer ``(v_n, a_n)`` (None: ``learning_rate``).
     weight_decay : float, default=0.0
-        ``mu``, on the output weights ``w`` (not ``b``).
+        ``mu``, on the output weights ``w`` (not ``b``); ``learning_rate * weight_decay`` must
+        be below 1.
     weight_decay_hidden : float, default=0.0
-        ``nu``, on the hidden weights ``v_n`` (not ``a_n``).
-    {common}
-
+        ``nu``, on the hidden weights ``v_n`` (not ``a_n``); times the hidden step it must be
+        below 1.
+    max_iter : int, default=100
+        Most epochs (passes over the training set).
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (stratified) to stop early and keep the weights of
+        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
+    n_iter_no_change : int, default=10
+        Epochs without a better validation accuracy before stopping (with a validation set).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
+    record_every : int or None, default=None
+        Also record the margin after every ``record_every``-th update (two classes only).
+    max_updates : int or None, default=None
+        Stop each binary model after this many updates (``t`` of Theorem 8.3).
+    track_margin : bool, default=True
+        Record ``margin_history_`` (one pass over the training set per record).
 
     Attributes
     ----------
-    hidden_weights_, hidden_bias_ : arrays (n_models, N, n_features), (n_models, N)
-    output_weights_, bias_ : arrays (n_models, N), (n_models,)
-    margin_history_ and the rest : as :class:`MarginPerceptron`
-        ``margin_history_`` is in the space of the hidden units: ``rho = 2 / ||w||``.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
+    radius_ : float
+        ``R = max ||x_l||`` of the standardised training inputs.
+    hidden_weights_ : ndarray of shape (n_models, n_hidden, n_features)
+        ``v_n`` on standardised inputs (one model for two classes, one per class otherwise).
+    hidden_bias_ : ndarray of shape (n_models, n_hidden)
+        ``a_n``.
+    output_weights_ : ndarray of shape (n_models, n_hidden)
+        ``w``.
+    bias_ : ndarray of shape (n_models,)
+        ``b``.
+    loss_curve_ : list of float
+        Mean hinge per epoch (without the decay terms).
+    n_updates_ : list of int
+        Updates made in each epoch (all binary models together).
+    n_updates_total_ : int or ndarray of shape (n_classes,)
+        Updates made in all, per binary model for more than two classes.
+    margin_history_ : dict of ndarray
+        The margin records (see :mod:`kernelnb.largescale.margin`): in the space of the hidden
+        units, ``rho = 2 / ||w||``.
+    validation_scores_ : list of float or None
+        Validation accuracy per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation accuracy.
+    n_iter_ : int
+        Epochs run (the binary models of more classes share the epochs).
+    fit_time_ : float
+        Seconds the fit took.
 
-    Notes
-    -----
-    Weights start as :func:`kernelnb.largescale.mlp.init_mlp_weights` draws them (LeCun et al.
-    1998), which the thesis's MLPs share.
+    References
+    ----------
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    chapter 8 (eq. 8.10, Theorem 8.4).  R. Collobert and S. Bengio, "Links between
+    Perceptrons, MLPs and SVMs", ICML 2004.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.largescale import HingeMLPClassifier
+    >>> X, y = make_moons(n_samples=200, noise=0.1, random_state=0)
+    >>> clf = HingeMLPClassifier(n_hidden=10, learning_rate=0.1, max_iter=50, random_state=0)
+    >>> clf.fit(X[:150], y[:150]).predict(X[150:155]).shape
+    (5,)
+    >>> print(clf.score(X[150:], y[150:]) > 0.9)
+    True
     """
 
     _parameter_constraints = {
@@ -869,11 +1398,11 @@ class HingeMLPClassifier(_BaseMargin):
         "weight_decay_hidden": NONNEGATIVE}
     _stop_without_update = False
 
-    def __init__(self, n_hidden=20, activation="hardtanh", learning_rate=0.01,
+    def __init__(self, *, n_hidden=20, activation="hardtanh", learning_rate=0.01,
                  learning_rate_hidden=None, weight_decay=0.0, weight_decay_hidden=0.0,
-                 max_iter=100, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None, verbose=False, record_every=None,
-                 max_updates=None, track_margin=True):
+                 max_iter=100, validation_fraction=None, n_iter_no_change=10, random_state=None,
+                 verbose=False, callback=None, record_every=None, max_updates=None,
+                 track_margin=True):
         self.n_hidden = n_hidden
         self.activation = activation
         self.learning_rate = learning_rate
@@ -881,31 +1410,51 @@ class HingeMLPClassifier(_BaseMargin):
         self.weight_decay = weight_decay
         self.weight_decay_hidden = weight_decay_hidden
         self.max_iter = max_iter
-        self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.callback = callback
         self.record_every = record_every
         self.max_updates = max_updates
         self.track_margin = track_margin
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
-
-        Returns
-        -------
-        self
-        """
-        t0 = time.perf_counter()
-        Xs, Y, val_score, rng = self._prepare(X, y, X_val, y_val)
+    def _rates(self):
+        """The two steps and the two decays ``(lr_w, lr_v, mu, nu)``."""
         lr_w = float(self.learning_rate)
         lr_v = lr_w if self.learning_rate_hidden is None else float(self.learning_rate_hidden)
-        mu, nu = float(self.weight_decay), float(self.weight_decay_hidden)
+        return lr_w, lr_v, float(self.weight_decay), float(self.weight_decay_hidden)
+
+    def _check_params_extra(self):
+        lr_w, lr_v, mu, nu = self._rates()
         for name, value in (("learning_rate * weight_decay", lr_w * mu),
                             ("learning_rate_hidden * weight_decay_hidden", lr_v * nu)):
             if value >= 1.0:
                 raise ValueError(f"{name} must be below 1, got {value:g}")
+
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels (more than two classes are learned one-vs-rest).
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their accuracy, and the weights of the
+            best epoch are kept.
+        y_val : array-like of shape (n_val,), optional
+            Their labels.
+
+        Returns
+        -------
+        self : HingeMLPClassifier
+            The fitted estimator.
+        """
+        Xs, Y, val_score, rng = self._prepare(X, y, X_val, y_val)
+        lr_w, lr_v, mu, nu = self._rates()
         n_models, d, N = Y.shape[0], Xs.shape[1], int(self.n_hidden)
         V, A = np.empty((n_models, N, d)), np.empty((n_models, N))
         Wo, B = np.empty((n_models, N)), np.empty((n_models, 1))
@@ -924,7 +1473,6 @@ class HingeMLPClassifier(_BaseMargin):
 
         self._train(Xs, Y, rng, val_score, run_one, {"V": V, "A": A, "W": Wo, "B": B}, margins)
         self.bias_ = B[:, 0].copy()
-        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def _hidden(self, Xs, k):
@@ -939,43 +1487,108 @@ class HingeMLPClassifier(_BaseMargin):
 
 
 class KernelMarginPerceptron(_BaseMargin):
-    """The margin Perceptron (thesis Algorithm 8.1) in dual form with a kernel: ``f(x) = sum_j
-    alpha_j y_j k(x_j, x) + b``, from ``alpha = 0, b = 0``; an example with ``y f(x) <= beta``
-    moves ``alpha_l += lam, b += lam y_l``.  Theorems 8.2 and 8.3 hold in the kernel's feature
-    space with ``R = max sqrt(k(x_l, x_l))`` (1 for the Gaussian kernel).
+    """The margin Perceptron (Collobert's thesis, Algorithm 8.1) in dual form with a kernel.
 
-    The outputs ``f(x_i)`` of all training examples are kept up to date from the kernel rows of
-    the updated examples: the whole Gram matrix when it fits in ``cache_size`` MB, else a cache
-    of rows (first in, first out) computed when an update needs them.
+    ``f(x) = sum_j alpha_j y_j k(x_j, x) + b``, from ``alpha = 0, b = 0``; an example with
+    ``y f(x) <= beta`` moves ``alpha_l += lam, b += lam y_l``.  Theorems 8.2 and 8.3 hold in the
+    kernel's feature space with ``R = max sqrt(k(x_l, x_l))`` (1 for the Gaussian kernel).
+    The outputs ``f(x_i)`` of all training examples are kept up to date from the kernel rows
+    of the updated examples: the whole Gram matrix when it fits in ``cache_size`` MB, else a
+    cache of rows (first in, first out) computed when an update needs them.
 
     Parameters
     ----------
     kernel : {'rbf', 'linear', 'poly'} or callable, default='rbf'
+        The kernel (:mod:`kernelnb.kernels`), on the standardised inputs.
     sigma : float or 'scale', default='scale'
-        Gaussian width ``exp(-||x - z||^2 / (2 sigma^2))`` on the standardised inputs.
+        Gaussian width: ``k(x, z) = exp(-||x - z||^2 / (2 sigma^2))``.
     degree : int, default=3
+        Degree of the polynomial kernel ``(x . z + coef0) ** degree``.
     coef0 : float, default=1.0
-        Polynomial kernel ``(x . z + coef0) ** degree``.
+        Constant of the polynomial kernel.
     beta : float, default=1.0
+        Margin asked of every example.
     learning_rate : float, default=0.01
-    cache_size : float, default=200
-        MB of kernel rows.
-    {common}
+        Step ``lam`` of every update.
+    cache_size : float, default=200.0
+        Memory in MB for kernel rows.
+    max_iter : int, default=100
+        Most epochs (passes over the training set).
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (stratified) to stop early and keep the weights of
+        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
+    n_iter_no_change : int, default=10
+        Epochs without a better validation accuracy before stopping (with a validation set).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
+    record_every : int or None, default=None
+        Also record the margin after every ``record_every``-th update (two classes only).
+    max_updates : int or None, default=None
+        Stop each binary model after this many updates (``t`` of Theorem 8.3).
+    track_margin : bool, default=True
+        Record ``margin_history_`` (one pass over the training set per record).
 
     Attributes
     ----------
-    kernel_ : the fitted kernel (:mod:`kernelnb.kernels`)
-    dual_coef_ : array (n_models, n_train)
-        ``alpha``.
-    support_ : array
-        Indices of the training examples with a nonzero ``alpha`` in some model.
-    support_vectors_ : array (n_sv, n_features)
-        Those examples, standardised.
-    bias_ : array (n_models,)
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
     radius_ : float
-        ``R = max sqrt(k(x_l, x_l))``.
-    margin_history_, loss_curve_, n_updates_, ... : as :class:`MarginPerceptron`
-        ``rho = 2 beta / ||w||`` in the feature space.
+        ``R = max sqrt(k(x_l, x_l))`` over the training inputs.
+    kernel_ : callable
+        The fitted kernel (:mod:`kernelnb.kernels`).
+    dual_coef_ : ndarray of shape (n_models, n_train)
+        ``alpha`` (one model for two classes, one per class otherwise).
+    support_ : ndarray of int
+        Indices of the training examples with a nonzero ``alpha`` in some model.
+    support_vectors_ : ndarray of shape (n_support, n_features)
+        Those examples, standardised.
+    bias_ : ndarray of shape (n_models,)
+        ``b``.
+    loss_curve_ : list of float
+        Mean beta-hinge per epoch (each example's before its update).
+    n_updates_ : list of int
+        Updates made in each epoch (all binary models together).
+    n_updates_total_ : int or ndarray of shape (n_classes,)
+        Updates made in all, per binary model for more than two classes.
+    margin_history_ : dict of ndarray
+        The margin records (see :mod:`kernelnb.largescale.margin`): ``rho = 2 beta / ||w||`` in the
+        feature space.
+    validation_scores_ : list of float or None
+        Validation accuracy per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation accuracy.
+    n_iter_ : int
+        Epochs run (the binary models of more classes share the epochs).
+    fit_time_ : float
+        Seconds the fit took.
+
+    References
+    ----------
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    chapter 8.  R. Collobert and S. Bengio, "Links between Perceptrons, MLPs and SVMs",
+    ICML 2004.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.largescale import KernelMarginPerceptron
+    >>> X, y = make_moons(n_samples=200, noise=0.1, random_state=0)
+    >>> clf = KernelMarginPerceptron(sigma=0.5, learning_rate=0.1, max_iter=20, random_state=0)
+    >>> clf.fit(X[:150], y[:150]).predict(X[150:155]).shape
+    (5,)
+    >>> print(clf.score(X[150:], y[150:]) > 0.9)
+    True
     """
 
     _parameter_constraints = {
@@ -986,10 +1599,10 @@ class KernelMarginPerceptron(_BaseMargin):
         "coef0": [Interval(Real, None, None, closed="neither")],
         "cache_size": POSITIVE}
 
-    def __init__(self, kernel="rbf", sigma="scale", degree=3, coef0=1.0, beta=1.0,
-                 learning_rate=0.01, cache_size=200.0, max_iter=100, early_stopping=False,
-                 validation_fraction=0.1, n_iter_no_change=10, random_state=None,
-                 verbose=False, record_every=None, max_updates=None, track_margin=True):
+    def __init__(self, *, kernel="rbf", sigma="scale", degree=3, coef0=1.0, beta=1.0,
+                 learning_rate=0.01, cache_size=200.0, max_iter=100, validation_fraction=None,
+                 n_iter_no_change=10, random_state=None, verbose=False, callback=None,
+                 record_every=None, max_updates=None, track_margin=True):
         self.kernel = kernel
         self.sigma = sigma
         self.degree = degree
@@ -998,23 +1611,36 @@ class KernelMarginPerceptron(_BaseMargin):
         self.learning_rate = learning_rate
         self.cache_size = cache_size
         self.max_iter = max_iter
-        self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+        self.callback = callback
         self.record_every = record_every
         self.max_updates = max_updates
         self.track_margin = track_margin
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels (more than two classes are learned one-vs-rest).
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their accuracy, and the weights of the
+            best epoch are kept.
+        y_val : array-like of shape (n_val,), optional
+            Their labels.
 
         Returns
         -------
-        self
+        self : KernelMarginPerceptron
+            The fitted estimator.
         """
-        t0 = time.perf_counter()
         Xs, Y, val_score, rng = self._prepare(X, y, X_val, y_val)
         self.kernel_ = kern = _k.KernelSpec.of(self).fit(Xs)
         K, n = Y.shape
@@ -1066,7 +1692,6 @@ class KernelMarginPerceptron(_BaseMargin):
         coef = (alpha * Y)[:, self.support_].T
         self._expansion = _k.KernelExpansion(kern, self.support_vectors_, coef=coef)
         del self._Xtr, self._sign_matrix
-        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def _f(self, Xs):
@@ -1080,8 +1705,3 @@ class KernelMarginPerceptron(_BaseMargin):
         if self.support_.shape[0] == 0:
             return np.zeros((Xs.shape[0], self._b.shape[0])) + self._b[:, 0]
         return self._expansion(Xs).reshape(Xs.shape[0], -1) + self._b[:, 0]
-
-
-for _cls in (MarginPerceptron, OriginalPerceptron, SGDHingeClassifier, SimpleMLP, NilssonMLP,
-             HingeMLPClassifier, KernelMarginPerceptron):
-    _cls.__doc__ = _cls.__doc__.replace("{common}", _COMMON_DOC)

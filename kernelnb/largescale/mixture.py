@@ -100,10 +100,11 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .._callbacks import progress_caller
+from .._fit import fit_context
 from .._platt import platt_fit
-from .._deprecation import resolve_renamed, with_renamed
-from .._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, HasMethods,
-                           Interval, StrOptions, check_input, check_param,
+from .._threads import n_threads
+from .._validation import (CALLBACK, FRACTION, N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT,
+                           HasMethods, Interval, StrOptions, check_input, check_param,
                            check_params)
 from ..kernels import KERNEL_NAMES, KernelSpec
 from ..svm import SVC, SVR
@@ -128,21 +129,29 @@ def balanced_assignment(scores, capacity, order=None):
 
     Parameters
     ----------
-    scores : array of shape (n_samples, n_experts)
+    scores : array-like of shape (n_samples, n_experts)
         Larger is preferred (gater weights, or log posteriors).  Ties go to the lower index.
     capacity : int
         Maximum number of examples per expert (the thesis's ``L/K + 1``); ``n_experts *
         capacity`` must be at least ``n_samples``.
-    order : array of int, optional
+    order : array-like of int, optional
         The order in which examples choose (default: 0, 1, ..., n-1).
 
     Returns
     -------
-    assignment : ndarray of int, shape (n_samples,)
+    ndarray of int of shape (n_samples,)
+        The expert of each example.
+
+    Examples
+    --------
+    >>> from kernelnb.largescale import balanced_assignment
+    >>> balanced_assignment([[0.9, 0.1], [0.8, 0.2], [0.7, 0.3]], capacity=2)
+    array([0, 0, 1])
     """
     scores = np.asarray(scores)
     if scores.ndim != 2:
-        raise ValueError(f"scores must be a 2-D array (n_samples, n_experts), got shape {scores.shape}")
+        raise ValueError(f"scores must be a 2-D array (n_samples, n_experts), got shape "
+                         f"{scores.shape}")
     n, k = scores.shape
     prefs = _top_preferences(scores)
     return _assign_from_preferences(prefs, lambda l: scores[l], n, k, capacity, order,
@@ -248,31 +257,57 @@ def _assign_from_preferences(prefs, row_scores, n, k, capacity, order, block_sco
 
 
 class GaterMLP:
-    """Softmax gater ``g(x) = softmax(W2 tanh(W1 x + b1) + b2)`` for the global criterion.
+    """The global gater of :class:`MixtureSVC` and :class:`MixtureSVR`: a small softmax MLP.
 
-    Inputs are standardised with the mean and standard deviation of the training inputs
-    (:meth:`set_scaling`, else the first :meth:`fit`).  :meth:`fit` runs mini-batch Adam on the
-    mixture's global cost ``1/2 (y - tanh(sum_k g_k f_k))^2`` (``link='tanh'``, classification)
-    or ``1/2 (y - sum_k g_k f_k)^2`` (``link='identity'``, regression) with the expert outputs
-    ``F`` fixed, continuing from the current weights (warm start).
+    ``g(x) = softmax(W2 tanh(W1 x + b1) + b2)``, trained on the global criterion of Collobert's
+    thesis, Alg. 6.1.  Inputs are standardised with the mean and standard deviation of the
+    training inputs (:meth:`set_scaling`, else the first :meth:`fit`).  :meth:`fit` runs
+    mini-batch Adam on the mixture's global cost ``1/2 (y - tanh(sum_k g_k f_k))^2``
+    (``link='tanh'``, classification) or ``1/2 (y - sum_k g_k f_k)^2`` (``link='identity'``,
+    regression) with the expert outputs ``F`` fixed, continuing from the current weights (warm
+    start).
 
     Parameters
     ----------
-    n_features, n_hidden, n_experts : int
-    rng : numpy Generator
+    n_features : int
+        Inputs of the gater.
+    n_hidden : int
+        Hidden tanh units.
+    n_experts : int
+        Outputs: one weight per expert.
+    rng : numpy.random.Generator
         Draws the initial weights.
     dtype : numpy float type, default=np.float64
-        Precision of the weights and arithmetic (``MixtureSVC`` uses float32: the gater is the
+        Float type of the weights and arithmetic (``MixtureSVC`` uses float32: the gater is the
         sequential part of a fit, and float32 halves its memory traffic).
     link : {'tanh', 'identity'}, default='tanh'
         The function of the mixed output in the global cost.
+
+    Attributes
+    ----------
+    W1, b1, W2, b2 : ndarray
+        The weights, of shapes (n_features, n_hidden), (n_hidden,), (n_hidden, n_experts) and
+        (n_experts,).
+    mean_, scale_ : ndarray of shape (n_features,) or None
+        The input standardisation (None before :meth:`set_scaling` or :meth:`fit`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.largescale import GaterMLP
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((50, 3))
+    >>> gater = GaterMLP(3, 8, 2, rng).set_scaling(X)
+    >>> gater.gate(X).shape
+    (50, 2)
     """
 
     def __init__(self, n_features, n_hidden, n_experts, rng, dtype=np.float64, link="tanh"):
         if link not in ("tanh", "identity"):
             raise ValueError(f"link must be 'tanh' or 'identity', got {link!r}")
         self.n_hidden, self.n_experts, self.dtype, self.link = n_hidden, n_experts, dtype, link
-        self.W1 = (rng.standard_normal((n_features, n_hidden)) / math.sqrt(n_features)).astype(dtype)
+        self.W1 = (rng.standard_normal((n_features, n_hidden))
+                   / math.sqrt(n_features)).astype(dtype)
         self.b1 = np.zeros(n_hidden, dtype=dtype)
         # Small output weights: the first gater is nearly uniform.
         self.W2 = (0.01 * rng.standard_normal((n_hidden, n_experts))
@@ -315,8 +350,33 @@ class GaterMLP:
         out = np.sum(G * F, axis=1)
         return float(0.5 * np.mean((y - (np.tanh(out) if link == "tanh" else out)) ** 2))
 
-    def fit(self, X, y, F, epochs, lr, batch_size, rng, Z=None):
-        """Minimise the global cost over the gater's weights (experts' outputs ``F`` fixed)."""
+    def fit(self, X, y, F, epochs, learning_rate, batch_size, rng, Z=None):
+        """Minimise the global cost over the gater's weights, the experts' outputs fixed.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Inputs.
+        y : ndarray of shape (n_samples,)
+            Targets: +-1 (``link='tanh'``) or real values (``link='identity'``).
+        F : ndarray of shape (n_samples, n_experts)
+            The experts' outputs at ``X``.
+        epochs : int
+            Passes of mini-batch Adam over the samples.
+        learning_rate : float
+            Adam's step size.
+        batch_size : int
+            Samples per mini-batch.
+        rng : numpy.random.Generator
+            Draws the order of every epoch.
+        Z : ndarray of shape (n_samples, n_features), optional
+            ``X`` already standardised (see :meth:`standardise`).
+
+        Returns
+        -------
+        self : GaterMLP
+            The trained gater.
+        """
         if self.mean_ is None:
             self.set_scaling(X)
         if Z is None:
@@ -353,7 +413,7 @@ class GaterMLP:
                     mi += (1 - b1) * g
                     vi *= b2
                     vi += (1 - b2) * g * g
-                    p -= lr * c1 * mi / (np.sqrt(vi * c2) + eps)
+                    p -= learning_rate * c1 * mi / (np.sqrt(vi * c2) + eps)
         return self
 
 
@@ -517,71 +577,78 @@ _CONSTRAINTS = {
     "gater_holdout": ["boolean"],
     "gater_n_components": POSITIVE_INT,
     "reg_covar": POSITIVE,
-    "validation_fraction": [Interval(numbers.Real, 0, 1, closed="left")],
+    "validation_fraction": [*FRACTION, None],
     "max_validation": [*POSITIVE_INT, None],
     "n_iter_no_change": [*POSITIVE_INT, None],
     "balance": ["boolean"],
     "client": [None, str, HasMethods(["submit", "gather", "scatter"])],
-    "n_workers": [*POSITIVE_INT, None],
+    "n_jobs": N_JOBS,
     "random_state": ["random_state"],
     "verbose": ["verbose"],
     "callback": CALLBACK,
 }
-# Renamed in kernelnb 0.2 (one name per concept across the package): old -> new.
-_RENAMED = {"n_iter": "max_iter", "gater_hidden": "gater_n_hidden",
-            "gater_lr": "gater_learning_rate", "n_gaussians": "gater_n_components"}
 
 
 class _MixtureSVM(BaseEstimator):
     """The hard mixture's fit (thesis Alg. 6.1/6.2) shared by :class:`MixtureSVC` and
     :class:`MixtureSVR`; a subclass gives ``_link`` (the gater's output function),
-    ``_check_data`` (checked inputs and the experts' targets), ``_expert_params`` (the expert
-    model and its own parameters) and ``_error`` (training and validation error)."""
+    ``_check_data`` (checked inputs and the experts' targets), ``_val_targets`` (the
+    experts' targets of given validation labels), ``_expert_params`` (the expert model and its
+    own parameters) and ``_error`` (training and validation error)."""
 
     _link = "tanh"
-    _renamed = {}
 
     # ---------------------------------------------------------------------------------------
-    def _validate(self):
-        """Check the parameter table (one ValueError naming the parameter), resolve the renamed
-        parameters, and return the values ``fit`` uses."""
-        check_params(self)
-        p = {name: getattr(self, name) for name in ("max_iter", "gater_n_hidden",
-                                                    "gater_learning_rate", "gater_n_components")
-             if hasattr(self, name)}
-        p.update(resolve_renamed(self, self._renamed, stacklevel=4))
-        if self.kernel == "precomputed":
+    def _check_params_extra(self):
+        if isinstance(self.kernel, str) and self.kernel == "precomputed":
             raise ValueError(f"kernel='precomputed' is not supported by {type(self).__name__} "
                              "(the experts see different subsets); give a kernel name or a "
                              "callable")
-        return p
 
-    def fit(self, X, y):
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
         """Fit the mixture (thesis Alg. 6.1; Alg. 6.2 for the local gater).
 
         Parameters
         ----------
-        X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,), two classes
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Targets: two classes (:class:`MixtureSVC`) or real values (:class:`MixtureSVR`).
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs, on which the error of every outer iteration is recorded and the
+            best iteration chosen; without them ``validation_fraction`` of X is held out.
+        y_val : array-like of shape (n_val,), optional
+            Their targets.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
         """
-        t_start = time.perf_counter()
-        p = self._validate()
         K = int(self.n_experts)
         X, ys = self._check_data(X, y, K)
+        val = None
+        if X_val is not None or y_val is not None:
+            if X_val is None or y_val is None:
+                raise ValueError("X_val and y_val go together: give both or neither")
+            Xv, yv = check_input(self, X_val, y_val, dtype=np.float64, order="C", reset=False,
+                                 precision=np.float32, y_numeric=self._link == "identity")
+            val = (Xv, self._val_targets(yv))
         rs = check_random_state(self.random_state)
         rng = np.random.default_rng(rs.randint(2**31 - 1))
-        lay = self._layout(X, ys, K, rng)
-        n_outer = 1 if self.gater == "uniform" else int(p["max_iter"])
+        lay = self._layout(X, ys, K, rng, val)
+        n_outer = 1 if self.gater == "uniform" else int(self.max_iter)
 
         # Initial random partition of the pool into K subsets of size about P/K.
         assignment = np.full(lay.L, -1, dtype=np.int64)
         assignment[lay.pool[rng.permutation(lay.P)]] = np.arange(lay.P) % K
         self.sigma_ = self._common_sigma(lay.Xtr)
         params = dict(C=float(self.C), kernel=self.kernel, sigma=self.sigma_, tol=self.tol,
-                      cache_size=self.cache_size, **self._expert_params(p))
+                      cache_size=self.cache_size, **self._expert_params())
         gater = Zs = None
         if self.gater == "global" and K > 1:
-            gater = GaterMLP(X.shape[1], int(p["gater_n_hidden"]), K, rng, dtype=np.float32,
+            gater = GaterMLP(X.shape[1], int(self.gater_n_hidden), K, rng, dtype=np.float32,
                              link=self._link)
             gater.set_scaling(lay.Xtr)
             with threadpool_limits(limits=1):
@@ -598,7 +665,7 @@ class _MixtureSVM(BaseEstimator):
         val_errs, tr_errs, tr_costs = [], [], []
         best, best_err, since_best = None, np.inf, 0
         parallel_time = gater_time = cpu_tasks = 0.0
-        with dask_client(self.client, n_workers=self.n_workers) as client:
+        with dask_client(self.client, n_workers=n_threads(self.n_jobs)) as client:
             runner = _Runner(client, lay.Xtr, lay.ytr, lay.Xs, lay.S, lay.Xv)
             for it in range(n_outer):
                 sizes = np.bincount(assignment[lay.pool], minlength=K)
@@ -615,7 +682,7 @@ class _MixtureSVM(BaseEstimator):
 
                 t0 = time.perf_counter()
                 self.experts_ = [r["expert"] for r in results]
-                state = self._combine(results, lay, sizes, gater, Zs, p, rng)
+                state = self._combine(results, lay, sizes, gater, Zs, rng)
                 tr_costs.append(state["train_cost"])
                 tr_errs.append(self._error(state["train_dec"], lay.ys_s))
                 val_errs.append(self._error(state["val_dec"], lay.yv) if lay.n_val else np.nan)
@@ -652,18 +719,20 @@ class _MixtureSVM(BaseEstimator):
         self.parallel_time_ = parallel_time
         self.gater_time_ = gater_time
         self.cpu_time_ = cpu_tasks + gater_time
-        self.fit_time_ = time.perf_counter() - t_start
         return self
 
     # -- the pieces of fit -----------------------------------------------------------------
-    def _sizes(self, n, K):
+    def _sizes(self, n, K, given_val=False):
         """``(n_val, n_holdout, pool)`` for ``n`` examples and ``K`` experts: the validation
-        set, the gater's held-out points (0 without ``gater_holdout``; at most a fifth of the
-        training set) and the experts' pool."""
-        n_val = int(math.floor(self.validation_fraction * n))
-        if self.max_validation is not None:
-            n_val = min(n_val, int(self.max_validation))
-        n_val = min(n_val, n - K)
+        set held out of them (none with ``validation_fraction=None`` or ``given_val``), the
+        gater's held-out points (0 without ``gater_holdout``; at most a fifth of the training
+        set) and the experts' pool."""
+        n_val = 0
+        if self.validation_fraction is not None and not given_val:
+            n_val = int(math.floor(self.validation_fraction * n))
+            if self.max_validation is not None:
+                n_val = min(n_val, int(self.max_validation))
+            n_val = min(n_val, n - K)
         L = n - n_val
         n_s = 0
         if bool(self.gater_holdout) and self.gater == "global" and K > 1:
@@ -683,25 +752,31 @@ class _MixtureSVM(BaseEstimator):
         >>> MixtureSVC(n_experts=10).pool_size(100_000)
         72000
         """
-        check_params(self)
+        check_params(self)            # not a fit: the wrapper of fit has not checked them
         n = check_param("n_samples", n_samples, POSITIVE_INT,
                         f"{type(self).__name__}.pool_size")
         return self._sizes(int(n), int(self.n_experts))[2]
 
-    def _layout(self, X, ys, K, rng):
+    def _layout(self, X, ys, K, rng, val=None):
         """Where each point serves: the validation set, the gater's points S, the experts' pool.
 
-        Validation: a fraction of the data, at most ``max_validation`` points (the thesis:
-        10,000 on Forest) -- every expert is evaluated on it at every iteration.  S: for the
+        Validation: the given ``val = (Xv, yv)``, or a fraction of the data, at most
+        ``max_validation`` points (the thesis: 10,000 on Forest) -- every expert is evaluated
+        on it at every iteration.  S: for the
         global and uniform gaters a random subsample of at most ``gater_samples`` training
         points, the same for the whole fit (the experts are evaluated there, not on all L
         points), held out from the experts with ``gater_holdout``; the local gater's
         reassignment needs every expert's output on every training point, so S is the whole
         training set there.  The pool: every training point, or all but S."""
         n = X.shape[0]
-        n_val, n_s, _ = self._sizes(n, K)
-        perm = rng.permutation(n)
-        val_idx, tr_idx = np.sort(perm[:n_val]), np.sort(perm[n_val:])
+        n_val, n_s, _ = self._sizes(n, K, given_val=val is not None)
+        if val is None:
+            perm = rng.permutation(n)
+            val_idx, tr_idx = np.sort(perm[:n_val]), np.sort(perm[n_val:])
+            Xv, yv = X[val_idx], ys[val_idx]
+        else:
+            val_idx, tr_idx = np.empty(0, dtype=np.int64), np.arange(n)
+            (Xv, yv), n_val = val, val[0].shape[0]
         Xtr, ytr = X[tr_idx], ys[tr_idx]
         L = Xtr.shape[0]
         local = self.gater == "local"
@@ -718,8 +793,8 @@ class _MixtureSVM(BaseEstimator):
                 S = np.sort(rng.choice(L, size=int(self.gater_samples), replace=False))
             pool = np.arange(L)
         P = pool.shape[0]
-        return _Layout(tr_idx=tr_idx, val_idx=val_idx, Xtr=Xtr, ytr=ytr, Xv=X[val_idx],
-                       yv=ys[val_idx], S=S, Xs=Xtr[S], ys_s=ytr[S], pool=pool, L=L, P=P,
+        return _Layout(tr_idx=tr_idx, val_idx=val_idx, Xtr=Xtr, ytr=ytr, Xv=Xv,
+                       yv=yv, S=S, Xs=Xtr[S], ys_s=ytr[S], pool=pool, L=L, P=P,
                        n_val=n_val, local=local, holdout=holdout,
                        capacity=P // K + 1 if self.balance else P)
 
@@ -732,7 +807,7 @@ class _MixtureSVM(BaseEstimator):
         sigma = KernelSpec.of(self).resolve_sigma(Xtr, np.float32)   # the experts' precision
         return self.sigma if sigma is None else float(sigma)
 
-    def _combine(self, results, lay, sizes, gater, Zs, p, rng):
+    def _combine(self, results, lay, sizes, gater, Zs, rng):
         """After the experts of an iteration: train the gater (global) or set up the local
         posterior, and the mixture's decision on the gater's points and the validation set."""
         F = np.column_stack([r["dec"] for r in results])          # on S
@@ -757,7 +832,7 @@ class _MixtureSVM(BaseEstimator):
             # them 8x slower).
             with threadpool_limits(limits=1):
                 gater.fit(lay.Xs, lay.ys_s, F, self.gater_epochs,
-                          float(p["gater_learning_rate"]), int(self.gater_batch_size), rng, Z=Zs)
+                          float(self.gater_learning_rate), int(self.gater_batch_size), rng, Z=Zs)
                 G = gater.gate(lay.Xs, Z=Zs).astype(np.float64)
         else:
             G = np.full((lay.S.shape[0], F.shape[1]), 1.0 / F.shape[1])
@@ -768,7 +843,8 @@ class _MixtureSVM(BaseEstimator):
         return out
 
     def _record_assignment(self, lay, assignment, n):
-        """``assignment_`` over all n points: -1 validation, -2 the gater's held-out points."""
+        """``assignment_`` over the n points of X: -1 validation, -2 the gater's held-out
+        points."""
         self.assignment_ = np.full(n, -1, dtype=np.int64)
         self.assignment_[lay.tr_idx] = assignment
         if lay.holdout:
@@ -892,109 +968,132 @@ class _MixtureSVM(BaseEstimator):
 
 
 class MixtureSVC(ClassifierMixin, _MixtureSVM):
-    """Hard mixture of SVM experts with a global, local or uniform gater (thesis ch. 6), the
-    experts of every outer iteration trained in parallel as Dask tasks.  Two classes.
+    """Hard mixture of SVM experts, trained in parallel on Dask, for two classes.
+
+    The training set is split between K SVM experts trained independently (one Dask task per
+    expert), a global, local or uniform gater learns which experts to trust at each input, and
+    the examples are reassigned to the experts the gater prefers under a capacity rule, for a
+    few outer iterations (Collobert's thesis, ch. 6, Alg. 6.1 and 6.2; see
+    :mod:`kernelnb.largescale.mixture`).
 
     Parameters
     ----------
     n_experts : int, default=4
-        Number K of SVM experts; each holds at most ``L // K + 1`` training examples.
+        Number K of experts; each holds at most ``L // K + 1`` training examples.
     gater : {'global', 'local', 'uniform'}, default='global'
-        See the module documentation.
+        The global MLP gater (Alg. 6.1), the local Bayes gater (Alg. 6.2) or ``1/K`` without
+        reassignment (see :mod:`kernelnb.largescale.mixture`).
     max_iter : int, default=3
-        At most this many outer iterations (expert training, gater training, reassignment); the
-        thesis used 5.  The uniform gater runs one.  (Was ``n_iter`` before kernelnb 0.2.)
-    C, kernel, sigma : parameters of every expert :class:`kernelnb.svm.SVC` (the same for all
-        experts and iterations, as in the thesis; ``sigma='scale'`` is resolved once on the whole
-        training set, see ``sigma_``).
-    tol, cache_size : solver tolerance and kernel cache (MB) of each expert.
+        Most outer iterations (expert training, gater training, reassignment); the thesis used
+        5.  The uniform gater runs one.
+    C : float, default=1.0
+        Penalty of every expert SVM (the same for all experts and iterations, as in the thesis).
+    kernel : str or callable, default='rbf'
+        The experts' kernel (a name of :mod:`kernelnb.kernels` or a callable; not
+        ``'precomputed'``: the experts see different subsets).
+    sigma : float or 'scale', default=1.0
+        Gaussian width of the experts' kernel, ``exp(-||x - z||^2 / (2 sigma^2))``;
+        ``'scale'`` is resolved once on the whole training set (see ``sigma_``).
+    tol : float, default=1e-3
+        Solver tolerance of each expert.
+    cache_size : float, default=200
+        Memory in MB for each expert's kernel values.
     gater_n_hidden : int, default=32
-        Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).  (Was
-        ``gater_hidden``.)
+        Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).
     gater_epochs : int, default=10
         Epochs of gater training per outer iteration (warm-started).
     gater_learning_rate : float, default=3e-3
-        Adam step size of the gater.  (Was ``gater_lr``.)
+        Adam step size of the gater.
     gater_batch_size : int, default=128
+        Mini-batch size of the gater's training.
     gater_samples : int or None, default=20000
-        Training points (a random subsample, the same for the whole fit) on which the experts are
-        evaluated and the global gater trained; None: all of them, as in the thesis (the fit is
-        then quadratic in n), or a fifth of them with ``gater_holdout``.
+        Training points (a random subsample, the same for the whole fit) on which the experts
+        are evaluated and the global gater trained; None: all of them, as in the thesis (the
+        fit is then quadratic in n), or a fifth of them with ``gater_holdout``.
     gater_holdout : bool, default=True
         Keep the gater's points out of the experts' training sets (at most a fifth of the
-        training set), so that the gater learns from the experts' outputs on points they have not
-        seen.  ``False`` is the thesis's choice (the gater sees each expert's outputs on its own
-        training points); on noisy data the gater then learns to trust every expert on the
-        region it was just given, where its outputs are fitted, not predicted -- see the module
-        notes.  The reassignment covers every point of the experts' pool.
+        training set), so that the gater learns from the experts' outputs on points they have
+        not seen.  ``False`` is the thesis's choice; on noisy data the gater then learns to
+        trust every expert on the region it was just given, where its outputs are fitted, not
+        predicted (see the module notes).  The reassignment covers every point of the
+        experts' pool.
     gater_n_components : int, default=1
-        Components of each expert's diagonal Gaussian mixture P(x|k) (local gater; scikit-learn's
-        ``GaussianMixture(n_components=...)``).  (Was ``n_gaussians``.)
+        Components of each expert's diagonal Gaussian mixture ``P(x|k)`` (local gater;
+        scikit-learn's ``GaussianMixture(n_components=...)``).
     reg_covar : float, default=1e-3
-        Added to the diagonal variances of P(x|k) (local gater).
-    validation_fraction : float, default=0.1
-        Fraction of the training set held out (at random) to record the validation error after
-        each outer iteration; 0 uses every example for training (``validation_errors_`` is NaN,
-        and the last iteration is returned).
+        Added to the diagonal variances of ``P(x|k)`` (local gater).
+    validation_fraction : float in (0, 1) or None, default=0.1
+        Fraction of the training set held out (at random) to record the validation error
+        after each outer iteration, used only when ``fit`` gets no ``X_val``; None uses every
+        example for training (``validation_errors_`` is NaN, and the last iteration is
+        returned).
     max_validation : int or None, default=10000
-        At most this many held-out points (every expert is evaluated on them at each iteration).
+        At most this many held-out points (every expert is evaluated on them at each
+        iteration; a given ``X_val`` is used whole).
     n_iter_no_change : int or None, default=2
         Stop when the validation error has not improved (strictly) for this many consecutive
-        outer iterations; None runs all ``max_iter``.  Either way the iteration with the lowest
-        validation error is returned (thesis Alg. 6.1).
+        outer iterations; None runs all ``max_iter``.  Either way the iteration with the
+        lowest validation error is returned (thesis Alg. 6.1).
     balance : bool, default=True
-        Apply the capacity ``L // K + 1`` when reassigning.  ``False`` lets every example go to
-        its preferred expert -- only to show what goes wrong (the thesis: one expert then
-        captures everything); experts left with one class become constants.
+        Apply the capacity ``L // K + 1`` when reassigning.  ``False`` lets every example go
+        to its preferred expert -- only to show what goes wrong (the thesis: one expert then
+        captures everything).
     client : None, 'serial', str or distributed.Client, default=None
         Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
-        ``LocalCluster`` of worker threads in this process (one per core) for this fit and closes
-        it; it works from a script without a main guard, a notebook or a Voila kernel.
-    n_workers : int, optional
-        Workers of that embedded cluster (default: the number of cores).
-    random_state : int, RandomState or None
+        ``LocalCluster`` of ``n_jobs`` worker threads in this process for this fit and closes
+        it (it works from a script without a main guard, a notebook or a Voila kernel);
+        ``'serial'`` runs them one after the other in this process, without Dask; a scheduler
+        address or a client runs them on that cluster.
+    n_jobs : int or None, default=-1
+        Workers of the embedded cluster of ``client=None``: -1 one per core, None or 1 one.
+    random_state : int, RandomState instance or None, default=None
         Seeds the validation split, the initial partition, the gater's initialisation and
-        mini-batches, and the order of reassignment.  The same seed gives the same model serially
-        and on Dask.
+        mini-batches, and the order of reassignment.  The same seed gives the same model
+        serially and on Dask.
     verbose : bool, default=False
         Print one line per outer iteration.
-    callback : callable ``callback(info)``, optional
-        Called after each outer iteration with a dict (``iteration``, ``expert_sizes``,
-        ``validation_error``, ``train_error``, ``train_cost``, ``parallel_time``,
-        ``gater_time``); returning ``False`` stops after that iteration (the experts and gater
-        then match).  The package's one callback form (:mod:`kernelnb._callbacks`); the old
-        ``callback(iteration, info)`` still works, with a ``FutureWarning``.
-    n_iter, gater_hidden, gater_lr, n_gaussians : deprecated
-        The names of ``max_iter``, ``gater_n_hidden``, ``gater_learning_rate`` and
-        ``gater_n_components`` before kernelnb 0.2: still accepted with a ``FutureWarning``,
-        removed in 0.4.
+    callback : callable or None, default=None
+        ``callback(info)`` after each outer iteration, with a dict (``iteration``,
+        ``expert_sizes``, ``validation_error``, ``train_error``, ``train_cost``,
+        ``parallel_time``, ``gater_time``); returning ``False`` stops after that iteration
+        (the experts and gater then match).
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-    experts_ : list of fitted SVC (or constant experts for single-class subsets)
+        The class labels.
+    experts_ : list
+        The fitted :class:`kernelnb.svm.SVC` experts (constant experts for single-class
+        subsets).
+    platt_ : ndarray of shape (n_experts, 2)
+        Local gater: Platt's ``a_k, b_k`` of each expert.
+    densities_ : list of GaussianMixture
+        Local gater: ``P(x|k)``.
+    log_prior_ : ndarray of shape (n_experts,)
+        Local gater: ``log P(k)``.
     gater_ : GaterMLP or None
-    platt_ : ndarray of shape (n_experts, 2)  (local) Platt's ``a_k, b_k``
-    densities_ : list of GaussianMixture  (local) ``P(x|k)``
-    log_prior_ : ndarray of shape (n_experts,)  (local) ``log P(k)``
+        The global gater (None for the other gaters and for one expert).
     n_iter_ : int
         Outer iterations run.
     best_iteration_ : int
-        The iteration (from 0) whose experts and gater are returned: the first with the lowest
-        validation error.
+        The iteration (from 0) whose experts and gater are returned: the first with the
+        lowest validation error.
     sigma_ : float or None
         The experts' common width (``sigma='scale'`` resolved once on the training set).
     gater_samples_ : int
         Points on which the gater was trained.
     expert_sizes_ : list of ndarray
         Examples per expert at each outer iteration (before its expert training).
-    assignment_ : ndarray of int
-        Expert of each training example in the returned iteration (-1 for the validation points,
-        -2 for the gater's held-out points).
-    validation_errors_, train_errors_, train_costs_ : ndarray of shape (n_iter_,)
-        Per outer iteration; the training error and cost on the gater's points.  ``train_costs_``
-        is the global criterion ``mean 1/2 (y - tanh(f(x)))^2`` for the global and uniform
-        gaters, the negative log-likelihood ``-mean log P(y|x)`` for the local one.
+    assignment_ : ndarray of int of shape (n_samples,)
+        Expert of each training example in the returned iteration (-1 for the validation
+        points held out of X, -2 for the gater's held-out points).
+    validation_errors_ : ndarray of shape (n_iter_,)
+        Classification error on the validation set per outer iteration.
+    train_errors_ : ndarray of shape (n_iter_,)
+        Classification error on the gater's points per outer iteration.
+    train_costs_ : ndarray of shape (n_iter_,)
+        The global criterion ``mean 1/2 (y - tanh(f(x)))^2`` on the gater's points (global
+        and uniform gaters), the negative log-likelihood ``-mean log P(y|x)`` (local gater).
     expert_times_ : list of ndarray
         Seconds each expert task took, per iteration (measured where it ran).
     parallel_time_ : float
@@ -1008,21 +1107,31 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
 
     References
     ----------
-    Collobert, Bengio & Bengio, "A parallel mixture of SVMs for very large scale problems",
-    Neural Computation 14(5), 2002; Collobert's thesis ch. 6 (Alg. 6.1, 6.2; Tables 6.1-6.3).
+    R. Collobert, S. Bengio and Y. Bengio, "A parallel mixture of SVMs for very large scale
+    problems", Neural Computation 14(5), 2002; R. Collobert, "Large Scale Machine Learning",
+    PhD thesis, Universite Paris VI, 2004, ch. 6 (Alg. 6.1, 6.2; Tables 6.1-6.3).
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.largescale import MixtureSVC
+    >>> X, y = make_moons(n_samples=400, noise=0.2, random_state=0)
+    >>> clf = MixtureSVC(n_experts=2, max_iter=2, C=10.0, sigma=0.5, gater_epochs=2,
+    ...                  client="serial", random_state=0).fit(X[:300], y[:300])
+    >>> clf.gate(X[300:302]).shape
+    (2, 2)
+    >>> print(clf.score(X[300:], y[300:]) > 0.9)
+    True
     """
 
-    _parameter_constraints = with_renamed(_CONSTRAINTS, _RENAMED)
-    _renamed = _RENAMED
+    _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, n_experts=4, gater="global", max_iter=3, C=1.0, kernel="rbf", sigma=1.0,
+    def __init__(self, *, n_experts=4, gater="global", max_iter=3, C=1.0, kernel="rbf", sigma=1.0,
                  tol=1e-3, cache_size=200, gater_n_hidden=32, gater_epochs=10,
                  gater_learning_rate=3e-3, gater_batch_size=128, gater_samples=20000,
-                 gater_holdout=True, gater_n_components=1, reg_covar=1e-3,
-                 validation_fraction=0.1, max_validation=10000, n_iter_no_change=2, balance=True,
-                 client=None, n_workers=None, random_state=None, verbose=False, callback=None,
-                 n_iter="deprecated", gater_hidden="deprecated", gater_lr="deprecated",
-                 n_gaussians="deprecated"):
+                 gater_holdout=True, gater_n_components=1, reg_covar=1e-3, validation_fraction=0.1,
+                 max_validation=10000, n_iter_no_change=2, balance=True, client=None, n_jobs=-1,
+                 random_state=None, verbose=False, callback=None):
         self.n_experts = n_experts
         self.gater = gater
         self.max_iter = max_iter
@@ -1044,18 +1153,14 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         self.n_iter_no_change = n_iter_no_change
         self.balance = balance
         self.client = client
-        self.n_workers = n_workers
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
-        self.n_iter = n_iter
-        self.gater_hidden = gater_hidden
-        self.gater_lr = gater_lr
-        self.n_gaussians = n_gaussians
 
     # -- what makes it a classifier ---------------------------------------------------------
-    def _expert_params(self, p):
-        return dict(model="svc", n_gaussians=int(p["gater_n_components"]),
+    def _expert_params(self):
+        return dict(model="svc", n_gaussians=int(self.gater_n_components),
                     reg_covar=float(self.reg_covar))
 
     @staticmethod
@@ -1078,6 +1183,14 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
                              f"({X.shape[0]})")
         self.classes_ = classes
         return X, np.where(y_idx == 1, 1.0, -1.0)
+
+    def _val_targets(self, y_val):
+        """Given validation labels as -1/+1 (every label one of ``classes_``)."""
+        unknown = ~np.isin(y_val, self.classes_)
+        if unknown.any():
+            raise ValueError(f"y_val has labels that are not in y: "
+                             f"{np.unique(y_val[unknown])[:5].tolist()}")
+        return np.where(y_val == self.classes_[1], 1.0, -1.0)
 
     def decision_function(self, X):
         """``sum_k g_k(x) f_k(x)`` (global, uniform), or the log-odds of ``P(y=+1|x)`` (local);
@@ -1115,52 +1228,163 @@ _SVR_CONSTRAINTS.update(gater=[StrOptions({"global", "uniform"})], epsilon=[Inte
 
 
 class MixtureSVR(RegressorMixin, _MixtureSVM):
-    """Hard mixture of epsilon-SVR experts for regression, ``E[y|x] = sum_k P(k|x) E[y|x,k]``
-    (Collobert's thesis ch. 6, the regression form of Alg. 6.1), trained as
-    :class:`MixtureSVC` is: experts on their subsets in parallel, the global gater on their
-    outputs (squared error of the mixed output, no tanh), reassignment with the balance rule.
+    """Hard mixture of epsilon-SVR experts, trained in parallel on Dask, for regression.
+
+    ``E[y|x] = sum_k P(k|x) E[y|x,k]`` (Collobert's thesis ch. 6, the regression form of Alg.
+    6.1), trained as :class:`MixtureSVC` is: experts on their subsets in parallel, the global
+    gater on their outputs (squared error of the mixed output, no tanh), reassignment with the
+    balance rule.  The targets are standardised inside the estimator.
 
     Parameters
     ----------
-    n_experts, max_iter, C, kernel, sigma, tol, cache_size : as :class:`MixtureSVC`
-        (``C`` applies to the standardised targets).
-    gater_n_hidden, gater_epochs, gater_learning_rate, gater_batch_size : as :class:`MixtureSVC`
-    gater_samples, gater_holdout, validation_fraction, max_validation : as :class:`MixtureSVC`
-    n_iter_no_change, balance, client, n_workers, random_state, verbose : as :class:`MixtureSVC`
-    callback : as :class:`MixtureSVC`
+    n_experts : int, default=4
+        Number K of experts; each holds at most ``L // K + 1`` training examples.
     gater : {'global', 'uniform'}, default='global'
+        The global MLP gater, or ``1/K`` without reassignment (the local gater needs a density
+        of y given x for each expert).
+    max_iter : int, default=3
+        Most outer iterations (expert training, gater training, reassignment); the thesis used
+        5.  The uniform gater runs one.
+    C : float, default=1.0
+        Penalty of every expert SVR, on the standardised targets (the same for all experts and
+        iterations, as in the thesis).
     epsilon : float, default=0.1
         Half-width of every expert's insensitive tube, in units of the targets' standard
         deviation (the targets are standardised inside the estimator).
+    kernel : str or callable, default='rbf'
+        The experts' kernel (a name of :mod:`kernelnb.kernels` or a callable; not
+        ``'precomputed'``: the experts see different subsets).
+    sigma : float or 'scale', default=1.0
+        Gaussian width of the experts' kernel, ``exp(-||x - z||^2 / (2 sigma^2))``;
+        ``'scale'`` is resolved once on the whole training set (see ``sigma_``).
+    tol : float, default=1e-3
+        Solver tolerance of each expert.
+    cache_size : float, default=200
+        Memory in MB for each expert's kernel values.
+    gater_n_hidden : int, default=32
+        Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).
+    gater_epochs : int, default=10
+        Epochs of gater training per outer iteration (warm-started).
+    gater_learning_rate : float, default=3e-3
+        Adam step size of the gater.
+    gater_batch_size : int, default=128
+        Mini-batch size of the gater's training.
+    gater_samples : int or None, default=20000
+        Training points (a random subsample, the same for the whole fit) on which the experts
+        are evaluated and the global gater trained; None: all of them, as in the thesis (the
+        fit is then quadratic in n), or a fifth of them with ``gater_holdout``.
+    gater_holdout : bool, default=True
+        Keep the gater's points out of the experts' training sets (at most a fifth of the
+        training set), so that the gater learns from the experts' outputs on points they have
+        not seen.  ``False`` is the thesis's choice; on noisy data the gater then learns to
+        trust every expert on the region it was just given, where its outputs are fitted, not
+        predicted (see the module notes).  The reassignment covers every point of the
+        experts' pool.
+    validation_fraction : float in (0, 1) or None, default=0.1
+        Fraction of the training set held out (at random) to record the validation error
+        after each outer iteration, used only when ``fit`` gets no ``X_val``; None uses every
+        example for training (``validation_errors_`` is NaN, and the last iteration is
+        returned).
+    max_validation : int or None, default=10000
+        At most this many held-out points (every expert is evaluated on them at each
+        iteration; a given ``X_val`` is used whole).
+    n_iter_no_change : int or None, default=2
+        Stop when the validation error has not improved (strictly) for this many consecutive
+        outer iterations; None runs all ``max_iter``.  Either way the iteration with the
+        lowest validation error is returned (thesis Alg. 6.1).
+    balance : bool, default=True
+        Apply the capacity ``L // K + 1`` when reassigning.  ``False`` lets every example go
+        to its preferred expert -- only to show what goes wrong (the thesis: one expert then
+        captures everything).
+    client : None, 'serial', str or distributed.Client, default=None
+        Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
+        ``LocalCluster`` of ``n_jobs`` worker threads in this process for this fit and closes
+        it (it works from a script without a main guard, a notebook or a Voila kernel);
+        ``'serial'`` runs them one after the other in this process, without Dask; a scheduler
+        address or a client runs them on that cluster.
+    n_jobs : int or None, default=-1
+        Workers of the embedded cluster of ``client=None``: -1 one per core, None or 1 one.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the validation split, the initial partition, the gater's initialisation and
+        mini-batches, and the order of reassignment.  The same seed gives the same model
+        serially and on Dask.
+    verbose : bool, default=False
+        Print one line per outer iteration.
+    callback : callable or None, default=None
+        ``callback(info)`` after each outer iteration, with a dict (``iteration``,
+        ``expert_sizes``, ``validation_error``, ``train_error``, ``train_cost``,
+        ``parallel_time``, ``gater_time``); returning ``False`` stops after that iteration
+        (the experts and gater then match).
 
     Attributes
     ----------
     y_mean_, y_scale_ : float
         Target standardisation.
-    experts_ : list of fitted :class:`kernelnb.svm.SVR` (constant experts for subsets of fewer
-        than two points)
-    gater_, n_iter_, best_iteration_, sigma_, gater_samples_, expert_sizes_, assignment_,
-    expert_times_, parallel_time_, gater_time_, cpu_time_, fit_time_ : as :class:`MixtureSVC`
-    validation_errors_, train_errors_ : ndarray of shape (``n_iter_``,)
-        Mean squared errors (in the targets' units) on the validation set and on the gater's
-        points, per outer iteration.
-    train_costs_ : ndarray of shape (``n_iter_``,)
+    experts_ : list
+        The fitted :class:`kernelnb.svm.SVR` experts (constant experts for subsets of fewer
+        than two points).
+    gater_ : GaterMLP or None
+        The global gater (None for the other gaters and for one expert).
+    n_iter_ : int
+        Outer iterations run.
+    best_iteration_ : int
+        The iteration (from 0) whose experts and gater are returned: the first with the
+        lowest validation error.
+    sigma_ : float or None
+        The experts' common width (``sigma='scale'`` resolved once on the training set).
+    gater_samples_ : int
+        Points on which the gater was trained.
+    expert_sizes_ : list of ndarray
+        Examples per expert at each outer iteration (before its expert training).
+    assignment_ : ndarray of int of shape (n_samples,)
+        Expert of each training example in the returned iteration (-1 for the validation
+        points held out of X, -2 for the gater's held-out points).
+    validation_errors_ : ndarray of shape (n_iter_,)
+        Mean squared error (in the targets' units) on the validation set per outer iteration.
+    train_errors_ : ndarray of shape (n_iter_,)
+        Mean squared error (in the targets' units) on the gater's points per outer iteration.
+    train_costs_ : ndarray of shape (n_iter_,)
         The gater's criterion ``mean 1/2 (y - sum_k g_k f_k)^2`` on the standardised targets.
+    expert_times_ : list of ndarray
+        Seconds each expert task took, per iteration (measured where it ran).
+    parallel_time_ : float
+        Wall-clock seconds in the expert-training phases (submit to gather).
+    gater_time_ : float
+        Seconds spent training gaters and reassigning (the sequential part).
+    cpu_time_ : float
+        The sum of all expert task times plus ``gater_time_``: the fit's time on one CPU.
+    fit_time_ : float
+        Wall-clock seconds of ``fit`` (including starting the embedded cluster).
 
     References
     ----------
-    Collobert, Bengio & Bengio, "A parallel mixture of SVMs for very large scale problems",
-    Neural Computation 14(5), 2002; Collobert's thesis ch. 6.
+    R. Collobert, S. Bengio and Y. Bengio, "A parallel mixture of SVMs for very large scale
+    problems", Neural Computation 14(5), 2002; R. Collobert, "Large Scale Machine Learning",
+    PhD thesis, Universite Paris VI, 2004, ch. 6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.largescale import MixtureSVR
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-3, 3, size=(300, 1))
+    >>> y = np.sin(X[:, 0]) + 0.1 * rng.randn(300)
+    >>> reg = MixtureSVR(n_experts=2, max_iter=2, C=10.0, gater_epochs=2, client="serial",
+    ...                  random_state=0).fit(X, y)
+    >>> reg.predict(X[:3]).shape
+    (3,)
+    >>> print(reg.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints = _SVR_CONSTRAINTS
     _link = "identity"
 
-    def __init__(self, n_experts=4, gater="global", max_iter=3, C=1.0, epsilon=0.1, kernel="rbf",
-                 sigma=1.0, tol=1e-3, cache_size=200, gater_n_hidden=32, gater_epochs=10,
-                 gater_learning_rate=3e-3, gater_batch_size=128, gater_samples=20000,
-                 gater_holdout=True, validation_fraction=0.1, max_validation=10000,
-                 n_iter_no_change=2, balance=True, client=None, n_workers=None,
+    def __init__(self, *, n_experts=4, gater="global", max_iter=3, C=1.0, epsilon=0.1,
+                 kernel="rbf", sigma=1.0, tol=1e-3, cache_size=200, gater_n_hidden=32,
+                 gater_epochs=10, gater_learning_rate=3e-3, gater_batch_size=128,
+                 gater_samples=20000, gater_holdout=True, validation_fraction=0.1,
+                 max_validation=10000, n_iter_no_change=2, balance=True, client=None, n_jobs=-1,
                  random_state=None, verbose=False, callback=None):
         self.n_experts = n_experts
         self.gater = gater
@@ -1182,12 +1406,12 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         self.n_iter_no_change = n_iter_no_change
         self.balance = balance
         self.client = client
-        self.n_workers = n_workers
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
 
-    def _expert_params(self, p):
+    def _expert_params(self):
         return dict(model="svr", epsilon=float(self.epsilon))
 
     def _error(self, dec, y):
@@ -1208,6 +1432,10 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         sd = float(np.std(y))
         self.y_scale_ = sd if sd > 0 else 1.0
         return X, (y - self.y_mean_) / self.y_scale_
+
+    def _val_targets(self, y_val):
+        """Given validation targets, standardised as the training targets."""
+        return (np.asarray(y_val, dtype=np.float64) - self.y_mean_) / self.y_scale_
 
     def predict(self, X):
         """``sum_k g_k(x) f_k(x)`` in the targets' units."""

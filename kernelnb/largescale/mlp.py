@@ -32,8 +32,6 @@ weights are those of the epoch just run) and may return ``False`` to stop.
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.preprocessing import StandardScaler
@@ -43,9 +41,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._callbacks import progress_caller
-from .._deprecation import resolve_renamed, with_renamed
+from .._fit import fit_context
 from .._validation import (CALLBACK, FRACTION, NONNEGATIVE, POSITIVE, POSITIVE_INT, StrOptions,
-                           check_input, check_params)
+                           check_input)
 from . import _mlp
 
 __all__ = ["MLPClassifier", "MLPRegressor", "init_mlp_weights", "mlp_loss_grad"]
@@ -61,24 +59,22 @@ def _standardizer(X):
     return scaler.mean_, scaler.scale_
 
 
-#: renamed parameters of the stochastic-gradient estimators (old -> new, kernelnb 0.2)
-SGD_RENAMED = {"max_epochs": "max_iter"}
 #: the parameters every stochastic-gradient estimator of this package shares
-SGD_CONSTRAINTS = with_renamed({
+SGD_CONSTRAINTS = {
     "learning_rate": POSITIVE,
     "max_iter": POSITIVE_INT,
     "n_iter_no_change": POSITIVE_INT,
-    "validation_fraction": FRACTION,
-    "early_stopping": ["boolean"],
+    "validation_fraction": [*FRACTION, None],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
-}, SGD_RENAMED)
+    "callback": CALLBACK,
+}
 
 
 def _split(est, X, y, X_val, y_val, rng, stratify):
     """Training and validation parts: the given validation set, a random split of
-    ``validation_fraction`` (stratified by class when every class has two members) when
-    ``early_stopping``, or no validation set."""
+    ``validation_fraction`` (stratified by class when every class has two members), or no
+    validation set (``validation_fraction=None``)."""
     if X_val is not None:
         if y_val is None:
             raise ValueError("y_val is required with X_val")
@@ -87,14 +83,13 @@ def _split(est, X, y, X_val, y_val, rng, stratify):
         return X, y, X_val, y_val
     if y_val is not None:
         raise ValueError("X_val is required with y_val")
-    if not est.early_stopping:
+    if est.validation_fraction is None:
         return X, y, None, None
     n = X.shape[0]
     n_val = int(round(est.validation_fraction * n))
     if n_val < 1 or n - n_val < 1:
-        raise ValueError(f"early_stopping needs at least one training and one validation "
-                         f"sample: validation_fraction={est.validation_fraction} of "
-                         f"{n} samples")
+        raise ValueError(f"validation_fraction={est.validation_fraction} of {n} samples leaves "
+                         f"no training or no validation sample")
     perm = rng.permutation(n)
     if stratify:
         _, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
@@ -118,8 +113,8 @@ def _split(est, X, y, X_val, y_val, rng, stratify):
                     val.append(i)
             val = np.asarray(val, dtype=int)
             if val.shape[0] == 0:
-                raise ValueError("early_stopping needs a class with at least 2 samples to hold "
-                                 "one out for validation")
+                raise ValueError("validation_fraction needs a class with at least 2 samples to "
+                                 "hold one out for validation")
         mask = np.zeros(n, bool)
         mask[val] = True
         return X[~mask], y[~mask], X[mask], y[mask]
@@ -132,7 +127,7 @@ def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True, report=
 
     ``epoch(order) -> (mean training loss, converged)`` runs one epoch in place on the arrays of
     ``state`` (a dict); ``val_score()`` scores the current weights on the validation set (or is
-    None).  Sets ``loss_curve_``, ``validation_scores_``, ``n_epochs_`` and, with a validation
+    None).  Sets ``loss_curve_``, ``validation_scores_``, ``n_iter_`` and, with a validation
     set, ``best_epoch_`` / ``best_validation_score_`` and restores the best weights.
     ``report(info) -> bool`` (see :func:`kernelnb._callbacks.progress_caller`) is called after
     every epoch; True stops the loop."""
@@ -142,11 +137,7 @@ def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True, report=
     best_loss, best_score, best_state, bad = np.inf, -np.inf, None, 0
     tol = float(getattr(est, "tol", 0.0))
     ep = 0
-    if hasattr(est, "max_epochs"):      # the estimators that still accept the old name
-        max_iter = int(resolve_renamed(est, SGD_RENAMED, stacklevel=5)["max_iter"])
-    else:
-        max_iter = int(est.max_iter)
-    for ep in range(1, max_iter + 1):
+    for ep in range(1, int(est.max_iter) + 1):
         order = rng.permutation(n).astype(np.intp)
         loss, converged = epoch(order)
         est.loss_curve_.append(float(loss))
@@ -170,7 +161,7 @@ def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True, report=
             break
         if converged or bad >= est.n_iter_no_change:
             break
-    est.n_epochs_ = est.n_iter_ = ep
+    est.n_iter_ = ep
     if best_state is not None:
         for k, v in best_state.items():
             state[k][...] = v
@@ -179,35 +170,71 @@ def _run_epochs(est, n, rng, epoch, val_score, state, stop_on_loss=True, report=
 
 # -- loss and gradient for given weights (used by the tests) ----------------------------------
 def init_mlp_weights(rng, n_features, n_hidden, n_outputs):
-    """LeCun et al. (1998) initialisation: uniform weights of standard deviation
-    ``1/sqrt(fan_in)``, zero biases.  Draws W1 then W2 from ``rng``.
+    """Draw the initial weights of a one-hidden-layer MLP (LeCun et al., 1998).
 
-    Returns ``(W1 (n_hidden, n_features), b1, W2 (n_outputs, n_hidden), b2)``."""
+    Uniform weights of standard deviation ``1/sqrt(fan_in)``, zero biases; ``W1`` is drawn
+    before ``W2``.
+
+    Parameters
+    ----------
+    rng : numpy.random.RandomState or numpy.random.Generator
+        Source of the uniform draws (its ``uniform`` method is called).
+    n_features : int
+        Inputs ``d`` of the net.
+    n_hidden : int
+        Hidden units ``H``.
+    n_outputs : int
+        Outputs ``K``.
+
+    Returns
+    -------
+    W1 : ndarray of shape (n_hidden, n_features)
+        Input weights of the hidden units.
+    b1 : ndarray of shape (n_hidden,)
+        Hidden biases (zeros).
+    W2 : ndarray of shape (n_outputs, n_hidden)
+        Output weights.
+    b2 : ndarray of shape (n_outputs,)
+        Output biases (zeros).
+    """
     W1 = rng.uniform(-1.0, 1.0, (n_hidden, n_features)) * np.sqrt(3.0 / n_features)
     W2 = rng.uniform(-1.0, 1.0, (n_outputs, n_hidden)) * np.sqrt(3.0 / n_hidden)
     return W1, np.zeros(n_hidden), W2, np.zeros(n_outputs)
 
 
 def mlp_loss_grad(X, T, W1, b1, W2, b2, loss="squared", weight_decay=0.0):
-    """Mean loss ``(1/n) sum_l Q(x_l, t_l) + weight_decay/2 (||W1||^2 + ||W2||^2)`` of the net
-    ``W2 tanh(W1 x + b1) + b2`` and its gradient, computed by the Cython forward/backward code
-    of the training loop.
+    """Compute the mean loss of an MLP and its gradient with the training loop's own code.
+
+    The cost is ``(1/n) sum_l Q(x_l, t_l) + weight_decay/2 (||W1||^2 + ||W2||^2)`` for the net
+    ``W2 tanh(W1 x + b1) + b2``, by the Cython forward and backward passes of the epoch loop.
 
     Parameters
     ----------
-    X : array (n, d)
-    T : array (n, K)
-        Targets: any values for ``'squared'`` and ``'tanh_squared'``, +-1 (K = 1) for
+    X : array-like of shape (n_samples, n_features)
+        Inputs.
+    T : array-like of shape (n_samples, n_outputs)
+        Targets: any values for ``'squared'`` and ``'tanh_squared'``, +-1 (one output) for
         ``'logistic'``, one-hot rows for ``'softmax'``.
-    W1, b1, W2, b2 : arrays (H, d), (H,), (K, H), (K,)
-    loss : {'squared', 'tanh_squared', 'logistic', 'softmax'}
-        ``'tanh_squared'``: ``1/2 ||t - tanh(o)||^2`` of the outputs ``o``.
-    weight_decay : float
+    W1 : array-like of shape (n_hidden, n_features)
+        Input weights of the hidden units.
+    b1 : array-like of shape (n_hidden,)
+        Hidden biases.
+    W2 : array-like of shape (n_outputs, n_hidden)
+        Output weights.
+    b2 : array-like of shape (n_outputs,)
+        Output biases.
+    loss : {'squared', 'tanh_squared', 'logistic', 'softmax'}, default='squared'
+        The per-example loss ``Q``; ``'tanh_squared'`` is ``1/2 ||t - tanh(o)||^2`` of the
+        outputs ``o``.
+    weight_decay : float, default=0.0
+        The factor ``mu`` of the penalty ``mu/2 (||W1||^2 + ||W2||^2)``.
 
     Returns
     -------
     J : float
-    gW1, gb1, gW2, gb2 : arrays of the shapes of the weights
+        The cost.
+    gW1, gb1, gW2, gb2 : ndarray
+        Its gradient with respect to ``W1, b1, W2, b2`` (the shapes of the weights).
     """
     if loss not in _mlp.LOSSES:
         raise ValueError(f"loss must be one of {tuple(_mlp.LOSSES)}, got {loss!r}")
@@ -244,7 +271,6 @@ class _SGDData:
     (class coding, or regression targets standardised inside: ``y_mean_``, ``y_scale_``)."""
 
     def _prepare(self, X, y, X_val, y_val, classification):
-        check_params(self)
         X, y = check_input(self, X, y, multi_output=not classification,
                            y_numeric=not classification)
         if classification:
@@ -273,21 +299,17 @@ class _SGDData:
 
 class _BaseMLP(_SGDData, BaseEstimator):
     _parameter_constraints = {**SGD_CONSTRAINTS, "n_hidden": POSITIVE_INT, "decay": NONNEGATIVE,
-                              "weight_decay": NONNEGATIVE, "tol": NONNEGATIVE,
-                              "callback": CALLBACK}
+                              "weight_decay": NONNEGATIVE, "tol": NONNEGATIVE}
 
-    def __init__(self, n_hidden=20, learning_rate=0.01, decay=0.0, weight_decay=0.0,
-                 max_iter=100, tol=1e-4, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None, verbose=False, callback=None,
-                 max_epochs="deprecated"):
+    def __init__(self, *, n_hidden=20, learning_rate=0.01, decay=0.0, weight_decay=0.0,
+                 max_iter=100, tol=1e-4, validation_fraction=None, n_iter_no_change=10,
+                 random_state=None, verbose=False, callback=None):
         self.n_hidden = n_hidden
         self.learning_rate = learning_rate
         self.decay = decay
         self.weight_decay = weight_decay
         self.max_iter = max_iter
-        self.max_epochs = max_epochs
         self.tol = tol
-        self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
@@ -327,6 +349,10 @@ class _BaseMLP(_SGDData, BaseEstimator):
 class MLPClassifier(ClassifierMixin, _BaseMLP):
     """One-hidden-layer tanh MLP classifier trained by per-example stochastic gradient.
 
+    The net ``f(x) = W2 tanh(W1 x + b1) + b2`` of Collobert's thesis (2004, ch. 3, 4 and 7),
+    on inputs standardised inside the estimator, is trained one example at a time in a fresh
+    random order every epoch (see :mod:`kernelnb.largescale.mlp`).
+
     Parameters
     ----------
     n_hidden : int, default=20
@@ -334,78 +360,114 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     loss : {'cross_entropy', 'squared', 'tanh_squared'}, default='cross_entropy'
         Cross-entropy (logistic for two classes, softmax otherwise), squared error on +-1
         targets (one output per class; one output for two classes), or squared error of the
-        tanh of those outputs (Collobert's "MLP+Tanh+MSE").
+        tanh of those outputs (the thesis's "MLP+Tanh+MSE", Table 7.1).
     learning_rate : float, default=0.01
         Step of the first example; the t-th example seen uses
         ``learning_rate / (1 + decay * t)``.
     decay : float, default=0.0
         Learning-rate decay per example seen.
     weight_decay : float, default=0.0
-        ``mu`` of the penalty ``mu/2 (||W1||^2 + ||W2||^2)`` (applied at every example).
+        The factor ``mu`` of the penalty ``mu/2 (||W1||^2 + ||W2||^2)``, applied at every
+        example (the biases are not decayed).
     max_iter : int, default=100
-        Most passes (epochs) over the training set; ``n_iter_`` (= ``n_epochs_``) says how many
-        ran.  Named ``max_epochs`` before kernelnb 0.2 (still accepted, with a
-        ``FutureWarning``).
+        Most passes (epochs) over the training set.
     tol : float, default=1e-4
-        Smallest improvement of the training loss (or of the validation accuracy with early
-        stopping) that counts.
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the training set (stratified) and keep the weights
-        of the epoch with the best validation accuracy; ``fit(X_val=, y_val=)`` gives the
-        validation set instead.
-    validation_fraction : float, default=0.1
+        Smallest improvement of the training loss (or of the validation accuracy with a
+        validation set) that counts.
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (stratified) to stop early and keep the weights of
+        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
     n_iter_no_change : int, default=10
         Epochs without improvement before stopping.
-    random_state : int, RandomState or None
+    random_state : int, RandomState instance or None, default=None
         Seeds the split, the initialisation and the order of every epoch.
     verbose : bool, default=False
         Print the loss (and validation score) after every epoch.
-    callback : callable ``callback(info)``, optional
-        Called after every epoch with a dict (``iteration``, ``loss``, ``validation_score``,
-        ``estimator``: this estimator with the weights of that epoch); returning ``False``
-        stops training (the package's callback form, :mod:`kernelnb._callbacks`).
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
 
     Attributes
     ----------
-    classes_ : array (n_classes,)
-    mean_, scale_ : arrays (n_features,)
-        Input standardisation.
-    hidden_weights_, hidden_bias_ : arrays (n_hidden, n_features), (n_hidden,)
-        On standardised inputs.
-    output_weights_, output_bias_ : arrays (n_outputs, n_hidden), (n_outputs,)
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
+    hidden_weights_ : ndarray of shape (n_hidden, n_features)
+        ``W1``, on standardised inputs.
+    hidden_bias_ : ndarray of shape (n_hidden,)
+        ``b1``.
+    output_weights_ : ndarray of shape (n_outputs, n_hidden)
+        ``W2``: one output for two classes, one per class otherwise.
+    output_bias_ : ndarray of shape (n_outputs,)
+        ``b2``.
     loss_curve_ : list of float
         Mean training loss per epoch (each example's loss before its update).
     validation_scores_ : list of float or None
-        Validation accuracy per epoch (with a validation set).
-    best_epoch_, best_validation_score_ : int, float
-        With a validation set: the epoch whose weights are kept and its accuracy.
-    n_epochs_ : int
+        Validation accuracy per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation accuracy.
+    n_iter_ : int
+        Epochs run.
     fit_time_ : float
-        Seconds.
-    """
+        Seconds the fit took.
 
-    def __init__(self, n_hidden=20, loss="cross_entropy", learning_rate=0.01, decay=0.0,
-                 weight_decay=0.0, max_iter=100, tol=1e-4, early_stopping=False,
-                 validation_fraction=0.1, n_iter_no_change=10, random_state=None,
-                 verbose=False, callback=None, max_epochs="deprecated"):
-        super().__init__(n_hidden=n_hidden, learning_rate=learning_rate, decay=decay,
-                         weight_decay=weight_decay, max_iter=max_iter, tol=tol,
-                         early_stopping=early_stopping, validation_fraction=validation_fraction,
-                         n_iter_no_change=n_iter_no_change, random_state=random_state,
-                         verbose=verbose, callback=callback, max_epochs=max_epochs)
-        self.loss = loss
+    References
+    ----------
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    chapters 3, 4 and 7.  Y. LeCun, L. Bottou, G. Orr and K.-R. Muller, "Efficient
+    BackProp", 1998 (the initialisation).
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.largescale import MLPClassifier
+    >>> X, y = make_moons(n_samples=200, noise=0.1, random_state=0)
+    >>> clf = MLPClassifier(n_hidden=10, learning_rate=0.1, max_iter=50, random_state=0)
+    >>> clf.fit(X[:150], y[:150]).predict(X[150:155]).shape
+    (5,)
+    >>> print(clf.score(X[150:], y[150:]) > 0.9)
+    True
+    """
 
     _parameter_constraints = {**_BaseMLP._parameter_constraints,
                               "loss": [StrOptions(set(_CLS_LOSSES))]}
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+    def __init__(self, *, n_hidden=20, loss="cross_entropy", learning_rate=0.01, decay=0.0,
+                 weight_decay=0.0, max_iter=100, tol=1e-4, validation_fraction=None,
+                 n_iter_no_change=10, random_state=None, verbose=False, callback=None):
+        super().__init__(n_hidden=n_hidden, learning_rate=learning_rate, decay=decay,
+                         weight_decay=weight_decay, max_iter=max_iter, tol=tol,
+                         validation_fraction=validation_fraction,
+                         n_iter_no_change=n_iter_no_change, random_state=random_state,
+                         verbose=verbose, callback=callback)
+        self.loss = loss
+
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their accuracy, and the weights of the
+            best epoch are kept.
+        y_val : array-like of shape (n_val,), optional
+            Their labels.
 
         Returns
         -------
-        self
+        self : MLPClassifier
+            The fitted estimator.
         """
-        t0 = time.perf_counter()
         Xs, y, Xv, yv, rng = self._prepare(X, y, X_val, y_val, classification=True)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:
@@ -418,7 +480,6 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
             kind = _mlp.LOSSES[self.loss]
         val_score = None if Xv is None else (lambda: self.score(Xv, yv))
         self._fit_net(Xs, self._targets(y), kind, val_score, rng)
-        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def decision_function(self, X):
@@ -461,35 +522,116 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
 
 
 class MLPRegressor(RegressorMixin, _BaseMLP):
-    """One-hidden-layer tanh MLP regressor trained by per-example stochastic gradient on the
-    squared error.
+    """One-hidden-layer tanh MLP regressor trained by per-example stochastic gradient.
 
-    Targets are standardised inside the estimator (``y_mean_``, ``y_scale_``); one linear
-    output per target column.  Parameters as :class:`MLPClassifier` (without ``loss``); with
-    early stopping the validation score is R^2.
+    The net ``f(x) = W2 tanh(W1 x + b1) + b2`` of Collobert's thesis (2004, ch. 3 and 4),
+    one linear output per target column, is trained on the squared error of the targets
+    standardised inside the estimator (``y_mean_``, ``y_scale_``), one example at a time in a
+    fresh random order every epoch (see :mod:`kernelnb.largescale.mlp`).
+
+    Parameters
+    ----------
+    n_hidden : int, default=20
+        Number of tanh hidden units.
+    learning_rate : float, default=0.01
+        Step of the first example; the t-th example seen uses
+        ``learning_rate / (1 + decay * t)``.
+    decay : float, default=0.0
+        Learning-rate decay per example seen.
+    weight_decay : float, default=0.0
+        The factor ``mu`` of the penalty ``mu/2 (||W1||^2 + ||W2||^2)``, applied at every
+        example (the biases are not decayed).
+    max_iter : int, default=100
+        Most passes (epochs) over the training set.
+    tol : float, default=1e-4
+        Smallest improvement of the training loss (or of the validation R^2 with a validation
+        set) that counts.
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (at random) to stop early and keep the weights of
+        the epoch with the best validation R^2; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
+    n_iter_no_change : int, default=10
+        Epochs without improvement before stopping.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
 
     Attributes
     ----------
-    mean_, scale_, y_mean_, y_scale_ : arrays
-        Input and target standardisation.
-    hidden_weights_, hidden_bias_, output_weights_, output_bias_ : arrays
-    loss_curve_, validation_scores_, best_epoch_, best_validation_score_, n_epochs_,
-    fit_time_ : as :class:`MLPClassifier`
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
+    y_mean_, y_scale_ : ndarray of shape (n_targets,)
+        Target standardisation.
+    hidden_weights_ : ndarray of shape (n_hidden, n_features)
+        ``W1``, on standardised inputs.
+    hidden_bias_ : ndarray of shape (n_hidden,)
+        ``b1``.
+    output_weights_ : ndarray of shape (n_targets, n_hidden)
+        ``W2``, on standardised targets.
+    output_bias_ : ndarray of shape (n_targets,)
+        ``b2``.
+    loss_curve_ : list of float
+        Mean training loss per epoch (on the standardised targets).
+    validation_scores_ : list of float or None
+        Validation R^2 per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation R^2.
+    n_iter_ : int
+        Epochs run.
+    fit_time_ : float
+        Seconds the fit took.
+
+    References
+    ----------
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    chapters 3 and 4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.largescale import MLPRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-2, 2, size=(200, 1))
+    >>> y = np.sin(X[:, 0]) + 0.05 * rng.randn(200)
+    >>> reg = MLPRegressor(n_hidden=10, learning_rate=0.05, max_iter=100, random_state=0)
+    >>> reg.fit(X, y).predict(X[:3]).shape
+    (3,)
+    >>> print(reg.score(X, y) > 0.9)
+    True
     """
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Targets.
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their R^2, and the weights of the best
+            epoch are kept.
+        y_val : array-like of shape (n_val,) or (n_val, n_targets), optional
+            Their targets.
 
         Returns
         -------
-        self
+        self : MLPRegressor
+            The fitted estimator.
         """
-        t0 = time.perf_counter()
         Xs, y, Xv, yv, rng = self._prepare(X, y, X_val, y_val, classification=False)
         T = self._standardized_targets(y)
         val_score = None if Xv is None else (lambda: self.score(Xv, yv))
         self._fit_net(Xs, T, _mlp.LOSSES["squared"], val_score, rng)
-        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def predict(self, X):

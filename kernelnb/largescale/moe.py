@@ -27,8 +27,6 @@ The defaults are that baseline's sizes (10 experts of 50 hidden units, gater of 
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from scipy.special import logsumexp, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -36,10 +34,11 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._callbacks import progress_caller
-from .._validation import (CALLBACK, FRACTION, NONNEGATIVE, NONNEGATIVE_INT, POSITIVE,
-                           POSITIVE_INT, StrOptions, check_input)
+from .._fit import fit_context
+from .._validation import (NONNEGATIVE, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, StrOptions,
+                           check_input)
 from . import _mlp
-from .mlp import _labels, _run_epochs, _SGDData, init_mlp_weights
+from .mlp import SGD_CONSTRAINTS, _labels, _run_epochs, _SGDData, init_mlp_weights
 
 __all__ = ["MixtureOfExpertsClassifier", "MixtureOfExpertsRegressor", "init_moe_weights",
            "moe_loss_grad"]
@@ -49,12 +48,33 @@ MOE_WEIGHTS = ("W1", "b1", "W2", "b2", "G1", "c1", "G2", "c2")
 
 
 def init_moe_weights(rng, n_features, n_experts, n_hidden, n_outputs, gater_n_hidden):
-    """LeCun et al. (1998) initialisation of every expert (as :func:`init_mlp_weights`, one
-    expert after the other) then of the gater; zero biases.
+    """Draw the initial weights of a soft mixture of MLP experts (LeCun et al., 1998).
 
-    Returns a dict of ``W1 (K, H, d), b1 (K, H), W2 (K, C, H), b2 (K, C)`` (the experts),
-    ``G1 (max(Hg, 1), d), c1 (max(Hg, 1),), G2 (K, Hg or d), c2 (K,)`` (the gater; G1 and c1
-    are an unused row of zeros for the linear gater, ``Hg = 0``)."""
+    Every expert is drawn as :func:`~kernelnb.largescale.mlp.init_mlp_weights` draws an MLP,
+    one expert after the other, then the gater; the biases are zero.
+
+    Parameters
+    ----------
+    rng : numpy.random.RandomState or numpy.random.Generator
+        Source of the uniform draws (its ``uniform`` method is called).
+    n_features : int
+        Inputs ``d``.
+    n_experts : int
+        Experts ``K``.
+    n_hidden : int
+        Hidden units ``H`` of each expert.
+    n_outputs : int
+        Outputs ``C`` of each expert.
+    gater_n_hidden : int
+        Hidden units ``Hg`` of the gater (0: a linear gater).
+
+    Returns
+    -------
+    dict
+        ``W1 (K, H, d), b1 (K, H), W2 (K, C, H), b2 (K, C)`` (the experts),
+        ``G1 (max(Hg, 1), d), c1 (max(Hg, 1),), G2 (K, Hg or d), c2 (K,)`` (the gater; G1 and
+        c1 are an unused row of zeros for the linear gater).
+    """
     K, H, C, Hg, d = n_experts, n_hidden, n_outputs, gater_n_hidden, n_features
     w = {"W1": np.empty((K, H, d)), "b1": np.zeros((K, H)), "W2": np.empty((K, C, H)),
          "b2": np.zeros((K, C))}
@@ -70,25 +90,29 @@ def init_moe_weights(rng, n_features, n_experts, n_hidden, n_outputs, gater_n_hi
 
 
 def moe_loss_grad(X, T, weights, gater_n_hidden, loss="squared"):
-    """Mean loss of the mixture with the given weights over (X, T) and its gradient, by the
-    Cython code of the training loop.
+    """Compute the mean loss of a mixture and its gradient with the training loop's own code.
 
     Parameters
     ----------
-    X : array (n, d)
-    T : array (n, C)
-        Targets: any values for ``'squared'``; +-1 (C = 1) or one-hot rows for
+    X : array-like of shape (n_samples, n_features)
+        Inputs.
+    T : array-like of shape (n_samples, n_outputs)
+        Targets: any values for ``'squared'``; +-1 (one output) or one-hot rows for
         ``'likelihood'``.
     weights : dict
-        As returned by :func:`init_moe_weights`.
+        The mixture's weights, as :func:`init_moe_weights` returns them.
     gater_n_hidden : int
         Hidden units of the gater (0: linear gater).
-    loss : {'squared', 'likelihood'}
+    loss : {'squared', 'likelihood'}, default='squared'
+        Squared error of the mixed output, or negative log-likelihood of the mixture of
+        logistic or softmax experts.
 
     Returns
     -------
     J : float
-    grads : dict with the keys of ``weights``
+        The mean loss over (X, T).
+    grads : dict
+        Its gradient, with the keys of ``weights``.
     """
     if loss not in _mlp.MOE_LOSSES:
         raise ValueError(f"loss must be one of {tuple(_mlp.MOE_LOSSES)}, got {loss!r}")
@@ -112,17 +136,14 @@ def moe_forward(Z, w, gater_n_hidden):
 
 class _BaseMoE(_SGDData, BaseEstimator):
     _parameter_constraints = {
-        "n_experts": POSITIVE_INT, "n_hidden": POSITIVE_INT, "gater_n_hidden": NONNEGATIVE_INT,
-        "learning_rate": POSITIVE, "gater_learning_rate": [*POSITIVE, None],
-        "decay": NONNEGATIVE, "weight_decay": NONNEGATIVE, "max_iter": POSITIVE_INT,
-        "tol": NONNEGATIVE, "early_stopping": ["boolean"], "validation_fraction": FRACTION,
-        "n_iter_no_change": POSITIVE_INT, "random_state": ["random_state"],
-        "verbose": ["verbose"], "callback": CALLBACK}
+        **SGD_CONSTRAINTS, "n_experts": POSITIVE_INT, "n_hidden": POSITIVE_INT,
+        "gater_n_hidden": NONNEGATIVE_INT, "gater_learning_rate": [*POSITIVE, None],
+        "decay": NONNEGATIVE, "weight_decay": NONNEGATIVE, "tol": NONNEGATIVE}
 
-    def __init__(self, n_experts=10, n_hidden=50, gater_n_hidden=150, learning_rate=0.01,
+    def __init__(self, *, n_experts=10, n_hidden=50, gater_n_hidden=150, learning_rate=0.01,
                  gater_learning_rate=None, decay=0.0, weight_decay=0.0, max_iter=100, tol=1e-4,
-                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 random_state=None, verbose=False, callback=None):
+                 validation_fraction=None, n_iter_no_change=10, random_state=None,
+                 verbose=False, callback=None):
         self.n_experts = n_experts
         self.n_hidden = n_hidden
         self.gater_n_hidden = gater_n_hidden
@@ -132,7 +153,6 @@ class _BaseMoE(_SGDData, BaseEstimator):
         self.weight_decay = weight_decay
         self.max_iter = max_iter
         self.tol = tol
-        self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
@@ -187,83 +207,137 @@ class _BaseMoE(_SGDData, BaseEstimator):
         return n + (w["G1"].size + w["c1"].size if int(self.gater_n_hidden) > 0 else 0)
 
 
-_DOC_PARAMS = """
+class MixtureOfExpertsClassifier(ClassifierMixin, _BaseMoE):
+    """Standard soft mixture of MLP experts with a softmax gater, for classification.
+
+    ``f(x) = sum_k g_k(x) f_k(x)``: K one-hidden-layer tanh MLP experts and a softmax gater
+    (an MLP, or linear), all trained at once by per-example stochastic gradient on the whole
+    training set (see :mod:`kernelnb.largescale.moe`).  The defaults are the sizes of the
+    thesis's ch. 6 baseline (10 experts of 50 hidden units, a gater of 150 units).
+
+    Parameters
+    ----------
     n_experts : int, default=10
         Number K of MLP experts.
     n_hidden : int, default=50
         Hidden tanh units of each expert.
     gater_n_hidden : int, default=150
         Hidden tanh units of the gater; 0 makes it linear (``softmax(G2 x + c2)``).
+    loss : {'squared', 'cross_entropy'}, default='squared'
+        Squared error of the mixed output on +-1 targets (the thesis's "MoE+MSE"), or the
+        negative log-likelihood of ``P(y|x) = sum_k g_k(x) P(y|x,k)`` with logistic (two
+        classes) or softmax experts.
     learning_rate : float, default=0.01
         Step of the first example for the experts; the t-th example uses
         ``learning_rate / (1 + decay * t)``.
     gater_learning_rate : float or None, default=None
         The same for the gater (None: ``learning_rate``).
-    decay, weight_decay, max_iter, tol : as :class:`~kernelnb.largescale.MLPClassifier`
-        (``weight_decay`` shrinks every weight matrix of the experts and the gater).
-    early_stopping, validation_fraction, n_iter_no_change : as in the MLP
-    random_state, verbose : as in the MLP
-    callback : callable ``callback(info)``, optional
-        Called after every epoch with a dict (``iteration``, ``loss``, ``validation_score``,
-        ``estimator``: this estimator with the weights of that epoch); returning ``False``
-        stops training.
-"""
+    decay : float, default=0.0
+        Learning-rate decay per example seen.
+    weight_decay : float, default=0.0
+        Shrinks every weight matrix of the experts and the gater at every example (the
+        penalty ``weight_decay/2`` times their squared norms; the biases are not decayed).
+    max_iter : int, default=100
+        Most passes (epochs) over the training set.
+    tol : float, default=1e-4
+        Smallest improvement of the training loss (or of the validation score with a
+        validation set) that counts.
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (stratified) to stop early and keep the weights of
+        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
+    n_iter_no_change : int, default=10
+        Epochs without improvement before stopping.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
 
-_DOC_ATTRS = """
-    mean_, scale_ : arrays (n_features,)
-        Input standardisation.
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
     weights_ : dict
         ``W1 (K, H, d), b1 (K, H), W2 (K, C, H), b2 (K, C)`` (the experts on standardised
         inputs), ``G1 (Hg, d), c1 (Hg,), G2 (K, Hg or d), c2 (K,)`` (the gater), as in
         :func:`init_moe_weights`.
     n_parameters_ : int
-    loss_curve_, validation_scores_, best_epoch_, best_validation_score_, n_epochs_,
-    n_iter_, fit_time_ : as :class:`kernelnb.largescale.MLPClassifier`
-"""
+        Number of weights and biases of the mixture.
+    loss_curve_ : list of float
+        Mean training loss per epoch (each example's loss before its update).
+    validation_scores_ : list of float or None
+        Validation accuracy per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation accuracy.
+    n_iter_ : int
+        Epochs run.
+    fit_time_ : float
+        Seconds the fit took.
 
-
-class MixtureOfExpertsClassifier(ClassifierMixin, _BaseMoE):
-    __doc__ = """Standard soft mixture of MLP experts with a softmax gater, trained by
-    per-example stochastic gradient on the whole training set (see the module notes).
-
-    Parameters
-    ----------
-    loss : {'squared', 'cross_entropy'}, default='squared'
-        Squared error of the mixed output on +-1 targets (the thesis's "MoE+MSE"), or the
-        negative log-likelihood of ``P(y|x) = sum_k g_k(x) P(y|x,k)``.""" + _DOC_PARAMS + """
-    Attributes
-    ----------
-    classes_ : array (n_classes,)""" + _DOC_ATTRS + """
     References
     ----------
-    Collobert's thesis (2004) ch. 3, ch. 6 (the MLP mixture baseline) and ch. 7 (Table 7.1,
-    eq. 7.10); Jacobs, Jordan, Nowlan & Hinton, "Adaptive mixtures of local experts", Neural
-    Computation 3(1), 1991.
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    ch. 3, ch. 6 (the MLP mixture baseline) and ch. 7 (Table 7.1,
+    eq. 7.10).  R. A. Jacobs, M. I. Jordan, S. J. Nowlan and G. E. Hinton, "Adaptive
+    mixtures of local experts", Neural Computation 3(1), 1991.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.largescale import MixtureOfExpertsClassifier
+    >>> X, y = make_moons(n_samples=200, noise=0.1, random_state=0)
+    >>> clf = MixtureOfExpertsClassifier(n_experts=3, n_hidden=5, gater_n_hidden=5,
+    ...                                  learning_rate=0.1, max_iter=30, random_state=0)
+    >>> clf.fit(X[:150], y[:150]).gate(X[150:152]).shape
+    (2, 3)
+    >>> print(clf.score(X[150:], y[150:]) > 0.9)
+    True
     """
 
     _parameter_constraints = {**_BaseMoE._parameter_constraints,
                               "loss": [StrOptions({"squared", "cross_entropy"})]}
 
-    def __init__(self, n_experts=10, n_hidden=50, gater_n_hidden=150, loss="squared",
+    def __init__(self, *, n_experts=10, n_hidden=50, gater_n_hidden=150, loss="squared",
                  learning_rate=0.01, gater_learning_rate=None, decay=0.0, weight_decay=0.0,
-                 max_iter=100, tol=1e-4, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None, verbose=False, callback=None):
+                 max_iter=100, tol=1e-4, validation_fraction=None, n_iter_no_change=10,
+                 random_state=None, verbose=False, callback=None):
         super().__init__(n_experts=n_experts, n_hidden=n_hidden, gater_n_hidden=gater_n_hidden,
                          learning_rate=learning_rate, gater_learning_rate=gater_learning_rate,
                          decay=decay, weight_decay=weight_decay, max_iter=max_iter, tol=tol,
-                         early_stopping=early_stopping, validation_fraction=validation_fraction,
+                         validation_fraction=validation_fraction,
                          n_iter_no_change=n_iter_no_change, random_state=random_state,
                          verbose=verbose, callback=callback)
         self.loss = loss
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their accuracy, and the weights of the
+            best epoch are kept.
+        y_val : array-like of shape (n_val,), optional
+            Their labels.
 
         Returns
         -------
-        self
+        self : MixtureOfExpertsClassifier
+            The fitted estimator.
         """
-        t0 = time.perf_counter()
         Z, y, Xv, yv, rng = self._prepare(X, y, X_val, y_val, classification=True)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:
@@ -272,7 +346,6 @@ class MixtureOfExpertsClassifier(ClassifierMixin, _BaseMoE):
         kind = _mlp.MOE_LOSSES["likelihood" if self.loss == "cross_entropy" else "squared"]
         val_score = None if Xv is None else (lambda: self.score(Xv, yv))
         self._fit_mixture(Z, self._targets(y), kind, val_score, rng)
-        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def _log_proba(self, X):
@@ -318,30 +391,122 @@ class MixtureOfExpertsClassifier(ClassifierMixin, _BaseMoE):
 
 
 class MixtureOfExpertsRegressor(RegressorMixin, _BaseMoE):
-    __doc__ = """Standard soft mixture of MLP experts for regression: squared error of
-    ``sum_k g_k(x) f_k(x)`` on the targets standardised inside the estimator (``y_mean_``,
-    ``y_scale_``), one output per target column; with early stopping the validation score is
-    R^2.
+    """Standard soft mixture of MLP experts with a softmax gater, for regression.
+
+    ``f(x) = sum_k g_k(x) f_k(x)``: K one-hidden-layer tanh MLP experts and a softmax gater
+    (an MLP, or linear), trained at once by per-example stochastic gradient on the squared
+    error of the targets standardised inside the estimator (``y_mean_``, ``y_scale_``), one
+    output per target column (see :mod:`kernelnb.largescale.moe`).
 
     Parameters
-    ----------""" + _DOC_PARAMS + """
+    ----------
+    n_experts : int, default=10
+        Number K of MLP experts.
+    n_hidden : int, default=50
+        Hidden tanh units of each expert.
+    gater_n_hidden : int, default=150
+        Hidden tanh units of the gater; 0 makes it linear (``softmax(G2 x + c2)``).
+    learning_rate : float, default=0.01
+        Step of the first example for the experts; the t-th example uses
+        ``learning_rate / (1 + decay * t)``.
+    gater_learning_rate : float or None, default=None
+        The same for the gater (None: ``learning_rate``).
+    decay : float, default=0.0
+        Learning-rate decay per example seen.
+    weight_decay : float, default=0.0
+        Shrinks every weight matrix of the experts and the gater at every example (the
+        penalty ``weight_decay/2`` times their squared norms; the biases are not decayed).
+    max_iter : int, default=100
+        Most passes (epochs) over the training set.
+    tol : float, default=1e-4
+        Smallest improvement of the training loss (or of the validation score with a
+        validation set) that counts.
+    validation_fraction : float in (0, 1) or None, default=None
+        Part of the training set held out (at random) to stop early and keep the weights of
+        the epoch with the best validation R^2; used only when ``fit`` gets no ``X_val``.
+        None: no held-out part.
+    n_iter_no_change : int, default=10
+        Epochs without improvement before stopping.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the initialisation and the order of every epoch.
+    verbose : bool, default=False
+        Print the loss (and validation score) after every epoch.
+    callback : callable or None, default=None
+        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+        returning ``False`` stops training.
+
     Attributes
     ----------
-    y_mean_, y_scale_ : arrays (n_targets,)""" + _DOC_ATTRS
+    y_mean_, y_scale_ : ndarray of shape (n_targets,)
+        Target standardisation.
+    mean_, scale_ : ndarray of shape (n_features,)
+        Input standardisation (of the training part only).
+    weights_ : dict
+        ``W1 (K, H, d), b1 (K, H), W2 (K, C, H), b2 (K, C)`` (the experts on standardised
+        inputs), ``G1 (Hg, d), c1 (Hg,), G2 (K, Hg or d), c2 (K,)`` (the gater), as in
+        :func:`init_moe_weights`.
+    n_parameters_ : int
+        Number of weights and biases of the mixture.
+    loss_curve_ : list of float
+        Mean training loss per epoch (each example's loss before its update).
+    validation_scores_ : list of float or None
+        Validation R^2 per epoch (None without a validation set).
+    best_epoch_ : int or None
+        With a validation set, the epoch whose weights are kept.
+    best_validation_score_ : float or None
+        Its validation R^2.
+    n_iter_ : int
+        Epochs run.
+    fit_time_ : float
+        Seconds the fit took.
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Train on (X, y); ``X_val, y_val`` give the early-stopping validation set.
+    References
+    ----------
+    R. Collobert, "Large Scale Machine Learning", PhD thesis, Universite Paris VI, 2004,
+    ch. 3 and ch. 7.  R. A. Jacobs, M. I. Jordan, S. J. Nowlan and G. E. Hinton, "Adaptive
+    mixtures of local experts", Neural Computation 3(1), 1991.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.largescale import MixtureOfExpertsRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-2, 2, size=(200, 1))
+    >>> y = np.abs(X[:, 0]) + 0.05 * rng.randn(200)
+    >>> reg = MixtureOfExpertsRegressor(n_experts=2, n_hidden=5, gater_n_hidden=0,
+    ...                                 learning_rate=0.05, max_iter=50, random_state=0)
+    >>> reg.fit(X, y).expert_outputs(X[:3]).shape
+    (3, 2, 1)
+    >>> print(reg.score(X, y) > 0.9)
+    True
+    """
+
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Targets.
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation inputs: training stops early on their R^2, and the weights of the
+            best epoch are kept.
+        y_val : array-like of shape (n_val,) or (n_val, n_targets), optional
+            Their targets.
 
         Returns
         -------
-        self
+        self : MixtureOfExpertsRegressor
+            The fitted estimator.
         """
-        t0 = time.perf_counter()
         Z, y, Xv, yv, rng = self._prepare(X, y, X_val, y_val, classification=False)
         T = self._standardized_targets(y)
         val_score = None if Xv is None else (lambda: self.score(Xv, yv))
         self._fit_mixture(Z, T, _mlp.MOE_LOSSES["squared"], val_score, rng)
-        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def predict(self, X):

@@ -201,6 +201,6 @@ def test_thread_pools_restored_after_a_threaded_fit():
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, (1200, 4))
     y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
-    MixtureSVC(n_experts=6, max_iter=2, C=10, sigma=0.5, n_workers=2, random_state=0).fit(X, y)
+    MixtureSVC(n_experts=6, max_iter=2, C=10, sigma=0.5, n_jobs=2, random_state=0).fit(X, y)
     after = sorted((i["user_api"], i["prefix"], i["num_threads"]) for i in threadpool_info())
     assert after == before

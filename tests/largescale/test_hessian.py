@@ -8,7 +8,7 @@ from kernelnb.largescale import MixtureOfExpertsClassifier, MLPClassifier
 from kernelnb.largescale.hessian import (block_norms, hessian_study, mlp_hessian_blocks,
                                          moe_hessian_blocks, tanh_mse_factor)
 from kernelnb.largescale.mlp import mlp_loss_grad
-from kernelnb.largescale.moe import MOE_WEIGHTS, init_moe_weights, moe_loss_grad
+from kernelnb.largescale.moe import init_moe_weights, moe_loss_grad
 
 _GRAD_LOSS = {"squared": "squared", "tanh_squared": "tanh_squared",
               "cross_entropy": "logistic"}
@@ -128,7 +128,7 @@ def test_study_records_match_the_fitted_estimators():
     ce = hessian_study("mlp_cross_entropy", X, y, n_epochs=4, n_hidden=5, learning_rate=0.05,
                        max_blocks=3, n_block_samples=50)
     est = ce.estimator
-    assert ce.epochs.tolist() == [1, 2, 3, 4] and est.n_epochs_ == 4
+    assert ce.epochs.tolist() == [1, 2, 3, 4] and est.n_iter_ == 4
     np.testing.assert_allclose(ce.loss, est.loss_curve_)
     P = est.predict_proba(X)[np.arange(200), np.searchsorted(est.classes_, y)]
     assert ce.factor[-1] == pytest.approx(np.mean(P * (1 - P)), rel=1e-10)

@@ -106,7 +106,7 @@ def test_simple_mlp_learns_xor_where_the_perceptron_cannot():
 
 
 # -- the margin Perceptron ------------------------------------------------------------------
-def test_margin_perceptron_epochs_match_numpy():
+def test_margin_perceptron_iter_match_numpy():
     X, y = _blobs(40, gap=0.5)                          # overlapping: updates every epoch
     est = MarginPerceptron(beta=0.7, learning_rate=0.03, max_iter=4, random_state=2).fit(X, y)
     r = np.random.RandomState(2)
@@ -141,7 +141,7 @@ def test_margin_perceptron_converges_with_a_margin_on_separable_data(lr, beta):
     est.fit(X, y)
     Xs = _standardise(X)
     u, a = _max_margin(Xs, y)
-    assert est.n_epochs_ < 5000 and est.n_updates_[-1] == 0      # converged
+    assert est.n_iter_ < 5000 and est.n_updates_[-1] == 0      # converged
     f = est.decision_function(X)
     assert np.min(y * f) > beta                                   # every example beyond beta
     assert est.score(X, y) == 1.0
@@ -182,7 +182,7 @@ def test_early_stopping_keeps_the_best_validation_weights(Est):
     kw = dict(learning_rate=0.05, n_iter_no_change=4, random_state=0)
     est = Est(max_iter=500, **kw).fit(X, y, X_val=Xv, y_val=yv)
     s = est.validation_scores_
-    assert est.n_epochs_ < 500 and est.n_epochs_ == est.best_epoch_ + 4 == len(s)
+    assert est.n_iter_ < 500 and est.n_iter_ == est.best_epoch_ + 4 == len(s)
     assert est.best_validation_score_ == max(s) == s[est.best_epoch_ - 1] == est.score(Xv, yv)
     ref = Est(max_iter=est.best_epoch_, **kw).fit(X, y)
     np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X), atol=1e-12)
@@ -190,9 +190,8 @@ def test_early_stopping_keeps_the_best_validation_weights(Est):
 
 def test_early_stopping_internal_split_is_stratified():
     X, y = _xor(80, seed=3)
-    est = SimpleMLP(early_stopping=True, validation_fraction=0.25, max_iter=30,
-                    random_state=0).fit(X, y)
-    assert len(est.validation_scores_) == est.n_epochs_
+    est = SimpleMLP(validation_fraction=0.25, max_iter=30, random_state=0).fit(X, y)
+    assert len(est.validation_scores_) == est.n_iter_
     assert est.best_validation_score_ == max(est.validation_scores_)
 
 

@@ -146,7 +146,7 @@ def test_history_matches_the_weights_and_max_updates_stops_exactly():
     assert h["training_error"][-1] == pytest.approx(np.mean(y * f <= 0))
     # one record per epoch, at the cumulative update counts
     np.testing.assert_array_equal(h["updates"], np.cumsum(est.n_updates_))
-    np.testing.assert_array_equal(h["epoch"], np.arange(1, est.n_epochs_ + 1))
+    np.testing.assert_array_equal(h["epoch"], np.arange(1, est.n_iter_ + 1))
 
 
 def test_record_every_k_updates_and_validation_error():

@@ -52,7 +52,7 @@ def test_original_perceptron_is_algorithm_3_1():
 def test_original_perceptron_stops_at_zero_mistakes_on_separable_data():
     X, y = _noisy(60, noise=0.0)
     est = OriginalPerceptron(max_iter=1000, random_state=0).fit(X, y)
-    assert est.n_updates_[-1] == 0 and est.n_epochs_ < 1000
+    assert est.n_updates_[-1] == 0 and est.n_iter_ < 1000
     assert est.score(X, y) == 1.0
     h = est.margin_history_
     assert h["geometric_margin"][-1] > 0 and h["training_error"][-1] == 0
@@ -91,7 +91,7 @@ def test_sgd_hinge_matches_eq_8_16_and_its_dual(lr, mu, epochs):
     np.testing.assert_allclose(est.dual_coef_[0], alpha, rtol=1e-9, atol=1e-300)
     # the dual view: w = sum_l alpha_l y_l x_l
     np.testing.assert_allclose((est.dual_coef_[0] * y) @ Xs, est.weights_[0], atol=1e-10)
-    assert est.n_epochs_ == epochs
+    assert est.n_iter_ == epochs
 
 
 def test_sgd_hinge_reaches_the_svm_objective_after_theorem_8_1_epochs():
@@ -105,7 +105,7 @@ def test_sgd_hinge_reaches_the_svm_objective_after_theorem_8_1_epochs():
     th = theorem_8_1_epochs(L, lr, mu)
     est = SGDHingeClassifier(learning_rate=lr, weight_decay=mu, max_iter=3000, random_state=0,
                              track_margin=False).fit(Xs, y)
-    assert est.n_epochs_ > th.bound_sv                 # ran past Thm 8.1's count ...
+    assert est.n_iter_ > th.bound_sv                 # ran past Thm 8.1's count ...
     J = est.objective_[0]
     assert J_svm - 1e-7 <= J <= J_svm * (1 + 1e-3)     # ... and reached the SVM's cost
     assert est.svm_objective(Xs, y)[0] == pytest.approx(J, rel=1e-12)
@@ -287,6 +287,24 @@ def test_scikit_learn_conformance(est):
         warnings.simplefilter("ignore")
         failed = [r for r in check_estimator(est, on_fail=None) if r["status"] == "failed"]
     assert failed == []
+
+
+@pytest.mark.parametrize("Est", [OriginalPerceptron, MarginPerceptron, SGDHingeClassifier,
+                                 NilssonMLP, HingeMLPClassifier, KernelMarginPerceptron])
+def test_callback_sees_every_epoch_and_can_stop(Est):
+    X, y = _noisy(60, noise=1.0)
+    seen = []
+
+    def cb(info):
+        # the estimator given holds the weights of the epoch just run
+        seen.append((info["iteration"], info["loss"], info["estimator"].loss_curve_[-1]))
+        return info["iteration"] < 3
+
+    est = Est(max_iter=50, random_state=0, callback=cb).fit(X, y)
+    assert [s[0] for s in seen] == [1, 2, 3] and est.n_iter_ == 3 == len(est.loss_curve_)
+    assert all(a == b for _, a, b in seen)
+    with pytest.raises(ValueError, match="callback"):
+        Est(callback=3).fit(X, y)
 
 
 @pytest.mark.parametrize("est,match", [

@@ -93,7 +93,7 @@ def test_balance_rule_holds_after_reassignment(gater):
 def test_without_balance_one_expert_takes_more():
     X, y = xor(80)
     kw = dict(n_experts=4, max_iter=3, kernel="linear", C=10, client="serial",
-              validation_fraction=0, random_state=0, gater_epochs=50, gater_batch_size=16)
+              validation_fraction=None, random_state=0, gater_epochs=50, gater_batch_size=16)
     free = MixtureSVC(balance=False, **kw).fit(X, y)
     assert free.expert_sizes_[-1].max() > 80 // 4 + 1
 
@@ -105,7 +105,7 @@ def test_without_balance_one_expert_takes_more():
 def test_one_expert_is_a_single_svc():
     X, y = xor(80)
     for gater in ("global", "uniform"):
-        m = MixtureSVC(n_experts=1, gater=gater, C=10, sigma=0.5, validation_fraction=0,
+        m = MixtureSVC(n_experts=1, gater=gater, C=10, sigma=0.5, validation_fraction=None,
                        client="serial", random_state=0).fit(X, y)
         s = SVC(C=10, sigma=0.5).fit(X, y)
         # The mixture evaluates its experts in float32.
@@ -118,7 +118,7 @@ def test_global_gater_lowers_training_cost_vs_uniform():
     """Linear experts on XOR: averaged they cannot do better than chance, but a gater splitting
     the plane lets each one solve its half (thesis Fig. 6.1)."""
     X, y = xor(80)
-    kw = dict(n_experts=2, kernel="linear", C=10, max_iter=4, validation_fraction=0,
+    kw = dict(n_experts=2, kernel="linear", C=10, max_iter=4, validation_fraction=None,
               client="serial", random_state=0, gater_epochs=100, gater_batch_size=16,
               gater_learning_rate=0.01, gater_n_hidden=8, gater_holdout=False)
     g = MixtureSVC(gater="global", **kw).fit(X, y)
@@ -163,7 +163,7 @@ def test_gater_gradient_matches_finite_differences():
             p[i] = old
             d[i] = (c1 - c2) / 2e-6
         numeric.append(d)
-    g.fit(X, y, F, epochs=1, lr=1e-7, batch_size=30, rng=np.random.default_rng(0))
+    g.fit(X, y, F, epochs=1, learning_rate=1e-7, batch_size=30, rng=np.random.default_rng(0))
     for p0, p, d in zip(before, (g.W1, g.b1, g.W2, g.b2), numeric):
         step = p - p0
         big = np.abs(d) > 1e-5
@@ -294,7 +294,7 @@ def test_embedded_local_cluster(monkeypatch):
     monkeypatch.setattr(kd, "local_client", spy)
     X, y = xor(60)
     kw = dict(n_experts=2, max_iter=2, C=10, sigma=0.5, random_state=0)
-    a = MixtureSVC(client=None, n_workers=1, **kw).fit(X, y)
+    a = MixtureSVC(client=None, n_jobs=1, **kw).fit(X, y)
     b = MixtureSVC(client="serial", **kw).fit(X, y)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     assert len(started) == 1 and started[0].status == "closed"
@@ -356,6 +356,28 @@ def test_bad_data():
         MixtureSVC(client="serial").fit(X, np.arange(40) % 3)
     with pytest.raises(ValueError, match="1 class"):
         MixtureSVC(client="serial").fit(X, np.ones(40))
+    with pytest.raises(ValueError, match="X_val and y_val"):
+        MixtureSVC(client="serial").fit(X, y, X_val=X[:5])
+    with pytest.raises(ValueError, match="not in y"):
+        MixtureSVC(client="serial").fit(X, y, X_val=X[:3], y_val=[1, -1, 7])
+
+
+def test_given_validation_set_is_used_whole_and_not_trained_on():
+    """With X_val, y_val the validation error of each outer iteration is measured on them (no
+    part of X held out), and the returned iteration's error is the model's own on them (linear
+    experts: the fit and predict evaluate them the same way)."""
+    X, y = xor(120)
+    Xv, yv = xor(50, seed=1)
+    kw = dict(n_experts=2, kernel="linear", C=10, max_iter=3, n_iter_no_change=None,
+              gater_epochs=20, gater_holdout=False, client="serial", random_state=0)
+    m = MixtureSVC(**kw).fit(X, y, X_val=Xv, y_val=yv)
+    assert not np.any(m.assignment_ == -1)                 # every point of X trains an expert
+    assert int(np.sum(m.expert_sizes_[0])) == 120
+    assert m.validation_errors_[m.best_iteration_] == np.mean(m.predict(Xv) != yv)
+    assert m.validation_errors_[m.best_iteration_] == m.validation_errors_.min()
+    # without them, validation_fraction of X is held out
+    h = MixtureSVC(**kw).fit(X, y)
+    assert np.sum(h.assignment_ == -1) == 12
 
 
 # ---------------------------------------------------------------------------------------------

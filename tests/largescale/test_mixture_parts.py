@@ -1,7 +1,11 @@
 """Pieces of MixtureSVC's outer loop checked against direct references."""
 import numpy as np
+import pytest
 
-from kernelnb.largescale.mixture import _subsets
+from kernelnb.datasets import make_large_problem
+from kernelnb.largescale import MixtureSVC
+from kernelnb.largescale.mixture import (_assign_from_preferences, _subsets, _top_preferences,
+                                         balanced_assignment)
 
 
 def test_subsets_match_one_scan_per_expert():
@@ -22,40 +26,7 @@ def test_subsets_with_empty_experts():
 
 
 # ---------------------------------------------------------------------------------------------
-# Renamed parameters (kernelnb 0.2): the old names still work, with a FutureWarning
-
-import pytest  # noqa: E402
-
-from kernelnb.datasets import make_large_problem  # noqa: E402
-from kernelnb.largescale import MixtureSVC  # noqa: E402
-
-
-@pytest.mark.parametrize("old, new, value", [("n_iter", "max_iter", 2),
-                                             ("gater_hidden", "gater_n_hidden", 8),
-                                             ("gater_lr", "gater_learning_rate", 0.01)])
-def test_renamed_parameter_gives_the_same_model(old, new, value):
-    X, y = make_large_problem(600, n_features=4, random_state=1)
-    base = dict(n_experts=3, C=10.0, sigma=1.0, gater_epochs=3, client="serial", random_state=0)
-    with pytest.warns(FutureWarning, match=f"'{old}' was renamed '{new}'"):
-        a = MixtureSVC(**base, **{old: value}).fit(X, y)
-    b = MixtureSVC(**base, **{new: value}).fit(X, y)
-    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
-    assert a.n_iter_ == b.n_iter_
-
-
-def test_renamed_parameter_checked_under_its_new_rules():
-    X, y = make_large_problem(200, n_features=4, random_state=1)
-    with pytest.raises(ValueError, match="'n_gaussians' parameter of MixtureSVC"):
-        MixtureSVC(n_gaussians=0, client="serial").fit(X, y)
-    with pytest.raises(ValueError, match="'gater_n_components' parameter of MixtureSVC"):
-        MixtureSVC(gater_n_components=0, client="serial").fit(X, y)
-
-
-# ---------------------------------------------------------------------------------------------
 # The balance rule: refreshing the preference lists in blocks gives the sequential rule's choices
-
-from kernelnb.largescale.mixture import (  # noqa: E402
-    _assign_from_preferences, _top_preferences, balanced_assignment)
 
 
 def _naive_balance(scores, capacity, order):
@@ -120,7 +91,7 @@ def test_top_preferences_order_against_lexsort(k, dtype):
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(gater_holdout=False), dict(gater="uniform"),
-                                dict(validation_fraction=0.0), dict(max_validation=50)])
+                                dict(validation_fraction=None), dict(max_validation=50)])
 def test_pool_size_is_what_the_experts_share(kw):
     """pool_size(n) -- what a user divides by the expert size M -- is the number of examples the
     first iteration's experts hold between them (validation and held-out points excluded)."""
@@ -130,7 +101,8 @@ def test_pool_size_is_what_the_experts_share(kw):
     pool = m.pool_size(X.shape[0])
     m.fit(X, y)
     assert int(np.sum(m.expert_sizes_[0])) == pool
-    n_val = min(int(m.validation_fraction * 1200), m.max_validation)
+    n_val = (0 if m.validation_fraction is None
+             else min(int(m.validation_fraction * 1200), m.max_validation))
     L = 1200 - n_val
     held = L // 5 if m.gater == "global" and m.gater_holdout else 0   # the documented rule
     assert pool == L - held

@@ -15,12 +15,23 @@ def _data(n=400, seed=0):
 
 def test_one_expert_is_kernelnb_svr_on_standardised_targets():
     X, y = _data(200)
-    mix = MixtureSVR(n_experts=1, validation_fraction=0.0, C=2.0, epsilon=0.05, sigma=2.0,
+    mix = MixtureSVR(n_experts=1, validation_fraction=None, C=2.0, epsilon=0.05, sigma=2.0,
                      client="serial", random_state=0).fit(X, y)
     m, s = y.mean(), y.std()
     ref = SVR(C=2.0, epsilon=0.05, sigma=2.0).fit(X, (y - m) / s)
     np.testing.assert_allclose(mix.predict(X), ref.predict(X) * s + m, rtol=1e-6, atol=1e-6)
     assert mix.y_mean_ == pytest.approx(m) and mix.y_scale_ == pytest.approx(s)
+
+
+def test_given_validation_set_gives_the_validation_errors():
+    X, y = _data(200)
+    Xv, yv = _data(60, seed=1)
+    mix = MixtureSVR(n_experts=2, kernel="linear", C=1.0, max_iter=2, n_iter_no_change=None,
+                     gater_holdout=False, client="serial", random_state=0).fit(X, y, X_val=Xv,
+                                                                               y_val=yv)
+    assert not np.any(mix.assignment_ == -1)
+    mse = np.mean((mix.predict(Xv) - yv) ** 2)
+    assert mix.validation_errors_[mix.best_iteration_] == pytest.approx(mse, rel=1e-9)
 
 
 def test_uniform_gater_averages_svr_experts_of_the_partition():

@@ -131,7 +131,7 @@ def test_estimator_epochs_match_numpy_sgd(loss, n_classes):
     got = (est.hidden_weights_, est.hidden_bias_, est.output_weights_, est.output_bias_)
     for g, w in zip(got, ref):
         np.testing.assert_allclose(g, w, rtol=0, atol=1e-10)
-    assert est.n_epochs_ == 2 and len(est.loss_curve_) == 2
+    assert est.n_iter_ == 2 and len(est.loss_curve_) == 2
 
 
 def test_epoch_function_returns_counter_and_mean_loss():
@@ -220,8 +220,8 @@ def test_early_stopping_keeps_the_best_validation_weights(kind):
     kw = dict(n_hidden=30, learning_rate=0.1, tol=0.0, n_iter_no_change=5, random_state=0)
     est = Est(max_iter=300, **kw).fit(X, y, X_val=Xv, y_val=yv)
     scores = est.validation_scores_
-    assert est.n_epochs_ < 300                                     # it stopped
-    assert est.n_epochs_ == est.best_epoch_ + 5 == len(scores)
+    assert est.n_iter_ < 300                                     # it stopped
+    assert est.n_iter_ == est.best_epoch_ + 5 == len(scores)
     assert est.best_validation_score_ == max(scores) == scores[est.best_epoch_ - 1]
     assert est.score(Xv, yv) == pytest.approx(max(scores), abs=1e-12)
     # the kept weights are those of an explicit run stopped at the best epoch
@@ -232,10 +232,9 @@ def test_early_stopping_keeps_the_best_validation_weights(kind):
 
 def test_early_stopping_with_an_internal_split():
     X, y = _xor(80, seed=2)
-    est = MLPClassifier(n_hidden=10, learning_rate=0.1, early_stopping=True,
-                        validation_fraction=0.25, n_iter_no_change=3, max_iter=200,
+    est = MLPClassifier(n_hidden=10, learning_rate=0.1, validation_fraction=0.25, n_iter_no_change=3, max_iter=200,
                         random_state=0).fit(X, y)
-    assert len(est.validation_scores_) == est.n_epochs_
+    assert len(est.validation_scores_) == est.n_iter_
     assert est.best_validation_score_ == max(est.validation_scores_)
     # the standardisation is that of the 60 training examples only
     assert not np.allclose(est.mean_, X.mean(0))
@@ -249,7 +248,7 @@ def test_internal_split_keeps_every_class_in_training():
     y = y.astype(object)
     y[0] = "lonely"                                    # a class of one example
     for loss in ("cross_entropy", "squared"):
-        est = MLPClassifier(loss=loss, early_stopping=True, validation_fraction=0.3,
+        est = MLPClassifier(loss=loss, validation_fraction=0.3,
                             max_iter=3, random_state=0).fit(X, y)
         assert "lonely" in est.classes_ and len(est.classes_) == 3
 
@@ -262,7 +261,7 @@ def test_internal_split_keeps_every_class_in_training():
     ({"weight_decay": -1.0}, "weight_decay"), ({"max_iter": 0}, "max_iter"),
     ({"validation_fraction": 1.5}, "validation_fraction"), ({"n_iter_no_change": 0},
                                                              "n_iter_no_change"),
-    ({"tol": -1.0}, "tol"), ({"early_stopping": "yes"}, "early_stopping")])
+    ({"tol": -1.0}, "tol"), ({"validation_fraction": 0.0}, "validation_fraction")])
 def test_bad_parameters(params, name):
     X, y = _xor(20)
     with pytest.raises(ValueError, match=name):
@@ -275,6 +274,8 @@ def test_bad_input():
         MLPClassifier().fit(X, np.zeros(len(X)))
     with pytest.raises(ValueError, match="y_val"):
         MLPClassifier().fit(X, y, X_val=X)
+    with pytest.raises(ValueError, match="leaves no training or no validation sample"):
+        MLPClassifier(validation_fraction=0.01).fit(X, y)
     with pytest.raises(ValueError, match="learning_rate"):
         MLPRegressor(learning_rate=1e6, max_iter=5).fit(X, np.arange(len(X)) ** 3.0)
     with pytest.raises(ValueError, match="loss"):
@@ -314,7 +315,7 @@ def test_callback_sees_every_epoch_and_can_stop():
 
     est = MLPClassifier(n_hidden=5, max_iter=50, n_iter_no_change=100, random_state=0,
                         callback=cb).fit(X, y)
-    assert [s[0] for s in seen] == [1, 2, 3, 4] and est.n_epochs_ == 4
+    assert [s[0] for s in seen] == [1, 2, 3, 4] and est.n_iter_ == 4
     assert all(a == b for _, a, b in seen)
     with pytest.raises(ValueError, match="callback"):
         MLPClassifier(callback=3).fit(X, y)

@@ -96,7 +96,7 @@ def test_estimator_epochs_match_numpy_sgd(loss, Hg):
     for name in MOE_WEIGHTS:
         np.testing.assert_allclose(est.weights_[name], w[name], rtol=0, atol=1e-10,
                                    err_msg=name)
-    assert est.n_epochs_ == 2 and len(est.loss_curve_) == 2
+    assert est.n_iter_ == 2 and len(est.loss_curve_) == 2
 
 
 def _xor(n=120, seed=0):
@@ -160,9 +160,9 @@ def test_regressor_fits_a_piecewise_function_and_multi_output():
 def test_early_stopping_and_validation_set():
     X, y = _xor()
     est = MixtureOfExpertsClassifier(n_experts=2, n_hidden=3, gater_n_hidden=0,
-                                     learning_rate=0.05, max_iter=30, early_stopping=True,
+                                     learning_rate=0.05, max_iter=30, validation_fraction=0.1,
                                      n_iter_no_change=5, random_state=0).fit(X, y)
-    assert len(est.validation_scores_) == est.n_epochs_
+    assert len(est.validation_scores_) == est.n_iter_
     assert est.best_validation_score_ == max(est.validation_scores_)
 
 

@@ -335,7 +335,7 @@ class MarginExplorer(Dashboard):
             train_error=float(np.mean(model.predict(X) != y)),
             val_error=float(np.mean(model.predict(Xv) != yv)),
             rho=float(model.margin_history_["rho"][-1]),
-            n_updates=int(model.n_updates_total_), n_epochs=int(model.n_epochs_),
+            n_updates=int(model.n_updates_total_), n_epochs=int(model.n_iter_),
             R=R, rho_max=rho_max, separable=separable,
             mp_rho=float(mp.margin_history_["rho"][-1]),
             mp_bound83=float(_largescale("margin_bound_updates")(max(mp_t, 1), R, lam)),

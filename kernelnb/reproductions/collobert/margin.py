@@ -85,7 +85,7 @@ def margin_curves(X, y, X_val, y_val, learning_rates=None, n_updates=100, learni
         raise ValueError("margin_curves needs two classes")
     base = MarginPerceptron() if estimator is None else estimator
     base = clone(base).set_params(max_iter=100000, n_iter_no_change=10 ** 9,
-                                  track_margin=True, early_stopping=False)
+                                  track_margin=True, validation_fraction=None)
     beta = float(base.get_params().get("beta", 1.0)) or 1.0
     X, y = np.asarray(X), np.asarray(y)
     rng = check_random_state(random_state)
