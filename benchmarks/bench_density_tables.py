@@ -52,7 +52,7 @@ def table_13_2(args):
             mparzen_grid={"n_components": args.mp_d, "n_neighbors": args.mp_k,
                           "sigma": args.mp_sigma},
             local_grid={"n_components": args.mp_d, "n_neighbors": [args.mp_k[-1]],
-                        "kernel_width": args.local_width, "sigma": args.local_sigma,
+                        "sigma": args.local_width, "noise": args.local_noise,
                         "max_neighbors": [args.local_max_neighbors]})
     total = time.perf_counter() - t
     print(f"Table 13.2 in kind: density of Fashion-MNIST class {args.cls} ({len(tr)} train / "
@@ -160,7 +160,7 @@ def main(argv=None):
     ap.add_argument("--mp-k", type=int, nargs="+", default=[80])
     ap.add_argument("--mp-sigma", type=float, nargs="+", default=[0.05, 0.09, 0.2])
     ap.add_argument("--local-width", type=float, nargs="+", default=[1.0, 2.0])
-    ap.add_argument("--local-sigma", type=float, nargs="+", default=[0.09, 0.2])
+    ap.add_argument("--local-noise", type=float, nargs="+", default=[0.09, 0.2])
     ap.add_argument("--local-max-neighbors", type=int, default=200)
     ap.add_argument("--skip", nargs="*", default=[], choices=["13.2", "13.3"])
     args = ap.parse_args(argv)

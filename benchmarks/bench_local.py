@@ -39,10 +39,10 @@ def main(argv=None):
     K = args.k
     rows = []
     for name, make in [
-        ("kernelnb KNN", lambda: KNeighborsClassifier(K)),
+        ("kernelnb KNN", lambda: KNeighborsClassifier(n_neighbors=K)),
         ("scikit-learn KNN (brute)", lambda: SkKNN(K, algorithm="brute", n_jobs=-1)),
         ("scikit-learn KNN (auto)", lambda: SkKNN(K, algorithm="auto", n_jobs=-1)),
-        ("kernelnb HKNN (lambda=10)", lambda: HKNNClassifier(K, weight_decay=10.0)),
+        ("kernelnb HKNN (lambda=10)", lambda: HKNNClassifier(n_neighbors=K, weight_decay=10.0)),
     ]:
         model = make().fit(X, y)
         pred, t = timed(lambda: model.predict(Xt))

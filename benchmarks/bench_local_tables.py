@@ -102,9 +102,9 @@ def table_11_2(args):
          Xtr[sv], ytr[sv]),
         ("kernelnb CKNN, SV reference", lambda: CKNNClassifier(**r["CKNN (SV reference)"]["params"]),
          Xtr[sv], ytr[sv]),
-        ("kernelnb KNN K=1, SV reference", lambda: KNeighborsClassifier(1), Xtr[sv], ytr[sv]),
+        ("kernelnb KNN K=1, SV reference", lambda: KNeighborsClassifier(n_neighbors=1), Xtr[sv], ytr[sv]),
         ("scikit-learn KNN K=1, SV reference", lambda: SkKNN(1, n_jobs=-1), Xtr[sv], ytr[sv]),
-        ("kernelnb KNN K=1, full reference", lambda: KNeighborsClassifier(1), Xtr, ytr),
+        ("kernelnb KNN K=1, full reference", lambda: KNeighborsClassifier(n_neighbors=1), Xtr, ytr),
         ("scikit-learn KNN K=1, full reference", lambda: SkKNN(1, n_jobs=-1), Xtr, ytr),
     ]
     for name, make, Xf, yf in cases:

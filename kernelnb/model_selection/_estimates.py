@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
@@ -71,9 +72,16 @@ ESTIMATE_NAMES = ("training_error", "sv_fraction", "jaakkola_haussler", "opper_w
 DEFAULT_ETA = 0.1
 
 
-# ------------------------------------------------------------------------------------------
+def _class_weights(estimator, y_idx):
+    """The weights of the fitted SVC's two classes (``class_weight``: None, 'balanced' or a
+    dict), from its public parameters; ``y_idx`` is the class index of every training point."""
+    classes = np.asarray(estimator.classes_)
+    if estimator.class_weight is None:
+        return np.ones(classes.shape[0])
+    return compute_class_weight(estimator.class_weight, classes=classes, y=classes[y_idx])
+
+
 # The fitted problem, as the estimates see it
-# ------------------------------------------------------------------------------------------
 class _Problem:
     """Everything the estimates share: K~ on the training points, alpha, y in {-1, +1}, the
     outputs f~ at the training points, free / bounded support vectors."""
@@ -121,7 +129,8 @@ class _Problem:
         self.alpha = np.zeros(n)
         self.alpha[sv] = np.abs(coef_sv)
         self.coef = ys * self.alpha
-        self.margin = estimator._margin
+        # C = inf is the hard margin whatever ``margin`` says
+        self.margin = "hard" if np.isinf(float(estimator.C)) else estimator.margin
         self.b = float(np.asarray(estimator.intercept_).ravel()[0])
         K = np.asarray(kern(X), dtype=np.float64)
         K = 0.5 * (K + K.T)
@@ -130,7 +139,7 @@ class _Problem:
         self.dadd = np.zeros(n)
         if self.margin == "l2":
             y_idx = (ys > 0).astype(int)
-            cw = estimator._class_weights(classes, y_idx)
+            cw = _class_weights(estimator, y_idx)
             self.dadd = 1.0 / (float(estimator.C) * cw[y_idx])
         self.Kt = K + np.diag(self.dadd)                       # K~ (= K except for 'l2')
         self.f = K[:, sv] @ self.coef[sv] + self.b              # decision function at X
@@ -177,9 +186,7 @@ def _rate(mask, n):
     return float(np.count_nonzero(mask)) / n
 
 
-# ------------------------------------------------------------------------------------------
 # Span
-# ------------------------------------------------------------------------------------------
 def _fast_span(pb, eta, bias):
     """Squared spans of the support vectors (nan elsewhere) by one (N_free + 1)^2 inverse.
 
@@ -229,12 +236,13 @@ def span_values(estimator, X, y, regularization=0.0):
 
     Parameters
     ----------
-    estimator : fitted binary :class:`kernelnb.svm.SVC`
-    X : array of shape (n_samples, n_features)
-        Its training data.
-    y : array of shape (n_samples,)
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
         Its training labels.
-    regularization : float >= 0, default=0.0
+    regularization : float, default=0.0
         ``eta`` of the regularised span (thesis 4.4.4): the distance is penalised by
         ``eta sum_i lambda_i^2 / alpha_i``, i.e. ``S_p^2 = 1 / ((K~_SV + D)^-1)_pp - D_pp`` with
         ``D_ii = eta / alpha_i``.  It is continuous in the hyper-parameters where the plain span
@@ -266,14 +274,21 @@ def span_estimate(estimator, X, y, regularization=0.0):
 
     Parameters
     ----------
-    estimator, X, y, regularization :
-        As :func:`span_values` (``regularization=0.1`` is the thesis's smoothed span).
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
+    regularization : float, default=0.0
+        ``eta`` of the regularised span (:func:`span_values`; 0.1 is the thesis's smoothed
+        span).
 
     Returns
     -------
-    float in [0, 1]
-        The estimated error rate.  Without any free support vector (degenerate case) it is the
-        training error rate, as in the thesis's Matlab code.
+    float
+        The estimated error rate, in [0, 1].  Without any free support vector (degenerate case)
+        it is the training error rate, as in the thesis's Matlab code.
     """
     eta = _check_eta(regularization)
     pb = _Problem(estimator, X, y)
@@ -297,22 +312,51 @@ def _span_rate(pb, eta):
     return _training_rate(pb) if err is None else _rate(err, pb.n)
 
 
-# ------------------------------------------------------------------------------------------
 # Simple estimates
-# ------------------------------------------------------------------------------------------
 def _training_rate(pb):
     pred_pos = pb.f > 0
     return _rate(pred_pos != (pb.y > 0), pb.n)
 
 
 def training_error(estimator, X, y):
-    """Training error rate (``predict(X) != y``), in [0, 1]."""
+    """Training error rate (``predict(X) != y``), in [0, 1].
+
+    Parameters
+    ----------
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
+
+    Returns
+    -------
+    float
+        The training error rate, in [0, 1].
+    """
     return _training_rate(_Problem(estimator, X, y))
 
 
 def sv_fraction(estimator, X, y):
-    """``N_SV / n``, the fraction of support vectors: a leave-one-out bound (only support
-    vectors can be leave-one-out errors).  In [0, 1]."""
+    """``N_SV / n``, the fraction of support vectors.
+
+    A bound on the leave-one-out error rate: only support vectors can be leave-one-out errors.
+
+    Parameters
+    ----------
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
+
+    Returns
+    -------
+    float
+        The fraction of training points that are support vectors, in [0, 1].
+    """
     pb = _Problem(estimator, X, y)
     return pb.sv.size / pb.n
 
@@ -323,7 +367,21 @@ def jaakkola_haussler(estimator, X, y):
     Derived for an SVM *without* bias ``b`` (then ``y_p f^p(x_p) >= y_p f(x_p) - alpha_p K_pp``
     and this counts an upper bound of the leave-one-out errors); here it is applied to the
     model's ``f`` with its bias, where it is only an estimate.  On the margin
-    (``y_p f(x_p) = 1``) it is ``Psi(alpha_p K_pp - 1)``.  In [0, 1].
+    (``y_p f(x_p) = 1``) it is ``Psi(alpha_p K_pp - 1)``.
+
+    Parameters
+    ----------
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
+
+    Returns
+    -------
+    float
+        The estimated error rate, in [0, 1].
     """
     pb = _Problem(estimator, X, y)
     return _jh_rate(pb)
@@ -342,7 +400,21 @@ def opper_winther(estimator, X, y):
     free SVs, i.e. the span without the bias row (thesis ch. 3: "without b and with fixed SVs,
     S_p^2 = 1/(K_SV^-1)_pp").  Bounded SVs (``'l1'``) use their distance to that linear span,
     ``K_pp - k_p' K_SV^-1 k_p``.  The formula assumes no bias and unchanged support vectors;
-    it is applied to ``f`` with its bias.  Without free SV: the training error.  In [0, 1].
+    it is applied to ``f`` with its bias.  Without free SV: the training error.
+
+    Parameters
+    ----------
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
+
+    Returns
+    -------
+    float
+        The estimated error rate, in [0, 1].
     """
     pb = _Problem(estimator, X, y)
     return _ow_rate(pb)
@@ -361,7 +433,21 @@ def xi_alpha(estimator, X, y):
 
     ``R^2 = max_i K~_ii`` (so that ``K~_ii <= R^2``, our reading of the thesis; 1 for the RBF
     kernel, ``1 + 1/C`` with ``'l2'``) and ``xi_p = max(0, 1 - y_p f(x_p))`` are the slacks
-    (0 on ``K~`` for ``'l2'`` and ``'hard'``).  In [0, 1].
+    (0 on ``K~`` for ``'l2'`` and ``'hard'``).
+
+    Parameters
+    ----------
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
+
+    Returns
+    -------
+    float
+        The estimated error rate, in [0, 1].
     """
     pb = _Problem(estimator, X, y)
     return _xa_rate(pb)
@@ -373,9 +459,7 @@ def _xa_rate(pb):
     return _rate(2.0 * pb.alpha * R2 + xi >= 1.0, pb.n)
 
 
-# ------------------------------------------------------------------------------------------
 # Radius-margin
-# ------------------------------------------------------------------------------------------
 def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None, beta_init=None):
     """Squared radius of the data in the feature space of the kernel matrix ``K``.
 
@@ -400,6 +484,7 @@ def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None, bet
     Returns
     -------
     R2 : float
+        The squared radius.
     beta : ndarray of shape (n,)
         The weights (the centre is ``sum beta_i Phi(x_i)``).
     """
@@ -449,8 +534,27 @@ def _sphere_weights(K, d, beta0, stop, max_iter):
 
 
 def radius_squared(estimator, X, y, radius="sphere"):
-    """``R^2`` of the training points in the feature space of ``K~`` (see
-    :func:`radius_squared_from_kernel`)."""
+    """``R^2`` of the training points in the feature space of ``K~``.
+
+    ``K~`` is the kernel the SVM solves a hard margin on: ``K + I / C`` for ``margin='l2'``,
+    ``K`` otherwise (see :func:`radius_squared_from_kernel`).
+
+    Parameters
+    ----------
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
+    radius : {'sphere', 'variance'}, default='sphere'
+        The smallest enclosing sphere, or the mean squared distance to the centre of mass.
+
+    Returns
+    -------
+    float
+        The squared radius.
+    """
     pb = _Problem(estimator, X, y)
     return pb.radius2(radius)[0]
 
@@ -468,9 +572,14 @@ def radius_margin(estimator, X, y, radius="sphere", clip=True):
 
     Parameters
     ----------
-    estimator, X, y :
-        Fitted binary SVC and its training data.
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
     radius : {'sphere', 'variance'}, default='sphere'
+        The radius ``R`` (see :func:`radius_squared_from_kernel`).
     clip : bool, default=True
         Return ``min(1, R^2 ||w||^2 / n)`` (an error rate); ``False`` gives the raw value,
         which can exceed 1.
@@ -478,6 +587,7 @@ def radius_margin(estimator, X, y, radius="sphere", clip=True):
     Returns
     -------
     float
+        ``R^2 ||w||^2 / n``, clipped to 1 when ``clip``.
     """
     if not isinstance(clip, (bool, np.bool_)):
         raise ValueError(f"clip must be True or False, got {clip!r}")
@@ -490,14 +600,14 @@ def _rm_rate(pb, radius, clip=True):
     return min(1.0, val) if clip else val
 
 
-# ------------------------------------------------------------------------------------------
 # Leave-one-out and validation
-# ------------------------------------------------------------------------------------------
-@dataclass
+@dataclass(kw_only=True)
 class LeaveOneOut:
-    """Result of :func:`loo_error`.
+    """Result of :func:`loo_error`: the leave-one-out error, overall and point by point.
 
-    Attributes
+    The parameters are kept as attributes of the same names.
+
+    Parameters
     ----------
     error : float
         Leave-one-out error rate, in [0, 1] (``float(result)`` gives it too).
@@ -543,7 +653,7 @@ def _warm_start_without(pb, p):
     if ap > 0 and same.size:
         if pb.margin == "l1":
             C = float(pb.estimator.C)
-            cw = pb.estimator._class_weights(pb.estimator.classes_, (pb.y > 0).astype(int))
+            cw = _class_weights(pb.estimator, (pb.y > 0).astype(int))
             room = C * cw[(pb.y[same] > 0).astype(int)] - a[same]
         else:
             room = np.full(same.size, np.inf)
@@ -552,7 +662,7 @@ def _warm_start_without(pb, p):
     return pb.y * a
 
 
-def loo_error(estimator, X, y, tol=None):
+def loo_error(estimator, X, y, *, tol=None):
     """Exact leave-one-out error rate of a fitted binary SVC, retraining only where needed.
 
     For each point ``p`` the SVM is retrained without it (``sample_weight`` 0 at ``p``, same
@@ -567,10 +677,14 @@ def loo_error(estimator, X, y, tol=None):
 
     Parameters
     ----------
-    estimator : fitted binary :class:`kernelnb.svm.SVC`
-    X, y : its training data
-    tol : float, optional
-        Solver tolerance of the retrainings (default: the estimator's ``tol``).
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
+    tol : float or None, default=None
+        Solver tolerance of the retrainings (None: the estimator's ``tol``).
 
     Returns
     -------
@@ -610,10 +724,17 @@ def validation_error(estimator, X_val, y_val):
 
     Parameters
     ----------
-    estimator : fitted classifier
-    X_val : array of shape (n_val, n_features)
-    y_val : array of shape (n_val,)
-        Labels among the estimator's ``classes_``.
+    estimator : classifier
+        A fitted classifier (with ``classes_`` and ``predict``).
+    X_val : array-like of shape (n_val, n_features)
+        Validation inputs, not used in training.
+    y_val : array-like of shape (n_val,)
+        Their labels, among the estimator's ``classes_``.
+
+    Returns
+    -------
+    float
+        The validation error rate, in [0, 1].
     """
     check_is_fitted(estimator)
     X_val = np.asarray(X_val)
@@ -631,9 +752,7 @@ def validation_error(estimator, X_val, y_val):
     return float(np.mean(estimator.predict(X_val) != y_val))
 
 
-# ------------------------------------------------------------------------------------------
 # All at once (bounds_table, along a parameter, is in _tables.py)
-# ------------------------------------------------------------------------------------------
 def _estimates(pb, regularization=DEFAULT_ETA):
     return {
         "training_error": _training_rate(pb),
@@ -648,15 +767,22 @@ def _estimates(pb, regularization=DEFAULT_ETA):
     }
 
 
-def estimate_all(estimator, X, y, X_val=None, y_val=None, loo=False,
+def estimate_all(estimator, X, y, *, X_val=None, y_val=None, loo=False,
                  regularization=DEFAULT_ETA):
     """Every estimate of the fitted binary SVC at once (the kernel is evaluated once).
 
     Parameters
     ----------
-    estimator : fitted binary :class:`kernelnb.svm.SVC`
-    X, y : its training data
-    X_val, y_val : optional held-out data; adds ``'validation'``.
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
+    X_val : array-like of shape (n_val, n_features) or None, default=None
+        Validation inputs (given with ``y_val``): adds ``'validation'``.
+    y_val : array-like of shape (n_val,) or None, default=None
+        Their labels.
     loo : bool, default=False
         Also run :func:`loo_error` (retrainings); adds ``'loo'`` and ``'loo_trainings'``.
     regularization : float, default=0.1

@@ -23,7 +23,6 @@ used by ``predict`` / ``decision_function`` / ``score``.
 from __future__ import annotations
 
 import numbers
-import time
 import warnings
 
 import numpy as np
@@ -34,8 +33,9 @@ from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from .. import kernels as _k
+from .._fit import fit_context
 from .._validation import (CALLBACK, POSITIVE, POSITIVE_INT, Interval, RealNotInt, StrOptions,
-                           check_input, check_param, check_params)
+                           check_input, check_param)
 from ..svm import SVC
 from ._gradient import CRITERIA, RADII
 
@@ -93,8 +93,10 @@ def filter_scores(X, y, method="fisher"):
 
     Parameters
     ----------
-    X : array of shape (n_samples, n_features)
-    y : array of shape (n_samples,), two classes
+    X : array-like of shape (n_samples, n_features)
+        Inputs.
+    y : array-like of shape (n_samples,)
+        Labels (two classes).
     method : {'fisher', 'pearson', 'ks'}, default='fisher'
         * ``'fisher'``: ``|mu+ - mu-| / sqrt(sd+^2 + sd-^2)`` (per-class means and standard
           deviations);
@@ -104,7 +106,8 @@ def filter_scores(X, y, method="fisher"):
 
     Returns
     -------
-    scores : ndarray of shape (n_features,)
+    ndarray of shape (n_features,)
+        The score of each feature.
     """
     check_param("method", method, [StrOptions({"fisher", "pearson", "ks"})], "filter_scores")
     X, y = check_X_y(X, y, dtype=np.float64)
@@ -195,6 +198,7 @@ def rfe_scores(fitted, X):
     Returns
     -------
     importance : ndarray of shape (n_features,)
+        ``|W^2 - W^2_(p)|`` for every feature p.
     W2 : float
         ``||w||^2`` of the fitted machine.
     W2_without : ndarray of shape (n_features,)
@@ -220,11 +224,12 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : kernelnb.svm.SVC, optional
-        The SVM (cloned). Default: ``SVC(kernel=kernel, C=1, n_jobs=1)``, with
-        ``degree=2, coef0=1`` for ``'poly'`` (the thesis's non-linear toy) and
+    estimator : SVC or None, default=None
+        The :class:`kernelnb.svm.SVC` (cloned). None: ``SVC(kernel=kernel, C=1, n_jobs=1)``,
+        with ``degree=2, coef0=1`` for ``'poly'`` (the thesis's non-linear toy) and
         ``sigma='scale'`` for ``'rbf'``.
     n_features_to_select : int, default=2
+        The number of features kept.
     step : int or float, default=1
         Features removed per step (an int >= 1), or a fraction in (0, 1) of the initial number
         of features.
@@ -233,13 +238,15 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         (linear for the default estimator).
     verbose : int, default=0
         Print one line per step.
-    callback : callable ``callback(record)``, optional
-        Called after each step with the dict appended to ``history_`` (its ``iteration`` is the
-        step's index); returning ``False`` stops there, with the features kept so far selected.
+    callback : callable or None, default=None
+        ``callback(record)``, called after each step with the dict appended to ``history_``
+        (its ``iteration`` is the step's index); returning ``False`` stops there, with the
+        features kept so far selected.
 
     Attributes
     ----------
     support_ : ndarray of bool, shape (n_features,)
+        The kept features.
     ranking_ : ndarray of int, shape (n_features,)
         1 for the kept features; features removed at the last step get 2, the step before 3, ...
     history_ : list of dict
@@ -249,7 +256,27 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         Refitted on the kept features.
     n_trainings_ : int
         SVM trainings done (the final refit included).
-    classes_ : ndarray
+    n_iter_ : int
+        Elimination steps done.
+    classes_ : ndarray of shape (2,)
+        The class labels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.model_selection import SVMRFE
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(60, 6))
+    >>> y = (X[:, 1] + X[:, 4] > 0).astype(int)
+    >>> rfe = SVMRFE(n_features_to_select=2).fit(X, y)
+    >>> print(np.flatnonzero(rfe.support_))
+    [1 4]
+    >>> print(rfe.ranking_)
+    [4 1 3 2 1 5]
+    >>> print(rfe.transform(X).shape)
+    (60, 2)
     """
 
     _parameter_constraints = {
@@ -262,7 +289,7 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         "callback": CALLBACK,
     }
 
-    def __init__(self, estimator=None, n_features_to_select=2, step=1, kernel=None, verbose=0,
+    def __init__(self, estimator=None, *, n_features_to_select=2, step=1, kernel=None, verbose=0,
                  callback=None):
         self.estimator = estimator
         self.n_features_to_select = n_features_to_select
@@ -292,9 +319,22 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
             return max(1, int(step * d))
         return int(step)
 
+    @fit_context
     def fit(self, X, y):
-        """Run the elimination on ``(X, y)``; returns ``self``."""
-        check_params(self)
+        """Run the elimination on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Training labels (two classes).
+
+        Returns
+        -------
+        self : SVMRFE
+            The fitted selector.
+        """
         X, y = self._check_input(X, y, ensure_min_features=1)
         d = X.shape[1]
         k = _check_n_select(self.n_features_to_select, d, "SVMRFE")
@@ -323,6 +363,7 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
                 break
         self.support_ = support
         self.ranking_ = ranking
+        self.n_iter_ = len(self.history_)
         self.estimator_ = clone(base).fit(X[:, support], y)
         self.n_trainings_ += 1
         return self
@@ -383,8 +424,8 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : kernelnb.svm.SVC, optional
-        The SVM whose kernel gets the factors (cloned). Default:
+    estimator : SVC or None, default=None
+        The :class:`kernelnb.svm.SVC` whose kernel gets the factors (cloned). None:
         ``SVC(kernel='linear', C=10, margin='l2', n_jobs=1, max_iter=100000)`` (one thread:
         the problems are small; an iteration cap: far from the optimum, with very unequal
         factors, the solver can converge slowly): the L2 soft margin, a hard margin on
@@ -429,26 +470,21 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         removes whole groups and ``n_features_to_select`` counts groups.
     verbose : int, default=0
         1: one line per stage; 2: one line per evaluation.
-    callback : callable ``callback(record)``, optional
-        Called after every evaluation with a dict: ``stage``, ``evaluation``, ``n_features``,
+    callback : callable or None, default=None
+        ``callback(record)``, called after every evaluation with a dict: ``iteration`` (the
+        evaluation's index within its stage), ``stage``, ``evaluation``, ``n_features``,
         ``criterion``, ``scales`` (all features, zeros for the removed ones), ``n_trainings``,
         ``features`` (the indices in use) and ``estimator`` (the SVM of this evaluation, fitted
         on ``X[:, features]``, times ``scales[features]`` for the linear and polynomial kernels).
         Returning ``False`` stops the whole run; the selector is then fitted with the state
         reached (``stopped_ = True``).
 
-    Notes
-    -----
-    On the linear toy of the thesis (:func:`kernelnb.datasets.make_weston_linear`, 30 training
-    points, standardised), a linear SVM on all 202 features errs on 26.7% of the test points and
-    the SVM with the optimised factors on 4.6% (thesis Fig. 5.3: 28% and 4.6%), measured over
-    100 draws by ``benchmarks/bench_feature_selection.py``.
-
     Attributes
     ----------
     scales_ : ndarray of shape (n_features,)
         Final factors, zeros for the removed features.
     support_ : ndarray of bool, shape (n_features,)
+        The kept features.
     ranking_ : ndarray of int, shape (n_features,)
         1 for the kept features, 2 for those removed at the last elimination, 3 the one before...
     history_ : list of dict
@@ -465,8 +501,33 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     n_iter_ : int
         Criterion evaluations of the optimisations, all stages together.
     fit_time_ : float
+        Seconds of the whole fit.
     stopped_ : bool
-    classes_ : ndarray
+        Whether the callback stopped the run.
+    classes_ : ndarray of shape (2,)
+        The class labels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Notes
+    -----
+    On the linear toy of the thesis (:func:`kernelnb.datasets.make_weston_linear`, 30 training
+    points, standardised), a linear SVM on all 202 features errs on 26.7% of the test points and
+    the SVM with the optimised factors on 4.6% (thesis Fig. 5.3: 28% and 4.6%), measured over
+    100 draws by ``benchmarks/bench_feature_selection.py``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.model_selection import ScalingSelector
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(30, 4))
+    >>> y = (X[:, 0] - X[:, 3] > 0).astype(int)
+    >>> sel = ScalingSelector(n_features_to_select=2, schedule="half").fit(X, y)
+    >>> print(np.flatnonzero(sel.support_))
+    [0 3]
+    >>> print(sel.predict(X[:5]), y[:5])
+    [0 1 0 1 1] [0 1 0 1 1]
     """
 
     _parameter_constraints = {
@@ -486,7 +547,7 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         "callback": CALLBACK,
     }
 
-    def __init__(self, estimator=None, n_features_to_select=2, criterion="radius_margin",
+    def __init__(self, estimator=None, *, n_features_to_select=2, criterion="radius_margin",
                  schedule="thesis", radius="variance", max_iter=30, tol=1e-4,
                  scale_bounds=(1e-4, 1e4), normalize=True, removal="scales",
                  removal_criterion=None, groups=None, verbose=0, callback=None):
@@ -506,8 +567,16 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         self.callback = callback
 
     # -- checks ------------------------------------------------------------------------------
-    def _validate(self, d):
-        """What the parameter table cannot say: relations between values and with the data."""
+    def _check_params_extra(self):
+        """The rules the parameter table cannot state: the bounds' order and the kernel."""
+        self._scale_bounds()
+        kernel = self._base_estimator().kernel
+        if kernel not in ("linear", "poly", "rbf"):
+            raise ValueError(f"the estimator's kernel must be 'linear', 'poly' or 'rbf' for "
+                             f"scaling factors, got {kernel!r}")
+
+    def _scale_bounds(self):
+        """``scale_bounds`` as two floats ``0 < low < 1 < high``."""
         try:
             lo, hi = (float(v) for v in self.scale_bounds)
         except (TypeError, ValueError):
@@ -516,6 +585,15 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         if not (0 < lo < 1 < hi < np.inf):
             raise ValueError(f"scale_bounds must be two numbers 0 < low < 1 < high, got "
                              f"{self.scale_bounds!r}")
+        return lo, hi
+
+    def _base_estimator(self):
+        """A clone of the SVM whose kernel gets the factors (the default one if None)."""
+        return _check_svc(self.estimator, SVC(kernel="linear", C=10.0, margin="l2", n_jobs=1,
+                                              max_iter=100000))
+
+    def _validate(self, d):
+        """The relations with the data: the groups and the number of them to select."""
         if self.groups is None:
             groups = np.arange(d)
         else:
@@ -526,12 +604,7 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
             _, groups = np.unique(g, return_inverse=True)
         n_groups = int(groups.max()) + 1
         k = _check_n_select(self.n_features_to_select, n_groups, "ScalingSelector")
-        est = _check_svc(self.estimator, SVC(kernel="linear", C=10.0, margin="l2", n_jobs=1,
-                                             max_iter=100000))
-        if est.kernel not in ("linear", "poly", "rbf"):
-            raise ValueError(f"the estimator's kernel must be 'linear', 'poly' or 'rbf' for "
-                             f"scaling factors, got {est.kernel!r}")
-        return groups, n_groups, k, est, (lo, hi)
+        return groups, n_groups, k, self._base_estimator(), self._scale_bounds()
 
     def _n_remove(self, m, k):
         if self.schedule == "one" or (self.schedule == "thesis" and m <= 10):
@@ -541,7 +614,19 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         return max(1, min(n, m - k))
 
     def planned_sizes(self, n_features):
-        """Numbers of features (groups) optimised at each stage, e.g. ``[202, 101, ..., 2]``."""
+        """Numbers of features (groups) optimised at each stage, e.g. ``[202, 101, ..., 2]``.
+
+        Parameters
+        ----------
+        n_features : int
+            The number of features (or groups) at the start.
+
+        Returns
+        -------
+        list of int
+            The sizes of the successive stages, from ``n_features`` down to
+            ``n_features_to_select``.
+        """
         k = _check_n_select(self.n_features_to_select, n_features, "ScalingSelector")
         sizes = [int(n_features)]
         while sizes[-1] > k:
@@ -644,10 +729,22 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
             out[act] = phi
         return out, value, fitted, state, stopped
 
+    @fit_context
     def fit(self, X, y):
-        """Optimise the factors and eliminate features on ``(X, y)``; returns ``self``."""
-        t0 = time.perf_counter()
-        check_params(self)
+        """Optimise the factors and eliminate features on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Training labels (two classes).
+
+        Returns
+        -------
+        self : ScalingSelector
+            The fitted selector.
+        """
         X, y = self._check_input(X, y, ensure_min_features=1)
         self._d = d = X.shape[1]
         groups, n_groups, k, est, bounds = self._validate(d)
@@ -714,7 +811,6 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
             _, _, fitted, _ = self._evaluate(est, X, y, self._final_feats, s_feat, None)
         self.estimator_ = fitted
         self.n_iter_ = sum(rec["n_evaluations"] for rec in self.history_)
-        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def _get_support_mask(self):

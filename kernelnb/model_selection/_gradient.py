@@ -51,7 +51,7 @@ def full_dual(fitted, n):
 
     Returns
     -------
-    alpha : ndarray of shape (n,)
+    ndarray of shape (n,)
         ``alpha_i`` (zero off the support vectors).  ``SVC.fit(..., alpha_init=alpha)`` accepts
         it as a warm start (the SVC takes absolute values of its ``alpha_init``).
     """
@@ -69,9 +69,31 @@ def full_dual(fitted, n):
 
 
 def sphere_radius2(K, tol=1e-12, max_iter=200_000, beta_init=None):
-    """Squared radius of the smallest sphere enclosing the points of kernel ``K``, and its
-    weights ``beta``: :func:`~kernelnb.model_selection.radius_squared_from_kernel` with
-    ``radius='sphere'``, warm-started from ``beta_init`` when given."""
+    """Squared radius of the smallest sphere enclosing the points of kernel ``K``, and its weights.
+
+    :func:`~kernelnb.model_selection.radius_squared_from_kernel` with ``radius='sphere'`` and
+    a tighter default tolerance (the gradients of the radius-margin criterion need the exact
+    sphere), warm-started from ``beta_init`` when given.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        Symmetric positive semi-definite kernel matrix.
+    tol : float, default=1e-12
+        Stop when the largest violation of the optimality conditions is below ``tol * max
+        K_ii``.
+    max_iter : int, default=200000
+        Pairwise steps allowed.
+    beta_init : array-like of shape (n,) or None, default=None
+        Warm start (e.g. the weights at the previous kernel parameters); None: uniform weights.
+
+    Returns
+    -------
+    R2 : float
+        The squared radius.
+    beta : ndarray of shape (n,)
+        The weights (the centre is ``sum beta_i Phi(x_i)``).
+    """
     return radius_squared_from_kernel(K, "sphere", tol=tol, max_iter=max_iter, beta_init=beta_init)
 
 
@@ -258,8 +280,11 @@ def _check_tune(tune):
 def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C", "sigma"),
                            radius="variance", span_regularization=0.1, alpha_init=None, *,
                            scales=None, span_sigmoid=SPAN_SIGMOID, beta_init=None):
-    """Train an SVC at the estimator's parameters; return a model-selection criterion and its
-    gradient in the log parameters.
+    """Train an SVC; return a model-selection criterion and its gradient in the log parameters.
+
+    Chapelle's thesis ch. 4 (Chapelle, Vapnik, Bousquet and Mukherjee, Machine Learning 46,
+    2002): the radius-margin bound or the smoothed span estimate, differentiated with respect
+    to ``log C``, ``log sigma`` and the log scaling factors.
 
     Parameters
     ----------
@@ -272,9 +297,11 @@ def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C"
         ``class_weight`` must be None.  ``kernel`` is ``'rbf'``, ``'linear'`` or ``'poly'``.  ``sigma='scale'`` is
         resolved on the scaled training inputs first and the gradient is taken at that width.
         A clone is fitted; the estimator itself is not modified.
-    X : array of shape (n_samples, n_features)
-    y : array of shape (n_samples,), two classes
-    criterion : {'radius_margin', 'span'}
+    X : array-like of shape (n_samples, n_features)
+        Training inputs.
+    y : array-like of shape (n_samples,)
+        Training labels (two classes).
+    criterion : {'radius_margin', 'span'}, default='radius_margin'
         * ``'radius_margin'``: ``T = R^2 ||w||^2`` with ``||w||^2 = sum_i alpha_i`` (the hard
           margin optimum on K~) and ``R^2`` from ``radius``.  Gradient by the envelope theorem:
           ``dW2 = -alpha'(yy' o dK~)alpha``, ``dR2 = beta' diag(dK~) - beta' dK~ beta``.
@@ -287,24 +314,24 @@ def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C"
           is continuous when a point joins the support set).  The gradient goes through the
           support-vector system ``d(alpha, b) = -H^-1 dH (alpha, b)`` (thesis 4.4.3) and
           ``dS_p^2`` (thesis 4.4), assembled by one adjoint solve.
-    tune : sequence of {'C', 'sigma', 'scales'}
+    tune : sequence of {'C', 'sigma', 'scales'}, default=('C', 'sigma')
         Parameters whose derivatives are returned.  ``'sigma'`` is for the RBF kernel only;
         ``'C'`` needs ``margin='l2'``.
-    radius : {'variance', 'sphere'}
+    radius : {'variance', 'sphere'}, default='variance'
         ``R^2`` of the radius-margin criterion: the variance of the points in feature space
         (``beta_i = 1/n``, the thesis's advice, default) or the smallest enclosing sphere
         (:func:`sphere_radius2`).
-    span_regularization : float >= 0
-        ``eta`` of the regularised span (thesis uses 0.1).
-    alpha_init : array of shape (n_samples,), optional
+    span_regularization : float, default=0.1
+        ``eta >= 0`` of the regularised span (the thesis uses 0.1).
+    alpha_init : array-like of shape (n_samples,) or None, default=None
         Warm start: the previous solution's dual vector (:func:`full_dual`).
-    scales : array of shape (n_features,), optional (keyword only)
+    scales : array-like of shape (n_features,) or None, default=None
         Per-feature scaling factors.  For ``'linear'`` and ``'poly'`` (whose SVC has no
         ``scales``) the SVC is trained on ``X * scales``; for ``'rbf'`` they replace the
         estimator's ``scales``.  ``None``: the estimator's scales (RBF) or ones.
-    span_sigmoid : (A, B), keyword only
+    span_sigmoid : tuple of (float, float), default=(5.0, 0.0)
         Smoothing of the step in the span criterion (default ``(5, 0)``, thesis Fig. 4.1).
-    beta_init : array of shape (n_samples,), optional (keyword only)
+    beta_init : array-like of shape (n_samples,) or None, default=None
         Warm start of the sphere QP (``radius='sphere'``).
 
     Returns

@@ -68,7 +68,8 @@ from sklearn.model_selection import KFold
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from .._validation import (Interval, StrOptions, check_input, check_param, check_params)
+from .._fit import fit_context
+from .._validation import Interval, StrOptions, check_input, check_param
 
 __all__ = ["REGRESSION_CRITERIA", "SeriesRegressor", "basis_matrix", "regression_risk_estimates"]
 
@@ -80,12 +81,26 @@ _SEB_CONST = 4.0                          # -log(eta / 4) with eta = 0.1, rounde
 
 
 def basis_matrix(X, n_basis, basis="fourier"):
-    """The first ``n_basis`` functions of the series at the rows of ``X``: array (n, n_basis).
+    """The first ``n_basis`` functions of the series at the rows of ``X``.
 
     ``basis='fourier'``: ``1, sqrt(2) cos(x), sqrt(2) sin(x), sqrt(2) cos(2x), ...`` (thesis
     section 9.4); ``'legendre'``: ``1, sqrt(3) P_1(x/pi), sqrt(5) P_2(x/pi), ...``.  Both are
     orthonormal for x uniform on [-pi, pi].  With several features the basis is additive: after
     the constant, each frequency (degree) takes its functions feature by feature.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples,) or (n_samples, n_features)
+        The points.
+    n_basis : int
+        The number of basis functions (at least 1).
+    basis : {'fourier', 'legendre'}, default='fourier'
+        The series.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_basis)
+        The value of each basis function (column) at each point (row).
     """
     check_param("n_basis", n_basis, [Interval(Integral, 1, None, closed="left")], "basis_matrix")
     check_param("basis", basis, [StrOptions(set(_BASES))], "basis_matrix")
@@ -295,6 +310,11 @@ def _estimates_from_matrices(Phi, y, Phi_unl, wanted, n_folds):
 class SeriesRegressor(RegressorMixin, BaseEstimator):
     """Least squares on the first d functions of a series, d chosen by a chapter-9 criterion.
 
+    Chapelle's thesis ch. 9; Chapelle, Vapnik and Bengio, "Model selection for small sample
+    regression", Machine Learning 48:9-23, 2002.  The criteria that use unlabeled points
+    (``dee``, ``adj``) take them as ``fit(X, y, X_unlabeled=...)``; without them the training
+    inputs stand in.
+
     Parameters
     ----------
     basis : {'fourier', 'legendre'}, default='fourier'
@@ -318,11 +338,23 @@ class SeriesRegressor(RegressorMixin, BaseEstimator):
     empirical_risk_ : ndarray of shape (D,)
         The training mean squared error for d = 1..D.
 
-    Notes
-    -----
-    ``fit(X, y, X_unlabeled=None)``: unlabeled inputs are an explicit argument, used by
-    ``dee`` and ``adj`` (Chapelle's thesis, section 9.3; without them the training inputs stand
-    in).  Chapelle, Vapnik and Bengio, Machine Learning 48:9-23, 2002.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.model_selection import SeriesRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> x = rng.uniform(-np.pi, np.pi, 40)
+    >>> y = np.sin(2 * x) + 0.1 * rng.normal(size=40)
+    >>> u = rng.uniform(-np.pi, np.pi, 500)
+    >>> reg = SeriesRegressor(criterion="dee", max_dim=20)
+    >>> reg = reg.fit(x[:, None], y, X_unlabeled=u[:, None])
+    >>> print(reg.n_basis_)
+    5
+    >>> print(np.round(reg.predict([[np.pi / 4]]), 1))
+    [1.]
     """
 
     _parameter_constraints = {
@@ -332,15 +364,31 @@ class SeriesRegressor(RegressorMixin, BaseEstimator):
         "n_folds": [Interval(Integral, 2, None, closed="left")],
     }
 
-    def __init__(self, basis="fourier", criterion="dee", max_dim=None, n_folds=5):
+    def __init__(self, *, basis="fourier", criterion="dee", max_dim=None, n_folds=5):
         self.basis = basis
         self.criterion = criterion
         self.max_dim = max_dim
         self.n_folds = n_folds
 
-    def fit(self, X, y, X_unlabeled=None):
-        """Fit every d up to ``max_dim``, keep the one the criterion picks; returns self."""
-        check_params(self)
+    @fit_context
+    def fit(self, X, y, *, X_unlabeled=None):
+        """Fit every d up to ``max_dim``, keep the one the criterion picks.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs (at least 2).
+        y : array-like of shape (n_samples,)
+            Training targets.
+        X_unlabeled : array-like of shape (n_unlabeled, n_features) or None, default=None
+            Unlabeled inputs from the same distribution, used by ``dee`` and ``adj`` (None:
+            the training inputs stand in).
+
+        Returns
+        -------
+        self : SeriesRegressor
+            The fitted regressor.
+        """
         X, y = check_input(self, X, y, y_numeric=True)
         if X.shape[0] < 2:
             raise ValueError(f"SeriesRegressor needs at least 2 samples, got n_samples = "
@@ -365,6 +413,3 @@ class SeriesRegressor(RegressorMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         X = check_input(self, X, reset=False)
         return basis_matrix(X, self.n_basis_, self.basis) @ self.coef_
-
-
-# -- the experiments of section 9.4 ---------------------------------------------------------

@@ -94,7 +94,7 @@ def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test, loo):
     return row, coef
 
 
-def bounds_table(estimator, X, y, param="sigma", values=None, X_val=None, y_val=None,
+def bounds_table(estimator, X, y, *, param="sigma", values=None, X_val=None, y_val=None,
                  X_test=None, y_test=None, loo=False, callback=None,
                  regularization=DEFAULT_ETA):
     """Refit ``estimator`` along one hyper-parameter and tabulate every estimate.
@@ -106,21 +106,31 @@ def bounds_table(estimator, X, y, param="sigma", values=None, X_val=None, y_val=
 
     Parameters
     ----------
-    estimator : :class:`kernelnb.svm.SVC`
-        Template (fitted or not); its other parameters are kept.
-    X, y : training data (two classes)
+    estimator : SVC
+        A :class:`kernelnb.svm.SVC`, the template (fitted or not); its other parameters are
+        kept.
+    X : array-like of shape (n_samples, n_features)
+        Training inputs.
+    y : array-like of shape (n_samples,)
+        Training labels (two classes).
     param : {'sigma', 'C'}, default='sigma'
         The parameter varied (``'sigma'`` needs the RBF kernel, ``'C'`` a soft margin).
-    values : array-like of positive floats
-    X_val, y_val : optional validation data (column ``'validation'``)
-    X_test, y_test : optional test data (column ``'test_error'``)
+    values : array-like of float
+        The positive values of ``param`` to fit at, in the order given (required).
+    X_val : array-like of shape (n_val, n_features) or None, default=None
+        Validation inputs (given with ``y_val``): column ``'validation'``.
+    y_val : array-like of shape (n_val,) or None, default=None
+        Their labels.
+    X_test : array-like of shape (n_test, n_features) or None, default=None
+        Test inputs (given with ``y_test``): column ``'test_error'``.
+    y_test : array-like of shape (n_test,) or None, default=None
+        Their labels.
     loo : bool, default=False
         Also the exact leave-one-out error (column ``'loo'``; costs retrainings).
-    callback : callable ``callback(info)``, optional
-        Called after each value with its row (a dict of floats) and ``'iteration'``, the value's
-        index, e.g. to move a progress bar; returning ``False`` stops there (the table then holds
-        the values done).  The package's one callback form (:mod:`kernelnb._callbacks`); the old
-        ``callback(i, row)`` still works, with a ``FutureWarning``.
+    callback : callable or None, default=None
+        ``callback(info)``, called after each value with its row (a dict of floats) and
+        ``'iteration'``, the value's index, e.g. to move a progress bar; returning ``False``
+        stops there (the table then holds the values done).
     regularization : float, default=0.1
         ``eta`` of the regularised span.
 

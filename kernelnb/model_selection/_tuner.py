@@ -17,8 +17,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._fit import fit_context
 from .._validation import (CALLBACK, NONNEGATIVE, NONNEGATIVE_INT, POSITIVE, StrOptions,
-                           check_input, check_params)
+                           check_input)
 from ..svm import SVC
 from ._gradient import CRITERIA, RADII, _check_tune, criterion_and_gradient, full_dual
 
@@ -41,42 +42,44 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : SVC, optional
+    estimator : SVC or None, default=None
         The starting point and fixed settings (kernel, margin, tol, ...).  ``None`` means
         ``SVC(margin='l2', C=1, sigma='scale')``: the thesis starts from C = 1 on standardised
         inputs; ``sigma='scale'`` (scikit-learn's ``gamma='scale'``) gives
         ``sigma = sqrt(n_features * Var(X) / 2)``, i.e. about ``sqrt(n_features / 2)`` on
         standardised inputs, a width of the order of the distances between points.
         Tuning ``'C'`` needs ``margin='l2'``.
-    criterion : {'radius_margin', 'span'}
-    tune : sequence of {'C', 'sigma', 'scales'}
+    criterion : {'radius_margin', 'span'}, default='radius_margin'
+        The criterion minimised: the radius-margin bound ``R^2 ||w||^2`` or the smoothed span
+        estimate (see :func:`criterion_and_gradient`).
+    tune : sequence of {'C', 'sigma', 'scales'}, default=('C', 'sigma')
         Parameters tuned (in log scale).  ``'scales'``: one factor per feature, starting from
         the estimator's ``scales`` (RBF) or ones; for 'linear'/'poly' kernels they multiply the
         inputs (also at prediction).
-    radius : {'variance', 'sphere'}
+    radius : {'variance', 'sphere'}, default='variance'
         R^2 of the radius-margin bound (see :func:`criterion_and_gradient`).
-    max_iter : int
+    max_iter : int, default=30
         Maximum number of quasi-Newton iterations.
-    tol : float
+    tol : float, default=1e-3
         Stop when the projected gradient of log T falls below ``tol`` in every tuned log
         parameter: moving C or sigma by a factor e would then change T by less than
         ``100 * tol`` percent to first order.  The default 1e-3 is the thesis's "loose
-        stopping criterion" (ch. 4.5.1: the exact minimiser is not needed).  It used to be
-        also a relative-decrease test on log T per iteration, which stopped the search in
-        flat valleys of T far from their minimum (see Notes).
-    verbose : bool
+        stopping criterion" (ch. 4.5.1: the exact minimiser is not needed).  A
+        relative-decrease test on log T per iteration would stop the search in flat valleys of
+        T far from their minimum (see Notes).
+    verbose : bool, default=False
         Print one line per iteration.
-    callback : callable ``callback(record) -> bool or None``, optional
-        Called after every iteration with the record appended to ``history_``; returning
-        ``False`` stops the optimisation.
-    refit : bool
+    callback : callable or None, default=None
+        ``callback(record)``, called after every iteration with the record appended to
+        ``history_``; returning ``False`` stops the optimisation.
+    refit : bool, default=True
         Keep the SVM trained at the best point as ``best_estimator_`` (it was trained on all of
         ``X`` during the search: no extra training).  ``predict`` needs it.
-    span_regularization : float
+    span_regularization : float, default=0.1
         ``eta`` of the regularised span (criterion 'span').
-    log_bounds : (float, float)
-        Box on every log parameter (relative to nothing: absolute log values) keeping the SVMs
-        well-posed: default ``(-12, 12)``.
+    log_bounds : tuple of (float, float), default=(-12.0, 12.0)
+        Box on every log parameter (absolute log values, not relative to the start) keeping
+        the SVMs well-posed.
 
     Attributes
     ----------
@@ -84,6 +87,8 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         ``C``, ``sigma`` (RBF) and ``scales`` (array) at the lowest criterion evaluated.
     best_estimator_ : SVC
         The SVM at ``best_params_`` (``refit=True``).
+    scales_ : ndarray of shape (n_features,)
+        The scaling factors at ``best_params_``.
     criterion_ : float
         The criterion at ``best_params_``.
     history_ : list of dict
@@ -97,11 +102,20 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
     stop_reason_ : str
         scipy's message (``'CONVERGENCE: NORM OF PROJECTED GRADIENT <= PGTOL'`` when the
         stopping rule was met), ``'callback'``, ``'max_iter=0'`` or ``'interrupted'``.
-    classes_ : ndarray
+    interrupted_ : bool
+        Whether ``fit`` was interrupted (Ctrl-C or a dashboard's stop).
+    fit_time_ : float
+        Seconds of the whole fit.
+    classes_ : ndarray of shape (2,)
+        The class labels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
 
     Notes
     -----
-    Ctrl-C during ``fit`` stops the search with a warning and keeps the best point so far.
+    Ctrl-C during ``fit`` stops the search with one warning and keeps the best point so far
+    (``interrupted_ = True``, ``stop_reason_ = 'interrupted'``); an interrupt before the
+    first SVM is trained propagates.
 
     The stopping rule and the first step (checked on the bundled UCI sets, see
     ``benchmarks/bench_tuner_uci.py``).  From the default start the search reaches the minimum
@@ -137,9 +151,23 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
     use the variance ... than the radius"): on Sonar both radii had their minimum at the same
     point of a dense (C, sigma) grid; on Pima and breast cancer the sphere's minimiser lay
     at a smaller C and sigma, with test errors within half a point of the variance's.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.model_selection import GradientTuner
+    >>> X, y = make_moons(n_samples=60, noise=0.2, random_state=0)
+    >>> tuner = GradientTuner(max_iter=5).fit(X, y)
+    >>> print(sorted(tuner.best_params_))
+    ['C', 'scales', 'sigma']
+    >>> print(tuner.criterion_ <= tuner.history_[0]["criterion"])
+    True
+    >>> print(tuner.predict(X[:3]).shape)
+    (3,)
     """
 
-    # One table (kernelnb._validation) checked by check_params; _validate adds the relations.
+    # One table (kernelnb._validation) checked by fit_context; _check_params_extra adds the
+    # relations.
     _parameter_constraints = {
         "estimator": [SVC, None],
         "criterion": [StrOptions(set(CRITERIA))],
@@ -159,7 +187,7 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
     # Trainings allowed per iteration (scipy's maxfun = this * max_iter).
     _MAXFUN_PER_ITER = 2
 
-    def __init__(self, estimator=None, criterion="radius_margin", tune=("C", "sigma"),
+    def __init__(self, estimator=None, *, criterion="radius_margin", tune=("C", "sigma"),
                  radius="variance", max_iter=30, tol=1e-3, verbose=False, callback=None,
                  refit=True, span_regularization=0.1, log_bounds=(-12.0, 12.0)):
         self.estimator = estimator
@@ -174,40 +202,60 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         self.span_regularization = span_regularization
         self.log_bounds = log_bounds
 
-    # ------------------------------------------------------------------------------------
-    def _validate(self):
-        check_params(self)
-        est = self.estimator
-        if est is None:
-            est = SVC(margin="l2", C=1.0, sigma="scale")
-        tune = _check_tune(self.tune)
+    def _check_params_extra(self):
+        """The rules the parameter table cannot state: the names of ``tune``, the box."""
+        _check_tune(self.tune)
+        self._log_bounds()
+
+    def _log_bounds(self):
+        """``log_bounds`` as two floats ``low < high``."""
         try:
             lo, hi = (float(v) for v in self.log_bounds)
         except (TypeError, ValueError):
             raise ValueError(f"log_bounds must be a pair (low, high), got {self.log_bounds!r}") from None
         if not lo < hi:
             raise ValueError(f"log_bounds must satisfy low < high, got {self.log_bounds!r}")
-        return est, tune, (lo, hi)
+        return lo, hi
 
+    @fit_context
     def fit(self, X, y):
-        """Search the parameters on ``(X, y)`` (two classes).
+        """Search the parameters on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Training labels (two classes).
 
         Returns
         -------
-        self
+        self : GradientTuner
+            The fitted tuner.
         """
         t_start = time.perf_counter()
-        est, tune, bounds = self._validate()
+        est = SVC(margin="l2", C=1.0, sigma="scale") if self.estimator is None else self.estimator
+        tune, bounds = _check_tune(self.tune), self._log_bounds()
         X, y = self._check_data(X, y, est)
         params = _LogParameters(tune, est.kernel, *_start_point(est, X), bounds)
         search = _Search(self, est, X, y, params, t_start)
         self.history_ = search.history
-        reason = self._run(search, params.theta0, bounds)
+        try:
+            reason = self._run(search, params.theta0, bounds)
+        except KeyboardInterrupt:
+            self._interrupted_search = (search, params)     # for _on_interrupt
+            raise
         self._keep_best(search, reason, params)
-        if params.kind == "rbf":
-            _warn_if_isolated(search.best, X)
-        self.fit_time_ = time.perf_counter() - t_start
         return self
+
+    def _on_interrupt(self):
+        """After Ctrl-C in ``fit``: keep the best point evaluated so far, if there is one (the
+        fit wrapper then warns once and sets ``interrupted_``)."""
+        search, params = self.__dict__.pop("_interrupted_search", (None, None))
+        if search is None or search.best is None:
+            return False
+        self._keep_best(search, "interrupted", params)
+        return True
 
     def _check_data(self, X, y, est):
         """``(X, y)`` checked (two classes); sets ``classes_``."""
@@ -228,13 +276,6 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
             return "max_iter=0"
         except _Stop:
             return "callback"
-        except KeyboardInterrupt:
-            # stacklevel 3: the warning points at the caller of fit
-            warnings.warn("GradientTuner.fit was interrupted; keeping the best point so far "
-                          f"({search.n_train} SVM trainings).", RuntimeWarning, stacklevel=3)
-            if search.best is None:
-                raise
-            return "interrupted"
 
     def _minimize(self, search, theta0, bounds):
         """scipy's L-BFGS-B on log T over the box ``bounds``; returns scipy's message.
@@ -292,6 +333,8 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         self._scale_inputs = params.kind != "rbf" and "scales" in params.slices
         if self.refit:
             self.best_estimator_ = best["fitted"]
+        if params.kind == "rbf":
+            _warn_if_isolated(best, search.X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -336,7 +379,7 @@ def _warn_if_isolated(best, X):
                       f"between a point and its nearest neighbour is {nearest:.1e} (median): the "
                       "kernel matrix is nearly the identity and the criterion is flat there. "
                       "Start from a wider kernel, e.g. the default sigma='scale'.",
-                      RuntimeWarning, stacklevel=3)
+                      RuntimeWarning, stacklevel=5)
 
 
 def _start_point(est, X):
@@ -433,12 +476,15 @@ class _Search:
         if rbf:
             params.update(sigma=sigma, scales=s)
         model = clone(self.est).set_params(**params)
-        value, grad, fitted = criterion_and_gradient(
-            model, self.X, self.y, tuner.criterion, tune, radius=tuner.radius,
-            span_regularization=tuner.span_regularization, alpha_init=self.alpha,
-            scales=None if rbf else s, beta_init=self.beta)
+        with warnings.catch_warnings():
+            # an SVM interrupted inside the search says so; the tuner's fit warns once instead
+            warnings.filterwarnings("ignore", message=".*was interrupted", category=RuntimeWarning)
+            value, grad, fitted = criterion_and_gradient(
+                model, self.X, self.y, tuner.criterion, tune, radius=tuner.radius,
+                span_regularization=tuner.span_regularization, alpha_init=self.alpha,
+                scales=None if rbf else s, beta_init=self.beta)
         self.n_train += 1
-        if getattr(fitted, "fit_status_", 0) == 2:
+        if getattr(fitted, "fit_status_", 0) == 2 or getattr(fitted, "interrupted_", False):
             raise KeyboardInterrupt
         self.alpha = full_dual(fitted, self.X.shape[0])
         if tuner.radius == "sphere" and "beta" in fitted.criterion_info_:

@@ -7,7 +7,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import N_JOBS, POSITIVE_INT, check_input, check_param, check_params
+from .._fit import fit_context
+from .._validation import N_JOBS, POSITIVE_INT, check_input, check_param
 from ._base import check_n_neighbors, kneighbors
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
@@ -16,15 +17,28 @@ __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
 class _KNNBase(BaseEstimator):
     _parameter_constraints = {"n_neighbors": POSITIVE_INT, "n_jobs": N_JOBS}
 
-    def __init__(self, n_neighbors=5, n_jobs=-1):
+    def __init__(self, *, n_neighbors=5, n_jobs=-1):
         self.n_neighbors = n_neighbors
         self.n_jobs = n_jobs
 
     def kneighbors(self, X=None, n_neighbors=None):
         """Distances (not squared) and indices of the nearest training points, ascending.
 
-        With ``X=None`` the training points are queried and each point is left out of its own
-        neighbourhood (leave-one-out)."""
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features) or None, default=None
+            The query points.  None queries the training points, each one left out of its own
+            neighbourhood (leave-one-out).
+        n_neighbors : int or None, default=None
+            Neighbours per query (None: the estimator's ``n_neighbors``).
+
+        Returns
+        -------
+        distances : ndarray of shape (n_queries, n_neighbors)
+            Euclidean distances to the neighbours, ascending.
+        indices : ndarray of shape (n_queries, n_neighbors)
+            Their rows in the training set.
+        """
         check_is_fitted(self)
         K = self.n_neighbors if n_neighbors is None else check_param(
             "n_neighbors", n_neighbors, POSITIVE_INT, f"{type(self).__name__}.kneighbors")
@@ -48,12 +62,24 @@ class _KNNBase(BaseEstimator):
 class KNeighborsClassifier(ClassifierMixin, _KNNBase):
     """Majority vote of the K nearest training points (ties: the smallest class label).
 
+    Cover and Hart, "Nearest neighbor pattern classification", IEEE Trans. Information Theory
+    13, 1967.
+
     Parameters
     ----------
     n_neighbors : int, default=5
-        K.
+        K, the number of neighbours that vote.
     n_jobs : int or None, default=-1
         Threads of the neighbour search: -1 every core, None or 1 one (joblib's meaning).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_samples_fit_ : int
+        Training points kept.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
 
     Examples
     --------
@@ -68,8 +94,22 @@ class KNeighborsClassifier(ClassifierMixin, _KNNBase):
     0.98
     """
 
+    @fit_context
     def fit(self, X, y):
-        check_params(self)
+        """Keep the training set (all the work is done per query).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs (float32 inputs are searched in float32).
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : KNeighborsClassifier
+            The fitted classifier.
+        """
         X, y = check_input(self, X, y, dtype=[np.float64, np.float32])
         check_classification_targets(y)
         self.classes_, self._y = np.unique(y, return_inverse=True)
@@ -88,10 +128,49 @@ class KNeighborsClassifier(ClassifierMixin, _KNNBase):
 
 
 class KNeighborsRegressor(RegressorMixin, _KNNBase):
-    """Mean target of the K nearest training points."""
+    """Mean target of the K nearest training points.
 
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+        K, the number of neighbours averaged.
+    n_jobs : int or None, default=-1
+        Threads of the neighbour search: -1 every core, None or 1 one (joblib's meaning).
+
+    Attributes
+    ----------
+    n_samples_fit_ : int
+        Training points kept.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.neighbors import KNeighborsRegressor
+    >>> X = np.arange(10.0).reshape(-1, 1)
+    >>> y = X.ravel() ** 2
+    >>> reg = KNeighborsRegressor(n_neighbors=2).fit(X, y)
+    >>> print(reg.predict([[2.4], [7.6]]))
+    [ 6.5 56.5]
+    """
+
+    @fit_context
     def fit(self, X, y):
-        check_params(self)
+        """Keep the training set (all the work is done per query).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Targets.
+
+        Returns
+        -------
+        self : KNeighborsRegressor
+            The fitted regressor.
+        """
         X, y = check_input(self, X, y, y_numeric=True, multi_output=True)
         self._y = np.asarray(y, dtype=np.float64)
         return self._fit(X, y)

@@ -1,8 +1,8 @@
 """The local Gaussian density estimator, the "probabilistic HKNN" that Vincent's thesis proposes
 without testing it (ch. 14, section 14.3).
 
-For a query x0, a weighting kernel K_x0 centred on x0 (a Gaussian of fixed width s, or of width
-a multiple of the distance from x0 to its k-th nearest training point) turns the sample into a
+For a query x0, a Gaussian weighting window K_x0 centred on x0 (of fixed width sigma, or of width
+sigma times the distance from x0 to its k-th nearest training point) turns the sample into a
 weighted sample of the product density h_x0 = p K_x0 / Z_x0, Z_x0 = E_p[K_x0(X)].  Since
 p(x0) = h_x0(x0) Z_x0 / K_x0(x0), the thesis's estimator is
 
@@ -10,18 +10,18 @@ p(x0) = h_x0(x0) Z_x0 / K_x0(x0), the thesis's estimator is
 
 with h_hat a Gaussian fitted to the weighted sample (weighted mean E_hat, weighted covariance
 V_hat) and evaluated at x0.  As in Manifold Parzen windows (thesis ch. 13) the covariance may be
-flattened: its d leading eigenvectors keep their eigenvalues mu_j, and sigma^2 is added in
-every direction,
+flattened: its d leading eigenvectors keep their eigenvalues mu_j, and the variance noise^2 of
+an isotropic noise off the local hyperplane is added in every direction,
 
-    C = sum_j mu_j v_j v_j' + sigma^2 I.
+    C = sum_j mu_j v_j v_j' + noise^2 I.
 
 The scale of K cancels (K_x0(x0) = 1 here).  With a normalised kernel, Z_hat is the Parzen
-estimate at x0, so p_hat is the Parzen estimate times h_hat(x0) / N(x0; x0, s^2 I): the Parzen
-window corrected by how the local sample is actually spread around x0.
+estimate at x0, so p_hat is the Parzen estimate times h_hat(x0) / N(x0; x0, sigma^2 I): the
+Parzen window corrected by how the local sample is actually spread around x0.
 
 p_hat is not a normalised density in general: every query has its own model.  With a single
-training point x1 and a fixed width it integrates to (s^2 / (s^2 + sigma^2))^(n/2); on a large
-sample with a small window its integral approaches 1 (the tests measure both).
+training point x1 and a fixed width it integrates to (sigma^2 / (sigma^2 + noise^2))^(n/2); on a
+large sample with a small window its integral approaches 1 (the tests measure both).
 
 Each query costs one pass over the training set (the distances, as Parzen) and one weighted
 principal component analysis of its ``max_neighbors`` heaviest points, so memory is that of
@@ -36,7 +36,8 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .._threads import n_threads
-from .._validation import N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, check_input, check_params
+from .._fit import fit_context
+from .._validation import N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, check_input
 from ._base import check_n_neighbors, leading_directions
 
 __all__ = ["LocalGaussianDensity"]
@@ -45,19 +46,26 @@ __all__ = ["LocalGaussianDensity"]
 class LocalGaussianDensity(DensityMixin, BaseEstimator):
     """Local Gaussian ("probabilistic HKNN") density estimator of Vincent's thesis section 14.3.
 
+    For each query x0, a Gaussian fitted to the training sample weighted by a window centred
+    on x0, times the window's mean value over the sample (see the module docstring for the
+    formula).  The estimate is not normalised: each query has its own model.
+
     Parameters
     ----------
-    kernel_width : float, default=1.0
-        Width s of the Gaussian weighting kernel K_x0(x) = exp(-||x - x0||^2 / (2 s^2)); with
-        ``n_neighbors`` set, a multiple of the distance from x0 to its ``n_neighbors``-th
+    sigma : float, default=1.0
+        Width of the Gaussian weighting window K_x0(x) = exp(-||x - x0||^2 / (2 sigma^2));
+        with ``n_neighbors`` set, a multiple of the distance from x0 to its ``n_neighbors``-th
         nearest training point instead.
     n_neighbors : int or None, default=None
-        None: the fixed width ``kernel_width``.  k: the adaptive width ``kernel_width * d_k(x0)``.
+        None: the fixed window width ``sigma``.  k: the adaptive width ``sigma * d_k(x0)``.
     n_components : int or None, default=None
-        d, the leading directions of the weighted covariance that keep their variance (None:
-        all of them, the thesis's full covariance; 0: the isotropic Gaussian N(E_hat, sigma^2 I)).
-    sigma : float, default=0.01
-        Standard deviation of the isotropic noise added to the covariance in every direction.
+        The number d of leading directions of the weighted covariance that keep their variance
+        (None: all of them, the thesis's full covariance; 0: the isotropic Gaussian
+        N(E_hat, noise^2 I)).
+    noise : float, default=0.01
+        Standard deviation of the isotropic noise added to the covariance in every direction
+        (variance ``noise^2``): with d below the dimension, the spread of the data off the
+        local d-dimensional hyperplane.
     max_neighbors : int or None, default=None
         Fit h_hat on this many nearest training points only (their weights are the largest);
         None: on all of them.  Z_hat always sums over the whole training set.
@@ -67,24 +75,50 @@ class LocalGaussianDensity(DensityMixin, BaseEstimator):
     Attributes
     ----------
     n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.neighbors import LocalGaussianDensity
+    >>> rng = np.random.RandomState(0)
+    >>> t = rng.uniform(-2, 2, 300)
+    >>> X = np.column_stack([t, 0.5 * t]) + 0.01 * rng.normal(size=(300, 2))
+    >>> dens = LocalGaussianDensity(sigma=0.3, n_components=1, noise=0.02).fit(X)
+    >>> on, off = dens.score_samples([[0.0, 0.0], [0.0, 0.3]])
+    >>> print(bool(on > off))
+    True
     """
 
-    _parameter_constraints = {"kernel_width": POSITIVE, "n_neighbors": POSITIVE_INT + [None],
-                              "n_components": NONNEGATIVE_INT + [None], "sigma": POSITIVE,
+    _parameter_constraints = {"sigma": POSITIVE, "n_neighbors": POSITIVE_INT + [None],
+                              "n_components": NONNEGATIVE_INT + [None], "noise": POSITIVE,
                               "max_neighbors": POSITIVE_INT + [None], "n_jobs": N_JOBS}
 
-    def __init__(self, kernel_width=1.0, n_neighbors=None, n_components=None, sigma=0.01,
+    def __init__(self, *, sigma=1.0, n_neighbors=None, n_components=None, noise=0.01,
                  max_neighbors=None, n_jobs=-1):
-        self.kernel_width = kernel_width
+        self.sigma = sigma
         self.n_neighbors = n_neighbors
         self.n_components = n_components
-        self.sigma = sigma
+        self.noise = noise
         self.max_neighbors = max_neighbors
         self.n_jobs = n_jobs
 
+    @fit_context
     def fit(self, X, y=None):
-        """Keep the training set (the estimator is local: all the work is done per query)."""
-        check_params(self)
+        """Keep the training set (the estimator is local: all the work is done per query).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : LocalGaussianDensity
+            The fitted density.
+        """
         X = check_input(self, X)
         l, n = X.shape
         if self.n_neighbors is not None:
@@ -101,7 +135,7 @@ class LocalGaussianDensity(DensityMixin, BaseEstimator):
         X, l, n = self._X, self._X.shape[0], self._X.shape[1]
         d2 = np.einsum("ij,ij->i", Q, Q)[:, None] + self._sq[None, :] - 2.0 * Q @ X.T
         d2 = np.maximum(d2, 0.0)
-        s = float(self.kernel_width)
+        s = float(self.sigma)
         if self.n_neighbors is None:
             s2 = np.full(Q.shape[0], s * s)
         else:
@@ -126,18 +160,18 @@ class LocalGaussianDensity(DensityMixin, BaseEstimator):
         w /= w.sum(axis=1, keepdims=True)
         mean = np.einsum("bm,bmn->bn", w, P)
         A = np.sqrt(w)[:, :, None] * (P - mean[:, None, :])     # A'A = weighted covariance
-        sig2 = float(self.sigma) ** 2
+        noise2 = float(self.noise) ** 2
         d = n if self.n_components is None else int(self.n_components)
         r = Q - mean
-        quad = np.einsum("bn,bn->b", r, r) / sig2
-        logdet = n * np.log(sig2)
+        quad = np.einsum("bn,bn->b", r, r) / noise2
+        logdet = n * np.log(noise2)
         if d > 0:
             mu, V = leading_directions(A, d)                    # (b, d), (b, d, n)
             proj = np.einsum("bdn,bn->bd", V, r)
             mu = np.maximum(mu, 0.0)
-            lam = mu + sig2
-            logdet = logdet + np.log(lam / sig2).sum(axis=1)
-            quad = quad + np.einsum("bd,bd->b", proj * proj, 1.0 / lam - 1.0 / sig2)
+            lam = mu + noise2
+            logdet = logdet + np.log(lam / noise2).sum(axis=1)
+            quad = quad + np.einsum("bd,bd->b", proj * proj, 1.0 / lam - 1.0 / noise2)
         log_h = -0.5 * (n * np.log(2 * np.pi) + logdet + quad)
         return log_h + log_z
 

@@ -15,7 +15,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import blas_single_thread
-from .._validation import NONNEGATIVE, N_JOBS, POSITIVE_INT, HasMethods, check_input, check_params
+from .._fit import fit_context
+from .._validation import NONNEGATIVE, N_JOBS, POSITIVE_INT, HasMethods, check_input
 from . import _neighbors
 from ._base import check_n_neighbors, kneighbors, n_threads
 
@@ -23,10 +24,30 @@ __all__ = ["HKNNClassifier", "CKNNClassifier"]
 
 
 class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
+    """Base of HKNN and CKNN: the reference set per class and the nearest-hull rule.
+
+    A subclass declares its parameters and ``_distances`` (squared distances of points to the
+    local hulls of one class) and ``_project`` (the nearest point of one hull)."""
+
+    @fit_context
     def fit(self, X, y):
-        """Keep the reference set: all of (X, y), or the support vectors of ``reference`` (an
-        estimator with ``support_``, e.g. an SVC, fitted here on X, y; thesis Table 11.2)."""
-        check_params(self)
+        """Keep the reference set.
+
+        All of (X, y), or the support vectors of ``reference`` (an estimator with
+        ``support_``, e.g. an SVC, fitted here on X, y; thesis Table 11.2).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs (float32 inputs are searched in float32).
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self : object
+            The fitted classifier.
+        """
         X, y = check_input(self, X, y, dtype=[np.float64, np.float32])
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -52,7 +73,18 @@ class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def hull_distances(self, X):
-        """Squared distance of each row of X to each class's local hull: (n_samples, n_classes)."""
+        """Squared distance of each row of X to each class's local hull.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Query points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The squared distances, one column per class of ``classes_``.
+        """
         check_is_fitted(self)
         X = np.ascontiguousarray(check_input(self, X, reset=False, dtype=[np.float64, np.float32]))
         Xs = X.astype(self._search_refs[0].dtype, copy=False)
@@ -77,7 +109,19 @@ class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmin(dist, axis=1)]
 
     def local_hulls(self, x):
-        """For one point: per class, the K neighbours and the nearest point of their hull."""
+        """For one point: per class, the K neighbours and the nearest point of their hull.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,)
+            The query point.
+
+        Returns
+        -------
+        list of dict
+            One dict per class: ``class``, ``neighbors`` (K x n_features) and ``projection``
+            (the point of their hull nearest to x).
+        """
         check_is_fitted(self)
         x = check_input(self, np.asarray(x).reshape(1, -1), reset=False)
         out = []
@@ -90,24 +134,49 @@ class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
 
 
 class HKNNClassifier(_LocalHullClassifier):
-    """K-local hyperplane distance nearest neighbour classifier.
+    """K-local hyperplane distance nearest neighbour classifier (Vincent's thesis ch. 11).
+
+    The class whose K nearest points have the nearest affine hull wins; the distance to the
+    hull is regularised by a weight decay (thesis eq. 11.5; Vincent and Bengio, NIPS 14, 2002).
 
     Parameters
     ----------
     n_neighbors : int, default=10
         K, neighbours taken in each class.
     weight_decay : float, default=0.0
-        lambda of eq. 11.5 (0: plain HKNN).
-    reference : estimator with ``support_``, optional
+        The weight decay lambda of eq. 11.5 (0: plain HKNN).
+    reference : estimator with ``support_`` or None, default=None
         Use only its support vectors as the reference set (e.g. ``SVC(...)``).
     n_jobs : int or None, default=-1
         Threads: -1 every core, None or 1 one (joblib's meaning).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    reference_indices_ : ndarray of int
+        Rows of the training set kept as the reference set.
+    reference_estimator_ : estimator
+        The fitted ``reference`` (only when one is given).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.neighbors import HKNNClassifier
+    >>> X, y = make_moons(n_samples=200, noise=0.2, random_state=0)
+    >>> clf = HKNNClassifier(n_neighbors=5, weight_decay=0.1).fit(X[:150], y[:150])
+    >>> print(clf.hull_distances(X[150:152]).shape)
+    (2, 2)
+    >>> print(round(clf.score(X[150:], y[150:]), 2))
+    0.98
     """
 
     _parameter_constraints = {"n_neighbors": POSITIVE_INT, "weight_decay": NONNEGATIVE,
                               "reference": [HasMethods(["fit"]), None], "n_jobs": N_JOBS}
 
-    def __init__(self, n_neighbors=10, weight_decay=0.0, reference=None, n_jobs=-1):
+    def __init__(self, *, n_neighbors=10, weight_decay=0.0, reference=None, n_jobs=-1):
         self.n_neighbors = n_neighbors
         self.weight_decay = weight_decay
         self.reference = reference
@@ -127,20 +196,48 @@ class HKNNClassifier(_LocalHullClassifier):
 
 
 class CKNNClassifier(_LocalHullClassifier):
-    """K-local convex distance nearest neighbour classifier (thesis section 11.3.2).
+    """K-local convex distance nearest neighbour classifier (Vincent's thesis section 11.3.2).
+
+    The class whose K nearest points have the nearest convex hull wins (one small quadratic
+    problem per class and query, solved exactly by Wolfe's minimum-norm-point algorithm).
 
     Parameters
     ----------
     n_neighbors : int, default=10
-    reference : estimator with ``support_``, optional
+        K, neighbours taken in each class.
+    reference : estimator with ``support_`` or None, default=None
+        Use only its support vectors as the reference set (e.g. ``SVC(...)``).
     n_jobs : int or None, default=-1
         Threads: -1 every core, None or 1 one (joblib's meaning).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    reference_indices_ : ndarray of int
+        Rows of the training set kept as the reference set.
+    reference_estimator_ : estimator
+        The fitted ``reference`` (only when one is given).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.neighbors import CKNNClassifier
+    >>> X, y = make_moons(n_samples=200, noise=0.2, random_state=0)
+    >>> clf = CKNNClassifier(n_neighbors=5).fit(X[:150], y[:150])
+    >>> hulls = clf.local_hulls(X[150])
+    >>> print(len(hulls), hulls[0]["neighbors"].shape)
+    2 (5, 2)
+    >>> print(round(clf.score(X[150:], y[150:]), 2))
+    0.98
     """
 
     _parameter_constraints = {"n_neighbors": POSITIVE_INT, "reference": [HasMethods(["fit"]), None],
                               "n_jobs": N_JOBS}
 
-    def __init__(self, n_neighbors=10, reference=None, n_jobs=-1):
+    def __init__(self, *, n_neighbors=10, reference=None, n_jobs=-1):
         self.n_neighbors = n_neighbors
         self.reference = reference
         self.n_jobs = n_jobs

@@ -19,7 +19,8 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, check_input, check_params
+from .._fit import fit_context
+from .._validation import N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, check_input
 from ._base import check_n_neighbors, kneighbors, leading_directions
 from .parzen import _BayesDensityClassifier
 
@@ -27,32 +28,79 @@ __all__ = ["ManifoldParzen", "ManifoldParzenClassifier"]
 
 
 class ManifoldParzen(DensityMixin, BaseEstimator):
-    """Manifold Parzen windows density estimator.
+    """Manifold Parzen windows density estimator (Vincent's thesis ch. 13).
+
+    A mixture of one Gaussian "pancake" per training point, flattened along the d leading
+    principal directions of its k nearest neighbours, with the width sigma in every other
+    direction (thesis eq. 13.3; Vincent and Bengio, NIPS 15, 2003).
 
     Parameters
     ----------
     n_components : int, default=1
-        d, principal directions per training point (0: ordinary Parzen; d = n_features: a full
-        local covariance, as the thesis's d = 2 on the 2-D spiral).
+        The number d of principal directions per training point (0: ordinary Parzen; d =
+        n_features: a full local covariance, as the thesis's d = 2 on the 2-D spiral).
     n_neighbors : int, default=10
-        k, neighbours used for each local covariance (k >= d).
+        The number k of neighbours used for each local covariance (k >= d).
     sigma : float, default=0.1
-        Isotropic noise standard deviation added in every direction.
+        Standard deviation of each Gaussian off its local directions (the isotropic noise
+        added in every direction).
     n_jobs : int or None, default=-1
         Threads: -1 every core, None or 1 one (joblib's meaning).
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_samples, n_components, n_features)
+        The local principal directions of every training point.
+    variances_ : ndarray of shape (n_samples, n_components)
+        The variance along each of them, ``sigma^2 + s^2 / k``.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.neighbors import ManifoldParzen
+    >>> rng = np.random.RandomState(0)
+    >>> t = rng.uniform(-2, 2, 200)
+    >>> X = np.column_stack([t, 0.5 * t]) + 0.01 * rng.normal(size=(200, 2))
+    >>> mp = ManifoldParzen(n_components=1, n_neighbors=10, sigma=0.02).fit(X)
+    >>> print(mp.components_.shape)
+    (200, 1, 2)
+    >>> on, off = mp.score_samples([[0.0, 0.0], [0.0, 0.3]])
+    >>> print(bool(on > off))
+    True
     """
 
     _parameter_constraints = {"n_components": NONNEGATIVE_INT, "n_neighbors": POSITIVE_INT,
                               "sigma": POSITIVE, "n_jobs": N_JOBS}
 
-    def __init__(self, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=-1):
+    def __init__(self, *, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=-1):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.sigma = sigma
         self.n_jobs = n_jobs
 
+    def _check_params_extra(self):
+        if self.n_neighbors < self.n_components:
+            raise ValueError(f"n_neighbors={self.n_neighbors} must be at least "
+                             f"n_components={self.n_components}")
+
+    @fit_context
     def fit(self, X, y=None):
-        check_params(self)
+        """Compute the local directions and variances of every training point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points (at least 2).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : ManifoldParzen
+            The fitted density.
+        """
         X = check_input(self, X)
         l, n = X.shape
         d = int(self.n_components)
@@ -62,8 +110,6 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
             raise ValueError(f"n_components={d} must not exceed the dimension of the data "
                              f"(n_features={n})")
         k = check_n_neighbors(self.n_neighbors, l - 1, "the training set minus one point")
-        if k < d:
-            raise ValueError(f"n_neighbors={k} must be at least n_components={d}")
         s2 = float(self.sigma) ** 2
         self._X = np.ascontiguousarray(X)
         self.components_ = np.zeros((l, d, n))
@@ -117,6 +163,7 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         return out
 
     def score(self, X, y=None):
+        """Mean log-likelihood."""
         return float(np.mean(self.score_samples(X)))
 
     def anll(self, X):
@@ -127,21 +174,74 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
 class ManifoldParzenClassifier(_BayesDensityClassifier):
     """One Manifold Parzen density per class and the Bayes rule with the class priors.
 
-    ``ancll(X, y)`` is the average negative conditional log-likelihood -(1/m) sum log P(c_i|x_i).
+    ``argmax_c log p(x|c) + log P(c)`` with ``p(.|c)`` a :class:`ManifoldParzen` density on the
+    points of class c (Vincent's thesis ch. 13).  ``ancll(X, y)`` is the average negative
+    conditional log-likelihood ``-(1/m) sum log P(c_i|x_i)``.
+
+    Parameters
+    ----------
+    n_components : int, default=1
+        The number d of principal directions per training point of every class's density.
+    n_neighbors : int, default=10
+        The number k of neighbours (of the same class) used for each local covariance.
+    sigma : float, default=0.1
+        Standard deviation of each Gaussian off its local directions.
+    n_jobs : int or None, default=-1
+        Threads: -1 every core, None or 1 one (joblib's meaning).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    densities_ : list of ManifoldParzen
+        The density of each class, in the order of ``classes_``.
+    class_prior_ : ndarray of shape (n_classes,)
+        The class frequencies.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.neighbors import ManifoldParzenClassifier
+    >>> X, y = make_moons(n_samples=200, noise=0.1, random_state=0)
+    >>> clf = ManifoldParzenClassifier(n_components=1, n_neighbors=8, sigma=0.1)
+    >>> clf = clf.fit(X[:150], y[:150])
+    >>> print(round(clf.score(X[150:], y[150:]), 2))
+    1.0
+    >>> print(round(clf.ancll(X[150:], y[150:]), 2))
+    0.01
     """
 
-    def __init__(self, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=-1):
+    _parameter_constraints = ManifoldParzen._parameter_constraints
+
+    def __init__(self, *, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=-1):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.sigma = sigma
         self.n_jobs = n_jobs
 
-    _parameter_constraints = ManifoldParzen._parameter_constraints
+    _check_params_extra = ManifoldParzen._check_params_extra
 
     def _make_density(self):
-        return ManifoldParzen(self.n_components, self.n_neighbors, self.sigma, self.n_jobs)
+        return ManifoldParzen(n_components=self.n_components, n_neighbors=self.n_neighbors,
+                              sigma=self.sigma, n_jobs=self.n_jobs)
 
     def ancll(self, X, y):
+        """Average negative conditional log-likelihood ``-(1/m) sum log P(y_i | x_i)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+        y : array-like of shape (n_samples,)
+            Their labels, among ``classes_``.
+
+        Returns
+        -------
+        float
+            The thesis's ANCLL (ch. 13).
+        """
         lp = self.predict_log_proba(X)
         pos = np.searchsorted(self.classes_, y)
         if np.any(pos >= self.classes_.shape[0]) or np.any(self.classes_[np.minimum(pos, len(self.classes_) - 1)] != y):

@@ -6,9 +6,6 @@ With a window of width sigma in d dimensions::
 
     p(x) = (1/l) sum_i N(x; x_i, sigma^2 I)
          = (1/l) (2 pi sigma^2)^(-d/2) sum_i exp(-||x - x_i||^2 / (2 sigma^2))
-
-The width is ``sigma`` as in every kernel of the package (it was ``bandwidth`` before kernelnb
-0.2; the old name is still accepted, with a ``FutureWarning``).
 """
 from __future__ import annotations
 
@@ -18,23 +15,21 @@ from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin, Regressor
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._deprecation import resolve_renamed, with_renamed
-from .._validation import N_JOBS, POSITIVE, check_input, check_params
+from .._fit import fit_context
+from .._validation import N_JOBS, POSITIVE, check_input
 from ._base import gaussian_logsumexp
 
 __all__ = ["ParzenDensity", "ParzenClassifier", "NadarayaWatsonRegressor"]
 
-_RENAMED = {"bandwidth": "sigma"}
-_CONSTRAINTS = with_renamed({"sigma": POSITIVE, "n_jobs": N_JOBS}, _RENAMED)
-
-
-def _sigma(est):
-    """The window width of ``est`` (its ``sigma``, or the deprecated ``bandwidth`` if set)."""
-    return float(resolve_renamed(est, _RENAMED, stacklevel=4)["sigma"])
+_CONSTRAINTS = {"sigma": POSITIVE, "n_jobs": N_JOBS}
 
 
 class ParzenDensity(DensityMixin, BaseEstimator):
-    """Gaussian Parzen window density estimator.
+    """Gaussian Parzen window density estimator (Parzen, Ann. Math. Statist. 33, 1962).
+
+    ``p(x) = (1/l) sum_i N(x; x_i, sigma^2 I)`` over the l training points.  The methods give
+    the log density (``score_samples``), its mean (``score``) and the average negative
+    log-likelihood ``anll`` of Vincent's thesis tables (ch. 13).
 
     Parameters
     ----------
@@ -43,20 +38,48 @@ class ParzenDensity(DensityMixin, BaseEstimator):
     n_jobs : int or None, default=-1
         Threads: -1 every core, None or 1 one (joblib's meaning).
 
-    Methods give the log density (``score_samples``), its mean (``score``) and the average
-    negative log-likelihood ``anll`` used in Vincent's thesis tables.
+    Attributes
+    ----------
+    sigma_ : float
+        The window width used.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.neighbors import ParzenDensity
+    >>> X = np.random.RandomState(0).normal(size=(200, 1))
+    >>> kde = ParzenDensity(sigma=0.3).fit(X)
+    >>> print(np.round(np.exp(kde.score_samples([[0.0], [2.0]])), 2))
+    [0.33 0.11]
+    >>> print(round(kde.anll(X), 2))
+    1.42
     """
 
     _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, sigma=1.0, n_jobs=-1, bandwidth="deprecated"):
+    def __init__(self, *, sigma=1.0, n_jobs=-1):
         self.sigma = sigma
         self.n_jobs = n_jobs
-        self.bandwidth = bandwidth
 
+    @fit_context
     def fit(self, X, y=None):
-        check_params(self)
-        self.sigma_ = _sigma(self)
+        """Keep the training points (the centres of the windows).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : ParzenDensity
+            The fitted density.
+        """
+        self.sigma_ = float(self.sigma)
         X = check_input(self, X)
         self._X = np.ascontiguousarray(X)
         return self
@@ -94,9 +117,22 @@ class _BayesDensityClassifier(ClassifierMixin, BaseEstimator):
         raise TypeError(f"{type(self).__name__} is an abstract base: use ParzenClassifier or "
                         "ManifoldParzenClassifier, or subclass it and define _make_density()")
 
+    @fit_context
     def fit(self, X, y):
-        """One density per class on its rows of X, and the class frequencies as priors."""
-        check_params(self)
+        """One density per class on its rows of X, and the class frequencies as priors.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+            The fitted classifier.
+        """
         X, y = check_input(self, X, y)
         check_classification_targets(y)
         self.classes_, yi = np.unique(y, return_inverse=True)
@@ -126,12 +162,26 @@ class _BayesDensityClassifier(ClassifierMixin, BaseEstimator):
 class ParzenClassifier(_BayesDensityClassifier):
     """One Parzen density per class and the Bayes rule with the class priors (class frequencies).
 
+    ``argmax_c log p(x|c) + log P(c)`` with ``p(.|c)`` a :class:`ParzenDensity` on the points of
+    class c (Vincent's thesis ch. 13 uses it as the baseline of Manifold Parzen windows).
+
     Parameters
     ----------
     sigma : float, default=1.0
         Window width of every class's density.
     n_jobs : int or None, default=-1
         Threads: -1 every core, None or 1 one (joblib's meaning).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    densities_ : list of ParzenDensity
+        The density of each class, in the order of ``classes_``.
+    class_prior_ : ndarray of shape (n_classes,)
+        The class frequencies.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
 
     Examples
     --------
@@ -147,30 +197,67 @@ class ParzenClassifier(_BayesDensityClassifier):
 
     _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, sigma=1.0, n_jobs=-1, bandwidth="deprecated"):
+    def __init__(self, *, sigma=1.0, n_jobs=-1):
         self.sigma = sigma
         self.n_jobs = n_jobs
-        self.bandwidth = bandwidth
 
     def _make_density(self):
-        return ParzenDensity(_sigma(self), self.n_jobs)
+        return ParzenDensity(sigma=self.sigma, n_jobs=self.n_jobs)
 
 
 class NadarayaWatsonRegressor(RegressorMixin, BaseEstimator):
-    """Kernel-weighted average of the training targets with a Gaussian window of width h:
-    ``f(x) = sum_i K_h(x, x_i) y_i / sum_i K_h(x, x_i)``.
+    """Kernel-weighted average of the training targets with a Gaussian window.
+
+    ``f(x) = sum_i K(x, x_i) y_i / sum_i K(x, x_i)`` with ``K(x, x') = exp(-||x - x'||^2 /
+    (2 sigma^2))`` (Nadaraya, Theory Probab. Appl. 9, 1964; Watson, Sankhya A 26, 1964).
+
+    Parameters
+    ----------
+    sigma : float, default=1.0
+        Window width (standard deviation of the Gaussian).
+    n_jobs : int or None, default=-1
+        Threads: -1 every core, None or 1 one (joblib's meaning).
+
+    Attributes
+    ----------
+    sigma_ : float
+        The window width used.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.neighbors import NadarayaWatsonRegressor
+    >>> X = np.linspace(0, 3, 31).reshape(-1, 1)
+    >>> reg = NadarayaWatsonRegressor(sigma=0.2).fit(X, np.sin(X).ravel())
+    >>> print(np.round(reg.predict([[1.5]]), 2))
+    [0.98]
     """
 
     _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, sigma=1.0, n_jobs=-1, bandwidth="deprecated"):
+    def __init__(self, *, sigma=1.0, n_jobs=-1):
         self.sigma = sigma
         self.n_jobs = n_jobs
-        self.bandwidth = bandwidth
 
+    @fit_context
     def fit(self, X, y):
-        check_params(self)
-        self.sigma_ = _sigma(self)
+        """Keep the training points and targets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Targets.
+
+        Returns
+        -------
+        self : NadarayaWatsonRegressor
+            The fitted regressor.
+        """
+        self.sigma_ = float(self.sigma)
         X, y = check_input(self, X, y, y_numeric=True)
         self._X = np.ascontiguousarray(X)
         self._y = np.asarray(y, dtype=np.float64)

@@ -94,7 +94,7 @@ def test_linear_rfe_equals_an_explicit_loop_and_scikit_learn(linear_small, step)
     sk = RFE(SkSVC(kernel="linear", C=1.0, tol=1e-10), n_features_to_select=2, step=step).fit(X, y)
     np.testing.assert_array_equal(sel.ranking_, sk.ranking_)
     assert sel.support_.sum() == 2 and np.all(sel.ranking_[sel.support_] == 1)
-    assert len(sel.history_) == sel.n_trainings_ - 1
+    assert len(sel.history_) == sel.n_trainings_ - 1 == sel.n_iter_
 
 
 def test_step_as_a_fraction(linear_small):
@@ -283,6 +283,11 @@ def test_bad_input(linear_small):
         SVMRFE(step=2.5).fit(X, y)
     with pytest.raises(ValueError, match="kernel"):
         SVMRFE(kernel="sigmoid").fit(X, y)
+    # the constructors are keyword-only after the wrapped estimator
+    with pytest.raises(TypeError):
+        SVMRFE(None, 2)
+    with pytest.raises(TypeError):
+        ScalingSelector(None, 2)
 
 
 def test_explicit_removal_drops_the_feature_whose_retrained_criterion_is_smallest():

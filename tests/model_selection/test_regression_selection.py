@@ -150,7 +150,8 @@ def test_series_regressor_uses_the_chosen_fit():
     x, y, rng = _data(n=40, noise=0.05, target="sinc")
     u = rng.uniform(-np.pi, np.pi, 1000)
     for criterion in REGRESSION_CRITERIA:
-        est = SeriesRegressor(criterion=criterion, max_dim=30).fit(x[:, None], y, u[:, None])
+        est = SeriesRegressor(criterion=criterion, max_dim=30)
+        est.fit(x[:, None], y, X_unlabeled=u[:, None])
         res = regression_risk_estimates(x, y, u, max_dim=30, criteria=(criterion,))
         assert est.n_basis_ == res.chosen[criterion]
         coef, _ = _lstsq(basis_matrix(x, 30), y, est.n_basis_)
@@ -159,7 +160,7 @@ def test_series_regressor_uses_the_chosen_fit():
         np.testing.assert_allclose(est.predict(xt[:, None]),
                                    basis_matrix(xt, est.n_basis_) @ coef, rtol=1e-7, atol=1e-9)
     # a smooth target with little noise: DEE picks a model close to the best one
-    est = SeriesRegressor().fit(x[:, None], y, u[:, None])
+    est = SeriesRegressor().fit(x[:, None], y, X_unlabeled=u[:, None])
     risk = _true_risk_factory(regression_target("sinc"), 39, "fourier", 0.05)
     r = risk(regression_risk_estimates(x, y, u).coef)
     assert r[est.n_basis_ - 1] < 2 * r.min()
@@ -209,4 +210,12 @@ def test_bad_function_arguments():
     with pytest.raises(ValueError, match="n_basis"):
         basis_matrix(x, 0)
     with pytest.raises(ValueError, match="X_unlabeled|features"):
-        SeriesRegressor().fit(x[:, None], y, np.zeros((5, 2)))
+        SeriesRegressor().fit(x[:, None], y, X_unlabeled=np.zeros((5, 2)))
+
+
+def test_series_regressor_takes_keywords_only():
+    x, y, _ = _data(n=20)
+    with pytest.raises(TypeError):
+        SeriesRegressor("legendre")
+    with pytest.raises(TypeError):
+        SeriesRegressor().fit(x[:, None], y, x[:, None])       # X_unlabeled is keyword-only

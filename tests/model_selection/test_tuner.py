@@ -146,12 +146,58 @@ def test_interrupt_keeps_best_point(data, monkeypatch):
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(svm_estimators.SVC, "fit", interrupting_fit)
-    with pytest.warns(RuntimeWarning, match="interrupted"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         tuner = GradientTuner(max_iter=20).fit(X, y)
-    assert tuner.stop_reason_ == "interrupted"
-    assert tuner.n_trainings_ == 2
+    said = [w for w in caught if "interrupted" in str(w.message)]
+    assert len(said) == 1 and said[0].category is RuntimeWarning     # one warning, not two
+    assert tuner.interrupted_ and tuner.stop_reason_ == "interrupted"
+    assert tuner.n_trainings_ == 2 and tuner.fit_time_ > 0
     assert tuner.criterion_ <= min(r["criterion"] for r in tuner.history_)
     assert tuner.predict(X).shape == y.shape
+
+
+def test_an_svm_that_reports_its_own_interruption_stops_the_search_with_one_warning(
+        data, monkeypatch):
+    # the solver catches Ctrl-C itself: the SVC returns with fit_status_ = 2 and its own warning;
+    # the tuner stops there, keeps its best point and warns once for the whole fit
+    X, y = data
+    calls = []
+    original = svm_estimators.SVC.fit
+
+    def self_interrupted_fit(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        calls.append(1)
+        if len(calls) == 3:
+            warnings.warn("SVC.fit was interrupted; the model holds the state reached",
+                          RuntimeWarning)
+            self.fit_status_ = 2
+        return out
+
+    monkeypatch.setattr(svm_estimators.SVC, "fit", self_interrupted_fit)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tuner = GradientTuner(max_iter=20).fit(X, y)
+    assert len([w for w in caught if "interrupted" in str(w.message)]) == 1
+    assert tuner.interrupted_ and tuner.stop_reason_ == "interrupted"
+    assert tuner.n_trainings_ == 3 and len(tuner.history_) >= 1
+
+
+def test_an_interrupt_before_any_training_propagates(data, monkeypatch):
+    X, y = data
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(svm_estimators.SVC, "fit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        GradientTuner(max_iter=20).fit(X, y)
+
+
+def test_the_constructor_is_keyword_only_after_the_estimator():
+    with pytest.raises(TypeError):
+        GradientTuner(None, "span")
+    assert GradientTuner(SVC(C=2.0), criterion="span").estimator.C == 2.0
 
 
 def test_delegation_and_scales_for_linear_kernel(data):

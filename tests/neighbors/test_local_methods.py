@@ -30,14 +30,14 @@ def _moons(n=200, seed=0):
 def test_knn_matches_brute_force_and_sklearn():
     X, y = _moons()
     Xt, _ = _moons(100, seed=1)
-    ours = KNeighborsClassifier(7).fit(X, y)
+    ours = KNeighborsClassifier(n_neighbors=7).fit(X, y)
     D = ((Xt[:, None] - X[None]) ** 2).sum(-1)
     ref_idx = np.argsort(D, axis=1, kind="stable")[:, :7]
     dist, idx = ours.kneighbors(Xt)
     np.testing.assert_array_equal(idx, ref_idx)
     np.testing.assert_allclose(dist, np.sqrt(np.take_along_axis(D, ref_idx, 1)), atol=1e-12)
     np.testing.assert_array_equal(ours.predict(Xt), SkKNN(7, algorithm="brute").fit(X, y).predict(Xt))
-    r = KNeighborsRegressor(4).fit(X, X[:, 0] * y)
+    r = KNeighborsRegressor(n_neighbors=4).fit(X, X[:, 0] * y)
     np.testing.assert_allclose(r.predict(Xt), SkKNNR(4, algorithm="brute").fit(X, X[:, 0] * y).predict(Xt))
     # leave-one-out neighbours of the training set exclude the point itself
     _, loo = ours.kneighbors()
@@ -177,8 +177,9 @@ def test_manifold_parzen_log_density_against_explicit_gaussians():
     ref = logsumexp(np.array(logs), axis=0) - np.log(40)
     np.testing.assert_allclose(mp.score_samples(Xt), ref, atol=1e-9)
     # d = 0 is ordinary Parzen with width sigma
-    np.testing.assert_allclose(ManifoldParzen(0, 6, 0.2).fit(X).score_samples(Xt),
-                               ParzenDensity(0.2).fit(X).score_samples(Xt), atol=1e-9)
+    flat = ManifoldParzen(n_components=0, n_neighbors=6, sigma=0.2).fit(X)
+    np.testing.assert_allclose(flat.score_samples(Xt),
+                               ParzenDensity(sigma=0.2).fit(X).score_samples(Xt), atol=1e-9)
 
 
 def test_manifold_parzen_integrates_to_one_in_2d():
@@ -191,23 +192,24 @@ def test_manifold_parzen_integrates_to_one_in_2d():
 
 def test_manifold_parzen_classifier_ancll():
     X, y = _moons(200)
-    clf = ManifoldParzenClassifier(1, 8, 0.1).fit(X, y)
+    clf = ManifoldParzenClassifier(n_components=1, n_neighbors=8, sigma=0.1).fit(X, y)
     lp = clf.predict_log_proba(X)
     assert clf.ancll(X, y) == pytest.approx(-np.mean(lp[np.arange(200), y]))
     assert clf.score(X, y) > 0.9
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: KNeighborsClassifier(500), "n_neighbors=500 is larger"),
-    (lambda: KNeighborsClassifier(0), "'n_neighbors' parameter of KNeighborsClassifier must be"),
+    (lambda: KNeighborsClassifier(n_neighbors=500), "n_neighbors=500 is larger"),
+    (lambda: KNeighborsClassifier(n_neighbors=0), "'n_neighbors' parameter of KNeighborsClassifier must be"),
     (lambda: HKNNClassifier(n_neighbors=150), "class"),
     (lambda: HKNNClassifier(weight_decay=-1), "weight_decay"),
     (lambda: ParzenDensity(sigma=0), "'sigma' parameter of ParzenDensity"),
     (lambda: ParzenClassifier(sigma=-1), "'sigma' parameter of ParzenClassifier"),
     (lambda: NadarayaWatsonRegressor(sigma=0), "'sigma' parameter of NadarayaWatsonRegressor"),
-    (lambda: ParzenDensity(bandwidth=0), "'bandwidth' parameter of ParzenDensity"),
     (lambda: ManifoldParzen(n_components=3), "must not exceed the dimension"),
     (lambda: ManifoldParzen(n_components=1, n_neighbors=1, sigma=-1.0), "sigma"),
+    (lambda: ManifoldParzen(n_components=2, n_neighbors=1), "n_neighbors=1 must be at least"),
+    (lambda: ManifoldParzenClassifier(n_components=2, n_neighbors=1), "must be at least"),
     (lambda: HKNNClassifier(reference="svm"), "reference"),
 ])
 def test_bad_input(make, message):
@@ -219,6 +221,14 @@ def test_bad_input(make, message):
         else:
             est.fit(X)
 
+
+
+@pytest.mark.parametrize("cls", [KNeighborsClassifier, KNeighborsRegressor, ParzenDensity,
+                                 ParzenClassifier, NadarayaWatsonRegressor, HKNNClassifier,
+                                 CKNNClassifier, ManifoldParzen, ManifoldParzenClassifier])
+def test_constructors_are_keyword_only(cls):
+    with pytest.raises(TypeError):
+        cls(3)
 
 
 def test_bayes_density_base_is_private_and_says_so():
@@ -238,19 +248,6 @@ def test_bayes_density_base_is_private_and_says_so():
     assert clf.score(X, y) > 0.85
 
 
-def test_parzen_bandwidth_is_the_old_name_of_sigma():
-    X = np.random.default_rng(0).standard_normal((40, 2))
-    with pytest.warns(FutureWarning, match="'bandwidth' was renamed 'sigma'"):
-        old = ParzenDensity(bandwidth=0.4).fit(X)
-    new = ParzenDensity(sigma=0.4).fit(X)
-    np.testing.assert_array_equal(old.score_samples(X), new.score_samples(X))
-    assert old.sigma_ == new.sigma_ == 0.4
-    y = (X[:, 0] > 0).astype(int)
-    with pytest.warns(FutureWarning, match="'bandwidth' was renamed 'sigma'"):
-        clf = ParzenClassifier(bandwidth=0.4).fit(X, y)
-    np.testing.assert_array_equal(clf.predict(X), ParzenClassifier(sigma=0.4).fit(X, y).predict(X))
-
-
 def test_manifold_parzen_in_high_dimension_matches_the_svd_of_the_neighbourhoods():
     # k < n: the fit goes through the k x k Gram matrices; the variances and directions must be
     # those of the SVD of the k neighbour differences (eq. 13.3, hard neighbourhood)
@@ -259,7 +256,7 @@ def test_manifold_parzen_in_high_dimension_matches_the_svd_of_the_neighbourhoods
 
     rng = np.random.RandomState(0)
     X = rng.rand(120, 30)
-    m = ManifoldParzen(5, 12, 0.1).fit(X)
+    m = ManifoldParzen(n_components=5, n_neighbors=12, sigma=0.1).fit(X)
     _, idx = kneighbors(X, X, 12, exclude=np.arange(120))
     _, s, Vt = np.linalg.svd(X[idx] - X[:, None, :], full_matrices=False)
     np.testing.assert_allclose(m.variances_, 0.01 + s[:, :5] ** 2 / 12, rtol=1e-9)

@@ -179,11 +179,11 @@ class LocalMethodsPlayground(Dashboard):
     def _model(self, p):
         m, K = p["method"], int(p["n_neighbors"])
         if m == "knn":
-            return KNeighborsClassifier(K)
+            return KNeighborsClassifier(n_neighbors=K)
         if m == "hknn":
-            return HKNNClassifier(K, weight_decay=float(p["weight_decay"]))
+            return HKNNClassifier(n_neighbors=K, weight_decay=float(p["weight_decay"]))
         if m == "cknn":
-            return CKNNClassifier(K)
+            return CKNNClassifier(n_neighbors=K)
         if m == "parzen":
             return ParzenClassifier(sigma=float(p["bandwidth"]))
         raise ValueError(f"method must be one of {[v for _, v in METHODS]}, got {m!r}")
@@ -355,7 +355,8 @@ class DensityExplorer(Dashboard):
         if p["model"] == "parzen":
             model = ParzenDensity(sigma=float(p["bandwidth"]))
         else:
-            model = ManifoldParzen(int(p["n_components"]), int(p["n_neighbors"]), float(p["sigma"]))
+            model = ManifoldParzen(n_components=int(p["n_components"]),
+                                   n_neighbors=int(p["n_neighbors"]), sigma=float(p["sigma"]))
         model.fit(X)
         xmin, xmax, ymin, ymax = plane_bounds(X, padding=0.15)
         gx, gy = np.linspace(xmin, xmax, self.grid), np.linspace(ymin, ymax, self.grid)

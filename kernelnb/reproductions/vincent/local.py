@@ -163,7 +163,7 @@ def spiral_table(random_state=0, h_grid=None, sigma_grid=None,
         for d in (1, 2):
             row = _select_density(
                 f"Local Gaussian d={d}", LocalGaussianDensity,
-                {"n_components": [d], "kernel_width": list(widths), "sigma": list(sigma_grid)},
+                {"n_components": [d], "sigma": list(widths), "noise": list(sigma_grid)},
                 tr, va, te)
             # the local estimator is not normalised: measure its mass and the test ANLL it would
             # have once divided by it

@@ -17,7 +17,7 @@ def test_query_hulls_match_the_estimator(play):
     assert play.last_error == ""
     s = play.last_stats
     X, y = play._train
-    ref = HKNNClassifier(3, weight_decay=0.01).fit(X, y).hull_distances(np.array([[0.3, 0.2]]))[0]
+    ref = HKNNClassifier(n_neighbors=3, weight_decay=0.01).fit(X, y).hull_distances(np.array([[0.3, 0.2]]))[0]
     assert s["dist_0"] == pytest.approx(ref[0]) and s["dist_1"] == pytest.approx(ref[1])
     base = 7                                   # after the surface traces
     assert len(play.fig.data[base].x) == 3 and len(play.fig.data[base + 3].x) == 3
@@ -97,7 +97,7 @@ def test_errors_are_shown(play):
 def test_density_explorer_anll_matches_the_estimators():
     e = DensityExplorer(grid=30)
     s = e.update(model="manifold", n_components=1, n_neighbors=11, sigma=0.007)
-    ref = ManifoldParzen(1, 11, 0.007).fit(e._train).anll(e._test)
+    ref = ManifoldParzen(n_components=1, n_neighbors=11, sigma=0.007).fit(e._train).anll(e._test)
     assert s["test_anll"] == pytest.approx(ref)
     assert len(e.fig.data[2].x) > 0                    # ellipses drawn
     s2 = e.update(model="parzen", bandwidth=0.013)

@@ -89,9 +89,9 @@ def test_hull_error_curves_agree_with_the_classifiers(digits):
     assert list(c["K"]) == [3, 12]
     for i, K in enumerate((3, 12)):
         for lam in (0.0, 10.0):
-            ref = 1 - HKNNClassifier(K, weight_decay=lam).fit(X[tr], y[tr]).score(X[va], y[va])
+            ref = 1 - HKNNClassifier(n_neighbors=K, weight_decay=lam).fit(X[tr], y[tr]).score(X[va], y[va])
             assert c[f"HKNN lambda={lam:g}"][i] == pytest.approx(ref)
-        ref = 1 - CKNNClassifier(K).fit(X[tr], y[tr]).score(X[va], y[va])
+        ref = 1 - CKNNClassifier(n_neighbors=K).fit(X[tr], y[tr]).score(X[va], y[va])
         assert c["CKNN"][i] == pytest.approx(ref)
     with pytest.raises(ValueError, match="K_grid"):
         hull_error_curves(X[tr], y[tr], X[va], y[va], K_grid=(3, 500))
@@ -124,8 +124,8 @@ def test_class_density_table_reports_anll_and_standard_errors(digits):
     r = class_density_table(tr, va, te, parzen_grid=(0.2, 0.4),
                             mparzen_grid={"n_components": [3], "n_neighbors": [8],
                                           "sigma": [0.1, 0.2]},
-                            local_grid={"n_components": [3], "kernel_width": [1.0],
-                                        "sigma": [0.2]})
+                            local_grid={"n_components": [3], "sigma": [1.0],
+                                        "noise": [0.2]})
     assert set(r) == {"Parzen", "Manifold Parzen", "Local Gaussian"}
     s = r["Parzen"]["params"]["sigma"]
     lp = ParzenDensity(sigma=s).fit(tr).score_samples(te)
