@@ -220,7 +220,7 @@ class SVMPlayground(Dashboard):
             return self._path_cache[1]
         Xt, yt = self._test
         with self.busy(f"C path: {PATH_CS.size} fits, warm-started along C…"):
-            models = svc_path(X, y, PATH_CS, **self._svc_params(p))
+            models = svc_path(X, y, Cs=PATH_CS, **self._svc_params(p))
             self.report_progress(0.9, "C path: errors…")
             path = dict(
                 Cs=np.array([m.C for m in models]),
