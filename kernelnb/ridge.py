@@ -248,9 +248,9 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
     >>> X, y = make_sinc(n_samples=100, noise=0.1, random_state=0)
     >>> cv = KernelRidgeCV(alphas=[0.01, 0.1, 1.0], sigmas=[0.5, 1.0, 2.0]).fit(X, y)
     >>> print(cv.alpha_, cv.sigma_, cv.loo_mse_.shape)
-    0.1 1.0 (3, 3)
+    0.01 1.0 (3, 3)
     >>> print(round(cv.score(X, y), 2))
-    0.88
+    0.89
     """
 
     _parameter_constraints = {**_KERNEL_CONSTRAINTS, "alphas": ["array-like", None],
