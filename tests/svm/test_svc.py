@@ -230,7 +230,7 @@ def test_warm_start_path_reaches_the_same_optima_in_fewer_iterations():
 def test_callback_reports_progress_and_can_stop():
     X, y = make_moons(2000, noise=0.3, random_state=0)
     seen = []
-    model = SVC(C=1000.0, sigma=0.2, callback=lambda info: seen.append(
+    SVC(C=1000.0, sigma=0.2, callback=lambda info: seen.append(
         (info["iteration"], info["kkt_gap"], info["objective"]))).fit(X, y)
     assert seen, "the callback must be called on a long run"
     its = [s[0] for s in seen]
