@@ -33,7 +33,7 @@ from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
-from kernelnb.datasets import make_weston_linear, make_weston_nonlinear
+from kernelnb.datasets import make_feature_selection_linear, make_feature_selection_nonlinear
 from kernelnb.model_selection import SVMRFE, ScalingSelector, filter_scores
 from kernelnb.svm import SVC
 
@@ -72,7 +72,7 @@ def linear_toy(trials, seed=0):
     curve = {}
     t0 = time.perf_counter()
     for _ in range(trials):
-        X, y, Xt, yt = standardised(make_weston_linear, 30, 500, rng)
+        X, y, Xt, yt = standardised(make_feature_selection_linear, 30, 500, rng)
         rows["all 202 features"].append(err(linear_svm().fit(X, y), Xt, yt))
         opt = ScalingSelector(linear_svm(), n_features_to_select=X.shape[1]).fit(X, y)
         rows["scaling factors, no elimination"].append(err(opt, Xt, yt))
@@ -139,7 +139,7 @@ def nonlinear_toy(trials, n_train, seed=1):
     t0 = time.perf_counter()
     base = []
     for _ in range(trials):
-        X, y, Xt, yt = standardised(make_weston_nonlinear, n_train, 500, rng)
+        X, y, Xt, yt = standardised(make_feature_selection_nonlinear, n_train, 500, rng)
         base.append(err(poly_svm().fit(X, y), Xt, yt))
         for k, make in methods.items():
             sel = make().fit(X, y)

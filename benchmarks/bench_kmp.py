@@ -48,11 +48,11 @@ def main(argv=None):
     for n in args.sizes:
         X, y = Xp[:n], yp[:n]
         sigma = scale_sigma(X)
-        for variant, dtype in (("prefit", "float64"), ("backfit", "float64"),
-                               ("prefit", "float32")):
+        for variant, precision in (("prefit", "float64"), ("backfit", "float64"),
+                                   ("prefit", "float32")):
             model, t, mem = measure(lambda: KMPClassifier(n_basis=N, variant=variant, sigma=sigma,
-                                                          bias=False, dtype=dtype).fit(X, y))
-            rows.append(dict(n=n, name=f"kernelnb KMP {variant} {dtype}", fit=t, mem=mem,
+                                                          bias=False, precision=precision).fit(X, y))
+            rows.append(dict(n=n, name=f"kernelnb KMP {variant} {precision}", fit=t, mem=mem,
                              acc=model.score(Xt, yt)))
 
         def sk_omp():

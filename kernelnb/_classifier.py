@@ -11,7 +11,18 @@ class BinaryClassifierMixin(ClassifierMixin):
     say that it takes two classes only."""
 
     def predict(self, X):
-        """Class labels: ``classes_[1]`` where ``decision_function(X) > 0``, else ``classes_[0]``."""
+        """Predict the classes of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``classes_[1]`` where ``decision_function(X) > 0``, else ``classes_[0]``.
+        """
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 

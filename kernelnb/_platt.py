@@ -26,6 +26,7 @@ def platt_fit(F, y, max_iter=100, tol=1e-10):
     y : array of the same shape
         Their labels, ``+1`` or ``-1``.
     max_iter : int, default=100
+        Most Newton steps.
     tol : float, default=1e-10
         Stop when every gradient's largest entry is below ``tol``.
 
@@ -33,6 +34,16 @@ def platt_fit(F, y, max_iter=100, tol=1e-10):
     -------
     ndarray of shape (n_fits, 2) or (2,)
         ``(a, b)`` per fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.unlabeled import platt_fit
+    >>> f = np.array([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0])
+    >>> y = np.array([-1, -1, 1, -1, 1, 1])
+    >>> a, b = platt_fit(f, y)
+    >>> bool(a > 0)
+    True
     """
     F = np.asarray(F, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)

@@ -21,7 +21,6 @@ model-selection code (Chapelle's thesis, ch. 4) optimises in log space.
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from . import _kernels
@@ -52,10 +51,29 @@ KERNEL_NAMES = ("linear", "poly", "rbf", "precomputed")
 def check_sigma(sigma, dtype=np.float64, name="sigma"):
     """Return ``sigma`` as a float after checking that it is a usable RBF width.
 
-    ``sigma`` must be a finite positive number such that ``gamma = 1 / (2 sigma^2)`` is a normal
-    number of ``dtype`` (the precision the kernel is evaluated in): a width whose ``gamma``
-    overflows or underflows gives kernel matrices of NaN, zeros or ones.  Raises ``ValueError``
-    naming ``name`` otherwise (never ``ZeroDivisionError`` or ``OverflowError``).
+    A width whose ``gamma = 1 / (2 sigma^2)`` overflows or underflows gives kernel matrices of
+    NaN, zeros or ones.
+
+    Parameters
+    ----------
+    sigma : float
+        The width: a finite positive number such that ``1 / (2 sigma^2)`` is a normal number of
+        ``dtype``.
+    dtype : numpy dtype, default=numpy.float64
+        The precision the kernel is evaluated in.
+    name : str, default='sigma'
+        The name the error message gives the value.
+
+    Returns
+    -------
+    float
+        ``sigma``.
+
+    Raises
+    ------
+    ValueError
+        When ``sigma`` is not a usable width (never ``ZeroDivisionError`` or
+        ``OverflowError``).
     """
     sigma = float(check_param(name, sigma, POSITIVE, "the RBF kernel"))
     info = np.finfo(dtype)
@@ -71,13 +89,35 @@ def check_sigma(sigma, dtype=np.float64, name="sigma"):
 
 
 def gamma_from_sigma(sigma):
-    """Return scikit-learn's ``gamma`` for the width ``sigma``: ``gamma = 1 / (2 sigma^2)``."""
+    """Return scikit-learn's RBF ``gamma`` for the width ``sigma``.
+
+    Parameters
+    ----------
+    sigma : float
+        The Gaussian's width (checked by :func:`check_sigma`).
+
+    Returns
+    -------
+    float
+        ``gamma = 1 / (2 sigma^2)``.
+    """
     sigma = check_sigma(sigma)
     return 1.0 / (2.0 * sigma * sigma)
 
 
 def sigma_from_gamma(gamma):
-    """Return the width ``sigma`` for scikit-learn's ``gamma``: ``sigma = sqrt(1 / (2 gamma))``."""
+    """Return the width ``sigma`` for scikit-learn's RBF ``gamma``.
+
+    Parameters
+    ----------
+    gamma : float
+        The factor of ``exp(-gamma ||x - y||^2)`` (> 0).
+
+    Returns
+    -------
+    float
+        ``sigma = sqrt(1 / (2 gamma))``.
+    """
     check_param("gamma", gamma, POSITIVE, "sigma_from_gamma")
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
         sigma = np.sqrt(1.0 / (2.0 * np.float64(gamma)))
@@ -85,9 +125,21 @@ def sigma_from_gamma(gamma):
 
 
 def scale_sigma(X):
-    """The ``sigma`` equivalent to scikit-learn's ``gamma='scale'`` (``1 / (n_features * X.var())``).
+    """Return the width equivalent to scikit-learn's ``gamma='scale'``.
 
-    ``X`` is the (scaled) training data; a constant or non-finite variance gives 1."""
+    scikit-learn's ``gamma = 1 / (n_features * X.var())``, so
+    ``sigma = sqrt(n_features * X.var() / 2)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The (scaled) training inputs.
+
+    Returns
+    -------
+    float
+        The width; 1 when the variance of ``X`` is zero or not finite.
+    """
     X = np.asarray(X, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         var = X.var()
@@ -148,7 +200,18 @@ class Linear(Kernel):
 
 
 class Polynomial(Kernel):
-    """``k(x, y) = (gamma <x, y> + coef0) ** degree``."""
+    """Polynomial kernel ``k(x, y) = (gamma <x, y> + coef0) ** degree``.
+
+    Parameters
+    ----------
+    degree : int, default=3
+        The degree (>= 1).
+    coef0 : float, default=1.0
+        The offset; 1 gives the ``(1 + x.y)^p`` of Collobert's, Vincent's and Chapelle's
+        theses.
+    gamma : float, default=1.0
+        The multiplier of ``<x, y>`` (> 0); every estimator uses 1.
+    """
 
     name = "poly"
 
@@ -278,7 +341,7 @@ class RBF(Kernel):
 
 
 class Precomputed(Kernel):
-    """The user passes the kernel matrix itself: ``X`` is K(train, train) at fit, K(test, train) after."""
+    """The kernel matrix given by the user: ``X`` is K(train, train) at fit, K(test, train) after."""
 
     name = "precomputed"
 
@@ -287,7 +350,13 @@ class Precomputed(Kernel):
 
 
 class CallableKernel(Kernel):
-    """Wrap a user function ``f(X, Y) -> K`` (evaluated in blocks, never inside the solver loop)."""
+    """A user function ``f(X, Y) -> K`` as a kernel (evaluated in blocks, never inside a solver loop).
+
+    Parameters
+    ----------
+    func : callable
+        ``func(X, Y)`` returns the kernel matrix of shape (len(X), len(Y)).
+    """
 
     name = "callable"
 
@@ -309,12 +378,28 @@ class CallableKernel(Kernel):
 def make_kernel(kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0, gamma=1.0):
     """Build a :class:`Kernel` from the estimator-style parameters (``sigma`` a number).
 
-    ``kernel`` is one of ``'linear'``, ``'poly'``, ``'rbf'``, ``'precomputed'``, a callable
-    ``f(X, Y) -> K`` or a :class:`Kernel` instance.  Estimators use :class:`KernelSpec`, which
-    also resolves ``sigma='scale'`` and stores the training mean.
+    Estimators use :class:`KernelSpec`, which also resolves ``sigma='scale'`` and stores the
+    training mean.
 
-    .. versionchanged:: 0.2.0
-       ``coef0`` defaults to 1, the ``(1 + x.z)^p`` of the source texts (it was 0).
+    Parameters
+    ----------
+    kernel : {'rbf', 'linear', 'poly', 'precomputed'}, callable or Kernel, default='rbf'
+        The kernel's name, a callable ``f(X, Y) -> K`` or a :class:`Kernel` (returned as is).
+    sigma : float, default=1.0
+        RBF width.
+    scales : array-like of shape (n_features,), default=None
+        Per-feature scaling factors of the RBF kernel.
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel (the ``(1 + x.z)^p`` of the source texts).
+    gamma : float, default=1.0
+        Multiplier of ``<x, y>`` in the polynomial kernel.
+
+    Returns
+    -------
+    Kernel
+        The kernel object.
     """
     if isinstance(kernel, Kernel):
         return kernel
@@ -382,17 +467,19 @@ class KernelSpec:
     Parameters
     ----------
     kernel : {'rbf', 'linear', 'poly', 'precomputed'}, callable or Kernel, default='rbf'
+        The kernel's name, a callable ``f(X, Y) -> K`` or a :class:`Kernel`.
     sigma : float or 'scale', default=1.0
         RBF width; ``'scale'`` is the width equivalent to scikit-learn's ``gamma='scale'``
         computed on the *scaled* training inputs (:func:`scale_sigma`).
-    scales : array of shape (n_features,), optional
+    scales : array-like of shape (n_features,), default=None
         Per-feature scaling factors of the RBF kernel.
     degree : int, default=3
+        Degree of the polynomial kernel ``(gamma <x, y> + coef0) ** degree``.
     coef0 : float, default=1.0
-        Polynomial kernel ``(gamma <x, y> + coef0) ** degree``; the default gives the
-        ``(1 + x.z)^p`` of Collobert's, Vincent's and Chapelle's theses.
+        Offset of the polynomial kernel; the default gives the ``(1 + x.z)^p`` of Collobert's,
+        Vincent's and Chapelle's theses.
     gamma : float, default=1.0
-        The polynomial kernel's multiplier (kept for the record; estimators use 1).
+        The polynomial kernel's multiplier (estimators use 1).
 
     Notes
     -----
@@ -497,10 +584,15 @@ class KernelExpansion:
     ----------
     kernel : Kernel
         A fitted kernel (``Linear``, ``Polynomial``, ``RBF`` or ``CallableKernel``).
-    support_vectors : array of shape (n_sv, n_features)
-    coef : array of shape (n_sv,) or (n_sv, n_outputs), optional
-        Needed by :meth:`__call__`; :meth:`blocks` gives the kernel blocks themselves.
-    dtype : {numpy.float64, numpy.float32}
+    support_vectors : array-like of shape (n_sv, n_features)
+        The points ``sv_j`` of the expansion.
+    coef : array-like of shape (n_sv,) or (n_sv, n_outputs), default=None
+        The coefficients ``coef_j``: needed by :meth:`__call__`; :meth:`blocks` gives the
+        kernel blocks themselves.
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+        The precision of the blocks.
+    block_mb : float, default=64
+        Memory in MB of one block of kernel values.
     """
 
     def __init__(self, kernel, support_vectors, coef=None, dtype=np.float64, block_mb=64):
@@ -611,10 +703,31 @@ class KernelExpansion:
 
 
 def rbf_expansion(support_vectors, coef, sigma, center=None, scales=None, dtype=np.float64):
-    """:class:`KernelExpansion` of a Gaussian model from its parts: ``f(x) = sum_j coef_j
-    exp(-||s (x - sv_j)||^2 / (2 sigma^2))``, evaluated in ``dtype`` (float32 or float64) with
-    blocks centred on ``center`` (the training mean of the scaled inputs; ``None``: the
-    support vectors' mean).  Call it on ``X`` for the values; :meth:`KernelExpansion.blocks`
-    for the kernel blocks."""
+    """Return the :class:`KernelExpansion` of a Gaussian model built from its parts.
+
+    The model is ``f(x) = sum_j coef_j exp(-||s (x - sv_j)||^2 / (2 sigma^2))``.  Call the
+    expansion on ``X`` for the values; :meth:`KernelExpansion.blocks` gives the kernel blocks.
+
+    Parameters
+    ----------
+    support_vectors : array-like of shape (n_sv, n_features)
+        The points ``sv_j``.
+    coef : array-like of shape (n_sv,) or (n_sv, n_outputs)
+        The coefficients ``coef_j``.
+    sigma : float
+        The Gaussian's width.
+    center : array-like of shape (n_features,), default=None
+        The centre of the blocks: the training mean of the scaled inputs (None: the support
+        vectors' mean).
+    scales : array-like of shape (n_features,), default=None
+        Per-feature scaling factors ``s`` (None: all ones).
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+        The precision the blocks are evaluated in.
+
+    Returns
+    -------
+    KernelExpansion
+        The expansion, callable on ``X``.
+    """
     return KernelExpansion(RBF(check_sigma(sigma, dtype), scales=scales, center=center),
                            support_vectors, coef, dtype=dtype)

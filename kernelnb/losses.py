@@ -69,6 +69,14 @@ def _real_param(value, name, loss, minimum=None):
 class Loss:
     """A loss of the margin m = y f (kind 'margin') or of the residual r = y - f (kind 'regression').
 
+    Build losses with :func:`get_loss`; each subclass is one loss of the table above.
+
+    Parameters
+    ----------
+    **params : dict
+        The loss's parameters (see :func:`get_loss`); a name the loss does not take raises a
+        ``TypeError``.
+
     Attributes
     ----------
     name : str
@@ -167,7 +175,7 @@ class Hinge(Loss):
         return np.maximum(0.0, self.beta - m)
 
     def _derivative(self, m):
-        return -(m < self.beta).astype(np.float64)
+        return np.where(m < self.beta, -1.0, 0.0)
 
 
 class SquaredHinge(Loss):
@@ -284,7 +292,7 @@ class Perceptron(Loss):
         return np.maximum(0.0, -m)
 
     def _derivative(self, m):
-        return -(m < 0).astype(np.float64)
+        return np.where(m < 0, -1.0, 0.0)
 
 
 class ZeroOne(Loss):
@@ -352,7 +360,7 @@ class VicinalHinge(VicinalErf):
         return np.maximum(0.0, 0.5 - _INV_SQRT_2PI / self.sigma * m)
 
     def _derivative(self, m):
-        return -_INV_SQRT_2PI / self.sigma * (m < self.kink).astype(np.float64)
+        return np.where(m < self.kink, -_INV_SQRT_2PI / self.sigma, 0.0)
 
 
 class EpsilonInsensitive(Loss):
@@ -418,12 +426,26 @@ def get_loss(name, **params):
         'vrm' and 'vrm_hinge' (the vicinity width, default 1), ``epsilon`` for
         'epsilon_insensitive' (default 0.1). Others raise a TypeError.
 
+    Returns
+    -------
+    Loss
+        The loss object, with ``value`` and ``derivative``.
+
     Raises
     ------
     ValueError
         Unknown name (the message lists the valid ones) or a bad parameter value.
     TypeError
         ``name`` not a string, or a parameter the loss does not take.
+
+    Examples
+    --------
+    >>> from kernelnb.losses import get_loss
+    >>> hinge = get_loss("hinge")
+    >>> print(hinge.value([-1.0, 0.5, 2.0]), hinge.derivative([-1.0, 0.5, 2.0]))
+    [2.  0.5 0. ] [-1. -1.  0.]
+    >>> get_loss("kmp-tanh")
+    get_loss('tanh', target=0.65)
     """
     if isinstance(name, Loss):
         if params:

@@ -32,10 +32,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _k
-from ._threads import blas_single_thread
 from ._classifier import BinaryClassifierMixin
-from ._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input,
-                          check_params)
+from ._fit import fit_context
+from ._threads import blas_single_thread
+from ._validation import NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input
 from .losses import Loss, get_loss
 
 __all__ = ["RegularizedKernelClassifier"]
@@ -71,13 +71,14 @@ class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
         Inverse regularisation: J = mean loss + ||f||^2 / (2 C n) (see the module docstring for
         the equivalences with SVC and LogisticRegression).
     kernel : {'rbf', 'linear', 'poly'} or callable, default='rbf'
+        The kernel; a callable ``f(X, Y) -> K``.
     sigma : float or 'scale', default=1.0
         RBF width, k(x, y) = exp(-||x - y||^2 / (2 sigma^2)); 'scale' as scikit-learn's
         gamma='scale'.
-    degree, coef0 : polynomial kernel (<x, y> + coef0) ** degree.
-
-        .. versionchanged:: 0.2.0
-           ``coef0`` defaults to 1, the ``(1 + x.z)^p`` of the theses (it was 0).
+    degree : int, default=3
+        Degree of the polynomial kernel (<x, y> + coef0) ** degree.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel (the ``(1 + x.z)^p`` of the theses).
     smoothing : float, default=1e-2
         Huber width used for the kinked losses (hinge, perceptron); ignored otherwise.
     fit_intercept : bool, default=True
@@ -88,11 +89,9 @@ class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
         L-BFGS iteration limit.
     eig_tol : float, default=1e-10
         Relative eigenvalue threshold of the kernel matrix.
-    scales : array of shape (n_features,), optional
+    scales : array-like of shape (n_features,), default=None
         Per-feature scaling factors of the RBF kernel, as in :class:`kernelnb.svm.SVC`
         (``sigma='scale'`` is resolved on the scaled inputs).
-
-        .. versionadded:: 0.2.0
 
     Attributes
     ----------
@@ -101,15 +100,23 @@ class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
     loss_ : Loss
         The loss minimised (before smoothing).
     kernel_ : kernelnb.kernels.Kernel
+        The fitted kernel.
     sigma_ : float or None
+        The RBF width used (``'scale'`` resolved).
     X_fit_ : ndarray of shape (n_samples, n_features)
+        The training inputs.
     dual_coef_ : ndarray of shape (n_samples,)
         Expansion coefficients a of f = sum_j a_j k(x_j, .) + b.
     intercept_ : float
+        The offset b.
     objective_ : float
         J at the solution (with the smoothed loss for kinked losses).
     n_iter_ : int
+        L-BFGS iterations.
     converged_ : bool
+        Whether L-BFGS reported convergence.
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     References
     ----------
@@ -117,10 +124,21 @@ class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
     R. Collobert, Large Scale Machine Learning, PhD thesis, Université Paris VI, 2004, ch. 3;
     O. Chapelle, Support Vector Machines: Induction Principles, Adaptive Tuning and Prior
     Knowledge, PhD thesis, Université Paris 6, 2002, ch. 4.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.regularized import RegularizedKernelClassifier
+    >>> X, y = make_moons(n_samples=100, noise=0.2, random_state=0)
+    >>> clf = RegularizedKernelClassifier(loss="logistic", C=10, sigma=0.5).fit(X, y)
+    >>> print(clf.converged_, clf.predict(X[:4]))
+    True [0 1 0 1]
+    >>> print(round(clf.score(X, y), 2))
+    0.98
     """
 
-    # One table (kernelnb._validation) checked by check_params; _check_params adds what the
-    # table cannot say (which losses this solver can minimise).
+    # One table (kernelnb._validation) checked by the fit wrapper (kernelnb._fit.fit_context);
+    # _check_params_extra adds what the table cannot say (which losses this solver minimises).
     _parameter_constraints = {
         "loss": [str, Loss],
         "C": POSITIVE,
@@ -136,7 +154,7 @@ class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
         "scales": ["array-like", None],
     }
 
-    def __init__(self, loss="hinge", C=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=1.0,
+    def __init__(self, *, loss="hinge", C=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=1.0,
                  smoothing=1e-2, fit_intercept=True, tol=1e-8, max_iter=2000, eig_tol=1e-10,
                  scales=None):
         self.loss = loss
@@ -153,8 +171,12 @@ class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
         self.scales = scales
 
     # -- validation ------------------------------------------------------------------------
-    def _check_params(self):
-        check_params(self)
+    def _check_params_extra(self):
+        self._loss_terms()
+
+    def _loss_terms(self):
+        """(loss, C, smoothing) the solver minimises, checked: a subclass minimising another
+        criterion with the same solver (:meth:`_fit`) overrides this."""
         loss = get_loss(self.loss)
         if loss.kind != "margin":
             raise ValueError(f"loss must be a margin loss for a classifier, got {self.loss!r} "
@@ -170,9 +192,23 @@ class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
         return loss, C, h
 
     # -- fit -------------------------------------------------------------------------------
+    @fit_context
     def fit(self, X, y):
-        """Fit f on (X, y); y must hold exactly two classes. Returns self."""
-        loss, C, h = self._check_params()
+        """Fit f on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Labels of exactly two classes.
+
+        Returns
+        -------
+        RegularizedKernelClassifier
+            The fitted classifier.
+        """
+        loss, C, h = self._loss_terms()
         X, y = check_input(self, X, y)
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
@@ -241,10 +277,20 @@ class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
         self.converged_ = bool(res.success)
         return self
 
-
     # -- prediction ------------------------------------------------------------------------
     def decision_function(self, X):
-        """f(x) = sum_j a_j k(x_j, x) + b; positive means ``classes_[1]``."""
+        """Decision values ``f(x) = sum_j a_j k(x_j, x) + b``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            f(x); positive means ``classes_[1]``.
+        """
         check_is_fitted(self)
         X = check_input(self, X, reset=False)
         return self._expansion(X) + self.intercept_

@@ -13,7 +13,6 @@ descent on the closed-form leave-one-out error (5.8).
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh
@@ -24,10 +23,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _k
 from ._callbacks import progress_caller
-from ._deprecation import resolve_renamed, with_renamed
+from ._fit import fit_context
 from ._threads import blas_threads_for
 from ._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, Interval, StrOptions,
-                          check_input, check_param, check_params)
+                          check_input, check_param)
 
 __all__ = ["KernelRidge", "KernelRidgeCV", "ScalingRidge", "loo_residuals",
            "scaling_ridge_loo"]
@@ -47,9 +46,26 @@ def _kernel(est, X, **override):
 
 
 def loo_residuals(K, y, alphas):
-    """Leave-one-out residuals for every lambda in ``alphas``: array (n_lambdas, n, ...).
+    """Leave-one-out residuals of kernel ridge regression for every penalty in ``alphas``.
 
-    One eigendecomposition K = U diag(e) U'; then H = U diag(e / (e + lambda)) U'."""
+    One eigendecomposition ``K = U diag(e) U'``; then the hat matrix of each penalty lambda is
+    ``H = U diag(e / (e + lambda)) U'`` and the residual of point i is
+    ``(y_i - f(x_i)) / (1 - H_ii)`` (Chapelle's thesis, section 7.6).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_samples, n_samples)
+        The (symmetric, positive semi-definite) kernel matrix of the training points.
+    y : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        The targets.
+    alphas : float or array-like of float
+        The ridge penalties lambda (> 0).
+
+    Returns
+    -------
+    ndarray of shape (n_alphas, n_samples) or (n_alphas, n_samples, n_targets)
+        The exact leave-one-out residuals, one row per penalty.
+    """
     e, U = eigh(K)
     e = np.maximum(e, 0.0)
     Uy = U.T @ y
@@ -64,23 +80,45 @@ def loo_residuals(K, y, alphas):
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
-    """Kernel ridge regression ``a = (K + alpha I)^-1 y``.
+    """Kernel ridge regression ``a = (K + alpha I)^-1 y``, predictions ``f(x) = sum_i a_i k(x_i, x)``.
 
     Parameters
     ----------
     alpha : float, default=1.0
-        The ridge penalty lambda (scikit-learn's ``KernelRidge(alpha=...)``).  Named
-        ``weight_decay`` before kernelnb 0.2 (still accepted, with a ``FutureWarning``).
-    kernel, sigma, scales, degree, coef0 :
-        As :class:`kernelnb.svm.SVC` (``sigma`` may be 'scale'; ``coef0`` defaults to 1 here as
-        there, the ``(1 + x.z)^p`` of the theses).
+        The ridge penalty lambda (> 0; scikit-learn's ``KernelRidge(alpha=...)``).
+    kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
+        The kernel; a callable ``f(X, Y) -> K``.
+    sigma : float or 'scale', default=1.0
+        RBF width, ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``; ``'scale'`` as
+        scikit-learn's ``gamma='scale'``.
+    scales : array-like of shape (n_features,), default=None
+        Per-feature scaling factors ``s`` of the RBF kernel (None: all ones).
+    degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel (the ``(1 + x.z)^p`` of the theses).
+    compute_loo : bool, default=False
+        Also compute the exact leave-one-out residuals (:func:`loo_residuals`).
 
     Attributes
     ----------
-    dual_coef_ : (n_samples,) or (n_samples, n_targets)
+    dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        The expansion coefficients a.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training inputs.
+    kernel_ : kernelnb.kernels.Kernel
+        The fitted kernel.
     sigma_ : float or None
         The RBF width used (``'scale'`` resolved).
-    loo_residuals_ : the exact leave-one-out residuals (computed when ``compute_loo=True``).
+    loo_residuals_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        The exact leave-one-out residuals (only with ``compute_loo=True``).
+    fit_time_ : float
+        Seconds spent in ``fit``.
+
+    References
+    ----------
+    O. Chapelle, PhD thesis, Université Paris 6, 2002, section 7.6 (the leave-one-out
+    residuals in closed form).
 
     Examples
     --------
@@ -94,15 +132,13 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     0.013
     """
 
-    _renamed = {"weight_decay": "alpha"}
-    _parameter_constraints = with_renamed({**_KERNEL_CONSTRAINTS, "alpha": POSITIVE,
-                                           "sigma": [*POSITIVE, StrOptions({"scale"})],
-                                           "compute_loo": ["boolean"]}, _renamed)
+    _parameter_constraints = {**_KERNEL_CONSTRAINTS, "alpha": POSITIVE,
+                              "sigma": [*POSITIVE, StrOptions({"scale"})],
+                              "compute_loo": ["boolean"]}
 
-    def __init__(self, alpha=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
-                 coef0=1.0, compute_loo=False, weight_decay="deprecated"):
+    def __init__(self, *, alpha=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
+                 coef0=1.0, compute_loo=False):
         self.alpha = alpha
-        self.weight_decay = weight_decay
         self.kernel = kernel
         self.sigma = sigma
         self.scales = scales
@@ -110,9 +146,23 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         self.coef0 = coef0
         self.compute_loo = compute_loo
 
+    @fit_context
     def fit(self, X, y):
-        check_params(self)
-        lam = float(resolve_renamed(self, self._renamed)["alpha"])
+        """Solve ``(K + alpha I) a = y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs, or the kernel matrix when ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Real targets.
+
+        Returns
+        -------
+        KernelRidge
+            The fitted regressor.
+        """
+        lam = float(self.alpha)
         X, y = check_input(self, X, y, y_numeric=True, multi_output=True)
         self.kernel_ = _kernel(self, X)
         K = np.ascontiguousarray(self.kernel_(X), dtype=np.float64)
@@ -130,6 +180,18 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
+        """Predict the targets of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_targets)
+            ``f(x) = sum_i dual_coef_i k(x_i, x)``.
+        """
         check_is_fitted(self)
         X = check_input(self, X, reset=False)
         return self._expansion(X)
@@ -141,53 +203,102 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
 
 class KernelRidgeCV(RegressorMixin, BaseEstimator):
-    """Kernel ridge regression with lambda and sigma chosen by the exact leave-one-out error.
+    """Kernel ridge regression with its penalty and width chosen by the exact leave-one-out error.
+
+    Every penalty of one width is scored from one eigendecomposition of its kernel matrix
+    (:func:`loo_residuals`); the best pair is refitted on all the data.
 
     Parameters
     ----------
-    alphas : array, default=np.logspace(-6, 2, 17)
-        Ridge penalties to try (named ``weight_decays`` before kernelnb 0.2; still accepted,
-        with a ``FutureWarning``).
-    sigmas : array or None, default=None
-        RBF widths to try (None: 'scale' times {1/4, 1/2, 1, 2, 4}).
-    kernel : str, default='rbf' (sigmas ignored for other kernels)
+    alphas : array-like of float, default=None
+        Ridge penalties to try (> 0; None: ``np.logspace(-6, 2, 17)``).
+    sigmas : array-like of float, default=None
+        RBF widths to try (None: the ``'scale'`` width times {1/4, 1/2, 1, 2, 4}); ignored for
+        other kernels.
+    kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
+        The kernel; a callable ``f(X, Y) -> K``.
+    scales : array-like of shape (n_features,), default=None
+        Per-feature scaling factors of the RBF kernel (None: all ones).
+    degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel.
 
     Attributes
     ----------
-    alpha_, sigma_ : the chosen values; ``loo_mse_`` (n_sigmas, n_alphas);
-    best_estimator_ : the KernelRidge refitted with them.
+    alpha_ : float
+        The chosen penalty.
+    sigma_ : float or None
+        The chosen width (None for a kernel other than 'rbf').
+    loo_mse_ : ndarray of shape (n_sigmas, n_alphas)
+        Leave-one-out mean squared error of every pair.
+    best_estimator_ : KernelRidge
+        The model refitted with the chosen pair.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+
+    References
+    ----------
+    O. Chapelle, PhD thesis, Université Paris 6, 2002, section 7.6.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_sinc
+    >>> from kernelnb.ridge import KernelRidgeCV
+    >>> X, y = make_sinc(n_samples=100, noise=0.1, random_state=0)
+    >>> cv = KernelRidgeCV(alphas=[0.01, 0.1, 1.0], sigmas=[0.5, 1.0, 2.0]).fit(X, y)
+    >>> print(cv.alpha_, cv.sigma_, cv.loo_mse_.shape)
+    0.01 1.0 (3, 3)
+    >>> print(round(cv.score(X, y), 2))
+    0.89
     """
 
-    _renamed = {"weight_decays": "alphas"}
-    _parameter_constraints = with_renamed({**_KERNEL_CONSTRAINTS, "alphas": ["array-like", None],
-                                           "sigmas": ["array-like", None]}, _renamed)
+    _parameter_constraints = {**_KERNEL_CONSTRAINTS, "alphas": ["array-like", None],
+                              "sigmas": ["array-like", None]}
 
-    def __init__(self, alphas=None, sigmas=None, kernel="rbf", scales=None, degree=3,
-                 coef0=1.0, weight_decays="deprecated"):
+    def __init__(self, *, alphas=None, sigmas=None, kernel="rbf", scales=None, degree=3,
+                 coef0=1.0):
         self.alphas = alphas
-        self.weight_decays = weight_decays
         self.sigmas = sigmas
         self.kernel = kernel
         self.scales = scales
         self.degree = degree
         self.coef0 = coef0
 
+    def _check_params_extra(self):
+        # each value of the grids (a table checks the containers only)
+        if self.alphas is not None:
+            for lam in np.asarray(self.alphas, dtype=np.float64).ravel():
+                check_param("alphas", lam, POSITIVE, "KernelRidgeCV")
+        if self.kernel == "rbf" and self.sigmas is not None:
+            for s in np.asarray(self.sigmas, dtype=np.float64).ravel():
+                _k.check_sigma(s, name="sigmas")
+
+    @fit_context
     def fit(self, X, y):
-        check_params(self)
-        alphas = resolve_renamed(self, self._renamed)["alphas"]
+        """Score every (sigma, alpha) pair by leave-one-out and refit the best one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs, or the kernel matrix when ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Real targets.
+
+        Returns
+        -------
+        KernelRidgeCV
+            The fitted regressor.
+        """
         X, y = check_input(self, X, y, y_numeric=True, multi_output=True)
-        lams = np.logspace(-6, 2, 17) if alphas is None else np.asarray(
-            alphas, dtype=np.float64).ravel()
-        for lam in lams:
-            check_param("alphas", lam, POSITIVE, "KernelRidgeCV")
+        lams = np.logspace(-6, 2, 17) if self.alphas is None else np.asarray(
+            self.alphas, dtype=np.float64).ravel()
         if self.kernel == "rbf":
             if self.sigmas is None:
                 base = _kernel(self, X, sigma="scale").sigma
                 sigmas = base * np.array([0.25, 0.5, 1, 2, 4])
             else:
                 sigmas = np.asarray(self.sigmas, dtype=np.float64).ravel()
-            for s in sigmas:
-                _k.check_sigma(s, name="sigmas")
         else:
             sigmas = np.array([1.0])
         y = np.asarray(y, dtype=np.float64)
@@ -199,21 +310,26 @@ class KernelRidgeCV(RegressorMixin, BaseEstimator):
         i, j = np.unravel_index(np.argmin(self.loo_mse_), self.loo_mse_.shape)
         self.sigma_ = float(sigmas[i]) if self.kernel == "rbf" else None
         self.alpha_ = float(lams[j])
-        self.best_estimator_ = KernelRidge(self.alpha_, self.kernel,
-                                           self.sigma_ if self.sigma_ else 1.0, self.scales,
-                                           self.degree, self.coef0).fit(X, y)
+        self.best_estimator_ = KernelRidge(
+            alpha=self.alpha_, kernel=self.kernel, sigma=self.sigma_ if self.sigma_ else 1.0,
+            scales=self.scales, degree=self.degree, coef0=self.coef0).fit(X, y)
         return self
 
     def predict(self, X):
+        """Predict the targets of ``X`` with the refitted model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_targets)
+            ``best_estimator_.predict(X)``.
+        """
         check_is_fitted(self)
         return self.best_estimator_.predict(X)
-
-    @property
-    def weight_decay_(self):
-        """Deprecated name of ``alpha_`` (kernelnb 0.2; removed in 0.4)."""
-        warnings.warn("KernelRidgeCV: 'weight_decay_' was renamed 'alpha_' in kernelnb 0.2 and "
-                      "will be removed in 0.4", FutureWarning, stacklevel=2)
-        return self.alpha_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -282,34 +398,40 @@ def _loo_and_gradient_blas(X, Z, y, K, sigma, scales, gamma, gradient):
 
 
 def scaling_ridge_loo(X, y, centers, sigma, scales, alpha):
-    """Closed-form leave-one-out error (5.8) of ridge regression on RBF basis functions, and its
-    gradient in the log scaling factors and the log ridge penalty (Chapelle's thesis 5.4).
+    """Closed-form leave-one-out error of ridge regression on RBF basis functions, and its gradient.
 
     ``f(x) = sum_j a_j k(x, z_j)``, ``a = (K'K + alpha I)^-1 K'Y`` (``K_ij = k(x_i, z_j)``,
     the thesis's gamma is ``alpha`` here) and
 
     ``T_loo = (1/n) sum_i ((y_i - k_i' A^-1 K'Y) / (1 - k_i' A^-1 k_i))^2``,
-    ``A = K'K + alpha I`` (thesis eq. 5.8; the basis functions stay when a point is left out).
+    ``A = K'K + alpha I`` (Chapelle's thesis, section 5.4, eq. 5.8; the basis functions stay
+    when a point is left out).  The gradient is taken in the log scaling factors and the log
+    ridge penalty.
 
     Parameters
     ----------
-    X : array of shape (n_samples, n_features)
-    y : array of shape (n_samples,)
-    centers : array of shape (n_centers, n_features)
-        The ``z_j``.
+    X : array-like of shape (n_samples, n_features)
+        Training inputs.
+    y : array-like of shape (n_samples,)
+        Real targets.
+    centers : array-like of shape (n_centers, n_features)
+        The centres ``z_j`` of the basis functions.
     sigma : float
         The common RBF width.
-    scales : array of shape (n_features,), positive
-        Per-feature factors: ``k(x, z) = exp(-sum_q s_q^2 (x_q - z_q)^2 / (2 sigma^2))``, i.e. the
-        thesis's ``sigma_q = sigma / s_q`` (its eq. 4.15).
-    alpha : float > 0
+    scales : array-like of shape (n_features,)
+        Positive per-feature factors: ``k(x, z) = exp(-sum_q s_q^2 (x_q - z_q)^2 / (2 sigma^2))``,
+        i.e. the thesis's ``sigma_q = sigma / s_q`` (its eq. 4.15).
+    alpha : float
+        The ridge penalty (> 0).
 
     Returns
     -------
     loo : float
+        The leave-one-out mean squared error ``T_loo``.
     grad_log_scales : ndarray of shape (n_features,)
         ``dT_loo / dlog s_q`` (``= -dT_loo / dlog sigma_q``).
     grad_log_alpha : float
+        ``dT_loo / dlog alpha``.
     """
     caller = "scaling_ridge_loo"
     check_param("sigma", sigma, POSITIVE, caller)
@@ -337,9 +459,10 @@ class _StopDescent(Exception):
 
 
 class ScalingRidge(RegressorMixin, BaseEstimator):
-    """Ridge regression on RBF basis functions with one scaling factor per feature, tuned by
-    gradient descent on the closed-form leave-one-out error (Chapelle's thesis, section 5.4).
+    """Ridge regression on RBF basis functions with one scaling factor per feature, tuned by LOO.
 
+    Chapelle's thesis, section 5.4: the scaling factors and the penalty are tuned by gradient
+    descent on the closed-form leave-one-out error.
     ``f(x) = sum_{j<=p} a_j k(x, z_j)`` with ``a = (K'K + alpha I)^-1 K'Y`` (thesis 5.4.1;
     ``K_ij = k(x_i, z_j)``, ``z_j`` the centres) and
     ``k(x, z) = exp(-sum_q s_q^2 (x_q - z_q)^2 / (2 sigma^2))`` (thesis eq. 4.15 with
@@ -358,43 +481,60 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    alpha : float or None, default=None
-        Starting ridge penalty; None: the best of ``alphas``.
-    sigma : float, 'scale' or None, default=None
+    alpha : float, default=None
+        Starting ridge penalty (> 0); None: the best of ``alphas``.
+    sigma : float or 'scale', default=None
         Common RBF width; None: the best of ``sigmas``.
-    scales : array of shape (n_features,), optional
-        Starting scaling factors (positive; default ones).
-    n_centers : int or None, default=None
+    scales : array-like of shape (n_features,), default=None
+        Starting scaling factors (positive; None: ones).
+    n_centers : int, default=None
         Number of centres, drawn at random among the training points; None: all of them (p = n).
-    alphas : array, optional
-        Grid of starting penalties (default ``logspace(-6, 3, 19)``).
-    sigmas : array, optional
-        Grid of starting widths (default ``'scale'`` times {1/4, 1/2, 1, 2, 4}).
+    alphas : array-like of float, default=None
+        Grid of starting penalties (None: ``logspace(-6, 3, 19)``).
+    sigmas : array-like of float, default=None
+        Grid of starting widths (None: the ``'scale'`` width times {1/4, 1/2, 1, 2, 4}).
     tune_scales : bool, default=True
         Descend on the scales and alpha (False: only the grid start).
-    max_iter : int >= 0, default=100
-        L-BFGS-B iterations.
+    max_iter : int, default=100
+        L-BFGS-B iterations (>= 0).
     tol : float, default=1e-6
         L-BFGS-B's ``ftol`` and ``gtol``.
-    random_state : int, RandomState or None
+    random_state : int, RandomState instance or None, default=None
         Draws the centres.
-    callback : callable ``callback(info)``, optional
-        Called after each iteration with ``{'iteration', 'loo_mse', 'alpha', 'scales'}``;
-        returning ``False`` stops the descent.
+    callback : callable, default=None
+        ``callback(info)`` is called after each iteration with ``{'iteration', 'loo_mse',
+        'alpha', 'scales'}``; returning ``False`` stops the descent.
 
     Attributes
     ----------
     centers_ : ndarray of shape (n_centers, n_features)
+        The centres of the basis functions.
     center_indices_ : ndarray of int
+        Their indices in the training data.
     dual_coef_ : ndarray of shape (n_centers,)
-    alpha_, sigma_ : float
+        The weights a of the basis functions.
+    alpha_ : float
+        The tuned penalty.
+    sigma_ : float
+        The common width (its start value).
     scales_ : ndarray of shape (n_features,)
         The tuned factors (``sigma_ / scales_`` are the thesis's ``sigma_q``).
     loo_mse_ : float
-        Leave-one-out error (5.8) at the end; ``loo_mse_start_`` at the grid start.
+        Leave-one-out error (5.8) at the end.
+    loo_mse_start_ : float
+        Leave-one-out error at the grid start.
     history_ : list of float
         Leave-one-out error after each iteration.
     n_iter_ : int
+        L-BFGS-B iterations run.
+    kernel_ : kernelnb.kernels.RBF
+        The fitted kernel (with the tuned scales).
+    fit_time_ : float
+        Seconds spent in ``fit``.
+
+    References
+    ----------
+    O. Chapelle, PhD thesis, Université Paris 6, 2002, section 5.4 (eqs. 4.15 and 5.8).
 
     Examples
     --------
@@ -422,7 +562,7 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
         "callback": CALLBACK,
     }
 
-    def __init__(self, alpha=None, sigma=None, scales=None, n_centers=None, alphas=None,
+    def __init__(self, *, alpha=None, sigma=None, scales=None, n_centers=None, alphas=None,
                  sigmas=None, tune_scales=True, max_iter=100, tol=1e-6, random_state=None,
                  callback=None):
         self.alpha = alpha
@@ -464,8 +604,22 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
                 best = (float(mse[j]), float(sg), float(alphas[j]))
         return best[1], best[2], best[0]
 
+    @fit_context
     def fit(self, X, y):
-        check_params(self)
+        """Choose the start on the grid, then descend on the scales and the penalty.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Real targets.
+
+        Returns
+        -------
+        ScalingRidge
+            The fitted regressor.
+        """
         X, y = check_input(self, X, y, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         n, d = X.shape
@@ -528,6 +682,18 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
+        """Predict the targets of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``f(x) = sum_j dual_coef_j k(x, z_j)``.
+        """
         check_is_fitted(self)
         X = check_input(self, X, reset=False)
         return self._expansion(X)

@@ -53,7 +53,7 @@ def _solves_in_float32(est):
     """Estimators whose solver reads float32 (SVM decomposition, KMP's fast path, and what
     runs SVMs inside: the tuners, the selectors, the mixture)."""
     params = est.get_params(deep=False)
-    if params.get("precision") == "float32" or str(params.get("dtype")) == "float32":
+    if params.get("precision") == "float32":
         return True
     inner = params.get("estimator", "absent")
     if inner is None or getattr(inner, "precision", None) == "float32":

@@ -201,7 +201,7 @@ def test_rbf_is_centred_on_the_training_mean(data):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: KMPClassifier(n_basis=8, sigma=2.0, dtype="float32"),
+    lambda: KMPClassifier(n_basis=8, sigma=2.0, precision="float32"),
     lambda: KMPClassifier(n_basis=8, sigma=2.0),
     lambda: SVC(sigma=2.0),
     lambda: KernelRidge(sigma=2.0),
@@ -253,7 +253,7 @@ def test_extreme_sigma_in_conversions_and_grids(data):
     (lambda: SVC(sigma=2.0), "class"),
     (lambda: SVR(sigma=2.0), "real"),
     (lambda: KMPClassifier(n_basis=8, sigma=2.0), "class"),
-    (lambda: KMPClassifier(n_basis=8, sigma=2.0, dtype="float32"), "class"),
+    (lambda: KMPClassifier(n_basis=8, sigma=2.0, precision="float32"), "class"),
     (lambda: KMPRegressor(n_basis=8, sigma=2.0), "real"),
     (lambda: KernelRidge(sigma=2.0), "real"),
     (lambda: RegularizedKernelClassifier(sigma=2.0), "class"),

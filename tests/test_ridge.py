@@ -59,8 +59,6 @@ def test_bad_input():
     X, y = _data()
     with pytest.raises(ValueError, match="'alpha' parameter of KernelRidge"):
         KernelRidge(alpha=0).fit(X, y)
-    with pytest.raises(ValueError, match="'weight_decay' parameter of KernelRidge"):
-        KernelRidge(weight_decay=0).fit(X, y)
     with pytest.raises(ValueError, match="'alphas' parameter of KernelRidgeCV"):
         KernelRidgeCV(alphas=[1.0, -1.0]).fit(X, y)
     with pytest.raises(ValueError, match="sigma"):
@@ -69,19 +67,6 @@ def test_bad_input():
         KernelRidge(kernel="gauss").fit(X, y)
     with pytest.raises(ValueError, match="sigmas"):
         KernelRidgeCV(sigmas=[0.0]).fit(X, y)
-
-
-def test_old_names_still_work_with_a_warning():
-    X, y = _data()
-    with pytest.warns(FutureWarning, match="'weight_decay' was renamed 'alpha'"):
-        old = KernelRidge(weight_decay=0.05, sigma=1.0).fit(X, y)
-    new = KernelRidge(alpha=0.05, sigma=1.0).fit(X, y)
-    np.testing.assert_array_equal(old.predict(X), new.predict(X))
-    with pytest.warns(FutureWarning, match="'weight_decays' was renamed 'alphas'"):
-        cv = KernelRidgeCV(weight_decays=[1e-2, 1.0], sigmas=[1.0]).fit(X, y)
-    assert cv.alpha_ in (1e-2, 1.0)
-    with pytest.warns(FutureWarning, match="'weight_decay_' was renamed 'alpha_'"):
-        assert cv.weight_decay_ == cv.alpha_
 
 
 # ------------------------------------------------------------------ ScalingRidge (thesis 5.4)

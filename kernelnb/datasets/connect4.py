@@ -167,7 +167,7 @@ def _positions_bitboards():
     return x[order], o[order], key[order]
 
 
-def connect4_positions(return_moves=False):
+def connect4_positions(*, return_moves=False):
     """The 67,557 positions of the UCI Connect-4 set, enumerated (no solver, no file).
 
     See the module docstring for the definition and the order.
@@ -180,11 +180,11 @@ def connect4_positions(return_moves=False):
 
     Returns
     -------
-    cells : ndarray of shape (67557, 42), uint8
-        Cell codes in the UCI order a1, ..., a6, b1, ..., g6 (column-major from the bottom-left
-        corner): 0 empty, 1 first player (UCI ``x``), 2 second player (``o``).
-    moves : ndarray of shape (67557, 8), int8
-        Only with ``return_moves=True``.
+    cells : ndarray of shape (67557, 42)
+        Cell codes (uint8) in the UCI order a1, ..., a6, b1, ..., g6 (column-major from the
+        bottom-left corner): 0 empty, 1 first player (UCI ``x``), 2 second player (``o``).
+    moves : ndarray of shape (67557, 8)
+        The columns of each position's game (int8), only with ``return_moves=True``.
     """
     x, o, key = _positions_bitboards()
     cells = np.zeros((x.size, 42), dtype=np.uint8)
@@ -201,7 +201,7 @@ def connect4_positions(return_moves=False):
 
 # -- encoding --------------------------------------------------------------------------------------
 
-def encode_connect4(cells, encoding="onehot", dtype=np.float64):
+def encode_connect4(cells, *, encoding="onehot", dtype=np.float64):
     """Code positions as learning inputs.
 
     Parameters
@@ -212,11 +212,13 @@ def encode_connect4(cells, encoding="onehot", dtype=np.float64):
         ``'onehot'``: Collobert's 126 binary inputs, three per cell in the same order: empty ->
         (1, 0, 0), second player -> (0, 1, 0), first player -> (0, 0, 1); input ``3 * k + j``
         belongs to cell ``k``.  ``'cells'``: the 42 codes themselves.
-    dtype : numpy dtype, default=np.float64
+    dtype : numpy dtype, default=numpy.float64
+        Float type of the result.
 
     Returns
     -------
     ndarray of shape (n, 126) or (n, 42)
+        The inputs.
     """
     encoding = check_param("encoding", encoding, [StrOptions({"onehot", "cells"})], "encode_connect4")
     cells = np.asarray(cells)
@@ -242,7 +244,18 @@ def _roots(data_home):
 
 
 def connect4_path(data_home=None):
-    """Path of the first Connect-4 file found (see :func:`load_connect4`), or None."""
+    """Find the Connect-4 file.
+
+    Parameters
+    ----------
+    data_home : str or os.PathLike, default=None
+        Folder searched first, as in :func:`load_connect4`.
+
+    Returns
+    -------
+    str or None
+        Path of the first Connect-4 file found, or None.
+    """
     for root in _roots(data_home):
         for folder in (os.path.join(root, _SUBDIR), root):
             for name in _NAMES:
@@ -298,10 +311,22 @@ def _check(cells, outcome, rows, where):
 def save_connect4(cells, outcome, data_home=None):
     """Check and write the labelled positions to ``<data folder>/connect-4/connect-4.data.gz``.
 
-    Used by the build script. ``cells`` as returned by :func:`connect4_positions`, ``outcome`` the
-    strings ``'win'``/``'loss'``/``'draw'``; the data folder is ``data_home``, else
-    ``$KERNELNB_DATA``, else ``~/.cache/kernelnb``.  The file is written only when it passes the
-    checks of :func:`load_connect4`, atomically (a temporary file renamed).  Returns its path.
+    Used by the build script.  The file is written only when it passes the checks of
+    :func:`load_connect4`, atomically (a temporary file renamed).
+
+    Parameters
+    ----------
+    cells : ndarray of shape (67557, 42)
+        The positions, as returned by :func:`connect4_positions`.
+    outcome : array-like of str of shape (67557,)
+        Their game values, ``'win'``, ``'loss'`` or ``'draw'``.
+    data_home : str or os.PathLike, default=None
+        The data folder; None: ``$KERNELNB_DATA``, else ``~/.cache/kernelnb``.
+
+    Returns
+    -------
+    str
+        The path of the file written.
     """
     cells = np.asarray(cells, dtype=np.uint8)
     outcome = np.asarray(outcome).astype(str)
@@ -352,7 +377,7 @@ def load_connect4(data_home=None, *, encoding="onehot", target="outcome", dtype=
 
     Parameters
     ----------
-    data_home : str or os.PathLike, optional
+    data_home : str or os.PathLike, default=None
         Folder holding ``connect-4/connect-4.data.gz`` (or ``connect-4.data``, gzipped or not,
         there or directly in the folder). When None, the folder of the environment variable
         ``KERNELNB_DATA`` is searched, then ``~/.cache/kernelnb``.
@@ -363,14 +388,15 @@ def load_connect4(data_home=None, *, encoding="onehot", target="outcome", dtype=
     target : {'outcome', 'win'}, default='outcome'
         ``'outcome'``: the strings ``'win'``, ``'loss'``, ``'draw'`` (game value for the first
         player under perfect play); ``'win'``: int64 1 for a win, 0 otherwise (the thesis's task).
-    dtype : numpy dtype, default=np.float64
-        Of ``X``.
+    dtype : numpy dtype, default=numpy.float64
+        Float type of ``X``.
 
     Returns
     -------
     X : ndarray of shape (67557, 126) or (67557, 42)
-    y : ndarray of shape (67557,), str or int64
-        In the file's row order.
+        The inputs, in the file's row order.
+    y : ndarray of shape (67557,)
+        The targets (str or int64), in the file's row order.
 
     Raises
     ------
@@ -407,12 +433,16 @@ def connect4_splits(data_home=None, *, encoding="onehot", target="win", random_s
 
     Parameters
     ----------
-    data_home, encoding, dtype
-        As in :func:`load_connect4`.
+    data_home : str or os.PathLike, default=None
+        The data folder, as in :func:`load_connect4`.
+    encoding : {'onehot', 'cells'}, default='onehot'
+        The inputs, as in :func:`load_connect4`.
     target : {'win', 'outcome'}, default='win'
         As in :func:`load_connect4`; the thesis's task is ``'win'`` (1) against the rest (0).
     random_state : int, RandomState instance or None, default=0
         The shuffle (a permutation of all 67,557 rows); the last 57 rows are not used.
+    dtype : numpy dtype, default=numpy.float64
+        Float type of the inputs.
 
     Returns
     -------

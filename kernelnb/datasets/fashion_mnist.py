@@ -144,8 +144,22 @@ def _find(folder, stem):
     return None
 
 
-def fashion_mnist_paths(kind="train", data_home=None):
-    """Return ``(images_path, labels_path)`` of the first folder holding both, or None."""
+def fashion_mnist_paths(kind="train", *, data_home=None):
+    """Find the idx files of Fashion-MNIST.
+
+    Parameters
+    ----------
+    kind : {'train', 'test'}, default='train'
+        The training or the test files.
+    data_home : str or os.PathLike, default=None
+        Folder searched first (directly or in ``fashion-mnist/``); then the folder of
+        ``$KERNELNB_DATA``, then ``~/.cache/kernelnb``.
+
+    Returns
+    -------
+    tuple of str or None
+        ``(images_path, labels_path)`` of the first folder holding both, or None.
+    """
     if kind not in _FILES:
         raise ValueError(f"kind must be 'train' or 'test', got {kind!r}")
     for d in _search_dirs(data_home):
@@ -209,7 +223,7 @@ def _read_cached(path):
     return _CACHE[key]
 
 
-def load_fashion_mnist(kind="train", data_home=None, n_samples=None, classes=None,
+def load_fashion_mnist(kind="train", *, data_home=None, n_samples=None, classes=None,
                        random_state=None, download=False):
     """Load Fashion-MNIST (Xiao, Rasul and Vollgraf, 2017) from its idx files.
 
@@ -217,14 +231,14 @@ def load_fashion_mnist(kind="train", data_home=None, n_samples=None, classes=Non
     ----------
     kind : {'train', 'test'}, default='train'
         The 60000 training or the 10000 test images.
-    data_home : str or os.PathLike, optional
+    data_home : str or os.PathLike, default=None
         Folder holding the files (directly or in ``fashion-mnist/``). When None, the folder of the
         environment variable ``KERNELNB_DATA`` is searched, then ``~/.cache/kernelnb``.
-    n_samples : int, optional
+    n_samples : int, default=None
         Keep this many images (after the ``classes`` filter). With ``random_state=None`` the first
         ``n_samples`` in file order; otherwise a stratified random subset (class proportions kept
         up to rounding), reproducible under ``random_state``, returned in file order.
-    classes : sequence of int, optional
+    classes : sequence of int, default=None
         Keep only these labels (0-9, see :data:`FASHION_MNIST_CLASSES`); labels are not renumbered,
         e.g. ``classes=(0, 6)`` (T-shirt vs shirt) returns labels 0 and 6.
     random_state : int, RandomState instance or None, default=None
@@ -264,10 +278,10 @@ def load_fashion_mnist(kind="train", data_home=None, n_samples=None, classes=Non
             raise TypeError(f"classes must be a sequence of labels 0-9, got {classes!r}") from None
         if cls.size == 0 or cls.dtype.kind not in "iu" or cls.min() < 0 or cls.max() > 9:
             raise ValueError(f"classes must be a non-empty sequence of integers in 0..9, got {classes!r}")
-    paths = fashion_mnist_paths(kind, data_home)
+    paths = fashion_mnist_paths(kind, data_home=data_home)
     if paths is None and download:
         _download(kind, data_home)
-        paths = fashion_mnist_paths(kind, data_home)
+        paths = fashion_mnist_paths(kind, data_home=data_home)
     if paths is None:
         names = ", ".join(s + "[.gz]" for s in _FILES[kind])
         env = os.environ.get("KERNELNB_DATA")

@@ -21,31 +21,42 @@ __all__ = ["make_large_problem"]
 _CHUNK = 65536
 
 
-def make_large_problem(n_samples=100_000, n_features=20, n_clusters=64, cluster_std=1.0,
+def make_large_problem(n_samples=100_000, *, n_features=20, n_clusters=64, cluster_std=1.0,
                        spread=0.8, random_state=0, dtype=np.float32):
     """Draw ``n_samples`` points of the synthetic scaling problem.
 
     Parameters
     ----------
-    n_samples : int >= 2
-    n_features : int >= 1
-    n_clusters : even int >= 2
-        Gaussian clusters, half of them per class.
-    cluster_std : float > 0
-        Standard deviation of every cluster.
-    spread : float > 0
-        Standard deviation of the cluster centres: smaller means more overlap, a harder problem
-        (with the defaults an RBF SVM on 4,000 points makes about 20 % test errors, the order of
-        the thesis's Forest task).
-    random_state : int
+    n_samples : int, default=100_000
+        Number of points (>= 2).
+    n_features : int, default=20
+        Dimension (>= 1).
+    n_clusters : int, default=64
+        Gaussian clusters (even, >= 2), half of them per class.
+    cluster_std : float, default=1.0
+        Standard deviation of every cluster (> 0).
+    spread : float, default=0.8
+        Standard deviation of the cluster centres (> 0): smaller means more overlap, a harder
+        problem (with the defaults an RBF SVM on 4,000 points makes about 20 % test errors, the
+        order of the thesis's Forest task).
+    random_state : int, default=0
         Seed (an integer, so that chunks draw from reproducible independent streams).
-    dtype : numpy float type, default float32
+    dtype : numpy float type, default=numpy.float32
+        Float type of ``X``.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
+        The points.
     y : ndarray of int of shape (n_samples,)
         0/1 labels, balanced in expectation.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_large_problem
+    >>> X, y = make_large_problem(1000, n_features=5)
+    >>> print(X.shape, X.dtype, sorted(set(y.tolist())))
+    (1000, 5) float32 [0, 1]
     """
     for name, v, lo in (("n_samples", n_samples, 2), ("n_features", n_features, 1),
                         ("n_clusters", n_clusters, 2)):

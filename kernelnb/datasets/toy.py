@@ -41,7 +41,7 @@ def _split_classes(n_samples):
     return n0, n_samples - n0
 
 
-def make_two_spirals(n_samples=200, noise=0.0, turns=1.5, random_state=None):
+def make_two_spirals(n_samples=200, *, noise=0.0, turns=1.5, random_state=None):
     """Two interleaved Archimedean spirals, one per class.
 
     Class 0 lies on the curve r = a / (2 pi turns) for angles a in [0, 2 pi turns], i.e. the point
@@ -66,7 +66,16 @@ def make_two_spirals(n_samples=200, noise=0.0, turns=1.5, random_state=None):
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
-    y : ndarray of shape (n_samples,), int, labels 0 and 1
+        The points.
+    y : ndarray of shape (n_samples,)
+        Their labels, 0 and 1 (int).
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_two_spirals
+    >>> X, y = make_two_spirals(100, noise=0.05, random_state=0)
+    >>> print(X.shape, y.sum())
+    (100, 2) 50
     """
     n_samples = check_int("n_samples", n_samples, minimum=2)
     noise = check_nonnegative("noise", noise)
@@ -86,7 +95,7 @@ def make_two_spirals(n_samples=200, noise=0.0, turns=1.5, random_state=None):
 MANIFOLD_SPIRAL_SIZES = {"train": 300, "valid": 300, "test": 10000}
 
 
-def make_manifold_spiral(n_samples=300, noise=0.01, random_state=None, return_t=False):
+def make_manifold_spiral(n_samples=300, *, noise=0.01, random_state=None, return_t=False):
     """The 2-D spiral of the Manifold Parzen experiments (Vincent's thesis, Table 13.1, Fig. 13.2).
 
     t ~ U(3, 15), x = 0.04 t sin(t) + e_x, y = 0.04 t cos(t) + e_y with e_x, e_y ~ N(0, noise^2)
@@ -101,6 +110,7 @@ def make_manifold_spiral(n_samples=300, noise=0.01, random_state=None, return_t=
     noise : float, default=0.01
         Standard deviation of the Gaussian noise on each coordinate (>= 0).
     random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
     return_t : bool, default=False
         Also return the curve parameter t of each point (the position along the manifold).
 
@@ -120,11 +130,25 @@ def make_manifold_spiral(n_samples=300, noise=0.01, random_state=None, return_t=
     return (X, t) if return_t else X
 
 
-def make_manifold_spiral_splits(noise=0.01, random_state=None, sizes=None):
+def make_manifold_spiral_splits(*, noise=0.01, random_state=None, sizes=None):
     """Train, validation and test sets of the spiral experiment (300 / 300 / 10000 points).
 
-    Returns a dict ``{'train': X, 'valid': X, 'test': X}`` drawn in that order from one random
-    stream; ``sizes`` (a dict with the same keys) overrides :data:`MANIFOLD_SPIRAL_SIZES`.
+    Parameters
+    ----------
+    noise : float, default=0.01
+        Standard deviation of the Gaussian noise on each coordinate (>= 0), as in
+        :func:`make_manifold_spiral`.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws: the three sets are drawn in the order train, valid, test from one
+        random stream.
+    sizes : dict, default=None
+        ``{'train': n, 'valid': n, 'test': n}``, overriding :data:`MANIFOLD_SPIRAL_SIZES`
+        (Vincent's thesis, Table 13.1).
+
+    Returns
+    -------
+    dict
+        ``{'train': X, 'valid': X, 'test': X}``, each an ndarray of shape (n, 2).
     """
     sizes = dict(MANIFOLD_SPIRAL_SIZES if sizes is None else sizes)
     if set(sizes) != set(MANIFOLD_SPIRAL_SIZES):
@@ -134,7 +158,7 @@ def make_manifold_spiral_splits(noise=0.01, random_state=None, sizes=None):
             for k in ("train", "valid", "test")}
 
 
-def make_moons(n_samples=200, noise=0.1, random_state=None):
+def make_moons(n_samples=200, *, noise=0.1, random_state=None):
     """Two interleaving half circles (scikit-learn's ``make_moons``), labels 0/1, rows shuffled.
 
     Parameters
@@ -144,11 +168,14 @@ def make_moons(n_samples=200, noise=0.1, random_state=None):
     noise : float, default=0.1
         Standard deviation of the Gaussian noise on each coordinate (>= 0); the moons have radius 1.
     random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
-    y : ndarray of shape (n_samples,), int, labels 0 and 1
+        The points.
+    y : ndarray of shape (n_samples,)
+        Their labels, 0 and 1 (int).
     """
     n_samples = check_int("n_samples", n_samples, minimum=2)
     noise = check_nonnegative("noise", noise)
@@ -157,7 +184,7 @@ def make_moons(n_samples=200, noise=0.1, random_state=None):
     return X.astype(np.float64), y.astype(np.int64)
 
 
-def make_xor(n_samples=200, noise=0.1, random_state=None):
+def make_xor(n_samples=200, *, noise=0.1, random_state=None):
     """The XOR problem: points uniform in [-1, 1]^2, label 1 in the 2nd and 4th quadrants.
 
     The label of a point is taken before the noise: y = 1 if x1 * x2 < 0 else 0; then Gaussian
@@ -171,11 +198,14 @@ def make_xor(n_samples=200, noise=0.1, random_state=None):
     noise : float, default=0.1
         Standard deviation of the Gaussian noise on each coordinate (>= 0).
     random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
-    y : ndarray of shape (n_samples,), int, labels 0 and 1
+        The points.
+    y : ndarray of shape (n_samples,)
+        Their labels, 0 and 1 (int).
     """
     n_samples = check_int("n_samples", n_samples, minimum=2)
     noise = check_nonnegative("noise", noise)
@@ -186,7 +216,7 @@ def make_xor(n_samples=200, noise=0.1, random_state=None):
     return X, y
 
 
-def make_blobs(n_samples=200, centers=2, cluster_std=1.0, n_features=2, random_state=None):
+def make_blobs(n_samples=200, *, centers=2, cluster_std=1.0, n_features=2, random_state=None):
     """Isotropic Gaussian blobs (scikit-learn's ``make_blobs``), labels 0..k-1, rows shuffled.
 
     Parameters
@@ -201,11 +231,14 @@ def make_blobs(n_samples=200, centers=2, cluster_std=1.0, n_features=2, random_s
     n_features : int, default=2
         Dimension when ``centers`` is an int.
     random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
-    y : ndarray of shape (n_samples,), int
+        The points.
+    y : ndarray of shape (n_samples,)
+        The index of each point's blob (int).
     """
     n_samples = check_int("n_samples", n_samples, minimum=1)
     cluster_std = check_nonnegative("cluster_std", cluster_std)
@@ -225,8 +258,14 @@ def make_blobs(n_samples=200, centers=2, cluster_std=1.0, n_features=2, random_s
     return X.astype(np.float64), y.astype(np.int64)
 
 
-def make_feature_selection_linear(n_samples=100, n_features=202, noise_std=20.0, random_state=None):
-    """Linear feature-selection toy: 6 relevant features out of 202 (Chapelle's thesis, ch. 5).
+def _labels(y01, labels, caller):
+    check_param("labels", labels, [StrOptions({"01", "pm1"})], caller)
+    return y01 if labels == "01" else 2 * y01 - 1
+
+
+def make_feature_selection_linear(n_samples=100, *, n_features=202, noise_std=20.0, labels="01",
+                                  return_relevant=False, random_state=None):
+    """Linear feature-selection toy: 6 relevant features out of 202 (Chapelle's thesis, §5.1.3).
 
     From Chapelle's thesis, ch. 5 (after Weston et al., NIPS 2000). With s = +1 or -1 with
     probability 1/2 each:
@@ -235,8 +274,9 @@ def make_feature_selection_linear(n_samples=100, n_features=202, noise_std=20.0,
     * otherwise x_i = N(0, 1) for i = 1, 2, 3 and x_i = s N(i - 3, 1) for i = 4, 5, 6;
     * x_7 .. x_202 = N(0, 20): pure noise.
 
-    The returned label is y = 1 for s = +1 and y = 0 for s = -1. The relevant features are the
-    first six columns.
+    The label is y = 1 for s = +1 and y = 0 (or -1) for s = -1. The relevant (and redundant)
+    features are the first six columns; two are enough for a low error, one of each group of
+    three. The thesis learns it with a linear SVM.
 
     The source writes the noise as N(0, 20), which may mean a variance or a standard deviation of
     20 (the text is ambiguous). We read the second argument of N as a standard deviation,
@@ -249,20 +289,39 @@ def make_feature_selection_linear(n_samples=100, n_features=202, noise_std=20.0,
     Parameters
     ----------
     n_samples : int, default=100
+        Number of points.
     n_features : int, default=202
-        Total number of features (>= 6): 6 relevant ones then noise.
+        Total number of features (>= 6): the 6 relevant ones come first, then noise.
     noise_std : float, default=20.0
         Standard deviation of the irrelevant features (>= 0).
+    labels : {'01', 'pm1'}, default='01'
+        Label coding: 0/1 (as the package's other toys) or -1/+1 (``y = s``).
+    return_relevant : bool, default=False
+        Also return the indices of the relevant features.
     random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
-    y : ndarray of shape (n_samples,), int, labels 0 and 1 (not exactly balanced: drawn at random)
+        The points.
+    y : ndarray of shape (n_samples,)
+        Their labels (int; not exactly balanced: drawn at random).
+    relevant : ndarray of int
+        ``[0, 1, 2, 3, 4, 5]``, only with ``return_relevant=True``.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_feature_selection_linear
+    >>> X, y, relevant = make_feature_selection_linear(50, return_relevant=True, random_state=0)
+    >>> print(X.shape, relevant)
+    (50, 202) [0 1 2 3 4 5]
     """
+    caller = "make_feature_selection_linear"
     n_samples = check_int("n_samples", n_samples)
     n_features = check_int("n_features", n_features, minimum=6)
     noise_std = check_nonnegative("noise_std", noise_std)
+    check_param("return_relevant", return_relevant, ["boolean"], caller)
     rng = check_rng(random_state)
     s = rng.choice(np.array([-1.0, 1.0]), n_samples)
     first = rng.uniform(size=n_samples) < 0.7
@@ -273,35 +332,56 @@ def make_feature_selection_linear(n_samples=100, n_features=202, noise_std=20.0,
     X[:, :3] = np.where(first[:, None], signal, plain)
     X[:, 3:6] = np.where(first[:, None], plain, signal)
     X[:, 6:] = noise_std * rng.standard_normal((n_samples, n_features - 6))
-    return X, (s > 0).astype(np.int64)
+    y = _labels((s > 0).astype(np.int64), labels, caller)
+    return (X, y, np.arange(6)) if return_relevant else (X, y)
 
 
-def make_feature_selection_nonlinear(n_samples=100, n_features=52, noise_std=20.0, random_state=None):
-    """Non-linear feature-selection toy: 2 relevant features out of 52 (Chapelle's thesis, ch. 5).
+def make_feature_selection_nonlinear(n_samples=100, *, n_features=52, noise_std=20.0,
+                                     labels="01", return_relevant=False, random_state=None):
+    """Non-linear feature-selection toy: 2 relevant features out of 52 (Chapelle's thesis, §5.1.3).
 
     With s = +1 or -1 with probability 1/2 each, (x_1, x_2) ~ N(mu, I) where mu is drawn with equal
     probability from {(-3/4, -3), (3/4, 3)} when s = -1 and from {(3, -3), (-3, 3)} when s = +1;
     x_3 .. x_52 = N(0, 20) (read as a standard deviation, see
-    :func:`make_feature_selection_linear`). Label y = 1 for s = +1, 0 for s = -1. The seed learns
-    it with a degree-2 polynomial kernel.
+    :func:`make_feature_selection_linear`). Label y = 1 for s = +1, 0 (or -1) for s = -1. The
+    thesis learns it with a degree-2 polynomial kernel.
 
     Parameters
     ----------
     n_samples : int, default=100
+        Number of points.
     n_features : int, default=52
-        Total number of features (>= 2): 2 relevant ones then noise.
+        Total number of features (>= 2): the 2 relevant ones come first, then noise.
     noise_std : float, default=20.0
         Standard deviation of the irrelevant features (>= 0).
+    labels : {'01', 'pm1'}, default='01'
+        Label coding: 0/1 (as the package's other toys) or -1/+1 (``y = s``).
+    return_relevant : bool, default=False
+        Also return the indices of the relevant features.
     random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
-    y : ndarray of shape (n_samples,), int, labels 0 and 1
+        The points.
+    y : ndarray of shape (n_samples,)
+        Their labels (int).
+    relevant : ndarray of int
+        ``[0, 1]``, only with ``return_relevant=True``.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_feature_selection_nonlinear
+    >>> X, y = make_feature_selection_nonlinear(40, n_features=10, labels="pm1", random_state=0)
+    >>> print(X.shape, sorted(set(y.tolist())))
+    (40, 10) [-1, 1]
     """
+    caller = "make_feature_selection_nonlinear"
     n_samples = check_int("n_samples", n_samples)
     n_features = check_int("n_features", n_features, minimum=2)
     noise_std = check_nonnegative("noise_std", noise_std)
+    check_param("return_relevant", return_relevant, ["boolean"], caller)
     rng = check_rng(random_state)
     y = (rng.uniform(size=n_samples) < 0.5).astype(np.int64)
     which = rng.randint(0, 2, n_samples)
@@ -310,10 +390,11 @@ def make_feature_selection_nonlinear(n_samples=100, n_features=52, noise_std=20.
     X = np.empty((n_samples, n_features))
     X[:, :2] = centres[y, which] + rng.standard_normal((n_samples, 2))
     X[:, 2:] = noise_std * rng.standard_normal((n_samples, n_features - 2))
-    return X, y
+    y = _labels(y, labels, caller)
+    return (X, y, np.arange(2)) if return_relevant else (X, y)
 
 
-def make_sinc(n_samples=100, noise=0.1, random_state=None):
+def make_sinc(n_samples=100, *, noise=0.1, random_state=None):
     """1-D regression toy: y = sinc(x) + e, x ~ U(-5, 5), e ~ N(0, noise^2).
 
     sinc(x) = sin(pi x) / (pi x) (numpy's convention, :func:`numpy.sinc`), with sinc(0) = 1.
@@ -321,14 +402,18 @@ def make_sinc(n_samples=100, noise=0.1, random_state=None):
     Parameters
     ----------
     n_samples : int, default=100
+        Number of points.
     noise : float, default=0.1
         Standard deviation of the Gaussian noise on y (>= 0).
     random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 1)
-    y : ndarray of shape (n_samples,), float
+        The inputs x.
+    y : ndarray of shape (n_samples,)
+        The noisy targets (float).
     """
     n_samples = check_int("n_samples", n_samples)
     noise = check_nonnegative("noise", noise)
@@ -370,8 +455,35 @@ TOY_NOISE = {
 }
 
 
-def make_toy(name, n_samples=200, noise=None, random_state=None):
-    """Draw the 2-D toy ``name`` of :data:`TOY_DATASETS`; ``noise=None`` uses its default."""
+def make_toy(name, n_samples=200, *, noise=None, random_state=None):
+    """Draw a sample of the 2-D two-class toy ``name`` of :data:`TOY_DATASETS`.
+
+    Parameters
+    ----------
+    name : {'spirals', 'moons', 'xor', 'blobs'}
+        The toy (a key of :data:`TOY_DATASETS`).
+    n_samples : int, default=200
+        Number of points.
+    noise : float, default=None
+        Standard deviation of the Gaussian noise in data units (for 'blobs', the blobs'
+        standard deviation); None: the toy's default (:data:`TOY_NOISE`).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+        The points, roughly within [-2, 2]^2.
+    y : ndarray of shape (n_samples,)
+        Their labels, 0 and 1 (int).
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_toy
+    >>> X, y = make_toy("xor", 50, noise=0.0, random_state=0)
+    >>> print(X.shape, sorted(set(y.tolist())))
+    (50, 2) [0, 1]
+    """
     check_param("name", name, [StrOptions(set(TOY_DATASETS))], "make_toy")
     func = TOY_DATASETS[name][0]
     if noise is None:
@@ -379,7 +491,7 @@ def make_toy(name, n_samples=200, noise=None, random_state=None):
     return func(n_samples=n_samples, noise=noise, random_state=random_state)
 
 
-def make_rotation_toy(n_samples, random_state=None):
+def make_rotation_toy(n_samples, *, random_state=None):
     """The rotation toy of Chapelle's thesis, section 6.6.2: a disc against the rest of a square.
 
     Parameters

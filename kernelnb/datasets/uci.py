@@ -70,15 +70,22 @@ def _finish(X, y, names, return_feature_names):
     return (X, y, list(names)) if return_feature_names else (X, y)
 
 
-def load_sonar(return_feature_names=False):
-    """Sonar, mines vs. rocks (Gorman and Sejnowski, 1988): 208 x 60, labels 1 = mine (M), 0 = rock (R).
+def load_sonar(*, return_feature_names=False):
+    """Sonar, mines vs. rocks (Gorman and Sejnowski, 1988): 208 x 60, labels 1 = mine, 0 = rock.
 
-    The 60 features are energies in frequency bands, in [0, 1]. 111 mines and 97 rocks.
+    The 60 features are energies in frequency bands, in [0, 1]. 111 mines (M) and 97 rocks (R).
+
+    Parameters
+    ----------
+    return_feature_names : bool, default=False
+        Also return the names of the features (those of the source file).
 
     Returns
     -------
-    X : ndarray of shape (208, 60), float64
-    y : ndarray of shape (208,), int64
+    X : ndarray of shape (208, 60)
+        The features (float64).
+    y : ndarray of shape (208,)
+        The labels (int64).
     feature_names : list of str
         Only when ``return_feature_names`` is True.
     """
@@ -86,40 +93,56 @@ def load_sonar(return_feature_names=False):
     return _finish(X, y, names, return_feature_names)
 
 
-def load_ionosphere(return_feature_names=False):
+def load_ionosphere(*, return_feature_names=False):
     """Ionosphere radar returns (Sigillito et al., 1989): 351 x 34, labels 1 = good, 0 = bad.
 
     Feature 2 (``V2``) is constant 0 in the source and is kept, so that the columns match the UCI
     description; drop it or standardise with care. 225 good and 126 bad returns.
 
+    Parameters
+    ----------
+    return_feature_names : bool, default=False
+        Also return the names of the features (those of the source file).
+
     Returns
     -------
-    X : ndarray of shape (351, 34), float64
-    y : ndarray of shape (351,), int64
-    feature_names : list of str, only when ``return_feature_names`` is True
+    X : ndarray of shape (351, 34)
+        The features (float64).
+    y : ndarray of shape (351,)
+        The labels (int64).
+    feature_names : list of str
+        Only when ``return_feature_names`` is True.
     """
     X, y, names = _classification("ionosphere.csv.gz", {"good": 1, "bad": 0})
     return _finish(X, y, names, return_feature_names)
 
 
-def load_pima(return_feature_names=False):
+def load_pima(*, return_feature_names=False):
     """Pima Indians diabetes (Smith et al., 1988): 768 x 8, labels 1 = diabetes (pos), 0 = neg.
 
     Features: pregnancies, plasma glucose, diastolic pressure, triceps skin fold, insulin, body mass
     index, diabetes pedigree, age. As in the source, a 0 stands for a missing value in glucose,
     pressure, triceps, insulin and mass; the loader keeps these zeros. 500 negative, 268 positive.
 
+    Parameters
+    ----------
+    return_feature_names : bool, default=False
+        Also return the names of the features (those of the source file).
+
     Returns
     -------
-    X : ndarray of shape (768, 8), float64
-    y : ndarray of shape (768,), int64
-    feature_names : list of str, only when ``return_feature_names`` is True
+    X : ndarray of shape (768, 8)
+        The features (float64).
+    y : ndarray of shape (768,)
+        The labels (int64).
+    feature_names : list of str
+        Only when ``return_feature_names`` is True.
     """
     X, y, names = _classification("pimaindiansdiabetes.csv.gz", {"pos": 1, "neg": 0})
     return _finish(X, y, names, return_feature_names)
 
 
-def load_breast_cancer(missing="drop", return_feature_names=False):
+def load_breast_cancer(*, missing="drop", return_feature_names=False):
     """Wisconsin breast cancer, original (Wolberg and Mangasarian, 1990): 699 x 9.
 
     Labels 1 = malignant (241), 0 = benign (458). The sample-code-number column of the source is
@@ -135,12 +158,16 @@ def load_breast_cancer(missing="drop", return_feature_names=False):
         'drop' removes the 16 incomplete samples (683 remain), 'median' replaces a missing value
         by the median of its feature over the samples that have it, 'keep' leaves NaN in X.
     return_feature_names : bool, default=False
+        Also return the names of the features (those of the source file).
 
     Returns
     -------
-    X : ndarray of shape (683, 9) or (699, 9), float64
-    y : ndarray of shape (683,) or (699,), int64
-    feature_names : list of str, only when ``return_feature_names`` is True
+    X : ndarray of shape (683, 9) or (699, 9)
+        The features (float64).
+    y : ndarray of shape (683,) or (699,)
+        The labels (int64).
+    feature_names : list of str
+        Only when ``return_feature_names`` is True.
     """
     check_param("missing", missing, [StrOptions({"drop", "median", "keep"})], "load_breast_cancer")
     X, y, names = _classification("breastcancer.csv.gz", {"malignant": 1, "benign": 0},
@@ -155,7 +182,7 @@ def load_breast_cancer(missing="drop", return_feature_names=False):
     return _finish(X, y, names, return_feature_names)
 
 
-def load_boston(return_feature_names=False):
+def load_boston(*, return_feature_names=False):
     """Boston housing (Harrison and Rubinfeld, 1978): 506 x 13, regression target MEDV.
 
     The target is the median value of owner-occupied homes in $1000s (5 to 50; the values at 50
@@ -164,11 +191,19 @@ def load_boston(return_feature_names=False):
     this data set for that reason. It is kept here because the seeds' era used it as a standard SVR
     benchmark; teach with it knowingly, or drop that column.
 
+    Parameters
+    ----------
+    return_feature_names : bool, default=False
+        Also return the names of the features (those of the source file).
+
     Returns
     -------
-    X : ndarray of shape (506, 13), float64
-    y : ndarray of shape (506,), float64
-    feature_names : list of str, only when ``return_feature_names`` is True
+    X : ndarray of shape (506, 13)
+        The features (float64).
+    y : ndarray of shape (506,)
+        The target MEDV (float64).
+    feature_names : list of str
+        Only when ``return_feature_names`` is True.
     """
     header, rows = _read_csv("bostonhousing.csv.gz")
     data = _to_float(rows, "bostonhousing.csv.gz")
@@ -190,11 +225,32 @@ UCI_DATASETS = {
 
 
 def load_dataset(name, **kwargs):
-    """Load the bundled data set ``name`` (a key of :data:`UCI_DATASETS`) and return ``(X, y)``.
+    """Load the bundled data set ``name`` (a key of :data:`UCI_DATASETS`).
 
-    Extra keyword arguments go to the loader (e.g. ``missing='median'`` for 'breast_cancer').
-    The names 'breastcancer', 'breast-cancer', 'pimaindiansdiabetes' and 'bostonhousing' (those of
-    the CSV files) are accepted too.
+    Parameters
+    ----------
+    name : str
+        'sonar', 'ionosphere', 'pima', 'breast_cancer' or 'boston'; the names 'breastcancer',
+        'breast-cancer', 'pimaindiansdiabetes' and 'bostonhousing' (those of the CSV files) are
+        accepted too.
+    **kwargs : dict
+        Keyword arguments of the loader (e.g. ``missing='median'`` for 'breast_cancer').
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        The features.
+    y : ndarray of shape (n_samples,)
+        The labels or the regression target.
+    feature_names : list of str
+        Only with ``return_feature_names=True``.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import load_dataset
+    >>> X, y = load_dataset("sonar")
+    >>> print(X.shape, y.shape)
+    (208, 60) (208,)
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {name!r}")
@@ -207,7 +263,13 @@ def load_dataset(name, **kwargs):
 
 
 def attribution():
-    """Return the text of ``data/ATTRIBUTION.txt`` (sources, citations and licence notes)."""
+    """Return the text of ``data/ATTRIBUTION.txt``.
+
+    Returns
+    -------
+    str
+        The sources, citations and licence notes of the bundled data sets.
+    """
     ref = resources.files(__package__).joinpath("data", "ATTRIBUTION.txt")
     with ref.open("r", encoding="utf-8") as fh:
         return fh.read()

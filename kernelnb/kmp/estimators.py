@@ -20,14 +20,14 @@ windows (Vincent's thesis ch. 13: the ``n_components`` leading principal directi
 :class:`kernelnb.neighbors.ManifoldParzen`), ``exp(-(x - x_i)' C_i^{-1} (x - x_i) / 2)``.  Both
 are extensions suggested in Vincent's thesis (2003, ch. 14).
 
-Early stopping: with ``validation_fraction`` (or ``fit(..., X_val=, y_val=)``) the path is
-computed up to ``n_basis`` (stopping after ``n_iter_no_change`` steps without improvement) and the
-N with the smallest validation error is kept (Table 3's protocol).
+Early stopping: with validation data (``fit(X, y, X_val=..., y_val=...)``, or else the
+``validation_fraction`` of X held out) the path is computed up to ``n_basis`` (stopping after
+``n_iter_no_change`` steps without improvement) and the N with the smallest validation error is
+kept (Table 3's protocol).
 """
 from __future__ import annotations
 
 import numbers
-import time
 
 import numpy as np
 from scipy.linalg import solve_triangular
@@ -40,8 +40,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._fit import fit_context
 from .._validation import (FRACTION, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, Interval, StrOptions,
-                           check_input, check_params)
+                           check_input)
 from ..losses import Loss
 from . import _kmp
 
@@ -51,7 +52,8 @@ _VARIANTS = ("basic", "backfit", "prefit")
 
 
 class _BaseKMP(BaseEstimator):
-    # One table (kernelnb._validation) checked by check_params; _check_params adds the rest.
+    # One table (kernelnb._validation) checked by the fit wrapper (kernelnb._fit.fit_context);
+    # _check_params_extra adds the rules between parameters.
     _parameter_constraints = {
         "n_basis": POSITIVE_INT,
         "variant": [StrOptions(set(_VARIANTS))],
@@ -66,8 +68,8 @@ class _BaseKMP(BaseEstimator):
         "refit_every": POSITIVE_INT,
         "validation_fraction": [*FRACTION, None],
         "n_iter_no_change": [*POSITIVE_INT, None],
-        "dtype": [StrOptions({"float64", "float32"}), type],
-        "memory_mb": POSITIVE,
+        "precision": [StrOptions({"float64", "float32"})],
+        "cache_size": POSITIVE,
         "random_state": ["random_state"],
         "dictionary": [StrOptions({"kernel", "widths", "oriented"})],
         "width_factors": ["array-like"],
@@ -75,10 +77,10 @@ class _BaseKMP(BaseEstimator):
         "n_neighbors": POSITIVE_INT,
     }
 
-    def __init__(self, n_basis=50, variant="prefit", kernel="rbf", sigma=1.0, scales=None,
+    def __init__(self, *, n_basis=50, variant="prefit", kernel="rbf", sigma=1.0, scales=None,
                  degree=3, coef0=1.0, bias=True, n_candidates=None, loss="squared",
                  refit_every=5, validation_fraction=None, n_iter_no_change=None,
-                 dtype="float64", memory_mb=2048, random_state=None, dictionary="kernel",
+                 precision="float64", cache_size=2048, random_state=None, dictionary="kernel",
                  width_factors=(0.5, 1.0, 2.0), n_components=1, n_neighbors=10):
         self.n_basis = n_basis
         self.variant = variant
@@ -93,8 +95,8 @@ class _BaseKMP(BaseEstimator):
         self.refit_every = refit_every
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
-        self.dtype = dtype
-        self.memory_mb = memory_mb
+        self.precision = precision
+        self.cache_size = cache_size
         self.random_state = random_state
         self.dictionary = dictionary
         self.width_factors = width_factors
@@ -102,14 +104,10 @@ class _BaseKMP(BaseEstimator):
         self.n_neighbors = n_neighbors
 
     # -- validation --------------------------------------------------------------------------
-    def _check_params(self, n_samples):
-        if n_samples < 2:
-            raise ValueError(f"KMP needs at least 2 samples, got {n_samples} sample")
+    def _check_params_extra(self):
         if self.kernel == "precomputed":
             raise ValueError("kernel='precomputed' is not supported by KMP (the dictionary is "
                              "built from the training points); pass a callable instead")
-        if self.dtype not in ("float64", "float32", np.float64, np.float32):
-            raise ValueError(f"dtype must be 'float64' or 'float32', got {self.dtype!r}")
         if self.dictionary != "kernel" and self.kernel != "rbf":
             raise ValueError(f"dictionary={self.dictionary!r} is made of Gaussians: it needs "
                              f"kernel='rbf', got kernel={self.kernel!r}")
@@ -122,13 +120,13 @@ class _BaseKMP(BaseEstimator):
     def _check_input(self, X, y="no_validation", reset=True, **kwargs):
         """The one input check, in the dictionary's precision after the kernel's scales."""
         poly = dict(degree=self.degree, offset=self.coef0) if self.kernel == "poly" else {}
-        return check_input(self, X, y, reset=reset, precision=str(np.dtype(self.dtype)),
+        return check_input(self, X, y, reset=reset, precision=self.precision,
                            scale=self.scales, **poly, **kwargs)
 
     def _make_kernel(self, X):
         """The fitted kernel (:meth:`kernelnb.kernels.KernelSpec.fit`, in the dictionary's
-        precision ``dtype``)."""
-        kern = _k.KernelSpec.of(self).fit(X, dtype=np.dtype(self.dtype))
+        ``precision``)."""
+        kern = _k.KernelSpec.of(self).fit(X, dtype=np.dtype(self.precision))
         self.sigma_ = kern.sigma if isinstance(kern, _k.RBF) else None
         return kern
 
@@ -184,7 +182,7 @@ class _BaseKMP(BaseEstimator):
 
         Computed as K(centres, X) (+ a row of ones), whose transpose is already Fortran-ordered:
         no copy of the l x M matrix."""
-        dt = np.dtype(self.dtype)
+        dt = np.dtype(self.precision)
         if self.dictionary != "kernel":
             Dt = self._eval_atoms(X.astype(np.float64), self._atoms, dt).T
         elif isinstance(self.kernel_, _k.CallableKernel):
@@ -213,7 +211,6 @@ class _BaseKMP(BaseEstimator):
 
     def _fit_targets(self, X, T, X_val, T_val, classification):
         """Fit one path per column of T (±1 targets for classification); set the attributes."""
-        t0 = time.perf_counter()
         n = X.shape[0]
         rng = check_random_state(self.random_state)
         cand = np.arange(n)
@@ -230,17 +227,17 @@ class _BaseKMP(BaseEstimator):
             raise ValueError(f"n_basis={self.n_basis} is larger than the dictionary ({M} atoms: "
                              f"{n_atoms} atoms on {cand.shape[0]} candidate points"
                              f"{' + bias' if self.bias else ''})")
-        need_mb = np.dtype(self.dtype).itemsize * n * M / 2**20
-        blocked = need_mb > self.memory_mb
+        need_mb = np.dtype(self.precision).itemsize * n * M / 2**20
+        blocked = need_mb > self.cache_size
         if blocked and self.loss != "squared":
             raise ValueError(f"the dictionary needs {need_mb:.0f} MB (n_samples x n_candidates "
-                             f"values), more than memory_mb={self.memory_mb}; only loss='squared' "
-                             "recomputes kernel columns in blocks: lower n_candidates or use "
-                             "dtype='float32'")
+                             f"values), more than cache_size={self.cache_size}; only "
+                             "loss='squared' recomputes kernel columns in blocks: lower "
+                             "n_candidates or use precision='float32'")
         if blocked and self.dictionary != "kernel":
-            raise ValueError(f"the dictionary needs {need_mb:.0f} MB, more than memory_mb="
-                             f"{self.memory_mb}; dictionary={self.dictionary!r} is not recomputed "
-                             "in blocks: lower n_candidates or use dtype='float32'")
+            raise ValueError(f"the dictionary needs {need_mb:.0f} MB, more than cache_size="
+                             f"{self.cache_size}; dictionary={self.dictionary!r} is not "
+                             "recomputed in blocks: lower n_candidates or use precision='float32'")
         centres = X[cand]
         self.blocked_ = blocked
         if blocked:
@@ -273,15 +270,18 @@ class _BaseKMP(BaseEstimator):
                 self.n_basis_.append(int(np.argmin(res["val_error"])) + 1)
             else:
                 self.n_basis_.append(len(res["basis"]))
+        steps = np.array([len(res["basis"]) for res in self.paths_], dtype=np.int64)
+        # one path per target: an array for the classifier (one-vs-rest problems), an int for
+        # the regressor (one problem)
+        self.n_iter_ = steps if classification else int(steps[0])
         self._set_weights()
-        self.fit_time_ = time.perf_counter() - t0
 
     def _blocked_path(self, X, X_val, centres, t, yv, classification, patience, need_mb):
-        """The squared-loss path with kernel columns recomputed in blocks (memory_mb too small)."""
+        """The squared-loss path with kernel columns recomputed in blocks (cache_size too small)."""
         M = centres.shape[0] + (1 if self.bias else 0)
         n_c = centres.shape[0]
-        # columns per block so that one block stays within a tenth of memory_mb
-        block = int(max(1, min(M, self.memory_mb * 2**20 / 10 / (8.0 * X.shape[0]))))
+        # columns per block so that one block stays within a tenth of cache_size
+        block = int(max(1, min(M, self.cache_size * 2**20 / 10 / (8.0 * X.shape[0]))))
 
         def atoms(P, lo, hi):
             hi_c = min(hi, n_c)
@@ -523,60 +523,112 @@ def _loss_path(D, y, N, loss, refit_every, Dv, yv, patience):
 
 
 class KMPClassifier(ClassifierMixin, _BaseKMP):
-    """Kernel Matching Pursuit classifier (binary on ±1 targets; one-vs-rest for more classes).
+    """Kernel Matching Pursuit classifier (Vincent & Bengio, Machine Learning 48, 2002).
+
+    The pursuit fits ±1 targets; more than two classes are learnt one-vs-rest (one path per
+    class).
 
     Parameters
     ----------
     n_basis : int, default=50
         Maximal number of support points N (steps of the pursuit).
     variant : {'prefit', 'backfit', 'basic'}, default='prefit'
-        How weights are fitted (squared loss); non-squared losses always use Fig. 4.
-    kernel, sigma, scales, degree, coef0 :
-        As :class:`kernelnb.svm.SVC` (``sigma`` for ``exp(-||x-y||^2 / (2 sigma^2))``; the KMP
-        paper's width ``s`` in ``exp(-||x-y||^2 / s^2)`` is ``sigma = s / sqrt(2)``).
-
-        .. versionchanged:: 0.2.0
-           ``coef0`` defaults to 1, the ``(1 + x.z)^p`` of Vincent's thesis (it was 0).
+        How the weights are fitted with the squared loss: pre-fitting (Fig. 3, Eq. 7; the
+        paper's default), back-fitting (orthogonal matching pursuit, Eq. 6) or basic matching
+        pursuit (Fig. 1).  Non-squared losses always use Fig. 4.
+    kernel : {'rbf', 'linear', 'poly'} or callable, default='rbf'
+        The kernel of the dictionary's functions; a callable ``f(X, Y) -> K``.
+    sigma : float or 'scale', default=1.0
+        RBF width, ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``; the KMP paper's width
+        ``s`` in ``exp(-||x - y||^2 / s^2)`` is ``sigma = s / sqrt(2)``.  ``'scale'`` as
+        scikit-learn's ``gamma='scale'``.
+    scales : array-like of shape (n_features,), default=None
+        Per-feature scaling factors of the RBF kernel (None: all ones).
+    degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel (the ``(1 + x.z)^p`` of Vincent's thesis).
     bias : bool, default=True
-        Add the constant function to the dictionary.
-    n_candidates : int, optional
-        Dictionary of a random subset of that many training points (default: all).
-    loss : str, default='squared'
-        'squared' (KMP-mse) or a margin loss of :mod:`kernelnb.losses` ('tanh' is KMP-tanh).
+        Add the constant function to the dictionary (Eq. 14).
+    n_candidates : int, default=None
+        Build the dictionary on a random subset of that many training points (None: all).
+    loss : str or Loss, default='squared'
+        'squared' (KMP-mse) or a differentiable margin loss of :mod:`kernelnb.losses` ('tanh' is
+        KMP-tanh), minimised by gradient descent in function space (Fig. 4).
     refit_every : int, default=5
         Non-squared losses: refit all weights every that many steps (Fig. 4's p).
-    validation_fraction : float, optional
-        Hold out that fraction to choose N by validation error (early stopping).
-    n_iter_no_change : int, optional
-        Stop the pursuit after that many steps without a better validation error.
-    dtype : {'float64', 'float32'}, default='float64'
-        Precision of the dictionary.  The pursuit is bound by reading it once per step, so
-        float32 halves time and memory; the residue and scores stay in float64.
-    memory_mb : float, default=2048
-        Bound on the dictionary's memory (n_samples x n_candidates values).  Beyond it the
-        squared-loss pursuit recomputes kernel columns in blocks at every step (``blocked_``):
-        memory O(n_samples x (block + N)), time O(N x M x l) kernel evaluations.
-    random_state : int, RandomState or None
+    validation_fraction : float, default=None
+        Hold out that fraction of X to choose N by validation error (early stopping); used
+        only when ``fit`` gets no ``X_val``.  None: no validation data.
+    n_iter_no_change : int, default=None
+        With validation data, stop the pursuit after that many steps without a better
+        validation error (None: compute the path up to ``n_basis``).
+    precision : {'float64', 'float32'}, default='float64'
+        Float type of the dictionary's kernel values.  The pursuit is bound by reading the
+        dictionary once per step, so float32 halves time and memory; the residue and scores
+        stay in float64.
+    cache_size : float, default=2048
+        Memory in MB the dictionary may use (n_samples x n_candidates values).  Beyond it the
+        squared-loss pursuit recomputes kernel columns in blocks at every step
+        (``blocked_``): memory O(n_samples x (block + N)), time O(N x M x l) kernel
+        evaluations.
+    random_state : int, RandomState instance or None, default=None
+        Draws the candidate points and the held-out validation fraction.
     dictionary : {'kernel', 'widths', 'oriented'}, default='kernel'
         The atoms per candidate point: the kernel function; Gaussians of the widths
         ``sigma * width_factors``; or an oriented Gaussian with the point's Manifold Parzen
         covariance (``n_components`` principal directions of its ``n_neighbors`` nearest
         neighbours plus ``sigma^2`` in every direction).  The last two need ``kernel='rbf'``.
-    width_factors : sequence of float > 0, default=(0.5, 1.0, 2.0)
-        ``dictionary='widths'``: the widths, as factors of the fitted ``sigma_``.
-    n_components : int >= 0, default=1
+    width_factors : sequence of float, default=(0.5, 1.0, 2.0)
+        ``dictionary='widths'``: the widths, as positive factors of the fitted ``sigma_``.
+    n_components : int, default=1
         ``dictionary='oriented'``: principal directions per atom (0: the Gaussian kernel).
     n_neighbors : int, default=10
         ``dictionary='oriented'``: neighbours of each local covariance.
 
     Attributes
     ----------
-    classes_, support_ (training indices of the chosen points; of each chosen atom's centre,
-    repeated when two widths of one point are chosen), support_vectors_,
-    coef_ (n_targets, n_support), intercept_, n_basis_ (N kept per target),
-    atom_sigma_ (``dictionary`` 'widths' or 'oriented': the width of each chosen atom),
-    train_errors_ / validation_errors_ (per target: error for N = 1, 2, ...), paths_,
-    fit_time_ (seconds).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels; for two classes ``decision_function > 0`` means ``classes_[1]``.
+    coef_ : ndarray of shape (n_targets, n_support)
+        Weights of the chosen atoms per target (one target for two classes, else one per
+        class).
+    support_ : ndarray of shape (n_support,)
+        Training indices of the chosen points (of each chosen atom's centre, repeated when two
+        widths of one point are chosen).
+    support_vectors_ : ndarray of shape (n_support, n_features)
+        The centres of the chosen atoms.
+    intercept_ : ndarray of shape (n_targets,)
+        The weight of the constant atom per target (0 without ``bias``).
+    n_basis_ : list of int
+        N kept per target: the step with the smallest validation error, or all steps taken.
+    atom_sigma_ : ndarray of shape (n_support,)
+        ``dictionary`` 'widths' or 'oriented': the width of each chosen atom.
+    train_errors_ : list of ndarray
+        Per target, the training error for N = 1, 2, ... (error rate for classification,
+        mean squared error for regression).
+    validation_errors_ : list of ndarray or None
+        Per target, the validation error for N = 1, 2, ... (None without validation data).
+    paths_ : list of dict
+        The pursuit path of each target (chosen atoms in order and their weights).
+    candidates_ : ndarray of int
+        Training indices of the dictionary's candidate points.
+    blocked_ : bool
+        Whether the dictionary exceeded ``cache_size`` and was recomputed in blocks.
+    kernel_ : kernelnb.kernels.Kernel
+        The fitted kernel.
+    sigma_ : float or None
+        The RBF width used (``'scale'`` resolved).
+    fit_time_ : float
+        Seconds spent in ``fit``.
+    n_iter_ : ndarray of shape (n_targets,)
+        Pursuit steps taken per target (at most ``n_basis``).
+
+    References
+    ----------
+    P. Vincent & Y. Bengio, Kernel Matching Pursuit, Machine Learning 48, 2002 (Figs. 1, 3 and 4,
+    Eqs. 6, 7 and 14); P. Vincent, PhD thesis, Université de Montréal, 2003, ch. 14 (the
+    'widths' and 'oriented' dictionaries).
 
     Examples
     --------
@@ -590,19 +642,42 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
     1.0
     """
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        check_params(self)                      # before the inputs: they use dtype and scales
-        X, y = self._check_input(X, y)
-        check_classification_targets(y)
-        self._check_params(X.shape[0])
-        classes = np.unique(y)
-        if classes.shape[0] < 2:
-            raise ValueError(f"KMPClassifier needs at least two classes; got 1 class ({classes[0]!r})")
+    def _check_params_extra(self):
+        super()._check_params_extra()
         if self.loss != "squared":
             loss = self._loss
             if loss.kind != "margin" or not loss.smooth:
                 raise ValueError("loss must be 'squared' or a differentiable margin loss of "
                                  f"kernelnb.losses (Fig. 4 follows its derivative), got {self.loss!r}")
+
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Compute the pursuit path and keep its first ``n_basis_`` steps.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        X_val : array-like of shape (n_val, n_features), default=None
+            Validation inputs: N is chosen by their error (and the pursuit stops early with
+            ``n_iter_no_change``).  None: ``validation_fraction`` of X is held out when it is
+            set.
+        y_val : array-like of shape (n_val,), default=None
+            Validation labels (required with ``X_val``).
+
+        Returns
+        -------
+        KMPClassifier
+            The fitted classifier.
+        """
+        X, y = self._check_input(X, y)
+        check_classification_targets(y)
+        _check_n_samples(X.shape[0])
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            raise ValueError(f"KMPClassifier needs at least two classes; got 1 class ({classes[0]!r})")
         self.classes_ = classes
         X_fit, y_fit, X_va, y_va = self._split(X, y, X_val, y_val, stratify=True)
         T = self._targets(y_fit)
@@ -616,10 +691,35 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
         return np.column_stack([np.where(y == c, 1.0, -1.0) for c in self.classes_])
 
     def decision_function(self, X):
+        """Decision values of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            ``f(x)``: for two classes positive means ``classes_[1]``; for more, one column per
+            class (one-vs-rest).
+        """
         f = self._raw_decision(X)
         return f[:, 0] if self.classes_.shape[0] == 2 else f
 
     def predict(self, X):
+        """Predict the classes of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted labels, taken from ``classes_``.
+        """
         f = self._raw_decision(X)
         if self.classes_.shape[0] == 2:
             return self.classes_[(f[:, 0] > 0).astype(int)]
@@ -627,15 +727,147 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
 
 
 class KMPRegressor(RegressorMixin, _BaseKMP):
-    """Kernel Matching Pursuit regression with the squared loss (parameters as KMPClassifier;
-    ``loss`` must be 'squared')."""
+    """Kernel Matching Pursuit regression with the squared loss (Vincent & Bengio, 2002).
 
-    def fit(self, X, y, X_val=None, y_val=None):
-        check_params(self)
-        X, y = self._check_input(X, y, y_numeric=True)
-        self._check_params(X.shape[0])
+    Parameters
+    ----------
+    n_basis : int, default=50
+        Maximal number of support points N (steps of the pursuit).
+    variant : {'prefit', 'backfit', 'basic'}, default='prefit'
+        How the weights are fitted with the squared loss: pre-fitting (Fig. 3, Eq. 7; the
+        paper's default), back-fitting (orthogonal matching pursuit, Eq. 6) or basic matching
+        pursuit (Fig. 1).
+    kernel : {'rbf', 'linear', 'poly'} or callable, default='rbf'
+        The kernel of the dictionary's functions; a callable ``f(X, Y) -> K``.
+    sigma : float or 'scale', default=1.0
+        RBF width, ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``; the KMP paper's width
+        ``s`` in ``exp(-||x - y||^2 / s^2)`` is ``sigma = s / sqrt(2)``.  ``'scale'`` as
+        scikit-learn's ``gamma='scale'``.
+    scales : array-like of shape (n_features,), default=None
+        Per-feature scaling factors of the RBF kernel (None: all ones).
+    degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel (the ``(1 + x.z)^p`` of Vincent's thesis).
+    bias : bool, default=True
+        Add the constant function to the dictionary (Eq. 14).
+    n_candidates : int, default=None
+        Build the dictionary on a random subset of that many training points (None: all).
+    loss : {'squared'}, default='squared'
+        The loss: regression supports the squared loss (KMP-mse) only.
+    refit_every : int, default=5
+        Unused by the squared loss (kept for the parameters shared with
+        :class:`KMPClassifier`).
+    validation_fraction : float, default=None
+        Hold out that fraction of X to choose N by validation error (early stopping); used
+        only when ``fit`` gets no ``X_val``.  None: no validation data.
+    n_iter_no_change : int, default=None
+        With validation data, stop the pursuit after that many steps without a better
+        validation error (None: compute the path up to ``n_basis``).
+    precision : {'float64', 'float32'}, default='float64'
+        Float type of the dictionary's kernel values.  The pursuit is bound by reading the
+        dictionary once per step, so float32 halves time and memory; the residue and scores
+        stay in float64.
+    cache_size : float, default=2048
+        Memory in MB the dictionary may use (n_samples x n_candidates values).  Beyond it the
+        squared-loss pursuit recomputes kernel columns in blocks at every step
+        (``blocked_``): memory O(n_samples x (block + N)), time O(N x M x l) kernel
+        evaluations.
+    random_state : int, RandomState instance or None, default=None
+        Draws the candidate points and the held-out validation fraction.
+    dictionary : {'kernel', 'widths', 'oriented'}, default='kernel'
+        The atoms per candidate point: the kernel function; Gaussians of the widths
+        ``sigma * width_factors``; or an oriented Gaussian with the point's Manifold Parzen
+        covariance (``n_components`` principal directions of its ``n_neighbors`` nearest
+        neighbours plus ``sigma^2`` in every direction).  The last two need ``kernel='rbf'``.
+    width_factors : sequence of float, default=(0.5, 1.0, 2.0)
+        ``dictionary='widths'``: the widths, as positive factors of the fitted ``sigma_``.
+    n_components : int, default=1
+        ``dictionary='oriented'``: principal directions per atom (0: the Gaussian kernel).
+    n_neighbors : int, default=10
+        ``dictionary='oriented'``: neighbours of each local covariance.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_support)
+        Weights of the chosen atoms.
+    support_ : ndarray of shape (n_support,)
+        Training indices of the chosen points (of each chosen atom's centre, repeated when two
+        widths of one point are chosen).
+    support_vectors_ : ndarray of shape (n_support, n_features)
+        The centres of the chosen atoms.
+    intercept_ : ndarray of shape (n_targets,)
+        The weight of the constant atom per target (0 without ``bias``).
+    n_basis_ : list of int
+        N kept per target: the step with the smallest validation error, or all steps taken.
+    atom_sigma_ : ndarray of shape (n_support,)
+        ``dictionary`` 'widths' or 'oriented': the width of each chosen atom.
+    train_errors_ : list of ndarray
+        Per target, the training error for N = 1, 2, ... (error rate for classification,
+        mean squared error for regression).
+    validation_errors_ : list of ndarray or None
+        Per target, the validation error for N = 1, 2, ... (None without validation data).
+    paths_ : list of dict
+        The pursuit path of each target (chosen atoms in order and their weights).
+    candidates_ : ndarray of int
+        Training indices of the dictionary's candidate points.
+    blocked_ : bool
+        Whether the dictionary exceeded ``cache_size`` and was recomputed in blocks.
+    kernel_ : kernelnb.kernels.Kernel
+        The fitted kernel.
+    sigma_ : float or None
+        The RBF width used (``'scale'`` resolved).
+    fit_time_ : float
+        Seconds spent in ``fit``.
+    n_iter_ : int
+        Pursuit steps taken (at most ``n_basis``).
+
+    References
+    ----------
+    P. Vincent & Y. Bengio, Kernel Matching Pursuit, Machine Learning 48, 2002 (Figs. 1 and 3,
+    Eqs. 6, 7 and 14).
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_sinc
+    >>> from kernelnb.kmp import KMPRegressor
+    >>> X, y = make_sinc(n_samples=100, noise=0.05, random_state=0)
+    >>> reg = KMPRegressor(n_basis=8, sigma=1.0).fit(X, y)
+    >>> print(reg.n_iter_, reg.support_vectors_.shape)   # 7 kernel functions and the bias
+    8 (7, 1)
+    >>> print(round(reg.score(X, y), 2))
+    0.96
+    """
+
+    def _check_params_extra(self):
+        super()._check_params_extra()
         if self.loss != "squared":
             raise ValueError(f"KMPRegressor supports loss='squared' only, got {self.loss!r}")
+
+    @fit_context
+    def fit(self, X, y, *, X_val=None, y_val=None):
+        """Compute the pursuit path and keep its first ``n_basis_`` steps.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Real targets.
+        X_val : array-like of shape (n_val, n_features), default=None
+            Validation inputs: N is chosen by their mean squared error (and the pursuit stops
+            early with ``n_iter_no_change``).  None: ``validation_fraction`` of X is held out
+            when it is set.
+        y_val : array-like of shape (n_val,), default=None
+            Validation targets (required with ``X_val``).
+
+        Returns
+        -------
+        KMPRegressor
+            The fitted regressor.
+        """
+        X, y = self._check_input(X, y, y_numeric=True)
+        _check_n_samples(X.shape[0])
         X_fit, y_fit, X_va, y_va = self._split(X, y, X_val, y_val, stratify=False)
         T_val = None if y_va is None else np.asarray(y_va, dtype=np.float64)[:, None]
         self._fit_targets(X_fit, np.asarray(y_fit, dtype=np.float64)[:, None], X_va, T_val,
@@ -643,4 +875,21 @@ class KMPRegressor(RegressorMixin, _BaseKMP):
         return self
 
     def predict(self, X):
+        """Predict the targets of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``f(x) = b + sum_n a_n K(x, x_n)``.
+        """
         return self._raw_decision(X)[:, 0]
+
+
+def _check_n_samples(n_samples):
+    if n_samples < 2:
+        raise ValueError(f"KMP needs at least 2 samples, got {n_samples} sample")

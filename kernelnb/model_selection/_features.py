@@ -511,9 +511,9 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
 
     Notes
     -----
-    On the linear toy of the thesis (:func:`kernelnb.datasets.make_weston_linear`, 30 training
-    points, standardised), a linear SVM on all 202 features errs on 26.7% of the test points and
-    the SVM with the optimised factors on 4.6% (thesis Fig. 5.3: 28% and 4.6%), measured over
+    On the linear toy of the thesis (:func:`kernelnb.datasets.make_feature_selection_linear`,
+    30 training points, standardised), a linear SVM on all 202 features errs on 26.7% of the test
+    points and the SVM with the optimised factors on 4.6% (thesis Fig. 5.3: 28% and 4.6%), measured over
     100 draws by ``benchmarks/bench_feature_selection.py``.
 
     Examples

@@ -16,7 +16,6 @@ from __future__ import annotations
 import numbers
 import os
 import threading
-import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -28,9 +27,10 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import _kernels
 from .._callbacks import progress_caller
+from .._fit import fit_context
 from .._threads import blas_single_thread, blas_threads_for, n_threads
 from .._validation import (CALLBACK, N_JOBS, NONNEGATIVE, POSITIVE, Interval, Options,
-                           StrOptions, check_input, check_params)
+                           StrOptions, check_input)
 from .. import kernels as _k
 from . import _smo
 
@@ -41,12 +41,6 @@ _MARGINS = ("l1", "l2", "hard")
 # Upper bound used for variables without one (hard and L2 margins): large enough never to be
 # reached, small enough that differences of two bounds stay finite.
 _NO_BOUND = 1e250
-_STATUS_TEXT = {
-    0: "converged",
-    1: "stopped at max_iter",
-    2: "interrupted",
-    3: "stopped by the callback",
-}
 
 
 def _physical_memory_mb():
@@ -59,8 +53,8 @@ def _physical_memory_mb():
 class _BaseSVM(BaseEstimator):
     """Parameters, validation and the call into the solver shared by SVC and SVR."""
 
-    # One table (kernelnb._validation, scikit-learn's constraints) checked by check_params;
-    # _validate_params_ adds what a table cannot say.
+    # One table (kernelnb._validation, scikit-learn's constraints) checked by the fit wrapper
+    # (kernelnb._fit.fit_context); _check_params_extra adds what a table cannot say.
     _parameter_constraints = {
         "C": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {np.inf})],
         "kernel": [StrOptions(set(_k.KERNEL_NAMES)), callable],
@@ -81,8 +75,7 @@ class _BaseSVM(BaseEstimator):
         "precision": [StrOptions({"float32", "float64"})],
     }
 
-    def _validate_params_(self):
-        check_params(self)
+    def _check_params_extra(self):
         cs = self.cache_size
         if cs > _physical_memory_mb():
             raise ValueError(f"cache_size={cs!r} MB is larger than this machine's memory "
@@ -268,17 +261,34 @@ class _BaseSVM(BaseEstimator):
         return ub, 1.0 / C_i
 
     def _report_status(self, statuses):
+        """Set ``fit_status_`` (the worst over the binary problems) and say what it means.
+
+        The solver catches Ctrl-C itself and returns the state it reached (status 2); once that
+        state is assembled into the model the interrupt is handed on to the fit wrapper
+        (:func:`kernelnb._fit.fit_context`), whose :meth:`_on_interrupt` keeps it: ``fit``
+        returns the model with ``interrupted_ = True`` and a ``RuntimeWarning``."""
         statuses = np.atleast_1d(statuses)
         worst = int(statuses.max()) if statuses.size else 0
         self.fit_status_ = worst
         if worst == 1:
             hint = (" The data may not be separable: use margin='l1' or 'l2'."
                     if self._margin == "hard" else " Raise max_iter or tol.")
+            # stacklevel: _report_status, fit, the fit wrapper, the caller
             warnings.warn(f"{type(self).__name__} did not converge within max_iter={self.max_iter} "
-                          f"iterations.{hint}", ConvergenceWarning, stacklevel=3)
+                          f"iterations.{hint}", ConvergenceWarning, stacklevel=4)
         elif worst == 2:
-            warnings.warn(f"{type(self).__name__}.fit was interrupted; the model holds the state "
-                          "reached (fit_status_=2).", RuntimeWarning, stacklevel=3)
+            self._solver_interrupted = True
+            raise KeyboardInterrupt
+
+    def _on_interrupt(self):
+        """Keep the model when the solver stopped on Ctrl-C and its state was assembled
+        (``fit_status_ = 2``); an interrupt anywhere else in ``fit`` propagates."""
+        return self.__dict__.pop("_solver_interrupted", False)
+
+    @property
+    def _coef_matrix(self):
+        """Coefficients of the support vectors per binary problem, shape (n_SV, n_problems)."""
+        return self.dual_coef_.T
 
     # -- prediction ------------------------------------------------------------------------
     def _prepare_prediction(self, X):
@@ -312,7 +322,7 @@ class _BaseSVM(BaseEstimator):
         out = np.empty((X.shape[0], self._coef_matrix.shape[1]))
         for rows, Kb in self._kernel_to_sv(X):
             out[rows] = Kb @ self._coef_matrix
-        return out - self._rho
+        return out + self.intercept_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -350,52 +360,44 @@ def _feasible(alpha0, yv, ub):
 class SVC(ClassifierMixin, _BaseSVM):
     """Support vector classifier trained by decomposition (SMO with second-order selection).
 
+    Multi-class problems are solved one-vs-one as in LIBSVM: one binary problem per pair of
+    classes, voting at prediction time.
+
     Parameters
     ----------
     C : float, default=1.0
         Soft-margin penalty (> 0).  ``C = inf`` is the hard margin (as ``margin='hard'``).
     kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
+        The kernel; a callable ``f(X, Y) -> K`` is evaluated in blocks outside the solver.
     sigma : float or 'scale', default=1.0
         RBF width: ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``.  ``'scale'`` gives the width
         equivalent to scikit-learn's ``gamma='scale'``.  ``1 / (2 sigma^2)`` must be a normal
         number in the solver's ``precision`` (a ``ValueError`` names ``sigma`` otherwise).
-    scales : array of shape (n_features,), optional
-        Per-feature scaling factors ``s`` of the RBF kernel.
-    degree, coef0 : int, default=3, and float, default=1.0
-        Polynomial kernel ``(<x, y> + coef0) ** degree``; the default is the ``(1 + x.z)^p`` of
-        Collobert's, Vincent's and Chapelle's theses.
-
-        .. versionchanged:: 0.2.0
-           ``coef0`` defaults to 1 (it was 0).
+    scales : array-like of shape (n_features,), default=None
+        Per-feature scaling factors ``s`` of the RBF kernel (None: all ones).
+    degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel; the default is the ``(1 + x.z)^p`` of Collobert's,
+        Vincent's and Chapelle's theses.
     margin : {'l1', 'l2', 'hard'}, default='l1'
         Soft margin with linear slack (C-SVC), with squared slack (hard margin on ``K + I/C``,
-        Chapelle's thesis ch. 4), or no slack.
+        Chapelle's thesis ch. 4), or no slack (on data that is not separable the solver stops
+        at ``max_iter``, a default cap applying, with a warning).
     tol : float, default=1e-3
         Stop when the maximal KKT violation is at most ``tol`` (LIBSVM's rule).
     cache_size : float, default=200
-        Kernel row cache in MB (float32 rows).
+        Memory in MB for kernel values (float32 rows).  When the whole kernel matrix fits, it
+        is computed once and shared by the one-vs-one problems.
     max_iter : int, default=-1
         Iteration limit per binary problem (-1: none; the hard margin caps it anyway).
     shrinking : bool, default=True
         Shrinking of bound variables (LIBSVM's heuristic, with a final check on the whole problem).
-    q : 'auto' or even int >= 2, default='auto'
-        Working-set size.  2 is SMO (a pair per step, Fan, Chen & Lin 2005 second-order
-        selection).  Larger q is SVMTorch's decomposition (Collobert & Bengio 2001, JMLR;
-        Collobert's thesis ch. 5): the q/2 most violating variables of each side are selected
-        at once, their q kernel rows computed in GEMM blocks, and the q-variable sub-problem
-        solved by SMO steps on that cached block before the gradient of the others is updated.
-        Either way the solver stops on the same KKT rule (``tol``) and reaches the same optimum.
-        ``'auto'``: pairs on small data (4 MB) or when several one-vs-one problems share the
-        whole kernel matrix, otherwise q up to 1024 (half the rows the cache holds); the cache is
-        enlarged to hold q rows if needed.
-    precision : {'float32', 'float64'}, default='float32'
-        Kernel values the solver reads.  ``'float32'`` (as LIBSVM's cache) is the fast path.
-        ``'float64'`` computes the whole kernel matrix once in float64 (8 n^2 bytes, whatever
-        ``cache_size``) and solves on it exactly: for callers that need duals and gradients to
-        more digits than float32 gives (model selection's bounds and their derivatives).
-    class_weight : dict, 'balanced' or None
-        Multiplies C per class.
+    class_weight : dict, 'balanced' or None, default=None
+        Multiplies C per class (``'balanced'``: by ``n_samples / (n_classes * count)``).
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
+        Shape of :meth:`decision_function` for more than two classes: one column per class
+        (votes, ties broken by the summed confidences) or one per pair of classes.
     warm_start : bool, default=False
         Start from the previous fit's dual variables (same data), e.g. along a path of C.
     n_jobs : int or None, default=-1
@@ -403,31 +405,67 @@ class SVC(ClassifierMixin, _BaseSVM):
         are solved concurrently.  -1: every core; None or 1: one thread (joblib's meaning).
     verbose : bool, default=False
         Print the KKT gap and dual objective every 1000 iterations.
-    callback : callable ``callback(info)``, optional
-        Called every 1000 iterations with a dict (``iteration``, ``kkt_gap``, ``objective``,
-        ``problem``: which binary problem, '' for one); returning ``False`` stops the solver
-        (``fit_status_=3``).  The package's one callback form (:mod:`kernelnb._callbacks`); the
-        old ``callback(iteration, kkt_gap, objective)`` still works, with a ``FutureWarning``.
-        Ctrl-C also stops it cleanly (``fit_status_=2``), leaving a usable model.
+    callback : callable, default=None
+        ``callback(info)`` is called every 1000 iterations with a dict (``iteration``,
+        ``kkt_gap``, ``objective``, ``problem``: which binary problem, '' for one); returning
+        ``False`` stops the solver (``fit_status_=3``).  Ctrl-C also stops it cleanly
+        (``fit_status_=2``, ``interrupted_=True``), leaving a usable model.
+    q : 'auto' or int, default='auto'
+        Working-set size, an even integer >= 2.  2 is SMO (a pair per step, Fan, Chen & Lin 2005
+        second-order selection).  Larger q is SVMTorch's decomposition (Collobert & Bengio 2001,
+        JMLR; Collobert's thesis ch. 5): the q/2 most violating variables of each side are
+        selected at once, their q kernel rows computed in GEMM blocks, and the q-variable
+        sub-problem solved by SMO steps on that cached block before the gradient of the others
+        is updated.  Either way the solver stops on the same KKT rule (``tol``) and reaches the
+        same optimum.  ``'auto'``: pairs on small data (4 MB) or when several one-vs-one
+        problems share the whole kernel matrix, otherwise q up to 1024 (half the rows the cache
+        holds); the cache is enlarged to hold q rows if needed.
+    precision : {'float32', 'float64'}, default='float32'
+        Float type of the kernel values the solver reads.  ``'float32'`` (as LIBSVM's cache) is
+        the fast path.  ``'float64'`` computes the whole kernel matrix once in float64
+        (8 n^2 bytes, whatever ``cache_size``) and solves on it exactly: for callers that need
+        duals and gradients to more digits than float32 gives (model selection's bounds and
+        their derivatives).
 
     Attributes
     ----------
-    classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_ :
-        As in scikit-learn (``dual_coef_`` holds ``y_i alpha_i`` in LIBSVM's one-vs-one layout).
-    objective_ : float or ndarray
+    classes_ : ndarray of shape (n_classes,)
+        The class labels; for two classes ``decision_function > 0`` means ``classes_[1]``.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training data, ordered by class.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The support vectors (empty for a precomputed kernel).
+    n_support_ : ndarray of shape (n_classes,)
+        Number of support vectors per class.
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        ``y_i alpha_i`` in LIBSVM's one-vs-one layout (as scikit-learn).
+    pair_dual_coef_ : ndarray of shape (n_SV, n_pairs)
+        ``y_i alpha_i`` of each support vector in each binary problem (one column per pair of
+        classes, in the order (0, 1), (0, 2), ..., (1, 2), ...; one column for two classes):
+        the decision of pair p is ``K(X, support_vectors_) @ pair_dual_coef_[:, p] +
+        intercept_[p]``.
+    intercept_ : ndarray of shape (n_pairs,)
+        The offset of each binary problem's decision.
+    objective_ : float or ndarray of shape (n_pairs,)
         Dual objective ``1/2 a'Qa - sum a`` (per pair of classes for multi-class;
         ``- sum gamma_i a_i`` with ``margins``).
-    n_iter_ : ndarray of int, per binary problem.
+    n_iter_ : ndarray of shape (n_pairs,)
+        Solver iterations per binary problem.
     fit_status_ : int
         0 converged, 1 max_iter reached, 2 interrupted, 3 stopped by the callback.
+    interrupted_ : bool
+        Whether the fit was interrupted (Ctrl-C) and kept the state reached.
     at_bound_ : ndarray of bool, shape (n_SV,)
         Support vectors whose alpha is at its upper bound (always False for 'l2'/'hard').
+    kernel_ : kernelnb.kernels.Kernel
+        The fitted kernel.
     sigma_ : float or None
-        The RBF width used.
+        The RBF width used (``'scale'`` resolved).
     fit_time_ : float
         Seconds spent in ``fit``.
     n_kernel_rows_ : int
-        Kernel rows computed by the solver (cache misses and prefetched rows), all problems together.
+        Kernel rows computed by the solver (cache misses and prefetched rows), all problems
+        together.
     q_ : int
         Working-set size used (2: pairs; the largest over the binary problems).
 
@@ -457,7 +495,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
     }
 
-    def __init__(self, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0,
+    def __init__(self, *, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0,
                  margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
                  class_weight=None, decision_function_shape="ovr", warm_start=False,
                  n_jobs=-1, verbose=False, callback=None, q="auto", precision="float32"):
@@ -481,20 +519,24 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.q = q
         self.precision = precision
 
-    def fit(self, X, y, sample_weight=None, alpha_init=None, margins=None):
+    @fit_context
+    def fit(self, X, y, sample_weight=None, *, alpha_init=None, margins=None):
         """Fit the classifier.
 
         Parameters
         ----------
-        X : array of shape (n_samples, n_features), or (n_samples, n_samples) if precomputed
-        y : array of shape (n_samples,)
-        sample_weight : array of shape (n_samples,), optional
+        X : array-like of shape (n_samples, n_features)
+            Training inputs, or the kernel matrix of shape (n_samples, n_samples) when
+            ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
             Multiplies C per sample (weight 0 removes the sample).
-        alpha_init : array of shape (n_samples,), optional
+        alpha_init : array-like of shape (n_samples,), default=None
             Two classes only: a warm start given as signed dual coefficients ``y_i alpha_i``
             for every training sample (the layout of ``dual_coef_`` expanded to all samples,
             ``y_i = +1`` for ``classes_[1]``).  It is clipped to the box and made feasible.
-        margins : array of shape (n_samples,), optional
+        margins : array-like of shape (n_samples,), default=None
             Per-sample margins ``gamma_i > 0`` (finite): the constraints become
             ``y_i f(x_i) >= gamma_i - xi_i`` and a unit of slack of sample i costs
             ``C_i / gamma_i``.  With ``margin='l1'`` this is the adaptive-width VRM-SVM of
@@ -506,9 +548,12 @@ class SVC(ClassifierMixin, _BaseSVM):
             the plain SVM.  Multi-class: every one-vs-one problem uses the margins of its
             samples.  See :class:`kernelnb.prior.VicinalSVC`, which computes them from the
             data.
+
+        Returns
+        -------
+        SVC
+            The fitted classifier.
         """
-        t0 = time.perf_counter()
-        self._validate_params_()
         X, y = self._check_input(X, y)
         check_classification_targets(y)
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
@@ -562,8 +607,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         self._fit_n = X.shape[0]
         self._assemble(X, y_idx, results, pairs)
         self._report_status([r["status"] for r in results])
-        self.fit_time_ = time.perf_counter() - t0
         return self
+
+    @property
+    def _coef_matrix(self):
+        return self.pair_dual_coef_
 
     def _solve_all(self, data, problems):
         """Solve the binary problems: one at a time with all threads on its kernel blocks, or
@@ -643,19 +691,18 @@ class SVC(ClassifierMixin, _BaseSVM):
             self.support_vectors_ = X[self.support_]
         self.shape_fit_ = X.shape
         self._prepare_prediction(X)
-        self._coef_matrix = coef_full[self.support_]
-        self._rho = np.array([r["rho"] for r in results])
+        self.pair_dual_coef_ = coef_full[self.support_]
         sv_class = y_idx[self.support_]
         if n_cls == 2:
-            self.dual_coef_ = self._coef_matrix.T.copy()
+            self.dual_coef_ = self.pair_dual_coef_.T.copy()
         else:
             dual = np.zeros((n_cls - 1, self.support_.shape[0]))
             for p_i, (a, b) in enumerate(pairs):
                 in_a, in_b = sv_class == a, sv_class == b
-                dual[b - 1, in_a] = self._coef_matrix[in_a, p_i]
-                dual[a, in_b] = self._coef_matrix[in_b, p_i]
+                dual[b - 1, in_a] = self.pair_dual_coef_[in_a, p_i]
+                dual[a, in_b] = self.pair_dual_coef_[in_b, p_i]
             self.dual_coef_ = dual
-        self.intercept_ = -self._rho
+        self.intercept_ = -np.array([r["rho"] for r in results])
         self.n_iter_ = np.array([r["n_iter"] for r in results], dtype=np.int64)
         self.n_kernel_rows_ = int(sum(r["n_kernel_rows"] for r in results))
         self.q_ = int(max(r["q"] for r in results))
@@ -675,7 +722,20 @@ class SVC(ClassifierMixin, _BaseSVM):
         self._pairs = pairs
 
     def decision_function(self, X):
-        """Signed distance-like scores: (n_samples,) for two classes, else per ``decision_function_shape``."""
+        """Decision values of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs, or the kernel between them and the training points when
+            ``kernel='precomputed'``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
+            For two classes, positive means ``classes_[1]``; for more, one column per class
+            (``decision_function_shape='ovr'``) or per pair of classes (``'ovo'``).
+        """
         dec = self._pair_decisions(X)
         n_cls = self.classes_.shape[0]
         if n_cls == 2:
@@ -685,6 +745,19 @@ class SVC(ClassifierMixin, _BaseSVM):
         return _ovo_to_ovr(dec, self._pairs, n_cls)
 
     def predict(self, X):
+        """Predict the classes of ``X`` (one-vs-one votes for more than two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs, or the kernel between them and the training points when
+            ``kernel='precomputed'``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted labels, taken from ``classes_``.
+        """
         dec = self._pair_decisions(X)
         n_cls = self.classes_.shape[0]
         if n_cls == 2:
@@ -735,16 +808,104 @@ class SVR(RegressorMixin, _BaseSVM):
     """Epsilon-support vector regression (SVMTorch's regression; Collobert's thesis ch. 5).
 
     The dual has two variables per example (alpha and alpha*) sharing one kernel row; the
-    solver selects them independently, as SVMTorch does.  Parameters as :class:`SVC`, plus
-    ``epsilon`` (half-width of the insensitive tube).  Only ``margin='l1'`` is supported.
+    solver selects them independently, as SVMTorch does.
 
-    .. versionchanged:: 0.2.0
-       ``coef0`` defaults to 1, as in :class:`SVC` (it was 0).
+    Parameters
+    ----------
+    C : float, default=1.0
+        Penalty of the residuals outside the tube (> 0, finite).
+    epsilon : float, default=0.1
+        Half-width of the insensitive tube (>= 0).
+    kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
+        The kernel; a callable ``f(X, Y) -> K`` is evaluated in blocks outside the solver.
+    sigma : float or 'scale', default=1.0
+        RBF width: ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``; ``'scale'`` as in
+        :class:`SVC`.
+    scales : array-like of shape (n_features,), default=None
+        Per-feature scaling factors ``s`` of the RBF kernel (None: all ones).
+    degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel (the ``(1 + x.z)^p`` of the theses).
+    margin : {'l1'}, default='l1'
+        The formulation: only the linear slack of epsilon-SVR is supported.
+    tol : float, default=1e-3
+        Stop when the maximal KKT violation is at most ``tol``.
+    cache_size : float, default=200
+        Memory in MB for kernel values (float32 rows).
+    max_iter : int, default=-1
+        Iteration limit (-1: none).
+    shrinking : bool, default=True
+        Shrinking of bound variables (with a final check on the whole problem).
+    warm_start : bool, default=False
+        Start from the previous fit's dual variables (same data).
+    n_jobs : int or None, default=-1
+        Threads used for the kernel blocks.  -1: every core; None or 1: one thread.
+    verbose : bool, default=False
+        Print the KKT gap and dual objective every 1000 iterations.
+    callback : callable, default=None
+        ``callback(info)`` is called every 1000 iterations with a dict (``iteration``,
+        ``kkt_gap``, ``objective``, ``problem``); returning ``False`` stops the solver
+        (``fit_status_=3``).
+    q : 'auto' or int, default='auto'
+        Working-set size, an even integer >= 2 (2: SMO pairs; larger: SVMTorch's blocks of
+        rows), as in :class:`SVC`.
+    precision : {'float32', 'float64'}, default='float32'
+        Float type of the kernel values the solver reads (``'float64'``: the whole kernel
+        matrix once, exact duals).
+
+    Attributes
+    ----------
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training data.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The support vectors (empty for a precomputed kernel).
+    n_support_ : ndarray of shape (1,)
+        Number of support vectors.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``alpha_i - alpha*_i`` of the support vectors.
+    intercept_ : ndarray of shape (1,)
+        The offset b of ``f(x) = sum_i dual_coef_i k(x_i, x) + b``.
+    objective_ : float
+        Dual objective at the solution.
+    n_iter_ : int
+        Solver iterations.
+    fit_status_ : int
+        0 converged, 1 max_iter reached, 2 interrupted, 3 stopped by the callback.
+    interrupted_ : bool
+        Whether the fit was interrupted (Ctrl-C) and kept the state reached.
+    at_bound_ : ndarray of bool, shape (n_SV,)
+        Support vectors whose coefficient is at the bound C.
+    kernel_ : kernelnb.kernels.Kernel
+        The fitted kernel.
+    sigma_ : float or None
+        The RBF width used.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+    n_kernel_rows_ : int
+        Kernel rows computed by the solver.
+    q_ : int
+        Working-set size used.
+
+    References
+    ----------
+    Collobert, thesis ch. 5, and Collobert & Bengio, SVMTorch, JMLR 1, 2001.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_sinc
+    >>> from kernelnb.svm import SVR
+    >>> X, y = make_sinc(n_samples=100, noise=0.05, random_state=0)
+    >>> reg = SVR(C=10, epsilon=0.05, sigma=1.0).fit(X, y)
+    >>> print(reg.fit_status_, reg.predict(X[:3]).shape)
+    0 (3,)
+    >>> print(round(reg.score(X, y), 2))
+    0.97
     """
 
     _parameter_constraints = {**_BaseSVM._parameter_constraints, "epsilon": NONNEGATIVE}
 
-    def __init__(self, C=1.0, epsilon=0.1, kernel="rbf", sigma=1.0, scales=None, degree=3,
+    def __init__(self, *, C=1.0, epsilon=0.1, kernel="rbf", sigma=1.0, scales=None, degree=3,
                  coef0=1.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
                  warm_start=False, n_jobs=-1, verbose=False, callback=None, q="auto",
                  precision="float32"):
@@ -767,17 +928,35 @@ class SVR(RegressorMixin, _BaseSVM):
         self.q = q
         self.precision = precision
 
-    def fit(self, X, y, sample_weight=None, alpha_init=None):
-        """Fit the regressor on targets ``y`` (float).
-
-        ``alpha_init`` (n_samples,), optional: a warm start given as the coefficients
-        ``alpha_i - alpha*_i`` of every training sample (``dual_coef_`` expanded)."""
-        t0 = time.perf_counter()
-        self._validate_params_()
+    def _check_params_extra(self):
+        super()._check_params_extra()
         if self.margin != "l1":
             raise ValueError(f"SVR supports margin='l1' only, got {self.margin!r}")
         if not np.isfinite(self.C):
             raise ValueError(f"SVR needs a finite C, got {self.C!r}")
+
+    @fit_context
+    def fit(self, X, y, sample_weight=None, *, alpha_init=None):
+        """Fit the regressor.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs, or the kernel matrix of shape (n_samples, n_samples) when
+            ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,)
+            Real targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies C per sample (weight 0 removes the sample).
+        alpha_init : array-like of shape (n_samples,), default=None
+            A warm start given as the coefficients ``alpha_i - alpha*_i`` of every training
+            sample (``dual_coef_`` expanded to all samples).
+
+        Returns
+        -------
+        SVR
+            The fitted regressor.
+        """
         X, y = self._check_input(X, y, y_numeric=True)
         eps = float(self.epsilon)
         y = np.asarray(y, dtype=np.float64)
@@ -819,10 +998,8 @@ class SVR(RegressorMixin, _BaseSVM):
         self._prepare_prediction(X)
         self.n_support_ = np.array([self.support_.shape[0]], dtype=np.int32)
         self.dual_coef_ = coef[self.support_][None, :]
-        self._coef_matrix = coef[self.support_][:, None]
-        self._rho = np.array([res["rho"]])
-        self.intercept_ = -self._rho
-        self.n_iter_ = np.array([res["n_iter"]])
+        self.intercept_ = np.array([-res["rho"]])
+        self.n_iter_ = int(res["n_iter"])
         self.n_kernel_rows_ = int(res["n_kernel_rows"])
         self.q_ = int(res["q"])
         self.objective_ = float(res["objective"])
@@ -830,16 +1007,53 @@ class SVR(RegressorMixin, _BaseSVM):
         full_ub[idx] = C_i
         self.at_bound_ = np.abs(coef[self.support_]) >= full_ub[self.support_]
         self._report_status(res["status"])
-        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def predict(self, X):
+        """Predict the targets of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs, or the kernel between them and the training points when
+            ``kernel='precomputed'``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``f(x) = sum_i dual_coef_i k(x_i, x) + intercept_``.
+        """
         return self._pair_decisions(X)[:, 0]
 
 
-def svc_path(X, y, Cs, **params):
-    """Fit one :class:`SVC` per value of ``Cs`` (sorted increasingly), each warm-started from the
-    previous solution.  Returns the list of fitted models, in the order of ``Cs`` as sorted."""
+def svc_path(X, y, *, Cs, **params):
+    """Fit one :class:`SVC` per value of C, each warm-started from the previous solution.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Training inputs.
+    y : array-like of shape (n_samples,)
+        Class labels.
+    Cs : array-like of float
+        The values of C (> 0), in any order; they are fitted in increasing order.
+    **params : dict
+        The other parameters of :class:`SVC` (keyword arguments of its constructor).
+
+    Returns
+    -------
+    list of SVC
+        One fitted model per value of ``Cs``, in increasing order of C.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.svm import svc_path
+    >>> X, y = make_moons(n_samples=100, noise=0.2, random_state=0)
+    >>> path = svc_path(X, y, Cs=[10, 0.1, 1], sigma=0.5)
+    >>> [m.C for m in path]
+    [0.1, 1.0, 10.0]
+    """
     Cs = np.sort(np.asarray(Cs, dtype=np.float64).ravel())
     if Cs.size == 0 or np.any(~(Cs > 0)):
         raise ValueError(f"Cs must be positive numbers, got {Cs!r}")

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from kernelnb import datasets as ds
+from kernelnb.datasets.toy import MANIFOLD_SPIRAL_SIZES
 
 # name -> (callable taking n_samples and random_state, n_features, classification?)
 GENERATORS = {
@@ -127,7 +128,7 @@ def test_manifold_spiral_splits_sizes():
     splits = ds.make_manifold_spiral_splits(random_state=0)
     assert {k: v.shape for k, v in splits.items()} == {
         "train": (300, 2), "valid": (300, 2), "test": (10000, 2)}
-    assert ds.MANIFOLD_SPIRAL_SIZES == {"train": 300, "valid": 300, "test": 10000}
+    assert MANIFOLD_SPIRAL_SIZES == {"train": 300, "valid": 300, "test": 10000}
     again = ds.make_manifold_spiral_splits(random_state=0)
     np.testing.assert_array_equal(splits["test"], again["test"])
     assert not np.array_equal(splits["train"], splits["valid"])
@@ -206,6 +207,41 @@ def test_feature_selection_linear_reproduces_the_28_percent_when_standardised():
     X, y = ds.make_feature_selection_linear(200, random_state=1)
     Xt, yt = ds.make_feature_selection_linear(2000, random_state=2)
     assert LinearSVC().fit(X[:, :6], y).score(Xt[:, :6], yt) > 0.9
+
+
+def test_feature_selection_toys_return_the_relevant_features_and_code_the_labels():
+    X, y, rel = ds.make_feature_selection_linear(4000, labels="pm1", return_relevant=True,
+                                                 random_state=1)
+    assert X.shape == (4000, 202) and set(np.unique(y)) == {-1, 1}
+    np.testing.assert_array_equal(rel, np.arange(6))
+    X01, y01 = ds.make_feature_selection_linear(4000, random_state=1)
+    np.testing.assert_array_equal(X01, X)                        # same draws, other coding
+    np.testing.assert_array_equal(2 * y01 - 1, y)
+    # the relevant features correlate with the label, the others do not
+    corr = np.abs([np.corrcoef(X[:, p], y)[0, 1] for p in range(12)])
+    assert corr[:6].min() > 0.1 and corr[6:].max() < 0.06
+    np.testing.assert_allclose(X[:, 6:].std(), 20.0, rtol=0.02)
+    # the variance reading of N(0, 20): the same draws, another noise level
+    Xv, _ = ds.make_feature_selection_linear(4000, noise_std=np.sqrt(20.0), random_state=1)
+    np.testing.assert_allclose(Xv[:, 6:].std(), np.sqrt(20.0), rtol=0.02)
+    np.testing.assert_array_equal(Xv[:, :6], X[:, :6])
+    Xn, yn, reln = ds.make_feature_selection_nonlinear(50, return_relevant=True, random_state=0)
+    assert Xn.shape == (50, 52) and set(np.unique(yn)) <= {0, 1}
+    np.testing.assert_array_equal(reln, [0, 1])
+    with pytest.raises(ValueError, match="labels"):
+        ds.make_feature_selection_linear(10, labels="+-")
+    with pytest.raises(ValueError, match="labels"):
+        ds.make_feature_selection_nonlinear(10, labels="+-")
+
+
+def test_generators_take_keyword_arguments_after_n_samples():
+    for gen in (ds.make_two_spirals, ds.make_moons, ds.make_xor, ds.make_blobs, ds.make_sinc,
+                ds.make_feature_selection_linear, ds.make_feature_selection_nonlinear,
+                ds.make_manifold_spiral):
+        with pytest.raises(TypeError):
+            gen(20, 0.1)
+    with pytest.raises(TypeError):
+        ds.make_toy("moons", 20, 0.1)
 
 
 def test_feature_selection_nonlinear_follows_the_recipe():

@@ -96,6 +96,13 @@ def test_validation_path_and_early_stopping():
     stopped = KMPClassifier(n_basis=60, sigma=0.5, validation_fraction=0.3, n_iter_no_change=5,
                             random_state=0).fit(X, y)
     assert len(stopped.validation_errors_[0]) < 60
+    # n_iter_: the steps taken, one entry per target of the classifier
+    assert stopped.n_iter_.shape == (1,) and stopped.n_iter_[0] == len(stopped.validation_errors_[0])
+    assert model.n_iter_[0] == 60
+    # given validation data, validation_fraction is not used: the whole of X is trained on
+    given = KMPClassifier(n_basis=20, sigma=0.5, validation_fraction=0.3, random_state=0).fit(
+        X[:300], y[:300], X_val=X[300:], y_val=y[300:])
+    assert len(given.candidates_) == 300 and len(given.validation_errors_[0]) == 20
     # a prefix of the path is the model fitted with that many atoms
     short = KMPClassifier(n_basis=8, sigma=0.5).fit(X, y)
     full = KMPClassifier(n_basis=30, sigma=0.5).fit(X, y).set_n_basis(8)
@@ -105,7 +112,7 @@ def test_validation_path_and_early_stopping():
 def test_float32_dictionary_makes_the_same_choices():
     X, y = make_moons(300, noise=0.3, random_state=1)
     a = KMPClassifier(n_basis=25, sigma=0.5).fit(X, y)
-    b = KMPClassifier(n_basis=25, sigma=0.5, dtype="float32").fit(X, y)
+    b = KMPClassifier(n_basis=25, sigma=0.5, precision="float32").fit(X, y)
     np.testing.assert_array_equal(a.paths_[0]["basis"], b.paths_[0]["basis"])
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-3)
 
@@ -139,11 +146,11 @@ def test_non_differentiable_losses_are_refused():
 
 @pytest.mark.parametrize("variant", ["prefit", "backfit", "basic"])
 def test_blocked_recomputation_makes_the_same_choices(variant):
-    """A dictionary over memory_mb is recomputed in blocks at every step, with the same result."""
+    """A dictionary over cache_size is recomputed in blocks at every step, with the same result."""
     X, y = make_moons(300, noise=0.3, random_state=2)
     Xv, yv = make_moons(100, noise=0.3, random_state=3)
     full = KMPClassifier(n_basis=15, variant=variant, sigma=0.5).fit(X, y, X_val=Xv, y_val=yv)
-    tiny = KMPClassifier(n_basis=15, variant=variant, sigma=0.5, memory_mb=0.2).fit(
+    tiny = KMPClassifier(n_basis=15, variant=variant, sigma=0.5, cache_size=0.2).fit(
         X, y, X_val=Xv, y_val=yv)                 # 300 x 301 doubles = 0.7 MB > 0.2 MB
     assert tiny.blocked_ and not full.blocked_
     np.testing.assert_array_equal(tiny.paths_[0]["basis"], full.paths_[0]["basis"])
@@ -158,7 +165,7 @@ def test_multiclass_one_vs_rest():
     model = KMPClassifier(n_basis=15, sigma=1.0).fit(X, y)
     assert model.decision_function(X).shape == (150, 3)
     assert model.score(X, y) > 0.9
-    assert len(model.paths_) == 3
+    assert len(model.paths_) == 3 and model.n_iter_.shape == (3,)
 
 
 def test_regressor_matches_least_squares_on_sinc():
@@ -171,6 +178,7 @@ def test_regressor_matches_least_squares_on_sinc():
     a = np.linalg.lstsq(D[:, b], y, rcond=None)[0]
     np.testing.assert_allclose(model.predict(X), D[:, b] @ a, atol=1e-8)
     assert model.score(X, y) > 0.9
+    assert model.n_iter_ == len(b) and isinstance(model.n_iter_, int)   # one problem: an int
 
 
 @pytest.mark.parametrize("params, message", [
@@ -181,8 +189,8 @@ def test_regressor_matches_least_squares_on_sinc():
     (dict(n_candidates=0), "n_candidates"),
     (dict(refit_every=0), "refit_every"),
     (dict(kernel="precomputed"), "precomputed"),
-    (dict(memory_mb=1e-6, loss="tanh"), "memory_mb"),
-    (dict(dtype="float16"), "dtype"),
+    (dict(cache_size=1e-6, loss="tanh"), "cache_size"),
+    (dict(precision="float16"), "precision"),
 ])
 def test_bad_parameters(params, message):
     X, y = _data()

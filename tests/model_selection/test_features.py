@@ -9,7 +9,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC as SkSVC
 
 from kernelnb import kernels as K
-from kernelnb.datasets import make_weston_linear, make_weston_nonlinear
+from kernelnb.datasets import make_feature_selection_linear, make_feature_selection_nonlinear
 from kernelnb.model_selection import (SVMRFE, ScalingSelector, criterion_and_gradient,
                                       filter_scores, rfe_scores)
 from kernelnb.model_selection._features import _normalized_log_scales
@@ -22,31 +22,8 @@ def _std(X):
 
 @pytest.fixture(scope="module")
 def linear_small():
-    X, y = make_weston_linear(40, n_features=24, random_state=0)
+    X, y = make_feature_selection_linear(40, n_features=24, random_state=0)
     return _std(X), y
-
-
-# -- data ------------------------------------------------------------------------------------
-def test_weston_generators_return_the_relevant_features_and_read_the_noise():
-    X, y, rel = make_weston_linear(4000, labels="pm1", return_relevant=True, random_state=1)
-    assert X.shape == (4000, 202) and set(np.unique(y)) == {-1, 1}
-    np.testing.assert_array_equal(rel, np.arange(6))
-    # the relevant features correlate with the label, the others do not
-    corr = np.abs([np.corrcoef(X[:, p], y)[0, 1] for p in range(12)])
-    assert corr[:6].min() > 0.1 and corr[6:].max() < 0.06
-    np.testing.assert_allclose(X[:, 6:].std(), 20.0, rtol=0.02)
-    Xv, _ = make_weston_linear(4000, noise="variance", random_state=1)
-    np.testing.assert_allclose(Xv[:, 6:].std(), np.sqrt(20.0), rtol=0.02)
-    np.testing.assert_array_equal(Xv[:, :6], X[:, :6])          # same draws, other noise level
-    Xn, yn, reln = make_weston_nonlinear(50, return_relevant=True, random_state=0)
-    assert Xn.shape == (50, 52) and set(np.unique(yn)) <= {0, 1}
-    np.testing.assert_array_equal(reln, [0, 1])
-    with pytest.raises(ValueError, match="noise"):
-        make_weston_linear(10, noise="sd")
-    with pytest.raises(ValueError, match="noise"):
-        make_weston_nonlinear(10, noise=-1.0)
-    with pytest.raises(ValueError, match="labels"):
-        make_weston_linear(10, labels="+-")
 
 
 # -- filters ---------------------------------------------------------------------------------
@@ -107,7 +84,7 @@ def test_step_as_a_fraction(linear_small):
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "rbf-scales", "callable"])
 def test_nonlinear_rfe_score_equals_its_definition(kernel):
-    X, y = make_weston_nonlinear(40, n_features=6, random_state=3)
+    X, y = make_feature_selection_nonlinear(40, n_features=6, random_state=3)
     X = _std(X)
     rng = np.random.RandomState(0)
     scales = rng.uniform(0.5, 1.5, 6)
@@ -146,7 +123,7 @@ def test_nonlinear_rfe_score_equals_its_definition(kernel):
 def test_nonlinear_rfe_on_the_nonlinear_toy_keeps_the_two_relevant_features():
     hits = 0
     for seed in range(3):
-        X, y = make_weston_nonlinear(80, random_state=seed)
+        X, y = make_feature_selection_nonlinear(80, random_state=seed)
         sel = SVMRFE(n_features_to_select=2, kernel="poly", step=0.2).fit(_std(X), y)
         hits += set(sel.get_support(indices=True)) == {0, 1}
     assert hits >= 2
@@ -173,7 +150,7 @@ def test_normalised_log_scales_and_their_chain_rule():
 
 @pytest.mark.parametrize("seed", range(5))
 def test_scaling_selector_keeps_relevant_features_on_the_linear_toy(seed):
-    X, y = make_weston_linear(100, random_state=seed)
+    X, y = make_feature_selection_linear(100, random_state=seed)
     sel = ScalingSelector(n_features_to_select=2).fit(_std(X), y)
     kept = sel.get_support(indices=True)
     assert set(kept) <= set(range(6)), kept
@@ -187,8 +164,8 @@ def test_scaling_selector_keeps_relevant_features_on_the_linear_toy(seed):
 
 def test_optimised_factors_make_the_linear_toy_easy():
     """Thesis Fig. 5.3: optimising the factors alone (no elimination) cuts the test error."""
-    X, y = make_weston_linear(30, random_state=11)
-    Xt, yt = make_weston_linear(500, random_state=12)
+    X, y = make_feature_selection_linear(30, random_state=11)
+    Xt, yt = make_feature_selection_linear(500, random_state=12)
     sc = StandardScaler().fit(X)
     X, Xt = sc.transform(X), sc.transform(Xt)
     sel = ScalingSelector(n_features_to_select=202).fit(X, y)
@@ -211,14 +188,14 @@ def test_scaling_selector_nonlinear_toy_with_a_polynomial_kernel():
     hits = 0
     est = SVC(kernel="poly", degree=2, coef0=1.0, C=10.0, margin="l2", n_jobs=1, max_iter=100000)
     for seed in (0, 1, 3):
-        X, y = make_weston_nonlinear(60, n_features=20, random_state=seed)
+        X, y = make_feature_selection_nonlinear(60, n_features=20, random_state=seed)
         sel = ScalingSelector(est, n_features_to_select=2).fit(_std(X), y)
         hits += set(sel.get_support(indices=True)) == {0, 1}
     assert hits >= 2
 
 
 def test_rbf_factors_live_in_the_svc_and_groups_share_a_factor():
-    X, y = make_weston_nonlinear(50, n_features=8, random_state=0)
+    X, y = make_feature_selection_nonlinear(50, n_features=8, random_state=0)
     X = _std(X)
     groups = np.repeat(np.arange(4), 2)                  # (0, 1), (2, 3), ...
     sel = ScalingSelector(SVC(kernel="rbf", sigma="scale", margin="l2", C=10.0, n_jobs=1),
@@ -291,7 +268,7 @@ def test_bad_input(linear_small):
 
 
 def test_explicit_removal_drops_the_feature_whose_retrained_criterion_is_smallest():
-    X, y = make_weston_linear(40, n_features=8, random_state=2)
+    X, y = make_feature_selection_linear(40, n_features=8, random_state=2)
     X = _std(X)
     sel = ScalingSelector(n_features_to_select=5, removal="explicit", max_iter=15).fit(X, y)
     assert sel.planned_sizes(8) == [8, 7, 6, 5] == [len(h["features"]) for h in sel.history_]

@@ -214,7 +214,7 @@ def test_sample_and_class_weights_match_libsvm():
 def test_warm_start_path_reaches_the_same_optima_in_fewer_iterations():
     X, y = _moons()
     Cs = list(np.geomspace(1.0, 20.0, 8))
-    path = svc_path(X, y, Cs[::-1], sigma=0.5)   # any order in, sorted out
+    path = svc_path(X, y, Cs=Cs[::-1], sigma=0.5)   # any order in, sorted out
     np.testing.assert_allclose([m.C for m in path], Cs)
     cold = [SVC(C=C, sigma=0.5).fit(X, y) for C in Cs]
     for w, c in zip(path, cold):
@@ -230,7 +230,7 @@ def test_warm_start_path_reaches_the_same_optima_in_fewer_iterations():
 def test_callback_reports_progress_and_can_stop():
     X, y = make_moons(2000, noise=0.3, random_state=0)
     seen = []
-    model = SVC(C=1000.0, sigma=0.2, callback=lambda info: seen.append(
+    SVC(C=1000.0, sigma=0.2, callback=lambda info: seen.append(
         (info["iteration"], info["kkt_gap"], info["objective"]))).fit(X, y)
     assert seen, "the callback must be called on a long run"
     its = [s[0] for s in seen]
@@ -258,7 +258,7 @@ def test_ctrl_c_stops_cleanly_and_leaves_a_usable_model():
             model = SVC(kernel="rbf", sigma=0.1, margin="hard", max_iter=50_000_000).fit(X, y)
     finally:
         timer.cancel()
-    assert model.fit_status_ == 2
+    assert model.fit_status_ == 2 and model.interrupted_ is True
     assert model.predict(X).shape == (1500,)
 
 

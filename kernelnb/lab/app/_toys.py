@@ -1,5 +1,6 @@
-"""What the dashboards on 2-D toy data share: the data-set controls, drawing a sample, the noise
-reset when the data set changes, and a blank model for the empty first figure."""
+"""What the dashboards on 2-D toy data share: the data-set controls, the noise reset when the data
+set changes, the check of a clicked point, and a blank model for the empty first figure.  The
+samples themselves are drawn by :func:`kernelnb.datasets.make_toy`."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +9,7 @@ import ipywidgets as widgets
 from ...datasets import TOY_DATASETS, TOY_NOISE
 from ._base import styled
 
-__all__ = ["BlankModel", "add_toy_controls", "click_problem", "make_toy",
-           "reset_noise_on_dataset_change"]
+__all__ = ["BlankModel", "add_toy_controls", "click_problem", "reset_noise_on_dataset_change"]
 
 
 class BlankModel:
@@ -34,13 +34,6 @@ def add_toy_controls(controls, n_value=200, n_min=20, n_max=1000):
                                                      description="n points"))
     controls["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6,
                                                      description="sample seed"))
-
-
-def make_toy(name, noise, n, seed):
-    """A sample (X, y) of the toy ``name`` with a clear error for an unknown name."""
-    if name not in TOY_DATASETS:
-        raise ValueError(f"dataset must be one of {sorted(TOY_DATASETS)}, got {name!r}")
-    return TOY_DATASETS[name][0](n_samples=int(n), noise=float(noise), random_state=int(seed))
 
 
 def reset_noise_on_dataset_change(dashboard, params, given):

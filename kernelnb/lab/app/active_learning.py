@@ -19,7 +19,8 @@ from ...unlabeled import ActiveLearner
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
 from ._base import Dashboard, log_slider, styled
 from ._plotly import FigureWidget
-from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
+from ...datasets import make_toy
+from ._toys import (BlankModel, add_toy_controls, click_problem,
                     reset_noise_on_dataset_change)
 
 __all__ = ["ActiveLearning"]
@@ -114,7 +115,7 @@ class ActiveLearning(Dashboard):
             b = widgets.Button(description=text, icon=icon, layout=widgets.Layout(width="140px"))
             b.on_click(action)
             self.buttons[name] = b
-        X, y = make_toy("moons", 0.2, 100, 0)
+        X, y = make_toy("moons", 100, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
         fig.add_trace(go.Scatter(uid="pool", meta="pool", name="unlabelled", x=[], y=[],
@@ -158,7 +159,7 @@ class ActiveLearning(Dashboard):
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:
-            X, y = make_toy(*key)
+            X, y = make_toy(key[0], key[2], noise=key[1], random_state=key[3])
             X, y = np.asarray(X, float), np.asarray(y)
             classes = np.unique(y)
             if classes.size != 2:
@@ -167,7 +168,7 @@ class ActiveLearning(Dashboard):
             start = np.r_[rng.permutation(np.flatnonzero(y == classes[0]))[:N_START],
                           rng.permutation(np.flatnonzero(y == classes[1]))[:N_START]]
             rest = np.setdiff1d(np.arange(len(y)), start)
-            Xt, yt = make_toy(key[0], key[1], N_TEST, key[3] + 1)
+            Xt, yt = make_toy(key[0], N_TEST, noise=key[1], random_state=key[3] + 1)
             self._d = dict(X0=X[start], y0=y[start], pool=X[rest], truth=y[rest],
                            Xt=np.asarray(Xt, float), yt=np.asarray(yt), classes=classes)
             self._bounds = plane_bounds(X, padding=0.15)

@@ -19,13 +19,13 @@ import plotly.graph_objects as go
 
 from ._plotly import FigureWidget
 
-from ...datasets import TOY_DATASETS, UCI_DATASETS
+from ...datasets import TOY_DATASETS, UCI_DATASETS, make_toy
 from ...model_selection import bounds_table, estimate_all
 from ...model_selection._estimates import _Problem, _span_errors
 from ...svm import SVC
 from ..viz import plane_bounds
 from ._base import Dashboard, log_slider, styled
-from ._toys import add_toy_controls, make_toy, reset_noise_on_dataset_change
+from ._toys import add_toy_controls, reset_noise_on_dataset_change
 
 __all__ = ["BoundsExplorer", "CURVES", "UCI_SETS"]
 
@@ -188,8 +188,10 @@ class BoundsExplorer(Dashboard):
                int(p["seed"]))
         if key != self._data_key:
             if name in TOY_DATASETS:
-                X, y = make_toy(name, p["noise"], p["n_samples"], p["seed"])
-                Xt, yt = make_toy(name, p["noise"], N_TEST, int(p["seed"]) + 7919)
+                X, y = make_toy(name, int(p["n_samples"]), noise=float(p["noise"]),
+                                random_state=int(p["seed"]))
+                Xt, yt = make_toy(name, N_TEST, noise=float(p["noise"]),
+                                  random_state=int(p["seed"]) + 7919)
             elif name in UCI_SETS:
                 X, y, Xt, yt = self._uci(name, int(p["n_samples"]), int(p["seed"]))
             else:

@@ -19,7 +19,8 @@ from ...svm import SVC
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
 from ._base import Dashboard, log_slider, styled
 from ._plotly import FigureWidget
-from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
+from ...datasets import make_toy
+from ._toys import (BlankModel, add_toy_controls, click_problem,
                     reset_noise_on_dataset_change)
 
 __all__ = ["DataCleaning"]
@@ -102,7 +103,7 @@ class DataCleaning(Dashboard):
         self.clear_button = widgets.Button(description="undo clicks", icon="eraser",
                                            layout=widgets.Layout(width="140px"))
         self.clear_button.on_click(lambda _b: self.clear_clicks())
-        X, y = make_toy("moons", 0.2, 80, 0)
+        X, y = make_toy("moons", 80, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
         fig.add_trace(go.Scatter(
@@ -132,7 +133,7 @@ class DataCleaning(Dashboard):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]),
                int(p["n_flip"]))
         if key != self._data_key:
-            X, y = make_toy(*key[:4])
+            X, y = make_toy(key[0], key[2], noise=key[1], random_state=key[3])
             self._X, self._y_true = np.asarray(X, float), np.asarray(y)
             rng = np.random.RandomState(key[3] + 104729)
             n_flip = min(key[4], self._X.shape[0])

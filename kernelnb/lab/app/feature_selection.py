@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from ._plotly import FigureWidget
 from sklearn.preprocessing import StandardScaler
 
-from ...datasets import make_weston_linear, make_weston_nonlinear
+from ...datasets import make_feature_selection_linear, make_feature_selection_nonlinear
 from ...kernels import scale_sigma
 from ...model_selection import GradientTuner, ScalingSelector, criterion_and_gradient
 from ...svm import SVC
@@ -215,7 +215,8 @@ class FeatureSelection(Dashboard):
                 tr, te = p[:n], p[n:n + N_TEST]
                 data = (X[tr], y[tr], X[te], y[te])
             else:
-                make = make_weston_linear if name == "linear" else make_weston_nonlinear
+                make = (make_feature_selection_linear if name == "linear"
+                        else make_feature_selection_nonlinear)
                 rng = np.random.RandomState(seed)
                 X, y = make(int(n), random_state=rng)
                 Xt, yt = make(N_TEST, random_state=rng)

@@ -184,7 +184,7 @@ class InvarianceExplorer(Dashboard):
                                                    description="boundaries"))
         c["tangents"] = styled(widgets.Checkbox(value=True, description="tangent arrows",
                                                 indent=False))
-        X, y = make_rotation_toy(30, 0)
+        X, y = make_rotation_toy(30, random_state=0)
         fig = boundaries_figure({m: _Zero() for m in EXPLORER_METHODS}, X, y, grid=2,
                                 bounds=BOUNDS)
         t = np.linspace(0, 2 * np.pi, 200)
@@ -210,11 +210,12 @@ class InvarianceExplorer(Dashboard):
         key = (int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:
             rng = np.random.RandomState(key[1])
-            X, y = make_rotation_toy(key[0], rng)
+            X, y = make_rotation_toy(key[0], random_state=rng)
             while np.unique(y).shape[0] < 2:
-                X, y = make_rotation_toy(key[0], rng)
+                X, y = make_rotation_toy(key[0], random_state=rng)
             self._train = (X, y)
-            self._test = make_rotation_toy(N_TEST, np.random.RandomState(1000 + key[1]))
+            self._test = make_rotation_toy(
+                N_TEST, random_state=np.random.RandomState(1000 + key[1]))
             self._data_key = key
         return self._train
 

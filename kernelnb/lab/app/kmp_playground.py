@@ -19,7 +19,8 @@ from ...kmp import KMPClassifier
 from ...svm import SVC
 from ..viz import SURFACE_TRACES, boundaries_figure, decision_surface, plane_bounds, surface_data
 from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
-from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
+from ...datasets import make_toy
+from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
 __all__ = ["KMPPlayground", "far_cluster_data"]
 
@@ -137,7 +138,7 @@ class KMPPlayground(Dashboard):
                                           layout=widgets.Layout(width="220px"))
         self.same_button.on_click(lambda _b: self.match_svm())
 
-        X, y = self._make_data("moons", c["noise"].value, 200, 0)
+        X, y = self._make_data("moons", 200, noise=c["noise"].value, random_state=0)
         bounds = plane_bounds(X, padding=0.15)
         blank = BlankModel()
         kfig = decision_surface(blank, X, y, grid=2, bounds=bounds, columns=True, show_margins=False)
@@ -192,9 +193,9 @@ class KMPPlayground(Dashboard):
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:
-            self._train = self._make_data(*key)
-            self._valid = self._make_data(key[0], key[1], key[2], key[3] + 104729)
-            self._test = self._make_data(key[0], key[1], N_TEST, key[3] + 7919)
+            self._train = self._make_data(key[0], key[2], noise=key[1], random_state=key[3])
+            self._valid = self._make_data(key[0], key[2], noise=key[1], random_state=key[3] + 104729)
+            self._test = self._make_data(key[0], N_TEST, noise=key[1], random_state=key[3] + 7919)
             self._bounds = plane_bounds(self._train[0], padding=0.15)
             self._data_key = key
         return self._train

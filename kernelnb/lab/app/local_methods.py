@@ -17,12 +17,12 @@ from scipy.spatial import ConvexHull, QhullError
 
 from ._plotly import FigureWidget
 
-from ...datasets import TOY_DATASETS, TOY_NOISE, make_manifold_spiral
+from ...datasets import TOY_DATASETS, TOY_NOISE, make_manifold_spiral, make_toy
 from ...neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, ManifoldParzen,
                          ParzenClassifier, ParzenDensity)
 from ..viz import SURFACE_TRACES, decision_surface, ellipse_outlines, plane_bounds, surface_data
 from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
-from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
+from ._toys import (BlankModel, add_toy_controls, click_problem,
                     reset_noise_on_dataset_change)
 
 __all__ = ["LocalMethodsPlayground", "DensityExplorer"]
@@ -149,8 +149,8 @@ class LocalMethodsPlayground(Dashboard):
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:
-            self._train = make_toy(*key)
-            self._test = make_toy(key[0], key[1], N_TEST, key[3] + 7919)
+            self._train = make_toy(key[0], key[2], noise=key[1], random_state=key[3])
+            self._test = make_toy(key[0], N_TEST, noise=key[1], random_state=key[3] + 7919)
             self._bounds = plane_bounds(self._train[0], padding=0.15)
             self._data_key = key
         return self._train

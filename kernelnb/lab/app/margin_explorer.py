@@ -32,11 +32,11 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 from ._plotly import FigureWidget
 
-from ...datasets import TOY_NOISE
+from ...datasets import TOY_NOISE, make_toy
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
 from ..viz._style import BASE_LAYOUT, series_color, title_layout
 from ._base import Dashboard, log_slider, styled
-from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
+from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
 __all__ = ["MarginExplorer", "MARGIN_MODELS"]
 
@@ -206,7 +206,7 @@ class MarginExplorer(Dashboard):
                              tooltip="random example orders averaged in the ρ charts (the "
                                      "thesis's Fig. 8.2 averages 10)")
 
-        X, y = make_toy("blobs", TOY_NOISE["blobs"][0], 100, 0)
+        X, y = make_toy("blobs", 100, noise=TOY_NOISE["blobs"][0], random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True,
                                show_support=False)
@@ -259,8 +259,8 @@ class MarginExplorer(Dashboard):
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:
-            X, y = make_toy(*key)
-            Xv, yv = make_toy(key[0], key[1], N_VAL, key[3] + 7919)
+            X, y = make_toy(key[0], key[2], noise=key[1], random_state=key[3])
+            Xv, yv = make_toy(key[0], N_VAL, noise=key[1], random_state=key[3] + 7919)
             self._train = (np.asarray(X, float), np.asarray(y))
             self._val = (np.asarray(Xv, float), np.asarray(yv))
             self._bounds = plane_bounds(self._train[0], padding=0.15)

@@ -14,11 +14,12 @@ import numpy as np
 import ipywidgets as widgets
 from ._plotly import FigureWidget
 
+from ...datasets import make_toy
 from ...svm import SVC
 from ...unlabeled import TRANSFER_FUNCTIONS, ClusterKernel, ClusterKernelSVC
 from ..viz import boundaries_figure, decision_grid, plane_bounds
 from ._base import Dashboard, log_slider, styled
-from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
+from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
 __all__ = ["SemiSupervisedExplorer"]
 
@@ -139,7 +140,7 @@ class SemiSupervisedExplorer(Dashboard):
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:
-            X, y = make_toy(*key)
+            X, y = make_toy(key[0], key[2], noise=key[1], random_state=key[3])
             self._sample = (np.asarray(X, float), np.asarray(y))
             self._bounds = plane_bounds(self._sample[0], padding=0.1)
             self._data_key = key

@@ -13,12 +13,12 @@ import numpy as np
 import ipywidgets as widgets
 from ._plotly import FigureWidget
 
-from ...datasets import TOY_NOISE
+from ...datasets import TOY_NOISE, make_toy
 from ...svm import SVC, svc_path
 from ..viz import (SURFACE_TRACES, c_marker, c_path_figure, decision_surface, margin_width,
                    plane_bounds, support_masks, surface_data)
 from ._base import Dashboard, log_slider, styled
-from ._toys import (BlankModel, add_toy_controls, click_problem, make_toy,
+from ._toys import (BlankModel, add_toy_controls, click_problem,
                     reset_noise_on_dataset_change)
 
 __all__ = ["SVMPlayground"]
@@ -119,7 +119,7 @@ class SVMPlayground(Dashboard):
                                               layout=widgets.Layout(width="140px"))
         self.resample_button.on_click(lambda _b: self.update(seed=self.controls["seed"].value + 1))
 
-        X, y = self._make_data("moons", TOY_NOISE["moons"][0], 200, 0)
+        X, y = self._make_data("moons", 200, noise=TOY_NOISE["moons"][0], random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
         fig.update_layout(height=560, uirevision="keep", clickmode="event")
@@ -151,8 +151,8 @@ class SVMPlayground(Dashboard):
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:
-            X, y = self._make_data(*key)
-            Xt, yt = self._make_data(key[0], key[1], N_TEST, key[3] + 7919)
+            X, y = self._make_data(key[0], key[2], noise=key[1], random_state=key[3])
+            Xt, yt = self._make_data(key[0], N_TEST, noise=key[1], random_state=key[3] + 7919)
             self._base = (np.asarray(X, float), np.asarray(y))
             self._test = (np.asarray(Xt, float), np.asarray(yt))
             self._bounds = plane_bounds(self._base[0], padding=0.15)
@@ -231,7 +231,7 @@ class SVMPlayground(Dashboard):
             return self._path_cache[1]
         Xt, yt = self._test
         with self.busy(f"C path: {PATH_CS.size} fits, warm-started along C…"):
-            models = svc_path(X, y, PATH_CS, **self._svc_params(p))
+            models = svc_path(X, y, Cs=PATH_CS, **self._svc_params(p))
             self.report_progress(0.9, "C path: errors…")
             path = dict(
                 Cs=np.array([m.C for m in models]),

@@ -35,14 +35,14 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._plotly import FigureWidget
 
-from ...datasets import TOY_NOISE
+from ...datasets import TOY_NOISE, make_toy
 from ...largescale.margin import linearly_separable
 from ...prior import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC, input_margins,
                      vicinity_widths)
 from ...svm import SVC
 from ..viz import boundaries_figure, decision_grid, ellipse_outlines, plane_bounds
 from ._base import Dashboard, log_slider, styled
-from ._toys import BlankModel, add_toy_controls, make_toy, reset_noise_on_dataset_change
+from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
 __all__ = ["VicinalRisk"]
 
@@ -239,8 +239,8 @@ class VicinalRisk(Dashboard):
     def _data(self, p):
         key = (p["dataset"], float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:
-            X, y = make_toy(*key)
-            Xt, yt = make_toy(key[0], key[1], N_TEST, key[3] + 7919)
+            X, y = make_toy(key[0], key[2], noise=key[1], random_state=key[3])
+            Xt, yt = make_toy(key[0], N_TEST, noise=key[1], random_state=key[3] + 7919)
             self._train = (np.asarray(X, float), np.asarray(y))
             self._test = (np.asarray(Xt, float), np.asarray(yt))
             self._bounds = plane_bounds(self._train[0], padding=0.15)

@@ -98,10 +98,10 @@ def rotation_toy_experiment(log_sigmas=(-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.4, 2.
     isvm_gamma_error = {float(ls): np.empty((n_runs, n_g)) for ls in gamma_log_sigmas}
     lih_gamma_error = np.empty((n_runs, n_g))
     for r in range(n_runs):
-        X, y = make_rotation_toy(n_train, rng)
-        Xt, yt = make_rotation_toy(n_test, rng)
+        X, y = make_rotation_toy(n_train, random_state=rng)
+        Xt, yt = make_rotation_toy(n_test, random_state=rng)
         while np.unique(y).shape[0] < 2:
-            X, y = make_rotation_toy(n_train, rng)
+            X, y = make_rotation_toy(n_train, random_state=rng)
         for j, ls in enumerate(log_sigmas):
             for name, model in _toy_models(np.exp(ls), gamma, C, vsv_step).items():
                 model.fit(X, y)

@@ -133,8 +133,8 @@ def test_errors_become_messages_and_the_app_keeps_working(app, monkeypatch):
 
 def test_one_class_sample_is_reported(monkeypatch):
     app = BoundsExplorer(grid=10, n_samples=20, dataset="blobs")
-    monkeypatch.setattr(be, "make_toy", lambda name, noise, n, seed: (
-        np.random.default_rng(seed).normal(size=(int(n), 2)), np.zeros(int(n), int)))
+    monkeypatch.setattr(be, "make_toy", lambda name, n, noise, random_state: (
+        np.random.default_rng(random_state).normal(size=(int(n), 2)), np.zeros(int(n), int)))
     out = app.update(seed=5)
     assert "error" in out and "need two" in app.error.value
     monkeypatch.undo()

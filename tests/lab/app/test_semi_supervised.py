@@ -5,7 +5,7 @@ import pytest
 
 from kernelnb.lab.app import SemiSupervisedExplorer
 from kernelnb.lab.app.semi_supervised import labeled_indices
-from kernelnb.lab.app._toys import make_toy
+from kernelnb.datasets import make_toy
 from kernelnb.svm import SVC
 from kernelnb.unlabeled import ClusterKernel, ClusterKernelSVC, transfer_function
 from kernelnb.lab.viz import decision_grid
@@ -18,7 +18,8 @@ def app():
 
 def _problem(app):
     c = app.controls
-    X, y = make_toy(c["dataset"].value, c["noise"].value, c["n_samples"].value, c["seed"].value)
+    X, y = make_toy(c["dataset"].value, c["n_samples"].value, noise=c["noise"].value,
+                    random_state=c["seed"].value)
     L = labeled_indices(y, c["n_labeled"].value)
     return X, y, L, np.setdiff1d(np.arange(len(y)), L)
 

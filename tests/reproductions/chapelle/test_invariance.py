@@ -9,7 +9,7 @@ from kernelnb.reproductions.chapelle.invariance import (DIGIT_INVARIANCES, TOY_M
 
 
 def test_rotation_toy_definition():
-    X, y = make_rotation_toy(500, 0)
+    X, y = make_rotation_toy(500, random_state=0)
     assert X.shape == (500, 2) and np.all(np.abs(X) <= 1)
     np.testing.assert_array_equal(y, np.sign((X ** 2).sum(1) - 0.7))
 
