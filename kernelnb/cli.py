@@ -265,8 +265,9 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     argv.append("--VoilaExecutor.iopub_timeout=60")
     # The dashboards' figures are anywidgets; plotly's JupyterLab extension (a MIME renderer with
     # its own 4.8 MB copy of plotly.js) and the JupyterLab preview button are not used by a page.
-    argv.append('--VoilaConfiguration.extension_denylist=["jupyterlab-plotly", '
-                '"@voila-dashboards/jupyterlab-preview"]')
+    # (A list option given once per item: traitlets deprecates the one-string form.)
+    argv += [f"--VoilaConfiguration.extension_denylist={name}"
+             for name in ("jupyterlab-plotly", "@voila-dashboards/jupyterlab-preview")]
     # Kernels: the budget and the culling (kernelnb._kernelpool); Jupyter's idle culler also
     # takes kernels whose tab is still open, after cull_idle seconds without a message.
     argv += [
@@ -281,6 +282,8 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
                  f"--MappingKernelManager.cull_interval={max(1, min(60, int(cull_idle // 4)))}"]
     plan = preheat_plan(directory, preheat, getattr(args, "preheat_dashboards", None))
     if plan:
+        # Voila's pools, kept by kernelnb within the budget: KernelnbVoila turns the plan into
+        # VoilaKernelManager.kernel_pools_config (0 for the dashboards not in it).
         argv += ["--VoilaConfiguration.preheat_kernel=True",
                  "--VoilaConfiguration.default_pool_size=0",
                  f"--KernelnbVoila.preheat_plan={json.dumps(plan)}"]
