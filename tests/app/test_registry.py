@@ -255,4 +255,4 @@ def test_listing_the_dashboards_imports_none_of_them():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["n"] == len(DASHBOARDS)
     assert got["heavy"] == []
-    assert got["loaded"] == ["kernelnb.app._coldstart", "kernelnb.app.gallery"]
+    assert got["loaded"] == ["kernelnb.app.gallery"]
