@@ -37,7 +37,7 @@ from ._websocket import (MAX_MESSAGE_BYTES, HardenedVoilaWebsocketHandler,
                          hardened_connection_class)
 from .app.gallery import dashboards_dir, render_gallery, static_dir
 
-__all__ = ["KernelnbVoila", "GalleryHandler", "StatusHandler", "PlotlyBundleHandler", "FULL_PAGE"]
+__all__ = ["KernelnbVoila", "FULL_PAGE"]
 
 #: The page a visitor gets when the server runs as many kernels as it may (HTTP 503).
 FULL_PAGE = """<!DOCTYPE html>
@@ -96,7 +96,7 @@ class _StaticHandler(_KernelnbTemplates, JupyterHandler):
 
 
 class PlotlyBundleHandler(_KernelnbTemplates, JupyterHandler):
-    """plotly's widget bundle at ``kernelnb/esm/plotly-<hash>.js`` (see :mod:`kernelnb.app._plotly`).
+    """The plotly widget bundle at ``kernelnb/esm/plotly-<hash>.js`` (see :mod:`kernelnb.app._plotly`).
 
     The name carries the content hash, so the browser keeps it; the dashboards' figures import it
     instead of receiving it through the kernel once per figure.
@@ -199,6 +199,13 @@ class KernelnbVoila(Voila):
     ``VoilaConfiguration.multi_kernel_manager_class`` as
     :class:`kernelnb._kernelpool.BudgetKernelManager` and the preheated pools as
     ``VoilaKernelManager.kernel_pools_config`` (from ``preheat_plan``).
+
+    Parameters
+    ----------
+    **kwargs
+        Traits of the application, as for any traitlets ``Application`` (``config`` among them);
+        ``kernelnb serve`` runs ``KernelnbVoila.launch_instance(argv=...)`` instead, with the
+        options of :func:`kernelnb.cli.serve_argv`.
     """
 
     name = "kernelnb-voila"
