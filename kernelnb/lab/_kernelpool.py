@@ -3,15 +3,17 @@
 Every dashboard page is a Python kernel (a few hundred MB). :class:`BudgetKernelManager` caps how
 many run at once (a render past the cap gets HTTP 503 instead of a new kernel), and reclaims
 kernels nobody uses: one whose page has had no websocket for ``cull_unconnected`` seconds (a
-``curl`` of the page, a closed tab) and, through Jupyter's own culler, one idle for
-``cull_idle_timeout`` seconds even with a tab still open.
+``curl`` of the page, a closed tab) and, through Jupyter's own culler
+(``MappingKernelManager.cull_idle_timeout``), one idle that long even with a tab still open.
+Voila is given it as ``VoilaConfiguration.multi_kernel_manager_class``.
 
 :class:`PoolKeeper` replaces the refill policy of Voila's preheated-kernel pool (which starts a
 new kernel for every kernel taken, at once, with no cap): kernels that have already executed a
-dashboard are kept ready up to a target per dashboard, warmed at most ``pool_concurrency`` at a
-time, within the budget, refilled in the background once no visitor has taken one for
-``refill_quiet`` seconds and the machine's load average is below its number of cores (so that a
-class opening its pages gets the CPU; after ``refill_max_wait`` seconds it refills anyway).
+dashboard are kept ready up to each dashboard's ``pool_size`` in Voila's
+``VoilaKernelManager.kernel_pools_config``, warmed at most ``pool_concurrency`` at a time, within
+the budget, refilled in the background once no visitor has taken one for ``refill_quiet`` seconds
+and the machine's load average is below its number of cores (so that a class opening its pages
+gets the CPU; after ``refill_max_wait`` seconds it refills anyway).
 """
 from __future__ import annotations
 
@@ -19,9 +21,10 @@ import asyncio
 import os
 import time
 from datetime import datetime, timezone
+from functools import cache
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Dict, Float, Integer
+from traitlets import Float, Integer
 from traitlets.config import LoggingConfigurable
 
 __all__ = ["ClassFull", "BudgetKernelManager", "PoolKeeper", "default_max_kernels",
@@ -79,7 +82,13 @@ def _seconds_since(when) -> float:
 
 
 class BudgetKernelManager(AsyncMappingKernelManager):
-    """Jupyter's kernel manager with a cap on running kernels and culling of unconnected ones."""
+    """Jupyter's kernel manager with a cap on running kernels and culling of unconnected ones.
+
+    Given to Voila as ``VoilaConfiguration.multi_kernel_manager_class``. With
+    ``VoilaConfiguration.preheat_kernel``, Voila builds its pool manager on top of this class, and
+    the instance Voila creates is one with :class:`PoolKeeper` in front (see :meth:`__new__`):
+    Voila's own refill would start kernels past the budget.
+    """
 
     max_kernels = Integer(
         0, config=True,
@@ -93,6 +102,20 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         0.0, config=True,
         help="Seconds between checks for unconnected kernels; 0: a quarter of "
              "cull_unconnected, at most 30 s.")
+
+    def __new__(cls, *args, **kwargs):
+        # Voila 0.5.13 offers no public hook for the preheated pool's refill policy: its
+        # init_settings wraps multi_kernel_manager_class in a class it builds itself
+        # (voila.voila_kernel_manager.voila_kernel_manager_factory), whose fill_if_needed,
+        # get_pool_size and get_rendered_notebook shadow this class's. When Voila instantiates
+        # that class, the instance is made of PoolKeeper + that class instead: a subclass, so
+        # Python runs its __init__ as usual, and nothing of Voila's is modified.
+        # tests/test_server_hardening.py::test_voila_pool_manager_is_kernelnbs fails when this
+        # stops working (and KernelnbVoila refuses to start with a preheat it cannot keep).
+        made = cls
+        if _is_voila_pool_class(cls) and not issubclass(cls, PoolKeeper):
+            made = _with_pool_keeper(cls)
+        return super().__new__(made, *args, **kwargs)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -149,14 +172,19 @@ class BudgetKernelManager(AsyncMappingKernelManager):
 
     def notify_disconnect(self, kernel_id):
         super().notify_disconnect(kernel_id)
-        if (kernel_id in self and kernel_id not in self._pooled
-                and self._kernel_connections.get(kernel_id, 0) <= 0):
+        if kernel_id not in self._pooled and kernel_id in self and self.connections(kernel_id) <= 0:
             self._unconnected_since[kernel_id] = time.monotonic()
+
+    def connections(self, kernel_id) -> int:
+        """Websockets open on ``kernel_id`` (0 for a kernel that is not running)."""
+        # The count jupyter_server's MappingKernelManager keeps for its own culler; its public
+        # kernel_model() reports it too, but raises for a kernel still starting.
+        return self._kernel_connections.get(kernel_id, 0)
 
     def release_from_pool(self, kernel_id):
         """A preheated kernel was given to a page: from now on it must get a connection."""
         self._pooled.discard(kernel_id)
-        if self._kernel_connections.get(kernel_id, 0) <= 0:
+        if self.connections(kernel_id) <= 0:
             self._unconnected_since[kernel_id] = time.monotonic()
 
     def remove_kernel(self, kernel_id):
@@ -190,12 +218,12 @@ class BudgetKernelManager(AsyncMappingKernelManager):
                 if kid not in self:
                     self._forget(kid)
                     continue
-                if kid in self._pooled or self._kernel_connections.get(kid, 0) > 0:
+                if kid in self._pooled or self.connections(kid) > 0:
                     self._unconnected_since.pop(kid, None)
                     continue
                 # A kernel still executing its page (or just done) is not abandoned yet: the
                 # clock runs from its last activity, and a busy kernel is left alone.
-                kernel = self._kernels.get(kid)
+                kernel = self.get_kernel(kid)
                 if getattr(kernel, "execution_state", None) == "busy":
                     continue
                 waited = min(now - since, _seconds_since(getattr(kernel, "last_activity", None)))
@@ -219,7 +247,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
             "kernels": len(kids),
             "starting": self._starting,
             "max_kernels": self.max_kernels or None,
-            "connected": sum(1 for k in kids if self._kernel_connections.get(k, 0) > 0),
+            "connected": sum(1 for k in kids if self.connections(k) > 0),
             "unconnected": sum(1 for k in kids if k in self._unconnected_since),
             "culled_unconnected": self._culled_unconnected,
             "refused": self._refused,
@@ -230,7 +258,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
             "pool": {},
         }
         if memory:
-            rss = [r for r in (_kernel_rss_mb(self._kernels.get(k)) for k in kids)
+            rss = [r for r in (_kernel_rss_mb(self.get_kernel(k)) for k in kids if k in self)
                    if r is not None]
             out["kernel_rss_mb"] = {
                 "total": round(sum(rss), 1),
@@ -244,17 +272,46 @@ def _ready(task) -> bool:
     return task.done() and not task.cancelled() and task.exception() is None
 
 
-class PoolKeeper(LoggingConfigurable):
-    """Mixin put in front of Voila's preheating kernel manager (see ``KernelnbVoila``).
+#: What PoolKeeper overrides or uses of Voila's preheating kernel manager (Voila 0.5.13):
+#: methods, with their parameters as PoolKeeper calls and overrides them, and attributes.
+_VOILA_POOL_METHODS = {
+    "fill_if_needed": ("self", "delay", "notebook_name", "extra_kernel_env_variables", "kwargs"),
+    "get_pool_size": ("self", "notebook_name"),
+    "get_rendered_notebook": ("self", "notebook_name", "extra_kernel_env_variables", "kwargs"),
+    "_initialize": ("self", "notebook_path", "kernel_id", "kwargs"),
+}
+_VOILA_POOL_TRAITS = ("kernel_pools_config",)
 
-    ``pool_targets`` maps a dashboard notebook (path relative to the served folder) to how many
-    executed kernels to keep ready for it. Voila's ``fill_if_needed`` only wakes the keeper,
-    which starts kernels one notebook at a time while the budget allows.
+
+def _is_voila_pool_class(cls) -> bool:
+    """True for the class Voila builds when it preheats kernels (``VoilaKernelManager``)."""
+    has_traits = getattr(cls, "class_trait_names", None)
+    return (has_traits is not None and all(t in has_traits() for t in _VOILA_POOL_TRAITS)
+            and all(callable(getattr(cls, m, None)) for m in _VOILA_POOL_METHODS))
+
+
+@cache
+def _with_pool_keeper(voila_class):
+    return type("KernelnbPoolManager", (PoolKeeper, voila_class), {"__module__": __name__})
+
+
+class PoolKeeper(LoggingConfigurable):
+    """Mixin put in front of Voila's preheating kernel manager (see :class:`BudgetKernelManager`).
+
+    How many executed kernels to keep ready for each dashboard is Voila's configuration:
+    ``VoilaKernelManager.kernel_pools_config`` (``pool_size`` of the notebook's entry, else of
+    ``"default"``; ``kernel_env_variables`` likewise), for the notebooks Voila preheats (every
+    notebook of the folder but those in ``preheat_denylist``). Voila's ``fill_if_needed`` only
+    wakes the keeper, which starts kernels one notebook at a time while the budget allows;
+    Voila's ``fill_delay`` is not used (``refill_quiet`` takes its place).
     """
 
-    pool_targets = Dict(
-        {}, config=True,
-        help="Notebook path (relative to the dashboards folder) -> preheated kernels to keep.")
+    # Voila 0.5.13 offers no public hook for the pool's refill policy nor for the order in which
+    # pooled kernels are taken: this mixin overrides fill_if_needed, get_pool_size and
+    # get_rendered_notebook of Voila's class and works on its pool (_pools: notebook -> tasks of
+    # _initialize, which starts a kernel and renders the notebook). _VOILA_POOL_METHODS lists
+    # what it relies on; tests/test_server_hardening.py checks it against the installed Voila.
+
     pool_concurrency = Integer(
         2, config=True, help="Most kernels warming (starting and executing a dashboard) at once.")
     pool_retry_delay = Float(
@@ -271,6 +328,7 @@ class PoolKeeper(LoggingConfigurable):
 
     def __init__(self, **kwargs):
         # Set before Voila's __init__, which calls fill_if_needed for every notebook.
+        self._notebooks: dict[str, None] = {}
         self._warming = 0
         self._retry_at = 0.0
         self._last_take = -float("inf")
@@ -279,7 +337,10 @@ class PoolKeeper(LoggingConfigurable):
 
     def fill_if_needed(self, delay=None, notebook_name=None, extra_kernel_env_variables=None,
                        **kwargs):
-        # Called by Voila at start-up for every notebook and after a kernel is taken.
+        """Wake the keeper (Voila calls this for every notebook it preheats at start-up, and
+        after a kernel is taken); the notebook is one to keep kernels for."""
+        if notebook_name is not None:
+            self._notebooks[str(notebook_name)] = None
         self._wake(0.0 if delay is None else delay)
 
     def _wake(self, delay=0.0):
@@ -301,8 +362,21 @@ class PoolKeeper(LoggingConfigurable):
         except OSError:
             return False
 
+    def _pool_config(self, nb) -> tuple[dict, dict]:
+        """(the notebook's entry of kernel_pools_config, its "default" entry), read as Voila
+        reads them."""
+        default = self.kernel_pools_config.get("default", {})
+        return self.kernel_pools_config.get(nb, default), default
+
     def _targets(self) -> dict:
-        return {nb: int(n) for nb, n in self.pool_targets.items() if int(n) > 0}
+        """{notebook: kernels to keep ready}, for the notebooks with a pool_size above 0."""
+        out = {}
+        for nb in self._notebooks:
+            config, default = self._pool_config(nb)
+            n = int(config.get("pool_size", default.get("pool_size", 1)))
+            if n > 0:
+                out[nb] = n
+        return out
 
     def _keep(self):
         self._keeper_handle = None
@@ -335,9 +409,13 @@ class PoolKeeper(LoggingConfigurable):
         if missing:
             self._wake(2.0)
 
-    def _kernel_env(self):
+    def _kernel_env(self, nb):
         from voila.utils import ENV_VARIABLE
         env = dict(os.environ)
+        config, default = self._pool_config(nb)
+        for key, value in config.get("kernel_env_variables",
+                                     default.get("kernel_env_variables", {})).items():
+            env.setdefault(key, value)
         env[ENV_VARIABLE.VOILA_BASE_URL] = self.parent.base_url
         env[ENV_VARIABLE.VOILA_SERVER_URL] = self.parent.server_url
         env[ENV_VARIABLE.VOILA_APP_PORT] = str(self.parent.port)
@@ -346,7 +424,7 @@ class PoolKeeper(LoggingConfigurable):
 
     def _start_warm(self, nb):
         pool = self._pools.setdefault(nb, [])
-        kwargs = {"path": os.path.dirname(nb), "env": self._kernel_env()}
+        kwargs = {"path": os.path.dirname(nb), "env": self._kernel_env(nb)}
         self._warming += 1
         task = asyncio.ensure_future(self._warm(nb, kwargs))
         pool.append(task)

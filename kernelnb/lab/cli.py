@@ -34,7 +34,18 @@ _BANNER = "!" * 78
 
 
 def is_loopback(host: str) -> bool:
-    """True when ``host`` names only this machine (127.0.0.0/8, ::1, localhost)."""
+    """Whether ``host`` names only this machine (127.0.0.0/8, ::1, localhost).
+
+    Parameters
+    ----------
+    host : str
+        A host name or an IP address (an IPv6 address may be in brackets).
+
+    Returns
+    -------
+    bool
+        True for a loopback address or a name of this machine's loopback interface.
+    """
     if host in ("localhost", "localhost.localdomain", "ip6-localhost"):
         return True
     try:
@@ -79,7 +90,13 @@ _count = _bounded(int, 0, 10_000, "a whole number")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``kernelnb``."""
+    """The argument parser of the ``kernelnb`` command.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser, with the ``serve`` and ``lab`` subcommands.
+    """
     parser = argparse.ArgumentParser(
         prog="kernelnb",
         description="kernelnb: a kernel-methods lab (dashboards and course notebooks).")
@@ -215,7 +232,24 @@ def check_binding(args: argparse.Namespace) -> None:
 
 
 def preheat_plan(directory: Path, total: int, names: str | None = None) -> dict:
-    """{notebook file: kernels to keep preheated}: ``total`` shared evenly, gallery order first."""
+    """How many preheated kernels to keep for each dashboard: ``total`` shared evenly.
+
+    Parameters
+    ----------
+    directory : pathlib.Path
+        The dashboards folder.
+    total : int
+        Preheated kernels in all (``--preheat``); 0 or less: none.
+    names : str or None, default=None
+        Comma-separated dashboard names (``--preheat-dashboards``); None: every dashboard of the
+        gallery. When ``total`` does not divide evenly, the first ones in gallery order get one
+        more.
+
+    Returns
+    -------
+    dict
+        {notebook file: kernels to keep preheated}, without the dashboards that get none.
+    """
     if total <= 0:
         return {}
     from .app.gallery import gallery_entries
@@ -238,7 +272,22 @@ def preheat_plan(directory: Path, total: int, names: str | None = None) -> dict:
 
 
 def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
-    """Command-line arguments for :class:`kernelnb.lab.server.KernelnbVoila` (testable, no side effect)."""
+    """The command-line arguments of :class:`kernelnb.lab.server.KernelnbVoila` for ``kernelnb serve``.
+
+    Computed without side effects (testable).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``serve`` options (after :func:`normalize_serve_args`).
+    extra : list of str
+        Options ``serve`` does not know, passed on to Voila after kernelnb's own.
+
+    Returns
+    -------
+    list of str
+        The dashboards folder followed by Voila's options.
+    """
     from ._kernelpool import default_max_kernels
     directory = _resolve_dashboards(args.dashboards)
     max_kernels = default_max_kernels() if args.max_kernels is None else args.max_kernels
@@ -265,8 +314,9 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     argv.append("--VoilaExecutor.iopub_timeout=60")
     # The dashboards' figures are anywidgets; plotly's JupyterLab extension (a MIME renderer with
     # its own 4.8 MB copy of plotly.js) and the JupyterLab preview button are not used by a page.
-    argv.append('--VoilaConfiguration.extension_denylist=["jupyterlab-plotly", '
-                '"@voila-dashboards/jupyterlab-preview"]')
+    # (A list option given once per item: traitlets deprecates the one-string form.)
+    argv += [f"--VoilaConfiguration.extension_denylist={name}"
+             for name in ("jupyterlab-plotly", "@voila-dashboards/jupyterlab-preview")]
     # Kernels: the budget and the culling (kernelnb.lab._kernelpool); Jupyter's idle culler also
     # takes kernels whose tab is still open, after cull_idle seconds without a message.
     argv += [
@@ -281,6 +331,8 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
                  f"--MappingKernelManager.cull_interval={max(1, min(60, int(cull_idle // 4)))}"]
     plan = preheat_plan(directory, preheat, getattr(args, "preheat_dashboards", None))
     if plan:
+        # Voila's pools, kept by kernelnb within the budget: KernelnbVoila turns the plan into
+        # VoilaKernelManager.kernel_pools_config (0 for the dashboards not in it).
         argv += ["--VoilaConfiguration.preheat_kernel=True",
                  "--VoilaConfiguration.default_pool_size=0",
                  f"--KernelnbVoila.preheat_plan={json.dumps(plan)}"]
@@ -326,7 +378,21 @@ def _find_notebooks(arg: Path | None) -> Path:
 
 
 def lab_command(args: argparse.Namespace, extra: list[str]) -> list[str]:
-    """The JupyterLab command line. Jupyter's token authentication is left on (never emptied)."""
+    """The JupyterLab command line of ``kernelnb lab``, with Jupyter's token authentication on.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``lab`` options.
+    extra : list of str
+        Options ``lab`` does not know, passed on to JupyterLab; one that empties the token or
+        disables the check is refused.
+
+    Returns
+    -------
+    list of str
+        The command: this Python running ``jupyterlab`` with its options.
+    """
     for opt in extra:
         low = opt.lower()
         if (".token=" in low and low.split("=", 1)[1] in ("", "''", '""')) or "disable_check" in low:
@@ -345,7 +411,18 @@ def lab_command(args: argparse.Namespace, extra: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``kernelnb`` command."""
+    """Run the ``kernelnb`` command.
+
+    Parameters
+    ----------
+    argv : list of str or None, default=None
+        The command's arguments; None: ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status (``kernelnb lab`` replaces this process on POSIX systems).
+    """
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if args.command == "serve":

@@ -32,12 +32,12 @@ from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
-from ._kernelpool import ClassFull, PoolKeeper
+from ._kernelpool import BudgetKernelManager, ClassFull, PoolKeeper
 from ._websocket import (MAX_MESSAGE_BYTES, HardenedVoilaWebsocketHandler,
                          hardened_connection_class)
 from .app.gallery import dashboards_dir, render_gallery, static_dir
 
-__all__ = ["KernelnbVoila", "GalleryHandler", "StatusHandler", "PlotlyBundleHandler", "FULL_PAGE"]
+__all__ = ["KernelnbVoila", "FULL_PAGE"]
 
 #: The page a visitor gets when the server runs as many kernels as it may (HTTP 503).
 FULL_PAGE = """<!DOCTYPE html>
@@ -96,7 +96,7 @@ class _StaticHandler(_KernelnbTemplates, JupyterHandler):
 
 
 class PlotlyBundleHandler(_KernelnbTemplates, JupyterHandler):
-    """plotly's widget bundle at ``kernelnb/esm/plotly-<hash>.js`` (see :mod:`kernelnb.lab.app._plotly`).
+    """The plotly widget bundle at ``kernelnb/esm/plotly-<hash>.js`` (see :mod:`kernelnb.lab.app._plotly`).
 
     The name carries the content hash, so the browser keeps it; the dashboards' figures import it
     instead of receiving it through the kernel once per figure.
@@ -194,7 +194,18 @@ class KernelnbVoila(Voila):
     """Voila serving a dashboards folder with kernelnb's gallery at ``/``.
 
     Everything else is Voila's: configure it with the usual ``--Voila.*`` and
-    ``--VoilaConfiguration.*`` options (preheated kernels, culling, templates, ...).
+    ``--VoilaConfiguration.*`` options (preheated kernels, culling, templates, ...). The kernels
+    are kernelnb's through Voila's configuration: ``kernelnb serve`` gives
+    ``VoilaConfiguration.multi_kernel_manager_class`` as
+    :class:`kernelnb._kernelpool.BudgetKernelManager` and the preheated pools as
+    ``VoilaKernelManager.kernel_pools_config`` (from ``preheat_plan``).
+
+    Parameters
+    ----------
+    **kwargs
+        Traits of the application, as for any traitlets ``Application`` (``config`` among them);
+        ``kernelnb serve`` runs ``KernelnbVoila.launch_instance(argv=...)`` instead, with the
+        options of :func:`kernelnb.cli.serve_argv`.
     """
 
     name = "kernelnb-voila"
@@ -202,33 +213,34 @@ class KernelnbVoila(Voila):
 
     preheat_plan = Unicode(
         "", config=True,
-        help="Preheated kernels per dashboard, as JSON {notebook: count} (kernelnb serve "
-             "--preheat fills it).")
+        help="Preheated kernels per dashboard, as JSON {notebook: count}: with "
+             "VoilaConfiguration.preheat_kernel, it becomes VoilaKernelManager.kernel_pools_config "
+             "(0 for the other notebooks). kernelnb serve --preheat fills it: traitlets' command "
+             "line has no form but a deprecated one for a dict of dicts.")
 
     def init_settings(self):
-        import voila.app as voila_app
-        original = voila_app.voila_kernel_manager_factory
-
-        def factory(base_class, preheat_kernel, default_pool_size, page_config_hook=None):
-            cls = original(base_class, preheat_kernel, default_pool_size,
-                           page_config_hook=page_config_hook)
-            if preheat_kernel:
-                cls = type("KernelnbPoolManager", (PoolKeeper, cls), {})
-            return cls
-
         self._plotly_route = _announce_plotly_bundle()
-        # Voila builds its pool manager class inside init_settings; ours replaces its refill.
-        voila_app.voila_kernel_manager_factory = factory
-        try:
-            if self.preheat_plan and self.voila_configuration.preheat_kernel:
-                self.config.PoolKeeper.pool_targets = json.loads(self.preheat_plan)
-            settings = super().init_settings()
-        finally:
-            voila_app.voila_kernel_manager_factory = original
-        settings["kernel_websocket_connection_class"] = hardened_connection_class(
-            settings.get("kernel_websocket_connection_class"))
-        settings["websocket_max_message_size"] = MAX_MESSAGE_BYTES
-        settings["default_handler_class"] = NotFoundHandler
+        if self.preheat_plan and self.voila_configuration.preheat_kernel:
+            pools = {nb: {"pool_size": int(n)} for nb, n in json.loads(self.preheat_plan).items()}
+            self.config.VoilaKernelManager.kernel_pools_config = {"default": {"pool_size": 0},
+                                                                  **pools}
+        # Voila's own traits: its websocket connection class (hardened; a class configured by
+        # the user is hardened too, see hardened_connection_class) and its extra tornado settings
+        # (those the user gives win).
+        self.kernel_websocket_connection_class = hardened_connection_class(
+            self.kernel_websocket_connection_class)
+        self.tornado_settings = {"websocket_max_message_size": MAX_MESSAGE_BYTES,
+                                 "default_handler_class": NotFoundHandler, **self.tornado_settings}
+        settings = super().init_settings()
+        km = self.kernel_manager
+        if (self.voila_configuration.preheat_kernel and isinstance(km, BudgetKernelManager)
+                and not isinstance(km, PoolKeeper)):
+            # Voila's own refill would start kernels past the budget: refuse rather than serve
+            # a pool that nobody keeps (see BudgetKernelManager.__new__).
+            raise RuntimeError(
+                "kernelnb: this Voila's preheated-kernel manager is not one kernelnb can keep "
+                "within the kernel budget (kernelnb was written against Voila 0.5.13); serve "
+                "without --preheat / VoilaConfiguration.preheat_kernel")
         return settings
 
     def setup_template_dirs(self):
@@ -251,9 +263,20 @@ class KernelnbVoila(Voila):
             (url_path_join(base, r"/kernelnb/api/status"), StatusHandler),
             (url_path_join(base, re.escape(self._plotly_route)), PlotlyBundleHandler),
         ]
+        # Voila 0.5.13 offers no public hook for its handler classes: its own are replaced by
+        # kernelnb's subclasses in the list init_handlers returns. A Voila whose list no longer
+        # holds one of them fails here rather than serve without the websocket checks or the
+        # budget page.
         replace = {VoilaKernelWebsocketHandler: HardenedVoilaWebsocketHandler,
                    TornadoVoilaHandler: BudgetVoilaHandler,
                    TornadoVoilaTreeHandler: OfflineTreeHandler}
+        expected = set(replace)
+        if self.notebook_path:                   # one notebook served: no folder listing
+            expected.discard(TornadoVoilaTreeHandler)
+        missing = sorted(c.__name__ for c in expected - {h[1] for h in handlers})
+        if missing:
+            raise RuntimeError(f"kernelnb: Voila serves no {', '.join(missing)} any more "
+                               "(kernelnb was written against Voila 0.5.13)")
         handlers = [(h[0], replace.get(h[1], h[1]), *h[2:]) for h in handlers]
         # Tornado takes the first matching rule: ours go before Voila's tree at the root.
         return ours + handlers

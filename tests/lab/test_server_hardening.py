@@ -264,6 +264,79 @@ def test_preheated_pool_is_used_and_refilled(tmp_path):
         assert st["preheated_ready"] == 2 and st["kernels"] == 3
 
 
+def _voila_app(folder, monkeypatch, *options):
+    """The KernelnbVoila that ``kernelnb serve --dashboards folder *options`` runs, its settings
+    and handlers made (nothing started, no port bound)."""
+    from kernelnb import cli
+    from kernelnb.app._plotly import ESM_ENV
+    from kernelnb.server import KernelnbVoila
+
+    monkeypatch.setenv(ESM_ENV, "")              # init_settings sets it; put back afterwards
+    args, extra = cli.build_parser().parse_known_args(
+        ["serve", "--no-browser", "--dashboards", str(folder), *options])
+    app = KernelnbVoila()
+    app.initialize(cli.serve_argv(args, extra))
+    app.connection_dir = str(folder)
+    app.init_settings()
+    return app, app.init_handlers()
+
+
+def test_voila_pool_manager_is_kernelnbs(tmp_path, monkeypatch):
+    """Voila 0.5.13 offers no public hook for the preheated pool's refill policy: it builds its
+    pool manager class on top of ``VoilaConfiguration.multi_kernel_manager_class``, and kernelnb
+    (BudgetKernelManager.__new__) puts PoolKeeper in front of it. This fails when the installed
+    Voila no longer lets that work: the server's kernel manager is not kernelnb's, or Voila's
+    class lost (or changed the parameters of) what PoolKeeper overrides and calls."""
+    import inspect
+
+    from kernelnb._kernelpool import _VOILA_POOL_METHODS, BudgetKernelManager, PoolKeeper
+    from kernelnb.server import BudgetVoilaHandler
+
+    folder = write_dashboards(tmp_path)
+    app, handlers = _voila_app(folder, monkeypatch, "--max-kernels", "4", "--preheat", "2",
+                               "--preheat-dashboards", "alpha")
+    km = app.kernel_manager
+    assert isinstance(km, PoolKeeper) and isinstance(km, BudgetKernelManager)
+    mro = type(km).__mro__
+    voila_class = next(c for c in mro if "get_rendered_notebook" in vars(c) and c is not PoolKeeper)
+    assert mro.index(PoolKeeper) < mro.index(voila_class) < mro.index(BudgetKernelManager)
+    for name, params in _VOILA_POOL_METHODS.items():
+        assert name in vars(voila_class), f"Voila's pool manager has no {name} any more"
+        assert tuple(inspect.signature(vars(voila_class)[name]).parameters) == params, name
+        if name in vars(PoolKeeper):
+            assert getattr(type(km), name) is getattr(PoolKeeper, name), name
+    assert isinstance(km._pools, dict)
+    # the pools are Voila's configuration, read by the keeper; the budget is kernelnb's
+    assert km.kernel_pools_config == {"default": {"pool_size": 0}, "alpha.ipynb": {"pool_size": 2}}
+    assert km._targets() == {"alpha.ipynb": 2} and km.max_kernels == 4
+    assert BudgetVoilaHandler in {h[1] for h in handlers}
+    # without preheating, the budget manager is Voila's kernel manager as it is
+    app, _ = _voila_app(folder, monkeypatch, "--max-kernels", "3")
+    assert isinstance(app.kernel_manager, BudgetKernelManager)
+    assert not isinstance(app.kernel_manager, PoolKeeper) and app.kernel_manager.max_kernels == 3
+
+
+def test_voila_settings_are_kernelnbs_through_voilas_traits(tmp_path, monkeypatch):
+    """The hardened websocket connection and the tornado settings go through Voila's own traits
+    (``kernel_websocket_connection_class``, ``tornado_settings``), and every Voila handler
+    kernelnb replaces is replaced (Voila 0.5.13 offers no public hook for its handler classes)."""
+    from voila.tornado.handler import TornadoVoilaHandler
+    from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
+    from voila.tornado.treehandler import TornadoVoilaTreeHandler
+
+    from kernelnb._websocket import MAX_MESSAGE_BYTES, HardenedConnection
+    from kernelnb.server import NotFoundHandler
+
+    folder = write_dashboards(tmp_path, names=("alpha",))
+    app, handlers = _voila_app(folder, monkeypatch)
+    assert app.kernel_websocket_connection_class is HardenedConnection
+    assert app.tornado_settings["websocket_max_message_size"] == MAX_MESSAGE_BYTES
+    assert app.tornado_settings["default_handler_class"] is NotFoundHandler
+    classes = {h[1] for h in handlers}
+    assert not classes & {TornadoVoilaHandler, VoilaKernelWebsocketHandler,
+                          TornadoVoilaTreeHandler}
+
+
 # ----------------------------------------------------------------------------- authentication
 
 

@@ -15,10 +15,6 @@ starts with what that dashboard needs; which module holds a name is read from th
 """
 import importlib
 
-from . import _coldstart
-
-_coldstart.install()          # plotly's widgets without nbformat/jsonschema (see _coldstart)
-
 _exports = None
 
 

@@ -244,4 +244,4 @@ def test_listing_the_dashboards_imports_none_of_them():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["n"] == len(DASHBOARDS)
     assert got["heavy"] == []
-    assert got["loaded"] == ["kernelnb.lab.app._coldstart", "kernelnb.lab.app.gallery"]
+    assert got["loaded"] == ["kernelnb.lab.app.gallery"]
