@@ -30,7 +30,7 @@ TOY_CLAIMS = {
     "vsv": "VSV helps at every sigma (Fig. 6.2 left)",
     "isvm_ih": "ISVM ~ IH_KPCA at large sigma, where the ratio (6.13) ~ 1 (Figs. 6.2, 6.3)",
     "lih": "LIH slightly hurts (Fig. 6.4)",
-    "gamma": "more invariance (larger gamma) is better for IH_KPCA (Fig. 6.2 right)",
+    "invariance": "more invariance (a larger trade-off) is better for IH_KPCA (Fig. 6.2 right)",
     "bowl": "the plain SVM's error does not rise at large sigma (no 'bowl')",
 }
 
@@ -41,7 +41,8 @@ def pct(mean, sem):
 
 def toy_report(res):
     ls = res["log_sigma"]
-    print(f"## Rotation toy (thesis 6.6.2), {res['n_runs']} runs, gamma = {res['gamma']}, "
+    print(f"## Rotation toy (thesis 6.6.2), {res['n_runs']} runs, "
+          f"invariance = {res['invariance']}, "
           f"C = inf, test error % (mean +- sem), {res['seconds']:.0f} s")
     print(f"published Table 6.1: {PUBLISHED_TOY_TABLE_6_1} (numbers missing from the text)")
     print()
@@ -55,24 +56,24 @@ def toy_report(res):
         q1, q2 = res["rms"]["ISVM"][:, j].mean(), res["rms"]["IH_KPCA"][:, j].mean()
         print(f"| {v:.2f} | " + " | ".join(cells) + f" | {r:.3f} | {q1:.3f} | {q2:.3f} |")
     print()
-    print("IH_KPCA and ISVM test error % against gamma (Fig. 6.2 right); LIH against gamma "
+    print("IH_KPCA and ISVM test error % against the invariance (Fig. 6.2 right); LIH against it "
           f"(Fig. 6.4, log sigma = {res['lih_log_sigma']})")
     print()
-    curves = {f"IH_KPCA log sigma = {k}": e for k, e in res["gamma_error"].items()}
-    curves.update({f"ISVM log sigma = {k}": e for k, e in res["isvm_gamma_error"].items()})
-    print("| gamma | " + " | ".join(curves) + " | LIH |")
+    curves = {f"IH_KPCA log sigma = {k}": e for k, e in res["invariance_error"].items()}
+    curves.update({f"ISVM log sigma = {k}": e for k, e in res["isvm_invariance_error"].items()})
+    print("| invariance | " + " | ".join(curves) + " | LIH |")
     print("|---" * (len(curves) + 2) + "|")
-    for k, g in enumerate(res["gammas"]):
+    for k, g in enumerate(res["invariances"]):
         cells = [pct(*[a[k] for a in mean_and_sem(e)]) for e in curves.values()]
-        lih = mean_and_sem(res["lih_gamma_error"])
+        lih = mean_and_sem(res["lih_invariance_error"])
         print(f"| {g} | " + " | ".join(cells) + f" | {pct(lih[0][k], lih[1][k])} |")
     print()
     svm, vsv = means["SVM"][0], means["VSV"][0]
     isvm, ih, lih = means["ISVM"][0], means["IH_KPCA"][0], means["LIH"][0]
     last = int(np.argmax(ls))
     ratio_last = res["ratio"][:, last].mean()
-    g_curves = [mean_and_sem(e)[0] for e in res["gamma_error"].values()]
-    lih_curve = mean_and_sem(res["lih_gamma_error"])[0]
+    g_curves = [mean_and_sem(e)[0] for e in res["invariance_error"].values()]
+    lih_curve = mean_and_sem(res["lih_invariance_error"])[0]
     checks = {
         "vsv": (bool(np.all(vsv < svm)),
                 f"VSV - SVM per sigma: {np.round(100 * (vsv - svm), 2).tolist()} points"),
@@ -81,9 +82,9 @@ def toy_report(res):
                     f"{100 * ih[last]:.2f}%, ratio {ratio_last:.4f}"),
         "lih": (bool(np.mean(lih - svm) > 0 and np.all(lih_curve[1:] >= lih_curve[0] - 0.002)),
                 f"LIH - SVM averaged over sigma: {100 * np.mean(lih - svm):+.2f} points; LIH "
-                f"against gamma: {np.round(100 * lih_curve, 2).tolist()}"),
-        "gamma": (bool(all(c[-1] < c[0] for c in g_curves)),
-                  "IH_KPCA error at the largest gamma vs gamma = 0: "
+                f"against invariance: {np.round(100 * lih_curve, 2).tolist()}"),
+        "invariance": (bool(all(c[-1] < c[0] for c in g_curves)),
+                  "IH_KPCA error at the largest invariance vs invariance = 0: "
                   + ", ".join(f"{100 * c[-1]:.2f} vs {100 * c[0]:.2f}" for c in g_curves)),
         "bowl": (bool(svm[last] <= svm.min() + 0.02),
                  f"SVM error at the largest sigma {100 * svm[last]:.2f}%, best "
@@ -98,7 +99,7 @@ def toy_report(res):
 
 
 def digits_report(res, data="scikit-learn's 8x8 digits (USPS not available)"):
-    g = res["gammas"]
+    g = res["invariances"]
     print(f"## Translation invariance on {data}, 0-4 vs 5-9, {res['n_train']} training images, "
           f"{res['n_test']} test images, {res['n_splits']} splits, C = {res['C']}, test error % "
           f"(mean +- sem), {res['seconds']:.0f} s")
@@ -111,7 +112,7 @@ def digits_report(res, data="scikit-learn's 8x8 digits (USPS not available)"):
               f"{ratio:.3f}, published (USPS) {pub if pub is not None else 'not given'}")
         print()
         methods = [m for m in table if m not in ("SVM", "VSV")]
-        print("| gamma | " + " | ".join(methods) + " | " + " | ".join(
+        print("| invariance | " + " | ".join(methods) + " | " + " | ".join(
             f"(6.14) {m}" for m in methods) + " |")
         print("|---" * (2 * len(methods) + 1) + "|")
         for k, gv in enumerate(g):
@@ -148,7 +149,7 @@ def timing_report(rows):
 def scaling_report(rows):
     methods = [k for k in rows[0] if k != "n_train"]
     print("## Fit time (s) and accuracy % against the training-set size (digits, horizontal "
-          "invariance, gamma = 0.99)")
+          "translations, invariance = 0.99)")
     print()
     print("| n_train | " + " | ".join(methods) + " |")
     print("|---" * (len(methods) + 1) + "|")
@@ -174,8 +175,8 @@ def main(argv=None):
         n_pool, n_test = (2000, 500) if args.quick else (10000, 2000)
         Xt, yt, _ = fashion_translation_data(Xt[:n_test], yt[:n_test])
         res = digits_translation_experiment(
-            gammas=(0.0, 0.99) if args.quick else (0.0, 0.9, 0.99, 0.999, 0.9999),
-            invariances=("horizontal",) if args.quick else ("horizontal", "vertical", "both"),
+            invariances=(0.0, 0.99) if args.quick else (0.0, 0.9, 0.99, 0.999, 0.9999),
+            transformations=("horizontal",) if args.quick else ("horizontal", "vertical", "both"),
             n_splits=1 if args.quick else 5, data=fashion_translation_data(Xp[:n_pool],
                                                                            yp[:n_pool]),
             test=(Xt, yt))
@@ -183,21 +184,21 @@ def main(argv=None):
                            "kernel (x . y / 784)^3 on [-1, 1] pixels)")
         return
     if args.only_timing:
-        timing_report(digits_timing_table(gamma=0.99))
+        timing_report(digits_timing_table(invariance=0.99))
         scaling_report(digits_scaling_table(sizes=sizes))
         return
     if args.quick:
-        toy = rotation_toy_experiment(log_sigmas=(-1.0, 0.0, 1.4), gammas=(0.0, 0.9, 0.999),
+        toy = rotation_toy_experiment(log_sigmas=(-1.0, 0.0, 1.4), invariances=(0.0, 0.9, 0.999),
                                       n_runs=3, n_test=500)
-        digits = digits_translation_experiment(invariances=("horizontal",),
-                                               gammas=(0.0, 0.99), n_splits=1)
+        digits = digits_translation_experiment(transformations=("horizontal",),
+                                               invariances=(0.0, 0.99), n_splits=1)
     else:
         toy = rotation_toy_experiment()
         digits = digits_translation_experiment(
-            gammas=(0.0, 0.5, 0.9, 0.99, 0.999, 0.9999), n_splits=10)
+            invariances=(0.0, 0.5, 0.9, 0.99, 0.999, 0.9999), n_splits=10)
     toy_report(toy)
     digits_report(digits)
-    timing_report(digits_timing_table(gamma=0.99))
+    timing_report(digits_timing_table(invariance=0.99))
     scaling_report(digits_scaling_table(sizes=sizes))
 
 

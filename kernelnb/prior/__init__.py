@@ -4,12 +4,14 @@ minimisation, the kernel PCA map, invariant SVMs, and data cleaning.
 The thesis's experiments on these estimators are in :mod:`kernelnb.reproductions.chapelle`."""
 from .cleaning import (CLEANING_METHODS, grad_c_objective, rank_suspects, suspect_rank,
                        suspicion_scores)
-from .invariance import (INVARIANCES, InvariantKPCASVC, InvariantSVC, LinearInvariantSVC,
+from .invariance import (TRANSFORMATIONS, InvariantKPCASVC, InvariantSVC, LinearInvariantSVC,
                          VirtualSVC, invariant_linear_map, kernel_input_derivative,
-                         kernel_tangent_gram, scale_free_gamma, tangent_vectors, transform_points)
+                         kernel_tangent_gram, scale_free_invariance, tangent_vectors,
+                         transform_points)
 from .kpca import KernelPCAMap
 from .vicinal import (WIDTH_RULES, EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC,
                       input_margins, vicinal_margins, vicinity_widths)
+
 
 __all__ = [
     # vicinal risk
@@ -18,9 +20,9 @@ __all__ = [
     # the kernel PCA map
     "KernelPCAMap",
     # invariances
-    "INVARIANCES", "InvariantKPCASVC", "InvariantSVC", "LinearInvariantSVC", "VirtualSVC",
-    "invariant_linear_map", "kernel_input_derivative", "kernel_tangent_gram", "scale_free_gamma",
-    "tangent_vectors", "transform_points",
+    "VirtualSVC", "LinearInvariantSVC", "InvariantSVC", "InvariantKPCASVC", "tangent_vectors",
+    "transform_points", "kernel_input_derivative", "kernel_tangent_gram",
+    "invariant_linear_map", "scale_free_invariance", "TRANSFORMATIONS",
     # data cleaning
-    "CLEANING_METHODS", "grad_c_objective", "rank_suspects", "suspect_rank", "suspicion_scores",
+    "suspicion_scores", "rank_suspects", "suspect_rank", "grad_c_objective", "CLEANING_METHODS",
 ]

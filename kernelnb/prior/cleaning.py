@@ -210,9 +210,11 @@ def grad_c_objective(estimator, X, y, C):
         Its kernel parameters are used (``margin``, ``C`` and ``class_weight`` are replaced by the
         L2 margin with the given ``C``).
     X : array of shape (n_samples, n_features)
-    y : array of shape (n_samples,), two classes
-    C : array of shape (n_samples,), positive
-        One soft-margin parameter per point.
+        Training points.
+    y : array of shape (n_samples,)
+        Their labels, two classes.
+    C : array of shape (n_samples,)
+        One positive soft-margin parameter per point.
 
     Returns
     -------
@@ -265,7 +267,9 @@ def suspicion_scores(estimator, X, y, method="svm_xi", *, n_subsamples=100, subs
         modified.  The thesis's variants: the hard margin (``margin='hard'``) and the soft
         margin with ``C`` chosen on validation data.
     X : array of shape (n_samples, n_features)
-    y : array of shape (n_samples,), two classes
+        Training points.
+    y : array of shape (n_samples,)
+        Their labels, two classes.
     method : {'svm_xi', 'sub_xi', 'loo_xi', 'grad_c'}, default='svm_xi'
         * ``'svm_xi'``: ``xi_i = 1 - y_i f(x_i)`` of the SVM trained on all points.
         * ``'sub_xi'``: ``n_subsamples`` SVMs, each trained on a random subset of
@@ -294,6 +298,8 @@ def suspicion_scores(estimator, X, y, method="svm_xi", *, n_subsamples=100, subs
     Returns
     -------
     ndarray of shape (n_samples,)
+        The scores, higher for the more suspect points (``nan`` where ``'sub_xi'`` has no
+        subset without the point).
     """
     check_param("method", method, [StrOptions(set(CLEANING_METHODS))], _CALLER)
     check_param("n_subsamples", n_subsamples, POSITIVE_INT, _CALLER)
@@ -318,8 +324,16 @@ def rank_suspects(estimator, X, y, method="svm_xi", **kwargs):
 
     Parameters
     ----------
-    estimator, X, y, method, **kwargs :
-        As :func:`suspicion_scores`.
+    estimator : kernelnb.svm.SVC
+        The SVM the scores are computed with (cloned, never modified).
+    X : array of shape (n_samples, n_features)
+        Training points.
+    y : array of shape (n_samples,)
+        Their labels, two classes.
+    method : {'svm_xi', 'sub_xi', 'loo_xi', 'grad_c'}, default='svm_xi'
+        The score (:func:`suspicion_scores`).
+    **kwargs : dict
+        Further arguments of :func:`suspicion_scores`.
 
     Returns
     -------
@@ -338,18 +352,22 @@ def _order(scores):
 
 
 def suspect_rank(scores, index):
-    """Rank (1 = most suspect) of point ``index`` under ``scores``: one plus the number of points
-    scored higher, plus the tied ones before it (the order of :func:`rank_suspects`).
+    """Rank (1 = most suspect) of point ``index`` under ``scores``.
+
+    One plus the number of points scored higher, plus the tied ones before it (the order of
+    :func:`rank_suspects`).
 
     Parameters
     ----------
     scores : array of shape (n_samples,)
+        Suspicion scores (:func:`suspicion_scores`).
     index : int
         The point whose rank is wanted (e.g. the deliberately mislabelled one).
 
     Returns
     -------
     int
+        The rank, from 1.
     """
     scores = np.asarray(scores, dtype=np.float64).ravel()
     check_param("index", index, [Interval(numbers.Integral, 0, scores.shape[0] - 1,

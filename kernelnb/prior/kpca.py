@@ -47,9 +47,9 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _kernels
 from .. import kernels as _k
 from .._linalg import top_eigh
+from .._fit import fit_context
 from .._threads import blas_single_thread, blas_threads_for
-from .._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input,
-                           check_params)
+from .._validation import POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input
 
 __all__ = ["KernelPCAMap"]
 
@@ -191,12 +191,16 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         the principal axes of the centred ``V`` (its SVD, computed from the eigendecomposition of
         the k x k matrix ``V'V``).
     kernel : {'rbf', 'linear', 'poly'} or callable, default='rbf'
+        The kernel, as :class:`kernelnb.kernels.KernelSpec` (and :class:`kernelnb.svm.SVC`).
     sigma : float or 'scale', default=1.0
+        RBF width: ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``; ``'scale'``: the width
+        equivalent to scikit-learn's ``gamma='scale'``.
     scales : array of shape (n_features,), optional
+        Per-feature scaling factors ``s`` of the RBF kernel.
     degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
     coef0 : float, default=1.0
-        The kernel, as :class:`kernelnb.kernels.KernelSpec` (and :class:`kernelnb.svm.SVC`):
-        ``exp(-||s (x - y)||^2 / (2 sigma^2))`` or ``(<x, y> + coef0) ** degree``.
+        Offset of the polynomial kernel.
     tol : float in [0, 1), default=1e-10
         Relative tolerance: eigenvalues (and Cholesky residuals) at most ``tol`` times the
         largest are treated as zero.
@@ -225,10 +229,13 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
     sigma_ : float or None
         The RBF width used (``'scale'`` resolved).
     n_features_in_ : int
+        Number of input features.
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     See Also
     --------
-    sklearn.decomposition.KernelPCA : its ``transform`` is ``psi`` (same centring, same
+    sklearn.decomposition.KernelPCA : Its ``transform`` is ``psi`` (same centring, same
         ``Lambda^{-1/2}`` scaling), up to the sign of each eigenvector.
 
     References
@@ -263,8 +270,8 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_components=None, method="exact", kernel="rbf", sigma=1.0, scales=None,
-                 degree=3, coef0=1.0, tol=1e-10, random_state=None):
+    def __init__(self, *, n_components=None, method="exact", kernel="rbf", sigma=1.0,
+                 scales=None, degree=3, coef0=1.0, tol=1e-10, random_state=None):
         self.n_components = n_components
         self.method = method
         self.kernel = kernel
@@ -306,25 +313,56 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
         return out
 
     # -- fit ---------------------------------------------------------------------------------
+    def _check_params_extra(self):
+        if self.method != "exact" and self.n_components is None:
+            raise ValueError(f"n_components must be set (an int >= 1) for method="
+                             f"{self.method!r}, got None")
+
+    @fit_context
     def fit(self, X, y=None):
-        """Compute the map on the training inputs ``X`` (``y`` is ignored)."""
+        """Compute the map on the training inputs.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            Training inputs.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : KernelPCAMap
+            The fitted map.
+        """
         self._fit(X)
         return self
 
+    @fit_context
     def fit_transform(self, X, y=None, **fit_params):
-        """Fit, then ``psi(X)`` from the quantities of the fit (no second kernel evaluation)."""
+        """Fit, then ``psi(X)`` from the quantities of the fit (no second kernel evaluation).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            Training inputs.
+        y : None
+            Ignored.
+        **fit_params : dict
+            Ignored (scikit-learn's signature).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+            ``psi(X)``.
+        """
         return self._fit(X)
 
     def _fit(self, X):
-        check_params(self)
         X = self._check_input(X, reset=True)
         n = X.shape[0]
         if n < 2:
             raise ValueError(f"KernelPCAMap needs at least 2 samples, got {n} sample: the "
                              "centred Gram matrix of 1 sample is zero")
-        if self.method != "exact" and self.n_components is None:
-            raise ValueError(f"n_components must be set (an int >= 1) for method="
-                             f"{self.method!r}, got None")
         k = n if self.n_components is None else min(int(self.n_components), n)
         tol = float(self.tol)
         self.kernel_ = _k.KernelSpec.of(self).fit(X)

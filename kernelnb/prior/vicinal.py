@@ -47,16 +47,18 @@ import warnings
 
 import numpy as np
 from scipy.optimize import minimize
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
-from .._threads import blas_threads_for
-from .._validation import (POSITIVE, POSITIVE_INT, Interval, StrOptions,
-                           check_param, check_params)
+from .._classifier import BinaryClassifierMixin
+from .._fit import fit_context
+from .._threads import blas_single_thread, blas_threads_for
+from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input,
+                           check_param)
 from ..losses import get_loss
-from ..regularized import RegularizedKernelClassifier
 from ..svm import SVC
 from .invariance import kernel_input_derivative, kernel_tangent_gram
 
@@ -94,8 +96,9 @@ def _distance_blocks(X, kernel):
 
 
 def vicinity_widths(X, width="knn", *, n_neighbors=5, quantile=0.005, factor=1.0, kernel=None):
-    """Widths sigma_i of the Gaussian vicinities of the training points (Chapelle's thesis
-    §2.3.1, Eq. 2.22).
+    """Widths sigma_i of the Gaussian vicinities of the training points.
+
+    Chapelle's thesis §2.3.1, Eq. 2.22.
 
     Parameters
     ----------
@@ -107,7 +110,9 @@ def vicinity_widths(X, width="knn", *, n_neighbors=5, quantile=0.005, factor=1.0
         (linear interpolation, :func:`numpy.quantile`); a number: the same width for every
         point; an array: the widths themselves.
     n_neighbors : int, default=5
+        Neighbours of the ``'knn'`` rule.
     quantile : float in [0, 1], default=0.005
+        Quantile of the ``'quantile'`` rule.
     factor : float, default=1.0
         Multiplies the widths (the global factor the thesis chooses by cross-validation).
     kernel : kernelnb.kernels.Kernel, optional
@@ -116,9 +121,9 @@ def vicinity_widths(X, width="knn", *, n_neighbors=5, quantile=0.005, factor=1.0
 
     Returns
     -------
-    sigmas : ndarray of shape (n_samples,)
-        Non-negative widths (0 where a point's neighbours are all duplicates of it; a single
-        point gets 0 from the rules).
+    ndarray of shape (n_samples,)
+        The widths, non-negative (0 where a point's neighbours are all duplicates of it; a
+        single point gets 0 from the rules).
     """
     check_param("width", width, _WIDTH_CONSTRAINTS, "vicinity_widths")
     check_param("n_neighbors", n_neighbors, POSITIVE_INT, "vicinity_widths")
@@ -159,9 +164,22 @@ def vicinity_widths(X, width="knn", *, n_neighbors=5, quantile=0.005, factor=1.0
 
 
 def vicinal_margins(sigmas):
-    """Relative widths gamma_i = sigma_i / mean(sigma), the margins of the VRM-SVM (Chapelle's
-    thesis §2.3.1).  A zero width (a point whose neighbours all coincide with it) is raised to
-    1e-3 times the mean so that every margin is positive; all zero (or all equal) gives ones."""
+    """Relative widths ``gamma_i = sigma_i / mean(sigma)``, the margins of the VRM-SVM.
+
+    Chapelle's thesis §2.3.1.  A zero width (a point whose neighbours all coincide with it) is
+    raised to 1e-3 times the mean so that every margin is positive; all zero (or all equal)
+    gives ones.
+
+    Parameters
+    ----------
+    sigmas : array of shape (n_samples,)
+        The vicinity widths (:func:`vicinity_widths`).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The margins, positive, of mean 1.
+    """
     s = np.asarray(sigmas, dtype=np.float64).ravel()
     mean = float(s.mean()) if s.size else 0.0
     if not mean > 0:
@@ -171,10 +189,10 @@ def vicinal_margins(sigmas):
 
 
 class VicinalSVC(SVC):
-    """SVM with a Gaussian vicinity of its own width around each training point: the convex
-    approximation of vicinal risk minimisation with adaptive widths (Chapelle's thesis §2.3.1).
+    """SVM with a Gaussian vicinity of its own width around each training point.
 
-    It solves ``min 1/2 ||w||^2 + C sum_i xi_i / gamma_i`` subject to
+    The convex approximation of vicinal risk minimisation with adaptive widths (Chapelle's
+    thesis §2.3.1).  It solves ``min 1/2 ||w||^2 + C sum_i xi_i / gamma_i`` subject to
     ``y_i f(x_i) >= gamma_i - xi_i``, i.e. the dual ``max sum gamma_i alpha_i -
     1/2 a'(yy' o K)a``, ``sum y_i alpha_i = 0``, ``0 <= alpha_i <= C / gamma_i``, with
     ``gamma_i = sigma_i / mean(sigma)`` (:func:`vicinal_margins`) and the widths sigma_i from
@@ -195,10 +213,45 @@ class VicinalSVC(SVC):
         Neighbours of the ``'knn'`` rule (the thesis's 5).
     quantile : float, default=0.005
         Quantile of the ``'quantile'`` rule (the thesis's 5/1000).
-    C, kernel, sigma, scales, degree, coef0, margin, tol, cache_size, max_iter, shrinking, \
-class_weight, decision_function_shape, warm_start, n_jobs, verbose, callback, q, precision
-        As in :class:`kernelnb.svm.SVC` (``sigma`` is the RBF kernel's width, not a vicinity's).
-        With ``margin='l2'`` the slack term is ``C xi_i^2 / (2 gamma_i)``.
+    C : float, default=1.0
+        Soft-margin penalty (> 0; ``np.inf``: the hard margin).
+    kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
+        The SVM's kernel; the widths are measured in its feature space.
+    sigma : float or 'scale', default=1.0
+        The RBF kernel's width (not a vicinity's): ``exp(-||s (x - y)||^2 / (2 sigma^2))``.
+    scales : array of shape (n_features,), optional
+        Per-feature scaling factors ``s`` of the RBF kernel.
+    degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel.
+    margin : {'l1', 'l2', 'hard'}, default='l1'
+        Linear slack, squared slack (the slack term ``C xi_i^2 / (2 gamma_i)``), or none.
+    tol : float, default=1e-3
+        Stop when the maximal KKT violation is at most ``tol``.
+    cache_size : float, default=200
+        Kernel row cache in MB.
+    max_iter : int, default=-1
+        Solver iterations per binary problem (-1: no limit).
+    shrinking : bool, default=True
+        Shrinking of bound variables (LIBSVM's heuristic).
+    class_weight : dict, 'balanced' or None, default=None
+        Multiplies C per class.
+    decision_function_shape : {'ovr', 'ovo'}, default='ovr'
+        Shape of the multi-class decision values.
+    warm_start : bool, default=False
+        Start from the previous fit's dual variables (same data).
+    n_jobs : int or None, default=-1
+        Threads of the solver (-1: every core; None or 1: one).
+    verbose : bool, default=False
+        Print the solver's progress every 1000 iterations.
+    callback : callable or None, default=None
+        ``callback(info)`` every 1000 solver iterations; returning ``False`` stops the solver
+        (as in :class:`kernelnb.svm.SVC`).
+    q : 'auto' or even int >= 2, default='auto'
+        Working-set size of the decomposition (2: SMO).
+    precision : {'float32', 'float64'}, default='float32'
+        Kernel values the solver reads.
 
     Attributes
     ----------
@@ -206,8 +259,22 @@ class_weight, decision_function_shape, warm_start, n_jobs, verbose, callback, q,
         The vicinity widths sigma_i (times ``width_factor``).
     margins_ : ndarray of shape (n_samples,)
         gamma_i = sigma_i / mean(sigma), mean 1.
-    classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_, objective_, ... :
-        As in :class:`kernelnb.svm.SVC`; ``objective_`` is ``1/2 a'Qa - sum gamma_i a_i``.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The support vectors.
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        ``y_i alpha_i`` in LIBSVM's one-vs-one layout.
+    intercept_ : ndarray of shape (n_problems,)
+        The offsets of the binary problems.
+    objective_ : float or ndarray of shape (n_problems,)
+        ``1/2 a'Qa - sum gamma_i a_i`` at the solution.
+    n_iter_ : ndarray of shape (n_problems,)
+        Solver iterations per binary problem.
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     Notes
     -----
@@ -238,7 +305,7 @@ class_weight, decision_function_shape, warm_start, n_jobs, verbose, callback, q,
 
     _parameter_constraints = {**SVC._parameter_constraints, **_RULE_CONSTRAINTS}
 
-    def __init__(self, width="knn", width_factor=1.0, n_neighbors=5, quantile=0.005, C=1.0,
+    def __init__(self, *, width="knn", width_factor=1.0, n_neighbors=5, quantile=0.005, C=1.0,
                  kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0, margin="l1",
                  tol=1e-3, cache_size=200, max_iter=-1, shrinking=True, class_weight=None,
                  decision_function_shape="ovr", warm_start=False, n_jobs=-1, verbose=False,
@@ -254,10 +321,24 @@ class_weight, decision_function_shape, warm_start, n_jobs, verbose, callback, q,
                          warm_start=warm_start, n_jobs=n_jobs, verbose=verbose,
                          callback=callback, q=q, precision=precision)
 
+    @fit_context
     def fit(self, X, y, alpha_init=None):
-        """Compute the widths and margins of the training points, then solve the SVM with
-        them (:meth:`kernelnb.svm.SVC.fit` with ``margins``).  ``alpha_init`` as there."""
-        self._validate_params_()
+        """Compute the widths and margins of the training points, then solve the SVM with them.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), or (n_samples, n_samples) if precomputed
+            Training points.
+        y : array of shape (n_samples,)
+            Their labels.
+        alpha_init : array of shape (n_samples,), optional
+            A warm start (two classes), as in :meth:`kernelnb.svm.SVC.fit`.
+
+        Returns
+        -------
+        self : VicinalSVC
+            The fitted classifier.
+        """
         Xv, _ = self._check_input(X, y)
         kern = _k.KernelSpec.of(self).fit(Xv)
         self.sigmas_ = vicinity_widths(Xv, self.width, n_neighbors=self.n_neighbors,
@@ -267,11 +348,11 @@ class_weight, decision_function_shape, warm_start, n_jobs, verbose, callback, q,
         return super().fit(X, y, alpha_init=alpha_init, margins=self.margins_)
 
 
-class VicinalRiskClassifier(RegularizedKernelClassifier):
-    """Binary classifier minimising the vicinal risk with Gaussian vicinities itself (Chapelle's
-    thesis §1.3, Eqs. 1.15/1.16, and §2.3.1, where it was minimised by gradient descent).
+class VicinalRiskClassifier(BinaryClassifierMixin, BaseEstimator):
+    """Binary classifier minimising the vicinal risk with Gaussian vicinities itself.
 
-    Over f = w.Phi(x) + b (``w = sum_j a_j Phi(x_j)``), it minimises
+    Chapelle's thesis §1.3, Eqs. 1.15/1.16, and §2.3.1, where it was minimised by gradient
+    descent.  Over f = w.Phi(x) + b (``w = sum_j a_j Phi(x_j)``), it minimises
 
         R_vic(f) = (1/n) sum_i phi(-y_i f(x_i) / (sigma_i ||w||)),   phi(t) = (1 + erf(t/√2)) / 2,
 
@@ -286,11 +367,11 @@ class VicinalRiskClassifier(RegularizedKernelClassifier):
     the convex approximation (:class:`VicinalSVC`, C = 1 on the feature coordinates), and the
     lower risk kept.
 
-    Fitting reuses :class:`kernelnb.regularized.RegularizedKernelClassifier` (validation, the
-    empirical kernel map in which the problem is solved, prediction); only the objective differs:
-    that class's penalised risk ``mean L(y f) + ||f||^2 / (2 C n)`` with ``loss='vrm'`` has one
-    width for all points and fixes the scale of f by C, whereas here each point has its own
-    width and the scale is free.
+    The problem is solved in the empirical kernel map, as
+    :class:`kernelnb.regularized.RegularizedKernelClassifier` solves its own; only the objective
+    differs: that class's penalised risk ``mean L(y f) + ||f||^2 / (2 C n)`` with
+    ``loss='vrm'`` has one width for all points and fixes the scale of f by C, whereas here
+    each point has its own width and the scale is free.
 
     Parameters
     ----------
@@ -301,15 +382,25 @@ class VicinalRiskClassifier(RegularizedKernelClassifier):
     width_factor : float, default=1.0
         Multiplies the widths.
     n_neighbors : int, default=5
+        Neighbours of the ``'knn'`` rule.
     quantile : float, default=0.005
+        Quantile of the ``'quantile'`` rule.
     kernel : {'linear', 'rbf', 'poly'} or callable, default='linear'
-    sigma, degree, coef0, scales :
-        Kernel parameters, as in :class:`kernelnb.regularized.RegularizedKernelClassifier`
-        (``sigma`` is the RBF kernel's width).
+        The kernel of f.
+    sigma : float or 'scale', default=1.0
+        The RBF kernel's width (not a vicinity's): ``exp(-||s (x - y)||^2 / (2 sigma^2))``.
+    degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel.
+    scales : array of shape (n_features,), optional
+        Per-feature scaling factors ``s`` of the RBF kernel.
     fit_intercept : bool, default=True
+        Fit the offset b (False: b = 0).
     tol : float, default=1e-8
         L-BFGS gradient tolerance.
     max_iter : int, default=2000
+        L-BFGS iterations (per starting point).
     eig_tol : float, default=1e-10
         Relative eigenvalue threshold of the kernel matrix.
 
@@ -319,27 +410,66 @@ class VicinalRiskClassifier(RegularizedKernelClassifier):
         The vicinity widths.
     vicinal_risk_ : float
         R_vic at the solution (also ``objective_``).
-    dual_coef_, intercept_ :
+    objective_ : float
+        R_vic at the solution.
+    dual_coef_ : ndarray of shape (n_samples,)
         f = sum_j a_j k(x_j, .) + b, scaled so that ||w|| = 1 / mean(sigma) (Eq. 1.16's
         constraint with the mean width): f(x) is then the distance to the boundary in mean
         widths.
-    classes_, loss_, kernel_, sigma_, X_fit_, n_iter_, converged_ :
-        As in :class:`kernelnb.regularized.RegularizedKernelClassifier`.
+    intercept_ : float
+        The offset b.
+    classes_ : ndarray of shape (2,)
+        The class labels; ``classes_[1]`` is the positive class (f > 0).
+    loss_ : Loss
+        The erf loss ``'vrm'``.
+    kernel_ : kernelnb.kernels.Kernel
+        The fitted kernel.
+    sigma_ : float or None
+        The RBF width used (``'scale'`` resolved).
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training points f is expanded on.
+    n_iter_ : int
+        L-BFGS iterations of the solution kept.
+    converged_ : bool
+        Whether that L-BFGS run converged.
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     References
     ----------
     O. Chapelle, Support Vector Machines: Induction Principles, Adaptive Tuning and Prior
     Knowledge, PhD thesis, Université Paris 6, 2002, §1.3 (Eqs. 1.14-1.16) and §2.3.1;
     O. Chapelle, J. Weston, L. Bottou and V. Vapnik, Vicinal Risk Minimization, NIPS 13, 2000.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.prior import VicinalRiskClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.vstack([rng.randn(30, 2) - 1.5, rng.randn(30, 2) + 1.5])
+    >>> y = np.repeat([0, 1], 30)
+    >>> clf = VicinalRiskClassifier(width="knn", n_neighbors=5).fit(X, y)
+    >>> bool(0 < clf.vicinal_risk_ < 0.1), bool(clf.score(X, y) > 0.9)
+    (True, True)
+    >>> w = clf.dual_coef_ @ clf.X_fit_                  # linear kernel: ||w|| = 1 / mean(sigma)
+    >>> round(float(np.linalg.norm(w) * clf.sigmas_.mean()), 6)
+    1.0
     """
 
     _parameter_constraints = {
-        **{k: v for k, v in RegularizedKernelClassifier._parameter_constraints.items()
-           if k not in ("loss", "C", "smoothing")},
         **_RULE_CONSTRAINTS,
+        "kernel": [StrOptions({"rbf", "linear", "poly"}), callable],
+        "sigma": [*POSITIVE, StrOptions({"scale"})],
+        "degree": POSITIVE_INT,
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "scales": ["array-like", None],
+        "fit_intercept": ["boolean"],
+        "tol": POSITIVE,
+        "max_iter": POSITIVE_INT,
+        "eig_tol": NONNEGATIVE,
     }
 
-    def __init__(self, width="knn", width_factor=1.0, n_neighbors=5, quantile=0.005,
+    def __init__(self, *, width="knn", width_factor=1.0, n_neighbors=5, quantile=0.005,
                  kernel="linear", sigma=1.0, degree=3, coef0=1.0, scales=None,
                  fit_intercept=True, tol=1e-8, max_iter=2000, eig_tol=1e-10):
         self.width = width
@@ -356,11 +486,57 @@ class VicinalRiskClassifier(RegularizedKernelClassifier):
         self.max_iter = max_iter
         self.eig_tol = eig_tol
 
-    def _check_params(self):
-        check_params(self)
-        return get_loss("vrm"), None, None
+    @fit_context
+    def fit(self, X, y):
+        """Minimise the vicinal risk on ``(X, y)``.
 
-    def _fit(self, X, yv, loss, C, h):
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            Training points.
+        y : array of shape (n_samples,)
+            Their labels, exactly two classes.
+
+        Returns
+        -------
+        self : VicinalRiskClassifier
+            The fitted classifier.
+        """
+        X, y = check_input(self, X, y)
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(f"y must hold 2 classes; got 1 class ({classes[0]!r})" if
+                             classes.size else "y is empty")
+        if classes.shape[0] != 2:
+            raise ValueError(f"Only binary classification is supported: y must hold exactly 2 "
+                             f"classes, got {classes.shape[0]} ({list(classes)[:5]})")
+        self.classes_ = classes
+        yv = np.where(y_idx == 1, 1.0, -1.0)
+        self.kernel_ = _k.KernelSpec.of(self).fit(X)
+        self.sigma_ = self.kernel_.sigma if isinstance(self.kernel_, _k.RBF) else None
+        # small dense problems: BLAS on one thread (as RegularizedKernelClassifier)
+        with blas_single_thread():
+            return self._fit_risk(X, yv, get_loss("vrm"))
+
+    def decision_function(self, X):
+        """Decision values ``f(x) = sum_j a_j k(x_j, x) + b``; positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``f(X)``: the signed distance to the boundary in mean widths.
+        """
+        check_is_fitted(self)
+        X = check_input(self, X, reset=False)
+        return self._expansion(X) + self.intercept_
+
+    def _fit_risk(self, X, yv, loss):
         n = X.shape[0]
         sig = vicinity_widths(X, self.width, n_neighbors=self.n_neighbors,
                               quantile=self.quantile, factor=self.width_factor,
@@ -468,28 +644,33 @@ def _decision_gradients(svc, X):
 
 
 def input_margins(svc, X, y):
-    """Signed first-order distances ``y_i f(x_i) / ||grad f(x_i)||`` of the points to the
-    boundary of a fitted two-class :class:`kernelnb.svm.SVC`, measured in the *input* space
-    (``y_i`` = +1 for ``classes_[1]``, -1 otherwise; a point where f is flat gets +-inf).
+    """Signed first-order distances of points to an SVM's boundary in the *input* space.
 
-    The SVM maximises the smallest margin in the kernel's feature space, not this one (Chapelle's
+    ``y_i f(x_i) / ||grad f(x_i)||`` for a fitted two-class :class:`kernelnb.svm.SVC`
+    (``y_i`` = +1 for ``classes_[1]``, -1 otherwise; a point where f is flat gets +-inf).  The
+    SVM maximises the smallest margin in the kernel's feature space, not this one (Chapelle's
     thesis §2.3.2, Fig. 2.8); :class:`EllipsoidalVicinalSVC` approximately maximises it.
 
     Parameters
     ----------
-    svc : fitted SVC (or a subclass) with two classes and a kernel on the inputs
+    svc : SVC
+        A fitted :class:`kernelnb.svm.SVC` (or a subclass) with two classes and a kernel on the
+        inputs.
     X : array of shape (n_samples, n_features)
-    y : array of shape (n_samples,) with labels among ``svc.classes_``
+        The points.
+    y : array of shape (n_samples,)
+        Their labels, among ``svc.classes_``.
 
     Returns
     -------
     ndarray of shape (n_samples,)
+        The signed distances (positive on the side of the point's own class).
     """
     check_is_fitted(svc)
     if not isinstance(svc, SVC) or svc.kernel == "precomputed" or len(svc.classes_) != 2:
         raise ValueError("svc must be a fitted two-class kernelnb SVC with a kernel on the "
                          f"inputs, got {type(svc).__name__}")
-    Xd = np.asarray(svc._check_input(X, reset=False), dtype=np.float64)
+    Xd = check_input(svc, X, reset=False, dtype=np.float64, order="C")
     y = np.asarray(y)
     if y.shape != (Xd.shape[0],):
         raise ValueError(f"y must have shape ({Xd.shape[0]},) for {Xd.shape[0]} samples, "
@@ -510,9 +691,11 @@ def _signed_input_margins(svc, Xd, sign, G):
 
 
 class EllipsoidalVicinalSVC(SVC):
-    """SVM with the ellipsoidal vicinities that small input-space spheres become in the
-    kernel's feature space: approximately, a maximal margin in *input* space (Chapelle's thesis
-    §2.3.2, Eqs. 2.24-2.28 and the fixed point after Corollary 2.5; Fig. 2.8).
+    """SVM with ellipsoidal vicinities: approximately, a maximal margin in *input* space.
+
+    The vicinities are the ellipsoids that small input-space spheres become in the kernel's
+    feature space (Chapelle's thesis §2.3.2, Eqs. 2.24-2.28 and the fixed point after
+    Corollary 2.5; Fig. 2.8).
 
     A Gaussian of variance ``vicinity_sigma^2 / d`` per input coordinate around x_i is mapped
     to a Gaussian of covariance ``C_i = (vicinity_sigma^2 / d) M_i M_i'`` in the feature space
@@ -555,15 +738,48 @@ class EllipsoidalVicinalSVC(SVC):
         Width of the spherical input-space vicinities (total variance vicinity_sigma^2);
         relative to the identity of ``lambda C_i + (1 - lambda) I`` (no effect at lambda = 1).
     ellipsoid_weight : float in [0, 1], default=1.0
-        lambda of ``lambda C_i + (1 - lambda) I``.
+        The lambda of ``lambda C_i + (1 - lambda) I`` (0: the plain SVM).
     n_fixed_point : int, default=20
         Most SVM solves after the first.
     fixed_point_tol : float, default=1e-3
         Stop when ``max_i |gamma_i(new) - gamma_i| / gamma_i`` is below it.
-    C, kernel, sigma, scales, degree, coef0, margin, tol, cache_size, max_iter, shrinking, \
-class_weight, warm_start, n_jobs, verbose, callback, q, precision
-        As in :class:`kernelnb.svm.SVC` (the thesis's step 2 is ``margin='hard'``); the kernel
-        must act on inputs (not ``'precomputed'``).  Two classes only.
+    C : float, default=1.0
+        Soft-margin penalty (> 0; ``np.inf``: the hard margin).
+    kernel : {'rbf', 'linear', 'poly'} or callable, default='rbf'
+        The SVM's kernel; it must act on the inputs (its input derivatives are taken).
+    sigma : float or 'scale', default=1.0
+        The RBF kernel's width: ``exp(-||s (x - y)||^2 / (2 sigma^2))``.
+    scales : array of shape (n_features,), optional
+        Per-feature scaling factors ``s`` of the RBF kernel.
+    degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel.
+    margin : {'l1', 'l2', 'hard'}, default='l1'
+        Linear slack, squared slack, or none (the thesis's step 2 is ``'hard'``).
+    tol : float, default=1e-3
+        Stop each SVM when the maximal KKT violation is at most ``tol``.
+    cache_size : float, default=200
+        Kernel row cache in MB.
+    max_iter : int, default=-1
+        Solver iterations per SVM (-1: no limit).
+    shrinking : bool, default=True
+        Shrinking of bound variables (LIBSVM's heuristic).
+    class_weight : dict, 'balanced' or None, default=None
+        Multiplies C per class.
+    warm_start : bool, default=False
+        Start the first SVM from the previous fit's dual variables (same data).
+    n_jobs : int or None, default=-1
+        Threads of the solver (-1: every core; None or 1: one).
+    verbose : bool, default=False
+        Print the solver's progress every 1000 iterations.
+    callback : callable or None, default=None
+        ``callback(info)`` every 1000 solver iterations; returning ``False`` stops the solver
+        (as in :class:`kernelnb.svm.SVC`).
+    q : 'auto' or even int >= 2, default='auto'
+        Working-set size of the decomposition (2: SMO).
+    precision : {'float32', 'float64'}, default='float32'
+        Kernel values the solver reads.
 
     Attributes
     ----------
@@ -574,28 +790,57 @@ class_weight, warm_start, n_jobs, verbose, callback, q, precision
         training points to the boundary in input space.
     n_fixed_point_iter_ : int
         SVMs solved after the first.
-    n_iter_ : ndarray of shape (1,)
-        Solver iterations of all the SVMs together.
+    n_iter_ : int
+        Solver iterations of all the SVMs together (one binary problem).
     fixed_point_converged_ : bool
-    classes_, support_, support_vectors_, dual_coef_, intercept_, ... :
-        As in :class:`kernelnb.svm.SVC`.
+        Whether the fixed point stopped on ``fixed_point_tol``.
+    classes_ : ndarray of shape (2,)
+        The class labels (two classes only).
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors of the last SVM.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The support vectors.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``y_i alpha_i`` of the support vectors.
+    intercept_ : ndarray of shape (1,)
+        The offset.
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     References
     ----------
     O. Chapelle, Support Vector Machines: Induction Principles, Adaptive Tuning and Prior
     Knowledge, PhD thesis, Université Paris 6, 2002, §2.3.2 (Eqs. 2.24-2.31, Fig. 2.8).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.prior import EllipsoidalVicinalSVC, input_margins
+    >>> from kernelnb.svm import SVC
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-1, 1, (40, 2))
+    >>> y = np.where(X[:, 1] > 0.3 * np.sin(3 * X[:, 0]), 1, -1)
+    >>> poly = dict(kernel="poly", degree=3, margin="hard", precision="float64")
+    >>> ev = EllipsoidalVicinalSVC(**poly).fit(X, y)
+    >>> svm = SVC(**poly).fit(X, y)
+    >>> bool(ev.input_margins_.min() >= input_margins(svm, X, y).min())
+    True
+    >>> ev.fixed_point_converged_, isinstance(ev.n_iter_, int)
+    (True, True)
     """
 
     _parameter_constraints = {
         **{k: v for k, v in SVC._parameter_constraints.items()
            if k != "decision_function_shape"},
+        # a kernel on the inputs: the margins need its input derivatives
+        "kernel": [StrOptions({"rbf", "linear", "poly"}), callable],
         "vicinity_sigma": POSITIVE,
         "ellipsoid_weight": [Interval(numbers.Real, 0, 1, closed="both")],
         "n_fixed_point": [Interval(numbers.Integral, 0, None, closed="left")],
         "fixed_point_tol": POSITIVE,
     }
 
-    def __init__(self, vicinity_sigma=1.0, ellipsoid_weight=1.0, n_fixed_point=20,
+    def __init__(self, *, vicinity_sigma=1.0, ellipsoid_weight=1.0, n_fixed_point=20,
                  fixed_point_tol=1e-3, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
                  coef0=1.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1,
                  shrinking=True, class_weight=None, warm_start=False, n_jobs=-1,
@@ -680,13 +925,24 @@ class_weight, warm_start, n_jobs, verbose, callback, q, precision
             out += (1.0 - lam) * np.einsum("nij,nj,nkj->nik", U, inv, U)
         return out
 
+    @fit_context
     def fit(self, X, y, alpha_init=None):
-        """Run the fixed point (see the class docstring); ``alpha_init`` warm-starts the first
-        SVM, as in :meth:`kernelnb.svm.SVC.fit`."""
-        self._validate_params_()
-        if self.kernel == "precomputed":
-            raise ValueError("kernel='precomputed' has no inputs to differentiate: the "
-                             "ellipsoidal vicinities need a kernel on the inputs")
+        """Run the fixed point (see the class docstring).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            Training points.
+        y : array of shape (n_samples,)
+            Their labels, two classes.
+        alpha_init : array of shape (n_samples,), optional
+            A warm start of the first SVM, as in :meth:`kernelnb.svm.SVC.fit`.
+
+        Returns
+        -------
+        self : EllipsoidalVicinalSVC
+            The fitted classifier.
+        """
         Xv, yv = self._check_input(X, y)
         check_classification_targets(yv)
         kind = type_of_target(yv, input_name="y")
@@ -712,7 +968,7 @@ class_weight, warm_start, n_jobs, verbose, callback, q, precision
             solver_iter += int(self.n_iter_.sum())
             self.n_fixed_point_iter_ += 1
             G = None
-        self.n_iter_ = np.array([solver_iter], dtype=np.int64)
+        self.n_iter_ = solver_iter
         if G is None:
             G = _decision_gradients(self, Xd)
         sign = np.where(yv == self.classes_[1], 1.0, -1.0)

@@ -17,13 +17,15 @@ from .transduction import (TransductiveLinearDiscriminant, TransductiveRidge, Tr
                            loo_matrix, transductive_labels)
 
 __all__ = [
-    # cluster kernels
+    # kernels from unlabeled points
     "ClusterKernel", "ClusterKernelSVC", "RandomWalkKernel", "MarginalizedKernel",
     "transfer_function", "cutoff_span_curve", "TRANSFER_FUNCTIONS",
-    # reweighting and transduction
+    # reweighting and vicinal risk on unlabeled points
     "ReweightedParzenClassifier", "ReweightedSVC", "UnlabeledVicinalClassifier", "fit_weights",
-    "likelihood_sigma", "TransductiveLinearDiscriminant", "TransductiveRidge", "TransductiveSVC",
-    "loo_matrix", "transductive_labels",
+    "likelihood_sigma",
+    # transduction
+    "TransductiveRidge", "TransductiveLinearDiscriminant", "TransductiveSVC", "loo_matrix",
+    "transductive_labels",
     # active learning
     "ActiveLearner", "STRATEGIES", "incremental_span_update", "platt_fit",
 ]

@@ -43,7 +43,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from scipy.special import expit, log_expit
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -51,8 +51,9 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from .._callbacks import progress_caller
+from .._fit import fit_context
 from .._platt import platt_fit
-from .._validation import CALLBACK, HasMethods, Interval, StrOptions, check_input, check_params
+from .._validation import CALLBACK, HasMethods, Interval, StrOptions, check_input
 from ..model_selection._estimates import _Problem
 
 __all__ = ["ActiveLearner", "STRATEGIES", "platt_fit", "incremental_span_update"]
@@ -214,27 +215,43 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
     callback : callable ``callback(info)`` or None, default=None
         Called after each ``teach`` with a dict: ``iteration`` (labels taught so far), ``index``
         (pool index, -1 for a point from outside the pool), ``label``, ``score`` (the strategy's
-        score of the point, nan when it was not queried), ``test_error`` (nan without a test
-        set), ``n_labeled``.  Returning ``False`` stops :meth:`run`.  The package's one callback
-        form (:mod:`kernelnb._callbacks`).
+        score of the point, nan when it was not queried), ``val_error`` (the error on the
+        validation data given to ``fit``, nan without), ``n_labeled``.  Returning ``False``
+        stops :meth:`run`.  The package's one callback form (:mod:`kernelnb._callbacks`).
 
     Attributes
     ----------
-    estimator_ : the model trained on the current labelled set
+    estimator_ : classifier
+        The model trained on the current labelled set.
     classes_ : ndarray of shape (2,)
-    X_labeled_, y_labeled_ : the current labelled set
-    pool_ : ndarray of shape (n_pool, n_features), the ``X_unlabeled`` given to ``fit``
-    remaining_ : ndarray of int, the pool indices not labelled yet
-    scores_ : ndarray, the strategy's scores of ``remaining_`` at the last query (larger: asked
-        first); ``'gem'`` scores ``-T``, the negated expected error
-    expected_error_ : ndarray or None, the expected error ``sum_y P(y|x) T(D + (x, y))`` of
-        each remaining candidate at the last ``'gem'``/``'fast_gem'`` query
-    label_errors_ : ndarray of shape (n_remaining, 2) or None, ``T(D + (x, y))`` (8.2) for
-        ``y`` = ``classes_[0]``, ``classes_[1]`` at that query
-    n_queries_ : int, labels taught since ``fit``
-    history_ : dict of lists, one entry per ``teach``: ``index``, ``label``, ``score``,
-        ``test_error``, ``n_labeled``
-    initial_test_error_ : float, the test error after ``fit`` (nan without a test set)
+        The class labels.
+    X_labeled_ : ndarray of shape (n_labeled, n_features)
+        The current labelled points.
+    y_labeled_ : ndarray of shape (n_labeled,)
+        Their labels.
+    pool_ : ndarray of shape (n_pool, n_features)
+        The ``X_unlabeled`` given to ``fit``.
+    remaining_ : ndarray of int
+        The pool indices not labelled yet.
+    scores_ : ndarray or None
+        The strategy's scores of ``remaining_`` at the last query (larger: asked first);
+        ``'gem'`` scores ``-T``, the negated expected error.
+    expected_error_ : ndarray or None
+        The expected error ``sum_y P(y|x) T(D + (x, y))`` of each remaining candidate at the
+        last ``'gem'``/``'fast_gem'`` query.
+    label_errors_ : ndarray of shape (n_remaining, 2) or None
+        ``T(D + (x, y))`` (8.2) for ``y`` = ``classes_[0]``, ``classes_[1]`` at that query.
+    n_queries_ : int
+        Labels taught since ``fit``.
+    history_ : dict of lists
+        One entry per ``teach``: ``index``, ``label``, ``score``, ``val_error``,
+        ``n_labeled``.
+    initial_val_error_ : float
+        The error on the validation data after ``fit`` (nan without validation data).
+    sigma_ : float
+        The estimator's width at the last training (``sigma_selection='likelihood'`` only).
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     References
     ----------
@@ -253,10 +270,11 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
     >>> start = [int(np.argmax(y)), int(np.argmin(y))]
     >>> pool = np.setdiff1d(np.arange(200), start)
     >>> al = ActiveLearner(SVC(kernel='linear', margin='hard', precision='float64'),
-    ...                    strategy='margin').fit(X[start], y[start], X[pool])
+    ...                    strategy='margin').fit(X[start], y[start], X[pool],
+    ...                                           X_val=X[200:], y_val=y[200:])
     >>> al = al.run(y[pool], n_queries=10)
-    >>> len(al.history_['index']), al.n_queries_
-    (10, 10)
+    >>> len(al.history_['index']), al.n_queries_, al.error_curve_.shape
+    (10, 10, (11,))
     """
 
     _parameter_constraints = {
@@ -268,7 +286,7 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
         "callback": CALLBACK,
     }
 
-    def __init__(self, estimator=None, strategy="margin", budget=None, sigma_selection=None,
+    def __init__(self, estimator=None, *, strategy="margin", budget=None, sigma_selection=None,
                  random_state=None, callback=None):
         self.estimator = estimator
         self.strategy = strategy
@@ -284,25 +302,8 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
             return SVC(precision="float64", n_jobs=1)
         return self.estimator
 
-    def fit(self, X, y, X_unlabeled=None, X_test=None, y_test=None):
-        """Train on the labelled points and keep ``X_unlabeled`` as the pool.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,), two classes (any two values)
-        X_unlabeled : array of shape (n_pool, n_features) or None
-            The candidates; ``None``: an empty pool (only :meth:`teach` with points).
-        X_test, y_test : arrays or None
-            If given, the test error is recorded after each step in ``history_``.
-        """
-        check_params(self)
-        X, y = check_input(self, X, y)
-        y_type = type_of_target(y, input_name="y", raise_unknown=True)
-        if y_type != "binary":
-            raise ValueError("Only binary classification is supported. The type of the target "
-                             f"is {y_type}.")
-        self.classes_ = np.unique(y)
+    def _check_params_extra(self):
+        """What the strategy and ``sigma_selection`` need of the estimator."""
         base = self._base_estimator()
         if self.strategy in _SVM_ONLY or (self.strategy == "gem"
                                           and not hasattr(base, "predict_proba")):
@@ -321,21 +322,51 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
         if self.sigma_selection is not None and "sigma" not in base.get_params():
             raise ValueError("sigma_selection='likelihood' needs an estimator with a 'sigma' "
                              "parameter")
+
+    @fit_context
+    def fit(self, X, y, X_unlabeled=None, *, X_val=None, y_val=None):
+        """Train on the labelled points and keep ``X_unlabeled`` as the pool.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            The labelled points.
+        y : array of shape (n_samples,)
+            Their labels, two classes (any two values).
+        X_unlabeled : array of shape (n_pool, n_features) or None, default=None
+            The candidates; ``None``: an empty pool (only :meth:`teach` with points).
+        X_val : array of shape (n_val, n_features) or None, default=None
+            Validation points, never trained on: the error on them is recorded after ``fit``
+            and after each step (``history_``, :attr:`error_curve_`).
+        y_val : array of shape (n_val,) or None, default=None
+            Their labels (given together with ``X_val``).
+
+        Returns
+        -------
+        self : ActiveLearner
+            The fitted learner.
+        """
+        X, y = check_input(self, X, y)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary":
+            raise ValueError("Only binary classification is supported. The type of the target "
+                             f"is {y_type}.")
+        self.classes_ = np.unique(y)
         if X_unlabeled is None:
             pool = np.empty((0, X.shape[1]))
         else:
             pool = check_input(self, X_unlabeled, reset=False)
         self.pool_ = pool
         self.remaining_ = np.arange(pool.shape[0])
-        self._X_test = self._y_test = None
-        if X_test is not None or y_test is not None:
-            if X_test is None or y_test is None:
-                raise ValueError("X_test and y_test go together")
-            self._X_test = check_input(self, X_test, reset=False)
-            self._y_test = np.asarray(y_test).ravel()
-            if self._y_test.shape[0] != self._X_test.shape[0]:
-                raise ValueError(f"y_test must hold {self._X_test.shape[0]} labels, got "
-                                 f"{self._y_test.shape[0]}")
+        self._X_val = self._y_val = None
+        if X_val is not None or y_val is not None:
+            if X_val is None or y_val is None:
+                raise ValueError("X_val and y_val go together")
+            self._X_val = check_input(self, X_val, reset=False)
+            self._y_val = np.asarray(y_val).ravel()
+            if self._y_val.shape[0] != self._X_val.shape[0]:
+                raise ValueError(f"y_val must hold {self._X_val.shape[0]} labels, got "
+                                 f"{self._y_val.shape[0]}")
         self.X_labeled_ = X
         self.y_labeled_ = np.asarray(y)
         self._rng = check_random_state(self.random_state)
@@ -343,9 +374,9 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
         self.n_queries_ = 0
         self.scores_ = None
         self.expected_error_ = self.label_errors_ = None
-        self.history_ = {"index": [], "label": [], "score": [], "test_error": [],
+        self.history_ = {"index": [], "label": [], "score": [], "val_error": [],
                          "n_labeled": []}
-        self.initial_test_error_ = self._test_error()
+        self.initial_val_error_ = self._val_error()
         self._stop = False
         return self
 
@@ -366,10 +397,10 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
         self.estimator_ = self._train(self.X_labeled_, self.y_labeled_, params)
         self.n_features_in_ = self.estimator_.n_features_in_
 
-    def _test_error(self):
-        if self._X_test is None:
+    def _val_error(self):
+        if self._X_val is None:
             return float("nan")
-        return float(np.mean(self.estimator_.predict(self._X_test) != self._y_test))
+        return float(np.mean(self.estimator_.predict(self._X_val) != self._y_val))
 
     # -- the budget -------------------------------------------------------------------------
     @property
@@ -604,16 +635,16 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
         self.y_labeled_ = np.append(self.y_labeled_, y)
         self._retrain()
         self.n_queries_ += 1
-        err = self._test_error()
+        err = self._val_error()
         h = self.history_
         h["index"].append(idx)
         h["label"].append(y)
         h["score"].append(score)
-        h["test_error"].append(err)
+        h["val_error"].append(err)
         h["n_labeled"].append(int(self.y_labeled_.shape[0]))
         progress = progress_caller(self.callback, "ActiveLearner")
         self._stop = progress({"iteration": self.n_queries_, "index": idx, "label": y,
-                               "score": score, "test_error": err,
+                               "score": score, "val_error": err,
                                "n_labeled": int(self.y_labeled_.shape[0])})
         return self
 
@@ -653,9 +684,9 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
 
     @property
     def error_curve_(self):
-        """Test error after 0, 1, ..., ``n_queries_`` labels (nan without a test set)."""
+        """Error on the validation data after 0, 1, ..., ``n_queries_`` labels (nan without)."""
         check_is_fitted(self)
-        return np.array([self.initial_test_error_] + list(self.history_["test_error"]))
+        return np.array([self.initial_val_error_] + list(self.history_["val_error"]))
 
     # -- prediction (the current model) -------------------------------------------------------
     def predict(self, X):

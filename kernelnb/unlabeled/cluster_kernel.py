@@ -78,10 +78,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._fit import fit_context
 from .._linalg import top_eigh
 from .._threads import blas_threads_for
-from .._validation import (POSITIVE, HasMethods, Interval, StrOptions, check_input, check_param,
-                           check_params)
+from .._validation import POSITIVE, HasMethods, Interval, StrOptions, check_input, check_param
 
 __all__ = ["ClusterKernel", "RandomWalkKernel", "MarginalizedKernel", "ClusterKernelSVC",
            "transfer_function", "cutoff_span_curve", "TRANSFER_FUNCTIONS"]
@@ -138,7 +138,6 @@ class _RBFGraph:
     package's one kernel specification, :class:`kernelnb.kernels.KernelSpec`) and its degrees."""
 
     def _fit_graph(self, X):
-        check_params(self)
         X = check_input(self, X, reset=True, dtype=np.float64, order="C")
         self.kernel_ = _k.KernelSpec(kernel="rbf", sigma=self.sigma).fit(X)
         self.sigma_ = float(self.kernel_.sigma)
@@ -154,19 +153,61 @@ class _RBFGraph:
         return np.asarray(self.kernel_(X, self.X_fit_), dtype=np.float64)
 
     def kernel(self, X=None, Y=None):
-        """The new kernel: ``K~(X, Y) = z(X) z(Y)'``; ``X=None`` means the fitted points (their
-        exact rows ``embedding_``), ``Y=None`` means ``Y = X``."""
+        """The new kernel ``K~(X, Y) = z(X) z(Y)'``.
+
+        Parameters
+        ----------
+        X : array of shape (n_x, n_features) or None, default=None
+            The points of the rows; None: the fitted points (their exact rows ``embedding_``).
+        Y : array of shape (n_y, n_features) or None, default=None
+            The points of the columns; None: ``Y = X``.
+
+        Returns
+        -------
+        ndarray of shape (n_x, n_y)
+            The kernel matrix.
+        """
         ZX = self.embedding_ if X is None else self.transform(X)
         ZY = ZX if Y is None else self.transform(Y)
         return ZX @ ZY.T
 
+    @fit_context
     def fit(self, X, y=None):
-        """Fit on all the points, labeled and unlabeled together (``y`` is ignored)."""
+        """Fit on all the points, labeled and unlabeled together.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            The labeled and unlabeled points.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            The fitted map.
+        """
         self._fit(X)
         return self
 
+    @fit_context
     def fit_transform(self, X, y=None, **fit_params):
-        """Fit, and return the exact coordinates of the fitted points (``embedding_``)."""
+        """Fit, and return the exact coordinates of the fitted points (``embedding_``).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            The labeled and unlabeled points.
+        y : None
+            Ignored.
+        **fit_params : dict
+            Ignored (scikit-learn's signature).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            ``embedding_``.
+        """
         self._fit(X)
         return self.embedding_.copy()
 
@@ -217,6 +258,10 @@ class ClusterKernel(_RBFGraph, TransformerMixin, BaseEstimator):
         The row sums ``D_ii`` of ``K``.
     sigma_ : float
         The RBF width used.
+    n_components_ : int
+        Eigenpairs kept (the columns of ``embedding_``).
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     Examples
     --------
@@ -239,7 +284,7 @@ class ClusterKernel(_RBFGraph, TransformerMixin, BaseEstimator):
         "ridge": POSITIVE,
     }
 
-    def __init__(self, sigma=1.0, transfer="poly-step", r=10, p=0.5, q=2.0, t=5,
+    def __init__(self, *, sigma=1.0, transfer="poly-step", r=10, p=0.5, q=2.0, t=5,
                  n_components=None, ridge=1e-8):
         self.sigma = sigma
         self.transfer = transfer
@@ -286,10 +331,22 @@ class ClusterKernel(_RBFGraph, TransformerMixin, BaseEstimator):
         self.n_components_ = int(phi.shape[0])
 
     def with_cutoff(self, r):
-        """A copy of this fitted kernel with another cut-off ``r`` (and the same
-        eigendecomposition: nothing is recomputed but the transfer function and the
-        coordinates).  ``r`` must not exceed the number of eigenpairs computed when the transfer
-        function vanishes beyond ``r``."""
+        """A copy of this fitted kernel with another cut-off ``r``.
+
+        The copy shares the eigendecomposition: nothing is recomputed but the transfer function
+        and the coordinates.
+
+        Parameters
+        ----------
+        r : int >= 1
+            The new cut-off; it must not exceed the number of eigenpairs computed when the
+            transfer function vanishes beyond ``r``.
+
+        Returns
+        -------
+        ClusterKernel
+            The fitted copy.
+        """
         check_is_fitted(self, "embedding_")
         check_param("r", r, [Interval(numbers.Integral, 1, None, closed="left")],
                     "ClusterKernel.with_cutoff")
@@ -305,8 +362,20 @@ class ClusterKernel(_RBFGraph, TransformerMixin, BaseEstimator):
         return other
 
     def transform(self, X):
-        """Coordinates ``z(x) = Z' (K + ridge I)^{-1} v`` of new points (``v_i = K(x, x_i)``):
-        ``z(x) . Z_i`` is the thesis's ``K~(x, x_i) = (K~ K^{-1} v)_i``."""
+        """Coordinates ``z(x) = Z' (K + ridge I)^{-1} v`` of new points (``v_i = K(x, x_i)``).
+
+        ``z(x) . Z_i`` is the thesis's ``K~(x, x_i) = (K~ K^{-1} v)_i``.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n, n_components_)
+            Their coordinates.
+        """
         V = self._kernel_rows(X)
         with blas_threads_for(V.shape[0] * V.shape[1] * self.extension_.shape[1]):
             return V @ self.extension_
@@ -332,7 +401,22 @@ class RandomWalkKernel(_RBFGraph, TransformerMixin, BaseEstimator):
     embedding_ : ndarray of shape (n, n)
         ``P^t``.
     degrees_ : ndarray of shape (n,)
+        The row sums ``D_ii`` of ``K``.
     sigma_ : float
+        The RBF width used.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.unlabeled import RandomWalkKernel
+    >>> X = np.random.RandomState(0).randn(30, 2)
+    >>> walk = RandomWalkKernel(sigma=1.0, t=3).fit(X)
+    >>> np.allclose(walk.embedding_.sum(axis=1), 1.0)      # rows of P^t: probabilities
+    True
+    >>> np.allclose(walk.transform(X), walk.embedding_)    # a fitted point walks as its row
+    True
     """
 
     _parameter_constraints = {
@@ -340,7 +424,7 @@ class RandomWalkKernel(_RBFGraph, TransformerMixin, BaseEstimator):
         "t": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, sigma=1.0, t=5):
+    def __init__(self, *, sigma=1.0, t=5):
         self.sigma = sigma
         self.t = t
 
@@ -353,7 +437,18 @@ class RandomWalkKernel(_RBFGraph, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        """``z(x) = p(x) P^{t-1}``: the ``t``-step transition probabilities from ``x``."""
+        """``z(x) = p(x) P^{t-1}``: the ``t``-step transition probabilities from ``x``.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n, n_fitted)
+            Their transition probabilities to the fitted points.
+        """
         V = self._kernel_rows(X)
         s = V.sum(axis=1, keepdims=True)
         # a point far from all fitted ones (every K(x, x_i) underflows) has no walk: zero row
@@ -374,11 +469,15 @@ class MarginalizedKernel(TransformerMixin, BaseEstimator):
     n_components : int >= 1, default=2
         Number of mixture components ``q``.
     covariance_type : {'full', 'tied', 'diag', 'spherical'}, default='full'
+        The mixture's covariances (scikit-learn's ``GaussianMixture``).
     reg_covar : float >= 0, default=1e-6
+        Added to the covariances' diagonals.
     max_iter : int >= 1, default=100
         EM iterations.
     n_init : int >= 1, default=1
+        EM runs from different starts; the best is kept.
     random_state : int, RandomState instance or None, default=None
+        The starts of EM.
 
     Attributes
     ----------
@@ -388,6 +487,21 @@ class MarginalizedKernel(TransformerMixin, BaseEstimator):
         The coordinates of the fitted points.
     n_iter_ : int
         EM iterations of the best initialisation.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.unlabeled import MarginalizedKernel
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.vstack([rng.randn(20, 2) - 3, rng.randn(20, 2) + 3])
+    >>> mk = MarginalizedKernel(n_components=2, random_state=0).fit(X)
+    >>> mk.embedding_.shape
+    (40, 4)
+    >>> K = mk.kernel()
+    >>> bool(np.allclose(K, K.T)) and bool(np.all(np.linalg.eigvalsh(K) > -1e-9))
+    True
     """
 
     _parameter_constraints = {
@@ -399,7 +513,7 @@ class MarginalizedKernel(TransformerMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_components=2, covariance_type="full", reg_covar=1e-6, max_iter=100,
+    def __init__(self, *, n_components=2, covariance_type="full", reg_covar=1e-6, max_iter=100,
                  n_init=1, random_state=None):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -408,11 +522,24 @@ class MarginalizedKernel(TransformerMixin, BaseEstimator):
         self.n_init = n_init
         self.random_state = random_state
 
+    @fit_context
     def fit(self, X, y=None):
-        """Fit the mixture by EM on all the points, labeled and unlabeled (``y`` is ignored)."""
+        """Fit the mixture by EM on all the points, labeled and unlabeled.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            The labeled and unlabeled points.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : MarginalizedKernel
+            The fitted map.
+        """
         from sklearn.mixture import GaussianMixture
 
-        check_params(self)
         X = check_input(self, X, reset=True, dtype=np.float64)
         self.mixture_ = GaussianMixture(
             n_components=self.n_components, covariance_type=self.covariance_type,
@@ -440,13 +567,37 @@ class MarginalizedKernel(TransformerMixin, BaseEstimator):
         return np.hstack([post[:, k:k + 1] * (X @ C[k]) for k in range(C.shape[0])])
 
     def transform(self, X):
-        """``z(x) = (P(k|x) C_k' x)_k``."""
+        """``z(x) = (P(k|x) C_k' x)_k``.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n, q * n_features)
+            Their coordinates.
+        """
         check_is_fitted(self, "mixture_")
         X = check_input(self, X, reset=False, dtype=np.float64)
         return self._map(X)
 
     def kernel(self, X=None, Y=None):
-        """``K(X, Y) = z(X) z(Y)'`` (``X=None``: the fitted points; ``Y=None``: ``Y = X``)."""
+        """The marginalized kernel ``K(X, Y) = z(X) z(Y)'``.
+
+        Parameters
+        ----------
+        X : array of shape (n_x, n_features) or None, default=None
+            The points of the rows; None: the fitted points.
+        Y : array of shape (n_y, n_features) or None, default=None
+            The points of the columns; None: ``Y = X``.
+
+        Returns
+        -------
+        ndarray of shape (n_x, n_y)
+            The kernel matrix.
+        """
         ZX = self.embedding_ if X is None else self.transform(X)
         ZY = ZX if Y is None else self.transform(Y)
         return ZX @ ZY.T
@@ -487,8 +638,9 @@ def _check_unlabeled(est, X_unlabeled):
 
 
 class ClusterKernelSVC(ClassifierMixin, BaseEstimator):
-    """An SVM with a kernel learned from unlabeled points (Chapelle's thesis, section 7.4).
+    """An SVM with a kernel learned from unlabeled points.
 
+    Chapelle's thesis, section 7.4 (Chapelle, Weston & Schölkopf, NIPS 15, 2003):
     ``fit(X, y, X_unlabeled=...)`` fits ``embedding`` (:class:`ClusterKernel`,
     :class:`RandomWalkKernel` or :class:`MarginalizedKernel`) on the labeled and unlabeled
     points together, then a linear :class:`kernelnb.svm.SVC` (float64) on the labeled points'
@@ -499,12 +651,16 @@ class ClusterKernelSVC(ClassifierMixin, BaseEstimator):
     ----------
     embedding : transformer or None, default=None
         A kernel map with ``fit``, ``transform`` and an ``embedding_`` attribute; None means
-        ``ClusterKernel()``.
+        ``ClusterKernel()``.  The one parameter that may be given by position (the wrapped
+        estimator of a meta-estimator).
     C : float > 0, default=1.0
+        The SVM's soft-margin penalty.
     margin : {'l1', 'l2', 'hard'}, default='l1'
         As :class:`kernelnb.svm.SVC`.
     class_weight : dict, 'balanced' or None, default=None
+        Multiplies C per class.
     tol : float > 0, default=1e-3
+        The SVM's KKT tolerance.
     select_r : array-like of int or None, default=None
         When given (binary problems, a :class:`ClusterKernel` embedding), the cut-off ``r`` is
         chosen among these values by the span estimate (:func:`cutoff_span_curve`; the smallest
@@ -512,19 +668,36 @@ class ClusterKernelSVC(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    embedding_ : fitted transformer
-    svc_ : fitted kernelnb.svm.SVC
+    embedding_ : transformer
+        The fitted kernel map.
+    svc_ : kernelnb.svm.SVC
         The linear SVM on the coordinates.
-    classes_ : ndarray
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
     r_ : int or None
         The selected cut-off (``select_r``), else None.
     span_curve_ : dict or None
         ``{r: span estimate}`` when ``select_r`` was given.
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     Notes
     -----
     Unlabeled points are an explicit argument (``X_unlabeled``), as everywhere in
     :mod:`kernelnb.unlabeled`; with none, the kernel is built from the labeled points alone.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.unlabeled import ClusterKernel, ClusterKernelSVC
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.vstack([rng.randn(40, 2) * 0.3 + [-1, 0], rng.randn(40, 2) * 0.3 + [1, 0]])
+    >>> y = np.repeat([0, 1], 40)
+    >>> lab = [0, 1, 40, 41]                              # two labels per cluster
+    >>> clf = ClusterKernelSVC(ClusterKernel(sigma=0.5, transfer="step", r=2), C=100.0)
+    >>> clf = clf.fit(X[lab], y[lab], X_unlabeled=np.delete(X, lab, axis=0))
+    >>> bool(clf.score(X, y) > 0.95)
+    True
     """
 
     _parameter_constraints = {
@@ -536,7 +709,7 @@ class ClusterKernelSVC(ClassifierMixin, BaseEstimator):
         "select_r": ["array-like", None],
     }
 
-    def __init__(self, embedding=None, C=1.0, margin="l1", class_weight=None, tol=1e-3,
+    def __init__(self, embedding=None, *, C=1.0, margin="l1", class_weight=None, tol=1e-3,
                  select_r=None):
         self.embedding = embedding
         self.C = C
@@ -545,9 +718,24 @@ class ClusterKernelSVC(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.select_r = select_r
 
+    @fit_context
     def fit(self, X, y, X_unlabeled=None):
-        """Fit the kernel on ``X`` and ``X_unlabeled``, the SVM on ``(X, y)``."""
-        check_params(self)
+        """Fit the kernel on ``X`` and ``X_unlabeled``, the SVM on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            The labeled points.
+        y : array of shape (n_samples,)
+            Their labels.
+        X_unlabeled : array of shape (n_unlabeled, n_features) or None, default=None
+            The unlabeled points the kernel is also built from.
+
+        Returns
+        -------
+        self : ClusterKernelSVC
+            The fitted classifier.
+        """
         X, y = check_input(self, X, y, reset=True, dtype=np.float64)
         Xu = _check_unlabeled(self, X_unlabeled)
         embedding = ClusterKernel() if self.embedding is None else self.embedding
@@ -573,12 +761,34 @@ class ClusterKernelSVC(ClassifierMixin, BaseEstimator):
         return self.embedding_.transform(X)
 
     def decision_function(self, X):
-        """The SVM's output on the coordinates of ``X`` (``K~(x, x_i)`` by the extension)."""
+        """The SVM's output on the coordinates of ``X`` (``K~(x, x_i)`` by the extension).
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n,) or (n, n_classes)
+            The decision values (as :meth:`kernelnb.svm.SVC.decision_function`).
+        """
         Z = self._coordinates(X)
         return self.svc_.decision_function(Z)
 
     def predict(self, X):
-        """Predicted labels of ``X``."""
+        """Predicted labels of ``X``.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Their labels.
+        """
         Z = self._coordinates(X)
         return self.svc_.predict(Z)
 
@@ -594,14 +804,22 @@ def cutoff_span_curve(X, y, X_unlabeled, r_values, embedding=None, C=1.0, margin
 
     Parameters
     ----------
-    X, y : arrays of shape (n, d) and (n,)
-        The labeled points (two classes).
+    X : array of shape (n, d)
+        The labeled points.
+    y : array of shape (n,)
+        Their labels, two classes.
     X_unlabeled : array of shape (m, d) or None
+        The unlabeled points the kernel is also built from.
     r_values : sequence of int >= 1
+        The cut-offs to score.
     embedding : ClusterKernel or None
         Its parameters other than ``r`` are used (None: ``ClusterKernel()``).
-    C, margin, class_weight :
-        Of the SVM.
+    C : float, default=1.0
+        The SVM's soft-margin penalty.
+    margin : {'l1', 'l2', 'hard'}, default='l1'
+        The SVM's margin.
+    class_weight : dict, 'balanced' or None, default=None
+        Multiplies C per class.
     regularization : float >= 0, default=0.0
         Passed to :func:`~kernelnb.model_selection.span_estimate`.
 

@@ -27,8 +27,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._classifier import BinaryClassifierMixin
+from .._fit import fit_context
 from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
-                           check_input, check_param, check_params)
+                           check_input, check_param)
 from ..neighbors import ParzenDensity
 from ..svm import SVC
 from .transduction import _binary_targets
@@ -45,10 +46,26 @@ def _log_vicinity(X, Z, sigma):
 
 
 def likelihood_sigma(X, X_unlabeled=None, bounds=(1e-3, 1e3)):
-    """The Parzen width maximising the likelihood (7.4) of the unlabeled points with all
-    ``lambda_i = 1`` (the thesis's first step in §7.2.2; :class:`kernelnb.neighbors.ParzenDensity`).
+    """The Parzen width maximising the likelihood (7.4) of the unlabeled points.
 
-    Without unlabeled points, the leave-one-out likelihood of ``X`` itself."""
+    With all ``lambda_i = 1``: the thesis's first step in §7.2.2
+    (:class:`kernelnb.neighbors.ParzenDensity`).  Without unlabeled points, the leave-one-out
+    likelihood of ``X`` itself.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+        The training points, centres of the Parzen estimate.
+    X_unlabeled : array of shape (n_u, d) or None, default=None
+        The points whose likelihood is maximised; None: ``X`` itself, leave-one-out.
+    bounds : (float, float), default=(1e-3, 1e3)
+        The range of widths searched (a bounded scalar search on the log-width).
+
+    Returns
+    -------
+    float
+        The width.
+    """
     X = np.asarray(X, dtype=np.float64)
 
     def nll(log_s):
@@ -90,19 +107,25 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_str
     X : array of shape (n, d)
         Training points.
     X_unlabeled : array of shape (n_u, d)
+        The unlabeled points the density is fitted to.
     sigma : float > 0
         Width of the vicinities ``P_{x_i}``.
     method : {'kl', 'l2'}, default='kl'
     regularization : {None, 'quadratic', 'log'}, default=None
+        The regulariser (see above).
     reg_strength : float >= 0, default=1.0
+        Its strength ``reg_strength``.
     sigma_unlabeled : float > 0 or None, default=None
         Width of the unlabeled Parzen estimate of the L2 fit (None: ``sigma``).
     max_iter : int, default=5000
+        Iterations of the EM update or of SLSQP.
     tol : float, default=1e-10
+        Relative increase of the objective below which EM stops (SLSQP's ``ftol``).
 
     Returns
     -------
     lam : ndarray of shape (n,)
+        The weights ``lambda_i`` (sum n).
     info : dict
         ``objective`` (the maximised log-likelihood plus regulariser for 'kl', the minimised
         loss for 'l2'), ``n_iter``, ``converged``.
@@ -194,7 +217,6 @@ class _Reweighted:
     def _prepare(self, X, y, X_unlabeled, sigma):
         """Checked ``(X, y)``, the density width ``sigma`` ('likelihood' resolved) and the
         training points' weights fitted to the unlabeled points (ones without any)."""
-        check_params(self)
         X, y = check_input(self, X, y)
         check_classification_targets(y)
         Xu = None if X_unlabeled is None else check_input(self, X_unlabeled, reset=False)
@@ -205,17 +227,10 @@ class _Reweighted:
                                         self.reg_strength, self.sigma_unlabeled)[0]
 
 
-_WEIGHT_DOC = """    method : {'kl', 'l2'}, default='kl'
-        The fit of the weights to the unlabeled points (:func:`fit_weights`).
-    regularization : {None, 'quadratic', 'log'}, default=None
-    reg_strength : float >= 0, default=1.0
-    sigma_unlabeled : float or None, default=None
-        Width of the unlabeled Parzen estimate (L2 fit only)."""
-
-
 class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
-    __doc__ = """Parzen window classifier with the training points reweighted to the
-    unlabeled points (Chapelle's thesis §7.2.2, Eq. 7.5, the classifier of Fig. 7.2):
+    """Parzen window classifier with the training points reweighted to the unlabeled points.
+
+    Chapelle's thesis §7.2.2, Eq. 7.5, the classifier of Fig. 7.2:
     ``f(x) = argmax_c sum_{y_i = c} lambda_i exp(-||x - x_i||^2 / (2 sigma^2))`` (for two
     classes ``sgn sum_i lambda_i y_i P_{x_i}(x)``).
 
@@ -228,20 +243,46 @@ class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     sigma : float or 'likelihood', default='likelihood'
-""" + _WEIGHT_DOC + """
+        Width of the Parzen windows (and of the vicinities the weights are fitted with).
+    method : {'kl', 'l2'}, default='kl'
+        The fit of the weights to the unlabeled points (:func:`fit_weights`).
+    regularization : {None, 'quadratic', 'log'}, default=None
+        Regulariser of the weights (:func:`fit_weights`).
+    reg_strength : float >= 0, default=1.0
+        Its strength.
+    sigma_unlabeled : float or None, default=None
+        Width of the unlabeled Parzen estimate (L2 fit only; None: the density width).
 
     Attributes
     ----------
-    classes_ : ndarray
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
     weights_ : ndarray of shape (n_samples,)
         The ``lambda_i`` (sum n).
     sigma_ : float
+        The width used.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.unlabeled import ReweightedParzenClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.r_[rng.randn(10, 1) - 1, rng.randn(10, 1) + 1]
+    >>> y = np.repeat([-1, 1], 10)
+    >>> Xu = np.r_[rng.randn(100, 1) - 1, rng.randn(100, 1) + 1]
+    >>> clf = ReweightedParzenClassifier().fit(X, y, X_unlabeled=Xu)
+    >>> round(float(clf.weights_.sum()), 6), bool(clf.sigma_ > 0)
+    (20.0, True)
+    >>> clf.predict([[-2.0], [2.0]])
+    array([-1,  1])
     """
 
     _parameter_constraints = {"sigma": [*POSITIVE, StrOptions({"likelihood"})],
                               **_WEIGHT_CONSTRAINTS}
 
-    def __init__(self, sigma="likelihood", method="kl", regularization=None, reg_strength=1.0,
+    def __init__(self, *, sigma="likelihood", method="kl", regularization=None, reg_strength=1.0,
                  sigma_unlabeled=None):
         self.sigma = sigma
         self.method = method
@@ -249,7 +290,24 @@ class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
         self.reg_strength = reg_strength
         self.sigma_unlabeled = sigma_unlabeled
 
+    @fit_context
     def fit(self, X, y, X_unlabeled=None):
+        """Fit the width and the weights, and keep the weighted training points.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            Training points.
+        y : array of shape (n_samples,)
+            Their labels.
+        X_unlabeled : array of shape (n_unlabeled, n_features) or None, default=None
+            The unlabeled points the weights are fitted to; None: weights 1.
+
+        Returns
+        -------
+        self : ReweightedParzenClassifier
+            The fitted classifier.
+        """
         X, y, self.sigma_, self.weights_ = self._prepare(X, y, X_unlabeled, self.sigma)
         self.classes_, self._y_idx = np.unique(y, return_inverse=True)
         self.X_fit_ = X
@@ -269,30 +327,74 @@ class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
         return out
 
     def predict(self, X):
+        """The class of largest weighted Parzen score.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Their labels.
+        """
         check_is_fitted(self)
         return self.classes_[np.argmax(self._scores(X), axis=1)]
 
 
 class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
-    __doc__ = """Weighted SVM with weights fitted to the unlabeled points (Chapelle's thesis
-    §7.2.2): ``1/2 ||w||^2 + C sum_i lambda_i xi_i``, i.e. the dual box
+    """Weighted SVM with weights fitted to the unlabeled points.
+
+    Chapelle's thesis §7.2.2: ``1/2 ||w||^2 + C sum_i lambda_i xi_i``, i.e. the dual box
     ``0 <= alpha_i <= C lambda_i`` (:class:`kernelnb.svm.SVC` with ``sample_weight=lambda``;
     for the hard margin the weights would change nothing, as the thesis notes).
 
     Parameters
     ----------
     C : float, default=1.0
-    kernel, sigma :
+        The SVM's soft-margin penalty (multiplied by the weights).
+    kernel : {'rbf', 'linear', 'poly'}, default='rbf'
         The SVM's kernel (:class:`kernelnb.svm.SVC`).
+    sigma : float or 'scale', default=1.0
+        The SVM's RBF width: ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))``.
     density_sigma : float or 'likelihood', default='likelihood'
         Width of the vicinities of the density fit (:func:`likelihood_sigma`).
-""" + _WEIGHT_DOC + """
+    method : {'kl', 'l2'}, default='kl'
+        The fit of the weights to the unlabeled points (:func:`fit_weights`).
+    regularization : {None, 'quadratic', 'log'}, default=None
+        Regulariser of the weights (:func:`fit_weights`).
+    reg_strength : float >= 0, default=1.0
+        Its strength.
+    sigma_unlabeled : float or None, default=None
+        Width of the unlabeled Parzen estimate (L2 fit only; None: the density width).
 
     Attributes
     ----------
-    classes_, weights_, density_sigma_ :
-        As :class:`ReweightedParzenClassifier`.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    weights_ : ndarray of shape (n_samples,)
+        The ``lambda_i`` (sum n).
+    density_sigma_ : float
+        The density width used.
     svc_ : SVC
+        The weighted SVM.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.unlabeled import ReweightedSVC
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.r_[rng.randn(10, 2) - 1, rng.randn(10, 2) + 1]
+    >>> y = np.repeat([0, 1], 10)
+    >>> Xu = np.r_[rng.randn(50, 2) - 1, rng.randn(50, 2) + 1]
+    >>> clf = ReweightedSVC(kernel="linear").fit(X, y, X_unlabeled=Xu)
+    >>> round(float(clf.weights_.sum()), 6)
+    20.0
+    >>> clf.predict([[-2.0, -2.0], [2.0, 2.0]])
+    array([0, 1])
     """
 
     _parameter_constraints = {"C": POSITIVE,
@@ -301,8 +403,8 @@ class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
                               "density_sigma": [*POSITIVE, StrOptions({"likelihood"})],
                               **_WEIGHT_CONSTRAINTS}
 
-    def __init__(self, C=1.0, kernel="rbf", sigma=1.0, density_sigma="likelihood", method="kl",
-                 regularization=None, reg_strength=1.0, sigma_unlabeled=None):
+    def __init__(self, *, C=1.0, kernel="rbf", sigma=1.0, density_sigma="likelihood",
+                 method="kl", regularization=None, reg_strength=1.0, sigma_unlabeled=None):
         self.C = C
         self.kernel = kernel
         self.sigma = sigma
@@ -312,7 +414,24 @@ class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
         self.reg_strength = reg_strength
         self.sigma_unlabeled = sigma_unlabeled
 
+    @fit_context
     def fit(self, X, y, X_unlabeled=None):
+        """Fit the weights, then the weighted SVM.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            Training points.
+        y : array of shape (n_samples,)
+            Their labels.
+        X_unlabeled : array of shape (n_unlabeled, n_features) or None, default=None
+            The unlabeled points the weights are fitted to; None: weights 1.
+
+        Returns
+        -------
+        self : ReweightedSVC
+            The fitted classifier.
+        """
         X, y, self.density_sigma_, self.weights_ = self._prepare(X, y, X_unlabeled,
                                                                  self.density_sigma)
         self.svc_ = SVC(C=self.C, kernel=self.kernel, sigma=self.sigma, n_jobs=1).fit(
@@ -321,17 +440,42 @@ class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
+        """Decision values of the weighted SVM.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n,) or (n, n_classes)
+            The decision values (as :meth:`kernelnb.svm.SVC.decision_function`).
+        """
         check_is_fitted(self)
         return self.svc_.decision_function(check_input(self, X, reset=False))
 
     def predict(self, X):
+        """Labels by the weighted SVM.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Their labels.
+        """
         check_is_fitted(self)
         return self.svc_.predict(check_input(self, X, reset=False))
 
 
 class UnlabeledVicinalClassifier(BinaryClassifierMixin, BaseEstimator):
-    """Linear classifier minimising the vicinal risk of the labeled and the unlabeled points
-    (Chapelle's thesis §7.2.1):
+    """Linear classifier minimising the vicinal risk of the labeled and the unlabeled points.
+
+    Chapelle's thesis §7.2.1:
 
         R(f) = (1/n) sum_i int l(f(x), y_i) dP_{x_i}(x) + (1/m) sum_j int l(f(x), f(x*_j)) dP_{x*_j}(x)
 
@@ -349,23 +493,43 @@ class UnlabeledVicinalClassifier(BinaryClassifierMixin, BaseEstimator):
     Parameters
     ----------
     sigma_labeled : float >= 0, default=0.5
+        Width ``sigma_L`` of the labeled points' vicinities (0: the limit, one feature only).
     sigma_unlabeled : float > 0, default=0.5
+        Width ``sigma_U`` of the unlabeled points' vicinities.
     n_grid : int, default=2000
         Thresholds of the 1-D grid.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+        The class labels; ``classes_[1]`` is +1.
     coef_ : ndarray of shape (n_features,)
         ``w`` (unit norm).
     intercept_ : float
+        ``b``.
     vicinal_risk_ : float
+        ``R(f)`` at the solution.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.unlabeled import UnlabeledVicinalClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.r_[rng.randn(5, 1) - 2, rng.randn(5, 1) + 2]
+    >>> y = np.repeat([0, 1], 5)
+    >>> Xu = np.r_[rng.randn(50, 1) - 2, rng.randn(50, 1) + 2]
+    >>> clf = UnlabeledVicinalClassifier(sigma_labeled=0.5, sigma_unlabeled=0.5)
+    >>> clf = clf.fit(X, y, X_unlabeled=Xu)
+    >>> float(clf.coef_[0]), bool(abs(clf.intercept_) < 1.0)    # the gap between the clusters
+    (1.0, True)
     """
 
     _parameter_constraints = {"sigma_labeled": NONNEGATIVE, "sigma_unlabeled": POSITIVE,
                               "n_grid": [Interval(numbers.Integral, 10, None, closed="left")]}
 
-    def __init__(self, sigma_labeled=0.5, sigma_unlabeled=0.5, n_grid=2000):
+    def __init__(self, *, sigma_labeled=0.5, sigma_unlabeled=0.5, n_grid=2000):
         self.sigma_labeled = sigma_labeled
         self.sigma_unlabeled = sigma_unlabeled
         self.n_grid = n_grid
@@ -380,8 +544,24 @@ class UnlabeledVicinalClassifier(BinaryClassifierMixin, BaseEstimator):
             r = r + ndtr(-np.abs(xu[:, None] - t[None, :]) / self.sigma_unlabeled).mean(axis=0)
         return r
 
+    @fit_context
     def fit(self, X, y, X_unlabeled=None):
-        check_params(self)
+        """Minimise the vicinal risk of the labeled and unlabeled points.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            The labeled points.
+        y : array of shape (n_samples,)
+            Their labels, two classes.
+        X_unlabeled : array of shape (n_unlabeled, n_features) or None, default=None
+            The unlabeled points.
+
+        Returns
+        -------
+        self : UnlabeledVicinalClassifier
+            The fitted classifier.
+        """
         X, y = check_input(self, X, y)
         self.classes_, t = _binary_targets("UnlabeledVicinalClassifier", y)
         yl = t
@@ -451,6 +631,18 @@ class UnlabeledVicinalClassifier(BinaryClassifierMixin, BaseEstimator):
         self.vicinal_risk_ = float(risk(v))
 
     def decision_function(self, X):
+        """``w.x + b`` (positive: ``classes_[1]``).
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The decision values.
+        """
         check_is_fitted(self)
         X = check_input(self, X, reset=False)
         return X @ self.coef_ + self.intercept_

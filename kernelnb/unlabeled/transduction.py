@@ -41,8 +41,9 @@ from sklearn.utils.validation import check_is_fitted
 from .. import kernels as _k
 from .._threads import blas_threads_for
 from .._classifier import BinaryClassifierMixin
+from .._fit import fit_context
 from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
-                           check_input, check_param, check_params)
+                           check_input, check_param)
 from ..ridge import KernelRidge, ScalingRidge, loo_residuals
 from ..svm import SVC
 
@@ -93,6 +94,7 @@ def loo_matrix(K, alpha, basis="functions"):
     M : ndarray of shape (N, N)
         ``M_ij = sum_k C_ik C_kj / C_kk^2`` with ``C = I - hat``.
     C : ndarray of shape (N, N)
+        ``I - hat``, the matrix of the residuals.
     """
     check_param("alpha", alpha, POSITIVE, "loo_matrix")
     check_param("basis", basis, [StrOptions({"functions", "kernel"})], "loo_matrix")
@@ -114,8 +116,23 @@ def _m_from_eigen(e, U, alpha):
 def transductive_labels(M, y, y0, alpha_star):
     """The minimiser ``Y* = (alpha* I + M2)^-1 (-M1' Y + alpha* Y0)`` of (7.20)-(7.21).
 
-    ``M`` is (n+m) x (n+m) with the n labeled points first; ``y`` the n labels, ``y0`` the m
-    inductive predictions.  ``alpha_star = 0`` is allowed when ``M2`` is nonsingular."""
+    Parameters
+    ----------
+    M : ndarray of shape (n + m, n + m)
+        The matrix of :func:`loo_matrix`, the n labeled points first.
+    y : array of shape (n,)
+        The labeled targets.
+    y0 : array of shape (m,)
+        The inductive predictions at the m test points.
+    alpha_star : float >= 0
+        The pull towards ``y0`` (the thesis's gamma*); 0 is allowed when ``M2`` is
+        nonsingular.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        ``Y*``.
+    """
     check_param("alpha_star", alpha_star, NONNEGATIVE, "transductive_labels")
     y = np.asarray(y, dtype=np.float64).ravel()
     y0 = np.asarray(y0, dtype=np.float64).ravel()
@@ -135,7 +152,7 @@ class _TransductiveRidgeBase(BaseEstimator):
         "basis": [StrOptions({"functions", "kernel"})],
     }
 
-    def __init__(self, alpha=None, alphas=None, alpha_star=1.0, radius=0.5, sigma=1.0,
+    def __init__(self, *, alpha=None, alphas=None, alpha_star=1.0, radius=0.5, sigma=1.0,
                  basis="functions"):
         self.alpha = alpha
         self.alphas = alphas
@@ -230,7 +247,20 @@ class _TransductiveRidgeBase(BaseEstimator):
         return np.asarray(self.kernel_(X, self.X_fit_), dtype=np.float64) @ self.dual_coef_
 
 
-_PARAMS_DOC = """
+class TransductiveRidge(RegressorMixin, _TransductiveRidgeBase):
+    """Transductive ridge regression: values at given test points by leave-one-out error.
+
+    Chapelle's thesis §7.6 (Chapelle, Vapnik & Weston, NIPS 12, 1999): the values ``Y*`` at
+    the given test points that minimise the ridge leave-one-out error on the labeled and test
+    points together, (7.18)-(7.21).
+
+    ``fit(X, y, X_unlabeled=X_test)`` sets ``transduction_`` (the thesis's output, ``Y*``).
+    ``predict`` evaluates the ridge trained on the labeled points and the test points labeled
+    ``Y*`` (so it is defined for new points too; at the test points it is the ridge fit of
+    ``Y*``, not ``Y*`` itself).  The targets are centred on the labeled mean (the basis
+    functions have no bias) and the mean is added back.  Without ``X_unlabeled`` it is the
+    inductive ridge regression.
+
     Parameters
     ----------
     alpha : float or None, default=None
@@ -254,33 +284,27 @@ _PARAMS_DOC = """
         'functions': ridge regression on one RBF basis function per labeled and test point (the
         thesis's §7.6.2 setting, ``a = (K'K + gamma I)^-1 K'Y``); 'kernel': kernel ridge
         regression ``a = (K + gamma I)^-1 Y`` (:class:`kernelnb.ridge.KernelRidge`).
-"""
 
-
-class TransductiveRidge(RegressorMixin, _TransductiveRidgeBase):
-    __doc__ = """Transductive ridge regression (Chapelle's thesis §7.6; Chapelle, Vapnik & Weston,
-    NIPS 12, 1999): the values ``Y*`` at the given test points that minimise the ridge
-    leave-one-out error on the labeled and test points together, (7.18)-(7.21).
-
-    ``fit(X, y, X_unlabeled=X_test)`` sets ``transduction_`` (the thesis's output, ``Y*``).
-    ``predict`` evaluates the ridge trained on the labeled points and the test points labeled
-    ``Y*`` (so it is defined for new points too; at the test points it is the ridge fit of
-    ``Y*``, not ``Y*`` itself).  The targets are centred on the labeled mean (the basis
-    functions have no bias) and the mean is added back.  Without ``X_unlabeled`` it is the
-    inductive ridge regression.
-    """ + _PARAMS_DOC + """
     Attributes
     ----------
     transduction_ : ndarray of shape (n_unlabeled,)
         ``Y*``.
     inductive_labels_ : ndarray of shape (n_unlabeled,)
         ``Y0``, the inductive ridge predictions at the test points.
-    alpha_, alpha_star_, sigma_ : float
-        The values used (``alpha_star_`` None without test points).
-    loo_mse_ : ndarray
+    alpha_ : float
+        The ridge penalty used.
+    alpha_star_ : float or None
+        The gamma* used (None without test points).
+    sigma_ : float
+        The RBF width used.
+    loo_mse_ : ndarray of shape (n_alphas,)
         Leave-one-out error of each of ``alphas`` (only when ``alpha=None``).
     loo_transductive_ : float
         ``Y^'MY^ / (n+m)`` at ``Y*``: the leave-one-out error (7.18) on the joint set.
+    y_mean_ : float
+        The labeled targets' mean (added back to the predictions).
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     Examples
     --------
@@ -294,8 +318,24 @@ class TransductiveRidge(RegressorMixin, _TransductiveRidgeBase):
     (20,)
     """
 
+    @fit_context
     def fit(self, X, y, X_unlabeled=None):
-        check_params(self)
+        """Label the test points ``X_unlabeled`` and fit the ridge on the joint set.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            The labeled points.
+        y : array of shape (n_samples,)
+            Their targets.
+        X_unlabeled : array of shape (n_unlabeled, n_features) or None, default=None
+            The test points to label; None: the inductive ridge regression.
+
+        Returns
+        -------
+        self : TransductiveRidge
+            The fitted regressor.
+        """
         X, y = check_input(self, X, y, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         self.y_mean_ = float(y.mean())
@@ -305,32 +345,115 @@ class TransductiveRidge(RegressorMixin, _TransductiveRidgeBase):
         return self
 
     def predict(self, X):
+        """Values of the ridge trained on the labeled and test points.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The predicted values.
+        """
         check_is_fitted(self)
         return self._decision(X) + self.y_mean_
 
 
 class TransductiveLinearDiscriminant(BinaryClassifierMixin, _TransductiveRidgeBase):
-    __doc__ = """Transductive linear discrimination, TLD (Chapelle's thesis §7.6.2, Table 7.1):
-    :class:`TransductiveRidge` on the targets ``y = +-1`` of a binary problem, the test points
-    labeled by the sign of ``Y*``.
+    """Transductive linear discrimination (TLD): transductive ridge regression on +-1 targets.
+
+    Chapelle's thesis §7.6.2, Table 7.1: :class:`TransductiveRidge` on the targets ``y = +-1``
+    of a binary problem, the test points labeled by the sign of ``Y*``.
 
     The two classes may have any labels (``classes_[1]`` is +1).  ``transduction_`` holds the
     test points' labels, ``transductive_values_`` the real ``Y*``; ``predict`` and
     ``decision_function`` use the ridge trained on the labeled and test points (``Y*`` as their
     targets), so new points get labels too.
-    """ + _PARAMS_DOC + """
+
+    Parameters
+    ----------
+    alpha : float or None, default=None
+        The ridge penalty (the thesis's gamma, ``A = K'K + gamma I``); None: the value of
+        ``alphas`` with the lowest closed-form leave-one-out error (5.8) on the labeled points
+        (:func:`kernelnb.ridge.loo_residuals`), as the thesis chooses it.
+    alphas : array, optional
+        Grid for ``alpha=None`` (default ``logspace(-6, 2, 17)``).
+    alpha_star : float >= 0 or 'auto', default=1.0
+        The thesis's gamma* of (7.20), the pull of ``Y*`` towards the inductive predictions
+        ``Y0``; it multiplies ``||Y* - Y0||^2`` against the *sum* ``Y^'MY^`` (not the mean), so
+        the thesis's values (gamma* = 10 on Boston housing) apply as they are.  'auto': the
+        thesis leaves gamma* free "according to the variance of the predictions Y0"; here it is
+        the Lagrange multiplier of the ball (7.19) ``||Y* - Y0|| <= R`` with
+        ``R = radius * std(Y0) * sqrt(m)`` (found by bisection).
+    radius : float > 0, default=0.5
+        The ball's radius in units of ``std(Y0) sqrt(m)`` (only for ``alpha_star='auto'``).
+    sigma : float or 'scale', default=1.0
+        Width of the RBF basis functions ``exp(-||x - x_j||^2 / (2 sigma^2))``.
+    basis : {'functions', 'kernel'}, default='functions'
+        'functions': ridge regression on one RBF basis function per labeled and test point (the
+        thesis's §7.6.2 setting, ``a = (K'K + gamma I)^-1 K'Y``); 'kernel': kernel ridge
+        regression ``a = (K + gamma I)^-1 Y`` (:class:`kernelnb.ridge.KernelRidge`).
+
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+        The class labels; ``classes_[1]`` is the +1 target.
     transduction_ : ndarray of shape (n_unlabeled,)
-    transductive_values_, inductive_labels_ : ndarray of shape (n_unlabeled,)
-        ``Y*`` and ``Y0`` (real values; positive means ``classes_[1]``).
-    alpha_, alpha_star_, sigma_, loo_mse_, loo_transductive_ :
-        As :class:`TransductiveRidge`.
+        The labels of the test points.
+    transductive_values_ : ndarray of shape (n_unlabeled,)
+        ``Y*`` (real values; positive means ``classes_[1]``).
+    inductive_labels_ : ndarray of shape (n_unlabeled,)
+        ``Y0``, the inductive ridge predictions at the test points (real values).
+    alpha_ : float
+        The ridge penalty used.
+    alpha_star_ : float or None
+        The gamma* used (None without test points).
+    sigma_ : float
+        The RBF width used.
+    loo_mse_ : ndarray of shape (n_alphas,)
+        Leave-one-out error of each of ``alphas`` (only when ``alpha=None``).
+    loo_transductive_ : float
+        ``Y^'MY^ / (n+m)`` at ``Y*``: the leave-one-out error (7.18) on the joint set.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.unlabeled import TransductiveLinearDiscriminant
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.vstack([rng.randn(30, 2) - 1.5, rng.randn(30, 2) + 1.5])
+    >>> y = np.repeat(["a", "b"], 30)
+    >>> lab = np.r_[0:5, 30:35]
+    >>> test = np.setdiff1d(np.arange(60), lab)
+    >>> tld = TransductiveLinearDiscriminant(sigma=2.0).fit(X[lab], y[lab],
+    ...                                                     X_unlabeled=X[test])
+    >>> tld.transduction_[:3]
+    array(['a', 'a', 'a'], dtype='<U1')
+    >>> bool(np.mean(tld.transduction_ == y[test]) > 0.9)
+    True
     """
 
+    @fit_context
     def fit(self, X, y, X_unlabeled=None):
-        check_params(self)
+        """Label the test points ``X_unlabeled`` by the sign of ``Y*``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            The labeled points.
+        y : array of shape (n_samples,)
+            Their labels, two classes.
+        X_unlabeled : array of shape (n_unlabeled, n_features) or None, default=None
+            The test points to label.
+
+        Returns
+        -------
+        self : TransductiveLinearDiscriminant
+            The fitted classifier.
+        """
         X, y = check_input(self, X, y)
         self.classes_, t = _binary_targets("TransductiveLinearDiscriminant", y)
         ystar = self._fit_targets(X, t, X_unlabeled)
@@ -339,6 +462,19 @@ class TransductiveLinearDiscriminant(BinaryClassifierMixin, _TransductiveRidgeBa
         return self
 
     def decision_function(self, X):
+        """Values of the ridge trained on the labeled and test points (positive:
+        ``classes_[1]``).
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The decision values.
+        """
         return self._decision(X)
 
 
@@ -347,10 +483,11 @@ class TransductiveLinearDiscriminant(BinaryClassifierMixin, _TransductiveRidgeBa
 # Transductive SVM (Joachims 1999)
 # ------------------------------------------------------------------------------------------
 class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
-    """Transductive SVM by label switching (Joachims, ICML 1999), the baseline of Chapelle's
-    thesis §7.4.5 (Vapnik's transduction: a large margin on the labeled and unlabeled points).
+    """Transductive SVM by label switching (Joachims, ICML 1999).
 
-    It minimises over the SVM ``(w, b)`` and the labels ``y*`` of the unlabeled points
+    The baseline of Chapelle's thesis §7.4.5 (Vapnik's transduction: a large margin on the
+    labeled and unlabeled points).  It minimises over the SVM ``(w, b)`` and the labels ``y*``
+    of the unlabeled points
 
         1/2 ||w||^2 + C sum_i xi_i + C*_- sum_{y*_j = -1} xi*_j + C*_+ sum_{y*_j = +1} xi*_j,
 
@@ -380,8 +517,15 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         Cost of the labeled points.
     C_star : float >= 0, default=1.0
         Final cost of the unlabeled points (the thesis's and Joachims's C*).
-    kernel, sigma, degree, coef0 :
-        As :class:`kernelnb.svm.SVC`.
+    kernel : {'rbf', 'linear', 'poly'}, default='rbf'
+        The SVMs' kernel.
+    sigma : float or 'scale', default=1.0
+        RBF width: ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))``; ``'scale'`` is resolved on
+        the labeled and unlabeled points together.
+    degree : int, default=3
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel.
     positive_fraction : float in (0, 1) or None, default=None
         Fraction of the unlabeled points labeled ``classes_[1]`` (None: that of the labeled set).
     C_start : float > 0, default=1e-5
@@ -398,13 +542,19 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+        The class labels; ``classes_[1]`` is +1.
     transduction_ : ndarray of shape (n_unlabeled,)
         Labels of the unlabeled points.
     svc_ : SVC
         The final SVM (on labeled and unlabeled points); ``predict`` uses it.
+    sigma_ : float
+        The RBF width used (1.0 for the other kernels).
     n_switches_ : int
+        Label pairs switched.
     objective_history_ : list of (C*_-, C*_+, objective)
         Primal objective after every retraining (one entry per SVM trained).
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     Examples
     --------
@@ -435,7 +585,7 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         "precision": [StrOptions({"float32", "float64"})],
     }
 
-    def __init__(self, C=1.0, C_star=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=1.0,
+    def __init__(self, *, C=1.0, C_star=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=1.0,
                  positive_fraction=None, C_start=1e-5, growth=2.0, max_switches=10000,
                  tol=1e-3, precision="float64"):
         self.C = C
@@ -464,8 +614,24 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         xi = np.maximum(0.0, 1.0 - ya * svc.decision_function(Xa))
         return 0.5 * w2 + float(cost @ xi), xi
 
+    @fit_context
     def fit(self, X, y, X_unlabeled=None):
-        check_params(self)
+        """Label the unlabeled points and train the transductive SVM.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+            The labeled points.
+        y : array of shape (n_samples,)
+            Their labels, two classes.
+        X_unlabeled : array of shape (n_unlabeled, n_features) or None, default=None
+            The points to label; None (or ``C_star=0``): the inductive SVM.
+
+        Returns
+        -------
+        self : TransductiveSVC
+            The fitted classifier.
+        """
         X, y = check_input(self, X, y)
         self.classes_, t = _binary_targets("TransductiveSVC", y)
         yl = t.astype(int)
@@ -523,6 +689,18 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
+        """Decision values of the final SVM (positive: ``classes_[1]``).
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The decision values.
+        """
         check_is_fitted(self)
         X = check_input(self, X, reset=False)
         return self.svc_.decision_function(X)

@@ -6,9 +6,9 @@ from scipy.optimize import minimize
 
 from kernelnb import kernels as K
 from kernelnb.prior.invariance import (InvariantKPCASVC, InvariantSVC, LinearInvariantSVC,
-                                       VirtualSVC, invariant_linear_map, kernel_input_derivative,
-                                       kernel_tangent_gram, scale_free_gamma, tangent_vectors,
-                                       transform_points)
+                                       VirtualSVC, _pair_coefficients, invariant_linear_map,
+                                       kernel_input_derivative, kernel_tangent_gram,
+                                       scale_free_invariance, tangent_vectors, transform_points)
 from kernelnb.svm import SVC
 
 EXACT = dict(precision="float64", tol=1e-9)
@@ -121,7 +121,7 @@ def test_callable_transform():
         tangent_vectors(X, lambda Z, t: Z[:, :1])
 
 
-def test_invariant_linear_map_and_scale_free_gamma():
+def test_invariant_linear_map_and_scale_free_invariance():
     rng = np.random.RandomState(0)
     T = rng.randn(10, 3)
     Cinv, g = invariant_linear_map(T, 0.7)
@@ -130,17 +130,17 @@ def test_invariant_linear_map_and_scale_free_gamma():
     C2 = (1 - g) * np.eye(3) + g * T.T @ T
     np.testing.assert_allclose(Cinv @ Cinv @ C2, np.eye(3), atol=1e-10)
     np.testing.assert_allclose(Cinv, Cinv.T, atol=1e-12)
-    # the scale-free functional (1-gamma) w^2 + gamma sum (w.dx)^2 / S is proportional to (6.1)
-    # with gamma_eff, for every w
+    # the scale-free functional (1-g) w^2 + g sum (w.dx)^2 / S is proportional to (6.1) with the
+    # substituted trade-off, for every w
     for _ in range(3):
         w = rng.randn(3)
         lhs = 0.3 * w @ w + 0.7 * ((T @ w) ** 2).sum() / S
         rhs = (1 - g) * w @ w + g * ((T @ w) ** 2).sum()
         assert lhs / rhs == pytest.approx(0.3 / (1 - g))
-    # the scale-free gamma makes the weight of the tangent term independent of their scale
+    # the scale-free trade-off makes the weight of the tangent term independent of their scale
     g10 = invariant_linear_map(10 * T, 0.7)[1]
     assert g10 * 100 / (1 - g10) == pytest.approx(g / (1 - g))
-    assert scale_free_gamma(0.7, 1.0) == pytest.approx(0.7)
+    assert scale_free_invariance(0.7, 1.0) == pytest.approx(0.7)
     Cinv0, g0 = invariant_linear_map(T, 0.0)
     np.testing.assert_allclose(Cinv0, np.eye(3), atol=1e-12)
 
@@ -176,16 +176,16 @@ def test_linear_invariant_svc_solves_functional_6_1():
     X, y = separable_linear(16, 0)
     rng = np.random.RandomState(1)
     T = rng.randn(16, 2) * np.array([1.0, 0.2])          # tangents mostly along the first axis
-    for gamma in (0.3, 0.9):
-        clf = LinearInvariantSVC(gamma=gamma, C=np.inf, **EXACT).fit(X, y, tangents=T)
-        w, b = brute_force_invariant_svm(X, y, T, clf.gamma_)
+    for inv in (0.3, 0.9):
+        clf = LinearInvariantSVC(invariance=inv, C=np.inf, **EXACT).fit(X, y, tangents=T)
+        w, b = brute_force_invariant_svm(X, y, T, clf.invariance_)
         Xt = rng.randn(50, 2)
         np.testing.assert_allclose(clf.decision_function(Xt), Xt @ w + b, atol=1e-5)
         np.testing.assert_allclose(clf.invariance_rms_, np.sqrt(np.mean((T @ w) ** 2)),
                                    rtol=1e-4)
     # more invariance, smaller tangent terms
-    rms = [LinearInvariantSVC(gamma=gm, C=np.inf, **EXACT).fit(X, y, tangents=T).invariance_rms_
-           for gm in (0.0, 0.5, 0.99)]
+    rms = [LinearInvariantSVC(invariance=inv, C=np.inf, **EXACT).fit(
+        X, y, tangents=T).invariance_rms_ for inv in (0.0, 0.5, 0.99)]
     assert rms[0] > rms[1] > rms[2]
 
 
@@ -214,32 +214,32 @@ def test_invariant_svc_equals_the_invariant_hyperplane_in_an_explicit_feature_sp
     np.testing.assert_allclose(kernel_tangent_gram(kern, X, T), dPhi @ dPhi.T, atol=1e-10)
     Xt, _ = circle(40, 4)
     Phit, _ = poly2_features(Xt)
-    for gamma in (0.5, 0.95):
-        isvm = InvariantSVC(gamma=gamma, kernel="poly", degree=2, coef0=1.0, C=np.inf,
+    for inv in (0.5, 0.95):
+        isvm = InvariantSVC(invariance=inv, kernel="poly", degree=2, coef0=1.0, C=np.inf,
                             **EXACT).fit(X, y)
         # the same functional minimised directly over w in the 6-D feature space
-        w, b = brute_force_invariant_svm(Phi, y, dPhi, isvm.gamma_)
-        assert isvm.gamma_ == pytest.approx(scale_free_gamma(gamma, (dPhi ** 2).sum()))
+        w, b = brute_force_invariant_svm(Phi, y, dPhi, isvm.invariance_)
+        assert isvm.invariance_ == pytest.approx(scale_free_invariance(inv, (dPhi ** 2).sum()))
         np.testing.assert_allclose(isvm.decision_function(Xt), Phit @ w + b, atol=1e-5)
         np.testing.assert_allclose(isvm.invariance_rms_, np.sqrt(np.mean((dPhi @ w) ** 2)),
                                    rtol=1e-4)
         # IH_KPCA: 25 points span the (centred) feature space, so nothing is lost (6.13 = 1)
-        ih = InvariantKPCASVC(gamma=gamma, kernel="poly", degree=2, coef0=1.0, C=np.inf,
+        ih = InvariantKPCASVC(invariance=inv, kernel="poly", degree=2, coef0=1.0, C=np.inf,
                               **EXACT).fit(X, y)
         np.testing.assert_allclose(ih.information_ratios_, 1.0, atol=1e-8)
         np.testing.assert_allclose(ih.decision_function(Xt), Phit @ w + b, atol=1e-5)
         # the linear invariant SVM on the explicit features is the same machine
-        lin = LinearInvariantSVC(gamma=gamma, C=np.inf, **EXACT).fit(Phi, y, tangents=dPhi)
+        lin = LinearInvariantSVC(invariance=inv, C=np.inf, **EXACT).fit(Phi, y, tangents=dPhi)
         np.testing.assert_allclose(lin.decision_function(Phit), Phit @ w + b, atol=1e-5)
 
 
 @pytest.mark.parametrize("cls", [InvariantSVC, InvariantKPCASVC, LinearInvariantSVC])
-def test_gamma_zero_is_the_plain_svc(cls):
+def test_invariance_zero_is_the_plain_svc(cls):
     X, y = circle(30, 5)
     Xt, _ = circle(50, 6)
     kernel = "linear" if cls is LinearInvariantSVC else "rbf"
     ref = SVC(C=10.0, kernel=kernel, sigma=0.7, **EXACT).fit(X, y)
-    clf = cls(gamma=0.0, C=10.0, kernel=kernel, sigma=0.7, **EXACT).fit(X, y)
+    clf = cls(invariance=0.0, C=10.0, kernel=kernel, sigma=0.7, **EXACT).fit(X, y)
     np.testing.assert_allclose(clf.decision_function(Xt), ref.decision_function(Xt), atol=1e-6)
     np.testing.assert_array_equal(clf.predict(Xt), ref.predict(Xt))
 
@@ -250,7 +250,7 @@ def test_invariance_rms_is_the_derivative_of_the_decision_function(cls):
     differences of the fitted decision function (any kernel: the LIH case included)."""
     X, y = circle(30, 7)
     T = tangent_vectors(X, "rotate_2d")
-    clf = cls(gamma=0.8, C=10.0, kernel="rbf", sigma=0.8, **EXACT).fit(X, y)
+    clf = cls(invariance=0.8, C=10.0, kernel="rbf", sigma=0.8, **EXACT).fit(X, y)
     h = 1e-5
     deriv = (clf.decision_function(X + h * T) - clf.decision_function(X - h * T)) / (2 * h)
     assert clf.invariance_rms_ == pytest.approx(np.sqrt(np.mean(deriv ** 2)), rel=1e-5)
@@ -258,13 +258,13 @@ def test_invariance_rms_is_the_derivative_of_the_decision_function(cls):
 
 def test_invariant_svc_prediction_uses_the_training_kernel():
     X, y = circle(30, 8)
-    clf = InvariantSVC(gamma=0.9, sigma=0.5, C=10.0, **EXACT).fit(X, y)
+    clf = InvariantSVC(invariance=0.9, sigma=0.5, C=10.0, **EXACT).fit(X, y)
     # K~ at fit, rebuilt from eq. (6.12) by hand with an explicit eigendecomposition
     T = tangent_vectors(X, "rotate_2d")
     kern = clf.kernel_
     Kt = kernel_tangent_gram(kern, X, T)
     lam, U = np.linalg.eigh(Kt)
-    g = clf.gamma_
+    g = clf.invariance_
     G = U.T @ kernel_input_derivative(kern, X, T, X)
     big = lam > 1e-10 * lam.max()
     coef = (1 / lam[big]) * (1 / (g * lam[big] + 1 - g) - 1 / (1 - g))
@@ -281,16 +281,16 @@ def test_rotation_invariance_on_the_circle():
     """The rotation toy of section 6.6.2: the invariant SVMs lower the tangent terms (6.14),
     the ratio (6.13) is at most 1, near 1 for a wide RBF, and IH_KPCA then equals ISVM."""
     X, y = circle(30, 10)
-    narrow = InvariantKPCASVC(gamma=0.9, sigma=0.1, C=10.0).fit(X, y)
-    wide = InvariantKPCASVC(gamma=0.9, sigma=3.0, C=10.0, **EXACT).fit(X, y)
+    narrow = InvariantKPCASVC(invariance=0.9, sigma=0.1, C=10.0).fit(X, y)
+    wide = InvariantKPCASVC(invariance=0.9, sigma=3.0, C=10.0, **EXACT).fit(X, y)
     assert np.all(narrow.information_ratios_ <= 1 + 1e-9)
     assert narrow.information_ratio_ < 0.9
     assert wide.information_ratio_ > 0.999
-    isvm = InvariantSVC(gamma=0.9, sigma=3.0, C=10.0, **EXACT).fit(X, y)
+    isvm = InvariantSVC(invariance=0.9, sigma=3.0, C=10.0, **EXACT).fit(X, y)
     Xt, yt = circle(500, 11)
     np.testing.assert_allclose(wide.decision_function(Xt), isvm.decision_function(Xt),
                                atol=1e-3 * np.abs(isvm.decision_function(Xt)).max())
-    rms = [InvariantSVC(gamma=g, sigma=1.0, C=10.0, **EXACT).fit(X, y).invariance_rms_
+    rms = [InvariantSVC(invariance=g, sigma=1.0, C=10.0, **EXACT).fit(X, y).invariance_rms_
            for g in (0.0, 0.5, 0.9)]
     assert rms[0] > rms[1] > rms[2]
 
@@ -321,18 +321,34 @@ def test_multiple_invariances_and_multiclass():
     X[y == 2, 8:] += 1.0
     inv = ["translate_x", "translate_y"]
     for cls in (InvariantSVC, InvariantKPCASVC, LinearInvariantSVC, VirtualSVC):
-        extra = {} if cls is VirtualSVC else dict(gamma=0.5)
-        clf = cls(invariance=inv, image_shape=(4, 4), kernel="poly", degree=2, C=10.0,
+        extra = {} if cls is VirtualSVC else dict(invariance=0.5)
+        clf = cls(transformation=inv, image_shape=(4, 4), kernel="poly", degree=2, C=10.0,
                   **extra).fit(X, y)
         assert clf.score(X, y) > 0.9
         assert clf.decision_function(X).shape == (45, 3)
-    ih = InvariantKPCASVC(invariance=inv, image_shape=(4, 4), gamma=0.5).fit(X, y)
+    ih = InvariantKPCASVC(transformation=inv, image_shape=(4, 4), invariance=0.5).fit(X, y)
     assert ih.information_ratios_.shape == (90,)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+def test_pair_coefficients_give_the_one_vs_one_decisions(n_classes):
+    """The per-pair coefficients rebuilt from SVC's public dual_coef_/n_support_ give its
+    one-vs-one decision values: K(X, support_vectors_) @ coef + intercept_."""
+    rng = np.random.RandomState(n_classes)
+    X = rng.randn(20 * n_classes, 2)
+    y = np.repeat(np.arange(n_classes), 20)
+    X += 1.5 * np.c_[np.cos(y), np.sin(y)]
+    svc = SVC(C=1.0, sigma=0.8, decision_function_shape="ovo", **EXACT).fit(X, y)
+    coef = _pair_coefficients(svc)
+    assert coef.shape == (svc.support_.shape[0], n_classes * (n_classes - 1) // 2)
+    Xt = rng.randn(30, 2)
+    dec = svc.kernel_(Xt, svc.support_vectors_) @ coef + svc.intercept_
+    np.testing.assert_allclose(dec, svc.decision_function(Xt).reshape(30, -1), atol=1e-10)
 
 
 def test_subset_kpca_speed_up():
     X, y = circle(60, 14)
-    ih = InvariantKPCASVC(gamma=0.9, sigma=1.0, C=10.0, method="subset", n_components=20,
+    ih = InvariantKPCASVC(invariance=0.9, sigma=1.0, C=10.0, method="subset", n_components=20,
                           random_state=0).fit(X, y)
     assert ih.kpca_.n_components_ <= 20
     assert np.all(ih.information_ratios_ <= 1 + 1e-9)
@@ -344,10 +360,14 @@ def test_bad_arguments():
     X, y = circle(20, 16)
     with pytest.raises(ValueError, match="tangents must have shape"):
         InvariantSVC().fit(X, y, tangents=np.ones((20, 3)))
-    with pytest.raises(ValueError, match="gamma"):
-        InvariantSVC(gamma=1.0).fit(X, y)
     with pytest.raises(ValueError, match="invariance"):
-        LinearInvariantSVC(invariance="shear").fit(X, y)
+        InvariantSVC(invariance=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="transformation"):
+        LinearInvariantSVC(transformation="shear").fit(X, y)
+    with pytest.raises(ValueError, match="n_components"):
+        InvariantKPCASVC(method="subset").fit(X, y)
+    with pytest.raises(TypeError):
+        InvariantSVC(0.5)                       # keyword-only constructors
     with pytest.raises(ValueError, match="kernel"):
         InvariantSVC(kernel="precomputed").fit(X, y)
     with pytest.raises(ValueError, match="step"):

@@ -270,6 +270,16 @@ def test_bad_parameters_name_the_parameter(data, params, name):
     X = data[0]
     with pytest.raises(ValueError, match=name):
         KernelPCAMap(**params).fit(X)
+    with pytest.raises(ValueError, match=name):
+        KernelPCAMap(**params).fit_transform(X)          # checked on either way in
+
+
+def test_keyword_only_constructor_and_fit_time(data):
+    with pytest.raises(TypeError):
+        KernelPCAMap(5)
+    psi = KernelPCAMap(sigma=SIGMA)
+    psi.fit_transform(data[0])
+    assert psi.fit_time_ > 0
 
 
 def test_bad_input(data):

@@ -209,3 +209,8 @@ def test_vicinal_risk_classifier_kernel_and_errors():
         VicinalRiskClassifier().fit(Xd, np.tile([0, 1, 0, 1, 1], 6))
     with pytest.raises(ValueError, match="Only binary classification"):
         VicinalRiskClassifier().fit(X, np.arange(40) % 3)
+    assert isinstance(m.n_iter_, int) and m.n_iter_ > 0      # one problem: an int
+    with pytest.raises(TypeError):
+        VicinalRiskClassifier("knn")                 # keyword-only constructors
+    with pytest.raises(TypeError):
+        VicinalSVC("knn")

@@ -37,6 +37,18 @@ def test_zero_weight_is_the_svm():
     assert e.n_fixed_point_iter_ == 0 and e.fixed_point_converged_
 
 
+def test_n_iter_is_one_count_for_the_one_binary_problem():
+    """An int (one problem), the solver iterations of every SVM of the fixed point together:
+    without a fixed-point step, those of the one SVM solved."""
+    X, y = _circle(30, seed=1)
+    e = EllipsoidalVicinalSVC(n_fixed_point=0, sigma=0.7, C=3.0).fit(X, y)
+    s = SVC(sigma=0.7, C=3.0).fit(X, y)
+    assert isinstance(e.n_iter_, int) and e.n_iter_ == int(s.n_iter_[0])
+    more = EllipsoidalVicinalSVC(n_fixed_point=3, sigma=0.7, C=3.0).fit(X, y)
+    assert isinstance(more.n_iter_, int) and more.n_iter_ > e.n_iter_
+    assert more.n_fixed_point_iter_ >= 1 and more.fit_time_ > 0
+
+
 def test_linear_kernel_gives_equal_margins_and_the_svm():
     X, _ = _circle(30, seed=2)
     y = (X[:, 0] + 0.5 * X[:, 1] > 0.1).astype(int)
@@ -104,6 +116,8 @@ def test_ellipsoid_errors():
         EllipsoidalVicinalSVC(kernel="precomputed").fit(X @ X.T, y)
     with pytest.raises(ValueError, match="Only binary classification"):
         EllipsoidalVicinalSVC().fit(X, np.arange(20) % 3)
+    with pytest.raises(TypeError):
+        EllipsoidalVicinalSVC(1.0)                  # keyword-only constructor
 
 
 def _fd_metric(kernel, x, h=1e-3):

@@ -226,7 +226,7 @@ def test_run_keeps_the_books(strategy):
     seen = []
     al = ActiveLearner(hard_svc(), strategy=strategy, budget=7, random_state=0,
                        callback=seen.append)
-    al.fit(X[lab], y[lab], X[pool], X_test=X[test], y_test=y[test])
+    al.fit(X[lab], y[lab], X[pool], X_val=X[test], y_val=y[test])
     al.run(y[pool])
     h = al.history_
     assert al.n_queries_ == 7 and len(h["index"]) == 7 and al.budget_left_ == 0
@@ -234,11 +234,13 @@ def test_run_keeps_the_books(strategy):
     assert set(h["index"]).isdisjoint(al.remaining_) and al.remaining_.size == 53
     np.testing.assert_array_equal(h["label"], y[pool][h["index"]])
     assert h["n_labeled"] == list(range(7, 14))
-    # the recorded test errors are those of models retrained on the same points
+    # the recorded validation errors are those of models retrained on the same points
     Xl = np.vstack([X[lab], X[pool][h["index"]]])
     yl = np.append(y[lab], h["label"])
     ref = np.mean(hard_svc().fit(Xl, yl).predict(X[test]) != y[test])
-    assert h["test_error"][-1] == pytest.approx(ref)
+    assert h["val_error"][-1] == pytest.approx(ref)
+    assert [i["val_error"] for i in seen] == h["val_error"]
+    assert al.initial_val_error_ == al.error_curve_[0]
     assert al.error_curve_.shape == (8,)
     assert al.error_curve_[0] == pytest.approx(
         np.mean(hard_svc().fit(X[lab], y[lab]).predict(X[test]) != y[test]))
@@ -317,8 +319,15 @@ def test_errors_name_the_parameter():
         al.run(np.ones(3))
     with pytest.raises(ValueError, match="n_queries"):
         al.run(np.ones(len(pool)), n_queries=10 ** 6)
-    with pytest.raises(ValueError, match="X_test and y_test"):
-        ActiveLearner().fit(X[lab], y[lab], pool, X_test=pool)
+    with pytest.raises(ValueError, match="X_val and y_val"):
+        ActiveLearner().fit(X[lab], y[lab], pool, X_val=pool)
+    with pytest.raises(TypeError):                  # validation data: keyword-only
+        ActiveLearner().fit(X[lab], y[lab], pool, pool, y[:len(pool)])
+    with pytest.raises(TypeError):                  # only the estimator by position
+        ActiveLearner(hard_svc(), "margin")
+    # what the strategy needs of the estimator is checked before any data is read
+    with pytest.raises(ValueError, match="strategy='fast_gem' needs a kernelnb.svm.SVC"):
+        ActiveLearner(ParzenClassifier(), strategy="fast_gem").fit(None, None)
 
 
 def test_empty_pool_cannot_be_queried_but_can_be_taught():

@@ -256,6 +256,18 @@ def test_cluster_kernel_helps_on_separated_clusters():
 def test_errors_name_the_parameter(params, name):
     with pytest.raises(ValueError, match=name):
         ClusterKernel(**params).fit(X0)
+    with pytest.raises(ValueError, match=name):
+        ClusterKernel(**params).fit_transform(X0)       # checked on either way in
+
+
+def test_keyword_only_constructors():
+    for cls in (ClusterKernel, RandomWalkKernel, MarginalizedKernel):
+        with pytest.raises(TypeError):
+            cls(1.0)
+    # the wrapped kernel map alone may be given by position (a meta-estimator's estimator)
+    assert ClusterKernelSVC(RandomWalkKernel()).get_params()["embedding"] is not None
+    with pytest.raises(TypeError):
+        ClusterKernelSVC(None, 10.0)
 
 
 def test_other_errors_name_the_parameter():

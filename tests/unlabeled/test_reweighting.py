@@ -138,6 +138,19 @@ def test_reweighted_svc_is_the_weighted_svc(points):
     assert np.all(alpha <= 3.0 * lam[m.svc_.support_] * (1 + 1e-6))
 
 
+def test_keyword_only_and_parameters_checked_at_fit(points):
+    X, Xu = points
+    y = (X[:, 0] > 0).astype(int)
+    for cls in (ReweightedParzenClassifier, ReweightedSVC, UnlabeledVicinalClassifier):
+        with pytest.raises(TypeError):
+            cls(0.5)
+    with pytest.raises(ValueError, match="reg_strength"):
+        ReweightedSVC(reg_strength=-1.0).fit(X, y, X_unlabeled=Xu)
+    with pytest.raises(ValueError, match="sigma_unlabeled"):
+        UnlabeledVicinalClassifier(sigma_unlabeled=0.0).fit(X[:, :1], y)
+    assert ReweightedParzenClassifier(sigma=0.5).fit(X, y, X_unlabeled=Xu).fit_time_ > 0
+
+
 def _risk(t, s, x, y, xu, sl, su):
     m = y * s * (x - t)
     r = np.mean(norm.cdf(-m / sl))
@@ -149,7 +162,8 @@ def test_vicinal_1d_is_the_minimum():
     y = np.repeat([-1, 1], 10)
     x = rng.randn(20) + 1.2 * y
     xu = np.r_[rng.randn(50) - 1.2, rng.randn(50) + 1.2]
-    m = UnlabeledVicinalClassifier(0.4, 0.3).fit(x[:, None], y, X_unlabeled=xu[:, None])
+    m = UnlabeledVicinalClassifier(sigma_labeled=0.4, sigma_unlabeled=0.3).fit(
+        x[:, None], y, X_unlabeled=xu[:, None])
     s = m.coef_[0]
     t = -m.intercept_ / s
     grid = np.linspace(-5, 5, 20001)
@@ -161,7 +175,8 @@ def test_vicinal_1d_is_the_minimum():
 def test_vicinal_sigma0_is_the_max_margin_without_unlabeled():
     x = np.array([-3.0, -2.0, -1.0, 0.5, 2.0, 4.0])
     y = np.array([0, 0, 0, 1, 1, 1])
-    m = UnlabeledVicinalClassifier(0.0, 1.0, n_grid=20001).fit(x[:, None], y)
+    m = UnlabeledVicinalClassifier(sigma_labeled=0.0, sigma_unlabeled=1.0, n_grid=20001).fit(
+        x[:, None], y)
     assert -m.intercept_ / m.coef_[0] == pytest.approx(-0.25, abs=1e-3)
     assert m.coef_[0] == 1.0
     np.testing.assert_array_equal(m.predict(x[:, None]), y)
@@ -172,7 +187,7 @@ def test_vicinal_nd_lowers_the_risk_of_its_svm_start():
     X = np.vstack([rng.randn(10, 2) - 1, rng.randn(10, 2) + 1])
     y = np.repeat([0, 1], 10)
     Xu = np.vstack([rng.randn(60, 2) - 1, rng.randn(60, 2) + 1])
-    m = UnlabeledVicinalClassifier(0.5, 0.5).fit(X, y, X_unlabeled=Xu)
+    m = UnlabeledVicinalClassifier(sigma_labeled=0.5, sigma_unlabeled=0.5).fit(X, y, X_unlabeled=Xu)
     svc = SVC(kernel="linear", C=1.0, precision="float64").fit(X, np.where(y == 1, 1, -1))
     w = svc.dual_coef_.ravel() @ svc.support_vectors_
     b = svc.intercept_[0]
@@ -186,7 +201,7 @@ def test_vicinal_nd_lowers_the_risk_of_its_svm_start():
     assert m.vicinal_risk_ <= risk(w, b) + 1e-12
     assert np.linalg.norm(m.coef_) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="sigma_labeled"):
-        UnlabeledVicinalClassifier(0.0).fit(X, y)
+        UnlabeledVicinalClassifier(sigma_labeled=0.0).fit(X, y)
 
 
 def test_threshold_error_formula():

@@ -234,6 +234,14 @@ def test_tsvm_positive_fraction_and_errors():
         TransductiveSVC().fit(Xl, yl, X_unlabeled=np.ones((3, 5)))
 
 
+def test_keyword_only_constructors_and_fit_time():
+    Xl, yl, Xu, _ = _clusters()
+    for cls in (TransductiveSVC, TransductiveRidge, TransductiveLinearDiscriminant):
+        with pytest.raises(TypeError):
+            cls(1.0)
+        assert cls().fit(Xl, yl, X_unlabeled=Xu).fit_time_ > 0
+
+
 def test_boston_loo_setting_is_the_mean_closed_form_loo():
     from sklearn.preprocessing import StandardScaler
 

@@ -180,7 +180,7 @@ class ActiveLearning(Dashboard):
         d = self._d
         est = SVC(C=float(p["C"]), sigma=float(p["sigma"]), precision="float64", n_jobs=1)
         return ActiveLearner(est, strategy=strategy, random_state=int(p["seed"])).fit(
-            d["X0"], d["y0"], d["pool"], X_test=d["Xt"], y_test=d["yt"])
+            d["X0"], d["y0"], d["pool"], X_val=d["Xt"], y_val=d["yt"])
 
     # -- actions ---------------------------------------------------------------------------
     def answer(self, label):

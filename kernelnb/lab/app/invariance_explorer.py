@@ -8,7 +8,8 @@ The tangent term (6.14), ``sqrt(mean_i (w . dPhi(x_i))^2)``, is the root mean sq
 derivative of the decision function along the training points' tangents; the readout sets it
 against the thesis's rule of thumb (section 6.6.2: "after training a reasonable value for (6.14)
 should be in the range [0.2 - 0.4]"; smaller means the invariance is enforced more) and says
-which way gamma would move it (:func:`rule_of_thumb`).
+which way the invariance trade-off γ (the estimators' ``invariance``) would move it
+(:func:`rule_of_thumb`).
 """
 from __future__ import annotations
 
@@ -26,16 +27,18 @@ from ..viz import boundaries_figure, decision_grid
 from ._base import Dashboard, log_slider, styled
 from ._plotly import FigureWidget
 
-__all__ = ["InvarianceExplorer", "EXPLORER_METHODS", "GAMMAS", "RULE_OF_THUMB", "rule_of_thumb",
-           "tangent_arrows"]
+__all__ = ["InvarianceExplorer", "EXPLORER_METHODS", "INVARIANCE_VALUES", "RULE_OF_THUMB",
+           "rule_of_thumb", "tangent_arrows"]
 
 #: the methods drawn, in the order of their boundary traces
 EXPLORER_METHODS = ("SVM", "VSV", "ISVM", "IH_KPCA", "LIH")
 N_TEST = 2000
 BOUNDS = (-1.15, 1.15, -1.15, 1.15)
-#: The values of the gamma slider: denser towards 1, where the scale-free gamma starts to bite
-#: (on the default sample, the tangent term reaches the rule's range only past 0.999).
-GAMMAS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998, 0.9999)
+#: The values of the γ slider (the estimators' ``invariance``): denser towards 1, where the
+#: scale-free trade-off starts to bite (on the default sample, the tangent term reaches the rule's
+#: range only past 0.999).
+INVARIANCE_VALUES = (0.0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998,
+                     0.9999)
 #: The thesis's range for the tangent term (6.14) after training (section 6.6.2).
 RULE_OF_THUMB = (0.2, 0.4)
 #: Drawn length of a tangent vector d/dt (rotation by t radians), in plane units per unit.
@@ -116,16 +119,17 @@ class InvarianceExplorer(Dashboard):
     grid : int, default=70
         Resolution of the boundary grid.
     **params
-        Initial control values: ``sigma``, ``gamma`` (the page offers :data:`GAMMAS`; from
-        Python any value in [0, 1)), ``C``, ``n_samples``, ``seed``, ``vsv_step`` (radians),
-        ``shown`` (tuple of :data:`EXPLORER_METHODS`), ``tangents`` (bool: draw the tangent
-        arrows, with their heads: :func:`tangent_arrows`).
+        Initial control values: ``sigma``, ``invariance`` (the trade-off γ; the page offers
+        :data:`INVARIANCE_VALUES`, from Python any value in [0, 1)), ``C``, ``n_samples``,
+        ``seed``, ``vsv_step`` (radians), ``shown`` (tuple of :data:`EXPLORER_METHODS`),
+        ``tangents`` (bool: draw the tangent arrows, with their heads: :func:`tangent_arrows`).
 
     Notes
     -----
     :meth:`update` returns ``error_<method>`` (test error on 2000 fresh points) for every
     method, ``ratio`` (6.13, mean over the training points, from IH_KPCA), ``rms_isvm`` and
-    ``rms_ih_kpca`` (6.14), ``gamma_eff`` (the ISVM's gamma after the scale-free substitution)
+    ``rms_ih_kpca`` (6.14), ``invariance_eff`` (the ISVM's trade-off after the scale-free
+    substitution)
     and ``fit_ms``.
 
     Examples
@@ -146,7 +150,7 @@ class InvarianceExplorer(Dashboard):
     title = "Invariance explorer"
     purpose = ("Rotation invariance on a circle (Chapelle's thesis, ch. 6): tangent vectors, and "
                "the boundaries of SVM, virtual SVs, the invariant SVM and its kernel-PCA version "
-               "as the kernel width and the invariance weight gamma change.")
+               "as the kernel width and the invariance weight γ change.")
     STATS = [
         ("error_SVM", "test error SVM", ".1%"),
         ("error_VSV", "test error VSV", ".1%"),
@@ -156,7 +160,7 @@ class InvarianceExplorer(Dashboard):
         ("ratio", "ratio ‖dψ‖/‖dΦ‖ (6.13)", ".3f"),
         ("rms_isvm", "tangent term (6.14) ISVM", ".3f"),
         ("rms_ih_kpca", "tangent term (6.14) IH_KPCA", ".3f"),
-        ("gamma_eff", "γ after the scale-free rule", ".4f"),
+        ("invariance_eff", "γ after the scale-free rule", ".4f"),
         ("fit_ms", "fit time, all five (ms)", ".0f"),
     ]
 
@@ -169,8 +173,8 @@ class InvarianceExplorer(Dashboard):
         c = self.controls
         c["sigma"] = log_slider("σ (RBF)", 1.0, -1, 1, step=0.05, main=True,
                                 tooltip="width of exp(-‖x - y‖² / (2σ²))")
-        c["gamma"] = styled(widgets.SelectionSlider(
-            options=[(f"{g:g}", g) for g in GAMMAS], value=0.999, description="γ"),
+        c["invariance"] = styled(widgets.SelectionSlider(
+            options=[(f"{g:g}", g) for g in INVARIANCE_VALUES], value=0.999, description="γ"),
             tooltip="0: the plain SVM; towards 1: more invariance (scale free)")
         c["C"] = log_slider("C", 1000.0, 0, 4, step=0.25)
         c["n_samples"] = styled(widgets.IntSlider(value=30, min=10, max=120, step=5,
@@ -201,7 +205,7 @@ class InvarianceExplorer(Dashboard):
 
     def _control_rows(self):
         c = self.controls
-        return [widgets.HTML("<b>kernel and invariance</b>"), c["sigma"], c["gamma"], c["C"],
+        return [widgets.HTML("<b>kernel and invariance</b>"), c["sigma"], c["invariance"], c["C"],
                 c["vsv_step"], widgets.HTML("<b>data</b>"), c["n_samples"], c["seed"],
                 widgets.HTML("<b>shown</b>"), c["shown"], c["tangents"]]
 
@@ -227,14 +231,14 @@ class InvarianceExplorer(Dashboard):
                                  f"got {m!r}")
         X, y = self._data(p)
         Xt, yt = self._test
-        sigma, gamma, C = float(p["sigma"]), float(p["gamma"]), float(p["C"])
-        common = dict(C=C, sigma=sigma, precision="float64", invariance="rotate_2d")
+        sigma, invariance, C = float(p["sigma"]), float(p["invariance"]), float(p["C"])
+        common = dict(C=C, sigma=sigma, precision="float64", transformation="rotate_2d")
         models = {
             "SVM": SVC(C=C, sigma=sigma, precision="float64"),
             "VSV": VirtualSVC(step=float(p["vsv_step"]), **common),
-            "ISVM": InvariantSVC(gamma=gamma, **common),
-            "IH_KPCA": InvariantKPCASVC(gamma=gamma, **common),
-            "LIH": LinearInvariantSVC(gamma=gamma, kernel="rbf", **common),
+            "ISVM": InvariantSVC(invariance=invariance, **common),
+            "IH_KPCA": InvariantKPCASVC(invariance=invariance, **common),
+            "LIH": LinearInvariantSVC(invariance=invariance, kernel="rbf", **common),
         }
         t0 = time.perf_counter()
         grids, errors = {}, {}
@@ -249,7 +253,7 @@ class InvarianceExplorer(Dashboard):
                     ratio=models["IH_KPCA"].information_ratio_,
                     rms_isvm=models["ISVM"].invariance_rms_,
                     rms_ih_kpca=models["IH_KPCA"].invariance_rms_,
-                    gamma_eff=models["ISVM"].gamma_)
+                    invariance_eff=models["ISVM"].invariance_)
 
     def _render(self, r):
         fig, X, y, p = self.fig, r["X"], r["y"], r["p"]
@@ -268,11 +272,11 @@ class InvarianceExplorer(Dashboard):
             arrows.x, arrows.y = tangent_arrows(X, r["T"])
         else:
             arrows.x, arrows.y = [], []
-        fig.layout.title.text = (f"Rotation toy: RBF σ = {p['sigma']:.3g}, γ = {p['gamma']:g}, "
-                                 f"C = {p['C']:.3g}, n = {len(y)}")
+        fig.layout.title.text = (f"Rotation toy: RBF σ = {p['sigma']:.3g}, "
+                                 f"γ = {p['invariance']:g}, C = {p['C']:.3g}, n = {len(y)}")
         stats = {f"error_{m}": e for m, e in r["errors"].items()}
         stats.update(ratio=r["ratio"], rms_isvm=r["rms_isvm"], rms_ih_kpca=r["rms_ih_kpca"],
-                     gamma_eff=r["gamma_eff"], fit_ms=r["fit_ms"])
+                     invariance_eff=r["invariance_eff"], fit_ms=r["fit_ms"])
         lo, hi = RULE_OF_THUMB
         verdicts = []
         for name, key in (("ISVM", "rms_isvm"), ("IH_KPCA", "rms_ih_kpca")):

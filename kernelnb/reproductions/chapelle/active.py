@@ -75,7 +75,7 @@ def _curves(make_learner, draw, strategies, n_runs, n_queries, pool_size, start,
             X0, y0 = start(rng)
             Xp, yp = draw(rng, pool_size)
             Xt, yt = draw(rng, n_test)
-            al = make_learner(s, random_state + r).fit(X0, y0, Xp, X_test=Xt, y_test=yt)
+            al = make_learner(s, random_state + r).fit(X0, y0, Xp, X_val=Xt, y_val=yt)
             al.run(yp, n_queries=n_queries)
             errs.append(al.error_curve_)
             if s in ("gem", "fast_gem"):

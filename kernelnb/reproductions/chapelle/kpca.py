@@ -97,12 +97,12 @@ def digits_kpca_curve(n_components=(5, 10, 20, 50, 100, 200, 400, 898), n_train=
                       methods=METHODS, sigma="scale", C=10.0, random_state=0):
     """Fig. 2.4 of Chapelle's thesis in kind, on scikit-learn's 8x8 digits.
 
-    USPS, the thesis's data, is not shipped.  Digits 0-4 against 5-9, pixels divided by 16.  The 1797 images are shuffled with
-    ``random_state`` and cut into two halves of 898 (the thesis cut USPS into 8 subsets of 900
-    training points): each half trains and the other half tests, in turn, and the two test
-    errors are averaged.  ``n_train`` (default: the whole half) takes only the first ``n_train``
-    points of each training half (the notebook's small run).  The thesis's RBF width
-    (``sigma = 5`` on USPS's 16x16 images in [-1, 1]) does not carry over to 8x8 images;
+    USPS, the thesis's data, is not shipped.  Digits 0-4 against 5-9, pixels divided by 16.  The
+    1797 images are shuffled with ``random_state`` and cut into two halves of 898 (the thesis cut
+    USPS into 8 subsets of 900 training points): each half trains and the other half tests, in
+    turn, and the two test errors are averaged.  ``n_train`` (default: the whole half) takes only
+    the first ``n_train`` points of each training half (the notebook's small run).  The thesis's
+    RBF width (``sigma = 5`` on USPS's 16x16 images in [-1, 1]) does not carry over to 8x8 images;
     ``sigma='scale'`` (scikit-learn's ``gamma='scale'``) is the default here, not tuned.
 
     Parameters

@@ -97,12 +97,12 @@ def vrm_unlabeled_toy(n_runs=100, n_labeled=20, n_unlabeled=100, mean=1.6,
     """The 1-D example of Chapelle's thesis §7.2.1: vicinal risk with unlabeled points.
 
     N(-mean, 1) against N(mean, 1), 20 labeled and 100 unlabeled points, 100 runs; linear
-    functions, Gaussian vicinities.  Four settings, as the thesis's table: labeled only or labeled + unlabeled, with
-    ``sigma_L -> 0`` or the best ``sigma_L``; "best" widths by leave-one-out cross-validation on
-    the labeled points (the unlabeled points stay in every fold; ties go to the first grid value).
-    Labeled only with ``sigma_L -> 0`` is the plain SVM, as in the thesis (linear
-    :class:`kernelnb.svm.SVC`, C = 1000).  Errors are exact (the threshold's error under the two
-    Gaussians), not sampled.
+    functions, Gaussian vicinities.  Four settings, as the thesis's table: labeled only or labeled
+    + unlabeled, with ``sigma_L -> 0`` or the best ``sigma_L``; "best" widths by leave-one-out
+    cross-validation on the labeled points (the unlabeled points stay in every fold; ties go to the
+    first grid value). Labeled only with ``sigma_L -> 0`` is the plain SVM, as in the thesis
+    (linear :class:`kernelnb.svm.SVC`, C = 1000).  Errors are exact (the threshold's error under
+    the two Gaussians), not sampled.
 
     Parameters
     ----------
@@ -138,7 +138,7 @@ def vrm_unlabeled_toy(n_runs=100, n_labeled=20, n_unlabeled=100, mean=1.6,
             if np.unique(y[keep]).size < 2:
                 wrong += 1
                 continue
-            clf = UnlabeledVicinalClassifier(sl, su, n_grid=400).fit(
+            clf = UnlabeledVicinalClassifier(sigma_labeled=sl, sigma_unlabeled=su, n_grid=400).fit(
                 x[keep], y[keep], X_unlabeled=xu)
             wrong += int(clf.predict(x[i:i + 1])[0] != y[i])
         return wrong
@@ -156,14 +156,17 @@ def vrm_unlabeled_toy(n_runs=100, n_labeled=20, n_unlabeled=100, mean=1.6,
             svc.dual_coef_.ravel() @ svc.support_vectors_[:, 0], svc.intercept_[0], mean))
         su_best = min(sigmas_unlabeled, key=lambda su: loo_error(x, y, xu, 0.0, su))
         out["unlabeled_sigma0"].append(_vicinal_error(
-            UnlabeledVicinalClassifier(0.0, su_best).fit(x, y, X_unlabeled=xu), mean))
+            UnlabeledVicinalClassifier(sigma_labeled=0.0, sigma_unlabeled=su_best)
+            .fit(x, y, X_unlabeled=xu), mean))
         sl_best = min(sigmas_labeled, key=lambda sl: loo_error(x, y, None, sl, 1.0))
         out["labeled_best"].append(_vicinal_error(
-            UnlabeledVicinalClassifier(sl_best, 1.0).fit(x, y), mean))
+            UnlabeledVicinalClassifier(sigma_labeled=sl_best, sigma_unlabeled=1.0).fit(x, y),
+            mean))
         pairs = [(sl, su) for sl in sigmas_labeled for su in sigmas_unlabeled]
         sl_b, su_b = min(pairs, key=lambda p: loo_error(x, y, xu, *p))
         out["unlabeled_best"].append(_vicinal_error(
-            UnlabeledVicinalClassifier(sl_b, su_b).fit(x, y, X_unlabeled=xu), mean))
+            UnlabeledVicinalClassifier(sigma_labeled=sl_b, sigma_unlabeled=su_b)
+            .fit(x, y, X_unlabeled=xu), mean))
     res = {}
     for k, v in out.items():
         res[k] = float(np.mean(v))

@@ -34,12 +34,12 @@ def boston_loo_setting(n_splits=5, n_test=25, log_sigmas=None, alphas=None, rand
     """The thesis's own rule for the Boston setting (Chapelle, §7.6.2), applied to our data.
 
     "The values of gamma and sigma [minimise] the average leave-one-out error over five more
-    random splits of the data, stepping over the parameter space".  ``n_splits`` random splits of the 506 points into ``506 - n_test`` training points (inputs
-    standardised on them, as :func:`boston_transduction`); on
-    each, the closed-form leave-one-out error (5.8) of ridge regression on the RBF basis
-    functions centred at the training points, ``A = K'K + gamma I``, for every pair of the grid
-    ``exp(log_sigmas)`` x ``alphas``; the pair with the smallest mean is returned.  The splits
-    come from their own ``random_state`` (1), not the evaluation splits' (0).
+    random splits of the data, stepping over the parameter space".  ``n_splits`` random splits of
+    the 506 points into ``506 - n_test`` training points (inputs standardised on them, as
+    :func:`boston_transduction`); on each, the closed-form leave-one-out error (5.8) of ridge
+    regression on the RBF basis functions centred at the training points, ``A = K'K + gamma I``,
+    for every pair of the grid ``exp(log_sigmas)`` x ``alphas``; the pair with the smallest mean is
+    returned.  The splits come from their own ``random_state`` (1), not the evaluation splits' (0).
 
     Parameters
     ----------
@@ -115,10 +115,10 @@ def boston_transduction(n_splits=100, n_test=25, alpha=0.005, sigma=np.exp(0.7),
                         random_state=0):
     """Transductive ridge regression against ridge regression on Boston housing.
 
-    Chapelle's thesis, §7.6.2, Fig. 7.9a at its minimum: ``n_splits`` random splits of the 506 points into
-    ``506 - n_test`` training and ``n_test`` test points, the thesis's ``gamma = 0.005``,
-    ``log sigma = 0.7`` (read as the natural logarithm) and ``gamma* = 10``; inputs standardised
-    on each training set (the thesis does not say; RBF widths need a common scale).
+    Chapelle's thesis, §7.6.2, Fig. 7.9a at its minimum: ``n_splits`` random splits of the 506
+    points into ``506 - n_test`` training and ``n_test`` test points, the thesis's ``gamma =
+    0.005``, ``log sigma = 0.7`` (read as the natural logarithm) and ``gamma* = 10``; inputs
+    standardised on each training set (the thesis does not say; RBF widths need a common scale).
 
     Parameters
     ----------

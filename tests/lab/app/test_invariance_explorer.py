@@ -75,16 +75,16 @@ def test_tangent_arrows_are_the_rotation_tangents_with_heads(app):
     app.update(tangents=True)
 
 
-def test_gamma_zero_gives_the_svm_boundary(app):
-    app.update(gamma=0.0)
+def test_invariance_zero_gives_the_svm_boundary(app):
+    app.update(invariance=0.0)
     z_svm = np.array(app.fig.data[2].z)
     for k in (4, 5):          # ISVM, IH_KPCA
         # the same problem solved to the solver's tol (1e-3) on two kernel paths
         np.testing.assert_allclose(np.array(app.fig.data[k].z), z_svm, atol=1e-2)
     assert abs(app.last_stats["error_ISVM"] - app.last_stats["error_SVM"]) <= 2 / 2000
-    app.update(gamma=0.99)
+    app.update(invariance=0.99)
     assert not np.allclose(np.array(app.fig.data[4].z), z_svm, atol=0.1)
-    assert app.last_stats["gamma_eff"] > 0.5
+    assert app.last_stats["invariance_eff"] > 0.5
 
 
 def test_wide_kernel_ratio_near_one_and_shown_subset(app):
@@ -124,14 +124,14 @@ def test_tangent_term_readout_is_the_estimators_and_the_hint_follows_it(app):
     verdicts = set()
     # (a narrow kernel last: there the kernel PCA map loses part of the tangents, and the two
     # terms differ)
-    for C, sigma, gamma in [(1000.0, 1.0, 0.9), (10.0, 1.0, 0.999), (1.0, 1.0, 0.999),
+    for C, sigma, invariance in [(1000.0, 1.0, 0.9), (10.0, 1.0, 0.999), (1.0, 1.0, 0.999),
                             (1000.0, 0.3, 0.999)]:
-        app.update(C=C, sigma=sigma, gamma=gamma, n_samples=30, seed=0)
+        app.update(C=C, sigma=sigma, invariance=invariance, n_samples=30, seed=0)
         assert app.error.value == ""
         X, y = _data(app)
         T = np.c_[-X[:, 1], X[:, 0]]                 # d/dt of the rotation by t, at t = 0
-        common = dict(gamma=gamma, C=C, sigma=sigma, precision="float64",
-                      invariance="rotate_2d")
+        common = dict(invariance=invariance, C=C, sigma=sigma, precision="float64",
+                      transformation="rotate_2d")
         for name, key, cls in (("ISVM", "rms_isvm", InvariantSVC),
                                ("IH_KPCA", "rms_ih_kpca", InvariantKPCASVC)):
             ref = cls(**common).fit(X, y)
@@ -148,4 +148,4 @@ def test_tangent_term_readout_is_the_estimators_and_the_hint_follows_it(app):
             verdicts.add(where)
     # the settings span the three answers, so the hint did change with the value
     assert verdicts == {"below", "within", "above"}
-    app.update(C=1000.0, sigma=1.0, gamma=0.9)
+    app.update(C=1000.0, sigma=1.0, invariance=0.9)

@@ -1,11 +1,13 @@
 """The invariance protocols of thesis section 6.6 on tiny runs: shapes, the toy's definition,
-the digits' tangents, and gamma = 0 reproducing the plain SVM inside the protocols."""
+the digits' tangents, and invariance = 0 reproducing the plain SVM inside the protocols."""
 import numpy as np
 
-from kernelnb.reproductions.chapelle.invariance import (DIGIT_INVARIANCES, TOY_METHODS, digit_tangents,
-                                               digits_timing_table, digits_translation_data,
-                                               digits_translation_experiment, make_rotation_toy,
-                                               mean_and_sem, rotation_toy_experiment)
+from kernelnb.datasets import make_rotation_toy
+from kernelnb.reproductions.chapelle.invariance import (DIGIT_TRANSFORMATIONS, TOY_METHODS,
+                                                        digit_tangents, digits_timing_table,
+                                                        digits_translation_data,
+                                                        digits_translation_experiment,
+                                                        mean_and_sem, rotation_toy_experiment)
 
 
 def test_rotation_toy_definition():
@@ -15,16 +17,16 @@ def test_rotation_toy_definition():
 
 
 def test_rotation_toy_experiment_small():
-    res = rotation_toy_experiment(log_sigmas=(0.0, 1.4), gammas=(0.0, 0.9), n_runs=2,
+    res = rotation_toy_experiment(log_sigmas=(0.0, 1.4), invariances=(0.0, 0.9), n_runs=2,
                                   n_test=200, random_state=1)
     for m in TOY_METHODS:
         assert res["error"][m].shape == (2, 2)
         assert np.all((res["error"][m] >= 0) & (res["error"][m] <= 1))
     assert np.all(res["ratio"] <= 1 + 1e-9) and np.all(res["ratio"] > 0)
-    # IH_KPCA at gamma = 0 is the plain SVM: the same test errors, run by run
-    np.testing.assert_allclose(res["gamma_error"][0.0][:, 0], res["error"]["SVM"][:, 0],
+    # IH_KPCA at invariance = 0 is the plain SVM: the same test errors, run by run
+    np.testing.assert_allclose(res["invariance_error"][0.0][:, 0], res["error"]["SVM"][:, 0],
                                atol=1 / 200)
-    np.testing.assert_allclose(res["gamma_error"][1.4][:, 0], res["error"]["SVM"][:, 1],
+    np.testing.assert_allclose(res["invariance_error"][1.4][:, 0], res["error"]["SVM"][:, 1],
                                atol=1 / 200)
     mean, sem = mean_and_sem(np.array([[0.1], [0.3]]))
     np.testing.assert_allclose(mean, [0.2])
@@ -32,16 +34,16 @@ def test_rotation_toy_experiment_small():
 
 
 
-def test_rotation_toy_isvm_against_gamma():
-    """The ISVM curve against gamma (Fig. 6.2 right): one row per run and one column per gamma
-    at each log sigma; gamma = 0 is the plain SVM, and at the experiment's fixed gamma it is the
-    ISVM of the curve against sigma (the same model on the same data)."""
-    res = rotation_toy_experiment(log_sigmas=(-1.0, 1.4), gamma=0.9, gammas=(0.0, 0.5, 0.9),
-                                  gamma_log_sigmas=(-1.0, 1.4), n_runs=2, n_test=300,
+def test_rotation_toy_isvm_against_the_invariance():
+    """The ISVM curve against the invariance (Fig. 6.2 right): one row per run and one column per
+    value at each log sigma; invariance = 0 is the plain SVM, and at the experiment's fixed
+    invariance it is the ISVM of the curve against sigma (the same model on the same data)."""
+    res = rotation_toy_experiment(log_sigmas=(-1.0, 1.4), invariance=0.9,
+                                  invariances=(0.0, 0.5, 0.9), invariance_log_sigmas=(-1.0, 1.4), n_runs=2, n_test=300,
                                   random_state=2)
-    assert set(res["isvm_gamma_error"]) == {-1.0, 1.4}
+    assert set(res["isvm_invariance_error"]) == {-1.0, 1.4}
     for j, ls in enumerate((-1.0, 1.4)):
-        curve = res["isvm_gamma_error"][ls]
+        curve = res["isvm_invariance_error"][ls]
         assert curve.shape == (2, 3)
         np.testing.assert_allclose(curve[:, 0], res["error"]["SVM"][:, j], atol=1 / 300)
         np.testing.assert_allclose(curve[:, 2], res["error"]["ISVM"][:, j], atol=1 / 300)
@@ -51,7 +53,7 @@ def test_digit_tangents_are_one_pixel_differences():
     assert X.shape == (1797, 64) and set(np.unique(y)) == {-1, 1}
     assert X.min() >= -1 / 8 - 1e-12 and X.max() <= 1 / 8 + 1e-12
     T = digit_tangents(X[:5], "both")
-    assert T.shape == (5, len(DIGIT_INVARIANCES["both"][0]), 64)
+    assert T.shape == (5, len(DIGIT_TRANSFORMATIONS["both"][0]), 64)
     img = X[:5].reshape(5, 8, 8)
     right = T[:, 0].reshape(5, 8, 8)
     np.testing.assert_allclose(right[:, :, 1:], img[:, :, :-1] - img[:, :, 1:])
@@ -60,13 +62,13 @@ def test_digit_tangents_are_one_pixel_differences():
 
 
 def test_digits_experiment_small():
-    res = digits_translation_experiment(invariances=("vertical",), gammas=(0.0, 0.9),
+    res = digits_translation_experiment(transformations=("vertical",), invariances=(0.0, 0.9),
                                         n_train=80, n_splits=1)
     table = res["error"]["vertical"]
     n_test = 1797 - 80
     for m in ("ISVM", "IH_KPCA", "LIH"):
         assert table[m].shape == (1, 2)
-        # gamma = 0 is the plain SVM (float32 solvers on different kernel paths: a test point
+        # invariance = 0 is the plain SVM (float32 solvers on different kernel paths: a test point
         # or two may fall on the other side)
         assert abs(table[m][0, 0] - table["SVM"][0]) <= 2 / n_test
     assert 0 < res["ratio"]["vertical"][0] <= 1
@@ -109,7 +111,8 @@ def test_fashion_preparation_and_a_given_test_set():
     assert shape == (28, 28)
     np.testing.assert_allclose(Xp * 28, 2 * X - 1, atol=1e-6)
     np.testing.assert_array_equal(yp, np.where(y >= 5, 1, -1))
-    res = digits_translation_experiment(invariances=("horizontal",), gammas=(0.0,), n_train=60,
+    res = digits_translation_experiment(transformations=("horizontal",), invariances=(0.0,),
+                                        n_train=60,
                                         n_splits=1, methods=("IH_KPCA",),
                                         data=(Xp[:100], yp[:100], shape),
                                         test=(Xp[100:], yp[100:]))
