@@ -39,8 +39,8 @@ def test_rotation_toy_isvm_against_the_invariance():
     value at each log sigma; invariance = 0 is the plain SVM, and at the experiment's fixed
     invariance it is the ISVM of the curve against sigma (the same model on the same data)."""
     res = rotation_toy_experiment(log_sigmas=(-1.0, 1.4), invariance=0.9,
-                                  invariances=(0.0, 0.5, 0.9), invariance_log_sigmas=(-1.0, 1.4), n_runs=2, n_test=300,
-                                  random_state=2)
+                                  invariances=(0.0, 0.5, 0.9), invariance_log_sigmas=(-1.0, 1.4),
+                                  n_runs=2, n_test=300, random_state=2)
     assert set(res["isvm_invariance_error"]) == {-1.0, 1.4}
     for j, ls in enumerate((-1.0, 1.4)):
         curve = res["isvm_invariance_error"][ls]
