@@ -5,12 +5,12 @@ Conventions:
 * RBF width is ``sigma``: ``k(x, y) = exp(-||s * (x - y)||^2 / (2 sigma^2))`` where ``s`` are the
   per-feature scaling factors ``scales`` (default all ones).  Seed texts that write
   ``exp(-||x - y||^2 / sigma_p^2)`` (the KMP paper) correspond to ``sigma = sigma_p / sqrt(2)``.
-* Polynomial: ``k(x, y) = (gamma <x, y> + coef0) ** degree``; the seeds' ``(1 + x.y)^p`` is
+* Polynomial: ``k(x, y) = (<x, y> + coef0) ** degree``; the seeds' ``(1 + x.y)^p`` is
   ``Polynomial(degree=p, coef0=1)``.
 * Blocks are computed as one BLAS product ``X @ Y.T`` followed by one fused Cython pass
   (:mod:`kernelnb._kernels`); float32 inputs stay float32 and float64 stay float64.
 * Every estimator describes its kernel by one :class:`KernelSpec` (kernel name, ``sigma`` or
-  ``'scale'``, ``scales``, ``degree``, ``coef0``, ``gamma``) resolved at ``fit`` by
+  ``'scale'``, ``scales``, ``degree``, ``coef0``) resolved at ``fit`` by
   :meth:`KernelSpec.fit`: ``sigma='scale'`` is resolved there, once, and a fitted RBF kernel
   keeps the mean of its (scaled) training inputs.  RBF blocks are centred on that *training*
   mean, so the value of ``k(x, y)`` never depends on the other rows of a batch.  Predictions
@@ -200,7 +200,7 @@ class Linear(Kernel):
 
 
 class Polynomial(Kernel):
-    """Polynomial kernel ``k(x, y) = (gamma <x, y> + coef0) ** degree``.
+    """Polynomial kernel ``k(x, y) = (<x, y> + coef0) ** degree``.
 
     Parameters
     ----------
@@ -209,31 +209,28 @@ class Polynomial(Kernel):
     coef0 : float, default=1.0
         The offset; 1 gives the ``(1 + x.y)^p`` of Collobert's, Vincent's and Chapelle's
         theses.
-    gamma : float, default=1.0
-        The multiplier of ``<x, y>`` (> 0); every estimator uses 1.
     """
 
     name = "poly"
 
-    def __init__(self, degree=3, coef0=1.0, gamma=1.0):
+    def __init__(self, degree=3, coef0=1.0):
         self.degree = int(check_param("degree", degree, POSITIVE_INT, "the polynomial kernel"))
         self.coef0 = float(coef0)
-        self.gamma = float(check_param("gamma", gamma, POSITIVE, "the polynomial kernel"))
 
     def get_params(self):
-        return {"degree": self.degree, "coef0": self.coef0, "gamma": self.gamma}
+        return {"degree": self.degree, "coef0": self.coef0}
 
     def __call__(self, X, Y=None):
         X = _as_float(X)
         Y = X if Y is None else _as_float(Y, "Y").astype(X.dtype, copy=False)
         with blas_threads_for(X.shape[0] * Y.shape[0] * X.shape[1]):
             G = np.ascontiguousarray(X @ Y.T)
-        _kernels.poly_from_gram(G, self.gamma, self.coef0, self.degree)
+        _kernels.poly_from_gram(G, 1.0, self.coef0, self.degree)
         return G
 
     def diag(self, X):
         X = _as_float(X)
-        return (self.gamma * np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
+        return (np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
 
 
 class RBF(Kernel):
@@ -375,7 +372,7 @@ class CallableKernel(Kernel):
         return K
 
 
-def make_kernel(kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0, gamma=1.0):
+def make_kernel(kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0):
     """Build a :class:`Kernel` from the estimator-style parameters (``sigma`` a number).
 
     Estimators use :class:`KernelSpec`, which also resolves ``sigma='scale'`` and stores the
@@ -393,8 +390,6 @@ def make_kernel(kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0, gamma
         Degree of the polynomial kernel.
     coef0 : float, default=1.0
         Offset of the polynomial kernel (the ``(1 + x.z)^p`` of the source texts).
-    gamma : float, default=1.0
-        Multiplier of ``<x, y>`` in the polynomial kernel.
 
     Returns
     -------
@@ -410,7 +405,7 @@ def make_kernel(kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0, gamma
     if kernel == "linear":
         return Linear()
     if kernel == "poly":
-        return Polynomial(degree=degree, coef0=coef0, gamma=gamma)
+        return Polynomial(degree=degree, coef0=coef0)
     if kernel == "rbf":
         return RBF(sigma=sigma, scales=scales)
     return Precomputed()
@@ -474,12 +469,10 @@ class KernelSpec:
     scales : array-like of shape (n_features,), default=None
         Per-feature scaling factors of the RBF kernel.
     degree : int, default=3
-        Degree of the polynomial kernel ``(gamma <x, y> + coef0) ** degree``.
+        Degree of the polynomial kernel ``(<x, y> + coef0) ** degree``.
     coef0 : float, default=1.0
         Offset of the polynomial kernel; the default gives the ``(1 + x.z)^p`` of Collobert's,
         Vincent's and Chapelle's theses.
-    gamma : float, default=1.0
-        The polynomial kernel's multiplier (estimators use 1).
 
     Notes
     -----
@@ -487,13 +480,12 @@ class KernelSpec:
     the scaled training inputs stored as its ``center``.
     """
 
-    def __init__(self, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0, gamma=1.0):
+    def __init__(self, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0):
         self.kernel = kernel
         self.sigma = sigma
         self.scales = scales
         self.degree = degree
         self.coef0 = coef0
-        self.gamma = gamma
 
     @classmethod
     def of(cls, estimator, **override):
@@ -539,7 +531,7 @@ class KernelSpec:
         if isinstance(self.kernel, Kernel):
             return self.kernel
         if not self.is_rbf:
-            return make_kernel(self.kernel, degree=self.degree, coef0=self.coef0, gamma=self.gamma)
+            return make_kernel(self.kernel, degree=self.degree, coef0=self.coef0)
         X = _as_float(X)
         sigma = self.resolve_sigma(X, dtype)
         kern = RBF(sigma=sigma, scales=self._scales(X.shape[1]))
@@ -685,7 +677,7 @@ class KernelExpansion:
             with blas_threads_for(Xb.shape[0] * self._sv.shape[0] * Xb.shape[1]):
                 G = np.ascontiguousarray(Xb @ self._sv.T)
             if isinstance(kern, Polynomial):
-                _kernels.poly_from_gram(G, kern.gamma, kern.coef0, kern.degree)
+                _kernels.poly_from_gram(G, 1.0, kern.coef0, kern.degree)
             yield rows, G
 
     def __call__(self, X):

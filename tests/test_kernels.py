@@ -29,8 +29,8 @@ def test_rbf_block_matches_sklearn(XY, dtype, tol):
 def test_linear_and_polynomial_blocks(XY):
     X, Y = XY
     np.testing.assert_allclose(K.Linear()(X, Y), linear_kernel(X, Y), rtol=1e-12)
-    poly = K.Polynomial(degree=3, coef0=1.0, gamma=0.1)
-    np.testing.assert_allclose(poly(X, Y), polynomial_kernel(X, Y, degree=3, gamma=0.1, coef0=1),
+    poly = K.Polynomial(degree=3, coef0=1.0)
+    np.testing.assert_allclose(poly(X, Y), polynomial_kernel(X, Y, degree=3, gamma=1.0, coef0=1),
                                rtol=1e-10)
     np.testing.assert_allclose(poly.diag(X), np.diag(poly(X)), rtol=1e-10)
     np.testing.assert_allclose(K.Linear().diag(X), np.diag(K.Linear()(X)), rtol=1e-12)

@@ -154,10 +154,10 @@ def _w2_without(kern, Xsv, coef):
         return W2, W2 - w ** 2
     if isinstance(kern, _k.Polynomial):
         G = Xsv @ Xsv.T
-        K = (kern.gamma * G + kern.coef0) ** kern.degree
+        K = (G + kern.coef0) ** kern.degree
         W2 = coef @ K @ coef
         for p in range(d):
-            Kp = (kern.gamma * (G - np.outer(Xsv[:, p], Xsv[:, p])) + kern.coef0) ** kern.degree
+            Kp = (G - np.outer(Xsv[:, p], Xsv[:, p]) + kern.coef0) ** kern.degree
             out[p] = coef @ Kp @ coef
         return W2, out
     if isinstance(kern, _k.RBF):

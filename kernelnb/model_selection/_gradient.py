@@ -133,8 +133,8 @@ def _contract(kind, Xraw, s, K, G, kern, want_sigma, want_scales):
             H = Gs
         else:
             Xs = Xraw * s
-            base = kern.gamma * (Xs @ Xs.T) + kern.coef0
-            H = Gs * (kern.degree * kern.gamma * base ** (kern.degree - 1))
+            base = Xs @ Xs.T + kern.coef0
+            H = Gs * (kern.degree * base ** (kern.degree - 1))
         quad = np.einsum("ij,ij->j", Xraw, H @ Xraw)
         out["scales"] = 2.0 * (s * s) * quad
     return out

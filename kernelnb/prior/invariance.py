@@ -288,8 +288,8 @@ def kernel_input_derivative(kernel, P, V, Y):
     if isinstance(kernel, _k.Linear):
         return V @ Y.T
     if isinstance(kernel, _k.Polynomial):
-        base = kernel.gamma * (P @ Y.T) + kernel.coef0
-        return kernel.degree * kernel.gamma * base ** (kernel.degree - 1) * (V @ Y.T)
+        base = P @ Y.T + kernel.coef0
+        return kernel.degree * base ** (kernel.degree - 1) * (V @ Y.T)
     if isinstance(kernel, _k.RBF):
         a = _rbf_a(kernel, P.shape[1])
         Av = V * a
@@ -331,12 +331,12 @@ def kernel_tangent_gram(kernel, P, V, Q=None, W=None):
     if isinstance(kernel, _k.Linear):
         return V @ W.T
     if isinstance(kernel, _k.Polynomial):
-        g, c, deg = kernel.gamma, kernel.coef0, kernel.degree
-        base = g * (P @ Q.T) + c
+        c, deg = kernel.coef0, kernel.degree
+        base = P @ Q.T + c
         out = base ** (deg - 1) * (V @ W.T)
         if deg >= 2:
-            out = out + (deg - 1) * g * base ** (deg - 2) * (V @ Q.T) * (P @ W.T)
-        return deg * g * out
+            out = out + (deg - 1) * base ** (deg - 2) * (V @ Q.T) * (P @ W.T)
+        return deg * out
     if isinstance(kernel, _k.RBF):
         a = _rbf_a(kernel, P.shape[1])
         s2 = kernel.sigma ** 2
@@ -356,12 +356,12 @@ def _tangent_norms2(kernel, P, V):
     if isinstance(kernel, _k.Linear):
         return np.einsum("ij,ij->i", V, V)
     if isinstance(kernel, _k.Polynomial):
-        g, deg = kernel.gamma, kernel.degree
-        base = g * np.einsum("ij,ij->i", P, P) + kernel.coef0
+        deg = kernel.degree
+        base = np.einsum("ij,ij->i", P, P) + kernel.coef0
         out = base ** (deg - 1) * np.einsum("ij,ij->i", V, V)
         if deg >= 2:
-            out = out + (deg - 1) * g * base ** (deg - 2) * np.einsum("ij,ij->i", V, P) ** 2
-        return deg * g * out
+            out = out + (deg - 1) * base ** (deg - 2) * np.einsum("ij,ij->i", V, P) ** 2
+        return deg * out
     if isinstance(kernel, _k.RBF):
         return np.einsum("ij,ij->i", V * _rbf_a(kernel, P.shape[1]), V) / kernel.sigma ** 2
     return np.array([kernel_tangent_gram(kernel, P[i:i + 1], V[i:i + 1])[0, 0]

@@ -119,7 +119,7 @@ class _BaseSVM(BaseEstimator):
             return np.ascontiguousarray(Xs), None, _smo.KIND_RBF, kern.gamma, 0.0, 1
         X32 = np.ascontiguousarray(X, dtype=np.float32)
         if isinstance(kern, _k.Polynomial):
-            return X32, None, _smo.KIND_POLY, kern.gamma, kern.coef0, kern.degree
+            return X32, None, _smo.KIND_POLY, 1.0, kern.coef0, kern.degree
         return X32, None, _smo.KIND_LINEAR, 0.0, 0.0, 1
 
     @staticmethod

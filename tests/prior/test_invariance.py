@@ -34,7 +34,7 @@ def fd_mixed(kern, P, V, Q, W, h=1e-4):
                       / (4 * h * h) for j in range(len(Q))] for i in range(len(P))])
 
 
-KERNELS = [K.Linear(), K.Polynomial(degree=3, coef0=1.0, gamma=0.5),
+KERNELS = [K.Linear(), K.Polynomial(degree=3, coef0=1.0),
            K.Polynomial(degree=1, coef0=0.0), K.RBF(sigma=1.3),
            K.RBF(sigma=0.8, scales=np.array([1.0, 2.0, 0.5]))]
 
