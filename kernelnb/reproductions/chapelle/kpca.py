@@ -55,7 +55,7 @@ def kpca_components_curve(X_train, y_train, X_test, y_test, n_components,
         'n_components_used': {method: array}}`` (a component count can fall below ``k`` when
         eigenvalues under the tolerance are dropped).
     """
-    from ..svm import SVC
+    from ...svm import SVC
 
     ks = np.asarray([int(k) for k in n_components])
     if ks.size == 0 or np.any(ks < 1):

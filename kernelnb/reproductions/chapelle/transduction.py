@@ -144,7 +144,7 @@ def boston_transduction(n_splits=100, n_test=25, alpha=0.005, sigma=np.exp(0.7),
     """
     import time
 
-    from ..datasets import load_boston
+    from ...datasets import load_boston
     X, y = load_boston()
     rng = np.random.RandomState(random_state)
     r, t, tr, tt = [], [], [], []
@@ -213,7 +213,7 @@ def uci_transduction(dataset="pima", n_splits=100, n_train=468, n_tsvm_splits=0,
     """
     import time
 
-    from ..datasets import load_dataset
+    from ...datasets import load_dataset
     X, y = load_dataset(dataset)
     rng = np.random.RandomState(random_state)
     splits = []
