@@ -82,3 +82,31 @@ def test_the_check_reads_relative_imports(tmp_path, monkeypatch):
     assert _layer("kernelnb.lab.app.svm_playground") == "lab"
     assert _layer("kernelnb.reproductions.vincent_kmp") == "reproductions"
     assert _layer("kernelnb.svm") == "library"
+
+
+
+def _import_targets(path: Path) -> list[str]:
+    """The absolute module names after ``from`` and ``import`` in ``path`` (kernelnb's only)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                out.append(".".join(base + ([node.module] if node.module else [])))
+            else:
+                out.append(node.module or "")
+    return [m for m in out if m == "kernelnb" or m.startswith("kernelnb.")]
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_import_names_a_module_that_exists(path):
+    """Relative imports are read at any depth, also inside functions (run only when called):
+    each must name a kernelnb module that exists (a moved module's old relative imports fail)."""
+    import importlib.util
+    missing = sorted({m for m in _import_targets(path) if importlib.util.find_spec(m) is None})
+    assert not missing, f"{_module_name(path)} imports modules that do not exist: {missing}"
