@@ -197,7 +197,7 @@ class KernelnbVoila(Voila):
     ``--VoilaConfiguration.*`` options (preheated kernels, culling, templates, ...). The kernels
     are kernelnb's through Voila's configuration: ``kernelnb serve`` gives
     ``VoilaConfiguration.multi_kernel_manager_class`` as
-    :class:`kernelnb._kernelpool.BudgetKernelManager` and the preheated pools as
+    :class:`kernelnb.lab._kernelpool.BudgetKernelManager` and the preheated pools as
     ``VoilaKernelManager.kernel_pools_config`` (from ``preheat_plan``).
 
     Parameters
@@ -205,7 +205,7 @@ class KernelnbVoila(Voila):
     **kwargs
         Traits of the application, as for any traitlets ``Application`` (``config`` among them);
         ``kernelnb serve`` runs ``KernelnbVoila.launch_instance(argv=...)`` instead, with the
-        options of :func:`kernelnb.cli.serve_argv`.
+        options of :func:`kernelnb.lab.cli.serve_argv`.
     """
 
     name = "kernelnb-voila"

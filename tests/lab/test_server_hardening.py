@@ -267,9 +267,9 @@ def test_preheated_pool_is_used_and_refilled(tmp_path):
 def _voila_app(folder, monkeypatch, *options):
     """The KernelnbVoila that ``kernelnb serve --dashboards folder *options`` runs, its settings
     and handlers made (nothing started, no port bound)."""
-    from kernelnb import cli
-    from kernelnb.app._plotly import ESM_ENV
-    from kernelnb.server import KernelnbVoila
+    from kernelnb.lab import cli
+    from kernelnb.lab.app._plotly import ESM_ENV
+    from kernelnb.lab.server import KernelnbVoila
 
     monkeypatch.setenv(ESM_ENV, "")              # init_settings sets it; put back afterwards
     args, extra = cli.build_parser().parse_known_args(
@@ -289,8 +289,8 @@ def test_voila_pool_manager_is_kernelnbs(tmp_path, monkeypatch):
     class lost (or changed the parameters of) what PoolKeeper overrides and calls."""
     import inspect
 
-    from kernelnb._kernelpool import _VOILA_POOL_METHODS, BudgetKernelManager, PoolKeeper
-    from kernelnb.server import BudgetVoilaHandler
+    from kernelnb.lab._kernelpool import _VOILA_POOL_METHODS, BudgetKernelManager, PoolKeeper
+    from kernelnb.lab.server import BudgetVoilaHandler
 
     folder = write_dashboards(tmp_path)
     app, handlers = _voila_app(folder, monkeypatch, "--max-kernels", "4", "--preheat", "2",
@@ -324,8 +324,8 @@ def test_voila_settings_are_kernelnbs_through_voilas_traits(tmp_path, monkeypatc
     from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
     from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
-    from kernelnb._websocket import MAX_MESSAGE_BYTES, HardenedConnection
-    from kernelnb.server import NotFoundHandler
+    from kernelnb.lab._websocket import MAX_MESSAGE_BYTES, HardenedConnection
+    from kernelnb.lab.server import NotFoundHandler
 
     folder = write_dashboards(tmp_path, names=("alpha",))
     app, handlers = _voila_app(folder, monkeypatch)

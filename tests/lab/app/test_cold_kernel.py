@@ -65,9 +65,9 @@ def hooks():
     return [type(h).__module__ + "." + type(h).__qualname__
             for h in [*sys.meta_path, *sys.path_hooks]]
 
-import kernelnb.app
+import kernelnb.lab.app
 seen = hooks()
-from kernelnb.app import SVMPlayground
+from kernelnb.lab.app import SVMPlayground
 SVMPlayground(grid=10)
 print(json.dumps(hooks() + seen))
 """)
