@@ -484,7 +484,10 @@ def make_toy(name, n_samples=200, *, noise=None, random_state=None):
     >>> print(X.shape, sorted(set(y.tolist())))
     (50, 2) [0, 1]
     """
-    check_param("name", name, [StrOptions(set(TOY_DATASETS))], "make_toy")
+    if not isinstance(name, str) or name not in TOY_DATASETS:
+        # the names in a stable order (a set's order changes from one process to the next)
+        raise ValueError(f"The 'name' parameter of make_toy must be one of "
+                         f"{sorted(TOY_DATASETS)}. Got {name!r} instead.")
     func = TOY_DATASETS[name][0]
     if noise is None:
         noise = TOY_NOISE[name][0]

@@ -65,7 +65,7 @@ def test_noise_moves_the_same_points(name):
 
 
 def test_make_toy_unknown_name():
-    with pytest.raises(ValueError, match=r"The 'name' parameter of make_toy must be a str among .*'spirals'.* Got 'circles' instead"):
+    with pytest.raises(ValueError, match=r"The 'name' parameter of make_toy must be one of \['blobs', 'moons', 'spirals', 'xor'\]\. Got 'circles' instead"):
         ds.make_toy("circles")
 
 

@@ -62,7 +62,7 @@ class SVMPlayground(Dashboard):
     >>> app.add_point(0.5, 0.2, label=0)["n_added"]
     1
     >>> app.update(dataset="circles")["error"]
-    "ValueError: dataset must be one of ['blobs', 'moons', 'spirals', 'xor'], got 'circles'"
+    "ValueError: The 'name' parameter of make_toy must be one of ['blobs', ...]. Got 'circles' ..."
     """
 
     notebook = "svm_playground"
