@@ -141,24 +141,32 @@ def test_a_failure_fails_the_run(tmp_path, codes):
 # Where CI keeps its data: the folder beside the clone, ``../shared``.  Only .ci/run may name it
 # (this file and tests/test_self_contained.py name it as the pattern they look for).
 SHARED = re.compile(r"\.\./shared\b|[\"']shared[\"']\s*/\s*[\"']data[\"']")
-TEXT = {".py", ".pyx", ".pxd", ".ipynb", ".md", ".txt", ".toml", ".cfg", ".yml", ".yaml", ".json",
-        ".html", ".j2", ".sh", ""}
-SKIP_DIRS = {".git", "build", "dist", "_build", "test-output", "__pycache__", ".venv",
-             ".ipynb_checkpoints", ".pytest_cache", "results"}
+PROJECT = ["README.md", "pyproject.toml", "setup.py", "kernelnb", "tests", "benchmarks",
+           "notebooks", "dashboards", "scripts", "docs", "binder"]
+
+
+def project_files():
+    """The repository's files: git's list (tracked, and new files it does not ignore), else the
+    project's folders walked (a copy without git)."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                              "--exclude-standard"], cwd=ROOT, capture_output=True,
+                             check=True).stdout
+        return [ROOT / name for name in out.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        paths = [ROOT / name for name in PROJECT]
+        return [f for p in paths for f in ([p] if p.is_file() else p.rglob("*"))]
 
 
 def test_only_the_ci_script_names_the_shared_data_folder():
     allowed = {CI_RUN, Path(__file__).resolve(), ROOT / "tests" / "test_self_contained.py"}
     found = []
-    for dirpath, dirnames, filenames in os.walk(ROOT):
-        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")]
-        for name in filenames:
-            path = Path(dirpath) / name
-            if path.suffix not in TEXT or path in allowed or not path.is_file():
-                continue
-            for lineno, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-                if SHARED.search(line):
-                    found.append(f"{path.relative_to(ROOT)}:{lineno}: {line.strip()[:100]}")
+    for path in project_files():
+        if path in allowed or not path.is_file() or path.suffix in (".so", ".c", ".png", ".gz"):
+            continue
+        for lineno, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if SHARED.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{lineno}: {line.strip()[:100]}")
     assert not found, "data looked for beside the checkout:\n" + "\n".join(found)
 
 
