@@ -1,15 +1,11 @@
 """Helpers shared by the benchmark scripts."""
-import os
-from pathlib import Path
-
 from kernelnb.datasets import load_fashion_mnist
 
 
 def fashion(kind):
-    """Fashion-MNIST from KERNELNB_DATA, else from ../shared/data beside the repository."""
-    shared = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-    home = None if os.environ.get("KERNELNB_DATA") or not shared.is_dir() else shared
-    return load_fashion_mnist(kind, data_home=home)
+    """Fashion-MNIST (``kind`` 'train' or 'test') where the loader finds it: the folder named by
+    KERNELNB_DATA, else ~/.cache/kernelnb."""
+    return load_fashion_mnist(kind)
 
 
 def peer_svcs():

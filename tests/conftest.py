@@ -1,4 +1,5 @@
-"""Shared fixtures: free ports, a running ``kernelnb serve``, and the test-output folder.
+"""Shared fixtures: free ports, a running ``kernelnb serve``, the test-output folder, and a guard
+that fails a test which leaves the process's thread limits or numpy's error state changed.
 
 Outputs meant for people (screenshots, server logs) go to ``test-output/`` at the repository root
 (git-ignored).
@@ -16,7 +17,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
+from threadpoolctl import ThreadpoolController
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_OUTPUT = REPO / "test-output"
@@ -122,3 +125,46 @@ def served(dashboards_folder):
     """Base URL of one ``kernelnb serve`` shared by the session (real dashboards)."""
     with kernelnb_serve("--dashboards", str(dashboards_folder), log_name="served") as (url, _):
         yield url
+
+
+# -- process state a test must give back ------------------------------------------------------
+# BLAS's thread count is process-wide: a limit a test leaves behind changes the rounding of every
+# later product (one thread sums in another order), and a result computed near double precision
+# then differs in the full run from the same test run alone (SLSQP's success flag in
+# tests/svm/test_margins.py did, after a Dask test had left BLAS at one thread).  OpenMP's limit
+# and numpy's error state (np.seterr) outlive a test the same way.
+_THREADS = {"controller": None, "modules": -1}
+
+
+def _thread_limits():
+    """{library path: its thread count now}.  The library scan (~7 ms) is redone only when a
+    module was imported since the last one (a new library may have been loaded); reading the
+    counts of known libraries costs microseconds."""
+    if len(sys.modules) != _THREADS["modules"]:
+        _THREADS["controller"] = ThreadpoolController()
+        _THREADS["modules"] = len(sys.modules)
+    return {lib.filepath: lib.num_threads for lib in _THREADS["controller"].lib_controllers}
+
+
+@pytest.fixture(autouse=True)
+def _gives_back_process_state():
+    """Fail (in teardown) a test that leaves a BLAS / OpenMP thread limit or numpy's error
+    state other than it found them, and put them back so that the next test starts clean."""
+    threads, errors = _thread_limits(), np.geterr()
+    yield
+    after_threads, after_errors = _thread_limits(), np.geterr()
+    changed = {path: (threads[path], n) for path, n in after_threads.items()
+               if path in threads and threads[path] != n}
+    problems = []
+    if changed:
+        for lib in _THREADS["controller"].lib_controllers:
+            if lib.filepath in changed:
+                lib.set_num_threads(threads[lib.filepath])
+        problems.append("thread limits changed (before, after): " + ", ".join(
+            f"{Path(path).name} {was} -> {now}" for path, (was, now) in changed.items()))
+    if after_errors != errors:
+        np.seterr(**errors)
+        problems.append(f"numpy error state changed: {errors} -> {after_errors}")
+    if problems:
+        pytest.fail("the test leaked process state into the tests after it: "
+                    + "; ".join(problems), pytrace=False)

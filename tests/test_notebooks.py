@@ -7,7 +7,6 @@ any cell fails the test.  The committed files must also be clean: outputs stripp
 machine they were written on.
 """
 import json
-import os
 import re
 import time
 from pathlib import Path
@@ -22,8 +21,6 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CELL_TIMEOUT = 240  # seconds per cell; the slowest cell takes a few seconds on 2 cores
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
-# Where the shared data sit next to a checkout (``../shared/data``); Fashion-MNIST is optional.
-SHARED_DATA = ROOT.parent / "shared" / "data"
 
 # Absolute paths that must not leak into a committed notebook (outputs, metadata, code).
 ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(?:work|root|home|Users|tmp)/")
@@ -63,11 +60,9 @@ def test_notebook_is_committed_clean(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
 def test_notebook_runs(path, monkeypatch):
     # The kernel inherits this environment: plotly's default renderer in JupyterLab (drawn offline
-    # by the plotly extension); Fashion-MNIST from ../shared/data when present (notebook 4 falls
-    # back to a toy otherwise).
+    # by the plotly extension); Fashion-MNIST where the loader finds it, KERNELNB_DATA or
+    # ~/.cache/kernelnb (notebook 4 falls back to a toy otherwise).
     monkeypatch.setenv("PLOTLY_RENDERER", "plotly_mimetype")
-    if "KERNELNB_DATA" not in os.environ and (SHARED_DATA / "fashion-mnist").is_dir():
-        monkeypatch.setenv("KERNELNB_DATA", str(SHARED_DATA))
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
         nb, kernel_name="python3", timeout=CELL_TIMEOUT, allow_errors=False,

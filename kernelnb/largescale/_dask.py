@@ -185,12 +185,15 @@ def _is_client_like(obj):
 def dask_client(client=None, n_workers=None):
     """Resolve the ``client`` argument of the large-scale estimators, as a context manager.
 
+    While a client is in use this process's BLAS runs on one thread; the caller's thread counts
+    are restored on exit.
+
     Parameters
     ----------
     client : None, 'serial', str or distributed.Client, default=None
         None: a fresh :class:`~distributed.LocalCluster` of worker threads in this process
-        (closed on exit, BLAS held to one thread meanwhile); ``'serial'``: no Dask, the work
-        runs in this process; a scheduler address: a client connected to it (closed on exit,
+        (closed on exit); ``'serial'``: no Dask, the work runs in this process; a scheduler
+        address: a client connected to it (closed on exit,
         the cluster left running); a client object (anything with ``submit``, ``scatter`` and
         ``gather``): used as it is.
     n_workers : int, optional
@@ -204,32 +207,36 @@ def dask_client(client=None, n_workers=None):
     if isinstance(client, str) and client == "serial":
         yield None
         return
-    if client is None:
-        c = local_client(n_workers=n_workers)
-        try:
-            # The workers are threads of this process and BLAS's thread count is process-wide:
-            # held at one while the cluster lives, the tasks' own (nested) limits all restore one,
-            # and the caller's setting comes back at the end.
-            with blas_single_thread():
-                yield c
-        finally:
-            cluster = c.cluster
-            c.close()
-            cluster.close()
-        return
-    if isinstance(client, str):
-        from distributed import Client
-
-        c = Client(client, set_as_default=False)
-        try:
-            yield c
-        finally:
-            c.close()
-        return
-    if not _is_client_like(client):
+    if client is not None and not isinstance(client, str) and not _is_client_like(client):
         raise ValueError("client must be None (a local Dask cluster), 'serial', a scheduler "
                          f"address string or a distributed.Client, got {client!r}")
-    yield client
+    # BLAS's thread count is process-wide, and each task holds it at one (threadpoolctl) while it
+    # trains.  Where the workers are threads of this process (client=None, or a client of a
+    # LocalCluster(processes=False) that the caller made) two tasks enter and leave their limits
+    # at once, and a limit restores what it found on entry: task A sets 1 over the caller's 2,
+    # task B sets 1 over A's 1, A restores 2, B restores 1 -- the caller is left at one thread.
+    # Held at one for as long as a client is used, every task's limit finds and restores one,
+    # and the caller's own setting comes back at the end.  Workers elsewhere need no hold; the
+    # caller only waits for them meanwhile (its own small products run on one thread anyway).
+    with blas_single_thread():
+        if client is None:
+            c = local_client(n_workers=n_workers)
+            try:
+                yield c
+            finally:
+                cluster = c.cluster
+                c.close()
+                cluster.close()
+        elif isinstance(client, str):
+            from distributed import Client
+
+            c = Client(client, set_as_default=False)
+            try:
+                yield c
+            finally:
+                c.close()
+        else:
+            yield client
 
 
 def _progress_backend(bar, **kwargs):
@@ -304,7 +311,8 @@ def dask_grid_search(estimator, param_grid, X, y, cv=5, client=None, scoring=Non
         if c is None:
             search.fit(X, y)
         else:
-            with blas_single_thread(), joblib.parallel_config(
+            # (BLAS is held at one thread by dask_client while the tasks run)
+            with joblib.parallel_config(
                     backend=_progress_backend(bar, client=c, scatter=[X, y])):
                 search.fit(X, y)
         bar.update(max(total - bar.n, 0))          # the serial loop reports nothing on the way

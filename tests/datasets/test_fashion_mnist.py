@@ -4,15 +4,16 @@ import hashlib
 import io
 import struct
 import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kernelnb.datasets as ds
 from kernelnb.datasets import fashion_mnist as fm
+from tests._data import NO_FASHION_MNIST, fashion_mnist_folder
 
-REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "fashion-mnist"
+# the real files where the loader finds them (looked up before the tests' `offline` fixture)
+REAL = fashion_mnist_folder()
 STEMS = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
          "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
 
@@ -222,13 +223,13 @@ def test_class_names():
     assert ds.FASHION_MNIST_CLASSES[0] == "T-shirt/top" and ds.FASHION_MNIST_CLASSES[6] == "Shirt"
 
 
-@pytest.mark.skipif(not REAL.is_dir(), reason="../shared/data/fashion-mnist is not next to this checkout")
+@pytest.mark.skipif(REAL is None, reason=NO_FASHION_MNIST)
 def test_real_fashion_mnist_files():
     X, y = ds.load_fashion_mnist("train", data_home=REAL)
     assert X.shape == (60000, 784) and X.dtype == np.float32
     assert np.bincount(y).tolist() == [6000] * 10          # the published class balance
     assert X.min() == 0 and X.max() == 1
-    Xt, yt = ds.load_fashion_mnist("test", data_home=REAL.parent)   # found in the subfolder
+    Xt, yt = ds.load_fashion_mnist("test", data_home=REAL)
     assert Xt.shape == (10000, 784) and np.bincount(yt).tolist() == [1000] * 10
     Xs, ys = ds.load_fashion_mnist("test", data_home=REAL, n_samples=1000, classes=(0, 6),
                                    random_state=0)

@@ -68,18 +68,14 @@ def assert_kkt(model, X, y, tol_factor=2.0):
 
 @pytest.fixture(scope="session")
 def fashion_subset():
-    """2000 training and 1000 test images of Fashion-MNIST (10 classes), when the data is here."""
-    import os
-    from pathlib import Path
-
+    """2000 training and 1000 test images of Fashion-MNIST (10 classes), where the loader finds
+    them (KERNELNB_DATA, then ~/.cache/kernelnb)."""
     from kernelnb.datasets import load_fashion_mnist
+    from tests._data import NO_FASHION_MNIST
 
-    shared = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-    home = None if os.environ.get("KERNELNB_DATA") or not shared.is_dir() else shared
     try:
-        X, y = load_fashion_mnist("train", data_home=home, n_samples=2000, random_state=0)
-        Xt, yt = load_fashion_mnist("test", data_home=home, n_samples=1000, random_state=0)
+        X, y = load_fashion_mnist("train", n_samples=2000, random_state=0)
+        Xt, yt = load_fashion_mnist("test", n_samples=1000, random_state=0)
     except FileNotFoundError:
-        pytest.skip("Fashion-MNIST files are not available (set KERNELNB_DATA or keep "
-                    "../shared/data beside the repository)")
+        pytest.skip(NO_FASHION_MNIST)
     return X, y, Xt, yt

@@ -17,15 +17,23 @@ def _data(n=16, seed=0, sep=1.0):
 
 
 def _slsqp_dual(K, yv, gam, ub, dadd=None):
-    """The dual solved by a general-purpose solver: min 1/2 a'Qa - gam'a, y'a = 0, 0 <= a <= ub."""
+    """The dual solved by a general-purpose solver: min 1/2 a'Qa - gam'a, y'a = 0, 0 <= a <= ub.
+
+    ``ftol`` (SLSQP stops when the objective changes by less) is 1e-12: well clear of rounding,
+    which moves an objective of a few units by ~1e-15.  At 1e-14 the last line search met that
+    noise and SLSQP reported failure ("Positive directional derivative for linesearch") at the
+    optimum with BLAS on one thread (scipy 1.17), which sums the products in another order.  At 1e-12
+    its alphas agree with those of the solver at tol=1e-10 to 1e-7 or better on the problems
+    below, far inside the tolerances the tests ask (1e-4 and 2e-5 on alpha, 1e-6 on the
+    objective)."""
     Q = np.outer(yv, yv) * K + (np.diag(dadd) if dadd is not None else 0)
     n = len(yv)
     res = minimize(lambda a: 0.5 * a @ Q @ a - gam @ a, np.zeros(n),
                    jac=lambda a: Q @ a - gam, method="SLSQP",
                    bounds=[(0, u) for u in ub],
                    constraints=[dict(type="eq", fun=lambda a: yv @ a, jac=lambda a: yv.astype(float))],
-                   options=dict(ftol=1e-14, maxiter=2000))
-    assert res.success
+                   options=dict(ftol=1e-12, maxiter=2000))
+    assert res.success, res.message
     return res.x, res.fun
 
 

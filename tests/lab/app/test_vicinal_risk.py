@@ -154,8 +154,19 @@ def test_the_ellipsoidal_boundary_and_the_input_margins(app):
     np.testing.assert_allclose(np.asarray(_tr(app, "evrm").z), Z, atol=1e-3, rtol=1e-3)
     s = app.last_stats
     m_svm, m_e = input_margins(svm, X, y), ref.input_margins_
-    assert s["input_margin_svm"] == pytest.approx(m_svm[m_svm > 0].min(), rel=1e-6)
-    assert s["input_margin_evrm"] == pytest.approx(m_e[m_e > 0].min(), rel=1e-6)
+    # The references are refitted on the chart's points, grouped by class; the page fitted them
+    # in the sample's order.  The decomposition solver then takes other pairs and stops at
+    # another point within its tolerance: when the largest KKT violation is below tol (1e-3, in
+    # units of y f(x): LIBSVM's rule).  So two solves agree on y_i f(x_i) at a margin point to
+    # about tol, i.e. to tol / gamma_i relatively (gamma_i the point's margin: 1 for the SVM, at
+    # least min(margins_) for the ellipsoidal fit), and on ||grad f(x_i)||, made of the same
+    # coefficients, to about as much: on the input margin y f / ||grad f|| to 2 tol / gamma_i.
+    # Measured over 30 random orders of this sample, the readouts spread over 1e-3 (SVM) and
+    # 4e-5 (ellipsoidal) relatively; they differ from each other by 4%, so neither can pass for
+    # the other.
+    assert s["input_margin_svm"] == pytest.approx(m_svm[m_svm > 0].min(), rel=2 * svm.tol)
+    assert s["input_margin_evrm"] == pytest.approx(m_e[m_e > 0].min(),
+                                                   rel=2 * ref.tol / ref.margins_.min())
     assert s["fixed_point_iter"] == ref.n_fixed_point_iter_
     assert s["test_error_evrm"] == pytest.approx(
         np.mean(ref.predict(app._test[0]) != app._test[1]))

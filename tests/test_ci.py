@@ -1,0 +1,177 @@
+"""CI sees what a newcomer sees: ``.ci/run`` makes a fresh virtual environment on every run and runs
+the README's test command, exactly as written there, inside it; a failure of either half (pytest's
+exit code 5, "no tests collected", included) fails the run.  And only ``.ci/run`` knows where CI
+keeps its data folder: the rest of the repository finds data through ``KERNELNB_DATA`` or the user
+cache, as it does for anyone.
+
+The script is run for real, with stand-ins for ``python3`` and ``chromium`` first on the PATH
+that log each call and exit with the code a test asks for (nothing is installed or built).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CI_RUN = ROOT / ".ci" / "run"
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+
+def readme_test_command():
+    """The README's test command: its one indented (code) line that runs pytest."""
+    lines = [ln.strip() for ln in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+             if ln.startswith("    ") and "-m pytest" in ln]
+    assert len(lines) == 1, f"expected one test command in README.md, found {lines}"
+    return lines[0]
+
+
+# A stand-in for python3 (and, copied into the virtual environment it "creates", for that
+# environment's python3): logs "<VIRTUAL_ENV>|<its own path>|<arguments>" and answers
+#   -c ...              -> exit 0
+#   -m venv DIR         -> DIR/bin/activate (puts DIR/bin first on the PATH) and DIR/bin/python3
+#   -m pip ...          -> exit $FAKE_PIP_RC
+#   -m pytest ...       -> exit $FAKE_PYTEST_RC
+#   .../build_connect4.py ... --data-home DIR -> writes the file when $FAKE_BUILD_RC is 0
+FAKE_PYTHON = """#!{python}
+import os, shutil, sys
+from pathlib import Path
+
+args = sys.argv[1:]
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write("|".join([os.environ.get("VIRTUAL_ENV", ""), sys.argv[0], " ".join(args)]) + "\\n")
+if args[:1] == ["-c"]:                  # the check that venv can be made
+    sys.exit(0)
+if args[:2] == ["-m", "venv"]:
+    venv = Path(args[2])
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "activate").write_text(
+        f'export VIRTUAL_ENV="{{venv}}"\\nexport PATH="{{venv}}/bin:$PATH"\\n')
+    shutil.copy(sys.argv[0], venv / "bin" / "python3")
+    sys.exit(0)
+if args[:2] == ["-m", "pip"]:
+    sys.exit(int(os.environ.get("FAKE_PIP_RC", "0")))
+if args[:2] == ["-m", "pytest"]:
+    sys.exit(int(os.environ.get("FAKE_PYTEST_RC", "0")))
+if args and args[0].endswith("build_connect4.py"):
+    rc = int(os.environ.get("FAKE_BUILD_RC", "1"))
+    if rc == 0:
+        out = Path(args[args.index("--data-home") + 1]) / "connect-4" / "connect-4.data.gz"
+        out.parent.mkdir(parents=True)
+        out.write_bytes(b"")
+    sys.exit(rc)
+sys.exit(f"unexpected python3 call: {{args}}")
+"""
+
+
+def run_ci(tmp_path, **codes):
+    """Run .ci/run with the stand-ins; returns (exit code, [(venv, program, arguments)], output)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "python3"
+    fake.write_text(FAKE_PYTHON.format(python=sys.executable))
+    chromium = bin_dir / "chromium"
+    chromium.write_text("#!/bin/sh\nexit 0\n")
+    for path in (fake, chromium):
+        path.chmod(0o755)
+    log = tmp_path / "calls.log"
+    log.touch()
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "KERNELNB_DATA")}
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", FAKE_LOG=str(log),
+               TMPDIR=str(tmp_path), **{k: str(v) for k, v in codes.items()})
+    proc = subprocess.run(["bash", str(CI_RUN)], env=env, capture_output=True, text=True,
+                          timeout=120)
+    calls = [tuple(line.split("|", 2)) for line in log.read_text().splitlines()]
+    return proc.returncode, calls, proc.stdout + proc.stderr
+
+
+def _in_venv(calls, argv):
+    """The calls of ``python3 <argv>`` made by a virtual environment's python3."""
+    return [c for c in calls if c[2] == argv and c[0] and c[1] == f"{c[0]}/bin/python3"]
+
+
+def test_the_readme_command_is_in_the_script_verbatim():
+    command = readme_test_command()
+    assert command == 'python3 -m pip install -e ".[test]" && python3 -m pytest -ra'
+    script = CI_RUN.read_text(encoding="utf-8")
+    assert any(line.startswith(command) for line in script.splitlines()), (
+        f"{CI_RUN.relative_to(ROOT)} does not run the README's command as written: {command}")
+
+
+def test_a_fresh_environment_and_the_readme_command_in_it(tmp_path):
+    rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=1)
+    assert rc == 0, out
+    # first a new virtual environment, made by the python3 found on the PATH ...
+    calls = [c for c in calls if not c[2].startswith("-c ")]
+    assert calls[0][0] == "" and calls[0][2].startswith("-m venv ")
+    venv = calls[0][2].split(" ", 2)[2]
+    assert Path(venv).is_relative_to(tmp_path)              # a new folder of this run (TMPDIR)
+    # ... then the README's two commands, in order, by that environment's python3
+    pip, pytest_ = readme_test_command().split(" && ")
+    assert [c[2] for c in calls[1:3]] == [pip.removeprefix("python3 ").replace('"', ""),
+                                          pytest_.removeprefix("python3 ")]
+    assert all(c[0] == venv and c[1] == f"{venv}/bin/python3" for c in calls[1:3])
+    assert not Path(venv).exists()                          # and removed at the end
+    assert "Connect-4 not built" in out
+
+
+def test_the_connect4_file_tests_run_when_the_file_is_built(tmp_path):
+    rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=0)
+    assert rc == 0, out
+    assert _in_venv(calls, "-m pytest -ra tests/datasets/test_connect4.py")
+
+
+@pytest.mark.parametrize("codes", [dict(FAKE_PYTEST_RC=1), dict(FAKE_PYTEST_RC=5),
+                                   dict(FAKE_PIP_RC=1)],
+                         ids=["tests-fail", "no-tests-collected", "install-fails"])
+def test_a_failure_fails_the_run(tmp_path, codes):
+    rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=0, **codes)
+    assert rc == int(next(iter(codes.values()))), out
+    assert not any("build_connect4" in c[2] for c in calls)   # nothing runs after the failure
+    if "FAKE_PIP_RC" in codes:
+        assert not _in_venv(calls, "-m pytest -ra")
+
+
+# Where CI keeps its data: the folder beside the clone, ``../shared``.  Only .ci/run may name it
+# (this file and tests/test_self_contained.py name it as the pattern they look for).
+SHARED = re.compile(r"\.\./shared\b|[\"']shared[\"']\s*/\s*[\"']data[\"']")
+PROJECT = ["README.md", "pyproject.toml", "setup.py", "kernelnb", "tests", "benchmarks",
+           "notebooks", "dashboards", "scripts", "docs", "binder"]
+
+
+def project_files():
+    """The repository's files: git's list (tracked, and new files it does not ignore), else the
+    project's folders walked (a copy without git)."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                              "--exclude-standard"], cwd=ROOT, capture_output=True,
+                             check=True).stdout
+        return [ROOT / name for name in out.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        paths = [ROOT / name for name in PROJECT]
+        return [f for p in paths for f in ([p] if p.is_file() else p.rglob("*"))]
+
+
+def test_only_the_ci_script_names_the_shared_data_folder():
+    allowed = {CI_RUN, Path(__file__).resolve(), ROOT / "tests" / "test_self_contained.py"}
+    found = []
+    for path in project_files():
+        if path in allowed or not path.is_file() or path.suffix in (".so", ".c", ".png", ".gz"):
+            continue
+        for lineno, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if SHARED.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{lineno}: {line.strip()[:100]}")
+    assert not found, "data looked for beside the checkout:\n" + "\n".join(found)
+
+
+def test_the_pattern_finds_the_old_lookups():
+    assert SHARED.search('REAL = ROOT / ".." / "shared" / "data" / "fashion-mnist"')
+    assert SHARED.search("also look in `../shared/data` beside the repository")
+    assert SHARED.search('parents[2].parent / "shared" / "data"')
+    assert not SHARED.search("shared memory") and not SHARED.search('shared_xaxes="columns"')
