@@ -1087,11 +1087,11 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
     assignment_ : ndarray of int of shape (n_samples,)
         Expert of each training example in the returned iteration (-1 for the validation
         points held out of X, -2 for the gater's held-out points).
-    validation_errors_ : ndarray of shape (n_iter_,)
+    validation_errors_ : ndarray of shape (n_iterations,)
         Classification error on the validation set per outer iteration.
-    train_errors_ : ndarray of shape (n_iter_,)
+    train_errors_ : ndarray of shape (n_iterations,)
         Classification error on the gater's points per outer iteration.
-    train_costs_ : ndarray of shape (n_iter_,)
+    train_costs_ : ndarray of shape (n_iterations,)
         The global criterion ``mean 1/2 (y - tanh(f(x)))^2`` on the gater's points (global
         and uniform gaters), the negative log-likelihood ``-mean log P(y|x)`` (local gater).
     expert_times_ : list of ndarray
@@ -1339,11 +1339,11 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
     assignment_ : ndarray of int of shape (n_samples,)
         Expert of each training example in the returned iteration (-1 for the validation
         points held out of X, -2 for the gater's held-out points).
-    validation_errors_ : ndarray of shape (n_iter_,)
+    validation_errors_ : ndarray of shape (n_iterations,)
         Mean squared error (in the targets' units) on the validation set per outer iteration.
-    train_errors_ : ndarray of shape (n_iter_,)
+    train_errors_ : ndarray of shape (n_iterations,)
         Mean squared error (in the targets' units) on the gater's points per outer iteration.
-    train_costs_ : ndarray of shape (n_iter_,)
+    train_costs_ : ndarray of shape (n_iterations,)
         The gater's criterion ``mean 1/2 (y - sum_k g_k f_k)^2`` on the standardised targets.
     expert_times_ : list of ndarray
         Seconds each expert task took, per iteration (measured where it ran).
