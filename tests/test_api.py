@@ -1,0 +1,39 @@
+"""The one estimator API: keyword-only constructors and the one fit wrapper, in every estimator."""
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from sklearn.base import BaseEstimator
+
+from .test_docstrings import PUBLIC
+
+ESTIMATORS = {q: obj for q, obj in PUBLIC.items()
+              if inspect.isclass(obj) and issubclass(obj, BaseEstimator)
+              and not inspect.isabstract(obj)}
+#: a meta-estimator's wrapped object may come first, positionally (scikit-learn's GridSearchCV)
+WRAPPED = {"estimator", "embedding"}
+
+
+def test_the_estimators_are_found():
+    assert "kernelnb.svm.estimators.SVC" in ESTIMATORS and len(ESTIMATORS) > 40
+
+
+@pytest.mark.parametrize("qualname", list(ESTIMATORS))
+def test_constructors_are_keyword_only(qualname):
+    params = list(inspect.signature(ESTIMATORS[qualname].__init__).parameters.values())[1:]
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    assert positional in ([], *([name] for name in WRAPPED)), \
+        f"{qualname}: positional constructor parameters {positional}"
+
+
+@pytest.mark.parametrize("qualname", list(ESTIMATORS))
+def test_fit_goes_through_the_one_wrapper(qualname):
+    cls = ESTIMATORS[qualname]
+    fit = getattr(cls, "fit", None)
+    if fit is None:
+        pytest.skip(f"{qualname} has no fit")
+    # functools.wraps leaves the wrapped function on __wrapped__, and fit_context's code object
+    wrapper_code = fit.__code__.co_name == "wrapper" and fit.__code__.co_filename.endswith("_fit.py")
+    assert wrapper_code, f"{qualname}.fit is not decorated with kernelnb._fit.fit_context"
