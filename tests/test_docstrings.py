@@ -15,12 +15,11 @@ import pkgutil
 import re
 
 import numpy as np
+import numpydoc.validate as numpydoc_validate  # the "test" extra installs it
 import pytest
 from sklearn.base import BaseEstimator
 
 import kernelnb
-
-numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
 #: numpydoc checks not applied: where the summary starts (GL01, GL02), "See Also" (SA01), an
 #: extended summary (ES01) and Examples (EX01: required below for estimators and dashboards
