@@ -193,7 +193,8 @@ cdef inline void _two_variable_step(bint same_label, double Qii, double Qjj, dou
 
 
 cdef inline int _heap_offer(double* hs, int* he, int h, int cap, double sc, int e) noexcept nogil:
-    """Keep the ``cap`` largest scores seen in the min-heap (hs, he) of size h; return its new size."""
+    """Offer (sc, e) to the min-heap (hs, he) of size h that keeps the ``cap`` largest scores seen;
+    return its new size."""
     cdef int c, ch
     if cap <= 0:
         return h
@@ -238,7 +239,7 @@ cdef class _RowCache:
     expects to ask for soon ("prefetched"); ``next_block`` tells it how many to name, halving when
     most prefetched rows are evicted unused and doubling back when most are used.
     """
-    # ---- the kernel -------------------------------------------------------------------------
+    # ---- the kernel --------------------------------------------------------------------------
     cdef int n, d, kind, degree, n_threads
     cdef double gamma, coef0
     cdef float[:, ::1] X          # n x d (float32, centred for RBF)
@@ -252,7 +253,7 @@ cdef class _RowCache:
     cdef int[::1] ex_of           # slot -> example or -1
     cdef int[::1] prv, nxt        # LRU list over slots (head = most recent)
     cdef signed char[::1] pref    # slot holds a prefetched row not used yet
-    # ---- block computation ------------------------------------------------------------------
+    # ---- block computation -------------------------------------------------------------------
     cdef int block, cur_block     # largest block, current (adapted) block
     cdef long useful, wasted      # prefetched rows used / evicted unused since the last adaptation
     cdef float[:, ::1] gbuf       # block x d gathered rows
@@ -345,7 +346,7 @@ cdef class _RowCache:
         self.pref[s] = 0
         return s
 
-    # ---- access --------------------------------------------------------------------------------
+    # ---- access ------------------------------------------------------------------------------
     cdef inline bint has(self, int e) noexcept nogil:
         return self.slot_of[e] >= 0
 
@@ -420,7 +421,7 @@ cdef class _RowCache:
             self.mark[self.want[r]] = 0
         self._compute_block(&self.want[0], c, c)
 
-    # ---- the block computation -----------------------------------------------------------------
+    # ---- the block computation ---------------------------------------------------------------
     cdef void _compute_block(self, int* want, int count, int n_requested) noexcept nogil:
         """Compute the kernel rows of the examples want[0:count] and store them in the cache (the
         first ``n_requested`` as asked for, the others as prefetched).
@@ -532,7 +533,7 @@ cdef class _QMatrix:
         elif self.precomputed:
             self.K32 = K32
 
-    # ---- kernel rows -----------------------------------------------------------------------
+    # ---- kernel rows -------------------------------------------------------------------------
     cdef inline double kv(self, void* r, int e) noexcept nogil:
         """Entry e of a kernel row: float32, or float64 on the exact path."""
         if self.k64:
@@ -771,13 +772,13 @@ cdef class _WorkingSet:
 @cython.final
 cdef class _Solver:
     """The decomposition loop over Q (module docstring): pairs, or q-variable working sets."""
-    # ---- the problem (Q holds y, ex and the diagonal too) -------------------------------------
+    # ---- the problem (Q holds y, ex and the diagonal too) ------------------------------------
     cdef _QMatrix Q
     cdef int m
     cdef signed char[::1] y
     cdef int[::1] ex
     cdef double[::1] p, ub
-    # ---- the state ------------------------------------------------------------------------------
+    # ---- the state ---------------------------------------------------------------------------
     cdef double[::1] alpha, G, G_bar
     cdef int[::1] act             # the active variables, in index order
     cdef int active_size
@@ -792,7 +793,7 @@ cdef class _Solver:
     # ---- the q-variable path (None: pairs) ---------------------------------------------------
     cdef _WorkingSet W
     cdef bint use_ws
-    # ---- progress ---------------------------------------------------------------------------------
+    # ---- progress ----------------------------------------------------------------------------
     cdef object callback
     cdef long report_every, next_report
     cdef long n_iter, n_outer
@@ -1134,8 +1135,8 @@ cdef class _Solver:
     # q-variable working sets (SVMTorch; Collobert & Bengio 2001, Collobert's thesis ch. 5)
     # ======================================================================================
     cdef int _select_ws(self, double tol, double* gap) noexcept nogil:
-        """Fill self.W.var[] with SVMTorch's working set and return its size (0: optimal on the
-        active set).
+        """Fill W.var[] with SVMTorch's working set and return its size (0: optimal on the active
+        set).
 
         The fresh part: half of it the variables of I_up with the largest -y_t G_t (the steepest
         feasible direction's "p = -1" half), then, among the others, the variables of I_low with
@@ -1217,8 +1218,8 @@ cdef class _Solver:
         return c
 
     cdef void _load_ws(self) noexcept nogil:
-        """Point self.W.rows at the kernel rows of the working set, computing the missing ones in
-        GEMM blocks, and load its sub-problem.  Cached rows are touched first, so the misses'
+        """Point W.rows at the kernel rows of the working set, computing the missing ones in GEMM
+        blocks, and load its sub-problem.  Cached rows are touched first, so the misses'
         evictions never take them (the cache holds at least q + block rows)."""
         cdef int c = self.W.size, a, b, t
         cdef void* Ka
@@ -1256,7 +1257,8 @@ cdef class _Solver:
                 nchg += 1
         if nchg == 0:
             return
-        self.Q.add_rows(self.W.crow, &self.W.ccy[0], nchg, &self.G[0], &self.act[0], self.active_size,
+        self.Q.add_rows(self.W.crow, &self.W.ccy[0], nchg, &self.G[0], &self.act[0],
+                        self.active_size,
                         self.n_threads if self.active_size >= PARALLEL_ACTIVE else 1)
         for k in range(nchg):
             a = self.W.chg[k]
