@@ -10,15 +10,13 @@ from __future__ import annotations
 __all__ = ["progress_caller"]
 
 
-def progress_caller(callback, owner=None):
+def progress_caller(callback):
     """A function ``call(info) -> bool`` (True: stop) that passes ``info`` to ``callback``.
 
     Parameters
     ----------
     callback : callable or None
         The user's callback (already checked to be callable or None).
-    owner : str, optional
-        The estimator's name (kept for the callers' symmetry; unused).
 
     Returns
     -------

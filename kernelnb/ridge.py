@@ -637,7 +637,7 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
         n_iter = 0
         if self.tune_scales and self.max_iter > 0:
             cache = {}
-            report = progress_caller(self.callback, "ScalingRidge")
+            report = progress_caller(self.callback)
 
             def fun(t):
                 key = t.tobytes()

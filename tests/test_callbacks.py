@@ -9,22 +9,21 @@ from kernelnb.largescale import MixtureSVC
 
 def test_new_form_gets_the_dict_and_false_stops():
     seen = []
-    call = progress_caller(lambda info: seen.append(info["iteration"]) or info["iteration"] < 1,
-                           "Est")
+    call = progress_caller(lambda info: seen.append(info["iteration"]) or info["iteration"] < 1)
     assert call({"iteration": 0}) is False          # True returned: continue
     assert call({"iteration": 1}) is True           # False returned: stop
     assert seen == [0, 1]
-    assert progress_caller(None, "Est")({"iteration": 3}) is False
+    assert progress_caller(None)({"iteration": 3}) is False
 
 
 def test_none_and_other_return_values_continue():
     for value in (None, 0, "", [], True):
-        assert progress_caller(lambda info, v=value: v, "Est")({"iteration": 0}) is False
+        assert progress_caller(lambda info, v=value: v)({"iteration": 0}) is False
 
 
 def test_a_positional_callback_gets_the_one_dict():
     got = []
-    progress_caller(lambda *a: got.append(a), "Est")({"iteration": 1})
+    progress_caller(lambda *a: got.append(a))({"iteration": 1})
     assert got == [({"iteration": 1},)]
 
 

@@ -432,7 +432,7 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
 
         _run_epochs(self, n, rng, epoch, None if val_score is None else cached_score, state,
                     stop_on_loss=False,
-                    report=progress_caller(self.callback, type(self).__name__))
+                    report=progress_caller(self.callback))
         self.n_updates_total_ = t if K > 1 else int(t[0])
         out = {}
         for key in _HISTORY_KEYS:

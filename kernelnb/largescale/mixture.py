@@ -659,7 +659,7 @@ class _MixtureSVM(BaseEstimator):
         # exactly the first t iterations of a longer one.
         seed_rng = np.random.default_rng(int(rng.integers(2**62)))
         patience = self.n_iter_no_change
-        report = progress_caller(self.callback, type(self).__name__)
+        report = progress_caller(self.callback)
 
         self.expert_sizes_, self.expert_times_ = [], []
         val_errs, tr_errs, tr_costs = [], [], []

@@ -337,7 +337,7 @@ class _BaseMLP(_SGDData, BaseEstimator):
 
         _run_epochs(self, n, rng, epoch, val_score,
                     {"W1": W1, "b1": b1, "W2": W2, "b2": b2},
-                    report=progress_caller(self.callback, type(self).__name__))
+                    report=progress_caller(self.callback))
 
     def _outputs(self, X):
         check_is_fitted(self, "output_weights_")

@@ -181,7 +181,7 @@ class _BaseMoE(_SGDData, BaseEstimator):
             return loss, False
 
         _run_epochs(self, n, rng, epoch, val_score, w,
-                    report=progress_caller(self.callback, type(self).__name__))
+                    report=progress_caller(self.callback))
 
     def _forward(self, X):
         check_is_fitted(self, "weights_")

@@ -146,7 +146,7 @@ def bounds_table(estimator, X, y, *, param="sigma", values=None, X_val=None, y_v
     v, y_arr, eta = _check_table_args(estimator, y, param, values, X_val, y_val, X_test, y_test,
                                       loo, regularization)
     check_param("callback", callback, CALLBACK, "bounds_table")
-    report = progress_caller(callback, "bounds_table")
+    report = progress_caller(callback)
     rows = []
     coef_prev = None
     for i, value in enumerate(v):

@@ -143,7 +143,7 @@ class _BaseSVM(BaseEstimator):
         user = self.callback
         if not self.verbose and user is None and stop is None:
             return None
-        report = progress_caller(user, type(self).__name__)
+        report = progress_caller(user)
 
         def cb(it, gap, obj):
             if stop is not None and stop.is_set():

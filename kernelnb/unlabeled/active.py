@@ -642,7 +642,7 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
         h["score"].append(score)
         h["val_error"].append(err)
         h["n_labeled"].append(int(self.y_labeled_.shape[0]))
-        progress = progress_caller(self.callback, "ActiveLearner")
+        progress = progress_caller(self.callback)
         self._stop = progress({"iteration": self.n_queries_, "index": idx, "label": y,
                                "score": score, "val_error": err,
                                "n_labeled": int(self.y_labeled_.shape[0])})
