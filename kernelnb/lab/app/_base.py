@@ -34,12 +34,13 @@ import math
 import numbers
 import time
 import traceback
+import typing
 
 import ipywidgets as widgets
 
 from ..._threads import blas_single_thread
 
-__all__ = ["Dashboard", "log_slider", "TimeBudgetExceeded"]
+__all__ = ["Dashboard", "Lesson", "log_slider", "TimeBudgetExceeded"]
 
 #: CSS classes the browser tests (``tests/browser/``) rely on.
 ERROR_CLASS = "kernelnb-error"
@@ -55,6 +56,10 @@ _CSS = """<style>
 .kernelnb-stats th {border-bottom:1px solid #ccc;}
 .kernelnb-title h2 {margin:4px 0 2px 0;font-family:sans-serif;}
 .kernelnb-title p {margin:0 0 6px 0;color:#555;font-family:sans-serif;}
+.kernelnb-stats .kernelnb-lesson {margin:6px 0 2px 0;font-family:sans-serif;font-size:13px;}
+.kernelnb-stats .kernelnb-regime {margin:6px 0 2px 0;padding:4px 8px;background:#fff4e0;
+  border-left:3px solid #e0a030;font-family:sans-serif;font-size:13px;}
+.kernelnb-stats details {font-family:sans-serif;font-size:13px;margin-top:4px;}
 </style>"""
 
 _CONTROL_STYLE = {"description_width": "92px"}
@@ -92,6 +97,37 @@ def _same(a, b):
         return a == b or math.isclose(float(a), float(b), rel_tol=1e-9)
     except (TypeError, ValueError):
         return False
+
+
+@dataclasses.dataclass(frozen=True)
+class Lesson:
+    """A lesson a dashboard teaches, and how to check it from :meth:`Dashboard.update`'s numbers.
+
+    Parameters
+    ----------
+    claim : str
+        One sentence a student should see, tied to the source text.
+    source : str
+        Where the text says it (author, year, section or figure).
+    holds : callable
+        ``holds(stats) -> bool`` on the mean over :attr:`seeds` of the numbers :meth:`update`
+        returns (numeric entries only) at one setting of the controls.
+    sweep : dict
+        Control name -> the values the tests move it across (one control at a time, the others
+        at their defaults); together they span every control's range that the lesson is about.
+    seeds : tuple of int, default=(0, 1, 2, 3, 4)
+        The sample seeds the lesson is averaged over (values of the dashboard's seed control).
+    seed_control : str or None, default="seed"
+        The control that draws the sample; None for a dashboard without one (then ``seeds``
+        is not used).
+    """
+
+    claim: str
+    source: str
+    holds: typing.Callable[[dict], bool]
+    sweep: typing.Mapping[str, tuple] = dataclasses.field(default_factory=dict)
+    seeds: tuple = (0, 1, 2, 3, 4)
+    seed_control: typing.Optional[str] = "seed"
 
 
 class TimeBudgetExceeded(RuntimeError):
@@ -208,6 +244,9 @@ class Dashboard:
     header = False
     #: Rows of the readout: (key of the stats dict, label, format spec or callable).
     STATS: list = []
+    #: The lessons the dashboard teaches (:class:`Lesson`), checked by the tests over the
+    #: controls' ranges and several sample seeds; the first one is shown under the readout.
+    LESSONS: tuple = ()
     #: Seconds of work one update may take where the work is long (see :meth:`check_time`); a
     #: class attribute, changed per instance by tests or a teacher's notebook.
     time_budget_s: float = 25.0
@@ -256,6 +295,16 @@ class Dashboard:
         return value is the parameter dict used. The default returns ``params``.
         """
         return params
+
+    def regime(self, params, stats):
+        """Plain-words notes on why the setting ``params`` leaves the regime the lessons speak of
+        (too few labels for the cut-off, a width that isolates every point, ...), given the
+        numbers ``stats`` the update computed; an empty list inside the regime.
+
+        The notes are shown in the readout and returned by :meth:`update` as ``stats['regime']``;
+        the lesson tests leave out the settings that have notes. The default has none.
+        """
+        return []
 
     def _control_rows(self):
         """Widgets of the left column, in order (default: every control)."""
@@ -474,7 +523,15 @@ class Dashboard:
                 rows.append(f"<tr><td>{html.escape(label)}</td>"
                             f'<td class="num">{html.escape(_fmt(stats[key], spec))}</td></tr>')
         extra = stats.get("_html", "")
-        return f"<table>{''.join(rows)}</table>{extra}"
+        notes = "".join(f'<div class="kernelnb-regime">{html.escape(n)}</div>'
+                        for n in stats.get("regime", ()))
+        lesson = (f'<div class="kernelnb-lesson"><b>Lesson.</b> {html.escape(self.LESSONS[0].claim)}'
+                  f' <small>({html.escape(self.LESSONS[0].source)})</small></div>'
+                  if self.LESSONS else "")
+        details = stats.get("_details", "")
+        if details:
+            details = f"<details><summary>details</summary>{details}</details>"
+        return f"{notes}<table>{''.join(rows)}</table>{extra}{details}{lesson}"
 
     def update(self, raise_errors=False, _changed=None, **params):
         """Recompute and redraw for the given parameters (others keep their control's value).
@@ -514,6 +571,7 @@ class Dashboard:
                     stack.enter_context(fig.batch_update())
                 stats = self._render(result)
             stats["update_ms"] = 1e3 * (time.perf_counter() - t0)
+            stats["regime"] = tuple(self.regime(values, stats))
         except Exception as exc:  # noqa: BLE001 - every error is shown, the dashboard lives on
             self._deadline = math.inf
             msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
