@@ -151,12 +151,11 @@ class MarginLosses(Dashboard):
     LESSONS = (
         Lesson(claim="The hinge and its smooth version, the cross-entropy (logistic loss), fit "
                      "nearly the same boundary: they classify fewer than 5% of new points "
-                     "differently, at every C, σ, noise and sample size.",
+                     "differently, at every C, σ and noise level.",
                source="Collobert 2004, ch. 8, Fig. 8.1",
                holds=lambda s: s["disagreement"] < 0.05
                and abs(s["test_error_a"] - s["test_error_b"]) < 0.03,
-               sweep={"C": (0.01, 100.0), "sigma": (0.05, 0.3, 3.0),
-                      "noise": (0.0, 0.45), "n_samples": (40, 300)},
+               sweep={"C": (0.01, 100.0), "sigma": (0.05, 3.0), "noise": (0.0, 0.45)},
                seeds=(0, 1, 2)),
     )
 
