@@ -10,6 +10,8 @@ the K-nearest-neighbour and Parzen-window lecture of a machine-learning course).
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
@@ -21,7 +23,7 @@ from ...datasets import TOY_DATASETS, TOY_NOISE, make_manifold_spiral, make_toy
 from ...neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, ManifoldParzen,
                          ParzenClassifier, ParzenDensity)
 from ..viz import SURFACE_TRACES, decision_surface, ellipse_outlines, plane_bounds, surface_data
-from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
+from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, styled
 from ._toys import (BlankModel, add_toy_controls, click_problem,
                     reset_noise_on_dataset_change)
 
@@ -80,7 +82,10 @@ class LocalMethodsPlayground(Dashboard):
     :meth:`query` (or a click) sets the query point, (0.5, 0.25) at first. :meth:`update`
     returns (and the readout shows) ``train_error``, ``test_error``, ``query``,
     ``query_class``, ``predict_ms`` and, for HKNN and CKNN, ``dist_0`` and ``dist_1``: the
-    query's squared distances to each class's local hull.
+    query's squared distances to each class's local hull; and, whatever the method, the test
+    errors at this K of KNN (``knn_test_error``), HKNN at this lambda (``hknn_test_error``),
+    HKNN without weight decay (``hknn0_test_error``, lambda = 1e-4) and CKNN
+    (``cknn_test_error``).
 
     Examples
     --------
@@ -106,27 +111,41 @@ class LocalMethodsPlayground(Dashboard):
         ("test_error", f"test error ({N_TEST} new points)", ".1%"),
         ("query", "query point", lambda q: f"({q[0]:.2f}, {q[1]:.2f})"),
         ("query_class", "predicted class of the query", "d"),
-        ("dist_0", "  squared distance to class 0's hull", ".4g"),
-        ("dist_1", "  squared distance to class 1's hull", ".4g"),
-        ("predict_ms", "prediction on the grid (ms)", ".1f"),
+        ("dist_0", "  squared distance to class 0's hull", ".3g"),
+        ("dist_1", "  squared distance to class 1's hull", ".3g"),
     ]
+    #: Weight decay of "HKNN without weight decay" in the comparison (tiny, for a stable solve).
+    LAMBDA_NONE = 1e-4
+    LESSONS = (
+        Lesson(claim="Without weight decay HKNN takes every direction between its neighbours "
+                     "for an invariance (in 2-D, 3 neighbours already span the plane), and its "
+                     "test error rises, most at small K and on noisy data; a weight decay λ "
+                     "repairs it: HKNN with λ never does worse.",
+               source="Vincent 2003, §11.3.1 and §11.3.3, Fig. 11.3",
+               holds=lambda s: s["hknn_test_error"] <= s["hknn0_test_error"] + 0.005,
+               sweep={"n_neighbors": (3, 15), "weight_decay": (0.001, 10.0),
+                      "noise": (0.0, 0.35)},
+               seeds=(0, 1, 2)),
+    )
 
     def __init__(self, grid=60, **params):
         self.grid = grid
         self._data_key = None
         self._query = np.array([0.5, 0.25])
+        self._compare_cache = (None, None)
         super().__init__(**params)
 
     def _build(self):
         c = self.controls
         add_toy_controls(c, n_value=150, n_min=20, n_max=600)
+        c["noise"].value = 0.2      # noisy enough for the methods' test errors to differ
         c["method"] = styled(widgets.Dropdown(options=METHODS, value="cknn", description="method"))
         c["n_neighbors"] = styled(widgets.IntSlider(value=4, min=1, max=30, description="K"))
         c["n_neighbors"].add_class(MAIN_SLIDER_CLASS)
         c["weight_decay"] = log_slider("λ (HKNN)", 0.01, -4, 2, step=0.1,
                                        tooltip="weight decay of the local hyperplane solve")
         c["bandwidth"] = log_slider("h (Parzen)", 0.2, -2, 0.5, step=0.05, tooltip="window width h")
-        X, y = TOY_DATASETS["moons"][0](n_samples=150, noise=TOY_NOISE["moons"][0], random_state=0)
+        X, y = TOY_DATASETS["moons"][0](n_samples=150, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True,
                                show_margins=False, show_support=False)
@@ -198,9 +217,14 @@ class LocalMethodsPlayground(Dashboard):
         dt = 1e3 * (time.perf_counter() - t0)
         Xt, yt = self._test
         q = self._query
-        stats = dict(train_error=float(np.mean(model.predict(X) != y)),
-                     test_error=float(np.mean(model.predict(Xt) != yt)), query=tuple(q),
-                     query_class=int(model.predict(q[None, :])[0]), predict_ms=dt)
+        compare = self._compare(p, X, y)
+        test_error = compare.get(f"{p['method']}_test_error")   # the same model: not twice
+        if test_error is None:
+            test_error = float(np.mean(model.predict(Xt) != yt))
+        stats = dict(train_error=float(np.mean(model.predict(X) != y)), test_error=test_error,
+                     query=tuple(q), query_class=int(model.predict(q[None, :])[0]),
+                     predict_ms=dt)
+        stats.update(compare)
         local = []
         if hasattr(model, "local_hulls"):
             local = model.local_hulls(q)
@@ -212,6 +236,32 @@ class LocalMethodsPlayground(Dashboard):
                 nb = X[idx[0]][y[idx[0]] == c]
                 local.append({"class": c, "neighbors": nb, "projection": None})
         return dict(surf=surf, local=local, method=p["method"], stats=stats, p=p)
+
+    def _compare(self, p, X, y):
+        """Test errors at this K of KNN, HKNN (this λ and none) and CKNN (cached)."""
+        K, lam = int(p["n_neighbors"]), float(p["weight_decay"])
+        key = (self._data_key, K, lam)
+        if self._compare_cache[0] != key:
+            Xt, yt = self._test
+            models = {"knn": KNeighborsClassifier(n_neighbors=K),
+                      "hknn": HKNNClassifier(n_neighbors=K, weight_decay=lam),
+                      "hknn0": HKNNClassifier(n_neighbors=K, weight_decay=self.LAMBDA_NONE),
+                      "cknn": CKNNClassifier(n_neighbors=K)}
+            self._compare_cache = (key, {f"{k}_test_error": float(np.mean(
+                m.fit(X, y).predict(Xt) != yt)) for k, m in models.items()})
+        return self._compare_cache[1]
+
+    def regime(self, params, stats):
+        """A K so large that the neighbourhood is no longer local."""
+        y = self._train[1]
+        smallest = int(np.min(np.unique(y, return_counts=True)[1]))
+        K = int(params["n_neighbors"])
+        if params["method"] != "parzen" and 4 * K > smallest:
+            return [f"K = {K} is more than a quarter of the smallest class ({smallest} points): "
+                    f"the neighbourhood is no longer local (the thesis's K are a small "
+                    f"fraction of a class), so the hulls say little about the point's "
+                    f"surroundings"]
+        return []
 
     def _render(self, r):
         fig = self.fig
@@ -246,7 +296,18 @@ class LocalMethodsPlayground(Dashboard):
                   "cknn": f"K = {p['n_neighbors']}",
                   "parzen": f"h = {p['bandwidth']:.3g}"}[r["method"]]
         fig.layout.title.text = f"{dict((v, k) for k, v in METHODS)[r['method']]}, {detail}"
-        return dict(r["stats"])
+        st = dict(r["stats"])
+        K, lam = p["n_neighbors"], p["weight_decay"]
+        rows = [(f"KNN, K = {K}", st["knn_test_error"]),
+                (f"HKNN, λ = {lam:.3g}", st["hknn_test_error"]),
+                (f"HKNN without weight decay (λ = {self.LAMBDA_NONE:g})",
+                 st["hknn0_test_error"]),
+                (f"CKNN, K = {K}", st["cknn_test_error"])]
+        st["_html"] = ("<table><tr><th>test error at this K</th><th></th></tr>" + "".join(
+            f"<tr><td>{html.escape(k)}</td><td class='num'>{v:.1%}</td></tr>"
+            for k, v in rows) + "</table>")
+        st["_details"] = f"prediction on the grid: {st['predict_ms']:.0f} ms"
+        return st
 
 
 class DensityExplorer(Dashboard):

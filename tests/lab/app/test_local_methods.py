@@ -3,7 +3,10 @@ import numpy as np
 import pytest
 
 from kernelnb.lab.app import DensityExplorer, LocalMethodsPlayground
-from kernelnb.neighbors import HKNNClassifier, ManifoldParzen
+from kernelnb.neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier,
+                                ManifoldParzen)
+
+from ._lessons import check_lesson
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +95,32 @@ def test_errors_are_shown(play):
     assert "error" in out and "n_neighbors" in play.last_error
     play.update(n_neighbors=3, n_samples=150)
     assert play.last_error == ""
+
+
+def test_the_comparison_table_matches_the_estimators(play):
+    s = play.update(method="knn", n_neighbors=5, weight_decay=0.1)
+    X, y = play._train
+    Xt, yt = play._test
+    for key, m in (("knn", KNeighborsClassifier(n_neighbors=5)),
+                   ("hknn", HKNNClassifier(n_neighbors=5, weight_decay=0.1)),
+                   ("hknn0", HKNNClassifier(n_neighbors=5, weight_decay=1e-4)),
+                   ("cknn", CKNNClassifier(n_neighbors=5))):
+        assert s[f"{key}_test_error"] == pytest.approx(np.mean(m.fit(X, y).predict(Xt) != yt))
+    assert s["knn_test_error"] == s["test_error"]
+    assert "HKNN without weight decay" in play.stats.value
+
+
+def test_a_k_that_is_not_local_says_so(play):
+    s = play.update(method="cknn", n_neighbors=25, n_samples=150)
+    assert s["regime"] and "no longer local" in play.stats.value
+    s = play.update(n_neighbors=4)
+    assert not s["regime"] and "kernelnb-regime" not in play.stats.value
+
+
+@pytest.mark.parametrize("control", sorted(LocalMethodsPlayground.LESSONS[0].sweep))
+def test_lessons_weight_decay_repairs_hknn(control):
+    app = LocalMethodsPlayground(grid=5)
+    check_lesson(app, LocalMethodsPlayground.LESSONS[0], control)
 
 
 def test_density_explorer_anll_matches_the_estimators():
