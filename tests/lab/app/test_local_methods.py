@@ -133,3 +133,38 @@ def test_density_explorer_anll_matches_the_estimators():
     assert s2["test_anll"] > s["test_anll"]             # the spiral favours Manifold Parzen
     out = e.update(model="manifold", n_neighbors=1, n_components=2)
     assert "error" in out and "n_components" in e.last_error
+
+
+def test_density_explorer_best_parzen_is_chosen_on_validation_and_the_axes_fit_the_data():
+    from kernelnb.neighbors import ParzenDensity
+    e = DensityExplorer(grid=20)
+    s = e.last_stats
+    X = e._train
+    H = DensityExplorer.PARZEN_WIDTHS
+    h = H[np.argmin([ParzenDensity(sigma=w).fit(X).anll(e._valid) for w in H])]
+    assert s["parzen_best_h"] == pytest.approx(h)
+    assert s["parzen_best_anll"] == pytest.approx(ParzenDensity(sigma=h).fit(X).anll(e._test))
+    assert s["manifold_anll"] == s["test_anll"] < s["parzen_best_anll"]      # the lesson
+    # the axes span the data (and the density grid), never twice its width
+    xr, yr = e.fig.layout.xaxis.range, e.fig.layout.yaxis.range
+    assert xr[0] <= X[:, 0].min() and X[:, 0].max() <= xr[1]
+    assert (xr[1] - xr[0]) < 1.5 * np.ptp(X[:, 0])
+    assert e.fig.layout.xaxis.constrain == "domain" and e.fig.layout.yaxis.constrain == "domain"
+    assert "−" in e.stats.value and not s["regime"]
+
+
+def test_density_explorer_regime_notes():
+    e = DensityExplorer(grid=10)
+    for kw, words in ((dict(sigma=0.05), "far from the spiral"), (dict(n_neighbors=40), "bends"),
+                      (dict(model="parzen", bandwidth=0.002), "spike"),
+                      (dict(dataset="moons"), "not tuned")):
+        s = e.update(**{**dict(model="manifold", sigma=0.007, n_neighbors=11,
+                               dataset="spiral"), **kw})
+        assert any(words in n for n in s["regime"]), (kw, s["regime"])
+        assert "kernelnb-regime" in e.stats.value
+
+
+@pytest.mark.parametrize("control", sorted(DensityExplorer.LESSONS[0].sweep))
+def test_lessons_manifold_parzen_beats_the_best_parzen(control):
+    app = DensityExplorer(grid=5)
+    check_lesson(app, DensityExplorer.LESSONS[0], control)
