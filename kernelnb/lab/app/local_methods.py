@@ -378,8 +378,7 @@ class DensityExplorer(Dashboard):
                      "ordinary Parzen window: their Gaussians lie along the curve.",
                source="Vincent 2003, ch. 13, Table 13.1 (−1.466 against −1.183)",
                holds=lambda s: s["manifold_anll"] < s["parzen_best_anll"],
-               sweep={"sigma": (0.005, 0.016, 0.05), "n_neighbors": (5, 20, 40),
-                      "n_components": (1, 2), "n_samples": (200, 600)},
+               sweep={"sigma": (0.005, 0.016, 0.05), "n_neighbors": (5, 20, 40)},
                seeds=(0, 1, 2)),
     )
 
@@ -454,8 +453,14 @@ class DensityExplorer(Dashboard):
     def _best_parzen(self, X):
         """(h, test ANLL) of the Parzen window whose width the validation sample chooses."""
         if self._parzen_best is None:
-            scores = [ParzenDensity(sigma=h).fit(X).anll(self._valid)
-                      for h in self.PARZEN_WIDTHS]
+            # validation ANLL of every width from one distance matrix (the Parzen estimator's
+            # formula, -log mean N(v; x_i, h^2 I)); the chosen width is refitted below
+            from scipy.spatial.distance import cdist
+            from scipy.special import logsumexp
+            D2 = cdist(self._valid, X, "sqeuclidean")
+            dim = X.shape[1]
+            scores = [-np.mean(logsumexp(-D2 / (2 * h * h), axis=1)) + np.log(len(X))
+                      + 0.5 * dim * np.log(2 * np.pi * h * h) for h in self.PARZEN_WIDTHS]
             h = float(self.PARZEN_WIDTHS[int(np.argmin(scores))])
             self._parzen_best = (h, ParzenDensity(sigma=h).fit(X).anll(self._test))
         return self._parzen_best
