@@ -19,7 +19,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from ._plotly import FigureWidget
 
-from ...datasets import TOY_DATASETS, TOY_NOISE, make_manifold_spiral, make_toy
+from ...datasets import TOY_DATASETS, make_manifold_spiral, make_toy
 from ...neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, ManifoldParzen,
                          ParzenClassifier, ParzenDensity)
 from ..viz import SURFACE_TRACES, decision_surface, ellipse_outlines, plane_bounds, surface_data
@@ -257,10 +257,10 @@ class LocalMethodsPlayground(Dashboard):
         smallest = int(np.min(np.unique(y, return_counts=True)[1]))
         K = int(params["n_neighbors"])
         if params["method"] != "parzen" and 4 * K > smallest:
-            return [f"K = {K} is more than a quarter of the smallest class ({smallest} points): "
-                    f"the neighbourhood is no longer local (the thesis's K are a small "
-                    f"fraction of a class), so the hulls say little about the point's "
-                    f"surroundings"]
+            return [(f"K = {K} is more than a quarter of the smallest class ({smallest} points): "
+                     f"the neighbourhood is no longer local (the thesis's K are a small "
+                     f"fraction of a class), so the hulls say little about the point's "
+                     f"surroundings")]
         return []
 
     def _render(self, r):

@@ -468,15 +468,16 @@ class MarginExplorer(Dashboard):
         """Inseparable points (no ρ_max, no Thm 8.2), or a margin Perceptron that has not
         converged (ρ_t = 2/‖w‖ is not yet a margin, and can exceed ρ_max)."""
         if not stats["separable"]:
-            return ["The training points are not linearly separable: there is no ρ_max and "
-                    "Theorem 8.2 does not apply (Theorem 8.3 still bounds ρ_t)."]
+            return [("The training points are not linearly separable: there is no ρ_max and "
+                     "Theorem 8.2 does not apply (Theorem 8.3 still bounds ρ_t).")]
         if not stats["mp_converged"]:
             v = stats["mp_violations"]
-            return [f"The margin Perceptron has not converged: {v} training point"
-                    f"{'s' if v != 1 else ''} still "
-                    f"{'have' if v != 1 else 'has'} y f(x) < 1, so ρ_t = 2/‖w‖ = "
-                    f"{stats['mp_rho']:.3g} is the width of a band those points still break (not "
-                    f"yet a margin that separates them) and it can exceed ρ_max = {stats['rho_max']:.3g}; the margin its "
-                    f"hyperplane achieves is {stats['mp_achieved']:.3g}. More epochs or updates "
-                    f"(or a larger λ) let it converge."]
+            return [(f"The margin Perceptron has not converged: {v} training point"
+                     f"{'s' if v != 1 else ''} still "
+                     f"{'have' if v != 1 else 'has'} y f(x) < 1, so ρ_t = 2/‖w‖ = "
+                     f"{stats['mp_rho']:.3g} is the width of a band those points still break "
+                     f"(not yet a margin that separates them) and it can exceed ρ_max = "
+                     f"{stats['rho_max']:.3g}; the margin its hyperplane achieves is "
+                     f"{stats['mp_achieved']:.3g}. More epochs or updates (or a larger λ) let it "
+                     f"converge.")]
         return []

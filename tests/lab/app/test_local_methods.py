@@ -3,8 +3,12 @@ import numpy as np
 import pytest
 
 from kernelnb.lab.app import DensityExplorer, LocalMethodsPlayground
-from kernelnb.neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier,
-                                ManifoldParzen)
+from kernelnb.neighbors import (
+    CKNNClassifier,
+    HKNNClassifier,
+    KNeighborsClassifier,
+    ManifoldParzen,
+)
 
 from ._lessons import check_lesson
 
@@ -146,7 +150,7 @@ def test_density_explorer_best_parzen_is_chosen_on_validation_and_the_axes_fit_t
     assert s["parzen_best_anll"] == pytest.approx(ParzenDensity(sigma=h).fit(X).anll(e._test))
     assert s["manifold_anll"] == s["test_anll"] < s["parzen_best_anll"]      # the lesson
     # the axes span the data (and the density grid), never twice its width
-    xr, yr = e.fig.layout.xaxis.range, e.fig.layout.yaxis.range
+    xr = e.fig.layout.xaxis.range
     assert xr[0] <= X[:, 0].min() and X[:, 0].max() <= xr[1]
     assert (xr[1] - xr[0]) < 1.5 * np.ptp(X[:, 0])
     assert e.fig.layout.xaxis.constrain == "domain" and e.fig.layout.yaxis.constrain == "domain"
@@ -155,11 +159,11 @@ def test_density_explorer_best_parzen_is_chosen_on_validation_and_the_axes_fit_t
 
 def test_density_explorer_regime_notes():
     e = DensityExplorer(grid=10)
-    for kw, words in ((dict(sigma=0.05), "far from the spiral"), (dict(n_neighbors=40), "bends"),
-                      (dict(model="parzen", bandwidth=0.002), "spike"),
-                      (dict(dataset="moons"), "not tuned")):
-        s = e.update(**{**dict(model="manifold", sigma=0.007, n_neighbors=11,
-                               dataset="spiral"), **kw})
+    base = {"model": "manifold", "sigma": 0.007, "n_neighbors": 11, "dataset": "spiral"}
+    for kw, words in (({"sigma": 0.05}, "far from the spiral"), ({"n_neighbors": 40}, "bends"),
+                      ({"model": "parzen", "bandwidth": 0.002}, "spike"),
+                      ({"dataset": "moons"}, "not tuned")):
+        s = e.update(**{**base, **kw})
         assert any(words in n for n in s["regime"]), (kw, s["regime"])
         assert "kernelnb-regime" in e.stats.value
 
