@@ -176,7 +176,7 @@ class MarginLosses(Dashboard):
         c["margin"] = styled(widgets.FloatSlider(value=0.5, min=-2.0, max=3.0, step=0.05,
                                                  description="mark m ="))
         c["margin"].add_class("kernelnb-main-slider")
-        fit_opts = [(_label(n), n) for n in FIT_LOSSES]
+        fit_opts = [(SHORT_NAMES[n], n) for n in FIT_LOSSES]
         c["loss_a"] = styled(widgets.Dropdown(options=fit_opts, value="hinge",
                                               description="loss A"))
         c["loss_b"] = styled(widgets.Dropdown(options=fit_opts, value="logistic",
