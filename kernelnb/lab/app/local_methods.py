@@ -10,6 +10,8 @@ the K-nearest-neighbour and Parzen-window lecture of a machine-learning course).
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
@@ -17,11 +19,11 @@ from scipy.spatial import ConvexHull, QhullError
 
 from ._plotly import FigureWidget
 
-from ...datasets import TOY_DATASETS, TOY_NOISE, make_manifold_spiral, make_toy
+from ...datasets import TOY_DATASETS, make_manifold_spiral, make_toy
 from ...neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, ManifoldParzen,
                          ParzenClassifier, ParzenDensity)
 from ..viz import SURFACE_TRACES, decision_surface, ellipse_outlines, plane_bounds, surface_data
-from ._base import MAIN_SLIDER_CLASS, Dashboard, log_slider, styled
+from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, styled
 from ._toys import (BlankModel, add_toy_controls, click_problem,
                     reset_noise_on_dataset_change)
 
@@ -80,7 +82,10 @@ class LocalMethodsPlayground(Dashboard):
     :meth:`query` (or a click) sets the query point, (0.5, 0.25) at first. :meth:`update`
     returns (and the readout shows) ``train_error``, ``test_error``, ``query``,
     ``query_class``, ``predict_ms`` and, for HKNN and CKNN, ``dist_0`` and ``dist_1``: the
-    query's squared distances to each class's local hull.
+    query's squared distances to each class's local hull; and, whatever the method, the test
+    errors at this K of KNN (``knn_test_error``), HKNN at this lambda (``hknn_test_error``),
+    HKNN without weight decay (``hknn0_test_error``, lambda = 1e-4) and CKNN
+    (``cknn_test_error``).
 
     Examples
     --------
@@ -106,27 +111,41 @@ class LocalMethodsPlayground(Dashboard):
         ("test_error", f"test error ({N_TEST} new points)", ".1%"),
         ("query", "query point", lambda q: f"({q[0]:.2f}, {q[1]:.2f})"),
         ("query_class", "predicted class of the query", "d"),
-        ("dist_0", "  squared distance to class 0's hull", ".4g"),
-        ("dist_1", "  squared distance to class 1's hull", ".4g"),
-        ("predict_ms", "prediction on the grid (ms)", ".1f"),
+        ("dist_0", "  squared distance to class 0's hull", ".3g"),
+        ("dist_1", "  squared distance to class 1's hull", ".3g"),
     ]
+    #: Weight decay of "HKNN without weight decay" in the comparison (tiny, for a stable solve).
+    LAMBDA_NONE = 1e-4
+    LESSONS = (
+        Lesson(claim="Without weight decay HKNN takes every direction between its neighbours "
+                     "for an invariance (in 2-D, 3 neighbours already span the plane), and its "
+                     "test error rises, most at small K and on noisy data; a weight decay λ "
+                     "repairs it: HKNN with λ never does worse.",
+               source="Vincent 2003, §11.3.1 and §11.3.3, Fig. 11.3",
+               holds=lambda s: s["hknn_test_error"] <= s["hknn0_test_error"] + 0.005,
+               sweep={"n_neighbors": (3, 15), "weight_decay": (0.001, 10.0),
+                      "noise": (0.0, 0.35)},
+               seeds=(0, 1, 2)),
+    )
 
     def __init__(self, grid=60, **params):
         self.grid = grid
         self._data_key = None
         self._query = np.array([0.5, 0.25])
+        self._compare_cache = (None, None)
         super().__init__(**params)
 
     def _build(self):
         c = self.controls
         add_toy_controls(c, n_value=150, n_min=20, n_max=600)
+        c["noise"].value = 0.2      # noisy enough for the methods' test errors to differ
         c["method"] = styled(widgets.Dropdown(options=METHODS, value="cknn", description="method"))
         c["n_neighbors"] = styled(widgets.IntSlider(value=4, min=1, max=30, description="K"))
         c["n_neighbors"].add_class(MAIN_SLIDER_CLASS)
         c["weight_decay"] = log_slider("λ (HKNN)", 0.01, -4, 2, step=0.1,
                                        tooltip="weight decay of the local hyperplane solve")
         c["bandwidth"] = log_slider("h (Parzen)", 0.2, -2, 0.5, step=0.05, tooltip="window width h")
-        X, y = TOY_DATASETS["moons"][0](n_samples=150, noise=TOY_NOISE["moons"][0], random_state=0)
+        X, y = TOY_DATASETS["moons"][0](n_samples=150, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True,
                                show_margins=False, show_support=False)
@@ -198,9 +217,14 @@ class LocalMethodsPlayground(Dashboard):
         dt = 1e3 * (time.perf_counter() - t0)
         Xt, yt = self._test
         q = self._query
-        stats = dict(train_error=float(np.mean(model.predict(X) != y)),
-                     test_error=float(np.mean(model.predict(Xt) != yt)), query=tuple(q),
-                     query_class=int(model.predict(q[None, :])[0]), predict_ms=dt)
+        compare = self._compare(p, X, y)
+        test_error = compare.get(f"{p['method']}_test_error")   # the same model: not twice
+        if test_error is None:
+            test_error = float(np.mean(model.predict(Xt) != yt))
+        stats = dict(train_error=float(np.mean(model.predict(X) != y)), test_error=test_error,
+                     query=tuple(q), query_class=int(model.predict(q[None, :])[0]),
+                     predict_ms=dt)
+        stats.update(compare)
         local = []
         if hasattr(model, "local_hulls"):
             local = model.local_hulls(q)
@@ -212,6 +236,32 @@ class LocalMethodsPlayground(Dashboard):
                 nb = X[idx[0]][y[idx[0]] == c]
                 local.append({"class": c, "neighbors": nb, "projection": None})
         return dict(surf=surf, local=local, method=p["method"], stats=stats, p=p)
+
+    def _compare(self, p, X, y):
+        """Test errors at this K of KNN, HKNN (this λ and none) and CKNN (cached)."""
+        K, lam = int(p["n_neighbors"]), float(p["weight_decay"])
+        key = (self._data_key, K, lam)
+        if self._compare_cache[0] != key:
+            Xt, yt = self._test
+            models = {"knn": KNeighborsClassifier(n_neighbors=K),
+                      "hknn": HKNNClassifier(n_neighbors=K, weight_decay=lam),
+                      "hknn0": HKNNClassifier(n_neighbors=K, weight_decay=self.LAMBDA_NONE),
+                      "cknn": CKNNClassifier(n_neighbors=K)}
+            self._compare_cache = (key, {f"{k}_test_error": float(np.mean(
+                m.fit(X, y).predict(Xt) != yt)) for k, m in models.items()})
+        return self._compare_cache[1]
+
+    def regime(self, params, stats):
+        """A K so large that the neighbourhood is no longer local."""
+        y = self._train[1]
+        smallest = int(np.min(np.unique(y, return_counts=True)[1]))
+        K = int(params["n_neighbors"])
+        if params["method"] != "parzen" and 4 * K > smallest:
+            return [(f"K = {K} is more than a quarter of the smallest class ({smallest} points): "
+                     f"the neighbourhood is no longer local (the thesis's K are a small "
+                     f"fraction of a class), so the hulls say little about the point's "
+                     f"surroundings")]
+        return []
 
     def _render(self, r):
         fig = self.fig
@@ -246,7 +296,30 @@ class LocalMethodsPlayground(Dashboard):
                   "cknn": f"K = {p['n_neighbors']}",
                   "parzen": f"h = {p['bandwidth']:.3g}"}[r["method"]]
         fig.layout.title.text = f"{dict((v, k) for k, v in METHODS)[r['method']]}, {detail}"
-        return dict(r["stats"])
+        st = dict(r["stats"])
+        K, lam = p["n_neighbors"], p["weight_decay"]
+        rows = [(f"KNN, K = {K}", st["knn_test_error"]),
+                (f"HKNN, λ = {lam:.3g}", st["hknn_test_error"]),
+                (f"HKNN without weight decay (λ = {self.LAMBDA_NONE:g})",
+                 st["hknn0_test_error"]),
+                (f"CKNN, K = {K}", st["cknn_test_error"])]
+        st["_html"] = ("<table><tr><th>test error at this K</th><th></th></tr>" + "".join(
+            f"<tr><td>{html.escape(k)}</td><td class='num'>{v:.1%}</td></tr>"
+            for k, v in rows) + "</table>")
+        st["_details"] = f"prediction on the grid: {st['predict_ms']:.0f} ms"
+        return st
+
+
+def _signed(v):
+    """An ANLL to 3 decimals with a true minus sign."""
+    return f"{v:.3f}".replace("-", "−")
+
+
+def model_spacing(X):
+    """Distance from each point to its nearest neighbour."""
+    from scipy.spatial import cKDTree
+    d, _ = cKDTree(X).query(X, k=2)
+    return d[:, 1]
 
 
 class DensityExplorer(Dashboard):
@@ -265,7 +338,10 @@ class DensityExplorer(Dashboard):
     Notes
     -----
     :meth:`update` returns (and the readout shows) ``train_anll`` and ``test_anll`` (average
-    negative log-likelihood of the training points and of 1000 new points) and ``n_train``.
+    negative log-likelihood of the training points and of 1000 new points) and ``n_train``;
+    whatever the model shown, ``manifold_anll`` (the Manifold Parzen's test ANLL at this sigma,
+    d, k) and ``parzen_best_anll`` with ``parzen_best_h``: the test ANLL of the Parzen window
+    whose width h is chosen on a validation sample of 300 points (Table 13.1's protocol).
 
     Examples
     --------
@@ -274,6 +350,9 @@ class DensityExplorer(Dashboard):
     >>> stats = app.update(model="parzen", bandwidth=0.05)
     >>> stats["n_train"], stats["train_anll"] < stats["test_anll"]
     (100, True)
+    >>> stats = app.update(model="manifold", n_samples=300, sigma=0.01)
+    >>> stats["manifold_anll"] < stats["parzen_best_anll"]   # Table 13.1
+    True
     >>> app.update(dataset="circles")["error"]
     "ValueError: dataset must be 'spiral' or one of [...], got 'circles'"
     """
@@ -284,14 +363,29 @@ class DensityExplorer(Dashboard):
     purpose = ("Parzen windows against Manifold Parzen windows: move h, σ, d and k and watch the "
                "density contours, the local Gaussians and the test log-likelihood.")
     STATS = [
-        ("train_anll", "training ANLL", ".3f"),
-        ("test_anll", f"test ANLL ({N_TEST} new points)", ".3f"),
-        ("n_train", "training points", "d"),
+        ("train_anll", "training ANLL (lower: likelier)", _signed),
+        ("test_anll", f"test ANLL ({N_TEST} new points)", _signed),
+        ("manifold_anll", "  Manifold Parzen at this σ, d, k", _signed),
+        ("parzen_best_anll", "  Parzen, h chosen on validation", _signed),
     ]
+    #: Widths h the validation chooses the Parzen window from (log-spaced).
+    PARZEN_WIDTHS = np.logspace(-2.5, -0.5, 17)
+    #: Noise of the thesis's spiral (x and y standard deviation, Table 13.1).
+    SPIRAL_NOISE = 0.01
+    LESSONS = (
+        Lesson(claim="Tuned near the spiral's noise (σ ≈ 0.01, k ≈ 11), Manifold Parzen windows "
+                     "give new points a higher likelihood (lower test ANLL) than the best "
+                     "ordinary Parzen window: their Gaussians lie along the curve.",
+               source="Vincent 2003, ch. 13, Table 13.1 (−1.466 against −1.183)",
+               holds=lambda s: s["manifold_anll"] < s["parzen_best_anll"],
+               sweep={"sigma": (0.005, 0.016, 0.05), "n_neighbors": (5, 20, 40)},
+               seeds=(0, 1, 2)),
+    )
 
     def __init__(self, grid=90, **params):
         self.grid = grid
         self._data_key = None
+        self._parzen_best = None
         super().__init__(**params)
 
     def _build(self):
@@ -321,8 +415,11 @@ class DensityExplorer(Dashboard):
                         marker=dict(size=4, color="white", line=dict(width=0.5, color="black")))
         fig.add_scatter(x=[], y=[], mode="lines", name="local Gaussians (1 σ)",
                         line=dict(width=1, color="firebrick"))
+        # equal scales on both axes: the plot area shrinks to the data's shape (constrain
+        # "domain") instead of the x range growing past the density
         fig.update_layout(height=560, uirevision="keep", xaxis_title="x₁", yaxis_title="x₂",
-                          yaxis=dict(scaleanchor="x", scaleratio=1),
+                          xaxis=dict(constrain="domain"),
+                          yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain"),
                           legend=dict(orientation="h", y=-0.15))
         self.fig = FigureWidget(fig)
         self.figures = [self.fig]
@@ -339,25 +436,45 @@ class DensityExplorer(Dashboard):
         if key != self._data_key:
             if key[0] == "spiral":
                 self._train = make_manifold_spiral(n_samples=key[1], random_state=key[2])
+                self._valid = make_manifold_spiral(n_samples=300, random_state=key[2] + 104729)
                 self._test = make_manifold_spiral(n_samples=N_TEST, random_state=key[2] + 7919)
             elif key[0] in TOY_DATASETS:
                 make = TOY_DATASETS[key[0]][0]
                 self._train = make(n_samples=key[1], random_state=key[2])[0]
+                self._valid = make(n_samples=300, random_state=key[2] + 104729)[0]
                 self._test = make(n_samples=N_TEST, random_state=key[2] + 7919)[0]
             else:
                 raise ValueError(f"dataset must be 'spiral' or one of {sorted(TOY_DATASETS)}, "
                                  f"got {key[0]!r}")
+            self._parzen_best = None
             self._data_key = key
         return self._train
 
+    def _best_parzen(self, X):
+        """(h, test ANLL) of the Parzen window whose width the validation sample chooses."""
+        if self._parzen_best is None:
+            # validation ANLL of every width from one distance matrix (the Parzen estimator's
+            # formula, -log mean N(v; x_i, h^2 I)); the chosen width is refitted below
+            from scipy.spatial.distance import cdist
+            from scipy.special import logsumexp
+            D2 = cdist(self._valid, X, "sqeuclidean")
+            dim = X.shape[1]
+            scores = [-np.mean(logsumexp(-D2 / (2 * h * h), axis=1)) + np.log(len(X))
+                      + 0.5 * dim * np.log(2 * np.pi * h * h) for h in self.PARZEN_WIDTHS]
+            h = float(self.PARZEN_WIDTHS[int(np.argmin(scores))])
+            self._parzen_best = (h, ParzenDensity(sigma=h).fit(X).anll(self._test))
+        return self._parzen_best
+
     def _compute(self, p):
         X = self._data(p)
+        manifold = ManifoldParzen(n_components=int(p["n_components"]),
+                                  n_neighbors=int(p["n_neighbors"]), sigma=float(p["sigma"]))
+        manifold.fit(X)
         if p["model"] == "parzen":
-            model = ParzenDensity(sigma=float(p["bandwidth"]))
+            model = ParzenDensity(sigma=float(p["bandwidth"])).fit(X)
         else:
-            model = ManifoldParzen(n_components=int(p["n_components"]),
-                                   n_neighbors=int(p["n_neighbors"]), sigma=float(p["sigma"]))
-        model.fit(X)
+            model = manifold
+        h_best, parzen_best = self._best_parzen(X)
         xmin, xmax, ymin, ymax = plane_bounds(X, padding=0.15)
         gx, gy = np.linspace(xmin, xmax, self.grid), np.linspace(ymin, ymax, self.grid)
         A, B = np.meshgrid(gx, gy)
@@ -366,8 +483,12 @@ class DensityExplorer(Dashboard):
         ell = None
         if p["model"] == "manifold" and p["ellipses"]:
             ell = self._ellipses(model, X)
+        test = model.anll(self._test)
         return dict(X=X, gx=gx, gy=gy, Z=np.maximum(Z, floor), ell=ell, p=p, stats=dict(
-            train_anll=model.anll(X), test_anll=model.anll(self._test), n_train=len(X)))
+            train_anll=model.anll(X), test_anll=test, n_train=len(X),
+            manifold_anll=test if model is manifold else manifold.anll(self._test),
+            parzen_best_anll=parzen_best, parzen_best_h=h_best,
+            spacing=float(np.median(model_spacing(X)))))
 
     @staticmethod
     def _ellipses(model, X, every=None):
@@ -392,4 +513,39 @@ class DensityExplorer(Dashboard):
         what = (f"Parzen, h = {p['bandwidth']:.3g}" if p["model"] == "parzen" else
                 f"Manifold Parzen, d = {p['n_components']}, k = {p['n_neighbors']}, σ = {p['sigma']:.3g}")
         fig.layout.title.text = f"{what}: test ANLL {r['stats']['test_anll']:.3f}"
-        return dict(r["stats"])
+        fig.layout.xaxis.range = [float(r["gx"][0]), float(r["gx"][-1])]
+        fig.layout.yaxis.range = [float(r["gy"][0]), float(r["gy"][-1])]
+        st = dict(r["stats"])
+        st["_details"] = (f"{st['n_train']} training points; the Parzen window chosen on 300 "
+                          f"validation points has h = {st['parzen_best_h']:.3g}")
+        return st
+
+    def regime(self, params, stats):
+        """Settings away from the tuned neighbourhood of Table 13.1, or a window that isolates
+        the points."""
+        notes = []
+        sigma, k, n = float(params["sigma"]), int(params["n_neighbors"]), int(params["n_samples"])
+        if params["model"] == "parzen" and float(params["bandwidth"]) < 0.5 * stats["spacing"]:
+            notes.append(f"h = {params['bandwidth']:.3g} is below half the typical distance "
+                         f"between neighbouring points ({stats['spacing']:.2g}): the density is "
+                         f"a spike on every training point")
+        if params["dataset"] != "spiral":
+            notes.append("The lesson is about the thesis's spiral (a curve with noise 0.01); on "
+                         "this data set σ and k are not tuned for Manifold Parzen.")
+            return notes
+        if int(params["n_components"]) == 0:
+            notes.append("With d = 0 Manifold Parzen is an ordinary Parzen window of width σ.")
+        if not 0.5 * self.SPIRAL_NOISE <= sigma <= 1.6 * self.SPIRAL_NOISE:
+            notes.append(f"σ = {sigma:.3g} is far from the spiral's noise ({self.SPIRAL_NOISE}): "
+                         f"Table 13.1 tunes σ on a validation set; with Gaussians this "
+                         f"{'thin' if sigma < self.SPIRAL_NOISE else 'thick'} the best Parzen "
+                         f"window can do better")
+        if k < 5:
+            notes.append(f"k = {k} neighbours are too few to find the direction of the spiral")
+        elif k > 20:
+            notes.append(f"k = {k} neighbours reach along the bends of the spiral: the local "
+                         f"direction they find is blurred")
+        if n < 200:
+            notes.append(f"{n} points sample the spiral too sparsely for local directions "
+                         f"(Table 13.1 uses 300)")
+        return notes

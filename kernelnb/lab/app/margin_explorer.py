@@ -35,7 +35,7 @@ from ._plotly import FigureWidget
 from ...datasets import TOY_NOISE, make_toy
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
 from ..viz._style import BASE_LAYOUT, series_color, title_layout
-from ._base import Dashboard, log_slider, styled
+from ._base import Dashboard, Lesson, log_slider, styled
 from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
 __all__ = ["MarginExplorer", "MARGIN_MODELS"]
@@ -130,7 +130,10 @@ class MarginExplorer(Dashboard):
     2 beta/sqrt(N) in the hidden space of the Simple MLP and 2/sqrt(N) of the Nilsson MLP),
     ``n_updates``, ``n_epochs``, ``R``, ``rho_max`` (nan when not separable), ``separable``,
     ``mp_rho``, ``mp_bound83`` (the margin Perceptron after t updates at the chosen lambda, and
-    Thm 8.3 there), ``mp_bound82``, ``mp_converged``, for the SGD hinge ``objective``,
+    Thm 8.3 there), ``mp_bound82``, ``mp_converged``, ``mp_violations`` (training points with
+    y f(x) < 1), ``mp_achieved`` (the margin its hyperplane achieves, 2 min_l y_l f(x_l)/||w||,
+    never above rho_max), ``rho_small_lam`` and ``rho_large_lam`` (rho after t updates at the
+    smallest and largest lambda of the chart), for the SGD hinge ``objective``,
     ``svm_objective`` and ``thm81_epochs``, and ``curves`` (the
     :func:`kernelnb.reproductions.collobert.margin.margin_curves` result drawn in the two rho
     charts).
@@ -142,6 +145,9 @@ class MarginExplorer(Dashboard):
     >>> stats = app.update(model="original_perceptron")
     >>> stats["separable"], stats["train_error"], stats["n_updates"]
     (True, 0.0, 2)
+    >>> stats = app.update(model="margin_perceptron", updates=500)
+    >>> stats["mp_converged"], stats["mp_bound82"] <= stats["mp_rho"] <= stats["rho_max"]
+    (True, True)
     >>> app.update(model="sgd_hinge", lam=10.0, mu=1.0)["error"]
     'ValueError: lam * mu must be below 1 for the SGD hinge, got 10'
     """
@@ -155,19 +161,27 @@ class MarginExplorer(Dashboard):
     STATS = [
         ("train_error", "training error", ".1%"),
         ("val_error", f"validation error ({N_VAL} new points)", ".1%"),
-        ("rho", "margin ρ of the drawn model", ".4g"),
-        ("n_updates", "updates t", "d"),
-        ("n_epochs", "epochs run", "d"),
-        ("objective", "SGD hinge: objective (8.15)", ".5g"),
-        ("svm_objective", "  the SVM's, C = 1/(μL)", ".5g"),
-        ("thm81_epochs", "  Thm 8.1: epochs ≳ 1/(Lλμ)", ".4g"),
-        ("R", "R = max ‖x‖ (standardised)", ".3g"),
-        ("rho_max", "ρ_max (hard-margin SVM)", ".4g"),
-        ("mp_rho", "margin Perceptron: ρ_t", ".4g"),
-        ("mp_bound83", "  Thm 8.3 bound", ".4g"),
-        ("mp_bound82", "  Thm 8.2 bound (separable)", ".4g"),
-        ("fit_time_ms", "fit time, all charts (ms)", ".0f"),
+        ("rho", "margin ρ of the drawn model", ".3g"),
+        ("objective", "SGD hinge: objective (8.15)", ".4g"),
+        ("svm_objective", "  the SVM's, C = 1/(μL)", ".4g"),
+        ("thm81_epochs", "  Thm 8.1: epochs ≳ 1/(Lλμ)", ".3g"),
+        ("rho_max", "ρ_max (hard-margin SVM)", ".3g"),
+        ("mp_rho", "margin Perceptron: ρ_t = 2/‖w‖", ".3g"),
+        ("mp_achieved", "  margin it achieves, 2 min y f/‖w‖", ".3g"),
+        ("mp_bound82", "  Thm 8.2 lower bound (converged)", ".3g"),
+        ("mp_bound83", "  Thm 8.3 lower bound (after t)", ".3g"),
     ]
+    LESSONS = (
+        Lesson(claim="Once the margin Perceptron has converged on separable data, its margin "
+                     "ρ = 2/‖w‖ lies between the lower bound of Theorem 8.2 and ρ_max, the "
+                     "hard-margin SVM's; and after the same t updates a smaller learning rate λ "
+                     "leaves a larger margin.",
+               source="Collobert 2004, §8.3, Thms 8.2–8.3, Fig. 8.2",
+               holds=lambda s: s["mp_bound82"] <= s["mp_rho"] <= s["rho_max"] * (1 + 1e-3)
+               and s["rho_small_lam"] > s["rho_large_lam"],
+               sweep={"lam": (0.03, 1.0), "updates": (100, 1000)},
+               seeds=(0, 1, 2)),
+    )
 
     def __init__(self, grid=70, **params):
         self.grid = grid
@@ -185,10 +199,10 @@ class MarginExplorer(Dashboard):
         c["model"] = styled(widgets.Dropdown(
             options=[(label, key) for key, (label, _c, _l) in MARGIN_MODELS.items()],
             value="margin_perceptron", description="model"))
-        c["lam"] = log_slider("λ (rate)", 0.01, -3, 0, step=0.25, main=True,
+        c["lam"] = log_slider("λ (rate)", 0.1, -3, 0, step=0.25, main=True,
                               tooltip="learning rate: the step of every update; the margin "
                                       "grows as λ shrinks (Thms 8.2, 8.3)")
-        c["updates"] = log_slider("updates t", 500, 1, 3.5, step=0.1, readout_format=".0f",
+        c["updates"] = log_slider("updates t", 300, 1, 3.5, step=0.1, readout_format=".0f",
                                   tooltip="most updates (early stopping, Fig. 8.3); the t of "
                                           "the ρ charts")
         c["epochs"] = styled(widgets.IntSlider(value=50, min=1, max=200, description="epochs"),
@@ -331,6 +345,8 @@ class MarginExplorer(Dashboard):
             mp = model if key == "margin_perceptron" else _make("margin_perceptron", p).fit(X, y)
         R = float(mp.radius_)
         mp_t = int(mp.n_updates_total_)
+        yy = np.where(y == mp.classes_[1], 1.0, -1.0)
+        mp_violations = int(np.sum(yy * mp.decision_function(X) < 1.0))
         stats = dict(
             train_error=float(np.mean(model.predict(X) != y)),
             val_error=float(np.mean(model.predict(Xv) != yv)),
@@ -341,7 +357,10 @@ class MarginExplorer(Dashboard):
             mp_bound83=float(_largescale("margin_bound_updates")(max(mp_t, 1), R, lam)),
             mp_bound82=(float(_largescale("margin_bound_separable")(rho_max, R, lam))
                         if separable else float("nan")),
-            mp_converged=bool(mp.n_updates_[-1] == 0), curves=curves)
+            mp_converged=bool(mp.n_updates_[-1] == 0), mp_violations=mp_violations,
+            mp_achieved=2.0 * float(mp.margin_history_["geometric_margin"][-1]),
+            rho_small_lam=float(curves["rho_lr"][0]), rho_large_lam=float(curves["rho_lr"][-1]),
+            curves=curves)
         if key == "sgd_hinge":
             Xs = (X - model.mean_) / model.scale_
             stats.update(objective=float(np.ravel(model.objective_)[0]),
@@ -427,14 +446,6 @@ class MarginExplorer(Dashboard):
             stats["_warning"] = (self.budget_message("the ρ charts") + f"; drawn: {min(done)} of "
                                  f"{p['trials']} trial(s)")
         notes = []
-        if not sep:
-            notes.append("the training points are not linearly separable: Thm 8.2 does not "
-                         "apply (no ρ_max)")
-        elif not st["mp_converged"]:
-            notes.append("the margin Perceptron has not converged within these updates (some "
-                         "points still have y f(x) < 1): ρ = 2/‖w‖ is the width of a band they "
-                         "violate, so it may exceed ρ_max; Thm 8.2 bounds ρ once it has "
-                         "converged")
         if key in ("simple_mlp", "nilsson_mlp"):
             notes.append(f"the {label.split(' (')[0]}'s margin in the space of its "
                          f"{p['n_hidden']} hidden units is fixed (no output weights): "
@@ -443,4 +454,30 @@ class MarginExplorer(Dashboard):
             notes.append(f"Thm 8.1: reaching the SVM takes on the order of 1/(Lλμ) = "
                          f"{st['thm81_epochs']:.3g} epochs; {st['n_epochs']} ran")
         stats["_html"] = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in notes)
+        rows = [("updates t run", f"{st['n_updates']}"), ("epochs run", f"{st['n_epochs']}"),
+                ("R = max ‖x‖ (standardised inputs)", f"{st['R']:.3g}"),
+                (f"margin Perceptron ρ after t, at λ = {LAMBDAS[0]:g} and {LAMBDAS[-1]:g}",
+                 f"{st['rho_small_lam']:.3g} and {st['rho_large_lam']:.3g}"),
+                ("fit time, all charts", f"{st['fit_time_ms']:.0f} ms")]
+        stats["_details"] = "<table>" + "".join(
+            f"<tr><td>{html.escape(k)}</td><td class='num'>{v}</td></tr>" for k, v in rows) + \
+            "</table>"
         return stats
+
+    def regime(self, params, stats):
+        """Inseparable points (no ρ_max, no Thm 8.2), or a margin Perceptron that has not
+        converged (ρ_t = 2/‖w‖ is not yet a margin, and can exceed ρ_max)."""
+        if not stats["separable"]:
+            return [("The training points are not linearly separable: there is no ρ_max and "
+                     "Theorem 8.2 does not apply (Theorem 8.3 still bounds ρ_t).")]
+        if not stats["mp_converged"]:
+            v = stats["mp_violations"]
+            return [(f"The margin Perceptron has not converged: {v} training point"
+                     f"{'s' if v != 1 else ''} still "
+                     f"{'have' if v != 1 else 'has'} y f(x) < 1, so ρ_t = 2/‖w‖ = "
+                     f"{stats['mp_rho']:.3g} is the width of a band those points still break "
+                     f"(not yet a margin that separates them) and it can exceed ρ_max = "
+                     f"{stats['rho_max']:.3g}; the margin its hyperplane achieves is "
+                     f"{stats['mp_achieved']:.3g}. More epochs or updates (or a larger λ) let it "
+                     f"converge.")]
+        return []

@@ -20,7 +20,7 @@ from ...datasets import TOY_DATASETS, TOY_NOISE
 from ...regularized import RegularizedKernelClassifier
 from ..viz import (boundaries_figure, loss_axes_layout, loss_curves, margin_marker,
                    plane_bounds, decision_grid)
-from ._base import Dashboard, log_slider, styled
+from ._base import Dashboard, Lesson, log_slider, styled
 
 __all__ = ["MarginLosses", "FIT_LOSSES"]
 
@@ -74,6 +74,35 @@ def _label(name):
     return TANH_MSE_LABEL if name == TANH_MSE else _losses.LOSSES[name].label
 
 
+#: The names a student reads for each loss (tables, titles, the fitted boundaries' legend).
+SHORT_NAMES = {
+    "hinge": "hinge", "squared_hinge": "squared hinge", "logistic": "logistic (cross-entropy)",
+    "logitboost": "LogitBoost", "exponential": "exponential", "1-tanh": "1 − tanh m",
+    "tanh": "KMP-tanh", "squared": "squared (MSE)", "perceptron": "perceptron",
+    "zero_one": "0-1 error", "vrm": "VRM erf", "vrm_hinge": "VRM surrogate",
+    "epsilon_insensitive": "ε-insensitive", TANH_MSE: "tanh + MSE",
+}
+
+#: The curves drawn at first: Collobert's Fig. 8.1 (hinge and cross-entropy) with the 0-1 error
+#: they stand for and the other losses his ch. 3, 7 and 8 train on; the rest one click away.
+DEFAULT_SHOWN = ("zero_one", "hinge", "logistic", "perceptron", "squared", TANH_MSE)
+
+
+def _num(v):
+    """A loss value or derivative to 3 significant digits, never '-0'."""
+    v = float(v)
+    if abs(v) < 5e-4:
+        return "0"
+    return f"{v:.3g}".replace("-", "−")
+
+
+def _median_spacing(X):
+    """Median distance from a point to its nearest neighbour."""
+    from scipy.spatial import cKDTree
+    d, _ = cKDTree(X).query(X, k=2)
+    return float(np.median(d[:, 1]))
+
+
 class MarginLosses(Dashboard):
     """Margin losses and their fitted boundaries.
 
@@ -84,13 +113,16 @@ class MarginLosses(Dashboard):
     **params
         Initial control values: ``shown`` (tuple of loss names), ``derivative`` (bool),
         ``margin`` (the margin marked on the chart), ``loss_a``, ``loss_b`` (names in
-        :data:`FIT_LOSSES`), ``dataset``, ``noise``, ``n_samples``, ``C``, ``sigma``.
+        :data:`FIT_LOSSES`), ``dataset``, ``noise``, ``n_samples``, ``seed``, ``C``, ``sigma``.
 
     Notes
     -----
     :meth:`update` returns ``margin``, ``values`` and ``derivatives`` ({loss: L(m)} and
-    {loss: L'(m)} of the shown losses at the marked margin), and for each fitted loss
-    ``a``/``b``: ``train_error_a``, ``test_error_a``, ``fit_time_ms_a``, ... .
+    {loss: L'(m)} of the shown losses at the marked margin), for each fitted loss
+    ``a``/``b``: ``train_error_a``, ``test_error_a``, ``fit_time_ms_a``, ..., and
+    ``disagreement``: the fraction of the test points the two boundaries classify differently.
+    The lesson (Collobert's Fig. 8.1): the hinge and its smooth version, the cross-entropy,
+    fit nearly the same boundary.
 
     Examples
     --------
@@ -101,22 +133,31 @@ class MarginLosses(Dashboard):
     {'hinge': 0.5, 'squared': 0.25, 'logistic': 0.474}
     >>> stats["derivatives"]["hinge"]
     -1.0
+    >>> stats["disagreement"] < 0.05      # hinge and cross-entropy: nearly the same boundary
+    True
     """
 
     notebook = "margin_losses"
     gallery_order = 20
     title = "Margin losses"
     purpose = ("Losses of the margin m = y·f(x) and their derivatives (KMP paper, Fig. 5); "
-               "pick two losses to compare the boundaries they fit on the same data.")
+               "the hinge and its smooth version, the cross-entropy, fit nearly the same "
+               "boundary (Collobert, Fig. 8.1): pick two losses to compare.")
     STATS = [
-        ("margin", "marked margin m", ".2f"),
-        ("train_error_a", "loss A: training error", ".1%"),
         ("test_error_a", "loss A: test error", ".1%"),
-        ("fit_time_ms_a", "loss A: fit time (ms)", ".0f"),
-        ("train_error_b", "loss B: training error", ".1%"),
         ("test_error_b", "loss B: test error", ".1%"),
-        ("fit_time_ms_b", "loss B: fit time (ms)", ".0f"),
+        ("disagreement", "test points A and B classify differently", ".1%"),
     ]
+    LESSONS = (
+        Lesson(claim="The hinge and its smooth version, the cross-entropy (logistic loss), fit "
+                     "nearly the same boundary: they classify fewer than 5% of new points "
+                     "differently, at every C, σ and noise level.",
+               source="Collobert 2004, ch. 8, Fig. 8.1",
+               holds=lambda s: s["disagreement"] < 0.05
+               and abs(s["test_error_a"] - s["test_error_b"]) < 0.03,
+               sweep={"C": (0.01, 100.0), "sigma": (0.05, 3.0), "noise": (0.0, 0.45)},
+               seeds=(0, 1, 2)),
+    )
 
     def __init__(self, grid=80, **params):
         self.grid = grid
@@ -128,17 +169,17 @@ class MarginLosses(Dashboard):
         c = self.controls
         names = (*_losses.LOSS_NAMES, TANH_MSE)
         c["shown"] = styled(widgets.SelectMultiple(
-            options=[(_label(n), n) for n in names], value=tuple(names), rows=7,
+            options=[(_label(n), n) for n in names], value=DEFAULT_SHOWN, rows=7,
             description="losses shown"))
         c["derivative"] = styled(widgets.Checkbox(value=False, description="show derivatives dL/dm",
                                                   indent=False))
         c["margin"] = styled(widgets.FloatSlider(value=0.5, min=-2.0, max=3.0, step=0.05,
                                                  description="mark m ="))
         c["margin"].add_class("kernelnb-main-slider")
-        fit_opts = [(_label(n), n) for n in FIT_LOSSES]
+        fit_opts = [(SHORT_NAMES[n], n) for n in FIT_LOSSES]
         c["loss_a"] = styled(widgets.Dropdown(options=fit_opts, value="hinge",
                                               description="loss A"))
-        c["loss_b"] = styled(widgets.Dropdown(options=fit_opts, value="exponential",
+        c["loss_b"] = styled(widgets.Dropdown(options=fit_opts, value="logistic",
                                               description="loss B"))
         c["dataset"] = styled(widgets.Dropdown(options=list(TOY_DATASETS), value="moons",
                                                description="data set"))
@@ -146,6 +187,8 @@ class MarginLosses(Dashboard):
                                                 step=0.01, description="noise"))
         c["n_samples"] = styled(widgets.IntSlider(value=150, min=20, max=600, step=10,
                                                   description="n points"))
+        c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6,
+                                                  description="sample seed"))
         c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
                             tooltip="J = mean loss + ‖f‖²/(2Cn): larger C, less "
                                     "regularisation")
@@ -173,7 +216,7 @@ class MarginLosses(Dashboard):
         c = self.controls
         return [widgets.HTML("<b>loss curves</b>"), c["shown"], c["derivative"], c["margin"],
                 widgets.HTML("<b>fitted boundaries</b>"), c["loss_a"], c["loss_b"], c["dataset"],
-                c["noise"], c["n_samples"], c["C"], c["sigma"]]
+                c["noise"], c["n_samples"], c["seed"], c["C"], c["sigma"]]
 
     def _adjust(self, params, given):
         if "dataset" in given and "noise" not in given and params["dataset"] in TOY_NOISE:
@@ -187,14 +230,15 @@ class MarginLosses(Dashboard):
         name = p["dataset"]
         if name not in TOY_DATASETS:
             raise ValueError(f"dataset must be one of {sorted(TOY_DATASETS)}, got {name!r}")
-        key = (name, float(p["noise"]), int(p["n_samples"]))
+        key = (name, float(p["noise"]), int(p["n_samples"]), int(p["seed"]))
         if key != self._data_key:
             make = TOY_DATASETS[name][0]
-            X, y = make(n_samples=key[2], noise=key[1], random_state=0)
-            Xt, yt = make(n_samples=N_TEST, noise=key[1], random_state=1)
+            X, y = make(n_samples=key[2], noise=key[1], random_state=key[3])
+            Xt, yt = make(n_samples=N_TEST, noise=key[1], random_state=key[3] + 7919)
             self._train, self._test = (np.asarray(X, float), np.asarray(y)), \
                 (np.asarray(Xt, float), np.asarray(yt))
             self._bounds = plane_bounds(self._train[0], padding=0.15)
+            self._spacing = _median_spacing(self._train[0])
             self._data_key = key
             self._fit_cache = {}
         return self._train
@@ -217,7 +261,7 @@ class MarginLosses(Dashboard):
             self._fit_cache[key] = dict(
                 xs=xs, ys=ys, Z=Z, fit_time_ms=ms,
                 train_error=float(np.mean(model.predict(X) != y)),
-                test_error=float(np.mean(model.predict(Xt) != yt)))
+                test_pred=model.predict(Xt), test_error=float(np.mean(model.predict(Xt) != yt)))
         return self._fit_cache[key]
 
     def _compute(self, p):
@@ -258,30 +302,51 @@ class MarginLosses(Dashboard):
             f = r["fits"][which]
             tr = bf.data[2 + k]
             tr.x, tr.y, tr.z = f["xs"], f["ys"], f["Z"]
-            loss = p[f"loss_{which}"]
-            tr.name = f"{which.upper()}: {loss}"
+            tr.name = f"{which.upper()}: {SHORT_NAMES[p[f'loss_{which}']]}"
         xmin, xmax, ymin, ymax = self._bounds
         bf.layout.xaxis.range = [xmin, xmax]
         bf.layout.yaxis.range = [ymin, ymax]
-        bf.layout.title.text = (f"f(x) = 0 fitted by loss A ({p['loss_a']}) and B ({p['loss_b']}), "
-                                f"RBF σ = {p['sigma']:.3g}, C = {p['C']:.3g}")
-        stats = dict(margin=r["m"], values=r["values"], derivatives=r["derivatives"])
+        bf.layout.title.text = (f"f(x) = 0 fitted by A ({SHORT_NAMES[p['loss_a']]}) and B "
+                                f"({SHORT_NAMES[p['loss_b']]}), RBF σ = {p['sigma']:.3g}, "
+                                f"C = {p['C']:.3g}")
+        fa, fb = r["fits"]["a"], r["fits"]["b"]
+        stats = dict(margin=r["m"], values=r["values"], derivatives=r["derivatives"],
+                     disagreement=float(np.mean(fa["test_pred"] != fb["test_pred"])))
         for which in "ab":
             f = r["fits"][which]
             stats.update({f"train_error_{which}": f["train_error"],
                           f"test_error_{which}": f["test_error"],
                           f"fit_time_ms_{which}": f["fit_time_ms"]})
         rows = "".join(
-            f"<tr><td>{html.escape(n)}</td><td class='num'>{r['values'][n]:.4f}</td>"
-            f"<td class='num'>{r['derivatives'][n]:+.4f}</td></tr>"
+            f"<tr><td>{html.escape(SHORT_NAMES[n])}</td>"
+            f"<td class='num'>{_num(r['values'][n])}</td>"
+            f"<td class='num'>{_num(r['derivatives'][n])}</td></tr>"
             for n in (*_losses.LOSS_NAMES, TANH_MSE) if n in r["values"])
-        models = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(w)}</td></tr>"
-                         for n, w in CHAPTER8_LOSSES)
+        models = "".join(f"<tr><td>{html.escape(SHORT_NAMES[n])}</td><td>{html.escape(w)}</td>"
+                         f"</tr>" for n, w in CHAPTER8_LOSSES)
+        errors = "".join(
+            f"<tr><td>{w.upper()}: {html.escape(SHORT_NAMES[p[f'loss_{w}']])}</td>"
+            f"<td class='num'>{f['train_error']:.1%}</td><td class='num'>{f['test_error']:.1%}"
+            f"</td><td class='num'>{f['fit_time_ms']:.0f}</td></tr>"
+            for w, f in (("a", fa), ("b", fb)))
         stats["_html"] = (f"<table><tr><th>loss at m = {r['m']:.2f}</th><th>L(m)</th>"
-                          f"<th>dL/dm</th></tr>{rows}</table>"
-                          f"<table><tr><th>loss</th><th>what trains on it (Collobert, ch. 3, 7, "
-                          f"8)</th></tr>{models}</table>")
+                          f"<th>dL/dm</th></tr>{rows}</table>")
+        stats["_details"] = (f"<table><tr><th>fitted</th><th>training error</th>"
+                             f"<th>test error ({N_TEST} points)</th><th>fit (ms)</th></tr>"
+                             f"{errors}</table>"
+                             f"<table><tr><th>loss</th><th>what trains on it (Collobert, ch. 3, "
+                             f"7, 8)</th></tr>{models}</table>")
         return stats
+
+    def regime(self, params, stats):
+        """A width σ far below the spacing of the points: each point gets its own bump and both
+        losses memorise the sample (the boundaries then say little about the losses)."""
+        notes = []
+        if float(params["sigma"]) < 0.5 * self._spacing:
+            notes.append(f"σ = {params['sigma']:.3g} is below half the typical distance between "
+                         f"neighbouring points ({self._spacing:.2g}): each point sits in its own "
+                         f"bump of the kernel and both losses memorise the sample")
+        return notes
 
 
 class _Zero:

@@ -5,6 +5,8 @@ import pytest
 from kernelnb.lab.app import KMPPlayground
 from kernelnb.lab.app.kmp_playground import far_cluster_data
 
+from ._lessons import check_lesson
+
 
 @pytest.fixture(scope="module")
 def dash():
@@ -16,9 +18,49 @@ def test_first_view_has_numbers_and_numbered_support_points(dash):
     assert dash.last_error == ""
     assert s["n_basis_used"] == 10
     sv = dash.fig.data[5]                        # the support-point trace
-    assert list(sv.text) == [str(i) for i in range(1, len(sv.x) + 1)]
-    assert len(sv.x) >= 9                         # 10 atoms, one may be the bias
+    order = [int(k) for k in dash._path_cache[1].paths_[0]["basis"][:10]]
+    n = len(dash._train[1])                      # atom n is the constant (the bias)
+    # each point is labelled with the step that picked it; the legend counts points and bias
+    want = [str(step) for step, k in enumerate(order, 1) if k < n]
+    assert list(sv.text) == want and len(sv.x) == len(want) == s["n_points"]
+    assert f"({len(want)}" in sv.name and (("bias" in sv.name) == (n in order))
     assert 0 <= s["kmp_test_error"] < 0.2
+
+
+def test_the_legend_counts_the_picks_truly():
+    """N = 20 picks: the distinct points plus the bias when it was picked make N (the issue's
+    "(19)" at N = 20 was the bias atom, which has no point to draw)."""
+    dash = KMPPlayground(grid=10, n_basis=20)
+    s = dash.last_stats
+    assert s["n_points"] + s["bias_picked"] == 20
+    dash.update(variant="basic", n_basis=60)
+    s = dash.last_stats
+    order = [int(k) for k in dash._path_cache[1].paths_[0]["basis"][:60]]
+    n = len(dash._train[1])
+    assert s["n_points"] == len({k for k in order if k < n}) < 60   # basic MP re-picks
+    assert sum(len(t.split(",")) for t in dash.fig.data[5].text) <= 60
+
+
+def test_regime_notes_for_a_short_path_and_an_isolating_width(dash):
+    s = dash.update(n_basis=200, n_samples=60)
+    assert s["regime"] and "stopped after" in dash.stats.value
+    assert s["n_basis_used"] == s["path_length"] < 200
+    s = dash.update(sigma=0.03, n_samples=200, n_basis=10)
+    assert any("σ" in n for n in s["regime"]) and "kernelnb-regime" in dash.stats.value
+    s = dash.update(sigma=0.5)
+    assert not s["regime"]
+
+
+@pytest.mark.parametrize("control", sorted(KMPPlayground.LESSONS[0].sweep))
+def test_lessons_kmp_matches_the_svm_with_fewer_points(control):
+    app = KMPPlayground(grid=5)
+    check_lesson(app, KMPPlayground.LESSONS[0], control)
+
+
+@pytest.mark.parametrize("control", sorted(KMPPlayground.LESSONS[1].sweep))
+def test_lessons_basic_mp_repicks_points(control):
+    app = KMPPlayground(grid=5, variant="basic", n_basis=60)
+    check_lesson(app, KMPPlayground.LESSONS[1], control)
 
 
 def test_the_n_slider_reads_the_path_without_refitting(dash):

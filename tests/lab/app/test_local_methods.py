@@ -3,7 +3,14 @@ import numpy as np
 import pytest
 
 from kernelnb.lab.app import DensityExplorer, LocalMethodsPlayground
-from kernelnb.neighbors import HKNNClassifier, ManifoldParzen
+from kernelnb.neighbors import (
+    CKNNClassifier,
+    HKNNClassifier,
+    KNeighborsClassifier,
+    ManifoldParzen,
+)
+
+from ._lessons import check_lesson
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +101,32 @@ def test_errors_are_shown(play):
     assert play.last_error == ""
 
 
+def test_the_comparison_table_matches_the_estimators(play):
+    s = play.update(method="knn", n_neighbors=5, weight_decay=0.1)
+    X, y = play._train
+    Xt, yt = play._test
+    for key, m in (("knn", KNeighborsClassifier(n_neighbors=5)),
+                   ("hknn", HKNNClassifier(n_neighbors=5, weight_decay=0.1)),
+                   ("hknn0", HKNNClassifier(n_neighbors=5, weight_decay=1e-4)),
+                   ("cknn", CKNNClassifier(n_neighbors=5))):
+        assert s[f"{key}_test_error"] == pytest.approx(np.mean(m.fit(X, y).predict(Xt) != yt))
+    assert s["knn_test_error"] == s["test_error"]
+    assert "HKNN without weight decay" in play.stats.value
+
+
+def test_a_k_that_is_not_local_says_so(play):
+    s = play.update(method="cknn", n_neighbors=25, n_samples=150)
+    assert s["regime"] and "no longer local" in play.stats.value
+    s = play.update(n_neighbors=4)
+    assert not s["regime"] and "kernelnb-regime" not in play.stats.value
+
+
+@pytest.mark.parametrize("control", sorted(LocalMethodsPlayground.LESSONS[0].sweep))
+def test_lessons_weight_decay_repairs_hknn(control):
+    app = LocalMethodsPlayground(grid=5)
+    check_lesson(app, LocalMethodsPlayground.LESSONS[0], control)
+
+
 def test_density_explorer_anll_matches_the_estimators():
     e = DensityExplorer(grid=30)
     s = e.update(model="manifold", n_components=1, n_neighbors=11, sigma=0.007)
@@ -104,3 +137,38 @@ def test_density_explorer_anll_matches_the_estimators():
     assert s2["test_anll"] > s["test_anll"]             # the spiral favours Manifold Parzen
     out = e.update(model="manifold", n_neighbors=1, n_components=2)
     assert "error" in out and "n_components" in e.last_error
+
+
+def test_density_explorer_best_parzen_is_chosen_on_validation_and_the_axes_fit_the_data():
+    from kernelnb.neighbors import ParzenDensity
+    e = DensityExplorer(grid=20)
+    s = e.last_stats
+    X = e._train
+    H = DensityExplorer.PARZEN_WIDTHS
+    h = H[np.argmin([ParzenDensity(sigma=w).fit(X).anll(e._valid) for w in H])]
+    assert s["parzen_best_h"] == pytest.approx(h)
+    assert s["parzen_best_anll"] == pytest.approx(ParzenDensity(sigma=h).fit(X).anll(e._test))
+    assert s["manifold_anll"] == s["test_anll"] < s["parzen_best_anll"]      # the lesson
+    # the axes span the data (and the density grid), never twice its width
+    xr = e.fig.layout.xaxis.range
+    assert xr[0] <= X[:, 0].min() and X[:, 0].max() <= xr[1]
+    assert (xr[1] - xr[0]) < 1.5 * np.ptp(X[:, 0])
+    assert e.fig.layout.xaxis.constrain == "domain" and e.fig.layout.yaxis.constrain == "domain"
+    assert "−" in e.stats.value and not s["regime"]
+
+
+def test_density_explorer_regime_notes():
+    e = DensityExplorer(grid=10)
+    base = {"model": "manifold", "sigma": 0.007, "n_neighbors": 11, "dataset": "spiral"}
+    for kw, words in (({"sigma": 0.05}, "far from the spiral"), ({"n_neighbors": 40}, "bends"),
+                      ({"model": "parzen", "bandwidth": 0.002}, "spike"),
+                      ({"dataset": "moons"}, "not tuned")):
+        s = e.update(**{**base, **kw})
+        assert any(words in n for n in s["regime"]), (kw, s["regime"])
+        assert "kernelnb-regime" in e.stats.value
+
+
+@pytest.mark.parametrize("control", sorted(DensityExplorer.LESSONS[0].sweep))
+def test_lessons_manifold_parzen_beats_the_best_parzen(control):
+    app = DensityExplorer(grid=5)
+    check_lesson(app, DensityExplorer.LESSONS[0], control)

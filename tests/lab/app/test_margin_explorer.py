@@ -11,6 +11,8 @@ from kernelnb.lab.app.margin_explorer import LAMBDAS, MARGIN_MODELS, linear_svm_
 from kernelnb.largescale import MarginPerceptron, linearly_separable, maximal_margin
 from kernelnb.lab.viz import SURFACE_TRACES
 
+from ._lessons import check_lesson
+
 
 @pytest.fixture(scope="module")
 def app():
@@ -170,3 +172,29 @@ def test_kernel_margin_perceptron_draws_a_curved_boundary_with_its_feature_space
     m.fit(X, y)
     assert s["rho"] == pytest.approx(m.margin_history_["rho"][-1])
     app.update(model="margin_perceptron", dataset="blobs", lam=0.01)
+
+
+def test_an_unconverged_margin_perceptron_says_why_rho_t_exceeds_rho_max():
+    """The issue's page: rho_t 0.874 > rho_max 0.721 at lambda = 0.01 after 50 epochs. Not a
+    defect: rho_t = 2/||w|| while points still have y f < 1; the note says so plainly, and the
+    margin the hyperplane achieves, 2 min y f/||w|| (by brute force here), stays below rho_max."""
+    a = MarginExplorer(grid=10, trials=1, lam=0.01, epochs=50, updates=500)
+    s = a.last_stats
+    assert not s["mp_converged"] and s["mp_violations"] > 0
+    assert "has not converged" in a.stats.value and "kernelnb-regime" in a.stats.value
+    X, y = a._train
+    m = MarginPerceptron(learning_rate=0.01, max_iter=50, max_updates=500, random_state=0)
+    m.fit(X, y)
+    yy = 2.0 * y - 1
+    achieved = 2 * np.min(yy * m.decision_function(X)) / np.linalg.norm(m.weights_)
+    assert s["mp_achieved"] == pytest.approx(achieved, rel=1e-9)
+    assert s["mp_achieved"] <= s["rho_max"] < s["mp_rho"]
+    s = a.update(lam=0.1)                                    # the default: converged
+    assert s["mp_converged"] and not s["regime"]
+    assert s["mp_bound82"] <= s["mp_rho"] <= s["mp_achieved"] <= s["rho_max"] * (1 + 1e-3)
+
+
+@pytest.mark.parametrize("control", sorted(MarginExplorer.LESSONS[0].sweep))
+def test_lessons_margin_between_thm82_and_rho_max(control):
+    app = MarginExplorer(grid=5, trials=1)
+    check_lesson(app, MarginExplorer.LESSONS[0], control)
