@@ -66,8 +66,8 @@ class SemiSupervisedExplorer(Dashboard):
 
     Notes
     -----
-    :meth:`update` returns ``error_svm``, ``error_cluster``, ``error_tsvm`` (nan when hidden):
-    errors on the unlabeled points; ``lambda2`` (the second eigenvalue of L), ``gap`` (the
+    :meth:`update` returns ``error_svm``, ``error_cluster`` and ``error_tsvm`` (only when the
+    TSVM is shown): errors on the unlabeled points; ``lambda2`` (the second eigenvalue of L), ``gap`` (the
     spectrum's gap after r, ``(1 − λ_{r+1}) / (1 − λ_r)``), ``tail`` (the share of
     ``φ(λ)`` beyond r), ``spread`` (the least share of the points one of the eigenvectors 2…r
     spreads over, its participation ratio), ``walk`` (``(λ₃ / λ₂)^t``) and ``fit_time_ms``. :meth:`regime` notes a setting where the cluster assumption the kernel relies
@@ -253,8 +253,9 @@ class SemiSupervisedExplorer(Dashboard):
                    f"(1 − λ_(r+1)) / (1 − λ_r) = {r['gap']:.3g}; share of φ beyond r: "
                    f"{100 * r['tail']:.1f} %; least spread of the eigenvectors 2…r: "
                    f"{100 * r['spread']:.1f} % of the points; fit time {r['ms']:.0f} ms")
-        return dict(error_svm=e[MODELS[0]], error_cluster=e[MODELS[1]],
-                    error_tsvm=e.get(MODELS[2], float("nan")), lambda2=lam2, gap=r["gap"],
+        tsvm = {"error_tsvm": e[MODELS[2]]} if MODELS[2] in e else {}
+        return dict(error_svm=e[MODELS[0]], error_cluster=e[MODELS[1]], **tsvm,
+                    lambda2=lam2, gap=r["gap"],
                     tail=r["tail"], spread=r["spread"], fit_time_ms=r["ms"],
                     walk=walk,
                     _details=details)
