@@ -200,7 +200,7 @@ class VicinalRisk(Dashboard):
             description="width rule"))
         c["width"].style.button_width = "80px"
         c["width_factor"] = log_slider("width factor", 0.5, -1.5, 1, step=0.05, main=True,
-                                       tooltip="multiplies every width σ_i")
+                                       tooltip="multiplies every width σᵢ")
         c["n_neighbors"] = styled(widgets.IntSlider(value=5, min=1, max=15,
                                                     description="k neighbours"))
         c["show_circles"] = styled(widgets.Checkbox(value=True, description="draw the vicinities",
@@ -215,7 +215,7 @@ class VicinalRisk(Dashboard):
         self._bounds = plane_bounds(X, padding=0.15)
         fig = boundaries_figure({m: BlankModel() for m in MODELS}, X, y, grid=2,
                                 bounds=self._bounds)
-        fig.add_scatter(x=[], y=[], mode="lines", name="vicinities (radius σ_i)", uid="circles",
+        fig.add_scatter(x=[], y=[], mode="lines", name="vicinities (radius σᵢ)", uid="circles",
                         line=dict(color="rgba(90,90,90,0.45)", width=1), hoverinfo="skip")
         fig.add_scatter(x=[], y=[], mode="lines", name="ellipsoidal VRM vicinities",
                         uid="ellipses", line=dict(color="rgba(148,52,110,0.55)", width=1),
@@ -348,7 +348,7 @@ class VicinalRisk(Dashboard):
                                                                   f"RBF σ = {p['sigma']:.3g}")
         rule = (f"mean distance to {p['n_neighbors']} neighbours" if p["width"] == "knn"
                 else "5/1000 quantile of the distances")
-        fig.layout.title.text = (f"Vicinities σ_i = {p['width_factor']:.3g} × {rule}; "
+        fig.layout.title.text = (f"Vicinities σᵢ = {p['width_factor']:.3g} × {rule}; "
                                  f"{kern}, C = {p['C']:.3g}")
         stats = dict(r["stats"])
         order = np.argsort(r["margins"])
@@ -370,14 +370,14 @@ class VicinalRisk(Dashboard):
         stats["_details"] = (
             f"<p>Training errors: {train}.</p>"
             f"<p>Vicinal risk at its minimum: {stats['vicinal_risk']:.3f}. VRM-SVM margins "
-            f"γ_i = σ_i/σ̄ from {stats['margin_min']:.3f} to {stats['margin_max']:.3f}.</p>"
+            f"γᵢ = σᵢ/σ̄ from {stats['margin_min']:.3f} to {stats['margin_max']:.3f}.</p>"
             f"<p>Smallest input margin y f/‖∇f‖ (correctly classified points): hard SVM "
             f"{num(stats['input_margin_hard'])}, soft SVM {num(stats['input_margin_svm'])}, "
             f"ellipsoidal VRM {num(stats['input_margin_evrm'])} after {steps} fixed-point "
             f"step{'' if steps == 1 else 's'}. Fit time, five models: "
             f"{stats['fit_time_ms']:.0f} ms.</p>"
-            f"<table><tr><th>{html.escape('smallest / largest')}</th><th>σ_i</th>"
-            f"<th>γ_i</th></tr>{rows}</table>")
+            f"<table><tr><th>{html.escape('smallest / largest')}</th><th>σᵢ</th>"
+            f"<th>γᵢ</th></tr>{rows}</table>")
         return stats
 
     def regime(self, params, stats):

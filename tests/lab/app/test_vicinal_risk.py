@@ -68,7 +68,7 @@ def test_first_open(app):
     assert s["train_error_hard"] == 0 and s["test_error_hard"] < 0.1
     assert not app.fig.layout.annotations and "hard-note" not in app.stats.value
     assert s["margin_min"] < 1 < s["margin_max"]
-    for key in ("vicinal risk", "mean width", "margins γ_i", "Smallest input margin"):
+    for key in ("vicinal risk", "mean width", "margins γᵢ", "Smallest input margin"):
         assert key in app.stats.value
     # three boundaries by default, the soft SVM and the ellipsoidal VRM one click away
     shown = [t.name for t in app.fig.data[2:7] if t.visible is not False
