@@ -7,6 +7,11 @@ class button (any point can be labelled instead: click it first), or lets the tr
 ("true label"); the boundary and the test error against the number of labels follow.  "Replay"
 runs random, margin, fast ratio and fast GEM from the same start with the true labels, for as
 many queries, and draws their error curves beside the student's.
+
+The lesson is the thesis's finding (section 8.7): none of the cleverer rules beats the margin
+heuristic. It is about averages over many runs (the thesis: 100 trials); one run's curve jumps,
+since while few points are labelled one label near the boundary can move it a lot, and the readout
+says so when the last answers raised the error.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ import plotly.graph_objects as go
 from ...svm import SVC
 from ...unlabeled import ActiveLearner
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
-from ._base import Dashboard, log_slider, styled
+from ._base import Dashboard, Lesson, log_slider, styled
 from ._plotly import FigureWidget
 from ...datasets import make_toy
 from ._toys import (BlankModel, add_toy_controls, click_problem,
@@ -34,6 +39,15 @@ STRATEGY_NAMES = {"random": "random", "margin": "margin", "fast_ratio": "fast ra
 REPLAYED = ("random", "margin", "fast_ratio", "fast_gem")
 N_TEST = 500
 N_START = 2          # labelled points of each class at the start
+#: Test error of the SVM trained on the whole pool with its true labels above which the classes
+#: overlap (or σ does not fit the data): the regime of the thesis's experiments is a learner that
+#: can fit the classes.
+MAX_FULL_ERROR = 0.05
+#: σ above this many times the median distance between the points is wider than the data: with
+#: few labels the boundary is nearly a conic and the points nearest it say little about the bends.
+MAX_SIGMA_SPREAD = 1.5
+#: A rise of the test error (in [0, 1]) over the last answers that the readout explains.
+JUMP = 0.02
 
 
 class ActiveLearning(Dashboard):
@@ -53,8 +67,11 @@ class ActiveLearning(Dashboard):
     :meth:`answer_truly` (the true label answers the query, ``n`` times), :meth:`select_at` (a
     click), :meth:`replay`, :meth:`restart`.  :meth:`update` returns (and the readout shows)
     ``strategy``, ``n_labeled``, ``test_error``, ``wrong_answers`` (labels given that differ
-    from the truth), ``query`` (pool index asked about) and ``curves`` (error curves: ``'you'``
-    and the replayed strategies) for tests.
+    from the truth), ``query`` (pool index asked about), ``curves`` (error curves: ``'you'``
+    and the replayed strategies), ``replay_<strategy>`` (the last error of each replayed
+    strategy, nan before a replay) and ``full_pool_error`` (the test error of the SVM trained on
+    the whole pool with its true labels: where it is large the classes overlap or σ does not fit
+    the data, outside the regime of the thesis's experiments, :meth:`regime`).
 
     Examples
     --------
@@ -81,8 +98,18 @@ class ActiveLearning(Dashboard):
         ("n_labeled", "labelled points", "d"),
         ("test_error", "test error", ".1%"),
         ("wrong_answers", "answers that differ from the truth", "d"),
-        ("pool_left", "unlabelled points left", "d"),
     ]
+    LESSONS = (Lesson(
+        claim="No cleverer rule beats the margin heuristic (ask about the point nearest the "
+              "boundary): on average over runs, after the same number of true labels its test "
+              "error is about that of the fast version-space ratio, no worse than random "
+              "questions' and below fast GEM's.",
+        source="Chapelle 2002, thesis §8.7",
+        holds=lambda s: (s["replay_margin"] <= s["replay_random"] + 0.02
+                         and s["replay_margin"] <= s["replay_fast_gem"] - 0.02
+                         and s["replay_margin"] <= s["replay_fast_ratio"] + 0.02),
+        sweep={"sigma": (0.5, 1.0, 3.0), "noise": (0.0, 0.3)},
+        seeds=(0, 1, 2)),)
 
     def __init__(self, grid=50, **params):
         self.grid = grid
@@ -171,6 +198,11 @@ class ActiveLearning(Dashboard):
             Xt, yt = make_toy(key[0], N_TEST, noise=key[1], random_state=key[3] + 1)
             self._d = dict(X0=X[start], y0=y[start], pool=X[rest], truth=y[rest],
                            Xt=np.asarray(Xt, float), yt=np.asarray(yt), classes=classes)
+            self._full_key = None
+            Xa = np.vstack([X[start], X[rest]])
+            self._spread = float(np.median(np.sqrt(
+                np.sum((Xa[:, None, :] - Xa[None, :, :]) ** 2, axis=-1))[np.triu_indices(
+                    len(Xa), 1)]))
             self._bounds = plane_bounds(X, padding=0.15)
             self._taught, self._selected, self._replay = [], None, {}
             self._data_key = key
@@ -266,6 +298,17 @@ class ActiveLearning(Dashboard):
             self._replay = {}
         return params
 
+    def _full_pool_error(self, p):
+        """Test error of the SVM trained on the start and the whole pool with true labels."""
+        key = (self._data_key, float(p["C"]), float(p["sigma"]))
+        if key != self._full_key:
+            d = self._d
+            est = SVC(C=float(p["C"]), sigma=float(p["sigma"]), precision="float64", n_jobs=1)
+            est.fit(np.vstack([d["X0"], d["pool"]]), np.r_[d["y0"], d["truth"]])
+            self._full_error = float(np.mean(est.predict(d["Xt"]) != d["yt"]))
+            self._full_key = key
+        return self._full_error
+
     def _compute(self, p):
         d = self._data(p)
         al = self._learner(p, p["strategy"])
@@ -278,7 +321,10 @@ class ActiveLearning(Dashboard):
                   **{s: c.tolist() for s, c in self._replay.items()}}
         stats = dict(strategy=STRATEGY_NAMES[p["strategy"]], n_labeled=int(al.y_labeled_.size),
                      test_error=float(al.error_curve_[-1]), wrong_answers=wrong,
-                     pool_left=int(al.remaining_.size), query=query, curves=curves)
+                     pool_left=int(al.remaining_.size), query=query, curves=curves,
+                     full_pool_error=self._full_pool_error(p),
+                     **{f"replay_{k}": float(self._replay[k][-1]) if k in self._replay
+                        else float("nan") for k in REPLAYED})
         return dict(surface=surface, pool=d["pool"][al.remaining_],
                     query=None if query is None else d["pool"][query],
                     selected=None if self._selected is None else d["pool"][self._selected],
@@ -310,4 +356,58 @@ class ActiveLearning(Dashboard):
         self.curve.layout.yaxis.range = [0.0, 1.1 * max([0.1] + errs)]
         self.curve.layout.xaxis.range = [-0.3, max([5] + [len(c) for c in curves.values()
                                                     if c is not None])]
-        return dict(r["stats"])
+        stats = dict(r["stats"])
+        you = curves["you"]
+        notes = []
+        if len(you) > 1:
+            # the rise over the last answers (the last ×5 at most), against the best before them
+            k = max(0, len(you) - 6)
+            before, now = float(np.min(you[k:-1])), float(you[-1])
+            if now > before + JUMP:
+                notes.append(
+                    f"The last answers raised the test error from {100 * before:.1f} % to "
+                    f"{100 * now:.1f} %: while few points are labelled, one label near the "
+                    "boundary can move it a lot, so a single run's curve jumps; the strategies "
+                    "are compared on average over runs (replay other sample seeds).")
+        stats["_html"] = "".join(f'<div class="kernelnb-lesson">{n}</div>' for n in notes)
+        replayed = [f"{STRATEGY_NAMES[k]} {100 * stats[f'replay_{k}']:.1f} %" for k in REPLAYED
+                    if k in self._replay]
+        stats["_details"] = (
+            f"unlabelled points left: {stats['pool_left']}; test error of the SVM trained on the "
+            f"whole pool with its true labels: {100 * stats['full_pool_error']:.1f} %"
+            + (f"; replay, last test errors: {', '.join(replayed)}" if replayed else ""))
+        return stats
+
+    def regime(self, params, stats):
+        """Notes where even the SVM trained on the whole pool with its true labels errs on
+        more than :data:`MAX_FULL_ERROR` of the test points (the classes overlap or σ does not
+        fit the data, and the points nearest the boundary are mostly noise; the thesis's
+        experiments, section 8.7, have classes a learner can separate), or where σ is wider
+        than the data (:data:`MAX_SIGMA_SPREAD` times the median distance between points).
+
+        Parameters
+        ----------
+        params : dict
+            The control values of the update.
+        stats : dict
+            The numbers it computed.
+
+        Returns
+        -------
+        list of str
+            Plain-words notes; empty inside the regime.
+        """
+        notes = []
+        sigma = float(params["sigma"])
+        if sigma > MAX_SIGMA_SPREAD * self._spread:
+            notes.append(f"σ = {sigma:.3g} is wider than the data (median distance between "
+                         f"points {self._spread:.2f}): with few labels the boundary is nearly a "
+                         "conic, and the points nearest it say little about the classes' bends")
+        full = stats["full_pool_error"]
+        if full <= MAX_FULL_ERROR:
+            return notes
+        return notes + [(
+            f"even with every pool label the SVM errs on {100 * full:.1f} % of the test "
+            f"points (σ = {float(params['sigma']):.3g}, noise {float(params['noise']):.2g}): "
+            "the classes overlap or σ does not fit them, so the points nearest the boundary "
+            "are mostly noise and asking about them need not beat random questions")]

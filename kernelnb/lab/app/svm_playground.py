@@ -6,6 +6,12 @@ support vectors, free (0 < alpha < C) or at bound (alpha = C); the readout gives
 2/||w||, the errors, #SV, the dual objective and the fit time. The "C path" toggle adds #SV and
 errors along C, fitted with warm starts by :func:`kernelnb.svm.svc_path`.
 (Collobert's thesis ch. 1-3; Chapelle's thesis ch. 1.)
+
+The lesson is Vapnik's support-vector count bound (Chapelle's thesis, chapter 3, the "SV count"
+estimate): the expected leave-one-out error is at most the expected fraction of support vectors,
+so the test error stays below #SV / n at every C and σ; it says little where every point is a
+support vector (C so small that every α is at C, σ so narrow that every point is an island or so
+wide that the kernel is flat), and :meth:`SVMPlayground.regime` says so.
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from ...datasets import TOY_NOISE, make_toy
 from ...svm import SVC, svc_path
 from ..viz import (SURFACE_TRACES, c_marker, c_path_figure, decision_surface, margin_width,
                    plane_bounds, support_masks, surface_data)
-from ._base import Dashboard, log_slider, styled
+from ._base import Dashboard, Lesson, log_slider, styled
 from ._toys import (BlankModel, add_toy_controls, click_problem,
                     reset_noise_on_dataset_change)
 
@@ -29,6 +35,8 @@ PATH_CS = np.logspace(-2, 4, 19)
 N_TEST = 1000
 #: Most points clicks may add (a page can send clicks from a script).
 MAX_ADDED = 500
+#: Fraction of support vectors from which the count bound is void (every point, or nearly).
+VOID_SV = 0.95
 
 
 class SVMPlayground(Dashboard):
@@ -47,8 +55,10 @@ class SVMPlayground(Dashboard):
     -----
     :meth:`update` returns (and the readout shows) ``train_error``, ``test_error``,
     ``n_support``, ``n_free``, ``n_bound``, ``margin_width``, ``dual_objective``,
-    ``fit_time_ms``, ``n_iter``, ``n_train``, ``n_added``, and with the C path on, ``path_Cs``,
-    ``path_n_support``, ``path_train_error``, ``path_test_error``.
+    ``fit_time_ms``, ``n_iter``, ``n_train``, ``n_added``, ``sv_fraction`` (#SV / n, the
+    support-vector count bound on the leave-one-out error), and with the C path on, ``path_Cs``,
+    ``path_n_support``, ``path_train_error``, ``path_test_error``. The readout shows the errors,
+    the support vectors and the margin; the rest is folded in its details.
 
     Examples
     --------
@@ -74,16 +84,19 @@ class SVMPlayground(Dashboard):
     STATS = [
         ("train_error", "training error", ".1%"),
         ("test_error", f"test error ({N_TEST} new points)", ".1%"),
-        ("n_support", "support vectors", "d"),
-        ("n_free", "  free (0 < α < C)", "d"),
-        ("n_bound", "  at bound (α = C)", "d"),
-        ("margin_width", "margin width 2/‖w‖", ".4g"),
-        ("dual_objective", "dual objective", ".5g"),
-        ("n_iter", "solver iterations", "d"),
-        ("fit_time_ms", "fit time (ms)", ".1f"),
-        ("n_train", "training points", "d"),
-        ("n_added", "  added by clicks", "d"),
+        ("sv_fraction", "support vectors #SV / n", ".1%"),
+        ("sv_text", "  free (0 < α < C) / at bound (α = C)", "s"),
+        ("margin_width", "margin width 2/‖w‖", ".3g"),
     ]
+    LESSONS = (Lesson(
+        claim="The fraction of support vectors bounds the leave-one-out error: on average the "
+              "test error stays below #SV / n, whatever C and σ; few support vectors promise a "
+              "low error.",
+        source="Vapnik; Chapelle 2002, thesis ch. 3 (the support-vector count)",
+        holds=lambda s: s["test_error"] <= s["sv_fraction"],
+        sweep={"C": (0.01, 1.0, 100.0, 1e4), "sigma": (0.01, 0.05, 0.5, 5.0),
+               "kernel": ("rbf", "linear", "poly"), "noise": (0.0, 0.3)},
+        seeds=(0, 1, 2)),)
 
     def __init__(self, grid=100, **params):
         self.grid = grid
@@ -261,6 +274,14 @@ class SVMPlayground(Dashboard):
                 "poly": f"polynomial, degree {p['degree']}"}[p["kernel"]]
         fig.layout.title.text = f"{p['dataset']}: SVM, {kern}, C = {p['C']:.3g}"
         stats = dict(r["stats"])
+        n = stats["n_train"]
+        stats["sv_fraction"] = stats["n_support"] / n
+        stats["sv_text"] = f"{stats['n_free']} / {stats['n_bound']}"
+        added = (f" ({stats['n_added']} added by clicks)" if stats["n_added"] else "")
+        stats["_details"] = (
+            f"{stats['n_support']} support vectors of {n} training points{added}; dual "
+            f"objective {stats['dual_objective']:.5g}; {stats['n_iter']} solver iterations; "
+            f"fit time {stats['fit_time_ms']:.1f} ms")
         if "path" in r:
             path = r["path"]
             self.path_box.layout.display = "flex"
@@ -275,3 +296,42 @@ class SVMPlayground(Dashboard):
         else:
             self.path_box.layout.display = "none"
         return stats
+
+    def regime(self, params, stats):
+        """A note where (nearly) every point is a support vector, so that the count bound
+        #SV / n ≥ 95 % says nothing, with its cause: C so small that every α is at C, σ below
+        the distance between neighbouring points, σ so wide the kernel is flat.
+
+        Parameters
+        ----------
+        params : dict
+            The control values of the update.
+        stats : dict
+            The numbers it computed.
+
+        Returns
+        -------
+        list of str
+            Plain-words notes; empty inside the regime.
+        """
+        if stats["sv_fraction"] < VOID_SV:
+            return []
+        sv = f"{100 * stats['sv_fraction']:.1f} % of the points are support vectors"
+        X, _ = self._base
+        d2 = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
+        np.fill_diagonal(d2, np.inf)
+        nn = float(np.median(np.sqrt(d2.min(axis=1))))
+        spread = float(np.sqrt(np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1))))
+        sigma, rbf = float(params["sigma"]), params["kernel"] == "rbf"
+        if rbf and sigma < nn:
+            why = (f"σ = {sigma:.3g} is below the typical distance between neighbours "
+                   f"({nn:.2g}): each point is an island and the SVM memorises the sample")
+        elif rbf and sigma > 3 * spread:
+            why = (f"σ = {sigma:.3g} is much wider than the data (spread {spread:.2f}): the "
+                   "kernel is nearly constant and f nearly flat")
+        elif stats["n_bound"] >= 0.95 * stats["n_train"]:
+            why = (f"C = {float(params['C']):.3g} is so small that every α sits at its bound C: "
+                   "f is nearly flat")
+        else:
+            why = "the kernel cannot separate the classes"
+        return [f"{sv}: {why}, and the bound #SV / n says nothing"]

@@ -10,6 +10,8 @@ from kernelnb.lab.app.active_learning import REPLAYED, TRACES
 from kernelnb.svm import SVC
 from kernelnb.unlabeled import ActiveLearner
 
+from ._lessons import mean_stats
+
 I = {name: k for k, name in enumerate(TRACES)}
 
 
@@ -88,3 +90,77 @@ def test_bad_input_is_refused(app):
     assert "outside" in app.select_at(1e9, 0.0)["error"]
     assert "label must be 0 or 1" in app.answer(2)["error"]
     assert app.last_stats["n_labeled"] == before["n_labeled"]
+
+
+# -- the lesson ---------------------------------------------------------------------------------
+LESSON = ActiveLearning.LESSONS[0]
+
+
+def _check_replayed_lesson(app, lesson, control):
+    """check_lesson (tests/lab/app/_lessons.py) with one step more: the lesson's numbers come
+    from a replay (an action, not a control), so each in-regime setting is replayed before its
+    numbers are averaged over the seeds."""
+    defaults = app.params()
+    held, outside = {}, []
+    try:
+        for value in lesson.sweep[control]:
+            runs = []
+            for seed in lesson.seeds:
+                stats = app.update(raise_errors=True, **{**defaults, control: value,
+                                                         "seed": seed})
+                if stats["regime"]:
+                    assert "kernelnb-regime" in app.stats.value
+                    continue
+                runs.append(app.replay())
+            if not runs:
+                outside.append(value)
+                continue
+            mean = mean_stats(runs)
+            assert lesson.holds(mean), (control, value, {k: v for k, v in mean.items()
+                                                         if k.startswith("replay_")})
+            held[value] = mean
+    finally:
+        app.update(**defaults)
+        app.restart()
+    assert len(held) >= len(lesson.sweep[control]) / 2, (control, outside)
+    return held
+
+
+@pytest.fixture(scope="module")
+def default_app():
+    return ActiveLearning(grid=10)
+
+
+@pytest.mark.parametrize("control", list(LESSON.sweep))
+def test_lessons_margin_is_not_beaten(default_app, control):
+    held = _check_replayed_lesson(default_app, LESSON, control)
+    assert all(np.isfinite(m["replay_margin"]) for m in held.values())
+
+
+@pytest.mark.parametrize("setting, words", [({"noise": 0.3}, "the classes overlap"),
+                                            ({"sigma": 3.0}, "is wider than the data")])
+def test_out_of_regime_settings_say_so(default_app, setting, words):
+    try:
+        stats = default_app.update(raise_errors=True, **setting)
+        assert any(words in n for n in stats["regime"]), stats["regime"]
+        assert words in default_app.stats.value
+    finally:
+        default_app.update(noise=0.1, sigma=0.5)
+    assert not default_app.last_stats["regime"]
+
+
+def test_a_rise_of_the_error_is_explained(default_app):
+    """Over the last answers the test error rose: the readout says why, and only then."""
+    app = default_app
+    app.restart()
+    app.update(seed=0)
+    seen = False
+    for _ in range(5):
+        curve = app.answer_truly()["curves"]["you"]
+        k = max(0, len(curve) - 6)
+        rose = curve[-1] > min(curve[k:-1]) + 0.02
+        assert ("raised the test error" in app.stats.value) == rose
+        seen |= rose
+    assert seen          # seed 0: one label takes the error from 0.2 % to 8.4 %
+    app.restart()
+    assert "raised the test error" not in app.stats.value

@@ -9,6 +9,8 @@ from kernelnb.lab.app.data_cleaning import TRACES
 from kernelnb.prior import suspicion_scores
 from kernelnb.svm import SVC
 
+from ._lessons import check_lesson
+
 I = {name: k for k, name in enumerate(TRACES)}
 
 
@@ -78,3 +80,34 @@ def test_bad_clicks_are_refused_without_change(app):
     out = app.flip_at(1e9, 0.0)
     assert "error" in out and "outside" in out["error"]
     assert app.last_stats["flipped"] == before["flipped"]
+
+
+LESSON = DataCleaning.LESSONS[0]
+
+
+@pytest.fixture(scope="module")
+def lesson_app():
+    return DataCleaning(grid=10)
+
+
+@pytest.mark.parametrize("control", list(LESSON.sweep))
+def test_lessons_every_score_ranks_flips_near_the_top(lesson_app, control):
+    held = check_lesson(lesson_app, LESSON, control)
+    if control == "method":          # each score, not only the default one
+        assert set(held) == set(LESSON.sweep["method"])
+
+
+@pytest.mark.parametrize("setting, words", [
+    ({"n_flip": 0}, "no label is flipped"),
+    ({"n_flip": 20}, "20 of 80 labels are flipped (25.0 %)"),
+    ({"sigma": 0.03}, "the SVM fits 4 of the 4 flipped labels"),
+    ({"noise": 0.5}, "even with the true labels the SVM errs on"),
+])
+def test_out_of_regime_settings_say_so(lesson_app, setting, words):
+    try:
+        stats = lesson_app.update(raise_errors=True, **setting)
+        assert any(words in n for n in stats["regime"]), stats["regime"]
+        assert words in lesson_app.stats.value
+    finally:
+        lesson_app.update(n_flip=4, sigma=0.5, noise=0.1)
+    assert not lesson_app.last_stats["regime"]

@@ -3,12 +3,14 @@ spectrum is that of L before and after the transfer function, bad values are ref
 import numpy as np
 import pytest
 
+from kernelnb.datasets import make_toy
 from kernelnb.lab.app import SemiSupervisedExplorer
 from kernelnb.lab.app.semi_supervised import labeled_indices
-from kernelnb.datasets import make_toy
+from kernelnb.lab.viz import decision_grid
 from kernelnb.svm import SVC
 from kernelnb.unlabeled import ClusterKernel, ClusterKernelSVC, transfer_function
-from kernelnb.lab.viz import decision_grid
+
+from ._lessons import check_lesson
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,36 @@ def test_first_open_cluster_kernel_beats_svm_on_moons(app):
     assert app.controls["dataset"].value == "moons"
     # two labeled points per class: the cluster kernel follows the moons, the SVM cannot
     assert s["error_cluster"] < s["error_svm"] - 0.1
-    assert np.isnan(s["error_tsvm"])
+    assert "error_tsvm" not in s and "TSVM" not in app.stats.value     # not shown: no row
+    assert not s["regime"]
+
+
+LESSON = SemiSupervisedExplorer.LESSONS[0]
+
+
+@pytest.mark.parametrize("control", list(LESSON.sweep))
+def test_lessons_cluster_kernel_beats_labeled_svm(app, control):
+    held = check_lesson(app, LESSON, control)
+    if control == "n_labeled":      # the default's neighbours, not only one lucky value
+        assert set(held) == {1, 2, 10}
+
+
+@pytest.mark.parametrize("setting, words", [
+    (dict(r=1), "r = 1 keeps only the first eigenvector"),
+    (dict(r=4), "no gap in the spectrum after r = 4"),
+    (dict(noise=0.5), "a few isolated points"),
+    (dict(transfer="linear"), "leaves K unchanged"),
+    (dict(transfer="poly-step", p=0.5, q=2.0), "of its weight beyond r = 2"),
+    (dict(transfer="polynomial", t=5), "raise t"),
+])
+def test_out_of_regime_settings_say_so(app, setting, words):
+    try:
+        stats = app.update(raise_errors=True, **setting)
+        assert any(words in n for n in stats["regime"]), stats["regime"]
+        assert "kernelnb-regime" in app.stats.value and words in app.stats.value
+    finally:
+        app.update(r=2, noise=0.1, transfer="step")
+    assert not app.last_stats["regime"]
 
 
 def test_boundaries_and_spectrum_are_the_models_described(app):
@@ -58,10 +89,11 @@ def test_controls_follow_the_transfer_and_bad_values_refused(app):
     assert app.controls["r"].disabled and not app.controls["t"].disabled
     app.update(transfer="poly-step")
     assert not app.controls["p"].disabled and app.controls["t"].disabled
+    app.update(transfer="step")
     before = dict(app.last_stats)
     app.update(transfer="cubic")
     assert app.last_error and "transfer" in app.error.value
-    assert app.controls["transfer"].value == "poly-step"
+    assert app.controls["transfer"].value == "step"
     assert app.last_stats == before
 
 

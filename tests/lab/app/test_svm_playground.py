@@ -8,6 +8,8 @@ import kernelnb.lab.app.svm_playground as pg_module
 from kernelnb.lab.app import SVMPlayground
 from kernelnb.lab.viz import SURFACE_TRACES
 
+from ._lessons import check_lesson
+
 I = {name: k for k, name in enumerate(SURFACE_TRACES)}
 
 
@@ -162,3 +164,32 @@ def test_single_class_after_clicks_is_reported():
     app._base = (app._base[0], np.zeros(20, dtype=app._base[1].dtype))  # every point class 0
     out = app.update(C=2.0)
     assert "error" in out and "class" in app.error.value
+
+
+LESSON = SVMPlayground.LESSONS[0]
+
+
+@pytest.fixture(scope="module")
+def lesson_app():
+    return SVMPlayground(grid=10)
+
+
+@pytest.mark.parametrize("control", list(LESSON.sweep))
+def test_lessons_support_vector_count_bounds_the_error(lesson_app, control):
+    held = check_lesson(lesson_app, LESSON, control)
+    for mean in held.values():       # the readout's fraction is the model's
+        assert mean["sv_fraction"] == pytest.approx(mean["n_support"] / mean["n_train"])
+
+
+@pytest.mark.parametrize("setting, words", [({"C": 0.001}, "every α sits at its bound C"),
+                                            ({"sigma": 0.01}, "each point is an island"),
+                                            ({"sigma": 30.0}, "the kernel is nearly constant")])
+def test_out_of_regime_settings_say_so(lesson_app, setting, words):
+    try:
+        stats = lesson_app.update(raise_errors=True, **setting)
+        assert stats["sv_fraction"] >= 0.95
+        assert any(words in n for n in stats["regime"]), stats["regime"]
+        assert words in lesson_app.stats.value
+    finally:
+        lesson_app.update(C=1.0, sigma=0.5)
+    assert not lesson_app.last_stats["regime"]

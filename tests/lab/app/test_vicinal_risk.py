@@ -5,13 +5,20 @@ values are refused in the page."""
 import numpy as np
 import pytest
 
+from kernelnb.kernels import make_kernel
 from kernelnb.lab.app import VicinalRisk
 from kernelnb.lab.app.vicinal_risk import MODEL_KEYS, separable
-from kernelnb.kernels import make_kernel
-from kernelnb.prior import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC,
-                            input_margins, vicinity_widths)
-from kernelnb.svm import SVC
 from kernelnb.lab.viz import decision_grid
+from kernelnb.prior import (
+    EllipsoidalVicinalSVC,
+    VicinalRiskClassifier,
+    VicinalSVC,
+    input_margins,
+    vicinity_widths,
+)
+from kernelnb.svm import SVC
+
+from ._lessons import check_lesson
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +68,12 @@ def test_first_open(app):
     assert s["train_error_hard"] == 0 and s["test_error_hard"] < 0.1
     assert not app.fig.layout.annotations and "hard-note" not in app.stats.value
     assert s["margin_min"] < 1 < s["margin_max"]
-    for key in ("vicinal risk", "mean width", "smallest margin"):
+    for key in ("vicinal risk", "mean width", "margins γᵢ", "Smallest input margin"):
         assert key in app.stats.value
+    # three boundaries by default, the soft SVM and the ellipsoidal VRM one click away
+    shown = [t.name for t in app.fig.data[2:7] if t.visible is not False
+             and t.visible != "legendonly"]
+    assert shown == ["hard SVM", "VRM-SVM (adaptive margins)", "vicinal risk (erf)"]
 
 
 def test_circles_have_the_rule_widths(app):
@@ -94,7 +105,8 @@ def test_boundaries_are_the_models_described(app):
 
 
 def test_factor_moves_the_vrm_boundary_not_the_margins(app):
-    app.update(kernel="linear", width="knn", width_factor=0.2)
+    # without the circles the plot (the grid) does not widen with the factor
+    app.update(kernel="linear", width="knn", width_factor=0.2, show_circles=False)
     z_small = np.array(_tr(app, "vrm").z)
     g = (app.last_stats["margin_min"], app.last_stats["margin_max"])
     z_svm = np.array(_tr(app, "vsvc").z)
@@ -103,6 +115,7 @@ def test_factor_moves_the_vrm_boundary_not_the_margins(app):
     # gamma_i = sigma_i / mean sigma: the same problem up to rounding (solver tol 1e-3)
     np.testing.assert_allclose(z_svm, _tr(app, "vsvc").z, rtol=1e-2, atol=1e-2)
     assert (app.last_stats["margin_min"], app.last_stats["margin_max"]) == pytest.approx(g)
+    app.update(show_circles=True)
 
 
 def test_bad_values_are_refused_then_recovery(app):
@@ -170,7 +183,7 @@ def test_the_ellipsoidal_boundary_and_the_input_margins(app):
     assert s["fixed_point_iter"] == ref.n_fixed_point_iter_
     assert s["test_error_evrm"] == pytest.approx(
         np.mean(ref.predict(app._test[0]) != app._test[1]))
-    assert "smallest input margin" in app.stats.value
+    assert "Smallest input margin" in app.stats.value
     # lambda = 0 is the plain SVM
     app.update(ellipsoid_weight=0.0)
     np.testing.assert_allclose(_tr(app, "evrm").z, _tr(app, "svm").z, atol=1e-9)
@@ -279,3 +292,38 @@ def test_a_separable_sample_the_solver_does_not_settle_is_said(monkeypatch):
     monkeypatch.setattr(vr, "HARD_MAX_ITER", 300_000)
     page.update(seed=1)
     assert not page.fig.layout.annotations and "settled" not in page.stats.value
+
+
+LESSON = VicinalRisk.LESSONS[0]
+
+
+@pytest.fixture(scope="module")
+def lesson_app():
+    return VicinalRisk(grid=10)
+
+
+@pytest.mark.parametrize("control", list(LESSON.sweep))
+def test_lessons_vicinities_cost_nothing_against_the_hard_svm(lesson_app, control):
+    check_lesson(lesson_app, LESSON, control)
+
+
+def test_no_hard_svm_is_out_of_regime_and_the_vicinal_risk_still_answers(lesson_app):
+    try:
+        s = lesson_app.update(raise_errors=True, noise=1.5, seed=0)
+        assert np.isnan(s["test_error_hard"]) and np.isfinite(s["test_error_vrm"])
+        assert s["regime"] and "no hard-margin SVM" in lesson_app.stats.value
+    finally:
+        lesson_app.update(noise=0.5)
+    assert not lesson_app.last_stats["regime"]
+
+
+@pytest.mark.parametrize("factor", [0.5, 10.0])
+def test_every_circle_lies_inside_the_plot(lesson_app, factor):
+    lesson_app.update(width_factor=factor, show_circles=True)
+    circles = _tr(lesson_app, "circles")
+    x = np.array([v for v in circles.x if v is not None], float)
+    y = np.array([v for v in circles.y if v is not None], float)
+    x0, x1 = lesson_app.fig.layout.xaxis.range
+    y0, y1 = lesson_app.fig.layout.yaxis.range
+    assert x0 <= np.nanmin(x) and np.nanmax(x) <= x1 and y0 <= np.nanmin(y) and np.nanmax(y) <= y1
+    lesson_app.update(width_factor=0.5)
