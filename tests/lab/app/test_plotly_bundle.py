@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import urllib.request
+import warnings
 
 import pytest
 
@@ -89,3 +90,37 @@ def test_only_a_served_dashboard_kernel_counts_as_one(monkeypatch, route_ok, voi
     assert _plotly._served_kernel() is expected
     # this process has imported jsonschema long ago: nothing to skip here, in any case
     assert _plotly.skip_iri_grammar() is False
+
+
+def test_pages_preload_the_bundle_the_figures_import(served):
+    """A dashboard page asks the browser for the bundle from its head, at the URL the figures'
+    shim imports (base URL of the page + route), so that the import finds it already loaded."""
+    import re
+    with urllib.request.urlopen(served + "voila/render/margin_losses.ipynb", timeout=300) as r:
+        page = r.read().decode()
+    links = re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
+                                  r"(.*?)</script>", page, re.S).group(1))
+    assert links == [config["baseUrl"] + plotly_bundle_route()]
+    assert page.index("modulepreload") < page.index("</head>")
+
+
+def test_template_resource_keeps_what_the_user_gave():
+    from traitlets.config import Config
+    from traitlets.config.loader import DeferredConfigString
+
+    from kernelnb.lab.server import _add_template_resource
+    config = Config()
+    _add_template_resource(config, "kernelnb_plotly_bundle", "kernelnb/esm/plotly-0.js")
+    assert config.VoilaConfiguration.resources == {"kernelnb_plotly_bundle":
+                                                   "kernelnb/esm/plotly-0.js"}
+    config = Config()
+    config.VoilaConfiguration.resources = {"theme": "dark"}          # a configuration file
+    _add_template_resource(config, "k", "v")
+    assert config.VoilaConfiguration.resources == {"theme": "dark", "k": "v"}
+    config = Config()                                                 # the command line
+    config.VoilaConfiguration.resources = DeferredConfigString("{'theme': 'dark'}")
+    with warnings.catch_warnings():       # traitlets deprecates this form; Voila still reads it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        _add_template_resource(config, "k", "v")
+    assert config.VoilaConfiguration.resources == {"theme": "dark", "k": "v"}
