@@ -100,7 +100,7 @@ def test_pages_preload_the_bundle_the_figures_import(served):
         page = r.read().decode()
     links = re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)
     config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
-                                  r"(.*?)</script>", page, re.S).group(1))
+                                  r"(.*?)</script>", page, re.DOTALL).group(1))
     assert links == [config["baseUrl"] + plotly_bundle_route()]
     assert page.index("modulepreload") < page.index("</head>")
 
