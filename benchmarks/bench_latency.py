@@ -190,10 +190,14 @@ def all_dashboards(args):
     env = served_kernel_env(repo)
     results = {}
     for name in names:
-        proc = subprocess.run([sys.executable, __file__, "--one", str(folder / f"{name}.ipynb"),
-                               "--changes", str(args.changes)],
-                              capture_output=True, text=True, env=env, timeout=args.timeout,
-                              check=False)
+        try:
+            proc = subprocess.run([sys.executable, __file__, "--one",
+                                   str(folder / f"{name}.ipynb"), "--changes", str(args.changes)],
+                                  capture_output=True, text=True, env=env, timeout=args.timeout,
+                                  check=False)
+        except subprocess.TimeoutExpired:
+            print(f"{name}: FAILED: not done within --timeout {args.timeout:.0f} s", flush=True)
+            continue
         lines = proc.stdout.strip().splitlines()
         if proc.returncode or not lines:
             print(f"{name}: FAILED\n{proc.stderr[-2000:]}", flush=True)
