@@ -281,7 +281,7 @@ def start_server(port, extra_args, args, log):
 
 def wait_server(base, log):
     t0 = time.monotonic()
-    while time.monotonic() - t0 < 120:
+    while time.monotonic() - t0 < 300:
         try:
             urllib.request.urlopen(base, timeout=2).close()
             return
