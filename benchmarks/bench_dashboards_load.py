@@ -15,6 +15,17 @@ run stops by itself.
 
     python benchmarks/bench_dashboards_load.py [--sessions 20] [--dashboard svm_playground]
                                                [--scenarios default,preheat] [--deadline 300]
+
+``--per-dashboard all`` (or names) instead opens every dashboard once, alone, on two servers: one
+without preheating (a cold kernel per page) and one with ``--preheat`` one kernel per dashboard,
+and prints for each its first chart cold and preheated (seconds from the request; with the
+browser, also when the page's HTML had arrived and when plotly's bundle had), the CPU seconds the
+cold kernel had used by then, and the kernel's memory (RSS, and USS: what no other process shares)::
+
+    python benchmarks/bench_dashboards_load.py --per-dashboard all [--repeat 2] [--repo CHECKOUT]
+
+``--repo`` serves another checkout (its ``kernelnb`` first on the path of the server and of its
+kernels, its ``dashboards/``), e.g. a worktree at an older commit, for a before/after table.
 """
 from __future__ import annotations
 
@@ -70,6 +81,18 @@ def rss_mb(pid):
     return 0.0
 
 
+def uss_mb(pid):
+    """Memory of ``pid`` that no other process shares (private pages), MB (Linux /proc)."""
+    total = 0
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                total += int(line.split()[1])
+    except OSError:
+        return 0.0
+    return total / 1024
+
+
 def cpu_seconds(pids):
     """User + system CPU seconds used so far by ``pids`` (Linux /proc)."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -117,6 +140,15 @@ FIRST_CHART_JS = """(() => {
     }
   }, 50);
 })();"""
+
+
+#: When the page's HTML had arrived and when plotly's widget bundle had (ms since navigation).
+PHASES_JS = """() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const esm = performance.getEntriesByType('resource').filter(
+      e => /plotly-[0-9a-f]+\\.js$/.test(e.name))[0];
+  return {html: nav ? nav.responseEnd : null, bundle: esm ? esm.responseEnd : null};
+}"""
 
 
 def server_status(base):
@@ -235,25 +267,146 @@ def open_clients(base, url, n, deadline):
     return [("ok", t) if t is not None else ("timeout", None) for t in times], wall
 
 
+def start_server(port, extra_args, args, log):
+    """``kernelnb serve`` on ``port`` (of ``args.repo``'s checkout when given)."""
+    env = dict(os.environ)
+    if args.repo:
+        repo = Path(args.repo).resolve()
+        env["PYTHONPATH"] = os.pathsep.join([str(repo), *filter(None, [env.get("PYTHONPATH")])])
+        extra_args = ["--dashboards", str(repo / "dashboards"), *extra_args]
+    return subprocess.Popen([sys.executable, "-m", "kernelnb.lab.cli", "serve", "--no-browser",
+                             "--port", str(port), *extra_args],
+                            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=REPO)
+
+
+def wait_server(base, log):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 300:
+        try:
+            urllib.request.urlopen(base, timeout=2).close()
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise SystemExit(f"server did not start; see benchmarks/results/{log.name}")
+
+
+def open_one(browser, base, url, deadline):
+    """One visitor opens ``url``: {first chart s, html s, bundle s} (None when it failed)."""
+    if browser is None:
+        res, _ = open_clients(base, url, 1, deadline)
+        return {"chart": res[0][1] if res[0][0] == "ok" else None, "html": None, "bundle": None}
+    res, _, errors, contexts = open_pages(browser, url, 1, deadline)
+    out = {"chart": res[0][1] if res[0][0] == "ok" and not errors else None,
+           "html": None, "bundle": None}
+    try:
+        phases = contexts[0].pages[0].evaluate(PHASES_JS)
+        out.update({k: v / 1000 if v else None for k, v in phases.items()})
+    except Exception as exc:  # noqa: BLE001 - the phases are extra information
+        print(f"page phases unknown: {exc}", file=sys.stderr)
+    for c in contexts:
+        c.close()
+    return out
+
+
+def per_dashboard(args, browser, names):
+    """Every dashboard of ``names`` opened alone: cold (a server without preheating) and
+    preheated (a server keeping one kernel ready per dashboard)."""
+    rows = {n: {"cold": [], "warm": [], "cpu": [], "rss": [], "uss": []} for n in names}
+    rows["_preheated_kernels"] = []
+    (REPO / "benchmarks" / "results").mkdir(exist_ok=True)
+    for mode, extra in (("cold", []),
+                        ("warm", ["--preheat", str(len(names)),
+                                  "--preheat-dashboards", ",".join(names)])):
+        port = free_port()
+        base = f"http://127.0.0.1:{port}/"
+        log_path = REPO / "benchmarks" / "results" / f"load_server_per_dashboard_{mode}.log"
+        with open(log_path, "w") as log:
+            server = start_server(port, extra, args, log)
+            try:
+                wait_server(base, log)
+                for _ in range(args.repeat):
+                    _open_each(args, browser, names, rows, mode, base, server)
+            finally:
+                server.send_signal(signal.SIGINT)
+                try:
+                    server.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+    return rows
+
+
+def _open_each(args, browser, names, rows, mode, base, server):
+    if mode == "warm":
+        ready = wait_pool(base, len(names), args.deadline * len(names))
+        print(f"preheated pool ready after {_fmt(ready)} s", file=sys.stderr, flush=True)
+        rows["_preheated_kernels"] = [(rss_mb(k), uss_mb(k)) for k in kernel_pids(server.pid)]
+    for name in names:
+        before = set(kernel_pids(server.pid))
+        got = open_one(browser, base, f"{base}voila/render/{name}.ipynb", args.deadline)
+        r = rows[name]
+        r[mode].append(got)
+        if mode == "cold":
+            new = [k for k in kernel_pids(server.pid) if k not in before]
+            r["cpu"] += [cpu_seconds(new)] if new else []
+            r["rss"] += [rss_mb(k) for k in new]
+            r["uss"] += [uss_mb(k) for k in new]
+        print(f"{mode} {name}: {got}", file=sys.stderr, flush=True)
+
+
+def print_per_dashboard(args, rows):
+    def med(xs):
+        xs = [x for x in xs if x is not None]
+        return statistics.median(xs) if xs else None
+
+    def cell(xs, spec):
+        return _fmt(med(xs), spec)
+
+    preheated = rows.pop("_preheated_kernels", [])
+    what = ("browser: first plotly chart drawn" if args.clients == "browser"
+            else "websocket: every widget's state received")
+    print(f"\nEvery dashboard opened alone ({args.repeat} time(s) each; {what}; kernelnb serve "
+          f"on 127.0.0.1, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}): medians, "
+          f"seconds from the request\n")
+    print(f"{'dashboard':<22} {'cold':>6} {'html':>6} {'bundle':>6} {'k.CPU':>6} "
+          f"{'preheat':>7} {'html':>6} {'bundle':>6} {'RSS MB':>7} {'USS MB':>7}")
+    cold_all, warm_all = [], []
+    for name, r in rows.items():
+        cold = med([g["chart"] for g in r["cold"]])
+        warm = med([g["chart"] for g in r["warm"]])
+        cold_all.append(cold)
+        warm_all.append(warm)
+        print(f"{name:<22} {_fmt(cold, '6.2f')} {cell([g['html'] for g in r['cold']], '6.2f')} "
+              f"{cell([g['bundle'] for g in r['cold']], '6.2f')} {cell(r['cpu'], '6.2f')} "
+              f"{_fmt(warm, '7.2f')} {cell([g['html'] for g in r['warm']], '6.2f')} "
+              f"{cell([g['bundle'] for g in r['warm']], '6.2f')} "
+              f"{cell(r['rss'], '7.0f')} {cell(r['uss'], '7.0f')}")
+    print("\ncold: first chart of a page that starts its kernel; html / bundle: when the page's "
+          "HTML / plotly's widget bundle had arrived (browser only); k.CPU: CPU s its kernel had "
+          "used by then; preheat: the same page given a kernel that had run it already; RSS / USS:"
+          " the cold kernel after its first chart.")
+    if preheated:
+        print(f"preheated kernels ready before the first visit: RSS median "
+              f"{statistics.median(a for a, _ in preheated):.0f} MB, USS median "
+              f"{statistics.median(b for _, b in preheated):.0f} MB ({len(preheated)} kernels)")
+    cold_ok = [x for x in cold_all if x is not None]
+    warm_ok = [x for x in warm_all if x is not None]
+    if cold_ok and warm_ok:
+        print(f"slowest first chart: cold {max(cold_ok):.2f} s, preheated {max(warm_ok):.2f} s")
+    failed = sum(x is None for x in cold_all + warm_all)
+    if failed:
+        print(f"{failed} page(s) showed no chart (or a traceback): see benchmarks/results/")
+    return 1 if failed else 0
+
+
 def scenario(name, extra_args, args, browser):
     port = free_port()
     base = f"http://127.0.0.1:{port}/"
     (REPO / "benchmarks" / "results").mkdir(exist_ok=True)
     log = open(REPO / "benchmarks" / "results" / f"load_server_{name}.log", "w")
-    server = subprocess.Popen([sys.executable, "-m", "kernelnb.lab.cli", "serve", "--no-browser",
-                               "--port", str(port), *extra_args],
-                              stdout=log, stderr=subprocess.STDOUT)
+    server = start_server(port, extra_args, args, log)
     out = {"scenario": name}
     try:
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < 60:
-            try:
-                urllib.request.urlopen(base, timeout=2).close()
-                break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            raise SystemExit(f"server did not start; see benchmarks/results/{log.name}")
+        wait_server(base, log)
         out["server_rss0"] = rss_mb(server.pid)
         target = server_status(base)["preheat_target"]
         out["pool_ready_s"] = wait_pool(base, target, 600) if target else 0.0
@@ -338,7 +491,29 @@ def main(argv=None):
                          "state received): the server and its kernels alone")
     ap.add_argument("--chromium", default=os.environ.get("KERNELNB_CHROMIUM")
                     or shutil.which("chromium") or "/usr/bin/chromium")
+    ap.add_argument("--per-dashboard", default=None, metavar="NAMES",
+                    help="'all' or comma-separated dashboards: each opened alone, cold and "
+                         "preheated (see the module's docstring)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="with --per-dashboard: times each dashboard is opened")
+    ap.add_argument("--repo", default=None, metavar="CHECKOUT",
+                    help="serve this checkout's kernelnb and dashboards (default: this one)")
     args = ap.parse_args(argv)
+    if args.per_dashboard:
+        folder = (Path(args.repo).resolve() if args.repo else REPO) / "dashboards"
+        names = (sorted(p.stem for p in folder.glob("*.ipynb")) if args.per_dashboard == "all"
+                 else [n.strip() for n in args.per_dashboard.split(",") if n.strip()])
+        if args.clients == "websocket":
+            return print_per_dashboard(args, per_dashboard(args, None, names))
+        from playwright.sync_api import sync_playwright
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=args.chromium, headless=True,
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                      "--disable-dev-shm-usage"])
+            rows = per_dashboard(args, browser, names)
+            browser.close()
+        return print_per_dashboard(args, rows)
     if args.sessions < 1 or args.sessions > 64:
         ap.error(f"--sessions must be in 1..64, got {args.sessions}")
     preheat = args.sessions if args.preheat is None else args.preheat

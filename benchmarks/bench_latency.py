@@ -8,15 +8,33 @@ i.e. fit + grid prediction + errors + figure update + message serialisation. Bro
 not included.
 
 Usage: python benchmarks/bench_latency.py [--changes 30] [--n 400] [--grid 100] [--profile]
+
+Every dashboard (``--dashboards all``, or names such as ``svm_playground,kmp_playground``): each in
+a fresh interpreter started as a dashboard kernel of ``kernelnb serve`` is (the variables Voila
+and kernelnb serve put in a kernel's environment), what its notebook's code cell costs, split into
+the imports an IPython kernel has before any cell (ipykernel, ipywidgets), the cell's import and
+the build with the first update (CPU and wall seconds each), the process's memory after (RSS and
+USS, the memory no other process shares), then the latency of ``--changes`` changes of each
+control (values spread over its range, options in turn), p50 and p95 in ms (wall and CPU), through
+the same serialising comms::
+
+    python benchmarks/bench_latency.py --dashboards all [--changes 8] [--repo CHECKOUT]
+
+``--repo`` runs the dashboards of another checkout (its ``kernelnb`` first on ``sys.path`` and its
+``dashboards/`` notebooks), e.g. a worktree at an older commit, for a before/after table.
 """
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import statistics
+import subprocess
+import sys
 import time
 import types
 import uuid
+from pathlib import Path
 
 import numpy as np
 
@@ -56,14 +74,192 @@ def _all_widgets(w, seen=None):
     return out
 
 
+# ------------------------------------------------------------------------ every dashboard
+def _control_values(w, k, rng):
+    """``k`` values for the widget ``w`` spread over what it can hold (None: not a control to
+    move: a button, a text, a multiple selection)."""
+    value = getattr(w, "value", None)
+    options = getattr(w, "options", None)
+    if isinstance(value, bool):
+        return [not value if i % 2 == 0 else value for i in range(k)]
+    if options is not None and not isinstance(value, (tuple, list)):
+        opts = [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
+        others = [o for o in opts if o != value] or opts
+        return [others[i % len(others)] if i % 2 == 0 else value for i in range(k)]
+    lo, hi = getattr(w, "min", None), getattr(w, "max", None)
+    if lo is None or hi is None or isinstance(value, (tuple, list)):
+        return None
+    if hasattr(w, "base"):                           # FloatLogSlider: min/max are exponents
+        vals = w.base ** rng.uniform(lo, hi, k)
+    else:
+        vals = rng.uniform(lo, hi, k)
+    if isinstance(value, int):
+        step = int(getattr(w, "step", 1) or 1)
+        vals = [int(lo + step * round((v - lo) / step)) for v in vals]
+    return [float(v) if not isinstance(v, int) else v for v in vals]
+
+
+def one_dashboard(notebook, changes):
+    """Run ``notebook``'s code cell in this (fresh) process; a dict of timings (see the module's
+    docstring)."""
+    timings = {}
+    c0, t0 = time.process_time(), time.perf_counter()
+    import ipykernel.kernelapp  # noqa: F401 - what a kernel has imported before any cell
+    import ipywidgets  # noqa: F401
+    c1, t1 = time.process_time(), time.perf_counter()
+    cells = [c for c in json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+             if c["cell_type"] == "code"]
+    source = "".join(cells[0]["source"]).strip()
+    head, _, expr = source.rpartition("\n")
+    ns = {}
+    exec(head, ns)  # noqa: S102 - the notebook's own cell, as its kernel runs it
+    c2, t2 = time.process_time(), time.perf_counter()
+    expr = expr.strip()
+    if not expr.endswith(".widget"):
+        raise SystemExit(f"{notebook}: its cell does not end with '<Dashboard>(...).widget'")
+    app = eval(expr[:-len(".widget")], ns)           # the notebook's own cell
+    app.widget  # noqa: B018 - what the cell shows
+    c3, t3 = time.process_time(), time.perf_counter()
+    timings.update(kernel_cpu=c1 - c0, kernel_wall=t1 - t0, import_cpu=c2 - c1,
+                   import_wall=t2 - t1, build_cpu=c3 - c2, build_wall=t3 - t2,
+                   first_update_ms=app.last_stats.get("update_ms"),
+                   first_error=app.last_error)
+    try:
+        import psutil
+        mem = psutil.Process().memory_full_info()
+        timings.update(rss_mb=mem.rss / 2**20, uss_mb=mem.uss / 2**20)
+    except (ImportError, AttributeError):
+        timings.update(rss_mb=None, uss_mb=None)
+    timings["modules"] = {m: m in sys.modules and sys.modules[m] is not None
+                          for m in ("nbformat", "jsonschema", "rfc3987_syntax", "sklearn",
+                                    "scipy.stats", "pandas")}
+
+    counter = types.SimpleNamespace(bytes=0, messages=0, seconds=0.0)
+    for w in _all_widgets(app.widget) + list(app.figures):
+        w.comm = SerialisingComm(counter)
+    rng = np.random.RandomState(0)
+    start = app.params()
+    per_control = {}
+    for name, w in app.controls.items():
+        values = _control_values(w, changes, rng)
+        if not values:
+            continue
+        walls, cpus, errors = [], [], 0
+        for v in values:
+            c, t = time.process_time(), time.perf_counter()
+            try:
+                w.value = v
+            except Exception as exc:  # noqa: BLE001 - a value the widget refuses: not timed
+                print(f"{name}={v!r} refused: {exc}", file=sys.stderr)
+                continue
+            walls.append(1e3 * (time.perf_counter() - t))
+            cpus.append(1e3 * (time.process_time() - c))
+            errors += bool(app.last_error)
+        app.update(**start)
+        if walls:
+            per_control[name] = {
+                "n": len(walls), "errors": errors,
+                "p50": float(np.percentile(walls, 50)), "p95": float(np.percentile(walls, 95)),
+                "cpu_p50": float(np.percentile(cpus, 50)),
+                "cpu_p95": float(np.percentile(cpus, 95))}
+    timings["controls"] = per_control
+    return timings
+
+
+def served_kernel_env(repo=None):
+    """This process's environment as a dashboard kernel of ``kernelnb serve`` would see it, with
+    the checkout ``repo`` first on the path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(repo), *filter(None, [env.get("PYTHONPATH")])])
+    try:
+        from kernelnb.lab.app._plotly import ESM_ENV, plotly_bundle_route
+        env[ESM_ENV] = plotly_bundle_route()
+    except ImportError:              # an older checkout: its kernels had no such variable
+        pass
+    env.setdefault("VOILA_PREHEAT", "False")
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(name, "1")    # as kernelnb serve sets them for its kernels
+    return env
+
+
+def all_dashboards(args):
+    repo = Path(args.repo).resolve() if args.repo else Path(__file__).resolve().parents[1]
+    folder = repo / "dashboards"
+    names = (sorted(p.stem for p in folder.glob("*.ipynb")) if args.dashboards == "all"
+             else [n.strip() for n in args.dashboards.split(",") if n.strip()])
+    env = served_kernel_env(repo)
+    results = {}
+    for name in names:
+        try:
+            proc = subprocess.run([sys.executable, __file__, "--one",
+                                   str(folder / f"{name}.ipynb"), "--changes", str(args.changes)],
+                                  capture_output=True, text=True, env=env, timeout=args.timeout,
+                                  check=False)
+        except subprocess.TimeoutExpired:
+            print(f"{name}: FAILED: not done within --timeout {args.timeout:.0f} s", flush=True)
+            continue
+        lines = proc.stdout.strip().splitlines()
+        if proc.returncode or not lines:
+            print(f"{name}: FAILED\n{proc.stderr[-2000:]}", flush=True)
+            continue
+        r = results[name] = json.loads(lines[-1])
+        print(f"{name}: import {r['import_cpu']:.2f} s CPU, build {r['build_cpu']:.2f} s CPU",
+              file=sys.stderr, flush=True)
+
+    print(f"\nDashboards of {repo} as served kernels ({os.cpu_count()} cores, load "
+          f"{os.getloadavg()[0]:.1f}): CPU s / wall s of each step, memory after the first chart")
+    head = (f"{'dashboard':<22} {'kernel':>11} {'cell import':>11} {'build+1st':>11} "
+            f"{'1st upd ms':>10} {'RSS MB':>7} {'USS MB':>7}  nbformat rfc3987")
+    print(head)
+    for name, r in results.items():
+        m = r["modules"]
+        print(f"{name:<22} {r['kernel_cpu']:5.2f}/{r['kernel_wall']:<5.2f} "
+              f"{r['import_cpu']:5.2f}/{r['import_wall']:<5.2f} "
+              f"{r['build_cpu']:5.2f}/{r['build_wall']:<5.2f} "
+              f"{r['first_update_ms'] or float('nan'):10.0f} "
+              f"{r['rss_mb'] or float('nan'):7.0f} {r['uss_mb'] or float('nan'):7.0f}  "
+              f"{'yes' if m['nbformat'] else 'no':>8} {'yes' if m['rfc3987_syntax'] else 'no':>7}"
+              + (f"  ERROR: {r['first_error']}" if r["first_error"] else ""))
+    if results:
+        cols = ("kernel_cpu", "import_cpu", "build_cpu", "rss_mb", "uss_mb")
+        means = {c: statistics.mean(r[c] for r in results.values() if r[c] is not None)
+                 for c in cols}
+        print(f"{'mean':<22} {means['kernel_cpu']:5.2f}       {means['import_cpu']:5.2f}       "
+              f"{means['build_cpu']:5.2f}       {'':10} {means['rss_mb']:7.0f} "
+              f"{means['uss_mb']:7.0f}")
+    print(f"\nControl changes ({args.changes} each): slider change -> figures sent, ms "
+          "(wall p50 / p95, CPU p50 / p95)")
+    for name, r in results.items():
+        for control, c in r["controls"].items():
+            print(f"{name:<22} {control:<22} {c['p50']:8.1f} {c['p95']:8.1f}   "
+                  f"{c['cpu_p50']:8.1f} {c['cpu_p95']:8.1f}"
+                  + (f"   ({c['errors']} of {c['n']} showed an error)" if c["errors"] else ""))
+    return 0 if len(results) == len(names) else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--changes", type=int, default=30)
+    ap.add_argument("--dashboards", default=None, metavar="NAMES",
+                    help="'all' or comma-separated dashboards: the per-dashboard table")
+    ap.add_argument("--repo", default=None, metavar="CHECKOUT",
+                    help="with --dashboards: the checkout whose kernelnb and dashboards to run")
+    ap.add_argument("--timeout", type=float, default=600.0,
+                    help="with --dashboards: seconds each dashboard may take")
+    ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--changes", type=int, default=None,
+                    help="changes per control (default 30; 8 with --dashboards)")
     ap.add_argument("--n", type=int, default=400)
     ap.add_argument("--grid", type=int, default=100)
     ap.add_argument("--slider", default="C", choices=["C", "sigma"])
     ap.add_argument("--profile", action="store_true", help="print the top of a cProfile run")
     args = ap.parse_args()
+    if args.one:
+        print(json.dumps(one_dashboard(args.one, args.changes or 8)))
+        return 0
+    if args.dashboards:
+        args.changes = args.changes or 8
+        return all_dashboards(args)
+    args.changes = args.changes or 30
 
     from kernelnb.lab.app import SVMPlayground
     from kernelnb.lab.viz import decision_grid
@@ -122,4 +318,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -118,6 +118,18 @@ def _announce_plotly_bundle():
     return route
 
 
+def _add_template_resource(config, key, value):
+    """Add ``key: value`` to ``VoilaConfiguration.resources`` (what Voila passes to its page
+    template as ``resources``), keeping what the user configured there."""
+    from voila.configuration import VoilaConfiguration
+    given = config.VoilaConfiguration.get("resources", {})
+    if "DeferredConfigString" in type(given).__name__:     # given on the command line
+        given = VoilaConfiguration.resources.from_string(given)
+    if not isinstance(given, dict):
+        given = given.to_dict()
+    config.VoilaConfiguration.resources = {**given, key: value}
+
+
 class StatusHandler(_KernelnbTemplates, JupyterHandler):
     """``GET /kernelnb/api/status``: kernels running, the limit, preheated kernels ready (JSON)."""
 
@@ -220,6 +232,9 @@ class KernelnbVoila(Voila):
 
     def init_settings(self):
         self._plotly_route = _announce_plotly_bundle()
+        # Pages preload the bundle (templates/voila/index.html.j2) through Voila's template
+        # resources, so the browser fetches and compiles it while Voila's own scripts load.
+        _add_template_resource(self.config, "kernelnb_plotly_bundle", self._plotly_route)
         if self.preheat_plan and self.voila_configuration.preheat_kernel:
             pools = {nb: {"pool_size": int(n)} for nb, n in json.loads(self.preheat_plan).items()}
             self.config.VoilaKernelManager.kernel_pools_config = {"default": {"pool_size": 0},

@@ -8,21 +8,36 @@ once at a URL naming its content hash (cached by the browser) and tells its kern
 the bundle from that URL (one download and one evaluation per browser, not per figure). Outside
 ``kernelnb serve`` (a notebook, JupyterLab, the tests) the variable is unset and this is plotly's
 own ``FigureWidget``.
+
+In a dashboard kernel of ``kernelnb serve`` this module also spares the kernel jsonschema's RFC 3987
+grammar (:func:`skip_iri_grammar`), the largest part of the cost of plotly's widgets at start-up.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 import re
+import sys
 from functools import lru_cache
 from pathlib import Path
 
 import plotly.graph_objects as go
 
-__all__ = ["FigureWidget", "ESM_ENV", "plotly_bundle_path", "plotly_bundle_route", "esm_shim"]
+__all__ = [
+    "ESM_ENV",
+    "FigureWidget",
+    "esm_shim",
+    "plotly_bundle_path",
+    "plotly_bundle_route",
+    "skip_iri_grammar",
+]
 
 #: Environment variable with the bundle's path relative to the server's base URL.
 ESM_ENV = "KERNELNB_PLOTLY_ESM"
+
+#: Voila puts this variable ("True" or "False") in the environment of every kernel it starts, and
+#: only there: with :data:`ESM_ENV`, it marks a dashboard kernel of ``kernelnb serve``.
+_VOILA_KERNEL_ENV = "VOILA_PREHEAT"
 
 _ROUTE = re.compile(r"^kernelnb/esm/plotly-[0-9a-f]{16}\.js$")
 
@@ -59,6 +74,39 @@ export default m.default;
 """
 
 
+def _served_kernel() -> bool:
+    """True in a dashboard kernel started by ``kernelnb serve`` (not in the server itself)."""
+    return bool(_ROUTE.match(os.environ.get(ESM_ENV, ""))) and _VOILA_KERNEL_ENV in os.environ
+
+
+def skip_iri_grammar() -> bool:
+    """In a dashboard kernel of ``kernelnb serve``, leave jsonschema without its IRI format checks.
+
+    plotly's ``FigureWidget`` module imports plotly's renderers, which import ``nbformat`` (to read
+    its version in ``fig.show()``), which imports ``jsonschema``; jsonschema's format checkers
+    import ``rfc3987_syntax`` when it is installed (it is: Jupyter's event schemas need it, in the
+    server), and that module compiles an Earley parser for the RFC 3987 grammar when imported:
+    about 2.9 s of the 3.9 s of CPU that ``import plotly.graph_objs._figurewidget`` takes on this
+    project's 2-core machine, paid by every cold dashboard kernel. jsonschema treats the package as
+    optional (it then checks no ``"iri"``/``"iri-reference"`` format, the only two it is used for),
+    and nothing a dashboard kernel runs validates those formats. So, in such a kernel and before
+    jsonschema is first imported, ``sys.modules["rfc3987_syntax"]`` is set to None, the import
+    system's own way of marking a module unavailable: jsonschema's ``import`` of it raises
+    ImportError, which jsonschema expects. plotly, nbformat and jsonschema are imported unchanged;
+    nothing is done elsewhere (a notebook, JupyterLab, the server process, the tests).
+
+    Returns
+    -------
+    bool
+        True when the grammar is (now) unavailable to this process, False when nothing was done
+        (not a served dashboard kernel, or jsonschema was already imported).
+    """
+    if not _served_kernel() or "jsonschema" in sys.modules:
+        return False
+    sys.modules.setdefault("rfc3987_syntax", None)
+    return sys.modules["rfc3987_syntax"] is None
+
+
 def _figure_widget_class():
     route = os.environ.get(ESM_ENV, "")
     if not route or not _ROUTE.match(route):
@@ -69,5 +117,6 @@ def _figure_widget_class():
                             "(see kernelnb.lab.app._plotly)."})
 
 
+skip_iri_grammar()
 #: The class the dashboards build their charts with.
 FigureWidget = _figure_widget_class()

@@ -7,7 +7,9 @@ everything already).
 ``nbformat`` and ``jsonschema`` are not in the list below: plotly's ``FigureWidget`` imports
 plotly's renderers, which import ``nbformat`` (and so ``jsonschema`` and its RFC 3987 grammar)
 to read its version for ``fig.show()``. plotly offers no public way to defer that
-(plotly/plotly.py#4856), and the import hook that did it is gone: a cold kernel pays for it."""
+(plotly/plotly.py#4856), and the import hook that did it is gone. A served dashboard kernel skips
+only jsonschema's RFC 3987 grammar (see ``kernelnb.lab.app._plotly.skip_iri_grammar`` and
+tests/lab/app/test_plotly_bundle.py)."""
 import json
 import subprocess
 import sys

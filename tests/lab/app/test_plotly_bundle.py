@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import urllib.request
+import warnings
 
 import pytest
 
@@ -57,3 +58,69 @@ def test_served_bundle_is_plotlys_and_cacheable(served):
         assert r.headers["Content-Type"].startswith("text/javascript")
         assert "immutable" in r.headers["Cache-Control"]
     assert body == plotly_bundle_path().read_bytes()
+
+
+def test_served_dashboard_kernel_skips_only_the_iri_grammar():
+    """In a dashboard kernel of ``kernelnb serve`` (Voila's and kernelnb's variables set), plotly's
+    widgets load without jsonschema's RFC 3987 grammar; nbformat and jsonschema still work."""
+    code = ("import json, sys\n"
+            "from kernelnb.lab.app._plotly import FigureWidget\n"
+            "import nbformat, jsonschema\n"
+            "nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('1')]))\n"
+            "bad = jsonschema.Draft7Validator({'type': 'integer'}).is_valid('x')\n"
+            "print(json.dumps([sys.modules['rfc3987_syntax'] is None, 'nbformat' in sys.modules,\n"
+            "                  FigureWidget.__module__, bad]))\n")
+    env = dict(__import__("os").environ, **{ESM_ENV: plotly_bundle_route(),
+                                             "VOILA_PREHEAT": "False"})
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=300, check=True).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == [True, True, "kernelnb.lab.app._plotly",
+                                                        False]
+
+
+@pytest.mark.parametrize("route_ok, voila, expected", [(True, True, True), (True, False, False),
+                                                        (False, True, False)])
+def test_only_a_served_dashboard_kernel_counts_as_one(monkeypatch, route_ok, voila, expected):
+    from kernelnb.lab.app import _plotly
+    monkeypatch.setenv(ESM_ENV, plotly_bundle_route() if route_ok else "../x.js")
+    if voila:
+        monkeypatch.setenv("VOILA_PREHEAT", "True")
+    else:
+        monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    assert _plotly._served_kernel() is expected
+    # this process has imported jsonschema long ago: nothing to skip here, in any case
+    assert _plotly.skip_iri_grammar() is False
+
+
+def test_pages_preload_the_bundle_the_figures_import(served):
+    """A dashboard page asks the browser for the bundle from its head, at the URL the figures'
+    shim imports (base URL of the page + route), so that the import finds it already loaded."""
+    import re
+    with urllib.request.urlopen(served + "voila/render/margin_losses.ipynb", timeout=300) as r:
+        page = r.read().decode()
+    links = re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
+                                  r"(.*?)</script>", page, re.DOTALL).group(1))
+    assert links == [config["baseUrl"] + plotly_bundle_route()]
+    assert page.index("modulepreload") < page.index("</head>")
+
+
+def test_template_resource_keeps_what_the_user_gave():
+    from traitlets.config import Config
+    from traitlets.config.loader import DeferredConfigString
+
+    from kernelnb.lab.server import _add_template_resource
+    config = Config()
+    _add_template_resource(config, "kernelnb_plotly_bundle", "kernelnb/esm/plotly-0.js")
+    assert config.VoilaConfiguration.resources == {"kernelnb_plotly_bundle":
+                                                   "kernelnb/esm/plotly-0.js"}
+    config = Config()
+    config.VoilaConfiguration.resources = {"theme": "dark"}          # a configuration file
+    _add_template_resource(config, "k", "v")
+    assert config.VoilaConfiguration.resources == {"theme": "dark", "k": "v"}
+    config = Config()                                                 # the command line
+    config.VoilaConfiguration.resources = DeferredConfigString("{'theme': 'dark'}")
+    with warnings.catch_warnings():       # traitlets deprecates this form; Voila still reads it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        _add_template_resource(config, "k", "v")
+    assert config.VoilaConfiguration.resources == {"theme": "dark", "k": "v"}
