@@ -140,7 +140,7 @@ def _full_page(handler):
     handler.finish(FULL_PAGE.format(
         running=html.escape(str(km.n_kernels() if hasattr(km, "n_kernels") else "")),
         limit=html.escape(str(getattr(km, "max_kernels", ""))),
-        gallery=html.escape(handler.base_url)))
+        gallery=html.escape(handler.settings.get("kernelnb_gallery_url", handler.base_url))))
 
 
 class BudgetVoilaHandler(TornadoVoilaHandler):
@@ -335,5 +335,33 @@ def _load_jupyter_server_extension(serverapp):
         (url_path_join(base, "kernelnb/?"), GalleryHandler,
          {"directory": directory, "render_prefix": render_prefix, "static_prefix": static_prefix}),
         (url_path_join(base, r"kernelnb/lab/static/(.*)"), _StaticHandler, {"path": str(static_dir())}),
+        (url_path_join(base, r"kernelnb/api/status"), StatusHandler),
     ])
+    web_app.settings["kernelnb_gallery_url"] = url_path_join(base, "kernelnb/")
     serverapp.log.info("kernelnb: dashboards gallery at %s", url_path_join(base, "kernelnb/"))
+
+
+async def _start_jupyter_server_extension(serverapp):
+    """Once every extension is loaded (Voila's after this one: extensions load in name order),
+    give Voila's render handler the "class is full" page and its folder listing no CDN."""
+    n = _replace_handler_classes(serverapp.web_app, {TornadoVoilaHandler: BudgetVoilaHandler,
+                                                     TornadoVoilaTreeHandler: OfflineTreeHandler})
+    if n:
+        serverapp.log.info("kernelnb: Voila's render handler answers 503 past the kernel budget")
+
+
+def _replace_handler_classes(web_app, replace) -> int:
+    """Swap the handler classes of ``web_app``'s routes per ``replace``; how many were swapped.
+
+    Jupyter server extensions offer no hook to change another extension's handlers: the routes
+    are tornado's ``Rule`` objects (host rules, each holding path rules whose ``target`` is the
+    handler class).
+    """
+    n = 0
+    for host_rule in getattr(web_app, "default_router", None).rules:
+        for rule in getattr(host_rule.target, "rules", ()):
+            new = replace.get(rule.target)
+            if new is not None:
+                rule.target = new
+                n += 1
+    return n
