@@ -12,7 +12,10 @@ Two ways in:
 * A Jupyter server extension (``jupyter server extension enable kernelnb.lab.server``, done by
   ``binder/postBuild``): inside JupyterLab or Binder the gallery is at ``/kernelnb/`` and links to
   the Voila server extension's ``/voila/render/dashboards/<name>.ipynb``. The extension also puts
-  the checked kernel websocket connection in place when the server uses jupyter_server's own.
+  the checked kernel websocket connection in place when the server uses jupyter_server's own,
+  serves ``/kernelnb/api/status`` and gives Voila's render handler the "class is full" page; with
+  :class:`kernelnb.lab._kernelpool.BudgetKernelManager` as the server's kernel manager, a
+  JupyterHub student's server is held to the same budget (see :mod:`kernelnb.lab.hub`).
 """
 from __future__ import annotations
 
@@ -358,7 +361,7 @@ def _replace_handler_classes(web_app, replace) -> int:
     handler class).
     """
     n = 0
-    for host_rule in getattr(web_app, "default_router", None).rules:
+    for host_rule in web_app.default_router.rules:
         for rule in getattr(host_rule.target, "rules", ()):
             new = replace.get(rule.target)
             if new is not None:
