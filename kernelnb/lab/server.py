@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 import tornado.ioloop
+from jupyter_server.auth.decorator import allow_unauthenticated
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
@@ -110,6 +111,23 @@ class PlotlyBundleHandler(_KernelnbTemplates, JupyterHandler):
         from .app._plotly import plotly_bundle_path
         self.set_header("Content-Type", "text/javascript; charset=utf-8")
         self.set_header("Cache-Control", "private, max-age=31536000, immutable")
+        self.finish(plotly_bundle_path().read_bytes())
+
+
+class _PublicPlotlyBundleHandler(PlotlyBundleHandler):
+    """The bundle without authentication, in a Jupyter server (the extension: JupyterHub, Binder).
+
+    A figure imports it with ``import()``, a script's fetch (``Sec-Fetch-Mode: cors``), which
+    JupyterHub's single-user server answers only with an XSRF token that an import cannot carry:
+    the figure would stay blank. The bundle is plotly's public code, nothing of the user's, and
+    is served as Voila's own static files are.
+    """
+
+    @allow_unauthenticated
+    def get(self):
+        from .app._plotly import plotly_bundle_path
+        self.set_header("Content-Type", "text/javascript; charset=utf-8")
+        self.set_header("Cache-Control", "public, max-age=31536000, immutable")
         self.finish(plotly_bundle_path().read_bytes())
 
 
@@ -334,7 +352,7 @@ def _load_jupyter_server_extension(serverapp):
         web_app.settings.get("kernel_websocket_connection_class"))
     plotly_route = _announce_plotly_bundle()
     web_app.add_handlers(".*$", [
-        (url_path_join(base, re.escape(plotly_route)), PlotlyBundleHandler),
+        (url_path_join(base, re.escape(plotly_route)), _PublicPlotlyBundleHandler),
         (url_path_join(base, "kernelnb/?"), GalleryHandler,
          {"directory": directory, "render_prefix": render_prefix, "static_prefix": static_prefix}),
         (url_path_join(base, r"kernelnb/lab/static/(.*)"), _StaticHandler, {"path": str(static_dir())}),
