@@ -13,6 +13,16 @@ Scenarios: ``default`` (``kernelnb serve`` as it starts, no preheated kernels) a
 (``--preheat N --preheat-dashboards <dashboard>``). Bounded: every page has a deadline and the
 run stops by itself.
 
+``--clients websocket`` measures the server alone: N browserless clients do what a page's widget
+manager does (page, kernel websocket, every widget's state) while one real Chromium page is
+opened at the same moment (``--no-chromium-page`` to leave it out), to show what a student sees
+meanwhile. ``--sessions`` takes several class sizes (``20,50,max``; ``max`` is the server's
+``--max-kernels``, default what this machine's memory holds); a size past the budget shows where
+pages get the 503 "class is full" answer. How far one machine goes:
+
+    python benchmarks/bench_dashboards_load.py --clients websocket --sessions 20,50,max \
+        [--max-kernels N] [--dashboard svm_playground] [--scenarios default,preheat]
+
     python benchmarks/bench_dashboards_load.py [--sessions 20] [--dashboard svm_playground]
                                                [--scenarios default,preheat] [--deadline 300]
 
@@ -216,17 +226,26 @@ def _msg(msg_type, content):
             "parent_header": {}, "metadata": {}, "content": content}
 
 
-async def _one_client(base, url, deadline):
-    """Seconds from the page request until every widget's state has arrived (or None)."""
+async def _one_client(base, url, deadline, kids=None):
+    """("ok", seconds from the page request until every widget's state has arrived), ("full",
+    seconds until the 503 "class is full" answer) or ("timeout", None)."""
     import re
 
     from kernelnb.lab._websocket import v1_frame
-    from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+    from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
     from tornado.websocket import websocket_connect
     t0 = time.monotonic()
     try:
-        page = (await AsyncHTTPClient().fetch(url, request_timeout=deadline)).body.decode()
+        try:
+            page = (await AsyncHTTPClient(max_clients=1000).fetch(
+                url, request_timeout=deadline)).body.decode()
+        except HTTPClientError as exc:
+            if exc.code == 503:
+                return "full", time.monotonic() - t0
+            raise
         kid = re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', page).group(1)
+        if kids is not None:
+            kids.append(kid)
         ws_url = base.replace("http://", "ws://") + f"api/kernels/{kid}/channels?session_id=b"
         ws = await websocket_connect(HTTPRequest(ws_url, request_timeout=deadline),
                                      subprotocols=["v1.kernel.websocket.jupyter.org"],
@@ -238,7 +257,7 @@ async def _one_client(base, url, deadline):
             left = deadline - (time.monotonic() - t0)
             frame = await asyncio.wait_for(ws.read_message(), max(left, 0.1))
             if frame is None:
-                return None
+                return "timeout", None
             if not isinstance(frame, bytes):
                 continue
             header, parent, content = _v1_parts(frame)
@@ -253,18 +272,34 @@ async def _one_client(base, url, deadline):
                 pending.discard(parent["msg_id"])
                 if not pending:
                     ws.close()
-                    return time.monotonic() - t0
+                    return "ok", time.monotonic() - t0
     except Exception:  # noqa: BLE001 - counted as a failure in the table
-        return None
+        return "timeout", None
 
 
-def open_clients(base, url, n, deadline):
+def shutdown_kernel(base, kid):
+    """Shut down the kernel ``kid`` as a page does when its tab closes (Voila's shutdown API);
+    False (and the kernel left to the culler) when the server refuses."""
+    import secrets
+    xsrf = secrets.token_hex(16)             # tornado checks that the cookie and header agree
+    req = urllib.request.Request(f"{base}voila/api/shutdown/{kid}", data=b"", method="POST",
+                                 headers={"X-XSRFToken": xsrf, "Cookie": f"_xsrf={xsrf}"})
+    try:
+        urllib.request.urlopen(req, timeout=60).close()
+        return True
+    except OSError as exc:
+        print(f"warning: could not shut down the lone visitor's kernel ({exc}); it counts "
+              "against --max-kernels until culled", file=sys.stderr)
+        return False
+
+
+def open_clients(base, url, n, deadline, kids=None):
     async def all_at_once():
-        return await asyncio.gather(*[_one_client(base, url, deadline) for _ in range(n)])
+        return await asyncio.gather(*[_one_client(base, url, deadline, kids)
+                                      for _ in range(n)])
     start = time.monotonic()
-    times = asyncio.run(all_at_once())
-    wall = time.monotonic() - start
-    return [("ok", t) if t is not None else ("timeout", None) for t in times], wall
+    results = asyncio.run(all_at_once())
+    return results, time.monotonic() - start
 
 
 def start_server(port, extra_args, args, log):
@@ -398,13 +433,53 @@ def print_per_dashboard(args, rows):
     return 1 if failed else 0
 
 
-def scenario(name, extra_args, args, browser):
+class ChromiumPage(threading.Thread):
+    """One real Chromium page opened while the browserless clients load the server: seconds to
+    its first chart (``seconds``; None when it got none within ``deadline``)."""
+
+    def __init__(self, chromium, url, deadline):
+        super().__init__(daemon=True)
+        self.chromium, self.url, self.deadline = chromium, url, deadline
+        self.seconds, self.error, self.ready = None, None, threading.Event()
+        self.go = threading.Event()
+
+    def run(self):
+        try:
+            from playwright.sync_api import sync_playwright
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(
+                    executable_path=self.chromium, headless=True,
+                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                          "--disable-dev-shm-usage"])
+                context = browser.new_context(viewport={"width": 1280, "height": 900})
+                context.add_init_script(FIRST_CHART_JS)
+                page = context.new_page()
+                self.ready.set()
+                self.go.wait()
+                response = page.goto(self.url, wait_until="commit", timeout=self.deadline * 1000)
+                if response is not None and response.status == 503:
+                    self.error = "503: the class is full"
+                    browser.close()
+                    return
+                t = page.wait_for_function("() => window.__kernelnbFirstChart",
+                                           timeout=self.deadline * 1000).json_value()
+                self.seconds = t / 1000
+                browser.close()
+        except Exception as exc:  # noqa: BLE001 - reported in the table
+            self.error = f"{type(exc).__name__}: {str(exc)[:200]}"
+        finally:
+            self.ready.set()
+
+
+def scenario(name, extra_args, args, browser, sessions=None):
+    sessions = args.sessions if sessions is None else sessions
     port = free_port()
     base = f"http://127.0.0.1:{port}/"
     (REPO / "benchmarks" / "results").mkdir(exist_ok=True)
-    log = open(REPO / "benchmarks" / "results" / f"load_server_{name}.log", "w")
-    server = start_server(port, extra_args, args, log)
-    out = {"scenario": name}
+    log = open(REPO / "benchmarks" / "results" / f"load_server_{name}_{sessions}.log", "w")
+    budget = [] if args.max_kernels is None else ["--max-kernels", str(args.max_kernels)]
+    server = start_server(port, [*budget, *extra_args], args, log)
+    out = {"scenario": name, "sessions": sessions}
     try:
         wait_server(base, log)
         out["server_rss0"] = rss_mb(server.pid)
@@ -414,8 +489,11 @@ def scenario(name, extra_args, args, browser):
 
         # 1. one visitor alone
         if browser is None:
-            res, _ = open_clients(base, url, 1, args.deadline)
+            kids = []
+            res, _ = open_clients(base, url, 1, args.deadline, kids)
             contexts = []
+            for kid in kids:            # the class's budget is the class's
+                shutdown_kernel(base, kid)
         else:
             res, _, _, contexts = open_pages(browser, url, 1, args.deadline)
         out["alone"] = res[0][1] if res[0][0] == "ok" else None
@@ -443,11 +521,18 @@ def scenario(name, extra_args, args, browser):
         # a class, run on the students' machines, not on the server).
         tree = [server.pid, *children(server.pid)]
         cpu0 = (cpu_seconds(tree), cpu_seconds(browser_pids()))
+        chromium = None
+        if browser is None and args.chromium_page:
+            chromium = ChromiumPage(args.chromium, url, args.deadline)
+            chromium.start()
+            chromium.ready.wait(120)
         if browser is None:
-            results, wall = open_clients(base, url, args.sessions, args.deadline)
+            if chromium is not None:
+                chromium.go.set()            # the student's page, at the class's moment
+            results, wall = open_clients(base, url, sessions, args.deadline)
             errors, contexts = 0, []
         else:
-            results, wall, errors, contexts = open_pages(browser, url, args.sessions,
+            results, wall, errors, contexts = open_pages(browser, url, sessions,
                                                          args.deadline)
         tree = [server.pid, *children(server.pid)]
         out["cpu_server"] = cpu_seconds(tree) - cpu0[0]
@@ -457,6 +542,10 @@ def scenario(name, extra_args, args, browser):
         alive = [k for k in ks if Path(f"/proc/{k}").exists()]
         out.update(results=results, wall=wall, errors=errors, alive=len(alive),
                    per_kernel=[rss_mb(k) for k in alive], status=server_status(base))
+        if chromium is not None:          # measured above as soon as the clients were done
+            chromium.join(args.deadline + 30)
+            out["chromium"] = chromium.seconds
+            out["chromium_error"] = chromium.error
         for c in contexts:
             c.close()
         stop.set()
@@ -476,12 +565,31 @@ def _fmt(v, spec=".1f"):
     return "-" if v is None else format(v, spec)
 
 
+def _class_sizes(text, max_kernels, browser):
+    """``--sessions``: "20", "20,50,max" ("max": the server's kernel budget)."""
+    sizes = []
+    for item in text.split(","):
+        item = item.strip()
+        n = max_kernels if item == "max" else int(item)
+        limit = 64 if browser else 1000
+        if not 1 <= n <= limit:
+            raise ValueError(f"--sessions: {item!r} gives {n}; each size must be in 1..{limit}")
+        sizes.append(n)
+    return sizes
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sessions", type=int, default=20)
+    ap.add_argument("--sessions", default="20",
+                    help="students opening the dashboard at once; several sizes comma-separated, "
+                         "'max' for the server's --max-kernels (e.g. 20,50,max)")
     ap.add_argument("--dashboard", default="svm_playground")
     ap.add_argument("--preheat", type=int, default=None,
-                    help="preheated kernels in the 'preheat' scenario (default: --sessions)")
+                    help="preheated kernels in the 'preheat' scenario (default: the class size, "
+                         "within --max-kernels)")
+    ap.add_argument("--max-kernels", type=int, default=None,
+                    help="the server's kernel budget (kernelnb serve --max-kernels; default: "
+                         "what this machine's memory holds)")
     ap.add_argument("--scenarios", default="default,preheat")
     ap.add_argument("--deadline", type=float, default=300.0,
                     help="seconds each page may take to show its chart")
@@ -489,6 +597,8 @@ def main(argv=None):
                     help="browser: headless Chromium pages (first plotly chart drawn); websocket: "
                          "what a page's widget manager does, without a browser (every widget's "
                          "state received): the server and its kernels alone")
+    ap.add_argument("--no-chromium-page", dest="chromium_page", action="store_false",
+                    help="with --clients websocket, do not open the one real Chromium page")
     ap.add_argument("--chromium", default=os.environ.get("KERNELNB_CHROMIUM")
                     or shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--per-dashboard", default=None, metavar="NAMES",
@@ -514,20 +624,29 @@ def main(argv=None):
             rows = per_dashboard(args, browser, names)
             browser.close()
         return print_per_dashboard(args, rows)
-    if args.sessions < 1 or args.sessions > 64:
-        ap.error(f"--sessions must be in 1..64, got {args.sessions}")
-    preheat = args.sessions if args.preheat is None else args.preheat
-    plans = {"default": [],
-             "preheat": ["--preheat", str(preheat), "--preheat-dashboards", args.dashboard]}
+    from kernelnb.lab._kernelpool import default_max_kernels
+    budget = default_max_kernels() if args.max_kernels is None else args.max_kernels
+    try:
+        sizes = _class_sizes(args.sessions, budget, args.clients == "browser")
+    except ValueError as exc:
+        ap.error(str(exc))
     names = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     for s in names:
-        if s not in plans:
+        if s not in ("default", "preheat"):
             ap.error(f"--scenarios: unknown scenario {s!r} (default, preheat)")
+
+    def plan(s, n):
+        if s == "default":
+            return [], "default (no preheat)"
+        k = min(n if args.preheat is None else args.preheat, budget or n)
+        return ["--preheat", str(k), "--preheat-dashboards", args.dashboard], f"--preheat {k}"
 
     outs = []
     if args.clients == "websocket":
-        for s in names:
-            outs.append(scenario(s, plans[s], args, None))
+        for n in sizes:
+            for s in names:
+                extra, label = plan(s, n)
+                outs.append({**scenario(s, extra, args, None, n), "label": label})
     else:
         from playwright.sync_api import sync_playwright
         with sync_playwright() as pw:
@@ -535,30 +654,48 @@ def main(argv=None):
                 executable_path=args.chromium, headless=True,
                 args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                       "--disable-dev-shm-usage"])
-            for s in names:
-                outs.append(scenario(s, plans[s], args, browser))
+            for n in sizes:
+                for s in names:
+                    extra, label = plan(s, n)
+                    outs.append({**scenario(s, extra, args, browser, n), "label": label})
             browser.close()
 
     what = ("browser pages, time to the first chart" if args.clients == "browser" else
             "websocket clients, time to every widget's state")
-    print(f"\nLoad: {args.dashboard}, {args.sessions} sessions opened at once, {what} "
-          f"(kernelnb serve on 127.0.0.1, {os.cpu_count()} cores)\n")
-    label = {"default": "default (no preheat)", "preheat": f"--preheat {preheat}"}
-    rows = [("", [label[o["scenario"]] for o in outs])]
+    print(f"\nLoad: {args.dashboard}, students opening it at once, {what} (kernelnb serve on "
+          f"127.0.0.1, --max-kernels {budget}, {os.cpu_count()} cores)\n")
+    rows = [("", [f"{o['sessions']}: {o['label']}" for o in outs])]
 
     def row(name, f):
         rows.append((name, [f(o) for o in outs]))
 
+    def ok(o):
+        return [t for st, t in o["results"] if st == "ok"]
+
+    def count(o, state):
+        return sum(1 for st, _ in o["results"] if st == state)
+
     row("pool ready after (s)", lambda o: _fmt(o["pool_ready_s"]))
     row("one visitor alone (s)", lambda o: _fmt(o["alone"], ".2f"))
-    ok = {o["scenario"]: [t for st, t in o["results"] if st == "ok"] for o in outs}
-    row("sessions rendered / opened", lambda o: f"{len(ok[o['scenario']])} / {args.sessions}")
+    row("sessions rendered / opened", lambda o: f"{len(ok(o))} / {o['sessions']}")
+    row("answered 503 'class is full'", lambda o: str(count(o, "full")))
+    row("failed (no answer in time)", lambda o: str(count(o, "timeout")))
     for what, fn in (("min", min), ("median", statistics.median), ("max", max)):
-        row(f"{args.sessions} at once, {what} (s)",
-            lambda o, fn=fn: _fmt(fn(ok[o["scenario"]]) if ok[o["scenario"]] else None))
+        row(f"all at once, {what} (s)",
+            lambda o, fn=fn: _fmt(fn(ok(o)) if ok(o) else None))
     row("wall time, all pages (s)", lambda o: _fmt(o["wall"]))
+    # With the Chromium page, its kernel is the server's too: one more student.
+    def students(o):
+        return len(ok(o)) + (1 if o.get("chromium") is not None else 0)
+
     row("CPU s in the burst: server + kernels", lambda o: _fmt(o["cpu_server"]))
+    row("  per student rendered (CPU s)",
+        lambda o: _fmt(o["cpu_server"] / students(o) if students(o) else None, ".2f"))
     row("CPU s in the burst: browsers", lambda o: _fmt(o["cpu_browser"]))
+    if args.clients == "websocket" and args.chromium_page:
+        row("one Chromium page meanwhile: first chart (s)",
+            lambda o: _fmt(o.get("chromium")) if o.get("chromium") is not None
+            else ("error" if o.get("chromium_error") else "-"))
     row("load average at the end", lambda o: _fmt(o["load"]))
     row("kernels alive after / peak", lambda o: f"{o['alive']} / {o['peak']['kernels']}")
     row("pages showing a traceback", lambda o: str(o["errors"]))
@@ -572,7 +709,11 @@ def main(argv=None):
     cw = max(max(len(c) for c in r[1]) for r in rows) + 2
     for name, cells in rows:
         print(f"  {name:<{w}}" + "".join(f"{c:>{cw}}" for c in cells))
-    failed = any(len(ok[o["scenario"]]) < args.sessions for o in outs)
+    for o in outs:
+        if o.get("chromium_error"):
+            print(f"  Chromium page, {o['sessions']} {o['label']}: {o['chromium_error']}")
+    # A page refused past the budget is the server doing its job; one without an answer is not.
+    failed = any(count(o, "timeout") for o in outs)
     if failed:
         print("\nSOME SESSIONS FAILED: see benchmarks/results/load_server_*.log")
         return 1

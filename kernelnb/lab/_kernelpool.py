@@ -222,9 +222,11 @@ class BudgetKernelManager(AsyncMappingKernelManager):
                     self._unconnected_since.pop(kid, None)
                     continue
                 # A kernel still executing its page (or just done) is not abandoned yet: the
-                # clock runs from its last activity, and a busy kernel is left alone.
+                # clock runs from its last activity, and a busy kernel is left alone, as is one
+                # still starting (its page cannot connect before the page is sent: on a loaded
+                # machine a kernel's start alone outlasted a short cull_unconnected).
                 kernel = self.get_kernel(kid)
-                if getattr(kernel, "execution_state", None) == "busy":
+                if getattr(kernel, "execution_state", None) in ("busy", "starting"):
                     continue
                 waited = min(now - since, _seconds_since(getattr(kernel, "last_activity", None)))
                 if waited >= self.cull_unconnected:

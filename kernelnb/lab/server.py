@@ -12,7 +12,10 @@ Two ways in:
 * A Jupyter server extension (``jupyter server extension enable kernelnb.lab.server``, done by
   ``binder/postBuild``): inside JupyterLab or Binder the gallery is at ``/kernelnb/`` and links to
   the Voila server extension's ``/voila/render/dashboards/<name>.ipynb``. The extension also puts
-  the checked kernel websocket connection in place when the server uses jupyter_server's own.
+  the checked kernel websocket connection in place when the server uses jupyter_server's own,
+  serves ``/kernelnb/api/status`` and gives Voila's render handler the "class is full" page; with
+  :class:`kernelnb.lab._kernelpool.BudgetKernelManager` as the server's kernel manager, a
+  JupyterHub student's server is held to the same budget (see :mod:`kernelnb.lab.hub`).
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import re
 from pathlib import Path
 
 import tornado.ioloop
+from jupyter_server.auth.decorator import allow_unauthenticated
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
@@ -110,6 +114,23 @@ class PlotlyBundleHandler(_KernelnbTemplates, JupyterHandler):
         self.finish(plotly_bundle_path().read_bytes())
 
 
+class _PublicPlotlyBundleHandler(PlotlyBundleHandler):
+    """The bundle without authentication, in a Jupyter server (the extension: JupyterHub, Binder).
+
+    A figure imports it with ``import()``, a script's fetch (``Sec-Fetch-Mode: cors``), which
+    JupyterHub's single-user server answers only with an XSRF token that an import cannot carry:
+    the figure would stay blank. The bundle is plotly's public code, nothing of the user's, and
+    is served as Voila's own static files are.
+    """
+
+    @allow_unauthenticated
+    def get(self):
+        from .app._plotly import plotly_bundle_path
+        self.set_header("Content-Type", "text/javascript; charset=utf-8")
+        self.set_header("Cache-Control", "public, max-age=31536000, immutable")
+        self.finish(plotly_bundle_path().read_bytes())
+
+
 def _announce_plotly_bundle():
     """Tell the kernels started from now on where the bundle is; its route (relative)."""
     from .app._plotly import ESM_ENV, plotly_bundle_route
@@ -152,7 +173,7 @@ def _full_page(handler):
     handler.finish(FULL_PAGE.format(
         running=html.escape(str(km.n_kernels() if hasattr(km, "n_kernels") else "")),
         limit=html.escape(str(getattr(km, "max_kernels", ""))),
-        gallery=html.escape(handler.base_url)))
+        gallery=html.escape(handler.settings.get("kernelnb_gallery_url", handler.base_url))))
 
 
 class BudgetVoilaHandler(TornadoVoilaHandler):
@@ -346,9 +367,37 @@ def _load_jupyter_server_extension(serverapp):
         web_app.settings.get("kernel_websocket_connection_class"))
     plotly_route = _announce_plotly_bundle()
     web_app.add_handlers(".*$", [
-        (url_path_join(base, re.escape(plotly_route)), PlotlyBundleHandler),
+        (url_path_join(base, re.escape(plotly_route)), _PublicPlotlyBundleHandler),
         (url_path_join(base, "kernelnb/?"), GalleryHandler,
          {"directory": directory, "render_prefix": render_prefix, "static_prefix": static_prefix}),
         (url_path_join(base, r"kernelnb/lab/static/(.*)"), _StaticHandler, {"path": str(static_dir())}),
+        (url_path_join(base, r"kernelnb/api/status"), StatusHandler),
     ])
+    web_app.settings["kernelnb_gallery_url"] = url_path_join(base, "kernelnb/")
     serverapp.log.info("kernelnb: dashboards gallery at %s", url_path_join(base, "kernelnb/"))
+
+
+async def _start_jupyter_server_extension(serverapp):
+    """Once every extension is loaded (Voila's after this one: extensions load in name order),
+    give Voila's render handler the "class is full" page and its folder listing no CDN."""
+    n = _replace_handler_classes(serverapp.web_app, {TornadoVoilaHandler: BudgetVoilaHandler,
+                                                     TornadoVoilaTreeHandler: OfflineTreeHandler})
+    if n:
+        serverapp.log.info("kernelnb: Voila's render handler answers 503 past the kernel budget")
+
+
+def _replace_handler_classes(web_app, replace) -> int:
+    """Swap the handler classes of ``web_app``'s routes per ``replace``; how many were swapped.
+
+    Jupyter server extensions offer no hook to change another extension's handlers: the routes
+    are tornado's ``Rule`` objects (host rules, each holding path rules whose ``target`` is the
+    handler class).
+    """
+    n = 0
+    for host_rule in web_app.default_router.rules:
+        for rule in getattr(host_rule.target, "rules", ()):
+            new = replace.get(rule.target)
+            if new is not None:
+                rule.target = new
+                n += 1
+    return n

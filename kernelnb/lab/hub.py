@@ -1,0 +1,228 @@
+"""kernelnb under JupyterHub: what a student's single-user server runs.
+
+Under a hub each student gets their own Jupyter server (``jupyterhub-singleuser``), spawned by the
+hub and reached through its proxy at ``/user/<name>/``. kernelnb is not a separate program there:
+the single-user server loads two Jupyter server extensions,
+
+* ``voila``, whose render handler serves a dashboard at ``/user/<name>/voila/render/<path>``, and
+* ``kernelnb.lab.server``, which adds the gallery at ``/user/<name>/kernelnb/`` and the status at
+  ``/user/<name>/kernelnb/api/status``, puts the checked kernel websocket in place
+  (:mod:`kernelnb.lab._websocket`) and gives Voila's render handler the "class is full" page,
+
+and runs its kernels with :class:`kernelnb.lab._kernelpool.BudgetKernelManager` as the server's
+kernel manager: the budget and the culling of ``kernelnb serve``, per student. The hub does the
+authentication (a student's cookie opens only their own server), starts and stops the servers,
+and its idle culler (``jupyterhub-idle-culler``) stops a student's whole server.
+
+:func:`singleuser_config` is that configuration as a Jupyter config dictionary (the shape of
+``binder/jupyter_server_config.json``, which a repo2docker image built from ``binder/`` carries),
+:func:`singleuser_args` the same as command-line options for ``c.Spawner.args``,
+:func:`student_resources` the memory and CPU a student's server needs, and
+:func:`link_dashboards` puts the dashboards inside a student's home folder, where the Voila
+extension can render them.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+from ._kernelpool import KERNEL_MB
+
+__all__ = ["GALLERY_PATH", "SERVER_MB", "link_dashboards", "singleuser_args", "singleuser_config",
+           "student_resources"]
+
+#: Where a student's single-user server shows the gallery (``c.Spawner.default_url``).
+GALLERY_PATH = "/kernelnb/"
+
+#: Resident memory of a single-user Jupyter server (``jupyterhub-singleuser`` with JupyterLab,
+#: Voila and kernelnb's extensions), MB: 196 MB measured by tests/lab/test_hub.py with
+#: jupyter_server 2.21, JupyterLab 4.6 and Voila 0.5.13, three students' mean.
+SERVER_MB = 200
+
+_EXTENSION_DENYLIST = ("jupyterlab-plotly", "@voila-dashboards/jupyterlab-preview")
+
+
+def _check_number(name, value, lo, integer=False):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    if integer and int(value) != value:
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if value < lo:
+        raise ValueError(f"{name} must be at least {lo}, got {value!r}")
+
+
+def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0) -> dict:
+    """The Jupyter server configuration that makes a single-user server serve kernelnb.
+
+    Parameters
+    ----------
+    max_kernels : int, default=3
+        Most kernels one student runs at once (dashboards and notebooks); past it a dashboard
+        answers HTTP 503 "the class is full". 0: no limit.
+    cull_unconnected : float, default=120.0
+        Seconds after which a kernel whose page has no websocket (a closed tab) is shut down;
+        0: never.
+    cull_idle : float, default=1200.0
+        Seconds after which a kernel without any message is shut down even with its tab open;
+        0: never.
+
+    Returns
+    -------
+    dict
+        ``{class name: {trait: value}}``, as in a ``jupyter_server_config.json``.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.hub import singleuser_config
+    >>> config = singleuser_config(max_kernels=2)
+    >>> config["ServerApp"]["kernel_manager_class"]
+    'kernelnb.lab._kernelpool.BudgetKernelManager'
+    >>> config["BudgetKernelManager"]["max_kernels"]
+    2
+    """
+    _check_number("max_kernels", max_kernels, 0, integer=True)
+    _check_number("cull_unconnected", cull_unconnected, 0)
+    _check_number("cull_idle", cull_idle, 0)
+    config = {
+        "ServerApp": {
+            "jpserver_extensions": {"voila": True, "kernelnb.lab.server": True},
+            "kernel_manager_class": "kernelnb.lab._kernelpool.BudgetKernelManager",
+        },
+        "BudgetKernelManager": {
+            "max_kernels": int(max_kernels),
+            "cull_unconnected": float(cull_unconnected),
+        },
+        "VoilaConfiguration": {
+            "strip_sources": True,
+            "show_tracebacks": False,
+            "extension_denylist": list(_EXTENSION_DENYLIST),
+        },
+        # A page's execution waits for its kernel's output: nbclient's 4 s fail pages when a
+        # class's kernels share few cores (as kernelnb serve, see kernelnb.lab.cli.serve_argv).
+        "VoilaExecutor": {"iopub_timeout": 60},
+    }
+    if cull_idle > 0:
+        config["MappingKernelManager"] = {
+            "cull_idle_timeout": int(cull_idle),
+            "cull_interval": max(1, min(60, int(cull_idle // 4))),
+            "cull_connected": True,
+        }
+    return config
+
+
+def _option_values(value):
+    if isinstance(value, bool):
+        return [str(value)]
+    if isinstance(value, dict):
+        return [f"{k}={_option_values(v)[0]}" for k, v in value.items()]
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return [str(value)]
+
+
+def singleuser_args(**kwargs) -> list[str]:
+    """:func:`singleuser_config` as command-line options of ``jupyterhub-singleuser``.
+
+    For ``c.Spawner.args`` in a ``jupyterhub_config.py`` (or ``hub.config.KubeSpawner.args`` in
+    Zero to JupyterHub): a dictionary or list option is given once per item, the form traitlets'
+    command line reads.
+
+    Parameters
+    ----------
+    **kwargs
+        The keyword arguments of :func:`singleuser_config`.
+
+    Returns
+    -------
+    list of str
+        Options ``--Class.trait=value``.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.hub import singleuser_args
+    >>> args = singleuser_args(max_kernels=2)
+    >>> "--BudgetKernelManager.max_kernels=2" in args
+    True
+    >>> "--ServerApp.jpserver_extensions=voila=True" in args
+    True
+    """
+    args = []
+    for cls, traits in singleuser_config(**kwargs).items():
+        for trait, value in traits.items():
+            args += [f"--{cls}.{trait}={v}" for v in _option_values(value)]
+    return args
+
+
+def student_resources(*, max_kernels=3, kernel_mb=KERNEL_MB, server_mb=SERVER_MB) -> dict:
+    """Memory and CPU to give one student's single-user server.
+
+    The memory limit holds the server and ``max_kernels`` kernels at ``kernel_mb`` each (so the
+    kernel budget, not the kernel, meets the limit first); the guarantee holds the server and one
+    kernel, what a student with one dashboard open uses. A kernel computes on one thread
+    (``OMP_NUM_THREADS=1``): one core is the most a student can use, a tenth of one is guaranteed
+    (a dashboard waits for its student most of the time).
+
+    Parameters
+    ----------
+    max_kernels : int, default=3
+        The per-student kernel budget (:func:`singleuser_config`); at least 1.
+    kernel_mb : float, default=KERNEL_MB
+        Memory planned per kernel, MB (:data:`kernelnb.lab._kernelpool.KERNEL_MB`).
+    server_mb : float, default=SERVER_MB
+        Memory of the single-user server itself, MB.
+
+    Returns
+    -------
+    dict
+        ``mem_limit_mb``, ``mem_guarantee_mb``, ``cpu_limit`` and ``cpu_guarantee``.
+
+    Examples
+    --------
+    >>> from kernelnb.lab.hub import student_resources
+    >>> student_resources(max_kernels=3, kernel_mb=300, server_mb=150)["mem_limit_mb"]
+    1050
+    """
+    _check_number("max_kernels", max_kernels, 1, integer=True)
+    _check_number("kernel_mb", kernel_mb, 1)
+    _check_number("server_mb", server_mb, 1)
+    return {"mem_limit_mb": int(server_mb + max_kernels * kernel_mb),
+            "mem_guarantee_mb": int(server_mb + kernel_mb),
+            "cpu_limit": 1.0, "cpu_guarantee": 0.1}
+
+
+def link_dashboards(home, name="dashboards") -> Path:
+    """Make the installed dashboards reachable from a student's home folder.
+
+    Voila's render handler serves notebooks under the server's root folder (the student's home):
+    this puts a symbolic link ``<home>/<name>`` to :func:`kernelnb.lab.app.gallery.dashboards_dir`
+    there (on a shared host, from ``c.Spawner.pre_spawn_hook``). A folder or link already there is
+    left alone (a student's own copy, or an image that carries the dashboards, as one built from
+    ``binder/`` does).
+
+    Parameters
+    ----------
+    home : str or pathlib.Path
+        The student's home folder (created if missing).
+    name : str, default="dashboards"
+        The link's name, which the gallery looks for.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the dashboards folder inside ``home``.
+    """
+    from .app.gallery import dashboards_dir
+    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+        raise ValueError(f"name must be a plain, visible folder name, got {name!r}")
+    home = Path(home)
+    home.mkdir(parents=True, exist_ok=True)
+    target = home / name
+    if not (target.exists() or target.is_symlink()):
+        os.symlink(dashboards_dir(), target, target_is_directory=True)
+    return target
+
+
+if __name__ == "__main__":  # pragma: no cover - prints the configuration, for a hand check
+    print(json.dumps(singleuser_config(), indent=2))
