@@ -31,6 +31,7 @@ transpose (the derivative of ``2 Y*' M1' Y``), which is what is computed here.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from scipy.linalg import eigh, solve
@@ -528,6 +529,12 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         Offset of the polynomial kernel.
     positive_fraction : float in (0, 1) or None, default=None
         Fraction of the unlabeled points labeled ``classes_[1]`` (None: that of the labeled set).
+        The constraint keeps it through the whole search, so a wrong fraction costs accuracy
+        (a few points when it is 0.2 off): pass the true one when it is known.  With None,
+        ``fit`` warns when the labeled fraction ``p`` is far from the fraction the inductive
+        SVM predicts positive among the unlabeled points (more than twice the standard error
+        ``sqrt(p (1 - p) / n)`` of ``p`` over ``n`` labels), a sign that the labels were not
+        drawn at the classes' proportions.
     C_start : float > 0, default=1e-5
         Starting unlabeled cost (Joachims's 10^-5).
     growth : float > 1, default=2.0
@@ -551,6 +558,12 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         The RBF width used (1.0 for the other kernels).
     n_switches_ : int
         Label pairs switched.
+    positive_fraction_ : float or None
+        The fraction of unlabeled points labeled ``classes_[1]`` (None without unlabeled
+        points).
+    inductive_fraction_ : float or None
+        The fraction of the unlabeled points the inductive SVM (labeled points only) predicts
+        ``classes_[1]`` (None without unlabeled points).
     objective_history_ : list of (C*_-, C*_+, objective)
         Primal objective after every retraining (one entry per SVM trained).
     fit_time_ : float
@@ -645,14 +658,21 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         self.n_switches_ = 0
         self.objective_history_ = []
         svc = self._svc().fit(X, yl)
+        dec = svc.decision_function(Xu) if m else np.empty(0)
+        self.inductive_fraction_ = float(np.mean(dec > 0)) if m else None
+        self.positive_fraction_ = None
         if m == 0 or self.C_star == 0:
             self.svc_ = svc
-            dec = svc.decision_function(Xu) if m else np.empty(0)
             self.transduction_ = self.classes_[(dec > 0).astype(int)]
+            if m:
+                self.positive_fraction_ = self.inductive_fraction_
             return self
         p = float(np.mean(yl > 0)) if self.positive_fraction is None else self.positive_fraction
+        if self.positive_fraction is None:
+            self._check_fraction(p, n)
         n_pos = int(np.clip(round(m * p), 0, m))
-        order = np.argsort(-svc.decision_function(Xu), kind="stable")
+        self.positive_fraction_ = n_pos / m
+        order = np.argsort(-dec, kind="stable")
         yu = -np.ones(m, dtype=int)
         yu[order[:n_pos]] = 1
         Xa = np.vstack([X, Xu])
@@ -687,6 +707,19 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         self.svc_ = svc
         self.transduction_ = self.classes_[(yu > 0).astype(int)]
         return self
+
+    def _check_fraction(self, p, n):
+        """Warn when the labeled fraction ``p`` (of ``n`` labels) is more than two standard
+        errors from the fraction the inductive SVM predicts positive on the unlabeled points."""
+        q = self.inductive_fraction_
+        se = np.sqrt(p * (1.0 - p) / n)
+        if abs(p - q) > 2.0 * se:
+            warnings.warn(
+                f"TransductiveSVC: the labeled points' positive fraction is {p:.3f} ({n} labels, "
+                f"standard error {se:.3f}) but the inductive SVM labels {q:.3f} of the unlabeled "
+                f"points {self.classes_[1]!r}; the transduction keeps {p:.3f} of them positive. "
+                "Pass positive_fraction= if the true fraction is known.",
+                UserWarning, stacklevel=4)
 
     def decision_function(self, X):
         """Decision values of the final SVM (positive: ``classes_[1]``).

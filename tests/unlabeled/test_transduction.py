@@ -1,5 +1,7 @@
 """Transductive ridge / TLD (thesis 7.6) and the label-switching TSVM: checked against brute-force
 leave-one-out refits, a direct numerical minimisation, the package's ridge regressions and SVC."""
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -263,3 +265,25 @@ def test_boston_loo_setting_is_the_mean_closed_form_loo():
     np.testing.assert_allclose(out["loo"], ref, rtol=1e-8)
     i, j = np.unravel_index(np.argmin(ref), ref.shape)
     assert out["log_sigma"] == [0.5, 1.0][i] and out["alpha"] == [0.01, 1.0][j]
+
+
+def test_tsvm_warns_when_the_labeled_fraction_is_far_from_the_inductive_one():
+    # Two separated clusters of 60 unlabeled points each; 16 labels, 3 of them positive
+    # (p = 0.1875, standard error sqrt(p (1 - p) / 16) = 0.098): the inductive SVM labels half
+    # of the unlabeled points positive, 0.31 away from p, beyond two standard errors.
+    rng = np.random.RandomState(0)
+    Xu = np.vstack([rng.randn(60, 2) * 0.5 + [-2, 0], rng.randn(60, 2) * 0.5 + [2, 0]])
+    Xl = np.vstack([rng.randn(13, 2) * 0.5 + [-2, 0], rng.randn(3, 2) * 0.5 + [2, 0]])
+    yl = np.repeat([0, 1], [13, 3])
+    kw = {"kernel": "linear", "C_star": 1.0}
+    with pytest.warns(UserWarning, match=r"positive fraction is 0\.188 \(16 labels"):
+        t = TransductiveSVC(**kw).fit(Xl, yl, X_unlabeled=Xu)
+    assert t.inductive_fraction_ == pytest.approx(0.5, abs=0.02)
+    assert t.positive_fraction_ == round(120 * 3 / 16) / 120
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        t = TransductiveSVC(positive_fraction=0.5, **kw).fit(Xl, yl, X_unlabeled=Xu)
+        assert np.sum(t.transduction_ == 1) == 60
+        # a balanced labeled set: no warning
+        sel = np.r_[0:3, 13:16]
+        TransductiveSVC(**kw).fit(Xl[sel], yl[sel], X_unlabeled=Xu)
