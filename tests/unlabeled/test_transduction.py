@@ -143,11 +143,11 @@ def test_alpha_star_limits_and_auto(data):
     Xl, yl, Xu = data
     big = TransductiveRidge(alpha=0.1, sigma=1.0, alpha_star=1e9).fit(Xl, yl, X_unlabeled=Xu)
     np.testing.assert_allclose(big.transduction_, big.inductive_labels_, atol=1e-6)
-    for radius in (0.01, 0.05):
+    for radius in (0.2, 1.0):
         m = TransductiveRidge(alpha=0.1, sigma=1.0, alpha_star="auto", radius=radius).fit(
             Xl, yl, X_unlabeled=Xu)
         y0 = m.inductive_labels_
-        R = radius * np.std(y0) * np.sqrt(y0.shape[0])
+        R = radius * m.prediction_se_
         dist = np.linalg.norm(m.transduction_ - y0)
         free = TransductiveRidge(alpha=0.1, sigma=1.0, alpha_star=1e-8).fit(
             Xl, yl, X_unlabeled=Xu)
@@ -287,3 +287,36 @@ def test_tsvm_warns_when_the_labeled_fraction_is_far_from_the_inductive_one():
         # a balanced labeled set: no warning
         sel = np.r_[0:3, 13:16]
         TransductiveSVC(**kw).fit(Xl[sel], yl[sel], X_unlabeled=Xu)
+
+
+@pytest.mark.parametrize("basis", ["functions", "kernel"])
+def test_auto_radius_is_the_standard_error_of_the_inductive_predictions(data, basis):
+    # Y0 = H Y is linear in the labeled targets: H's columns are the inductive ridge's
+    # predictions for the unit target vectors; the noise variance is the mean squared
+    # leave-one-out residual, here by explicit refits without each point.
+    Xl, yl, Xu = data
+    m = TransductiveRidge(alpha=0.1, sigma=1.0, alpha_star="auto", basis=basis).fit(
+        Xl, yl, X_unlabeled=Xu)
+    n = Xl.shape[0]
+
+    def ridge(X, t):
+        if basis == "functions":
+            return ScalingRidge(alpha=0.1, sigma=1.0, tune_scales=False).fit(X, t)
+        return KernelRidge(alpha=0.1, sigma=1.0).fit(X, t)
+
+    H = np.column_stack([ridge(Xl, np.eye(n)[i]).predict(Xu) for i in range(n)])
+    t = yl - yl.mean()
+    loo = [t[i] - ridge(np.delete(Xl, i, 0), np.delete(t, i)).predict(Xl[i:i + 1])[0]
+           for i in range(n)] if basis == "kernel" else None
+    if basis == "functions":
+        # the basis functions stay when a point is left out (eq. 5.8): refit on the full design
+        # with the point's row removed
+        from kernelnb.kernels import RBF
+        K = RBF(sigma=1.0)(Xl)
+        loo = []
+        for i in range(n):
+            Ki, ti = np.delete(K, i, 0), np.delete(t, i)
+            a = np.linalg.solve(Ki.T @ Ki + 0.1 * np.eye(n), Ki.T @ ti)
+            loo.append(t[i] - K[i] @ a)
+    s2 = np.mean(np.square(loo))
+    assert m.prediction_se_ == pytest.approx(np.sqrt(s2 * np.sum(H * H)), rel=1e-6)
