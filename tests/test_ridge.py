@@ -185,29 +185,35 @@ def test_scaling_ridge_loo_stays_finite_below_the_rounding_of_kk():
 
 
 def test_scaling_ridge_early_stopping_rule():
-    # The rule: n_iter_ is the argmin of the mean validation MSE over KFold(3, shuffle,
-    # random_state) folds, each fold's curve recomputed here with ScalingRidge itself stopped
-    # after t iterations (L-BFGS-B's first t iterates do not depend on max_iter) from the same
-    # start; the LOO error kept is never above the untuned start's (the descended criterion).
+    # The rule: every point's squared error after t iterations is recomputed here with
+    # ScalingRidge itself stopped after t iterations (L-BFGS-B's first t iterates do not depend
+    # on max_iter) from the same start on the other folds of KFold(3, shuffle, random_state);
+    # the iteration kept beats the start by more than the gain's standard error and has the
+    # lowest cross-validated MSE among those (none: the start).  The LOO error kept is never
+    # above the untuned start's (the descended criterion).
     from sklearn.model_selection import KFold
 
     rng = np.random.RandomState(0)
     X = rng.standard_normal((60, 6))
     y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.3 * rng.standard_normal(60)
-    m = ScalingRidge(max_iter=8, random_state=0).fit(X, y)
+    m = ScalingRidge(max_iter=6, random_state=0).fit(X, y)
     assert m.loo_mse_ <= m.loo_mse_start_ + 1e-12
-    full = ScalingRidge(max_iter=8, early_stopping=False, random_state=0).fit(X, y)
+    full = ScalingRidge(max_iter=6, early_stopping=False, random_state=0).fit(X, y)
     assert m.history_ == full.history_
-    curves = []
+    T = len(m.validation_curve_)
+    E = np.empty((T, 60))
     for tr, va in KFold(3, shuffle=True, random_state=np.random.RandomState(0)).split(X):
-        c = []
-        for t in range(len(m.validation_curve_)):
+        for t in range(T):
             r = ScalingRidge(sigma=m.sigma_, alpha=m.alpha_start_, max_iter=t,
                              early_stopping=False, tune_scales=t > 0).fit(X[tr], y[tr])
-            c.append(np.mean((r.predict(X[va]) - y[va]) ** 2))
-        curves.append(c)
-    np.testing.assert_allclose(m.validation_curve_, np.mean(curves, axis=0), rtol=1e-6)
-    assert m.n_iter_ == min(int(np.argmin(m.validation_curve_)), full.n_iter_)
+            E[t, va] = (r.predict(X[va]) - y[va]) ** 2
+    np.testing.assert_allclose(m.validation_curve_, E.mean(axis=1), rtol=1e-6)
+    gain = E[0] - E
+    se = gain.std(axis=1) / np.sqrt(60)
+    np.testing.assert_allclose(m.validation_gain_se_, se, rtol=1e-5, atol=1e-12)
+    ok = gain.mean(axis=1) > se
+    expected = int(np.argmin(np.where(ok, E.mean(axis=1), np.inf))) if ok.any() else 0
+    assert m.n_iter_ == min(expected, full.n_iter_)
     if m.n_iter_ == 0:
         np.testing.assert_array_equal(m.scales_, np.ones(6))
     else:
