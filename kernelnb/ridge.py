@@ -583,7 +583,7 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
         The penalty at the grid start.
     history_ : list of float
         Leave-one-out error after each iteration of the descent on the whole training set
-        (run to its end; ``n_iter_`` of them are kept).
+        (run to its end; ``best_iteration_`` of them are kept).
     validation_curve_ : ndarray or None
         ``early_stopping``: the cross-validated MSE after each iteration (entry 0: the
         start); None otherwise (or when ``callback`` stopped the descent: its iterations are
@@ -592,7 +592,9 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
         ``early_stopping``: the standard error of the mean gain over the start, per
         iteration (the per-point differences of squared errors).
     n_iter_ : int
-        L-BFGS-B iterations kept: those run, or the ``early_stopping`` rule's choice (0: the
+        L-BFGS-B iterations run on the whole training set.
+    best_iteration_ : int
+        The iterations kept: ``n_iter_``, or the ``early_stopping`` rule's choice (0: the
         grid start, untuned scales).
     kernel_ : kernelnb.kernels.RBF
         The fitted kernel (with the tuned scales).
@@ -750,13 +752,13 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
         self.alpha_start_ = float(alpha)
         self.history_ = []
         theta0 = np.concatenate([np.log(s0), [np.log(alpha)]])
-        theta, n_iter = theta0, 0
+        theta, n_iter, kept = theta0, 0, 0
         self.validation_curve_ = self.validation_gain_se_ = None
         if self.tune_scales and self.max_iter > 0:
             path, stopped = _descend(X, Z, y, sigma, theta0, int(self.max_iter),
                                      float(self.tol), progress_caller(self.callback),
                                      self.history_)
-            n_iter = len(path) - 1
+            n_iter = kept = len(path) - 1
             if self.early_stopping and not stopped:
                 E = self._validation_errors(X, y, idx, sigma, theta0, rng)
                 self.validation_curve_ = curve = E.mean(axis=1)
@@ -766,9 +768,10 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
                 # those the first with the lowest validation error; none: keep the start
                 ok = gain.mean(axis=1) > self.validation_gain_se_
                 best = int(np.argmin(np.where(ok, curve, np.inf))) if ok.any() else 0
-                n_iter = min(best, n_iter)
-            theta = path[n_iter]
+                kept = min(best, n_iter)
+            theta = path[kept]
         self.n_iter_ = n_iter
+        self.best_iteration_ = kept
         self.scales_ = np.exp(theta[:d])
         self.alpha_ = float(np.exp(theta[d]))
         self.sigma_ = float(sigma)

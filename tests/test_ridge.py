@@ -147,8 +147,8 @@ def test_scaling_ridge_shrinks_the_irrelevant_features():
     m = ScalingRidge(max_iter=60).fit(X, y)
     assert m.loo_mse_ < 0.5 * m.loo_mse_start_
     assert min(m.scales_[:2]) > 3 * max(m.scales_[2:])      # features 2-4 do not matter
-    assert m.n_iter_ > 0
-    assert m.history_[m.n_iter_ - 1] == pytest.approx(m.loo_mse_, rel=1e-6)
+    assert m.best_iteration_ > 0
+    assert m.history_[m.best_iteration_ - 1] == pytest.approx(m.loo_mse_, rel=1e-6)
 
 
 def test_scaling_ridge_callback_stops_the_descent():
@@ -213,8 +213,9 @@ def test_scaling_ridge_early_stopping_rule():
     np.testing.assert_allclose(m.validation_gain_se_, se, rtol=1e-5, atol=1e-12)
     ok = gain.mean(axis=1) > se
     expected = int(np.argmin(np.where(ok, E.mean(axis=1), np.inf))) if ok.any() else 0
-    assert m.n_iter_ == min(expected, full.n_iter_)
-    if m.n_iter_ == 0:
+    assert m.n_iter_ == full.n_iter_ == full.best_iteration_
+    assert m.best_iteration_ == min(expected, full.n_iter_)
+    if m.best_iteration_ == 0:
         np.testing.assert_array_equal(m.scales_, np.ones(6))
     else:
-        assert m.loo_mse_ == pytest.approx(full.history_[m.n_iter_ - 1], rel=1e-10)
+        assert m.loo_mse_ == pytest.approx(full.history_[m.best_iteration_ - 1], rel=1e-10)
