@@ -41,10 +41,15 @@ def _noise(X, k, seed=0):
     return np.hstack([X, rng.normal(size=(X.shape[0], k))])
 
 
+def _with_noise(load, k=10):
+    X, y = load()
+    return _noise(np.asarray(X, dtype=float), k), y
+
+
 PROBLEMS = {
     "diabetes": lambda: skd.load_diabetes(return_X_y=True),
-    "diabetes+10": lambda: (lambda X, y: (_noise(X, 10), y))(*skd.load_diabetes(return_X_y=True)),
-    "boston+10": lambda: (lambda X, y: (_noise(X, 10), y))(*load_boston()),
+    "diabetes+10": lambda: _with_noise(lambda: skd.load_diabetes(return_X_y=True)),
+    "boston+10": lambda: _with_noise(load_boston),
     "friedman1 20": lambda: skd.make_friedman1(2300, n_features=20, noise=1.0, random_state=0),
     "friedman1 36": lambda: skd.make_friedman1(2300, n_features=36, noise=1.0, random_state=0),
     "lowrank 24": lambda: skd.make_regression(2300, n_features=24, n_informative=8,
@@ -72,7 +77,7 @@ def main(argv=None):
         rows = {"untuned": [], "full": [], "tuned": [], "sk KRR": []}
         for seed in range(args.seeds):
             Xtr, Xte, ytr, yte = split(np.asarray(X, float), np.asarray(y, float), seed)
-            for m in rows:
+            for m, out in rows.items():
                 t = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -85,7 +90,7 @@ def main(argv=None):
                                              early_stopping=(m == "tuned"),
                                              random_state=seed).fit(Xtr, ytr)
                 wall = time.perf_counter() - t
-                rows[m].append((np.mean((model.predict(Xte) - yte) ** 2), wall))
+                out.append((np.mean((model.predict(Xte) - yte) ** 2), wall))
         base = np.array(rows["untuned"])[:, 0]
         line = f"{name:13s} d={X.shape[1]:2d} untuned MSE {base.mean():9.4g}"
         for m, r in rows.items():

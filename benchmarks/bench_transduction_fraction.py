@@ -38,12 +38,26 @@ def _balanced(X, y, n, rng):
     return X[idx], y[idx]
 
 
+def _digits_odd():
+    X, y = skd.load_digits(return_X_y=True)
+    return X, y % 2
+
+
+def _wine_1():
+    X, y = skd.load_wine(return_X_y=True)
+    return X, (y == 1).astype(int)
+
+
+def _fashion_0v6():
+    X, y = load_fashion_mnist("train", classes=(0, 6), n_samples=2000, random_state=0)
+    return X.astype(float), (y == 6).astype(int)
+
+
 PROBLEMS = {
-    "digits odd": lambda: (lambda X, y: (X, y % 2))(*skd.load_digits(return_X_y=True)),
+    "digits odd": _digits_odd,
     "breast diag": lambda: skd.load_breast_cancer(return_X_y=True),
-    "wine 1vrest": lambda: (lambda X, y: (X, (y == 1).astype(int)))(*skd.load_wine(return_X_y=True)),
-    "fashion 0v6": lambda: (lambda X, y: (X.astype(float), (y == 6).astype(int)))(
-        *load_fashion_mnist("train", classes=(0, 6), n_samples=2000, random_state=0)),
+    "wine 1vrest": _wine_1,
+    "fashion 0v6": _fashion_0v6,
 }
 
 
@@ -56,7 +70,7 @@ def tsvm(name, X, y, seeds):
             Xb, yb = _balanced(X, y, 600, rng)
             Xb = StandardScaler().fit_transform(Xb)
             i1, i0 = np.flatnonzero(yb == 1), np.flatnonzero(yb == 0)
-            n1 = int(round(40 * frac))
+            n1 = round(40 * frac)
             lab = np.r_[rng.choice(i1, n1, replace=False), rng.choice(i0, 40 - n1, replace=False)]
             rest = np.setdiff1d(np.arange(len(yb)), lab)
             unl = rng.choice(rest, min(400, len(rest)), replace=False)

@@ -65,7 +65,7 @@ PROBLEMS = {
 
 
 def split(X, y, seed):
-    n_train = min(N_TRAIN, int(round(2 * len(y) / 3)))
+    n_train = min(N_TRAIN, round(2 * len(y) / 3))
     Xtr, Xte, ytr, yte = train_test_split(X, y, train_size=n_train, random_state=seed, stratify=y)
     Xte, yte = Xte[:N_TEST], yte[:N_TEST]
     keep = Xtr.std(axis=0) > 0
