@@ -147,7 +147,8 @@ def test_scaling_ridge_shrinks_the_irrelevant_features():
     m = ScalingRidge(max_iter=60).fit(X, y)
     assert m.loo_mse_ < 0.5 * m.loo_mse_start_
     assert min(m.scales_[:2]) > 3 * max(m.scales_[2:])      # features 2-4 do not matter
-    assert m.history_[-1] == pytest.approx(m.loo_mse_, rel=1e-6)
+    assert m.best_iteration_ > 0
+    assert m.history_[m.best_iteration_ - 1] == pytest.approx(m.loo_mse_, rel=1e-6)
 
 
 def test_scaling_ridge_callback_stops_the_descent():
@@ -181,3 +182,40 @@ def test_scaling_ridge_loo_stays_finite_below_the_rounding_of_kk():
     X, y = _relevance_data(60)
     loo, gs, ga = scaling_ridge_loo(X, y, X, 50.0, np.ones(5), 1e-14)
     assert np.isfinite(loo) and loo > 0 and np.all(np.isfinite(gs)) and np.isfinite(ga)
+
+
+def test_scaling_ridge_early_stopping_rule():
+    # The rule: every point's squared error after t iterations is recomputed here with
+    # ScalingRidge itself stopped after t iterations (L-BFGS-B's first t iterates do not depend
+    # on max_iter) from the same start on the other folds of KFold(3, shuffle, random_state);
+    # the iteration kept beats the start by more than the gain's standard error and has the
+    # lowest cross-validated MSE among those (none: the start).  The LOO error kept is never
+    # above the untuned start's (the descended criterion).
+    from sklearn.model_selection import KFold
+
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((60, 6))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.3 * rng.standard_normal(60)
+    m = ScalingRidge(max_iter=6, random_state=0).fit(X, y)
+    assert m.loo_mse_ <= m.loo_mse_start_ + 1e-12
+    full = ScalingRidge(max_iter=6, early_stopping=False, random_state=0).fit(X, y)
+    assert m.history_ == full.history_
+    T = len(m.validation_curve_)
+    E = np.empty((T, 60))
+    for tr, va in KFold(3, shuffle=True, random_state=np.random.RandomState(0)).split(X):
+        for t in range(T):
+            r = ScalingRidge(sigma=m.sigma_, alpha=m.alpha_start_, max_iter=t,
+                             early_stopping=False, tune_scales=t > 0).fit(X[tr], y[tr])
+            E[t, va] = (r.predict(X[va]) - y[va]) ** 2
+    np.testing.assert_allclose(m.validation_curve_, E.mean(axis=1), rtol=1e-6)
+    gain = E[0] - E
+    se = gain.std(axis=1) / np.sqrt(60)
+    np.testing.assert_allclose(m.validation_gain_se_, se, rtol=1e-5, atol=1e-12)
+    ok = gain.mean(axis=1) > se
+    expected = int(np.argmin(np.where(ok, E.mean(axis=1), np.inf))) if ok.any() else 0
+    assert m.n_iter_ == full.n_iter_ == full.best_iteration_
+    assert m.best_iteration_ == min(expected, full.n_iter_)
+    if m.best_iteration_ == 0:
+        np.testing.assert_array_equal(m.scales_, np.ones(6))
+    else:
+        assert m.loo_mse_ == pytest.approx(full.history_[m.best_iteration_ - 1], rel=1e-10)

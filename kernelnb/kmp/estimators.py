@@ -223,7 +223,8 @@ class _BaseKMP(BaseEstimator):
             n_atoms = self._atoms["centre"].shape[0]
         M = n_atoms + (1 if self.bias else 0)
         # back-/pre-fitting choose distinct atoms; basic MP and Fig. 4 may choose one again
-        if self.n_basis > M and self.variant != "basic" and self.loss == "squared":
+        Ns = self._n_basis_per_target(T.shape[1])
+        if Ns.max() > M and self.variant != "basic" and self.loss == "squared":
             raise ValueError(f"n_basis={self.n_basis} is larger than the dictionary ({M} atoms: "
                              f"{n_atoms} atoms on {cand.shape[0]} candidate points"
                              f"{' + bias' if self.bias else ''})")
@@ -251,13 +252,13 @@ class _BaseKMP(BaseEstimator):
             yv = None if T_val is None else np.ascontiguousarray(T_val[:, j])
             if self.loss == "squared" and blocked:
                 res = self._blocked_path(X, X_val, centres, T[:, j], yv, classification,
-                                         patience, need_mb)
+                                         patience, need_mb, int(Ns[j]))
             elif self.loss == "squared":
-                res = _kmp.squared_path(D, np.ascontiguousarray(T[:, j]), int(self.n_basis),
+                res = _kmp.squared_path(D, np.ascontiguousarray(T[:, j]), int(Ns[j]),
                                         _kmp.VARIANTS[self.variant], Dv, yv, classification,
                                         1e-10, patience)
             else:
-                res = _loss_path(D, T[:, j], int(self.n_basis), self._loss, int(self.refit_every),
+                res = _loss_path(D, T[:, j], int(Ns[j]), self._loss, int(self.refit_every),
                                  Dv, yv, patience)
             self.paths_.append(res)
         self._centres = centres
@@ -276,7 +277,19 @@ class _BaseKMP(BaseEstimator):
         self.n_iter_ = steps if classification else int(steps[0])
         self._set_weights()
 
-    def _blocked_path(self, X, X_val, centres, t, yv, classification, patience, need_mb):
+    def _n_basis_per_target(self, n_targets):
+        """``n_basis`` as one positive int per target (an int is shared by all)."""
+        if np.ndim(self.n_basis) == 0:
+            return np.full(n_targets, int(self.n_basis), dtype=np.int64)
+        Ns = np.asarray(self.n_basis).ravel()
+        ints = Ns.size == 0 or np.issubdtype(Ns.dtype, np.integer)
+        if Ns.shape[0] != n_targets or not ints or np.any(Ns < 1):
+            raise ValueError(f"n_basis must be a positive int or one positive int per class "
+                             f"({n_targets} one-vs-rest paths, in the order of classes_), got "
+                             f"{self.n_basis!r}")
+        return Ns.astype(np.int64)
+
+    def _blocked_path(self, X, X_val, centres, t, yv, classification, patience, need_mb, N):
         """The squared-loss path with kernel columns recomputed in blocks (cache_size too small)."""
         M = centres.shape[0] + (1 if self.bias else 0)
         n_c = centres.shape[0]
@@ -292,7 +305,7 @@ class _BaseKMP(BaseEstimator):
             return B
 
         return _squared_path_blocked(
-            lambda lo, hi: atoms(X, lo, hi), M, np.asarray(t, dtype=np.float64), int(self.n_basis),
+            lambda lo, hi: atoms(X, lo, hi), M, np.asarray(t, dtype=np.float64), N,
             self.variant, lambda k: atoms(X, k, k + 1)[:, 0],
             None if X_val is None else (lambda k: atoms(X_val, k, k + 1)[:, 0]),
             yv, classification, block, 1e-10, patience)
@@ -530,8 +543,11 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
 
     Parameters
     ----------
-    n_basis : int, default=50
-        Maximal number of support points N (steps of the pursuit).
+    n_basis : int or array-like of int, default=50
+        Maximal number of support points N (steps of the pursuit).  With more than two
+        classes, one N per class (in the order of ``classes_``) stops each one-vs-rest path at
+        its own N (e.g. the number of support vectors of each class's SVM, Vincent & Bengio's
+        Table 9.1 protocol) instead of running every class to the largest.
     variant : {'prefit', 'backfit', 'basic'}, default='prefit'
         How the weights are fitted with the squared loss: pre-fitting (Fig. 3, Eq. 7; the
         paper's default), back-fitting (orthogonal matching pursuit, Eq. 6) or basic matching
@@ -641,6 +657,9 @@ class KMPClassifier(ClassifierMixin, _BaseKMP):
     >>> print(round(kmp.score(X[150:], y[150:]), 2))
     1.0
     """
+
+    _parameter_constraints = {**_BaseKMP._parameter_constraints,
+                              "n_basis": [*POSITIVE_INT, "array-like"]}
 
     def _check_params_extra(self):
         super()._check_params_extra()

@@ -14,7 +14,14 @@ For the models of Table 7.1 the off-diagonal blocks are (two classes, ``y = +-1`
   cross-entropy ("MLP+CE") and ``c(z) = (1 - z^2)(1 + 2zy - 3z^2)``, ``z = tanh f``, for the
   squared error of a tanh output ("MLP+Tanh+MSE", eq. 7.15);
 * a mixture ``f = sum_k g_k f_k`` with the squared error, blocks across experts ``theta_i =
-  u_i`` (all the weights of expert i): ``g_i g_j df_i/du_i (df_j/du_j)^T`` (eq. 7.10).
+  u_i`` (all the weights of expert i): ``g_i g_j df_i/du_i (df_j/du_j)^T`` (eq. 7.10);
+* the Simple MLP of the margin criterion (ch. 8, ``f = b + sum_n HardTanh(v_n . x + a_n)``
+  trained on the beta-hinge ``|beta - y f|_+``), blocks across hidden units: the same form as
+  the MLP's with the factor ``Q''(f) = 0`` and ``HardTanh'' = 0`` (both piecewise linear):
+  every block, off the diagonal and on it, is zero wherever the cost is twice differentiable
+  (everywhere but on the kinks, a set of measure zero), the exactly block-diagonal case of
+  the thesis (the units train independently: an update moves only the units in their linear
+  region).
 
 The diagonal blocks add the second-order terms of each unit or expert
 (``Q'(f) w_i h''_i x x^T``; ``(f - y) g_i d^2 f_i/du_i^2``).  Here every block of the *total*
@@ -36,11 +43,12 @@ from scipy.special import expit
 from sklearn.base import clone
 
 from .._validation import check_param, POSITIVE_INT
+from .margin import SimpleMLP
 from .mlp import MLPClassifier
 from .moe import MixtureOfExpertsClassifier, moe_forward
 
 __all__ = ["HessianStudy", "hessian_study", "mlp_hessian_blocks", "moe_hessian_blocks",
-           "block_norms", "tanh_mse_factor", "STUDY_MODELS"]
+           "simple_mlp_hessian_blocks", "block_norms", "tanh_mse_factor", "STUDY_MODELS"]
 
 #: the four models of the thesis's Table 7.1, by name -> (estimator class, fixed parameters)
 STUDY_MODELS = {
@@ -48,11 +56,13 @@ STUDY_MODELS = {
     "mlp_tanh_squared": (MLPClassifier, {"loss": "tanh_squared"}),
     "mlp_cross_entropy": (MLPClassifier, {"loss": "cross_entropy"}),
     "moe_squared": (MixtureOfExpertsClassifier, {"loss": "squared"}),
+    "simple_mlp_margin": (SimpleMLP, {}),
 }
 
 #: the factor each model's off-diagonal blocks carry (the name used in the records)
 FACTOR_NAMES = {"squared": "1 (MSE: no factor)", "tanh_squared": "mean |c(z)|",
-                "cross_entropy": "mean P(y|x) P(-y|x)", "moe": "mean g_i g_j (i != j)"}
+                "cross_entropy": "mean P(y|x) P(-y|x)", "moe": "mean g_i g_j (i != j)",
+                "margin": "mean Q''(f) (beta-hinge: 0)"}
 
 
 def tanh_mse_factor(z, y):
@@ -158,6 +168,64 @@ def mlp_hessian_blocks(X, y, W1, b1, W2, b2, loss, units=None):
     return np.einsum("nij,nd,ne->ijde", A, Xa, Xa) / X.shape[0]
 
 
+def _simple_mlp_block_coefficients(X, y, V, a, b, beta, units):
+    """Per-example coefficients of the Simple MLP's blocks, shape (n, m, m): those of the MLP
+    with output weights 1, ``h = HardTanh``, the beta-hinge ``Q(f) = |beta - y f|_+``:
+    ``Q''(f) h'_i h'_j`` off the diagonal, plus ``Q'(f) h''_i`` on it, with ``Q'' = 0`` and
+    ``h'' = 0`` wherever they are defined (off the kinks)."""
+    U = X @ V[units].T + a[units]                            # (n, m)
+    f = np.clip(X @ V.T + a, -1.0, 1.0).sum(axis=1) + b
+    d1 = np.where(y * f < beta, -y, 0.0)                     # Q'(f)
+    d2 = np.zeros_like(f)                                    # Q''(f): the hinge is linear by parts
+    hp = (np.abs(U) < 1.0).astype(np.float64)                # HardTanh'
+    hpp = np.zeros_like(U)                                   # HardTanh'': linear by parts
+    A = d2[:, None, None] * hp[:, :, None] * hp[:, None, :]
+    idx = np.arange(len(units))
+    A[:, idx, idx] += d1[:, None] * hpp
+    return A
+
+
+def simple_mlp_hessian_blocks(X, y, V, a, b, beta, units=None):
+    """Compute the blocks across hidden units of the Simple MLP's total Hessian.
+
+    The Simple MLP of Collobert's thesis (Algorithm 8.2), ``f = b + sum_n HardTanh(v_n . x +
+    a_n)``, with the beta-hinge ``|beta - y f|_+`` (the margin criterion); the blocks are with
+    respect to each unit's ``(v_i, a_i)``.  The cost is piecewise linear in the weights: every
+    block is zero wherever it is twice differentiable (all but the measure-zero set where an
+    example sits on the hinge's kink or a unit on HardTanh's), the exactly block-diagonal case
+    of the thesis's ch. 7.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Inputs as the net sees them (standardised).
+    y : array-like of shape (n_samples,)
+        Targets, +-1.
+    V : ndarray of shape (n_hidden, n_features)
+        Input weights of the hidden units.
+    a : ndarray of shape (n_hidden,)
+        Hidden biases.
+    b : float
+        Output bias.
+    beta : float
+        Margin of the beta-hinge.
+    units : sequence of int, optional
+        The hidden units (default: all).
+
+    Returns
+    -------
+    ndarray of shape (m, m, n_features + 1, n_features + 1)
+        ``blocks[i, j]`` is the block of units ``units[i], units[j]``, the last coordinate
+        being the bias.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    units = np.arange(V.shape[0]) if units is None else np.asarray(units)
+    A = _simple_mlp_block_coefficients(X, np.asarray(y, float), V, a, float(b), float(beta),
+                                       units)
+    Xa = _augment(X)
+    return np.einsum("nij,nd,ne->ijde", A, Xa, Xa) / X.shape[0]
+
+
 def _sym_norm(M):
     return float(np.max(np.abs(np.linalg.eigvalsh(M)))) if M.size else 0.0
 
@@ -166,9 +234,14 @@ def _mlp_block_norms(X, y, W1, b1, W2, b2, loss, units):
     """Spectral norms of the blocks (m, m): each block is ``Xa^T diag(alpha) Xa / n``; with
     ``Xa = U S V^T`` its norm is that of the small symmetric ``(US)^T diag(alpha) (US) / n``."""
     A = _mlp_block_coefficients(X, y, W1, b1, W2, b2, loss, units)
+    return _norms_from_coefficients(A, X)
+
+
+def _norms_from_coefficients(A, X):
+    """Spectral norms (m, m) of the blocks ``Xa^T diag(A[:, i, j]) Xa / n``."""
+    m = A.shape[1]
     U, S, _ = np.linalg.svd(_augment(X), full_matrices=False)
     US = U * S
-    m = len(units)
     N = np.zeros((m, m))
     for i in range(m):
         for j in range(i, m):
@@ -323,7 +396,7 @@ def block_norms(estimator, X, y, max_blocks=None):
 
     Parameters
     ----------
-    estimator : MLPClassifier or MixtureOfExpertsClassifier
+    estimator : MLPClassifier, MixtureOfExpertsClassifier or SimpleMLP
         The fitted two-class model.
     X : array-like of shape (n_samples, n_features)
         Inputs in the estimator's input space (standardised here as the estimator does).
@@ -345,6 +418,13 @@ def block_norms(estimator, X, y, max_blocks=None):
         m = K if max_blocks is None else min(K, int(max_blocks))
         return _moe_block_norms(Z, ys, estimator.weights_, estimator.gater_n_hidden,
                                 list(range(m)))
+    if isinstance(estimator, SimpleMLP):
+        V, a = estimator.hidden_weights_[0], estimator.hidden_bias_[0]
+        m = V.shape[0] if max_blocks is None else min(V.shape[0], int(max_blocks))
+        # _b: the live output bias (bias_ is set at the end of fit; the study reads every epoch)
+        A = _simple_mlp_block_coefficients(Z, ys, V, a, float(estimator._b[0, 0]),
+                                           float(estimator.beta), np.arange(m))
+        return _norms_from_coefficients(A, Z)
     H = estimator.hidden_weights_.shape[0]
     m = H if max_blocks is None else min(H, int(max_blocks))
     return _mlp_block_norms(Z, ys, estimator.hidden_weights_, estimator.hidden_bias_,
@@ -369,6 +449,9 @@ def _factor(est, Z, ys):
             return 0.0
         # mean over i != j of g_i g_j = ((sum g)^2 - sum g^2) / (K (K - 1))
         return float(np.mean((1.0 - np.sum(G * G, axis=1)) / (K * (K - 1))))
+    if isinstance(est, SimpleMLP):
+        # Q''(f) of the beta-hinge, zero off its kink (every example's, almost surely)
+        return 0.0
     f = np.tanh(Z @ est.hidden_weights_.T + est.hidden_bias_) @ est.output_weights_[0] \
         + est.output_bias_[0]
     _, d2 = _loss_derivatives(f, ys, est.loss)
@@ -395,10 +478,11 @@ class HessianStudy:
         The model's off-diagonal factor averaged over the training examples:
         ``P(y|x) P(-y|x)``, ``|c(z)|``, 1 or the mean ``g_i g_j`` (i != j).
     offdiag_ratio : ndarray of shape (n_epochs,)
-        Mean off-diagonal block norm over mean diagonal block norm.
+        Mean off-diagonal block norm over mean diagonal block norm (0 when every block is
+        zero, as for the Simple MLP).
     block_norms : list of ndarray
         The (m, m) block norms after each epoch.
-    estimator : MLPClassifier or MixtureOfExpertsClassifier
+    estimator : MLPClassifier, MixtureOfExpertsClassifier or SimpleMLP
         The fitted estimator.
     n_parameters : int, default=0
         Its number of weights and biases.
@@ -448,6 +532,8 @@ def _ratio(N):
         return np.nan
     off = N[~np.eye(m, dtype=bool)].mean()
     dia = np.diag(N).mean()
+    if dia == 0 and off == 0:
+        return 0.0              # a zero Hessian (piecewise linear cost): nothing couples blocks
     return float(off / dia) if dia > 0 else np.nan
 
 
@@ -464,9 +550,11 @@ def hessian_study(model, X, y, n_epochs=10, *, n_block_samples=128, max_blocks=6
     ----------
     model : str or estimator
         A name of :data:`STUDY_MODELS` (``'mlp_squared'``, ``'mlp_tanh_squared'``,
-        ``'mlp_cross_entropy'``, ``'moe_squared'``; built with ``params``), or an unfitted
-        :class:`~kernelnb.largescale.MLPClassifier` or squared-error
-        :class:`~kernelnb.largescale.MixtureOfExpertsClassifier`.
+        ``'mlp_cross_entropy'``, ``'moe_squared'``, ``'simple_mlp_margin'``; built with
+        ``params``), or an unfitted :class:`~kernelnb.largescale.MLPClassifier`, squared-error
+        :class:`~kernelnb.largescale.MixtureOfExpertsClassifier` or
+        :class:`~kernelnb.largescale.SimpleMLP` (the margin criterion, ch. 8: its blocks are
+        zero almost everywhere, see :func:`simple_mlp_hessian_blocks`).
     X : array-like of shape (n_samples, n_features)
         Training inputs.
     y : array-like of shape (n_samples,)
@@ -501,15 +589,18 @@ def hessian_study(model, X, y, n_epochs=10, *, n_block_samples=128, max_blocks=6
         cls, fixed = STUDY_MODELS[model]
         est = cls(**{"random_state": random_state, **params, **fixed})
         name = model
-    elif isinstance(model, (MLPClassifier, MixtureOfExpertsClassifier)):
+    elif isinstance(model, (MLPClassifier, MixtureOfExpertsClassifier, SimpleMLP)):
         est = clone(model)
         if params:
             est.set_params(**params)
-        moe = isinstance(est, MixtureOfExpertsClassifier)
-        name = ("moe_" if moe else "mlp_") + est.loss
+        if isinstance(est, SimpleMLP):
+            name = "simple_mlp_margin"
+        else:
+            moe = isinstance(est, MixtureOfExpertsClassifier)
+            name = ("moe_" if moe else "mlp_") + est.loss
     else:
-        raise ValueError(f"model must be one of {tuple(STUDY_MODELS)}, an MLPClassifier or a "
-                         f"MixtureOfExpertsClassifier, got {type(model).__name__}")
+        raise ValueError(f"model must be one of {tuple(STUDY_MODELS)}, an MLPClassifier, a "
+                         f"MixtureOfExpertsClassifier or a SimpleMLP, got {type(model).__name__}")
     if isinstance(est, MixtureOfExpertsClassifier) and est.loss != "squared":
         raise ValueError("the mixture's block formulas are those of loss='squared'")
     X = np.asarray(X)
@@ -531,17 +622,26 @@ def hessian_study(model, X, y, n_epochs=10, *, n_block_samples=128, max_blocks=6
     def callback(info):
         record(info["estimator"], info["loss"])
 
-    est.set_params(max_iter=n_epochs, n_iter_no_change=n_epochs + 1, tol=0.0,
+    simple = isinstance(est, SimpleMLP)
+    est.set_params(max_iter=n_epochs, n_iter_no_change=n_epochs + 1,
                    validation_fraction=None, callback=callback)
+    if not simple:
+        est.set_params(tol=0.0)
     est.fit(X, y)
     est.set_params(callback=None)
     norms = records["norms"]
     is_moe = isinstance(est, MixtureOfExpertsClassifier)
+    factor_key = "moe" if is_moe else "margin" if simple else est.loss
+    if simple:
+        n_par = est.hidden_weights_[0].size + est.hidden_bias_[0].size + 1
+    elif is_moe:
+        n_par = est.n_parameters_
+    else:
+        n_par = sum(a.size for a in (est.hidden_weights_, est.hidden_bias_, est.output_weights_,
+                                     est.output_bias_))
     return HessianStudy(
-        model=name, factor_name=FACTOR_NAMES["moe" if is_moe else est.loss],
+        model=name, factor_name=FACTOR_NAMES[factor_key],
         epochs=np.arange(1, len(norms) + 1), train_error=np.array(records["error"]),
         loss=np.array(records["loss"]), factor=np.array(records["factor"]),
         offdiag_ratio=np.array([_ratio(N) for N in norms]), block_norms=norms, estimator=est,
-        n_parameters=(est.n_parameters_ if is_moe else
-                      sum(a.size for a in (est.hidden_weights_, est.hidden_bias_,
-                                           est.output_weights_, est.output_bias_))))
+        n_parameters=n_par)

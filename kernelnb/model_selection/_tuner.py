@@ -48,7 +48,11 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         inputs; ``sigma='scale'`` (scikit-learn's ``gamma='scale'``) gives
         ``sigma = sqrt(n_features * Var(X) / 2)``, i.e. about ``sqrt(n_features / 2)`` on
         standardised inputs, a width of the order of the distances between points.
-        Tuning ``'C'`` needs ``margin='l2'``.
+        Tuning ``'C'`` or the ``'span'`` criterion needs the L2 soft margin
+        (``margin='l2'``: a hard margin on ``K + I/C``, where C is a kernel parameter and the
+        criteria are differentiable in it, thesis ch. 4.2): an SVC with ``margin='l1'`` (the
+        package's default ``SVC()``) is then tuned in the L2 formulation, with its other
+        settings kept; ``margin_`` says which formulation was tuned.
     criterion : {'radius_margin', 'span'}, default='radius_margin'
         The criterion minimised: the radius-margin bound ``R^2 ||w||^2`` or the smoothed span
         estimate (see :func:`criterion_and_gradient`).
@@ -87,6 +91,9 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         ``C``, ``sigma`` (RBF) and ``scales`` (array) at the lowest criterion evaluated.
     best_estimator_ : SVC
         The SVM at ``best_params_`` (``refit=True``).
+    margin_ : str
+        The soft margin of the SVMs trained in the search: ``'l2'`` when the estimator's
+        ``margin='l1'`` was replaced (see ``estimator``), else the estimator's own.
     scales_ : ndarray of shape (n_features,)
         The scaling factors at ``best_params_``.
     criterion_ : float
@@ -236,6 +243,7 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         t_start = time.perf_counter()
         est = SVC(margin="l2", C=1.0, sigma="scale") if self.estimator is None else self.estimator
         tune, bounds = _check_tune(self.tune), self._log_bounds()
+        est = self._formulation(est, tune)
         X, y = self._check_data(X, y, est)
         params = _LogParameters(tune, est.kernel, *_start_point(est, X), bounds)
         search = _Search(self, est, X, y, params, t_start)
@@ -256,6 +264,23 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
             return False
         self._keep_best(search, "interrupted", params)
         return True
+
+    def _formulation(self, est, tune):
+        """``est``, or its clone in the L2 soft margin where the search needs it; sets
+        ``margin_``.
+
+        The radius-margin and span gradients in C hold for the L2 soft margin, where C enters
+        the kernel ``K + I/C`` (thesis ch. 4.2); with the L1 margin C is a box, the bound is not
+        differentiable in it and the span formula needs every support vector on the margin.
+        """
+        l1 = est.margin == "l1" and not np.isinf(est.C)
+        if l1 and ("C" in tune or self.criterion == "span"):
+            est = clone(est).set_params(margin="l2")
+            if self.verbose:
+                print("[GradientTuner] the estimator has margin='l1': tuning the L2 soft margin "
+                      "(margin='l2', C folded into the kernel K + I/C)", flush=True)
+        self.margin_ = "hard" if np.isinf(est.C) else est.margin
+        return est
 
     def _check_data(self, X, y, est):
         """``(X, y)`` checked (two classes); sets ``classes_``."""

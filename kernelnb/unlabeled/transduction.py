@@ -31,6 +31,7 @@ transpose (the derivative of ``2 Y*' M1' Y``), which is what is computed here.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from scipy.linalg import eigh, solve
@@ -152,7 +153,7 @@ class _TransductiveRidgeBase(BaseEstimator):
         "basis": [StrOptions({"functions", "kernel"})],
     }
 
-    def __init__(self, *, alpha=None, alphas=None, alpha_star=1.0, radius=0.5, sigma=1.0,
+    def __init__(self, *, alpha=None, alphas=None, alpha_star=1.0, radius=1.0, sigma=1.0,
                  basis="functions"):
         self.alpha = alpha
         self.alphas = alphas
@@ -202,7 +203,9 @@ class _TransductiveRidgeBase(BaseEstimator):
             y0 = ind.predict(Xu)
             M, _ = _m_from_eigen(e, U, self.alpha_)
             if isinstance(self.alpha_star, str):
-                a_star = self._auto_alpha_star(M, t, y0)
+                Ku = np.asarray(self.kernel_(Xu, X), dtype=np.float64)
+                self.prediction_se_ = self._prediction_se(K, Ku, t)
+                a_star = self._auto_alpha_star(M, t, y0, float(self.radius) * self.prediction_se_)
             else:
                 a_star = float(self.alpha_star)
             ystar = transductive_labels(M, t, y0, a_star)
@@ -223,12 +226,26 @@ class _TransductiveRidgeBase(BaseEstimator):
         self.X_fit_ = Xh
         return ystar
 
-    def _auto_alpha_star(self, M, t, y0):
-        """gamma* as the Lagrange multiplier of the constraint (7.19) ``||Y* - Y0|| <= R`` with
-        ``R = radius * std(Y0) * sqrt(m)``: the smallest gamma* whose minimiser lies in the
-        ball (bisection on log gamma*, ``||Y*(gamma*) - Y0||`` decreases with gamma*)."""
-        m = y0.shape[0]
-        R = float(self.radius) * max(float(np.std(y0)), 1e-12) * np.sqrt(m)
+    def _prediction_se(self, K, Ku, t):
+        """``sqrt(sum_j Var(Y0_j))``: the standard error of the inductive predictions at the m
+        test points, ``Var(Y0_j) = s^2 ||h_j||^2`` with ``h_j`` the row of the ridge's hat
+        matrix giving ``Y0_j = h_j' Y`` and ``s^2`` the noise variance estimated by the
+        closed-form leave-one-out error (5.8) at ``alpha_``."""
+        e, U = eigh(K)
+        e = np.maximum(e, 0.0)
+        if self.basis == "functions":
+            g, G = e / (e * e + self.alpha_), (U * (e * e)) @ U.T
+        else:
+            g, G = 1.0 / (e + self.alpha_), K
+        Hu = (Ku @ U) * g                               # rows h_j' U: ||h_j|| is their norm
+        s2 = float(np.mean(loo_residuals(G, t, np.array([self.alpha_])) ** 2))
+        return float(np.sqrt(s2 * np.sum(Hu * Hu)))
+
+    def _auto_alpha_star(self, M, t, y0, R):
+        """gamma* as the Lagrange multiplier of the constraint (7.19) ``||Y* - Y0|| <= R``: the
+        smallest gamma* whose minimiser lies in the ball (bisection on log gamma*,
+        ``||Y*(gamma*) - Y0||`` decreases with gamma*)."""
+        R = max(R, 1e-12)
 
         def dist(a):
             return np.linalg.norm(transductive_labels(M, t, y0, a) - y0)
@@ -273,11 +290,16 @@ class TransductiveRidge(RegressorMixin, _TransductiveRidgeBase):
         The thesis's gamma* of (7.20), the pull of ``Y*`` towards the inductive predictions
         ``Y0``; it multiplies ``||Y* - Y0||^2`` against the *sum* ``Y^'MY^`` (not the mean), so
         the thesis's values (gamma* = 10 on Boston housing) apply as they are.  'auto': the
-        thesis leaves gamma* free "according to the variance of the predictions Y0"; here it is
-        the Lagrange multiplier of the ball (7.19) ``||Y* - Y0|| <= R`` with
-        ``R = radius * std(Y0) * sqrt(m)`` (found by bisection).
-    radius : float > 0, default=0.5
-        The ball's radius in units of ``std(Y0) sqrt(m)`` (only for ``alpha_star='auto'``).
+        thesis leaves gamma* free, to be chosen "according to the variance of the predictions
+        Y0" (it fixes it per experiment: 10, n/(2m), 50/m, or by validation for Table 7.1);
+        here it is the Lagrange multiplier of the ball (7.19) ``||Y* - Y0|| <= R`` (found by
+        bisection) with ``R = radius * sqrt(sum_j Var(Y0_j))``, the standard error of the
+        inductive predictions: ``Var(Y0_j) = s^2 ||h_j||^2``, ``h_j`` the ridge's hat-matrix
+        row of test point j and ``s^2`` the leave-one-out error (5.8) of the labeled points
+        (``prediction_se_``).  ``Y*`` may then move from ``Y0`` by about what ``Y0`` itself
+        is uncertain by.
+    radius : float > 0, default=1.0
+        The ball's radius in units of ``prediction_se_`` (only for ``alpha_star='auto'``).
     sigma : float or 'scale', default=1.0
         Width of the RBF basis functions ``exp(-||x - x_j||^2 / (2 sigma^2))``.
     basis : {'functions', 'kernel'}, default='functions'
@@ -295,6 +317,9 @@ class TransductiveRidge(RegressorMixin, _TransductiveRidgeBase):
         The ridge penalty used.
     alpha_star_ : float or None
         The gamma* used (None without test points).
+    prediction_se_ : float
+        ``alpha_star='auto'`` with test points: ``sqrt(sum_j Var(Y0_j))``, the standard error
+        of the inductive predictions (see ``alpha_star``).
     sigma_ : float
         The RBF width used.
     loo_mse_ : ndarray of shape (n_alphas,)
@@ -384,11 +409,16 @@ class TransductiveLinearDiscriminant(BinaryClassifierMixin, _TransductiveRidgeBa
         The thesis's gamma* of (7.20), the pull of ``Y*`` towards the inductive predictions
         ``Y0``; it multiplies ``||Y* - Y0||^2`` against the *sum* ``Y^'MY^`` (not the mean), so
         the thesis's values (gamma* = 10 on Boston housing) apply as they are.  'auto': the
-        thesis leaves gamma* free "according to the variance of the predictions Y0"; here it is
-        the Lagrange multiplier of the ball (7.19) ``||Y* - Y0|| <= R`` with
-        ``R = radius * std(Y0) * sqrt(m)`` (found by bisection).
-    radius : float > 0, default=0.5
-        The ball's radius in units of ``std(Y0) sqrt(m)`` (only for ``alpha_star='auto'``).
+        thesis leaves gamma* free, to be chosen "according to the variance of the predictions
+        Y0" (it fixes it per experiment: 10, n/(2m), 50/m, or by validation for Table 7.1);
+        here it is the Lagrange multiplier of the ball (7.19) ``||Y* - Y0|| <= R`` (found by
+        bisection) with ``R = radius * sqrt(sum_j Var(Y0_j))``, the standard error of the
+        inductive predictions: ``Var(Y0_j) = s^2 ||h_j||^2``, ``h_j`` the ridge's hat-matrix
+        row of test point j and ``s^2`` the leave-one-out error (5.8) of the labeled points
+        (``prediction_se_``).  ``Y*`` may then move from ``Y0`` by about what ``Y0`` itself
+        is uncertain by.
+    radius : float > 0, default=1.0
+        The ball's radius in units of ``prediction_se_`` (only for ``alpha_star='auto'``).
     sigma : float or 'scale', default=1.0
         Width of the RBF basis functions ``exp(-||x - x_j||^2 / (2 sigma^2))``.
     basis : {'functions', 'kernel'}, default='functions'
@@ -410,6 +440,9 @@ class TransductiveLinearDiscriminant(BinaryClassifierMixin, _TransductiveRidgeBa
         The ridge penalty used.
     alpha_star_ : float or None
         The gamma* used (None without test points).
+    prediction_se_ : float
+        ``alpha_star='auto'`` with test points: ``sqrt(sum_j Var(Y0_j))``, the standard error
+        of the inductive predictions (see ``alpha_star``).
     sigma_ : float
         The RBF width used.
     loo_mse_ : ndarray of shape (n_alphas,)
@@ -528,6 +561,12 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         Offset of the polynomial kernel.
     positive_fraction : float in (0, 1) or None, default=None
         Fraction of the unlabeled points labeled ``classes_[1]`` (None: that of the labeled set).
+        The constraint keeps it through the whole search, so a wrong fraction costs accuracy
+        (a few points when it is 0.2 off): pass the true one when it is known.  With None,
+        ``fit`` warns when the labeled fraction ``p`` is far from the fraction the inductive
+        SVM predicts positive among the unlabeled points (more than twice the standard error
+        ``sqrt(p (1 - p) / n)`` of ``p`` over ``n`` labels), a sign that the labels were not
+        drawn at the classes' proportions.
     C_start : float > 0, default=1e-5
         Starting unlabeled cost (Joachims's 10^-5).
     growth : float > 1, default=2.0
@@ -551,6 +590,12 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         The RBF width used (1.0 for the other kernels).
     n_switches_ : int
         Label pairs switched.
+    positive_fraction_ : float or None
+        The fraction of unlabeled points labeled ``classes_[1]`` (None without unlabeled
+        points).
+    inductive_fraction_ : float or None
+        The fraction of the unlabeled points the inductive SVM (labeled points only) predicts
+        ``classes_[1]`` (None without unlabeled points).
     objective_history_ : list of (C*_-, C*_+, objective)
         Primal objective after every retraining (one entry per SVM trained).
     fit_time_ : float
@@ -645,14 +690,21 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         self.n_switches_ = 0
         self.objective_history_ = []
         svc = self._svc().fit(X, yl)
+        dec = svc.decision_function(Xu) if m else np.empty(0)
+        self.inductive_fraction_ = float(np.mean(dec > 0)) if m else None
+        self.positive_fraction_ = None
         if m == 0 or self.C_star == 0:
             self.svc_ = svc
-            dec = svc.decision_function(Xu) if m else np.empty(0)
             self.transduction_ = self.classes_[(dec > 0).astype(int)]
+            if m:
+                self.positive_fraction_ = self.inductive_fraction_
             return self
         p = float(np.mean(yl > 0)) if self.positive_fraction is None else self.positive_fraction
+        if self.positive_fraction is None:
+            self._check_fraction(p, n)
         n_pos = int(np.clip(round(m * p), 0, m))
-        order = np.argsort(-svc.decision_function(Xu), kind="stable")
+        self.positive_fraction_ = n_pos / m
+        order = np.argsort(-dec, kind="stable")
         yu = -np.ones(m, dtype=int)
         yu[order[:n_pos]] = 1
         Xa = np.vstack([X, Xu])
@@ -687,6 +739,19 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         self.svc_ = svc
         self.transduction_ = self.classes_[(yu > 0).astype(int)]
         return self
+
+    def _check_fraction(self, p, n):
+        """Warn when the labeled fraction ``p`` (of ``n`` labels) is more than two standard
+        errors from the fraction the inductive SVM predicts positive on the unlabeled points."""
+        q = self.inductive_fraction_
+        se = np.sqrt(p * (1.0 - p) / n)
+        if abs(p - q) > 2.0 * se:
+            warnings.warn(
+                f"TransductiveSVC: the labeled points' positive fraction is {p:.3f} ({n} labels, "
+                f"standard error {se:.3f}) but the inductive SVM labels {q:.3f} of the unlabeled "
+                f"points {self.classes_[1]!r}; the transduction keeps {p:.3f} of them positive. "
+                "Pass positive_fraction= if the true fraction is known.",
+                UserWarning, stacklevel=4)
 
     def decision_function(self, X):
         """Decision values of the final SVM (positive: ``classes_[1]``).

@@ -204,3 +204,25 @@ def test_single_class_and_regressor_loss_errors():
         KMPClassifier().fit(X, np.ones(len(y)))
     with pytest.raises(ValueError, match="loss='squared'"):
         KMPRegressor(loss="tanh").fit(X, y.astype(float))
+
+
+def test_one_vs_rest_stops_each_class_at_its_own_n():
+    # One N per class: each one-vs-rest path stops at its own N, and each class's model is the
+    # binary KMP fitted on that class against the rest (same dictionary, same pursuit).
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.randn(30, 2) + c for c in ([0, 0], [3, 0], [0, 3])])
+    y = np.repeat(["a", "b", "c"], 30)
+    Ns = [3, 9, 5]
+    kmp = KMPClassifier(n_basis=Ns, sigma=1.0).fit(X, y)
+    np.testing.assert_array_equal(kmp.n_iter_, Ns)
+    assert kmp.n_basis_ == Ns
+    F = kmp.decision_function(X)
+    for j, (c, N) in enumerate(zip(kmp.classes_, Ns)):
+        alone = KMPClassifier(n_basis=N, sigma=1.0).fit(X, (y == c).astype(int))
+        assert len(alone.paths_[0]["basis"]) == N
+        np.testing.assert_array_equal(kmp.paths_[j]["basis"], alone.paths_[0]["basis"])
+        np.testing.assert_allclose(F[:, j], alone.decision_function(X), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="one positive int per class"):
+        KMPClassifier(n_basis=[3, 4], sigma=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="one positive int per class"):
+        KMPClassifier(n_basis=[3, 0, 2], sigma=1.0).fit(X, y)

@@ -4,8 +4,9 @@ fitted estimators."""
 import numpy as np
 import pytest
 
-from kernelnb.largescale import MixtureOfExpertsClassifier, MLPClassifier
+from kernelnb.largescale import MixtureOfExpertsClassifier, MLPClassifier, SimpleMLP
 from kernelnb.largescale.hessian import (block_norms, hessian_study, mlp_hessian_blocks,
+                                         simple_mlp_hessian_blocks,
                                          moe_hessian_blocks, tanh_mse_factor)
 from kernelnb.largescale.mlp import mlp_loss_grad
 from kernelnb.largescale.moe import init_moe_weights, moe_loss_grad
@@ -160,3 +161,60 @@ def test_study_bad_input():
         hessian_study("mlp_squared", X, y, n_epochs=0)
     with pytest.raises(ValueError, match="two classes"):
         hessian_study("mlp_squared", X, np.arange(30) % 3, n_epochs=1, n_hidden=2)
+
+
+def test_simple_mlp_blocks_match_finite_differences():
+    # The beta-hinge of the Simple MLP (HardTanh units, output weights 1): its gradient in the
+    # units' (v_i, a_i), written here from the update rule, is checked against central
+    # differences of the cost; the Hessian from central differences of that gradient (steps far
+    # below the distance of every example to a kink) is then the blocks' zero.
+    rng = np.random.RandomState(1)
+    n, d, H, beta = 40, 3, 4, 1.0
+    X = rng.standard_normal((n, d))
+    y = rng.choice([-1.0, 1.0], n)
+    V, a, b = 0.5 * rng.standard_normal((H, d)), 0.3 * rng.standard_normal(H), 0.1
+
+    def cost(theta):
+        P = theta.reshape(H, d + 1)
+        f = np.clip(X @ P[:, :d].T + P[:, d], -1, 1).sum(axis=1) + b
+        return np.mean(np.maximum(0.0, beta - y * f))
+
+    def grad(theta):
+        P = theta.reshape(H, d + 1)
+        U = X @ P[:, :d].T + P[:, d]
+        f = np.clip(U, -1, 1).sum(axis=1) + b
+        c = np.where(y * f < beta, -y, 0.0)[:, None] * (np.abs(U) < 1)     # (n, H)
+        return (c.T @ np.column_stack([X, np.ones(n)]) / n).ravel()
+
+    theta = np.column_stack([V, a]).ravel()
+    U = X @ V.T + a
+    f = np.clip(U, -1, 1).sum(axis=1) + b
+    kink = min(np.min(np.abs(np.abs(U) - 1)), np.min(np.abs(y * f - beta)))
+    eps = 1e-3 * kink / (np.abs(X).max() + 1) / H
+    num = np.array([(cost(theta + eps * e) - cost(theta - eps * e)) / (2 * eps)
+                    for e in np.eye(theta.size)])
+    np.testing.assert_allclose(grad(theta), num, rtol=1e-6, atol=1e-9)
+    assert np.abs(grad(theta)).max() > 0.01            # a cost with a slope, not a flat region
+    ref = _fd_hessian(grad, theta, eps=eps)
+    B = simple_mlp_hessian_blocks(X, y, V, a, b, beta)
+    full = B.transpose(0, 2, 1, 3).reshape(H * (d + 1), H * (d + 1))
+    np.testing.assert_array_equal(full, np.zeros_like(full))
+    np.testing.assert_allclose(full, ref, atol=1e-12)
+
+
+def test_study_accepts_the_simple_mlp():
+    rng = np.random.RandomState(3)
+    X = rng.standard_normal((150, 3))
+    y = np.where(X[:, 0] + X[:, 1] ** 2 > 0.5, "in", "out")
+    st = hessian_study(SimpleMLP(n_hidden=5, learning_rate=0.05, random_state=0), X, y,
+                       n_epochs=3, max_blocks=3, n_block_samples=50)
+    est = st.estimator
+    assert st.model == "simple_mlp_margin" and st.epochs.tolist() == [1, 2, 3]
+    np.testing.assert_allclose(st.loss, est.loss_curve_)
+    assert st.train_error[-1] == pytest.approx(1 - est.score(X, y))
+    np.testing.assert_array_equal(st.factor, 0.0)
+    np.testing.assert_array_equal(st.block_norms[-1], np.zeros((3, 3)))
+    np.testing.assert_array_equal(st.offdiag_ratio, 0.0)
+    assert st.n_parameters == 5 * 4 + 1
+    named = hessian_study("simple_mlp_margin", X, y, n_epochs=1, n_hidden=2)
+    assert isinstance(named.estimator, SimpleMLP)

@@ -352,8 +352,6 @@ def test_bad_data():
     X, y = xor(40)
     with pytest.raises(ValueError, match="n_experts=50 is larger"):
         MixtureSVC(n_experts=50, client="serial").fit(X, y)
-    with pytest.raises(ValueError, match="Only binary classification"):
-        MixtureSVC(client="serial").fit(X, np.arange(40) % 3)
     with pytest.raises(ValueError, match="1 class"):
         MixtureSVC(client="serial").fit(X, np.ones(40))
     with pytest.raises(ValueError, match="X_val and y_val"):
@@ -524,3 +522,32 @@ def test_gater_points_held_out_from_the_experts():
     t = MixtureSVC(n_experts=3, max_iter=1, C=10, sigma=1.0, client="serial", random_state=0,
                    validation_fraction=0.2, gater_holdout=False).fit(X, y)
     assert np.sum(t.assignment_ == -2) == 0 and np.sum(t.assignment_ >= 0) == 560
+
+
+@pytest.mark.parametrize("gater", ["global", "local"])
+def test_more_classes_one_mixture_per_class(gater):
+    # Three classes, one two-class mixture per class against the rest: each expert is the SVC
+    # fitted directly on its assigned points with that class's +-1 labels, every gater's weights
+    # sum to one, and the prediction is the class of the largest decision value.
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.randn(60, 2) + c for c in ([0, 0], [3, 0], [0, 3])])
+    y = np.repeat(["a", "b", "c"], 60)
+    m = MixtureSVC(n_experts=2, gater=gater, max_iter=2, C=1.0, sigma=1.0, gater_epochs=2,
+                   client="serial", random_state=0).fit(X, y)
+    assert list(m.classes_) == ["a", "b", "c"] and len(m.estimators_) == 3
+    D = m.decision_function(X)
+    assert D.shape == (180, 3)
+    for j, (c, est) in enumerate(zip(m.classes_, m.estimators_)):
+        np.testing.assert_allclose(est.gate(X).sum(axis=1), 1.0, rtol=1e-6)
+        np.testing.assert_array_equal(D[:, j], est.decision_function(X))
+        t = np.where(y == c, 1.0, -1.0)
+        for k, expert in enumerate(est.experts_):
+            idx = np.flatnonzero(est.assignment_ == k)
+            ref = SVC(C=1.0, sigma=est.sigma_, n_jobs=1).fit(X[idx], t[idx])
+            np.testing.assert_allclose(expert.decision_function(X), ref.decision_function(X),
+                                       rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(m.predict(X), m.classes_[np.argmax(D, axis=1)])
+    np.testing.assert_allclose(m.predict_proba(X).sum(axis=1), 1.0)
+    assert m.score(X, y) > 0.85
+    with pytest.raises(ValueError, match="estimators_"):
+        m.gate(X)

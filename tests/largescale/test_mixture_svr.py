@@ -79,10 +79,46 @@ def test_identity_link_gater_cost():
         GaterMLP(2, 3, 2, rng, link="relu")
 
 
-@pytest.mark.parametrize("params,name", [({"gater": "local"}, "gater"),
+@pytest.mark.parametrize("params,name", [({"gater": "bayes"}, "gater"),
                                          ({"epsilon": -1.0}, "epsilon"),
                                          ({"n_experts": 0}, "n_experts")])
 def test_bad_parameters(params, name):
     X, y = _data(50)
     with pytest.raises(ValueError, match=name):
         MixtureSVR(client="serial", **params).fit(X, y)
+
+
+def test_local_gater_is_bayes_rule_on_the_experts_densities():
+    # Two regions with different functions: the local gater's P(k|x) is Bayes' rule on the
+    # experts' Gaussian mixtures (recomputed here with scikit-learn's), each expert is kernelnb's
+    # SVR on its assigned points, the prediction is sum_k P(k|x) f_k(x), and the noise
+    # variance of P(y|x,k) is the expert's mean squared residual on its own points.
+    from scipy.special import logsumexp
+    from sklearn.mixture import GaussianMixture
+
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.uniform(-3, -1, (120, 1)), rng.uniform(1, 3, (120, 1))])
+    y = np.where(X[:, 0] < 0, np.sin(3 * X[:, 0]), 0.3 * X[:, 0]) + 0.05 * rng.randn(240)
+    mix = MixtureSVR(n_experts=2, gater="local", max_iter=2, n_iter_no_change=None, C=10.0,
+                     sigma=0.5, client="serial", random_state=0).fit(X, y)
+    G = mix.gate(X)
+    np.testing.assert_allclose(G.sum(axis=1), 1.0, rtol=1e-12)
+    ys = (y - mix.y_mean_) / mix.y_scale_
+    logp = []
+    for k, expert in enumerate(mix.experts_):
+        idx = np.flatnonzero(mix.assignment_ == k)
+        ref = SVR(C=10.0, epsilon=0.1, sigma=0.5, n_jobs=1).fit(X[idx], ys[idx])
+        np.testing.assert_allclose(expert.predict(X), ref.predict(X), rtol=1e-10, atol=1e-12)
+        res = np.mean((ys[idx] - ref.predict(X[idx])) ** 2)
+        # the fit evaluates the experts in float32 (outputs within ~1e-6 relative); residuals
+        # of ~0.08 then carry ~1e-5 relative error, their mean square twice that
+        assert mix.platt_[k, 0] == pytest.approx(max(res, 1e-4), rel=1e-4)
+        gmm = GaussianMixture(1, covariance_type="diag", reg_covar=1e-3).fit(X[idx])
+        logp.append(gmm.score_samples(X) + np.log(idx.size / np.sum(mix.assignment_ >= 0)))
+    logp = np.column_stack(logp)
+    np.testing.assert_allclose(G, np.exp(logp - logsumexp(logp, axis=1, keepdims=True)),
+                               rtol=1e-6, atol=1e-9)
+    F = np.column_stack([e.predict(X) for e in mix.experts_])
+    np.testing.assert_allclose(mix.predict(X), np.sum(G * F, axis=1) * mix.y_scale_ + mix.y_mean_,
+                               rtol=1e-6, atol=1e-6)
+    assert mix.score(X, y) > 0.9

@@ -243,8 +243,6 @@ def test_errors(data):
         GradientTuner(criterion="loo").fit(X, y)
     with pytest.raises(ValueError, match="sigma"):
         GradientTuner(SVC(kernel="linear", margin="l2"), tune=("sigma",)).fit(X, y)
-    with pytest.raises(ValueError, match="'C'"):
-        GradientTuner(SVC(margin="l1")).fit(X, y)
     with pytest.raises(ValueError, match="max_iter"):
         GradientTuner(max_iter=-1).fit(X, y)
     with pytest.raises(ValueError, match="estimator"):
@@ -266,3 +264,22 @@ def test_warns_when_the_kernel_isolates_the_points():
         warnings.simplefilter("error", RuntimeWarning)
         tuner = GradientTuner().fit(X, y)          # sigma='scale': no warning
     assert tuner.best_params_["sigma"] > 2.0
+
+
+@pytest.mark.parametrize("criterion", ["radius_margin", "span"])
+def test_default_svc_is_tuned_in_the_l2_formulation(data, criterion):
+    # The package's default SVC() has margin='l1', where C is a box: the tuner tunes its L2
+    # formulation instead, and the search is then the one of an explicit SVC(margin='l2').
+    X, y = data
+    t1 = GradientTuner(SVC(), criterion=criterion, max_iter=4).fit(X, y)
+    t2 = GradientTuner(SVC(margin="l2"), criterion=criterion, max_iter=4).fit(X, y)
+    assert t1.margin_ == "l2" and t2.margin_ == "l2"
+    assert t1.best_estimator_.margin == "l2"
+    assert t1.n_iter_ > 0 and t1.best_params_["C"] != 1.0
+    assert t1.best_params_["C"] == t2.best_params_["C"]
+    assert t1.best_params_["sigma"] == t2.best_params_["sigma"]
+    assert t1.criterion_ == t2.criterion_
+    np.testing.assert_array_equal(t1.decision_function(X), t2.decision_function(X))
+    # tuning sigma alone by the radius-margin bound keeps the L1 box (C fixed)
+    t3 = GradientTuner(SVC(), tune=("sigma",), max_iter=2).fit(X, y)
+    assert t3.margin_ == "l1"

@@ -1,5 +1,7 @@
 """Transductive ridge / TLD (thesis 7.6) and the label-switching TSVM: checked against brute-force
 leave-one-out refits, a direct numerical minimisation, the package's ridge regressions and SVC."""
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -141,11 +143,11 @@ def test_alpha_star_limits_and_auto(data):
     Xl, yl, Xu = data
     big = TransductiveRidge(alpha=0.1, sigma=1.0, alpha_star=1e9).fit(Xl, yl, X_unlabeled=Xu)
     np.testing.assert_allclose(big.transduction_, big.inductive_labels_, atol=1e-6)
-    for radius in (0.01, 0.05):
+    for radius in (0.2, 1.0):
         m = TransductiveRidge(alpha=0.1, sigma=1.0, alpha_star="auto", radius=radius).fit(
             Xl, yl, X_unlabeled=Xu)
         y0 = m.inductive_labels_
-        R = radius * np.std(y0) * np.sqrt(y0.shape[0])
+        R = radius * m.prediction_se_
         dist = np.linalg.norm(m.transduction_ - y0)
         free = TransductiveRidge(alpha=0.1, sigma=1.0, alpha_star=1e-8).fit(
             Xl, yl, X_unlabeled=Xu)
@@ -263,3 +265,58 @@ def test_boston_loo_setting_is_the_mean_closed_form_loo():
     np.testing.assert_allclose(out["loo"], ref, rtol=1e-8)
     i, j = np.unravel_index(np.argmin(ref), ref.shape)
     assert out["log_sigma"] == [0.5, 1.0][i] and out["alpha"] == [0.01, 1.0][j]
+
+
+def test_tsvm_warns_when_the_labeled_fraction_is_far_from_the_inductive_one():
+    # Two separated clusters of 60 unlabeled points each; 16 labels, 3 of them positive
+    # (p = 0.1875, standard error sqrt(p (1 - p) / 16) = 0.098): the inductive SVM labels half
+    # of the unlabeled points positive, 0.31 away from p, beyond two standard errors.
+    rng = np.random.RandomState(0)
+    Xu = np.vstack([rng.randn(60, 2) * 0.5 + [-2, 0], rng.randn(60, 2) * 0.5 + [2, 0]])
+    Xl = np.vstack([rng.randn(13, 2) * 0.5 + [-2, 0], rng.randn(3, 2) * 0.5 + [2, 0]])
+    yl = np.repeat([0, 1], [13, 3])
+    kw = {"kernel": "linear", "C_star": 1.0}
+    with pytest.warns(UserWarning, match=r"positive fraction is 0\.188 \(16 labels"):
+        t = TransductiveSVC(**kw).fit(Xl, yl, X_unlabeled=Xu)
+    assert t.inductive_fraction_ == pytest.approx(0.5, abs=0.02)
+    assert t.positive_fraction_ == round(120 * 3 / 16) / 120
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        t = TransductiveSVC(positive_fraction=0.5, **kw).fit(Xl, yl, X_unlabeled=Xu)
+        assert np.sum(t.transduction_ == 1) == 60
+        # a balanced labeled set: no warning
+        sel = np.r_[0:3, 13:16]
+        TransductiveSVC(**kw).fit(Xl[sel], yl[sel], X_unlabeled=Xu)
+
+
+@pytest.mark.parametrize("basis", ["functions", "kernel"])
+def test_auto_radius_is_the_standard_error_of_the_inductive_predictions(data, basis):
+    # Y0 = H Y is linear in the labeled targets: H's columns are the inductive ridge's
+    # predictions for the unit target vectors; the noise variance is the mean squared
+    # leave-one-out residual, here by explicit refits without each point.
+    Xl, yl, Xu = data
+    m = TransductiveRidge(alpha=0.1, sigma=1.0, alpha_star="auto", basis=basis).fit(
+        Xl, yl, X_unlabeled=Xu)
+    n = Xl.shape[0]
+
+    def ridge(X, t):
+        if basis == "functions":
+            return ScalingRidge(alpha=0.1, sigma=1.0, tune_scales=False).fit(X, t)
+        return KernelRidge(alpha=0.1, sigma=1.0).fit(X, t)
+
+    H = np.column_stack([ridge(Xl, np.eye(n)[i]).predict(Xu) for i in range(n)])
+    t = yl - yl.mean()
+    loo = [t[i] - ridge(np.delete(Xl, i, 0), np.delete(t, i)).predict(Xl[i:i + 1])[0]
+           for i in range(n)] if basis == "kernel" else None
+    if basis == "functions":
+        # the basis functions stay when a point is left out (eq. 5.8): refit on the full design
+        # with the point's row removed
+        from kernelnb.kernels import RBF
+        K = RBF(sigma=1.0)(Xl)
+        loo = []
+        for i in range(n):
+            Ki, ti = np.delete(K, i, 0), np.delete(t, i)
+            a = np.linalg.solve(Ki.T @ Ki + 0.1 * np.eye(n), Ki.T @ ti)
+            loo.append(t[i] - K[i] @ a)
+    s2 = np.mean(np.square(loo))
+    assert m.prediction_se_ == pytest.approx(np.sqrt(s2 * np.sum(H * H)), rel=1e-6)

@@ -336,13 +336,17 @@ def one_vs_rest_table(X, y, X_test, y_test, sigma, C=10.0, classes=None, kmeans_
         times["kmeans_rbf"] += time.perf_counter() - t0
         errs["kmeans_rbf"].append(int(np.sum(np.where(rbf.predict(X_test) > 0, 1.0, -1.0) != tt)))
         say(f"class {c}: {n_sv[-1]} SVs")
-    # KMP: one-vs-rest targets on one dictionary, the path of every class up to the largest N
+    # KMP: one-vs-rest targets on one dictionary, the path of each class up to its own N (the
+    # number of support vectors of that class's SVM)
     t0 = time.perf_counter()
-    kmp = KMPClassifier(n_basis=max(n_sv), sigma=sigma, variant="prefit", bias=True)
+    all_classes = np.unique(y)
+    col = np.searchsorted(all_classes, classes)
+    n_per_class = np.ones(len(all_classes), dtype=int)
+    n_per_class[col] = n_sv
+    kmp = KMPClassifier(n_basis=n_per_class, sigma=sigma, variant="prefit", bias=True)
     kmp.fit(X, y)
     times["kmp_same"] = time.perf_counter() - t0
     T_test = np.column_stack([np.where(y_test == c, 1.0, -1.0) for c in kmp.classes_])
-    col = np.searchsorted(kmp.classes_, classes)
     for key, Ns in (("kmp_same", n_sv), ("kmp_half", [max(1, n // 2) for n in n_sv])):
         full = np.full(len(kmp.classes_), 1)
         full[col] = Ns
