@@ -81,6 +81,14 @@ def memorising(table):
     return (np.asarray(table["sv_fraction"]) >= 1.0) & (np.asarray(table["training_error"]) == 0)
 
 
+def _ticks_125(lo, hi):
+    """Ticks 1, 2, 5 times the powers of ten between ``lo`` and ``hi`` (a log axis read as
+    0.1, 0.2, 0.5, 1, ...)."""
+    out = [m * 10.0 ** e for e in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+           for m in (1, 2, 5)]
+    return [float(f"{t:.3g}") for t in out if lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9)]
+
+
 def _plural(k, word):
     return f"{k} {word}" if k == 1 else f"{k} {word}s"
 
@@ -369,6 +377,9 @@ class BoundsExplorer(Dashboard):
         other = (f"C = {p['C']:.3g}" if axis == "sigma" else f"σ = {p['sigma']:.3g}")
         fig.layout.xaxis.title.text = sym
         fig.layout.xaxis.range = [np.log10(x.min()), np.log10(x.max())]
+        ticks = _ticks_125(x.min(), x.max())
+        fig.layout.xaxis.tickvals = ticks
+        fig.layout.xaxis.ticktext = [f"{t:g}" for t in ticks]
         shapes = [dict(type="line", xref="x", yref="paper", x0=now, x1=now, y0=0,
                        y1=1, line=dict(color="#444444", width=1.5, dash="dot"))]
         notes = [dict(x=float(np.log10(now)), xref="x", y=1.0, yref="paper",
@@ -387,11 +398,10 @@ class BoundsExplorer(Dashboard):
                                    x1=10 ** min(lx[b - 1] + half, lx[-1]), y0=0, y1=1,
                                    fillcolor="#999999", opacity=0.15, line=dict(width=0),
                                    layer="below"))
-            a = edges[0]
-            notes.append(dict(x=float(np.log10(x[a])), xref="x", y=0.98, yref="paper",
-                              xanchor="left", yanchor="top", showarrow=False,
-                              text="shaded: every point a<br>support vector, none<br>"
-                                   "misclassified", font=dict(size=11, color="#555555")))
+            notes.append(dict(x=0, xref="paper", y=1.0, yref="paper", xanchor="left",
+                              yanchor="bottom", showarrow=False,
+                              text="grey band: every point a support vector, none misclassified",
+                              font=dict(size=11, color="#555555")))
         fig.layout.shapes = shapes
         fig.layout.annotations = notes
         margin = "L1" if p["margin"] == "l1" else "L2"

@@ -198,3 +198,10 @@ def test_plurals_in_the_span_chart_title(small):
     assert want in title
     assert be._plural(1, "support vector") == "1 support vector"
     assert be._plural(2, "support vector") == "2 support vectors"
+
+
+def test_log_axis_ticks_read_naturally(small):
+    small.update(sigma=0.5, axis="sigma")
+    ax = small.fig.layout.xaxis
+    assert list(ax.ticktext) == ["0.02", "0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10"]
+    np.testing.assert_allclose(ax.tickvals, [float(t) for t in ax.ticktext])
