@@ -422,6 +422,11 @@ class FeatureSelection(Dashboard):
         self.trace_fig.data[0].x, self.trace_fig.data[0].y = ev, best
         self.trace_fig.data[1].x, self.trace_fig.data[1].y = ev, best_err
         self.trace_fig.data[2].x, self.trace_fig.data[2].y = ev[trial], tr[trial, 0]
+        # the test error's own ticks, every 5 or 10 points (not aligned to the log axis)
+        top = float(np.nanmax(best_err)) if len(best_err) else 0.0
+        self.trace_fig.layout.yaxis2.update(tickmode="linear", tick0=0,
+                                            dtick=0.05 if top <= 0.3 else 0.1,
+                                            range=[0, max(0.1, 1.1 * top)])
         self.trace_fig.layout.shapes = [
             dict(type="line", x0=e + 0.5, x1=e + 0.5, y0=0, y1=1, yref="paper",
                  line=dict(color="#888", width=1, dash="dot")) for e in r["stage_ends"][:-1]]
