@@ -24,10 +24,10 @@ from ...model_selection import bounds_table, estimate_all
 from ...model_selection._estimates import _Problem, _span_errors
 from ...svm import SVC
 from ..viz import plane_bounds
-from ._base import Dashboard, log_slider, styled
+from ._base import Dashboard, Lesson, log_slider, styled
 from ._toys import add_toy_controls, reset_noise_on_dataset_change
 
-__all__ = ["BoundsExplorer", "CURVES", "UCI_SETS"]
+__all__ = ["BoundsExplorer", "CURVES", "UCI_SETS", "memorising"]
 
 #: Curves of the main chart: (column of the table, label, colour, dash).
 CURVES = [
@@ -43,6 +43,12 @@ CURVES = [
     ("sv_fraction", "#SV / n", "#e377c2", "dot"),
     ("training_error", "training error", "#bcbd22", "dot"),
 ]
+#: The curves drawn at first (the others are one click on the legend away; the exact
+#: leave-one-out is drawn when it is computed).
+SHOWN = ("test_error", "loo", "span", "radius_margin", "jaakkola_haussler", "xi_alpha",
+         "sv_fraction")
+#: The estimates whose distance to the test error along the chart the readout gives.
+GAPS = ("span", "radius_margin", "jaakkola_haussler", "xi_alpha")
 #: Bundled UCI sets offered (two classes), standardised on the training part.
 UCI_SETS = ("breast_cancer", "sonar")
 #: Points of the grid and its half-width in decades around the current value.
@@ -52,6 +58,39 @@ HALF_DECADES = 1.4
 N_TEST = 1000
 #: Test points kept aside at least, for the UCI sets.
 MIN_UCI_TEST = 50
+
+
+def memorising(table):
+    """Rows of a bounds table where the SVM memorises its sample.
+
+    Those are the rows of a :func:`~kernelnb.model_selection.bounds_table` with every training
+    point a support vector and none misclassified (a width far below the spacing of the points,
+    or a hard margin through noise). There leave-one-out, and the span with it, errs on nearly
+    every point whatever the test error is.
+
+    Parameters
+    ----------
+    table : dict
+        The table, with its ``sv_fraction`` and ``training_error`` columns.
+
+    Returns
+    -------
+    ndarray of bool
+        One entry per row.
+    """
+    return (np.asarray(table["sv_fraction"]) >= 1.0) & (np.asarray(table["training_error"]) == 0)
+
+
+def _ticks_125(lo, hi):
+    """Ticks 1, 2, 5 times the powers of ten between ``lo`` and ``hi`` (a log axis read as
+    0.1, 0.2, 0.5, 1, ...)."""
+    out = [m * 10.0 ** e for e in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+           for m in (1, 2, 5)]
+    return [float(f"{t:.3g}") for t in out if lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9)]
+
+
+def _plural(k, word):
+    return f"{k} {word}" if k == 1 else f"{k} {word}s"
 
 
 class BoundsExplorer(Dashboard):
@@ -71,7 +110,14 @@ class BoundsExplorer(Dashboard):
     :meth:`update` returns (and the readout shows) the estimates of the current model
     (``span``, ``radius_margin``, ...), ``test_error``, ``n_support``, ``n_train``, ``n_fits``
     (SVMs trained for the chart) and ``table_ms``; ``table`` is the whole
-    :func:`~kernelnb.model_selection.bounds_table`.
+    :func:`~kernelnb.model_selection.bounds_table`; ``gap_<estimate>`` is the mean distance
+    between an estimate and the test error along the chart (``span``, ``radius_margin``,
+    ``jaakkola_haussler``, ``xi_alpha``), leaving out the values of the axis where the SVM
+    memorises its sample (:func:`memorising`, shaded on the chart).
+
+    The lesson (:attr:`LESSONS`): the span estimate follows the test error along σ and C, far
+    closer than the radius-margin bound or ξα (thesis section 3.4, Figs. 3.4-3.5).
+    :meth:`regime` notes a setting where the SVM memorises its sample.
 
     Examples
     --------
@@ -80,6 +126,8 @@ class BoundsExplorer(Dashboard):
     >>> stats = app.update(axis="C")
     >>> stats["n_train"], stats["n_fits"]
     (60, 15)
+    >>> bool(stats["gap_span"] < stats["gap_radius_margin"])
+    True
     >>> app.update(axis="gamma")["error"]
     "ValueError: axis must be 'sigma' or 'C', got 'gamma'"
     """
@@ -93,19 +141,37 @@ class BoundsExplorer(Dashboard):
         ("test_error", "test error", ".1%"),
         ("loo", "leave-one-out (exact)", ".1%"),
         ("span", "span estimate", ".1%"),
-        ("span_regularized", "smoothed span (η = 0.1)", ".1%"),
         ("radius_margin", "R²‖w‖²/n (sphere, ≤ 1)", ".1%"),
+        ("gap_span", "span's mean distance to the test error along the chart", ".1%"),
+        ("gap_radius_margin", "R²‖w‖²/n's mean distance", ".1%"),
+        ("n_support", "support vectors", "d"),
+    ]
+    #: Rows folded in the readout's details.
+    DETAILS = [
+        ("span_regularized", "smoothed span (η = 0.1)", ".1%"),
         ("radius_margin_variance", "R²‖w‖²/n (variance, ≤ 1)", ".1%"),
         ("jaakkola_haussler", "Jaakkola-Haussler", ".1%"),
         ("opper_winther", "Opper-Winther", ".1%"),
         ("xi_alpha", "ξα", ".1%"),
         ("sv_fraction", "#SV / n", ".1%"),
         ("training_error", "training error", ".1%"),
-        ("n_support", "support vectors", "d"),
+        ("gap_jaakkola_haussler", "Jaakkola-Haussler's mean distance to the test error", ".1%"),
+        ("gap_xi_alpha", "ξα's mean distance to the test error", ".1%"),
         ("n_train", "training points", "d"),
         ("n_fits", "SVMs trained for the chart", "d"),
         ("table_ms", "chart computed in (ms)", ".0f"),
     ]
+    LESSONS = (Lesson(
+        claim=("The span estimate follows the test error along σ and C, far closer than the "
+               "radius-margin bound R²‖w‖²/n or ξα, which stay well above it."),
+        source="Chapelle 2002, thesis §3.4, Figs. 3.4–3.5",
+        # the mean distance along the chart: the span's within 10 points of the test error,
+        # at most half the radius-margin bound's and below ξα's
+        holds=lambda s: (s["gap_span"] <= 0.1 and s["gap_span"] <= s["gap_radius_margin"] / 2
+                         and s["gap_span"] < s["gap_xi_alpha"]),
+        sweep={"sigma": (0.05, 0.5, 5.0), "C": (0.03, 1.0, 300.0), "margin": ("l1", "l2"),
+               "axis": ("sigma", "C")},
+        seeds=(0, 1, 2)),)
 
     def __init__(self, grid=60, **params):
         self.grid = grid
@@ -137,7 +203,10 @@ class BoundsExplorer(Dashboard):
             main.add_scatter(x=[1.0], y=[0.0], mode="lines+markers", name=label, uid=key,
                              line=dict(color=color, dash=dash,
                                        width=3 if key == "test_error" else 2),
-                             marker=dict(size=5), visible=key != "loo")
+                             marker=dict(size=5),
+                             visible=(False if key == "loo" else True if key in SHOWN
+                                      else "legendonly"),
+                             hovertemplate="%{x:.3g}: %{y:.1%}<extra>%{fullData.name}</extra>")
         main.update_layout(height=430, template="plotly_white", uirevision="keep",
                            xaxis=dict(type="log", title="σ"),
                            yaxis=dict(title="error rate", range=[0, 1.02], tickformat=".0%"),
@@ -150,9 +219,11 @@ class BoundsExplorer(Dashboard):
                           contours=dict(start=0, end=0, size=1, coloring="none"),
                           line=dict(color="#333333", width=2), showscale=False,
                           hoverinfo="skip")
+        xy = "(%{x:.3g}, %{y:.3g})<extra>%{fullData.name}</extra>"
         for k, (color, symbol) in enumerate((("#1f77b4", "circle"), ("#ff7f0e", "diamond"))):
             plane.add_scatter(x=[], y=[], mode="markers", name=f"class {k}", uid=f"class{k}",
-                              marker=dict(color=color, symbol=symbol, size=6, opacity=0.55))
+                              marker=dict(color=color, symbol=symbol, size=6, opacity=0.55),
+                              hovertemplate=xy)
         plane.add_scatter(x=[], y=[], mode="markers", name="SV: span S²", uid="spans",
                           marker=dict(size=11, color=[], colorscale="Viridis", showscale=True,
                                       symbol="circle-open", line=dict(width=2.5),
@@ -160,7 +231,8 @@ class BoundsExplorer(Dashboard):
                           hovertemplate="S² = %{marker.color:.3g}<extra></extra>")
         plane.add_scatter(x=[], y=[], mode="markers", name="span rule: LOO error",
                           uid="span_errors", marker=dict(symbol="x-thin", size=12,
-                                                         line=dict(width=2, color="#d62728")))
+                                                         line=dict(width=2, color="#d62728")),
+                          hovertemplate=xy)
         plane.update_layout(height=430, template="plotly_white", uirevision="plane",
                             legend=dict(orientation="h", y=-0.12),
                             margin=dict(l=40, r=20, t=50, b=40),
@@ -290,21 +362,48 @@ class BoundsExplorer(Dashboard):
         axis = p["axis"]
         x = table[axis]
         fig = self.fig
+        now = float(p[axis])
+        sym = "σ" if axis == "sigma" else "C"
         for k, (key, _label, _c, _d) in enumerate(CURVES):
             tr = fig.data[k]
             if key in table:
                 tr.x, tr.y = x, table[key]
-            tr.visible = key in table
-        now = float(p[axis])
-        sym = "σ" if axis == "sigma" else "C"
+                tr.hovertemplate = (f"{sym} = %{{x:.3g}}: %{{y:.1%}}"
+                                    "<extra>%{fullData.name}</extra>")
+                if tr.visible is False:       # a curve back on the chart; hidden ones stay so
+                    tr.visible = True if key in SHOWN else "legendonly"
+            else:
+                tr.visible = False
         other = (f"C = {p['C']:.3g}" if axis == "sigma" else f"σ = {p['sigma']:.3g}")
         fig.layout.xaxis.title.text = sym
         fig.layout.xaxis.range = [np.log10(x.min()), np.log10(x.max())]
-        fig.layout.shapes = [dict(type="line", xref="x", yref="paper", x0=now, x1=now, y0=0,
-                                  y1=1, line=dict(color="#444444", width=1.5, dash="dot"))]
-        fig.layout.annotations = [dict(x=float(np.log10(now)), xref="x", y=1.0, yref="paper",
-                                       yanchor="bottom", showarrow=False,
-                                       text=f"{sym} = {now:.3g}", font=dict(size=12))]
+        ticks = _ticks_125(x.min(), x.max())
+        fig.layout.xaxis.tickvals = ticks
+        fig.layout.xaxis.ticktext = [f"{t:g}" for t in ticks]
+        shapes = [dict(type="line", xref="x", yref="paper", x0=now, x1=now, y0=0,
+                       y1=1, line=dict(color="#444444", width=1.5, dash="dot"))]
+        notes = [dict(x=float(np.log10(now)), xref="x", y=1.0, yref="paper",
+                      yanchor="bottom", showarrow=False,
+                      text=f"{sym} = {now:.3g}", font=dict(size=12))]
+        mem = memorising(table)
+        if mem.any():
+            # shade the values where the SVM memorises its sample (runs of rows, edges halfway
+            # to the next value in log scale)
+            lx = np.log10(np.asarray(x, float))
+            half = (lx[1] - lx[0]) / 2 if lx.size > 1 else 0.5
+            edges = np.flatnonzero(np.diff(np.r_[0, mem.astype(int), 0]))
+            for a, b in zip(edges[::2], edges[1::2]):
+                shapes.append(dict(type="rect", xref="x", yref="paper",
+                                   x0=10 ** max(lx[a] - half, lx[0]),
+                                   x1=10 ** min(lx[b - 1] + half, lx[-1]), y0=0, y1=1,
+                                   fillcolor="#999999", opacity=0.15, line=dict(width=0),
+                                   layer="below"))
+            notes.append(dict(x=0, xref="paper", y=1.0, yref="paper", xanchor="left",
+                              yanchor="bottom", showarrow=False,
+                              text="grey band: every point a support vector, none misclassified",
+                              font=dict(size=11, color="#555555")))
+        fig.layout.shapes = shapes
+        fig.layout.annotations = notes
         margin = "L1" if p["margin"] == "l1" else "L2"
         fig.layout.title.text = (f"{p['dataset']}: estimates along {sym} ({margin} margin, "
                                  f"{other}, n = {r['X'].shape[0]})")
@@ -320,7 +419,25 @@ class BoundsExplorer(Dashboard):
         stats.update(n_support=int(r["model"].support_.size), n_train=int(r["X"].shape[0]),
                      n_fits=int(np.sum(table["n_trainings"])), table_ms=float(r["table_ms"]),
                      table=table)
+        keep = ~mem if (~mem).any() else np.ones_like(mem)
+        test = np.asarray(table["test_error"], float)[keep]
+        for key in GAPS:
+            stats[f"gap_{key}"] = float(np.mean(np.abs(np.asarray(table[key], float)[keep]
+                                                       - test)))
+        rows = "".join(f"<tr><td>{label}</td><td class='num'>{format(stats[key], spec)}</td>"
+                       "</tr>" for key, label, spec in self.DETAILS if key in stats)
+        stats["_details"] = (f"<table>{rows}</table><small>distances: mean |estimate − test "
+                             "error| over the chart, leaving out the shaded values</small>")
         return stats
+
+    def regime(self, params, stats):
+        """A note where the SVM memorises its sample at the current setting."""
+        if stats.get("sv_fraction", 0) >= 1.0 and stats.get("training_error", 1) == 0:
+            return ["Every training point is a support vector and none is misclassified: the "
+                    "SVM memorises its sample, and leave-one-out (hence the span) then errs on "
+                    "nearly every point whatever the test error; a larger σ (or a smaller C "
+                    "with noise) leaves this regime."]
+        return []
 
     def _render_plane(self, r):
         pl, X, y, model = r["plane"], r["X"], r["y"], r["model"]
@@ -336,5 +453,5 @@ class BoundsExplorer(Dashboard):
         xmin, xmax, ymin, ymax = pl["bounds"]
         fig.layout.xaxis.range = [xmin, xmax]
         fig.layout.yaxis.range = [ymin, ymax]
-        fig.layout.title.text = (f"{sv.size} support vectors, span S² (colour); "
-                                 f"{int(pl['err'].sum())} predicted LOO errors (×)")
+        fig.layout.title.text = (f"{_plural(sv.size, 'support vector')}, span S² (colour); "
+                                 f"{_plural(int(pl['err'].sum()), 'predicted LOO error')} (×)")

@@ -9,6 +9,7 @@ sets and, when its files are present, a Fashion-MNIST subset (T-shirt vs shirt).
 from __future__ import annotations
 
 import dataclasses
+import html
 import importlib
 import time
 from typing import Callable, Optional
@@ -25,7 +26,7 @@ from ...neighbors import KNeighborsClassifier
 from ...regularized import RegularizedKernelClassifier
 from ...svm import SVC
 from ..viz import fit_time_figure, learning_curve_figure, time_exponent
-from ._base import Dashboard, TimeBudgetExceeded, log_slider, styled
+from ._base import Dashboard, Lesson, TimeBudgetExceeded, log_slider, styled
 
 __all__ = ["LearningCurves", "CurveEstimator", "ESTIMATORS", "register_estimator",
            "learning_curve_data", "DATASETS", "training_sizes"]
@@ -40,7 +41,7 @@ class CurveEstimator:
     name : str
         Registry key.
     label : str
-        Legend text.
+        Legend and control text (short: the control shows about 26 characters).
     make : callable
         ``make(params) -> estimator``: builds an unfitted scikit-learn estimator from the
         dashboard's parameters (a dict with ``C``, ``sigma``, ``n_neighbors``); features
@@ -87,7 +88,7 @@ def register_estimator(spec: CurveEstimator, replace=False):
 
 
 register_estimator(CurveEstimator(
-    "svc", "SVM (kernelnb SVC, RBF)",
+    "svc", "SVM (RBF)",
     lambda p: SVC(C=p["C"], kernel="rbf", sigma=p["sigma"]),
     lambda m: int(m.support_.size),
     "C-SVC with the RBF kernel, decomposition solver of kernelnb.svm"))
@@ -107,7 +108,7 @@ def _largescale(name):
 
 
 register_estimator(CurveEstimator(
-    "mixture", "mixture of 4 SVMs (global gater)",
+    "mixture", "mixture of 4 SVMs",
     lambda p: _largescale("MixtureSVC")(n_experts=4, gater="global", max_iter=2, C=p["C"],
                                         sigma=p["sigma"], client="serial", random_state=0),
     lambda m: int(sum(getattr(e, "support_", np.empty(0)).size for e in m.experts_)),
@@ -118,24 +119,24 @@ register_estimator(CurveEstimator(
     lambda p: _largescale("MLPClassifier")(n_hidden=20, max_iter=100, random_state=0),
     None, "one hidden tanh layer, cross-entropy, stochastic gradient (kernelnb.largescale)"))
 register_estimator(CurveEstimator(
-    "mlp_tanh_mse", "MLP, tanh output + MSE (20 units)",
+    "mlp_tanh_mse", "MLP, tanh out + MSE",
     lambda p: _largescale("MLPClassifier")(n_hidden=20, loss="tanh_squared", max_iter=100,
                                            random_state=0),
     None, "Collobert's MLP+Tanh+MSE (thesis Table 7.1): squared error on tanh of the output"))
 register_estimator(CurveEstimator(
-    "mlp_mse", "MLP, linear output + MSE (20 units)",
+    "mlp_mse", "MLP, linear out + MSE",
     lambda p: _largescale("MLPClassifier")(n_hidden=20, loss="squared", max_iter=100,
                                            random_state=0),
     None, "Collobert's MLP+MSE (thesis Table 7.1): squared error on the linear output"))
 register_estimator(CurveEstimator(
-    "moe", "soft mixture of 4 MLP experts (MSE)",
+    "moe", "soft mixture of 4 MLPs",
     lambda p: _largescale("MixtureOfExpertsClassifier")(n_experts=4, n_hidden=10,
                                                         gater_n_hidden=20, loss="squared",
                                                         max_iter=100, random_state=0),
     None, "the standard soft mixture of experts of Collobert's Table 7.1 (MoE+MSE): "
           "4 experts of 10 tanh units, an MLP gater of 20 units, squared error"))
 register_estimator(CurveEstimator(
-    "simple_mlp", "Simple MLP (20 HardTanh units)",
+    "simple_mlp", "Simple MLP (HardTanh)",
     lambda p: _largescale("SimpleMLP")(n_hidden=20, max_iter=100, random_state=0,
                                        track_margin=False),
     None, "Collobert's margin MLP: HardTanh units, no output weights, beta-hinge loss"))
@@ -173,24 +174,24 @@ class _SGDHingeAtC(ClassifierMixin, BaseEstimator):
 
 
 register_estimator(CurveEstimator(
-    "sgd_hinge", "SGD hinge + weight decay (linear SVM)",
+    "sgd_hinge", "linear SVM by SGD",
     lambda p: _SGDHingeAtC(p["C"]),
     None, "stochastic gradient on the hinge with weight decay mu = 1/(C L), the linear SVM of "
           "the C slider trained by Collobert's eq. 8.16 (100 epochs)"))
 register_estimator(CurveEstimator(
-    "nilsson_mlp", "Nilsson MLP (21 sign units)",
+    "nilsson_mlp", "Nilsson MLP (21 signs)",
     lambda p: _largescale("NilssonMLP")(n_hidden=21, learning_rate=0.1, max_iter=100,
                                         random_state=0, track_margin=False),
     None, "committee of 21 sign units voting, no margin (Collobert's Alg. 8.3, Nilsson 1965); "
           "λ = 0.1 (sign units need larger steps than the 0.01 of the HardTanh models)"))
 register_estimator(CurveEstimator(
-    "hinge_mlp", "MLP on the hinge (20 HardTanh units)",
+    "hinge_mlp", "MLP on the hinge",
     lambda p: _largescale("HingeMLPClassifier")(n_hidden=20, max_iter=100, random_state=0,
                                                 track_margin=False),
     None, "MLP with output weights trained on the hinge (Collobert's eq. 8.10, weight decays 0: "
           "early stopping by the epoch count)"))
 register_estimator(CurveEstimator(
-    "kernel_margin_perceptron", "kernel margin Perceptron (RBF)",
+    "kernel_margin_perceptron", "kernel margin Perceptron",
     lambda p: _largescale("KernelMarginPerceptron")(sigma=p["sigma"], max_iter=100,
                                                     random_state=0, track_margin=False),
     lambda m: int(m.support_.size),
@@ -406,7 +407,13 @@ class LearningCurves(Dashboard):
     -----
     :meth:`update` returns ``curves`` (the :func:`learning_curve_data` result), ``sizes`` and,
     per estimator key ``k``, ``test_error_<k>`` and ``train_error_<k>`` (mean at the largest
-    size), ``n_support_<k>`` where it applies, and ``time_s`` for the whole computation.
+    size), ``test_error_first_<k>`` and ``train_error_first_<k>`` (at the smallest size),
+    ``gap_<k>`` and ``gap_first_<k>`` (test minus training error at the largest and smallest
+    sizes), ``n_support_<k>`` where it applies, and ``time_s`` for the whole computation.
+
+    The lesson (:attr:`LESSONS`): as the training set grows the test error falls and the gap
+    to the training error closes (Collobert's thesis, section 2.1, Fig. 2.1). :meth:`regime`
+    notes a data set so easy that the test error is already near 0 at the smallest size.
 
     Examples
     --------
@@ -425,9 +432,22 @@ class LearningCurves(Dashboard):
     purpose = ("Training and test error against the number of training points, mean ± one "
                "standard deviation over random splits; dotted: the number of support vectors "
                "(right axis).")
-    STATS = [("dataset_size", "points in the data set", "d"),
-             ("n_features", "features", "d"),
-             ("time_s", "computation time (s)", ".2f")]
+    STATS = [("dataset_size", "points in the data set", "d")]
+    LESSONS = (Lesson(
+        claim=("As the training set grows, the test error falls and the gap between test and "
+               "training error closes: the empirical risk becomes a good estimate of the "
+               "expected risk."),
+        source="Collobert 2004, thesis §2.1, Fig. 2.1",
+        # the gap's size: a K-NN vote on a handful of points can err more on its own training
+        # points than on the test set
+        holds=lambda s: all(s[f"test_error_{k}"] < s[f"test_error_first_{k}"]
+                            and abs(s[f"gap_{k}"]) < abs(s[f"gap_first_{k}"])
+                            for k in ("svc", "knn")),
+        sweep={"C": (0.01, 1000.0), "sigma": (0.03, 30.0),
+               "dataset": ("xor", "blobs", "breast_cancer")},
+        seed_control=None),)
+    #: Below this test error at the smallest size (every estimator) the curves cannot fall.
+    TOO_EASY = 0.01
 
     def __init__(self, **params):
         self._cache = {}
@@ -440,7 +460,8 @@ class LearningCurves(Dashboard):
             value="moons", description="data set"))
         c["estimators"] = styled(widgets.SelectMultiple(
             options=[(spec.label, name) for name, spec in ESTIMATORS.items()],
-            value=("svc", "knn"), rows=min(10, len(ESTIMATORS)), description="estimators"))
+            value=("svc", "knn"), rows=min(10, len(ESTIMATORS)), description="estimators"),
+            tooltip="several with ctrl- or shift-click")
         c["view"] = styled(widgets.ToggleButtons(
             options=[("errors", "errors"), ("time against n", "time")], value="errors",
             description="show"), tooltip="error rates, or training time on log-log axes")
@@ -564,22 +585,45 @@ class LearningCurves(Dashboard):
                      n_features=int(r["X"].shape[1]), time_s=r["time_s"])
         if r["warning"]:
             stats["_warning"] = r["warning"]
-        rows = []
+        rows, times = [], []
         for k, c in curves.items():
             stats[f"test_error_{k}"] = float(c["test_error"][-1].mean())
             stats[f"train_error_{k}"] = float(c["train_error"][-1].mean())
+            stats[f"test_error_first_{k}"] = float(c["test_error"][0].mean())
+            stats[f"train_error_first_{k}"] = float(c["train_error"][0].mean())
+            stats[f"gap_{k}"] = stats[f"test_error_{k}"] - stats[f"train_error_{k}"]
+            stats[f"gap_first_{k}"] = (stats[f"test_error_first_{k}"]
+                                       - stats[f"train_error_first_{k}"])
             stats[f"time_exponent_{k}"] = time_exponent(c["sizes"], c["fit_time"])
             nsv = "–"
             if c["n_support"] is not None:
                 stats[f"n_support_{k}"] = float(c["n_support"][-1].mean())
                 nsv = f"{stats[f'n_support_{k}']:.0f}"
-            rows.append(f"<tr><td>{ESTIMATORS[k].label}</td>"
+            label = html.escape(ESTIMATORS[k].label)
+            rows.append(f"<tr><td>{label}</td>"
                         f"<td class='num'>{stats[f'train_error_{k}']:.1%}</td>"
                         f"<td class='num'>{stats[f'test_error_{k}']:.1%}"
-                        f" ± {c['test_error'][-1].std():.1%}</td><td class='num'>{nsv}</td>"
-                        f"<td class='num'>{1e3 * np.nanmean(c['fit_time'][-1]):.0f}</td>"
-                        f"<td class='num'>{_exponent_text(stats[f'time_exponent_{k}'])}</td></tr>")
-        stats["_html"] = ("<table><tr><th>at n = " + str(int(r["sizes"][-1])) + "</th>"
-                          "<th>training error</th><th>test error</th><th>#SV</th>"
-                          "<th>fit (ms)</th><th>time ∝ n^</th></tr>" + "".join(rows) + "</table>")
+                        f" ± {c['test_error'][-1].std():.1%}</td><td class='num'>{nsv}</td></tr>")
+            times.append(f"<tr><td>{label}</td>"
+                         f"<td class='num'>{1e3 * np.nanmean(c['fit_time'][-1]):.0f}</td>"
+                         f"<td class='num'>{_exponent_text(stats[f'time_exponent_{k}'])}</td>"
+                         "</tr>")
+        n_last = int(r["sizes"][-1])
+        stats["_html"] = (f"<div style='font-size:13px;margin-top:4px'>At the largest size, "
+                          f"n = {n_last}:</div><table><tr><th>estimator</th><th>training</th>"
+                          "<th>test error</th><th>#SV</th></tr>" + "".join(rows) + "</table>")
+        stats["_details"] = (f"<table><tr><th>at n = {n_last}</th><th>fit (ms)</th>"
+                             "<th>time ∝ n^</th></tr>" + "".join(times) + "</table>"
+                             f"<small>{stats['n_features']} features; computed in "
+                             f"{stats['time_s']:.2f} s</small>")
         return stats
+
+    def regime(self, params, stats):
+        """A note where every estimator's test error is near 0 already at the smallest size."""
+        keys = [k for k in params["estimators"] if f"test_error_first_{k}" in stats]
+        if keys and all(stats[f"test_error_first_{k}"] < self.TOO_EASY for k in keys):
+            n0 = int(stats["sizes"][0])
+            return [f"Already at n = {n0} every test error is below "
+                    f"{self.TOO_EASY:.0%}: this data set is too easy for the curves to fall; "
+                    "choose a harder one (xor, spirals, a UCI set) or more noise."]
+        return []

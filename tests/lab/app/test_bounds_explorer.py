@@ -11,6 +11,8 @@ from kernelnb.lab.app.bounds_explorer import CURVES, N_GRID, BoundsExplorer
 from kernelnb.model_selection import span_estimate, span_values
 from kernelnb.svm import SVC
 
+from ._lessons import check_lesson
+
 TRACE = {key: k for k, (key, *_rest) in enumerate(CURVES)}
 
 
@@ -158,3 +160,48 @@ def test_dashboard_notebook_executes(tmp_path):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+
+
+LESSON = BoundsExplorer.LESSONS[0]
+
+
+@pytest.fixture(scope="module")
+def small():
+    return BoundsExplorer(grid=10, n_samples=50)
+
+
+@pytest.mark.parametrize("control", sorted(LESSON.sweep))
+def test_lessons_bounds_explorer(small, control):
+    held = check_lesson(small, LESSON, control)
+    for mean in held.values():      # the span is also closer than Jaakkola-Haussler on average
+        assert mean["gap_span"] < mean["gap_jaakkola_haussler"] + 0.05
+
+
+def test_memorising_is_noted_and_shaded(small):
+    s = small.update(sigma=0.02, seed=0)
+    assert s["sv_fraction"] == 1.0 and s["training_error"] == 0.0
+    assert s["regime"] and "memorises" in s["regime"][0]
+    assert "kernelnb-regime" in small.stats.value
+    mem = be.memorising(s["table"])
+    assert mem[0] and not mem[-1]          # tiny widths memorise, wide ones do not
+    rects = [sh for sh in small.fig.layout.shapes if sh.type == "rect"]
+    assert rects and rects[0].x0 == pytest.approx(s["table"]["sigma"][0])
+    s = small.update(sigma=0.5)
+    assert not s["regime"] and "kernelnb-regime" not in small.stats.value
+
+
+def test_plurals_in_the_span_chart_title(small):
+    small.update(sigma=0.5, seed=0)
+    title = small.plane_fig.layout.title.text
+    n_err = len(small.plane_fig.data[4].x)
+    want = "1 predicted LOO error (" if n_err == 1 else f"{n_err} predicted LOO errors ("
+    assert want in title
+    assert be._plural(1, "support vector") == "1 support vector"
+    assert be._plural(2, "support vector") == "2 support vectors"
+
+
+def test_log_axis_ticks_read_naturally(small):
+    small.update(sigma=0.5, axis="sigma")
+    ax = small.fig.layout.xaxis
+    assert list(ax.ticktext) == ["0.02", "0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10"]
+    np.testing.assert_allclose(ax.tickvals, [float(t) for t in ax.ticktext])

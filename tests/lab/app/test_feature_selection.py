@@ -10,6 +10,8 @@ from kernelnb.lab.app.gallery import DASHBOARDS, dashboards_dir
 from kernelnb.model_selection import ScalingSelector
 from kernelnb.svm import SVC
 
+from ._lessons import check_lesson
+
 NOTEBOOK = Path(__file__).resolve().parents[3] / "dashboards" / "feature_selection.ipynb"
 
 
@@ -24,10 +26,14 @@ def test_first_view_runs_the_linear_toy_quickly(dash):
     assert s["update_ms"] < 5000 * 3            # ~1.3 s measured; slack for loaded shared cores
     assert len(s["kept"]) == 2 and s["n_relevant_kept"] == 2
     assert s["test_error_scaled"] < s["test_error_all"]
-    # the bar chart shows the final factors, the relevant ones in their own trace
-    rel, irr = dash.fig.data[1], dash.fig.data[0]
+    # the bar chart shows the factors after the first optimisation (every feature has one),
+    # the relevant ones in their own trace, and a star over each kept feature
+    rel, irr, kept = dash.fig.data[1], dash.fig.data[0], dash.fig.data[2]
     assert list(rel.x) == list(range(6)) and len(irr.x) == 196
-    assert sum(np.asarray(rel.y) > 0) + sum(np.asarray(irr.y) > 0) == 2
+    assert np.all(np.asarray(rel.y) > 0) and np.all(np.asarray(irr.y) > 0)
+    # the relevant features stand out after the first optimisation
+    assert np.median(rel.y) > 3 * np.median(irr.y)
+    assert sorted(kept.x) == sorted(s["kept"]) and "★ the 2 kept" in dash.fig.layout.title.text
     assert dash.map_box.layout.display == "none"
     assert dash.progress.layout.visibility == "hidden"
 
@@ -49,6 +55,40 @@ def test_curves_match_an_independent_run(dash):
                                                      abs=2 / len(yt))
     assert len(dash.trace_fig.data[0].x) == len(sel.trace_)
     assert len(dash.trace_fig.layout.shapes) == len(sel.history_) - 1     # stage boundaries
+    # the line is the running best of each stage; the evaluations above it are the line
+    # search's trial steps, drawn as dots
+    crit = np.array([r["criterion"] for r in sel.trace_])
+    stage = np.array([r["stage"] for r in sel.trace_])
+    best = np.asarray(dash.trace_fig.data[0].y, float)
+    for st in np.unique(stage):
+        m = stage == st
+        np.testing.assert_allclose(best[m], np.minimum.accumulate(crit[m]))
+    trial = crit > best
+    np.testing.assert_array_equal(np.asarray(dash.trace_fig.data[2].x), np.flatnonzero(trial) + 1)
+    assert s["trace_trials"] == trial.sum()
+
+
+LESSON = FeatureSelection.LESSONS[0]
+
+
+@pytest.fixture(scope="module")
+def quick():
+    """The linear toy with a cheap schedule (the lesson's neighbourhood, at a fraction of the
+    default run's time)."""
+    return FeatureSelection(schedule="half", max_iter=3, n_keep=6)
+
+
+@pytest.mark.parametrize("control", sorted(LESSON.sweep))
+def test_lessons_feature_selection(quick, control):
+    check_lesson(quick, LESSON, control)
+
+
+def test_digits_are_noted(quick):
+    s = quick.update(dataset="digits", n_samples=100, n_keep=32, max_iter=2)
+    assert s["regime"] and "no irrelevant features" in s["regime"][0]
+    assert "kernelnb-regime" in quick.stats.value
+    s = quick.update(dataset="linear", n_samples=30, n_keep=6, max_iter=3)
+    assert not s["regime"] and "kernelnb-regime" not in quick.stats.value
 
 
 def test_nonlinear_toy_and_digits(dash):

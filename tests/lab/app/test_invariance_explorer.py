@@ -7,8 +7,11 @@ import pytest
 
 from kernelnb.lab.app import InvarianceExplorer
 from kernelnb.lab.app.invariance_explorer import (ARROW_SCALE, EXPLORER_METHODS, HEAD_FRACTION,
-                                              HEAD_HALF_ANGLE, RULE_OF_THUMB, rule_of_thumb)
+                                              HEAD_HALF_ANGLE, INVARIANCE_VALUES,
+                                              RULE_OF_THUMB, rule_of_thumb)
 from kernelnb.prior.invariance import InvariantKPCASVC, InvariantSVC
+
+from ._lessons import check_lesson
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +118,12 @@ def test_rule_of_thumb_is_the_thesis_range():
     assert [rule_of_thumb(v)[0] for v in (lo / 2, lo, (lo + hi) / 2, hi, 2 * hi)] == [
         "below", "within", "within", "within", "above"]
     assert "larger γ" in rule_of_thumb(2 * hi)[1] and "smaller γ" in rule_of_thumb(lo / 2)[1]
+    # the advice is one the page can follow: no larger γ at the largest γ offered
+    assert "larger γ" in rule_of_thumb(2 * hi, 0.999)[1]
+    top = INVARIANCE_VALUES[-1]
+    assert "larger γ" not in rule_of_thumb(2 * hi, top)[1]
+    assert "smaller C" in rule_of_thumb(2 * hi, top)[1]
+    assert "smaller γ" not in rule_of_thumb(lo / 2, 0.0)[1]
 
 
 def test_tangent_term_readout_is_the_estimators_and_the_hint_follows_it(app):
@@ -142,10 +151,60 @@ def test_tangent_term_readout_is_the_estimators_and_the_hint_follows_it(app):
             assert app.last_stats[key] == pytest.approx(ref.invariance_rms_, rel=2e-3)
             shown = _readout_number(app, f"tangent term (6.14) {name}")
             assert shown == pytest.approx(ref.invariance_rms_, rel=2e-3, abs=1.5e-3)
-            where, advice = rule_of_thumb(ref.invariance_rms_)
+            where, advice = rule_of_thumb(ref.invariance_rms_, invariance)
             assert (f"{name}: {app.last_stats[key]:.3f}, <b>{where}</b> the range: "
                     f"{html.escape(advice)}") in app.stats.value
             verdicts.add(where)
     # the settings span the three answers, so the hint did change with the value
     assert verdicts == {"below", "within", "above"}
     app.update(C=1000.0, sigma=1.0, invariance=0.9)
+
+
+@pytest.fixture(scope="module")
+def small():
+    return InvarianceExplorer(grid=12)
+
+
+@pytest.mark.parametrize("k, control", [(k, c) for k, lesson in
+                                        enumerate(InvarianceExplorer.LESSONS)
+                                        for c in sorted(lesson.sweep)])
+def test_lessons_invariance_explorer(small, k, control):
+    lesson = InvarianceExplorer.LESSONS[k]
+    held = check_lesson(small, lesson, control)
+    if control == "invariance":     # the more invariance, the better (within 1 point of error)
+        err = [held[g]["error_ISVM"] for g in sorted(held)]
+        assert all(b <= a + 0.01 for a, b in zip(err, err[1:])), err
+        assert err[-1] < err[0] / 2
+
+
+def test_defaults_show_the_lessons_and_the_rule_of_thumb_holds(small):
+    """At the defaults, averaged over 5 draws: the invariant methods and VSV beat the SVM,
+    and the tangent term lies in the rule's range (so the readout gives no advice to move)."""
+    runs = [small.update(seed=s) for s in range(5)]
+    mean = {k: np.mean([r[k] for r in runs]) for k in ("error_SVM", "error_VSV",
+                                                       "error_ISVM", "rms_isvm")}
+    assert mean["error_ISVM"] < mean["error_SVM"] / 3
+    assert mean["error_VSV"] < mean["error_SVM"]
+    lo, hi = RULE_OF_THUMB
+    assert lo <= mean["rms_isvm"] <= hi
+    small.update(seed=0)
+
+
+def test_out_of_regime_settings_are_noted(small):
+    s = small.update(sigma=0.1, n_samples=30, seed=0)
+    assert s["spacing"] > 0.1
+    assert any("below the mean distance" in n for n in s["regime"])
+    assert "kernelnb-regime" in small.stats.value
+    s = small.update(sigma=1.0, vsv_step=0.04)
+    assert [n for n in s["regime"] if "nearly repeat" in n] and len(s["regime"]) == 1
+    s = small.update(vsv_step=0.3)
+    assert not s["regime"] and "kernelnb-regime" not in small.stats.value
+
+
+def test_isvm_dashed_and_its_overlap_said(small):
+    small.update(sigma=3.0, seed=0)
+    isvm = small.fig.data[2 + EXPLORER_METHODS.index("ISVM")]
+    assert isvm.line.dash == "dash" and "dashed" in isvm.name
+    assert small.last_stats["ratio"] > 0.99
+    assert any("lies on IH_KPCA" in a.text for a in small.fig.layout.annotations)
+    small.update(sigma=1.0)

@@ -6,6 +6,8 @@ from sklearn.dummy import DummyClassifier
 import kernelnb.lab.app.learning_curves as lc
 from kernelnb.lab.app import CurveEstimator, ESTIMATORS, LearningCurves, learning_curve_data
 
+from ._lessons import check_lesson
+
 
 @pytest.fixture(scope="module")
 def app():
@@ -177,3 +179,30 @@ def test_chapter8_models_are_curve_estimators():
     svc = make_pipeline(StandardScaler(), SVC(kernel="linear", C=1.0)).fit(X[:200], y[:200])
     agree = np.mean(sgd.predict(X[200:]) == svc.predict(X[200:]))
     assert agree >= 0.95
+
+
+LESSON = LearningCurves.LESSONS[0]
+
+
+@pytest.fixture(scope="module")
+def quick():
+    return LearningCurves(n_sizes=3, n_repeats=3)
+
+
+@pytest.mark.parametrize("control", sorted(LESSON.sweep))
+def test_lessons_learning_curves(quick, control):
+    check_lesson(quick, LESSON, control)
+
+
+def test_too_easy_a_data_set_is_noted(quick):
+    s = quick.update(dataset="blobs")
+    assert all(s[f"test_error_first_{k}"] < 0.01 for k in ("svc", "knn"))
+    assert s["regime"] and "too easy" in s["regime"][0]
+    assert "kernelnb-regime" in quick.stats.value
+    s = quick.update(dataset="moons", sigma=1.0)
+    assert not s["regime"] and "kernelnb-regime" not in quick.stats.value
+
+
+def test_estimator_names_fit_their_control():
+    """The control shows about 26 characters of each name (300 px, 92 px of description)."""
+    assert max(len(spec.label) for spec in ESTIMATORS.values()) <= 26

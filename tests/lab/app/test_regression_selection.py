@@ -9,6 +9,8 @@ from kernelnb.lab.app.regression_selection import largest_dim, sample
 from kernelnb.model_selection import REGRESSION_CRITERIA, basis_matrix, regression_risk_estimates
 from kernelnb.reproductions.chapelle.regression import regression_target
 
+from ._lessons import check_lesson
+
 
 @pytest.fixture(scope="module")
 def app():
@@ -50,3 +52,39 @@ def test_d_beyond_the_range_and_bad_values(app):
     assert app.controls["target"].value != "cosine"
     assert {k: v for k, v in app.last_stats.items() if k != "update_ms"} == {
         k: v for k, v in before.items() if k != "update_ms"}
+
+
+LESSON = RegressionSelectionExplorer.LESSONS[0]
+
+
+@pytest.fixture(scope="module")
+def fresh():
+    return RegressionSelectionExplorer()
+
+
+@pytest.mark.parametrize("control", sorted(LESSON.sweep))
+def test_lessons_regression_selection(fresh, control):
+    held = check_lesson(fresh, LESSON, control)
+    if control == "target":       # at the defaults (Fig. 9.2's setting) FPE fails outright
+        assert held["quadratic"]["ratio_fpe"] > 10 * held["quadratic"]["ratio_adj"]
+
+
+def test_large_and_tiny_n_are_noted_in_the_readout(fresh):
+    s = fresh.update(n=150)
+    assert s["regime"] and "far below n" in s["regime"][0]
+    assert "kernelnb-regime" in fresh.stats.value and "far below n" in fresh.stats.value
+    assert "handful of points" in fresh.update(n=10)["regime"][0]
+    assert not fresh.update(n=40)["regime"] and "kernelnb-regime" not in fresh.stats.value
+
+
+def test_six_curves_at_first_and_ticks_by_decade():
+    app = RegressionSelectionExplorer()
+    shown = [t.name for t in app.risk.data if t.visible is not False and t.visible != "legendonly"]
+    assert len(shown) == 6 and shown[0] == "true risk"
+    ax = app.risk.layout.yaxis
+    assert ax.type == "log" and ax.dtick == 1
+    # the true risk and the training error lie inside the drawn range
+    lo, hi = ax.range
+    for tr in (app.risk.data[0], app.risk.data[-1]):
+        y = np.log10(np.asarray(tr.y, float))
+        assert lo <= y.min() and y.max() <= hi
