@@ -64,6 +64,7 @@ FAST_PARAMS = {
     "ScalingSelector": dict(n_features_to_select=1, max_iter=3),
     "SVMRFE": dict(n_features_to_select=1),
     "ForwardSpanSelector": dict(n_features_to_select=1),
+    "FisherKernelSVC": dict(max_iter=2),
     "VirtualSVC": dict(sigma="scale", transformation="rotate_2d"),
     "LinearInvariantSVC": dict(transformation="rotate_2d"),
     "InvariantSVC": dict(sigma="scale", transformation="rotate_2d"),

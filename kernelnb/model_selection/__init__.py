@@ -9,6 +9,7 @@ from ._estimates import (ESTIMATE_NAMES, LeaveOneOut, estimate_all, jaakkola_hau
                          training_error, validation_error, wahba, xi_alpha)
 from ._features import (SVMRFE, ForwardSpanSelector, ScalingSelector, filter_scores, rfe_scores,
                         span_criterion)
+from ._fisher import FisherKernelSVC, gaussian_mixture_fisher_scores
 from ._gradient import criterion_and_gradient, full_dual, sphere_radius2
 from ._regression import (REGRESSION_CRITERIA, SeriesRegressor, basis_matrix,
                           regression_risk_estimates)
@@ -22,5 +23,5 @@ __all__ = [
     "radius_squared_from_kernel", "span_values", "span_estimate", "xi_alpha", "wahba", "estimate_all",
     "ESTIMATE_NAMES", "bounds_table", "criterion_and_gradient", "full_dual", "sphere_radius2",
     "filter_scores", "rfe_scores", "span_criterion", "REGRESSION_CRITERIA", "basis_matrix",
-    "regression_risk_estimates",
+    "regression_risk_estimates", "FisherKernelSVC", "gaussian_mixture_fisher_scores",
 ]
