@@ -65,6 +65,8 @@ FAST_PARAMS = {
     "SVMRFE": dict(n_features_to_select=1),
     "ForwardSpanSelector": dict(n_features_to_select=1),
     "FisherKernelSVC": dict(max_iter=2),
+    "LowDensitySVC": dict(max_iter=5),
+    "ShortestPathKernel": dict(n_neighbors=3),
     "VirtualSVC": dict(sigma="scale", transformation="rotate_2d"),
     "LinearInvariantSVC": dict(transformation="rotate_2d"),
     "InvariantSVC": dict(sigma="scale", transformation="rotate_2d"),
