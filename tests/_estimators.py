@@ -67,6 +67,7 @@ FAST_PARAMS = {
     "FisherKernelSVC": dict(max_iter=2),
     "LowDensitySVC": dict(max_iter=5),
     "ShortestPathKernel": dict(n_neighbors=3),
+    "UnlabeledInvariantSVC": dict(n_neighbors=1),
     "VirtualSVC": dict(sigma="scale", transformation="rotate_2d"),
     "LinearInvariantSVC": dict(transformation="rotate_2d"),
     "InvariantSVC": dict(sigma="scale", transformation="rotate_2d"),

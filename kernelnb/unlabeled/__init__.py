@@ -12,6 +12,7 @@ from .cluster_kernel import (TRANSFER_FUNCTIONS, ClusterKernel, ClusterKernelSVC
                              MarginalizedKernel, RandomWalkKernel, cutoff_span_curve,
                              transfer_function)
 from .graph_kernels import ShortestPathKernel, SpectralKernel
+from .invariance import UnlabeledInvariantSVC
 from .low_density import LowDensitySVC
 from .reweighting import (ReweightedParzenClassifier, ReweightedSVC, UnlabeledVicinalClassifier,
                           fit_weights, likelihood_sigma)
@@ -29,8 +30,8 @@ __all__ = [
     # transduction
     "TransductiveRidge", "TransductiveLinearDiscriminant", "TransductiveSVC", "loo_matrix",
     "transductive_labels",
-    # a boundary in low density
-    "LowDensitySVC",
+    # a boundary in low density, invariances from unlabeled points
+    "LowDensitySVC", "UnlabeledInvariantSVC",
     # active learning
     "ActiveLearner", "STRATEGIES", "incremental_span_update", "platt_fit",
 ]
