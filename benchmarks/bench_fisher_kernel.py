@@ -30,7 +30,9 @@ def _sets(quick):
 
 def run(quick=False):
     n_splits = 2 if quick else 5
-    rows = []
+    print(f"{n_splits} splits; test error (fit seconds) [R^2||w||^2 of the Fisher SVM]")
+    print(f"{'data set':22s} {'M':>2s}  {'Fisher, ML means':>26s}  {'Fisher, R2/M2 means':>26s}"
+          f"  {'RBF SVC, 5-fold grid':>22s}", flush=True)
     for name, X, y, n_train, M in _sets(quick):
         res = {k: [] for k in ("ml", "rm", "rbf")}
         for split in range(n_splits):
@@ -48,14 +50,10 @@ def run(quick=False):
             grid = GridSearchCV(SkSVC(), {"C": np.logspace(-1, 3, 5),
                                           "gamma": np.logspace(-2, 1, 5) / d}, cv=5).fit(Xtr, ytr)
             res["rbf"].append((1 - grid.score(Xte, yte), time.perf_counter() - t0, np.nan))
-        rows.append((name, M, {k: np.mean(v, axis=0) for k, v in res.items()}))
-    print(f"{n_splits} splits; test error (fit seconds) [R^2||w||^2 of the Fisher SVM]")
-    print(f"{'data set':22s} {'M':>2s}  {'Fisher, ML means':>26s}  {'Fisher, R2/M2 means':>26s}"
-          f"  {'RBF SVC, 5-fold grid':>22s}")
-    for name, M, r in rows:
+        r = {k: np.mean(v, axis=0) for k, v in res.items()}
         cells = [f"{r[k][0]:6.1%} ({r[k][1]:5.2f} s) [{r[k][2]:7.1f}]" for k in ("ml", "rm")]
         print(f"{name:22s} {M:2d}  {cells[0]:>26s}  {cells[1]:>26s}  "
-              f"{r['rbf'][0]:6.1%} ({r['rbf'][1]:5.2f} s)")
+              f"{r['rbf'][0]:6.1%} ({r['rbf'][1]:5.2f} s)", flush=True)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ def run(quick=False):
     n_draws = 3 if quick else 10
     print(f"error on the unlabeled points, mean (std) over {n_draws} draws; mean fit seconds")
     print(f"{'problem':26s} {'labels':>6s}  {'SVM':>22s}  {'low-density SVM':>22s}  "
-          f"{'TSVM':>22s}")
+          f"{'TSVM':>22s}", flush=True)
     for name, X, y, sigma, n_lab in _problems():
         rng = np.random.default_rng(0)
         res = {k: [] for k in ("svm", "lds", "tsvm")}
@@ -63,7 +63,7 @@ def run(quick=False):
         for k in ("svm", "lds", "tsvm"):
             a = np.array(res[k])
             cells.append(f"{a[:, 0].mean():6.1%} ({a[:, 0].std():5.1%}) {a[:, 1].mean():6.2f} s")
-        print(f"{name:26s} {n_lab:6d}  " + "  ".join(f"{c:>22s}" for c in cells))
+        print(f"{name:26s} {n_lab:6d}  " + "  ".join(f"{c:>22s}" for c in cells), flush=True)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._classifier import BinaryClassifierMixin
 from .._fit import fit_context
+from .._threads import scipy_blas_single_thread
 from .._validation import (
     NONNEGATIVE_INT,
     POSITIVE,
@@ -269,8 +270,10 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.radius_margin_ml_ = float(np.exp(self._criterion(theta0, X, y, yv, record)[0]))
         theta, self.n_iter_ = theta0, 1
         if self.tune == "radius_margin" and int(self.max_iter) > 0:
-            res = minimize(self._criterion, theta0, args=(X, y, yv, record), jac=True,
-                           method="L-BFGS-B", options={"maxiter": int(self.max_iter)})
+            # scipy's L-BFGS-B calls scipy's own BLAS on short vectors: one thread
+            with scipy_blas_single_thread():
+                res = minimize(self._criterion, theta0, args=(X, y, yv, record), jac=True,
+                               method="L-BFGS-B", options={"maxiter": int(self.max_iter)})
             if res.fun <= np.log(self.radius_margin_ml_):
                 theta = res.x
             self.n_iter_ = 1 + int(res.nit)

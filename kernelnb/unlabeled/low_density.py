@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import kernels as _k
 from .._classifier import BinaryClassifierMixin
 from .._fit import fit_context
+from .._threads import scipy_blas_single_thread
 from .._validation import POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input
 from .transduction import _binary_targets
 
@@ -263,8 +264,10 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
         self.penalty_start_ = self._outputs(beta, b, K, n) if m else 0.0
         params = x0
         if m:
-            res = minimize(self.objective, x0, args=args, jac=True, method="L-BFGS-B",
-                           options={"maxiter": int(self.max_iter)})
+            # scipy's L-BFGS-B calls scipy's own BLAS on vectors of n entries: one thread
+            with scipy_blas_single_thread():
+                res = minimize(self.objective, x0, args=args, jac=True, method="L-BFGS-B",
+                               options={"maxiter": int(self.max_iter)})
             if res.fun <= self.objective_start_:
                 params = res.x
             self.n_iter_ += int(res.nit)
