@@ -12,6 +12,7 @@ an error *rate* in [0, 1] (a number of predicted leave-one-out errors divided by
 :func:`radius_margin`     ``R^2 ||w||^2 / n`` (clipped to 1)
 :func:`span_estimate`     ``#{p : alpha_p S_p^2 >= y_p f(x_p)} / n`` (fast O(N_SV^3) span)
 :func:`xi_alpha`          Joachims: ``#{p : 2 alpha_p R^2 + xi_p >= 1} / n``
+:func:`wahba`             Wahba's approximate bound ``(sum_p xi_p + c_p alpha_p K_pp) / n``
 ========================  ==============================================================
 
 Conventions
@@ -59,6 +60,7 @@ __all__ = [
     "span_values",
     "span_estimate",
     "xi_alpha",
+    "wahba",
     "estimate_all",
     "ESTIMATE_NAMES",
 ]
@@ -66,7 +68,7 @@ __all__ = [
 #: Keys of :func:`estimate_all` (always present), in display order.
 ESTIMATE_NAMES = ("training_error", "sv_fraction", "jaakkola_haussler", "opper_winther",
                   "radius_margin", "radius_margin_variance", "span", "span_regularized",
-                  "xi_alpha")
+                  "xi_alpha", "wahba")
 
 #: Thesis default of the span regulariser eta (section 4.4.4).
 DEFAULT_ETA = 0.1
@@ -459,6 +461,64 @@ def _xa_rate(pb):
     return _rate(2.0 * pb.alpha * R2 + xi >= 1.0, pb.n)
 
 
+def wahba(estimator, X, y, clip=True):
+    """Wahba's approximate leave-one-out bound (Wahba, Lin and Zhang 2000; thesis 3.1).
+
+    Replacing ``y_p`` by the prediction ``mu(f^p(x_p))`` (Lemma 3.3) and expanding the output to
+    first order gives the approximate bound on the number of leave-one-out errors
+
+    ``T = sum_p (1 - y_p f(x_p))_+ + sum_{y_p f(x_p) < -1} 2 alpha_p K_pp
+    + sum_{y_p f(x_p) in [-1, 1]} alpha_p K_pp``;
+
+    for a hard margin it is ``sum_p alpha_p K_pp``, an upper bound of the Jaakkola-Haussler
+    count.  The rate returned is ``T / n``.  Margin ``'l2'`` (a hard margin on ``K~``): every
+    support vector has ``y_p f~(x_p) = 1``, so ``T = sum_p alpha_p K~_pp``.
+
+    Parameters
+    ----------
+    estimator : SVC
+        A fitted binary :class:`kernelnb.svm.SVC`.
+    X : array-like of shape (n_samples, n_features)
+        Its training inputs.
+    y : array-like of shape (n_samples,)
+        Its training labels.
+    clip : bool, default=True
+        Return ``min(1, T / n)`` (an error rate); ``False`` gives the raw value, which can
+        exceed 1.
+
+    Returns
+    -------
+    float
+        ``T / n``, clipped to 1 when ``clip``.
+
+    References
+    ----------
+    O. Chapelle, PhD thesis, Université Paris 6, 2002, section 3.1 ("Wahba's bound");
+    G. Wahba, Y. Lin and H. Zhang, Generalized approximate cross-validation for support vector
+    machines, in Advances in Large Margin Classifiers, MIT Press, 2000.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.model_selection import jaakkola_haussler, wahba
+    >>> from kernelnb.svm import SVC
+    >>> X, y = make_moons(n_samples=100, noise=0.2, random_state=0)
+    >>> svm = SVC(C=10.0, sigma=0.5).fit(X, y)
+    >>> print(round(wahba(svm, X, y), 2), round(jaakkola_haussler(svm, X, y), 2))
+    0.79 0.13
+    """
+    if not isinstance(clip, (bool, np.bool_)):
+        raise ValueError(f"clip must be True or False, got {clip!r}")
+    return _wahba_rate(_Problem(estimator, X, y), clip)
+
+
+def _wahba_rate(pb, clip=True):
+    yf = pb.yft
+    factor = np.where(yf < -1.0, 2.0, 1.0)          # alpha = 0 where y f > 1 (no SV there)
+    T = float(np.maximum(0.0, 1.0 - yf).sum() + (factor * pb.alpha * np.diag(pb.Kt)).sum())
+    return min(1.0, T / pb.n) if clip else T / pb.n
+
+
 # Radius-margin
 def radius_squared_from_kernel(K, radius="sphere", tol=1e-10, max_iter=None, beta_init=None):
     """Squared radius of the data in the feature space of the kernel matrix ``K``.
@@ -764,6 +824,7 @@ def _estimates(pb, regularization=DEFAULT_ETA):
         "span": _span_rate(pb, 0.0),
         "span_regularized": _span_rate(pb, regularization),
         "xi_alpha": _xa_rate(pb),
+        "wahba": _wahba_rate(pb),
     }
 
 

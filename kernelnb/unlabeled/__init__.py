@@ -11,6 +11,9 @@ from .active import STRATEGIES, ActiveLearner, incremental_span_update, platt_fi
 from .cluster_kernel import (TRANSFER_FUNCTIONS, ClusterKernel, ClusterKernelSVC,
                              MarginalizedKernel, RandomWalkKernel, cutoff_span_curve,
                              transfer_function)
+from .graph_kernels import ShortestPathKernel, SpectralKernel
+from .invariance import UnlabeledInvariantSVC
+from .low_density import LowDensitySVC
 from .reweighting import (ReweightedParzenClassifier, ReweightedSVC, UnlabeledVicinalClassifier,
                           fit_weights, likelihood_sigma)
 from .transduction import (TransductiveLinearDiscriminant, TransductiveRidge, TransductiveSVC,
@@ -19,13 +22,16 @@ from .transduction import (TransductiveLinearDiscriminant, TransductiveRidge, Tr
 __all__ = [
     # kernels from unlabeled points
     "ClusterKernel", "ClusterKernelSVC", "RandomWalkKernel", "MarginalizedKernel",
-    "transfer_function", "cutoff_span_curve", "TRANSFER_FUNCTIONS",
+    "transfer_function", "cutoff_span_curve", "TRANSFER_FUNCTIONS", "ShortestPathKernel",
+    "SpectralKernel",
     # reweighting and vicinal risk on unlabeled points
     "ReweightedParzenClassifier", "ReweightedSVC", "UnlabeledVicinalClassifier", "fit_weights",
     "likelihood_sigma",
     # transduction
     "TransductiveRidge", "TransductiveLinearDiscriminant", "TransductiveSVC", "loo_matrix",
     "transductive_labels",
+    # a boundary in low density, invariances from unlabeled points
+    "LowDensitySVC", "UnlabeledInvariantSVC",
     # active learning
     "ActiveLearner", "STRATEGIES", "incremental_span_update", "platt_fit",
 ]

@@ -9,7 +9,7 @@ from kernelnb.model_selection import (ESTIMATE_NAMES, bounds_table, estimate_all
                                       jaakkola_haussler, loo_error, opper_winther, radius_margin,
                                       radius_squared, radius_squared_from_kernel, span_estimate,
                                       span_values, sv_fraction, training_error, validation_error,
-                                      xi_alpha)
+                                      wahba, xi_alpha)
 from kernelnb.svm import SVC
 
 
@@ -230,6 +230,44 @@ def test_jaakkola_haussler_opper_winther_xi_alpha_formulas(fitted):
     assert xi_alpha(model, X, y) == np.sum(2 * a * R2 + xi >= 1) / n
     assert sv_fraction(model, X, y) == len(sv) / n
     assert training_error(model, X, y) == np.mean(model.predict(X) != y)
+
+
+def test_wahba_formula_from_the_duals(fitted):
+    """Wahba's bound written out case by case (thesis 3.1) from the model's dual coefficients
+    and its decision values (scikit-learn-style decision_function, not the estimates' own f)."""
+    model, X, y, nv = fitted
+    n, a, ys = len(y), nv["alpha"], nv["y"]
+    f = model.decision_function(X)
+    np.testing.assert_allclose(f, nv["f"], atol=1e-8)
+    T = 0.0
+    for p in range(n):
+        Kpp = nv["K"][p, p]
+        if model.margin == "l2":              # a hard margin on K~ = K + I / C
+            yf, Kpp = ys[p] * f[p] + a[p] / model.C, Kpp + 1.0 / model.C
+        else:
+            yf = ys[p] * f[p]
+        T += max(0.0, 1.0 - yf)
+        if yf < -1:
+            T += 2 * a[p] * Kpp
+        elif yf <= 1 + 1e-6:     # the free SVs sit on the margin to the solver's tol=1e-8
+            T += a[p] * Kpp
+        else:
+            assert a[p] == 0
+    assert wahba(model, X, y, clip=False) == pytest.approx(T / n, rel=1e-10)
+    assert wahba(model, X, y) == pytest.approx(min(1.0, T / n), rel=1e-10)
+    assert estimate_all(model, X, y)["wahba"] == wahba(model, X, y)
+
+
+def test_wahba_hard_margin_is_sum_alpha_kpp_and_bounds_jaakkola_haussler():
+    X, y = separable(20, seed=3)
+    model = SVC(sigma=0.5, margin="hard", tol=1e-10).fit(X, y)
+    nv = naive(model, X, y, sigma=0.5)
+    T = float(nv["alpha"] @ np.diag(nv["K"]))
+    # the slacks vanish up to the solver's tolerance
+    assert wahba(model, X, y, clip=False) == pytest.approx(T / len(y), rel=1e-6)
+    assert wahba(model, X, y, clip=False) >= jaakkola_haussler(model, X, y)
+    with pytest.raises(ValueError, match="clip"):
+        wahba(model, X, y, clip="yes")
 
 
 def test_opper_winther_hard_margin_is_alpha_over_inverse_diagonal():

@@ -312,3 +312,51 @@ def test_rfe_callback_reports_steps_and_can_stop(linear_small):
     assert len(stopped.history_) == 2
     assert stopped.support_.sum() == X.shape[1] - 2     # two steps of one feature each
     assert stopped.predict(X).shape == y.shape
+
+
+# -- forward selection on the span -----------------------------------------------------------
+def test_forward_selection_equals_a_brute_force_loop_over_the_span_estimate():
+    """Each step against every candidate's SVM and span estimate computed directly with the
+    public SVC and span_estimate (ties by the hinge loss of Theorem 3.8's outputs)."""
+    from kernelnb.model_selection import ForwardSpanSelector, span_estimate, span_values
+
+    X, y = make_feature_selection_linear(40, n_features=8, random_state=1)
+    X = _std(X)
+    sel = ForwardSpanSelector(n_features_to_select=3).fit(X, y)
+    chosen = []
+    for step in range(3):
+        rows = []
+        for j in range(8):
+            if j in chosen:
+                continue
+            Xj = X[:, chosen + [j]]
+            m = SVC(kernel="linear", C=1.0, n_jobs=1).fit(Xj, y)
+            rate = span_estimate(m, Xj, y)
+            S2 = np.nan_to_num(span_values(m, Xj, y))
+            ys = np.where(y == m.classes_[1], 1.0, -1.0)
+            a = np.zeros(len(y))
+            a[m.support_] = np.abs(m.dual_coef_[0])
+            hinge = np.mean(np.maximum(0, 1 - (ys * m.decision_function(Xj) - a * S2)))
+            rows.append((rate, hinge, j))
+        rec = sel.history_[step]
+        np.testing.assert_array_equal(rec["candidates"], [r[2] for r in rows])
+        np.testing.assert_array_equal(rec["span"], [r[0] for r in rows])
+        np.testing.assert_allclose(rec["hinge"], [r[1] for r in rows], rtol=1e-6)
+        chosen.append(min(rows)[2])
+        assert rec["added"] == chosen[-1]
+    np.testing.assert_array_equal(sel.order_, chosen)
+    assert sel.get_support(indices=True).tolist() == sorted(chosen)
+    assert sel.n_trainings_ == 8 + 7 + 6 + 1 and sel.n_iter_ == 3
+    np.testing.assert_array_equal(sel.ranking_, np.where(sel.support_, 1, 2))
+
+
+def test_forward_selection_finds_the_relevant_pair_of_the_nonlinear_toy():
+    from kernelnb.model_selection import ForwardSpanSelector
+
+    X, y = make_feature_selection_nonlinear(80, n_features=12, random_state=0)
+    sel = ForwardSpanSelector(n_features_to_select=2, kernel="poly").fit(_std(X), y)
+    assert set(sel.order_) == {0, 1}
+    stop = ForwardSpanSelector(n_features_to_select=2, callback=lambda rec: False).fit(_std(X), y)
+    assert stop.n_iter_ == 1 and stop.support_.sum() == 1
+    with pytest.raises(ValueError, match="n_features_to_select"):
+        ForwardSpanSelector(n_features_to_select=13).fit(X, y)

@@ -1,0 +1,320 @@
+"""The Fisher kernel of a Gaussian mixture, its parameters tuned by the radius-margin bound
+(Chapelle's thesis, section 5.3; Jaakkola and Haussler, NIPS 11, 1999).
+
+A generative model ``p(x | theta)`` gives each point its Fisher score
+``U_x = grad_theta log p(x | theta)`` and the empirical information matrix
+``I = (1/n) sum_i U_i U_i'``; the point is represented by ``x~ = I^-1/2 U_x`` and an SVM is
+trained on ``x~`` (here with the linear kernel, ``K(x, y) = U_x' I^-1 U_y``, the Fisher kernel).
+The thesis proposes (and did not test) to choose ``theta`` by minimising ``R^2 / M^2`` of that
+SVM instead of by maximum likelihood.
+
+Here the model is a mixture of spherical Gaussians fitted by maximum likelihood
+(:class:`sklearn.mixture.GaussianMixture`); ``theta`` is the component means (weights and
+variances stay at their likelihood values).  With responsibilities ``g_k(x)`` and
+``D_k(x) = (x - mu_k) / s_k^2``, ``U_x = (g_k(x) D_k(x))_k`` and its derivatives are in closed
+form (the second derivatives of ``log p`` that the thesis mentions):
+
+``dU_(k,j) / dmu_(l,m) = g_k (delta_kl - g_l) D_lm D_kj - g_k delta_kl delta_jm / s_k^2``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.mixture import GaussianMixture
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from .._classifier import BinaryClassifierMixin
+from .._fit import fit_context
+from .._threads import scipy_blas_single_thread
+from .._validation import (
+    NONNEGATIVE_INT,
+    POSITIVE,
+    POSITIVE_INT,
+    StrOptions,
+    check_input,
+)
+from ._gradient import _radius_margin, full_dual
+
+__all__ = ["FisherKernelSVC", "gaussian_mixture_fisher_scores"]
+
+
+def _responsibilities(X, weights, means, variances):
+    """``(log p(x), g (n, M), D (n, M, d))`` of the spherical mixture."""
+    d = X.shape[1]
+    diff = X[:, None, :] - means[None, :, :]                       # (n, M, d)
+    sq = np.einsum("nkd,nkd->nk", diff, diff)
+    logc = (np.log(weights) - 0.5 * d * np.log(2.0 * np.pi * variances))[None, :]
+    logpk = logc - 0.5 * sq / variances[None, :]
+    logp = logsumexp(logpk, axis=1)
+    g = np.exp(logpk - logp[:, None])
+    return logp, g, diff / variances[None, :, None]
+
+
+def gaussian_mixture_fisher_scores(X, weights, means, variances, derivatives=False):
+    """Fisher scores of a spherical Gaussian mixture with respect to its means.
+
+    ``log p(x) = log sum_k w_k N(x; mu_k, s_k^2 I)``; the score is
+    ``U_x = grad_mu log p(x) = (g_k(x) (x - mu_k) / s_k^2)_k`` with the responsibilities
+    ``g_k(x)`` (Jaakkola and Haussler 1999; Chapelle's thesis §5.3).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The points.
+    weights : array-like of shape (n_components,)
+        Mixture weights (positive, summing to 1).
+    means : array-like of shape (n_components, n_features)
+        Component means.
+    variances : array-like of shape (n_components,)
+        Component variances ``s_k^2`` (spherical).
+    derivatives : bool, default=False
+        Also return the derivatives of the scores with respect to the means.
+
+    Returns
+    -------
+    U : ndarray of shape (n_samples, n_components * n_features)
+        The scores, component-major (``U[:, k * d + j] = d log p / d mu_kj``).
+    dU : ndarray of shape (n_samples, n_components * n_features, n_components * n_features)
+        ``dU[i, a, b] = d U[i, a] / d theta_b`` (only with ``derivatives=True``).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    mu = np.asarray(means, dtype=np.float64)
+    v = np.asarray(variances, dtype=np.float64)
+    _, g, D = _responsibilities(X, w, mu, v)
+    n, M, d = D.shape
+    U = (g[:, :, None] * D).reshape(n, M * d)
+    if not derivatives:
+        return U
+    # g_k (delta_kl - g_l) D_lm D_kj
+    A = (g[:, :, None] * (np.eye(M)[None] - g[:, None, :]))          # (n, k, l)
+    dU = np.einsum("nkl,nlm,nkj->nkjlm", A, D, D)
+    diag = g / v[None, :]                                            # g_k / s_k^2
+    for k in range(M):
+        dU[:, k, np.arange(d), k, np.arange(d)] -= diag[:, k:k + 1]
+    return U, dU.reshape(n, M * d, M * d)
+
+
+def _inv_sqrt(I, ridge):
+    """``(I + ridge * mean(diag I) * Id)^-1/2`` by one symmetric eigendecomposition."""
+    e, V = np.linalg.eigh(I)
+    e = np.maximum(e, 0.0) + ridge * max(float(np.mean(np.diag(I))), 1e-300)
+    return (V / np.sqrt(e)) @ V.T
+
+
+class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+    """SVM on the Fisher scores of a Gaussian mixture, the means tuned by ``R^2/M^2``.
+
+    Chapelle's thesis §5.3: a mixture of ``n_components`` spherical Gaussians is fitted to the
+    training inputs by maximum likelihood; each point is mapped to
+    ``x~ = I^-1/2 U_x`` (:func:`gaussian_mixture_fisher_scores`, ``I`` the empirical
+    information matrix of the training scores) and an L2-margin SVM (a hard margin on
+    ``K~ = K + I/C``, ``K`` the linear kernel on ``x~``) is trained.  With
+    ``tune='radius_margin'`` the component means are then moved, from their likelihood values,
+    by L-BFGS on ``log(R^2 ||w||^2)`` (``R^2`` the variance of the points in feature space, the
+    thesis's advice), with the gradient of the envelope theorem (thesis ch. 4:
+    ``dT = <G, dK~>``) through the closed-form derivatives of the scores; one SVM training per
+    evaluation.  ``tune='likelihood'`` keeps the likelihood means (the original Fisher kernel).
+    Two classes only.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        Components of the mixture.
+    C : float, default=1.0
+        The SVM's (L2 margin) C.
+    tune : {'radius_margin', 'likelihood'}, default='radius_margin'
+        How the means are chosen.
+    max_iter : int, default=30
+        L-BFGS iterations of the tuning (0: keep the likelihood means).
+    ridge : float, default=1e-6
+        Relative ridge added to ``I`` before its inverse square root (a score direction with no
+        variance would otherwise blow up).
+    random_state : int, RandomState or None, default=None
+        Seeds the mixture's initialisation.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The class labels.
+    mixture_ : sklearn.mixture.GaussianMixture
+        The maximum-likelihood mixture.
+    means_ : ndarray of shape (n_components, n_features)
+        The means the kernel uses (tuned or the likelihood's).
+    radius_margin_ : float
+        ``R^2 ||w||^2`` at ``means_``.
+    radius_margin_ml_ : float
+        ``R^2 ||w||^2`` at the likelihood means.
+    history_ : list of dict
+        One record per criterion evaluation: ``radius_margin``, ``R2``, ``W2``.
+    svm_ : kernelnb.svm.SVC
+        The linear L2-margin SVM on the training ``x~``.
+    n_iter_ : int
+        1 (the SVM at the likelihood means) plus the L-BFGS iterations done.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+
+    References
+    ----------
+    O. Chapelle, PhD thesis, Université Paris 6, 2002, section 5.3; T. Jaakkola and
+    D. Haussler, Exploiting generative models in discriminative classifiers, NIPS 11, 1999.
+
+    Examples
+    --------
+    >>> from kernelnb.datasets import make_moons
+    >>> from kernelnb.model_selection import FisherKernelSVC
+    >>> X, y = make_moons(n_samples=200, noise=0.2, random_state=0)
+    >>> ml = FisherKernelSVC(n_components=4, tune="likelihood", random_state=0).fit(X, y)
+    >>> rm = FisherKernelSVC(n_components=4, random_state=0).fit(X, y)
+    >>> print(rm.radius_margin_ < ml.radius_margin_)
+    True
+    >>> print(rm.fisher_map(X[:3]).shape)
+    (3, 8)
+    """
+
+    _parameter_constraints = {
+        "n_components": POSITIVE_INT,
+        "C": POSITIVE,
+        "tune": [StrOptions({"radius_margin", "likelihood"})],
+        "max_iter": NONNEGATIVE_INT,
+        "ridge": POSITIVE,
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, n_components=2, C=1.0, tune="radius_margin", max_iter=30, ridge=1e-6,
+                 random_state=None):
+        self.n_components = n_components
+        self.C = C
+        self.tune = tune
+        self.max_iter = max_iter
+        self.ridge = ridge
+        self.random_state = random_state
+
+    # -- the map -------------------------------------------------------------------------------
+    def _scores(self, X, means, derivatives=False):
+        m = self.mixture_
+        return gaussian_mixture_fisher_scores(X, m.weights_, means, m.covariances_,
+                                              derivatives=derivatives)
+
+    def _features(self, U):
+        """``(X~, A)``: the training map ``U A`` with ``A = I^-1/2``."""
+        A = _inv_sqrt(U.T @ U / U.shape[0], float(self.ridge))
+        return U @ A, A
+
+    def _svm(self, Z, y, alpha_init=None):
+        from ..svm import SVC  # kernelnb.svm imports nothing from here
+        return SVC(kernel="linear", margin="l2", C=float(self.C), tol=1e-8,
+                   precision="float64").fit(Z, y, alpha_init=alpha_init)
+
+    def _criterion(self, theta, X, y, yv, record):
+        """``log T`` and its gradient in the flattened means."""
+        M, d = self.n_components, X.shape[1]
+        U, dU = self._scores(X, theta.reshape(M, d), derivatives=True)
+        Z, A = self._features(U)
+        svm = self._svm(Z, y, record.get("alpha"))
+        n = X.shape[0]
+        alpha = full_dual(svm, n)
+        record["alpha"] = alpha
+        Kt = Z @ Z.T + np.eye(n) / float(self.C)
+        T, G, info = _radius_margin(Kt, yv, alpha, "variance")
+        self.history_.append({"radius_margin": T, "R2": info["R2"], "W2": info["W2"]})
+        # K = U B U' with B = A A = I^-1 (ridged); I = U'U / n.
+        # <G, dK> = 2 <G U B, dU> - <B U' G U B, dI>,  dI = (dU'U + U'dU) / n
+        B = A @ A
+        Q = G @ U @ B
+        P = B @ U.T @ G @ U @ B
+        W = 2.0 * Q - 2.0 * (U @ P) / n                       # <W, dU_p> for every parameter p
+        grad = np.einsum("na,nap->p", W, dU)
+        return float(np.log(T)), grad / T
+
+    @fit_context
+    def fit(self, X, y):
+        """Fit the mixture, tune its means (``tune='radius_margin'``) and train the SVM.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Training labels (two classes).
+
+        Returns
+        -------
+        self : FisherKernelSVC
+            The fitted classifier.
+        """
+        X, y = check_input(self, X, y)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            raise ValueError(f"y must hold 2 classes; got 1 class ({classes[0]!r})")
+        if classes.shape[0] != 2:
+            raise ValueError("Only binary classification is supported: y must hold exactly 2 "
+                             f"classes, got {classes.shape[0]} ({list(classes)[:5]})")
+        self.classes_ = classes
+        yv = np.where(y == self.classes_[1], 1.0, -1.0)
+        M, d = int(self.n_components), X.shape[1]
+        if M > X.shape[0]:
+            raise ValueError(f"n_components={M} is larger than the number of samples "
+                             f"({X.shape[0]})")
+        self.mixture_ = GaussianMixture(n_components=M, covariance_type="spherical",
+                                        random_state=self.random_state).fit(X)
+        self.history_ = []
+        record = {}
+        theta0 = self.mixture_.means_.ravel().copy()
+        self.radius_margin_ml_ = float(np.exp(self._criterion(theta0, X, y, yv, record)[0]))
+        theta, self.n_iter_ = theta0, 1
+        if self.tune == "radius_margin" and int(self.max_iter) > 0:
+            # scipy's L-BFGS-B calls scipy's own BLAS on short vectors: one thread
+            with scipy_blas_single_thread():
+                res = minimize(self._criterion, theta0, args=(X, y, yv, record), jac=True,
+                               method="L-BFGS-B", options={"maxiter": int(self.max_iter)})
+            if res.fun <= np.log(self.radius_margin_ml_):
+                theta = res.x
+            self.n_iter_ = 1 + int(res.nit)
+        self.means_ = theta.reshape(M, d)
+        U = self._scores(X, self.means_)
+        Z, self._A = self._features(U)
+        self.svm_ = self._svm(Z, y)
+        a = full_dual(self.svm_, X.shape[0])
+        Kt = Z @ Z.T + np.eye(X.shape[0]) / float(self.C)
+        self.radius_margin_ = float(_radius_margin(Kt, yv, a, "variance")[0])
+        return self
+
+    def fisher_map(self, X):
+        """The representation ``x~ = I^-1/2 U_x`` of each row of X (``I`` from the training set).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components * n_features)
+            Their normalised Fisher scores.
+        """
+        check_is_fitted(self, "svm_")
+        X = check_input(self, X, reset=False)
+        return self._scores(X, self.means_) @ self._A
+
+    def decision_function(self, X):
+        """The SVM's decision on the Fisher map of X (positive towards ``classes_[1]``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The decision values.
+        """
+        Z = self.fisher_map(X)
+        return self.svm_.decision_function(Z)
