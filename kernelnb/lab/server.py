@@ -24,8 +24,10 @@ from pathlib import Path
 
 import tornado.ioloop
 from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.base.websocket import WS_PING_INTERVAL
 from jupyter_server.utils import url_path_join
 from tornado import web
+from nbformat.sign import NotebookNotary
 from traitlets import Unicode
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
@@ -131,6 +133,19 @@ class StatusHandler(_KernelnbTemplates, JupyterHandler):
         self.finish(json.dumps(status))
 
 
+class RenderNotary(NotebookNotary):
+    """The notary of the notebooks Voila renders: every notebook is trusted.
+
+    A notebook's signature decides whether Jupyter shows the HTML and JavaScript outputs stored in
+    it; Voila runs the notebook afresh and marks every output of that run trusted itself
+    (``voila.exporter``), so the check decided nothing and only logged "Notebook ... is not
+    trusted" for every page opened (and kept a signature database on the teacher's disk).
+    """
+
+    def check_signature(self, nb):
+        return True
+
+
 def _full_page(handler):
     km = handler.kernel_manager
     handler.set_status(503)
@@ -148,6 +163,10 @@ class BudgetVoilaHandler(TornadoVoilaHandler):
 
     @web.authenticated
     async def get(self, path=None):
+        # The page shuts its kernel down when it is left (a POST with the _xsrf cookie's value);
+        # nothing in the page asks for the token, so the cookie was never set and every such
+        # POST was refused (403): the kernel lived on until culled. Reading it sets the cookie.
+        self.xsrf_token  # noqa: B018
         km = self.kernel_manager
         pooled = path is not None and hasattr(km, "get_pool_size") and km.get_pool_size(path) > 0
         if not pooled and getattr(km, "is_full", lambda: False)():
@@ -229,9 +248,18 @@ class KernelnbVoila(Voila):
         # (those the user gives win).
         self.kernel_websocket_connection_class = hardened_connection_class(
             self.kernel_websocket_connection_class)
+        # jupyter_server pings a kernel websocket every WS_PING_INTERVAL ms and, by default, waits
+        # three times that for the answer, which tornado refuses ("The websocket_ping_timeout
+        # ... cannot be longer than the websocket_ping_interval", logged for every page) and
+        # replaces by the interval: the interval, said here, is the same behaviour without the
+        # message.
         self.tornado_settings = {"websocket_max_message_size": MAX_MESSAGE_BYTES,
-                                 "default_handler_class": NotFoundHandler, **self.tornado_settings}
+                                 "default_handler_class": NotFoundHandler,
+                                 "ws_ping_timeout": self.tornado_settings.get(
+                                     "ws_ping_interval", WS_PING_INTERVAL),
+                                 **self.tornado_settings}
         settings = super().init_settings()
+        self.contents_manager.notary = RenderNotary(parent=self.contents_manager)
         km = self.kernel_manager
         if (self.voila_configuration.preheat_kernel and isinstance(km, BudgetKernelManager)
                 and not isinstance(km, PoolKeeper)):
@@ -287,9 +315,26 @@ class KernelnbVoila(Voila):
         super().start()
 
     def _announce(self):
+        """Say once what matters to the teacher: the address, who can reach it, the token, the
+        kernels."""
         url = f"http://{_url_host(self.ip)}:{self.port}{self.base_url}"
-        self.log.info("kernelnb dashboards gallery: %s  (dashboards from %s; Ctrl-C stops)",
-                      url, self.root_dir)
+        token = (getattr(self, "token", "")
+                 or getattr(getattr(self, "identity_provider", None), "token", ""))
+        limit = getattr(self.kernel_manager, "max_kernels", None)
+        transport = self.config.KernelManager.get("transport", "tcp")
+        self.log.info(
+            "kernelnb dashboards gallery: %s  (dashboards from %s; Ctrl-C stops)\n"
+            "    reachable from %s; %s; %s; kernels talk to the server over %s",
+            url, self.root_dir,
+            "this machine only" if _is_loopback(self.ip) else f"the network, as {self.ip}",
+            "a token is needed (?token=...)" if token else "no token",
+            f"at most {limit} kernels at once" if limit else "no limit on kernels",
+            "local sockets" if transport == "ipc" else "TCP")
+
+
+def _is_loopback(ip):
+    from .cli import is_loopback
+    return is_loopback(ip)
 
 
 def _url_host(ip):

@@ -374,3 +374,53 @@ def test_vicinal_risk_says_when_no_hard_margin_exists(page, served, screenshots)
     _assert_clean(page, dashboard.name)
     page.wait_for_timeout(1500)
     page.screenshot(path=str(screenshots / "vicinal_risk-not-separable.png"), full_page=True)
+
+
+# Ten clicks at distinct places of the plot area, 120 ms apart, as a mouse button pressed and
+# released there with no move before (no hover phase: plotly computes its hover from the click
+# itself); the page's own mousedown/mouseup handlers receive them as from a mouse.
+CLICKS_JS = """async ([points, pause]) => {
+  const drag = document.querySelector('.js-plotly-plot .nsewdrag');
+  for (const [x, y] of points) {
+    const o = {clientX: x, clientY: y, bubbles: true, cancelable: true, view: window, button: 0};
+    drag.dispatchEvent(new MouseEvent('mousedown', {...o, buttons: 1}));
+    document.dispatchEvent(new MouseEvent('mouseup', {...o, buttons: 0}));
+    await new Promise(r => setTimeout(r, pause));
+  }
+}"""
+# The clicked places in data coordinates (plotly's axes convert pixels), and the class-1 points.
+TO_DATA_JS = """([el, points]) => {
+  const xa = el._fullLayout.xaxis, ya = el._fullLayout.yaxis, r = el.getBoundingClientRect();
+  return points.map(([x, y]) => [xa.p2c(x - r.left - xa._offset), ya.p2c(y - r.top - ya._offset)]);
+}"""
+CLASS1_JS = """el => { const t = el.data.find(t => t.meta === 'class1');
+  return Array.from(t.x).map((x, i) => [x, Array.from(t.y)[i]]); }"""
+
+
+def test_svm_playground_counts_every_click(page, served, screenshots):
+    """Checklist item 17: ten quick clicks on the chart, at distinct places and with no hover
+    first, add ten points of the chosen class, each where it was clicked (within one cell of the
+    decision surface's grid, the resolution a click is read at)."""
+    dashboard, chart, stats = _open_with_readout(page, served, "svm_playground")
+    page.wait_for_function("el => /added by clicks\\s+0\\b/.test(el.innerText)",
+                           arg=stats.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_timeout(1000)          # the view's handlers are attached once it has drawn
+    box = chart.locator(".nsewdrag").first.bounding_box()
+    points = [(box["x"] + box["width"] * (0.08 + 0.09 * i),
+               box["y"] + box["height"] * (0.9 - 0.085 * i if i % 2 else 0.1 + 0.08 * i))
+              for i in range(10)]
+    before = chart.evaluate(CLASS1_JS)
+    page.evaluate(CLICKS_JS, [points, 120])
+    page.wait_for_function("el => /added by clicks\\s+10\\b/.test(el.innerText)",
+                           arg=stats.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function(f"el => ({CLASS1_JS})(el).length === {len(before) + 10}",
+                           arg=chart.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    clicked = chart.evaluate(TO_DATA_JS, points)
+    added = chart.evaluate(CLASS1_JS)[len(before):]
+    gx, gy = chart.evaluate("el => [Array.from(el.data[0].x), Array.from(el.data[0].y)]")
+    dx, dy = abs(gx[1] - gx[0]), abs(gy[1] - gy[0])
+    for (cx, cy) in clicked:
+        assert any(abs(ax - cx) <= dx and abs(ay - cy) <= dy for ax, ay in added), (
+            f"no point added near the click at ({cx:.3f}, {cy:.3f}); added: {added}")
+    _assert_clean(page, dashboard.name)
+    page.screenshot(path=str(screenshots / "svm_playground-clicks.png"), full_page=True)
