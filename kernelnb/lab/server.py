@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import os
 import re
 from pathlib import Path
 
 import tornado.ioloop
 from jupyter_server.base.handlers import JupyterHandler
-from jupyter_server.base.websocket import WS_PING_INTERVAL
 from jupyter_server.utils import url_path_join
 from tornado import web
 from nbformat.sign import NotebookNotary
@@ -146,6 +146,28 @@ class RenderNotary(NotebookNotary):
         return True
 
 
+class _NoPingTimeoutNotice(logging.Filter):
+    """Drops tornado's "The websocket_ping_timeout (90000) cannot be longer than the
+    websocket_ping_interval (30000)" notice.
+
+    jupyter_server pings its websockets itself (every 30 s, a connection closed after 90 s
+    without an answer) and gives tornado the same numbers in milliseconds where tornado reads
+    seconds; tornado then complains of a timeout longer than the interval and clamps its own
+    pinger, which at 30,000 s never runs. Nothing is wrong for kernelnb's pages, and giving the
+    timeout as 30 s instead (to silence it) closed the kernel connections of busy pages on a
+    loaded machine: the notice is dropped instead.
+    """
+
+    def filter(self, record):
+        return not str(record.msg).startswith("The websocket_ping_timeout (")
+
+
+def _quiet_tornado_ping_notice():
+    log = logging.getLogger("tornado.general")
+    if not any(isinstance(f, _NoPingTimeoutNotice) for f in log.filters):
+        log.addFilter(_NoPingTimeoutNotice())
+
+
 def _full_page(handler):
     km = handler.kernel_manager
     handler.set_status(503)
@@ -248,16 +270,9 @@ class KernelnbVoila(Voila):
         # (those the user gives win).
         self.kernel_websocket_connection_class = hardened_connection_class(
             self.kernel_websocket_connection_class)
-        # jupyter_server pings a kernel websocket every WS_PING_INTERVAL ms and, by default, waits
-        # three times that for the answer, which tornado refuses ("The websocket_ping_timeout
-        # ... cannot be longer than the websocket_ping_interval", logged for every page) and
-        # replaces by the interval: the interval, said here, is the same behaviour without the
-        # message.
         self.tornado_settings = {"websocket_max_message_size": MAX_MESSAGE_BYTES,
-                                 "default_handler_class": NotFoundHandler,
-                                 "ws_ping_timeout": self.tornado_settings.get(
-                                     "ws_ping_interval", WS_PING_INTERVAL),
-                                 **self.tornado_settings}
+                                 "default_handler_class": NotFoundHandler, **self.tornado_settings}
+        _quiet_tornado_ping_notice()
         settings = super().init_settings()
         self.contents_manager.notary = RenderNotary(parent=self.contents_manager)
         km = self.kernel_manager

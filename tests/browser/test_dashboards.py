@@ -201,6 +201,8 @@ def test_gallery_lists_every_dashboard(page, served, screenshots):
             assert img.evaluate("e => e.complete && e.naturalWidth > 0"), f"{d.name}: thumbnail broken"
     page.screenshot(path=str(screenshots / "gallery.png"), full_page=True)
     assert not page.external_requests, f"the gallery fetched from outside: {page.external_requests}"
+    message = _console_problems(page, "gallery")
+    assert not message, message
     # The first card leads to the dashboard's render URL.
     with page.expect_navigation(timeout=LOAD_TIMEOUT_MS, wait_until="commit"):
         cards.first.click()
