@@ -135,7 +135,7 @@ def _assert_clean(pg, where, console=True):
 CUT_TEXT_JS = """() => {
   const shown = e => e.getClientRects().length > 0 && e.clientWidth > 0;
   const name = e => {
-    const w = e.closest('.widget-inline-hbox, .widget-box, .kernelnb-stats, .widget-html');
+    const w = e.closest('.widget-inline-hbox');
     const label = w && w.querySelector('.widget-label');
     return label && label !== e ? ` (control "${label.textContent.trim()}")` : '';
   };
@@ -145,7 +145,7 @@ CUT_TEXT_JS = """() => {
     + ' .kernelnb-stats td, .kernelnb-stats th';
   for (const e of document.querySelectorAll(boxes)) {
     if (!shown(e) || e.scrollWidth <= e.clientWidth + 1) continue;
-    cut.push(`${e.tagName.toLowerCase()}.${[...e.classList].join('.')}${name(e)}: `
+    cut.push(`${[e.tagName.toLowerCase(), ...e.classList].join(".")}${name(e)}: `
              + `"${(e.innerText || e.textContent).trim()}" needs ${e.scrollWidth} px, `
              + `has ${e.clientWidth} px`);
   }

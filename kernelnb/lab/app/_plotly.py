@@ -56,7 +56,7 @@ const m = await import(new URL(base + "{route}", window.location.href).href);
 {_CLICK_JS}
 export const FigureModel = m.FigureModel;
 export const FigureView = m.FigureView;
-export default clicksAsMessages(m.default);
+export default m.default;
 """
 
 
@@ -65,22 +65,15 @@ export default clicksAsMessages(m.default);
 # the previous click's refit), keeps only the last value of each trait it is to send: 6 of 10
 # quick clicks on the SVM playground were lost so.  A custom message is sent at once, every time;
 # the kernel side (_on_click_message) hands it to plotly's own points-callback handler.
-_CLICK_JS = """const clickModels = new WeakMap();
-const plotlyClick = m.FigureView.prototype.handle_plotly_click;
+_CLICK_JS = """const plotlyClick = m.FigureView.prototype.handle_plotly_click;
 m.FigureView.prototype.handle_plotly_click = function (data) {
-  const model = clickModels.get(this.el);
+  // this.model: plotly's FigureModel, holding the widget's model as its 'model'
+  const model = this.model && this.model.model;
   const points = data ? this.buildPointsObject(data) : null;
-  if (!model || !points) return plotlyClick.call(this, data);
+  if (!model || typeof model.send !== "function" || !points) return plotlyClick.call(this, data);
   model.send({kernelnb_event: "plotly_click", points: points,
               device_state: this.buildInputDeviceStateObject(data)});
-};
-function clicksAsMessages(factory) {
-  return () => {
-    const widget = factory();
-    return {initialize: ctx => widget.initialize(ctx),
-            render(ctx) { clickModels.set(ctx.el, ctx.model); return widget.render(ctx); }};
-  };
-}"""
+};"""
 
 
 def _on_click_message(widget, content, buffers):
