@@ -391,7 +391,7 @@ CLICKS_JS = """async ([points, pause]) => {
   }
 }"""
 # The clicked places in data coordinates (plotly's axes convert pixels), and the class-1 points.
-TO_DATA_JS = """([el, points]) => {
+TO_DATA_JS = """(el, points) => {
   const xa = el._fullLayout.xaxis, ya = el._fullLayout.yaxis, r = el.getBoundingClientRect();
   return points.map(([x, y]) => [xa.p2c(x - r.left - xa._offset), ya.p2c(y - r.top - ya._offset)]);
 }"""
@@ -419,8 +419,10 @@ def test_svm_playground_counts_every_click(page, served, screenshots):
                            arg=chart.element_handle(), timeout=CHANGE_TIMEOUT_MS)
     clicked = chart.evaluate(TO_DATA_JS, points)
     added = chart.evaluate(CLASS1_JS)[len(before):]
-    gx, gy = chart.evaluate("el => [Array.from(el.data[0].x), Array.from(el.data[0].y)]")
-    dx, dy = abs(gx[1] - gx[0]), abs(gy[1] - gy[0])
+    # the heat map's grid spacing (its x and y may be given per cell: their distinct values)
+    dx, dy = chart.evaluate("""el => [el.data[0].x, el.data[0].y].map(v => {
+      const u = [...new Set(Array.from(v).flat())].sort((a, b) => a - b);
+      return u[1] - u[0]; })""")
     for (cx, cy) in clicked:
         assert any(abs(ax - cx) <= dx and abs(ay - cy) <= dy for ax, ay in added), (
             f"no point added near the click at ({cx:.3f}, {cy:.3f}); added: {added}")
