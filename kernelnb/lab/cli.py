@@ -312,6 +312,15 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     # output fails a page when many cold kernels share few cores (2 of 20 pages at once on 2
     # cores in benchmarks/bench_dashboards_load.py).  Later options (``extra``) still override it.
     argv.append("--VoilaExecutor.iopub_timeout=60")
+    # A page has one look: the template and theme are the server's, not a URL's (?template=,
+    # ?theme= name folders on the server).
+    argv += ["--VoilaConfiguration.allow_template_override=NO",
+             "--VoilaConfiguration.allow_theme_override=NO"]
+    if os.name == "posix":
+        # Kernels talk to the server over Unix sockets in Voila's private connection folder:
+        # no TCP port that another user of the machine could reach, and none of the kernels'
+        # "Kernel is running over TCP without encryption" warnings, one per page opened.
+        argv.append("--KernelManager.transport=ipc")
     # The dashboards' figures are anywidgets; plotly's JupyterLab extension (a MIME renderer with
     # its own 4.8 MB copy of plotly.js) and the JupyterLab preview button are not used by a page.
     # (A list option given once per item: traitlets deprecates the one-string form.)

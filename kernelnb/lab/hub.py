@@ -98,6 +98,9 @@ def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0
             "strip_sources": True,
             "show_tracebacks": False,
             "extension_denylist": list(_EXTENSION_DENYLIST),
+            # no template or theme named by the page's URL (Voila 0.5.8 does not check the name)
+            "allow_template_override": "NO",
+            "allow_theme_override": "NO",
         },
         # A page's execution waits for its kernel's output: nbclient's 4 s fail pages when a
         # class's kernels share few cores (as kernelnb serve, see kernelnb.lab.cli.serve_argv).

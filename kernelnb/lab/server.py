@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import os
 import re
 from pathlib import Path
@@ -30,6 +31,7 @@ from jupyter_server.auth.decorator import allow_unauthenticated
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
+from nbformat.sign import NotebookNotary
 from traitlets import Unicode
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
@@ -164,6 +166,41 @@ class StatusHandler(_KernelnbTemplates, JupyterHandler):
         self.finish(json.dumps(status))
 
 
+class RenderNotary(NotebookNotary):
+    """The notary of the notebooks Voila renders: every notebook is trusted.
+
+    A notebook's signature decides whether Jupyter shows the HTML and JavaScript outputs stored in
+    it; Voila runs the notebook afresh and marks every output of that run trusted itself
+    (``voila.exporter``), so the check decided nothing and only logged "Notebook ... is not
+    trusted" for every page opened (and kept a signature database on the teacher's disk).
+    """
+
+    def check_signature(self, nb):
+        return True
+
+
+class _NoPingTimeoutNotice(logging.Filter):
+    """Drops tornado's "The websocket_ping_timeout (90000) cannot be longer than the
+    websocket_ping_interval (30000)" notice.
+
+    jupyter_server pings its websockets itself (every 30 s, a connection closed after 90 s
+    without an answer) and gives tornado the same numbers in milliseconds where tornado reads
+    seconds; tornado then complains of a timeout longer than the interval and clamps its own
+    pinger, which at 30,000 s never runs. Nothing is wrong for kernelnb's pages, and giving the
+    timeout as 30 s instead (to silence it) closed the kernel connections of busy pages on a
+    loaded machine: the notice is dropped instead.
+    """
+
+    def filter(self, record):
+        return not str(record.msg).startswith("The websocket_ping_timeout (")
+
+
+def _quiet_tornado_ping_notice():
+    log = logging.getLogger("tornado.general")
+    if not any(isinstance(f, _NoPingTimeoutNotice) for f in log.filters):
+        log.addFilter(_NoPingTimeoutNotice())
+
+
 def _full_page(handler):
     km = handler.kernel_manager
     handler.set_status(503)
@@ -181,6 +218,10 @@ class BudgetVoilaHandler(TornadoVoilaHandler):
 
     @web.authenticated
     async def get(self, path=None):
+        # The page shuts its kernel down when it is left (a POST with the _xsrf cookie's value);
+        # nothing in the page asks for the token, so the cookie was never set and every such
+        # POST was refused (403): the kernel lived on until culled. Reading it sets the cookie.
+        self.xsrf_token  # noqa: B018
         km = self.kernel_manager
         pooled = path is not None and hasattr(km, "get_pool_size") and km.get_pool_size(path) > 0
         if not pooled and getattr(km, "is_full", lambda: False)():
@@ -267,7 +308,9 @@ class KernelnbVoila(Voila):
             self.kernel_websocket_connection_class)
         self.tornado_settings = {"websocket_max_message_size": MAX_MESSAGE_BYTES,
                                  "default_handler_class": NotFoundHandler, **self.tornado_settings}
+        _quiet_tornado_ping_notice()
         settings = super().init_settings()
+        self.contents_manager.notary = RenderNotary(parent=self.contents_manager)
         km = self.kernel_manager
         if (self.voila_configuration.preheat_kernel and isinstance(km, BudgetKernelManager)
                 and not isinstance(km, PoolKeeper)):
@@ -323,9 +366,26 @@ class KernelnbVoila(Voila):
         super().start()
 
     def _announce(self):
+        """Say once what matters to the teacher: the address, who can reach it, the token, the
+        kernels."""
         url = f"http://{_url_host(self.ip)}:{self.port}{self.base_url}"
-        self.log.info("kernelnb dashboards gallery: %s  (dashboards from %s; Ctrl-C stops)",
-                      url, self.root_dir)
+        token = (getattr(self, "token", "")
+                 or getattr(getattr(self, "identity_provider", None), "token", ""))
+        limit = getattr(self.kernel_manager, "max_kernels", None)
+        transport = self.config.KernelManager.get("transport", "tcp")
+        self.log.info(
+            "kernelnb dashboards gallery: %s  (dashboards from %s; Ctrl-C stops)\n"
+            "    reachable from %s; %s; %s; kernels talk to the server over %s",
+            url, self.root_dir,
+            "this machine only" if _is_loopback(self.ip) else f"the network, as {self.ip}",
+            "a token is needed (?token=...)" if token else "no token",
+            f"at most {limit} kernels at once" if limit else "no limit on kernels",
+            "local sockets" if transport == "ipc" else "TCP")
+
+
+def _is_loopback(ip):
+    from .cli import is_loopback
+    return is_loopback(ip)
 
 
 def _url_host(ip):
@@ -384,6 +444,32 @@ async def _start_jupyter_server_extension(serverapp):
                                                      TornadoVoilaTreeHandler: OfflineTreeHandler})
     if n:
         serverapp.log.info("kernelnb: Voila's render handler answers 503 past the kernel budget")
+    _apply_server_voila_config(serverapp.web_app, serverapp.config)
+
+
+def _apply_server_voila_config(web_app, config) -> int:
+    """Apply the server's ``VoilaConfiguration`` section to the Voila server extension's.
+
+    Voila 0.5.8's server extension builds its ``VoilaConfiguration`` from ``voila.json`` /
+    ``voila.py`` only, not from the Jupyter server's configuration (files or command line), so
+    the settings of :func:`kernelnb.lab.hub.singleuser_config` (code hidden, no tracebacks, ...)
+    would not hold in a single-user server. The instance is the one its handlers were given;
+    returns how many instances were updated.
+    """
+    from traitlets.config import Config
+
+    found = {}
+    for host_rule in web_app.default_router.rules:
+        for rule in getattr(host_rule.target, "rules", ()):
+            vc = (getattr(rule, "target_kwargs", None) or {}).get("voila_configuration")
+            if vc is not None:
+                found[id(vc)] = vc
+    section = config.get("VoilaConfiguration") if "VoilaConfiguration" in config else None
+    if not section:
+        return 0
+    for vc in found.values():
+        vc.update_config(Config({"VoilaConfiguration": section}))
+    return len(found)
 
 
 def _replace_handler_classes(web_app, replace) -> int:

@@ -6,6 +6,7 @@ import html
 import re
 import socket
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -375,3 +376,39 @@ def test_serve_renders_a_dashboard_without_its_code(tiny_server):
         page = r.read().decode()
     assert f"output of {d.name[::-1]}" in page           # the cell ran
     assert f"SOURCE-MARKER-{d.name}" not in page           # and its source is not shown
+
+
+#: What the teacher's terminal used to show for every page opened, and the deprecation notice of
+#: a list option given as one string (kernelnb serve gives each item on its own).
+_NOISE = ("is not trusted", "running over TCP without encryption", "websocket_ping_timeout",
+          "DeprecationWarning", "deprecated")
+
+
+@pytest.mark.slow
+def test_serve_log_says_what_matters_once_and_no_noise(tiny_server):
+    """A page rendered and its kernel's websocket opened (as a browser does) leave none of the
+    per-page notices in the server's log; the start says where the server listens."""
+    from kernelnb.lab._websocket import V1_PROTOCOL
+
+    from ..conftest import TEST_OUTPUT
+    from .test_server_hardening import kernel_id_of, run_async, ws_connect
+
+    url, _ = tiny_server
+    d = DASHBOARDS[-1]
+    with urllib.request.urlopen(f"{url}voila/render/{d.notebook}", timeout=120) as r:
+        kernel = kernel_id_of(r.read().decode())
+
+    async def open_channels():
+        ws = await ws_connect(f"{url.replace('http', 'ws', 1)}api/kernels/{kernel}/channels"
+                              "?session_id=log-test",
+                              [V1_PROTOCOL])
+        ws.close()
+
+    run_async(open_channels)
+    time.sleep(2)                                # the kernel's and the server's output flushed
+    log = (TEST_OUTPUT / "logs" / "test_cli.log").read_text()
+    assert "Kernel started" in log               # the page started its kernel
+    noise = [line for line in log.splitlines() if any(n in line for n in _NOISE)]
+    assert not noise, noise
+    assert f"kernelnb dashboards gallery: {url}" in log
+    assert "reachable from this machine only; no token" in log

@@ -68,6 +68,7 @@ let base = "/";
 try {{ base = (cfg && JSON.parse(cfg.textContent).baseUrl) || "/"; }} catch (e) {{ base = "/"; }}
 if (!base.endsWith("/")) base += "/";
 const m = await import(new URL(base + "{route}", window.location.href).href);
+{_CLICK_JS}
 export const FigureModel = m.FigureModel;
 export const FigureView = m.FigureView;
 export default m.default;
@@ -107,12 +108,55 @@ def skip_iri_grammar() -> bool:
     return sys.modules["rfc3987_syntax"] is None
 
 
+# Clicks as messages of their own.  plotly's view sends a click to the kernel by setting a synced
+# trait, and the widget manager, while a message to the kernel is unanswered (the kernel busy with
+# the previous click's refit), keeps only the last value of each trait it is to send: 6 of 10
+# quick clicks on the SVM playground were lost so.  A custom message is sent at once, every time;
+# the kernel side (_on_click_message) hands it to plotly's own points-callback handler.
+_CLICK_JS = """const plotlyClick = m.FigureView.prototype.handle_plotly_click;
+m.FigureView.prototype.handle_plotly_click = function (data) {
+  // this.model: plotly's FigureModel, holding the widget's model as its 'model'
+  const model = this.model && this.model.model;
+  const points = data ? this.buildPointsObject(data) : null;
+  if (!model || typeof model.send !== "function" || !points) return plotlyClick.call(this, data);
+  model.send({kernelnb_event: "plotly_click", points: points,
+              device_state: this.buildInputDeviceStateObject(data)});
+};"""
+
+
+def _on_click_message(widget, content, buffers):
+    """A click sent by the shim's view as a message: plotly's points callback, as if the click had
+    come through the synced trait. A malformed message (a page can send anything) is ignored."""
+    if not isinstance(content, dict) or content.get("kernelnb_event") != "plotly_click":
+        return
+    points = content.get("points")
+    keys = ("xs", "ys", "point_indexes", "trace_indexes")
+    if not (isinstance(points, dict) and all(isinstance(points.get(k), list) for k in keys)):
+        return
+    n_traces = len(widget.data)
+    if not all(isinstance(t, int) and 0 <= t < n_traces for t in points["trace_indexes"]):
+        return
+    state = content.get("device_state")
+    try:
+        widget._handler_js2py_pointsCallback({"new": {
+            "event_type": "plotly_click", "points": {k: points[k] for k in keys},
+            "device_state": state if isinstance(state, dict) else None, "selector": None}})
+    except (TypeError, ValueError, KeyError) as exc:     # device_state with unknown keys, ...
+        widget.log.warning("kernelnb: a click message was ignored: %s", exc)
+
+
+def _init_with_click_messages(self, *args, **kwargs):
+    go.FigureWidget.__init__(self, *args, **kwargs)
+    self.on_msg(_on_click_message)
+
+
 def _figure_widget_class():
     route = os.environ.get(ESM_ENV, "")
     if not route or not _ROUTE.match(route):
         return go.FigureWidget
     return type("FigureWidget", (go.FigureWidget,),
                 {"_esm": esm_shim(route), "__module__": __name__,
+                 "__init__": _init_with_click_messages,
                  "__doc__": "plotly's FigureWidget, its front-end code imported from the server "
                             "(see kernelnb.lab.app._plotly)."})
 

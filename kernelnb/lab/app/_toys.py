@@ -9,7 +9,20 @@ import ipywidgets as widgets
 from ...datasets import TOY_DATASETS, TOY_NOISE
 from ._base import styled
 
-__all__ = ["BlankModel", "add_toy_controls", "click_problem", "reset_noise_on_dataset_change"]
+__all__ = ["TOY_LABELS", "BlankModel", "add_toy_controls", "click_problem",
+           "reset_noise_on_dataset_change", "toy_options"]
+
+#: The data sets as the drop-down names them: short enough for its box at the dashboards' control
+#: width (the full descriptions, ``TOY_DATASETS[name][1]``, are the drop-down's tooltip).
+TOY_LABELS = {"spirals": "spirals (1.5 turns)", "moons": "moons (half circles)",
+              "xor": "XOR (quadrants)", "blobs": "two Gaussian blobs"}
+
+
+def toy_options():
+    """The ``(label, name)`` options of a toy data-set drop-down, and its tooltip."""
+    options = [(TOY_LABELS.get(n, n), n) for n in TOY_DATASETS]
+    tooltip = "; ".join(f"{n}: {TOY_DATASETS[n][1]}" for n in TOY_DATASETS)
+    return options, tooltip
 
 
 class BlankModel:
@@ -24,9 +37,9 @@ class BlankModel:
 
 def add_toy_controls(controls, n_value=200, n_min=20, n_max=1000):
     """Add the ``dataset``, ``noise``, ``n_samples`` and ``seed`` controls (moons by default)."""
-    controls["dataset"] = styled(widgets.Dropdown(
-        options=[(f"{n} — {TOY_DATASETS[n][1]}", n) for n in TOY_DATASETS], value="moons",
-        description="data set"))
+    options, tooltip = toy_options()
+    controls["dataset"] = styled(widgets.Dropdown(options=options, value="moons",
+                                                  description="data set"), tooltip=tooltip)
     controls["noise"] = styled(widgets.FloatSlider(value=TOY_NOISE["moons"][0], min=0.0,
                                                    max=TOY_NOISE["moons"][1], step=0.01,
                                                    description="noise"))

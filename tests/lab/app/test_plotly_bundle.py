@@ -124,3 +124,25 @@ def test_template_resource_keeps_what_the_user_gave():
         warnings.simplefilter("ignore", DeprecationWarning)
         _add_template_resource(config, "k", "v")
     assert config.VoilaConfiguration.resources == {"theme": "dark", "k": "v"}
+
+
+def test_a_click_message_reaches_the_trace_callback_and_a_malformed_one_nothing():
+    """The shim's view sends a click as a message of its own: the kernel side hands it to
+    plotly's points callback (the trace's on_click gets the point); anything else a page could
+    send (a trace that does not exist, a missing list, another event) calls nothing."""
+    import plotly.graph_objects as go
+
+    from kernelnb.lab.app._plotly import _on_click_message
+
+    fig = go.FigureWidget(go.Figure([go.Heatmap(z=[[1, 2], [3, 4]]), go.Scatter(x=[0], y=[0])]))
+    got = []
+    fig.data[0].on_click(lambda trace, points, state: got.append((points.xs, points.ys)))
+    click = {"xs": [0.5], "ys": [1.0], "point_indexes": [[1, 0]], "trace_indexes": [0]}
+    for bad in ({**click, "trace_indexes": [7]}, {**click, "xs": None}, {"points": click},
+                {"kernelnb_event": "plotly_hover", "points": click}, "click", None):
+        content = bad if not isinstance(bad, dict) or "kernelnb_event" in bad or "points" in bad \
+            else {"kernelnb_event": "plotly_click", "points": bad}
+        _on_click_message(fig, content, [])
+    assert got == []
+    _on_click_message(fig, {"kernelnb_event": "plotly_click", "points": click}, [])
+    assert got == [([0.5], [1.0])]
