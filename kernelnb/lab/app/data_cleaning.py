@@ -41,7 +41,7 @@ MAX_FLIPPED = 0.1
 MAX_CLEAN_ERROR = 0.1
 #: Share of the flipped points the SVM may fit (classify as their wrong label).
 MAX_FITTED = 0.5
-METHOD_NAMES = {"svm_xi": "SVM-ξ", "sub_xi": "SUB-ξ", "loo_xi": "LOO-ξ (span)",
+METHOD_NAMES = {"svm_xi": "SVM-ξ", "sub_xi": "SUB-ξ", "loo_xi": "LOO-ξ",
                 "grad_c": "GRAD-C"}
 
 
@@ -112,7 +112,9 @@ class DataCleaning(Dashboard):
         c["n_flip"] = styled(widgets.IntSlider(value=4, min=0, max=20, description="random flips"))
         c["method"] = styled(widgets.ToggleButtons(
             options=[(METHOD_NAMES[m], m) for m in CLEANING_METHODS], value="svm_xi",
-            description="score"))
+            description="score",
+            tooltips=["slack ξ of the SVM", "slack ξ of the SVM on a subsample",
+                      "leave-one-out slack ξ (span estimate)", "gradient of the bound in C_i"]))
         c["method"].style.button_width = "90px"
         c["C"] = log_slider("C", 1.0, -2, 3, step=0.1, main=True,
                             tooltip="soft-margin penalty C (log scale)")

@@ -35,6 +35,10 @@ FEATURE_DATASETS = {
     "nonlinear": ("non-linear toy: 2 relevant of 52 (polynomial, degree 2)", 50, 2),
     "digits": ("digits 0-4 vs 5-9: 64 pixels (RBF)", 200, 16),
 }
+#: The drop-down's names for the data sets (short enough for its box; the long ones are its
+#: tooltip).
+_SHORT = {"linear": "linear: 6 of 202", "nonlinear": "non-linear: 2 of 52",
+          "digits": "digits (64 pixels)"}
 _RELEVANT = {"linear": np.arange(6), "nonlinear": np.arange(2), "digits": np.array([], dtype=int)}
 _BLUE, _RED, _GREY = "#2b6cb0", "#d1495b", "#a0aec0"
 #: Seconds between two live redraws of the factors during a run.
@@ -133,8 +137,9 @@ class FeatureSelection(Dashboard):
     def _build(self):
         c = self.controls
         c["dataset"] = styled(widgets.Dropdown(
-            options=[(label, name) for name, (label, _n, _k) in FEATURE_DATASETS.items()],
-            value="linear", description="data set"))
+            options=[(_SHORT[name], name) for name in FEATURE_DATASETS], value="linear",
+            description="data set"),
+            tooltip="; ".join(label for label, _n, _k in FEATURE_DATASETS.values()))
         c["n_samples"] = styled(widgets.IntSlider(value=30, min=20, max=400, step=10,
                                                   description="n training"),
                                 tooltip="number of training points")
@@ -146,8 +151,10 @@ class FeatureSelection(Dashboard):
         c["C"] = log_slider("C (L2 margin)", 10.0, -1, 3, step=0.25,
                             tooltip="C of the L2 soft margin: a hard margin on K + I/C")
         c["schedule"] = styled(widgets.Dropdown(
-            options=[("half while > 10, then one (thesis)", "thesis"), ("always half", "half"),
-                     ("one at a time", "one")], value="thesis", description="elimination"))
+            options=[("halve, then 1 (thesis)", "thesis"), ("always halve", "half"),
+                     ("one at a time", "one")], value="thesis", description="elimination"),
+            tooltip="thesis: remove half of the features while more than 10 remain, then one "
+                    "at a time")
         c["max_iter"] = styled(widgets.IntSlider(value=30, min=1, max=100,
                                                  description="iterations"),
                                tooltip="L-BFGS iterations per stage")

@@ -24,8 +24,8 @@ from ...neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, 
                          ParzenClassifier, ParzenDensity)
 from ..viz import SURFACE_TRACES, decision_surface, ellipse_outlines, plane_bounds, surface_data
 from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, styled
-from ._toys import (BlankModel, add_toy_controls, click_problem,
-                    reset_noise_on_dataset_change)
+from ._toys import (BlankModel, add_toy_controls, click_problem, reset_noise_on_dataset_change,
+                    toy_options)
 
 __all__ = ["LocalMethodsPlayground", "DensityExplorer"]
 
@@ -390,9 +390,12 @@ class DensityExplorer(Dashboard):
 
     def _build(self):
         c = self.controls
-        options = [("spiral — Manifold Parzen spiral (thesis ch. 13)", "spiral")] + [
-            (f"{n} — {TOY_DATASETS[n][1]}", n) for n in TOY_DATASETS]
-        c["dataset"] = styled(widgets.Dropdown(options=options, value="spiral", description="data set"))
+        toys, tooltip = toy_options()
+        c["dataset"] = styled(widgets.Dropdown(options=[("spiral (thesis ch. 13)", "spiral"),
+                                                        *toys],
+                                               value="spiral", description="data set"),
+                              tooltip="spiral: the Manifold Parzen spiral of Vincent's thesis, "
+                                      "ch. 13; " + tooltip)
         c["n_samples"] = styled(widgets.IntSlider(value=300, min=30, max=1000, step=10,
                                                   description="n points"))
         c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6, description="sample seed"))
