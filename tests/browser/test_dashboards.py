@@ -350,7 +350,7 @@ def test_vicinal_risk_draws_the_ellipsoidal_vicinities(page, served, screenshots
         handle.press("ArrowLeft")
     page.wait_for_function(f"([el, before]) => ({FINGERPRINT_JS})(el) !== before",
                            arg=[chart.element_handle(), before], timeout=CHANGE_TIMEOUT_MS)
-    assert "smallest input margin" in stats.inner_text()
+    assert "smallest input margin" in stats.text_content().lower()   # in the folded details
     _assert_clean(page, dashboard.name)
     page.wait_for_timeout(1500)
     page.screenshot(path=str(screenshots / "vicinal_risk-ellipses.png"), full_page=True)
@@ -404,25 +404,28 @@ def test_svm_playground_counts_every_click(page, served, screenshots):
     first, add ten points of the chosen class, each where it was clicked (within one cell of the
     decision surface's grid, the resolution a click is read at)."""
     dashboard, chart, stats = _open_with_readout(page, served, "svm_playground")
-    page.wait_for_function("el => /added by clicks\\s+0\\b/.test(el.innerText)",
+    page.wait_for_function("el => /points added by clicks\\s+0\\b/.test(el.innerText)",
                            arg=stats.element_handle(), timeout=CHANGE_TIMEOUT_MS)
     page.wait_for_timeout(1000)          # the view's handlers are attached once it has drawn
     box = chart.locator(".nsewdrag").first.bounding_box()
-    points = [(box["x"] + box["width"] * (0.08 + 0.09 * i),
-               box["y"] + box["height"] * (0.9 - 0.085 * i if i % 2 else 0.1 + 0.08 * i))
+    # Distinct places over the plot area; their data coordinates as the axes stand before the
+    # clicks (the chart's legend, which counts the points, may shift the plot area afterwards).
+    points = [(box["x"] + box["width"] * (0.2 + 0.066 * i),
+               box["y"] + box["height"] * (0.75 - 0.05 * i if i % 2 else 0.25 + 0.05 * i))
               for i in range(10)]
+    clicked = chart.evaluate(TO_DATA_JS, points)
     before = chart.evaluate(CLASS1_JS)
     page.evaluate(CLICKS_JS, [points, 120])
-    page.wait_for_function("el => /added by clicks\\s+10\\b/.test(el.innerText)",
+    page.wait_for_function("el => /points added by clicks\\s+10\\b/.test(el.innerText)",
                            arg=stats.element_handle(), timeout=CHANGE_TIMEOUT_MS)
     page.wait_for_function(f"el => ({CLASS1_JS})(el).length === {len(before) + 10}",
                            arg=chart.element_handle(), timeout=CHANGE_TIMEOUT_MS)
-    clicked = chart.evaluate(TO_DATA_JS, points)
     added = chart.evaluate(CLASS1_JS)[len(before):]
     # the heat map's grid spacing (its x and y may be given per cell: their distinct values)
-    dx, dy = chart.evaluate("""el => [el.data[0].x, el.data[0].y].map(v => {
+    dx, dy = chart.evaluate("""el => { const h = el.data.find(t => t.type === 'heatmap');
+      return [h.x, h.y].map(v => {
       const u = [...new Set(Array.from(v).flat())].sort((a, b) => a - b);
-      return u[1] - u[0]; })""")
+      return u[1] - u[0]; }); }""")
     for (cx, cy) in clicked:
         assert any(abs(ax - cx) <= dx and abs(ay - cy) <= dy for ax, ay in added), (
             f"no point added near the click at ({cx:.3f}, {cy:.3f}); added: {added}")

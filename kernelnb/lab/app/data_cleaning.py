@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 from ...prior.cleaning import CLEANING_METHODS, rank_suspects
 from ...svm import SVC
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
-from ._base import Dashboard, Lesson, log_slider, styled
+from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, styled
 from ._plotly import FigureWidget
 from ...datasets import make_toy
 from ._toys import (BlankModel, add_toy_controls, click_problem,
@@ -110,13 +110,15 @@ class DataCleaning(Dashboard):
         c = self.controls
         add_toy_controls(c, n_value=80, n_min=20, n_max=300)
         c["n_flip"] = styled(widgets.IntSlider(value=4, min=0, max=20, description="random flips"))
+        # the slider the browser tests move: one more flip changes the chart and the numbers
+        c["n_flip"].add_class(MAIN_SLIDER_CLASS)
         c["method"] = styled(widgets.ToggleButtons(
             options=[(METHOD_NAMES[m], m) for m in CLEANING_METHODS], value="svm_xi",
             description="score",
             tooltips=["slack ξ of the SVM", "slack ξ of the SVM on a subsample",
                       "leave-one-out slack ξ (span estimate)", "gradient of the bound in C_i"]))
         c["method"].style.button_width = "90px"
-        c["C"] = log_slider("C", 1.0, -2, 3, step=0.1, main=True,
+        c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
                             tooltip="soft-margin penalty C (log scale)")
         c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05,
                                 tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")

@@ -87,6 +87,7 @@ class SVMPlayground(Dashboard):
         ("sv_fraction", "support vectors #SV / n", ".1%"),
         ("sv_text", "  free (0 < α < C) / at bound (α = C)", "s"),
         ("margin_width", "margin width 2/‖w‖", ".3g"),
+        ("n_added", "points added by clicks", "d"),
     ]
     LESSONS = (Lesson(
         claim="The fraction of support vectors bounds the leave-one-out error: on average the "
@@ -283,9 +284,8 @@ class SVMPlayground(Dashboard):
         n = stats["n_train"]
         stats["sv_fraction"] = stats["n_support"] / n
         stats["sv_text"] = f"{stats['n_free']} / {stats['n_bound']}"
-        added = (f" ({stats['n_added']} added by clicks)" if stats["n_added"] else "")
         stats["_details"] = (
-            f"{stats['n_support']} support vectors of {n} training points{added}; dual "
+            f"{stats['n_support']} support vectors of {n} training points; dual "
             f"objective {stats['dual_objective']:.5g}; {stats['n_iter']} solver iterations; "
             f"fit time {stats['fit_time_ms']:.1f} ms")
         if "path" in r:

@@ -30,7 +30,7 @@ def test_first_open_looks_right(app):
     s = app.last_stats
     assert not app.last_error and app.error.value == ""
     assert s["n_flipped"] == 4 and len(s["suspects"]) == 5
-    assert "kernelnb-main-slider" in app.controls["C"]._dom_classes
+    assert "kernelnb-main-slider" in app.controls["n_flip"]._dom_classes
     assert len(app.fig.data[I["suspects"]].x) == 5 and len(app.fig.data[I["flipped"]].x) == 4
     for key in ("labels flipped", "best rank", "mean of min(10, rank)"):
         assert key in app.stats.value
