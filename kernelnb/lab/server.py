@@ -445,6 +445,28 @@ async def _start_jupyter_server_extension(serverapp):
     if n:
         serverapp.log.info("kernelnb: Voila's render handler answers 503 past the kernel budget")
     _apply_server_voila_config(serverapp.web_app, serverapp.config)
+    _use_kernelnb_page_template(serverapp.web_app)
+    # Voila's page loads MathJax from a CDN unless the server names another URL; dashboards write
+    # their math in Unicode, so none (kernelnb serve's pages load none either).
+    serverapp.web_app.settings.setdefault("mathjax_url", "")
+
+
+def _use_kernelnb_page_template(web_app) -> int:
+    """Give Voila's render handler kernelnb's page template (``templates/voila``: Voila's "lab"
+    page without its CDN stylesheets and scripts), as ``kernelnb serve`` does in
+    ``setup_template_dirs``; the extension offers no option for it, so the handler's
+    ``template_paths`` argument is extended. Returns how many routes were changed."""
+    n = 0
+    ours = str(_TEMPLATES / "voila")
+    for host_rule in web_app.default_router.rules:
+        for rule in getattr(host_rule.target, "rules", ()):
+            kwargs = getattr(rule, "target_kwargs", None) or {}
+            paths, vc = kwargs.get("template_paths"), kwargs.get("voila_configuration")
+            if (isinstance(paths, list) and ours not in paths and vc is not None
+                    and vc.template == "lab"):
+                paths.insert(0, ours)
+                n += 1
+    return n
 
 
 def _apply_server_voila_config(web_app, config) -> int:

@@ -22,7 +22,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlparse
 
 import pytest
 
@@ -431,6 +431,10 @@ def test_a_student_sees_a_chart_in_chromium_through_the_hub(hub):
                                            "--disable-dev-shm-usage"])
         try:
             page = browser.new_context().new_page()
+            outside = []
+            page.on("request", lambda r: urlparse(r.url).hostname not in (None, "127.0.0.1",
+                                                                          "localhost")
+                    and not r.url.startswith("data:") and outside.append(r.url))
             page.goto(urljoin(hub.url, "hub/login"), timeout=60_000)
             page.fill("input[name=username]", "bob")
             page.fill("input[name=password]", USERS["bob"])
@@ -442,6 +446,7 @@ def test_a_student_sees_a_chart_in_chromium_through_the_hub(hub):
                 "() => { const g = document.querySelector('.js-plotly-plot');"
                 " return g && g.data && g.data.length > 0; }", timeout=DEADLINE * 1000)
             assert "Traceback" not in page.inner_text("body")
+            assert not outside, f"the page fetched from another host: {outside}"
         finally:
             browser.close()
     hub.times["Chromium: log in, open a dashboard, chart drawn"] = time.monotonic() - t0
