@@ -41,7 +41,9 @@ pytestmark = pytest.mark.slow
 USERS = {"alice": "alice-pw-1", "bob": "bob-pw-22", "carol": "carol-pw-333"}
 DASHBOARDS = ("margin_losses", "svm_playground")
 MAX_KERNELS = 2
-CULL_S = 25.0
+# Long enough for a page to load Voila's scripts and connect on a busy 2-core machine (a page's
+# kernel that is still unconnected after CULL_S is culled, and its chart never comes).
+CULL_S = 60.0
 DEADLINE = 150.0
 
 HUB_CONFIG = """\
