@@ -105,6 +105,9 @@ def page(browser, served):
     context.close()
 
 
+ANYWIDGET_INIT = re.compile(r"\[anywidget\] Failed to initialize model")
+
+
 def _console_problems(pg, where):
     """The warnings and errors the page logged, as one message ('' when none)."""
     problems = pg.console_problems
@@ -312,6 +315,16 @@ def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
     # what is cut, sideways scrolling and what the console logged.
     problems = _design_problems(page, screenshots, dashboard.name)
     console = _console_problems(page, where)
+    if console and all(ANYWIDGET_INIT.search(m) for m in page.console_problems):
+        # Seen once in a whole run (active learning, 2 cores busy with the rest of the suite):
+        # one figure's front-end model failed to start. Say so and try a fresh page; the test
+        # still fails if the second page logs anything.
+        warnings.warn(f"{where}: {console}; reloading once")
+        page.console_problems.clear()
+        _open_and_move(page, served, dashboard)
+        page.wait_for_timeout(2500)
+        problems = _design_problems(page, screenshots, dashboard.name)
+        console = _console_problems(page, where)
     assert not problems and not console, "\n".join(
         ([f"{where}: {len(problems)} layout problem(s):"] + problems if problems else [])
         + ([console] if console else []))
