@@ -104,7 +104,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
              "cull_unconnected, at most 30 s.")
 
     def __new__(cls, *args, **kwargs):
-        # Voila 0.5.13 offers no public hook for the preheated pool's refill policy: its
+        # Voila 0.5.8 to 0.5.13 offer no public hook for the preheated pool's refill policy: its
         # init_settings wraps multi_kernel_manager_class in a class it builds itself
         # (voila.voila_kernel_manager.voila_kernel_manager_factory), whose fill_if_needed,
         # get_pool_size and get_rendered_notebook shadow this class's. When Voila instantiates
@@ -274,7 +274,7 @@ def _ready(task) -> bool:
     return task.done() and not task.cancelled() and task.exception() is None
 
 
-#: What PoolKeeper overrides or uses of Voila's preheating kernel manager (Voila 0.5.13):
+#: What PoolKeeper overrides or uses of Voila's preheating kernel manager (Voila 0.5.8 to 0.5.13):
 #: methods, with their parameters as PoolKeeper calls and overrides them, and attributes.
 _VOILA_POOL_METHODS = {
     "fill_if_needed": ("self", "delay", "notebook_name", "extra_kernel_env_variables", "kwargs"),
@@ -308,7 +308,7 @@ class PoolKeeper(LoggingConfigurable):
     Voila's ``fill_delay`` is not used (``refill_quiet`` takes its place).
     """
 
-    # Voila 0.5.13 offers no public hook for the pool's refill policy nor for the order in which
+    # Voila 0.5.8 to 0.5.13 offer no public hook for the pool's refill policy nor for the order in which
     # pooled kernels are taken: this mixin overrides fill_if_needed, get_pool_size and
     # get_rendered_notebook of Voila's class and works on its pool (_pools: notebook -> tasks of
     # _initialize, which starts a kernel and renders the notebook). _VOILA_POOL_METHODS lists

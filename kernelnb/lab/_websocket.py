@@ -174,7 +174,7 @@ class HardenedVoilaWebsocketHandler(_voila_handler_base()):
         return V1_PROTOCOL if V1_PROTOCOL in subprotocols else None
 
     def write_message(self, message, binary=False):
-        # Voila 0.5.13 offers no public hook for how its handler reads outgoing frames: this
+        # Voila 0.5.8 to 0.5.13 offer no public hook for how its handler reads outgoing frames: this
         # overrides its write_message (dropping execute_input as it does) and calls the one of
         # its parent class directly.
         header = _safe_header(message)

@@ -318,7 +318,7 @@ class KernelnbVoila(Voila):
             # a pool that nobody keeps (see BudgetKernelManager.__new__).
             raise RuntimeError(
                 "kernelnb: this Voila's preheated-kernel manager is not one kernelnb can keep "
-                "within the kernel budget (kernelnb was written against Voila 0.5.13); serve "
+                "within the kernel budget (kernelnb was written against Voila 0.5.8 to 0.5.13); serve "
                 "without --preheat / VoilaConfiguration.preheat_kernel")
         return settings
 
@@ -342,7 +342,7 @@ class KernelnbVoila(Voila):
             (url_path_join(base, r"/kernelnb/api/status"), StatusHandler),
             (url_path_join(base, re.escape(self._plotly_route)), PlotlyBundleHandler),
         ]
-        # Voila 0.5.13 offers no public hook for its handler classes: its own are replaced by
+        # Voila 0.5.8 to 0.5.13 offer no public hook for its handler classes: its own are replaced by
         # kernelnb's subclasses in the list init_handlers returns. A Voila whose list no longer
         # holds one of them fails here rather than serve without the websocket checks or the
         # budget page.
@@ -355,7 +355,7 @@ class KernelnbVoila(Voila):
         missing = sorted(c.__name__ for c in expected - {h[1] for h in handlers})
         if missing:
             raise RuntimeError(f"kernelnb: Voila serves no {', '.join(missing)} any more "
-                               "(kernelnb was written against Voila 0.5.13)")
+                               "(kernelnb was written against Voila 0.5.8 to 0.5.13)")
         handlers = [(h[0], replace.get(h[1], h[1]), *h[2:]) for h in handlers]
         # Tornado takes the first matching rule: ours go before Voila's tree at the root.
         return ours + handlers
