@@ -308,8 +308,8 @@ class PoolKeeper(LoggingConfigurable):
     Voila's ``fill_delay`` is not used (``refill_quiet`` takes its place).
     """
 
-    # Voila 0.5.8 to 0.5.13 offer no public hook for the pool's refill policy nor for the order in which
-    # pooled kernels are taken: this mixin overrides fill_if_needed, get_pool_size and
+    # Voila 0.5.8 to 0.5.13 offer no public hook for the pool's refill policy nor for the order
+    # in which pooled kernels are taken: this mixin overrides fill_if_needed, get_pool_size and
     # get_rendered_notebook of Voila's class and works on its pool (_pools: notebook -> tasks of
     # _initialize, which starts a kernel and renders the notebook). _VOILA_POOL_METHODS lists
     # what it relies on; tests/test_server_hardening.py checks it against the installed Voila.

@@ -318,8 +318,8 @@ class KernelnbVoila(Voila):
             # a pool that nobody keeps (see BudgetKernelManager.__new__).
             raise RuntimeError(
                 "kernelnb: this Voila's preheated-kernel manager is not one kernelnb can keep "
-                "within the kernel budget (kernelnb was written against Voila 0.5.8 to 0.5.13); serve "
-                "without --preheat / VoilaConfiguration.preheat_kernel")
+                "within the kernel budget (kernelnb was written against Voila 0.5.8 to 0.5.13); "
+                "serve without --preheat / VoilaConfiguration.preheat_kernel")
         return settings
 
     def setup_template_dirs(self):
@@ -342,8 +342,8 @@ class KernelnbVoila(Voila):
             (url_path_join(base, r"/kernelnb/api/status"), StatusHandler),
             (url_path_join(base, re.escape(self._plotly_route)), PlotlyBundleHandler),
         ]
-        # Voila 0.5.8 to 0.5.13 offer no public hook for its handler classes: its own are replaced by
-        # kernelnb's subclasses in the list init_handlers returns. A Voila whose list no longer
+        # Voila 0.5.8 to 0.5.13 offer no public hook for its handler classes: its own are replaced
+        # by kernelnb's subclasses in the list init_handlers returns. A Voila whose list no longer
         # holds one of them fails here rather than serve without the websocket checks or the
         # budget page.
         replace = {VoilaKernelWebsocketHandler: HardenedVoilaWebsocketHandler,
