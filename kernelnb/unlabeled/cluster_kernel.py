@@ -133,24 +133,10 @@ def transfer_function(eigenvalues, transfer="poly-step", r=10, p=0.5, q=2.0, t=5
     return np.where(head, lam ** float(p), lam ** float(q))
 
 
-class _RBFGraph:
-    """Shared by the cluster and random-walk kernels: the RBF matrix of the fitted points (the
-    package's one kernel specification, :class:`kernelnb.kernels.KernelSpec`) and its degrees."""
-
-    def _fit_graph(self, X):
-        X = check_input(self, X, reset=True, dtype=np.float64, order="C")
-        self.kernel_ = _k.KernelSpec(kernel="rbf", sigma=self.sigma).fit(X)
-        self.sigma_ = float(self.kernel_.sigma)
-        K = np.asarray(self.kernel_(X), dtype=np.float64)
-        K = 0.5 * (K + K.T)
-        self.X_fit_ = X
-        self.degrees_ = K.sum(axis=1)
-        return X, K
-
-    def _kernel_rows(self, X):
-        check_is_fitted(self, "X_fit_")
-        X = check_input(self, X, reset=False, dtype=np.float64, order="C")
-        return np.asarray(self.kernel_(X, self.X_fit_), dtype=np.float64)
+class _EmbeddingKernel:
+    """Shared by the kernels given by an embedding of the fitted points (``_fit`` sets
+    ``embedding_``, ``transform`` maps new points): ``fit``, ``fit_transform`` and the kernel
+    ``z(X) z(Y)'``."""
 
     def kernel(self, X=None, Y=None):
         """The new kernel ``K~(X, Y) = z(X) z(Y)'``.
@@ -215,6 +201,26 @@ class _RBFGraph:
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64"]
         return tags
+
+
+class _RBFGraph(_EmbeddingKernel):
+    """Shared by the cluster and random-walk kernels: the RBF matrix of the fitted points (the
+    package's one kernel specification, :class:`kernelnb.kernels.KernelSpec`) and its degrees."""
+
+    def _fit_graph(self, X):
+        X = check_input(self, X, reset=True, dtype=np.float64, order="C")
+        self.kernel_ = _k.KernelSpec(kernel="rbf", sigma=self.sigma).fit(X)
+        self.sigma_ = float(self.kernel_.sigma)
+        K = np.asarray(self.kernel_(X), dtype=np.float64)
+        K = 0.5 * (K + K.T)
+        self.X_fit_ = X
+        self.degrees_ = K.sum(axis=1)
+        return X, K
+
+    def _kernel_rows(self, X):
+        check_is_fitted(self, "X_fit_")
+        X = check_input(self, X, reset=False, dtype=np.float64, order="C")
+        return np.asarray(self.kernel_(X, self.X_fit_), dtype=np.float64)
 
 
 class ClusterKernel(_RBFGraph, TransformerMixin, BaseEstimator):

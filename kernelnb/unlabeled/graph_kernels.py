@@ -17,14 +17,13 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils.validation import check_is_fitted
 
-from .._fit import fit_context
 from .._validation import POSITIVE, Interval, StrOptions, check_input
-from .cluster_kernel import _RBFGraph
+from .cluster_kernel import _EmbeddingKernel, _RBFGraph
 
 __all__ = ["ShortestPathKernel", "SpectralKernel"]
 
 
-class ShortestPathKernel(TransformerMixin, BaseEstimator):
+class ShortestPathKernel(_EmbeddingKernel, TransformerMixin, BaseEstimator):
     """The shortest-path "kernel" ``exp(-d_SP^2 / (2 sigma^2))`` (Chapelle's thesis §7.4.2).
 
     ``d_SP^2(x_i, x_j) = min over paths of sum_p ||x_(i_p) - x_(i_(p+1))||^2``, the paths
@@ -118,24 +117,6 @@ class ShortestPathKernel(TransformerMixin, BaseEstimator):
         self.embedding_ = self._U * np.sqrt(self._lam)
         return self
 
-    @fit_context
-    def fit(self, X, y=None):
-        """Fit on all the points, labeled and unlabeled together.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-            The labeled and unlabeled points.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : ShortestPathKernel
-            The fitted map.
-        """
-        return self._fit(X)
-
     def shortest_distances(self, X):
         """``d_SP^2`` from each row of X to the fitted points, entering by its nearest ones.
 
@@ -177,30 +158,6 @@ class ShortestPathKernel(TransformerMixin, BaseEstimator):
         with np.errstate(over="ignore"):
             Kx = np.exp(-self.shortest_distances(X) / (2.0 * float(self.sigma) ** 2))
         return Kx @ self._U / np.sqrt(self._lam)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.transformer_tags.preserves_dtype = ["float64"]
-        return tags
-
-    def kernel(self, X=None, Y=None):
-        """The clipped kernel ``K~(X, Y) = z(X) z(Y)'``.
-
-        Parameters
-        ----------
-        X : array of shape (n_x, n_features) or None, default=None
-            The points of the rows; None: the fitted points.
-        Y : array of shape (n_y, n_features) or None, default=None
-            The points of the columns; None: ``Y = X``.
-
-        Returns
-        -------
-        ndarray of shape (n_x, n_y)
-            The kernel matrix.
-        """
-        ZX = self.embedding_ if X is None else self.transform(X)
-        ZY = ZX if Y is None else self.transform(Y)
-        return ZX @ ZY.T
 
 
 class SpectralKernel(_RBFGraph, TransformerMixin, BaseEstimator):
