@@ -344,8 +344,8 @@ def test_each_student_gets_the_gallery_and_two_dashboards_through_the_proxy(hub)
 
 
 def test_a_student_cannot_reach_another_students_server_or_kernels(hub):
-    if not hub.kernels:
-        pytest.skip("needs the kernels of the first test")
+    # not a skip: without the first test's kernels this one cannot check anything, so it fails
+    assert hub.kernels, "the first test opened no kernels (see its failure)"
     bob = hub.sessions["bob"]
     alice_kid = hub.kernels["alice"][0]
     for path in ("kernelnb/", f"api/kernels/{alice_kid}",
@@ -370,8 +370,8 @@ def test_a_student_cannot_reach_another_students_server_or_kernels(hub):
 
 
 def test_the_websocket_check_and_the_kernel_budget_hold_in_each_server(hub):
-    if not hub.kernels:
-        pytest.skip("needs the kernels of the first test")
+    # not a skip: without the first test's kernels this one cannot check anything, so it fails
+    assert hub.kernels, "the first test opened no kernels (see its failure)"
     carol = hub.sessions["carol"]
     # A third dashboard past Carol's budget of two: the class-is-full page, through the proxy.
     third = hub.user_url("carol", "voila/render/dashboards/kmp_playground.ipynb")
@@ -395,8 +395,8 @@ def test_the_websocket_check_and_the_kernel_budget_hold_in_each_server(hub):
 
 
 def test_kernels_without_a_page_are_culled_in_each_server(hub):
-    if not hub.kernels:
-        pytest.skip("needs the kernels of the first test")
+    # not a skip: without the first test's kernels this one cannot check anything, so it fails
+    assert hub.kernels, "the first test opened no kernels (see its failure)"
 
     async def close_all():
         for sockets in hub.sockets.values():
