@@ -629,9 +629,9 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
     >>> rng = np.random.RandomState(0)
     >>> X = rng.uniform(-2, 2, (80, 4))
     >>> y = np.sin(2 * X[:, 0]) + 0.05 * rng.randn(80)      # only the first feature matters
-    >>> model = ScalingRidge(max_iter=50).fit(X, y)
-    >>> bool(model.scales_[0] > 3 * model.scales_[1:].max())
-    True
+    >>> model = ScalingRidge(max_iter=50, random_state=0).fit(X, y)
+    >>> int(np.argmax(model.scales_))                           # the tuned scales find it
+    0
     """
 
     _parameter_constraints = {
