@@ -7,7 +7,7 @@ import sysconfig
 import tempfile
 
 import numpy as np
-from Cython.Build import cythonize
+from Cython.Distutils import build_ext
 from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
@@ -52,9 +52,18 @@ MODULES = {
 }
 
 
+DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": False,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+}
+
+
 def _ext(name, extra):
     path = name.replace(".", "/") + ".pyx"
-    return Extension(
+    ext = Extension(
         name,
         [path],
         include_dirs=[np.get_include()],
@@ -62,9 +71,25 @@ def _ext(name, extra):
         extra_compile_args=["-O3"] + extra + OMP_C,
         extra_link_args=OMP_L,
     )
+    ext.cython_directives = DIRECTIVES
+    return ext
 
 
 extensions = [_ext(m, f) for m, f in MODULES.items() if os.path.exists(m.replace(".", "/") + ".pyx")]
+
+class ParallelBuildExt(build_ext):
+    """Builds the extensions side by side (``build_ext --parallel`` on every core by default).
+
+    Cython's ``build_ext`` translates each ``.pyx`` inside its own worker, so one module's C
+    compiler run overlaps the next module's translation: the six modules take about half the
+    time on two cores (it matters for every ``pip install``, CI's included).  Threads, not
+    processes: nothing re-imports this file."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
+
 
 class BuildWithDashboards(build_py):
     """Copies the repository's ``dashboards/*.ipynb`` into the package (``kernelnb/lab/dashboards``),
@@ -82,15 +107,6 @@ class BuildWithDashboards(build_py):
 
 
 setup(
-    cmdclass={"build_py": BuildWithDashboards},
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives={
-            "language_level": 3,
-            "boundscheck": False,
-            "wraparound": False,
-            "cdivision": True,
-            "initializedcheck": False,
-        },
-    ),
+    cmdclass={"build_py": BuildWithDashboards, "build_ext": ParallelBuildExt},
+    ext_modules=extensions,
 )
