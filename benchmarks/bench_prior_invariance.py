@@ -12,8 +12,15 @@ translation invariance on digits (section 6.6.3, Figs. 6.7-6.8 in kind) and a ti
 
 * Fashion-MNIST (``--fashion``): the digits protocol on 28 x 28 images, a resolution closer to
   USPS's 16 x 16 than the 8 x 8 digits.
+* The thesis's setting of Fig. 6.7 (``--thesis-setting``): SVM, VSV, ISVM and IH_KPCA over the
+  trade-off grid, one translation at a time (horizontal, vertical), 317 training images, the
+  kernel (x . y / 256)^3 on 16 x 16 images, tangents from the 1-pixel translates (forward
+  differences), both feature-space tangents (the derivative, eq. 6.8, and the difference,
+  eq. 6.7), on the 8 x 8 digits, the digits brought to 16 x 16 and Fashion-MNIST at 16 x 16;
+  then the number of training images on the 16 x 16 digits.  A ranking table closes it.
 
-Usage: python benchmarks/bench_prior_invariance.py [--quick] [--only-timing | --fashion]
+Usage: python benchmarks/bench_prior_invariance.py [--quick]
+       [--only-timing | --fashion | --thesis-setting]
 """
 import argparse
 
@@ -21,8 +28,11 @@ import numpy as np
 
 from kernelnb.reproductions.chapelle.invariance import (PUBLISHED_TOY_TABLE_6_1,
                                                         PUBLISHED_USPS_RATIO, TOY_METHODS,
+                                                        digits16_translation_data,
                                                         digits_scaling_table, digits_timing_table,
+                                                        digits_translation_data,
                                                         digits_translation_experiment,
+                                                        fashion16_translation_data,
                                                         fashion_translation_data, mean_and_sem,
                                                         rotation_toy_experiment)
 
@@ -159,6 +169,76 @@ def scaling_report(rows):
     print()
 
 
+THESIS_METHODS = ("ISVM", "IH_KPCA", "ISVM (6.7)", "IH_KPCA (6.7)")
+
+
+def ranking_rows(name, res):
+    """One row per translation: SVM, VSV and each invariant SVM at its best trade-off of the
+    grid (read on the test set, as one reads Fig. 6.7), and the order."""
+    rows = []
+    for inv, table in res["error"].items():
+        cells = {"SVM": mean_and_sem(table["SVM"]), "VSV": mean_and_sem(table["VSV"])}
+        best = {}
+        for m in (m for m in table if m not in ("SVM", "VSV")):
+            mean, sem = mean_and_sem(table[m])
+            k = int(np.nanargmin(mean))
+            cells[m] = (mean[k], sem[k])
+            best[m] = res["invariances"][k]
+        order = " < ".join(sorted(cells, key=lambda m: cells[m][0]))
+        rows.append((name, inv, res["n_train"], cells, best, np.nanmean(res["ratio"][inv]),
+                     order))
+    return rows
+
+
+def ranking_report(rows):
+    methods = list(rows[0][3])
+    print("## Ranking at each method's best trade-off of the grid (test error %, mean +- sem; "
+          "the trade-off in brackets; the order from the lowest error)")
+    print()
+    print("| data | translation | n_train | " + " | ".join(methods)
+          + " | ratio (6.13) | order |")
+    print("|---" * (len(methods) + 5) + "|")
+    for name, inv, n, cells, best, ratio, order in rows:
+        out = []
+        for m in methods:
+            text = pct(*cells[m])
+            out.append(text + (f" [{best[m]:g}]" if m in best else ""))
+        print(f"| {name} | {inv} | {n} | " + " | ".join(out) + f" | {ratio:.2f} | {order} |")
+    print()
+
+
+def thesis_setting(quick=False):
+    """Fig. 6.7's comparison on the data at hand (USPS is not available)."""
+    from _common import fashion
+    grid = (0.0, 0.99, 0.9999) if quick else (0.0, 0.9, 0.99, 0.999, 0.9999, 0.99999)
+    seeds = 1 if quick else 3
+    n_pool, n_test = (1000, 500) if quick else (3000, 2000)
+    Xp, yp = fashion("train")
+    Xt, yt = fashion("test")
+    pick = np.random.RandomState(0)
+    ip = pick.choice(Xp.shape[0], n_pool, replace=False)
+    it = pick.choice(Xt.shape[0], n_test, replace=False)
+    f16 = fashion16_translation_data(Xp[ip], yp[ip])
+    f16_test = fashion16_translation_data(Xt[it], yt[it])[:2]
+    sets = [("digits 8x8", (*digits_translation_data(), (8, 8)), None),
+            ("digits 16x16", digits16_translation_data(), None),
+            ("Fashion 16x16", f16, f16_test)]
+    common = dict(transformations=("horizontal", "vertical"), invariances=grid,
+                  n_splits=seeds, methods=THESIS_METHODS, C=10.0)
+    rows = []
+    for name, data, test in sets:
+        res = digits_translation_experiment(data=data, test=test, **common)
+        digits_report(res, f"{name} (kernel (x . y / d)^3 on [-1, 1] pixels, d = the number of "
+                           "pixels; '(6.7)': feature-space tangents by finite differences)")
+        rows += ranking_rows(name, res)
+    for n in ((100,) if quick else (100, 1000)):
+        res = digits_translation_experiment(data=digits16_translation_data(), n_train=n,
+                                            **{**common, "transformations": ("horizontal",)})
+        digits_report(res, "digits 16x16")
+        rows += ranking_rows("digits 16x16", res)
+    ranking_report(rows)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="few runs, for a smoke test")
@@ -166,7 +246,13 @@ def main(argv=None):
                     help="only the timing and scaling tables")
     ap.add_argument("--fashion", action="store_true",
                     help="only the translation experiment on Fashion-MNIST (28 x 28)")
+    ap.add_argument("--thesis-setting", action="store_true",
+                    help="only Fig. 6.7's comparison (SVM, VSV, ISVM, IH_KPCA over the trade-off) "
+                         "on digits 8x8, digits 16x16 and Fashion-MNIST 16x16")
     args = ap.parse_args(argv)
+    if args.thesis_setting:
+        thesis_setting(args.quick)
+        return
     sizes = (317, 634) if args.quick else (317, 634, 1300)
     if args.fashion:
         from _common import fashion

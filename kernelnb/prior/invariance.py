@@ -368,6 +368,19 @@ def _tangent_norms2(kernel, P, V):
                      for i in range(P.shape[0])])
 
 
+def _feature_differences(kernel, P, Q, Y):
+    """``D[i, j] = K(q_i, y_j) - K(p_i, y_j) = (Phi(q_i) - Phi(p_i)) . Phi(y_j)``: the
+    feature-space differences of thesis eq. (6.11)'s first line (``q_i = p_i + dx_i``)."""
+    return kernel(Q, Y) - kernel(P, Y)
+
+
+def _difference_norms2(kernel, P, Q, block=256):
+    """``||Phi(q_i) - Phi(p_i)||^2 = K(q_i, q_i) - 2 K(q_i, p_i) + K(p_i, p_i)``, row by row."""
+    paired = np.concatenate([np.diagonal(kernel(Q[i:i + block], P[i:i + block]))
+                             for i in range(0, P.shape[0], block)])
+    return np.clip(kernel.diag(Q) - 2.0 * paired + kernel.diag(P), 0.0, None)
+
+
 def _eigh(A):
     """Eigendecomposition of a symmetric matrix, on one BLAS thread when it is small (see
     :func:`kernelnb._threads.blas_threads_for`: on a loaded machine a second BLAS thread costs
@@ -827,6 +840,7 @@ class _TangentKernelSVC(_InvariantBase):
         **_InvariantBase._parameter_constraints,
         "invariance": _TRADE_OFF,
         "scale_free": ["boolean"],
+        "feature_tangents": [StrOptions({"derivative", "difference"})],
     }
 
     @fit_context
@@ -857,6 +871,13 @@ class _TangentKernelSVC(_InvariantBase):
     def _base_kernel(self, X):
         return _k.KernelSpec(kernel=self.kernel, sigma=self.sigma, degree=self.degree,
                              coef0=self.coef0).fit(X)
+
+    def _feature_tangent_products(self, P, V, Y):
+        """``dPhi(p_i) . Phi(y_j)``: the derivative along ``v_i`` (eq. 6.11, second line) or the
+        difference ``Phi(p_i + v_i) - Phi(p_i)`` (first line), per ``feature_tangents``."""
+        if self.feature_tangents == "difference":
+            return _feature_differences(self.kernel_, P, P + V, Y)
+        return kernel_input_derivative(self.kernel_, P, V, Y)
 
     def _fit_precomputed(self, Kmat, y):
         self.svc_ = self._svc(kernel="precomputed").fit(Kmat, y)
@@ -913,6 +934,12 @@ class InvariantSVC(_TangentKernelSVC):
         ``(height, width)`` of the images, for image transformations.
     step : float or list of float, optional
         Finite-difference steps of :func:`tangent_vectors`.
+    feature_tangents : {'derivative', 'difference'}, default='derivative'
+        The tangent vectors in feature space: ``dPhi(x_i) = J_Phi(x_i) dx_i``, the derivative
+        of eq. (6.8) and of the second line of eq. (6.11), or ``Phi(x_i + dx_i) - Phi(x_i)``,
+        the finite difference of eq. (6.7) and of the first line of eq. (6.11).  They agree
+        for small ``dx_i``; for a 1-pixel translation and a polynomial kernel they do not (the
+        thesis writes both and does not say which its digit experiment used).
     C : float, default=1.0
         Soft-margin penalty (``np.inf``: the hard margin).
     kernel : {'rbf', 'linear', 'poly'} or callable, default='rbf'
@@ -968,10 +995,11 @@ class InvariantSVC(_TangentKernelSVC):
     """
 
     def __init__(self, *, invariance=0.5, scale_free=True, transformation="rotate_2d",
-                 image_shape=None, step=None, C=1.0, kernel="rbf", sigma=1.0, degree=3,
-                 coef0=1.0, tol=1e-3, max_iter=-1, precision="float32"):
+                 image_shape=None, step=None, feature_tangents="derivative", C=1.0, kernel="rbf",
+                 sigma=1.0, degree=3, coef0=1.0, tol=1e-3, max_iter=-1, precision="float32"):
         self.invariance = invariance
         self.scale_free = scale_free
+        self.feature_tangents = feature_tangents
         self.transformation = transformation
         self.image_shape = image_shape
         self.step = step
@@ -986,14 +1014,18 @@ class InvariantSVC(_TangentKernelSVC):
 
     def _fit_tangents(self, X, y, P, V):
         kern = self.kernel_ = self._base_kernel(X)
-        Kt = kernel_tangent_gram(kern, P, V)
+        if self.feature_tangents == "difference":
+            Q = P + V                                      # the transformed points L_t x_i
+            Kt = kern(Q) - kern(Q, P) - kern(P, Q) + kern(P)                 # eq. (6.7)
+        else:
+            Kt = kernel_tangent_gram(kern, P, V)                             # eq. (6.8)
         Kt = (Kt + Kt.T) / 2.0
         g = (scale_free_invariance(self.invariance, np.trace(Kt)) if self.scale_free
              else float(self.invariance))
         lam, U = _eigh(Kt)
         lam, U = np.clip(lam[::-1], 0.0, None), U[:, ::-1]
         w = g / (1.0 - g + g * lam)                        # the eigen-weights of the correction
-        G = kernel_input_derivative(kern, P, V, X)         # (m, n): g before the rotation by U
+        G = self._feature_tangent_products(P, V, X)        # (m, n): g before the rotation by U
         UG = U.T @ G
         Kmat = (kern(X) - UG.T @ (w[:, None] * UG)) / (1.0 - g)
         Kmat = (Kmat + Kmat.T) / 2.0
@@ -1011,9 +1043,8 @@ class InvariantSVC(_TangentKernelSVC):
         return self
 
     def _kernel_to(self, X, sv):
-        kern = self.kernel_
-        D = kernel_input_derivative(kern, self._P, self._V, X)      # (m, n_test)
-        return (kern(X, self._X_sv) - D.T @ self._H) / (1.0 - self.invariance_)
+        D = self._feature_tangent_products(self._P, self._V, X)     # (m, n_test)
+        return (self.kernel_(X, self._X_sv) - D.T @ self._H) / (1.0 - self.invariance_)
 
 
 class InvariantKPCASVC(_TangentKernelSVC):
@@ -1041,6 +1072,10 @@ class InvariantKPCASVC(_TangentKernelSVC):
         ``(height, width)`` of the images, for image transformations.
     step : float or list of float, optional
         Finite-difference steps of :func:`tangent_vectors`.
+    feature_tangents : {'derivative', 'difference'}, default='derivative'
+        ``dpsi(x_i) = J_psi(x_i) dx_i`` (the thesis's expression of section 6.3.2) or its
+        definition there, the difference ``psi(x_i + dx_i) - psi(x_i)``; the ratio (6.13)
+        then divides by ``||Phi(x_i + dx_i) - Phi(x_i)||`` (see :class:`InvariantSVC`).
     n_components : int or None, default=None
         Components of the kernel PCA map (:class:`kernelnb.prior.KernelPCAMap`).
     method : {'exact', 'subset', 'cholesky'}, default='exact'
@@ -1115,11 +1150,12 @@ class InvariantKPCASVC(_TangentKernelSVC):
     }
 
     def __init__(self, *, invariance=0.5, scale_free=True, transformation="rotate_2d",
-                 image_shape=None, step=None, n_components=None, method="exact",
-                 random_state=None, C=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=1.0,
-                 tol=1e-3, max_iter=-1, precision="float32"):
+                 image_shape=None, step=None, feature_tangents="derivative", n_components=None,
+                 method="exact", random_state=None, C=1.0, kernel="rbf", sigma=1.0, degree=3,
+                 coef0=1.0, tol=1e-3, max_iter=-1, precision="float32"):
         self.invariance = invariance
         self.scale_free = scale_free
+        self.feature_tangents = feature_tangents
         self.transformation = transformation
         self.image_shape = image_shape
         self.step = step
@@ -1149,11 +1185,13 @@ class InvariantKPCASVC(_TangentKernelSVC):
         kern = self.kernel_ = kpca.kernel_
         self.kpca_ = kpca
         # d psi = J_psi dx: psi(x) = k_B(x) A - offset, k_B(x) minus its mean for the exact map
-        D = kernel_input_derivative(kern, P, V, kpca.basis_points_)
+        # (or d psi = psi(x + dx) - psi(x), the same affine map of the kernel differences)
+        D = self._feature_tangent_products(P, V, kpca.basis_points_)
         if self.method == "exact":
             D -= D.mean(axis=1, keepdims=True)
         dPsi = D @ kpca.projection_
-        dphi2 = _tangent_norms2(kern, P, V)
+        dphi2 = (_difference_norms2(kern, P, P + V) if self.feature_tangents == "difference"
+                 else _tangent_norms2(kern, P, V))
         norm_psi = np.sqrt(np.einsum("ij,ij->i", dPsi, dPsi))
         ratios = np.ones(P.shape[0])
         pos = dphi2 > 0

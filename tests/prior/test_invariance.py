@@ -374,3 +374,118 @@ def test_bad_arguments():
         VirtualSVC(step=0.0).fit(X, y)
     with pytest.raises(ValueError, match="two classes"):
         InvariantSVC().fit(X, np.ones(20))
+
+
+def test_invariant_linear_map_against_sqrtm():
+    """C_gamma^{-1} of eq. (6.2) against scipy's matrix square root, for (m, d) and (n, k, d)
+    tangents (the k invariances of a point are k rows of Sigma)."""
+    from scipy.linalg import sqrtm
+    rng = np.random.RandomState(2)
+    T = rng.randn(6, 2, 4) * np.array([3.0, 1.0, 0.1, 0.0])    # Sigma is singular
+    for scale_free in (False, True):
+        Cinv, g = invariant_linear_map(T, 0.8, scale_free=scale_free)
+        flat = T.reshape(-1, 4)
+        C = np.real(sqrtm((1 - g) * np.eye(4) + g * flat.T @ flat))
+        np.testing.assert_allclose(Cinv, np.linalg.inv(C), atol=1e-10)
+
+
+def test_central_translation_tangent_is_the_image_derivative():
+    """On a smooth image the central difference of the 1-pixel translations is -dI/dc (a move
+    to the right) within the Taylor remainder h^2/6 max|I'''| (h = 1 pixel); the thesis's
+    forward difference L_1 x - x is not a derivative but the 1-pixel translate itself."""
+    s, c0, r0 = 2.5, 7.3, 7.8
+    r, c = np.meshgrid(np.arange(16.0), np.arange(16.0), indexing="ij")
+    u = c - c0
+    img = np.exp(-(u ** 2 + (r - r0) ** 2) / (2 * s ** 2))
+    T = tangent_vectors(img.reshape(1, -1), "translate_x").reshape(16, 16)
+    third = np.abs((3 * u / s ** 4 - u ** 3 / s ** 6) * img)
+    bound = third.max() / 6
+    inner = (slice(None), slice(1, -1))                 # the edge pixels are repeated outside
+    err = np.abs(T - u / s ** 2 * img)[inner]
+    assert err.max() <= bound
+    assert bound < 0.1 * np.abs(u / s ** 2 * img).max()
+    F = tangent_vectors(img.reshape(1, -1), "translate_x", method="forward").reshape(16, 16)
+    np.testing.assert_allclose(F[:, 1:], img[:, :-1] - img[:, 1:], atol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [InvariantSVC, InvariantKPCASVC])
+def test_invariance_to_one_is_the_svm_orthogonal_to_the_tangents(cls):
+    """gamma -> 1: (1 - gamma) K~ tends to the kernel of the feature space projected
+    orthogonally to the tangents, so the hard-margin machine is the SVM on the projected
+    explicit features (rotations of the circle leave the constant and x1^2 + x2^2)."""
+    X, y = circle(25, 3)
+    T = np.c_[-X[:, 1], X[:, 0]]                         # the exact rotation tangents
+    Phi, J = poly2_features(X)
+    dPhi = np.einsum("nij,nj->ni", J, T)
+    proj = np.eye(6) - np.linalg.pinv(dPhi) @ dPhi        # onto the complement of span dPhi
+    assert np.linalg.matrix_rank(proj, tol=1e-8) == 2
+    ref = SVC(kernel="linear", C=np.inf, **EXACT).fit(Phi @ proj, y)
+    clf = cls(invariance=1 - 1e-7, scale_free=False, kernel="poly", degree=2, coef0=1.0,
+              C=np.inf, **EXACT).fit(X, y, tangents=T)
+    Xt, _ = circle(40, 4)
+    Phit, _ = poly2_features(Xt)
+    ref_dec = ref.decision_function(Phit @ proj)
+    np.testing.assert_allclose(clf.decision_function(Xt), ref_dec,
+                               atol=1e-4 * np.abs(ref_dec).max())
+    assert clf.invariance_rms_ < 1e-4 * np.sqrt(np.mean(ref_dec ** 2))
+
+
+def test_difference_tangents_equal_the_invariant_hyperplane_on_feature_differences():
+    """feature_tangents='difference': dPhi(x_i) = Phi(x_i + dx_i) - Phi(x_i) (eq. 6.7) for a
+    finite dx_i; ISVM and IH_KPCA (ratio 1: the points span the feature space) against the
+    functional (6.1) minimised over w in the explicit feature space of (1 + x.y)^2."""
+    X, y = circle(25, 3)
+    T = 0.4 * tangent_vectors(X, "rotate_2d")            # a finite step: not a derivative
+    Phi, J = poly2_features(X)
+    dPhi = poly2_features(X + T)[0] - Phi
+    assert np.abs(dPhi - np.einsum("nij,nj->ni", J, T)).max() > 0.05   # the two differ here
+    Xt, _ = circle(40, 4)
+    Phit, _ = poly2_features(Xt)
+    common = dict(invariance=0.99, kernel="poly", degree=2, coef0=1.0, C=np.inf,
+                  feature_tangents="difference", **EXACT)
+    isvm = InvariantSVC(**common).fit(X, y, tangents=T)
+    assert isvm.invariance_ == pytest.approx(scale_free_invariance(0.99, (dPhi ** 2).sum()))
+    w, b = brute_force_invariant_svm(Phi, y, dPhi, isvm.invariance_)
+    np.testing.assert_allclose(isvm.decision_function(Xt), Phit @ w + b, atol=1e-5)
+    # at this trade-off the derivative tangents give another machine
+    other = InvariantSVC(**{**common, "feature_tangents": "derivative"}).fit(X, y, tangents=T)
+    assert np.abs(other.decision_function(Xt) - (Phit @ w + b)).max() > 0.5
+    # (6.14) is then the change of the output under the transformation, f(x + dx) - f(x)
+    np.testing.assert_allclose(isvm.invariance_rms_, np.sqrt(np.mean((dPhi @ w) ** 2)),
+                               rtol=1e-4)
+    ih = InvariantKPCASVC(**common).fit(X, y, tangents=T)
+    np.testing.assert_allclose(ih.information_ratios_, 1.0, atol=1e-8)
+    np.testing.assert_allclose(ih.decision_function(Xt), Phit @ w + b, atol=1e-5)
+
+
+@pytest.mark.parametrize("feature_tangents", ["derivative", "difference"])
+def test_kpca_tangents_are_those_of_the_map(feature_tangents):
+    """IH_KPCA's tangents in the kernel PCA coordinates, checked through C_gamma^{-1}: the
+    derivative of the fitted map psi along dx (central differences of kpca_.transform), or
+    psi(x + dx) - psi(x); a narrow RBF on few points loses information (ratio 6.13 < 1)."""
+    from scipy.linalg import sqrtm
+    X, y = circle(20, 17)
+    T = 0.5 * tangent_vectors(X, "rotate_2d")
+    ih = InvariantKPCASVC(invariance=0.7, sigma=0.3, C=10.0, feature_tangents=feature_tangents,
+                          **EXACT).fit(X, y, tangents=T)
+    psi = ih.kpca_.transform
+    if feature_tangents == "derivative":
+        h = 1e-5
+        dPsi = (psi(X + h * T) - psi(X - h * T)) / (2 * h)
+    else:
+        dPsi = psi(X + T) - psi(X)
+    k = dPsi.shape[1]
+    g = ih.invariance_
+    C = np.real(sqrtm((1 - g) * np.eye(k) + g * dPsi.T @ dPsi))
+    np.testing.assert_allclose(ih.preprocessing_, np.linalg.inv(C), atol=1e-6)
+    kern = K.RBF(sigma=0.3)
+    if feature_tangents == "derivative":                 # the four-term difference (6.7)
+        h = 1e-4
+        A, B = X + h * T, X - h * T
+        dphi = np.sqrt(np.diag(kern(A, A) - 2 * kern(A, B) + kern(B, B))) / (2 * h)
+    else:
+        Q = X + T
+        dphi = np.sqrt(np.diag(kern(Q, Q)) - 2 * np.diag(kern(Q, X)) + np.diag(kern(X, X)))
+    np.testing.assert_allclose(ih.information_ratios_,
+                               np.linalg.norm(dPsi, axis=1) / dphi, rtol=1e-5)
+    assert ih.information_ratio_ < 0.95

@@ -1,6 +1,7 @@
 """The invariance protocols of thesis section 6.6 on tiny runs: shapes, the toy's definition,
 the digits' tangents, and invariance = 0 reproducing the plain SVM inside the protocols."""
 import numpy as np
+import pytest
 
 from kernelnb.datasets import make_rotation_toy
 from kernelnb.reproductions.chapelle.invariance import (DIGIT_TRANSFORMATIONS, TOY_METHODS,
@@ -62,16 +63,48 @@ def test_digit_tangents_are_one_pixel_differences():
 
 
 def test_digits_experiment_small():
+    methods = ("ISVM", "IH_KPCA", "LIH", "ISVM (6.7)", "IH_KPCA (6.7)")
     res = digits_translation_experiment(transformations=("vertical",), invariances=(0.0, 0.9),
-                                        n_train=80, n_splits=1)
+                                        n_train=80, n_splits=1, methods=methods)
     table = res["error"]["vertical"]
     n_test = 1797 - 80
-    for m in ("ISVM", "IH_KPCA", "LIH"):
+    for m in methods:
         assert table[m].shape == (1, 2)
         # invariance = 0 is the plain SVM (float32 solvers on different kernel paths: a test point
         # or two may fall on the other side)
         assert abs(table[m][0, 0] - table["SVM"][0]) <= 2 / n_test
     assert 0 < res["ratio"]["vertical"][0] <= 1
+
+
+def test_digits_experiment_names_an_unknown_method():
+    with pytest.raises(ValueError, match="methods must be among"):
+        digits_translation_experiment(methods=("ISVM", "tangent distance"))
+
+
+def test_images_at_the_usps_resolution():
+    from kernelnb.reproductions.chapelle.invariance import (_area_resampling,
+                                                            digits16_translation_data,
+                                                            fashion16_translation_data)
+    # area resampling: 28 -> 14 is the 2 x 2 block mean; 28 -> 16 keeps a constant image
+    rng = np.random.RandomState(0)
+    img = rng.rand(28, 28)
+    R = _area_resampling(28, 14)
+    np.testing.assert_allclose(R @ img @ R.T, img.reshape(14, 2, 14, 2).mean(axis=(1, 3)),
+                               atol=1e-12)
+    np.testing.assert_allclose(_area_resampling(28, 16).sum(axis=1), 1.0, atol=1e-12)
+    X, y, shape = fashion16_translation_data(np.full((2, 784), 0.25), [3, 7])
+    assert shape == (16, 16) and X.shape == (2, 256)
+    np.testing.assert_allclose(X * 16, -0.5, atol=1e-12)
+    np.testing.assert_array_equal(y, [-1, 1])
+    # digits: bilinear interpolation keeps the 8 x 8 pixels' values at the grid's corners
+    X16, y16, shape = digits16_translation_data()
+    X8, y8 = digits_translation_data()
+    assert shape == (16, 16) and X16.shape == (1797, 256)
+    np.testing.assert_array_equal(y16, y8)
+    big, small = X16.reshape(-1, 16, 16) * 16, X8.reshape(-1, 8, 8) * 8
+    np.testing.assert_allclose(big[:, [0, 0, -1, -1], [0, -1, 0, -1]],
+                               small[:, [0, 0, -1, -1], [0, -1, 0, -1]], atol=1e-12)
+    assert big.min() >= -1 - 1e-12 and big.max() <= 1 + 1e-12
 
 
 def test_timing_table_rows():
