@@ -207,7 +207,7 @@ class SemiSupervisedExplorer(Dashboard):
         c["t"] = styled(widgets.IntSlider(value=5, min=1, max=30, description="t (λ^t)"))
         c["compare"] = styled(widgets.Dropdown(
             options=[(label, key) for key, (label, _) in COMPARE.items()], value="none",
-            description="third model"),
+            description="method"),
             tooltip="TSVM (Joachims); low-density SVM (thesis §7.3); shortest-path kernel "
                     "(§7.4.2); spectral map of Ng, Jordan and Weiss (§7.4.3, r eigenvectors)")
         c["n_neighbors"] = styled(widgets.IntSlider(value=10, min=2, max=30,
