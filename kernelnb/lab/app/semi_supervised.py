@@ -13,9 +13,23 @@ poly-step ``√λ`` / ``λ²`` (7.11) was made for a spectrum that falls fast (i
 (``λ₃ ≈ 0.995``), so ``λ²`` hardly damps them and the kernel keeps the directions along each moon:
 averaged over sample seeds 0–4 its error with 2 labels per class is about 25 %, against about 1 %
 for the step (:meth:`SemiSupervisedExplorer.regime` says so on the page).
+
+A third model can be drawn beside them (the ``compare`` control): the transductive SVM, the SVM
+with the low-density penalty (section 7.3, :class:`kernelnb.unlabeled.LowDensitySVC`), the
+shortest-path kernel (7.4.2, :class:`kernelnb.unlabeled.ShortestPathKernel`, on the graph of the
+``n_neighbors`` nearest neighbours) or the spectral representation of Ng, Jordan and Weiss
+(7.4.3, :class:`kernelnb.unlabeled.SpectralKernel`, with ``r`` eigenvectors).  The last two are
+linear SVMs on the kernel's coordinates (:class:`kernelnb.unlabeled.ClusterKernelSVC`).  The
+low-density SVM stops its L-BFGS descent after :data:`LDS_MAX_ITER` iterations so that an update
+stays fast: on the moons at the defaults, sample seeds 0–4, its error after 50 iterations is
+within 2 points of the error after 1000.  The shortest-path kernel's clipped negative
+eigenvalues stay under 0.1 % of its spectrum on every toy here; the regime notes say when the
+neighbour graph leaves unlabeled points without a path to a labeled one and when σ is so small
+that many of them lie beyond 3σ along the graph from every labeled point.
 """
 from __future__ import annotations
 
+import html
 import time
 
 import ipywidgets as widgets
@@ -23,7 +37,8 @@ import numpy as np
 
 from ...datasets import make_toy
 from ...svm import SVC
-from ...unlabeled import TRANSFER_FUNCTIONS, ClusterKernel, ClusterKernelSVC
+from ...unlabeled import (TRANSFER_FUNCTIONS, ClusterKernel, ClusterKernelSVC, LowDensitySVC,
+                          ShortestPathKernel, SpectralKernel)
 from ..viz import boundaries_figure, decision_grid, plane_bounds
 from ._base import Dashboard, Lesson, log_slider, styled
 from ._plotly import FigureWidget
@@ -31,8 +46,22 @@ from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
 __all__ = ["SemiSupervisedExplorer"]
 
-#: The fitted models, in the chart's order.
-MODELS = ("SVM (labeled only)", "cluster kernel", "TSVM")
+#: The fitted models, in the chart's order (the third is the one ``compare`` chooses).
+MODELS = ("SVM (labeled only)", "cluster kernel", "third")
+#: The third model: ``compare`` value -> (its name on the page, its key in the stats).
+COMPARE = {"none": ("none", None),
+           "tsvm": ("TSVM (slow)", "tsvm"),
+           "lds": ("low-density SVM", "lds"),
+           "shortest_path": ("shortest path", "shortest_path"),
+           "spectral": ("spectral (NJW)", "spectral")}
+#: L-BFGS iterations the low-density SVM is given here (the estimator's default is 200).
+LDS_MAX_ITER = 50
+#: Share of the unlabeled points beyond 3σ along the graph from every labeled point above which
+#: the shortest-path kernel is too local to carry the labels along the clusters.
+MAX_FAR = 0.1
+#: Share of the shortest-path kernel's spectrum clipped (negative) above which the SVM no longer
+#: uses the kernel of the text.
+MAX_NEGATIVE = 0.05
 #: Number of eigenvalues drawn in the spectrum.
 N_SPECTRUM = 40
 #: A gap in the spectrum after r: (1 − λ_{r+1}) / (1 − λ_r) at least this (section 7.4.3: with r
@@ -61,17 +90,23 @@ class SemiSupervisedExplorer(Dashboard):
         Resolution of the boundary grid.
     **params
         Initial control values: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``n_labeled``
-        (per class), ``sigma``, ``C``, ``transfer``, ``r``, ``p``, ``q``, ``t``,
-        ``show_tsvm``.
+        (per class), ``sigma``, ``C``, ``transfer``, ``r``, ``p``, ``q``, ``t``, ``compare``
+        (the third model: 'none', 'tsvm', 'lds', 'shortest_path' or 'spectral') and
+        ``n_neighbors`` (of the shortest-path kernel's graph).
 
     Notes
     -----
-    :meth:`update` returns ``error_svm``, ``error_cluster`` and ``error_tsvm`` (only when the
-    TSVM is shown): errors on the unlabeled points; ``lambda2`` (the second eigenvalue of L), ``gap`` (the
-    spectrum's gap after r, ``(1 − λ_{r+1}) / (1 − λ_r)``), ``tail`` (the share of
-    ``φ(λ)`` beyond r), ``spread`` (the least share of the points one of the eigenvectors 2…r
-    spreads over, its participation ratio), ``walk`` (``(λ₃ / λ₂)^t``) and ``fit_time_ms``. :meth:`regime` notes a setting where the cluster assumption the kernel relies
-    on does not hold at that σ and r.
+    :meth:`update` returns ``error_svm``, ``error_cluster`` and the third model's
+    ``error_tsvm``, ``error_lds``, ``error_shortest_path`` or ``error_spectral``: errors on the
+    unlabeled points; for the low-density SVM ``lds_iter`` (its L-BFGS iterations); for the
+    shortest-path kernel ``negative_mass`` (the share of its spectrum clipped), ``no_path`` (the
+    unlabeled points with no path to a labeled one) and ``far`` (the share of the unlabeled
+    points farther than 3σ along the graph from every labeled one); ``lambda2`` (the second
+    eigenvalue of L), ``gap`` (the spectrum's gap after r, ``(1 − λ_{r+1}) / (1 − λ_r)``),
+    ``tail`` (the share of ``φ(λ)`` beyond r), ``spread`` (the least share of the points one of
+    the eigenvectors 2…r spreads over, its participation ratio), ``walk`` (``(λ₃ / λ₂)^t``) and
+    ``fit_time_ms``. :meth:`regime` notes a setting where the cluster assumption the kernel
+    relies on does not hold at that σ and r, or where the third model leaves its text.
 
     Examples
     --------
@@ -84,6 +119,9 @@ class SemiSupervisedExplorer(Dashboard):
     True
     >>> app.update(transfer="poly-step")["regime"][0][:8]
     'φ keeps '
+    >>> stats = app.update(transfer="step", compare="spectral")
+    >>> stats["error_spectral"] < stats["error_svm"]
+    True
     """
 
     notebook = "semi_supervised"
@@ -97,6 +135,10 @@ class SemiSupervisedExplorer(Dashboard):
         ("error_svm", "SVM (labeled only): error on the unlabeled", ".1%"),
         ("error_cluster", "cluster kernel: error on the unlabeled", ".1%"),
         ("error_tsvm", "TSVM: error on the unlabeled", ".1%"),
+        ("error_lds", "low-density SVM: error on the unlabeled", ".1%"),
+        ("lds_iter", f"low-density SVM: L-BFGS steps (≤ {LDS_MAX_ITER}, for speed)", "d"),
+        ("error_shortest_path", "shortest path: error on the unlabeled", ".1%"),
+        ("error_spectral", "spectral (NJW): error on the unlabeled", ".1%"),
     ]
     LESSONS = (Lesson(
         claim="When the points form clusters and the cut-off r is their number, the cluster "
@@ -107,6 +149,38 @@ class SemiSupervisedExplorer(Dashboard):
         sweep={"n_labeled": (1, 2, 10), "r": (2, 3), "sigma": (0.05, 0.1, 0.5),
                "noise": (0.0, 0.1, 0.3), "C": (0.1, 100.0)},
         seeds=(0, 1, 2)),)
+
+    #: The lesson of each third model, shown under the readout when it is drawn. The tests check
+    #: the low-density and spectral ones with the lesson harness; the shortest-path one over
+    #: its ``sweep`` at the settings without a note on the shortest-path kernel (its σ range is
+    #: where the cluster kernel's own notes say the RBF graph shows no two clusters).
+    THIRD_LESSONS = {
+        "lds": Lesson(
+            claim="Where a clear low-density gap separates the classes (moons with little "
+                  "noise) and σ ≥ 0.1, the low-density penalty moves the boundary into the gap: "
+                  "far fewer errors than the SVM on the labeled points alone, its start.",
+            source="Chapelle 2002, thesis §7.3",
+            holds=lambda s: s["error_lds"] < s["error_svm"] - 0.05,
+            sweep={"noise": (0.0, 0.05), "n_labeled": (1, 10), "sigma": (0.1, 0.3)},
+            seeds=(0, 1, 2)),
+        "spectral": Lesson(
+            claim="The spectral map of Ng, Jordan and Weiss (the r leading eigenvectors of L, "
+                  "each point's row normalised) labels whole clusters as the step transfer "
+                  "does: far fewer errors than the SVM on the labeled points alone.",
+            source="Chapelle 2002, thesis §7.4.3",
+            holds=lambda s: s["error_spectral"] < s["error_svm"] - 0.05,
+            sweep={"n_labeled": (1, 10), "sigma": (0.05, 0.1), "noise": (0.0, 0.1)},
+            seeds=(0, 1, 2)),
+        "shortest_path": Lesson(
+            claim="Once σ is wide enough for the paths along a cluster (no note above), the "
+                  "shortest-path kernel labels whole moons from one or two labels per class: "
+                  "far fewer errors than the SVM on the labeled points alone, even at a σ where "
+                  "the RBF graph shows no two clusters.",
+            source="Chapelle 2002, thesis §7.4.2",
+            holds=lambda s: s["error_shortest_path"] < s["error_svm"] - 0.05,
+            sweep={"sigma": (0.3, 0.5), "n_labeled": (1, 2), "noise": (0.0, 0.1)},
+            seeds=(0, 1, 2)),
+    }
 
     def __init__(self, grid=70, **params):
         self.grid = grid
@@ -131,8 +205,14 @@ class SemiSupervisedExplorer(Dashboard):
         c["q"] = styled(widgets.FloatSlider(value=2.0, min=0.1, max=10.0, step=0.1,
                                             description="q (i > r)"))
         c["t"] = styled(widgets.IntSlider(value=5, min=1, max=30, description="t (λ^t)"))
-        c["show_tsvm"] = styled(widgets.Checkbox(value=False, description="also the TSVM (slow)",
-                                                 indent=False))
+        c["compare"] = styled(widgets.Dropdown(
+            options=[(label, key) for key, (label, _) in COMPARE.items()], value="none",
+            description="method"),
+            tooltip="TSVM (Joachims); low-density SVM (thesis §7.3); shortest-path kernel "
+                    "(§7.4.2); spectral map of Ng, Jordan and Weiss (§7.4.3, r eigenvectors)")
+        c["n_neighbors"] = styled(widgets.IntSlider(value=10, min=2, max=30,
+                                                    description="k (graph)"),
+                                  tooltip="neighbours of each point in the shortest-path graph")
         X = np.array([[-1.0, -1.0], [1.0, 1.0]])
         self._bounds = plane_bounds(X, padding=0.1)
         fig = boundaries_figure({m: BlankModel() for m in MODELS}, X, np.array([0, 1]), grid=2,
@@ -158,7 +238,8 @@ class SemiSupervisedExplorer(Dashboard):
         c = self.controls
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"], c["n_labeled"],
                 widgets.HTML("<b>kernel</b>"), c["sigma"], c["C"], c["transfer"], c["r"],
-                c["p"], c["q"], c["t"], c["show_tsvm"]]
+                c["p"], c["q"], c["t"], widgets.HTML("<b>third model</b>"), c["compare"],
+                c["n_neighbors"]]
 
     def _adjust(self, params, given):
         params = reset_noise_on_dataset_change(self, params, given)
@@ -167,6 +248,7 @@ class SemiSupervisedExplorer(Dashboard):
         self.controls["p"].disabled = tr != "poly-step"
         self.controls["q"].disabled = tr != "poly-step"
         self.controls["t"].disabled = tr != "polynomial"
+        self.controls["n_neighbors"].disabled = params["compare"] != "shortest_path"
         return params
 
     def _data(self, p):
@@ -182,6 +264,8 @@ class SemiSupervisedExplorer(Dashboard):
         if p["transfer"] not in TRANSFER_FUNCTIONS:
             raise ValueError(f"transfer must be one of {TRANSFER_FUNCTIONS}, got "
                              f"{p['transfer']!r}")
+        if p["compare"] not in COMPARE:
+            raise ValueError(f"compare must be one of {list(COMPARE)}, got {p['compare']!r}")
         X, y = self._data(p)
         L = labeled_indices(y, int(p["n_labeled"]))
         U = np.setdiff1d(np.arange(len(y)), L)
@@ -196,11 +280,26 @@ class SemiSupervisedExplorer(Dashboard):
                             q=float(p["q"]), t=int(p["t"]), n_components=k)
         models = {MODELS[0]: SVC(sigma=sigma, C=C, precision="float64").fit(X[L], y[L]),
                   MODELS[1]: ClusterKernelSVC(emb, C=C).fit(X[L], y[L], X_unlabeled=X[U])}
-        if p["show_tsvm"]:
+        third = p["compare"]
+        self.check_time()
+        if third == "tsvm":
             from ...unlabeled import TransductiveSVC
-            self.check_time()
             models[MODELS[2]] = TransductiveSVC(C=C, sigma=sigma).fit(X[L], y[L],
                                                                     X_unlabeled=X[U])
+        elif third == "lds":
+            models[MODELS[2]] = LowDensitySVC(C=C, sigma=sigma, max_iter=LDS_MAX_ITER).fit(
+                X[L], y[L], X_unlabeled=X[U])
+        elif third == "shortest_path":
+            k_nn = int(p["n_neighbors"])
+            if k_nn >= len(y):
+                raise ValueError(f"n_neighbors={k_nn} must be smaller than the number of points "
+                                 f"({len(y)})")
+            models[MODELS[2]] = ClusterKernelSVC(
+                ShortestPathKernel(n_neighbors=k_nn, sigma=sigma), C=C).fit(
+                X[L], y[L], X_unlabeled=X[U])
+        elif third == "spectral":
+            models[MODELS[2]] = ClusterKernelSVC(SpectralKernel(sigma=sigma, n_components=r),
+                                                 C=C).fit(X[L], y[L], X_unlabeled=X[U])
         ms = 1e3 * (time.perf_counter() - t0)
         self.check_time()
         grids = {m: decision_grid(model, self._bounds, self.grid) for m, model in models.items()}
@@ -214,7 +313,23 @@ class SemiSupervisedExplorer(Dashboard):
         spread = float(np.min(1.0 / (lead.shape[0] * np.sum(lead ** 4, axis=0))))
         return dict(p=p, X=X, y=y, L=L, U=U, grids=grids, errors=errors,
                     eig=lam[:N_SPECTRUM], phi=phi[:N_SPECTRUM], ms=ms, gap=float(gap),
-                    tail=tail, spread=spread, lam_r=lam[r - 1:r + 1])
+                    tail=tail, spread=spread, lam_r=lam[r - 1:r + 1],
+                    third=self._third_numbers(p, models, X, L, U))
+
+    @staticmethod
+    def _third_numbers(p, models, X, L, U):
+        """The numbers the readout and the regime notes need about the third model."""
+        model = models.get(MODELS[2])
+        if p["compare"] == "lds":
+            return dict(lds_iter=int(model.n_iter_) - 1)
+        if p["compare"] == "shortest_path":
+            emb = model.embedding_
+            # the kernel was fitted on the labeled points first, then the unlabeled ones
+            d2 = emb.distances_[:len(L), len(L):].min(axis=0)
+            return dict(negative_mass=float(emb.negative_mass_),
+                        no_path=int(np.sum(np.isinf(d2))),
+                        far=float(np.mean(d2 > (3.0 * float(p["sigma"])) ** 2)))
+        return {}
 
     def _render(self, r):
         fig, X, y, L, U = self.fig, r["X"], r["y"], r["L"], r["U"]
@@ -223,6 +338,7 @@ class SemiSupervisedExplorer(Dashboard):
             pts = X[L][y[L] == classes[k]]
             fig.data[k].x, fig.data[k].y = pts[:, 0], pts[:, 1]
             fig.data[k].name = f"labeled class {classes[k]} ({pts.shape[0]})"
+        fig.data[4].name = COMPARE[r["p"]["compare"]][0]
         for i, m in enumerate(MODELS):
             tr = fig.data[2 + i]
             if m in r["grids"]:
@@ -253,8 +369,20 @@ class SemiSupervisedExplorer(Dashboard):
                    f"(1 − λ_(r+1)) / (1 − λ_r) = {r['gap']:.3g}; share of φ beyond r: "
                    f"{100 * r['tail']:.1f} %; least spread of the eigenvectors 2…r: "
                    f"{100 * r['spread']:.1f} % of the points; fit time {r['ms']:.0f} ms")
-        tsvm = {"error_tsvm": e[MODELS[2]]} if MODELS[2] in e else {}
-        return dict(error_svm=e[MODELS[0]], error_cluster=e[MODELS[1]], **tsvm,
+        key = COMPARE[r["p"]["compare"]][1]
+        third = {f"error_{key}": e[MODELS[2]], **r["third"]} if MODELS[2] in e else {}
+        if "far" in third:
+            details += (f"; shortest path: clipped negative eigenvalues "
+                        f"{100 * third['negative_mass']:.2f} % of the spectrum, "
+                        f"{100 * third['far']:.1f} % of the unlabeled points beyond 3σ along "
+                        f"the graph from every labeled point, {third['no_path']} without a path")
+        lesson = self.THIRD_LESSONS.get(r["p"]["compare"])
+        if lesson is not None:
+            name = COMPARE[r["p"]["compare"]][0]
+            third["_html"] = (f'<div class="kernelnb-lesson"><b>{html.escape(name)}.</b> '
+                              f'{html.escape(lesson.claim)} '
+                              f'<small>({html.escape(lesson.source)})</small></div>')
+        return dict(error_svm=e[MODELS[0]], error_cluster=e[MODELS[1]], **third,
                     lambda2=lam2, gap=r["gap"],
                     tail=r["tail"], spread=r["spread"], fit_time_ms=r["ms"],
                     walk=walk,
@@ -265,7 +393,11 @@ class SemiSupervisedExplorer(Dashboard):
         transfer (no change to K), r = 1 (only the constant eigenvector), a transfer that keeps
         most of its weight beyond r (or a random walk too short to spread over a cluster), a σ at
         which a few isolated points make a cluster of their own, no gap in the spectrum after
-        r (the points do not form r clusters at this σ).
+        r (the points do not form r clusters at this σ); and where the third model leaves its
+        text: the spectral map with r = 1 or without a gap after r, a shortest-path graph that
+        leaves unlabeled points without a path to a labeled one, a σ at which most unlabeled
+        points lie beyond 3σ along the graph from every labeled one, a large clipped negative
+        mass.
 
         Parameters
         ----------
@@ -279,6 +411,10 @@ class SemiSupervisedExplorer(Dashboard):
         list of str
             Plain-words notes; empty inside the regime.
         """
+        return self._cluster_notes(params, stats) + self._third_notes(params, stats)
+
+    def _cluster_notes(self, params, stats):
+        """The notes on the cluster kernel (see :meth:`regime`)."""
         notes = []
         tr, r = params["transfer"], int(params["r"])
         if tr == "linear":
@@ -306,4 +442,38 @@ class SemiSupervisedExplorer(Dashboard):
             notes.append(f"no gap in the spectrum after r = {r} (λ_r = {lam[0]:.4f}, "
                          f"λ_(r+1) = {lam[-1]:.4f}): at this σ and noise the points do not form "
                          f"{r} clusters, so the cut-off splits a cluster or joins two")
+        return notes
+
+    def _third_notes(self, params, stats):
+        """The notes on the third model (see :meth:`regime`)."""
+        notes = []
+        third, r, tr = params["compare"], int(params["r"]), params["transfer"]
+        sigma = float(params["sigma"])
+        # the cluster kernel's notes on r already speak for the spectral map when they are shown
+        r_noted = tr not in ("linear", "polynomial")
+        if third == "spectral" and not r_noted:
+            if r == 1:
+                notes.append("the spectral map with r = 1 keeps only the constant eigenvector: "
+                             "every point gets the same coordinates")
+            elif stats["gap"] < MIN_GAP and stats["spread"] >= MIN_SPREAD:
+                lam = self._lam_r
+                notes.append(f"no gap in the spectrum after r = {r} (λ_r = {lam[0]:.4f}, "
+                             f"λ_(r+1) = {lam[-1]:.4f}): the spectral map's {r} eigenvectors "
+                             "do not describe r clusters at this σ")
+        if third == "shortest_path":
+            k = int(params["n_neighbors"])
+            if stats["no_path"]:
+                n = stats["no_path"]
+                notes.append(f"the graph of the {k} nearest neighbours falls apart: {n} unlabeled "
+                             f"point{'s have' if n > 1 else ' has'} no path to a labeled one, so "
+                             "the shortest-path kernel gives them the bias alone; raise k")
+            if stats["far"] > MAX_FAR:
+                notes.append(f"{100 * stats['far']:.0f} % of the unlabeled points lie farther "
+                             f"than 3σ along the graph from every labeled point: at "
+                             f"σ = {sigma:.3g} the shortest-path kernel barely reaches them "
+                             "(a path's squared hops add up); raise σ")
+            if stats["negative_mass"] > MAX_NEGATIVE:
+                notes.append(f"{100 * stats['negative_mass']:.1f} % of the shortest-path "
+                             "kernel's spectrum is negative and was clipped: the SVM uses the "
+                             "nearest positive kernel, not the text's")
         return notes
