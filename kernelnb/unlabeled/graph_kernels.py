@@ -13,6 +13,7 @@ import numbers
 
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
+from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils.validation import check_is_fitted
@@ -133,7 +134,7 @@ class ShortestPathKernel(_EmbeddingKernel, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "X_fit_")
         X = check_input(self, X, reset=False, dtype=np.float64, order="C")
-        d2 = ((X[:, None, :] - self.X_fit_[None, :, :]) ** 2).sum(-1)
+        d2 = cdist(X, self.X_fit_, "sqeuclidean")                    # exact, no (n, m, d) array
         k = int(self.n_neighbors)
         near = np.argpartition(d2, k - 1, axis=1)[:, :k]
         out = np.full((X.shape[0], self.X_fit_.shape[0]), np.inf)
