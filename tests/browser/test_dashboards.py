@@ -29,6 +29,8 @@ import pytest
 
 from kernelnb.lab.app.gallery import DASHBOARDS, static_dir
 
+from .._hosts import references_to_other_hosts
+
 CHROMIUM = os.environ.get("KERNELNB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
     pytest.skip(f"no Chromium at {CHROMIUM} (install Debian's 'chromium'; .ci/run does)",
@@ -248,8 +250,8 @@ def _open_and_move(page, served, dashboard):
     """Open the dashboard, move its main slider one step; returns (chart, stats, stats_before,
     chart_changed, stats_changed) once both changed or CHANGE_TIMEOUT_MS passed."""
     where = dashboard.name
-    page.goto(f"{served}voila/render/{dashboard.notebook}", wait_until="commit",
-              timeout=LOAD_TIMEOUT_MS)
+    response = page.goto(f"{served}voila/render/{dashboard.notebook}", wait_until="commit",
+                         timeout=LOAD_TIMEOUT_MS)
     chart = page.locator(".js-plotly-plot").first
     chart.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
     stats = page.locator(".kernelnb-stats").first
@@ -258,6 +260,9 @@ def _open_and_move(page, served, dashboard):
                            timeout=LOAD_TIMEOUT_MS)
     page.wait_for_function("el => el.innerText.trim().length > 0", arg=stats.element_handle(),
                            timeout=LOAD_TIMEOUT_MS)
+    # The rendered page as served refers to no other host (what is fetched is checked apart).
+    hits = references_to_other_hosts(response.text())
+    assert not hits, f"{where}: the page refers to another host: {hits[:3]}"
     # Code cells are stripped: no input area with source shows.
     assert page.locator(".jp-InputArea-editor").count() == 0, f"{where}: code cells are shown"
     _assert_clean(page, where, console=False)
