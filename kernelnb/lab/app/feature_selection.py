@@ -59,8 +59,7 @@ def _digits():
 
 
 class FeatureSelection(Dashboard):
-    """Scaling factors and backward elimination, or forward selection on the span, on the
-    thesis's toys and on digits.
+    """Scaling factors or forward selection on the span, on the thesis's toys and on digits.
 
     Parameters
     ----------

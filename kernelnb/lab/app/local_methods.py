@@ -69,8 +69,7 @@ def _hull_outline(N):
 
 
 class LocalMethodsPlayground(Dashboard):
-    """KNN, HKNN, CKNN, Parzen and the kernel centroid on 2-D toy data; click to see a point's
-    local hulls.
+    """KNN, HKNN, CKNN, Parzen and the kernel centroid on 2-D data; click to see local hulls.
 
     Parameters
     ----------
