@@ -506,6 +506,7 @@ class FeatureSelection(Dashboard):
         hover = ("feature %{x} alone: span estimate %{y:.1%}<extra></extra>" if forward
                  else "feature %{x}: s = %{y:.3g}<extra></extra>")
         self.fig.data[0].hovertemplate = self.fig.data[1].hovertemplate = hover
+        self.fig.data[2].name = "chosen" if forward else "kept at the end"
         if forward:
             return self._render_forward(r)
         self.elim_fig.layout.title.text = ("Elimination: test error against the number of "

@@ -192,7 +192,7 @@ def test_forward_selection_on_the_span_matches_the_selector(dash):
                     np.r_[dash.fig.data[0].y, dash.fig.data[1].y]))
     for j, v in zip(first["candidates"], first["span"]):
         assert bars[j] == pytest.approx(v)
-    assert sorted(dash.fig.data[2].x) == sorted(sel.order_)
+    assert sorted(dash.fig.data[2].x) == sorted(sel.order_) and dash.fig.data[2].name == "chosen"
     for i, h in enumerate(sel.history_):            # per step: the chosen SVM's span, test error
         assert s["curve_span"][i] == pytest.approx(h["span"].min())
         m = SVC(kernel="poly", degree=2, coef0=1.0, C=10.0, margin="l2").fit(
