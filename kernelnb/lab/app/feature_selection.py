@@ -247,7 +247,7 @@ class FeatureSelection(Dashboard):
                          yaxis=dict(title="test error", rangemode="tozero", tickformat=".0%"),
                          margin=dict(l=60, r=20, t=50, b=50), uirevision="keep")
         self.elim_fig = FigureWidget(el)
-        self.trace_box = widgets.Box([self.trace_fig])
+        self.trace_box = widgets.VBox([self.trace_fig])   # a column: the chart keeps its width
         path = go.Figure()
         path.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], colorscale="Viridis",
                          contours=dict(coloring="heatmap", showlabels=False), line_width=0.5,
