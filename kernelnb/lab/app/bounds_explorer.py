@@ -3,9 +3,11 @@
 Data set (the 2-D toys or a bundled UCI set), margin (L1 or L2 soft margin), C and sigma on log
 sliders. The main chart draws every estimate of :mod:`kernelnb.model_selection` (span, smoothed
 span, radius-margin with the sphere or the variance, Jaakkola-Haussler, Opper-Winther, xi-alpha,
-SV fraction, training error; the exact leave-one-out error on request) and the true test error
-over 15 values around the current one (:func:`kernelnb.model_selection.bounds_table`, each fit
-warm-started from the previous), with the current value marked. On the toys a second chart shows
+Wahba's approximate bound (thesis section 3.1: every point Jaakkola-Haussler counts adds at least
+1 to it, so it never lies below that count), SV fraction, training error; the exact leave-one-out
+error on request) and the true test error over 15 values around the current one
+(:func:`kernelnb.model_selection.bounds_table`, each fit warm-started from the previous), with the
+current value marked. On the toys a second chart shows
 the data, the boundary and each support vector's span S_p^2 (colour), crossed where the span
 rule predicts a leave-one-out error. (Chapelle's thesis ch. 3-4, Figs 3.4/3.5.)
 """
@@ -40,6 +42,7 @@ CURVES = [
     ("jaakkola_haussler", "Jaakkola-Haussler", "#2ca02c", "solid"),
     ("opper_winther", "Opper-Winther", "#9467bd", "solid"),
     ("xi_alpha", "ξα (Joachims)", "#8c564b", "solid"),
+    ("wahba", "Wahba", "#17becf", "dash"),
     ("sv_fraction", "#SV / n", "#e377c2", "dot"),
     ("training_error", "training error", "#bcbd22", "dot"),
 ]
@@ -48,7 +51,7 @@ CURVES = [
 SHOWN = ("test_error", "loo", "span", "radius_margin", "jaakkola_haussler", "xi_alpha",
          "sv_fraction")
 #: The estimates whose distance to the test error along the chart the readout gives.
-GAPS = ("span", "radius_margin", "jaakkola_haussler", "xi_alpha")
+GAPS = ("span", "radius_margin", "jaakkola_haussler", "xi_alpha", "wahba")
 #: Bundled UCI sets offered (two classes), standardised on the training part.
 UCI_SETS = ("breast_cancer", "sonar")
 #: Points of the grid and its half-width in decades around the current value.
@@ -112,11 +115,13 @@ class BoundsExplorer(Dashboard):
     (SVMs trained for the chart) and ``table_ms``; ``table`` is the whole
     :func:`~kernelnb.model_selection.bounds_table`; ``gap_<estimate>`` is the mean distance
     between an estimate and the test error along the chart (``span``, ``radius_margin``,
-    ``jaakkola_haussler``, ``xi_alpha``), leaving out the values of the axis where the SVM
-    memorises its sample (:func:`memorising`, shaded on the chart).
+    ``jaakkola_haussler``, ``xi_alpha``, ``wahba``), leaving out the values of the axis where
+    the SVM memorises its sample (:func:`memorising`, shaded on the chart).
 
     The lesson (:attr:`LESSONS`): the span estimate follows the test error along σ and C, far
-    closer than the radius-margin bound or ξα (thesis section 3.4, Figs. 3.4-3.5).
+    closer than the radius-margin bound or ξα (thesis section 3.4, Figs. 3.4-3.5). Wahba's
+    approximate bound (``wahba``, thesis section 3.1; one click on the legend) is never below
+    the Jaakkola-Haussler count: every point that count makes an error adds at least 1 to it.
     :meth:`regime` notes a setting where the SVM memorises its sample.
 
     Examples
@@ -153,10 +158,12 @@ class BoundsExplorer(Dashboard):
         ("jaakkola_haussler", "Jaakkola-Haussler", ".1%"),
         ("opper_winther", "Opper-Winther", ".1%"),
         ("xi_alpha", "ξα", ".1%"),
+        ("wahba", "Wahba (≥ Jaakkola-Haussler)", ".1%"),
         ("sv_fraction", "#SV / n", ".1%"),
         ("training_error", "training error", ".1%"),
         ("gap_jaakkola_haussler", "Jaakkola-Haussler's mean distance to the test error", ".1%"),
         ("gap_xi_alpha", "ξα's mean distance to the test error", ".1%"),
+        ("gap_wahba", "Wahba's mean distance to the test error", ".1%"),
         ("n_train", "training points", "d"),
         ("n_fits", "SVMs trained for the chart", "d"),
         ("table_ms", "chart computed in (ms)", ".0f"),

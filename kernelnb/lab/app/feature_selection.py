@@ -7,7 +7,10 @@ pixel, RBF kernel). Every change of a control, or the Run button, runs
 :class:`kernelnb.model_selection.ScalingSelector`: the bar chart of the factors moves at every
 evaluation of ``R^2/M^2`` (relevant features in colour on the toys; on the digits the factors are
 also drawn as the 8x8 map), beside the criterion and the test error against the evaluations and
-the elimination curve (test error against the number of features kept).
+the elimination curve (test error against the number of features kept). The method drop-down
+also offers :class:`kernelnb.model_selection.ForwardSpanSelector`, forward selection on the span
+estimate (thesis §5.1.4): the bars are then each feature's span estimate alone and the curve the
+test error and span estimate of the SVM after each feature added.
 """
 from __future__ import annotations
 
@@ -22,7 +25,8 @@ from sklearn.preprocessing import StandardScaler
 
 from ...datasets import make_feature_selection_linear, make_feature_selection_nonlinear
 from ...kernels import scale_sigma
-from ...model_selection import GradientTuner, ScalingSelector, criterion_and_gradient
+from ...model_selection import (ForwardSpanSelector, GradientTuner, ScalingSelector,
+                                criterion_and_gradient)
 from ...svm import SVC
 from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, styled
 
@@ -43,6 +47,9 @@ _RELEVANT = {"linear": np.arange(6), "nonlinear": np.arange(2), "digits": np.arr
 _BLUE, _RED, _GREY = "#2b6cb0", "#d1495b", "#a0aec0"
 #: Seconds between two live redraws of the factors during a run.
 LIVE_EVERY_S = 0.15
+#: The selection methods: the scaling factors (gradient on R²/M², then elimination) and forward
+#: selection on the span estimate.
+METHODS = {"scaling": "scaling factors (R²/M²)", "forward": "forward on the span"}
 
 
 def _digits():
@@ -52,7 +59,7 @@ def _digits():
 
 
 class FeatureSelection(Dashboard):
-    """Scaling factors and backward elimination on the thesis's toys and on digits.
+    """Scaling factors or forward selection on the span, on the thesis's toys and on digits.
 
     Parameters
     ----------
@@ -60,9 +67,11 @@ class FeatureSelection(Dashboard):
         Initial control values: ``dataset`` ('linear', 'nonlinear', 'digits'; choosing one
         sets ``n_samples`` and ``n_keep`` to its defaults in :data:`FEATURE_DATASETS` unless
         they are given too), ``n_samples`` (training points, the main slider), ``seed``,
-        ``n_keep`` (features kept at the end), ``C`` (of the L2 soft margin), ``schedule``
-        ('thesis', 'half', 'one'), ``max_iter`` (L-BFGS iterations per stage), ``tune_path``
-        (also tune (C, sigma) of an RBF SVM by gradient).
+        ``method`` ('scaling': the scaling factors; 'forward': forward selection on the span
+        estimate), ``n_keep`` (features kept at the end), ``C`` (of the L2 soft margin),
+        ``schedule`` ('thesis', 'half', 'one') and ``max_iter`` (L-BFGS iterations per stage)
+        of the scaling factors, ``tune_path`` (also tune (C, sigma) of an RBF SVM by
+        gradient).
 
     Notes
     -----
@@ -72,6 +81,16 @@ class FeatureSelection(Dashboard):
     ``n_evaluations``, ``n_trainings``, ``run_s``, the curves ``trace_criterion``,
     ``trace_test_error``, ``curve_n_features``, ``curve_test_error``, and with ``tune_path``
     ``path_C``, ``path_sigma``, ``path_test_error``, ``path_trainings``.
+
+    With ``method='forward'`` (:class:`~kernelnb.model_selection.ForwardSpanSelector`, thesis
+    §5.1.4: each step trains one SVM per remaining feature and adds the feature whose SVM has
+    the smallest span estimate, so ``n_keep`` steps cost about ``n_keep`` times the number of
+    features in SVM trainings) it returns ``kept`` (in the order added), ``n_relevant_kept``,
+    ``test_error_all``, ``test_error_final``, ``span_final`` (the span estimate of the last
+    step's SVM), ``n_trainings``, ``run_s`` and the curves ``curve_n_features``,
+    ``curve_test_error`` and ``curve_span`` (per step: the chosen SVM's test error and span
+    estimate); the bars are the span estimates of the first step (an SVM on each feature
+    alone). A run stopped at the time budget keeps the features chosen so far.
 
     The criterion chart draws, per stage, the best R²/M² reached so far and the test error of
     that SVM; the evaluations where the L-BFGS line search tried a step that raised the
@@ -107,6 +126,7 @@ class FeatureSelection(Dashboard):
         ("test_error_scaled", "test error, factors optimised", ".1%"),
         ("test_error_final", "test error, features kept", ".1%"),
         ("path_test_error", "RBF SVM tuned by gradient: test error", ".1%"),
+        ("span_final", "span estimate, features kept", ".1%"),
     ]
     #: Rows folded in the readout's details.
     DETAILS = [
@@ -146,6 +166,12 @@ class FeatureSelection(Dashboard):
         c["n_samples"].add_class(MAIN_SLIDER_CLASS)
         c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6,
                                                   description="sample seed"))
+        c["method"] = styled(widgets.Dropdown(
+            options=[(label, key) for key, label in METHODS.items()], value="scaling",
+            description="method"),
+            tooltip="scaling factors: gradient descent on R²/M², then elimination of the "
+                    "smallest; forward: add, one at a time, the feature whose SVM has the "
+                    "smallest span estimate (thesis §5.1.4)")
         c["n_keep"] = styled(widgets.IntSlider(value=2, min=1, max=52, description="keep"),
                              tooltip="number of features kept at the end of the elimination")
         c["C"] = log_slider("C (L2 margin)", 10.0, -1, 3, step=0.25,
@@ -212,12 +238,16 @@ class FeatureSelection(Dashboard):
         el.add_scatter(x=[1], y=[0], mode="lines+markers", name="test error",
                        line=dict(color=_RED),
                        hovertemplate="%{x} features: test error %{y:.1%}<extra></extra>")
+        el.add_scatter(x=[], y=[], mode="lines+markers", name="span estimate",
+                       line=dict(color=_BLUE, dash="dash"), visible=False,
+                       hovertemplate="%{x} features: span estimate %{y:.1%}<extra></extra>")
         el.update_layout(title="Elimination: test error against the number of features kept",
                          height=300, xaxis=dict(title="features kept (log scale)", type="log",
                                                 tickvals=[1, 2, 5, 10, 20, 50, 100, 200]),
                          yaxis=dict(title="test error", rangemode="tozero", tickformat=".0%"),
                          margin=dict(l=60, r=20, t=50, b=50), uirevision="keep")
         self.elim_fig = FigureWidget(el)
+        self.trace_box = widgets.VBox([self.trace_fig])   # a column: the chart keeps its width
         path = go.Figure()
         path.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], colorscale="Viridis",
                          contours=dict(coloring="heatmap", showlabels=False), line_width=0.5,
@@ -241,13 +271,13 @@ class FeatureSelection(Dashboard):
     def _control_rows(self):
         c = self.controls
         return [c["dataset"], c["n_samples"], c["seed"], widgets.HTML("<b>Selection</b>"),
-                c["n_keep"], c["C"], c["schedule"], c["max_iter"], c["tune_path"],
+                c["method"], c["n_keep"], c["C"], c["schedule"], c["max_iter"], c["tune_path"],
                 widgets.HBox([self.run_button])]
 
     def _layout(self):
         box = super()._layout()
         right = box.children[-1].children[1]
-        right.children = [widgets.HBox([self.fig, self.map_box]), self.trace_fig, self.elim_fig,
+        right.children = [widgets.HBox([self.fig, self.map_box]), self.trace_box, self.elim_fig,
                           self.path_box, self.stats]
         return box
 
@@ -294,6 +324,9 @@ class FeatureSelection(Dashboard):
                 params["n_samples"] = n
             if "n_keep" not in given:
                 params["n_keep"] = k
+        scaling = params["method"] != "forward"
+        self.controls["schedule"].disabled = not scaling
+        self.controls["max_iter"].disabled = not scaling
         return params
 
     def run(self):
@@ -323,6 +356,10 @@ class FeatureSelection(Dashboard):
         d = X.shape[1]
         if not 1 <= int(p["n_keep"]) <= d:
             raise ValueError(f"n_keep must be between 1 and {d} for this data set, got {p['n_keep']}")
+        if p["method"] not in METHODS:
+            raise ValueError(f"method must be one of {sorted(METHODS)}, got {p['method']!r}")
+        if p["method"] == "forward":
+            return self._compute_forward(p, X, y, Xt, yt)
         est = self._estimator(name, p["C"])
         relevant = _RELEVANT[name]
         trace = []
@@ -359,6 +396,53 @@ class FeatureSelection(Dashboard):
                         criterion_start=float(sel.history_[0]["criterion_start"]),
                         criterion_end=float(sel.history_[-1]["criterion"]),
                         n_evaluations=int(len(trace)), n_trainings=int(sel.n_trainings_),
+                        run_s=run_s))
+
+    def _compute_forward(self, p, X, y, Xt, yt):
+        """Forward selection on the span estimate (ForwardSpanSelector), step by step."""
+        name, d, k = p["dataset"], X.shape[1], int(p["n_keep"])
+        relevant = _RELEVANT[name]
+
+        def step(rec):
+            done = rec["iteration"] + 1
+            self.report_progress(done / k, f"{done}/{k} features chosen, "
+                                           f"{len(rec['candidates'])} SVMs this step")
+            return False if self.time_left() <= 0 else None
+
+        sel = ForwardSpanSelector(self._estimator(name, p["C"]), n_features_to_select=k,
+                                  callback=step)
+        t0 = time.perf_counter()
+        with self.busy(f"forward selection: {d} SVMs for the first feature…"):
+            sel.fit(X, y)
+        run_s = time.perf_counter() - t0
+        plain = self._estimator(name, p["C"]).fit(X, y)
+        order = sel.order_
+        curve = []                      # the SVM chosen at each step: its test error and span
+        for i, h in enumerate(sel.history_):
+            feats = order[:i + 1]
+            m = self._estimator(name, p["C"]).fit(X[:, feats], y)
+            curve.append((i + 1, float(np.mean(m.predict(Xt[:, feats]) != yt)),
+                          float(h["span"][h["candidates"] == h["added"]][0])))
+        path = self._tune_path(X, y, Xt, yt, p["C"]) if p.get("tune_path") else None
+        stopped = len(order) < k
+        warning = ""
+        if stopped or (path is not None and path["stopped"]):
+            warning = self.budget_message("the forward selection" if stopped
+                                          else "the (C, σ) tuning")
+            if stopped:
+                warning += f"; drawn: the {len(order)} features chosen so far"
+        first = sel.history_[0]
+        spans = np.full(d, np.nan)
+        spans[first["candidates"]] = first["span"]
+        return dict(p=p, sel=sel, curve=np.array(curve), kept=order, path=path,
+                    relevant=relevant, spans=spans, warning=warning, stats=dict(
+                        kept=order, kept_text=", ".join(str(i) for i in order[:20])
+                        + (" …" if len(order) > 20 else ""),
+                        n_relevant_kept=int(np.isin(order, relevant).sum()) if len(relevant)
+                        else None,
+                        test_error_all=float(np.mean(plain.predict(Xt) != yt)),
+                        test_error_final=float(np.mean(sel.predict(Xt) != yt)),
+                        span_final=curve[-1][2], n_trainings=int(sel.n_trainings_),
                         run_s=run_s))
 
     PATH_GRID = 7
@@ -415,6 +499,18 @@ class FeatureSelection(Dashboard):
         p, sel = r["p"], r["sel"]
         digits = p["dataset"] == "digits"
         self.map_box.layout.display = "flex" if digits else "none"
+        forward = p["method"] == "forward"
+        self.trace_box.layout.display = "none" if forward else "flex"
+        self.elim_fig.data[1].visible = forward
+        self.fig.layout.yaxis.title.text = "span estimate" if forward else "factor s"
+        hover = ("feature %{x} alone: span estimate %{y:.1%}<extra></extra>" if forward
+                 else "feature %{x}: s = %{y:.3g}<extra></extra>")
+        self.fig.data[0].hovertemplate = self.fig.data[1].hovertemplate = hover
+        self.fig.data[2].name = "chosen" if forward else "kept at the end"
+        if forward:
+            return self._render_forward(r)
+        self.elim_fig.layout.title.text = ("Elimination: test error against the number of "
+                                           "features kept")
         # the factors after the first optimisation, over all features (at the end the removed
         # ones are 0, which would leave a bar or two on a wide axis), the kept ones starred
         first = sel.history_[0]["scales"]
@@ -440,16 +536,8 @@ class FeatureSelection(Dashboard):
         cv = r["curve"]
         self.elim_fig.data[0].x, self.elim_fig.data[0].y = cv[:, 0], cv[:, 1]
         self.elim_fig.data[0].text = [f"{int(k)} features" for k in cv[:, 0]]
-        path = r["path"]
-        self.path_box.layout.display = "flex" if path is not None else "none"
         stats = dict(r["stats"])
-        if path is not None:
-            pf = self.path_fig
-            pf.data[0].update(x=path["lc"], y=path["ls"], z=path["Z"])
-            pf.data[1].update(x=path["C"], y=path["sigma"])
-            pf.data[2].update(x=path["C"][-1:], y=path["sigma"][-1:])
-            stats.update(path_trainings=path["n_trainings"], path_test_error=path["test_error"],
-                         path_C=10.0 ** path["C"][-1], path_sigma=10.0 ** path["sigma"][-1])
+        self._render_path(r["path"], stats)
         stats["trace_criterion"], stats["trace_test_error"] = tr[:, 0], tr[:, 1]
         stats["trace_trials"] = int(trial.sum())
         stats["curve_n_features"], stats["curve_test_error"] = cv[:, 0], cv[:, 1]
@@ -461,6 +549,52 @@ class FeatureSelection(Dashboard):
         if stats["n_relevant_kept"] is None:
             stats.pop("n_relevant_kept")
         return stats
+
+    def _render_forward(self, r):
+        kept = r["kept"]
+        d, k = r["spans"].shape[0], len(kept)
+        support = np.zeros(d)
+        support[kept] = 1.0
+        self._draw_factors(r["spans"], r["relevant"], kept=kept, final=support)
+        self.fig.layout.title.text = (f"Span estimate of an SVM on each feature alone; ★ the {k} "
+                                      "chosen")
+        self.map_fig.layout.title.text = f"Pixel map: the {k} pixels chosen"
+        cv = r["curve"]
+        self.elim_fig.layout.title.text = ("Forward selection: test error and span estimate "
+                                           "against the features chosen")
+        self.elim_fig.data[0].x, self.elim_fig.data[0].y = cv[:, 0], cv[:, 1]
+        self.elim_fig.data[0].text = [f"{int(n)} features" for n in cv[:, 0]]
+        self.elim_fig.data[1].x, self.elim_fig.data[1].y = cv[:, 0], cv[:, 2]
+        stats = dict(r["stats"])
+        self._render_path(r["path"], stats)
+        stats["curve_n_features"], stats["curve_test_error"] = cv[:, 0], cv[:, 1]
+        stats["curve_span"] = cv[:, 2]
+        n_train = stats["n_trainings"]
+        stats["_html"] = (
+            "<div class='kernelnb-lesson'>Forward selection adds, one at a time, the feature "
+            "whose SVM has the smallest span estimate of the leave-one-out error: "
+            f"{n_train} SVM trainings here (the number of features at each step), in "
+            f"{stats['run_s']:.1f} s. On the toys it picks relevant features, as the "
+            "gradient does <small>(Chapelle 2002, §5.1.4, Fig. 5.2)</small>.</div>")
+        stats["_details"] = "<table>" + "".join(
+            f'<tr><td>{label}</td><td class="num">{format(stats[key], spec)}</td></tr>'
+            for key, label, spec in self.DETAILS if key in stats) + "</table>"
+        if r["warning"]:
+            stats["_warning"] = r["warning"]
+        if stats["n_relevant_kept"] is None:
+            stats.pop("n_relevant_kept")
+        return stats
+
+    def _render_path(self, path, stats):
+        """The (C, σ) tuning chart and its numbers, when it was run."""
+        self.path_box.layout.display = "flex" if path is not None else "none"
+        if path is not None:
+            pf = self.path_fig
+            pf.data[0].update(x=path["lc"], y=path["ls"], z=path["Z"])
+            pf.data[1].update(x=path["C"], y=path["sigma"])
+            pf.data[2].update(x=path["C"][-1:], y=path["sigma"][-1:])
+            stats.update(path_trainings=path["n_trainings"], path_test_error=path["test_error"],
+                         path_C=10.0 ** path["C"][-1], path_sigma=10.0 ** path["sigma"][-1])
 
     @staticmethod
     def _best_so_far(trace):

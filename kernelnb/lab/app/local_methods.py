@@ -1,8 +1,8 @@
 """Local methods playground and density explorer (Vincent's thesis ch. 11 and 13;
 the K-nearest-neighbour and Parzen-window lecture of a machine-learning course).
 
-* :class:`LocalMethodsPlayground`: KNN, HKNN, CKNN and the Parzen classifier on 2-D data, with
-  sliders K, lambda and h; click on the chart to choose a query point and see, for each class, its
+* :class:`LocalMethodsPlayground`: KNN, HKNN, CKNN, the Parzen classifier and the kernel centroid
+  (Vincent's thesis §5.3.4) on 2-D data, with sliders K, lambda and h; click on the chart to choose a query point and see, for each class, its
   K neighbours, their local hull (affine for HKNN, convex for CKNN) and the projection on it.
 * :class:`DensityExplorer`: Parzen against Manifold Parzen on the spiral and other 2-D toys, with
   sliders h, sigma, d and k; log-density contours, the local Gaussians as ellipses on a toggle,
@@ -20,8 +20,8 @@ from scipy.spatial import ConvexHull, QhullError
 from ._plotly import FigureWidget
 
 from ...datasets import TOY_DATASETS, make_manifold_spiral, make_toy
-from ...neighbors import (CKNNClassifier, HKNNClassifier, KNeighborsClassifier, ManifoldParzen,
-                         ParzenClassifier, ParzenDensity)
+from ...neighbors import (CKNNClassifier, HKNNClassifier, KernelCentroidClassifier,
+                         KNeighborsClassifier, ManifoldParzen, ParzenClassifier, ParzenDensity)
 from ..viz import SURFACE_TRACES, decision_surface, ellipse_outlines, plane_bounds, surface_data
 from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, styled
 from ._toys import (BlankModel, add_toy_controls, click_problem, reset_noise_on_dataset_change,
@@ -32,7 +32,10 @@ __all__ = ["LocalMethodsPlayground", "DensityExplorer"]
 N_TEST = 1000
 CLASS_LINE = ("#1f77b4", "#d62728")
 METHODS = [("K nearest neighbours", "knn"), ("HKNN (local hyperplane)", "hknn"),
-           ("CKNN (local convex hull)", "cknn"), ("Parzen classifier", "parzen")]
+           ("CKNN (local convex hull)", "cknn"), ("Parzen classifier", "parzen"),
+           ("kernel centroid", "centroid")]
+#: The methods with a width h (the others have K neighbours).
+WIDTH_METHODS = ("parzen", "centroid")
 
 
 class _Scored:
@@ -44,7 +47,7 @@ class _Scored:
 
     def decision_function(self, X):
         m = self.model
-        if hasattr(m, "hull_distances"):
+        if hasattr(m, "hull_distances") or hasattr(m, "centroid_distances"):
             return m.decision_function(X)
         return 2.0 * (m.predict_proba(X)[:, 1] - 0.5)
 
@@ -66,7 +69,7 @@ def _hull_outline(N):
 
 
 class LocalMethodsPlayground(Dashboard):
-    """KNN, HKNN, CKNN and Parzen on 2-D toy data; click to see a point's local hulls.
+    """KNN, HKNN, CKNN, Parzen and the kernel centroid on 2-D data; click to see local hulls.
 
     Parameters
     ----------
@@ -74,8 +77,9 @@ class LocalMethodsPlayground(Dashboard):
         Resolution of the decision surface.
     **params
         Initial control values: ``dataset``, ``noise``, ``n_samples``, ``seed``, ``method``
-        ('knn', 'hknn', 'cknn', 'parzen'), ``n_neighbors`` (K), ``weight_decay`` (lambda,
-        HKNN), ``bandwidth`` (h, Parzen).
+        ('knn', 'hknn', 'cknn', 'parzen', 'centroid'), ``n_neighbors`` (K), ``weight_decay``
+        (lambda, HKNN), ``bandwidth`` (h: the Parzen window's width, and the Gaussian kernel's
+        width sigma of the kernel centroid).
 
     Notes
     -----
@@ -85,7 +89,12 @@ class LocalMethodsPlayground(Dashboard):
     query's squared distances to each class's local hull; and, whatever the method, the test
     errors at this K of KNN (``knn_test_error``), HKNN at this lambda (``hknn_test_error``),
     HKNN without weight decay (``hknn0_test_error``, lambda = 1e-4) and CKNN
-    (``cknn_test_error``).
+    (``cknn_test_error``). With the kernel centroid (Vincent's thesis §5.3.4: each class is the
+    centroid of its points' images in the feature space of a Gaussian kernel of width h), also
+    ``parzen_test_error`` (the Parzen classifier of the same h) and ``parzen_agreement``: the
+    fraction of test points the two classify alike. The squared distance to a class centroid is
+    a constant minus twice the class's Parzen density (§5.3.4), so they nearly always agree;
+    a wide h makes the centroid the nearest class mean, a straight boundary.
 
     Examples
     --------
@@ -96,6 +105,8 @@ class LocalMethodsPlayground(Dashboard):
     (0, True)
     >>> app.update(method="knn", n_neighbors=5)["query_class"]
     0
+    >>> bool(app.update(method="centroid", bandwidth=0.3)["parzen_agreement"] > 0.9)
+    True
     >>> app.query(1e9, 0)["error"]
     'click ignored: (1e+09, 0) lies far outside the chart'
     """
@@ -105,7 +116,8 @@ class LocalMethodsPlayground(Dashboard):
     gallery_order = 50
     title = "Local methods"
     purpose = ("K nearest neighbours, local hyperplane (HKNN) and convex (CKNN) distances, Parzen "
-               "windows: move K, λ and h; click on the chart to see a point's neighbours and hulls.")
+               "windows, kernel centroid: move K, λ and h; click on the chart to see a point's "
+               "neighbours and hulls.")
     STATS = [
         ("train_error", "training error", ".1%"),
         ("test_error", f"test error ({N_TEST} new points)", ".1%"),
@@ -144,7 +156,9 @@ class LocalMethodsPlayground(Dashboard):
         c["n_neighbors"].add_class(MAIN_SLIDER_CLASS)
         c["weight_decay"] = log_slider("λ (HKNN)", 0.01, -4, 2, step=0.1,
                                        tooltip="weight decay of the local hyperplane solve")
-        c["bandwidth"] = log_slider("h (Parzen)", 0.2, -2, 0.5, step=0.05, tooltip="window width h")
+        c["bandwidth"] = log_slider("h (width)", 0.2, -2, 0.5, step=0.05,
+                                    tooltip="Parzen window width h; the width σ = h of the "
+                                            "kernel centroid's Gaussian kernel")
         X, y = TOY_DATASETS["moons"][0](n_samples=150, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True,
@@ -191,8 +205,8 @@ class LocalMethodsPlayground(Dashboard):
         params = reset_noise_on_dataset_change(self, params, given)
         m = params["method"]
         self.controls["weight_decay"].disabled = m != "hknn"
-        self.controls["bandwidth"].disabled = m != "parzen"
-        self.controls["n_neighbors"].disabled = m == "parzen"
+        self.controls["bandwidth"].disabled = m not in WIDTH_METHODS
+        self.controls["n_neighbors"].disabled = m in WIDTH_METHODS
         return params
 
     def _model(self, p):
@@ -205,6 +219,8 @@ class LocalMethodsPlayground(Dashboard):
             return CKNNClassifier(n_neighbors=K)
         if m == "parzen":
             return ParzenClassifier(sigma=float(p["bandwidth"]))
+        if m == "centroid":
+            return KernelCentroidClassifier(sigma=float(p["bandwidth"]))
         raise ValueError(f"method must be one of {[v for _, v in METHODS]}, got {m!r}")
 
     def _compute(self, p):
@@ -225,6 +241,12 @@ class LocalMethodsPlayground(Dashboard):
                      query=tuple(q), query_class=int(model.predict(q[None, :])[0]),
                      predict_ms=dt)
         stats.update(compare)
+        if p["method"] == "centroid":
+            # Vincent §5.3.4: d(x, class) = constant - 2 p_class(x) with a Gaussian kernel;
+            # the Parzen classifier of the same width, on the same test points
+            parzen = ParzenClassifier(sigma=float(p["bandwidth"])).fit(X, y).predict(Xt)
+            stats.update(parzen_test_error=float(np.mean(parzen != yt)),
+                         parzen_agreement=float(np.mean(parzen == model.predict(Xt))))
         local = []
         if hasattr(model, "local_hulls"):
             local = model.local_hulls(q)
@@ -256,7 +278,7 @@ class LocalMethodsPlayground(Dashboard):
         y = self._train[1]
         smallest = int(np.min(np.unique(y, return_counts=True)[1]))
         K = int(params["n_neighbors"])
-        if params["method"] != "parzen" and 4 * K > smallest:
+        if params["method"] not in WIDTH_METHODS and 4 * K > smallest:
             return [(f"K = {K} is more than a quarter of the smallest class ({smallest} points): "
                      f"the neighbourhood is no longer local (the thesis's K are a small "
                      f"fraction of a class), so the hulls say little about the point's "
@@ -294,7 +316,8 @@ class LocalMethodsPlayground(Dashboard):
         detail = {"knn": f"K = {p['n_neighbors']}",
                   "hknn": f"K = {p['n_neighbors']}, λ = {p['weight_decay']:.3g}",
                   "cknn": f"K = {p['n_neighbors']}",
-                  "parzen": f"h = {p['bandwidth']:.3g}"}[r["method"]]
+                  "parzen": f"h = {p['bandwidth']:.3g}",
+                  "centroid": f"Gaussian kernel, σ = h = {p['bandwidth']:.3g}"}[r["method"]]
         fig.layout.title.text = f"{dict((v, k) for k, v in METHODS)[r['method']]}, {detail}"
         st = dict(r["stats"])
         K, lam = p["n_neighbors"], p["weight_decay"]
@@ -306,6 +329,20 @@ class LocalMethodsPlayground(Dashboard):
         st["_html"] = ("<table><tr><th>test error at this K</th><th></th></tr>" + "".join(
             f"<tr><td>{html.escape(k)}</td><td class='num'>{v:.1%}</td></tr>"
             for k, v in rows) + "</table>")
+        if r["method"] == "centroid":
+            h = p["bandwidth"]
+            st["_html"] += (
+                "<table><tr><th>at this h</th><th></th></tr>"
+                f"<tr><td>kernel centroid, h = {h:.3g}</td>"
+                f"<td class='num'>{st['test_error']:.1%}</td></tr>"
+                f"<tr><td>Parzen classifier, h = {h:.3g}</td>"
+                f"<td class='num'>{st['parzen_test_error']:.1%}</td></tr>"
+                "<tr><td>test points both classify alike</td>"
+                f"<td class='num'>{st['parzen_agreement']:.1%}</td></tr></table>"
+                "<div class='kernelnb-lesson'>With a Gaussian kernel the distance to a class "
+                "centroid is a constant − 2 × the class's Parzen density, so the centroid "
+                "decides like the Parzen classifier; a wide h makes it the nearest class mean, "
+                "a straight line <small>(Vincent 2003, §5.3.4)</small>.</div>")
         st["_details"] = f"prediction on the grid: {st['predict_ms']:.0f} ms"
         return st
 

@@ -8,7 +8,7 @@ import pytest
 
 import kernelnb.lab.app.bounds_explorer as be
 from kernelnb.lab.app.bounds_explorer import CURVES, N_GRID, BoundsExplorer
-from kernelnb.model_selection import span_estimate, span_values
+from kernelnb.model_selection import span_estimate, span_values, wahba
 from kernelnb.svm import SVC
 
 from ._lessons import check_lesson
@@ -205,3 +205,27 @@ def test_log_axis_ticks_read_naturally(small):
     ax = small.fig.layout.xaxis
     assert list(ax.ticktext) == ["0.02", "0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10"]
     np.testing.assert_allclose(ax.tickvals, [float(t) for t in ax.ticktext])
+
+
+def test_wahba_curve_matches_the_library_and_lies_above_jaakkola_haussler(small):
+    """Wahba's estimate (thesis 3.1) is one legend click away; its values are the library's
+    on independent fits, and never below the Jaakkola-Haussler count: every point that count
+    makes an error adds at least 1 to Wahba's sum."""
+    s = small.update(sigma=0.5, C=3.0, seed=1, axis="C", margin="l1")
+    tr = small.fig.data[TRACE["wahba"]]
+    assert tr.visible == "legendonly" and tr.name == "Wahba"
+    shown = sum(t.visible is True for t in small.fig.data)
+    assert shown <= 6                                   # the checklist's six curves at most
+    xs, wahba_curve = _trace(small, "wahba")
+    X, y = small._train
+    for k in (0, N_GRID - 1):
+        m = SVC(C=float(xs[k]), sigma=0.5, tol=1e-3).fit(X, y)
+        assert wahba_curve[k] == pytest.approx(wahba(m, X, y), abs=2 / len(y))
+    m = SVC(C=3.0, sigma=0.5, tol=1e-3).fit(X, y)
+    assert s["wahba"] == pytest.approx(wahba(m, X, y), abs=2 / len(y))
+    _, jh = _trace(small, "jaakkola_haussler")
+    assert np.all(wahba_curve >= jh - 1e-12)
+    assert s["gap_wahba"] == pytest.approx(np.mean(np.abs(wahba_curve[~be.memorising(
+        s["table"])] - s["table"]["test_error"][~be.memorising(s["table"])])))
+    assert "Wahba (≥ Jaakkola-Haussler)" in small.stats.value
+    small.update(axis="sigma", C=1.0, seed=0)

@@ -7,7 +7,7 @@ import pytest
 
 from kernelnb.lab.app.feature_selection import FEATURE_DATASETS, FeatureSelection
 from kernelnb.lab.app.gallery import DASHBOARDS, dashboards_dir
-from kernelnb.model_selection import ScalingSelector
+from kernelnb.model_selection import ForwardSpanSelector, ScalingSelector
 from kernelnb.svm import SVC
 
 from ._lessons import check_lesson
@@ -171,3 +171,39 @@ def test_tuning_path_over_the_criterion_map(dash):
     assert s["path_trainings"] >= len(pf.data[1].x) and 0.0 <= s["path_test_error"] <= 1.0
     dash.update(tune_path=False, dataset="linear")
     assert dash.path_box.layout.display == "none"
+
+
+def test_forward_selection_on_the_span_matches_the_selector(dash):
+    """The 'forward' method is ForwardSpanSelector (thesis §5.1.4) on the same data: the chosen
+    features, the bars (each feature's span alone), the curve per step and the test errors."""
+    s = dash.update(dataset="nonlinear", method="forward", n_keep=2, seed=0)
+    assert dash.last_error == ""
+    assert dash.controls["schedule"].disabled and dash.controls["max_iter"].disabled
+    X, y, Xt, yt = dash._data("nonlinear", 50, 0)
+    est = SVC(kernel="poly", degree=2, coef0=1.0, C=10.0, margin="l2", n_jobs=1,
+              max_iter=100000)
+    sel = ForwardSpanSelector(est, n_features_to_select=2).fit(X, y)
+    np.testing.assert_array_equal(s["kept"], sel.order_)
+    assert s["n_relevant_kept"] == np.isin(sel.order_, [0, 1]).sum() >= 1
+    assert s["test_error_final"] == pytest.approx(np.mean(sel.predict(Xt) != yt))
+    assert s["n_trainings"] == sel.n_trainings_ == 52 + 51 + 1
+    first = sel.history_[0]
+    bars = dict(zip(np.r_[dash.fig.data[0].x, dash.fig.data[1].x],
+                    np.r_[dash.fig.data[0].y, dash.fig.data[1].y]))
+    for j, v in zip(first["candidates"], first["span"]):
+        assert bars[j] == pytest.approx(v)
+    assert sorted(dash.fig.data[2].x) == sorted(sel.order_) and dash.fig.data[2].name == "chosen"
+    for i, h in enumerate(sel.history_):            # per step: the chosen SVM's span, test error
+        assert s["curve_span"][i] == pytest.approx(h["span"].min())
+        m = SVC(kernel="poly", degree=2, coef0=1.0, C=10.0, margin="l2").fit(
+            X[:, sel.order_[:i + 1]], y)
+        assert s["curve_test_error"][i] == pytest.approx(
+            np.mean(m.predict(Xt[:, sel.order_[:i + 1]]) != yt), abs=2 / len(yt))
+    assert list(dash.elim_fig.data[1].y) == pytest.approx(list(s["curve_span"]))
+    assert dash.elim_fig.data[1].visible and dash.trace_box.layout.display == "none"
+    assert "104 SVM trainings" in dash.stats.value and "§5.1.4" in dash.stats.value
+    s = dash.update(dataset="linear", method="scaling")
+    assert not dash.controls["schedule"].disabled and dash.elim_fig.data[1].visible is False
+    assert dash.trace_box.layout.display == "flex" and "test_error_scaled" in s
+    out = dash.update(method="backward")
+    assert "error" in out and "method must be one of" in dash.last_error

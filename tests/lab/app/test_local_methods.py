@@ -6,8 +6,10 @@ from kernelnb.lab.app import DensityExplorer, LocalMethodsPlayground
 from kernelnb.neighbors import (
     CKNNClassifier,
     HKNNClassifier,
+    KernelCentroidClassifier,
     KNeighborsClassifier,
     ManifoldParzen,
+    ParzenClassifier,
 )
 
 from ._lessons import check_lesson
@@ -172,3 +174,31 @@ def test_density_explorer_regime_notes():
 def test_lessons_manifold_parzen_beats_the_best_parzen(control):
     app = DensityExplorer(grid=5)
     check_lesson(app, DensityExplorer.LESSONS[0], control)
+
+
+def test_kernel_centroid_matches_the_estimator_and_decides_like_parzen(play):
+    """The kernel centroid (Vincent §5.3.4) with the width h: its numbers and surface are the
+    estimator's, and beside it the Parzen classifier of the same h, which decides alike on
+    nearly every test point (distance to a centroid = constant - 2 x the class's density)."""
+    s = play.update(method="centroid", bandwidth=0.3, n_samples=150, seed=1)
+    assert play.last_error == ""
+    X, y = play._train
+    Xt, yt = play._test
+    ref = KernelCentroidClassifier(sigma=0.3).fit(X, y)
+    assert s["test_error"] == pytest.approx(np.mean(ref.predict(Xt) != yt))
+    assert s["train_error"] == pytest.approx(np.mean(ref.predict(X) != y))
+    q = np.array([s["query"]])
+    assert s["query_class"] == ref.predict(q)[0]
+    parzen = ParzenClassifier(sigma=0.3).fit(X, y).predict(Xt)
+    assert s["parzen_test_error"] == pytest.approx(np.mean(parzen != yt))
+    assert s["parzen_agreement"] == pytest.approx(np.mean(parzen == ref.predict(Xt)))
+    assert s["parzen_agreement"] > 0.9
+    # the surface is the centroid's decision (d_0 - d_1) on the grid
+    surf = play.fig.data[0]
+    G = np.column_stack([np.asarray(surf.x, float), np.asarray(surf.y, float)])
+    np.testing.assert_allclose(np.asarray(surf.z, float), ref.decision_function(G),
+                               rtol=1e-6, atol=1e-9)
+    assert not play.controls["bandwidth"].disabled and play.controls["n_neighbors"].disabled
+    assert not s["regime"]                             # K is not the centroid's
+    assert "Parzen classifier, h = 0.3" in play.stats.value and "§5.3.4" in play.stats.value
+    play.update(method="cknn", bandwidth=0.2, seed=0)
