@@ -72,12 +72,14 @@ VARIANTS = {
 }
 
 
-def draw(problem, n, seed, noise):
-    """Training or test data of one problem (seed: the draw)."""
+def draw(problem, n, seed, noise, n_test=20000):
+    """Training and test data of one problem (seed: the draw).  ``make_large_problem``'s seed
+    also draws its cluster centres, so its training and test points come from one call."""
     if problem == "large":
-        X, y = make_large_problem(n, random_state=seed, dtype=np.float64)
-        return X, y
-    return checkerboard(n, noise=noise, seed=seed)
+        X, y = make_large_problem(n + n_test, random_state=seed, dtype=np.float64)
+        return X[:n], y[:n], X[n:], y[n:]
+    return (*checkerboard(n, noise=noise, seed=seed),
+            *checkerboard(n_test, noise=noise, seed=1000 + seed))
 
 
 def main(argv=None):
@@ -96,9 +98,7 @@ def main(argv=None):
     names = args.variants.split(",")
     res = {k: [] for k in ["SVC"] + names}
     for seed in range(args.seeds):
-        # independent draws: the large problem's test points from another seed's stream
-        X, y = draw(args.problem, args.n, seed, args.noise)
-        Xt, yt = draw(args.problem, 20000, 1000 + seed, args.noise)
+        X, y, Xt, yt = draw(args.problem, args.n, seed, args.noise)
         with threadpool_limits(limits=1):
             t = time.process_time()
             svc = SVC(C=args.C, sigma=sigma, n_jobs=1).fit(X, y)
