@@ -14,8 +14,8 @@ def xor(n, seed=0):
     return X, np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
 
 
-KW = dict(n_experts=3, max_iter=2, C=10, sigma=0.5, gater_epochs=3, client="serial",
-          validation_fraction=0.2, random_state=0)
+KW = {"n_experts": 3, "max_iter": 2, "C": 10, "sigma": 0.5, "gater_epochs": 3,
+      "client": "serial", "validation_fraction": 0.2, "random_state": 0}
 
 
 def test_balance_rule_counts_the_points_experts_already_hold():
