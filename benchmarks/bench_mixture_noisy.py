@@ -13,12 +13,28 @@ fraction 0.1):
 * ``no holdout``        gater_holdout=False (the thesis's choice);
 * ``5 experts``         bigger experts;
 * ``no validation``     validation_fraction=None (every point trains; last iteration kept);
-* ``all data``          both: the experts share every training point, as the single SVC.
+* ``all data``          both: the experts share every training point, as the single SVC;
+* ``refit held-out``    refit_held_out=True: the default fit, then the validation and gater
+                        points are given to the experts (where the gater sends them) and each
+                        expert is refitted once on all its points;
+* ``refit no holdout``  the same without gater_holdout (only the validation set is refitted on);
+* ``refit no valid.``   the same without a validation set (only the gater's points);
+* ``gater 50 epochs``   gater_epochs=50: with gater_holdout the gater trains on a fifth of the
+                        points, so 10 epochs are a fifth of the Adam steps it gets without;
+* ``refit 50 epochs``   both.
 
-Every model runs serially on one thread (``client='serial'``), so times compare work.
-Printed: test error on 20,000 fresh points (%), training time, the speed-up over one SVC.
+Every model runs serially on one thread (``client='serial'``), so times compare work; they are
+CPU times of this process (``time.process_time``), less disturbed than wall times when other
+programs share the cores.  Printed per seed: test error on 20,000 fresh points (%); then for every model the mean +- sd
+over seeds of the test error, of its difference to one SVC (paired by seed), and of the speed-up
+``time(SVC) / time(model)`` measured in the same process on the same data.
+
+``--problem large`` runs the same models on ``make_large_problem`` (20 features, overlapping
+Gaussian clusters, no label noise; the problem of ``bench_largescale.py``, sigma='scale');
+``--noise 0`` the checkerboard without label noise.
 
 Usage: python benchmarks/bench_mixture_noisy.py [--n 8000] [--seeds 2] [--C 10] [--sigma 1]
+       [--variants "mixture (default),refit held-out"] [--problem checkerboard|large]
 """
 import argparse
 import time
@@ -26,6 +42,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from kernelnb.datasets import make_large_problem
 from kernelnb.largescale import MixtureSVC
 from kernelnb.svm import SVC
 
@@ -47,7 +64,22 @@ VARIANTS = {
     "5 experts": {"n_experts": 5},
     "no validation": {"validation_fraction": None},
     "all data": {"gater_holdout": False, "validation_fraction": None},
+    "refit held-out": {"refit_held_out": True},
+    "refit no holdout": {"refit_held_out": True, "gater_holdout": False},
+    "refit no valid.": {"refit_held_out": True, "validation_fraction": None},
+    "gater 50 epochs": {"gater_epochs": 50},
+    "refit 50 epochs": {"refit_held_out": True, "gater_epochs": 50},
 }
+
+
+def draw(problem, n, seed, noise, n_test=20000):
+    """Training and test data of one problem (seed: the draw).  ``make_large_problem``'s seed
+    also draws its cluster centres, so its training and test points come from one call."""
+    if problem == "large":
+        X, y = make_large_problem(n + n_test, random_state=seed, dtype=np.float64)
+        return X[:n], y[:n], X[n:], y[n:]
+    return (*checkerboard(n, noise=noise, seed=seed),
+            *checkerboard(n_test, noise=noise, seed=1000 + seed))
 
 
 def main(argv=None):
@@ -55,35 +87,45 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=8000)
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--C", type=float, default=10.0)
-    ap.add_argument("--sigma", type=float, default=1.0)
+    ap.add_argument("--sigma", default="1", help="a width or 'scale' (default 1; 'scale' "
+                    "for --problem large)")
     ap.add_argument("--experts", type=int, default=10)
+    ap.add_argument("--noise", type=float, default=0.05)
+    ap.add_argument("--problem", choices=["checkerboard", "large"], default="checkerboard")
     ap.add_argument("--variants", default=",".join(VARIANTS))
     args = ap.parse_args(argv)
+    sigma = args.sigma if args.sigma == "scale" else float(args.sigma)
     names = args.variants.split(",")
     res = {k: [] for k in ["SVC"] + names}
     for seed in range(args.seeds):
-        X, y = checkerboard(args.n, seed=seed)
-        Xt, yt = checkerboard(20000, seed=1000 + seed)
+        X, y, Xt, yt = draw(args.problem, args.n, seed, args.noise)
         with threadpool_limits(limits=1):
-            t = time.perf_counter()
-            svc = SVC(C=args.C, sigma=args.sigma, n_jobs=1).fit(X, y)
-            t_svc = time.perf_counter() - t
-            res["SVC"].append((100 * np.mean(svc.predict(Xt) != yt), t_svc))
+            t = time.process_time()
+            svc = SVC(C=args.C, sigma=sigma, n_jobs=1).fit(X, y)
+            t_svc = time.process_time() - t
+            res["SVC"].append((100 * np.mean(svc.predict(Xt) != yt), t_svc, 0))
             for name in names:
-                kw = {"n_experts": args.experts, "C": args.C, "sigma": args.sigma,
+                kw = {"n_experts": args.experts, "C": args.C, "sigma": sigma,
                       "client": "serial", "random_state": seed, **VARIANTS[name]}
-                t = time.perf_counter()
+                t = time.process_time()
                 m = MixtureSVC(**kw).fit(X, y)
-                res[name].append((100 * np.mean(m.predict(Xt) != yt), time.perf_counter() - t))
-        print(f"seed {seed}: " + ", ".join(f"{k} {v[-1][0]:.2f}" for k, v in res.items()),
-              flush=True)
+                res[name].append((100 * np.mean(m.predict(Xt) != yt), time.process_time() - t,
+                                  m.best_iteration_))
+        print(f"seed {seed}: " + ", ".join(f"{k} {v[-1][0]:.2f} ({v[-1][1]:.1f} s)"
+                                           for k, v in res.items()), flush=True)
     base = np.array(res["SVC"])
-    print(f"\nn = {args.n}, C = {args.C}, sigma = {args.sigma}, {args.seeds} seeds; "
-          "test error % (mean), minus SVC, time s, speed-up over SVC")
+    print(f"\n{args.problem}, n = {args.n}, C = {args.C}, sigma = {args.sigma}, "
+          f"{args.experts} experts, {args.seeds} seeds (mean +- sd over seeds)")
+    print(f"  {'model':18s} {'test error %':>14s} {'vs SVC':>14s} {'time s':>7s} "
+          f"{'speed-up':>12s}  best iterations")
     for k, v in res.items():
         a = np.array(v)
-        print(f"  {k:18s} {a[:, 0].mean():6.2f}  {a[:, 0].mean() - base[:, 0].mean():+5.2f}  "
-              f"{a[:, 1].mean():7.1f}  {base[:, 1].mean() / a[:, 1].mean():5.1f}x")
+        d = a[:, 0] - base[:, 0]
+        r = base[:, 1] / a[:, 1]
+        print(f"  {k:18s} {a[:, 0].mean():6.2f} +- {a[:, 0].std(ddof=1) if len(a) > 1 else 0:4.2f}"
+              f"  {d.mean():+6.2f} +- {d.std(ddof=1) if len(a) > 1 else 0:4.2f}"
+              f"  {a[:, 1].mean():7.1f}  {r.mean():5.2f}x +- {r.std(ddof=1) if len(a) > 1 else 0:4.2f}"
+              f"  {'' if k == 'SVC' else a[:, 2].astype(int).tolist()}")
 
 
 if __name__ == "__main__":

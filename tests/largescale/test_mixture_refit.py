@@ -1,0 +1,106 @@
+"""MixtureSVC/MixtureSVR ``refit_held_out``: the validation and gater points handed to the
+experts after the outer iterations, every expert refitted once on all its points."""
+import numpy as np
+import pytest
+
+from kernelnb.largescale import MixtureSVC, MixtureSVR
+from kernelnb.largescale.mixture import _assign_from_preferences, _top_preferences
+from kernelnb.svm import SVC, SVR
+
+
+def xor(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2))
+    return X, np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+
+
+KW = {"n_experts": 3, "max_iter": 2, "C": 10, "sigma": 0.5, "gater_epochs": 3,
+      "client": "serial", "validation_fraction": 0.2, "random_state": 0}
+
+
+def test_balance_rule_counts_the_points_experts_already_hold():
+    """Each example in turn to its best expert (ties: lower index) holding fewer than the
+    capacity, the experts starting with ``counts`` examples: written plainly."""
+    rng = np.random.default_rng(0)
+    n, k, cap = 40, 4, 22
+    counts = np.array([20, 2, 22, 2])     # expert 2 full from the start
+    scores = rng.random((n, k))
+    scores[:, 0] += 1.0                    # expert 0, nearly full, is everybody's first choice
+    order = rng.permutation(n)
+    held = counts.copy()
+    want = np.empty(n, dtype=int)
+    for l in order:
+        want[l] = int(np.argmax(np.where(held < cap, scores[l], -np.inf)))
+        held[want[l]] += 1
+    got = _assign_from_preferences(_top_preferences(scores), lambda l: scores[l], n, k, cap,
+                                   order, counts=counts)
+    np.testing.assert_array_equal(got, want)
+    assert (counts + np.bincount(got, minlength=k) <= cap).all()
+    with pytest.raises(ValueError, match="besides the 46 they hold"):
+        _assign_from_preferences(_top_preferences(scores), lambda l: scores[l], n, k, 21,
+                                 order, counts=counts)
+
+
+@pytest.mark.parametrize("gater", ["global", "uniform"])
+def test_refit_experts_are_svcs_on_all_their_points(gater):
+    X, y = xor(200)
+    base = MixtureSVC(gater=gater, **KW).fit(X, y)
+    m = MixtureSVC(gater=gater, refit_held_out=True, **KW).fit(X, y)
+    held = base.assignment_ < 0
+    assert held.sum() >= 40                          # the validation set, and the gater's points
+    assert (m.assignment_ >= 0).all()                # every point now belongs to an expert
+    # the same iterations, then the held-out points added: the pool points stay where they were
+    np.testing.assert_array_equal(m.assignment_[~held], base.assignment_[~held])
+    assert m.best_iteration_ == base.best_iteration_
+    np.testing.assert_array_equal(m.validation_errors_, base.validation_errors_)
+    assert np.bincount(m.assignment_, minlength=3).max() <= 200 // 3 + 1   # the balance rule
+    if gater == "global":
+        # the gater is not retrained: the same weights as without the refit
+        np.testing.assert_array_equal(m.gate(X), base.gate(X))
+    # each expert is one SVC on its points (the same solver on the same data)
+    Xt = xor(50, seed=1)[0]
+    for k, e in enumerate(m.experts_):
+        own = m.assignment_ == k
+        s = SVC(C=10, sigma=0.5, n_jobs=1).fit(X[own], y[own])
+        np.testing.assert_allclose(e.decision_function(Xt), s.decision_function(Xt),
+                                   rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(m.decision_function(Xt),
+                               np.sum(m.gate(Xt) * m.expert_decisions(Xt), axis=1), rtol=1e-12)
+
+
+def test_refit_without_held_out_points_changes_nothing():
+    """A given validation set and no gater holdout: every point of X already trains."""
+    X, y = xor(150)
+    Xv, yv = xor(60, seed=2)
+    kw = {**KW, "gater_holdout": False}
+    base = MixtureSVC(**kw).fit(X, y, X_val=Xv, y_val=yv)
+    m = MixtureSVC(refit_held_out=True, **kw).fit(X, y, X_val=Xv, y_val=yv)
+    np.testing.assert_array_equal(m.assignment_, base.assignment_)
+    np.testing.assert_array_equal(m.decision_function(Xv), base.decision_function(Xv))
+
+
+def test_refit_local_gater_refits_its_densities_and_priors():
+    X, y = xor(200)
+    m = MixtureSVC(gater="local", refit_held_out=True, **{**KW, "max_iter": 1}).fit(X, y)
+    assert (m.assignment_ >= 0).all()
+    sizes = np.bincount(m.assignment_, minlength=3)
+    np.testing.assert_allclose(np.exp(m.log_prior_), sizes / 200, rtol=1e-12)
+    for k, d in enumerate(m.densities_):   # one diagonal Gaussian per expert: its points' mean
+        np.testing.assert_allclose(d.means_[0], X[m.assignment_ == k].mean(axis=0), rtol=1e-6)
+
+
+def test_refit_multiclass_and_regression():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (180, 2))
+    y = np.digitize(X[:, 0], [-0.33, 0.33])            # three bands
+    kw = {**KW, "max_iter": 1}
+    m = MixtureSVC(refit_held_out=True, **kw).fit(X, y)
+    for est in m.estimators_:
+        assert (est.assignment_ >= 0).all()
+    assert np.mean(m.predict(X) == y) > 0.9
+    t = np.sin(3 * X[:, 0])
+    r = MixtureSVR(refit_held_out=True, epsilon=0.1, **kw).fit(X, t)
+    assert (r.assignment_ >= 0).all()
+    own = r.assignment_ == 0
+    s = SVR(C=10, sigma=0.5, epsilon=0.1, n_jobs=1).fit(X[own], (t[own] - r.y_mean_) / r.y_scale_)
+    np.testing.assert_allclose(r.experts_[0].predict(X), s.predict(X), rtol=1e-9, atol=1e-9)
