@@ -227,6 +227,10 @@ class LocalMethodsPlayground(Dashboard):
         import time
 
         X, y = self._data(p)
+        # K per class cannot exceed the smallest class (few points, large K): use that many
+        # and say so (regime); the K slider keeps the student's value.
+        smallest = int(np.min(np.unique(y, return_counts=True)[1]))
+        p = {**p, "n_neighbors": min(int(p["n_neighbors"]), smallest)}
         model = self._model(p).fit(X, y)
         t0 = time.perf_counter()
         surf = surface_data(_Scored(model), X, y, grid=self.grid, bounds=self._bounds, columns=True)
@@ -278,6 +282,9 @@ class LocalMethodsPlayground(Dashboard):
         y = self._train[1]
         smallest = int(np.min(np.unique(y, return_counts=True)[1]))
         K = int(params["n_neighbors"])
+        if K > smallest and params["method"] not in WIDTH_METHODS:
+            return [(f"K = {K} is more than the smallest class ({smallest} points): the methods "
+                     f"use K = {smallest}, every point of that class, so nothing is local any more")]
         if params["method"] not in WIDTH_METHODS and 4 * K > smallest:
             return [(f"K = {K} is more than a quarter of the smallest class ({smallest} points): "
                      f"the neighbourhood is no longer local (the thesis's K are a small "

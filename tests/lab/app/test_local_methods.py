@@ -202,3 +202,19 @@ def test_kernel_centroid_matches_the_estimator_and_decides_like_parzen(play):
     assert not s["regime"]                             # K is not the centroid's
     assert "Parzen classifier, h = 0.3" in play.stats.value and "§5.3.4" in play.stats.value
     play.update(method="cknn", bandwidth=0.2, seed=0)
+
+
+def test_k_beyond_the_smallest_class_uses_that_class_and_says_so():
+    """n points = 20 and K = 30 (both within the sliders): no error; each K-method runs with K
+    = the smallest class, and the readout says so."""
+    app = LocalMethodsPlayground(grid=20)
+    for method in ("cknn", "parzen"):
+        big = app.update(method=method, n_samples=20, n_neighbors=30)
+        assert "error" not in big, big
+        smallest = int(np.min(np.unique(app._train[1], return_counts=True)[1]))
+        assert smallest < 30
+        capped = app.update(method=method, n_samples=20, n_neighbors=smallest)
+        for key in ("knn_test_error", "hknn_test_error", "cknn_test_error", "test_error"):
+            assert big[key] == capped[key], key
+        noted = any(f"use K = {smallest}" in note for note in big["regime"])
+        assert noted == (method == "cknn"), big["regime"]
