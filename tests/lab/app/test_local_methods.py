@@ -97,9 +97,9 @@ def test_methods_and_sliders_change_the_surface(play):
 
 def test_errors_are_shown(play):
     play.update(method="hknn")
-    out = play.update(n_neighbors=30, n_samples=20)    # K larger than a class
-    assert "error" in out and "n_neighbors" in play.last_error
-    play.update(n_neighbors=3, n_samples=150)
+    out = play.update(weight_decay=-1.0)                # as a forged browser message could
+    assert "error" in out and "weight_decay" in play.last_error
+    play.update(weight_decay=0.01)
     assert play.last_error == ""
 
 
