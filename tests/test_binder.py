@@ -116,18 +116,36 @@ def test_postbuild_is_strict():
     assert os.access(BINDER / "postBuild", os.X_OK)
 
 
+def _inherit_running_environment(venv):
+    """When the tests run in a virtual environment (CI's, a developer's), ``--system-site-packages``
+    gives the new venv the *base* interpreter's packages, not this one's, and postBuild's pip
+    downloaded and installed all of Jupyter again (minutes, and the package index needed). A
+    path file adds this environment's site-packages after the venv's own: the pinned packages
+    are inherited as the module docstring says. Its lines are plain folders, so this
+    environment's own path files (an editable kernelnb's import hook) are not run: kernelnb is
+    still found only once postBuild has installed it into the venv."""
+    if sys.prefix == sys.base_prefix:
+        return
+    import sysconfig
+    here = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    purelib = sysconfig.get_paths(vars={"base": str(venv), "platbase": str(venv)})["purelib"]
+    Path(purelib, "_kernelnb_test_inherits.pth").write_text("\n".join(here) + "\n")
+
+
 @pytest.fixture(scope="module")
 def binder_env(tmp_path_factory):
     root = tmp_path_factory.mktemp("binder")
     repo = _clone(root / "repo")
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    _inherit_running_environment(venv)
     bindir = venv / "bin"
     env = {**os.environ, "VIRTUAL_ENV": str(venv), "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1",
            "JUPYTER_PATH": os.pathsep.join(
-               p for p in (str(Path(sys.base_prefix) / "share" / "jupyter"),
-                           os.environ.get("JUPYTER_PATH")) if p)}
+               p for p in dict.fromkeys((str(Path(sys.prefix) / "share" / "jupyter"),
+                                         str(Path(sys.base_prefix) / "share" / "jupyter"),
+                                         os.environ.get("JUPYTER_PATH"))) if p)}
     env.pop("PYTHONPATH", None)
     log = TEST_OUTPUT / "logs" / "binder_postBuild.log"
     log.parent.mkdir(parents=True, exist_ok=True)
