@@ -7,8 +7,10 @@ any cell fails the test.  The committed files must also be clean: outputs stripp
 machine they were written on.
 """
 import json
+import os
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -56,21 +58,41 @@ def test_notebook_is_committed_clean(path):
     assert not internal, f"{path.name} refers to internal notes: {internal}"
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
-def test_notebook_runs(path, monkeypatch):
-    # The kernel inherits this environment: plotly's default renderer in JupyterLab (drawn offline
-    # by the plotly extension); Fashion-MNIST where the loader finds it, KERNELNB_DATA or
-    # ~/.cache/kernelnb (notebook 4 falls back to a toy otherwise).
-    monkeypatch.setenv("PLOTLY_RENDERER", "plotly_mimetype")
+def _execute(path):
+    """Run one notebook in a fresh kernel; returns (notebook with outputs, seconds)."""
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
         nb, kernel_name="python3", timeout=CELL_TIMEOUT, allow_errors=False,
         resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+    # The kernel inherits this environment plus plotly's default renderer in JupyterLab (drawn
+    # offline by the plotly extension); Fashion-MNIST is found where the loader looks,
+    # KERNELNB_DATA or ~/.cache/kernelnb (notebook 4 falls back to a toy otherwise).
     t0 = time.perf_counter()
-    client.execute()  # raises CellExecutionError (with the traceback) on the first failing cell
-    elapsed = time.perf_counter() - t0
-    print(f"{path.name}: executed in {elapsed:.1f} s")
+    # raises CellExecutionError (with the traceback) on the first failing cell
+    client.execute(env={**os.environ, "PLOTLY_RENDERER": "plotly_mimetype"})
+    return nb, time.perf_counter() - t0
+
+
+@pytest.fixture(scope="module")
+def notebook_runs(request):
+    """The selected notebooks, executed two at a time in the background from the first test on.
+
+    Each notebook runs in a kernel process of its own, so two of them keep both cores of a small
+    machine busy where one left the second mostly idle (the notebooks are half of the suite's
+    time). Each test waits for its own notebook; a failure is raised in that notebook's test."""
+    selected = [item.callspec.params["path"] for item in request.session.items
+                if getattr(item, "originalname", None) == "test_notebook_runs"]
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="notebook")
+    runs = {path: pool.submit(_execute, path) for path in selected}
+    yield runs
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_runs(path, notebook_runs):
+    nb, elapsed = notebook_runs[path].result()
+    print(f"{path.name}: executed in {elapsed:.1f} s (beside another notebook)")
 
     outputs = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
