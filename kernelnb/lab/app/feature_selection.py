@@ -541,14 +541,7 @@ class FeatureSelection(Dashboard):
         stats["trace_criterion"], stats["trace_test_error"] = tr[:, 0], tr[:, 1]
         stats["trace_trials"] = int(trial.sum())
         stats["curve_n_features"], stats["curve_test_error"] = cv[:, 0], cv[:, 1]
-        stats["_details"] = "<table>" + "".join(
-            f'<tr><td>{label}</td><td class="num">{format(stats[key], spec)}</td></tr>'
-            for key, label, spec in self.DETAILS if key in stats) + "</table>"
-        if r["warning"]:
-            stats["_warning"] = r["warning"]
-        if stats["n_relevant_kept"] is None:
-            stats.pop("n_relevant_kept")
-        return stats
+        return self._finish(stats, r)
 
     def _render_forward(self, r):
         kept = r["kept"]
@@ -576,6 +569,11 @@ class FeatureSelection(Dashboard):
             f"{n_train} SVM trainings here (the number of features at each step), in "
             f"{stats['run_s']:.1f} s. On the toys it picks relevant features, as the "
             "gradient does <small>(Chapelle 2002, §5.1.4, Fig. 5.2)</small>.</div>")
+        return self._finish(stats, r)
+
+    def _finish(self, stats, r):
+        """The folded details table, the run's warning, and no relevant-kept count where the
+        data set has no known relevant features; returns ``stats``."""
         stats["_details"] = "<table>" + "".join(
             f'<tr><td>{label}</td><td class="num">{format(stats[key], spec)}</td></tr>'
             for key, label, spec in self.DETAILS if key in stats) + "</table>"
