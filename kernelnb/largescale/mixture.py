@@ -852,6 +852,14 @@ class _MixtureSVM(BaseEstimator):
         sigma = KernelSpec.of(self).resolve_sigma(Xtr, np.float32)   # the experts' precision
         return self.sigma if sigma is None else float(sigma)
 
+    def _set_local_gater(self, results, sizes, n):
+        """The local gater from its experts' results (Alg. 6.2): each expert's Platt scaling,
+        its density P(x|k) and its prior P(k) = its share of the ``n`` points."""
+        self.platt_ = np.array([r["platt"] for r in results])
+        self.densities_ = [r["gmm"] for r in results]
+        with np.errstate(divide="ignore"):
+            self.log_prior_ = np.log(sizes / n)
+
     def _combine(self, results, lay, sizes, gater, Zs, rng):
         """After the experts of an iteration: train the gater (global) or set up the local
         posterior, and the mixture's decision on the gater's points and the validation set."""
@@ -859,10 +867,7 @@ class _MixtureSVM(BaseEstimator):
         Fv = np.column_stack([r["dec_val"] for r in results]) if lay.n_val else None
         out = dict(F=F, val_dec=None)
         if lay.local:
-            self.platt_ = np.array([r["platt"] for r in results])
-            self.densities_ = [r["gmm"] for r in results]
-            with np.errstate(divide="ignore"):
-                self.log_prior_ = np.log(sizes / lay.L)
+            self._set_local_gater(results, sizes, lay.L)
             out["logpx"] = logpx = np.column_stack([r["logpx"] for r in results])
             if self._link == "identity":
                 # regression: E[y|x] = sum_k P(k|x) f_k(x)
@@ -963,11 +968,7 @@ class _MixtureSVM(BaseEstimator):
         results = runner.map([(subsets[k], params, local, int(seeds[k])) for k in range(K)])
         self.experts_ = [r["expert"] for r in results]
         if local:
-            sizes = np.bincount(assignment, minlength=K)
-            self.platt_ = np.array([r["platt"] for r in results])
-            self.densities_ = [r["gmm"] for r in results]
-            with np.errstate(divide="ignore"):
-                self.log_prior_ = np.log(sizes / n)
+            self._set_local_gater(results, np.bincount(assignment, minlength=K), n)
         self.assignment_ = assignment
         if self.verbose:
             print(f"[{type(self).__name__}] refit on the {m} held-out points too: sizes "

@@ -463,8 +463,9 @@ class ForwardSpanSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         1 for the chosen features, 2 for the others (they were never ranked among themselves).
     history_ : list of dict
         Per step: ``iteration``, ``selected`` (the features before the step), ``candidates``,
-        ``span`` (the span estimate of each candidate's SVM), ``hinge`` (the tie-breaker) and
-        ``added``.
+        ``span`` (the span estimate of each candidate's SVM), ``hinge`` (the tie-breaker),
+        ``added`` and ``estimator`` (the SVM of the step's choice, on the columns
+        ``selected`` then ``added``, in that order).
     estimator_ : SVC
         Refitted on the chosen features.
     n_trainings_ : int
@@ -549,14 +550,18 @@ class ForwardSpanSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
             cand = np.array([j for j in range(d) if j not in order])
             span = np.empty(cand.shape[0])
             hinge = np.empty(cand.shape[0])
+            fitted = []
             for i, j in enumerate(cand):
                 feats = order + [int(j)]
-                est = clone(base).fit(X[:, feats], y)
+                fitted.append(clone(base).fit(X[:, feats], y))
                 self.n_trainings_ += 1
-                span[i], hinge[i] = span_criterion(est, X[:, feats], y, eta)
-            best = int(cand[np.lexsort((cand, hinge, span))[0]])
+                span[i], hinge[i] = span_criterion(fitted[-1], X[:, feats], y, eta)
+            i_best = int(np.lexsort((cand, hinge, span))[0])
+            best = int(cand[i_best])
             rec = dict(iteration=len(self.history_), selected=np.array(order, dtype=int),
-                       candidates=cand, span=span, hinge=hinge, added=best)
+                       candidates=cand, span=span, hinge=hinge, added=best,
+                       estimator=fitted[i_best])
+            del fitted
             order.append(best)
             self.history_.append(rec)
             if self.verbose:

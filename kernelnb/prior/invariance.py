@@ -1016,7 +1016,8 @@ class InvariantSVC(_TangentKernelSVC):
         kern = self.kernel_ = self._base_kernel(X)
         if self.feature_tangents == "difference":
             Q = P + V                                      # the transformed points L_t x_i
-            Kt = kern(Q) - kern(Q, P) - kern(P, Q) + kern(P)                 # eq. (6.7)
+            KQP = kern(Q, P)
+            Kt = kern(Q) - KQP - KQP.T + kern(P)                             # eq. (6.7)
         else:
             Kt = kernel_tangent_gram(kern, P, V)                             # eq. (6.8)
         Kt = (Kt + Kt.T) / 2.0

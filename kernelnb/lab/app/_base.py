@@ -129,6 +129,11 @@ class Lesson:
     seeds: tuple = (0, 1, 2, 3, 4)
     seed_control: typing.Optional[str] = "seed"
 
+    def html(self, title="Lesson"):
+        """The lesson as the readout shows it: ``title``, the claim and its source (escaped)."""
+        return (f'<div class="kernelnb-lesson"><b>{html.escape(title)}.</b> '
+                f'{html.escape(self.claim)} <small>({html.escape(self.source)})</small></div>')
+
 
 class TimeBudgetExceeded(RuntimeError):
     """Raised by :meth:`Dashboard.check_time` when an update has used its time budget."""
@@ -525,9 +530,7 @@ class Dashboard:
         extra = stats.get("_html", "")
         notes = "".join(f'<div class="kernelnb-regime">{html.escape(n)}</div>'
                         for n in stats.get("regime", ()))
-        lesson = (f'<div class="kernelnb-lesson"><b>Lesson.</b> {html.escape(self.LESSONS[0].claim)}'
-                  f' <small>({html.escape(self.LESSONS[0].source)})</small></div>'
-                  if self.LESSONS else "")
+        lesson = self.LESSONS[0].html() if self.LESSONS else ""
         details = stats.get("_details", "")
         if details:
             details = f"<details><summary>details</summary>{details}</details>"

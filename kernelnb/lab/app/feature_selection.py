@@ -419,8 +419,8 @@ class FeatureSelection(Dashboard):
         order = sel.order_
         curve = []                      # the SVM chosen at each step: its test error and span
         for i, h in enumerate(sel.history_):
-            feats = order[:i + 1]
-            m = self._estimator(name, p["C"]).fit(X[:, feats], y)
+            feats = order[:i + 1]                    # the columns of the step's SVM, in order
+            m = h["estimator"]
             curve.append((i + 1, float(np.mean(m.predict(Xt[:, feats]) != yt)),
                           float(h["span"][h["candidates"] == h["added"]][0])))
         path = self._tune_path(X, y, Xt, yt, p["C"]) if p.get("tune_path") else None

@@ -29,7 +29,6 @@ that many of them lie beyond 3σ along the graph from every labeled point.
 """
 from __future__ import annotations
 
-import html
 import time
 
 import ipywidgets as widgets
@@ -290,12 +289,9 @@ class SemiSupervisedExplorer(Dashboard):
             models[MODELS[2]] = LowDensitySVC(C=C, sigma=sigma, max_iter=LDS_MAX_ITER).fit(
                 X[L], y[L], X_unlabeled=X[U])
         elif third == "shortest_path":
-            k_nn = int(p["n_neighbors"])
-            if k_nn >= len(y):
-                raise ValueError(f"n_neighbors={k_nn} must be smaller than the number of points "
-                                 f"({len(y)})")
+            # ShortestPathKernel.fit refuses a k not below the number of points, naming it
             models[MODELS[2]] = ClusterKernelSVC(
-                ShortestPathKernel(n_neighbors=k_nn, sigma=sigma), C=C).fit(
+                ShortestPathKernel(n_neighbors=int(p["n_neighbors"]), sigma=sigma), C=C).fit(
                 X[L], y[L], X_unlabeled=X[U])
         elif third == "spectral":
             models[MODELS[2]] = ClusterKernelSVC(SpectralKernel(sigma=sigma, n_components=r),
@@ -378,10 +374,7 @@ class SemiSupervisedExplorer(Dashboard):
                         f"the graph from every labeled point, {third['no_path']} without a path")
         lesson = self.THIRD_LESSONS.get(r["p"]["compare"])
         if lesson is not None:
-            name = COMPARE[r["p"]["compare"]][0]
-            third["_html"] = (f'<div class="kernelnb-lesson"><b>{html.escape(name)}.</b> '
-                              f'{html.escape(lesson.claim)} '
-                              f'<small>({html.escape(lesson.source)})</small></div>')
+            third["_html"] = lesson.html(COMPARE[r["p"]["compare"]][0])
         return dict(error_svm=e[MODELS[0]], error_cluster=e[MODELS[1]], **third,
                     lambda2=lam2, gap=r["gap"],
                     tail=r["tail"], spread=r["spread"], fit_time_ms=r["ms"],
