@@ -180,12 +180,22 @@ def wait_pool(base, target, timeout):
     return None
 
 
-def open_pages(browser, url, n, deadline):
-    """Open ``n`` pages of ``url`` at once; (results, wall seconds, pages with a traceback)."""
+def open_pages(browser, url, n, deadline, profile=None):
+    """Open ``n`` pages of ``url`` at once; (results, wall seconds, pages with a traceback).
+
+    ``profile``: a dict that receives the first page's main-thread time until its first chart,
+    split by :func:`main_thread_split` (Chromium's sampling profiler, 1 ms).
+    """
     contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(n)]
     for c in contexts:
         c.add_init_script(FIRST_CHART_JS)   # stamps the first chart (ms since navigation)
     pages = [c.new_page() for c in contexts]
+    cdp = None
+    if profile is not None:
+        cdp = contexts[0].new_cdp_session(pages[0])
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 1000})
+        cdp.send("Profiler.start")
     start = time.monotonic()
     results = []
     for pg in pages:        # all requests go out before any chart is awaited
@@ -198,10 +208,42 @@ def open_pages(browser, url, n, deadline):
             results.append(("ok", t / 1000))
         except Exception as exc:  # noqa: BLE001 - reported in the table
             results.append(("timeout", type(exc).__name__))
+        if cdp is not None and pg is pages[0]:
+            profile.update(main_thread_split(cdp.send("Profiler.stop")["profile"]))
     wall = time.monotonic() - start
     errors = sum("Traceback" in pg.inner_text("body")
                  for pg, (state, _) in zip(pages, results) if state == "ok")
     return results, wall, errors, contexts
+
+
+def main_thread_split(prof):
+    """Seconds of a page's main thread, from a CDP CPU profile, by whose code ran.
+
+    ``plotly``: plotly's widget bundle (evaluating it, drawing the figures); ``front-end``: every
+    other script of the page (Voila, JupyterLab's widget manager, the extensions, anywidget);
+    ``compile+gc``: V8 compiling scripts and collecting garbage; ``idle``: nothing to run (waiting
+    for the network, the kernel). Native calls (``appendChild``, layout) count for the script
+    that made them.
+    """
+    nodes = {node["id"]: node for node in prof["nodes"]}
+    parent = {c: node["id"] for node in prof["nodes"] for c in node.get("children", ())}
+
+    def owner(nid):
+        while nid is not None:
+            frame = nodes[nid]["callFrame"]
+            if frame["url"]:
+                return "plotly" if "/kernelnb/esm/plotly-" in frame["url"] else "front-end"
+            if frame["functionName"] == "(idle)":
+                return "idle"
+            if frame["functionName"] in ("(program)", "(garbage collector)"):
+                return "compile+gc"
+            nid = parent.get(nid)
+        return "compile+gc"
+
+    split = {"plotly": 0.0, "front-end": 0.0, "compile+gc": 0.0, "idle": 0.0}
+    for nid, dt in zip(prof["samples"], prof["timeDeltas"]):
+        split[owner(nid)] += dt / 1e6
+    return split
 
 
 # ------------------------------------------------------------------ browserless clients
@@ -325,12 +367,14 @@ def wait_server(base, log):
     raise SystemExit(f"server did not start; see benchmarks/results/{log.name}")
 
 
-def open_one(browser, base, url, deadline):
-    """One visitor opens ``url``: {first chart s, html s, bundle s} (None when it failed)."""
+def open_one(browser, base, url, deadline, profile=False):
+    """One visitor opens ``url``: {first chart s, html s, bundle s} (None when it failed), and
+    with ``profile`` the page's main-thread split (:func:`main_thread_split`)."""
     if browser is None:
         res, _ = open_clients(base, url, 1, deadline)
         return {"chart": res[0][1] if res[0][0] == "ok" else None, "html": None, "bundle": None}
-    res, _, errors, contexts = open_pages(browser, url, 1, deadline)
+    split = {} if profile else None
+    res, _, errors, contexts = open_pages(browser, url, 1, deadline, profile=split)
     out = {"chart": res[0][1] if res[0][0] == "ok" and not errors else None,
            "html": None, "bundle": None}
     try:
@@ -338,6 +382,8 @@ def open_one(browser, base, url, deadline):
         out.update({k: v / 1000 if v else None for k, v in phases.items()})
     except Exception as exc:  # noqa: BLE001 - the phases are extra information
         print(f"page phases unknown: {exc}", file=sys.stderr)
+    if split:
+        out["split"] = split
     for c in contexts:
         c.close()
     return out
@@ -377,7 +423,8 @@ def _open_each(args, browser, names, rows, mode, base, server):
         rows["_preheated_kernels"] = [(rss_mb(k), uss_mb(k)) for k in kernel_pids(server.pid)]
     for name in names:
         before = set(kernel_pids(server.pid))
-        got = open_one(browser, base, f"{base}voila/render/{name}.ipynb", args.deadline)
+        got = open_one(browser, base, f"{base}voila/render/{name}.ipynb", args.deadline,
+                       profile=args.browser_profile)
         r = rows[name]
         r[mode].append(got)
         if mode == "cold":
@@ -423,6 +470,18 @@ def print_per_dashboard(args, rows):
         print(f"preheated kernels ready before the first visit: RSS median "
               f"{statistics.median(a for a, _ in preheated):.0f} MB, USS median "
               f"{statistics.median(b for _, b in preheated):.0f} MB ({len(preheated)} kernels)")
+    if any("split" in g for r in rows.values() for g in r["cold"] + r["warm"]):
+        print("\nThe browser's main thread until the first chart, seconds (medians): "
+              "plotly = its bundle evaluated and the figures drawn; front-end = Voila, the widget "
+              "manager and the extensions; compile+gc = V8 compiling and collecting; idle = "
+              "waiting (network, kernel)\n")
+        parts = ("plotly", "front-end", "compile+gc", "idle")
+        print(f"{'dashboard':<22} " + " ".join(f"{'cold ' + k:>16}" for k in parts) + " "
+              + " ".join(f"{'preheat ' + k:>19}" for k in parts))
+        for name, r in rows.items():
+            line = [cell([g["split"][k] for g in r[mode] if "split" in g], w)
+                    for mode, w in (("cold", "16.2f"), ("warm", "19.2f")) for k in parts]
+            print(f"{name:<22} " + " ".join(line))
     cold_ok = [x for x in cold_all if x is not None]
     warm_ok = [x for x in warm_all if x is not None]
     if cold_ok and warm_ok:
@@ -608,6 +667,10 @@ def main(argv=None):
                     help="with --per-dashboard: times each dashboard is opened")
     ap.add_argument("--repo", default=None, metavar="CHECKOUT",
                     help="serve this checkout's kernelnb and dashboards (default: this one)")
+    ap.add_argument("--browser-profile", action="store_true",
+                    help="with --per-dashboard and the browser: split each page's main thread "
+                         "until its first chart (plotly / the rest of the front-end / compiling "
+                         "and garbage collection / idle), from Chromium's sampling profiler")
     args = ap.parse_args(argv)
     if args.per_dashboard:
         folder = (Path(args.repo).resolve() if args.repo else REPO) / "dashboards"
