@@ -295,7 +295,8 @@ def test_fisher_bad_values_are_refused(fisher):
     fisher.update(n_components=4, n_samples=200, seed=0, C=1.0)
     assert fisher.controls["C"].max == 1               # the slider stops at C = 10 in this mode
     for bad, name in ((dict(C=100.0), "C"), (dict(C=-1.0), "C"),
-                      (dict(n_components=0), "n_components"), (dict(n_components=7), "n_components"),
+                      (dict(n_components=0), "n_components"),
+                      (dict(n_components=7), "n_components"),
                       (dict(n_components=2.5), "n_components"), (dict(n_samples=5), "n_samples"),
                       (dict(seed=-1), "seed")):
         out = fisher.update(**bad)
