@@ -449,3 +449,26 @@ def test_svm_playground_counts_every_click(page, served, screenshots):
             f"no point added near the click at ({cx:.3f}, {cy:.3f}); added: {added}")
     _assert_clean(page, dashboard.name)
     page.screenshot(path=str(screenshots / "svm_playground-clicks.png"), full_page=True)
+
+
+def test_feature_selection_fisher_kernel_mode(page, served, screenshots):
+    """The Fisher kernel mode of the feature selection dashboard, chosen in the page: its chart
+    (the moons, both sets of means and boundaries) and readout appear, the selection's controls
+    go, nothing is cut at either size and the page logs nothing."""
+    from kernelnb.lab.app.feature_selection import METHODS
+    dashboard, _chart, stats = _open_with_readout(page, served, "feature_selection")
+    page.locator(".widget-dropdown", has_text="method").locator("select").select_option(
+        label=METHODS["fisher"])
+    page.wait_for_function("el => el.innerText.includes('means by likelihood')",
+                           arg=stats.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    moons = page.locator(".js-plotly-plot", has_text="Two moons")
+    moons.wait_for(state="visible", timeout=CHANGE_TIMEOUT_MS)
+    names = moons.evaluate("el => el.data.map(t => t.name)")
+    assert {"means by likelihood", "means by R²/M²"} <= set(names) and len(names) <= 6
+    assert not page.locator(".widget-dropdown", has_text="data set").is_visible()
+    assert page.locator(".widget-slider", has_text="components").is_visible()
+    problems = _design_problems(page, screenshots, "feature_selection-fisher")
+    assert not problems, problems
+    _assert_clean(page, dashboard.name)
+    stats.scroll_into_view_if_needed()
+    stats.screenshot(path=str(screenshots / "feature_selection-fisher-readout.png"))

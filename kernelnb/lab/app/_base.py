@@ -250,7 +250,8 @@ class Dashboard:
     #: Rows of the readout: (key of the stats dict, label, format spec or callable).
     STATS: list = []
     #: The lessons the dashboard teaches (:class:`Lesson`), checked by the tests over the
-    #: controls' ranges and several sample seeds; the first one is shown under the readout.
+    #: controls' ranges and several sample seeds; the first one is shown under the readout
+    #: (another where ``_render`` returns it as ``stats['_lesson']``, e.g. a mode of its own).
     LESSONS: tuple = ()
     #: Seconds of work one update may take where the work is long (see :meth:`check_time`); a
     #: class attribute, changed per instance by tests or a teacher's notebook.
@@ -530,7 +531,8 @@ class Dashboard:
         extra = stats.get("_html", "")
         notes = "".join(f'<div class="kernelnb-regime">{html.escape(n)}</div>'
                         for n in stats.get("regime", ()))
-        lesson = self.LESSONS[0].html() if self.LESSONS else ""
+        lesson = stats.get("_lesson") or (self.LESSONS[0] if self.LESSONS else None)
+        lesson = lesson.html() if lesson is not None else ""
         details = stats.get("_details", "")
         if details:
             details = f"<details><summary>details</summary>{details}</details>"
