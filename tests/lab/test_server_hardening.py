@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -276,7 +277,12 @@ def _voila_app(folder, monkeypatch, *options):
     args, extra = cli.build_parser().parse_known_args(
         ["serve", "--no-browser", "--dashboards", str(folder), *options])
     app = KernelnbVoila()
-    app.initialize(cli.serve_argv(args, extra))
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        app.initialize(cli.serve_argv(args, extra))
+    finally:
+        # Voila's initialize() installs its own SIGTERM handler, for a server never started here
+        signal.signal(signal.SIGTERM, previous)
     app.connection_dir = str(folder)
     app.init_settings()
     return app, app.init_handlers()

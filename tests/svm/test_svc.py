@@ -251,6 +251,9 @@ def test_verbose_prints_progress(capsys):
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to the test process")
 def test_ctrl_c_stops_cleanly_and_leaves_a_usable_model():
     X, y = make_blobs(1500, centers=[[0, 0], [0.3, 0]], random_state=3)
+    # Ctrl-C as a user's Python has it (the default handler), whatever an earlier test's library
+    # left installed in this process; that handler is put back afterwards.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -258,6 +261,7 @@ def test_ctrl_c_stops_cleanly_and_leaves_a_usable_model():
             model = SVC(kernel="rbf", sigma=0.1, margin="hard", max_iter=50_000_000).fit(X, y)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert model.fit_status_ == 2 and model.interrupted_ is True
     assert model.predict(X).shape == (1500,)
 
