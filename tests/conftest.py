@@ -146,13 +146,20 @@ def _thread_limits():
     return {lib.filepath: lib.num_threads for lib in _THREADS["controller"].lib_controllers}
 
 
+_WATCHED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @pytest.fixture(autouse=True)
 def _gives_back_process_state():
-    """Fail (in teardown) a test that leaves a BLAS / OpenMP thread limit or numpy's error
-    state other than it found them, and put them back so that the next test starts clean."""
+    """Fail (in teardown) a test that leaves a BLAS / OpenMP thread limit, numpy's error state
+    or the SIGINT / SIGTERM handler other than it found them, and put them back so that the next
+    test starts clean (a library's SIGINT handler left behind swallows Ctrl-C: the solver's
+    interrupt test then sees none)."""
     threads, errors = _thread_limits(), np.geterr()
+    handlers = {sig: signal.getsignal(sig) for sig in _WATCHED_SIGNALS}
     yield
     after_threads, after_errors = _thread_limits(), np.geterr()
+    moved = [sig for sig, handler in handlers.items() if signal.getsignal(sig) is not handler]
     changed = {path: (threads[path], n) for path, n in after_threads.items()
                if path in threads and threads[path] != n}
     problems = []
@@ -165,6 +172,10 @@ def _gives_back_process_state():
     if after_errors != errors:
         np.seterr(**errors)
         problems.append(f"numpy error state changed: {errors} -> {after_errors}")
+    for sig in moved:
+        now = signal.getsignal(sig)
+        signal.signal(sig, handlers[sig])
+        problems.append(f"{signal.Signals(sig).name} handler changed: {handlers[sig]!r} -> {now!r}")
     if problems:
         pytest.fail("the test leaked process state into the tests after it: "
                     + "; ".join(problems), pytrace=False)
