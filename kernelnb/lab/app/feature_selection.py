@@ -63,6 +63,7 @@ METHODS = {"scaling": "scaling factors (R²/M²)", "forward": "forward on the sp
 #: The Fisher mode's toy: the two moons with this noise (course notebook 09, §7), and the
 #: defaults it sets when chosen: training points and C.
 FISHER_NOISE = 0.2
+_FISHER_DATA = "fisher moons"           # its key in the dashboard's data cache (not a data set)
 FISHER_DEFAULTS = {"n_samples": 200, "C": 1.0}
 #: Largest mixture and C of the Fisher mode: the L2-margin SVM on the Fisher scores slows down
 #: steeply with C (200 moons, 6 components: about 1 s at C = 10, 10 s at C = 100, 90 s at
@@ -390,11 +391,18 @@ class FeatureSelection(Dashboard):
         return box
 
     def _data(self, name, n, seed):
-        if name not in FEATURE_DATASETS:
+        """(X, y, X_test, y_test) of a data set, or of the Fisher mode's moons (``_FISHER_DATA``);
+        the last one drawn is kept."""
+        if name not in FEATURE_DATASETS and name != _FISHER_DATA:
             raise ValueError(f"dataset must be one of {sorted(FEATURE_DATASETS)}, got {name!r}")
         key = (name, int(n), int(seed))
         if key not in self._data_cache:
-            if name == "digits":
+            if name == _FISHER_DATA:
+                rng = np.random.RandomState(seed)
+                X, y = make_moons(int(n), noise=FISHER_NOISE, random_state=rng)
+                Xt, yt = make_moons(N_TEST, noise=FISHER_NOISE, random_state=rng)
+                data = (X, y, Xt, yt)
+            elif name == "digits":
                 X, y = _digits()
                 p = np.random.RandomState(seed).permutation(len(y))
                 if n + N_TEST > len(y):
@@ -601,13 +609,7 @@ class FeatureSelection(Dashboard):
         """The moons; FisherKernelSVC with the means by likelihood and by R²/M², same mixture
         (seeded by the sample seed), same C; both boundaries on a grid."""
         n, m, C, seed = self._fisher_params(p)
-        key = ("moons", n, seed)
-        if key not in self._data_cache:
-            rng = np.random.RandomState(seed)
-            X, y = make_moons(n, noise=FISHER_NOISE, random_state=rng)
-            Xt, yt = make_moons(N_TEST, noise=FISHER_NOISE, random_state=rng)
-            self._data_cache = {key: (X, y, Xt, yt)}
-        X, y, Xt, yt = self._data_cache[key]
+        X, y, Xt, yt = self._data(_FISHER_DATA, n, seed)
         models, times = {}, {}
         with self.busy(f"Fisher kernel, {m} components: means by likelihood…"):
             for tune in ("likelihood", "radius_margin"):
@@ -790,8 +792,8 @@ class FeatureSelection(Dashboard):
                                f"{'s' if m > 1 else ''}, C = {p['C']:.3g}")
         tr = st["trace_criterion"]
         ev = np.arange(1, len(tr) + 1)
-        best, _err, trial = self._best_so_far(np.column_stack([tr, np.full(len(tr), np.nan),
-                                                               np.zeros(len(tr))]))
+        best = np.minimum.accumulate(tr)     # one stage: the lowest so far; above it, trials
+        trial = tr > best
         t = self.trace_fig
         t.data[0].x, t.data[0].y = ev, best
         t.data[0].name = "R²/M², lowest so far"
