@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from functools import cache
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Float, Integer
+from traitlets import Float, Integer, default
 from traitlets.config import LoggingConfigurable
 
 __all__ = ["ClassFull", "BudgetKernelManager", "PoolKeeper", "default_max_kernels",
@@ -102,6 +102,12 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         0.0, config=True,
         help="Seconds between checks for unconnected kernels; 0: a quarter of "
              "cull_unconnected, at most 30 s.")
+
+    @default("kernel_manager_class")
+    def _default_kernel_manager_class(self):
+        # jupyter_server's, making its kernels through kernelnb's fork server when the server
+        # has one (kernelnb.lab._forkserver); otherwise exactly jupyter_server's.
+        return "kernelnb.lab._forkserver.ForkKernelManager"
 
     def __new__(cls, *args, **kwargs):
         # Voila 0.5.8 to 0.5.13 offer no public hook for the preheated pool's refill policy: its
@@ -258,6 +264,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
             "preheated_ready": 0,
             "preheat_target": 0,
             "pool": {},
+            **_fork_status(),
         }
         if memory:
             rss = [r for r in (_kernel_rss_mb(self.get_kernel(k)) for k in kids if k in self)
@@ -268,6 +275,17 @@ class BudgetKernelManager(AsyncMappingKernelManager):
                 "max": round(max(rss), 1) if rss else None,
             }
         return out
+
+
+def _fork_status() -> dict:
+    """The fork server's state for the status page: off, starting, ready or failed (why)."""
+    from ._forkserver import fork_server
+    server = fork_server()
+    if server is None:
+        return {"fork_server": "off", "forked_kernels": 0}
+    state = ("failed: " + server._failed if server._failed
+             else "ready" if server.ready else "starting")
+    return {"fork_server": state, "forked_kernels": server.forked}
 
 
 def _ready(task) -> bool:

@@ -143,6 +143,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--cull-idle", type=_seconds, default=1200.0, metavar="SECONDS",
                        help="shut down a kernel idle this long, even with its tab open; "
                             "default 1200 (20 min), 0: never")
+    serve.add_argument("--no-fork-kernels", dest="fork_kernels", action="store_false",
+                       help="start every dashboard kernel as a new Python process (by default, "
+                            "on Linux, kernels are forked from one process that has already "
+                            "imported what they need: a page without a preheated kernel opens "
+                            "seconds sooner)")
 
     lab = sub.add_parser(
         "lab", help="JupyterLab on the course notebooks (token authentication kept)",
@@ -338,6 +343,8 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
         argv += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle)}",
                  "--MappingKernelManager.cull_connected=True",
                  f"--MappingKernelManager.cull_interval={max(1, min(60, int(cull_idle // 4)))}"]
+    if not getattr(args, "fork_kernels", True):
+        argv.append("--KernelnbVoila.fork_kernels=False")
     plan = preheat_plan(directory, preheat, getattr(args, "preheat_dashboards", None))
     if plan:
         # Voila's pools, kept by kernelnb within the budget: KernelnbVoila turns the plan into

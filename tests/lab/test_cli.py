@@ -106,6 +106,13 @@ def test_serve_argv_token_and_no_browser(tiny_dashboards):
     assert "--Voila.token=s3cret" in argv and "--Voila.open_browser=False" in argv
 
 
+def test_serve_forks_kernels_unless_told_not_to(tiny_dashboards):
+    args, extra = parse("serve", "--dashboards", str(tiny_dashboards))
+    assert not any("fork_kernels" in a for a in cli.serve_argv(args, extra))   # the default: on
+    args, extra = parse("serve", "--dashboards", str(tiny_dashboards), "--no-fork-kernels")
+    assert "--KernelnbVoila.fork_kernels=False" in cli.serve_argv(args, extra)
+
+
 def test_serve_missing_dashboards_dir_names_it(tmp_path):
     missing = tmp_path / "nope"
     args, extra = parse("serve", "--dashboards", str(missing))

@@ -168,6 +168,33 @@ def test_websocket_attack_leaves_the_server_answering(hostile_server):
     assert proc.poll() is None
 
 
+def test_dashboard_kernels_are_forked_from_the_fork_server(hostile_server):
+    """kernelnb serve starts its fork server with the server; once it has imported, a page's
+    kernel is its child (kernelnb.lab._forkserver), named so in ps, and the status says so."""
+    import psutil
+
+    from kernelnb.lab._forkserver import KERNEL_PROCESS_NAME, PROCESS_NAME, supported
+    if not supported():
+        pytest.skip("forking kernels needs Linux")
+    url, proc = hostile_server
+    deadline = time.monotonic() + 90
+    while status(url)["fork_server"] == "starting" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    before = status(url)
+    assert before["fork_server"] == "ready"
+
+    def named(pid):
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+
+    forks = [p for p in psutil.Process(proc.pid).children() if named(p.pid) == PROCESS_NAME]
+    assert len(forks) == 1
+    code, page, _ = get(url + "voila/render/alpha.ipynb", timeout=120)
+    assert code == 200 and "Traceback" not in page
+    assert status(url)["forked_kernels"] == before["forked_kernels"] + 1
+    assert any(named(k.pid) == KERNEL_PROCESS_NAME for k in forks[0].children())
+
+
 async def _drain(ws):
     """Read until the server closes the connection; True when it did."""
     while True:

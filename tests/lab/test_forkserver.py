@@ -1,0 +1,146 @@
+"""Dashboard kernels forked from kernelnb's fork server (kernelnb.lab._forkserver).
+
+A fork server with a light preload (ipykernel and numpy, not the dashboards) keeps these tests
+to a few seconds; ``kernelnb serve``'s own fork server is checked in test_server_hardening.py.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from kernelnb.lab import _forkserver as fs
+
+pytestmark = pytest.mark.skipif(not fs.supported(), reason="forking kernels needs Linux")
+
+LIGHT = ("ipykernel.ipkernel", "numpy")
+
+
+def kernel_env(**extra):
+    return {**os.environ, "VOILA_PREHEAT": "False", **extra}
+
+
+@pytest.fixture(scope="module")
+def fork_server():
+    server = fs.ForkServer(env=kernel_env(), preload=LIGHT).start()
+    deadline = time.monotonic() + 60
+    while not server.ready and not server._failed and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.ready, server._failed
+    fs.set_fork_server(server)
+    try:
+        yield server
+    finally:
+        fs.set_fork_server(None)
+        server.stop()
+
+
+async def _run(kc, code):
+    """Execute ``code``; (status, text printed, error name)."""
+    out = []
+    reply = await kc.execute_interactive(
+        code, timeout=30,
+        output_hook=lambda m: out.append(m["content"].get("text", "")) if m["header"][
+            "msg_type"] == "stream" else None)
+    return reply["content"]["status"], "".join(out).strip(), reply["content"].get("ename")
+
+
+def test_a_forked_kernel_is_the_kernel_it_was_asked_for(fork_server, tmp_path):
+    async def main():
+        seen = []
+        for k in range(2):
+            # (an absolute connection file: the ipc sockets are named after it, not after the cwd)
+            km = fs.ForkKernelManager(kernel_name="python3", transport="ipc",
+                                      connection_file=str(tmp_path / f"kernel-{k}.json"))
+            await km.start_kernel(env=kernel_env(KERNELNB_TEST_VALUE=f"v{k}"), cwd=str(tmp_path))
+            proc = km.provisioner.process
+            assert isinstance(proc, fs._ForkedKernel)
+            kc = km.client()
+            kc.start_channels()
+            try:
+                await kc.wait_for_ready(timeout=60)
+                status, text, _ = await _run(
+                    kc, "import os, sys, numpy as np; print(os.getppid(), os.getpgid(0) == "
+                        "os.getpid(), os.environ['KERNELNB_TEST_VALUE'], os.getcwd(), "
+                        "os.environ['JPY_PARENT_PID'], np.random.randint(2**62), "
+                        "'ipykernel.kernelapp' in sys.modules)")
+                assert status == "ok"
+                ppid, own_group, value, cwd, parent_env, draw, kernelapp = text.split()
+                # the fork server's child, in a session of its own, in its own env and folder
+                assert int(ppid) == fork_server.pid == int(parent_env)
+                assert own_group == "True" and kernelapp == "True"
+                assert value == f"v{k}" and cwd == str(tmp_path)
+                seen.append(draw)
+                with open(f"/proc/{proc.pid}/comm") as f:
+                    assert f.read().strip() == fs.KERNEL_PROCESS_NAME
+                # an interrupt reaches it (jupyter_client signals its process group)
+                running = asyncio.ensure_future(_run(kc, "import time; time.sleep(30)"))
+                await asyncio.sleep(1.0)
+                await km.interrupt_kernel()
+                status, _, ename = await asyncio.wait_for(running, 20)
+                assert (status, ename) == ("error", "KeyboardInterrupt")
+            finally:
+                kc.stop_channels()
+                await km.shutdown_kernel(now=True)
+            assert not await km.is_alive()
+            assert proc.poll() == 0
+        # each kernel draws its own random numbers (the fork server's state is reseeded)
+        assert seen[0] != seen[1]
+        assert fork_server.forked == forked + 2
+
+    forked = fork_server.forked
+    asyncio.run(main())
+
+
+def test_what_cannot_be_forked_is_started_as_usual(fork_server, tmp_path):
+    py = sys.executable
+    cmd = [py, "-m", "ipykernel_launcher", "-f", "kernel.json"]
+    assert fork_server.can_fork(cmd, {"env": kernel_env()}) is None
+    assert "PYTHONPATH" in fork_server.can_fork(cmd, {"env": kernel_env(PYTHONPATH="/x")})
+    assert "OMP_NUM_THREADS" in fork_server.can_fork(
+        cmd, {"env": kernel_env(OMP_NUM_THREADS="7")})
+    assert fork_server.can_fork(["/usr/bin/env", "-m", "ipykernel_launcher"], {}) == \
+        "another Python interpreter"
+    assert fork_server.can_fork([py, "-m", "other_kernel"], {}) == "not an ipykernel command"
+    assert fork_server.can_fork(cmd, {"env": kernel_env(), "stdout": subprocess.PIPE}) == \
+        "stdout redirected"
+
+    async def main():
+        km = fs.ForkKernelManager(kernel_name="python3", transport="ipc",
+                                  connection_file=str(tmp_path / "kernel.json"))
+        await km.start_kernel(env=kernel_env(PYTHONPATH=os.pathsep.join(sys.path[1:])))
+        try:
+            assert isinstance(km.provisioner.process, subprocess.Popen)
+            assert await km.is_alive()
+        finally:
+            await km.shutdown_kernel(now=True)
+
+    forked = fork_server.forked
+    asyncio.run(main())
+    assert fork_server.forked == forked
+
+
+def test_a_bad_request_is_refused_and_the_server_goes_on(fork_server):
+    reply, fds = fork_server._exchange({"args": ["-f", "x.json"]}, 10)     # no env, no cwd
+    assert fds == [] and reply["error"].startswith("bad request")
+    reply, fds = fork_server._exchange({"args": [], "env": ["A"], "cwd": "/"}, 10)
+    assert fds == [] and reply["error"].startswith("bad request")
+    assert fork_server.ready and fork_server._failed is None
+
+
+def test_a_fork_server_that_cannot_import_starts_nothing():
+    server = fs.ForkServer(env=kernel_env(), preload=("kernelnb_no_such_module",)).start()
+    try:
+        deadline = time.monotonic() + 60
+        while server._failed is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "kernelnb_no_such_module" in server._failed and not server.ready
+        cmd = [sys.executable, "-m", "ipykernel_launcher", "-f", "kernel.json"]
+        assert server.can_fork(cmd, {"env": kernel_env()}) == server._failed
+        assert server._proc.wait(10) == 1
+    finally:
+        server.stop()
