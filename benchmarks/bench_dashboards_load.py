@@ -137,9 +137,21 @@ def kernel_pids(server_pid):
             cmd = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        if "ipykernel_launcher" in cmd:
+        if "ipykernel_launcher" in cmd or _comm(p) == "kernelnb-kernel":   # started or forked
             pids.append(p)
     return pids
+
+
+def _comm(pid):
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
+
+
+def fork_server_pids(server_pid):
+    """The server's fork server (kernelnb.lab._forkserver), if it has one."""
+    return [p for p in children(server_pid) if _comm(p) == "kernelnb-forks"]
 
 
 FIRST_CHART_JS = """(() => {
@@ -172,7 +184,10 @@ def wait_pool(base, target, timeout):
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
         try:
-            if server_status(base)["preheated_ready"] >= target:
+            status = server_status(base)
+            # and the fork server has done its imports (kernelnb serve starts it with the server)
+            if (status["preheated_ready"] >= target
+                    and status.get("fork_server", "off") != "starting"):
                 return time.monotonic() - t0
         except OSError:
             pass
@@ -352,7 +367,7 @@ def start_server(port, extra_args, args, log):
         env["PYTHONPATH"] = os.pathsep.join([str(repo), *filter(None, [env.get("PYTHONPATH")])])
         extra_args = ["--dashboards", str(repo / "dashboards"), *extra_args]
     return subprocess.Popen([sys.executable, "-m", "kernelnb.lab.cli", "serve", "--no-browser",
-                             "--port", str(port), *extra_args],
+                             "--port", str(port), *extra_args, *args.serve_arg],
                             stdout=log, stderr=subprocess.STDOUT, env=env, cwd=REPO)
 
 
@@ -405,6 +420,10 @@ def per_dashboard(args, browser, names):
             server = start_server(port, extra, args, log)
             try:
                 wait_server(base, log)
+                if mode == "cold":
+                    wait_pool(base, 0, 120)          # the fork server's imports, if it has one
+                    rows["_fork_server"] = [(rss_mb(k), uss_mb(k))
+                                            for k in fork_server_pids(server.pid)]
                 for _ in range(args.repeat):
                     _open_each(args, browser, names, rows, mode, base, server)
             finally:
@@ -444,6 +463,7 @@ def print_per_dashboard(args, rows):
         return _fmt(med(xs), spec)
 
     preheated = rows.pop("_preheated_kernels", [])
+    forks = rows.pop("_fork_server", [])
     what = ("browser: first plotly chart drawn" if args.clients == "browser"
             else "websocket: every widget's state received")
     print(f"\nEvery dashboard opened alone ({args.repeat} time(s) each; {what}; kernelnb serve "
@@ -466,6 +486,10 @@ def print_per_dashboard(args, rows):
           "HTML / plotly's widget bundle had arrived (browser only); k.CPU: CPU s its kernel had "
           "used by then; preheat: the same page given a kernel that had run it already; RSS / USS:"
           " the cold kernel after its first chart.")
+    if forks:
+        print(f"cold kernels forked from the server's fork server (RSS {forks[0][0]:.0f} MB, USS "
+              f"{forks[0][1]:.0f} MB, shared by its kernels, copy on write); "
+              "kernelnb serve --no-fork-kernels starts each as a new Python process")
     if preheated:
         print(f"preheated kernels ready before the first visit: RSS median "
               f"{statistics.median(a for a, _ in preheated):.0f} MB, USS median "
@@ -665,6 +689,9 @@ def main(argv=None):
                          "preheated (see the module's docstring)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="with --per-dashboard: times each dashboard is opened")
+    ap.add_argument("--serve-arg", action="append", default=[], metavar="OPTION",
+                    help="an option for every kernelnb serve started, e.g. "
+                         "--serve-arg=--no-fork-kernels (repeatable)")
     ap.add_argument("--repo", default=None, metavar="CHECKOUT",
                     help="serve this checkout's kernelnb and dashboards (default: this one)")
     ap.add_argument("--browser-profile", action="store_true",
