@@ -44,8 +44,45 @@ def _preload(names):
             import kernelnb.lab.app as app
             for public in app.__all__:
                 getattr(app, public)
+            _warm_plotly()
+            # the scan of the loaded BLAS libraries kernelnb's solvers do at their first fit
+            from kernelnb._threads import blas_single_thread
+            with blas_single_thread():
+                pass
         else:
             importlib.import_module(name)
+
+
+def _warm_plotly():
+    """Build and serialise one figure with what the dashboards' charts use (trace types, axes,
+    shapes, annotations, kernelnb's shared layout): plotly builds its property validators and
+    loads its templates on first use, about a second of every kernel's first chart otherwise.
+    No widget is made here (a widget needs a kernel)."""
+    import plotly.graph_objects as go
+
+    from kernelnb.lab.viz._style import BASE_LAYOUT, SURFACE_SCALE, title_layout
+    grid = [[0.0, 1.0], [1.0, 0.0]]
+    fig = go.Figure([
+        go.Scatter(x=[0, 1], y=[0, 1], mode="markers+lines", name="points",
+                   marker=dict(color=[0, 1], colorscale=SURFACE_SCALE, size=6, symbol="diamond",
+                               line=dict(width=1, color="black")),
+                   line=dict(dash="dash", width=2), customdata=[0, 1], hovertemplate="%{x}",
+                   error_y=dict(type="data", array=[0.1, 0.1]), fill="tonexty"),
+        go.Contour(x=[0, 1], y=[0, 1], z=grid, colorscale=SURFACE_SCALE, showscale=False,
+                   contours=dict(start=0, end=1, size=0.5, coloring="lines",
+                                 showlabels=True), line=dict(width=2), hoverinfo="skip"),
+        go.Heatmap(x=[0, 1], y=[0, 1], z=grid, colorscale=SURFACE_SCALE, zmid=0.5,
+                   colorbar=dict(title=dict(text="f"))),
+    ])
+    fig.update_layout(**BASE_LAYOUT, title=title_layout("warm"), height=300, width=400,
+                      xaxis=dict(type="log", title=dict(text="x"), range=[0, 1]),
+                      yaxis=dict(scaleanchor="x", title=dict(text="y"), tickformat=".0%"),
+                      xaxis2=dict(anchor="y2"), yaxis2=dict(anchor="x2"),
+                      shapes=[dict(type="line", x0=0, x1=1, y0=0, y1=1),
+                              dict(type="rect", x0=0, x1=1, y0=0, y1=1)],
+                      annotations=[dict(text="a", x=0, y=0, showarrow=False)],
+                      hovermode="closest", dragmode=False, uirevision="warm")
+    fig.to_plotly_json()
     # ipykernel's kernel application reads JPY_PARENT_PID when it is imported: each kernel
     # imports it afresh, in its own environment
     sys.modules.pop("ipykernel.kernelapp", None)
@@ -81,6 +118,10 @@ def _serve(sock, preload):
     """Import, then fork on each request. Returns only in a forked child: its request."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)      # the teacher's Ctrl-C is the server's
     _name_process(PROCESS_NAME)
+    # debugpy (imported by ipykernel's debugger) prints a notice about frozen modules when it is
+    # imported; a kernel started as usual prints it into its own start-up, here it would reach
+    # the teacher's terminal. The kernels get their own environment when forked.
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     try:
         _preload(preload)
         if threading.active_count() != 1:
