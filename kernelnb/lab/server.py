@@ -142,7 +142,7 @@ class _PublicPlotlyBundleHandler(PlotlyBundleHandler):
 
 def _announce_plotly_bundle(log):
     """Tell the kernels started from now on where the bundle is; its route (relative). ``log``
-    says once when plotly's bundle is served as a module (see :func:`~.app._plotly.plotly_bundle`)."""
+    says once when plotly's bundle is served as a module (see ``app._plotly.plotly_bundle``)."""
     from .app._plotly import ESM_ENV, plotly_bundle
     bundle = plotly_bundle()
     if not bundle.classic:

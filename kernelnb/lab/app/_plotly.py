@@ -120,7 +120,7 @@ def esm_shim(route: str) -> str:
     if not _ROUTE.match(route):
         raise ValueError(f"{ESM_ENV}: not a kernelnb bundle route: {route!r}")
     if route.endswith(".classic.js"):
-        load = f"""const loads = (window.__kernelnbPlotlyLoads = window.__kernelnbPlotlyLoads || {{}});
+        load = f"""const loads = (window.__kernelnbPlotlyLoads ||= {{}});
 if (!loads[url]) {{
   loads[url] = new Promise((resolve, reject) => {{
     const s = document.createElement("script");
