@@ -683,7 +683,8 @@ def scenario(name, extra_args, args, browser, sessions=None):
 
 
 def _fmt(v, spec=".1f"):
-    return "-" if v is None else format(v, spec)
+    """``v`` formatted by ``spec``; "-" (as wide as ``spec`` says) when None."""
+    return format("-", f">{spec.split('.')[0] or 0}") if v is None else format(v, spec)
 
 
 def _class_sizes(text, max_kernels, browser):
