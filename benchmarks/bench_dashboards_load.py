@@ -445,6 +445,10 @@ def _open_each(args, browser, names, rows, mode, base, server):
         print(f"preheated pool ready after {_fmt(ready)} s", file=sys.stderr, flush=True)
         rows["_preheated_kernels"] = [(rss_mb(k), uss_mb(k)) for k in kernel_pids(server.pid)]
     for name in names:
+        if mode == "warm":
+            # the kernel the previous page took is replaced first: its start would share the
+            # CPU with this page
+            wait_pool(base, len(names), args.deadline)
         before = set(kernel_pids(server.pid))
         got = open_one(browser, base, f"{base}voila/render/{name}.ipynb", args.deadline,
                        profile=args.browser_profile)
