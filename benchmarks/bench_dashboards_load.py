@@ -38,9 +38,12 @@ cold kernel had used by then, and the kernel's memory (RSS, and USS: what no oth
 server: for each dashboard, one persistent Chromium profile (a new one per dashboard, in a
 temporary folder) opens the page three times, each visit with a fresh preheated kernel (the pool
 refilled first), and the table gives visits 1 and 3 (``ret.1``, ``ret.3``) beside the fresh
-profile's ``preheat``. A real browser keeps its HTTP cache and V8's code cache between visits:
-Chromium keeps the compiled code of a classic ``<script src>`` from its third load on (so visit 3
-shows what a student sees from then on) and of a module loaded with ``import()`` never.
+profile's ``preheat``; ``p.eval``, beside each, is the time the page's main thread spent
+evaluating plotly's widget bundle (compiling and running it; from Chromium's long-animation-frame
+entries, so the same measure for a classic script and a module). A real browser keeps its HTTP
+cache and V8's code cache between visits: Chromium keeps the compiled code of a classic
+``<script src>`` from its third load on (so visit 3 shows what a student sees from then on) and
+of a module loaded with ``import()`` never.
 ``--servers preheat`` leaves out the server without preheating. A before/after table of one
 change, on the same machine in one sitting::
 
@@ -163,6 +166,17 @@ FIRST_CHART_JS = """(() => {
       window.__kernelnbFirstChart = performance.now(); clearInterval(id);
     }
   }, 50);
+  // The main thread's time evaluating plotly's widget bundle (compiling and running it, as a
+  // classic or a module script), from Chromium's long-animation-frame entries (ms).
+  window.__kernelnbPlotlyEval = 0;
+  try {
+    new PerformanceObserver(list => {
+      for (const frame of list.getEntries()) for (const s of frame.scripts) {
+        if (/\\/kernelnb\\/esm\\/plotly-/.test(s.sourceURL) && /-script$/.test(s.invokerType))
+          window.__kernelnbPlotlyEval += s.duration;
+      }
+    }).observe({type: 'long-animation-frame', buffered: true});
+  } catch (e) { window.__kernelnbPlotlyEval = null; }
 })();"""
 
 
@@ -171,7 +185,8 @@ PHASES_JS = """() => {
   const nav = performance.getEntriesByType('navigation')[0];
   const esm = performance.getEntriesByType('resource').filter(
       e => /plotly-[0-9a-f]+(\\.classic)?\\.js$/.test(e.name))[0];
-  return {html: nav ? nav.responseEnd : null, bundle: esm ? esm.responseEnd : null};
+  return {html: nav ? nav.responseEnd : null, bundle: esm ? esm.responseEnd : null,
+          plotly: window.__kernelnbPlotlyEval};
 }"""
 
 
@@ -465,7 +480,8 @@ def _open_each(args, browser, names, rows, mode, base, server):
 def returning_visits(args, pw, base, name, pool, visits=3):
     """One returning student: a persistent Chromium profile, new for ``name``, opens its page
     ``visits`` times, each with a fresh preheated kernel (the pool of ``pool`` kernels refilled
-    before each visit); seconds to the first chart of each visit (None when it failed)."""
+    before each visit); for each visit, (seconds to its first chart, None when it failed;
+    seconds the page's main thread spent evaluating plotly's bundle)."""
     url = f"{base}voila/render/{name}.ipynb"
     times = []
     with tempfile.TemporaryDirectory(prefix="kernelnb-bench-profile-") as folder:
@@ -483,9 +499,12 @@ def returning_visits(args, pw, base, name, pool, visits=3):
                     page.goto(url, wait_until="commit", timeout=args.deadline * 1000)
                     t = page.wait_for_function("() => window.__kernelnbFirstChart",
                                                timeout=args.deadline * 1000).json_value()
-                    times.append(None if "Traceback" in page.inner_text("body") else t / 1000)
+                    page.wait_for_timeout(300)      # the last long frame's entry is delivered
+                    ev = page.evaluate("() => window.__kernelnbPlotlyEval")
+                    times.append((None if "Traceback" in page.inner_text("body") else t / 1000,
+                                  None if ev is None else ev / 1000))
                 except Exception:  # noqa: BLE001 - a failed visit shows as '-'
-                    times.append(None)
+                    times.append((None, None))
                 page.close()
         finally:
             context.close()
@@ -509,7 +528,8 @@ def print_per_dashboard(args, rows):
     returning = args.browser_cache == "returning"
     print(f"{'dashboard':<22} {'cold':>6} {'html':>6} {'bundle':>6} {'k.CPU':>6} "
           f"{'preheat':>7} {'html':>6} {'bundle':>6} {'RSS MB':>7} {'USS MB':>7}"
-          + (f" {'ret.1':>6} {'ret.3':>6}" if returning else ""))
+          + (f" {'p.eval':>6} {'ret.1':>6} {'p.eval':>6} {'ret.3':>6} {'p.eval':>6}"
+             if returning else ""))
     cold_all, warm_all = [], []
     for name, r in rows.items():
         cold = med([g["chart"] for g in r["cold"]])
@@ -521,16 +541,22 @@ def print_per_dashboard(args, rows):
               f"{_fmt(warm, '7.2f')} {cell([g['html'] for g in r['warm']], '6.2f')} "
               f"{cell([g['bundle'] for g in r['warm']], '6.2f')} "
               f"{cell(r['rss'], '7.0f')} {cell(r['uss'], '7.0f')}"
-              + (f" {cell([v[0] for v in r['returning']], '6.2f')}"
-                 f" {cell([v[-1] for v in r['returning']], '6.2f')}" if returning else ""))
+              + (f" {cell([g.get('plotly') for g in r['warm']], '6.2f')}"
+                 f" {cell([v[0][0] for v in r['returning']], '6.2f')}"
+                 f" {cell([v[0][1] for v in r['returning']], '6.2f')}"
+                 f" {cell([v[-1][0] for v in r['returning']], '6.2f')}"
+                 f" {cell([v[-1][1] for v in r['returning']], '6.2f')}" if returning else ""))
         if returning:
-            warm_all.append(med([v[-1] for v in r["returning"]]))
+            warm_all.append(med([v[-1][0] for v in r["returning"]]))
     print("\ncold: first chart of a page that starts its kernel; html / bundle: when the page's "
           "HTML / plotly's widget bundle had arrived (browser only); k.CPU: CPU s its kernel had "
           "used by then; preheat: the same page given a kernel that had run it already; RSS / USS:"
           " the cold kernel after its first chart." + (
               " ret.1 / ret.3: a returning student's first and third visit (one persistent "
-              "browser profile, a fresh preheated kernel each visit)." if returning else ""))
+              "browser profile, a fresh preheated kernel each visit); p.eval: seconds the page's "
+              "main thread spent evaluating plotly's bundle (compiling and running it), for the "
+              "visit on its left (Chromium's long-animation-frame entries)." if returning
+              else ""))
     if preheated:
         print(f"preheated kernels ready before the first visit: RSS median "
               f"{statistics.median(a for a, _ in preheated):.0f} MB, USS median "
