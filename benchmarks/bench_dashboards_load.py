@@ -376,13 +376,17 @@ def open_clients(base, url, n, deadline, kids=None):
 def start_server(port, extra_args, args, log):
     """``kernelnb serve`` on ``port`` (of ``args.repo``'s checkout when given)."""
     env = dict(os.environ)
+    repo = REPO
     if args.repo:
         repo = Path(args.repo).resolve()
         env["PYTHONPATH"] = os.pathsep.join([str(repo), *filter(None, [env.get("PYTHONPATH")])])
         extra_args = ["--dashboards", str(repo / "dashboards"), *extra_args]
+    # In the served checkout: ``python -m`` puts the working folder first on the server's path,
+    # before PYTHONPATH (from this checkout, its server ran this checkout's kernelnb and its
+    # kernels the other one's).
     return subprocess.Popen([sys.executable, "-m", "kernelnb.lab.cli", "serve", "--no-browser",
                              "--port", str(port), *extra_args],
-                            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=REPO)
+                            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=repo)
 
 
 def wait_server(base, log):
