@@ -15,9 +15,10 @@ The bundle is an ES module; the server serves it rewritten as a classic script
 ``globalThis.__kernelnbPlotlyWidget``, and the figures' shim loads it with a ``<script>`` element.
 The reason is V8's code cache: Chromium keeps the compiled code of a classic script from its third
 load on, and of a module loaded with ``import()`` never, so a returning student's browser
-evaluated the module again on every page (about 1 s of a preheated dashboard's first chart; see
-the architecture notes, "Where a page's time goes"). A plotly whose bundle has another shape is
-served as the module it is, imported as before (the server says so in its log).
+evaluated the module again on every page: 1.6-1.8 s of the main thread on the 2-core development
+machine, 0.13-0.15 s as a classic script from the third visit on, whose first chart came 1.6-2.1 s
+sooner (see the architecture notes, "Where a page's time goes"). A plotly whose bundle has
+another shape is served as the module it is, imported as before (the server says so in its log).
 
 In a dashboard kernel of ``kernelnb serve`` this module also spares the kernel jsonschema's RFC 3987
 grammar (:func:`skip_iri_grammar`), the largest part of the cost of plotly's widgets at start-up.
