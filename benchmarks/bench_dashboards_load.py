@@ -34,6 +34,22 @@ cold kernel had used by then, and the kernel's memory (RSS, and USS: what no oth
 
     python benchmarks/bench_dashboards_load.py --per-dashboard all [--repeat 2] [--repo CHECKOUT]
 
+``--browser-cache returning`` (with the browser) adds a returning student to the preheated
+server: for each dashboard, one persistent Chromium profile (a new one per dashboard, in a
+temporary folder) opens the page three times, each visit with a fresh preheated kernel (the pool
+refilled first), and the table gives visits 1 and 3 (``ret.1``, ``ret.3``) beside the fresh
+profile's ``preheat``; ``p.eval``, beside each, is the time the page's main thread spent
+evaluating plotly's widget bundle (compiling and running it; from Chromium's long-animation-frame
+entries, so the same measure for a classic script and a module). A real browser keeps its HTTP
+cache and V8's code cache between visits: Chromium keeps the compiled code of a classic
+``<script src>`` from its third load on (so visit 3 shows what a student sees from then on) and
+of a module loaded with ``import()`` never.
+``--servers preheat`` leaves out the server without preheating. A before/after table of one
+change, on the same machine in one sitting::
+
+    python benchmarks/bench_dashboards_load.py --per-dashboard svm_playground,kmp_playground \
+        --servers preheat --browser-cache returning --repeat 2 [--repo OTHER_CHECKOUT]
+
 ``--repo`` serves another checkout (its ``kernelnb`` first on the path of the server and of its
 kernels, its ``dashboards/``), e.g. a worktree at an older commit, for a before/after table.
 """
@@ -48,6 +64,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -161,6 +178,17 @@ FIRST_CHART_JS = """(() => {
       window.__kernelnbFirstChart = performance.now(); clearInterval(id);
     }
   }, 50);
+  // The main thread's time evaluating plotly's widget bundle (compiling and running it, as a
+  // classic or a module script), from Chromium's long-animation-frame entries (ms).
+  window.__kernelnbPlotlyEval = 0;
+  try {
+    new PerformanceObserver(list => {
+      for (const frame of list.getEntries()) for (const s of frame.scripts) {
+        if (/\\/kernelnb\\/esm\\/plotly-/.test(s.sourceURL) && /-script$/.test(s.invokerType))
+          window.__kernelnbPlotlyEval += s.duration;
+      }
+    }).observe({type: 'long-animation-frame', buffered: true});
+  } catch (e) { window.__kernelnbPlotlyEval = null; }
 })();"""
 
 
@@ -168,8 +196,9 @@ FIRST_CHART_JS = """(() => {
 PHASES_JS = """() => {
   const nav = performance.getEntriesByType('navigation')[0];
   const esm = performance.getEntriesByType('resource').filter(
-      e => /plotly-[0-9a-f]+\\.js$/.test(e.name))[0];
-  return {html: nav ? nav.responseEnd : null, bundle: esm ? esm.responseEnd : null};
+      e => /plotly-[0-9a-f]+(\\.classic)?\\.js$/.test(e.name))[0];
+  return {html: nav ? nav.responseEnd : null, bundle: esm ? esm.responseEnd : null,
+          plotly: window.__kernelnbPlotlyEval};
 }"""
 
 
@@ -362,13 +391,17 @@ def open_clients(base, url, n, deadline, kids=None):
 def start_server(port, extra_args, args, log):
     """``kernelnb serve`` on ``port`` (of ``args.repo``'s checkout when given)."""
     env = dict(os.environ)
+    repo = REPO
     if args.repo:
         repo = Path(args.repo).resolve()
         env["PYTHONPATH"] = os.pathsep.join([str(repo), *filter(None, [env.get("PYTHONPATH")])])
         extra_args = ["--dashboards", str(repo / "dashboards"), *extra_args]
+    # In the served checkout: ``python -m`` puts the working folder first on the server's path,
+    # before PYTHONPATH (from this checkout, its server ran this checkout's kernelnb and its
+    # kernels the other one's).
     return subprocess.Popen([sys.executable, "-m", "kernelnb.lab.cli", "serve", "--no-browser",
                              "--port", str(port), *extra_args, *args.serve_arg],
-                            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=REPO)
+                            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=repo)
 
 
 def wait_server(base, log):
@@ -382,6 +415,17 @@ def wait_server(base, log):
     raise SystemExit(f"server did not start; see benchmarks/results/{log.name}")
 
 
+def plotly_eval(page, timeout=10.0):
+    """``window.__kernelnbPlotlyEval`` of ``page`` (see FIRST_CHART_JS), once its frame's entry
+    has arrived: an observer's entries come in a task of their own, which a busy page delays past
+    its first chart. 0 when none came within ``timeout`` seconds."""
+    try:
+        page.wait_for_function("() => window.__kernelnbPlotlyEval !== 0", timeout=timeout * 1000)
+    except Exception:  # noqa: BLE001 - reported as 0 (or '-')
+        pass
+    return page.evaluate("() => window.__kernelnbPlotlyEval")
+
+
 def open_one(browser, base, url, deadline, profile=False):
     """One visitor opens ``url``: {first chart s, html s, bundle s} (None when it failed), and
     with ``profile`` the page's main-thread split (:func:`main_thread_split`)."""
@@ -392,6 +436,7 @@ def open_one(browser, base, url, deadline, profile=False):
     res, _, errors, contexts = open_pages(browser, url, 1, deadline, profile=split)
     out = {"chart": res[0][1] if res[0][0] == "ok" and not errors else None,
            "html": None, "bundle": None}
+    plotly_eval(contexts[0].pages[0])
     try:
         phases = contexts[0].pages[0].evaluate(PHASES_JS)
         out.update({k: v / 1000 if v else None for k, v in phases.items()})
@@ -404,15 +449,19 @@ def open_one(browser, base, url, deadline, profile=False):
     return out
 
 
-def per_dashboard(args, browser, names):
+def per_dashboard(args, browser, names, pw=None):
     """Every dashboard of ``names`` opened alone: cold (a server without preheating) and
-    preheated (a server keeping one kernel ready per dashboard)."""
-    rows = {n: {"cold": [], "warm": [], "cpu": [], "rss": [], "uss": []} for n in names}
+    preheated (a server keeping one kernel ready per dashboard); with ``args.browser_cache ==
+    "returning"``, also three visits of one persistent profile (``pw``: playwright)."""
+    rows = {n: {"cold": [], "warm": [], "cpu": [], "rss": [], "uss": [], "returning": []}
+            for n in names}
     rows["_preheated_kernels"] = []
     (REPO / "benchmarks" / "results").mkdir(exist_ok=True)
-    for mode, extra in (("cold", []),
-                        ("warm", ["--preheat", str(len(names)),
-                                  "--preheat-dashboards", ",".join(names)])):
+    plans = {"cold": [], "warm": ["--preheat", str(len(names)),
+                                  "--preheat-dashboards", ",".join(names)]}
+    for mode, extra in plans.items():
+        if mode not in args.server_modes:
+            continue
         port = free_port()
         base = f"http://127.0.0.1:{port}/"
         log_path = REPO / "benchmarks" / "results" / f"load_server_per_dashboard_{mode}.log"
@@ -426,6 +475,11 @@ def per_dashboard(args, browser, names):
                                             for k in fork_server_pids(server.pid)]
                 for _ in range(args.repeat):
                     _open_each(args, browser, names, rows, mode, base, server)
+                    if mode == "warm" and args.browser_cache == "returning":
+                        for name in names:
+                            got = returning_visits(args, pw, base, name, len(names))
+                            rows[name]["returning"].append(got)
+                            print(f"returning {name}: {got}", file=sys.stderr, flush=True)
             finally:
                 server.send_signal(signal.SIGINT)
                 try:
@@ -441,6 +495,10 @@ def _open_each(args, browser, names, rows, mode, base, server):
         print(f"preheated pool ready after {_fmt(ready)} s", file=sys.stderr, flush=True)
         rows["_preheated_kernels"] = [(rss_mb(k), uss_mb(k)) for k in kernel_pids(server.pid)]
     for name in names:
+        if mode == "warm":
+            # the kernel the previous page took is replaced first: its start would share the
+            # CPU with this page
+            wait_pool(base, len(names), args.deadline)
         before = set(kernel_pids(server.pid))
         got = open_one(browser, base, f"{base}voila/render/{name}.ipynb", args.deadline,
                        profile=args.browser_profile)
@@ -452,6 +510,39 @@ def _open_each(args, browser, names, rows, mode, base, server):
             r["rss"] += [rss_mb(k) for k in new]
             r["uss"] += [uss_mb(k) for k in new]
         print(f"{mode} {name}: {got}", file=sys.stderr, flush=True)
+
+
+def returning_visits(args, pw, base, name, pool, visits=3):
+    """One returning student: a persistent Chromium profile, new for ``name``, opens its page
+    ``visits`` times, each with a fresh preheated kernel (the pool of ``pool`` kernels refilled
+    before each visit); for each visit, (seconds to its first chart, None when it failed;
+    seconds the page's main thread spent evaluating plotly's bundle)."""
+    url = f"{base}voila/render/{name}.ipynb"
+    times = []
+    with tempfile.TemporaryDirectory(prefix="kernelnb-bench-profile-") as folder:
+        context = pw.chromium.launch_persistent_context(
+            folder, executable_path=args.chromium, headless=True,
+            viewport={"width": 1280, "height": 900},
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-dev-shm-usage"])
+        try:
+            context.add_init_script(FIRST_CHART_JS)
+            for _ in range(visits):
+                wait_pool(base, pool, args.deadline)
+                page = context.new_page()
+                try:
+                    page.goto(url, wait_until="commit", timeout=args.deadline * 1000)
+                    t = page.wait_for_function("() => window.__kernelnbFirstChart",
+                                               timeout=args.deadline * 1000).json_value()
+                    ev = plotly_eval(page)
+                    times.append((None if "Traceback" in page.inner_text("body") else t / 1000,
+                                  None if ev is None else ev / 1000))
+                except Exception:  # noqa: BLE001 - a failed visit shows as '-'
+                    times.append((None, None))
+                page.close()
+        finally:
+            context.close()
+    return times
 
 
 def print_per_dashboard(args, rows):
@@ -469,8 +560,11 @@ def print_per_dashboard(args, rows):
     print(f"\nEvery dashboard opened alone ({args.repeat} time(s) each; {what}; kernelnb serve "
           f"on 127.0.0.1, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}): medians, "
           f"seconds from the request\n")
+    returning = args.browser_cache == "returning"
     print(f"{'dashboard':<22} {'cold':>6} {'html':>6} {'bundle':>6} {'k.CPU':>6} "
-          f"{'preheat':>7} {'html':>6} {'bundle':>6} {'RSS MB':>7} {'USS MB':>7}")
+          f"{'preheat':>7} {'html':>6} {'bundle':>6} {'RSS MB':>7} {'USS MB':>7}"
+          + (f" {'p.eval':>6} {'ret.1':>6} {'p.eval':>6} {'ret.3':>6} {'p.eval':>6}"
+             if returning else ""))
     cold_all, warm_all = [], []
     for name, r in rows.items():
         cold = med([g["chart"] for g in r["cold"]])
@@ -481,11 +575,23 @@ def print_per_dashboard(args, rows):
               f"{cell([g['bundle'] for g in r['cold']], '6.2f')} {cell(r['cpu'], '6.2f')} "
               f"{_fmt(warm, '7.2f')} {cell([g['html'] for g in r['warm']], '6.2f')} "
               f"{cell([g['bundle'] for g in r['warm']], '6.2f')} "
-              f"{cell(r['rss'], '7.0f')} {cell(r['uss'], '7.0f')}")
+              f"{cell(r['rss'], '7.0f')} {cell(r['uss'], '7.0f')}"
+              + (f" {cell([g.get('plotly') for g in r['warm']], '6.2f')}"
+                 f" {cell([v[0][0] for v in r['returning']], '6.2f')}"
+                 f" {cell([v[0][1] for v in r['returning']], '6.2f')}"
+                 f" {cell([v[-1][0] for v in r['returning']], '6.2f')}"
+                 f" {cell([v[-1][1] for v in r['returning']], '6.2f')}" if returning else ""))
+        if returning:
+            warm_all.append(med([v[-1][0] for v in r["returning"]]))
     print("\ncold: first chart of a page that starts its kernel; html / bundle: when the page's "
           "HTML / plotly's widget bundle had arrived (browser only); k.CPU: CPU s its kernel had "
           "used by then; preheat: the same page given a kernel that had run it already; RSS / USS:"
-          " the cold kernel after its first chart.")
+          " the cold kernel after its first chart." + (
+              " ret.1 / ret.3: a returning student's first and third visit (one persistent "
+              "browser profile, a fresh preheated kernel each visit); p.eval: seconds the page's "
+              "main thread spent evaluating plotly's bundle (compiling and running it), for the "
+              "visit on its left (Chromium's long-animation-frame entries)." if returning
+              else ""))
     if forks:
         print(f"cold kernels forked from the server's fork server (RSS {forks[0][0]:.0f} MB, USS "
               f"{forks[0][1]:.0f} MB, shared by its kernels, copy on write); "
@@ -510,7 +616,8 @@ def print_per_dashboard(args, rows):
     warm_ok = [x for x in warm_all if x is not None]
     if cold_ok and warm_ok:
         print(f"slowest first chart: cold {max(cold_ok):.2f} s, preheated {max(warm_ok):.2f} s")
-    failed = sum(x is None for x in cold_all + warm_all)
+    failed = sum(x is None for x in cold_all + warm_all) - len(rows) * (
+        "cold" not in args.server_modes) - len(rows) * ("warm" not in args.server_modes)
     if failed:
         print(f"{failed} page(s) showed no chart (or a traceback): see benchmarks/results/")
     return 1 if failed else 0
@@ -645,7 +752,8 @@ def scenario(name, extra_args, args, browser, sessions=None):
 
 
 def _fmt(v, spec=".1f"):
-    return "-" if v is None else format(v, spec)
+    """``v`` formatted by ``spec``; "-" (as wide as ``spec`` says) when None."""
+    return format("-", f">{spec.split('.')[0] or 0}") if v is None else format(v, spec)
 
 
 def _class_sizes(text, max_kernels, browser):
@@ -698,7 +806,21 @@ def main(argv=None):
                     help="with --per-dashboard and the browser: split each page's main thread "
                          "until its first chart (plotly / the rest of the front-end / compiling "
                          "and garbage collection / idle), from Chromium's sampling profiler")
+    ap.add_argument("--servers", default="cold,preheat",
+                    help="with --per-dashboard: the servers to open the dashboards on (cold: "
+                         "without preheating; preheat: one preheated kernel per dashboard)")
+    ap.add_argument("--browser-cache", choices=("fresh", "returning"), default="fresh",
+                    help="with --per-dashboard and the browser: 'returning' adds three visits "
+                         "of one persistent browser profile per dashboard to the preheated "
+                         "server (see the module's docstring)")
     args = ap.parse_args(argv)
+    servers = {s.strip() for s in args.servers.split(",") if s.strip()}
+    if not servers or servers - {"cold", "preheat"}:
+        ap.error(f"--servers: {args.servers!r}: give cold, preheat or both")
+    args.server_modes = {"cold" if s == "cold" else "warm" for s in servers}
+    if args.browser_cache == "returning" and (args.clients != "browser"
+                                              or "warm" not in args.server_modes):
+        ap.error("--browser-cache returning needs the browser and the preheat server")
     if args.per_dashboard:
         folder = (Path(args.repo).resolve() if args.repo else REPO) / "dashboards"
         names = (sorted(p.stem for p in folder.glob("*.ipynb")) if args.per_dashboard == "all"
@@ -711,7 +833,7 @@ def main(argv=None):
                 executable_path=args.chromium, headless=True,
                 args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                       "--disable-dev-shm-usage"])
-            rows = per_dashboard(args, browser, names)
+            rows = per_dashboard(args, browser, names, pw)
             browser.close()
         return print_per_dashboard(args, rows)
     from kernelnb.lab._kernelpool import default_max_kernels

@@ -105,43 +105,56 @@ class _StaticHandler(_KernelnbTemplates, JupyterHandler):
 
 
 class PlotlyBundleHandler(_KernelnbTemplates, JupyterHandler):
-    """The plotly widget bundle at ``kernelnb/esm/plotly-<hash>.js`` (see :mod:`kernelnb.lab.app._plotly`).
+    """plotly's widget bundle at ``kernelnb/esm/plotly-<hash>.classic.js`` (see ``app._plotly``).
 
-    The name carries the content hash, so the browser keeps it; the dashboards' figures import it
-    instead of receiving it through the kernel once per figure.
+    The name carries the content hash, so the browser keeps it; the dashboards' figures load it
+    instead of receiving it through the kernel once per figure. It is plotly's ES module rewritten
+    as a classic script (whose compiled code Chromium keeps), or the module itself
+    (``plotly-<hash>.js``) when plotly's bundle has a shape the rewrite refuses.
     """
+
+    _CACHE_CONTROL = "private, max-age=31536000, immutable"
+
+    def _send_bundle(self):
+        from .app._plotly import plotly_bundle
+        self.set_header("Content-Type", "text/javascript; charset=utf-8")
+        self.set_header("Cache-Control", self._CACHE_CONTROL)
+        self.finish(plotly_bundle().body)
 
     @web.authenticated
     def get(self):
-        from .app._plotly import plotly_bundle_path
-        self.set_header("Content-Type", "text/javascript; charset=utf-8")
-        self.set_header("Cache-Control", "private, max-age=31536000, immutable")
-        self.finish(plotly_bundle_path().read_bytes())
+        self._send_bundle()
 
 
 class _PublicPlotlyBundleHandler(PlotlyBundleHandler):
     """The bundle without authentication, in a Jupyter server (the extension: JupyterHub, Binder).
 
-    A figure imports it with ``import()``, a script's fetch (``Sec-Fetch-Mode: cors``), which
-    JupyterHub's single-user server answers only with an XSRF token that an import cannot carry:
-    the figure would stay blank. The bundle is plotly's public code, nothing of the user's, and
-    is served as Voila's own static files are.
+    A figure may import it with ``import()`` (the module, when plotly's bundle cannot be served as
+    a classic script), a script's fetch (``Sec-Fetch-Mode: cors``), which JupyterHub's single-user
+    server answers only with an XSRF token that an import cannot carry: the figure would stay
+    blank. The bundle is plotly's public code, nothing of the user's, and is served as Voila's own
+    static files are.
     """
+
+    _CACHE_CONTROL = "public, max-age=31536000, immutable"
 
     @allow_unauthenticated
     def get(self):
-        from .app._plotly import plotly_bundle_path
-        self.set_header("Content-Type", "text/javascript; charset=utf-8")
-        self.set_header("Cache-Control", "public, max-age=31536000, immutable")
-        self.finish(plotly_bundle_path().read_bytes())
+        self._send_bundle()
 
 
-def _announce_plotly_bundle():
-    """Tell the kernels started from now on where the bundle is; its route (relative)."""
-    from .app._plotly import ESM_ENV, plotly_bundle_route
-    route = plotly_bundle_route()
-    os.environ[ESM_ENV] = route
-    return route
+def _announce_plotly_bundle(log):
+    """Tell the kernels started from now on where the bundle is; its route (relative). ``log``
+    (None: nothing said) says when plotly's bundle is served as a module (see
+    ``app._plotly.plotly_bundle``)."""
+    from .app._plotly import ESM_ENV, plotly_bundle
+    bundle = plotly_bundle()
+    if not bundle.classic and log is not None:
+        log.warning("kernelnb: plotly's widget bundle is served as an ES module (its compiled code "
+                    "is not cached by the browser): it cannot be rewritten as a classic script: "
+                    "%s", bundle.reason)
+    os.environ[ESM_ENV] = bundle.route
+    return bundle.route
 
 
 def _add_template_resource(config, key, value):
@@ -303,7 +316,7 @@ class KernelnbVoila(Voila):
              "every kernel as a new Python process.")
 
     def init_settings(self):
-        self._plotly_route = _announce_plotly_bundle()
+        self._plotly_route = _announce_plotly_bundle(self.log)
         # Pages preload the bundle (templates/voila/index.html.j2) through Voila's template
         # resources, so the browser fetches and compiles it while Voila's own scripts load.
         _add_template_resource(self.config, "kernelnb_plotly_bundle", self._plotly_route)
@@ -396,7 +409,7 @@ class KernelnbVoila(Voila):
             return None
         # Its environment is the kernels': the plotly bundle's route (set here first, as
         # init_settings sets it) and Voila's mark of a dashboard kernel, VOILA_PREHEAT.
-        _announce_plotly_bundle()
+        _announce_plotly_bundle(None)         # (init_settings says it, if need be)
         env = dict(os.environ, VOILA_PREHEAT="False")
         server = ForkServer(env=env, log=self.log).start()
         set_fork_server(server)
@@ -462,7 +475,7 @@ def _load_jupyter_server_extension(serverapp):
     # jupyter_server's own connection class; another one is left as it is.
     web_app.settings["kernel_websocket_connection_class"] = hardened_connection_class(
         web_app.settings.get("kernel_websocket_connection_class"))
-    plotly_route = _announce_plotly_bundle()
+    plotly_route = _announce_plotly_bundle(serverapp.log)
     web_app.add_handlers(".*$", [
         (url_path_join(base, re.escape(plotly_route)), _PublicPlotlyBundleHandler),
         (url_path_join(base, "kernelnb/?"), GalleryHandler,

@@ -4,10 +4,21 @@ plotly's ``FigureWidget`` is an anywidget whose front-end code (about 5 MB of Ja
 synced trait, ``_esm``: every figure of every page sends it from the kernel through the server to
 the browser, which evaluates it once per figure. ``kernelnb serve`` instead serves that bundle
 once at a URL naming its content hash (cached by the browser) and tells its kernels so through the
-``KERNELNB_PLOTLY_ESM`` environment variable; a figure's ``_esm`` is then a few lines that import
-the bundle from that URL (one download and one evaluation per browser, not per figure). Outside
+``KERNELNB_PLOTLY_ESM`` environment variable; a figure's ``_esm`` is then a few lines that load
+the bundle from that URL (one download and one evaluation per page, not per figure). Outside
 ``kernelnb serve`` (a notebook, JupyterLab, the tests) the variable is unset and this is plotly's
 own ``FigureWidget``.
+
+The bundle is an ES module; the server serves it rewritten as a classic script
+(:func:`plotly_bundle`, built once per server process from the installed plotly's bundle by
+:func:`kernelnb.lab.app._classic_script.classic_script`) that puts its exports on
+``globalThis.__kernelnbPlotlyWidget``, and the figures' shim loads it with a ``<script>`` element.
+The reason is V8's code cache: Chromium keeps the compiled code of a classic script from its third
+load on, and of a module loaded with ``import()`` never, so a returning student's browser
+evaluated the module again on every page: 1.6-1.8 s of the main thread on the 2-core development
+machine, 0.13-0.15 s as a classic script from the third visit on, whose first chart came 1.6-2.1 s
+sooner (see the architecture notes, "Where a page's time goes"). A plotly whose bundle has
+another shape is served as the module it is, imported as before (the server says so in its log).
 
 In a dashboard kernel of ``kernelnb serve`` this module also spares the kernel jsonschema's RFC 3987
 grammar (:func:`skip_iri_grammar`), the largest part of the cost of plotly's widgets at start-up.
@@ -20,13 +31,17 @@ import re
 import sys
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import plotly.graph_objects as go
 
 __all__ = [
     "ESM_ENV",
+    "PLOTLY_GLOBAL",
     "FigureWidget",
+    "ServedBundle",
     "esm_shim",
+    "plotly_bundle",
     "plotly_bundle_path",
     "plotly_bundle_route",
     "skip_iri_grammar",
@@ -39,7 +54,14 @@ ESM_ENV = "KERNELNB_PLOTLY_ESM"
 #: only there: with :data:`ESM_ENV`, it marks a dashboard kernel of ``kernelnb serve``.
 _VOILA_KERNEL_ENV = "VOILA_PREHEAT"
 
-_ROUTE = re.compile(r"^kernelnb/esm/plotly-[0-9a-f]{16}\.js$")
+#: The global that plotly's bundle, served as a classic script, assigns its exports to.
+PLOTLY_GLOBAL = "__kernelnbPlotlyWidget"
+
+#: What plotly's bundle exports and the figures' shim re-exports.
+_EXPORTS = ("FigureModel", "FigureView", "default")
+
+# An ES module (plotly-<hash>.js) or the classic script made from it (plotly-<hash>.classic.js).
+_ROUTE = re.compile(r"^kernelnb/esm/plotly-[0-9a-f]{16}(?:\.classic)?\.js$")
 
 
 def plotly_bundle_path() -> Path:
@@ -48,26 +70,81 @@ def plotly_bundle_path() -> Path:
     return Path(plotly.__file__).resolve().parent / "package_data" / "widgetbundle.js"
 
 
+class ServedBundle(NamedTuple):
+    """What kernelnb serves of plotly's widget bundle (see :func:`plotly_bundle`)."""
+
+    #: ``kernelnb/esm/plotly-<hash>.classic.js`` or ``kernelnb/esm/plotly-<hash>.js`` (relative to
+    #: the server's base URL); ``<hash>``: the first 16 hex digits of the body's SHA-256.
+    route: str
+    #: The bytes served.
+    body: bytes
+    #: True for the classic script, False for plotly's module itself.
+    classic: bool
+    #: Why the bundle is served as a module (None when classic).
+    reason: str | None
+
+
 @lru_cache(maxsize=1)
+def plotly_bundle() -> ServedBundle:
+    """The installed plotly's widget bundle as kernelnb serves it, built once per process.
+
+    A classic script that assigns the module's exports (``FigureModel``, ``FigureView``,
+    ``default``) to ``globalThis.__kernelnbPlotlyWidget`` (:data:`PLOTLY_GLOBAL`), made from the
+    bundle by :func:`~kernelnb.lab.app._classic_script.classic_script`; when the bundle has a shape
+    that rewrite refuses (another plotly), the module itself, with the reason.
+    """
+    from ._classic_script import NotClassicShape, classic_script
+    raw = plotly_bundle_path().read_bytes()
+    try:
+        body = classic_script(raw.decode("utf-8"), PLOTLY_GLOBAL, required=_EXPORTS).encode()
+    except (UnicodeDecodeError, NotClassicShape) as exc:
+        digest = hashlib.sha256(raw).hexdigest()[:16]
+        return ServedBundle(f"kernelnb/esm/plotly-{digest}.js", raw, False, str(exc))
+    digest = hashlib.sha256(body).hexdigest()[:16]
+    return ServedBundle(f"kernelnb/esm/plotly-{digest}.classic.js", body, True, None)
+
+
 def plotly_bundle_route() -> str:
-    """``kernelnb/esm/plotly-<hash>.js``: where kernelnb serves the bundle (relative to base)."""
-    digest = hashlib.sha256(plotly_bundle_path().read_bytes()).hexdigest()[:16]
-    return f"kernelnb/esm/plotly-{digest}.js"
+    """Where kernelnb serves the bundle, relative to the base URL (see :func:`plotly_bundle`)."""
+    return plotly_bundle().route
 
 
 def esm_shim(route: str) -> str:
     """An ES module that re-exports plotly's widget bundle from ``<base URL><route>``.
 
-    The base URL is the one the page was served with (``jupyter-config-data``), so the same kernel
-    works behind a proxy prefix; anywidget loads this module from a blob, hence absolute URLs.
+    A ``.classic.js`` route is loaded with a ``<script>`` element, once per page (the figures
+    share the promise kept in ``window.__kernelnbPlotlyLoads``), and its exports read from
+    ``globalThis.__kernelnbPlotlyWidget``; another route is imported as a module. The base URL is
+    the one the page was served with (``jupyter-config-data``), so the same kernel works behind a
+    proxy prefix; anywidget loads this module from a blob, hence absolute URLs.
     """
     if not _ROUTE.match(route):
         raise ValueError(f"{ESM_ENV}: not a kernelnb bundle route: {route!r}")
+    if route.endswith(".classic.js"):
+        load = f"""const loads = (window.__kernelnbPlotlyLoads ||= {{}});
+if (!loads[url]) {{
+  loads[url] = new Promise((resolve, reject) => {{
+    const s = document.createElement("script");
+    s.src = url;
+    s.async = true;
+    s.addEventListener("load", () => window.{PLOTLY_GLOBAL} ? resolve(window.{PLOTLY_GLOBAL})
+      : reject(new Error("kernelnb: plotly's widget bundle " + url + " did not run")));
+    s.addEventListener("error", () => {{
+      delete loads[url];          // a later figure tries again
+      reject(new Error("kernelnb: could not load plotly's widget bundle from " + url));
+    }});
+    document.head.appendChild(s);
+  }});
+}}
+const m = await loads[url];"""
+    else:
+        load = "const m = await import(url);"
     return f"""const cfg = document.getElementById("jupyter-config-data");
 let base = "/";
 try {{ base = (cfg && JSON.parse(cfg.textContent).baseUrl) || "/"; }} catch (e) {{ base = "/"; }}
 if (!base.endsWith("/")) base += "/";
-const m = await import(new URL(base + "{route}", window.location.href).href);
+const url = new URL(base + "{route}", window.location.href).href;
+{load}
 {_CLICK_JS}
 export const FigureModel = m.FigureModel;
 export const FigureView = m.FigureView;

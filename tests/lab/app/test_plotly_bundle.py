@@ -1,8 +1,13 @@
 """The dashboards' plotly widgets under ``kernelnb serve``: the 5 MB front-end bundle is served once
-by URL (content-hashed, cached by the browser) instead of travelling in every figure's state."""
+by URL (content-hashed, cached by the browser) instead of travelling in every figure's state, as a
+classic script made from plotly's ES module (whose compiled code the browser keeps)."""
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+import re
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -10,7 +15,15 @@ import warnings
 
 import pytest
 
-from kernelnb.lab.app._plotly import ESM_ENV, esm_shim, plotly_bundle_path, plotly_bundle_route
+from kernelnb.lab.app import _plotly
+from kernelnb.lab.app._plotly import (
+    ESM_ENV,
+    PLOTLY_GLOBAL,
+    esm_shim,
+    plotly_bundle,
+    plotly_bundle_path,
+    plotly_bundle_route,
+)
 
 
 def _state_sizes(env_value):
@@ -51,13 +64,95 @@ def test_shim_imports_the_route_relative_to_the_page_base_url():
         esm_shim("https://example.org/x.js")
 
 
-def test_served_bundle_is_plotlys_and_cacheable(served):
+def test_installed_bundle_becomes_a_classic_script_with_its_exports_on_the_global():
+    """plotly's module, its final ``export{...}`` (the last one of the file: an earlier one is
+    inside a string) replaced by the assignment of the same bindings to the global."""
+    raw = plotly_bundle_path().read_text(encoding="utf-8")
+    at = raw.rindex("export{")
+    end = raw.index("}", at) + 1
+    assert raw[end:].lstrip(";").strip().startswith(("/*", "//")) or not raw[end:].strip(";\n ")
+    pairs = dict(reversed(p.split(" as ")) for p in raw[at + 7:end - 1].split(","))
+    assert {"FigureModel", "FigureView", "default"} <= set(pairs)
+    bundle = plotly_bundle()
+    body = bundle.body.decode()
+    assert bundle.classic and bundle.reason is None
+    assert bundle.route == ("kernelnb/esm/plotly-"
+                            f"{hashlib.sha256(bundle.body).hexdigest()[:16]}.classic.js")
+    assigned = ", ".join(f'"{name}": {local}' for name, local in pairs.items())
+    assert body == ('(function () {\n"use strict";\n' + raw[:at].rstrip() + "\n"
+                    f";globalThis.{PLOTLY_GLOBAL} = Object.freeze({{{assigned}}});\n}}());\n"
+                    + raw[end:].lstrip(";"))
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js parses the script")
+def test_installed_bundle_as_a_classic_script_parses(tmp_path):
+    script = tmp_path / "plotly.cjs"      # a CommonJS file: node --check parses it as a script
+    script.write_bytes(plotly_bundle().body)
+    subprocess.run([shutil.which("node"), "--check", str(script)], check=True, timeout=120)
+
+
+@pytest.fixture
+def fake_bundle(tmp_path, monkeypatch):
+    """Replace plotly's bundle by a file the test writes; the cached build is rebuilt before and
+    after the test."""
+    path = tmp_path / "widgetbundle.js"
+    monkeypatch.setattr(_plotly, "plotly_bundle_path", lambda: path)
+    plotly_bundle.cache_clear()
+    yield path
+    plotly_bundle.cache_clear()
+
+
+def test_route_names_the_served_content(fake_bundle):
+    routes = []
+    for value in (1, 2):
+        fake_bundle.write_text(f"const a = {value}, b = 0, c = 0;\n"
+                               "export{a as FigureModel, b as FigureView, c as default};\n")
+        plotly_bundle.cache_clear()
+        bundle = plotly_bundle()
+        assert bundle.classic and f"const a = {value}" in bundle.body.decode()
+        assert bundle.route == ("kernelnb/esm/plotly-"
+                                f"{hashlib.sha256(bundle.body).hexdigest()[:16]}.classic.js")
+        routes.append(bundle.route)
+    assert routes[0] != routes[1]
+
+
+def test_a_bundle_of_another_shape_is_served_as_the_module_and_the_log_says_so(
+        fake_bundle, monkeypatch, caplog):
+    from kernelnb.lab.server import _announce_plotly_bundle
+    fake_bundle.write_text("const a = import.meta.url;\n"
+                           "export{a as FigureModel, a as FigureView, a as default};\n")
+    bundle = plotly_bundle()
+    raw = fake_bundle.read_bytes()
+    assert not bundle.classic and bundle.body == raw and "import.meta" in bundle.reason
+    assert bundle.route == f"kernelnb/esm/plotly-{hashlib.sha256(raw).hexdigest()[:16]}.js"
+    monkeypatch.setenv(ESM_ENV, "")                 # set by the announcement; put back after
+    log = logging.getLogger("kernelnb.test.bundle")
+    with caplog.at_level(logging.WARNING, logger=log.name):
+        assert _announce_plotly_bundle(log) == bundle.route
+    assert [r.getMessage().count("import.meta") for r in caplog.records] == [1]
+    assert "served as an ES module" in caplog.records[0].getMessage()
+    shim = esm_shim(bundle.route)
+    assert "await import(url)" in shim and "createElement" not in shim
+
+
+def test_shim_loads_a_classic_route_with_one_script_element_per_page():
+    route = plotly_bundle_route()
+    assert route.endswith(".classic.js")
+    shim = esm_shim(route)
+    assert 'document.createElement("script")' in shim and "import(" not in shim
+    assert "window.__kernelnbPlotlyLoads" in shim and f"window.{PLOTLY_GLOBAL}" in shim
+    assert '"error"' in shim and "could not load plotly's widget bundle" in shim
+    assert shim.index("const m = await loads[url];") < shim.index("m.FigureView.prototype")
+
+
+def test_served_bundle_is_the_classic_script_and_cacheable(served):
     route = plotly_bundle_route()
     with urllib.request.urlopen(served + route, timeout=60) as r:
         body = r.read()
         assert r.headers["Content-Type"].startswith("text/javascript")
-        assert "immutable" in r.headers["Cache-Control"]
-    assert body == plotly_bundle_path().read_bytes()
+        assert r.headers["Cache-Control"] == "private, max-age=31536000, immutable"
+    assert body == plotly_bundle().body
+    assert body.rstrip().endswith(b"*/") and f"globalThis.{PLOTLY_GLOBAL} =".encode() in body
 
 
 def test_served_dashboard_kernel_skips_only_the_iri_grammar():
@@ -92,17 +187,18 @@ def test_only_a_served_dashboard_kernel_counts_as_one(monkeypatch, route_ok, voi
     assert _plotly.skip_iri_grammar() is False
 
 
-def test_pages_preload_the_bundle_the_figures_import(served):
+def test_pages_preload_the_bundle_the_figures_load(served):
     """A dashboard page asks the browser for the bundle from its head, at the URL the figures'
-    shim imports (base URL of the page + route), so that the import finds it already loaded."""
-    import re
+    shim loads (base URL of the page + route), as a script, so that the figures' script element
+    finds it already fetched."""
     with urllib.request.urlopen(served + "voila/render/margin_losses.ipynb", timeout=300) as r:
         page = r.read().decode()
-    links = re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)
+    assert "modulepreload" not in page
+    links = re.findall(r'<link rel="preload" as="script" href="([^"]+)">', page)
     config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
                                   r"(.*?)</script>", page, re.DOTALL).group(1))
     assert links == [config["baseUrl"] + plotly_bundle_route()]
-    assert page.index("modulepreload") < page.index("</head>")
+    assert page.index('rel="preload" as="script"') < page.index("</head>")
 
 
 def test_template_resource_keeps_what_the_user_gave():
