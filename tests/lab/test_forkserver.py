@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -39,13 +40,25 @@ def fork_server():
         server.stop()
 
 
-async def _run(kc, code):
-    """Execute ``code``; (status, text printed, error name)."""
+def run_async(coroutine_function):
+    """Run ``coroutine_function()`` on a fresh event loop in its own thread (a test run earlier in
+    the session may have left a loop running in this one)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(coroutine_function())).result()
+
+
+async def _run(kc, code, printed=None):
+    """Execute ``code``; (status, text printed, error name). ``printed``: an asyncio.Event set
+    when the code first prints."""
     out = []
-    reply = await kc.execute_interactive(
-        code, timeout=30,
-        output_hook=lambda m: out.append(m["content"].get("text", "")) if m["header"][
-            "msg_type"] == "stream" else None)
+
+    def hook(msg):
+        if msg["header"]["msg_type"] == "stream":
+            out.append(msg["content"].get("text", ""))
+            if printed is not None:
+                printed.set()
+
+    reply = await kc.execute_interactive(code, timeout=60, output_hook=hook)
     return reply["content"]["status"], "".join(out).strip(), reply["content"].get("ename")
 
 
@@ -78,10 +91,13 @@ def test_a_forked_kernel_is_the_kernel_it_was_asked_for(fork_server, tmp_path):
                 with open(f"/proc/{proc.pid}/comm") as f:
                     assert f.read().strip() == fs.KERNEL_PROCESS_NAME
                 # an interrupt reaches it (jupyter_client signals its process group)
-                running = asyncio.ensure_future(_run(kc, "import time; time.sleep(30)"))
-                await asyncio.sleep(1.0)
+                # (once the code runs: an interrupt of an idle kernel interrupts nothing)
+                sleeping = asyncio.Event()
+                running = asyncio.ensure_future(_run(
+                    kc, "import time; print('sleeping', flush=True); time.sleep(60)", sleeping))
+                await asyncio.wait_for(sleeping.wait(), 30)
                 await km.interrupt_kernel()
-                status, _, ename = await asyncio.wait_for(running, 20)
+                status, _, ename = await asyncio.wait_for(running, 30)
                 assert (status, ename) == ("error", "KeyboardInterrupt")
             finally:
                 kc.stop_channels()
@@ -93,7 +109,7 @@ def test_a_forked_kernel_is_the_kernel_it_was_asked_for(fork_server, tmp_path):
         assert fork_server.forked == forked + 2
 
     forked = fork_server.forked
-    asyncio.run(main())
+    run_async(main)
 
 
 def test_what_cannot_be_forked_is_started_as_usual(fork_server, tmp_path):
@@ -120,7 +136,7 @@ def test_what_cannot_be_forked_is_started_as_usual(fork_server, tmp_path):
             await km.shutdown_kernel(now=True)
 
     forked = fork_server.forked
-    asyncio.run(main())
+    run_async(main)
     assert fork_server.forked == forked
 
 
