@@ -70,6 +70,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+# the process names of kernelnb serve's fork server and of the kernels it forks (stdlib only)
+from kernelnb.lab._forkserver_process import KERNEL_PROCESS_NAME, PROCESS_NAME
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -154,7 +157,7 @@ def kernel_pids(server_pid):
             cmd = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        if "ipykernel_launcher" in cmd or _comm(p) == "kernelnb-kernel":   # started or forked
+        if "ipykernel_launcher" in cmd or _comm(p) == KERNEL_PROCESS_NAME:   # started or forked
             pids.append(p)
     return pids
 
@@ -168,7 +171,7 @@ def _comm(pid):
 
 def fork_server_pids(server_pid):
     """The server's fork server (kernelnb.lab._forkserver), if it has one."""
-    return [p for p in children(server_pid) if _comm(p) == "kernelnb-forks"]
+    return [p for p in children(server_pid) if _comm(p) == PROCESS_NAME]
 
 
 FIRST_CHART_JS = """(() => {

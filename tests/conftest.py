@@ -6,6 +6,7 @@ Outputs meant for people (screenshots, server logs) go to ``test-output/`` at th
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -15,6 +16,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +25,13 @@ from threadpoolctl import ThreadpoolController
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_OUTPUT = REPO / "test-output"
+
+
+def run_async(coroutine_function):
+    """Run ``coroutine_function()`` to completion on a fresh event loop in its own thread (a test
+    run earlier in the session may have left a loop running in this one)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(coroutine_function())).result()
 
 
 def free_port(host: str = "127.0.0.1") -> int:

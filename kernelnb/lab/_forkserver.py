@@ -161,14 +161,11 @@ class ForkServer:
     preload : sequence of str or None
         Modules it imports before forking; None: :data:`PRELOAD` (:data:`DASHBOARDS` stands for
         every dashboard module).
-    log : logging.Logger or None
-        Where a fallback to an ordinary start is reported (once).
     """
 
-    def __init__(self, env=None, preload=None, log=None):
+    def __init__(self, env=None, preload=None):
         self.env = dict(os.environ if env is None else env)
         self.preload = tuple(PRELOAD if preload is None else preload)
-        self.log = log
         self._proc = None
         self._sock = None
         self._lock = threading.Lock()
@@ -202,6 +199,13 @@ class ForkServer:
     def ready(self) -> bool:
         """True once the fork server has imported and can fork."""
         return self._ready and not self._failed
+
+    @property
+    def state(self) -> str:
+        """``"starting"``, ``"ready"`` or ``"failed: <why>"`` (what the status page says)."""
+        if self._failed:
+            return "failed: " + self._failed
+        return "ready" if self._ready else "starting"
 
     @property
     def pid(self):

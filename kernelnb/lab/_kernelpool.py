@@ -283,9 +283,7 @@ def _fork_status() -> dict:
     server = fork_server()
     if server is None:
         return {"fork_server": "off", "forked_kernels": 0}
-    state = ("failed: " + server._failed if server._failed
-             else "ready" if server.ready else "starting")
-    return {"fork_server": state, "forked_kernels": server.forked}
+    return {"fork_server": server.state, "forked_kernels": server.forked}
 
 
 def _ready(task) -> bool:

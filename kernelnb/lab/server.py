@@ -411,7 +411,7 @@ class KernelnbVoila(Voila):
         # init_settings sets it) and Voila's mark of a dashboard kernel, VOILA_PREHEAT.
         _announce_plotly_bundle(None)         # (init_settings says it, if need be)
         env = dict(os.environ, VOILA_PREHEAT="False")
-        server = ForkServer(env=env, log=self.log).start()
+        server = ForkServer(env=env).start()
         set_fork_server(server)
         return server
 

@@ -10,11 +10,12 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from kernelnb.lab import _forkserver as fs
+
+from ..conftest import run_async
 
 pytestmark = pytest.mark.skipif(not fs.supported(), reason="forking kernels needs Linux")
 
@@ -38,13 +39,6 @@ def fork_server():
     finally:
         fs.set_fork_server(None)
         server.stop()
-
-
-def run_async(coroutine_function):
-    """Run ``coroutine_function()`` on a fresh event loop in its own thread (a test run earlier in
-    the session may have left a loop running in this one)."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(coroutine_function())).result()
 
 
 async def _run(kc, code, printed=None):

@@ -22,7 +22,7 @@ import pytest
 from kernelnb.lab._websocket import V1_PROTOCOL, parse_v1_offsets, v1_frame
 
 from .._hosts import references_to_other_hosts
-from ..conftest import kernelnb_serve
+from ..conftest import kernelnb_serve, run_async
 
 pytestmark = pytest.mark.slow
 
@@ -79,13 +79,6 @@ def message(msg_type, content, session="s"):
     return {"header": {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "session": session,
                        "username": "", "version": "5.3", "date": "2026-01-01T00:00:00Z"},
             "parent_header": {}, "metadata": {}, "content": content}
-
-
-def run_async(coroutine_function):
-    """Run ``coroutine_function()`` to completion on a fresh event loop in its own thread (a test
-    run earlier in the session may have left a loop running in this one)."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(coroutine_function())).result()
 
 
 async def ws_connect(ws_url, subprotocols):
