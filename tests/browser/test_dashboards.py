@@ -472,3 +472,77 @@ def test_feature_selection_fisher_kernel_mode(page, served, screenshots):
     _assert_clean(page, dashboard.name)
     stats.scroll_into_view_if_needed()
     stats.screenshot(path=str(screenshots / "feature_selection-fisher-readout.png"))
+
+
+# A figure model as plotly's front-end reads it (anywidget's model: get, set, on), with a bar
+# trace and an untyped (scatter) one; then a box trace added as plotly.py adds traces.
+DEFERRED_TRACES_JS = """async (shim) => {
+  const mod = await import(URL.createObjectURL(new Blob([shim], {type: "text/javascript"})));
+  const traces = () => Object.keys(Plotly.PlotSchema.get().traces).sort();
+  const atLoad = traces();
+  const state = {_widget_data: [{type: "bar", y: [1, 2]}, {y: [2, 1]}], _widget_layout: {},
+    _config: {}, _last_layout_edit_id: 0, _last_trace_edit_id: 0};
+  for (const k of ["addTraces", "deleteTraces", "moveTraces", "restyle", "relayout", "update",
+                   "animate", "removeLayoutProps", "removeTraceProps"]) state["_py2js_" + k] = null;
+  const handlers = {};
+  const model = {get: (k) => state[k], on: (e, f) => { (handlers[e] ||= []).push(f); },
+    set: (k, v) => { state[k] = v; (handlers["change:" + k] || []).forEach((f) => f()); },
+    off() {}, save_changes() {}, send() {}};
+  const w = mod.default();
+  w.initialize({model});
+  const afterInit = traces();
+  const el = document.getElementById("g");
+  w.render({model, el});
+  const until = async (ok) => { for (let i = 0; i < 200 && !ok(); i++)
+    await new Promise((r) => setTimeout(r, 50)); };
+  await until(() => el.querySelectorAll(".bars .point").length > 0);
+  const bars = el.querySelectorAll(".bars .point").length;
+  model.set("_py2js_addTraces", {trace_data: [{type: "box", y: [1, 2, 3]}],
+                                 trace_edit_id: 1, layout_edit_id: 1});
+  await until(() => el.querySelectorAll(".boxlayer .trace").length > 0);
+  const boxes = el.querySelectorAll(".boxlayer .trace").length;
+  const afterAdd = traces();
+  globalThis.__TRACES_GLOBAL__(["nosuchtype", "__proto__", "constructor", "bar", "heatmap"]);
+  return {atLoad, afterInit, bars, boxes, afterAdd, atEnd: traces()};
+}"""
+
+
+def test_served_plotly_registers_other_trace_types_when_a_figure_needs_them(browser):
+    """The served bundle registers scatter, contour and heatmap when it loads; the figures' shim
+    registers a bar trace's type before plotly draws the figure, and a box trace's before plotly
+    adds it, and both are drawn. Registering again, or an unknown name, does nothing (and logs
+    nothing)."""
+    from kernelnb.lab.app._plotly import (EAGER_TRACES, PLOTLY_TRACES_GLOBAL, esm_shim,
+                                          plotly_bundle)
+    bundle = plotly_bundle()
+    assert {"bar", "box"} <= set(bundle.deferred) and not EAGER_TRACES & set(bundle.deferred)
+    origin = "http://kernelnb.test/"        # answered here; nothing leaves the machine
+
+    def answer(route):
+        url = route.request.url
+        if url == origin + bundle.route:
+            route.fulfill(body=bundle.body, content_type="text/javascript")
+        elif url == origin + "page":
+            route.fulfill(body="<html><body><div id='g' style='width:500px;height:350px'>"
+                               "</div></body></html>", content_type="text/html")
+        else:
+            route.fulfill(status=404, body="")
+
+    context = browser.new_context()
+    try:
+        context.route(origin + "**", answer)
+        pg = context.new_page()
+        problems = []
+        pg.on("console", lambda m: m.type in ("warning", "error") and problems.append(m.text))
+        pg.on("pageerror", lambda e: problems.append(str(e)))
+        pg.goto(origin + "page")
+        out = pg.evaluate(DEFERRED_TRACES_JS.replace("__TRACES_GLOBAL__", PLOTLY_TRACES_GLOBAL),
+                          esm_shim(bundle.route))
+    finally:
+        context.close()
+    eager = sorted({"scatter"} | EAGER_TRACES)
+    assert out["atLoad"] == eager
+    assert out["afterInit"] == sorted(eager + ["bar"]) and out["bars"] == 2
+    assert out["afterAdd"] == sorted(eager + ["bar", "box"]) and out["boxes"] == 1
+    assert out["atEnd"] == out["afterAdd"]
+    assert not problems, problems

@@ -20,6 +20,14 @@ machine, 0.13-0.15 s as a classic script from the third visit on, whose first ch
 sooner (see the architecture notes, "Where a page's time goes"). A plotly whose bundle has
 another shape is served as the module it is, imported as before (the server says so in its log).
 
+The bundle registers all of plotly.js's 47 trace types (3-D, maps, tables, ...) when it loads, and
+registering a trace type runs its module: about 1.2 s of the 2.9 s a fresh browser spends
+evaluating the bundle on the development machine, for trace types no dashboard draws. The served
+bundle registers at load only :data:`EAGER_TRACES` (scatter is plotly's core) and plotly's
+components; the others stay in the bundle, unevaluated, and the figures' shim registers a type the
+first time a figure has a trace of it (:func:`defer_trace_registration`). A bundle in which that
+rewrite cannot find its registration is served registering everything (the server says so).
+
 In a dashboard kernel of ``kernelnb serve`` this module also spares the kernel jsonschema's RFC 3987
 grammar (:func:`skip_iri_grammar`), the largest part of the cost of plotly's widgets at start-up.
 """
@@ -36,10 +44,14 @@ from typing import NamedTuple
 import plotly.graph_objects as go
 
 __all__ = [
+    "EAGER_TRACES",
     "ESM_ENV",
     "PLOTLY_GLOBAL",
+    "PLOTLY_TRACES_GLOBAL",
+    "UnexpectedBundle",
     "FigureWidget",
     "ServedBundle",
+    "defer_trace_registration",
     "esm_shim",
     "plotly_bundle",
     "plotly_bundle_path",
@@ -56,6 +68,14 @@ _VOILA_KERNEL_ENV = "VOILA_PREHEAT"
 
 #: The global that plotly's bundle, served as a classic script, assigns its exports to.
 PLOTLY_GLOBAL = "__kernelnbPlotlyWidget"
+
+#: The function the served bundle puts on the global object to register trace types on demand
+#: (:func:`defer_trace_registration`).
+PLOTLY_TRACES_GLOBAL = "__kernelnbPlotlyWidgetTraces"
+
+#: The trace types the dashboards draw besides scatter: the served bundle registers them when it
+#: loads, and every other trace type the first time a figure has one.
+EAGER_TRACES = frozenset({"contour", "heatmap"})
 
 #: What plotly's bundle exports and the figures' shim re-exports.
 _EXPORTS = ("FigureModel", "FigureView", "default")
@@ -82,6 +102,88 @@ class ServedBundle(NamedTuple):
     classic: bool
     #: Why the bundle is served as a module (None when classic).
     reason: str | None
+    #: The trace types registered the first time a figure has one (empty: all at load).
+    deferred: tuple[str, ...] = ()
+    #: Why every trace type is registered at load (None when some are deferred).
+    deferral_reason: str | None = None
+
+
+class UnexpectedBundle(ValueError):
+    """plotly's bundle does not register its trace types as :func:`defer_trace_registration`
+    expects."""
+
+
+# plotly.js's entry module as esbuild bundles it: ``X=f({"lib/index.js"(e,r){var t=...;
+# t.register([A(),B(),...]),r.exports=t}})``; each of A, B, ... is ``A=f({"lib/bar.js"(e,r){...``.
+_INDEX_REGISTER = re.compile(
+    r'"lib/index\.js"\(\s*[\w$]+\s*,\s*[\w$]+\s*\)\s*\{[^{}]*?(?<![\w$.])([A-Za-z_$][\w$]*)'
+    r"\.register\(\[((?:\s*[A-Za-z_$][\w$]*\(\)\s*,?)*)\]\)")
+_CALL = re.compile(r"\s*([A-Za-z_$][\w$]*)\(\)\s*")
+_LIB_MODULE = re.compile(r'(?<![\w$.])([A-Za-z_$][\w$]*)=[\w$]+\(\{"lib/([\w-]+)\.js"\(')
+
+
+def defer_trace_registration(src: str, eager=EAGER_TRACES, global_name: str = PLOTLY_TRACES_GLOBAL
+                             ) -> tuple[str, tuple[str, ...]]:
+    """plotly's widget bundle with the trace types outside ``eager`` registered on demand.
+
+    plotly.js's entry module registers every module of its ``lib/`` folder when it runs. This
+    rewrites that one call so that it registers plotly's components (``lib/calendars.js``) and the
+    trace types of ``eager``, and assigns to ``globalThis[global_name]`` a function taking a list
+    of trace type names that registers, once, each deferred type among them (other names are
+    ignored). A deferred module is not run until then: its code stays in the bundle, parsed but not
+    executed. A module counts as a trace type when the bundle holds its trace module
+    (``moduleType:"trace",name:"<type>"``).
+
+    Returns
+    -------
+    (str, tuple of str)
+        The rewritten source and the deferred trace types, in registration order.
+
+    Raises
+    ------
+    UnexpectedBundle
+        When the entry module or its registration call is not found exactly once, a registered
+        factory is not defined exactly once as a ``lib/<name>.js`` module, a type of ``eager`` is
+        not among them, or nothing would be deferred.
+    """
+    calls = list(_INDEX_REGISTER.finditer(src))
+    if len(calls) != 1:
+        raise UnexpectedBundle(f"plotly.js's entry module and its register([...]) call were found "
+                               f"{len(calls)} times, not once")
+    call = calls[0]
+    core, listed = call.group(1), [c for c in call.group(2).split(",") if c.strip()]
+    factories = [_CALL.fullmatch(c).group(1) for c in listed]
+    if len(set(factories)) != len(factories):
+        raise UnexpectedBundle("plotly.js registers a module twice")
+    defined = {}
+    for d in _LIB_MODULE.finditer(src):
+        defined.setdefault(d.group(1), []).append(d.group(2))
+    names = {}
+    for f in factories:
+        defs = defined.get(f, [])
+        if len(defs) != 1:
+            raise UnexpectedBundle(f"the registered factory {f} is defined as a lib/ module "
+                                   f"{len(defs)} times, not once")
+        names[f] = defs[0]
+    traces = {f for f, n in names.items()
+              if f'moduleType:"trace",name:"{n}"' in src}
+    missing = sorted(set(eager) - {names[f] for f in traces})
+    if missing:
+        raise UnexpectedBundle(f"plotly.js registers no trace module {', '.join(missing)}")
+    later = [f for f in factories if f in traces and names[f] not in eager]
+    if not later:
+        raise UnexpectedBundle("plotly.js registers no trace type to defer")
+    now = [f for f in factories if f not in later]
+    table = ",".join(f'["{names[f]}",{f}]' for f in later)
+    if core.startswith("__kb"):
+        raise UnexpectedBundle(f"plotly.js's core is named {core}, as the rewrite's own names")
+    # The names of the function's own variables start with __kb, so that none hides the core.
+    replacement = (f"(globalThis.{global_name}=(__kbLater=>__kbTypes=>{{for(const __kbType of "
+                   f"__kbTypes){{const __kbF=__kbLater.get(__kbType);if(__kbF){{"
+                   f"__kbLater.delete(__kbType);{core}.register([__kbF()])}}}}}})"
+                   f"(new Map([{table}])),{core}.register([{','.join(f + '()' for f in now)}]))")
+    return (src[:call.start(1)] + replacement + src[call.end(0):],
+            tuple(names[f] for f in later))
 
 
 @lru_cache(maxsize=1)
@@ -91,17 +193,31 @@ def plotly_bundle() -> ServedBundle:
     A classic script that assigns the module's exports (``FigureModel``, ``FigureView``,
     ``default``) to ``globalThis.__kernelnbPlotlyWidget`` (:data:`PLOTLY_GLOBAL`), made from the
     bundle by :func:`~kernelnb.lab.app._classic_script.classic_script`; when the bundle has a shape
-    that rewrite refuses (another plotly), the module itself, with the reason.
+    that rewrite refuses (another plotly), the module itself, with the reason. Either registers
+    the trace types outside :data:`EAGER_TRACES` on demand (:func:`defer_trace_registration`),
+    unless that rewrite finds another shape (then ``deferral_reason`` says which).
     """
     from ._classic_script import NotClassicShape, classic_script
     raw = plotly_bundle_path().read_bytes()
     try:
-        body = classic_script(raw.decode("utf-8"), PLOTLY_GLOBAL, required=_EXPORTS).encode()
-    except (UnicodeDecodeError, NotClassicShape) as exc:
+        src = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         digest = hashlib.sha256(raw).hexdigest()[:16]
-        return ServedBundle(f"kernelnb/esm/plotly-{digest}.js", raw, False, str(exc))
+        return ServedBundle(f"kernelnb/esm/plotly-{digest}.js", raw, False, str(exc), (), str(exc))
+    try:
+        src, deferred, deferral_reason = *defer_trace_registration(src), None
+    except UnexpectedBundle as exc:
+        deferred, deferral_reason = (), str(exc)
+    try:
+        body = classic_script(src, PLOTLY_GLOBAL, required=_EXPORTS).encode()
+    except NotClassicShape as exc:
+        body = src.encode()
+        digest = hashlib.sha256(body).hexdigest()[:16]
+        return ServedBundle(f"kernelnb/esm/plotly-{digest}.js", body, False, str(exc), deferred,
+                            deferral_reason)
     digest = hashlib.sha256(body).hexdigest()[:16]
-    return ServedBundle(f"kernelnb/esm/plotly-{digest}.classic.js", body, True, None)
+    return ServedBundle(f"kernelnb/esm/plotly-{digest}.classic.js", body, True, None, deferred,
+                        deferral_reason)
 
 
 def plotly_bundle_route() -> str:
@@ -146,9 +262,10 @@ if (!base.endsWith("/")) base += "/";
 const url = new URL(base + "{route}", window.location.href).href;
 {load}
 {_CLICK_JS}
+{_TRACES_JS}
 export const FigureModel = m.FigureModel;
 export const FigureView = m.FigureView;
-export default m.default;
+export default widget;
 """
 
 
@@ -199,6 +316,33 @@ m.FigureView.prototype.handle_plotly_click = function (data) {
   model.send({kernelnb_event: "plotly_click", points: points,
               device_state: this.buildInputDeviceStateObject(data)});
 };"""
+
+
+# Trace types on demand: before plotly draws a figure, and before it adds traces to one, the trace
+# types they use are registered (a no-op for those registered already, and for a bundle that
+# registered everything at load). A trace without a type is a scatter, plotly's core.
+_TRACES_JS = f"""const registerTraces = globalThis.{PLOTLY_TRACES_GLOBAL};
+const needTraces = (traces) => {{
+  if (typeof registerTraces !== "function" || !Array.isArray(traces)) return;
+  registerTraces(traces.map((t) => (t && typeof t.type === "string" ? t.type : "scatter")));
+}};
+const widget = () => {{
+  const w = typeof m.default === "function" ? m.default() : m.default;
+  return {{
+    initialize(ctx) {{
+      needTraces(ctx.model.get("_widget_data"));
+      ctx.model.on("change:_py2js_addTraces", () => {{
+        const added = ctx.model.get("_py2js_addTraces");
+        needTraces(added && added.trace_data);
+      }});
+      return w.initialize ? w.initialize(ctx) : undefined;
+    }},
+    render(ctx) {{
+      needTraces(ctx.model.get("_widget_data"));
+      return w.render(ctx);
+    }},
+  }};
+}};"""
 
 
 def _on_click_message(widget, content, buffers):

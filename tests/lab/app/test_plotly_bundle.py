@@ -17,8 +17,12 @@ import pytest
 
 from kernelnb.lab.app import _plotly
 from kernelnb.lab.app._plotly import (
+    EAGER_TRACES,
     ESM_ENV,
     PLOTLY_GLOBAL,
+    PLOTLY_TRACES_GLOBAL,
+    UnexpectedBundle,
+    defer_trace_registration,
     esm_shim,
     plotly_bundle,
     plotly_bundle_path,
@@ -44,7 +48,8 @@ def _state_sizes(env_value):
 def test_figures_carry_a_shim_only_when_the_server_says_so():
     route = plotly_bundle_route()
     sizes, module = _state_sizes(route)
-    assert module == "kernelnb.lab.app._plotly" and all(s < 2000 for s in sizes), sizes
+    # the shim: a few kilobytes of loader, click and trace-type code, not the 5 MB bundle
+    assert module == "kernelnb.lab.app._plotly" and all(s < 5000 for s in sizes), sizes
     bundle = len(plotly_bundle_path().read_text(encoding="utf-8"))
     sizes, module = _state_sizes(None)                   # a notebook: plotly's own widget
     assert module.startswith("plotly") and all(s == bundle for s in sizes), (sizes, bundle)
@@ -65,9 +70,10 @@ def test_shim_imports_the_route_relative_to_the_page_base_url():
 
 
 def test_installed_bundle_becomes_a_classic_script_with_its_exports_on_the_global():
-    """plotly's module, its final ``export{...}`` (the last one of the file: an earlier one is
-    inside a string) replaced by the assignment of the same bindings to the global."""
-    raw = plotly_bundle_path().read_text(encoding="utf-8")
+    """plotly's module (its trace registration rewritten), its final ``export{...}`` (the last one
+    of the file: an earlier one is inside a string) replaced by the assignment of the same bindings
+    to the global."""
+    raw, _ = defer_trace_registration(plotly_bundle_path().read_text(encoding="utf-8"))
     at = raw.rindex("export{")
     end = raw.index("}", at) + 1
     assert raw[end:].lstrip(";").strip().startswith(("/*", "//")) or not raw[end:].strip(";\n ")
@@ -75,13 +81,86 @@ def test_installed_bundle_becomes_a_classic_script_with_its_exports_on_the_globa
     assert {"FigureModel", "FigureView", "default"} <= set(pairs)
     bundle = plotly_bundle()
     body = bundle.body.decode()
-    assert bundle.classic and bundle.reason is None
+    assert bundle.classic and bundle.reason is None and bundle.deferral_reason is None
     assert bundle.route == ("kernelnb/esm/plotly-"
                             f"{hashlib.sha256(bundle.body).hexdigest()[:16]}.classic.js")
     assigned = ", ".join(f'"{name}": {local}' for name, local in pairs.items())
     assert body == ('(function () {\n"use strict";\n' + raw[:at].rstrip() + "\n"
                     f";globalThis.{PLOTLY_GLOBAL} = Object.freeze({{{assigned}}});\n}}());\n"
                     + raw[end:].lstrip(";"))
+
+
+def test_installed_bundle_defers_every_trace_type_the_dashboards_do_not_draw():
+    """Deferred: every trace module of the bundle (found here by its own declaration) but
+    scatter and the eager ones; plotly's calendars component is still registered at load, and
+    the rest of the bundle is unchanged."""
+    raw = plotly_bundle_path().read_text(encoding="utf-8")
+    traces = set(re.findall(r'moduleType:"trace",name:"([\w-]+)"', raw))
+    assert {"scatter", "bar", "scatter3d"} | EAGER_TRACES <= traces
+    out, deferred = defer_trace_registration(raw)
+    assert set(deferred) == traces - {"scatter"} - EAGER_TRACES
+    assert len(deferred) == len(set(deferred))
+    [(core, now)] = re.findall(r"\),([\w$]+)\.register\(\[([^\]]*)\]\)\)", out)
+    registered_now = {re.search(r'(?<![\w$.])' + re.escape(f[:-2]) + r'=[\w$]+\(\{"lib/([\w-]+)',
+                                raw).group(1) for f in now.split(",")}
+    assert registered_now == EAGER_TRACES | {"calendars"}
+    at = out.index(f"(globalThis.{PLOTLY_TRACES_GLOBAL}=")
+    end = out.index(f"{core}.register([{now}]))", at) + len(f"{core}.register([{now}]))")
+    assert out[:at] + out[end:] == raw.replace(raw[at:raw.index("]),", at) + 2], "", 1)
+
+
+# A bundle in esbuild's shape: the entry module registers its lib/ modules; bar and contour are
+# trace modules, calendars a component.
+FAKE_PLOTLY = """var ye=(d)=>d;var B=ye({"lib/bar.js"(e,r){r.exports={}}}),
+C=ye({"lib/contour.js"(e,r){}}),K=ye({"lib/calendars.js"(e,r){}}),H=ye({"lib/heatmap.js"(e,r){}});
+var tb={moduleType:"trace",name:"bar"},tc={moduleType:"trace",name:"contour"},
+th={moduleType:"trace",name:"heatmap"},kc={moduleType:"component",name:"calendars"};
+var I=ye({"lib/index.js"(e,r){var t=L();t.register([B(),C(),K(),H()]),r.exports=t}});"""
+
+
+def test_deferred_registration_of_a_small_bundle():
+    out, deferred = defer_trace_registration(FAKE_PLOTLY, eager={"contour"}, global_name="g")
+    assert deferred == ("bar", "heatmap")
+    assert ('var t=L();(globalThis.g=(__kbLater=>__kbTypes=>{for(const __kbType of __kbTypes){'
+            'const __kbF=__kbLater.get(__kbType);if(__kbF){__kbLater.delete(__kbType);'
+            't.register([__kbF()])}}})(new Map([["bar",B],["heatmap",H]])),'
+            't.register([C(),K()])),r.exports=t}});') in out
+    assert out.replace(out[out.index("(globalThis.g"):out.index(",r.exports=t")], "") == \
+        FAKE_PLOTLY.replace("t.register([B(),C(),K(),H()])", "")
+
+
+@pytest.mark.parametrize("change, eager, reason", [
+    (("lib/index.js", "lib/main.js"), {"contour"}, "found 0 times"),
+    (("var I=", 'var J=ye({"lib/index.js"(e,r){t.register([B()])}});var I='), {"contour"},
+     "found 2 times"),
+    (("[B(),C(),", "[B(),B(),C(),"), {"contour"}, "registers a module twice"),
+    (("K(),H()]", "K(),H(),Z()]"), {"contour"}, "factory Z is defined as a lib/ module 0 times"),
+    (("K=ye(", 'B=ye({"lib/bar.js"(e,r){}}),K=ye('), {"contour"}, "factory B is defined"),
+    (("", ""), {"contour", "violin"}, "registers no trace module violin"),
+    (("", ""), {"contour", "bar", "heatmap"}, "no trace type to defer"),
+    (("var t=L();t.", "var __kbX=L();__kbX."), {"contour"}, "named __kbX"),
+])
+def test_deferred_registration_refuses_what_it_does_not_know(change, eager, reason):
+    with pytest.raises(UnexpectedBundle, match=re.escape(reason)):
+        defer_trace_registration(FAKE_PLOTLY.replace(*change), eager=eager)
+
+
+def test_a_bundle_registering_otherwise_is_served_registering_everything(
+        fake_bundle, monkeypatch, caplog):
+    from kernelnb.lab.server import _announce_plotly_bundle
+    fake_bundle.write_text("const a = 0;\n"
+                           "export{a as FigureModel, a as FigureView, a as default};\n")
+    bundle = plotly_bundle()
+    assert bundle.classic and bundle.deferred == () and "found 0 times" in bundle.deferral_reason
+    assert PLOTLY_TRACES_GLOBAL not in bundle.body.decode()
+    monkeypatch.setenv(ESM_ENV, "")                 # set by the announcement; put back after
+    log = logging.getLogger("kernelnb.test.bundle")
+    with caplog.at_level(logging.WARNING, logger=log.name):
+        _announce_plotly_bundle(log)
+    assert [r.getMessage() for r in caplog.records] == [
+        "kernelnb: plotly's widget bundle registers all its trace types when a page loads it "
+        "(about 1 s more of a first visit): plotly.js's entry module and its register([...]) "
+        "call were found 0 times, not once"]
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js parses the script")
@@ -129,8 +208,10 @@ def test_a_bundle_of_another_shape_is_served_as_the_module_and_the_log_says_so(
     log = logging.getLogger("kernelnb.test.bundle")
     with caplog.at_level(logging.WARNING, logger=log.name):
         assert _announce_plotly_bundle(log) == bundle.route
-    assert [r.getMessage().count("import.meta") for r in caplog.records] == [1]
+    # the module's reason, then the registration's (this bundle has no plotly.js in it)
+    assert [r.getMessage().count("import.meta") for r in caplog.records] == [1, 0]
     assert "served as an ES module" in caplog.records[0].getMessage()
+    assert "registers all its trace types" in caplog.records[1].getMessage()
     shim = esm_shim(bundle.route)
     assert "await import(url)" in shim and "createElement" not in shim
 
