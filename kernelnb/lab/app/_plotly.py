@@ -20,8 +20,8 @@ machine, 0.13-0.15 s as a classic script from the third visit on, whose first ch
 sooner (see the architecture notes, "Where a page's time goes"). A plotly whose bundle has
 another shape is served as the module it is, imported as before (the server says so in its log).
 
-The bundle registers all of plotly.js's 47 trace types (3-D, maps, tables, ...) when it loads, and
-registering a trace type runs its module: about 1.2 s of the 2.9 s a fresh browser spends
+The bundle registers plotly.js's 46 trace types besides scatter (3-D, maps, tables, ...) when it
+loads, and registering a trace type runs its module: about 1.2 s of the 2.9 s a fresh browser spends
 evaluating the bundle on the development machine, for trace types no dashboard draws. The served
 bundle registers at load only :data:`EAGER_TRACES` (scatter is plotly's core) and plotly's
 components; the others stay in the bundle, unevaluated, and the figures' shim registers a type the
