@@ -119,6 +119,7 @@ _INDEX_REGISTER = re.compile(
     r'"lib/index\.js"\(\s*[\w$]+\s*,\s*[\w$]+\s*\)\s*\{[^{}]*?(?<![\w$.])([A-Za-z_$][\w$]*)'
     r"\.register\(\[((?:\s*[A-Za-z_$][\w$]*\(\)\s*,?)*)\]\)")
 _CALL = re.compile(r"\s*([A-Za-z_$][\w$]*)\(\)\s*")
+_JS_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _LIB_MODULE = re.compile(r'(?<![\w$.])([A-Za-z_$][\w$]*)=[\w$]+\(\{"lib/([\w-]+)\.js"\(')
 
 
@@ -134,6 +135,15 @@ def defer_trace_registration(src: str, eager=EAGER_TRACES, global_name: str = PL
     executed. A module counts as a trace type when the bundle holds its trace module
     (``moduleType:"trace",name:"<type>"``).
 
+    Parameters
+    ----------
+    src : str
+        The bundle's JavaScript (plotly's ``widgetbundle.js``).
+    eager : set of str, default :data:`EAGER_TRACES`
+        The trace types still registered when the bundle loads (scatter, plotly's core, always is).
+    global_name : str, default :data:`PLOTLY_TRACES_GLOBAL`
+        The JavaScript identifier the registering function is assigned to on ``globalThis``.
+
     Returns
     -------
     (str, tuple of str)
@@ -146,6 +156,8 @@ def defer_trace_registration(src: str, eager=EAGER_TRACES, global_name: str = PL
         factory is not defined exactly once as a ``lib/<name>.js`` module, a type of ``eager`` is
         not among them, or nothing would be deferred.
     """
+    if not _JS_IDENTIFIER.fullmatch(global_name):
+        raise ValueError(f"global_name must be a JavaScript identifier, got {global_name!r}")
     calls = list(_INDEX_REGISTER.finditer(src))
     if len(calls) != 1:
         raise UnexpectedBundle(f"plotly.js's entry module and its register([...]) call were found "

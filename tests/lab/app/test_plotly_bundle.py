@@ -145,6 +145,11 @@ def test_deferred_registration_refuses_what_it_does_not_know(change, eager, reas
         defer_trace_registration(FAKE_PLOTLY.replace(*change), eager=eager)
 
 
+def test_deferred_registration_takes_only_an_identifier_for_its_global():
+    with pytest.raises(ValueError, match="global_name must be a JavaScript identifier"):
+        defer_trace_registration(FAKE_PLOTLY, eager={"contour"}, global_name="a=alert(1);b")
+
+
 def test_a_bundle_registering_otherwise_is_served_registering_everything(
         fake_bundle, monkeypatch, caplog):
     from kernelnb.lab.server import _announce_plotly_bundle
