@@ -149,11 +149,11 @@ def _announce_plotly_bundle(log):
     trace types at load (see ``app._plotly.plotly_bundle``)."""
     from .app._plotly import ESM_ENV, plotly_bundle
     bundle = plotly_bundle()
-    if not bundle.classic and log is not None:
+    if log is not None and not bundle.classic:
         log.warning("kernelnb: plotly's widget bundle is served as an ES module (its compiled code "
                     "is not cached by the browser): it cannot be rewritten as a classic script: "
                     "%s", bundle.reason)
-    if bundle.deferral_reason is not None and log is not None:
+    if log is not None and bundle.deferral_reason is not None:
         log.warning("kernelnb: plotly's widget bundle registers all its trace types when a page "
                     "loads it (about 1 s more of a first visit): %s", bundle.deferral_reason)
     os.environ[ESM_ENV] = bundle.route

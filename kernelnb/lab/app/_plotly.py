@@ -119,7 +119,6 @@ _INDEX_REGISTER = re.compile(
     r'"lib/index\.js"\(\s*[\w$]+\s*,\s*[\w$]+\s*\)\s*\{[^{}]*?(?<![\w$.])([A-Za-z_$][\w$]*)'
     r"\.register\(\[((?:\s*[A-Za-z_$][\w$]*\(\)\s*,?)*)\]\)")
 _CALL = re.compile(r"\s*([A-Za-z_$][\w$]*)\(\)\s*")
-_JS_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _LIB_MODULE = re.compile(r'(?<![\w$.])([A-Za-z_$][\w$]*)=[\w$]+\(\{"lib/([\w-]+)\.js"\(')
 
 
@@ -156,7 +155,8 @@ def defer_trace_registration(src: str, eager=EAGER_TRACES, global_name: str = PL
         factory is not defined exactly once as a ``lib/<name>.js`` module, a type of ``eager`` is
         not among them, or nothing would be deferred.
     """
-    if not _JS_IDENTIFIER.fullmatch(global_name):
+    from ._classic_script import _IDENT
+    if not _IDENT.match(global_name):
         raise ValueError(f"global_name must be a JavaScript identifier, got {global_name!r}")
     calls = list(_INDEX_REGISTER.finditer(src))
     if len(calls) != 1:
@@ -210,26 +210,27 @@ def plotly_bundle() -> ServedBundle:
     unless that rewrite finds another shape (then ``deferral_reason`` says which).
     """
     from ._classic_script import NotClassicShape, classic_script
+
+    def served(body, reason=None, deferred=(), deferral_reason=None):
+        digest = hashlib.sha256(body).hexdigest()[:16]
+        suffix = ".js" if reason else ".classic.js"
+        return ServedBundle(f"kernelnb/esm/plotly-{digest}{suffix}", body, reason is None,
+                            reason, deferred, deferral_reason)
+
     raw = plotly_bundle_path().read_bytes()
     try:
         src = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        digest = hashlib.sha256(raw).hexdigest()[:16]
-        return ServedBundle(f"kernelnb/esm/plotly-{digest}.js", raw, False, str(exc), (), str(exc))
+        return served(raw, str(exc), (), str(exc))
     try:
         src, deferred, deferral_reason = *defer_trace_registration(src), None
     except UnexpectedBundle as exc:
         deferred, deferral_reason = (), str(exc)
     try:
-        body = classic_script(src, PLOTLY_GLOBAL, required=_EXPORTS).encode()
+        return served(classic_script(src, PLOTLY_GLOBAL, required=_EXPORTS).encode(), None,
+                      deferred, deferral_reason)
     except NotClassicShape as exc:
-        body = src.encode()
-        digest = hashlib.sha256(body).hexdigest()[:16]
-        return ServedBundle(f"kernelnb/esm/plotly-{digest}.js", body, False, str(exc), deferred,
-                            deferral_reason)
-    digest = hashlib.sha256(body).hexdigest()[:16]
-    return ServedBundle(f"kernelnb/esm/plotly-{digest}.classic.js", body, True, None, deferred,
-                        deferral_reason)
+        return served(src.encode(), str(exc), deferred, deferral_reason)
 
 
 def plotly_bundle_route() -> str:
