@@ -175,15 +175,35 @@ SCROLL_JS = """() => {
 }"""
 
 
+# Charts whose declared margins did not hold what plotly draws there (tick labels, axis titles, a
+# legend or a colour bar beside the plot): plotly then widens the margin and draws the whole figure
+# a second time (kernelnb.lab.viz._style.BASE_LAYOUT). Margins plotly narrows (a figure too small
+# for them) are not reported.
+WIDENED_MARGINS_JS = """() => {
+  const out = [];
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const full = gd._fullLayout;
+    if (!full || !full._size) continue;
+    const title = full.title && full.title.text ? full.title.text : '(untitled)';
+    const wider = ['l', 'r', 't', 'b'].filter(k => Math.round(full._size[k]) > Math.round(full.margin[k]))
+      .map(k => `${k} ${Math.round(full.margin[k])} -> ${Math.round(full._size[k])} px`);
+    if (wider.length) out.push(`chart "${title.slice(0, 60)}" (${Math.round(full.width)} px wide): `
+                               + `plotly widened its margins: ${wider.join(', ')}`);
+  }
+  return out;
+}"""
+
+
 def _design_problems(page, screenshots, name):
     """Screenshot ``name`` at each of :data:`SIZES` (resizing the open page) and list what is cut
-    or scrolls sideways there."""
+    or scrolls sideways there, and the charts whose margins plotly had to widen."""
     problems = []
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(700)       # plotly redraws its charts after a window resize
         page.screenshot(path=str(screenshots / f"{name}-{width}.png"), full_page=True)
         problems += [f"{width}x{height}: cut text: {c}" for c in page.evaluate(CUT_TEXT_JS)]
+        problems += [f"{width}x{height}: {c}" for c in page.evaluate(WIDENED_MARGINS_JS)]
         scroll_width, inner = page.evaluate(SCROLL_JS)
         if scroll_width > inner:
             problems.append(f"{width}x{height}: the page scrolls sideways "

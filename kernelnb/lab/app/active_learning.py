@@ -170,7 +170,7 @@ class ActiveLearning(Dashboard):
                                        mode="lines"))
         curve.update_layout(height=300, xaxis_title="labels given", yaxis_title="test error",
                             yaxis_tickformat=".0%", uirevision="keep",
-                            margin=dict(l=60, r=20, t=30, b=40))
+                            margin=dict(l=70, r=20, t=30, b=60))
         self.curve = FigureWidget(curve)
         self.figures = [self.fig, self.curve]
 

@@ -217,7 +217,7 @@ class BoundsExplorer(Dashboard):
         main.update_layout(height=430, template="plotly_white", uirevision="keep",
                            xaxis=dict(type="log", title="σ"),
                            yaxis=dict(title="error rate", range=[0, 1.02], tickformat=".0%"),
-                           legend=dict(font=dict(size=11)), margin=dict(l=60, r=20, t=50, b=50),
+                           legend=dict(font=dict(size=11)), margin=dict(l=75, r=215, t=50, b=60),
                            title=dict(text="estimates along σ", font=dict(size=15)))
         self.fig = FigureWidget(main)
 
@@ -242,7 +242,7 @@ class BoundsExplorer(Dashboard):
                           hovertemplate=xy)
         plane.update_layout(height=430, template="plotly_white", uirevision="plane",
                             legend=dict(orientation="h", y=-0.12),
-                            margin=dict(l=40, r=20, t=50, b=40),
+                            margin=dict(l=40, r=100, t=50, b=85),
                             title=dict(text="support vectors and their spans", font=dict(size=15)))
         self.plane_fig = FigureWidget(plane)
         self.plane_box = widgets.Box([self.plane_fig])

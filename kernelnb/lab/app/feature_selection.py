@@ -270,7 +270,7 @@ class FeatureSelection(Dashboard):
                          hovertemplate="feature %{x} kept<extra></extra>")
         bars.update_layout(title="Scaling factors", barmode="overlay", height=330,
                            xaxis_title="feature", yaxis_title="factor s",
-                           margin=dict(l=60, r=20, t=50, b=50), uirevision="keep",
+                           margin=dict(l=60, r=20, t=50, b=60), uirevision="keep",
                            legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
         self.fig = FigureWidget(bars)
         heat = go.Figure(go.Heatmap(z=np.ones((8, 8)), colorscale="Blues", zmin=0,
@@ -279,7 +279,7 @@ class FeatureSelection(Dashboard):
                                                   "<extra></extra>"))
         heat.update_layout(title="Factor map (8 x 8 pixels)", width=360, height=330,
                            yaxis=dict(autorange="reversed", scaleanchor="x"),
-                           margin=dict(l=40, r=20, t=50, b=30))
+                           margin=dict(l=40, r=90, t=50, b=30))
         self.map_fig = FigureWidget(heat)
         self.map_box = widgets.Box([self.map_fig], layout=widgets.Layout(display="none"))
         tr = go.Figure()
@@ -299,7 +299,7 @@ class FeatureSelection(Dashboard):
                          yaxis=dict(title="R²/M² (log scale)", type="log"),
                          yaxis2=dict(title="test error", overlaying="y", side="right",
                                      rangemode="tozero", tickformat=".0%"),
-                         margin=dict(l=60, r=60, t=50, b=50), uirevision="keep",
+                         margin=dict(l=70, r=70, t=50, b=60), uirevision="keep",
                          legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
         self.trace_fig = FigureWidget(tr)
         el = go.Figure()
@@ -313,7 +313,7 @@ class FeatureSelection(Dashboard):
                          height=300, xaxis=dict(title="features kept (log scale)", type="log",
                                                 tickvals=[1, 2, 5, 10, 20, 50, 100, 200]),
                          yaxis=dict(title="test error", rangemode="tozero", tickformat=".0%"),
-                         margin=dict(l=60, r=20, t=50, b=50), uirevision="keep")
+                         margin=dict(l=60, r=20, t=50, b=60), uirevision="keep")
         self.elim_fig = FigureWidget(el)
         self.trace_box = widgets.VBox([self.trace_fig])   # a column: the chart keeps its width
         path = go.Figure()
@@ -330,7 +330,7 @@ class FeatureSelection(Dashboard):
                                      line=dict(color="white", width=1)))
         path.update_layout(title="Tuning (log C, log σ) of an RBF SVM: the path over R²/M²",
                            height=360, xaxis_title="log10 C", yaxis_title="log10 σ",
-                           margin=dict(l=60, r=20, t=50, b=50), uirevision="keep",
+                           margin=dict(l=60, r=125, t=50, b=95), uirevision="keep",
                            legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"))
         self.path_fig = FigureWidget(path)
         self.path_box = widgets.Box([self.path_fig], layout=widgets.Layout(display="none"))
@@ -370,7 +370,7 @@ class FeatureSelection(Dashboard):
                         height=400, xaxis=dict(title="x₁", zeroline=False, constrain="domain"),
                         yaxis=dict(title="x₂", zeroline=False, scaleanchor="x",
                                    constrain="domain"),
-                        margin=dict(l=60, r=20, t=50, b=50), uirevision="keep",
+                        margin=dict(l=70, r=180, t=50, b=60), uirevision="keep",
                         legend=dict(x=1.02, y=1.0, xanchor="left", yanchor="top"))
         return f
 

@@ -164,7 +164,7 @@ class KMPPlayground(Dashboard):
                            textposition="top center", textfont=dict(size=11, color="black"),
                            marker=dict(symbol="circle-open", size=14, color="#1b7837",
                                        line=dict(width=2.2)))
-        side = dict(width=470, height=520, uirevision="keep", margin=dict(l=55, r=10, t=50, b=40),
+        side = dict(width=470, height=520, uirevision="keep", margin=dict(l=70, r=10, t=50, b=155),
                     legend=dict(orientation="h", x=0, y=-0.16, yanchor="top", font=dict(size=11)))
         kfig.update_layout(title="KMP", **side)
         kfig.update_traces(selector=dict(type="heatmap"), showscale=False)
@@ -180,7 +180,7 @@ class KMPPlayground(Dashboard):
                          line=dict(color="black", width=1))
         pfig.update_layout(height=300, title="Error against the number of support points N",
                            xaxis_title="N", yaxis_title="error rate", yaxis_rangemode="tozero",
-                           margin=dict(l=60, r=20, t=50, b=50), uirevision="keep")
+                           margin=dict(l=60, r=170, t=50, b=60), uirevision="keep")
         self.path_fig = FigureWidget(pfig)
         Xf, yf = far_cluster_data()
         ffig = boundaries_figure({"SVM": BlankModel(), "KMP-mse": BlankModel(), "KMP-tanh": BlankModel()},

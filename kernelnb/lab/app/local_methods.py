@@ -467,7 +467,8 @@ class DensityExplorer(Dashboard):
         fig.update_layout(height=560, uirevision="keep", xaxis_title="x₁", yaxis_title="x₂",
                           xaxis=dict(constrain="domain"),
                           yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain"),
-                          legend=dict(orientation="h", y=-0.15))
+                          legend=dict(orientation="h", y=-0.15),
+                          margin=dict(l=80, r=120, t=100, b=105))
         self.fig = FigureWidget(fig)
         self.figures = [self.fig]
 

@@ -251,7 +251,7 @@ class MarginExplorer(Dashboard):
             yaxis2=dict(title=dict(text="validation error"), overlaying="y", side="right",
                         range=[0, 0.1], tickformat=".0%", showgrid=False),
             shapes=[])
-        fig.update_layout(margin=dict(l=60, r=70, t=120, b=50))
+        fig.update_layout(margin=dict(l=60, r=70, t=120, b=70))
         return fig
 
     def _control_rows(self):

@@ -130,7 +130,7 @@ class RegressionSelectionExplorer(Dashboard):
                         hovertemplate=xy)
         fit.update_layout(height=380, title=dict(text="Fourier fit"),
                           xaxis=dict(title=dict(text="x"), range=[-np.pi, np.pi]),
-                          margin=dict(l=50, r=10, t=40, b=40))
+                          margin=dict(l=50, r=165, t=40, b=60))
         risk = FigureWidget()
         hover = "d = %{x}: %{y:.3g}<extra>%{fullData.name}</extra>"
         risk.add_scatter(x=[], y=[], mode="lines+markers", name="true risk", uid="true",
@@ -147,7 +147,7 @@ class RegressionSelectionExplorer(Dashboard):
                            yaxis=dict(title=dict(text="risk (mean squared error, log scale)"),
                                       type="log", dtick=1, tickformat="~g"),
                            legend=dict(title=dict(text="click: show / hide")),
-                           margin=dict(l=60, r=10, t=40, b=40))
+                           margin=dict(l=75, r=165, t=40, b=60))
         self.fig, self.risk = fit, risk
         self.figures = [fit, risk]
 

@@ -220,7 +220,7 @@ class SemiSupervisedExplorer(Dashboard):
                         marker=dict(color="rgba(120,120,120,0.35)", size=4))
         for d in fig.data[:2]:
             d.marker.size = 13
-        fig.update_layout(height=520, title=dict(text="Semi-supervised explorer"))
+        fig.update_layout(height=520, title=dict(text="Semi-supervised explorer"), margin=dict(l=70))
         self.fig = FigureWidget(fig)
         spec = FigureWidget()
         spec.add_scatter(x=[], y=[], mode="lines+markers", name="λᵢ (L)", uid="before")
@@ -229,7 +229,7 @@ class SemiSupervisedExplorer(Dashboard):
         spec.update_layout(height=300, title=dict(text="Spectrum of L before / after φ"),
                            xaxis=dict(title=dict(text="index i")),
                            yaxis=dict(title=dict(text="eigenvalue"), rangemode="tozero"),
-                           margin=dict(l=50, r=10, t=40, b=40))
+                           margin=dict(l=60, r=120, t=40, b=60))
         self.spectrum = spec
         self.figures = [self.fig, self.spectrum]
 

@@ -100,7 +100,7 @@ def learning_curve_figure(curves, title=None, show_train=True, log_x=True):
     layout = dict(BASE_LAYOUT)
     # many series: the legend goes under the plot, where it hides neither data nor the title
     layout["legend"] = dict(orientation="h", x=0.0, xanchor="left", y=-0.18, yanchor="top")
-    layout["margin"] = dict(l=60, r=60, t=50, b=40)
+    layout["margin"] = dict(l=70, r=60, t=50, b=160)
     fig.update_layout(
         **layout, title=title_layout(title), hovermode="x unified",
         xaxis=dict(title=dict(text="training-set size n (points)"),
@@ -203,7 +203,7 @@ def c_path_figure(Cs, n_support, train_error, test_error=None, n_bound=None, cur
         yaxis2=dict(title=dict(text="number of support vectors"), overlaying="y", side="right",
                     rangemode="tozero", showgrid=False),
     )
-    fig.update_layout(**c_marker(current_C))
+    fig.update_layout(margin=dict(l=80, r=65, b=70), **c_marker(current_C))
     return fig
 
 
@@ -275,5 +275,6 @@ def fit_time_figure(curves, title=None):
     fig.update_layout(xaxis=dict(title="training points n", type="log"),
                       yaxis=dict(title="training time (s)", type="log"),
                       legend=dict(orientation="h", x=0, y=-0.18, yanchor="top"),
+                      margin=dict(l=80, b=140),
                       title=title_layout(title or "Training time against n (log-log: slope = exponent)"))
     return fig

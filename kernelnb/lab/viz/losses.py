@@ -170,7 +170,7 @@ def loss_curves(names=None, show_derivative=False, margin_range=(-2.0, 3.0), n_p
     layout = dict(BASE_LAYOUT)
     layout["legend"] = dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top",
                             title=dict(text="loss L(m)"))
-    layout["margin"] = dict(l=60, r=20, t=60, b=50)
+    layout["margin"] = dict(l=60, r=315, t=60, b=60)
     # transparent plot areas: the hidden derivative panel must not paint over the loss panel
     layout["plot_bgcolor"] = "rgba(0,0,0,0)"
     fig.update_layout(

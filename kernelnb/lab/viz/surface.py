@@ -13,8 +13,8 @@ import numbers
 import numpy as np
 import plotly.graph_objects as go
 
-from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, DASHES, SURFACE_SCALE,
-                     series_color, title_layout)
+from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, COLORBAR_MARGIN_R, DASHES,
+                     SURFACE_SCALE, series_color, title_layout)
 
 __all__ = ["SURFACE_TRACES", "plane_bounds", "decision_grid", "support_masks", "margin_width",
            "surface_data", "decision_surface", "boundaries_figure", "ellipse_outlines"]
@@ -328,6 +328,8 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
         yaxis=dict(title=dict(text="x₂ (feature 2)"), range=[ymin, ymax], showgrid=False,
                    zeroline=False, scaleanchor="x", scaleratio=1, constrain="domain"),
     )
+    # room for the y tick labels (the axis range follows the data) and the colour bar of f(x)
+    fig.update_layout(margin=dict(l=70, r=COLORBAR_MARGIN_R))
     return fig
 
 
