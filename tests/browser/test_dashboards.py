@@ -566,3 +566,73 @@ def test_served_plotly_registers_other_trace_types_when_a_figure_needs_them(brow
     assert out["afterAdd"] == sorted(eager + ["bar", "box"]) and out["boxes"] == 1
     assert out["atEnd"] == out["afterAdd"]
     assert not problems, problems
+
+
+# Three figures through the shim: one in a shown element, one in an element under a hidden
+# (display: none) box, shown later, and one hidden whose view is removed before it is shown.
+HIDDEN_FIGURES_JS = """async (shim) => {
+  const mod = await import(URL.createObjectURL(new Blob([shim], {type: "text/javascript"})));
+  const view = (id) => {
+    const state = {_widget_data: [{type: "scatter", y: [1, 3, 2]}], _widget_layout: {},
+      _config: {}, _last_layout_edit_id: 0, _last_trace_edit_id: 0};
+    for (const k of ["addTraces", "deleteTraces", "moveTraces", "restyle", "relayout", "update",
+                     "animate", "removeLayoutProps", "removeTraceProps"]) state["_py2js_" + k] = null;
+    const model = {get: (k) => state[k], on() {}, set: (k, v) => { state[k] = v; },
+                   off() {}, save_changes() {}, send() {}};
+    const w = mod.default();
+    w.initialize({model});
+    return w.render({model, el: document.getElementById(id)});
+  };
+  const drawn = (id) => document.querySelectorAll(`#${id} .main-svg`).length > 0;
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  const until = async (ok) => { for (let i = 0; i < 200 && !ok(); i++) await pause(50); };
+  view("shown"); view("later");
+  const removed = view("removed");
+  await until(() => drawn("shown"));
+  await pause(500);
+  const before = {shown: drawn("shown"), later: drawn("later"), removed: drawn("removed")};
+  removed();
+  document.getElementById("box").style.display = "block";
+  await until(() => drawn("later"));
+  await pause(500);
+  const gd = document.getElementById("later");
+  return {before, after: {later: drawn("later"), removed: drawn("removed")},
+          width: gd._fullLayout ? gd._fullLayout.width : null};
+}"""
+
+
+def test_served_plotly_draws_a_hidden_figure_when_it_is_first_shown(browser):
+    """Through the figures' shim, a figure whose element is not laid out (under a hidden box) is
+    not drawn while it stays hidden, and is drawn at its box's width once the box shows; a figure
+    whose view is removed while hidden is never drawn; a shown figure is drawn at once."""
+    from kernelnb.lab.app._plotly import esm_shim, plotly_bundle
+    bundle = plotly_bundle()
+    origin = "http://kernelnb.test/"        # answered here; nothing leaves the machine
+
+    def answer(route):
+        url = route.request.url
+        if url == origin + bundle.route:
+            route.fulfill(body=bundle.body, content_type="text/javascript")
+        elif url == origin + "page":
+            route.fulfill(body="<html><body><div id='shown' style='width:400px'></div>"
+                               "<div id='box' style='display:none;width:600px'>"
+                               "<div id='later'></div><div id='removed'></div></div>"
+                               "</body></html>", content_type="text/html")
+        else:
+            route.fulfill(status=404, body="")
+
+    context = browser.new_context()
+    try:
+        context.route(origin + "**", answer)
+        pg = context.new_page()
+        problems = []
+        pg.on("console", lambda m: m.type in ("warning", "error") and problems.append(m.text))
+        pg.on("pageerror", lambda e: problems.append(str(e)))
+        pg.goto(origin + "page")
+        out = pg.evaluate(HIDDEN_FIGURES_JS, esm_shim(bundle.route))
+    finally:
+        context.close()
+    assert out["before"] == {"shown": True, "later": False, "removed": False}
+    assert out["after"] == {"later": True, "removed": False}
+    assert out["width"] == 600
+    assert not problems, problems

@@ -331,9 +331,10 @@ m.FigureView.prototype.handle_plotly_click = function (data) {
 };"""
 
 
-# Trace types on demand: before plotly draws a figure, and before it adds traces to one, the trace
-# types they use are registered (a no-op for those registered already, and for a bundle that
-# registered everything at load). A trace without a type is a scatter, plotly's core.
+# plotly's widget, wrapped. Trace types on demand: before plotly draws a figure, and before it adds
+# traces to one, the trace types they use are registered (a no-op for those registered already,
+# and for a bundle that registered everything at load); a trace without a type is a scatter,
+# plotly's core. And a figure is drawn only once it is shown (its element has a width).
 _TRACES_JS = f"""const registerTraces = globalThis.{PLOTLY_TRACES_GLOBAL};
 const needTraces = (traces) => {{
   if (typeof registerTraces !== "function" || !Array.isArray(traces)) return;
@@ -351,8 +352,33 @@ const widget = () => {{
       return w.initialize ? w.initialize(ctx) : undefined;
     }},
     render(ctx) {{
-      needTraces(ctx.model.get("_widget_data"));
-      return w.render(ctx);
+      // A figure not shown yet (in a hidden tab, behind a checkbox, in another mode: no layout
+      // box) is drawn when it is first laid out: until then plotly would draw it for nothing, at
+      // its default size, while the page's first chart waits for the main thread. An element
+      // with a box intersects a root this wide even with no size (an empty flex item), one
+      // without a box never does; one inside a scrolled box is drawn when scrolled into view.
+      let cleanup, done = false, observer = null;
+      const draw = () => {{
+        if (done) return;
+        done = true;
+        needTraces(ctx.model.get("_widget_data"));
+        cleanup = w.render(ctx);
+      }};
+      if (typeof IntersectionObserver !== "function" || !ctx.el) {{
+        draw();
+        return cleanup;
+      }}
+      observer = new IntersectionObserver((entries) => {{
+        if (!entries.some((e) => e.isIntersecting)) return;
+        observer.disconnect();
+        setTimeout(draw, 0);
+      }}, {{rootMargin: "100000px"}});
+      observer.observe(ctx.el);
+      return () => {{
+        observer.disconnect();
+        done = true;
+        if (typeof cleanup === "function") cleanup();
+      }};
     }},
   }};
 }};"""
