@@ -175,17 +175,18 @@ SCROLL_JS = """() => {
 }"""
 
 
-# Charts whose declared margins did not hold what plotly draws there (tick labels, axis titles, a
-# legend or a colour bar beside the plot): plotly then widens the margin and draws the whole figure
-# a second time (kernelnb.lab.viz._style.BASE_LAYOUT). Margins plotly narrows (a figure too small
-# for them) are not reported.
+# Charts whose declared margins did not hold what plotly draws there (checklist item 19: tick
+# labels, axis titles, a legend or a colour bar beside the plot): plotly then widens the margin and
+# draws the whole figure a second time (kernelnb.lab.viz._style.BASE_LAYOUT). Margins plotly
+# narrows (a figure too small for them) are not reported.
 WIDENED_MARGINS_JS = """() => {
   const out = [];
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
     const full = gd._fullLayout;
     if (!full || !full._size) continue;
     const title = full.title && full.title.text ? full.title.text : '(untitled)';
-    const wider = ['l', 'r', 't', 'b'].filter(k => Math.round(full._size[k]) > Math.round(full.margin[k]))
+    const wider = ['l', 'r', 't', 'b']
+      .filter(k => Math.round(full._size[k]) > Math.round(full.margin[k]))
       .map(k => `${k} ${Math.round(full.margin[k])} -> ${Math.round(full._size[k])} px`);
     if (wider.length) out.push(`chart "${title.slice(0, 60)}" (${Math.round(full.width)} px wide): `
                                + `plotly widened its margins: ${wider.join(', ')}`);
@@ -576,7 +577,9 @@ HIDDEN_FIGURES_JS = """async (shim) => {
     const state = {_widget_data: [{type: "scatter", y: [1, 3, 2]}], _widget_layout: {},
       _config: {}, _last_layout_edit_id: 0, _last_trace_edit_id: 0};
     for (const k of ["addTraces", "deleteTraces", "moveTraces", "restyle", "relayout", "update",
-                     "animate", "removeLayoutProps", "removeTraceProps"]) state["_py2js_" + k] = null;
+                     "animate", "removeLayoutProps", "removeTraceProps"]) {
+      state["_py2js_" + k] = null;
+    }
     const model = {get: (k) => state[k], on() {}, set: (k, v) => { state[k] = v; },
                    off() {}, save_changes() {}, send() {}};
     const w = mod.default();
