@@ -50,6 +50,10 @@ change, on the same machine in one sitting::
     python benchmarks/bench_dashboards_load.py --per-dashboard svm_playground,kmp_playground \
         --servers preheat --browser-cache returning --repeat 2 [--repo OTHER_CHECKOUT]
 
+``--browser-profile`` splits each page's main thread until its first chart (plotly, the rest of
+the front-end, compiling and garbage collection, idle); ``--profile-until 9`` profiles until 9 s
+after the request instead, so that plotly's share counts every chart the page draws at load.
+
 ``--repo`` serves another checkout (its ``kernelnb`` first on the path of the server and of its
 kernels, its ``dashboards/``), e.g. a worktree at an older commit, for a before/after table.
 """
@@ -227,11 +231,12 @@ def wait_pool(base, target, timeout):
     return None
 
 
-def open_pages(browser, url, n, deadline, profile=None):
+def open_pages(browser, url, n, deadline, profile=None, profile_until=None):
     """Open ``n`` pages of ``url`` at once; (results, wall seconds, pages with a traceback).
 
-    ``profile``: a dict that receives the first page's main-thread time until its first chart,
-    split by :func:`main_thread_split` (Chromium's sampling profiler, 1 ms).
+    ``profile``: a dict that receives the first page's main-thread time until its first chart
+    (or until ``profile_until`` seconds after the request, when later: every chart the page
+    draws at load), split by :func:`main_thread_split` (Chromium's sampling profiler, 1 ms).
     """
     contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(n)]
     for c in contexts:
@@ -256,6 +261,8 @@ def open_pages(browser, url, n, deadline, profile=None):
         except Exception as exc:  # noqa: BLE001 - reported in the table
             results.append(("timeout", type(exc).__name__))
         if cdp is not None and pg is pages[0]:
+            if profile_until:
+                time.sleep(max(0.0, profile_until - (time.monotonic() - start)))
             profile.update(main_thread_split(cdp.send("Profiler.stop")["profile"]))
     wall = time.monotonic() - start
     errors = sum("Traceback" in pg.inner_text("body")
@@ -429,14 +436,16 @@ def plotly_eval(page, timeout=10.0):
     return page.evaluate("() => window.__kernelnbPlotlyEval")
 
 
-def open_one(browser, base, url, deadline, profile=False):
+def open_one(browser, base, url, deadline, profile=False, profile_until=None):
     """One visitor opens ``url``: {first chart s, html s, bundle s} (None when it failed), and
-    with ``profile`` the page's main-thread split (:func:`main_thread_split`)."""
+    with ``profile`` the page's main-thread split (:func:`main_thread_split`), until its first
+    chart or ``profile_until`` seconds after the request, whichever is later."""
     if browser is None:
         res, _ = open_clients(base, url, 1, deadline)
         return {"chart": res[0][1] if res[0][0] == "ok" else None, "html": None, "bundle": None}
     split = {} if profile else None
-    res, _, errors, contexts = open_pages(browser, url, 1, deadline, profile=split)
+    res, _, errors, contexts = open_pages(browser, url, 1, deadline, profile=split,
+                                          profile_until=profile_until)
     out = {"chart": res[0][1] if res[0][0] == "ok" and not errors else None,
            "html": None, "bundle": None}
     plotly_eval(contexts[0].pages[0])
@@ -504,7 +513,8 @@ def _open_each(args, browser, names, rows, mode, base, server):
             wait_pool(base, len(names), args.deadline)
         before = set(kernel_pids(server.pid))
         got = open_one(browser, base, f"{base}voila/render/{name}.ipynb", args.deadline,
-                       profile=args.browser_profile)
+                       profile=args.browser_profile or bool(args.profile_until),
+                       profile_until=args.profile_until)
         r = rows[name]
         r[mode].append(got)
         if mode == "cold":
@@ -606,7 +616,9 @@ def print_per_dashboard(args, rows):
               f"{statistics.median(a for a, _ in preheated):.0f} MB, USS median "
               f"{statistics.median(b for _, b in preheated):.0f} MB ({len(preheated)} kernels)")
     if any("split" in g for r in rows.values() for g in r["cold"] + r["warm"]):
-        print("\nThe browser's main thread until the first chart, seconds (medians): "
+        until = (f"in the page's first {args.profile_until:g} s (or until its first chart, if "
+                 "later)" if args.profile_until else "until the first chart")
+        print(f"\nThe browser's main thread {until}, seconds (medians): "
               "plotly = its bundle evaluated and the figures drawn; front-end = Voila, the widget "
               "manager and the extensions; compile+gc = V8 compiling and collecting; idle = "
               "waiting (network, kernel)\n")
@@ -810,6 +822,11 @@ def main(argv=None):
                     help="with --per-dashboard and the browser: split each page's main thread "
                          "until its first chart (plotly / the rest of the front-end / compiling "
                          "and garbage collection / idle), from Chromium's sampling profiler")
+    ap.add_argument("--profile-until", type=float, default=None, metavar="SECONDS",
+                    help="with --per-dashboard and the browser: profile each page's main thread "
+                         "until SECONDS after its request (or its first chart, if later), so the "
+                         "split counts every chart the page draws at load (implies "
+                         "--browser-profile)")
     ap.add_argument("--servers", default="cold,preheat",
                     help="with --per-dashboard: the servers to open the dashboards on (cold: "
                          "without preheating; preheat: one preheated kernel per dashboard)")

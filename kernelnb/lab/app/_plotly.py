@@ -27,6 +27,8 @@ bundle registers at load only :data:`EAGER_TRACES` (scatter is plotly's core) an
 components; the others stay in the bundle, unevaluated, and the figures' shim registers a type the
 first time a figure has a trace of it (:func:`defer_trace_registration`). A bundle in which that
 rewrite cannot find its registration is served registering everything (the server says so).
+The shim also draws a figure only once its element is laid out: a chart hidden when the page opens
+(a tab, a checkbox, another mode) is drawn when it is first shown, not at load.
 
 In a dashboard kernel of ``kernelnb serve`` this module also spares the kernel jsonschema's RFC 3987
 grammar (:func:`skip_iri_grammar`), the largest part of the cost of plotly's widgets at start-up.
@@ -334,7 +336,7 @@ m.FigureView.prototype.handle_plotly_click = function (data) {
 # plotly's widget, wrapped. Trace types on demand: before plotly draws a figure, and before it adds
 # traces to one, the trace types they use are registered (a no-op for those registered already,
 # and for a bundle that registered everything at load); a trace without a type is a scatter,
-# plotly's core. And a figure is drawn only once it is shown (its element has a width).
+# plotly's core. And a figure is drawn only once it is shown (its element is laid out).
 _TRACES_JS = f"""const registerTraces = globalThis.{PLOTLY_TRACES_GLOBAL};
 const needTraces = (traces) => {{
   if (typeof registerTraces !== "function" || !Array.isArray(traces)) return;
