@@ -528,24 +528,19 @@ DEFERRED_TRACES_JS = """async (shim) => {
 }"""
 
 
-def test_served_plotly_registers_other_trace_types_when_a_figure_needs_them(browser):
-    """The served bundle registers scatter, contour and heatmap when it loads; the figures' shim
-    registers a bar trace's type before plotly draws the figure, and a box trace's before plotly
-    adds it, and both are drawn. Registering again, or an unknown name, does nothing (and logs
-    nothing)."""
-    from kernelnb.lab.app._plotly import (EAGER_TRACES, PLOTLY_TRACES_GLOBAL, esm_shim,
-                                          plotly_bundle)
-    bundle = plotly_bundle()
-    assert {"bar", "box"} <= set(bundle.deferred) and not EAGER_TRACES & set(bundle.deferred)
-    origin = "http://kernelnb.test/"        # answered here; nothing leaves the machine
+def _run_shim(browser, body, script, bundle):
+    """Evaluate ``script`` (called with the figures' shim for ``bundle``) in a page whose body is
+    ``body``, the page and the bundle answered by Playwright at a made-up origin (nothing leaves
+    the machine): (its result, the warnings and errors the page logged)."""
+    from kernelnb.lab.app._plotly import esm_shim
+    origin = "http://kernelnb.test/"
 
     def answer(route):
         url = route.request.url
         if url == origin + bundle.route:
             route.fulfill(body=bundle.body, content_type="text/javascript")
         elif url == origin + "page":
-            route.fulfill(body="<html><body><div id='g' style='width:500px;height:350px'>"
-                               "</div></body></html>", content_type="text/html")
+            route.fulfill(body=f"<html><body>{body}</body></html>", content_type="text/html")
         else:
             route.fulfill(status=404, body="")
 
@@ -557,10 +552,22 @@ def test_served_plotly_registers_other_trace_types_when_a_figure_needs_them(brow
         pg.on("console", lambda m: m.type in ("warning", "error") and problems.append(m.text))
         pg.on("pageerror", lambda e: problems.append(str(e)))
         pg.goto(origin + "page")
-        out = pg.evaluate(DEFERRED_TRACES_JS.replace("__TRACES_GLOBAL__", PLOTLY_TRACES_GLOBAL),
-                          esm_shim(bundle.route))
+        return pg.evaluate(script, esm_shim(bundle.route)), problems
     finally:
         context.close()
+
+
+def test_served_plotly_registers_other_trace_types_when_a_figure_needs_them(browser):
+    """The served bundle registers scatter, contour and heatmap when it loads; the figures' shim
+    registers a bar trace's type before plotly draws the figure, and a box trace's before plotly
+    adds it, and both are drawn. Registering again, or an unknown name, does nothing (and logs
+    nothing)."""
+    from kernelnb.lab.app._plotly import EAGER_TRACES, PLOTLY_TRACES_GLOBAL, plotly_bundle
+    bundle = plotly_bundle()
+    assert {"bar", "box"} <= set(bundle.deferred) and not EAGER_TRACES & set(bundle.deferred)
+    out, problems = _run_shim(
+        browser, "<div id='g' style='width:500px;height:350px'></div>",
+        DEFERRED_TRACES_JS.replace("__TRACES_GLOBAL__", PLOTLY_TRACES_GLOBAL), bundle)
     eager = sorted({"scatter"} | EAGER_TRACES)
     assert out["atLoad"] == eager
     assert out["afterInit"] == sorted(eager + ["bar"]) and out["bars"] == 2
@@ -608,33 +615,12 @@ def test_served_plotly_draws_a_hidden_figure_when_it_is_first_shown(browser):
     """Through the figures' shim, a figure whose element is not laid out (under a hidden box) is
     not drawn while it stays hidden, and is drawn at its box's width once the box shows; a figure
     whose view is removed while hidden is never drawn; a shown figure is drawn at once."""
-    from kernelnb.lab.app._plotly import esm_shim, plotly_bundle
-    bundle = plotly_bundle()
-    origin = "http://kernelnb.test/"        # answered here; nothing leaves the machine
-
-    def answer(route):
-        url = route.request.url
-        if url == origin + bundle.route:
-            route.fulfill(body=bundle.body, content_type="text/javascript")
-        elif url == origin + "page":
-            route.fulfill(body="<html><body><div id='shown' style='width:400px'></div>"
-                               "<div id='box' style='display:none;width:600px'>"
-                               "<div id='later'></div><div id='removed'></div></div>"
-                               "</body></html>", content_type="text/html")
-        else:
-            route.fulfill(status=404, body="")
-
-    context = browser.new_context()
-    try:
-        context.route(origin + "**", answer)
-        pg = context.new_page()
-        problems = []
-        pg.on("console", lambda m: m.type in ("warning", "error") and problems.append(m.text))
-        pg.on("pageerror", lambda e: problems.append(str(e)))
-        pg.goto(origin + "page")
-        out = pg.evaluate(HIDDEN_FIGURES_JS, esm_shim(bundle.route))
-    finally:
-        context.close()
+    from kernelnb.lab.app._plotly import plotly_bundle
+    out, problems = _run_shim(
+        browser, "<div id='shown' style='width:400px'></div>"
+                 "<div id='box' style='display:none;width:600px'>"
+                 "<div id='later'></div><div id='removed'></div></div>",
+        HIDDEN_FIGURES_JS, plotly_bundle())
     assert out["before"] == {"shown": True, "later": False, "removed": False}
     assert out["after"] == {"later": True, "removed": False}
     assert out["width"] == 600
