@@ -134,9 +134,9 @@ def _assert_clean(pg, where, console=True):
 
 
 # Text cut by its box (checklist item 4): every control's label, each toggle button, the slider
-# readouts, the readout table's cells, and a drop-down whose chosen option is wider than the box
-# (a <select> does not overflow: its option's text is measured in the select's font).  1 px of
-# tolerance for sub-pixel rounding.
+# readouts, the readout table's cells, a drop-down whose chosen option is wider than the box and
+# any option of a list (a <select> does not overflow: an option's text is measured in the
+# select's font).  1 px of tolerance for sub-pixel rounding.
 CUT_TEXT_JS = """() => {
   const shown = e => e.getClientRects().length > 0 && e.clientWidth > 0;
   const name = e => {
@@ -156,9 +156,23 @@ CUT_TEXT_JS = """() => {
   }
   const canvas = document.createElement('canvas').getContext('2d');
   for (const e of document.querySelectorAll('select')) {
-    if (!shown(e) || e.multiple || e.size > 1 || e.selectedIndex < 0) continue;
+    if (!shown(e)) continue;
     const st = getComputedStyle(e);
     canvas.font = `${st.fontStyle} ${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
+    if (e.multiple || e.size > 1) {          // a list: each of its options
+      const room = e.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+      for (const o of e.options) {
+        const ost = getComputedStyle(o);
+        const need = canvas.measureText(o.text).width + parseFloat(ost.paddingLeft || 0)
+                     + parseFloat(ost.paddingRight || 0);
+        if (need > room + 1) {
+          cut.push(`select${name(e)} option: "${o.text}" needs ${Math.ceil(need)} px, `
+                   + `has ${Math.floor(room)} px`);
+        }
+      }
+      continue;
+    }
+    if (e.selectedIndex < 0) continue;
     const text = e.options[e.selectedIndex].text;
     const need = canvas.measureText(text).width;
     const room = e.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);

@@ -168,9 +168,13 @@ class MarginLosses(Dashboard):
     def _build(self):
         c = self.controls
         names = (*_losses.LOSS_NAMES, TANH_MSE)
+        # the list takes the column's whole width, its name on the row above (the longest
+        # options, a formula and its source, need about 245 px), and shows every loss without
+        # scrolling (scrolled to the chosen ones, it cut its top row in half)
         c["shown"] = styled(widgets.SelectMultiple(
-            options=[(_label(n), n) for n in names], value=DEFAULT_SHOWN, rows=7,
-            description="losses shown"))
+            options=[(_label(n), n) for n in names], value=DEFAULT_SHOWN, rows=len(names),
+            description=""), tooltip="several with ctrl- or shift-click")
+        c["shown"].style.description_width = "0px"
         c["derivative"] = styled(widgets.Checkbox(value=False, description="show derivatives dL/dm",
                                                   indent=False))
         c["margin"] = styled(widgets.FloatSlider(value=0.5, min=-2.0, max=3.0, step=0.05,
@@ -214,7 +218,8 @@ class MarginLosses(Dashboard):
 
     def _control_rows(self):
         c = self.controls
-        return [widgets.HTML("<b>loss curves</b>"), c["shown"], c["derivative"], c["margin"],
+        return [widgets.HTML("<b>loss curves</b>"), widgets.Label("losses shown"), c["shown"],
+                c["derivative"], c["margin"],
                 widgets.HTML("<b>fitted boundaries</b>"), c["loss_a"], c["loss_b"], c["dataset"],
                 c["noise"], c["n_samples"], c["seed"], c["C"], c["sigma"]]
 
