@@ -509,27 +509,38 @@ def test_feature_selection_fisher_kernel_mode(page, served, screenshots):
     stats.screenshot(path=str(screenshots / "feature_selection-fisher-readout.png"))
 
 
-# A figure model as plotly's front-end reads it (anywidget's model: get, set, on), with a bar
-# trace and an untyped (scatter) one; then a box trace added as plotly.py adds traces.
-DEFERRED_TRACES_JS = """async (shim) => {
+# What both scripts through the figures' shim start with: the shim imported as a module, a figure
+# model as plotly's front-end reads it (anywidget's model: get, set, on) holding ``data``, and
+# waits (``until`` gives up after 10 s).
+SHIM_PAGE_PRELUDE = """
   const mod = await import(URL.createObjectURL(new Blob([shim], {type: "text/javascript"})));
+  const figureModel = (data) => {
+    const state = {_widget_data: data, _widget_layout: {}, _config: {},
+                   _last_layout_edit_id: 0, _last_trace_edit_id: 0};
+    for (const k of ["addTraces", "deleteTraces", "moveTraces", "restyle", "relayout", "update",
+                     "animate", "removeLayoutProps", "removeTraceProps"]) {
+      state["_py2js_" + k] = null;
+    }
+    const handlers = {};
+    return {get: (k) => state[k], on: (e, f) => { (handlers[e] ||= []).push(f); },
+      set: (k, v) => { state[k] = v; (handlers["change:" + k] || []).forEach((f) => f()); },
+      off() {}, save_changes() {}, send() {}};
+  };
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  const until = async (ok) => { for (let i = 0; i < 200 && !ok(); i++) await pause(50); };
+"""
+
+# A figure with a bar trace and an untyped (scatter) one; then a box trace added as plotly.py adds
+# traces.
+DEFERRED_TRACES_JS = "async (shim) => {" + SHIM_PAGE_PRELUDE + """
   const traces = () => Object.keys(Plotly.PlotSchema.get().traces).sort();
   const atLoad = traces();
-  const state = {_widget_data: [{type: "bar", y: [1, 2]}, {y: [2, 1]}], _widget_layout: {},
-    _config: {}, _last_layout_edit_id: 0, _last_trace_edit_id: 0};
-  for (const k of ["addTraces", "deleteTraces", "moveTraces", "restyle", "relayout", "update",
-                   "animate", "removeLayoutProps", "removeTraceProps"]) state["_py2js_" + k] = null;
-  const handlers = {};
-  const model = {get: (k) => state[k], on: (e, f) => { (handlers[e] ||= []).push(f); },
-    set: (k, v) => { state[k] = v; (handlers["change:" + k] || []).forEach((f) => f()); },
-    off() {}, save_changes() {}, send() {}};
+  const model = figureModel([{type: "bar", y: [1, 2]}, {y: [2, 1]}]);
   const w = mod.default();
   w.initialize({model});
   const afterInit = traces();
   const el = document.getElementById("g");
   w.render({model, el});
-  const until = async (ok) => { for (let i = 0; i < 200 && !ok(); i++)
-    await new Promise((r) => setTimeout(r, 50)); };
   await until(() => el.querySelectorAll(".bars .point").length > 0);
   const bars = el.querySelectorAll(".bars .point").length;
   model.set("_py2js_addTraces", {trace_data: [{type: "box", y: [1, 2, 3]}],
@@ -592,24 +603,14 @@ def test_served_plotly_registers_other_trace_types_when_a_figure_needs_them(brow
 
 # Three figures through the shim: one in a shown element, one in an element under a hidden
 # (display: none) box, shown later, and one hidden whose view is removed before it is shown.
-HIDDEN_FIGURES_JS = """async (shim) => {
-  const mod = await import(URL.createObjectURL(new Blob([shim], {type: "text/javascript"})));
+HIDDEN_FIGURES_JS = "async (shim) => {" + SHIM_PAGE_PRELUDE + """
   const view = (id) => {
-    const state = {_widget_data: [{type: "scatter", y: [1, 3, 2]}], _widget_layout: {},
-      _config: {}, _last_layout_edit_id: 0, _last_trace_edit_id: 0};
-    for (const k of ["addTraces", "deleteTraces", "moveTraces", "restyle", "relayout", "update",
-                     "animate", "removeLayoutProps", "removeTraceProps"]) {
-      state["_py2js_" + k] = null;
-    }
-    const model = {get: (k) => state[k], on() {}, set: (k, v) => { state[k] = v; },
-                   off() {}, save_changes() {}, send() {}};
+    const model = figureModel([{type: "scatter", y: [1, 3, 2]}]);
     const w = mod.default();
     w.initialize({model});
     return w.render({model, el: document.getElementById(id)});
   };
   const drawn = (id) => document.querySelectorAll(`#${id} .main-svg`).length > 0;
-  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = async (ok) => { for (let i = 0; i < 200 && !ok(); i++) await pause(50); };
   view("shown"); view("later");
   const removed = view("removed");
   await until(() => drawn("shown"));

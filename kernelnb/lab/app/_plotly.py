@@ -359,7 +359,7 @@ const widget = () => {{
       // its default size, while the page's first chart waits for the main thread. An element
       // with a box intersects a root this wide even with no size (an empty flex item), one
       // without a box never does; one inside a scrolled box is drawn when scrolled into view.
-      let cleanup, done = false, observer = null;
+      let cleanup, done = false;
       const draw = () => {{
         if (done) return;
         done = true;
@@ -370,7 +370,7 @@ const widget = () => {{
         draw();
         return cleanup;
       }}
-      observer = new IntersectionObserver((entries) => {{
+      const observer = new IntersectionObserver((entries) => {{
         if (!entries.some((e) => e.isIntersecting)) return;
         observer.disconnect();
         setTimeout(draw, 0);
