@@ -191,6 +191,13 @@ def _become_kernel(args, env, cwd):
     if sys.path and sys.path[0] in ("", _START_CWD):
         sys.path[0] = os.getcwd()
     import runpy
+    if "ipywidgets" in sys.modules:
+        # ipywidgets registers its comm targets ('jupyter.widget', and 'jupyter.widget.control',
+        # through which a page asks for every widget's state in one message) when it is imported
+        # inside a running kernel. Imported by the fork server, before any kernel existed, it
+        # registered none, and each page fell back to one request per widget. Its IPython
+        # extension hook registers them once this kernel's shell is up.
+        args = [*args, "--ext=ipywidgets"]
     sys.argv = ["ipykernel_launcher", *args]
     runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
 

@@ -1,7 +1,8 @@
 """Dashboard kernels forked from kernelnb's fork server (kernelnb.lab._forkserver).
 
-A fork server with a light preload (ipykernel and numpy, not the dashboards) keeps these tests
-to a few seconds; ``kernelnb serve``'s own fork server is checked in test_server_hardening.py.
+A fork server with a light preload (ipykernel, ipywidgets and numpy, not the dashboards) keeps
+these tests to a few seconds; ``kernelnb serve``'s own fork server is checked in
+test_server_hardening.py.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 
 import pytest
 
@@ -19,7 +21,7 @@ from ..conftest import run_async
 
 pytestmark = pytest.mark.skipif(not fs.supported(), reason="forking kernels needs Linux")
 
-LIGHT = ("ipykernel.ipkernel", "numpy")
+LIGHT = ("ipykernel.ipkernel", "ipywidgets", "numpy")
 
 
 def kernel_env(**extra):
@@ -103,6 +105,46 @@ def test_a_forked_kernel_is_the_kernel_it_was_asked_for(fork_server, tmp_path):
         assert fork_server.forked == forked + 2
 
     forked = fork_server.forked
+    run_async(main)
+
+
+def test_a_forked_kernel_sends_every_widget_state_in_one_reply(fork_server, tmp_path):
+    """ipywidgets registers its comm targets when it is imported inside a running kernel; the fork
+    server imported it before any kernel existed. A page asks a kernel for all its widgets'
+    states on the 'jupyter.widget.control' comm, and falls back to one request per widget when
+    the kernel closes that comm (no such target): the forked kernel must answer in one reply."""
+    async def main():
+        km = fs.ForkKernelManager(kernel_name="python3", transport="ipc",
+                                  connection_file=str(tmp_path / "kernel.json"))
+        await km.start_kernel(env=kernel_env(), cwd=str(tmp_path))
+        assert isinstance(km.provisioner.process, fs._ForkedKernel)
+        kc = km.client()
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=60)
+            status, model_id, _ = await _run(
+                kc, "import ipywidgets; s = ipywidgets.IntSlider(value=7); print(s.model_id)")
+            assert status == "ok"
+            comm_id = uuid.uuid4().hex
+            kc.shell_channel.send(kc.session.msg(
+                "comm_open", {"comm_id": comm_id, "target_name": "jupyter.widget.control",
+                              "data": {}}, metadata={"version": "1.0.0"}))
+            kc.shell_channel.send(kc.session.msg(
+                "comm_msg", {"comm_id": comm_id, "data": {"method": "request_states"}}))
+            deadline = time.monotonic() + 30
+            while True:
+                msg = await kc.get_iopub_msg(timeout=max(deadline - time.monotonic(), 0.1))
+                content = msg["content"]
+                if content.get("comm_id") != comm_id:
+                    continue
+                assert msg["msg_type"] == "comm_msg", f"the kernel answered {msg['msg_type']}"
+                break
+            assert content["data"]["method"] == "update_states"
+            assert content["data"]["states"][model_id]["state"]["value"] == 7
+        finally:
+            kc.stop_channels()
+            await km.shutdown_kernel(now=True)
+
     run_async(main)
 
 
