@@ -28,7 +28,7 @@ from pathlib import Path
 
 import tornado.ioloop
 from jupyter_server.auth.decorator import allow_unauthenticated
-from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.base.handlers import FileFindHandler, JupyterHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 from nbformat.sign import NotebookNotary
@@ -141,6 +141,44 @@ class _PublicPlotlyBundleHandler(PlotlyBundleHandler):
     @allow_unauthenticated
     def get(self):
         self._send_bundle()
+
+
+class LabExtensionFileHandler(FileFindHandler):
+    """Voila's widget extensions' files (``/voila/labextensions/``), kept by the browser when their
+    name carries their content's hash.
+
+    Voila serves every file there with ``Cache-Control: no-cache``, so a returning student's
+    browser asked again for each of a page's ~20 extension files (a 304 each, in three rounds,
+    the last one after the widgets' state had arrived). The extensions' builds name their
+    scripts by a hash of their content (``remoteEntry.<hash>.js``, ``<chunk>.<hash>.js``): such
+    a file never changes under its name, and is served as immutable. Any other file is served as
+    Voila serves it.
+    """
+
+    #: A script named by the hash of its content, as webpack names the extensions' builds.
+    HASHED = re.compile(r"/[\w-]+\.[0-9a-f]{8,}\.js\Z")
+
+    def set_headers(self):
+        super().set_headers()
+        if self.HASHED.search(self.request.path):
+            self.set_header("Cache-Control", "public, max-age=31536000, immutable")
+
+
+#: Where Voila serves its widget extensions' files (a regular expression, as tornado's routes).
+_LABEXTENSIONS_ROUTE = re.compile(r"/voila/labextensions/\(\.\*\)\$?\Z")
+
+
+def _cache_hashed_labextensions(web_app) -> int:
+    """Serve Voila's ``/voila/labextensions/`` route with :class:`LabExtensionFileHandler` in a
+    running Jupyter server (Voila's server extension); returns how many routes were changed."""
+    n = 0
+    for host_rule in web_app.default_router.rules:
+        for rule in getattr(host_rule.target, "rules", ()):
+            pattern = getattr(getattr(rule.matcher, "regex", None), "pattern", "")
+            if rule.target is FileFindHandler and _LABEXTENSIONS_ROUTE.search(pattern):
+                rule.target = LabExtensionFileHandler
+                n += 1
+    return n
 
 
 def _announce_plotly_bundle(log):
@@ -383,6 +421,9 @@ class KernelnbVoila(Voila):
             raise RuntimeError(f"kernelnb: Voila serves no {', '.join(missing)} any more "
                                "(kernelnb was written against Voila 0.5.8 to 0.5.13)")
         handlers = [(h[0], replace.get(h[1], h[1]), *h[2:]) for h in handlers]
+        handlers = [(h[0], LabExtensionFileHandler, *h[2:])
+                    if h[1] is FileFindHandler and _LABEXTENSIONS_ROUTE.search(h[0]) else h
+                    for h in handlers]
         # Tornado takes the first matching rule: ours go before Voila's tree at the root.
         return ours + handlers
 
@@ -499,6 +540,7 @@ async def _start_jupyter_server_extension(serverapp):
         serverapp.log.info("kernelnb: Voila's render handler answers 503 past the kernel budget")
     _apply_server_voila_config(serverapp.web_app, serverapp.config)
     _use_kernelnb_page_template(serverapp.web_app)
+    _cache_hashed_labextensions(serverapp.web_app)
     # Voila's page loads MathJax from a CDN unless the server names another URL; dashboards write
     # their math in Unicode, so none (kernelnb serve's pages load none either).
     serverapp.web_app.settings.setdefault("mathjax_url", "")

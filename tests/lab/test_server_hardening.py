@@ -398,6 +398,49 @@ def test_no_served_page_refers_to_another_host(served, dashboards_folder):
     assert "application/vnd.jupyter.widget-view+json" in body       # the dashboard was rendered
 
 
+def test_hashed_widget_extension_files_are_kept_by_the_browser(served, dashboards_folder):
+    """Voila serves its widget extensions' files with ``no-cache``: a returning browser asked for
+    each again on every page. The scripts a page loads are named by their content's hash and are
+    served immutable; a file without a hash in its name is still revalidated."""
+    from kernelnb.lab.app.gallery import gallery_entries
+    code, page, _ = get(served + f"voila/render/{gallery_entries(dashboards_folder)[0].notebook}",
+                        timeout=180)
+    assert code == 200
+    extensions = json.loads(re.search(r'"federated_extensions":\s*(\[.*?\])', page).group(1))
+    assert "@jupyter-widgets/jupyterlab-manager" in {e["name"] for e in extensions}
+    for ext in extensions:
+        url = f"{served}voila/labextensions/{ext['name']}/{ext['load'].removeprefix('./')}"
+        code, body, headers = get(url)
+        assert code == 200 and body, url
+        assert headers["Cache-Control"] == "public, max-age=31536000, immutable", url
+    code, _, headers = get(f"{served}voila/labextensions/{extensions[0]['name']}/package.json")
+    assert code == 200 and headers["Cache-Control"] == "no-cache"
+
+
+def test_server_extension_caches_only_voilas_extension_files():
+    """In a Jupyter server (JupyterHub, Binder), Voila's server extension adds the same route:
+    kernelnb gives it the same handler, and leaves every other file route alone."""
+    import tornado.web
+    from jupyter_server.base.handlers import FileFindHandler
+
+    from kernelnb.lab.server import LabExtensionFileHandler, _cache_hashed_labextensions
+
+    app = tornado.web.Application([
+        (r"/user/a/voila/labextensions/(.*)", FileFindHandler, {"path": "/nowhere"}),
+        (r"/user/a/lab/extensions/(.*)", FileFindHandler, {"path": "/nowhere"}),
+        (r"/user/a/voila/labextensions/other/(.*)", FileFindHandler, {"path": "/nowhere"}),
+    ])
+    assert _cache_hashed_labextensions(app) == 1
+    targets = [rule.target for host in app.default_router.rules for rule in host.target.rules]
+    assert targets[:3] == [LabExtensionFileHandler, FileFindHandler, FileFindHandler]
+    assert _cache_hashed_labextensions(app) == 0
+    hashed = LabExtensionFileHandler.HASHED
+    assert hashed.search("/voila/labextensions/x/static/remoteEntry.5cbb9d2323598fbda535.js")
+    assert hashed.search("/voila/labextensions/anywidget/static/2.3dbf81c0.js")
+    assert not hashed.search("/voila/labextensions/x/static/style.js")
+    assert not hashed.search("/voila/labextensions/x/static/remoteEntry.5cbb9d2323598fbda535.css")
+
+
 def test_server_extension_hardens_jupyter_servers_connection_class():
     """What the Jupyter server extension (Binder, JupyterHub) puts in place: jupyter_server's own
     kernel connection (or a subclass) checks frames; someone else's class is left alone."""
