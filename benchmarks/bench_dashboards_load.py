@@ -34,11 +34,12 @@ cold kernel had used by then, and the kernel's memory (RSS, and USS: what no oth
 
     python benchmarks/bench_dashboards_load.py --per-dashboard all [--repeat 2] [--repo CHECKOUT]
 
-``--browser-cache returning`` (with the browser) adds a returning student to the preheated
-server: for each dashboard, one persistent Chromium profile (a new one per dashboard, in a
-temporary folder) opens the page three times, each visit with a fresh preheated kernel (the pool
-refilled first), and the table gives visits 1 and 3 (``ret.1``, ``ret.3``) beside the fresh
-profile's ``preheat``; ``p.eval``, beside each, is the time the page's main thread spent
+``--browser-cache returning`` (with the browser) adds a returning student to each server: for
+each dashboard, one persistent Chromium profile (a new one per dashboard, in a temporary folder)
+opens the page three times, each visit with a fresh preheated kernel (the pool refilled first) on
+the preheated server and a cold kernel on the other, and the table gives visits 1 and 3
+(``ret.1``, ``ret.3``) beside the fresh profile's ``preheat``, and the cold visits 3 (``c.ret.3``)
+beside ``cold``; ``p.eval``, beside each, is the time the page's main thread spent
 evaluating plotly's widget bundle (compiling and running it; from Chromium's long-animation-frame
 entries, so the same measure for a classic script and a module). A real browser keeps its HTTP
 cache and V8's code cache between visits: Chromium keeps the compiled code of a classic
@@ -465,8 +466,8 @@ def per_dashboard(args, browser, names, pw=None):
     """Every dashboard of ``names`` opened alone: cold (a server without preheating) and
     preheated (a server keeping one kernel ready per dashboard); with ``args.browser_cache ==
     "returning"``, also three visits of one persistent profile (``pw``: playwright)."""
-    rows = {n: {"cold": [], "warm": [], "cpu": [], "rss": [], "uss": [], "returning": []}
-            for n in names}
+    rows = {n: {"cold": [], "warm": [], "cpu": [], "rss": [], "uss": [], "returning": [],
+                "returning_cold": []} for n in names}
     rows["_preheated_kernels"] = []
     (REPO / "benchmarks" / "results").mkdir(exist_ok=True)
     plans = {"cold": [], "warm": ["--preheat", str(len(names)),
@@ -487,11 +488,13 @@ def per_dashboard(args, browser, names, pw=None):
                                             for k in fork_server_pids(server.pid)]
                 for _ in range(args.repeat):
                     _open_each(args, browser, names, rows, mode, base, server)
-                    if mode == "warm" and args.browser_cache == "returning":
+                    if args.browser_cache == "returning":
+                        key = "returning" if mode == "warm" else "returning_cold"
                         for name in names:
-                            got = returning_visits(args, pw, base, name, len(names))
-                            rows[name]["returning"].append(got)
-                            print(f"returning {name}: {got}", file=sys.stderr, flush=True)
+                            got = returning_visits(args, pw, base, name,
+                                                   len(names) if mode == "warm" else 0)
+                            rows[name][key].append(got)
+                            print(f"{key} {name}: {got}", file=sys.stderr, flush=True)
             finally:
                 server.send_signal(signal.SIGINT)
                 try:
@@ -528,8 +531,9 @@ def _open_each(args, browser, names, rows, mode, base, server):
 def returning_visits(args, pw, base, name, pool, visits=3):
     """One returning student: a persistent Chromium profile, new for ``name``, opens its page
     ``visits`` times, each with a fresh preheated kernel (the pool of ``pool`` kernels refilled
-    before each visit); for each visit, (seconds to its first chart, None when it failed;
-    seconds the page's main thread spent evaluating plotly's bundle)."""
+    before each visit; ``pool`` 0: a cold kernel each visit); for each visit, (seconds to its
+    first chart, None when it failed; seconds the page's main thread spent evaluating plotly's
+    bundle)."""
     url = f"{base}voila/render/{name}.ipynb"
     times = []
     with tempfile.TemporaryDirectory(prefix="kernelnb-bench-profile-") as folder:
@@ -573,11 +577,12 @@ def print_per_dashboard(args, rows):
     print(f"\nEvery dashboard opened alone ({args.repeat} time(s) each; {what}; kernelnb serve "
           f"on 127.0.0.1, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}): medians, "
           f"seconds from the request\n")
-    returning = args.browser_cache == "returning"
+    returning = args.browser_cache == "returning" and "warm" in args.server_modes
+    returning_cold = args.browser_cache == "returning" and "cold" in args.server_modes
     print(f"{'dashboard':<22} {'cold':>6} {'html':>6} {'bundle':>6} {'k.CPU':>6} "
           f"{'preheat':>7} {'html':>6} {'bundle':>6} {'RSS MB':>7} {'USS MB':>7}"
           + (f" {'p.eval':>6} {'ret.1':>6} {'p.eval':>6} {'ret.3':>6} {'p.eval':>6}"
-             if returning else ""))
+             if returning else "") + (f" {'c.ret.1':>7} {'c.ret.3':>7}" if returning_cold else ""))
     cold_all, warm_all = [], []
     for name, r in rows.items():
         cold = med([g["chart"] for g in r["cold"]])
@@ -595,9 +600,14 @@ def print_per_dashboard(args, rows):
                  f" {cell([v[0][0] for v in r['returning']], '6.2f')}"
                  f" {cell([v[0][1] for v in r['returning']], '6.2f')}"
                  f" {cell([v[-1][0] for v in r['returning']], '6.2f')}"
-                 f" {cell([v[-1][1] for v in r['returning']], '6.2f')}" if returning else ""))
+                 f" {cell([v[-1][1] for v in r['returning']], '6.2f')}" if returning else "")
+              + (f" {cell([v[0][0] for v in r['returning_cold']], '7.2f')}"
+                 f" {cell([v[-1][0] for v in r['returning_cold']], '7.2f')}"
+                 if returning_cold else ""))
         if returning:
             warm_all.append(med([v[-1][0] for v in r["returning"]]))
+        if returning_cold:
+            cold_all.append(med([v[-1][0] for v in r["returning_cold"]]))
     print("\ncold: first chart of a page that starts its kernel; html / bundle: when the page's "
           "HTML / plotly's widget bundle had arrived (browser only); k.CPU: CPU s its kernel had "
           "used by then; preheat: the same page given a kernel that had run it already; RSS / USS:"
@@ -606,7 +616,9 @@ def print_per_dashboard(args, rows):
               "browser profile, a fresh preheated kernel each visit); p.eval: seconds the page's "
               "main thread spent evaluating plotly's bundle (compiling and running it), for the "
               "visit on its left (Chromium's long-animation-frame entries)." if returning
-              else ""))
+              else "") + (
+              " c.ret.1 / c.ret.3: the same returning student on the server without preheating "
+              "(a cold kernel each visit)." if returning_cold else ""))
     if forks:
         print(f"cold kernels forked from the server's fork server (RSS {forks[0][0]:.0f} MB, USS "
               f"{forks[0][1]:.0f} MB, shared by its kernels, copy on write); "
@@ -832,16 +844,15 @@ def main(argv=None):
                          "without preheating; preheat: one preheated kernel per dashboard)")
     ap.add_argument("--browser-cache", choices=("fresh", "returning"), default="fresh",
                     help="with --per-dashboard and the browser: 'returning' adds three visits "
-                         "of one persistent browser profile per dashboard to the preheated "
-                         "server (see the module's docstring)")
+                         "of one persistent browser profile per dashboard to each server (see "
+                         "the module's docstring)")
     args = ap.parse_args(argv)
     servers = {s.strip() for s in args.servers.split(",") if s.strip()}
     if not servers or servers - {"cold", "preheat"}:
         ap.error(f"--servers: {args.servers!r}: give cold, preheat or both")
     args.server_modes = {"cold" if s == "cold" else "warm" for s in servers}
-    if args.browser_cache == "returning" and (args.clients != "browser"
-                                              or "warm" not in args.server_modes):
-        ap.error("--browser-cache returning needs the browser and the preheat server")
+    if args.browser_cache == "returning" and args.clients != "browser":
+        ap.error("--browser-cache returning needs the browser")
     if args.per_dashboard:
         folder = (Path(args.repo).resolve() if args.repo else REPO) / "dashboards"
         names = (sorted(p.stem for p in folder.glob("*.ipynb")) if args.per_dashboard == "all"
