@@ -171,14 +171,8 @@ _LABEXTENSIONS_ROUTE = re.compile(r"/voila/labextensions/\(\.\*\)\$?\Z")
 def _cache_hashed_labextensions(web_app) -> int:
     """Serve Voila's ``/voila/labextensions/`` route with :class:`LabExtensionFileHandler` in a
     running Jupyter server (Voila's server extension); returns how many routes were changed."""
-    n = 0
-    for host_rule in web_app.default_router.rules:
-        for rule in getattr(host_rule.target, "rules", ()):
-            pattern = getattr(getattr(rule.matcher, "regex", None), "pattern", "")
-            if rule.target is FileFindHandler and _LABEXTENSIONS_ROUTE.search(pattern):
-                rule.target = LabExtensionFileHandler
-                n += 1
-    return n
+    return _replace_handler_classes(web_app, {FileFindHandler: LabExtensionFileHandler},
+                                    route=_LABEXTENSIONS_ROUTE)
 
 
 def _announce_plotly_bundle(log):
@@ -589,8 +583,9 @@ def _apply_server_voila_config(web_app, config) -> int:
     return len(found)
 
 
-def _replace_handler_classes(web_app, replace) -> int:
-    """Swap the handler classes of ``web_app``'s routes per ``replace``; how many were swapped.
+def _replace_handler_classes(web_app, replace, route=None) -> int:
+    """Swap the handler classes of ``web_app``'s routes per ``replace`` (only on the routes whose
+    pattern ``route`` matches, when given); how many were swapped.
 
     Jupyter server extensions offer no hook to change another extension's handlers: the routes
     are tornado's ``Rule`` objects (host rules, each holding path rules whose ``target`` is the
@@ -600,7 +595,8 @@ def _replace_handler_classes(web_app, replace) -> int:
     for host_rule in web_app.default_router.rules:
         for rule in getattr(host_rule.target, "rules", ()):
             new = replace.get(rule.target)
-            if new is not None:
+            pattern = getattr(getattr(rule.matcher, "regex", None), "pattern", "")
+            if new is not None and (route is None or route.search(pattern)):
                 rule.target = new
                 n += 1
     return n

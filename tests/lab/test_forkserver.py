@@ -7,6 +7,7 @@ test_server_hardening.py.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -43,6 +44,25 @@ def fork_server():
         server.stop()
 
 
+@contextlib.asynccontextmanager
+async def forked_kernel(connection_file, cwd, **env):
+    """A kernel forked from the fork server, ready: (its manager, a started client); shut down
+    on leaving."""
+    # (an absolute connection file: the ipc sockets are named after it, not after the cwd)
+    km = fs.ForkKernelManager(kernel_name="python3", transport="ipc",
+                              connection_file=str(connection_file))
+    await km.start_kernel(env=kernel_env(**env), cwd=str(cwd))
+    assert isinstance(km.provisioner.process, fs._ForkedKernel)
+    kc = km.client()
+    kc.start_channels()
+    try:
+        await kc.wait_for_ready(timeout=60)
+        yield km, kc
+    finally:
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
+
+
 async def _run(kc, code, printed=None):
     """Execute ``code``; (status, text printed, error name). ``printed``: an asyncio.Event set
     when the code first prints."""
@@ -62,16 +82,9 @@ def test_a_forked_kernel_is_the_kernel_it_was_asked_for(fork_server, tmp_path):
     async def main():
         seen = []
         for k in range(2):
-            # (an absolute connection file: the ipc sockets are named after it, not after the cwd)
-            km = fs.ForkKernelManager(kernel_name="python3", transport="ipc",
-                                      connection_file=str(tmp_path / f"kernel-{k}.json"))
-            await km.start_kernel(env=kernel_env(KERNELNB_TEST_VALUE=f"v{k}"), cwd=str(tmp_path))
-            proc = km.provisioner.process
-            assert isinstance(proc, fs._ForkedKernel)
-            kc = km.client()
-            kc.start_channels()
-            try:
-                await kc.wait_for_ready(timeout=60)
+            async with forked_kernel(tmp_path / f"kernel-{k}.json", tmp_path,
+                                     KERNELNB_TEST_VALUE=f"v{k}") as (km, kc):
+                proc = km.provisioner.process
                 status, text, _ = await _run(
                     kc, "import os, sys, numpy as np; print(os.getppid(), os.getpgid(0) == "
                         "os.getpid(), os.environ['KERNELNB_TEST_VALUE'], os.getcwd(), "
@@ -95,9 +108,6 @@ def test_a_forked_kernel_is_the_kernel_it_was_asked_for(fork_server, tmp_path):
                 await km.interrupt_kernel()
                 status, _, ename = await asyncio.wait_for(running, 30)
                 assert (status, ename) == ("error", "KeyboardInterrupt")
-            finally:
-                kc.stop_channels()
-                await km.shutdown_kernel(now=True)
             assert not await km.is_alive()
             assert proc.poll() == 0
         # each kernel draws its own random numbers (the fork server's state is reseeded)
@@ -114,14 +124,7 @@ def test_a_forked_kernel_sends_every_widget_state_in_one_reply(fork_server, tmp_
     states on the 'jupyter.widget.control' comm, and falls back to one request per widget when
     the kernel closes that comm (no such target): the forked kernel must answer in one reply."""
     async def main():
-        km = fs.ForkKernelManager(kernel_name="python3", transport="ipc",
-                                  connection_file=str(tmp_path / "kernel.json"))
-        await km.start_kernel(env=kernel_env(), cwd=str(tmp_path))
-        assert isinstance(km.provisioner.process, fs._ForkedKernel)
-        kc = km.client()
-        kc.start_channels()
-        try:
-            await kc.wait_for_ready(timeout=60)
+        async with forked_kernel(tmp_path / "kernel.json", tmp_path) as (_km, kc):
             status, model_id, _ = await _run(
                 kc, "import ipywidgets; s = ipywidgets.IntSlider(value=7); print(s.model_id)")
             assert status == "ok"
@@ -141,9 +144,6 @@ def test_a_forked_kernel_sends_every_widget_state_in_one_reply(fork_server, tmp_
                 break
             assert content["data"]["method"] == "update_states"
             assert content["data"]["states"][model_id]["state"]["value"] == 7
-        finally:
-            kc.stop_channels()
-            await km.shutdown_kernel(now=True)
 
     run_async(main)
 
