@@ -529,7 +529,8 @@ class LearningCurves(Dashboard):
             if not (np.isfinite(p[key]) and p[key] > 0):
                 raise ValueError(f"{key} must be a positive number, got {p[key]!r}")
         n_pool = X.shape[0] - int(np.ceil(p["test_fraction"] * X.shape[0]))
-        sizes = training_sizes(n_pool, p["n_sizes"])
+        k_start = self._knn_start(names, p, n_pool)
+        sizes = training_sizes(n_pool, p["n_sizes"], n_min=k_start)
         specs = {n: ESTIMATORS[n] for n in names}
         # switching the view redraws the same curves: no refit
         key = tuple((k, v) for k, v in sorted(p.items()) if k != "view")
@@ -557,7 +558,20 @@ class LearningCurves(Dashboard):
             warning = (self.budget_message("the learning curves") + f"; drawn: {shape[1]} of "
                        f"{p['n_repeats']} repeat(s), sizes up to n = {int(first['sizes'][-1])}")
         return dict(p=p, curves=curves, sizes=first["sizes"], X=X, time_s=elapsed,
-                    warning=warning)
+                    warning=warning, k_start=k_start)
+
+    @staticmethod
+    def _knn_start(names, p, n_pool):
+        """The smallest training size when K-NN is drawn and its K exceeds the usual start
+        (a vote of K neighbours needs K training points), else None (the usual start)."""
+        if "knn" not in names:
+            return None
+        k = int(p["n_neighbors"])
+        if k > n_pool:
+            raise ValueError(f"n_neighbors: K = {k} is larger than the training pool "
+                             f"({n_pool} points)")
+        usual = max(10, n_pool // 20)
+        return k if k > usual else None
 
     def _render(self, r):
         p, curves = r["p"], r["curves"]
@@ -580,7 +594,11 @@ class LearningCurves(Dashboard):
                                            "(log-log; the slope is the exponent)")
         fig.layout.title.text = (f"{desc.split(':')[0]}: C = {p['C']:.3g}, σ = {p['sigma']:.3g}, "
                                  f"K = {p['n_neighbors']}, {p['n_repeats']} repeats")
-        self.description.value = f"<small>{desc}</small>"
+        note = ""
+        if r["k_start"] is not None:
+            note = (f"; the curves start at n = {r['k_start']}: a vote of K = "
+                    f"{p['n_neighbors']} neighbours needs as many training points")
+        self.description.value = f"<small>{html.escape(desc)}{note}</small>"
         stats = dict(curves=curves, sizes=r["sizes"], dataset_size=int(r["X"].shape[0]),
                      n_features=int(r["X"].shape[1]), time_s=r["time_s"])
         if r["warning"]:

@@ -206,3 +206,28 @@ def test_too_easy_a_data_set_is_noted(quick):
 def test_estimator_names_fit_their_control():
     """The control shows about 26 characters of each name (300 px, 92 px of description)."""
     assert max(len(spec.label) for spec in ESTIMATORS.values()) <= 26
+
+
+def test_every_K_draws_curves_that_start_where_the_vote_can_be_taken():
+    """K-NN with K neighbours is undefined on fewer than K training points: across the K
+    slider's whole range the curves are drawn, and start at n = K where K exceeds the usual
+    first size, which the data set's line says."""
+    app = LearningCurves(estimators=("knn",), n_repeats=1, n_sizes=3)
+    usual = int(app.last_stats["sizes"][0])
+    slider = app.controls["n_neighbors"]
+    for k in range(slider.min, slider.max + 1, slider.step):
+        s = app.update(raise_errors=True, n_neighbors=k)
+        assert not app.last_error
+        assert int(s["sizes"][0]) == max(k, usual)
+        assert np.isfinite(s["test_error_knn"])
+        said = f"start at n = {k}" in app.description.value
+        assert said == (k > usual), (k, app.description.value)
+    # without K-NN, K does not move the curves' start
+    s = app.update(raise_errors=True, estimators=("svc",), n_neighbors=slider.max)
+    assert int(s["sizes"][0]) == usual and "start at" not in app.description.value
+
+
+def test_a_K_larger_than_the_training_pool_is_refused_by_name():
+    app = LearningCurves(estimators=("knn",), n_repeats=1, n_sizes=3)
+    s = app.update(dataset="sonar", n_neighbors=150)
+    assert "n_neighbors" in s["error"] and "150" in s["error"]
