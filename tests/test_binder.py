@@ -209,6 +209,13 @@ def test_binder_jupyter_server_renders_a_dashboard(binder_env):
             page = r.read().decode()
         assert "Traceback" not in page and "There was an error when executing" not in page
         assert "application/vnd.jupyter.widget-view+json" in page      # the dashboard's widgets
+        # its typesetter is kernelnb's plain one (no MathJax loaded), served by the extension
+        config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
+                                      r"(.*?)</script>", page, re.S).group(1))
+        assert config["fullMathjaxUrl"] == "/kernelnb/lab/static/plain-math.js"
+        with urllib.request.urlopen(f"{base}kernelnb/lab/static/plain-math.js?token={token}",
+                                    timeout=30) as r:
+            assert r.status == 200 and b"window.MathJax" in r.read()
         # code cells are stripped: no line of their source shows in the page
         nb = json.loads((repo / "dashboards" / first.notebook).read_text())
         for cell in nb["cells"]:

@@ -19,6 +19,7 @@ Two ways in:
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 import logging
@@ -88,20 +89,90 @@ class GalleryHandler(_KernelnbTemplates, JupyterHandler):
 
 
 class _StaticHandler(_KernelnbTemplates, JupyterHandler):
-    """kernelnb's thumbnails (``<name>.png``), behind the same authentication as the pages."""
+    """kernelnb's thumbnails (``<name>.png``) and the pages' plain typesetter
+    (:data:`PLAIN_MATH_SCRIPT`), behind the same authentication as the pages."""
 
-    _NAME = re.compile(r"^[A-Za-z0-9_-]{1,80}\.png$")
+    _NAME = re.compile(r"^[A-Za-z0-9_-]{1,80}\.(png|js)$")
+    _TYPES = {"png": "image/png", "js": "text/javascript; charset=utf-8"}
 
     def initialize(self, path):
         self.root = Path(path)
 
     @web.authenticated
     def get(self, name):
-        if not self._NAME.match(name or "") or not (self.root / name).is_file():
+        match = self._NAME.match(name or "")
+        if not match or not (self.root / name).is_file():
             raise web.HTTPError(404)
-        self.set_header("Content-Type", "image/png")
+        self.set_header("Content-Type", self._TYPES[match.group(1)])
         self.set_header("Cache-Control", "max-age=600")
         self.finish((self.root / name).read_bytes())
+
+
+#: The script a page whose notebook writes no TeX is given as its MathJax (in kernelnb's static
+#: folder): it leaves text as written, so the page loads no MathJax (see :func:`plain_math_hook`).
+PLAIN_MATH_SCRIPT = "plain-math.js"
+
+#: What marks TeX in a cell's source: a dollar sign, ``\(``, ``\[`` or ``\begin{``.
+_TEX = re.compile(r"\$|\\[(\[]|\\begin\{")
+
+
+@functools.lru_cache(maxsize=256)
+def _notebook_writes_tex(path: str, mtime_ns: int, size: int) -> bool:
+    try:
+        with open(path, encoding="utf-8") as f:
+            cells = json.load(f).get("cells", [])
+        sources = ["".join(c.get("source", "")) if isinstance(c.get("source"), list)
+                   else str(c.get("source", "")) for c in cells]
+    except (OSError, ValueError, AttributeError, TypeError):
+        return True                      # unreadable here: the page keeps Voila's typesetter
+    return any(_TEX.search(src) for src in sources)
+
+
+def notebook_writes_tex(root_dir, notebook_path) -> bool:
+    """True when a cell of the notebook (``notebook_path``, relative to ``root_dir`` or absolute
+    inside it) holds TeX, or when it is not a notebook file that can be read inside ``root_dir``."""
+    root = Path(root_dir).resolve()
+    path = Path(notebook_path or "")
+    path = (path if path.is_absolute() else root / path).resolve()
+    if path.suffix != ".ipynb" or root not in path.parents:
+        return True
+    try:
+        st = path.stat()
+    except OSError:
+        return True
+    return _notebook_writes_tex(str(path), st.st_mtime_ns, st.st_size)
+
+
+def plain_math_hook(root_dir, then=None):
+    """A ``VoilaConfiguration.page_config_hook``: a page whose notebook writes no TeX (no cell
+    holds ``$``, ``\\(``, ``\\[`` or ``\\begin{``) gets :data:`PLAIN_MATH_SCRIPT` as its MathJax.
+
+    Voila's page otherwise loads the MathJax 3 it bundles (16 scripts, 0.9 MB) and runs it at
+    start, whatever the notebook holds; the dashboards write their math in Unicode. A page with
+    TeX keeps Voila's typesetter. ``then`` (a hook configured by the user) runs after this one.
+    """
+    def hook(page_config, base_url, settings, log, voila_configuration, notebook_path):
+        if not notebook_writes_tex(root_dir, notebook_path):
+            page_config["fullMathjaxUrl"] = url_path_join(base_url, "kernelnb/lab/static",
+                                                          PLAIN_MATH_SCRIPT)
+        if then is not None:
+            page_config = then(page_config, base_url=base_url, settings=settings, log=log,
+                               voila_configuration=voila_configuration,
+                               notebook_path=notebook_path)
+        return page_config
+
+    hook.kernelnb_plain_math = True
+    return hook
+
+
+def _use_plain_math(voila_configuration, root_dir) -> bool:
+    """Put :func:`plain_math_hook` in ``voila_configuration`` (before any hook given there), once;
+    whether it was added."""
+    given = voila_configuration.page_config_hook
+    if getattr(given, "kernelnb_plain_math", False):
+        return False
+    voila_configuration.page_config_hook = plain_math_hook(root_dir, then=given)
+    return True
 
 
 class PlotlyBundleHandler(_KernelnbTemplates, JupyterHandler):
@@ -352,6 +423,8 @@ class KernelnbVoila(Voila):
 
     def init_settings(self):
         self._plotly_route = _announce_plotly_bundle(self.log)
+        # before Voila's settings: its preheated-kernel manager takes the hook when built
+        _use_plain_math(self.voila_configuration, self.root_dir)
         # Pages preload the bundle (templates/voila/index.html.j2) through Voila's template
         # resources, so the browser fetches and compiles it while Voila's own scripts load.
         _add_template_resource(self.config, "kernelnb_plotly_bundle", self._plotly_route)
@@ -536,8 +609,11 @@ async def _start_jupyter_server_extension(serverapp):
     _use_kernelnb_page_template(serverapp.web_app)
     _cache_hashed_labextensions(serverapp.web_app)
     # Voila's page loads MathJax from a CDN unless the server names another URL; dashboards write
-    # their math in Unicode, so none (kernelnb serve's pages load none either).
+    # their math in Unicode, so none (kernelnb serve's pages load none either), and a page whose
+    # notebook writes no TeX loads no MathJax at all (plain_math_hook).
     serverapp.web_app.settings.setdefault("mathjax_url", "")
+    for vc in _voila_configurations(serverapp.web_app):
+        _use_plain_math(vc, serverapp.root_dir)
 
 
 def _use_kernelnb_page_template(web_app) -> int:
@@ -569,18 +645,24 @@ def _apply_server_voila_config(web_app, config) -> int:
     """
     from traitlets.config import Config
 
+    found = _voila_configurations(web_app)
+    section = config.get("VoilaConfiguration") if "VoilaConfiguration" in config else None
+    if not section:
+        return 0
+    for vc in found:
+        vc.update_config(Config({"VoilaConfiguration": section}))
+    return len(found)
+
+
+def _voila_configurations(web_app) -> list:
+    """The ``VoilaConfiguration`` instances ``web_app``'s routes were given, each once."""
     found = {}
     for host_rule in web_app.default_router.rules:
         for rule in getattr(host_rule.target, "rules", ()):
             vc = (getattr(rule, "target_kwargs", None) or {}).get("voila_configuration")
             if vc is not None:
                 found[id(vc)] = vc
-    section = config.get("VoilaConfiguration") if "VoilaConfiguration" in config else None
-    if not section:
-        return 0
-    for vc in found.values():
-        vc.update_config(Config({"VoilaConfiguration": section}))
-    return len(found)
+    return list(found.values())
 
 
 def _replace_handler_classes(web_app, replace, route=None) -> int:

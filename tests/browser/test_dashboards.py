@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import warnings
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -60,6 +61,31 @@ FINGERPRINT_JS = """(el) => {
   return JSON.stringify({data: el.data, shapes: (el.layout || {}).shapes,
                          annotations: (el.layout || {}).annotations}, plain);
 }"""
+
+
+#: A name in the core of the MathJax 3 that Voila's front-end bundles (its output jax), in no
+#: script a page needs when its typesetter is kernelnb's plain one.
+MATHJAX_CORE = "AbstractOutputJax"
+
+
+@lru_cache(maxsize=1)
+def _voila_mathjax_scripts() -> frozenset:
+    """The names of the scripts of Voila's front-end that hold MathJax 3's core."""
+    from jupyter_core.paths import jupyter_path
+    for folder in map(Path, jupyter_path("voila", "templates", "base", "static")):
+        if (folder / "voila.js").is_file():
+            return frozenset(f.name for f in folder.glob("*.js")
+                             if MATHJAX_CORE in f.read_text(encoding="utf-8", errors="replace"))
+    return frozenset()
+
+
+def _typesetters_fetched(page):
+    """(Voila's MathJax 3 scripts fetched, whether kernelnb's plain typesetter was fetched)."""
+    names = [urlparse(n).path for n in
+             page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")]
+    mathjax = _voila_mathjax_scripts()
+    return ([n for n in names if "/voila/static/" in n and n.rsplit("/", 1)[-1] in mathjax],
+            any(n.endswith("/kernelnb/lab/static/plain-math.js") for n in names))
 
 
 @pytest.fixture(scope="session")
@@ -347,6 +373,11 @@ def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
                     f"browser console (last 30):\n" + "\n".join(page.console_all[-30:]))
     assert stats.inner_text() != stats_before
     _assert_clean(page, where, console=False)
+    # the dashboards write their math in Unicode: the page's typesetter is kernelnb's plain one,
+    # and none of the MathJax Voila bundles is fetched (kernelnb.lab.server.plain_math_hook)
+    assert _voila_mathjax_scripts(), f"no script of Voila's front-end holds {MATHJAX_CORE!r}"
+    mathjax, plain = _typesetters_fetched(page)
+    assert plain and not mathjax, f"{where}: typesetter: plain {plain}, MathJax 3 {mathjax}"
 
     page.wait_for_timeout(2500)         # let every chart receive its update and redraw (busy machine)
     if os.environ.get("KERNELNB_UPDATE_THUMBNAILS"):

@@ -417,6 +417,95 @@ def test_hashed_widget_extension_files_are_kept_by_the_browser(served, dashboard
     assert code == 200 and headers["Cache-Control"] == "no-cache"
 
 
+# ----------------------------------------------------------------------------- the typesetter
+
+def _notebook(folder: Path, name: str, *markdown: str) -> str:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(m) for m in markdown]
+    nb.cells.append(nbformat.v4.new_code_cell("x = 1"))
+    nbformat.write(nb, folder / f"{name}.ipynb")
+    return f"{name}.ipynb"
+
+
+def test_a_notebook_writes_tex_when_a_cell_holds_a_delimiter(tmp_path, dashboards_folder):
+    from kernelnb.lab.app.gallery import gallery_entries
+    from kernelnb.lab.server import notebook_writes_tex
+
+    plain = _notebook(tmp_path, "plain", "# σ and C", "the margin 2/‖w‖, costs of 5 €")
+    assert not notebook_writes_tex(tmp_path, plain)
+    assert not notebook_writes_tex(tmp_path, tmp_path / plain)        # absolute, inside
+    for i, tex in enumerate(("inline $x^2$", "a price of $5", r"\(a\)", r"\[ a \]",
+                             r"\begin{align} a \end{align}")):
+        assert notebook_writes_tex(tmp_path, _notebook(tmp_path, f"tex{i}", "text", tex)), tex
+    code = nbformat.v4.new_notebook()
+    code.cells = [nbformat.v4.new_code_cell("w.HTMLMath('$x$')")]    # math made in code
+    nbformat.write(code, tmp_path / "code.ipynb")
+    assert notebook_writes_tex(tmp_path, "code.ipynb")
+    # what cannot be read as a notebook inside the root keeps Voila's typesetter
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    (tmp_path / "script.py").write_text("x = 1")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    _notebook(outside, "away", "plain")
+    root = tmp_path / "root"
+    root.mkdir()
+    for path in ("broken.ipynb", "script.py", "no_such.ipynb", "../plain.ipynb"):
+        assert notebook_writes_tex(tmp_path if path != "../plain.ipynb" else root, path), path
+    assert notebook_writes_tex(root, outside / "away.ipynb")
+    # a notebook edited in place is read again
+    _notebook(tmp_path, "plain", "now with $x$ and a longer text")
+    assert notebook_writes_tex(tmp_path, plain)
+    # every dashboard writes its math in Unicode
+    writes = [e.notebook for e in gallery_entries(dashboards_folder)
+              if notebook_writes_tex(dashboards_folder, e.notebook)]
+    assert not writes, f"dashboards whose cells hold TeX: {writes}"
+
+
+def test_plain_math_hook_names_the_plain_typesetter_only_for_pages_without_tex(tmp_path,
+                                                                              monkeypatch):
+    from kernelnb.lab.server import PLAIN_MATH_SCRIPT, _use_plain_math, plain_math_hook
+
+    plain = _notebook(tmp_path, "plain", "# no math")
+    tex = _notebook(tmp_path, "tex", "$x$")
+    app, _ = _voila_app(tmp_path, monkeypatch)
+    hook = app.voila_configuration.page_config_hook         # put there by kernelnb serve
+    kwargs = dict(base_url="/prefix/", settings={}, log=None,
+                  voila_configuration=app.voila_configuration)
+    config = hook({"fullMathjaxUrl": None}, notebook_path=plain, **kwargs)
+    assert config["fullMathjaxUrl"] == f"/prefix/kernelnb/lab/static/{PLAIN_MATH_SCRIPT}"
+    assert hook({"fullMathjaxUrl": None}, notebook_path=tex, **kwargs)["fullMathjaxUrl"] is None
+    # once only, and a hook the user configured runs after it, with Voila's arguments
+    assert not _use_plain_math(app.voila_configuration, tmp_path)
+    seen = []
+
+    def users(page_config, **kw):
+        seen.append(kw)
+        return {**page_config, "mine": True}
+
+    chained = plain_math_hook(tmp_path, then=users)
+    config = chained({"fullMathjaxUrl": None}, notebook_path=plain, **kwargs)
+    assert config["mine"] and config["fullMathjaxUrl"].endswith(PLAIN_MATH_SCRIPT)
+    assert seen == [{**kwargs, "notebook_path": plain}]
+
+
+def test_a_page_without_tex_gets_the_plain_typesetter(served, dashboards_folder):
+    """A dashboard's page names kernelnb's plain typesetter as its MathJax (Voila then loads no
+    MathJax; the browser test checks that none is fetched), and the server serves it."""
+    from kernelnb.lab.app.gallery import gallery_entries
+    from kernelnb.lab.server import PLAIN_MATH_SCRIPT
+
+    code, page, _ = get(served + f"voila/render/{gallery_entries(dashboards_folder)[0].notebook}",
+                        timeout=180)
+    assert code == 200
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">'
+                                  r"(.*?)</script>", page, re.S).group(1))
+    assert config["fullMathjaxUrl"] == f"/kernelnb/lab/static/{PLAIN_MATH_SCRIPT}"
+    code, body, headers = get(served + config["fullMathjaxUrl"].lstrip("/")
+                              + "?config=TeX-AMS_CHTML-full,Safe")
+    assert code == 200 and headers["Content-Type"].startswith("text/javascript")
+    assert "window.MathJax" in body and "Queue" in body
+
+
 def test_server_extension_caches_only_voilas_extension_files():
     """In a Jupyter server (JupyterHub, Binder), Voila's server extension adds the same route:
     kernelnb gives it the same handler, and leaves every other file route alone."""

@@ -410,6 +410,9 @@ def _on_click_message(widget, content, buffers):
 def _init_with_click_messages(self, *args, **kwargs):
     go.FigureWidget.__init__(self, *args, **kwargs)
     self.on_msg(_on_click_message)
+    # the served pages' typesetter leaves text as written (kernelnb.lab.server.plain_math_hook):
+    # plotly is told not to typeset either, so that a label with two dollar signs stays text
+    self._config = {**self._config, "typesetMath": False}
 
 
 def _figure_widget_class():
