@@ -121,8 +121,9 @@ def _notebook_writes_tex(path: str, mtime_ns: int, size: int) -> bool:
     try:
         with open(path, encoding="utf-8") as f:
             cells = json.load(f).get("cells", [])
-        sources = ["".join(c.get("source", "")) if isinstance(c.get("source"), list)
-                   else str(c.get("source", "")) for c in cells]
+        # nbformat stores a cell's source as one string or as a list of lines
+        sources = [c.get("source", "") for c in cells]
+        sources = ["".join(src) if isinstance(src, list) else str(src) for src in sources]
     except (OSError, ValueError, AttributeError, TypeError):
         return True                      # unreadable here: the page keeps Voila's typesetter
     return any(_TEX.search(src) for src in sources)
@@ -623,14 +624,13 @@ def _use_kernelnb_page_template(web_app) -> int:
     ``template_paths`` argument is extended. Returns how many routes were changed."""
     n = 0
     ours = str(_TEMPLATES / "voila")
-    for host_rule in web_app.default_router.rules:
-        for rule in getattr(host_rule.target, "rules", ()):
-            kwargs = getattr(rule, "target_kwargs", None) or {}
-            paths, vc = kwargs.get("template_paths"), kwargs.get("voila_configuration")
-            if (isinstance(paths, list) and ours not in paths and vc is not None
-                    and vc.template == "lab"):
-                paths.insert(0, ours)
-                n += 1
+    for rule in _route_rules(web_app):
+        kwargs = getattr(rule, "target_kwargs", None) or {}
+        paths, vc = kwargs.get("template_paths"), kwargs.get("voila_configuration")
+        if (isinstance(paths, list) and ours not in paths and vc is not None
+                and vc.template == "lab"):
+            paths.insert(0, ours)
+            n += 1
     return n
 
 
@@ -645,10 +645,10 @@ def _apply_server_voila_config(web_app, config) -> int:
     """
     from traitlets.config import Config
 
-    found = _voila_configurations(web_app)
     section = config.get("VoilaConfiguration") if "VoilaConfiguration" in config else None
     if not section:
         return 0
+    found = _voila_configurations(web_app)
     for vc in found:
         vc.update_config(Config({"VoilaConfiguration": section}))
     return len(found)
@@ -657,28 +657,32 @@ def _apply_server_voila_config(web_app, config) -> int:
 def _voila_configurations(web_app) -> list:
     """The ``VoilaConfiguration`` instances ``web_app``'s routes were given, each once."""
     found = {}
-    for host_rule in web_app.default_router.rules:
-        for rule in getattr(host_rule.target, "rules", ()):
-            vc = (getattr(rule, "target_kwargs", None) or {}).get("voila_configuration")
-            if vc is not None:
-                found[id(vc)] = vc
+    for rule in _route_rules(web_app):
+        vc = (getattr(rule, "target_kwargs", None) or {}).get("voila_configuration")
+        if vc is not None:
+            found[id(vc)] = vc
     return list(found.values())
+
+
+def _route_rules(web_app):
+    """``web_app``'s path rules (tornado's ``Rule`` objects, each with its handler class as
+    ``target``), from every host rule.
+
+    Jupyter server extensions offer no hook to change another extension's handlers or their
+    arguments: kernelnb's extension changes them on these rules."""
+    for host_rule in web_app.default_router.rules:
+        yield from getattr(host_rule.target, "rules", ())
 
 
 def _replace_handler_classes(web_app, replace, route=None) -> int:
     """Swap the handler classes of ``web_app``'s routes per ``replace`` (only on the routes whose
-    pattern ``route`` matches, when given); how many were swapped.
-
-    Jupyter server extensions offer no hook to change another extension's handlers: the routes
-    are tornado's ``Rule`` objects (host rules, each holding path rules whose ``target`` is the
-    handler class).
+    pattern ``route`` matches, when given); how many were swapped (see :func:`_route_rules`).
     """
     n = 0
-    for host_rule in web_app.default_router.rules:
-        for rule in getattr(host_rule.target, "rules", ()):
-            new = replace.get(rule.target)
-            pattern = getattr(getattr(rule.matcher, "regex", None), "pattern", "")
-            if new is not None and (route is None or route.search(pattern)):
-                rule.target = new
-                n += 1
+    for rule in _route_rules(web_app):
+        new = replace.get(rule.target)
+        pattern = getattr(getattr(rule.matcher, "regex", None), "pattern", "")
+        if new is not None and (route is None or route.search(pattern)):
+            rule.target = new
+            n += 1
     return n

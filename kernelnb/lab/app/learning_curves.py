@@ -250,6 +250,12 @@ def _datasets():
 DATASETS = _datasets()
 
 
+def _first_training_size(n_max):
+    """The first size of a learning curve over a training pool of ``n_max`` points, unless told
+    otherwise: a twentieth of the pool, at least 10."""
+    return max(10, int(n_max) // 20)
+
+
 def training_sizes(n_max, n_sizes, n_min=None):
     """Geometrically spaced training-set sizes for a learning curve.
 
@@ -260,7 +266,8 @@ def training_sizes(n_max, n_sizes, n_min=None):
     n_sizes : int
         How many sizes, at least 2 (fewer come back where rounding makes two equal).
     n_min : int, optional
-        The smallest size, default ``max(10, n_max // 20)``; held within [4, ``n_max``].
+        The smallest size, default :func:`_first_training_size` of ``n_max``; held within
+        [4, ``n_max``].
 
     Returns
     -------
@@ -273,7 +280,7 @@ def training_sizes(n_max, n_sizes, n_min=None):
     n_sizes = int(n_sizes)
     if n_sizes < 2:
         raise ValueError(f"n_sizes must be >= 2, got {n_sizes}")
-    n_min = int(n_min if n_min is not None else max(10, n_max // 20))
+    n_min = int(n_min if n_min is not None else _first_training_size(n_max))
     n_min = min(max(n_min, 4), n_max)
     return np.unique(np.round(np.geomspace(n_min, n_max, n_sizes)).astype(int))
 
@@ -570,8 +577,7 @@ class LearningCurves(Dashboard):
         if k > n_pool:
             raise ValueError(f"n_neighbors: K = {k} is larger than the training pool "
                              f"({n_pool} points)")
-        usual = max(10, n_pool // 20)
-        return k if k > usual else None
+        return k if k > _first_training_size(n_pool) else None
 
     def _render(self, r):
         p, curves = r["p"], r["curves"]
