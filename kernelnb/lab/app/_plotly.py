@@ -27,6 +27,12 @@ bundle registers at load only :data:`EAGER_TRACES` (scatter is plotly's core) an
 components; the others stay in the bundle, unevaluated, and the figures' shim registers a type the
 first time a figure has a trace of it (:func:`defer_trace_registration`). A bundle in which that
 rewrite cannot find its registration is served registering everything (the server says so).
+The classic script starts with V8's explicit compile hint (:data:`COMPILE_HINT`): a fresh
+browser then compiles the bundle's functions on a background thread while the script streams in,
+where it compiled each on the page's main thread the first time it ran. On the 2-core development
+machine, the main thread's time in the bundle on a fresh page fell from 0.61-0.71 s to
+0.26-0.29 s, and the first chart came 0.1-0.6 s sooner (architecture notes, "Where a page's time
+goes").
 The shim also draws a figure only once its element is laid out: a chart hidden when the page opens
 (a tab, a checkbox, another mode) is drawn when it is first shown, not at load.
 
@@ -46,6 +52,7 @@ from typing import NamedTuple
 import plotly.graph_objects as go
 
 __all__ = [
+    "COMPILE_HINT",
     "EAGER_TRACES",
     "ESM_ENV",
     "PLOTLY_GLOBAL",
@@ -78,6 +85,11 @@ PLOTLY_TRACES_GLOBAL = "__kernelnbPlotlyWidgetTraces"
 #: The trace types the dashboards draw besides scatter: the served bundle registers them when it
 #: loads, and every other trace type the first time a figure has one.
 EAGER_TRACES = frozenset({"contour", "heatmap"})
+
+#: The first line of the served classic script: V8's explicit compile hint (Chromium 136 and
+#: later; a plain comment elsewhere), which compiles every function of the script on the thread
+#: that streams it in rather than on the page's main thread the first time each one runs.
+COMPILE_HINT = "//# allFunctionsCalledOnLoad\n"
 
 #: What plotly's bundle exports and the figures' shim re-exports.
 _EXPORTS = ("FigureModel", "FigureView", "default")
@@ -229,8 +241,8 @@ def plotly_bundle() -> ServedBundle:
     except UnexpectedBundle as exc:
         deferred, deferral_reason = (), str(exc)
     try:
-        return served(classic_script(src, PLOTLY_GLOBAL, required=_EXPORTS).encode(), None,
-                      deferred, deferral_reason)
+        return served((COMPILE_HINT + classic_script(src, PLOTLY_GLOBAL, required=_EXPORTS))
+                      .encode(), None, deferred, deferral_reason)
     except NotClassicShape as exc:
         return served(src.encode(), str(exc), deferred, deferral_reason)
 

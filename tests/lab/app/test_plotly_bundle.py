@@ -17,6 +17,7 @@ import pytest
 
 from kernelnb.lab.app import _plotly
 from kernelnb.lab.app._plotly import (
+    COMPILE_HINT,
     EAGER_TRACES,
     ESM_ENV,
     PLOTLY_GLOBAL,
@@ -85,7 +86,7 @@ def test_installed_bundle_becomes_a_classic_script_with_its_exports_on_the_globa
     assert bundle.route == ("kernelnb/esm/plotly-"
                             f"{hashlib.sha256(bundle.body).hexdigest()[:16]}.classic.js")
     assigned = ", ".join(f'"{name}": {local}' for name, local in pairs.items())
-    assert body == ('(function () {\n"use strict";\n' + raw[:at].rstrip() + "\n"
+    assert body == (COMPILE_HINT + '(function () {\n"use strict";\n' + raw[:at].rstrip() + "\n"
                     f";globalThis.{PLOTLY_GLOBAL} = Object.freeze({{{assigned}}});\n}}());\n"
                     + raw[end:].lstrip(";"))
 
