@@ -29,10 +29,9 @@ first time a figure has a trace of it (:func:`defer_trace_registration`). A bund
 rewrite cannot find its registration is served registering everything (the server says so).
 The classic script starts with V8's explicit compile hint (:data:`COMPILE_HINT`): a fresh
 browser then compiles the bundle's functions on a background thread while the script streams in,
-where it compiled each on the page's main thread the first time it ran. On the 2-core development
-machine, the main thread's time in the bundle on a fresh page fell from 0.61-0.71 s to
-0.26-0.29 s, and the first chart came 0.1-0.6 s sooner (architecture notes, "Where a page's time
-goes").
+where it compiled each on the page's main thread the first time it ran. On a 2-core machine, the
+main thread's time in the bundle on a fresh page fell from 0.6-0.8 s to 0.2-0.4 s, and the first
+chart came 0.02-0.67 s sooner (architecture notes, "Where a page's time goes").
 The shim also draws a figure only once its element is laid out: a chart hidden when the page opens
 (a tab, a checkbox, another mode) is drawn when it is first shown, not at load.
 
