@@ -218,10 +218,10 @@ def plotly_bundle() -> ServedBundle:
     A classic script that assigns the module's exports (``FigureModel``, ``FigureView``,
     ``default``) to ``globalThis.__kernelnbPlotlyWidget`` (:data:`PLOTLY_GLOBAL`), made from the
     bundle by :func:`~kernelnb.lab.app._classic_script.classic_script` and led by V8's compile
-    hint (:data:`COMPILE_HINT`); when the bundle has a shape
-    that rewrite refuses (another plotly), the module itself, with the reason. Either registers
-    the trace types outside :data:`EAGER_TRACES` on demand (:func:`defer_trace_registration`),
-    unless that rewrite finds another shape (then ``deferral_reason`` says which).
+    hint (:data:`COMPILE_HINT`); when the bundle has a shape that rewrite refuses (another
+    plotly), the module itself, with the reason. Either registers the trace types outside
+    :data:`EAGER_TRACES` on demand (:func:`defer_trace_registration`), unless that rewrite finds
+    another shape (then ``deferral_reason`` says which).
     """
     from ._classic_script import NotClassicShape, classic_script
 
