@@ -18,6 +18,7 @@ Set ``KERNELNB_UPDATE_THUMBNAILS=1`` to also rewrite the gallery thumbnails
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -630,6 +631,66 @@ def test_served_plotly_registers_other_trace_types_when_a_figure_needs_them(brow
     assert out["afterAdd"] == sorted(eager + ["bar", "box"]) and out["boxes"] == 1
     assert out["atEnd"] == out["afterAdd"]
     assert not problems, problems
+
+
+# Every deferred trace type registered at once: each of its modules left as text in the served
+# bundle is compiled and run.
+ALL_DEFERRED_JS = "async (shim) => {" + SHIM_PAGE_PRELUDE + """
+  const traces = () => Object.keys(Plotly.PlotSchema.get().traces).sort();
+  const atLoad = traces();
+  globalThis.__TRACES_GLOBAL__(__DEFERRED__);
+  return {atLoad, atEnd: traces()};
+}"""
+
+
+def test_served_plotly_registers_every_deferred_trace_type(browser):
+    """Registering every deferred trace type through the served bundle compiles and runs each
+    module factory it serves as text (compile_on_demand); plotly then knows every type, and the
+    page logs nothing."""
+    from kernelnb.lab.app._plotly import EAGER_TRACES, PLOTLY_TRACES_GLOBAL, plotly_bundle
+    bundle = plotly_bundle()
+    assert bundle.on_demand > 100 and bundle.body.count(b"return eval(") == bundle.on_demand
+    out, problems = _run_shim(
+        browser, "", ALL_DEFERRED_JS.replace("__TRACES_GLOBAL__", PLOTLY_TRACES_GLOBAL)
+        .replace("__DEFERRED__", json.dumps(list(bundle.deferred))), bundle)
+    assert out["atLoad"] == sorted({"scatter"} | EAGER_TRACES)
+    assert out["atEnd"] == sorted(set(out["atLoad"]) | set(bundle.deferred))
+    assert not problems, problems
+
+
+# The synthetic bundle of tests/lab/app/test_on_demand.py as a classic script, run in a page:
+# what requiring the factory of its table gives, and the order the factories ran in.
+ON_DEMAND_JS = """(src) => {
+  (0, eval)(src);
+  const lib = globalThis.__kbOnDemand;
+  delete globalThis.__kbOnDemand;
+  const later = lib.table[0][1]();
+  return {later, again: lib.table[0][1]() === later, log: lib.log.slice()};
+}"""
+
+
+def test_a_factory_served_as_text_runs_as_the_code_did(browser):
+    """The synthetic bundle before and after compile_on_demand, each as a classic script in
+    Chromium: the factory its table holds (left as text with the ones only it reaches) gives the
+    same exports, once, and the factories run in the same order, with the same ``this`` and
+    arguments."""
+    from kernelnb.lab.app._classic_script import classic_script
+    from kernelnb.lab.app._on_demand import compile_on_demand
+
+    from ..lab.app.test_on_demand import BUNDLE, _table_span
+    rewritten, count, _ = compile_on_demand(BUNDLE, ignore=[_table_span(BUNDLE)])
+    assert count == 4
+    context = browser.new_context()
+    try:
+        pg = context.new_page()
+        before, after = (pg.evaluate(ON_DEMAND_JS, classic_script(src, "__kbOnDemand"))
+                         for src in (BUNDLE, rewritten))
+    finally:
+        context.close()
+    assert after == before
+    assert before["later"] == {"u": 2, "s": 1, "h": "set by esm", "re": '}"\'', "t": "}\u2028",
+                               "f": "inner//"} and before["again"]
+    assert before["log"] == ["later:undefined:2", "used", "shared", "esm"]
 
 
 # Three figures through the shim: one in a shown element, one in an element under a hidden

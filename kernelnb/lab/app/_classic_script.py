@@ -83,13 +83,17 @@ def _next_char(src, j):
     return src[k:k + 1]
 
 
-def _scan(src):
-    """Positions of the top-level ``export`` keywords of ``src``; NotClassicShape when ``src``
-    has syntax that a strict-mode function body would read otherwise (see the module)."""
-    exports = []
-    braces = []              # one entry per open brace: "function", "block" or "template"
+def _tokens(src):
+    """The brackets and the module keywords of ``src`` outside its literals, in order.
+
+    Yields ``(token, position, other)``: ``token`` is ``{``, ``}``, ``(``, ``)``, ``${`` (a
+    template substitution), ``export``, ``import``, ``await``, or ``literal`` for a string, a
+    template's text, a comment or a regular-expression literal; ``other`` is the position of the
+    bracket that a closing one closes, where a literal ends, and None otherwise. Raises
+    NotClassicShape on an unterminated literal, unbalanced brackets or an HTML-like comment.
+    """
+    braces = []              # positions of the open braces (None: a template substitution's)
     parens = []              # positions of the open parentheses
-    last_paren = (-1, -1)    # (position of the last ')', position of its '(')
     pos, n = 0, len(src)
 
     def template(j):         # scans template text from j; returns where code resumes
@@ -98,7 +102,7 @@ def _scan(src):
         if src.startswith("`", k):
             return k + 1
         if src.startswith("${", k):
-            braces.append("template")
+            braces.append(k)
             return k + 2
         raise NotClassicShape(f"unterminated template literal at offset {j - 1}")
 
@@ -113,36 +117,50 @@ def _scan(src):
             if s is None:
                 raise NotClassicShape(f"unterminated string at offset {i}")
             pos = s.end()
+            yield "literal", i, pos
         elif tok == "`":
             pos = template(i + 1)
+            yield "literal", i, pos
+            if src.startswith("${", pos - 2):
+                yield "${", pos - 2, None
         elif tok == "/":
             after = src[i + 1:i + 2]
             if after == "/":
                 end = src.find("\n", i)
                 pos = n if end < 0 else end
+                yield "literal", i, pos
             elif after == "*":
                 end = src.find("*/", i + 2)
                 if end < 0:
                     raise NotClassicShape(f"unterminated comment at offset {i}")
                 pos = end + 2
+                yield "literal", i, pos
             elif _regex_allowed(src, i):
                 r = _REGEX.match(src, i)
                 if r is None:
                     raise NotClassicShape(f"unterminated regular expression at offset {i}")
                 pos = r.end()
+                yield "literal", i, pos
         elif tok == "(":
             parens.append(i)
+            yield tok, i, None
         elif tok == ")":
             if not parens:
                 raise NotClassicShape(f"unbalanced ')' at offset {i}")
-            last_paren = (i, parens.pop())
+            yield tok, i, parens.pop()
         elif tok == "{":
-            braces.append(_brace_kind(src, i, last_paren))
+            braces.append(i)
+            yield tok, i, None
         elif tok == "}":
             if not braces:
                 raise NotClassicShape(f"unbalanced '}}' at offset {i}")
-            if braces.pop() == "template":
+            opening = braces.pop()
+            yield tok, i, opening
+            if src.startswith("${", opening):                 # a substitution's end
                 pos = template(i + 1)
+                yield "literal", i + 1, pos
+                if src.startswith("${", pos - 2):
+                    yield "${", pos - 2, None
         elif tok == "<!--":
             raise NotClassicShape(f"'<!--' in code at offset {i} (a comment in a classic script)")
         elif tok == "-->":
@@ -150,11 +168,38 @@ def _scan(src):
                 raise NotClassicShape(f"'-->' starting a line at offset {i} (a comment in a "
                                       "classic script)")
         else:                                            # export, import, await
-            nxt = _next_char(src, pos)
+            yield tok, i, None
+    if braces or parens:
+        raise NotClassicShape("unbalanced brackets at the end of the source")
+
+
+def _scan(src):
+    """Positions of the top-level ``export`` keywords of ``src``; NotClassicShape when ``src``
+    has syntax that a strict-mode function body would read otherwise (see the module)."""
+    exports = []
+    kinds = []               # one entry per open brace: "function" or "block"
+    depth = 0                # open parentheses
+    last_paren = (-1, -1)    # (position of the last ')', position of its '(')
+    for tok, i, opening in _tokens(src):
+        if tok == "(":
+            depth += 1
+        elif tok == ")":
+            depth -= 1
+            last_paren = (i, opening)
+        elif tok == "{":
+            kinds.append(_brace_kind(src, i, last_paren))
+        elif tok == "${":
+            kinds.append("template")
+        elif tok == "}":
+            kinds.pop()
+        elif tok == "literal":
+            continue
+        else:                                            # export, import, await
+            nxt = _next_char(src, i + len(tok))
             if nxt == ":":                               # an object's key
                 continue
             if tok == "export":
-                if braces or parens:
+                if kinds or depth:
                     raise NotClassicShape(f"'export' inside brackets at offset {i}")
                 exports.append(i)
             elif tok == "import":
@@ -162,11 +207,23 @@ def _scan(src):
                     raise NotClassicShape(f"import.meta at offset {i}")
                 if nxt != "(":                           # import(...) works in a classic script
                     raise NotClassicShape(f"an import statement at offset {i}")
-            elif "function" not in braces:
+            elif "function" not in kinds:
                 raise NotClassicShape(f"'await' outside a function at offset {i}")
-    if braces or parens:
-        raise NotClassicShape("unbalanced brackets at the end of the source")
     return exports
+
+
+def code_and_brackets(src):
+    """``src`` with its literals (strings, template text, comments, regular expressions) blanked
+    to spaces, and ``{opening: closing}`` positions of its braces and parentheses."""
+    code, pairs, pos = [], {}, 0
+    for tok, i, other in _tokens(src):
+        if tok == "literal":
+            code += [src[pos:i], " " * (other - i)]
+            pos = other
+        elif tok in "})":
+            pairs[other] = i
+    code.append(src[pos:])
+    return "".join(code), pairs
 
 
 def _brace_kind(src, i, last_paren):

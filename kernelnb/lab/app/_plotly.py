@@ -31,7 +31,11 @@ The classic script starts with V8's explicit compile hint (:data:`COMPILE_HINT`)
 browser then compiles the bundle's functions on a background thread while the script streams in,
 where it compiled each on the page's main thread the first time it ran. On a 2-core machine, the
 main thread's time in the bundle on a fresh page fell from 0.6-0.8 s to 0.2-0.4 s, and the first
-chart came 0.02-0.67 s sooner (architecture notes, "Where a page's time goes").
+chart came 0.02-0.67 s sooner (architecture notes, "Where a page's time goes"). That hint compiles
+every function of the script, the modules of the deferred trace types too: the module factories
+that nothing run at load reaches (about 700, 1.9 MB of the 5 MB) are therefore served as text,
+compiled in their own scope the first time they are required
+(:func:`~kernelnb.lab.app._on_demand.compile_on_demand`).
 The shim also draws a figure only once its element is laid out: a chart hidden when the page opens
 (a tab, a checkbox, another mode) is drawn when it is first shown, not at load.
 
@@ -119,6 +123,9 @@ class ServedBundle(NamedTuple):
     deferred: tuple[str, ...] = ()
     #: Why every trace type is registered at load (None when some are deferred).
     deferral_reason: str | None = None
+    #: How many of the bundle's module factories are served as text, compiled when first required
+    #: (:func:`~kernelnb.lab.app._on_demand.compile_on_demand`).
+    on_demand: int = 0
 
 
 class UnexpectedBundle(ValueError):
@@ -168,6 +175,13 @@ def defer_trace_registration(src: str, eager=EAGER_TRACES, global_name: str = PL
         factory is not defined exactly once as a ``lib/<name>.js`` module, a type of ``eager`` is
         not among them, or nothing would be deferred.
     """
+    src, later, _ = _defer_trace_registration(src, eager, global_name)
+    return src, later
+
+
+def _defer_trace_registration(src, eager, global_name):
+    """:func:`defer_trace_registration`, and where the table of the deferred factories lies in
+    the rewritten source (start, end): code that runs only when a figure asks for a type."""
     from ._classic_script import _IDENT
     if not _IDENT.match(global_name):
         raise ValueError(f"global_name must be a JavaScript identifier, got {global_name!r}")
@@ -203,12 +217,14 @@ def defer_trace_registration(src: str, eager=EAGER_TRACES, global_name: str = PL
     if core.startswith("__kb"):
         raise UnexpectedBundle(f"plotly.js's core is named {core}, as the rewrite's own names")
     # The names of the function's own variables start with __kb, so that none hides the core.
-    replacement = (f"(globalThis.{global_name}=(__kbLater=>__kbTypes=>{{for(const __kbType of "
-                   f"__kbTypes){{const __kbF=__kbLater.get(__kbType);if(__kbF){{"
-                   f"__kbLater.delete(__kbType);{core}.register([__kbF()])}}}}}})"
-                   f"(new Map([{table}])),{core}.register([{','.join(f + '()' for f in now)}]))")
+    lookup = (f"(globalThis.{global_name}=(__kbLater=>__kbTypes=>{{for(const __kbType of "
+              f"__kbTypes){{const __kbF=__kbLater.get(__kbType);if(__kbF){{"
+              f"__kbLater.delete(__kbType);{core}.register([__kbF()])}}}}}})")
+    table = f"(new Map([{table}]))"
+    replacement = f"{lookup}{table},{core}.register([{','.join(f + '()' for f in now)}]))"
+    start = call.start(1) + len(lookup)
     return (src[:call.start(1)] + replacement + src[call.end(0):],
-            tuple(names[f] for f in later))
+            tuple(names[f] for f in later), (start, start + len(table)))
 
 
 @lru_cache(maxsize=1)
@@ -221,28 +237,35 @@ def plotly_bundle() -> ServedBundle:
     hint (:data:`COMPILE_HINT`); when the bundle has a shape that rewrite refuses (another
     plotly), the module itself, with the reason. Either registers the trace types outside
     :data:`EAGER_TRACES` on demand (:func:`defer_trace_registration`), unless that rewrite finds
-    another shape (then ``deferral_reason`` says which).
+    another shape (then ``deferral_reason`` says which); when it does, the module factories that
+    only the deferred types reach are served as text, compiled when first required
+    (:func:`~kernelnb.lab.app._on_demand.compile_on_demand`; their number is ``on_demand``).
     """
     from ._classic_script import NotClassicShape, classic_script
+    from ._on_demand import compile_on_demand
 
-    def served(body, reason=None, deferred=(), deferral_reason=None):
+    def served(body, reason=None, deferred=(), deferral_reason=None, on_demand=0):
         digest = hashlib.sha256(body).hexdigest()[:16]
         suffix = ".js" if reason else ".classic.js"
         return ServedBundle(f"kernelnb/esm/plotly-{digest}{suffix}", body, reason is None,
-                            reason, deferred, deferral_reason)
+                            reason, deferred, deferral_reason, on_demand)
 
     raw = plotly_bundle_path().read_bytes()
     try:
         src = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return served(raw, str(exc), (), str(exc))
+    on_demand = 0
     try:
-        src, deferred, deferral_reason = *defer_trace_registration(src), None
+        src, deferred, table = _defer_trace_registration(src, EAGER_TRACES, PLOTLY_TRACES_GLOBAL)
+        deferral_reason = None
     except UnexpectedBundle as exc:
         deferred, deferral_reason = (), str(exc)
     try:
+        if deferred:
+            src, on_demand, _ = compile_on_demand(src, ignore=[table])
         return served((COMPILE_HINT + classic_script(src, PLOTLY_GLOBAL, required=_EXPORTS))
-                      .encode(), None, deferred, deferral_reason)
+                      .encode(), None, deferred, deferral_reason, on_demand)
     except NotClassicShape as exc:
         return served(src.encode(), str(exc), deferred, deferral_reason)
 

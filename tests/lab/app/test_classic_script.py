@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from kernelnb.lab.app._classic_script import NotClassicShape, classic_script
+from kernelnb.lab.app._classic_script import NotClassicShape, classic_script, code_and_brackets
 
 NODE = shutil.which("node")
 
@@ -102,3 +102,15 @@ def test_shapes_the_rewrite_cannot_keep_are_refused(source, why):
 def test_the_global_must_be_an_identifier():
     with pytest.raises(ValueError, match="global_name"):
         classic_script("const a = 1; export{a};", "window.x")
+
+
+def test_code_and_brackets_blank_the_literals_and_pair_the_brackets():
+    """Strings, template text (not its substitutions), comments and regular expressions become
+    spaces of the same length; each brace and parenthesis outside them is paired, a template
+    substitution's with its ``${``."""
+    src = 'f("}", `a${ {b: 1}.b }c`, /[)]/g) /* { */ // (\nx = 4 / 2;'
+    code, pairs = code_and_brackets(src)
+    assert len(code) == len(src)
+    assert code == ('f(' + ' ' * 3 + ', ' + ' ' * 4 + ' {b: 1}.b }' + ' ' * 2 + ', ' + ' ' * 6
+                    + ') ' + ' ' * 7 + ' ' + ' ' * 4 + '\nx = 4 / 2;')
+    assert pairs == {1: 32, 9: 21, 12: 17}

@@ -23,12 +23,14 @@ from kernelnb.lab.app._plotly import (
     PLOTLY_GLOBAL,
     PLOTLY_TRACES_GLOBAL,
     UnexpectedBundle,
+    _defer_trace_registration,
     defer_trace_registration,
     esm_shim,
     plotly_bundle,
     plotly_bundle_path,
     plotly_bundle_route,
 )
+from kernelnb.lab.app._on_demand import compile_on_demand
 
 
 def _state_sizes(env_value):
@@ -71,10 +73,13 @@ def test_shim_imports_the_route_relative_to_the_page_base_url():
 
 
 def test_installed_bundle_becomes_a_classic_script_with_its_exports_on_the_global():
-    """plotly's module (its trace registration rewritten), its final ``export{...}`` (the last one
-    of the file: an earlier one is inside a string) replaced by the assignment of the same bindings
-    to the global."""
-    raw, _ = defer_trace_registration(plotly_bundle_path().read_text(encoding="utf-8"))
+    """plotly's module (its trace registration rewritten, the factories that only the deferred
+    types reach left as text), its final ``export{...}`` (the last one of the file: an earlier one
+    is inside a string) replaced by the assignment of the same bindings to the global."""
+    raw, _, table = _defer_trace_registration(plotly_bundle_path().read_text(encoding="utf-8"),
+                                              EAGER_TRACES, PLOTLY_TRACES_GLOBAL)
+    assert raw[table[0]:].startswith("(new Map([") and raw[:table[1]].endswith("]))")
+    raw, on_demand, _ = compile_on_demand(raw, ignore=[table])
     at = raw.rindex("export{")
     end = raw.index("}", at) + 1
     assert raw[end:].lstrip(";").strip().startswith(("/*", "//")) or not raw[end:].strip(";\n ")
@@ -83,6 +88,7 @@ def test_installed_bundle_becomes_a_classic_script_with_its_exports_on_the_globa
     bundle = plotly_bundle()
     body = bundle.body.decode()
     assert bundle.classic and bundle.reason is None and bundle.deferral_reason is None
+    assert bundle.on_demand == on_demand > 100
     assert bundle.route == ("kernelnb/esm/plotly-"
                             f"{hashlib.sha256(bundle.body).hexdigest()[:16]}.classic.js")
     assigned = ", ".join(f'"{name}": {local}' for name, local in pairs.items())
@@ -128,6 +134,20 @@ def test_deferred_registration_of_a_small_bundle():
             't.register([C(),K()])),r.exports=t}});') in out
     assert out.replace(out[out.index("(globalThis.g"):out.index(",r.exports=t")], "") == \
         FAKE_PLOTLY.replace("t.register([B(),C(),K(),H()])", "")
+
+
+def test_the_modules_only_deferred_types_reach_are_served_as_text():
+    """In the small bundle, with the table of deferred types set apart, bar's and heatmap's
+    modules are reached from nothing that runs at load: their bodies become text; contour's and
+    the calendars' (registered at load) stay code."""
+    src = FAKE_PLOTLY + "\nvar plotly=I();"
+    out, _, table = _defer_trace_registration(src, {"contour"}, "g")
+    assert out[table[0]:table[1]] == '(new Map([["bar",B],["heatmap",H]]))'
+    lazy, count, _ = compile_on_demand(out, ignore=[table])
+    assert count == 2
+    assert 'B=ye({"lib/bar.js"(e,r){return eval("(function(e,r){r.exports={}\\n})")' in lazy
+    assert 'H=ye({"lib/heatmap.js"(e,r){return eval("(function(e,r){\\n})")' in lazy
+    assert 'C=ye({"lib/contour.js"(e,r){}})' in lazy and 'K=ye({"lib/calendars.js"(e,r){}})' in lazy
 
 
 @pytest.mark.parametrize("change, eager, reason", [

@@ -1,0 +1,130 @@
+"""A bundle's module factories that its load never reaches, kept as text until first required.
+
+esbuild writes each CommonJS module of a bundle as a factory, ``name=helper({"path"(exports,
+module){...}})``, run the first time ``name()`` is called. A browser compiles every function of a
+script it is told will run at load (V8's explicit compile hint, which kernelnb puts on plotly's
+bundle), unreached factories included: in plotly's widget bundle, the trace types no dashboard
+draws and their 3-D, map and WebGL machinery, about half of its 5 MB. :func:`compile_on_demand`
+finds, from the bundle's text, the factories that nothing run at load can reach and replaces
+each one's body by a direct ``eval`` of that body as a string literal: a string is scanned, not
+compiled, and the body is compiled, in the factory's own scope, the first time the module is
+required (by a trace type registered on demand, see
+:func:`kernelnb.lab.app._plotly.defer_trace_registration`).
+
+A factory's meaning is kept whatever the analysis decides: ``"path"(e,r){BODY}`` becomes
+``"path"(e,r){return eval("(function(e,r){BODY\\n})").apply(this,arguments)}``, a function with the
+same parameters, ``this``, ``arguments`` and scope (a direct ``eval`` in strict code sees the
+factory's bindings and those around it), whose body may ``return`` as a module's may. A body
+holding ``super`` (meaningless in a function expression) is left as it is. The analysis only
+decides what is compiled when: a factory is kept compiled when any identifier of the code outside
+factories and outside top-level function declarations, or of a factory or function reached from
+there, names it (strings, comments, regular expressions and property names after a dot excepted),
+so a name that merely looks reached keeps a factory compiled, never the reverse.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from ._classic_script import _prev_char, code_and_brackets
+
+__all__ = ["compile_on_demand"]
+
+# name=helper({"path"(params){   (esbuild's __commonJS / __esm factories, minified or not)
+_FACTORY = re.compile(r'(?<![\w$.])([A-Za-z_$][\w$]*)\s*=\s*[A-Za-z_$][\w$]*\(\{\s*"([^"\\\n]+)"\s*'
+                      r'\(([\w$,\s]*)\)\s*\{')
+_FUNCTION = re.compile(r'(?<![\w$.])function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(')
+_NAME = re.compile(r'(?<![\w$.])[A-Za-z_$][\w$]*')
+_SUPER = re.compile(r'(?<![\w$.])super(?![\w$])')
+
+
+def compile_on_demand(src, *, ignore=()):
+    """``src`` with the module factories that its load cannot reach compiled on first use.
+
+    Parameters
+    ----------
+    src : str
+        A script or module bundled by esbuild.
+    ignore : iterable of (int, int)
+        Spans of ``src`` whose references do not count: code that runs only on demand, such as
+        the table of trace types that plotly's rewritten entry module registers later.
+
+    Returns
+    -------
+    (str, int, int)
+        The rewritten source, the number of factories left as text and the characters of their
+        bodies.
+
+    Raises
+    ------
+    NotClassicShape
+        When ``src`` cannot be scanned (an unterminated literal, unbalanced brackets).
+    """
+    ignore = tuple(ignore)
+    code, pairs = code_and_brackets(src)
+    nodes = []                       # (start of body, end of body, name, params, is factory)
+    for m in _FACTORY.finditer(src):
+        if code[m.start(1)] != src[m.start(1)]:
+            continue                 # inside a literal
+        b0 = m.end() - 1
+        nodes.append((b0, pairs[b0], m.group(1), m.group(3), True))
+    defined = {m.start(1) for m in _FACTORY.finditer(src)}
+    for m in _FUNCTION.finditer(code):
+        k = _prev_char(code, m.start())
+        if k >= 0 and code[k] not in ";{}":
+            continue                 # a function expression
+        close = pairs.get(m.end() - 1)
+        if close is None:
+            continue
+        b0 = close + 1
+        while b0 < len(code) and code[b0].isspace():
+            b0 += 1
+        if code[b0:b0 + 1] != "{":
+            continue
+        defined.add(m.start(1))
+        nodes.append((b0, pairs[b0], m.group(1), None, False))
+    # Each identifier belongs to the innermost factory around it, or to the outermost function
+    # declaration around it that lies in no factory, or to the code that runs at load.
+    nodes.sort(key=lambda t: (t[0], -t[1]))
+    kept, stack = [], []
+    for node in nodes:
+        while stack and stack[-1][1] < node[0]:
+            stack.pop()
+        if not node[4] and stack:
+            continue                 # a function inside a factory or another function
+        kept.append(node)
+        stack.append(node)
+    nodes = kept
+    by_name = {}
+    for i, node in enumerate(nodes):
+        by_name.setdefault(node[2], []).append(i)
+    refs = [set() for _ in nodes]
+    roots, stack, nxt = set(), [], 0
+    for m in _NAME.finditer(code):
+        p, word = m.start(), m.group()
+        if word not in by_name or p in defined or any(a <= p < b for a, b in ignore):
+            continue
+        while nxt < len(nodes) and nodes[nxt][0] <= p:
+            while stack and nodes[stack[-1]][1] < nodes[nxt][0]:
+                stack.pop()
+            stack.append(nxt)
+            nxt += 1
+        while stack and nodes[stack[-1]][1] < p:
+            stack.pop()
+        (refs[stack[-1]] if stack else roots).add(word)
+    reached, todo = set(), [i for w in roots for i in by_name[w]]
+    while todo:
+        i = todo.pop()
+        if i not in reached:
+            reached.add(i)
+            todo.extend(j for w in refs[i] for j in by_name[w])
+    out, pos, count, chars = [], 0, 0, 0
+    for i, (b0, b1, _, params, factory) in enumerate(nodes):
+        body = src[b0 + 1:b1]
+        if not factory or i in reached or b0 < pos or _SUPER.search(code, b0, b1):
+            continue
+        text = json.dumps(f"(function({params}){{{body}\n}})", ensure_ascii=False)
+        out += [src[pos:b0 + 1], f"return eval({text}).apply(this,arguments)"]
+        pos, count, chars = b1, count + 1, chars + len(body)
+    out.append(src[pos:])
+    return "".join(out), count, chars

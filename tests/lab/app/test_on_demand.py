@@ -1,0 +1,90 @@
+"""Module factories a bundle's load cannot reach, left as text and compiled when first required
+(kernelnb.lab.app._on_demand): which factories, and what the rewrite leaves alone."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from kernelnb.lab.app._classic_script import NotClassicShape
+from kernelnb.lab.app._on_demand import compile_on_demand
+
+# A bundle as esbuild writes one: CommonJS factories (cjs) and an ES module's init (esm), a
+# function declaration, a table of factories registered later, look-alikes of factory names in a
+# string, a regular expression, a comment and after a dot.
+BUNDLE = r"""var names = Object.getOwnPropertyNames;
+var cjs = (cb, mod) => function () {
+  return mod || (0, cb[names(cb)[0]])((mod = {exports: {}}).exports, mod), mod.exports; };
+var esm = (fn, res) => function () { return fn && (res = (0, fn[names(fn)[0]])(fn = 0)), res; };
+var log = [];
+var shared = cjs({"src/shared.js"(e, r) { log.push("shared"); r.exports = {n: 1}; }});
+var used = cjs({"src/used.js"(e, r) { log.push("used"); r.exports = shared().n + 1; }});
+var hoisted;
+var initEsm = esm({"src/esm.js"() { hoisted = "set by esm"; log.push("esm"); }});
+var later = cjs({"src/later.js"(e, r) {
+  "use strict";
+  log.push("later:" + typeof this + ":" + arguments.length);
+  r.exports = {u: used(), s: shared().n, h: (initEsm(), hoisted), re: /}"'/.source,
+               t: `${"}"}\u2028`, f: viaFunction()};
+  if (r.exports.u) return;
+  r.exports.never = true;
+}});
+var nested = cjs({"src/nested.js"(e, r) {
+  var inner = cjs({"src/inner.js"(e2, r2) { r2.exports = "inner"; }});
+  r.exports = inner() + "//";
+}});
+var withSuper = cjs({"src/super.js"(e, r) { r.exports = {m() { return super.toString; }}; }});
+var lookAlike = cjs({"src/look.js"(e, r) { r.exports = "lookAlike"; }});
+function viaFunction() { return nested(); }
+function unusedFunction() { return withSuper(); }
+const text = "later() lookAlike()", pattern = /lookAlike/, prop = log.lookAlike; // lookAlike()
+var table = [["later", later]];
+export{used as default, table, log};
+"""
+
+
+def _table_span(src):
+    i = src.index("var table = ")
+    return (i, src.index(";", i))
+
+
+def _text_factories(src):
+    """The factory paths whose bodies the rewrite left as text."""
+    return sorted(re.findall(r'"(src/[\w/.]+)"\([\w, ]*\)\s*\{return eval\(', src))
+
+
+def test_factories_that_the_load_cannot_reach_are_left_as_text():
+    out, count, chars = compile_on_demand(BUNDLE, ignore=[_table_span(BUNDLE)])
+    # later (only in the ignored table), the esm init and the function it alone reaches, nested
+    # (through a function declaration only later calls) and the look-alike; not withSuper,
+    # whose body holds super; inner stays inside nested's text
+    assert _text_factories(out) == ["src/esm.js", "src/later.js", "src/look.js", "src/nested.js"]
+    assert count == 4
+    assert '"src/shared.js"(e, r) { log.push("shared")' in out      # reached: left as it was
+    assert '"src/used.js"(e, r) { log.push("used")' in out
+    assert '"src/super.js"(e, r) { r.exports = {m() { return super' in out
+    # each text is the factory's body in a function of its parameters, as a JSON string
+    body = re.search(r'"src/later.js"\(e, r\) \{return eval\(("(?:[^"\\]|\\.)*")\)'
+                     r'\.apply\(this,arguments\)\}', out)
+    fn = json.loads(body.group(1))
+    start = BUNDLE.index('"src/later.js"(e, r) {') + len('"src/later.js"(e, r) {')
+    assert fn == "(function(e, r){" + BUNDLE[start:BUNDLE.index("\n}});\nvar nested")] + "\n\n})"
+    assert chars == sum(len(json.loads(m)) - len("(function(){\n})") - len(p)
+                        for p, m in re.findall(r'"src/[\w/.]+"\(([\w, ]*)\)\s*\{return eval\(('
+                                               r'"(?:[^"\\]|\\.)*")\)', out))
+
+
+def test_without_the_ignored_span_the_table_reaches_its_factories():
+    out, count, _ = compile_on_demand(BUNDLE)
+    assert _text_factories(out) == ["src/look.js"] and count == 1
+
+
+def test_a_source_without_factories_is_unchanged():
+    src = "const a = 1; function f() { return `${a}}`; }\nexport{f as default};"
+    assert compile_on_demand(src) == (src, 0, 0)
+
+
+def test_a_source_the_scanner_cannot_read_is_refused():
+    with pytest.raises(NotClassicShape, match="unterminated string"):
+        compile_on_demand('var x = cjs({"src/a.js"(e, r) { r.exports = "open; }});')
