@@ -64,9 +64,9 @@ def compile_on_demand(src, *, ignore=()):
     code, pairs = code_and_brackets(src)
     nodes = []                       # (start of body, end of body, name, params, is factory)
     for m in _FACTORY.finditer(src):
-        if code[m.start(1)] != src[m.start(1)]:
-            continue                 # inside a literal
         b0 = m.end() - 1
+        if code[m.start(1)] != src[m.start(1)] or b0 not in pairs:
+            continue                 # inside a literal
         nodes.append((b0, pairs[b0], m.group(1), m.group(3), True))
     defined = {m.start(1) for m in _FACTORY.finditer(src)}
     for m in _FUNCTION.finditer(code):
