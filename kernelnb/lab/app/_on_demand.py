@@ -63,12 +63,13 @@ def compile_on_demand(src, *, ignore=()):
     ignore = tuple(ignore)
     code, pairs = code_and_brackets(src)
     nodes = []                       # (start of body, end of body, name, params, is factory)
+    defined = set()                  # where the factories' and functions' names are defined
     for m in _FACTORY.finditer(src):
         b0 = m.end() - 1
+        defined.add(m.start(1))
         if code[m.start(1)] != src[m.start(1)] or b0 not in pairs:
-            continue                 # inside a literal
+            continue                 # inside a literal, or a brace the scanner did not pair
         nodes.append((b0, pairs[b0], m.group(1), m.group(3), True))
-    defined = {m.start(1) for m in _FACTORY.finditer(src)}
     for m in _FUNCTION.finditer(code):
         k = _prev_char(code, m.start())
         if k >= 0 and code[k] not in ";{}":

@@ -213,14 +213,14 @@ def _defer_trace_registration(src, eager, global_name):
     if not later:
         raise UnexpectedBundle("plotly.js registers no trace type to defer")
     now = [f for f in factories if f not in later]
-    table = ",".join(f'["{names[f]}",{f}]' for f in later)
+    entries = ",".join(f'["{names[f]}",{f}]' for f in later)
     if core.startswith("__kb"):
         raise UnexpectedBundle(f"plotly.js's core is named {core}, as the rewrite's own names")
     # The names of the function's own variables start with __kb, so that none hides the core.
     lookup = (f"(globalThis.{global_name}=(__kbLater=>__kbTypes=>{{for(const __kbType of "
               f"__kbTypes){{const __kbF=__kbLater.get(__kbType);if(__kbF){{"
               f"__kbLater.delete(__kbType);{core}.register([__kbF()])}}}}}})")
-    table = f"(new Map([{table}]))"
+    table = f"(new Map([{entries}]))"
     replacement = f"{lookup}{table},{core}.register([{','.join(f + '()' for f in now)}]))"
     start = call.start(1) + len(lookup)
     return (src[:call.start(1)] + replacement + src[call.end(0):],
