@@ -15,11 +15,15 @@ A factory's meaning is kept whatever the analysis decides: ``"path"(e,r){BODY}``
 ``"path"(e,r){return eval("(function(e,r){BODY\\n})").apply(this,arguments)}``, a function with the
 same parameters, ``this``, ``arguments`` and scope (a direct ``eval`` in strict code sees the
 factory's bindings and those around it), whose body may ``return`` as a module's may. A body
-holding ``super`` (meaningless in a function expression) is left as it is. The analysis only
-decides what is compiled when: a factory is kept compiled when any identifier of the code outside
-factories and outside top-level function declarations, or of a factory or function reached from
-there, names it (strings, comments, regular expressions and property names after a dot excepted),
-so a name that merely looks reached keeps a factory compiled, never the reverse.
+holding a ``super`` outside its class bodies (one in an object's method, which a function
+expression could not compile) is left as it is. The analysis only decides what is compiled when:
+a factory is kept compiled when the code outside factories and outside top-level function
+declarations, or a factory or function reached from there, calls it as esbuild requires a module,
+``name()`` (strings, comments, regular expressions and property names after a dot excepted); a
+top-level function is reached by any mention of its name. Another use of a factory's minified
+name is a local binding that shadows it (in plotly's bundle, such look-alikes kept 3-D, WebGL and
+map modules compiled); and should a factory be reached some other way, it is still compiled and
+run when called, only later.
 """
 from __future__ import annotations
 
@@ -36,6 +40,10 @@ _FACTORY = re.compile(r'(?<![\w$.])([A-Za-z_$][\w$]*)\s*=\s*[A-Za-z_$][\w$]*\(\{
 _FUNCTION = re.compile(r'(?<![\w$.])function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(')
 _NAME = re.compile(r'(?<![\w$.])[A-Za-z_$][\w$]*')
 _SUPER = re.compile(r'(?<![\w$.])super(?![\w$])')
+# class [Name] [extends ...] {   (not a property named class: .class, {class: ...}, class() {})
+_CLASS = re.compile(r'(?<![\w$.])class(?![\w$])(?=\s*[A-Za-z_${])')
+# A factory is required by calling it with no arguments, as esbuild writes every require: name()
+_EMPTY_CALL = re.compile(r'\s*\(\s*\)')
 
 
 def compile_on_demand(src, *, ignore=()):
@@ -101,10 +109,13 @@ def compile_on_demand(src, *, ignore=()):
         by_name.setdefault(node[2], []).append(i)
     refs = [set() for _ in nodes]
     roots, stack, nxt = set(), [], 0
+    calls_only = {w for w, ids in by_name.items() if all(nodes[i][4] for i in ids)}
     for m in _NAME.finditer(code):
         p, word = m.start(), m.group()
         if word not in by_name or p in defined or any(a <= p < b for a, b in ignore):
             continue
+        if word in calls_only and not _EMPTY_CALL.match(code, m.end()):
+            continue                 # a local binding of the same minified name
         while nxt < len(nodes) and nodes[nxt][0] <= p:
             while stack and nodes[stack[-1]][1] < nodes[nxt][0]:
                 stack.pop()
@@ -122,10 +133,26 @@ def compile_on_demand(src, *, ignore=()):
     out, pos, count, chars = [], 0, 0, 0
     for i, (b0, b1, _, params, factory) in enumerate(nodes):
         body = src[b0 + 1:b1]
-        if not factory or i in reached or b0 < pos or _SUPER.search(code, b0, b1):
+        if not factory or i in reached or b0 < pos or _super_outside_class(code, pairs, b0, b1):
             continue
         text = json.dumps(f"(function({params}){{{body}\n}})", ensure_ascii=False)
         out += [src[pos:b0 + 1], f"return eval({text}).apply(this,arguments)"]
         pos, count, chars = b1, count + 1, chars + len(body)
     out.append(src[pos:])
     return "".join(out), count, chars
+
+
+def _super_outside_class(code, pairs, b0, b1):
+    """Whether ``code[b0:b1]`` holds a ``super`` outside every class body in it (which the
+    factory's body would lose as the body of a function expression)."""
+    supers = [m.start() for m in _SUPER.finditer(code, b0, b1)]
+    if not supers:
+        return False
+    bodies = []
+    for m in _CLASS.finditer(code, b0, b1):
+        j = m.end()
+        while j < b1 and code[j] != "{":
+            j = pairs[j] + 1 if code[j] == "(" and j in pairs else j + 1
+        if j in pairs:
+            bodies.append((j, pairs[j]))
+    return any(not any(a < p < b for a, b in bodies) for p in supers)

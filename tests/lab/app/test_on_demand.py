@@ -12,7 +12,9 @@ from kernelnb.lab.app._on_demand import compile_on_demand
 
 # A bundle as esbuild writes one: CommonJS factories (cjs) and an ES module's init (esm), a
 # function declaration, a table of factories registered later, look-alikes of factory names in a
-# string, a regular expression, a comment and after a dot.
+# string, a regular expression, a comment, after a dot and as local bindings (a parameter, a
+# local function called with an argument), a class whose methods call super and an object
+# method that does.
 BUNDLE = r"""var names = Object.getOwnPropertyNames;
 var cjs = (cb, mod) => function () {
   return mod || (0, cb[names(cb)[0]])((mod = {exports: {}}).exports, mod), mod.exports; };
@@ -26,7 +28,7 @@ var later = cjs({"src/later.js"(e, r) {
   "use strict";
   log.push("later:" + typeof this + ":" + arguments.length);
   r.exports = {u: used(), s: shared().n, h: (initEsm(), hoisted), re: /}"'/.source,
-               t: `${"}"}\u2028`, f: viaFunction()};
+               t: `${"}"}\u2028`, f: viaFunction(), c: withClass()};
   if (r.exports.u) return;
   r.exports.never = true;
 }});
@@ -35,12 +37,20 @@ var nested = cjs({"src/nested.js"(e, r) {
   r.exports = inner() + "//";
 }});
 var withSuper = cjs({"src/super.js"(e, r) { r.exports = {m() { return super.toString; }}; }});
+var withClass = cjs({"src/class.js"(e, r) {
+  class Base { m() { return "base"; } }
+  class Derived extends (0, Object)(Base) { m() { return "derived of " + super.m(); } }
+  r.exports = new Derived().m();
+}});
 var lookAlike = cjs({"src/look.js"(e, r) { r.exports = "lookAlike"; }});
 function viaFunction() { return nested(); }
 function unusedFunction() { return withSuper(); }
 const text = "later() lookAlike()", pattern = /lookAlike/, prop = log.lookAlike; // lookAlike()
-var table = [["later", later]];
-export{used as default, table, log};
+const param = [1].map(function (lookAlike) { return lookAlike; }),
+  local = (() => { const lookAlike = (x) => x; return lookAlike(1); })();
+var table = [["later", () => later()]];
+var answer = used();
+export{answer as default, table, log};
 """
 
 
@@ -57,10 +67,13 @@ def _text_factories(src):
 def test_factories_that_the_load_cannot_reach_are_left_as_text():
     out, count, chars = compile_on_demand(BUNDLE, ignore=[_table_span(BUNDLE)])
     # later (only in the ignored table), the esm init and the function it alone reaches, nested
-    # (through a function declaration only later calls) and the look-alike; not withSuper,
-    # whose body holds super; inner stays inside nested's text
-    assert _text_factories(out) == ["src/esm.js", "src/later.js", "src/look.js", "src/nested.js"]
-    assert count == 4
+    # (through a function declaration only later calls), the class later alone requires (its
+    # super calls are in class bodies) and the look-alike (whose name the load only uses as
+    # other bindings); not withSuper, whose super is an object method's; inner stays inside
+    # nested's text
+    assert _text_factories(out) == ["src/class.js", "src/esm.js", "src/later.js", "src/look.js",
+                                    "src/nested.js"]
+    assert count == 5
     assert '"src/shared.js"(e, r) { log.push("shared")' in out      # reached: left as it was
     assert '"src/used.js"(e, r) { log.push("used")' in out
     assert '"src/super.js"(e, r) { r.exports = {m() { return super' in out
@@ -78,6 +91,21 @@ def test_factories_that_the_load_cannot_reach_are_left_as_text():
 def test_without_the_ignored_span_the_table_reaches_its_factories():
     out, count, _ = compile_on_demand(BUNDLE)
     assert _text_factories(out) == ["src/look.js"] and count == 1
+
+
+def test_a_super_outside_every_class_body_keeps_a_factory_compiled():
+    """A super that the factory's body holds directly, or in an object's method, would not
+    compile in a function expression; one in a class body, past an extends clause with
+    parentheses and braces, does."""
+    helper = "var cjs = (cb) => cb;\n"
+    for body, text in [("class A extends B { m() { super.m(); } }", True),
+                       ("class A extends f({a: 1}) { constructor() { super(); } }", True),
+                       ("r.exports = {m() { return super.x; }};", False),
+                       ("class A {} r.exports = {m() { return super.x; }};", False),
+                       ("r.exports = {class: 1, m() { return super.x; }};", False)]:
+        src = helper + 'var f1 = cjs({"src/a.js"(e, r) { ' + body + ' }});\n'
+        out, count, _ = compile_on_demand(src)
+        assert count == int(text), body
 
 
 def test_a_source_without_factories_is_unchanged():
