@@ -24,6 +24,16 @@ top-level function is reached by any mention of its name. Another use of a facto
 name is a local binding that shadows it (in plotly's bundle, such look-alikes kept 3-D, WebGL and
 map modules compiled); and should a factory be reached some other way, it is still compiled and
 run when called, only later.
+
+The top-level function declarations that nothing run at load names (in plotly's bundle, about
+1,000 functions of maplibre's ES modules, hoisted out of their text factories) are kept as text
+the same way, compiled at their first call and kept: ``function f(a){BODY}`` becomes
+``var __kbOnDemand_f;function f(a){return(__kbOnDemand_f||(__kbOnDemand_f=eval("(function(a)
+{BODY\n})"))).apply(this,arguments)}``. The declaration, its hoisting, name, length and
+prototype stay; ``new f()`` passes the new object as ``this``, whose prototype is ``f``'s. The
+compiled body's scope is that of ``f``'s first call, in which it sees nothing of that call: its
+own parameters and ``arguments`` hide the first call's. A generator, or a body reading
+``new.target`` (the compiled body is called, not constructed), is left as it is.
 """
 from __future__ import annotations
 
@@ -42,12 +52,16 @@ _NAME = re.compile(r'(?<![\w$.])[A-Za-z_$][\w$]*')
 _SUPER = re.compile(r'(?<![\w$.])super(?![\w$])')
 # class [Name] [extends ...] {   (not a property named class: .class, {class: ...}, class() {})
 _CLASS = re.compile(r'(?<![\w$.])class(?![\w$])(?=\s*[A-Za-z_${])')
+_NEW_TARGET = re.compile(r'(?<![\w$.])new\s*\.\s*target(?![\w$])')
+# The variables that keep a top-level function's body once compiled: __kbOnDemand_<name>
+_CACHE = "__kbOnDemand_"
 # A factory is required by calling it with no arguments, as esbuild writes every require: name()
 _EMPTY_CALL = re.compile(r'\s*\(\s*\)')
 
 
 def compile_on_demand(src, *, ignore=()):
-    """``src`` with the module factories that its load cannot reach compiled on first use.
+    """``src`` with the module factories and top-level functions that its load cannot reach
+    compiled on first use.
 
     Parameters
     ----------
@@ -60,8 +74,8 @@ def compile_on_demand(src, *, ignore=()):
     Returns
     -------
     (str, int, int)
-        The rewritten source, the number of factories left as text and the characters of their
-        bodies.
+        The rewritten source, the number of factories and functions left as text and the
+        characters of their bodies.
 
     Raises
     ------
@@ -72,6 +86,7 @@ def compile_on_demand(src, *, ignore=()):
     code, pairs = code_and_brackets(src)
     nodes = []                       # (start of body, end of body, name, params, is factory)
     defined = set()                  # where the factories' and functions' names are defined
+    keyword = {}                     # a function declaration's body -> its keyword "function"
     for m in _FACTORY.finditer(src):
         b0 = m.end() - 1
         defined.add(m.start(1))
@@ -91,7 +106,10 @@ def compile_on_demand(src, *, ignore=()):
         if code[b0:b0 + 1] != "{":
             continue
         defined.add(m.start(1))
-        nodes.append((b0, pairs[b0], m.group(1), None, False))
+        # a generator's function keeps its body: a wrapper would return the generator object
+        params = None if "*" in m.group() else src[m.end():close]
+        nodes.append((b0, pairs[b0], m.group(1), params, False))
+        keyword[b0] = m.start()
     # Each identifier belongs to the innermost factory around it, or to the outermost function
     # declaration around it that lies in no factory, or to the code that runs at load.
     nodes.sort(key=lambda t: (t[0], -t[1]))
@@ -131,12 +149,23 @@ def compile_on_demand(src, *, ignore=()):
             reached.add(i)
             todo.extend(j for w in refs[i] for j in by_name[w])
     out, pos, count, chars = [], 0, 0, 0
-    for i, (b0, b1, _, params, factory) in enumerate(nodes):
+    functions = _CACHE not in src             # the cache's names are free
+    for i, (b0, b1, name, params, factory) in enumerate(nodes):
         body = src[b0 + 1:b1]
-        if not factory or i in reached or b0 < pos or _super_outside_class(code, pairs, b0, b1):
+        if (i in reached or b0 < pos or params is None
+                or not (factory or functions) or _super_outside_class(code, pairs, b0, b1)):
             continue
         text = json.dumps(f"(function({params}){{{body}\n}})", ensure_ascii=False)
-        out += [src[pos:b0 + 1], f"return eval({text}).apply(this,arguments)"]
+        if factory:
+            out += [src[pos:b0 + 1], f"return eval({text}).apply(this,arguments)"]
+        else:
+            if _NEW_TARGET.search(code, b0, b1):
+                continue
+            # compiled at its first call and kept: a function may be called many times
+            cache = _CACHE + name
+            start = keyword[b0]
+            out += [src[pos:start], f"var {cache};", src[start:b0 + 1],
+                    f"return({cache}||({cache}=eval({text}))).apply(this,arguments)"]
         pos, count, chars = b1, count + 1, chars + len(body)
     out.append(src[pos:])
     return "".join(out), count, chars

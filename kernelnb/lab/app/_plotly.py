@@ -33,9 +33,9 @@ where it compiled each on the page's main thread the first time it ran. On a 2-c
 main thread's time in the bundle on a fresh page fell from 0.6-0.8 s to 0.2-0.4 s, and the first
 chart came 0.02-0.67 s sooner (architecture notes, "Where a page's time goes"). That hint compiles
 every function of the script, the modules of the deferred trace types too: the module factories
-that nothing run at load reaches (about 700, 1.9 MB of the 5 MB) are therefore served as text,
-compiled in their own scope the first time they are required
-(:func:`~kernelnb.lab.app._on_demand.compile_on_demand`).
+and top-level functions that nothing run at load reaches (about 800 factories, 3.3 MB of the
+5 MB, and 1,000 functions) are therefore served as text, compiled in their own scope the first
+time they are called (:func:`~kernelnb.lab.app._on_demand.compile_on_demand`).
 The shim also draws a figure only once its element is laid out: a chart hidden when the page opens
 (a tab, a checkbox, another mode) is drawn when it is first shown, not at load.
 
@@ -123,8 +123,8 @@ class ServedBundle(NamedTuple):
     deferred: tuple[str, ...] = ()
     #: Why every trace type is registered at load (None when some are deferred).
     deferral_reason: str | None = None
-    #: How many of the bundle's module factories are served as text, compiled when first required
-    #: (:func:`~kernelnb.lab.app._on_demand.compile_on_demand`).
+    #: How many of the bundle's module factories and top-level functions are served as text,
+    #: compiled when first called (:func:`~kernelnb.lab.app._on_demand.compile_on_demand`).
     on_demand: int = 0
 
 
@@ -237,8 +237,9 @@ def plotly_bundle() -> ServedBundle:
     hint (:data:`COMPILE_HINT`); when the bundle has a shape that rewrite refuses (another
     plotly), the module itself, with the reason. Either registers the trace types outside
     :data:`EAGER_TRACES` on demand (:func:`defer_trace_registration`), unless that rewrite finds
-    another shape (then ``deferral_reason`` says which); when it does, the module factories that
-    only the deferred types reach are served as text, compiled when first required
+    another shape (then ``deferral_reason`` says which); when it does, the module factories and
+    top-level functions that only the deferred types reach are served as text, compiled when
+    first called
     (:func:`~kernelnb.lab.app._on_demand.compile_on_demand`; their number is ``on_demand``).
     """
     from ._classic_script import NotClassicShape, classic_script

@@ -28,7 +28,8 @@ var later = cjs({"src/later.js"(e, r) {
   "use strict";
   log.push("later:" + typeof this + ":" + arguments.length);
   r.exports = {u: used(), s: shared().n, h: (initEsm(), hoisted), re: /}"'/.source,
-               t: `${"}"}\u2028`, f: viaFunction(), c: withClass()};
+               t: `${"}"}\u2028`, f: viaFunction(), c: withClass(), p: points(),
+               g: [...gen()], nt: typeof whoCalled};
   if (r.exports.u) return;
   r.exports.never = true;
 }});
@@ -45,6 +46,14 @@ var withClass = cjs({"src/class.js"(e, r) {
 var lookAlike = cjs({"src/look.js"(e, r) { r.exports = "lookAlike"; }});
 function viaFunction() { return nested(); }
 function unusedFunction() { return withSuper(); }
+function Point(x, y) { this.x = x; this.y = y; }
+function points() {
+  const a = new Point(1, 2), b = new Point(3, 4);
+  Point.prototype.sum = function () { return this.x + this.y; };
+  return [a.sum() + b.sum(), b instanceof Point, Point.length, Point.name];
+}
+function* gen() { yield 1; yield arguments.length; }
+function whoCalled() { return new.target; }
 const text = "later() lookAlike()", pattern = /lookAlike/, prop = log.lookAlike; // lookAlike()
 const param = [1].map(function (lookAlike) { return lookAlike; }),
   local = (() => { const lookAlike = (x) => x; return lookAlike(1); })();
@@ -64,6 +73,14 @@ def _text_factories(src):
     return sorted(re.findall(r'"(src/[\w/.]+)"\([\w, ]*\)\s*\{return eval\(', src))
 
 
+def _text_functions(src):
+    """The top-level functions whose bodies the rewrite left as text."""
+    found = re.findall(r'var __kbOnDemand_(\w+);function (\w+)\([\w, ]*\) \{return\('
+                       r'__kbOnDemand_(\w+)\|\|\(__kbOnDemand_(\w+)=eval\(', src)
+    assert all(len(set(names)) == 1 for names in found)
+    return sorted(names[0] for names in found)
+
+
 def test_factories_that_the_load_cannot_reach_are_left_as_text():
     out, count, chars = compile_on_demand(BUNDLE, ignore=[_table_span(BUNDLE)])
     # later (only in the ignored table), the esm init and the function it alone reaches, nested
@@ -73,7 +90,10 @@ def test_factories_that_the_load_cannot_reach_are_left_as_text():
     # nested's text
     assert _text_factories(out) == ["src/class.js", "src/esm.js", "src/later.js", "src/look.js",
                                     "src/nested.js"]
-    assert count == 5
+    # and the functions the load never names, but the generator (a wrapper would return its
+    # generator object) and the one reading new.target
+    assert _text_functions(out) == ["Point", "points", "unusedFunction", "viaFunction"]
+    assert count == 9
     assert '"src/shared.js"(e, r) { log.push("shared")' in out      # reached: left as it was
     assert '"src/used.js"(e, r) { log.push("used")' in out
     assert '"src/super.js"(e, r) { r.exports = {m() { return super' in out
@@ -83,14 +103,16 @@ def test_factories_that_the_load_cannot_reach_are_left_as_text():
     fn = json.loads(body.group(1))
     start = BUNDLE.index('"src/later.js"(e, r) {') + len('"src/later.js"(e, r) {')
     assert fn == "(function(e, r){" + BUNDLE[start:BUNDLE.index("\n}});\nvar nested")] + "\n\n})"
-    assert chars == sum(len(json.loads(m)) - len("(function(){\n})") - len(p)
-                        for p, m in re.findall(r'"src/[\w/.]+"\(([\w, ]*)\)\s*\{return eval\(('
-                                               r'"(?:[^"\\]|\\.)*")\)', out))
+    texts = [json.loads(m) for m in re.findall(r'eval\(("(?:[^"\\]|\\.)*")\)', out)]
+    assert len(texts) == count
+    assert chars == sum(len(t) - len("(function(){\n})") - t.index("){") + len("(function(")
+                        for t in texts)
 
 
 def test_without_the_ignored_span_the_table_reaches_its_factories():
     out, count, _ = compile_on_demand(BUNDLE)
-    assert _text_factories(out) == ["src/look.js"] and count == 1
+    assert _text_factories(out) == ["src/look.js"] and _text_functions(out) == ["unusedFunction"]
+    assert count == 2
 
 
 def test_a_super_outside_every_class_body_keeps_a_factory_compiled():
