@@ -194,10 +194,15 @@ def test_kernel_centroid_matches_the_estimator_and_decides_like_parzen(play):
     assert s["parzen_agreement"] == pytest.approx(np.mean(parzen == ref.predict(Xt)))
     assert s["parzen_agreement"] > 0.9
     # the surface is the centroid's decision (d_0 - d_1) on the grid
+    # (sent as float32: each value within one single-precision rounding of the largest)
     surf = play.fig.data[0]
-    G = np.column_stack([np.asarray(surf.x, float), np.asarray(surf.y, float)])
-    np.testing.assert_allclose(np.asarray(surf.z, float), ref.decision_function(G),
-                               rtol=1e-6, atol=1e-9)
+    xmin, xmax, ymin, ymax = play._bounds
+    xx, yy = np.meshgrid(np.linspace(xmin, xmax, play.grid), np.linspace(ymin, ymax, play.grid))
+    np.testing.assert_array_equal(surf.x, xx.ravel().astype(np.float32))
+    np.testing.assert_array_equal(surf.y, yy.ravel().astype(np.float32))
+    want = ref.decision_function(np.column_stack([xx.ravel(), yy.ravel()]))
+    np.testing.assert_allclose(np.asarray(surf.z, float), want, rtol=0,
+                               atol=np.finfo(np.float32).eps * np.abs(want).max())
     assert not play.controls["bandwidth"].disabled and play.controls["n_neighbors"].disabled
     assert not s["regime"]                             # K is not the centroid's
     assert "Parzen classifier, h = 0.3" in play.stats.value and "§5.3.4" in play.stats.value
