@@ -327,10 +327,11 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
         # "Kernel is running over TCP without encryption" warnings, one per page opened.
         argv.append("--KernelManager.transport=ipc")
     # The dashboards' figures are anywidgets; plotly's JupyterLab extension (a MIME renderer with
-    # its own 4.8 MB copy of plotly.js) and the JupyterLab preview button are not used by a page.
-    # (A list option given once per item: traitlets deprecates the one-string form.)
-    argv += [f"--VoilaConfiguration.extension_denylist={name}"
-             for name in ("jupyterlab-plotly", "@voila-dashboards/jupyterlab-preview")]
+    # its own 4.8 MB copy of plotly.js), the JupyterLab preview button and the Pygments styles of
+    # code cells (a page shows no code: strip_sources) are not used by a page, whose browser would
+    # fetch and run each. (A list option given once per item: traitlets deprecates the one-string
+    # form.)
+    argv += [f"--VoilaConfiguration.extension_denylist={name}" for name in EXTENSION_DENYLIST]
     # Kernels: the budget and the culling (kernelnb.lab._kernelpool); Jupyter's idle culler also
     # takes kernels whose tab is still open, after cull_idle seconds without a message.
     argv += [
@@ -354,6 +355,11 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
                  f"--KernelnbVoila.preheat_plan={json.dumps(plan)}"]
     return argv + list(extra)
 
+
+#: The JupyterLab extensions no dashboard page loads (``kernelnb serve`` and the JupyterHub
+#: service's configuration, :mod:`kernelnb.lab.hub`).
+EXTENSION_DENYLIST = ("jupyterlab-plotly", "@voila-dashboards/jupyterlab-preview",
+                      "jupyterlab_pygments")
 
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 

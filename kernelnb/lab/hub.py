@@ -29,6 +29,7 @@ import os
 from pathlib import Path
 
 from ._kernelpool import KERNEL_MB
+from .cli import EXTENSION_DENYLIST
 
 __all__ = ["GALLERY_PATH", "SERVER_MB", "link_dashboards", "singleuser_args", "singleuser_config",
            "student_resources"]
@@ -41,7 +42,6 @@ GALLERY_PATH = "/kernelnb/"
 #: jupyter_server 2.21, JupyterLab 4.6 and Voila 0.5.13, three students' mean.
 SERVER_MB = 200
 
-_EXTENSION_DENYLIST = ("jupyterlab-plotly", "@voila-dashboards/jupyterlab-preview")
 
 
 def _check_number(name, value, lo, integer=False):
@@ -97,7 +97,7 @@ def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0
         "VoilaConfiguration": {
             "strip_sources": True,
             "show_tracebacks": False,
-            "extension_denylist": list(_EXTENSION_DENYLIST),
+            "extension_denylist": list(EXTENSION_DENYLIST),
             # no template or theme named by the page's URL (Voila 0.5.8 does not check the name)
             "allow_template_override": "NO",
             "allow_theme_override": "NO",

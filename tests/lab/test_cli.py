@@ -220,7 +220,8 @@ def test_serve_kernel_options_reach_voila(tiny_dashboards):
     assert not any("preheat" in a for a in argv)            # no pool unless asked
     deny = [a.split("=", 1)[1] for a in argv
             if a.startswith("--VoilaConfiguration.extension_denylist=")]
-    assert deny == ["jupyterlab-plotly", "@voila-dashboards/jupyterlab-preview"]
+    assert deny == ["jupyterlab-plotly", "@voila-dashboards/jupyterlab-preview",
+                    "jupyterlab_pygments"]
 
 
 def test_default_kernel_budget_follows_memory():
