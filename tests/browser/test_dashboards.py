@@ -682,7 +682,7 @@ def test_a_factory_served_as_text_runs_as_the_code_did(browser):
 
     from ..lab.app.test_on_demand import BUNDLE, _table_span
     rewritten, count, _ = compile_on_demand(BUNDLE, ignore=[_table_span(BUNDLE)])
-    assert count == 9
+    assert count == 10
     context = browser.new_context()
     try:
         pg = context.new_page()
@@ -693,7 +693,8 @@ def test_a_factory_served_as_text_runs_as_the_code_did(browser):
     assert after == before
     assert before["later"] == {"u": 2, "s": 1, "h": "set by esm", "re": '}"\'', "t": "}\u2028",
                                "f": "inner//", "c": "derived of base",
-                               "p": [10, True, 2, "Point"], "g": [1, 0], "nt": "function"}
+                               "p": [10, True, 2, "Point"], "g": [1, 0], "nt": "function",
+                               "b": ["first", "second"]}
     assert before["again"]
     assert before["log"] == ["used", "shared", "later:undefined:2", "esm"]
 

@@ -28,9 +28,11 @@ run when called, only later.
 The top-level function declarations that nothing run at load names (in plotly's bundle, about
 1,000 functions of maplibre's ES modules, hoisted out of their text factories) are kept as text
 the same way, compiled at their first call and kept: ``function f(a){BODY}`` becomes
-``var __kbOnDemand_f;function f(a){return(__kbOnDemand_f||(__kbOnDemand_f=eval("(function(a)
-{BODY\n})"))).apply(this,arguments)}``. The declaration, its hoisting, name, length and
-prototype stay; ``new f()`` passes the new object as ``this``, whose prototype is ``f``'s. The
+``var __kbOnDemand_f_7;function f(a){return(__kbOnDemand_f_7||(__kbOnDemand_f_7=eval(
+"(function(a){BODY\n})"))).apply(this,arguments)}``, the variable's number its own (two blocks
+of one scope may each declare an ``f``, and a ``var`` is the scope's). The declaration, its
+hoisting, name, length and prototype stay; ``new f()`` passes the new object as ``this``, whose
+prototype is ``f``'s. The
 compiled body's scope is that of ``f``'s first call, in which it sees nothing of that call: its
 own parameters and ``arguments`` hide the first call's. A generator, or a body reading
 ``new.target`` (the compiled body is called, not constructed), is left as it is.
@@ -53,7 +55,7 @@ _SUPER = re.compile(r'(?<![\w$.])super(?![\w$])')
 # class [Name] [extends ...] {   (not a property named class: .class, {class: ...}, class() {})
 _CLASS = re.compile(r'(?<![\w$.])class(?![\w$])(?=\s*[A-Za-z_${])')
 _NEW_TARGET = re.compile(r'(?<![\w$.])new\s*\.\s*target(?![\w$])')
-# The variables that keep a top-level function's body once compiled: __kbOnDemand_<name>
+# The variables that keep a top-level function's body once compiled: __kbOnDemand_<name>_<n>
 _CACHE = "__kbOnDemand_"
 # A factory is required by calling it with no arguments, as esbuild writes every require: name()
 _EMPTY_CALL = re.compile(r'\s*\(\s*\)')
@@ -162,7 +164,7 @@ def compile_on_demand(src, *, ignore=()):
             if _NEW_TARGET.search(code, b0, b1):
                 continue
             # compiled at its first call and kept: a function may be called many times
-            cache = _CACHE + name
+            cache = f"{_CACHE}{name}_{count}"
             start = keyword[b0]
             out += [src[pos:start], f"var {cache};", src[start:b0 + 1],
                     f"return({cache}||({cache}=eval({text}))).apply(this,arguments)"]
