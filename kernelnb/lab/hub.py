@@ -43,7 +43,6 @@ GALLERY_PATH = "/kernelnb/"
 SERVER_MB = 200
 
 
-
 def _check_number(name, value, lo, integer=False):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
         raise TypeError(f"{name} must be a number, got {value!r}")

@@ -155,14 +155,13 @@ def compile_on_demand(src, *, ignore=()):
     for i, (b0, b1, name, params, factory) in enumerate(nodes):
         body = src[b0 + 1:b1]
         if (i in reached or b0 < pos or params is None
-                or not (factory or functions) or _super_outside_class(code, pairs, b0, b1)):
+                or not (factory or functions) or _super_outside_class(code, pairs, b0, b1)
+                or not factory and _NEW_TARGET.search(code, b0, b1)):
             continue
         text = json.dumps(f"(function({params}){{{body}\n}})", ensure_ascii=False)
         if factory:
             out += [src[pos:b0 + 1], f"return eval({text}).apply(this,arguments)"]
         else:
-            if _NEW_TARGET.search(code, b0, b1):
-                continue
             # compiled at its first call and kept: a function may be called many times
             cache = f"{_CACHE}{name}_{count}"
             start = keyword[b0]
