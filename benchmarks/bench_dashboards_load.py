@@ -57,6 +57,13 @@ after the request instead, so that plotly's share counts every chart the page dr
 
 ``--repo`` serves another checkout (its ``kernelnb`` first on the path of the server and of its
 kernels, its ``dashboards/``), e.g. a worktree at an older commit, for a before/after table.
+
+Every page is requested once its new tab is idle (:func:`settle_browser`): Playwright returns a
+new tab while Chromium is still starting its renderer, about a CPU-second on a 2-core machine,
+which a page requested at once had to share its cores with. A student opens a dashboard from a
+tab already open (the gallery, a course page), so that start-up is not the page's.
+``--no-settle`` requests each page as soon as its tab exists, as the tables before 2026-11-28
+were measured.
 """
 from __future__ import annotations
 
@@ -179,6 +186,40 @@ def fork_server_pids(server_pid):
     return [p for p in children(server_pid) if _comm(p) == PROCESS_NAME]
 
 
+#: Whether pages wait, before their request, for the browser's new tab to finish starting (the
+#: command line's ``--no-settle`` clears it).
+SETTLE = True
+
+
+def settle_browser(quiet=0.03, window=0.3, timeout=5.0):
+    """Wait until the browser's processes are idle: their CPU time grew by less than ``quiet``
+    seconds over the last ``window`` seconds (at most ``timeout`` seconds); the seconds waited.
+
+    Playwright's ``new_page`` returns while the new tab's renderer is still starting: on the
+    2-core machine it then uses about 0.8 CPU-seconds, and the browser 0.2, over the next second,
+    with nothing loaded. A page requested at once shares the two cores with that start-up, which
+    is the browser's, not the page's: a student opens the dashboard from a tab already open (the
+    gallery, a course page). So every page is requested once its tab is idle (``--no-settle``:
+    at once, as before, for comparison with older tables)."""
+    t0 = time.monotonic()
+    if not SETTLE:
+        return 0.0
+
+    def sample():
+        return time.monotonic(), {p: cpu_seconds([p]) for p in browser_pids()}
+
+    samples = [sample()]
+    while time.monotonic() - t0 < timeout:
+        time.sleep(0.05)
+        samples.append(sample())
+        now, cpu = samples[-1]
+        before = [c for t, c in samples if t <= now - window]
+        # a process that exited meanwhile does not count; a new one counts all its CPU
+        if before and sum(max(0.0, v - before[-1].get(p, 0.0)) for p, v in cpu.items()) < quiet:
+            break
+    return time.monotonic() - t0
+
+
 FIRST_CHART_JS = """(() => {
   const id = setInterval(() => {
     const g = document.querySelector('.js-plotly-plot');
@@ -243,6 +284,7 @@ def open_pages(browser, url, n, deadline, profile=None, profile_until=None):
     for c in contexts:
         c.add_init_script(FIRST_CHART_JS)   # stamps the first chart (ms since navigation)
     pages = [c.new_page() for c in contexts]
+    settle_browser()
     cdp = None
     if profile is not None:
         cdp = contexts[0].new_cdp_session(pages[0])
@@ -547,6 +589,7 @@ def returning_visits(args, pw, base, name, pool, visits=3):
             for _ in range(visits):
                 wait_pool(base, pool, args.deadline)
                 page = context.new_page()
+                settle_browser()
                 try:
                     page.goto(url, wait_until="commit", timeout=args.deadline * 1000)
                     t = page.wait_for_function("() => window.__kernelnbFirstChart",
@@ -842,11 +885,17 @@ def main(argv=None):
     ap.add_argument("--servers", default="cold,preheat",
                     help="with --per-dashboard: the servers to open the dashboards on (cold: "
                          "without preheating; preheat: one preheated kernel per dashboard)")
+    ap.add_argument("--no-settle", dest="settle", action="store_false",
+                    help="request each page as soon as its tab is created, while the browser is "
+                         "still starting the tab's renderer (the tables before 2026-11-28); by "
+                         "default a page is requested once its tab is idle (settle_browser)")
     ap.add_argument("--browser-cache", choices=("fresh", "returning"), default="fresh",
                     help="with --per-dashboard and the browser: 'returning' adds three visits "
                          "of one persistent browser profile per dashboard to each server (see "
                          "the module's docstring)")
     args = ap.parse_args(argv)
+    global SETTLE
+    SETTLE = args.settle
     servers = {s.strip() for s in args.servers.split(",") if s.strip()}
     if not servers or servers - {"cold", "preheat"}:
         ap.error(f"--servers: {args.servers!r}: give cold, preheat or both")
