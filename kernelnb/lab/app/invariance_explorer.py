@@ -23,7 +23,7 @@ from ...datasets import make_rotation_toy
 from ...prior.invariance import (InvariantKPCASVC, InvariantSVC, LinearInvariantSVC, VirtualSVC,
                                 tangent_vectors)
 from ...svm import SVC
-from ..viz import boundaries_figure, decision_grid
+from ..viz import boundaries_figure, decision_grid, grid_columns
 from ._base import Dashboard, Lesson, log_slider, styled
 from ._plotly import FigureWidget
 
@@ -317,7 +317,7 @@ class InvarianceExplorer(Dashboard):
         for i, name in enumerate(EXPLORER_METHODS):
             tr = fig.data[2 + i]
             xs, ys, Z = r["grids"][name]
-            tr.x, tr.y, tr.z = xs, ys, Z
+            tr.x, tr.y, tr.z = grid_columns(xs, ys, Z)
             tr.visible = name in r["shown"]
             tr.name = (f"{name}{' (dashed)' if name == 'ISVM' else ''} "
                        f"({100 * r['errors'][name]:.1f}%)")

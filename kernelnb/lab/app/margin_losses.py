@@ -19,7 +19,7 @@ from ... import losses as _losses
 from ...datasets import TOY_DATASETS, TOY_NOISE
 from ...regularized import RegularizedKernelClassifier
 from ..viz import (boundaries_figure, loss_axes_layout, loss_curves, margin_marker,
-                   plane_bounds, decision_grid)
+                   plane_bounds, decision_grid, grid_columns)
 from ._base import Dashboard, Lesson, log_slider, styled
 
 __all__ = ["MarginLosses", "FIT_LOSSES"]
@@ -306,7 +306,7 @@ class MarginLosses(Dashboard):
         for k, which in enumerate("ab"):
             f = r["fits"][which]
             tr = bf.data[2 + k]
-            tr.x, tr.y, tr.z = f["xs"], f["ys"], f["Z"]
+            tr.x, tr.y, tr.z = grid_columns(f["xs"], f["ys"], f["Z"])
             tr.name = f"{which.upper()}: {SHORT_NAMES[p[f'loss_{which}']]}"
         xmin, xmax, ymin, ymax = self._bounds
         bf.layout.xaxis.range = [xmin, xmax]

@@ -44,7 +44,8 @@ from ...largescale.margin import linearly_separable
 from ...prior import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC, input_margins,
                      vicinity_widths)
 from ...svm import SVC
-from ..viz import boundaries_figure, decision_grid, ellipse_outlines, plane_bounds
+from ..viz import (boundaries_figure, decision_grid, ellipse_outlines, grid_columns,
+                   plane_bounds)
 from ._base import Dashboard, Lesson, log_slider, styled
 from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
@@ -325,7 +326,7 @@ class VicinalRisk(Dashboard):
         for i, m in enumerate(MODELS):
             xs, ys, Z = r["grids"][m]
             tr = fig.data[2 + i]
-            tr.x, tr.y, tr.z = xs, ys, Z
+            tr.x, tr.y, tr.z = grid_columns(xs, ys, Z)
         problem = r["hard_problem"]
         fig.data[2].name = MODELS[0] if problem is None else f"{MODELS[0]}: none (see the note)"
         fig.layout.annotations = [] if problem is None else [dict(

@@ -16,8 +16,9 @@ import plotly.graph_objects as go
 from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, COLORBAR_MARGIN_R, DASHES,
                      SURFACE_SCALE, series_color, title_layout)
 
-__all__ = ["SURFACE_TRACES", "plane_bounds", "decision_grid", "support_masks", "margin_width",
-           "surface_data", "decision_surface", "boundaries_figure", "ellipse_outlines"]
+__all__ = ["SURFACE_TRACES", "plane_bounds", "decision_grid", "grid_columns", "support_masks",
+           "margin_width", "surface_data", "decision_surface", "boundaries_figure",
+           "ellipse_outlines"]
 
 #: Trace order of :func:`decision_surface` (``fig.data[i].uid`` equals the name).
 SURFACE_TRACES = ("surface", "boundary", "margins", "class0", "class1", "sv_free", "sv_bound")
@@ -97,6 +98,38 @@ def decision_grid(model, bounds, grid=100):
         raise ValueError("decision_surface needs a binary classifier whose decision_function is "
                          f"one value per point; got shape {Z.shape}")
     return xs, ys, Z.reshape(grid, grid)
+
+
+def grid_columns(xs, ys, Z):
+    """A grid's values in plotly's column form, single precision, for a ``FigureWidget``.
+
+    A ``FigureWidget`` sends 1-D numeric arrays to the browser as binary buffers but a 2-D array
+    as nested lists of JSON numbers of 17 digits; a contour or heat map also takes its values as
+    three columns of equal length, one (x, y, z) triple per grid node. float32 keeps 7
+    significant digits, far finer than a pixel or a colour of the chart, in half the bytes.
+
+    Parameters
+    ----------
+    xs, ys : array-like of shape (nx,) and (ny,)
+        Grid coordinates, as :func:`decision_grid` gives them.
+    Z : array-like of shape (ny, nx)
+        ``Z[i, j]``, the value at ``(xs[j], ys[i])``.
+
+    Returns
+    -------
+    x, y, z : ndarray of shape (nx * ny,), float32
+        ``z[i * nx + j] = Z[i, j]`` at ``x = xs[j]``, ``y = ys[i]``; three empty columns when
+        ``Z`` has no finite value (nothing to draw: plotly cannot fill the gaps of a grid that
+        holds no value, and a contour given one logs an error in the browser).
+    """
+    xs, ys, Z = np.ravel(xs), np.ravel(ys), np.asarray(Z)
+    if Z.shape != (ys.size, xs.size):
+        raise ValueError(f"Z must have shape (len(ys), len(xs)) = {(ys.size, xs.size)}, "
+                         f"got {Z.shape}")
+    if not np.isfinite(Z).any():
+        return tuple(np.empty(0, dtype=np.float32) for _ in range(3))
+    xx, yy = np.meshgrid(xs, ys)
+    return tuple(a.ravel().astype(np.float32) for a in (xx, yy, Z))
 
 
 def support_masks(model):
@@ -230,8 +263,7 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, columns=False)
         bounds = plane_bounds(X, padding)
     xs, ys, Z = decision_grid(model, bounds, grid)
     if columns:
-        xx, yy = np.meshgrid(xs, ys)
-        xs, ys, Z = (a.ravel().astype(np.float32) for a in (xx, yy, Z))
+        xs, ys, Z = grid_columns(xs, ys, Z)
     classes, parts = _class_arrays(X, y, getattr(model, "classes_", None))
     free, bound = support_masks(model)
     names = [f"class {c}" for c in classes] + ["(none)"] * (2 - len(classes))

@@ -98,8 +98,11 @@ def test_boundaries_are_the_models_described(app):
                                width_factor=1.5).fit(X, y),
             "vrm": VicinalRiskClassifier(width="quantile", width_factor=1.5).fit(X, y)}
     for key, ref in refs.items():
-        _, _, Z = decision_grid(ref, _bounds(app), 25)
-        np.testing.assert_allclose(np.asarray(_tr(app, key).z), Z, atol=1e-3, rtol=1e-3)
+        # plotly's column form, float32: one (x, y, z) per grid node, row by row
+        xs, ys, Z = decision_grid(ref, _bounds(app), 25)
+        np.testing.assert_allclose(np.asarray(_tr(app, key).z), Z.ravel(), atol=1e-3, rtol=1e-3)
+        np.testing.assert_allclose(_tr(app, key).x, np.tile(xs, 25), rtol=1e-6)
+        np.testing.assert_allclose(_tr(app, key).y, np.repeat(ys, 25), rtol=1e-6)
     assert app.last_stats["vicinal_risk"] == pytest.approx(refs["vrm"].vicinal_risk_,
                                                            rel=1e-6)
 
@@ -164,7 +167,7 @@ def test_the_ellipsoidal_boundary_and_the_input_margins(app):
     ref = EllipsoidalVicinalSVC(kernel="poly", degree=2, coef0=1.0, C=5.0,
                                 vicinity_sigma=np.mean(radii)).fit(X, y)
     _, _, Z = decision_grid(ref, _bounds(app), 25)
-    np.testing.assert_allclose(np.asarray(_tr(app, "evrm").z), Z, atol=1e-3, rtol=1e-3)
+    np.testing.assert_allclose(np.asarray(_tr(app, "evrm").z), Z.ravel(), atol=1e-3, rtol=1e-3)
     s = app.last_stats
     m_svm, m_e = input_margins(svm, X, y), ref.input_margins_
     # The references are refitted on the chart's points, grouped by class; the page fitted them
@@ -221,6 +224,7 @@ def test_the_hard_svm_is_the_hard_margin_svc(app, kernel):
     ref = SVC(kernel=kernel, margin="hard", sigma=0.5, degree=2, coef0=1.0).fit(X, y)
     assert ref.fit_status_ == 0 and np.all(ref.predict(X) == y)    # a separable sample
     _, _, Z = decision_grid(ref, _bounds(app), 25)
+    Z = Z.ravel()                       # the traces hold the grid in plotly's column form
     z_hard = np.asarray(_tr(app, "hard").z, float)
     np.testing.assert_allclose(z_hard, Z, atol=1e-3, rtol=1e-3)
     # at this small C the soft margin lets points in: another boundary
@@ -264,7 +268,7 @@ def test_a_sample_no_line_separates_is_said_not_drawn(app):
     (ann,) = app.fig.layout.annotations
     assert "not separable" in ann.text
     assert _tr(app, "hard").name.startswith("hard SVM: none")
-    assert np.all(np.isnan(np.asarray(_tr(app, "hard").z, float)))
+    assert len(_tr(app, "hard").z) == 0                      # nothing drawn
     assert np.all(np.isfinite(np.asarray(_tr(app, "svm").z, float)))
     s = app.last_stats
     assert np.isnan(s["train_error_hard"]) and np.isnan(s["input_margin_hard"])
@@ -273,7 +277,8 @@ def test_a_sample_no_line_separates_is_said_not_drawn(app):
     app.update(kernel="rbf", sigma=0.3)
     assert not app.fig.layout.annotations and "No hard-margin SVM" not in app.stats.value
     assert _tr(app, "hard").name == "hard SVM" and app.last_stats["train_error_hard"] == 0
-    assert np.all(np.isfinite(np.asarray(_tr(app, "hard").z, float)))
+    z_hard = np.asarray(_tr(app, "hard").z, float)
+    assert z_hard.size == 25 * 25 and np.all(np.isfinite(z_hard))
     app.update(dataset="blobs", kernel="linear")
 
 

@@ -8,8 +8,8 @@ from kernelnb import losses
 from kernelnb.datasets import make_moons, make_toy
 from kernelnb.svm import SVC
 from kernelnb.lab.viz import (SURFACE_TRACES, boundaries_figure, c_path_figure, decision_grid,
-                          decision_surface, learning_curve_figure, loss_curves, margin_width,
-                          plane_bounds, support_masks, surface_data)
+                          decision_surface, grid_columns, learning_curve_figure, loss_curves,
+                          margin_width, plane_bounds, support_masks, surface_data)
 
 
 @pytest.fixture(scope="module")
@@ -217,6 +217,20 @@ def test_column_form_holds_the_same_surface(moons):
     close(np.asarray(cols.z).reshape(20, 20), grid.z)
     close(np.asarray(cols.x).reshape(20, 20)[0], grid.x)
     close(np.asarray(cols.y).reshape(20, 20)[:, 0], grid.y)
+
+
+def test_grid_columns_list_each_node_once_row_by_row():
+    xs, ys = np.array([0.0, 1.0, 2.0]), np.array([10.0, 20.0])
+    Z = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, np.nan]])        # Z[i, j] at (xs[j], ys[i])
+    x, y, z = grid_columns(xs, ys, Z)
+    assert all(a.dtype == np.float32 and a.shape == (6,) for a in (x, y, z))
+    np.testing.assert_array_equal(x, [0, 1, 2, 0, 1, 2])
+    np.testing.assert_array_equal(y, [10, 10, 10, 20, 20, 20])
+    np.testing.assert_array_equal(z, [1, 2, 3, 4, 5, np.nan])   # a missing value stays missing
+    with pytest.raises(ValueError, match=r"Z must have shape \(len\(ys\), len\(xs\)\) = \(2, 3\)"):
+        grid_columns(xs, ys, Z.T)
+    # no value at all: nothing to draw, three empty columns
+    assert [a.shape for a in grid_columns(xs, ys, np.full((2, 3), np.nan))] == [(0,)] * 3
 
 
 def test_ellipse_outlines_lie_on_the_covariance_ellipses():
