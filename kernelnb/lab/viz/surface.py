@@ -117,10 +117,14 @@ def grid_columns(xs, ys, Z):
 
     Returns
     -------
-    x, y, z : ndarray of shape (nx * ny,), float32
-        ``z[i * nx + j] = Z[i, j]`` at ``x = xs[j]``, ``y = ys[i]``; three empty columns when
-        ``Z`` has no finite value (nothing to draw: plotly cannot fill the gaps of a grid that
-        holds no value, and a contour given one logs an error in the browser).
+    x : ndarray of shape (nx * ny,), float32
+        ``x[i * nx + j] = xs[j]``.
+    y : ndarray of shape (nx * ny,), float32
+        ``y[i * nx + j] = ys[i]``.
+    z : ndarray of shape (nx * ny,), float32
+        ``z[i * nx + j] = Z[i, j]``. The three columns are empty when ``Z`` has no finite value
+        (nothing to draw: plotly cannot fill the gaps of a grid that holds no value, and a
+        contour given one logs an error in the browser).
     """
     xs, ys, Z = np.ravel(xs), np.ravel(ys), np.asarray(Z)
     if Z.shape != (ys.size, xs.size):
