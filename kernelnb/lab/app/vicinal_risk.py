@@ -294,8 +294,7 @@ class VicinalRisk(Dashboard):
         grids, stats = {}, {}
         for key, (m, model) in zip(MODEL_KEYS, models.items()):
             if m == MODELS[0] and hard_problem is not None:
-                xs, ys, Z = decision_grid(model, bounds, self.grid)
-                grids[m] = (xs, ys, np.full_like(Z, np.nan))   # nothing to draw
+                grids[m] = decision_grid(None, bounds, self.grid)      # nothing to draw
                 stats[f"train_error_{key}"] = stats[f"test_error_{key}"] = float("nan")
                 continue
             grids[m] = decision_grid(model, bounds, self.grid)

@@ -73,8 +73,9 @@ def decision_grid(model, bounds, grid=100):
 
     Parameters
     ----------
-    model : fitted binary classifier
-        Its ``decision_function`` gives one value per 2-D point.
+    model : fitted binary classifier or None
+        Its ``decision_function`` gives one value per 2-D point. None: a model that does not
+        exist (a hard margin on a sample it cannot separate), every value NaN, nothing drawn.
     bounds : tuple of float
         ``(xmin, xmax, ymin, ymax)``, the rectangle covered.
     grid : int, default=100
@@ -91,6 +92,8 @@ def decision_grid(model, bounds, grid=100):
     xmin, xmax, ymin, ymax = bounds
     xs = np.linspace(xmin, xmax, grid)
     ys = np.linspace(ymin, ymax, grid)
+    if model is None:
+        return xs, ys, np.full((grid, grid), np.nan)
     xx, yy = np.meshgrid(xs, ys)
     P = np.column_stack([xx.ravel(), yy.ravel()])
     Z = np.asarray(model.decision_function(P), dtype=np.float64)

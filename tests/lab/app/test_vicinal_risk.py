@@ -269,6 +269,15 @@ def test_a_sample_no_line_separates_is_said_not_drawn(app):
     assert "not separable" in ann.text
     assert _tr(app, "hard").name.startswith("hard SVM: none")
     assert len(_tr(app, "hard").z) == 0                      # nothing drawn
+    # and nothing computed for it: the model that has no solution is not evaluated on the grid
+    calls = []
+    real = SVC.decision_function
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(SVC, "decision_function",
+                   lambda self, Z: calls.append(self.margin) or real(self, Z))
+        app.update(C=2.0)
+    assert calls and "hard" not in calls and len(_tr(app, "hard").z) == 0
+    app.update(C=1.0)
     assert np.all(np.isfinite(np.asarray(_tr(app, "svm").z, float)))
     s = app.last_stats
     assert np.isnan(s["train_error_hard"]) and np.isnan(s["input_margin_hard"])

@@ -121,6 +121,18 @@ def test_boundaries_figure_one_zero_line_per_model(moons):
     assert contours[0].line.color != contours[1].line.color
 
 
+def test_decision_grid_of_no_model_is_the_same_lattice_all_nan(moons):
+    X, y, model = moons
+    bounds = plane_bounds(X)
+    xs, ys, Z = decision_grid(model, bounds, 7)
+    xs0, ys0, Z0 = decision_grid(None, bounds, 7)
+    np.testing.assert_array_equal(xs0, xs)
+    np.testing.assert_array_equal(ys0, ys)
+    assert Z0.shape == Z.shape == (7, 7) and np.isnan(Z0).all()
+    with pytest.raises(ValueError, match="grid must be an integer >= 2"):
+        decision_grid(None, bounds, 1)
+
+
 def test_loss_curves_values_and_derivatives():
     fig = loss_curves(["hinge", "logistic", "exponential"], margin_range=(-2, 3), n_points=201)
     assert len(fig.data) == 6
