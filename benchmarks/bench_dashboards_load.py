@@ -746,7 +746,7 @@ def scenario(name, extra_args, args, browser, sessions=None):
         out["server_rss0"] = rss_mb(server.pid)
         target = server_status(base)["preheat_target"]
         # with no pool to fill, until the fork server has done its imports: a visitor alone
-        # would otherwise share the two cores with them (3.8 s against 2.1 s for the playground)
+        # would otherwise share the two cores with them (3.8 s against 1.9 s for the playground)
         out["pool_ready_s"] = wait_pool(base, target, 600)
         url = f"{base}voila/render/{args.dashboard}.ipynb"
 
