@@ -7,7 +7,8 @@ MAX_KERNELS kernels, one whose tab is closed is shut down after two minutes, one
 minutes too. Install, in one Python environment (the hub's and the students' here):
 
     python -m pip install "kernelnb[hub]"        # kernelnb and JupyterHub (from a checkout: ".[hub]")
-    npm install -g configurable-http-proxy       # the hub's proxy (Node.js)
+    apt install node-configurable-http-proxy     # the hub's proxy (Node.js), from Debian/Ubuntu,
+    #   or: npm install -g configurable-http-proxy
     jupyterhub -f deploy/jupyterhub_config.py    # as root (it starts servers as the students)
 
 and put a TLS-terminating reverse proxy (nginx, Caddy) in front of port 8000. How many students
@@ -35,11 +36,22 @@ c.JupyterHub.bind_url = "http://127.0.0.1:8000"     # the reverse proxy in front
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.cookie_secret_file = "/srv/jupyterhub/jupyterhub_cookie_secret"
 c.JupyterHub.db_url = "sqlite:////srv/jupyterhub/jupyterhub.sqlite"
-# The proxy: Node.js's configurable-http-proxy. (The Python package of that name, 0.4.0, does not
-# carry kernel websockets as they are: see tests/lab/hub_proxy.py.) A dashboard's page is sent
+# The proxy: Node.js's configurable-http-proxy, Debian's package or npm's. (Not pip's package of
+# that name, a Python port whose 0.4.0 drops a kernel websocket's subprotocol, turns its binary
+# frames into text and leaves it open when the server closes it: it must not be installed in the
+# hub's environment, where its script would come first on the PATH.) A dashboard's page is sent
 # once its notebook has run, which takes tens of seconds when a class opens pages at once: wait
-# for it (--proxy-timeout, in ms; the Python proxy would answer 503 after 20 s).
+# for it (--proxy-timeout, in ms).
 c.ConfigurableHTTPProxy.command = ["configurable-http-proxy", "--proxy-timeout=300000"]
+# Debian's package keeps its modules in /usr/share/nodejs, where Debian's Node.js looks for them;
+# another Node.js (nodesource's, nvm's) is told through NODE_PATH, which the hub passes on to the
+# proxy. (npm's package carries its own modules and does not need it.)
+_DEBIAN_NODE_MODULES = "/usr/share/nodejs"
+if os.path.isdir(os.path.join(_DEBIAN_NODE_MODULES, "configurable-http-proxy")):
+    _node_path = os.environ.get("NODE_PATH", "").split(os.pathsep)
+    if _DEBIAN_NODE_MODULES not in _node_path:
+        os.environ["NODE_PATH"] = os.pathsep.join([*filter(None, _node_path),
+                                                   _DEBIAN_NODE_MODULES])
 
 # --- who logs in --------------------------------------------------------------------------------
 c.JupyterHub.authenticator_class = "pam"            # this machine's accounts

@@ -4,8 +4,10 @@ exit code 5, "no tests collected", included) fails the run.  And only ``.ci/run`
 keeps its data folder: the rest of the repository finds data through ``KERNELNB_DATA`` or the user
 cache, as it does for anyone.
 
-The script is run for real, with stand-ins for ``python3`` and ``chromium`` first on the PATH
-that log each call and exit with the code a test asks for (nothing is installed or built).
+The script is run for real, with stand-ins for ``python3``, ``chromium`` and the hub's proxy first
+on the PATH that log each call and exit with the code a test asks for (nothing is installed or
+built); and once on a PATH with neither, where a stand-in for ``apt-get`` records what it is asked
+to install.
 """
 from __future__ import annotations
 
@@ -70,24 +72,42 @@ sys.exit(f"unexpected python3 call: {{args}}")
 """
 
 
-def run_ci(tmp_path, **codes):
-    """Run .ci/run with the stand-ins; returns (exit code, [(venv, program, arguments)], output)."""
+#: What .ci/run runs besides bash's builtins and the stand-ins (for a PATH of nothing else).
+SYSTEM_TOOLS = ("dirname", "mktemp", "rm", "id", "head", "grep")
+
+
+def run_ci(tmp_path, bare=False, **codes):
+    """Run .ci/run with the stand-ins; returns (exit code, [(venv, program, arguments)], output).
+
+    ``bare``: a PATH of the stand-in for python3, the system tools the script runs and stand-ins
+    for ``apt-get`` and ``sudo`` (which log "apt-get <arguments>"), and no chromium nor proxy."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir.mkdir(parents=True)
     fake = bin_dir / "python3"
     fake.write_text(FAKE_PYTHON.format(python=sys.executable))
-    chromium = bin_dir / "chromium"
-    chromium.write_text("#!/bin/sh\nexit 0\n")
-    for path in (fake, chromium):
-        path.chmod(0o755)
+    stand_ins = {"chromium": "#!/bin/sh\nexit 0\n",
+                 # what .ci/run reads of the proxy: a Node.js script (its first line)
+                 "configurable-http-proxy": "#!/usr/bin/env node\nprocess.exit(0)\n"}
+    if bare:
+        stand_ins = {"apt-get": '#!/bin/sh\necho "apt-get $*" >> "$FAKE_LOG"\n',
+                     "sudo": '#!/bin/sh\nexec "$@"\n'}
+        for tool in SYSTEM_TOOLS:
+            (bin_dir / tool).symlink_to(shutil.which(tool))
+    for name, text in stand_ins.items():
+        (bin_dir / name).write_text(text)
+    for path in bin_dir.iterdir():
+        if not path.is_symlink():
+            path.chmod(0o755)
     log = tmp_path / "calls.log"
     log.touch()
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "KERNELNB_DATA")}
-    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", FAKE_LOG=str(log),
+    path = str(bin_dir) if bare else f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env.update(PATH=path, FAKE_LOG=str(log),
                TMPDIR=str(tmp_path), **{k: str(v) for k, v in codes.items()})
-    proc = subprocess.run(["bash", str(CI_RUN)], env=env, capture_output=True, text=True,
-                          timeout=120)
-    calls = [tuple(line.split("|", 2)) for line in log.read_text().splitlines()]
+    proc = subprocess.run([shutil.which("bash"), str(CI_RUN)], env=env, capture_output=True,
+                          text=True, timeout=120)
+    calls = [tuple(line.split("|", 2)) if "|" in line else ("", "", line)
+             for line in log.read_text().splitlines()]
     return proc.returncode, calls, proc.stdout + proc.stderr
 
 
@@ -119,6 +139,17 @@ def test_a_fresh_environment_and_the_readme_command_in_it(tmp_path):
     assert all(c[0] == venv and c[1] == f"{venv}/bin/python3" for c in calls[1:3])
     assert not Path(venv).exists()                          # and removed at the end
     assert "Connect-4 not built" in out
+
+
+def test_chromium_and_the_hubs_proxy_are_installed_from_debian_when_missing(tmp_path):
+    rc, calls, out = run_ci(tmp_path, bare=True, FAKE_BUILD_RC=1)
+    assert rc == 0, out
+    apt = [c[2] for c in calls if c[2].startswith("apt-get ")]
+    assert "apt-get install -y chromium" in apt
+    assert "apt-get install -y node-configurable-http-proxy" in apt
+    # and not when they are there (the stand-ins of run_ci)
+    rc, calls, out = run_ci(tmp_path / "again", FAKE_BUILD_RC=1)
+    assert rc == 0 and not [c for c in calls if c[2].startswith("apt-get ")], out
 
 
 def test_the_connect4_file_tests_run_when_the_file_is_built(tmp_path):

@@ -3,8 +3,10 @@
 One hub for the module, started from the single-host recipe ``deploy/jupyterhub_config.py`` with
 what a test needs instead of accounts and PAM: fixed test users, JupyterHub's
 ``SimpleLocalProcessSpawner`` (every server runs as this process's user, each with its own home
-folder) and loopback ports. The proxy is the Python ``configurable-http-proxy``. Every request
-goes through the proxy, as a student's would. A student's server runs with a budget of
+folder) and loopback ports. The proxy is the production one, the Node.js
+``configurable-http-proxy`` (Debian's ``node-configurable-http-proxy``, which ``.ci/run`` installs,
+or npm's), started by the recipe's own ``ConfigurableHTTPProxy`` options. Every request goes
+through the proxy, as a student's would. A student's server runs with a budget of
 ``MAX_KERNELS`` kernels and culls a kernel left without a page after ``CULL_S`` seconds.
 """
 from __future__ import annotations
@@ -34,7 +36,6 @@ from ..conftest import REPO, TEST_OUTPUT, free_port
 from .test_server_hardening import message
 
 pytest.importorskip("jupyterhub", reason="pip install -e '.[test]' installs JupyterHub")
-pytest.importorskip("configurable_http_proxy", reason="pip install -e '.[test]' installs it")
 requests = pytest.importorskip("requests")
 
 pytestmark = pytest.mark.slow
@@ -73,16 +74,38 @@ c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = {hub_port}
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
-# The Python proxy package (with the two websocket fixes of tests/lab/hub_proxy.py) instead of
-# the Node.js one, with the recipe's options.
-c.ConfigurableHTTPProxy.command = [sys.executable, {proxy!r},
-                                   *c.ConfigurableHTTPProxy.command[1:]]
+# The recipe's proxy (Node.js), named by its path: a Python script of the same name (pip's
+# configurable-http-proxy) may come first on the PATH of an older environment.
+c.ConfigurableHTTPProxy.command = [{proxy!r}, *c.ConfigurableHTTPProxy.command[1:]]
 c.JupyterHub.cookie_secret_file = {tmp!r} + "/cookie_secret"
 c.JupyterHub.db_url = "sqlite:///" + {tmp!r} + "/hub.sqlite"
 c.JupyterHub.pid_file = {tmp!r} + "/hub.pid"
 c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]
 c.Spawner.args = {args!r}
 """
+
+
+def node_proxy():
+    """The Node.js ``configurable-http-proxy`` (a path), or None: ``KERNELNB_CHP``, else the first
+    one on the PATH that is a Node.js script (pip's package of that name installs a Python script
+    under the same name, whose websockets drop the subprotocol and binary frames)."""
+    given = os.environ.get("KERNELNB_CHP")
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    candidates = [given] if given else [
+        *(str(Path(d) / "configurable-http-proxy") for d in path if d),
+        "/usr/bin/configurable-http-proxy"]
+    for path in candidates:
+        try:
+            with open(path, "rb") as f:
+                first = f.readline(200)
+        except OSError:
+            continue
+        if first.startswith(b"#!") and b"node" in first:
+            return str(Path(path).absolute())
+    return None
+
+
+NODE_PROXY = node_proxy()
 
 
 def _tree(pid):
@@ -176,6 +199,9 @@ def _stop(proc, timeout=60):
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
+    if NODE_PROXY is None:
+        pytest.skip("no Node.js configurable-http-proxy (apt install node-configurable-http-proxy, "
+                    "or npm install -g configurable-http-proxy; KERNELNB_CHP names another)")
     tmp = tmp_path_factory.mktemp("hub")
     homes = tmp / "home"
     homes.mkdir()
@@ -186,7 +212,7 @@ def hub(tmp_path_factory):
     config = tmp / "jupyterhub_config.py"
     config.write_text(HUB_CONFIG.format(
         recipe=str(REPO / "deploy" / "jupyterhub_config.py"),
-        proxy=str(Path(__file__).with_name("hub_proxy.py")), users=USERS, homes=str(homes),
+        proxy=NODE_PROXY, users=USERS, homes=str(homes),
         port=port, hub_port=hub_port, api_port=api_port, tmp=str(tmp), args=args))
     logs = TEST_OUTPUT / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -465,8 +491,9 @@ def _bob_sees_a_chart(sync_api, hub):
 def test_stopping_the_hub_leaves_no_process_behind(hub):
     tree = _tree(hub.proc.pid)
     kinds = {name: [p for p in tree if name in _cmdline(p)]
-             for name in ("hub_proxy.py", "jupyterhub.singleuser", "ipykernel")}
-    assert len(kinds["hub_proxy.py"]) == 1
+             for name in ("configurable-http-proxy", "jupyterhub.singleuser", "ipykernel")}
+    assert len(kinds["configurable-http-proxy"]) == 1
+    assert _cmdline(kinds["configurable-http-proxy"][0]).split()[0].endswith(("node", "nodejs"))
     assert len(kinds["jupyterhub.singleuser"]) == len(USERS)
     # For the README's sizing: a student's server, resident memory (MB), and its CPU seconds.
     rss = [_rss_mb(p) for p in kinds["jupyterhub.singleuser"]]

@@ -74,8 +74,19 @@ def check_config(config: Config, classes: dict) -> list[str]:
     return problems
 
 
-def load_recipe() -> Config:
-    return PyFileConfigLoader("jupyterhub_config.py", str(DEPLOY)).load_config()
+def load_recipe(environ_out=None) -> Config:
+    """The single-host recipe's configuration. The recipe may set the hub's environment (the
+    proxy's ``NODE_PATH``): put in ``environ_out`` (a dict) when given, and taken back out of
+    this process's."""
+    import os
+    before = dict(os.environ)
+    try:
+        return PyFileConfigLoader("jupyterhub_config.py", str(DEPLOY)).load_config()
+    finally:
+        if environ_out is not None:
+            environ_out.update(os.environ)
+        os.environ.clear()
+        os.environ.update(before)
 
 
 def test_single_host_recipe_names_only_real_options():
@@ -88,6 +99,26 @@ def test_single_host_recipe_names_only_real_options():
     assert config.Spawner.environment["OMP_NUM_THREADS"] == "1"
     assert config.Spawner.mem_limit == f"{student_resources(max_kernels=3)['mem_limit_mb']}M"
     assert "--proxy-timeout=300000" in config.ConfigurableHTTPProxy.command
+
+
+def test_the_recipes_proxy_finds_debians_modules(monkeypatch):
+    """Debian's node-configurable-http-proxy keeps its modules where only Debian's Node.js looks:
+    the recipe names that folder in NODE_PATH (kept, not repeated), which the hub passes to the
+    proxy; without Debian's package it leaves NODE_PATH alone."""
+    import os
+    debian = "/usr/share/nodejs"
+    monkeypatch.setenv("NODE_PATH", "/opt/mine")
+    env = {}
+    load_recipe(env)
+    assert os.environ["NODE_PATH"] == "/opt/mine"             # this process's is given back
+    if not os.path.isdir(f"{debian}/configurable-http-proxy"):
+        assert env["NODE_PATH"] == "/opt/mine"
+        return
+    assert env["NODE_PATH"].split(os.pathsep) == ["/opt/mine", debian]
+    monkeypatch.setenv("NODE_PATH", debian)
+    env = {}
+    load_recipe(env)
+    assert env["NODE_PATH"] == debian
 
 
 def test_the_checker_catches_a_misspelt_option():
