@@ -397,10 +397,17 @@ cdef class _RowCache:
         """Compute (in blocks) the rows of the listed examples that are not cached yet.
 
         Used where many rows are needed in a known order (initial gradient, reconstruction, a
-        working set).  Rows computed here may be evicted by later ones when the cache is small;
-        callers then get them again through a miss, which recomputes.
+        working set).  The listed rows already cached are made the most recent first, so that
+        the rows computed for the others never evict them (they were the least recent ones
+        when the gradient is reconstructed: Fashion-MNIST n = 30k, q = 872, 8,466 of the fit's
+        17,853 rows were such evicted rows computed again by misses).  Rows computed here may
+        still be evicted by later ones when the list is longer than the cache; callers then get
+        them again through a miss, which recomputes.
         """
         cdef int k = 0, c = 0, e
+        for k in range(count):
+            self.touch(exs[k])
+        k = 0
         while k < count:
             e = exs[k]
             k += 1
