@@ -6,9 +6,11 @@ the kernel's scalar map in one pass over the block, in parallel over rows, witho
 n x m temporaries numpy would create.
 """
 cimport openmp
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange
+from libc.stdlib cimport free, malloc
 
-from kernelnb._rbf_pass cimport kn_rbf_pass, kn_rbf_pass_d
+from kernelnb._rbf_pass cimport (kn_dot_d, kn_rbf_direct_d, kn_rbf_gram_d, kn_rbf_pass,
+                                 kn_rbf_pass_d)
 
 ctypedef fused floating:
     float
@@ -111,3 +113,90 @@ def poly_from_gram(floating[:, ::1] G, double gamma, double coef0, int degree):
                 for k in range(degree):
                     acc = acc * v
                 G[i, j] = acc
+
+
+# Fused expansions: support vectors in blocks of this many (the block's kernel values, 2 kB, stay
+# in L1 between the kernel map and the products with the coefficients), rows in chunks of this
+# many (a thread's unit of work; the support vectors' block is reused by every row of a chunk).
+cdef int SV_BLOCK = 256
+cdef int ROW_CHUNK = 32
+
+
+def rbf_direct_dot(const double[:, ::1] X, const double[::1] mu, const double[:, ::1] ST,
+                   const double[:, ::1] C, double gamma, double[:, ::1] out):
+    """out[i, p] = sum_j C[p, j] exp(-gamma ||(X[i] - mu) - S_j||^2), S given transposed as ST
+    (d x m): the Gaussian expansion of few features evaluated from the differences themselves, in
+    float64, without a kernel block (no matrix product, whose inner dimension d would be tiny, and
+    nothing written to memory but ``out``).
+
+    Rows are split between threads in chunks; a row's value does not depend on the others or on
+    the threads (each sum runs over the same blocks in the same order).
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], m = ST.shape[1], P = C.shape[0]
+    cdef Py_ssize_t c, i, i0, i1, k, p, j0, j1, jb, n_chunks
+    cdef Py_ssize_t n_blocks = (m + SV_BLOCK - 1) // SV_BLOCK
+    cdef double g = gamma
+    cdef double* e
+    cdef double* xc
+    if mu.shape[0] != d or ST.shape[0] != d or C.shape[1] != m or out.shape[0] != n \
+            or out.shape[1] != P:
+        raise ValueError("rbf_direct_dot: X (n, d), mu (d,), ST (d, m), C (P, m) and out (n, P) "
+                         "do not match")
+    if m > 2147483647 or d > 2147483647:
+        raise ValueError("rbf_direct_dot: too many support vectors or features")
+    out[:, :] = 0.0
+    if n == 0 or m == 0 or P == 0:
+        return
+    n_chunks = (n + ROW_CHUNK - 1) // ROW_CHUNK
+    cdef int nth = _threads(n * m * (d + 8))
+    with nogil, parallel(num_threads=nth):
+        e = <double*> malloc(SV_BLOCK * sizeof(double))
+        xc = <double*> malloc(ROW_CHUNK * max(d, 1) * sizeof(double))
+        for c in prange(n_chunks, schedule="dynamic"):
+            i0 = c * ROW_CHUNK
+            i1 = min(i0 + ROW_CHUNK, n)
+            for i in range(i0, i1):
+                for k in range(d):
+                    xc[(i - i0) * d + k] = X[i, k] - mu[k]
+            for jb in range(n_blocks):
+                j0 = jb * SV_BLOCK
+                j1 = min(j0 + SV_BLOCK, m)
+                for i in range(i0, i1):
+                    kn_rbf_direct_d(e, &ST[0, 0], <int> m, <int> d, &xc[(i - i0) * d], g,
+                                    <int> j0, <int> j1)
+                    for p in range(P):
+                        out[i, p] += kn_dot_d(e, &C[p, j0], <int> (j1 - j0))
+        free(e)
+        free(xc)
+
+
+def rbf_gram_dot(const double[:, ::1] G, const double[::1] xn, const double[::1] yn,
+                 double gamma, const double[:, ::1] C, double[:, ::1] out):
+    """out[i, p] = sum_j C[p, j] exp(-gamma max(xn[i] + yn[j] - 2 G[i, j], 0)): the Gaussian map
+    of a Gram block (from BLAS) combined with the coefficients in one read of the block, which is
+    left as it is (the map is not written back and no second pass multiplies it)."""
+    cdef Py_ssize_t n = G.shape[0], m = G.shape[1], P = C.shape[0]
+    cdef Py_ssize_t i, p, j0, j1, jb
+    cdef Py_ssize_t n_blocks = (m + SV_BLOCK - 1) // SV_BLOCK
+    cdef double g = gamma
+    cdef double* e
+    if xn.shape[0] != n or yn.shape[0] != m or C.shape[1] != m or out.shape[0] != n \
+            or out.shape[1] != P:
+        raise ValueError("rbf_gram_dot: G (n, m), xn (n,), yn (m,), C (P, m) and out (n, P) do "
+                         "not match")
+    if m > 2147483647:
+        raise ValueError("rbf_gram_dot: Gram block too wide")
+    out[:, :] = 0.0
+    if n == 0 or m == 0 or P == 0:
+        return
+    cdef int nth = _threads(n * m)
+    with nogil, parallel(num_threads=nth):
+        e = <double*> malloc(SV_BLOCK * sizeof(double))
+        for i in prange(n, schedule="static"):
+            for jb in range(n_blocks):
+                j0 = jb * SV_BLOCK
+                j1 = min(j0 + SV_BLOCK, m)
+                kn_rbf_gram_d(e, &G[i, 0], &yn[0], xn[i], g, <int> j0, <int> j1)
+                for p in range(P):
+                    out[i, p] += kn_dot_d(e, &C[p, j0], <int> (j1 - j0))
+        free(e)

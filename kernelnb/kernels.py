@@ -553,6 +553,13 @@ class KernelSpec:
 #: centre is at most this many times the support vectors' mean squared distance to it
 #: (:class:`KernelExpansion`).
 DIRECT_OFFSET = 100.0
+#: Gaussian expansions in float64 of at most this many features are evaluated from the
+#: differences themselves (:meth:`KernelExpansion.dot`); the SVM solver's kernel rows switch at
+#: the same number (``kernelnb.svm._smo.LOW_D_FEATURES``).
+DIRECT_FEATURES = 16
+#: Memory in MB of one block of the BLAS product behind :meth:`KernelExpansion.dot`: small
+#: enough to be read again from the processor's cache by the fused kernel map.
+FUSED_BLOCK_MB = 8.0
 
 
 class KernelExpansion:
@@ -596,6 +603,7 @@ class KernelExpansion:
             raise ValueError(f"dtype must be float32 or float64, got {dtype!r}")
         self.block_mb = float(block_mb)
         self.centres_rows = False
+        self.direct = False
         sv = _as_float(support_vectors)
         self.n_features = sv.shape[1]
         self.coef = None if coef is None else np.asarray(coef, dtype=np.float64)
@@ -620,11 +628,15 @@ class KernelExpansion:
                 self._center64 = np.ascontiguousarray(self.center, dtype=np.float64)
                 # (x - mu).(s - mu) = x.(s - mu) - mu.(s - mu): the second term joins the norms
                 self._sv_norm_shifted = self._sv_norm + 2.0 * (self._sv @ self._center64)
+            # few features: the float64 expansion is evaluated from the differences themselves
+            self.direct = self.dtype == np.float64 and sv.shape[1] <= DIRECT_FEATURES
+            if self.direct:
+                self._svT = np.ascontiguousarray(self._sv.T)
+                self._mu64 = np.ascontiguousarray(self.center, dtype=np.float64)
         elif isinstance(kernel, CallableKernel):
             self._sv = sv
         else:
             self._sv = np.ascontiguousarray(sv, dtype=self.dtype)
-        self._coef_dt = None if self.coef is None else self.coef.astype(self.dtype)
 
     def row_norms(self, X):
         """The squared distances of the (scaled) rows of ``X`` to the centre, which
@@ -660,18 +672,8 @@ class KernelExpansion:
                 yield rows, kern(X[rows], self._sv)
                 continue
             if isinstance(kern, RBF):
-                with np.errstate(over="ignore"):
-                    Xb = np.asarray(X[rows], dtype=self.dtype)
-                if not self.centres_rows:
-                    Xs = np.ascontiguousarray(kern.scale(Xb))
-                    xn = (self._centred_norms(Xs) if row_norms is None
-                          else np.asarray(row_norms[rows], dtype=np.float64))
-                    if np.isfinite(xn).all():
-                        yield rows, rbf_block(Xs, xn, self._sv, self._sv_norm_shifted,
-                                              self.gamma)
-                        continue
-                Xc, xn = kern.centred(Xb, self.center)
-                yield rows, rbf_block(Xc, xn, self._sv, self._sv_norm, self.gamma)
+                yield rows, rbf_block(*self._rbf_operands(
+                    X[rows], None if row_norms is None else row_norms[rows]), self.gamma)
                 continue
             Xb = np.asarray(X[rows], dtype=self.dtype)
             with blas_threads_for(Xb.shape[0] * self._sv.shape[0] * Xb.shape[1]):
@@ -680,18 +682,90 @@ class KernelExpansion:
                 _kernels.poly_from_gram(G, 1.0, kern.coef0, kern.degree)
             yield rows, G
 
+    def _rbf_operands(self, X, row_norms=None):
+        """``(A, an, B, bn)`` such that the Gaussian block of the rows ``X`` is
+        ``exp(-gamma max(an_i + bn_j - 2 A_i.B_j, 0))`` (:func:`rbf_block`): the rows scaled as
+        they are against the centred support vectors and the shifted norms, or, where that is
+        not done (``centres_rows``) or a row's norm is not finite, the rows centred in a copy."""
+        kern = self.kernel
+        with np.errstate(over="ignore"):
+            Xb = np.asarray(X, dtype=self.dtype)
+        if not self.centres_rows:
+            Xs = np.ascontiguousarray(kern.scale(Xb))
+            xn = (self._centred_norms(Xs) if row_norms is None
+                  else np.asarray(row_norms, dtype=np.float64))
+            if np.isfinite(xn).all():
+                return Xs, xn, self._sv, self._sv_norm_shifted
+        Xc, xn = kern.centred(Xb, self.center)
+        return Xc, xn, self._sv, self._sv_norm
+
+    def dot(self, X, coef):
+        """``K(X, support_vectors) @ coef``, in float64.
+
+        Gaussian expansions in float64 never form the kernel block: with at most
+        :data:`DIRECT_FEATURES` features each row's kernel values are computed from the
+        differences themselves (no matrix product, whose inner dimension would be tiny), and
+        with more from blocks of the BLAS product of the rows and the support vectors, of about
+        :data:`FUSED_BLOCK_MB` MB (so they are read again from the processor's cache); either
+        way a short run of kernel values is combined with the coefficients as soon as it is
+        computed (:func:`kernelnb._kernels.rbf_direct_dot`, :func:`kernelnb._kernels.rbf_gram_dot`).
+        Other kernels, and float32, multiply the blocks of :meth:`blocks`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to evaluate.
+        coef : array-like of shape (n_sv,) or (n_sv, n_outputs)
+            The coefficients of the support vectors.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            The expansion's values, float64.
+        """
+        X = _as_float(X)
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[1]} features, the support vectors "
+                             f"{self.n_features}")
+        coef = np.asarray(coef, dtype=np.float64)
+        n_sv = self._sv.shape[0]
+        if coef.ndim not in (1, 2) or coef.shape[0] != n_sv:
+            raise ValueError(f"coef must have shape ({n_sv},) or ({n_sv}, n_outputs), got "
+                             f"{coef.shape}")
+        C = coef.reshape(n_sv, -1)
+        n = X.shape[0]
+        out = np.zeros((n, C.shape[1]))
+        if n_sv == 0 or n == 0:
+            return out.reshape((n,) + coef.shape[1:])
+        kern = self.kernel
+        if isinstance(kern, RBF) and self.dtype == np.float64:
+            CT = np.ascontiguousarray(C.T)
+            if self.direct:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    Xs = np.ascontiguousarray(kern.scale(X), dtype=np.float64)
+                _kernels.rbf_direct_dot(Xs, self._mu64, self._svT, CT, self.gamma, out)
+                return out.reshape((n,) + coef.shape[1:])
+            step = max(1, min(n, int(FUSED_BLOCK_MB * 2**20 / (8 * n_sv))))
+            for s in range(0, n, step):
+                rows = slice(s, s + step)
+                A, an, B, bn = self._rbf_operands(X[rows])
+                if not (np.isfinite(an).all() and np.isfinite(bn).all()):
+                    out[rows] = rbf_block(A, an, B, bn, self.gamma) @ C
+                    continue
+                with blas_threads_for(A.shape[0] * B.shape[0] * A.shape[1]):
+                    G = np.ascontiguousarray(A @ B.T)
+                _kernels.rbf_gram_dot(G, an, np.ascontiguousarray(bn), self.gamma, CT, out[rows])
+            return out.reshape((n,) + coef.shape[1:])
+        Cd = C if self.dtype == np.float64 else C.astype(self.dtype)
+        for rows, Kb in self.blocks(X):
+            out[rows] = Kb @ Cd
+        return out.reshape((n,) + coef.shape[1:])
+
     def __call__(self, X):
         """``K(X, support_vectors) @ coef`` in float64, shape (n_samples,) + coef.shape[1:]."""
         if self.coef is None:
             raise ValueError("this expansion has no coefficients")
-        X = _as_float(X)
-        out = np.empty((X.shape[0],) + self.coef.shape[1:])
-        if self._sv.shape[0] == 0:
-            out[...] = 0.0
-            return out
-        for rows, Kb in self.blocks(X):
-            out[rows] = Kb @ (self.coef if Kb.dtype == np.float64 else self._coef_dt)
-        return out
+        return self.dot(X, self.coef)
 
 
 def rbf_expansion(support_vectors, coef, sigma, center=None, scales=None, dtype=np.float64):

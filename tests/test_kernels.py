@@ -91,3 +91,75 @@ def test_make_kernel_and_errors():
         K.CallableKernel(lambda a, b: np.ones((1, 1)))(np.ones((3, 2)))
     with pytest.raises(ValueError, match="2-D"):
         K.Linear()(np.ones(3))
+
+
+def _expansion_reference(X, S, C, mu, gamma, scales=None):
+    """The Gaussian expansion from its definition, in numpy: explicit differences, np.exp."""
+    s = np.ones(X.shape[1]) if scales is None else scales
+    D = (((X * s - mu)[:, None, :] - (S * s - mu)[None, :, :]) ** 2).sum(axis=2)
+    return np.exp(-gamma * D) @ C
+
+
+@pytest.mark.parametrize("d", [1, 6, 16, 17, 40])
+@pytest.mark.parametrize("n_outputs", [None, 3])
+def test_expansion_dot_matches_numpy(d, n_outputs):
+    """KernelExpansion.dot (fused: direct differences up to 16 features, blocks of the BLAS
+    product beyond) against explicit differences, with support-vector blocks of several sizes
+    (600 vectors: two full blocks of 256 and a partial one), a row count that is not a multiple
+    of the row chunk, scales, and one or several outputs."""
+    rng = np.random.default_rng(d)
+    S = rng.normal(2.0, 1.5, size=(600, d))
+    X = rng.normal(2.0, 1.5, size=(77, d))
+    C = rng.normal(size=(600,) if n_outputs is None else (600, n_outputs))
+    scales = rng.uniform(0.5, 1.5, size=d)
+    kern = K.KernelSpec(sigma=0.8 * np.sqrt(d), scales=scales).fit(S)
+    exp = K.KernelExpansion(kern, S, C)
+    assert exp.direct == (d <= K.DIRECT_FEATURES)
+    ref = _expansion_reference(X, S, C, kern.center, kern.gamma, scales)
+    out = exp(X)
+    assert out.shape == ref.shape and out.dtype == np.float64
+    # float64 throughout: the error is a few ulps of the sum of |coef| (at most 600 * 4)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12 * np.abs(C).sum(axis=0).max())
+    # the same values as the kernel blocks multiplied by the coefficients
+    blocks = np.concatenate([Kb for _, Kb in exp.blocks(X)]) @ C
+    np.testing.assert_allclose(out, blocks, rtol=0, atol=1e-11 * np.abs(C).sum(axis=0).max())
+    # a row's value does not depend on its batch (exactly so on the direct path; BLAS may sum a
+    # lone row's products in another order)
+    if exp.direct:
+        np.testing.assert_array_equal(exp(X[5:6]), out[5:6])
+    else:
+        np.testing.assert_allclose(exp(X[5:6]), out[5:6], rtol=1e-14, atol=1e-14)
+
+
+def test_fused_passes_against_numpy():
+    """The two Cython passes behind KernelExpansion.dot, on their own."""
+    from kernelnb import _kernels
+    rng = np.random.default_rng(1)
+    X, S = rng.normal(size=(70, 5)), rng.normal(size=(530, 5))
+    mu = rng.normal(size=5)
+    C = rng.normal(size=(2, 530))
+    ref = np.exp(-0.3 * (((X - mu)[:, None] - S[None]) ** 2).sum(axis=2)) @ C.T
+    out = np.empty((70, 2))
+    _kernels.rbf_direct_dot(X, mu, np.ascontiguousarray(S.T), C, 0.3, out)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12 * np.abs(C).sum())
+    Xc = X - mu
+    G = Xc @ S.T
+    out2 = np.full((70, 2), np.nan)
+    _kernels.rbf_gram_dot(G, (Xc ** 2).sum(1), (S ** 2).sum(1), 0.3, C, out2)
+    np.testing.assert_allclose(out2, ref, rtol=0, atol=1e-12 * np.abs(C).sum())
+    with pytest.raises(ValueError, match="do not match"):
+        _kernels.rbf_direct_dot(X, mu[:4], np.ascontiguousarray(S.T), C, 0.3, out)
+    with pytest.raises(ValueError, match="do not match"):
+        _kernels.rbf_gram_dot(G, (Xc ** 2).sum(1), (S ** 2).sum(1)[:9], 0.3, C, out2)
+
+
+def test_expansion_dot_far_rows_and_errors():
+    """Rows far from the support vectors get 0 (no overflow warning turned error, no NaN);
+    a coefficient array of the wrong length is refused with its shape."""
+    rng = np.random.default_rng(2)
+    S = rng.normal(size=(50, 3))
+    exp = K.KernelExpansion(K.KernelSpec(sigma=1.0).fit(S), S)
+    out = exp.dot(np.array([[1e200, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.ones(50))
+    assert out[0] == 0.0 and np.isfinite(out[1]) and out[1] > 0
+    with pytest.raises(ValueError, match=r"coef must have shape \(50,\)"):
+        exp.dot(S, np.ones(49))

@@ -302,10 +302,8 @@ class _BaseSVM(BaseEstimator):
         self._expansion = _k.KernelExpansion(kern, self.support_vectors_, dtype=np.float64)
 
     def _kernel_to_sv(self, X):
-        """Yield (rows slice, float64 block of K(X[rows], support_vectors_))."""
-        if not isinstance(self.kernel_, _k.Precomputed):
-            yield from self._expansion.blocks(X)
-            return
+        """Yield (rows slice, float64 block of K(X[rows], support_vectors_)) from a precomputed
+        kernel's columns."""
         n = X.shape[0]
         n_sv = max(self.support_.shape[0], 1)
         step = max(1, min(n, int(8 * 2**20 // n_sv)))  # about 64 MB of float64 per block
@@ -319,6 +317,9 @@ class _BaseSVM(BaseEstimator):
         """Decision values of every binary problem: shape (n_samples, n_problems)."""
         check_is_fitted(self)
         X = self._check_input(X, reset=False)
+        if self._expansion is not None:
+            # the fused evaluation (KernelExpansion.dot): no kernel block is stored
+            return self._expansion.dot(X, self._coef_matrix) + self.intercept_
         out = np.empty((X.shape[0], self._coef_matrix.shape[1]))
         for rows, Kb in self._kernel_to_sv(X):
             out[rows] = Kb @ self._coef_matrix
