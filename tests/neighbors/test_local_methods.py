@@ -44,6 +44,52 @@ def test_knn_matches_brute_force_and_sklearn():
     assert not np.any(loo == np.arange(len(X))[:, None])
 
 
+def _brute_force(Q, R, K, exclude=None):
+    """The K nearest by exact float64 differences, ties to the smaller index."""
+    D = ((np.asarray(Q, np.float64)[:, None] - np.asarray(R, np.float64)[None]) ** 2).sum(-1)
+    if exclude is not None:
+        D[np.arange(len(Q)), exclude] = np.inf
+    idx = np.argsort(D, axis=1, kind="stable")[:, :K]
+    return np.take_along_axis(D, idx, 1), idx
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_knn_search_ties_and_near_ties_match_brute_force(dtype):
+    """The float32 candidate search with exact re-measurement gives the neighbours of the exact
+    distances: exact ties (repeated reference points, points on an integer lattice at equal
+    distances) go to the smaller index, and near-ties that float32 cannot separate (distances
+    differing by one part in 10^9 in 300 dimensions) are ordered as in float64."""
+    from kernelnb.neighbors._base import kneighbors
+    rng = np.random.default_rng(0)
+    # integer lattice points, each reference twice: many exactly equal distances
+    R = rng.integers(-3, 4, size=(150, 12)).astype(dtype)
+    R = np.concatenate([R, R[::-1]])
+    Q = rng.integers(-3, 4, size=(40, 12)).astype(dtype)
+    for K in (1, 5, 23):
+        d2, idx = kneighbors(Q, R, K)
+        ref_d, ref_i = _brute_force(Q, R, K)
+        np.testing.assert_array_equal(idx, ref_i)
+        np.testing.assert_allclose(d2, ref_d, rtol=1e-12)
+    # leave-one-out on the lattice set
+    d2, idx = kneighbors(R, R, 4, exclude=np.arange(len(R)))
+    np.testing.assert_array_equal(idx, _brute_force(R, R, 4, exclude=np.arange(len(R)))[1])
+    # near-ties: references on a sphere around the query far from the origin, radii spaced by
+    # less than float32 arithmetic resolves there (1e-6 for float32 rows, 1e-9 for float64)
+    dirs = rng.normal(size=(200, 300))
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    step = 1e-6 if dtype == np.float32 else 1e-9
+    radii = 1.0 + step * rng.permutation(200)
+    centre = rng.normal(size=(1, 300)) + 5.0
+    Rs = (centre + dirs * radii[:, None]).astype(dtype)
+    Qs = centre.astype(dtype)
+    d2, idx = kneighbors(Qs, Rs, 10)
+    ref_d, ref_i = _brute_force(Qs, Rs, 10)
+    np.testing.assert_array_equal(idx, ref_i)
+    np.testing.assert_allclose(d2, ref_d, rtol=1e-12)
+    if dtype == np.float64:
+        np.testing.assert_array_equal(idx[0], np.argsort(radii)[:10])
+
+
 def _grid_integral(density, lo, hi, n=600):
     """Midpoint sum of exp(score_samples) over [lo, hi]^2: for Gaussians much wider than the
     spacing it is accurate far beyond the tolerances used here."""
