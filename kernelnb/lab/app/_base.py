@@ -39,6 +39,7 @@ import typing
 import ipywidgets as widgets
 
 from ..._threads import blas_single_thread
+from . import _urlstate
 
 __all__ = ["Dashboard", "Lesson", "log_slider", "TimeBudgetExceeded"]
 
@@ -92,6 +93,16 @@ def styled(widget, tooltip=None):
     return widget
 
 
+def _same_value(a, b):
+    """Whether two control values are the same setting (numbers within rounding)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        return tuple(a) == tuple(b) if isinstance(a, (tuple, list)) and \
+            isinstance(b, (tuple, list)) else False
+    return _same(a, b)
+
+
 def _same(a, b):
     try:
         return a == b or math.isclose(float(a), float(b), rel_tol=1e-9)
@@ -120,6 +131,10 @@ class Lesson:
     seed_control : str or None, default="seed"
         The control that draws the sample; None for a dashboard without one (then ``seeds``
         is not used).
+    setting : dict, default={}
+        Control values the lesson speaks of, applied (as one update, so that the dashboard's
+        dependent controls follow) before its sweep; the other controls keep their values.
+        E.g. ``{"variant": "basic"}`` for a lesson about basic matching pursuit.
     """
 
     claim: str
@@ -128,6 +143,7 @@ class Lesson:
     sweep: typing.Mapping[str, tuple] = dataclasses.field(default_factory=dict)
     seeds: tuple = (0, 1, 2, 3, 4)
     seed_control: typing.Optional[str] = "seed"
+    setting: typing.Mapping[str, object] = dataclasses.field(default_factory=dict)
 
     def html(self, title="Lesson"):
         """The lesson as the readout shows it: ``title``, the claim and its source (escaped)."""
@@ -256,6 +272,48 @@ class Dashboard:
     #: Seconds of work one update may take where the work is long (see :meth:`check_time`); a
     #: class attribute, changed per instance by tests or a teacher's notebook.
     time_budget_s: float = 25.0
+    #: Constructor arguments of the dashboard its lessons are checked on, by the tests and the
+    #: book (a coarser chart grid, fewer repeats: the lessons are about the numbers, not the
+    #: picture); see :func:`kernelnb.lab.app._lessons.lesson_app`.
+    LESSON_APP: dict = {}
+
+    @classmethod
+    def all_lessons(cls):
+        """Every lesson the dashboard teaches: :attr:`LESSONS`, then those of its modes.
+
+        Returns
+        -------
+        tuple of Lesson
+        """
+        return tuple(cls.LESSONS)
+
+    def lesson_stats(self, params):
+        """The numbers a lesson is checked on at the setting ``params`` (every control's value).
+
+        The default is :meth:`update`'s return value; a dashboard whose lesson reads the
+        numbers of an action (a replay) runs it here when the setting is inside the regime.
+
+        Parameters
+        ----------
+        params : dict
+            Control values.
+
+        Returns
+        -------
+        dict
+            With ``regime`` (the notes, empty inside the lessons' regime).
+        """
+        return self.update(raise_errors=True, **params)
+
+    def lesson_done(self, params):
+        """Put the dashboard back at ``params`` after a lesson's sweep.
+
+        Parameters
+        ----------
+        params : dict
+            The control values it had before the sweep.
+        """
+        self.update(**params)
 
     def __init__(self, **params):
         self.error = widgets.HTML(value="")
@@ -279,8 +337,18 @@ class Dashboard:
         for name, w in self.controls.items():
             w.observe(self._on_control, names="value")
         self._declare_limits()
+        #: Every control's value as built: the settings a URL leaves out (:attr:`defaults`).
+        self.defaults = self.params()
+        self.url = _urlstate.UrlState(controls=list(self.controls),
+                                      enabled=_urlstate.in_voila())
         self.widget = self._layout()
-        self.update(**params)  # the first picture, with the initial parameters given
+        self.widget.children = (*self.widget.children, self.url)
+        query = _urlstate.initial_query()
+        if query:   # a Voila kernel started for a page's request: its URL's setting first
+            self.apply_query(query, initial=params)
+        else:
+            self.update(**params)  # the first picture, with the initial parameters given
+        self.url.observe(lambda change: self.apply_query(change["new"]), names="page_query")
 
     def _build(self):
         """Create ``self.controls`` and ``self.figures``."""
@@ -468,6 +536,63 @@ class Dashboard:
                              f"{', '.join(refused)}; nothing was recomputed")
         return values
 
+    def url_query(self):
+        """The query string of the current setting (the values that differ from the defaults).
+
+        Returns
+        -------
+        str
+            E.g. ``"C=1000&sigma=0.2"``; empty at the defaults.
+        """
+        return _urlstate.query_string(self)
+
+    def apply_query(self, query, initial=None):
+        """Move the controls to the setting a URL's query string asks for, and recompute.
+
+        Each value is checked against the limits its control declared
+        (:func:`kernelnb.lab.app._urlstate.parse_query`): the values that pass are applied; a
+        value that does not, or a key that names no control, is refused, shown in the page with
+        the reason, and its control keeps its value. Drop-downs, toggles and check boxes are
+        applied first: they can change a slider's range (a data set's noise), and numbers are
+        then checked against the ranges in place.
+
+        Parameters
+        ----------
+        query : str
+            The query string, e.g. ``"?C=1000&sigma=0.2&dataset=spirals"``.
+        initial : dict or None
+            Initial parameters to apply with the first update (when the dashboard is built);
+            None when the dashboard has drawn already, and nothing is recomputed unless the
+            query changes a value.
+
+        Returns
+        -------
+        list of kernelnb.lab.app._urlstate.Refusal
+            The refused values (empty when all passed).
+        """
+        params, refused = _urlstate.parse_query(self, query, check_ranges=False)
+        choices = {k: v for k, v in params.items() if self._limits[k].kind != "range"}
+        numbers = {k: v for k, v in params.items() if k not in choices}
+        first = {k: v for k, v in choices.items() if not _same_value(self.controls[k].value, v)}
+        if initial is not None or first:
+            self.update(**{**(initial or {}), **first})
+        second = {}
+        for name, value in numbers.items():
+            lim = self._limits[name]
+            if not lim.lo <= value <= lim.hi:
+                refused.append(_urlstate.Refusal(
+                    name, _urlstate.encode_value(value),
+                    f"outside {lim.lo:.6g} … {lim.hi:.6g}"))
+            elif not _same_value(self.controls[name].value, value):
+                second[name] = value
+        if second:
+            self.update(**second)
+        if refused:
+            self.show_error(
+                "the page's address asked for setting(s) that the controls cannot take, left as "
+                "they were: " + "; ".join(map(str, refused)))
+        return refused
+
     def time_left(self):
         """Seconds left of this update's time budget (:attr:`time_budget_s`)."""
         return self._deadline - time.monotonic()
@@ -595,6 +720,8 @@ class Dashboard:
         self.stats.value = self._format_stats(stats)
         self.sync_figures()
         self.last_stats = stats
+        if hasattr(self, "url"):       # the page's address follows the setting
+            self.url.query = self.url_query()
         self._deadline = math.inf
         return stats
 

@@ -99,6 +99,7 @@ class ActiveLearning(Dashboard):
         ("test_error", "test error", ".1%"),
         ("wrong_answers", "answers that differ from the truth", "d"),
     ]
+    LESSON_APP = {"grid": 10}
     LESSONS = (Lesson(
         claim="No cleverer rule beats the margin heuristic (ask about the point nearest the "
               "boundary): on average over runs, after the same number of true labels its test "
@@ -276,6 +277,33 @@ class ActiveLearning(Dashboard):
             curves[s] = al.error_curve_
         self._replay = curves
         return self.update()
+
+    def lesson_stats(self, params):
+        """The lesson's numbers at ``params``: the strategies replayed from the same start with
+        the true labels (:meth:`replay`), inside the regime; the update's numbers outside.
+
+        Parameters
+        ----------
+        params : dict
+            Control values.
+
+        Returns
+        -------
+        dict
+        """
+        stats = self.update(raise_errors=True, **params)
+        return stats if stats["regime"] else self.replay()
+
+    def lesson_done(self, params):
+        """Back at ``params``, with every answer and replay forgotten.
+
+        Parameters
+        ----------
+        params : dict
+            The control values before the lesson's sweep.
+        """
+        self.update(**params)
+        self.restart()
 
     def restart(self):
         """Forget every answer (same data, same start)."""

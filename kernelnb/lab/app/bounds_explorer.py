@@ -168,6 +168,7 @@ class BoundsExplorer(Dashboard):
         ("n_fits", "SVMs trained for the chart", "d"),
         ("table_ms", "chart computed in (ms)", ".0f"),
     ]
+    LESSON_APP = {"grid": 10, "n_samples": 50}
     LESSONS = (Lesson(
         claim=("The span estimate follows the test error along σ and C, far closer than the "
                "radius-margin bound R²‖w‖²/n or ξα, which stay well above it."),

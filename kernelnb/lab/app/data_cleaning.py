@@ -90,6 +90,7 @@ class DataCleaning(Dashboard):
         ("best_rank", "best rank of a flipped point", "d"),
         ("mean_rank_capped", "mean of min(10, rank), flipped points", ".2f"),
     ]
+    LESSON_APP = {"grid": 10}
     LESSONS = (Lesson(
         claim="Every score ranks the flipped labels near the top, the slack ξ of one SVM about "
               "as well as the costlier SUB-ξ, LOO-ξ and GRAD-C: on average min(10, rank) stays "

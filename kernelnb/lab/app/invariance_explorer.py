@@ -187,6 +187,7 @@ class InvarianceExplorer(Dashboard):
         ("spacing", "mean distance to the nearest training point", ".3f"),
         ("fit_ms", "fit time, all five (ms)", ".0f"),
     ]
+    LESSON_APP = {"grid": 12}
     LESSONS = (
         Lesson(claim=("Building the rotation invariance into the kernel (the invariant SVM ISVM "
                       "and its kernel-PCA version IH_KPCA, γ near 1) gives a lower test error "

@@ -440,6 +440,7 @@ class LearningCurves(Dashboard):
                "standard deviation over random splits; dotted: the number of support vectors "
                "(right axis).")
     STATS = [("dataset_size", "points in the data set", "d")]
+    LESSON_APP = {"n_sizes": 3, "n_repeats": 3}
     LESSONS = (Lesson(
         claim=("As the training set grows, the test error falls and the gap between test and "
                "training error closes: the empirical risk becomes a good estimate of the "

@@ -128,6 +128,7 @@ class LocalMethodsPlayground(Dashboard):
     ]
     #: Weight decay of "HKNN without weight decay" in the comparison (tiny, for a stable solve).
     LAMBDA_NONE = 1e-4
+    LESSON_APP = {"grid": 5}
     LESSONS = (
         Lesson(claim="Without weight decay HKNN takes every direction between its neighbours "
                      "for an invariance (in 2-D, 3 neighbours already span the plane), and its "
@@ -416,6 +417,7 @@ class DensityExplorer(Dashboard):
     PARZEN_WIDTHS = np.logspace(-2.5, -0.5, 17)
     #: Noise of the thesis's spiral (x and y standard deviation, Table 13.1).
     SPIRAL_NOISE = 0.01
+    LESSON_APP = {"grid": 5}
     LESSONS = (
         Lesson(claim="Tuned near the spiral's noise (σ ≈ 0.01, k ≈ 11), Manifold Parzen windows "
                      "give new points a higher likelihood (lower test ANLL) than the best "

@@ -171,6 +171,7 @@ class MarginExplorer(Dashboard):
         ("mp_bound82", "  Thm 8.2 lower bound (converged)", ".3g"),
         ("mp_bound83", "  Thm 8.3 lower bound (after t)", ".3g"),
     ]
+    LESSON_APP = {"grid": 20, "trials": 1, "updates": 200}
     LESSONS = (
         Lesson(claim="Once the margin Perceptron has converged on separable data, its margin "
                      "ρ = 2/‖w‖ lies between the lower bound of Theorem 8.2 and ρ_max, the "

@@ -148,6 +148,7 @@ class MarginLosses(Dashboard):
         ("test_error_b", "loss B: test error", ".1%"),
         ("disagreement", "test points A and B classify differently", ".1%"),
     ]
+    LESSON_APP = {"grid": 30}
     LESSONS = (
         Lesson(claim="The hinge and its smooth version, the cross-entropy (logistic loss), fit "
                      "nearly the same boundary: they classify fewer than 5% of new points "

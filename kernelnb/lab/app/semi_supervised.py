@@ -139,6 +139,7 @@ class SemiSupervisedExplorer(Dashboard):
         ("error_shortest_path", "shortest path: error on the unlabeled", ".1%"),
         ("error_spectral", "spectral (NJW): error on the unlabeled", ".1%"),
     ]
+    LESSON_APP = {"grid": 20}
     LESSONS = (Lesson(
         claim="When the points form clusters and the cut-off r is their number, the cluster "
               "kernel labels whole clusters from one or two labels per class: far fewer errors "
@@ -161,7 +162,7 @@ class SemiSupervisedExplorer(Dashboard):
             source="Chapelle 2002, thesis §7.3",
             holds=lambda s: s["error_lds"] < s["error_svm"] - 0.05,
             sweep={"noise": (0.0, 0.05), "n_labeled": (1, 10), "sigma": (0.1, 0.3)},
-            seeds=(0, 1, 2)),
+            seeds=(0, 1, 2), setting={"compare": "lds", "noise": 0.05}),
         "spectral": Lesson(
             claim="The spectral map of Ng, Jordan and Weiss (the r leading eigenvectors of L, "
                   "each point's row normalised) labels whole clusters as the step transfer "
@@ -169,7 +170,7 @@ class SemiSupervisedExplorer(Dashboard):
             source="Chapelle 2002, thesis §7.4.3",
             holds=lambda s: s["error_spectral"] < s["error_svm"] - 0.05,
             sweep={"n_labeled": (1, 10), "sigma": (0.05, 0.1), "noise": (0.0, 0.1)},
-            seeds=(0, 1, 2)),
+            seeds=(0, 1, 2), setting={"compare": "spectral"}),
         "shortest_path": Lesson(
             claim="Once σ is wide enough for the paths along a cluster (no note above), the "
                   "shortest-path kernel labels whole moons from one or two labels per class: "
@@ -178,8 +179,18 @@ class SemiSupervisedExplorer(Dashboard):
             source="Chapelle 2002, thesis §7.4.2",
             holds=lambda s: s["error_shortest_path"] < s["error_svm"] - 0.05,
             sweep={"sigma": (0.3, 0.5), "n_labeled": (1, 2), "noise": (0.0, 0.1)},
-            seeds=(0, 1, 2)),
+            seeds=(0, 1, 2), setting={"compare": "shortest_path"}),
     }
+
+    @classmethod
+    def all_lessons(cls):
+        """The cluster kernel's lesson, then each third model's (shown when it is drawn).
+
+        Returns
+        -------
+        tuple of Lesson
+        """
+        return tuple(cls.LESSONS) + tuple(cls.THIRD_LESSONS.values())
 
     def __init__(self, grid=70, **params):
         self.grid = grid

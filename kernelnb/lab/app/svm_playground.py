@@ -89,6 +89,7 @@ class SVMPlayground(Dashboard):
         ("margin_width", "margin width 2/‖w‖", ".3g"),
         ("n_added", "points added by clicks", "d"),
     ]
+    LESSON_APP = {"grid": 10}
     LESSONS = (Lesson(
         claim="The fraction of support vectors bounds the leave-one-out error: on average the "
               "test error stays below #SV / n, whatever C and σ; few support vectors promise a "

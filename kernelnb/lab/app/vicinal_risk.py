@@ -166,6 +166,7 @@ class VicinalRisk(Dashboard):
         ("test_error_evrm", "ellipsoidal VRM: test error", ".1%"),
         ("mean_width", "mean width σ̄", ".3g"),
     ]
+    LESSON_APP = {"grid": 10}
     LESSONS = (Lesson(
         claim="Replacing each point by a vicinity costs nothing against the hard-margin SVM: "
               "on average the vicinal risk's test error stays within one point of it, whatever "

@@ -10,7 +10,7 @@ from kernelnb.lab.app.active_learning import REPLAYED, TRACES
 from kernelnb.svm import SVC
 from kernelnb.unlabeled import ActiveLearner
 
-from ._lessons import mean_stats
+from ._lessons import check_lesson, lesson_app
 
 I = {name: k for k, name in enumerate(TRACES)}
 
@@ -96,44 +96,14 @@ def test_bad_input_is_refused(app):
 LESSON = ActiveLearning.LESSONS[0]
 
 
-def _check_replayed_lesson(app, lesson, control):
-    """check_lesson (tests/lab/app/_lessons.py) with one step more: the lesson's numbers come
-    from a replay (an action, not a control), so each in-regime setting is replayed before its
-    numbers are averaged over the seeds."""
-    defaults = app.params()
-    held, outside = {}, []
-    try:
-        for value in lesson.sweep[control]:
-            runs = []
-            for seed in lesson.seeds:
-                stats = app.update(raise_errors=True, **{**defaults, control: value,
-                                                         "seed": seed})
-                if stats["regime"]:
-                    assert "kernelnb-regime" in app.stats.value
-                    continue
-                runs.append(app.replay())
-            if not runs:
-                outside.append(value)
-                continue
-            mean = mean_stats(runs)
-            assert lesson.holds(mean), (control, value, {k: v for k, v in mean.items()
-                                                         if k.startswith("replay_")})
-            held[value] = mean
-    finally:
-        app.update(**defaults)
-        app.restart()
-    assert len(held) >= len(lesson.sweep[control]) / 2, (control, outside)
-    return held
-
-
 @pytest.fixture(scope="module")
 def default_app():
-    return ActiveLearning(grid=10)
+    return lesson_app(ActiveLearning)
 
 
 @pytest.mark.parametrize("control", list(LESSON.sweep))
 def test_lessons_margin_is_not_beaten(default_app, control):
-    held = _check_replayed_lesson(default_app, LESSON, control)
+    held = check_lesson(default_app, LESSON, control)
     assert all(np.isfinite(m["replay_margin"]) for m in held.values())
 
 

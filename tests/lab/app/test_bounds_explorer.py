@@ -11,7 +11,7 @@ from kernelnb.lab.app.bounds_explorer import CURVES, N_GRID, BoundsExplorer
 from kernelnb.model_selection import span_estimate, span_values, wahba
 from kernelnb.svm import SVC
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 TRACE = {key: k for k, (key, *_rest) in enumerate(CURVES)}
 
@@ -167,7 +167,7 @@ LESSON = BoundsExplorer.LESSONS[0]
 
 @pytest.fixture(scope="module")
 def small():
-    return BoundsExplorer(grid=10, n_samples=50)
+    return make_lesson_app(BoundsExplorer)
 
 
 @pytest.mark.parametrize("control", sorted(LESSON.sweep))

@@ -9,7 +9,7 @@ from kernelnb.lab.app.data_cleaning import TRACES
 from kernelnb.prior import suspicion_scores
 from kernelnb.svm import SVC
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 I = {name: k for k, name in enumerate(TRACES)}
 
@@ -87,7 +87,7 @@ LESSON = DataCleaning.LESSONS[0]
 
 @pytest.fixture(scope="module")
 def lesson_app():
-    return DataCleaning(grid=10)
+    return make_lesson_app(DataCleaning)
 
 
 @pytest.mark.parametrize("control", list(LESSON.sweep))

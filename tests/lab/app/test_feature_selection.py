@@ -11,7 +11,7 @@ from kernelnb.lab.app.gallery import DASHBOARDS, dashboards_dir
 from kernelnb.model_selection import FisherKernelSVC, ForwardSpanSelector, ScalingSelector
 from kernelnb.svm import SVC
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 NOTEBOOK = Path(__file__).resolve().parents[3] / "dashboards" / "feature_selection.ipynb"
 
@@ -76,7 +76,7 @@ LESSON = FeatureSelection.LESSONS[0]
 def quick():
     """The linear toy with a cheap schedule (the lesson's neighbourhood, at a fraction of the
     default run's time)."""
-    return FeatureSelection(schedule="half", max_iter=3, n_keep=6)
+    return make_lesson_app(FeatureSelection)
 
 
 @pytest.mark.parametrize("control", sorted(LESSON.sweep))

@@ -11,7 +11,7 @@ from kernelnb.lab.app.invariance_explorer import (ARROW_SCALE, EXPLORER_METHODS,
                                               RULE_OF_THUMB, rule_of_thumb)
 from kernelnb.prior.invariance import InvariantKPCASVC, InvariantSVC
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +162,7 @@ def test_tangent_term_readout_is_the_estimators_and_the_hint_follows_it(app):
 
 @pytest.fixture(scope="module")
 def small():
-    return InvarianceExplorer(grid=12)
+    return make_lesson_app(InvarianceExplorer)
 
 
 @pytest.mark.parametrize("k, control", [(k, c) for k, lesson in

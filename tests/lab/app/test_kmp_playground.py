@@ -5,7 +5,7 @@ import pytest
 from kernelnb.lab.app import KMPPlayground
 from kernelnb.lab.app.kmp_playground import far_cluster_data
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 
 @pytest.fixture(scope="module")
@@ -53,13 +53,13 @@ def test_regime_notes_for_a_short_path_and_an_isolating_width(dash):
 
 @pytest.mark.parametrize("control", sorted(KMPPlayground.LESSONS[0].sweep))
 def test_lessons_kmp_matches_the_svm_with_fewer_points(control):
-    app = KMPPlayground(grid=5)
+    app = make_lesson_app(KMPPlayground)
     check_lesson(app, KMPPlayground.LESSONS[0], control)
 
 
 @pytest.mark.parametrize("control", sorted(KMPPlayground.LESSONS[1].sweep))
 def test_lessons_basic_mp_repicks_points(control):
-    app = KMPPlayground(grid=5, variant="basic", n_basis=60)
+    app = make_lesson_app(KMPPlayground)    # the lesson's setting: basic MP, N = 60
     check_lesson(app, KMPPlayground.LESSONS[1], control)
 
 

@@ -6,7 +6,7 @@ from sklearn.dummy import DummyClassifier
 import kernelnb.lab.app.learning_curves as lc
 from kernelnb.lab.app import CurveEstimator, ESTIMATORS, LearningCurves, learning_curve_data
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +186,7 @@ LESSON = LearningCurves.LESSONS[0]
 
 @pytest.fixture(scope="module")
 def quick():
-    return LearningCurves(n_sizes=3, n_repeats=3)
+    return make_lesson_app(LearningCurves)
 
 
 @pytest.mark.parametrize("control", sorted(LESSON.sweep))

@@ -12,7 +12,7 @@ from kernelnb.neighbors import (
     ParzenClassifier,
 )
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_a_k_that_is_not_local_says_so(play):
 
 @pytest.mark.parametrize("control", sorted(LocalMethodsPlayground.LESSONS[0].sweep))
 def test_lessons_weight_decay_repairs_hknn(control):
-    app = LocalMethodsPlayground(grid=5)
+    app = make_lesson_app(LocalMethodsPlayground)
     check_lesson(app, LocalMethodsPlayground.LESSONS[0], control)
 
 
@@ -172,7 +172,7 @@ def test_density_explorer_regime_notes():
 
 @pytest.mark.parametrize("control", sorted(DensityExplorer.LESSONS[0].sweep))
 def test_lessons_manifold_parzen_beats_the_best_parzen(control):
-    app = DensityExplorer(grid=5)
+    app = make_lesson_app(DensityExplorer)
     check_lesson(app, DensityExplorer.LESSONS[0], control)
 
 

@@ -11,12 +11,12 @@ from kernelnb.lab.app.margin_explorer import LAMBDAS, MARGIN_MODELS, linear_svm_
 from kernelnb.largescale import MarginPerceptron, linearly_separable, maximal_margin
 from kernelnb.lab.viz import SURFACE_TRACES
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 
 @pytest.fixture(scope="module")
 def app():
-    return MarginExplorer(grid=20, trials=1, updates=200)
+    return make_lesson_app(MarginExplorer)
 
 
 def test_first_open_separable_blobs_and_the_bounds_hold(app):

@@ -8,12 +8,12 @@ from kernelnb import losses
 from kernelnb.lab.app import MarginLosses
 from kernelnb.lab.app.margin_losses import DEFAULT_SHOWN
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 
 @pytest.fixture(scope="module")
 def app():
-    return MarginLosses(grid=30)
+    return make_lesson_app(MarginLosses)
 
 
 def test_first_open(app):

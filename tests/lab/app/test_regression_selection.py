@@ -9,7 +9,7 @@ from kernelnb.lab.app.regression_selection import largest_dim, sample
 from kernelnb.model_selection import REGRESSION_CRITERIA, basis_matrix, regression_risk_estimates
 from kernelnb.reproductions.chapelle.regression import regression_target
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ LESSON = RegressionSelectionExplorer.LESSONS[0]
 
 @pytest.fixture(scope="module")
 def fresh():
-    return RegressionSelectionExplorer()
+    return make_lesson_app(RegressionSelectionExplorer)
 
 
 @pytest.mark.parametrize("control", sorted(LESSON.sweep))

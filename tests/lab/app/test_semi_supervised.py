@@ -13,12 +13,12 @@ from kernelnb.svm import SVC
 from kernelnb.unlabeled import (ClusterKernel, ClusterKernelSVC, LowDensitySVC,
                                 ShortestPathKernel, SpectralKernel, transfer_function)
 
-from ._lessons import check_lesson, mean_stats
+from ._lessons import check_lesson, lesson_app as make_lesson_app, mean_stats
 
 
 @pytest.fixture(scope="module")
 def app():
-    return SemiSupervisedExplorer(grid=20)
+    return make_lesson_app(SemiSupervisedExplorer)
 
 
 def _problem(app):

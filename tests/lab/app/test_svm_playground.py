@@ -8,7 +8,7 @@ import kernelnb.lab.app.svm_playground as pg_module
 from kernelnb.lab.app import SVMPlayground
 from kernelnb.lab.viz import SURFACE_TRACES
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 I = {name: k for k, name in enumerate(SURFACE_TRACES)}
 
@@ -175,7 +175,7 @@ LESSON = SVMPlayground.LESSONS[0]
 
 @pytest.fixture(scope="module")
 def lesson_app():
-    return SVMPlayground(grid=10)
+    return make_lesson_app(SVMPlayground)
 
 
 @pytest.mark.parametrize("control", list(LESSON.sweep))

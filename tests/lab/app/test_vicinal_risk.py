@@ -18,7 +18,7 @@ from kernelnb.prior import (
 )
 from kernelnb.svm import SVC
 
-from ._lessons import check_lesson
+from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 
 @pytest.fixture(scope="module")
@@ -313,7 +313,7 @@ LESSON = VicinalRisk.LESSONS[0]
 
 @pytest.fixture(scope="module")
 def lesson_app():
-    return VicinalRisk(grid=10)
+    return make_lesson_app(VicinalRisk)
 
 
 @pytest.mark.parametrize("control", list(LESSON.sweep))

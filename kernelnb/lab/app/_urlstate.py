@@ -1,0 +1,288 @@
+"""A dashboard's settings in its page's URL: a link opens it at a setting, and the URL follows it.
+
+``…/voila/render/svm_playground.ipynb?C=1000&sigma=0.2&dataset=spirals`` opens the SVM playground
+at those values. Each key is a control's name (:attr:`Dashboard.controls`), each value is checked
+by the limits the control declared when the dashboard was built (the same limits that a slider
+value sent by the page is checked against, :meth:`Dashboard._checked_controls`): a number inside
+the slider's range, one of a drop-down's options, a boolean. A value that fails, or a key that
+names no control, is *refused*: that control keeps its default and the page says which value was
+refused and why (never a traceback); the other values are applied.
+
+The URL is one mechanism for two uses: the links of the book and the course open a dashboard at a
+setting, and the page keeps its own URL in step with its controls (with the browser's
+``history.replaceState``), so that a reload, a bookmark or a new kernel after the old one stopped
+opens the dashboard where the student left it. Only the values that differ from the defaults are
+written, in the controls' order.
+
+The page's side is :class:`UrlState`, an anywidget in the dashboard's layout: when it is drawn
+it sends the page's query string to the kernel (``page_query``), and it writes the kernel's
+``query`` into the address bar. It acts only in a Voila page (``enabled``: a kernel Voila
+started, preheated or not, has ``VOILA_PREHEAT`` in its environment); in JupyterLab it does
+nothing. A kernel Voila starts for a request also finds the query in its environment
+(``QUERY_STRING``), so the first picture is computed at the URL's setting directly
+(:func:`initial_query`); a preheated kernel, which ran the dashboard before any request, applies it
+when the page's widget sends it.
+"""
+from __future__ import annotations
+
+import math
+import os
+from urllib.parse import parse_qsl, quote, urlencode
+
+import anywidget
+import traitlets
+
+__all__ = ["RESERVED_KEYS", "MAX_QUERY", "Refusal", "encode_value", "decode_value",
+           "parse_query", "query_string", "initial_query", "UrlState"]
+
+#: Keys of a dashboard's URL that are not controls and are left alone (Jupyter's token, the
+#: language, Voila's own options).
+RESERVED_KEYS = frozenset({"token", "lang", "voila-template", "voila-theme"})
+#: Longest query string read (characters); a longer one is refused whole.
+MAX_QUERY = 4096
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+class Refusal(tuple):
+    """A refused URL value: ``(key, text, reason)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, key, text, reason):
+        return super().__new__(cls, (key, text, reason))
+
+    def __str__(self):
+        shown = self[1] if len(self[1]) <= 40 else self[1][:37] + "..."
+        return f"{self[0]}={shown} ({self[2]})"
+
+
+def encode_value(value):
+    """The URL text of a control value (the inverse of :func:`decode_value`).
+
+    Parameters
+    ----------
+    value : bool, int, float, str or tuple
+        A control's value; a tuple (a multiple selection) is written comma-separated.
+
+    Returns
+    -------
+    str
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return format(value, ".6g")
+    if isinstance(value, (tuple, list)):
+        return ",".join(encode_value(v) for v in value)
+    return str(value)
+
+
+def _option(text, options):
+    for option in options:
+        if encode_value(option) == text:
+            return option
+    folded = [o for o in options if encode_value(o).lower() == text.lower()]
+    if len(folded) == 1:
+        return folded[0]
+    raise ValueError("not one of " + ", ".join(encode_value(o) for o in options))
+
+
+def _number(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError("not a number") from None
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
+    return value
+
+
+def decode_value(text, limits, check_range=True):
+    """The control value that the URL text ``text`` stands for, checked against ``limits``.
+
+    Parameters
+    ----------
+    text : str
+        The value as written in the URL.
+    limits : kernelnb.lab.app._base._Limits
+        What the control declared (:meth:`Dashboard._declare_limits`).
+    check_range : bool, default=True
+        Check a number against the range (False: only its type, for a range that another
+        control's value may still change).
+
+    Returns
+    -------
+    object
+        The value, of the control's type.
+
+    Raises
+    ------
+    ValueError
+        With the reason, in a few words, when the value is not one the control can hold.
+    """
+    kind = limits.kind
+    if kind == "range":
+        value = _number(text)
+        if limits.integer:
+            if not value.is_integer():
+                raise ValueError("not a whole number")
+            value = int(value)
+        if check_range and not limits.lo <= value <= limits.hi:
+            raise ValueError(f"outside {limits.lo:.6g} … {limits.hi:.6g}")
+        return value
+    if kind == "options":
+        return _option(text, limits.options)
+    if kind == "multi":
+        parts = [p for p in text.split(",") if p]
+        return tuple(_option(p, limits.options) for p in parts)
+    if kind == "bool":
+        if text.lower() in _TRUE:
+            return True
+        if text.lower() in _FALSE:
+            return False
+        raise ValueError("not true or false")
+    raise ValueError("this control cannot be set from the URL")
+
+
+def parse_query(dashboard, query, check_ranges=True):
+    """The control values a query string asks for, and the values refused.
+
+    Parameters
+    ----------
+    dashboard : kernelnb.lab.app.Dashboard
+        A built dashboard (its controls' declared limits are the checks).
+    query : str
+        The query string, with or without its leading ``?``.
+    check_ranges : bool, default=True
+        Check numbers against their sliders' ranges now (False: only their type; see
+        :meth:`Dashboard.apply_query`, which checks them once the other values are applied).
+
+    Returns
+    -------
+    params : dict
+        Control name -> value, for every value that passed, in the controls' order.
+    refused : list of Refusal
+        The keys and values that did not, with the reason.
+    """
+    if not isinstance(query, str):
+        return {}, [Refusal("query", repr(query)[:40], "not a text")]
+    query = query[1:] if query.startswith("?") else query
+    if len(query) > MAX_QUERY:
+        return {}, [Refusal("query", query[:40], f"longer than {MAX_QUERY} characters")]
+    found, refused = {}, []
+    for key, text in parse_qsl(query, keep_blank_values=True):
+        if key in RESERVED_KEYS:
+            continue
+        limits = dashboard._limits.get(key)
+        if limits is None:
+            refused.append(Refusal(key, text, "no such setting; the settings are "
+                                   + ", ".join(dashboard.controls)))
+            continue
+        try:
+            found[key] = decode_value(text, limits, check_range=check_ranges)
+        except ValueError as exc:
+            refused.append(Refusal(key, text, str(exc)))
+    params = {name: found[name] for name in dashboard.controls if name in found}
+    return params, refused
+
+
+def query_string(dashboard, values=None):
+    """The query string of a setting: the values that differ from the dashboard's defaults.
+
+    Parameters
+    ----------
+    dashboard : kernelnb.lab.app.Dashboard
+        A built dashboard.
+    values : dict or None
+        Control values (default: the controls' current values).
+
+    Returns
+    -------
+    str
+        ``key=value`` pairs joined by ``&``, without a leading ``?``; empty at the defaults.
+    """
+    values = dashboard.params() if values is None else values
+    pairs = []
+    for name in dashboard.controls:
+        if name not in values:
+            continue
+        value, default = values[name], dashboard.defaults.get(name)
+        if encode_value(value) != encode_value(default):
+            pairs.append((name, encode_value(value)))
+    return urlencode(pairs, quote_via=quote, safe=",")
+
+
+def in_voila():
+    """Whether this kernel was started by Voila (for a page, or preheated for one)."""
+    return "VOILA_PREHEAT" in os.environ
+
+
+def initial_query():
+    """The query string of the request a Voila kernel was started for, else "".
+
+    A kernel that Voila starts for a request has it in ``QUERY_STRING``; a preheated one
+    (``VOILA_PREHEAT=True``) was started before any request, and gets it from the page.
+
+    Returns
+    -------
+    str
+    """
+    if os.environ.get("VOILA_PREHEAT") != "False":
+        return ""
+    return os.environ.get("QUERY_STRING", "")
+
+
+_ESM = r"""
+// The page's URL with the controls' keys replaced by the kernel's query; the keys that are
+// not controls (the token, the language) are kept.
+function merged(query, controls) {
+  const url = new URL(window.location.href);
+  const kept = new URLSearchParams();
+  for (const [k, v] of url.searchParams) {
+    if (!controls.has(k)) kept.append(k, v);
+  }
+  for (const [k, v] of new URLSearchParams(query)) kept.append(k, v);
+  const text = kept.toString().replace(/%2C/g, ",");
+  url.search = text ? "?" + text : "";
+  return url;
+}
+export default {
+  render({ model, el }) {
+    el.style.display = "none";
+    if (!model.get("enabled")) return;
+    const controls = new Set(model.get("controls"));
+    const follow = () => {
+      const url = merged(model.get("query"), controls);
+      if (url.href !== window.location.href) {
+        window.history.replaceState(window.history.state, "", url.href);
+      }
+    };
+    model.on("change:query", follow);
+    model.set("page_query", window.location.search || "?");
+    model.save_changes();
+  },
+};
+"""
+
+
+class UrlState(anywidget.AnyWidget):
+    """The page's side of a dashboard's URL settings (see the module docstring).
+
+    Parameters
+    ----------
+    controls : list of str
+        The dashboard's control names (the keys the page replaces in its URL).
+    enabled : bool
+        Whether the page's URL is read and written (in a Voila page only).
+    """
+
+    _esm = traitlets.Unicode(_ESM).tag(sync=True)
+    #: The kernel's query string (the settings that differ from the defaults), for the URL.
+    query = traitlets.Unicode("").tag(sync=True)
+    #: The page's query string when it was drawn ("?" for none; "" until the page says).
+    page_query = traitlets.Unicode("").tag(sync=True)
+    controls = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    enabled = traitlets.Bool(False).tag(sync=True)
