@@ -1,19 +1,20 @@
-"""Sphinx configuration of kernelnb's documentation.
+"""Sphinx configuration of kernelnb's book.
 
-Build (from the repository root; nothing is executed, nothing is fetched from another host):
+Build (from the repository root), with warnings as errors:
 
     python3 -m sphinx -W --keep-going -b html docs docs/_build/html
 
-Sources: ``index.md``, ``architecture.md``, the API pages under ``api/`` (autodoc of the public
-names of each subpackage, docstrings in numpydoc style read by ``sphinx.ext.napoleon``) and the
-course notebooks (copied from the repository's ``notebooks/`` into the git-ignored
-``docs/notebooks/`` when the build starts: the repository holds no symbolic link), rendered by
-myst-nb as they are stored, without running them.
+The book is made of: the course (the notebooks of ``notebooks/``, executed at build through a
+jupyter-cache in ``docs/_build/.jupyter_cache``, so that a rebuild in which no code cell changed
+executes nothing), a page per dashboard and the reproductions (both generated at build from the
+code by :mod:`kernelnb.lab.book`), the API reference (autodoc of each subpackage's public names,
+numpydoc docstrings read by ``sphinx.ext.napoleon``) and the architecture notes. The theme is
+sphinx-book-theme; MathJax, plotly.js and the theme's fonts and icons are served from the site,
+which loads nothing from another host.
 """
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 
 # The checkout's package (with its compiled extensions built in place, ``pip install -e .``) or
@@ -21,21 +22,6 @@ import sys
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 
 import kernelnb  # noqa: E402
-
-
-def _copy_notebooks():
-    """``docs/notebooks/`` made anew from the repository's ``notebooks/*.ipynb``."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    source = os.path.join(here, "..", "notebooks")
-    target = os.path.join(here, "notebooks")
-    shutil.rmtree(target, ignore_errors=True)
-    os.makedirs(target)
-    for name in sorted(os.listdir(source)):
-        if name.endswith(".ipynb"):
-            shutil.copy2(os.path.join(source, name), os.path.join(target, name))
-
-
-_copy_notebooks()
 
 project = "kernelnb"
 author = "kernelnb contributors"
@@ -45,7 +31,10 @@ release = version = kernelnb.__version__
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
+    "sphinx.ext.mathjax",
     "myst_nb",
+    "sphinx_book_theme",
+    "kernelnb.lab.book",
 ]
 
 # Unlabelled code blocks (the layer diagrams of architecture.md) are plain text; notebook cells
@@ -54,11 +43,16 @@ highlight_language = "text"
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
 root_doc = "index"
 
-# --- notebooks: rendered as stored, never executed ---
-nb_execution_mode = "off"
-# No widget manager: require.js and the widgets' HTML manager would come from a CDN.
+# --- the course notebooks: executed at build, outputs kept in a jupyter-cache ---
+nb_execution_mode = "cache"
+nb_execution_timeout = 600          # seconds a cell may run
+nb_execution_raise_on_error = True  # a failing cell fails the build (the notebook and cell named)
+nb_execution_show_tb = True
+# No widget manager: require.js and the widgets' HTML manager would come from a CDN (the
+# notebooks show plain plotly figures, drawn by the site's plotly.js).
 nb_ipywidgets_js = {}
 myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_dmath_double_inline = True    # $$...$$ inside a paragraph, as JupyterLab reads it
 myst_heading_anchors = 3
 
 # --- API pages ---
@@ -73,44 +67,27 @@ napoleon_numpy_docstring = True
 napoleon_use_ivar = True            # "Attributes" as field lists (no duplicate object entries)
 napoleon_use_rtype = False
 
-# --- HTML: builtin theme, and nothing loaded from another host ---
-html_theme = "alabaster"
+# --- formulas: MathJax 3 served by the site (kernelnb.lab.book copies it from the
+# sphinx-mathjax-offline package into _static/mathjax) ---
+mathjax_path = "mathjax/tex-chtml.js"
+# (myst-parser sets the classes MathJax typesets: math, output_area, tex2jax_process)
+mathjax3_config = {"tex": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]]}}
+
+# --- HTML: sphinx-book-theme, nothing loaded from another host ---
+html_theme = "sphinx_book_theme"
 html_title = f"kernelnb {release}"
 html_static_path: list[str] = []
-html_theme_options = {"description": "A kernel-methods lab", "fixed_sidebar": True,
-                      "show_relbars": True}
-# Math stays as TeX in the page (``\(...\)``), with no MathJax from a CDN; see ``_plain_math``.
-html_math_renderer = "kernelnb_plain"
-
-
-def _plain_math(app):
-    """A math renderer for HTML that writes the TeX source and loads no script.
-
-    Sphinx's default renderer (MathJax) fetches its script from a CDN, which the project's
-    rule "nothing served is fetched from another host" excludes. The markup is the one MathJax
-    reads, so a local MathJax copy can be added later without touching the pages.
-    """
-    from docutils import nodes
-    from sphinx.util.math import get_node_equation_number, wrap_displaymath
-
-    def visit_inline(self, node):
-        self.body.append(self.starttag(node, "span", "", CLASS="math notranslate"))
-        self.body.append(self.encode(f"\\({node.astext()}\\)") + "</span>")
-        raise nodes.SkipNode
-
-    def visit_block(self, node):
-        self.body.append(self.starttag(node, "div", CLASS="math notranslate"))
-        if node["number"]:
-            number = get_node_equation_number(self, node)
-            self.body.append(f'<span class="eqno">({number})</span>')
-        if node.get("nowrap"):
-            self.body.append(self.encode(node.astext()))
-        else:
-            self.body.append(self.encode(wrap_displaymath(node.astext(), None, False)))
-        self.body.append("</div>\n")
-        raise nodes.SkipNode
-
-    app.add_html_math_renderer("kernelnb_plain", (visit_inline, None), (visit_block, None))
+html_theme_options = {
+    "show_toc_level": 2,
+    "home_page_in_toc": True,
+    "use_download_button": True,
+    "use_fullscreen_button": False,
+    "navigation_with_keys": False,
+    "show_navbar_depth": 1,
+}
+# pydata-sphinx-theme's light/dark switch starts on light (the plotly figures are drawn on white)
+html_context = {"default_mode": "light"}
+html_last_updated_fmt = None
 
 
 def _defined_outside_kernelnb(obj):
@@ -131,5 +108,4 @@ def _skip_foreign_members(app, what, name, obj, skip, options):
 
 
 def setup(app):
-    _plain_math(app)
     app.connect("autodoc-skip-member", _skip_foreign_members)

@@ -17,6 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +108,52 @@ def kernelnb_serve(*args: str, command: list[str] | None = None, port: int | Non
 @pytest.fixture
 def port() -> int:
     return free_port()
+
+
+#: The README's command that builds the book (tests/test_docs.py checks that it is there).
+BOOK_COMMAND = "python3 -m sphinx -W --keep-going -b html docs docs/_build/html"
+#: Where a developer may keep the book's caches between test runs (executed notebooks, dashboard
+#: pages); unset in CI, which builds the book from nothing.
+BOOK_CACHE_ENV = "KERNELNB_BOOK_CACHE"
+
+
+@dataclass
+class BuiltBook:
+    """The book built once per test session (:func:`book`)."""
+
+    html: Path          # the site
+    cache: Path         # the jupyter-cache of the executed notebooks
+    log: str            # Sphinx's output
+    seconds: float      # the build's wall time
+    command: list = field(default_factory=list)
+
+
+def build_book(out: Path, cache: Path | None = None, extra=()) -> tuple[subprocess.CompletedProcess, float]:
+    """Run the README's book command into ``out`` (never into the checkout)."""
+    cmd = BOOK_COMMAND.split()
+    cmd[0] = sys.executable
+    cmd[-1] = str(out / "html")
+    cmd[-1:-1] = ["-d", str(out / "doctrees")]
+    if cache is not None:
+        cmd[-1:-1] = ["-D", f"nb_execution_cache_path={cache / 'jupyter_cache'}",
+                      "-D", f"kernelnb_cache_path={cache / 'kernelnb_cache'}"]
+    cmd[-1:-1] = list(extra)
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=2400)
+    return r, time.perf_counter() - t0
+
+
+@pytest.fixture(scope="session")
+def book(tmp_path_factory) -> BuiltBook:
+    """The book, built once for the session with the README's command (warnings as errors): the
+    course notebooks executed, the dashboard and reproduction pages computed. Its jupyter-cache is
+    what tests/test_notebooks.py reads the executed notebooks from."""
+    out = tmp_path_factory.mktemp("book")
+    cache = Path(os.environ[BOOK_CACHE_ENV]) if os.environ.get(BOOK_CACHE_ENV) else out
+    r, seconds = build_book(out, cache)
+    log = r.stdout + r.stderr
+    assert r.returncode == 0, f"the book's build failed:\n{r.stdout[-3000:]}\n{r.stderr[-8000:]}"
+    return BuiltBook(html=out / "html", cache=cache / "jupyter_cache", log=log, seconds=seconds)
 
 
 @pytest.fixture(scope="session")

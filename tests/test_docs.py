@@ -1,10 +1,15 @@
-"""The documentation: the Sphinx build of ``docs/`` and the Examples sections of the estimators.
+"""The book: the Sphinx build of ``docs/`` and the Examples sections of the estimators.
 
-* The HTML build (the command of the README's "Documentation" section) runs with warnings as
-  errors into a temporary folder, never into the checkout, without executing the notebooks; the
-  pages it must produce are checked (the API page of :class:`kernelnb.svm.SVC`, a course
-  notebook, ``architecture.md``), and that no page loads anything from another host.
+* The book (the README's command, warnings as errors) is built once per session into a temporary
+  folder (``book`` in ``tests/conftest.py``), never into the checkout; the pages it must produce
+  are checked: the course's chapters executed (their figures, as many as the executed notebooks
+  show), the API page of :class:`kernelnb.svm.SVC`, a page per dashboard, ``architecture.md``;
+  formulas go to a MathJax the site serves, and no page loads anything from another host. A second
+  build executes and computes nothing; a failing cell fails a build, naming the notebook and cell.
 * The ``Examples`` sections of the main estimators' docstrings run as doctests.
+
+The browser's view of the built site (figures drawn, formulas typeset, no sideways scrolling) is
+``tests/browser/test_book.py``.
 """
 from __future__ import annotations
 
@@ -12,16 +17,23 @@ import doctest
 import importlib
 import json
 import re
-import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from .conftest import REPO
+from kernelnb.lab.app.gallery import DASHBOARDS
+from kernelnb.lab.book._execute import NotebookFailed, cached_notebook, execute_into_cache
+from kernelnb.lab.book._figures import FIGURE_CLASS, PLOTLY_MIME
+
+from .conftest import BOOK_COMMAND, REPO, build_book
 
 DOCS = REPO / "docs"
-BUILD_COMMAND = "python3 -m sphinx -W --keep-going -b html docs docs/_build/html"
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+#: Folders the build writes into docs/ (git-ignored): the notebooks copied, the generated pages.
+GENERATED = ("notebooks", "dashboards", "reproductions")
 
 #: estimators whose class docstring carries an Examples section run as a doctest
 EXAMPLES = [
@@ -33,78 +45,112 @@ EXAMPLES = [
 ]
 
 
-def _source_files():
-    """The files under docs/ (the notebooks copied in by the build excluded)."""
+def _tracked_docs():
+    """The files under docs/ that are the book's sources (the generated folders excluded)."""
     return {p.relative_to(DOCS) for p in DOCS.rglob("*")
-            if p.is_file() and p.relative_to(DOCS).parts[0] != "notebooks"}
-
-
-@pytest.fixture(scope="module")
-def html(tmp_path_factory):
-    out = tmp_path_factory.mktemp("docs")
-    before = _source_files()
-    cmd = BUILD_COMMAND.split()
-    cmd[0] = sys.executable
-    cmd[-1] = str(out / "html")
-    cmd[-1:-1] = ["-d", str(out / "doctrees")]
-    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, f"the docs build failed:\n{r.stdout[-3000:]}\n{r.stderr[-6000:]}"
-    assert _source_files() == before, "the build wrote into docs/"
-    return out / "html"
+            if p.is_file() and p.relative_to(DOCS).parts[0] not in GENERATED
+            and "_build" not in p.relative_to(DOCS).parts}
 
 
 def test_readme_documents_the_build_command():
-    assert BUILD_COMMAND in (REPO / "README.md").read_text()
-    assert "docs/_build/" in (REPO / ".gitignore").read_text().split()
+    readme = (REPO / "README.md").read_text()
+    assert BOOK_COMMAND in readme
+    ignored = (REPO / ".gitignore").read_text().split()
+    assert "docs/_build/" in ignored
+    for pattern in ("docs/notebooks/", "docs/dashboards/", "docs/reproductions/*.md"):
+        assert pattern in ignored, pattern
 
 
-def test_conf_does_not_execute_notebooks():
+def test_conf_executes_notebooks_through_a_cache():
     text = (DOCS / "conf.py").read_text()
-    assert re.search(r'^nb_execution_mode = "off"$', text, re.M)
+    assert re.search(r'^nb_execution_mode = "cache"$', text, re.M)
+    assert re.search(r"^nb_execution_raise_on_error = True", text, re.M)
+    assert '"kernelnb.lab.book"' in text and 'html_theme = "sphinx_book_theme"' in text
 
 
-def test_api_page_of_svc(html):
-    page = (html / "api" / "svm.html").read_text()
+def test_the_build_writes_only_its_generated_folders(book):
+    # the session's build ran before this test: the sources under docs/ are the tracked ones
+    import subprocess
+    r = subprocess.run(["git", "status", "--porcelain", "--ignored=no", "docs"], cwd=REPO,
+                       capture_output=True, text=True)
+    untracked = [line for line in r.stdout.splitlines() if line.startswith("??")]
+    assert not untracked, f"the build left files in docs/ that git does not ignore: {untracked}"
+
+
+def test_every_chapter_is_executed_with_its_figures(book):
+    assert NOTEBOOKS
+    for path in NOTEBOOKS:
+        page = book.html / "notebooks" / f"{path.stem}.html"
+        assert page.is_file(), page
+        executed = cached_notebook(book.cache, path)
+        assert executed is not None, f"{path.name}: no cached execution"
+        figures = sum(1 for c in executed.cells if c.cell_type == "code"
+                      for o in c.outputs if PLOTLY_MIME in o.get("data", {}))
+        text = page.read_text()
+        assert figures and text.count(f'<div class="{FIGURE_CLASS}') == figures, path.name
+        # printed numbers are on the page too: every stream output's first line
+        for cell in executed.cells:
+            for out in cell.get("outputs", ()):
+                if out.get("output_type") == "stream" and out.get("name") == "stdout":
+                    first = next((ln for ln in out["text"].splitlines() if ln.strip()), "")
+                    words = re.findall(r"[A-Za-z]{4,}", first)[:3]
+                    assert all(w in text for w in words), (path.name, first)
+    # listed in the book's navigation
+    index = (book.html / "index.html").read_text()
+    assert 'href="notebooks/03_svm.html"' in index
+
+
+def test_a_page_per_dashboard(book):
+    names = [e.name for e in DASHBOARDS if e.class_name]
+    assert len(names) == 15
+    index = (book.html / "dashboards" / "index.html").read_text()
+    for name in names:
+        page = book.html / "dashboards" / f"{name}.html"
+        assert page.is_file(), name
+        text = page.read_text()
+        assert f'href="{name}.html"' in index, name
+        assert "What the sweep found" in text and "kernelnb-lesson-figure" in text, name
+        # the live dashboard's address, at its defaults and at settings
+        assert f"http://127.0.0.1:8866/voila/render/{name}.ipynb" in text, name
+        assert re.search(rf"http://127\.0\.0\.1:8866/voila/render/{name}\.ipynb\?\w+=", text), name
+
+
+def test_the_svm_playground_page_shows_its_lesson_and_frames(book):
+    from kernelnb.lab.app import SVMPlayground
+    text = (book.html / "dashboards" / "svm_playground.html").read_text()
+    lesson = SVMPlayground.LESSONS[0]
+    assert lesson.claim.split(":")[0] in text
+    spec = json.loads(re.search(
+        r'kernelnb-lesson-figure"[^>]*><script type="application/json">(.*?)</script>', text,
+        re.S).group(1).replace("<\\/", "</"))
+    values = [step["label"] for step in spec["layout"]["sliders"][0]["steps"]]
+    assert "1" in values and "0.001" in values and "10,000" in values    # C's range and default
+    assert len(spec["frames"]) == len(values) and set(spec["kernelnb"]["readouts"]) == \
+        {f["name"] for f in spec["frames"]}
+
+
+def test_architecture_page_keeps_its_content(book):
+    text = (book.html / "architecture.html").read_text()
+    source = (DOCS / "architecture.md").read_text()
+    title = next(line[2:].strip() for line in source.splitlines() if line.startswith("# "))
+    assert title in text and "svm/_smo.pyx" in text
+
+
+def test_api_page_of_svc(book):
+    page = (book.html / "api" / "svm.html").read_text()
     assert 'id="kernelnb.svm.SVC"' in page and 'id="kernelnb.svm.SVR"' in page
     assert "Support vector classifier trained by decomposition" in page
     assert "Parameters" in page and "cache_size" in page
     # methods written in a private base class are on the page; scikit-learn's are not
     assert 'id="kernelnb.svm.SVC.predict"' in page and 'id="kernelnb.svm.SVC.fit"' in page
     assert 'id="kernelnb.svm.SVC.get_params"' not in page and "_request" not in page
-    # every subpackage's page is reachable from the API index
-    index = (html / "api" / "index.html").read_text()
+    index = (book.html / "api" / "index.html").read_text()
     for name in ("svm", "kmp", "neighbors", "ridge", "model_selection", "largescale", "datasets",
                  "kernels", "viz", "app"):
         assert f'href="{name}.html"' in index, name
-    ridge = (html / "api" / "ridge.html").read_text()
+    ridge = (book.html / "api" / "ridge.html").read_text()
     assert 'id="kernelnb.ridge.KernelRidge"' in ridge and "Examples" in ridge
     assert re.search(r'class="doctest[^"]*".*make_sinc', ridge, re.S)   # the Examples' code
-
-
-def test_every_course_notebook_has_a_page(html):
-    notebooks = sorted((REPO / "notebooks").glob("*.ipynb"))
-    assert notebooks
-    for nb_path in notebooks:
-        page = html / "notebooks" / f"{nb_path.stem}.html"
-        assert page.is_file(), page
-    nb_path = REPO / "notebooks" / "03_svm.ipynb"
-    nb = json.loads(nb_path.read_text())
-    text = (html / "notebooks" / "03_svm.html").read_text()
-    code = next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code" and c["source"])
-    first_line = next(line for line in code.splitlines() if line.strip())
-    words = re.findall(r"[A-Za-z_]{3,}", first_line)
-    assert words and all(w in text for w in words), first_line
-    with_outputs = sum(1 for c in nb["cells"] if c.get("outputs"))
-    assert text.count('class="cell_output') == with_outputs     # shown as stored, not executed
-    # listed on the course page
-    assert 'href="notebooks/03_svm.html"' in (html / "course.html").read_text()
-
-
-def test_architecture_page_keeps_its_content(html):
-    text = (html / "architecture.html").read_text()
-    source = (DOCS / "architecture.md").read_text()
-    title = next(line[2:].strip() for line in source.splitlines() if line.startswith("# "))
-    assert title in text and "svm/_smo.pyx" in text
 
 
 _EXTERNAL = re.compile(
@@ -113,27 +159,112 @@ _EXTERNAL = re.compile(
 _CSS_EXTERNAL = re.compile(r"""(?:@import|url\()\s*["']?(?:https?:)?//""", re.I)
 
 
-def test_nothing_is_loaded_from_another_host(html):
+def test_nothing_is_loaded_from_another_host(book):
     found = []
-    for path in html.rglob("*"):
+    for path in book.html.rglob("*"):
         if path.suffix == ".html":
-            found += [f"{path.relative_to(html)}: {m.group(0)}"
+            found += [f"{path.relative_to(book.html)}: {m.group(0)}"
                       for m in _EXTERNAL.finditer(path.read_text(errors="replace"))]
         elif path.suffix == ".css":
-            found += [f"{path.relative_to(html)}: {m.group(0)}"
+            found += [f"{path.relative_to(book.html)}: {m.group(0)}"
                       for m in _CSS_EXTERNAL.finditer(path.read_text(errors="replace"))]
     assert not found, "\n".join(found)
-    # math stays as TeX, with no MathJax script (it would come from a CDN)
-    pages = "".join(p.read_text() for p in (html / "notebooks").glob("*.html"))
-    assert 'class="math notranslate' in pages
-    assert not re.search(r"<script[^>]*mathjax", pages, re.I)
 
 
-def test_the_external_check_finds_a_cdn_script():
-    assert _EXTERNAL.search('<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex.js">')
-    assert _EXTERNAL.search("<link rel=stylesheet href='//fonts.example.org/a.css'>")
-    assert not _EXTERNAL.search('<script src="_static/doctools.js">')
-    assert _CSS_EXTERNAL.search("@import url('https://fonts.example.org/css')")
+_LINK = re.compile(r"""<(?:a|link|script|img)\b[^>]*?\b(?:href|src)\s*=\s*"([^"]*)"""", re.I)
+_ID = re.compile(r"""\bid\s*=\s*"([^"]+)"""")
+
+
+def test_every_internal_link_resolves(book):
+    """Every relative link of every page names a file of the site, and its #anchor an id there."""
+    ids, broken, checked = {}, [], 0
+    pages = [p for p in book.html.rglob("*.html") if "_sources" not in p.parts]
+    for page in pages:
+        text = page.read_text(errors="replace")
+        for target in _LINK.findall(text):
+            if not target or target.startswith(("http:", "https:", "mailto:", "data:",
+                                                "javascript:", "//")):
+                continue
+            path, _, anchor = target.partition("#")
+            path = path.split("?")[0]
+            file = (page.parent / path).resolve() if path else page
+            checked += 1
+            if file.is_dir():
+                file = file / "index.html"
+            if not file.is_file():
+                broken.append(f"{page.relative_to(book.html)}: {target}")
+                continue
+            if anchor and file.suffix == ".html":
+                if file not in ids:
+                    ids[file] = set(_ID.findall(file.read_text(errors="replace")))
+                if anchor not in ids[file]:
+                    broken.append(f"{page.relative_to(book.html)}: {target} (no such anchor)")
+    assert checked > 1000
+    assert not broken, f"{len(broken)} broken link(s):\n" + "\n".join(broken[:40])
+
+
+def test_mathjax_and_plotly_are_served_by_the_site(book):
+    page = (book.html / "notebooks" / "03_svm.html").read_text()
+    scripts = re.findall(r'<script[^>]*src="([^"]+)"', page)
+    mathjax = [s for s in scripts if "tex-chtml.js" in s]
+    plotly = [s for s in scripts if "plotly.min.js" in s]
+    assert mathjax and plotly and len(plotly) == 1, scripts
+    for src in mathjax + plotly:
+        assert not src.startswith(("http:", "https:", "//"))
+        assert (book.html / "notebooks" / src.split("?")[0]).resolve().is_file(), src
+    # MathJax's fonts and the TeX extensions it loads on demand are there too
+    static = book.html / "_static" / "mathjax"
+    assert list((static / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    assert (static / "input" / "tex" / "extensions" / "ams.js").is_file()
+    # pages without a figure do not load plotly.js
+    assert "plotly.min.js" not in (book.html / "architecture.html").read_text()
+
+
+def test_a_rebuild_executes_and_computes_nothing(book):
+    r, seconds = build_book(book.html.parent, book.cache.parent)
+    assert r.returncode == 0, r.stderr[-3000:]
+    log = r.stdout + r.stderr
+    assert re.search(r"\[kernelnb\] notebooks: 0 executed, \d+ from the cache", log), log[-2000:]
+    assert "Executing notebook" not in log           # myst-nb found every notebook cached
+    assert "computing" not in log, "dashboard pages computed again"
+    print(f"cold build {book.seconds:.0f} s, cached rebuild {seconds:.0f} s")
+
+
+def _notebook(path, source):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# A chapter"),
+                nbformat.v4.new_code_cell("x = 1"),
+                nbformat.v4.new_code_cell(source)]
+    nbformat.write(nb, str(path))
+
+
+def test_a_failing_cell_names_the_notebook_and_the_cell(tmp_path):
+    _notebook(tmp_path / "broken.ipynb", "y = x + undefined_name")
+    with pytest.raises(NotebookFailed, match=r"broken\.ipynb: cell 2 raised NameError") as info:
+        execute_into_cache([tmp_path / "broken.ipynb"], tmp_path / "cache", tmp_path)
+    assert "y = x + undefined_name" in str(info.value)
+
+
+def test_a_failing_cell_fails_the_build(tmp_path):
+    """A book project of one broken notebook: the build stops, naming it."""
+    (tmp_path / "src" / "nbs").mkdir(parents=True)
+    _notebook(tmp_path / "src" / "nbs" / "chapter.ipynb", "1 / 0")
+    (tmp_path / "src" / "conf.py").write_text(textwrap.dedent("""
+        extensions = ["myst_nb", "kernelnb.lab.book"]
+        nb_execution_mode = "cache"
+        nb_execution_raise_on_error = True
+        kernelnb_notebooks = "nbs"
+        kernelnb_pages = False
+        exclude_patterns = ["_build", "nbs"]
+    """))
+    (tmp_path / "src" / "index.md").write_text("# Index\n\n```{toctree}\nnotebooks/chapter\n```\n")
+    import subprocess
+    r = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-b", "html", str(tmp_path / "src"),
+                        str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0
+    assert "chapter.ipynb: cell 2 raised ZeroDivisionError" in r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("module, name", EXAMPLES)
@@ -151,3 +282,10 @@ def test_examples_run_as_doctests(module, name):
         runner.run(t)
     result = runner.summarize(verbose=False)
     assert result.attempted >= 3 and result.failed == 0, f"{module}.{name}: {result}"
+
+
+def test_the_external_check_finds_a_cdn_script():
+    assert _EXTERNAL.search('<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex.js">')
+    assert _EXTERNAL.search("<link rel=stylesheet href='//fonts.example.org/a.css'>")
+    assert not _EXTERNAL.search('<script src="_static/doctools.js">')
+    assert _CSS_EXTERNAL.search("@import url('https://fonts.example.org/css')")

@@ -1,27 +1,26 @@
 """The course notebooks (``notebooks/*.ipynb``) run from top to bottom without an error.
 
-Each notebook is executed with nbclient in a fresh ``python3`` kernel, from the ``notebooks/``
-folder (as ``kernelnb lab`` opens them).  The notebooks carry their own checks (``assert``
-cells comparing each rule with scikit-learn or with an explicit computation), so an exception in
-any cell fails the test.  The committed files must also be clean: outputs stripped, no path of the
-machine they were written on.
+The notebooks are executed once per test session, by the book's build (``book`` in
+``tests/conftest.py``: the README's docs command executes them two at a time, each in a fresh
+``python3`` kernel started in ``notebooks/``, as ``kernelnb lab`` opens them, and keeps the executed
+notebooks in a jupyter-cache). These tests read each executed notebook from that cache: a cell
+that raised would have failed the build, naming the notebook and the cell. The notebooks carry
+their own checks (``assert`` cells comparing each rule with scikit-learn or with an explicit
+computation). The committed files must also be clean: outputs stripped, no path of the machine
+they were written on.
 """
 import json
-import os
 import re
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 
-nbclient = pytest.importorskip("nbclient")
+from kernelnb.lab.book._execute import cached_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-CELL_TIMEOUT = 240  # seconds per cell; the slowest cell takes a few seconds on 2 cores
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 
 # Absolute paths that must not leak into a committed notebook (outputs, metadata, code).
@@ -58,43 +57,15 @@ def test_notebook_is_committed_clean(path):
     assert not internal, f"{path.name} refers to internal notes: {internal}"
 
 
-def _execute(path):
-    """Run one notebook in a fresh kernel; returns (notebook with outputs, seconds)."""
-    nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(
-        nb, kernel_name="python3", timeout=CELL_TIMEOUT, allow_errors=False,
-        resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
-    # The kernel inherits this environment plus plotly's default renderer in JupyterLab (drawn
-    # offline by the plotly extension); Fashion-MNIST is found where the loader looks,
-    # KERNELNB_DATA or ~/.cache/kernelnb (notebook 4 falls back to a toy otherwise).
-    t0 = time.perf_counter()
-    # raises CellExecutionError (with the traceback) on the first failing cell
-    client.execute(env={**os.environ, "PLOTLY_RENDERER": "plotly_mimetype"})
-    return nb, time.perf_counter() - t0
-
-
-@pytest.fixture(scope="module")
-def notebook_runs(request):
-    """The selected notebooks, executed two at a time in the background from the first test on.
-
-    Each notebook runs in a kernel process of its own, so two of them keep both cores of a small
-    machine busy where one left the second mostly idle (the notebooks are half of the suite's
-    time). Each test waits for its own notebook; a failure is raised in that notebook's test."""
-    selected = [item.callspec.params["path"] for item in request.session.items
-                if getattr(item, "originalname", None) == "test_notebook_runs"]
-    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="notebook")
-    runs = {path: pool.submit(_execute, path) for path in selected}
-    yield runs
-    pool.shutdown(wait=True, cancel_futures=True)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
-def test_notebook_runs(path, notebook_runs):
-    nb, elapsed = notebook_runs[path].result()
-    print(f"{path.name}: executed in {elapsed:.1f} s (beside another notebook)")
-
-    outputs = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs]
+def test_notebook_runs(path, book):
+    nb = cached_notebook(book.cache, path)
+    assert nb is not None, f"{path.name}: the book's build holds no execution of its code cells"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count is not None for c in code if c.source.strip()), \
+        f"{path.name}: a code cell was not executed"
+    outputs = [out for cell in code for out in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     figures = [o for o in outputs if PLOTLY_MIME in o.get("data", {})]
     assert figures, f"{path.name} shows no plotly figure"

@@ -1,0 +1,243 @@
+"""kernelnb's book: the Sphinx extension that turns ``docs/`` into the course's site.
+
+Loaded by ``docs/conf.py`` (``extensions = [..., "kernelnb.lab.book"]``), it
+
+* copies the course notebooks into the source tree (``docs/notebooks/``, git-ignored) and
+  executes those whose code cells the jupyter-cache does not hold, two at a time, before Sphinx
+  reads them (:mod:`kernelnb.lab.book._execute`): myst-nb then renders every chapter from the
+  cache, with its figures, tables and printed numbers, and a rebuild in which no code cell
+  changed executes nothing;
+* writes a page per dashboard (``docs/dashboards/``, git-ignored) from the dashboard classes
+  (:mod:`kernelnb.lab.book._dashboards`): purpose, controls and their ranges, lessons with their
+  sources, what each lesson's sweep found (computed at build, cached), the lesson figure that
+  moves in the reader's browser, and links that open the live dashboard at a setting;
+* serves what the pages need from the site itself: plotly.js (the copy the ``plotly`` package
+  ships, loaded only on pages that have a figure), MathJax 3 (the files of the
+  ``sphinx-mathjax-offline`` package: the TeX-to-HTML component, its TeX extensions and fonts),
+  and ``kernelnb-book.js``, which draws the figures (:mod:`kernelnb.lab.book._figures`).
+
+Configuration values (``docs/conf.py``): ``kernelnb_live_url`` (where ``kernelnb serve`` answers;
+default the ``KERNELNB_LIVE_URL`` environment variable, else ``http://127.0.0.1:8866``),
+``kernelnb_binder_url`` (a Binder launch URL of the repository, e.g.
+``https://mybinder.org/v2/gh/OWNER/kernelnb/HEAD``; default ``KERNELNB_BINDER_URL``, else none),
+``kernelnb_notebooks`` (the notebooks' folder, relative to ``docs/``),
+``kernelnb_notebook_workers`` (notebooks executed at once, default 2; dashboard pages computed at
+once too), ``kernelnb_cache_path`` (where the computed pages are kept; default ``.kernelnb_cache``
+beside the output folder), ``kernelnb_pages`` (False: no dashboard or reproduction pages, for a
+project that only wants the course's notebooks executed).
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+from pathlib import Path
+
+__all__ = ["setup", "live_url", "static_dir", "mathjax_source", "cache_path"]
+
+_HERE = Path(__file__).resolve().parent
+DEFAULT_LIVE_URL = "http://127.0.0.1:8866"
+#: The MathJax files the site serves (relative to the package's mathjax folder): the TeX input
+#: with CommonHTML output, the TeX extensions it loads on demand, and its fonts.
+MATHJAX_PARTS = ("tex-chtml.js", "input/tex/extensions", "output/chtml/fonts/woff-v2",
+                 "ui", "a11y")
+
+
+def static_dir():
+    """The folder of the book's own scripts and styles.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    return _HERE / "static"
+
+
+def mathjax_source():
+    """The folder of MathJax 3 that the ``sphinx-mathjax-offline`` package ships.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    RuntimeError
+        When that package is not installed (it is in kernelnb's ``docs`` extra).
+    """
+    import importlib.util
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")
+    if spec is None or not spec.origin:
+        raise RuntimeError("the book serves MathJax from the 'sphinx-mathjax-offline' package, "
+                           "which is not installed: pip install -e '.[docs]'")
+    folder = Path(spec.origin).parent / "static" / "mathjax"
+    if not (folder / "tex-chtml.js").is_file():
+        raise RuntimeError(f"no tex-chtml.js in {folder}: a broken sphinx-mathjax-offline install")
+    return folder
+
+
+def live_url(config, notebook, query=""):
+    """The address of a dashboard on the configured ``kernelnb serve``.
+
+    Parameters
+    ----------
+    config : sphinx.config.Config or None
+        The book's configuration (``kernelnb_live_url``); None for the default.
+    notebook : str
+        The dashboard's notebook stem, e.g. ``"svm_playground"``.
+    query : str, default=""
+        Its URL settings, e.g. ``"C=1000&sigma=0.2"``.
+
+    Returns
+    -------
+    str
+    """
+    base = (getattr(config, "kernelnb_live_url", None) or DEFAULT_LIVE_URL).rstrip("/")
+    url = f"{base}/voila/render/{notebook}.ipynb"
+    return f"{url}?{query}" if query else url
+
+
+def _copy_notebooks(app):
+    """``docs/notebooks/`` made to match the repository's notebooks (unchanged files kept, so
+    that Sphinx reads again only the notebooks that changed)."""
+    source = (Path(app.confdir) / app.config.kernelnb_notebooks).resolve()
+    target = Path(app.srcdir) / "notebooks"
+    target.mkdir(exist_ok=True)
+    names = {p.name for p in source.glob("*.ipynb")}
+    for stale in target.glob("*"):
+        if stale.name not in names:
+            if stale.is_dir():
+                shutil.rmtree(stale)
+            else:
+                stale.unlink()
+    for name in sorted(names):
+        src, dst = source / name, target / name
+        if not dst.is_file() or dst.read_bytes() != src.read_bytes():
+            shutil.copy2(src, dst)
+    return source, sorted(target.glob("*.ipynb"))
+
+
+def _cache_path(app):
+    configured = getattr(app.env, "mystnb_config", None)
+    configured = getattr(configured, "execution_cache_path", "") if configured else ""
+    return Path(configured) if configured else \
+        Path(app.outdir).parent.joinpath(".jupyter_cache").resolve()
+
+
+def cache_path(app):
+    """The folder of the book's computed pages (the dashboards', the reproductions'):
+    ``kernelnb_cache_path``, else ``.kernelnb_cache`` beside the output folder.
+
+    Parameters
+    ----------
+    app : sphinx.application.Sphinx
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    configured = app.config.kernelnb_cache_path
+    return Path(configured) if configured else Path(app.outdir).parent / ".kernelnb_cache"
+
+
+def _execute_notebooks(app, source, notebooks):
+    from sphinx.errors import ExtensionError
+    from sphinx.util import logging
+
+    from ._execute import NotebookFailed, execute_into_cache
+
+    if app.config.nb_execution_mode != "cache":
+        return
+    log = logging.getLogger(__name__)
+    excluded = [p for p in notebooks if any(
+        fnmatch.fnmatch(f"notebooks/{p.name}", pattern) or fnmatch.fnmatch(p.name, pattern)
+        for pattern in app.config.nb_execution_excludepatterns)]
+    notebooks = [p for p in notebooks if p not in excluded]
+    if excluded:
+        log.info(f"[kernelnb] not executed (nb_execution_excludepatterns): "
+                 f"{', '.join(p.name for p in excluded)}")
+    env = dict(os.environ)
+    # The figures go out as plotly's JSON (drawn by the site's plotly.js), as under JupyterLab.
+    env["PLOTLY_RENDERER"] = "plotly_mimetype"
+    try:
+        report = execute_into_cache(notebooks, _cache_path(app), source,
+                                    workers=app.config.kernelnb_notebook_workers,
+                                    timeout=app.config.nb_execution_timeout, env=env,
+                                    log=lambda message: log.info(f"[kernelnb] {message}"))
+    except NotebookFailed as exc:
+        raise ExtensionError(f"a course notebook failed while the book was built:\n{exc}") \
+            from None
+    app.env.kernelnb_execution = report
+    log.info(f"[kernelnb] notebooks: {len(report.executed)} executed, "
+             f"{len(report.cached)} from the cache, {report.wall_seconds:.1f} s")
+
+
+def _on_builder_inited(app):
+    source, notebooks = _copy_notebooks(app)
+    if app.config.kernelnb_pages:
+        from . import _dashboards
+        _dashboards.write_pages(app)
+    _execute_notebooks(app, source, notebooks)
+
+
+def _on_page(app, pagename, templatename, context, doctree):
+    from ._figures import FIGURE_CLASS
+    body = context.get("body", "")
+    if FIGURE_CLASS in body:
+        app.add_js_file("plotly.min.js", priority=450, loading_method="defer")
+
+
+def _copy_assets(app, exc):
+    if exc is not None or app.builder.format != "html":
+        return
+    import plotly
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
+                    static / "plotly.min.js")
+    source = mathjax_source()
+    target = static / "mathjax"
+    for part in MATHJAX_PARTS:
+        src, dst = source / part, target / part
+        if src.is_dir():
+            shutil.copytree(src, dst, dirs_exist_ok=True)
+        elif src.is_file():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+
+
+def _on_config(app, config):
+    config.html_static_path = list(config.html_static_path) + [str(static_dir())]
+    if not config.mathjax_path or "://" in str(config.mathjax_path):
+        config.mathjax_path = "mathjax/tex-chtml.js"
+    mathjax_source()  # fail early, with the package to install, rather than after the build
+
+
+def setup(app):
+    """Register the book's configuration values, events and files with Sphinx.
+
+    Parameters
+    ----------
+    app : sphinx.application.Sphinx
+
+    Returns
+    -------
+    dict
+        Sphinx's extension metadata.
+    """
+    app.setup_extension("sphinx.ext.mathjax")
+    app.add_config_value("kernelnb_book", True, "env")
+    app.add_config_value("kernelnb_live_url",
+                         os.environ.get("KERNELNB_LIVE_URL", DEFAULT_LIVE_URL), "env")
+    app.add_config_value("kernelnb_binder_url", os.environ.get("KERNELNB_BINDER_URL", ""), "env")
+    app.add_config_value("kernelnb_notebooks", "../notebooks", "env")
+    app.add_config_value("kernelnb_notebook_workers", 2, "env")
+    app.add_config_value("kernelnb_cache_path", "", "env")
+    app.add_config_value("kernelnb_pages", True, "env")
+    app.connect("config-inited", _on_config)
+    app.connect("builder-inited", _on_builder_inited)
+    app.connect("html-page-context", _on_page)
+    app.connect("build-finished", _copy_assets)
+    app.add_js_file("kernelnb-book.js", priority=600, loading_method="defer")
+    app.add_css_file("kernelnb-book.css")
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
