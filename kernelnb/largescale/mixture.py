@@ -111,6 +111,7 @@ serially and on Dask, so that a seed gives the same model either way.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import math
 import numbers
 import time
@@ -555,23 +556,75 @@ def _expert_task(X, y, Xs, S, Xv, idx, params, local, seed):
     return out
 
 
+def _lost_work(err):
+    """What Dask said when it lost tasks -- a future cancelled by the scheduler (its data lost),
+    a task whose workers all died -- as one line; None for any other error (the task's own)."""
+    from distributed import KilledWorker
+
+    if isinstance(err, (concurrent.futures.CancelledError, KilledWorker)):
+        return f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+    return None
+
+
 class _Runner:
-    """Runs a list of expert tasks serially (client None) or as Dask tasks on scattered data."""
+    """Runs a list of expert tasks serially (client None) or as Dask tasks on scattered data.
+
+    A context manager: the data are scattered on entry and released on exit, so that what one
+    fit put on the workers lives exactly as long as that fit.
+
+    The scattered data get keys of their own (``hash=False``), never keys derived from their
+    content.  With content keys, the one-vs-rest fits of :class:`MixtureSVC` (the same inputs
+    for every class, on one client) and any two fits of the same data on a user's client
+    scatter under the *same* key that the previous fit has just released: the release travels
+    to the scheduler on the client's message stream while the new scatter is a separate call,
+    and when the release is handled second it forgets the key -- the workers drop the new copy
+    -- and the next fit's tasks are cancelled for "lost dependencies" (dask/distributed issues
+    3703 and 8576).  A heavily loaded machine widens the window (11 of 12 four-class fits
+    failed with two busy processes on two cores).
+    """
 
     def __init__(self, client, X, y, Xs, S, Xv):
         self.client = client
-        if client is None:
-            self.data = (X, y, Xs, S, Xv)
+        self.arrays = (X, y, Xs, S, Xv)
+        self.data = None
+
+    def __enter__(self):
+        if self.client is None:
+            self.data = self.arrays
         else:
-            # One scatter per fit: every worker receives the data once; tasks get index arrays.
-            self.data = client.scatter([X, y, Xs, S, Xv], broadcast=True)
+            # One scatter per runner: every worker receives the data once; tasks get index
+            # arrays.  Unique keys (see the class notes).
+            self.data = self.client.scatter(list(self.arrays), broadcast=True, hash=False)
+        return self
+
+    def __exit__(self, *exc):
+        if self.client is not None and self.data is not None:
+            for future in self.data:
+                future.release()
+        self.data = None
+        return False
 
     def map(self, args_list):
         if self.client is None:
             return [_expert_task(*self.data, *args) for args in args_list]
         futures = [self.client.submit(_expert_task, *self.data, *args, pure=False)
                    for args in args_list]
-        return self.client.gather(futures)
+        try:
+            return self.client.gather(futures)
+        except Exception as err:
+            lost = _lost_work(err)
+            if lost is None:
+                raise                      # an error of the task itself (bad data, a bug)
+            raise RuntimeError(
+                f"the Dask cluster lost this fit's expert tasks ({lost}).  This happens when "
+                "a worker dies during the fit (killed, out of memory, its machine gone) "
+                "holding the only copy of the data scattered for the fit, when a task kills "
+                "every worker it runs on, or when the client or cluster is closed during the "
+                "fit; the fit cannot continue without its data: fit again (on more workers, "
+                "or with more memory per worker)") from err
+        finally:
+            for future in futures:
+                future.release()
 
 
 # --------------------------------------------------------------------------------------------
@@ -706,51 +759,53 @@ class _MixtureSVM(BaseEstimator):
         best, best_err, since_best = None, np.inf, 0
         parallel_time = gater_time = cpu_tasks = 0.0
         with dask_client(self.client, n_workers=n_threads(self.n_jobs)) as client:
-            runner = _Runner(client, lay.Xtr, lay.ytr, lay.Xs, lay.S, lay.Xv)
-            for it in range(n_outer):
-                sizes = np.bincount(assignment[lay.pool], minlength=K)
-                self.expert_sizes_.append(sizes)
-                t0 = time.perf_counter()
-                subsets = _subsets(assignment, K)
-                seeds = seed_rng.integers(0, 2**31 - 1, size=K)
-                results = runner.map([(subsets[k], params, lay.local, int(seeds[k]))
-                                      for k in range(K)])
-                parallel_time += time.perf_counter() - t0
-                times = np.array([r["time"] for r in results])
-                self.expert_times_.append(times)
-                cpu_tasks += times.sum()
+            # the data of the iterations, on the workers until the loop ends
+            with _Runner(client, lay.Xtr, lay.ytr, lay.Xs, lay.S, lay.Xv) as runner:
+                for it in range(n_outer):
+                    sizes = np.bincount(assignment[lay.pool], minlength=K)
+                    self.expert_sizes_.append(sizes)
+                    t0 = time.perf_counter()
+                    subsets = _subsets(assignment, K)
+                    seeds = seed_rng.integers(0, 2**31 - 1, size=K)
+                    results = runner.map([(subsets[k], params, lay.local, int(seeds[k]))
+                                          for k in range(K)])
+                    parallel_time += time.perf_counter() - t0
+                    times = np.array([r["time"] for r in results])
+                    self.expert_times_.append(times)
+                    cpu_tasks += times.sum()
 
-                t0 = time.perf_counter()
-                self.experts_ = [r["expert"] for r in results]
-                state = self._combine(results, lay, sizes, gater, Zs, rng)
-                tr_costs.append(state["train_cost"])
-                tr_errs.append(self._error(state["train_dec"], lay.ys_s))
-                val_errs.append(self._error(state["val_dec"], lay.yv) if lay.n_val else np.nan)
-                self._record_assignment(lay, assignment, X.shape[0])
-                # Alg. 6.1 keeps the iteration with the best validation error; without a
-                # validation set the last one.
-                if not lay.n_val or val_errs[-1] < best_err:
-                    best_err = val_errs[-1] if lay.n_val else best_err
-                    since_best = 0
-                    best = self._snapshot(it)
-                else:
-                    since_best += 1
-                stop = patience is not None and since_best >= patience
-                if self.verbose:
-                    print(f"[{type(self).__name__}] iteration {it + 1}/{n_outer}: sizes "
-                          f"{sizes.min()}-"
-                          f"{sizes.max()}, train cost {tr_costs[-1]:.4f}, train error "
-                          f"{tr_errs[-1]:.4f}, validation error {val_errs[-1]:.4f}, experts "
-                          f"{times.sum():.1f} s (wall {parallel_time:.1f} s so far)", flush=True)
-                info = dict(iteration=it, expert_sizes=sizes, validation_error=val_errs[-1],
-                            train_error=tr_errs[-1], train_cost=tr_costs[-1],
-                            parallel_time=parallel_time, gater_time=gater_time)
-                stop = report(info) or stop
-                if it < n_outer - 1 and not stop:
-                    assignment = self._reassign(lay, K, state, rng)
-                gater_time += time.perf_counter() - t0
-                if stop:
-                    break
+                    t0 = time.perf_counter()
+                    self.experts_ = [r["expert"] for r in results]
+                    state = self._combine(results, lay, sizes, gater, Zs, rng)
+                    tr_costs.append(state["train_cost"])
+                    tr_errs.append(self._error(state["train_dec"], lay.ys_s))
+                    val_errs.append(self._error(state["val_dec"], lay.yv) if lay.n_val else np.nan)
+                    self._record_assignment(lay, assignment, X.shape[0])
+                    # Alg. 6.1 keeps the iteration with the best validation error; without a
+                    # validation set the last one.
+                    if not lay.n_val or val_errs[-1] < best_err:
+                        best_err = val_errs[-1] if lay.n_val else best_err
+                        since_best = 0
+                        best = self._snapshot(it)
+                    else:
+                        since_best += 1
+                    stop = patience is not None and since_best >= patience
+                    if self.verbose:
+                        print(f"[{type(self).__name__}] iteration {it + 1}/{n_outer}: sizes "
+                              f"{sizes.min()}-"
+                              f"{sizes.max()}, train cost {tr_costs[-1]:.4f}, train error "
+                              f"{tr_errs[-1]:.4f}, validation error {val_errs[-1]:.4f}, experts "
+                              f"{times.sum():.1f} s (wall {parallel_time:.1f} s so far)",
+                              flush=True)
+                    info = dict(iteration=it, expert_sizes=sizes, validation_error=val_errs[-1],
+                                train_error=tr_errs[-1], train_cost=tr_costs[-1],
+                                parallel_time=parallel_time, gater_time=gater_time)
+                    stop = report(info) or stop
+                    if it < n_outer - 1 and not stop:
+                        assignment = self._reassign(lay, K, state, rng)
+                    gater_time += time.perf_counter() - t0
+                    if stop:
+                        break
             self._restore(best)
             if self.refit_held_out:
                 t0 = time.perf_counter()
@@ -962,10 +1017,11 @@ class _MixtureSVM(BaseEstimator):
             lambda rows: scores[rows], counts=counts)
         local = self.gater == "local"
         S = np.arange(n) if local else np.empty(0, dtype=np.int64)
-        runner = _Runner(client, X, ys, X if local else X[:0], S, X[:0])
         subsets = _subsets(assignment, K)
         seeds = seed_rng.integers(0, 2**31 - 1, size=K)
-        results = runner.map([(subsets[k], params, local, int(seeds[k])) for k in range(K)])
+        with _Runner(client, X, ys, X if local else X[:0], S, X[:0]) as runner:
+            results = runner.map([(subsets[k], params, local, int(seeds[k]))
+                                  for k in range(K)])
         self.experts_ = [r["expert"] for r in results]
         if local:
             self._set_local_gater(results, np.bincount(assignment, minlength=K), n)
