@@ -578,12 +578,14 @@ class Dashboard:
             self.update(**{**(initial or {}), **first})
         second = {}
         for name, value in numbers.items():
-            lim = self._limits[name]
-            if not lim.lo <= value <= lim.hi:
+            try:
+                value = _urlstate.within(value, self._limits[name])
+            except ValueError as exc:
                 refused.append(_urlstate.Refusal(
-                    name, _urlstate.encode_value(value),
-                    f"outside {lim.lo:.6g} … {lim.hi:.6g}"))
-            elif not _same_value(self.controls[name].value, value):
+                    name, _urlstate.query_text(query, name) or _urlstate.encode_value(value),
+                    str(exc)))
+                continue
+            if not _same_value(self.controls[name].value, value):
                 second[name] = value
         if second:
             self.update(**second)
@@ -591,6 +593,9 @@ class Dashboard:
             self.show_error(
                 "the page's address asked for setting(s) that the controls cannot take, left as "
                 "they were: " + "; ".join(map(str, refused)))
+        if hasattr(self, "url"):
+            self.url.query = self.url_query()
+            self.url.revision += 1
         return refused
 
     def time_left(self):

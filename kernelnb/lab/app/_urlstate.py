@@ -33,7 +33,7 @@ import anywidget
 import traitlets
 
 __all__ = ["RESERVED_KEYS", "MAX_QUERY", "Refusal", "encode_value", "decode_value",
-           "parse_query", "query_string", "initial_query", "UrlState"]
+           "parse_query", "query_text", "query_string", "initial_query", "UrlState"]
 
 #: Keys of a dashboard's URL that are not controls and are left alone (Jupyter's token, the
 #: language, Voila's own options).
@@ -78,6 +78,38 @@ def encode_value(value):
     if isinstance(value, (tuple, list)):
         return ",".join(encode_value(v) for v in value)
     return str(value)
+
+
+#: Relative distance from a slider's end within which a URL number is read as that end: the URL
+#: writes 6 significant digits (10**1.5 as 31.6228), which may fall just outside the range.
+END_TOLERANCE = 1e-5
+
+
+def within(value, limits):
+    """``value`` checked against the range of ``limits``: a number a rounding away from an end
+    (:data:`END_TOLERANCE`) is that end.
+
+    Parameters
+    ----------
+    value : int or float
+    limits : kernelnb.lab.app._base._Limits
+
+    Returns
+    -------
+    int or float
+
+    Raises
+    ------
+    ValueError
+        When the number is outside the range.
+    """
+    lo, hi = limits.lo, limits.hi
+    if lo <= value <= hi:
+        return value
+    for end in (lo, hi):
+        if math.isfinite(end) and abs(value - end) <= END_TOLERANCE * max(abs(end), 1e-12):
+            return int(end) if limits.integer else type(value)(end)
+    raise ValueError(f"outside {lo:.6g} … {hi:.6g}")
 
 
 def _option(text, options):
@@ -130,8 +162,8 @@ def decode_value(text, limits, check_range=True):
             if not value.is_integer():
                 raise ValueError("not a whole number")
             value = int(value)
-        if check_range and not limits.lo <= value <= limits.hi:
-            raise ValueError(f"outside {limits.lo:.6g} … {limits.hi:.6g}")
+        if check_range:
+            value = within(value, limits)
         return value
     if kind == "options":
         return _option(text, limits.options)
@@ -189,6 +221,23 @@ def parse_query(dashboard, query, check_ranges=True):
     return params, refused
 
 
+def query_text(query, key):
+    """The text of ``key`` in the query string ``query`` as written (its last value), else "".
+
+    Parameters
+    ----------
+    query : str
+    key : str
+
+    Returns
+    -------
+    str
+    """
+    query = query[1:] if query.startswith("?") else query
+    found = [v for k, v in parse_qsl(query[:MAX_QUERY], keep_blank_values=True) if k == key]
+    return found[-1] if found else ""
+
+
 def query_string(dashboard, values=None):
     """The query string of a setting: the values that differ from the dashboard's defaults.
 
@@ -236,13 +285,13 @@ def initial_query():
 
 
 _ESM = r"""
-// The page's URL with the controls' keys replaced by the kernel's query; the keys that are
-// not controls (the token, the language) are kept.
-function merged(query, controls) {
+// The page's URL with its query made of the keys that are not settings (the token, the
+// language: \`keep\`) and the kernel's query; a key the kernel refused does not stay.
+function merged(query, keep) {
   const url = new URL(window.location.href);
   const kept = new URLSearchParams();
   for (const [k, v] of url.searchParams) {
-    if (!controls.has(k)) kept.append(k, v);
+    if (keep.has(k)) kept.append(k, v);
   }
   for (const [k, v] of new URLSearchParams(query)) kept.append(k, v);
   const text = kept.toString().replace(/%2C/g, ",");
@@ -253,16 +302,18 @@ export default {
   render({ model, el }) {
     el.style.display = "none";
     if (!model.get("enabled")) return;
-    const controls = new Set(model.get("controls"));
+    const keep = new Set(model.get("keep"));
     const follow = () => {
-      const url = merged(model.get("query"), controls);
+      const url = merged(model.get("query"), keep);
       if (url.href !== window.location.href) {
         window.history.replaceState(window.history.state, "", url.href);
       }
     };
     model.on("change:query", follow);
+    model.on("change:revision", follow);   // the kernel has read the page's query
     model.set("page_query", window.location.search || "?");
     model.save_changes();
+    if (model.get("query")) follow();      // a kernel that read it from its request
   },
 };
 """
@@ -285,4 +336,8 @@ class UrlState(anywidget.AnyWidget):
     #: The page's query string when it was drawn ("?" for none; "" until the page says).
     page_query = traitlets.Unicode("").tag(sync=True)
     controls = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    #: Counts the page queries the kernel has applied (the page then rewrites its address).
+    revision = traitlets.Int(0).tag(sync=True)
+    #: The keys of the page's URL that are not settings and stay (:data:`RESERVED_KEYS`).
+    keep = traitlets.List(traitlets.Unicode(), default_value=sorted(RESERVED_KEYS)).tag(sync=True)
     enabled = traitlets.Bool(False).tag(sync=True)
