@@ -64,6 +64,83 @@ cdef extern from "Python.h":
     int PyErr_CheckSignals()
     void PyErr_Clear()
 
+# The two passes of the pair selection (WSS3) over the active set, in C.  They read the gradient
+# and one status byte per variable (its label and whether it is in I_up and in I_low, kept by
+# the solver as the alphas move) instead of y, alpha and ub: 9 and 21 bytes a variable instead
+# of 29 and 45, which is what the passes cost once the arrays outgrow the CPU's L2 cache; and
+# while no variable is shrunk (the longest, widest part of a fit) they read the arrays in order,
+# without the active list.  Scores and comparisons are the plain loops' (LIBSVM's), so the pair
+# chosen is the same, ties included.
+cdef extern from *:
+    """
+    #include <math.h>
+    #define KN_ST_POS 1
+    #define KN_ST_UP 2
+    #define KN_ST_LOW 4
+    /* 0 for a variable in the set, -inf otherwise: added to a score, it masks it without a
+       branch (the membership of a noisy problem's variables follows no pattern) */
+    static const double kn_st_mask[2] = {-INFINITY, 0.0};
+    /* i: the last t (in act order) maximising -y_t G_t over I_up; -1 if I_up is empty */
+    #define KN_WSS_I_BODY(T) { \
+        unsigned char f = st[T]; \
+        double v = ((f & KN_ST_POS) ? -G[T] : G[T]) + kn_st_mask[(f >> 1) & 1]; \
+        if (v >= m && v > -INFINITY) { m = v; best = T; } }
+    static int kn_wss_i(const int* __restrict act, int n, const unsigned char* __restrict st,
+                        const double* __restrict G, double* gmax) {
+        double m = -INFINITY;
+        int best = -1;
+        if (act == NULL) {
+            for (int t = 0; t < n; t++) KN_WSS_I_BODY(t)
+        } else {
+            for (int k = 0; k < n; k++) { int t = act[k]; KN_WSS_I_BODY(t) }
+        }
+        *gmax = m;
+        return best;
+    }
+    /* j: the last t in I_low maximising gd^2 / qc among those with gd = gmax + y_t G_t > 0,
+       qc = qdi + QD_t - 2 K_it (tau when not positive), the ratios compared by
+       cross-multiplication (no division); -1 if none.  *gmax2: the largest y_t G_t over I_low.
+       K is the float32 (K32) or float64 (K64) row of i, read at ex[t] (at t when ex is NULL). */
+    #define KN_WSS_J_BODY(T, KV) { \
+        unsigned char f = st[T]; \
+        double v = ((f & KN_ST_POS) ? G[T] : -G[T]) + kn_st_mask[(f >> 2) & 1]; \
+        double gd = gmax + v; \
+        double num = gd > 0 ? gd * gd : 0.0; \
+        double qc = qdi + QD[T] - 2.0 * (KV); \
+        qc = qc > 0 ? qc : tau; \
+        m2 = v > m2 ? v : m2; \
+        if (num * bqc >= bnum * qc && num > 0) { bnum = num; bqc = qc; best = T; } }
+    static int kn_wss_j(const int* __restrict act, int n, const int* __restrict ex,
+                        const unsigned char* __restrict st, const double* __restrict G,
+                        const double* __restrict QD, const float* __restrict K32,
+                        const double* __restrict K64, double gmax, double qdi, double tau,
+                        double* gmax2) {
+        double m2 = -INFINITY, bnum = 0.0, bqc = 1.0;
+        int best = -1;
+        if (act == NULL && ex == NULL && K32 != NULL) {
+            for (int t = 0; t < n; t++) KN_WSS_J_BODY(t, K32[t])
+        } else if (K32 != NULL) {
+            for (int k = 0; k < n; k++) {
+                int t = act == NULL ? k : act[k];
+                KN_WSS_J_BODY(t, K32[ex == NULL ? t : ex[t]])
+            }
+        } else {
+            for (int k = 0; k < n; k++) {
+                int t = act == NULL ? k : act[k];
+                KN_WSS_J_BODY(t, K64[ex == NULL ? t : ex[t]])
+            }
+        }
+        *gmax2 = m2;
+        return best;
+    }
+    """
+    int kn_wss_i(const int* act, int n, const unsigned char* st, const double* G,
+                 double* gmax) nogil
+    int kn_wss_j(const int* act, int n, const int* ex, const unsigned char* st,
+                 const double* G, const double* QD, const float* K32, const double* K64,
+                 double gmax, double qdi, double tau, double* gmax2) nogil
+    int KN_ST_POS, KN_ST_UP, KN_ST_LOW
+
 # The RBF map of a kernel row (kn_rbf_pass, after a GEMM) and the direct evaluation for few
 # features (kn_rbf_direct): kernelnb/_rbf_pass.pxd, the one RBF pass of the package (also behind
 # kernelnb._kernels.rbf_from_gram in float32).
@@ -131,6 +208,10 @@ KIND_LINEAR, KIND_POLY, KIND_RBF, KIND_PRECOMPUTED = K_LINEAR, K_POLY, K_RBF, K_
 cdef double INNER_FRACTION = 0.1
 # A working set's gradient update is split over threads only from this many active variables.
 cdef int PARALLEL_ACTIVE = 8192
+# Rows added to a gradient together (_QMatrix.add_rows): the gradient is read and written once
+# for the group.
+cdef enum:
+    ROW_GROUP = 8
 
 cdef inline void _two_variable_step(bint same_label, double Qii, double Qjj, double Qij,
                                     double Gi, double Gj, double Ci, double Cj,
@@ -621,12 +702,42 @@ cdef class _QMatrix:
                        int count, int n_threads) noexcept nogil:
         """add_row for each of the given rows (target[t] += cy[a] y_t K_a(ex[t]) for t in
         idx[0:count]), the variables split between n_threads threads."""
-        cdef int th, a, k0, k1, nth = max(1, n_threads)
+        cdef int th, a, g, k0, k1, nth = max(1, n_threads)
+        cdef int n_groups = (nrows + ROW_GROUP - 1) // ROW_GROUP
         for th in prange(nth, num_threads=nth, schedule="static"):
             k0 = (count * th) // nth
             k1 = (count * (th + 1)) // nth
-            for a in range(nrows):
-                self.add_row(rows[a], cy[a], target, idx + k0, k1 - k0)
+            for g in range(n_groups):
+                a = g * ROW_GROUP
+                self._add_group(rows + a, cy + a, min(ROW_GROUP, nrows - a), target,
+                                NULL if idx == NULL else idx + k0,
+                                k0 if idx == NULL else 0, k1 - k0)
+
+    cdef void _add_group(self, void** rows, double* cy, int nb, double* target, int* idx,
+                         int first, int count) noexcept nogil:
+        """target[t] += y_t sum_a cy[a] K_a(ex[t]) over nb <= ROW_GROUP rows, for t in
+        idx[0:count] (t in [first, first + count) when idx is NULL): one read and one write of
+        target for the whole group, instead of one per row."""
+        cdef int k, t, e, a
+        cdef double acc
+        cdef signed char* y = &self.y[0]
+        cdef int* ex = &self.ex[0]
+        cdef float* r32[ROW_GROUP]
+        cdef double* r64[ROW_GROUP]
+        for a in range(nb):
+            r32[a] = <float*> rows[a]
+            r64[a] = <double*> rows[a]
+        for k in range(count):
+            t = first + k if idx == NULL else idx[k]
+            e = ex[t]
+            acc = 0.0
+            if self.k64:
+                for a in range(nb):
+                    acc += cy[a] * r64[a][e]
+            else:
+                for a in range(nb):
+                    acc += cy[a] * r32[a][e]
+            target[t] += y[t] * acc
 
     cdef void add_pair(self, void* Ki, double cyi, void* Kj, double cyj, double* target,
                        int* idx, int count) noexcept nogil:
@@ -787,6 +898,8 @@ cdef class _Solver:
     cdef double[::1] p, ub
     # ---- the state ---------------------------------------------------------------------------
     cdef double[::1] alpha, G, G_bar
+    cdef unsigned char[::1] st    # per variable: KN_ST_POS (y > 0), KN_ST_UP, KN_ST_LOW
+    cdef bint ex_identity         # ex[t] == t for every variable
     cdef int[::1] act             # the active variables, in index order
     cdef int active_size
     cdef signed char[::1] shrunk  # variables out of the active set
@@ -808,6 +921,7 @@ cdef class _Solver:
     def __init__(self, _QMatrix Q, double[::1] p, double[::1] ub, double[::1] alpha0,
                  bint shrinking, int n_threads, int q, int n_examples):
         cdef int block = 1 if Q.precomputed else Q.cache.block
+        cdef int t
         self.Q = Q
         self.m = Q.m
         self.y = Q.y
@@ -817,6 +931,10 @@ cdef class _Solver:
         self.alpha = np.array(alpha0, dtype=np.float64)
         self.G = np.zeros(self.m)
         self.G_bar = np.zeros(self.m)
+        self.st = np.zeros(self.m, dtype=np.uint8)
+        for t in range(self.m):
+            self._set_status(t)
+        self.ex_identity = bool(np.array_equal(np.asarray(Q.ex), np.arange(self.m)))
         self.act = np.arange(self.m, dtype=np.int32)
         self.active_size = self.m
         self.shrunk = np.zeros(self.m, dtype=np.int8)
@@ -901,6 +1019,17 @@ cdef class _Solver:
     # ======================================================================================
     # Gradient
     # ======================================================================================
+    cdef inline void _set_status(self, int t) noexcept nogil:
+        """Status byte of t from its label and alpha (the selection passes read it)."""
+        cdef bint pos = self.y[t] > 0
+        cdef bint at_ub = self.alpha[t] >= self.ub[t], at_0 = self.alpha[t] <= 0
+        cdef unsigned char f = KN_ST_POS if pos else 0
+        if (pos and not at_ub) or (not pos and not at_0):
+            f = f | KN_ST_UP
+        if (pos and not at_0) or (not pos and not at_ub):
+            f = f | KN_ST_LOW
+        self.st[t] = f
+
     cdef inline bint _is_upper(self, int t) noexcept nogil:
         return self.alpha[t] >= self.ub[t]
 
@@ -979,53 +1108,26 @@ cdef class _Solver:
     # Pairs: selection, step, shrinking
     # ======================================================================================
     cdef int select(self, double tol, int* out_i, int* out_j, double* gap) noexcept nogil:
-        """WSS3 on the active set.  Returns 1 when the maximal violation is <= tol."""
-        cdef double Gmax = -INFINITY, Gmax2 = -INFINITY, obj_min = INFINITY
-        cdef double gd, qc, od, yiKit
-        cdef int k, t, i = -1, jmin = -1
+        """WSS3 on the active set.  Returns 1 when the maximal violation is <= tol.
+
+        i maximises -y_t G_t over I_up (kn_wss_i); j minimises -(G-gap)^2 / curvature over
+        I_low (kn_wss_j), with y_i Q_it = y_t K_it so that the curvature is QD_i + QD_t -
+        2 K_it on either side.  Both passes read the status bytes, in order while nothing is
+        shrunk."""
+        cdef double Gmax = -INFINITY, Gmax2 = -INFINITY
+        cdef int i, jmin, n_act = self.active_size
+        cdef const int* act = NULL if n_act == self.m else &self.act[0]
         cdef void* Ki
-        cdef signed char yt
-        for k in range(self.active_size):
-            t = self.act[k]
-            if self.y[t] > 0:
-                if self.alpha[t] < self.ub[t] and -self.G[t] >= Gmax:
-                    Gmax = -self.G[t]
-                    i = t
-            else:
-                if self.alpha[t] > 0 and self.G[t] >= Gmax:
-                    Gmax = self.G[t]
-                    i = t
+        i = kn_wss_i(act, n_act, &self.st[0], &self.G[0], &Gmax)
         if i < 0:
             gap[0] = 0.0
             return 1
         Ki = self.row(self.ex[i])
-        for k in range(self.active_size):
-            t = self.act[k]
-            yt = self.y[t]
-            # y_i Q_it = y_t K_it  (no diagonal term: t != i whenever it matters below)
-            yiKit = yt * self.Q.kv(Ki, self.ex[t])
-            if yt > 0:
-                if self.alpha[t] > 0:
-                    gd = Gmax + self.G[t]
-                    if self.G[t] >= Gmax2:
-                        Gmax2 = self.G[t]
-                    if gd > 0:
-                        qc = self.Q.QD[i] + self.Q.QD[t] - 2.0 * yiKit
-                        od = -(gd * gd) / (qc if qc > 0 else TAU)
-                        if od <= obj_min:
-                            jmin = t
-                            obj_min = od
-            else:
-                if self.alpha[t] < self.ub[t]:
-                    gd = Gmax - self.G[t]
-                    if -self.G[t] >= Gmax2:
-                        Gmax2 = -self.G[t]
-                    if gd > 0:
-                        qc = self.Q.QD[i] + self.Q.QD[t] + 2.0 * yiKit
-                        od = -(gd * gd) / (qc if qc > 0 else TAU)
-                        if od <= obj_min:
-                            jmin = t
-                            obj_min = od
+        jmin = kn_wss_j(act, n_act, NULL if self.ex_identity else &self.ex[0], &self.st[0],
+                        &self.G[0], &self.Q.QD[0],
+                        NULL if self.Q.k64 else <const float*> Ki,
+                        <const double*> Ki if self.Q.k64 else NULL,
+                        Gmax, self.Q.QD[i], TAU, &Gmax2)
         gap[0] = Gmax + Gmax2
         if Gmax + Gmax2 < tol or jmin < 0:
             return 1
@@ -1048,6 +1150,8 @@ cdef class _Solver:
                            self.G[j], Ci, Cj, &ai, &aj)
         self.alpha[i] = ai
         self.alpha[j] = aj
+        self._set_status(i)
+        self._set_status(j)
         dai = ai - ai_old
         daj = aj - aj_old
         self.Q.add_pair(Ki, dai * self.y[i], Kj, daj * self.y[j], &self.G[0], &self.act[0],
@@ -1252,7 +1356,7 @@ cdef class _Solver:
         """Move the working set to its new alphas: G over the active set with the q cached rows
         (threads split the active set), G_bar for the variables that reach or leave their upper
         bound, then the alphas themselves."""
-        cdef int a, t, k, nchg = 0
+        cdef int a, t, k, nchg = 0, nb
         cdef double da, bound
         cdef bint was_up, now_up
         for a in range(self.W.size):
@@ -1267,6 +1371,8 @@ cdef class _Solver:
         self.Q.add_rows(self.W.crow, &self.W.ccy[0], nchg, &self.G[0], &self.act[0],
                         self.active_size,
                         self.n_threads if self.active_size >= PARALLEL_ACTIVE else 1)
+        # G_bar for the variables that reach or leave their bound, in one grouped pass
+        nb = 0
         for k in range(nchg):
             a = self.W.chg[k]
             t = self.W.var[a]
@@ -1276,9 +1382,15 @@ cdef class _Solver:
             now_up = self.W.la[a] >= self.ub[t]
             if was_up != now_up:
                 bound = self.ub[t] if now_up else -self.ub[t]
-                self.Q.add_row(self.W.rows[a], bound * self.y[t], &self.G_bar[0], NULL, self.m)
+                self.W.crow[nb] = self.W.rows[a]
+                self.W.ccy[nb] = bound * self.y[t]
+                nb += 1
                 self.G_bar[t] += bound * self.Q.dadd[t]
             self.alpha[t] = self.W.la[a]
+            self._set_status(t)
+        if nb > 0:
+            self.Q.add_rows(self.W.crow, &self.W.ccy[0], nb, &self.G_bar[0], NULL, self.m,
+                            self.n_threads if self.m >= PARALLEL_ACTIVE else 1)
 
     # ======================================================================================
     # The two loops, and their one progress report
