@@ -225,23 +225,21 @@ class _BaseSVM(BaseEstimator):
 
     def _working_set_size(self, n, cache_mb, whole, d):
         """The q the solver uses on a problem of n examples in d features: the given one, or with
-        ``'auto'`` pairs (SMO) on a whole kernel matrix or when a row is cheap on its own (few
-        features, evaluated directly without a matrix product, and data that fits in the CPU's
-        caches), and blocks of q rows (SVMTorch's working sets) otherwise: as many as half the
-        kernel cache holds, at most 1024 and n / 2.
+        ``'auto'`` pairs (SMO) on a whole kernel matrix (one-vs-one problems sharing it) and on
+        tiny problems, and blocks of q rows (SVMTorch's working sets) otherwise: as many as half
+        the kernel cache holds, at most 1024 and n / 2.
 
-        Measured (2 shared cores): Fashion-MNIST n = 20k, 200 MB, pairs 34.8 s, q = 1024 about
-        7 s -- each row alone re-read the 63 MB of X; 2-D moons n = 30k, pairs 3.9 s, q = 872
-        7.4 s, 6-D clusters n = 30k, pairs 25 s, q = 872 41 s -- rows of a few features cost
-        microseconds, and SMO steps on pairs beat the working sets' bookkeeping; but 20 features
-        (make_large_problem, n = 10k, 5,000 support vectors): pairs 9.6 / 3.4 / 2.3 s against
-        blocks 2.1 / 2.4 / 1.9 s at 10 / 100 / 200 MB -- past the direct path's 16 features a
-        row alone is a matrix-vector product, and blocks of rows are matrix products."""
+        Measured (CPU seconds of one thread, 2 shared cores, C = 10, gamma='scale'): Fashion-MNIST
+        n = 20k, 200 MB, pairs 34.8 s, q = 1024 about 7 s -- each row alone re-read the 63 MB of
+        X; and since the row cache keeps a reconstruction's cached rows (``_RowCache.ensure``),
+        blocks win on cheap rows of few features too: noisy 6-D checkerboard n = 8k / 10k / 30k,
+        pairs 1.10 / 1.19 / 10.5 s, q = 1024 0.42 / 0.69 / 3.7 s; 2-D moons (noise 0.3) n = 10k /
+        30k, pairs 0.72 / 2.56 s, blocks 0.13 / 1.07 s; 16-D, 26 Gaussian sub-classes, n = 8k /
+        16k, pairs 0.82 / 2.62 s, blocks 0.56 / 1.84 s."""
         if self.q != "auto":
             return min(int(self.q), 2 * max(n // 2, 1)) if n >= 4 else 2
         rows = int(cache_mb * 2**20 / (4.0 * max(n, 1)))
-        cheap_rows = 4.0 * n * d <= _SMALL_DATA and d <= _smo.LOW_D_FEATURES
-        if whole or cheap_rows or n < 4 * _Q_MIN:
+        if whole or n < 4 * _Q_MIN:
             return 2
         q = min(_Q_MAX, rows // 2, n // 2)
         return max(_Q_MIN, q - q % 2)
@@ -334,8 +332,8 @@ class _BaseSVM(BaseEstimator):
 # Bounds of the automatic working-set size: below _Q_MIN rows a GEMM block costs about as much as
 # its rows one by one; above _Q_MAX the sub-problem's O(q^2) block outgrows the CPU caches.
 _Q_MIN, _Q_MAX = 16, 1024
-# Training data (float32) up to this size stays in the CPU's caches: its kernel rows are cheap
-# one at a time, and the pair path is the faster one whatever the kernel cache.
+# Training data (float32) up to this size stays in the CPU's caches: a single problem on it takes
+# the whole kernel matrix when the matrix fits in the cache (_BaseSVM._whole_kernel).
 _SMALL_DATA = 4 * 2**20
 
 

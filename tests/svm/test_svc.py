@@ -303,7 +303,7 @@ def test_kernel_row_paths_give_the_same_solution(monkeypatch):
     whole = SVC(C=10.0, sigma=0.3, cache_size=200).fit(X, y)
     assert whole.n_kernel_rows_ == 0   # rows read from the precomputed matrix
     monkeypatch.setattr(SVC, "_precompute_whole", False)
-    big = SVC(C=10.0, sigma=0.3, cache_size=200).fit(X, y)
+    big = SVC(C=10.0, sigma=0.3, cache_size=200, q=2).fit(X, y)
     tiny = SVC(C=10.0, sigma=0.3, cache_size=0.2, q=2).fit(X, y)   # ~30 rows of 1500
     assert abs(big.objective_ - tiny.objective_) <= 1e-9 * abs(big.objective_)
     assert abs(big.objective_ - whole.objective_) <= 1e-6 * abs(big.objective_)
@@ -319,7 +319,7 @@ def test_small_cache_does_not_thrash(monkeypatch):
     monkeypatch.setattr(SVC, "_precompute_whole", False)
     X, y = make_moons(3000, noise=0.5, random_state=0)
     small = SVC(C=1.0, sigma=0.3, cache_size=1.0, q=2).fit(X, y)     # ~90 rows of 3000
-    big = SVC(C=1.0, sigma=0.3, cache_size=200).fit(X, y)
+    big = SVC(C=1.0, sigma=0.3, cache_size=200, q=2).fit(X, y)
     assert len(small.support_) > 1000
     assert small.n_kernel_rows_ < 2 * small.n_iter_[0]
     assert abs(small.objective_ - big.objective_) <= 1e-9 * abs(big.objective_)

@@ -73,29 +73,28 @@ def test_working_sets_with_a_row_cache_smaller_than_the_problem(q, monkeypatch):
     assert_kkt(model, X, y)
 
 
-def test_auto_uses_working_sets_on_large_data_only(monkeypatch):
+def test_auto_uses_working_sets_on_kernel_rows_and_pairs_on_a_whole_matrix():
     X, y = _moons(1500)
-    # data this small (24 kB) makes cheap rows: pairs whatever the cache
-    assert SVC(C=10.0, sigma=0.3, cache_size=0.2).fit(X, y).q_ == 2
     pairs = SVC(C=10.0, sigma=0.3, q=2).fit(X, y)
-    # as if the data did not fit in the CPU's caches
-    monkeypatch.setattr(estimators, "_SMALL_DATA", 0)
-    for cache in (200, 0.2):                               # every row fits / ~30 rows of 1500
+    # small data whose whole matrix (9 MB) fits in the cache: computed once, solved by pairs
+    whole = SVC(C=10.0, sigma=0.3).fit(X, y)
+    assert whole.q_ == 2 and whole.n_kernel_rows_ == 0
+    # rows from the cache: working sets, also for rows of few features (evaluated directly)
+    for cache in (5, 0.2):                                 # ~870 rows of 1500 / ~30
         blocks = SVC(C=10.0, sigma=0.3, cache_size=cache).fit(X, y)
         assert blocks.q_ > 2 and blocks.q_ % 2 == 0
         assert blocks.n_kernel_rows_ > 0                   # rows, not the whole matrix
         assert abs(blocks.objective_ - pairs.objective_) <= 1e-4 * abs(pairs.objective_)
         _assert_matches_libsvm(blocks, X, y)
-    # more features than the direct row path takes: a row alone is a matrix-vector product,
-    # so blocks of rows even on small data (measured 5x faster with a small cache)
-    monkeypatch.setattr(estimators, "_SMALL_DATA", 4 * 2**20)
+    # rows by GEMM (more features than the direct row path takes), and by the direct path
     Xw, yw = make_classification(600, n_features=_smo.LOW_D_FEATURES + 4, random_state=0)
-    wide = SVC(C=10.0, sigma="scale", cache_size=0.5).fit(Xw, yw)
-    assert wide.q_ > 2 and wide.n_kernel_rows_ > 0
-    wide_pairs = SVC(C=10.0, sigma="scale", cache_size=0.5, q=2).fit(Xw, yw)
-    assert abs(wide.objective_ - wide_pairs.objective_) <= 1e-4 * abs(wide_pairs.objective_)
-    narrow = SVC(C=10.0, sigma="scale", cache_size=0.5).fit(Xw[:, :_smo.LOW_D_FEATURES], yw)
-    assert narrow.q_ == 2
+    for cols in (Xw.shape[1], _smo.LOW_D_FEATURES):
+        auto = SVC(C=10.0, sigma="scale", cache_size=0.5).fit(Xw[:, :cols], yw)
+        assert auto.q_ > 2 and auto.n_kernel_rows_ > 0
+        ref = SVC(C=10.0, sigma="scale", cache_size=0.5, q=2).fit(Xw[:, :cols], yw)
+        assert abs(auto.objective_ - ref.objective_) <= 1e-4 * abs(ref.objective_)
+    # too few points for a working set: pairs
+    assert SVC(C=10.0, sigma=0.3, cache_size=0.01).fit(X[:50], y[:50]).q_ == 2
     # one-vs-one problems share the whole matrix, and solve on it by pairs
     Xd, yd = load_digits(return_X_y=True)
     multi = SVC(C=10.0, sigma="scale").fit(Xd[:300] / 16, yd[:300])
