@@ -349,7 +349,12 @@ class ForkProvisioner(LocalProvisioner):
 
 class ForkKernelManager(ServerKernelManager):
     """jupyter_server's kernel manager, whose kernels are made by :class:`ForkProvisioner` while
-    a fork server is set (:func:`set_fork_server`); otherwise exactly ``ServerKernelManager``."""
+    a fork server is set (:func:`set_fork_server`); otherwise ``ServerKernelManager``.
+
+    Each kernel process it launches, forked or started as usual, first start and restarts alike,
+    gets the memory limit of the kernel manager that made it (``BudgetKernelManager``'s
+    ``limit_kernel_memory``, :mod:`kernelnb.lab._memory`) as soon as it exists.
+    """
 
     async def _async_pre_start_kernel(self, **kw):
         if self.provisioner is None and fork_server() is not None:
@@ -357,3 +362,11 @@ class ForkKernelManager(ServerKernelManager):
                 kernel_id=self.kernel_id or kw.get("kernel_id") or "", kernel_spec=self.kernel_spec,
                 parent=self)
         return await super()._async_pre_start_kernel(**kw)
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+        limit = getattr(self.parent, "limit_kernel_memory", None)
+        if limit is not None:
+            limit(getattr(self.provisioner, "pid", None))
+
+    _launch_kernel = _async_launch_kernel

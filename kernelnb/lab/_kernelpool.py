@@ -5,7 +5,11 @@ many run at once (a render past the cap gets HTTP 503 instead of a new kernel), 
 kernels nobody uses: one whose page has had no websocket for ``cull_unconnected`` seconds (a
 ``curl`` of the page, a closed tab) and, through Jupyter's own culler
 (``MappingKernelManager.cull_idle_timeout``), one idle that long even with a tab still open.
-Voila is given it as ``VoilaConfiguration.multi_kernel_manager_class``.
+Voila is given it as ``VoilaConfiguration.multi_kernel_manager_class``. Each kernel gets a memory
+limit (``kernel_memory_mb``, see :mod:`kernelnb.lab._memory`), a kernel whose process dies is not
+restarted (a restarted dashboard kernel has none of its page's widgets), and the manager records why
+each kernel ended (:meth:`BudgetKernelManager.kernel_fate`, served as
+``/kernelnb/api/kernels/<id>``).
 
 :class:`PoolKeeper` replaces the refill policy of Voila's preheated-kernel pool (which starts a
 new kernel for every kernel taken, at once, with no cap): kernels that have already executed a
@@ -18,20 +22,40 @@ gets the CPU; after ``refill_max_wait`` seconds it refills anyway).
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
+import re
 import time
 from datetime import datetime, timezone
 from functools import cache
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Float, Integer, default
+from traitlets import Float, Integer, TraitError, default, validate
 from traitlets.config import LoggingConfigurable
 
+from . import _memory
+
 __all__ = ["ClassFull", "BudgetKernelManager", "PoolKeeper", "default_max_kernels",
-           "KERNEL_MB"]
+           "KERNEL_MB", "END_REASONS", "FATES_KEPT", "is_kernel_id"]
 
 #: Memory planned per dashboard kernel, MB (measured 150-250 MB; some headroom).
 KERNEL_MB = 300
+
+#: Why a kernel ended (:meth:`BudgetKernelManager.kernel_fate`): Jupyter's idle culler
+#: (``cull_idle_timeout``), no page connected for ``cull_unconnected`` seconds, past its memory
+#: limit, its process exited or was killed by itself (the out-of-memory killer, ``kill -9``), and
+#: a client's request (a page left, ``DELETE /api/kernels/<id>``, the server stopping).
+END_REASONS = ("culled_idle", "culled_unconnected", "memory", "died", "shutdown")
+
+#: How many ended kernels the manager remembers (the oldest are forgotten first).
+FATES_KEPT = 4096
+
+_KERNEL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
+
+
+def is_kernel_id(text) -> bool:
+    """Whether ``text`` has the form of a Jupyter kernel id (a UUID, lower-case, with dashes)."""
+    return isinstance(text, str) and _KERNEL_ID.match(text) is not None
 
 _PREHEAT_ENV = "VOILA_PREHEAT"
 
@@ -102,6 +126,25 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         0.0, config=True,
         help="Seconds between checks for unconnected kernels; 0: a quarter of "
              "cull_unconnected, at most 30 s.")
+    kernel_memory_mb = Integer(
+        0, config=True,
+        help="Memory limit of each kernel, MB (0: none): its data (Linux's RLIMIT_DATA, set on "
+             "its process) may not grow past it, so an allocation that would raises MemoryError "
+             "in the kernel; and a kernel whose processes together hold more resident memory is "
+             "ended (reason 'memory'). See kernelnb.lab._memory. kernelnb serve sets it "
+             "(--kernel-memory).")
+    memory_check_interval = Float(
+        2.0, config=True,
+        help="Seconds between two readings of the kernels' memory (with kernel_memory_mb).")
+
+    @validate("kernel_memory_mb")
+    def _check_kernel_memory(self, proposal):
+        mb = proposal["value"]
+        if mb != 0 and not _memory.KERNEL_MEMORY_MIN_MB <= mb <= 2**24:
+            raise TraitError(f"kernel_memory_mb must be 0 (no limit) or from "
+                             f"{_memory.KERNEL_MEMORY_MIN_MB} to {2**24} MB, got {mb}: a "
+                             "dashboard kernel's data is about 450 MB before it computes")
+        return mb
 
     @default("kernel_manager_class")
     def _default_kernel_manager_class(self):
@@ -131,6 +174,14 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         self._culled_unconnected = 0
         self._refused = 0
         self._check_handle = None
+        self._memory_handle = None
+        self._memory_mb: dict[str, float] = {}
+        self._limit_failed = None
+        # why kernels end: the reason of a kernel being ended, and the record of ended ones
+        self._ending: dict[str, str] = {}
+        self._idle_culling: set[str] = set()
+        self._fates: collections.OrderedDict[str, dict] = collections.OrderedDict()
+        self._ended = collections.Counter()
 
     # -- the budget ---------------------------------------------------------------------------
     def n_kernels(self) -> int:
@@ -163,13 +214,38 @@ class BudgetKernelManager(AsyncMappingKernelManager):
             kid = await super().start_kernel(*args, kernel_id=kernel_id, **kwargs)
         finally:
             self._starting -= 1
+        self._fates.pop(kid, None)
+        # A dashboard kernel restarted after its process died would have none of its page's
+        # widgets, and hold budget until culled: Jupyter's restarter says "dead" at once instead
+        # (to the page's websocket too), and _handle_kernel_died ends the kernel.
+        restarter = getattr(self.get_kernel(kid), "_restarter", None)
+        if restarter is not None:
+            restarter.restart_limit = 0
         env = kwargs.get("env") or {}
         if str(env.get(_PREHEAT_ENV, "")).lower() == "true":
             self._pooled.add(kid)
         else:
             self._unconnected_since[kid] = time.monotonic()
         self._schedule_check()
+        self._schedule_memory_check()
         return kid
+
+    def limit_kernel_memory(self, pid) -> bool:
+        """Hold the kernel process ``pid`` to ``kernel_memory_mb`` (``RLIMIT_DATA``); called by
+        the kernel's manager as soon as the process is launched (:mod:`kernelnb.lab._forkserver`).
+        False (and said once in the log) where the system refuses."""
+        if self.kernel_memory_mb <= 0 or pid is None:
+            return False
+        try:
+            _memory.limit_process_memory(pid, self.kernel_memory_mb)
+        except (OSError, ValueError) as exc:
+            if self._limit_failed is None:
+                self._limit_failed = str(exc)
+                self.log.warning("kernelnb: kernels run without their memory limit inside (%s); "
+                                 "the server still ends one past %d MB", exc,
+                                 self.kernel_memory_mb)
+            return False
+        return True
 
     # -- connections ----------------------------------------------------------------------------
     def notify_connect(self, kernel_id):
@@ -194,12 +270,159 @@ class BudgetKernelManager(AsyncMappingKernelManager):
             self._unconnected_since[kernel_id] = time.monotonic()
 
     def remove_kernel(self, kernel_id):
+        # Every end comes here: a shutdown (asked by a client, a culler, the memory watchdog, the
+        # server stopping) once the kernel has stopped, and a died kernel (_handle_kernel_died).
         self._forget(kernel_id)
+        kernel = self._kernels.get(kernel_id)
+        if kernel is not None:
+            self._record_end(kernel_id, kernel, self._ending.pop(kernel_id, "shutdown"))
+        self._ending.pop(kernel_id, None)
         return super().remove_kernel(kernel_id)
 
     def _forget(self, kernel_id):
         self._unconnected_since.pop(kernel_id, None)
         self._pooled.discard(kernel_id)
+
+    # -- why kernels end ------------------------------------------------------------------------
+    def _end_reason(self, kernel_id, reason):
+        """Say why ``kernel_id`` is being ended; the first reason given wins (a kernel culled
+        while its page closes was culled)."""
+        self._ending.setdefault(kernel_id, reason)
+
+    async def shutdown_kernel(self, kernel_id, now=False, restart=False):
+        if not restart:
+            reason = "shutdown"
+            if kernel_id in self._idle_culling:
+                kernel = self._kernels.get(kernel_id)
+                # Jupyter's culler also ends a kernel it finds dead
+                dead = getattr(kernel, "execution_state", None) == "dead"
+                reason = "died" if dead else "culled_idle"
+            self._end_reason(kernel_id, reason)
+        return await super().shutdown_kernel(kernel_id, now=now, restart=restart)
+
+    async def cull_kernel_if_idle(self, kernel_id):
+        # Jupyter's idle culler (cull_idle_timeout) ends kernels through shutdown_kernel.
+        self._idle_culling.add(kernel_id)
+        try:
+            return await super().cull_kernel_if_idle(kernel_id)
+        finally:
+            self._idle_culling.discard(kernel_id)
+
+    def _handle_kernel_died(self, kernel_id):
+        # Jupyter's restarter found the kernel's process gone (restart_limit 0: see start_kernel).
+        # jupyter_server's own handler only removes the kernel from the map, which leaves its
+        # activity watcher's socket open (and a zmq context that never terminates) and its
+        # connection files on disk: it is shut down instead, as any other kernel ends.
+        self.log.warning("kernelnb: kernel %s died", kernel_id)
+        self._end_reason(kernel_id, "died")
+        asyncio.ensure_future(self._end_dead_kernel(kernel_id))
+
+    async def _end_dead_kernel(self, kernel_id):
+        try:
+            await self.shutdown_kernel(kernel_id, now=True)
+        except Exception as exc:  # noqa: BLE001 - not removed by the shutdown: removed here
+            self.log.warning("kernelnb: cleaning up after kernel %s: %s", kernel_id, exc)
+            if kernel_id in self:
+                self.remove_kernel(kernel_id)
+
+    def _record_end(self, kernel_id, kernel, reason):
+        idle = _seconds_since(getattr(kernel, "last_activity", None))
+        self._fates[kernel_id] = {
+            "reason": reason,
+            "ended": time.monotonic(),
+            "idle_seconds": None if idle == float("inf") else round(idle, 1),
+            "limit_mb": self.kernel_memory_mb or None,
+            "memory_mb": self._memory_mb.pop(kernel_id, None),
+        }
+        self._fates.move_to_end(kernel_id)
+        while len(self._fates) > FATES_KEPT:
+            self._fates.popitem(last=False)
+        self._ended[reason] += 1
+        self.log.info("kernelnb: kernel %s ended (%s)", kernel_id, reason)
+
+    def kernel_fate(self, kernel_id) -> dict:
+        """What became of ``kernel_id``: alive, ended (and why), or unknown to this server.
+
+        Parameters
+        ----------
+        kernel_id : str
+            A kernel id (:func:`is_kernel_id`; anything else raises ``ValueError``).
+
+        Returns
+        -------
+        dict
+            ``kernel_id``; ``state``: ``"alive"``, ``"ended"`` or ``"unknown"`` (never started
+            here, forgotten among more than :data:`FATES_KEPT` ended kernels, or started before
+            the server was); ``reason``: for an ended kernel, one of :data:`END_REASONS`, else
+            None; ``idle_seconds``: seconds since its last activity (for an ended kernel, at its
+            end); ``ended_seconds_ago``; ``limit_mb``: its memory limit (None: none);
+            ``memory_mb``: its processes' resident memory that no file backs, as the memory
+            watchdog last read it (None without a memory limit).
+        """
+        if not is_kernel_id(kernel_id):
+            raise ValueError(f"kernel_id must be a kernel's id (a UUID), got {kernel_id!r:.80}")
+        out = {"kernel_id": kernel_id, "state": "unknown", "reason": None, "idle_seconds": None,
+               "ended_seconds_ago": None, "limit_mb": None, "memory_mb": None}
+        kernel = self._kernels.get(kernel_id)
+        if kernel is not None:
+            idle = _seconds_since(getattr(kernel, "last_activity", None))
+            out.update(state="alive", limit_mb=self.kernel_memory_mb or None,
+                       idle_seconds=None if idle == float("inf") else round(idle, 1),
+                       memory_mb=_rounded(self._memory_mb.get(kernel_id)))
+        elif kernel_id in self._fates:
+            fate = self._fates[kernel_id]
+            out.update(state="ended", reason=fate["reason"], idle_seconds=fate["idle_seconds"],
+                       ended_seconds_ago=round(time.monotonic() - fate["ended"], 1),
+                       limit_mb=fate["limit_mb"], memory_mb=_rounded(fate["memory_mb"]))
+        return out
+
+    # -- the memory watchdog --------------------------------------------------------------------
+    def _schedule_memory_check(self):
+        if self.kernel_memory_mb <= 0 or self._memory_handle is not None:
+            return
+        loop = asyncio.get_event_loop()
+        self._memory_handle = loop.call_later(max(0.1, self.memory_check_interval),
+                                              self._run_memory_check)
+
+    def _run_memory_check(self):
+        asyncio.ensure_future(self._check_memory())
+
+    def _kernel_pids(self) -> dict:
+        pids = {}
+        for kid in self.list_kernel_ids():
+            kernel = self._kernels.get(kid)
+            pid = getattr(getattr(kernel, "provisioner", None), "pid", None)
+            if pid is not None and kid not in self._ending:
+                pids[kid] = pid
+        return pids
+
+    async def _check_memory(self):
+        try:
+            pids = self._kernel_pids()
+            if pids:
+                # one pass over /proc for all kernels, in a worker thread (~0.1 ms a process)
+                readings = await asyncio.get_running_loop().run_in_executor(
+                    None, _read_trees, pids)
+                for kid, mb in readings.items():
+                    if mb is None or kid not in self or kid in self._ending:
+                        continue
+                    self._memory_mb[kid] = mb
+                    if mb > self.kernel_memory_mb:
+                        self.log.warning("kernelnb: ending kernel %s: its processes hold %.0f MB, "
+                                         "past its limit of %d MB", kid, mb,
+                                         self.kernel_memory_mb)
+                        self._end_reason(kid, "memory")
+                        try:
+                            await self.shutdown_kernel(kid, now=True)
+                        except Exception as exc:  # noqa: BLE001 - already gone
+                            self.log.warning("kernelnb: ending %s: %s", kid, exc)
+        finally:
+            self._memory_handle = None
+            for kid in list(self._memory_mb):
+                if kid not in self:
+                    self._memory_mb.pop(kid, None)
+            if self.list_kernel_ids():
+                self._schedule_memory_check()
 
     # -- culling of unconnected kernels -------------------------------------------------------------
     def _check_interval(self) -> float:
@@ -240,6 +463,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
                                   "%.0f s", kid, waited)
                     self._forget(kid)
                     self._culled_unconnected += 1
+                    self._end_reason(kid, "culled_unconnected")
                     try:
                         await self.shutdown_kernel(kid)
                     except Exception as exc:  # noqa: BLE001 - already gone: nothing to reclaim
@@ -261,6 +485,8 @@ class BudgetKernelManager(AsyncMappingKernelManager):
             "refused": self._refused,
             "cull_unconnected_s": self.cull_unconnected,
             "cull_idle_s": self.cull_idle_timeout,
+            "kernel_memory_mb": self.kernel_memory_mb or None,
+            "ended": {reason: self._ended[reason] for reason in END_REASONS},
             "preheated_ready": 0,
             "preheat_target": 0,
             "pool": {},
@@ -275,6 +501,16 @@ class BudgetKernelManager(AsyncMappingKernelManager):
                 "max": round(max(rss), 1) if rss else None,
             }
         return out
+
+
+def _rounded(mb):
+    return None if mb is None else round(mb, 1)
+
+
+def _read_trees(pids: dict) -> dict:
+    """{kernel id: resident memory of its process tree, MB (None: gone)} for {kernel id: pid}."""
+    children = _memory.children_map()
+    return {kid: _memory.tree_resident_mb(pid, children) for kid, pid in pids.items()}
 
 
 def _fork_status() -> dict:
@@ -400,6 +636,8 @@ class PoolKeeper(LoggingConfigurable):
         self._keeper_handle = None
         if not self._targets():
             return
+        for nb in self._targets():
+            self._prune(nb)
         now = time.monotonic()
         resume = max(self._retry_at, self._last_take + self.refill_quiet)
         if now < resume:
@@ -471,13 +709,31 @@ class PoolKeeper(LoggingConfigurable):
             raise
         return content
 
+    def _prune(self, notebook_name) -> bool:
+        """Drop the ready kernels of a pool that have ended meanwhile (died, past their memory
+        limit): Voila would give one to a visitor. Whether one was dropped."""
+        pool = self._pools.get(notebook_name, [])
+        gone = [t for t in pool if _ready(t) and t.result().get("kernel_id") not in self]
+        for t in gone:
+            pool.remove(t)
+        return bool(gone)
+
+    def remove_kernel(self, kernel_id):
+        pooled = kernel_id in self._pooled
+        out = super().remove_kernel(kernel_id)
+        if pooled:
+            self._wake(0.0)          # a preheated kernel ended: its pool is refilled
+        return out
+
     def get_pool_size(self, notebook_name):
+        self._prune(notebook_name)
         return sum(1 for t in self._pools.get(notebook_name, [])
                    if not (t.done() and (t.cancelled() or t.exception() is not None)))
 
     async def get_rendered_notebook(self, notebook_name, extra_kernel_env_variables=None,
                                     **kwargs):
         # Take a ready kernel if there is one (Voila takes the oldest, which may still be warming).
+        self._prune(notebook_name)
         pool = self._pools.get(notebook_name, [])
         for i, t in enumerate(pool):
             if _ready(t):
@@ -494,6 +750,7 @@ class PoolKeeper(LoggingConfigurable):
         out = super().status(memory=memory)
         pool = {}
         for nb, target in self._targets().items():
+            self._prune(nb)
             tasks = self._pools.get(nb, [])
             pool[nb] = {"target": target, "ready": sum(1 for t in tasks if _ready(t)),
                         "warming": sum(1 for t in tasks if not t.done())}

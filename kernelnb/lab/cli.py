@@ -5,8 +5,9 @@
 
 Both bind to the loopback interface unless ``--host`` says otherwise. ``serve`` refuses a public
 address without a token (``--token`` or ``KERNELNB_TOKEN``) unless ``--allow-unauthenticated`` says
-so, caps its kernels (``--max-kernels``), reclaims abandoned ones (``--cull-unconnected``,
-``--cull-idle``) and can keep dashboards preheated (``--preheat``). Options that ``serve`` does not
+so, caps its kernels (``--max-kernels``) and each kernel's memory (``--kernel-memory``), reclaims
+abandoned ones (``--cull-unconnected``, ``--cull-idle``) and can keep dashboards preheated
+(``--preheat``). Options that ``serve`` does not
 know are handed to Voila, and likewise to JupyterLab for ``lab``; an address or a token among them
 is treated as ``--host`` / ``--token``.
 """
@@ -87,6 +88,7 @@ def _bounded(convert, lo, hi, what):
 
 _seconds = _bounded(float, 0, 7 * 86400, "seconds")
 _count = _bounded(int, 0, 10_000, "a whole number")
+_megabytes = _bounded(int, 0, 2**24, "megabytes")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -143,6 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--cull-idle", type=_seconds, default=1200.0, metavar="SECONDS",
                        help="shut down a kernel idle this long, even with its tab open; "
                             "default 1200 (20 min), 0: never")
+    serve.add_argument("--kernel-memory", type=_megabytes, default=None, metavar="MB",
+                       help="memory limit of each dashboard kernel, MB: an allocation past it "
+                            "fails in the kernel (the dashboard shows a MemoryError), and a "
+                            "kernel whose processes hold more is ended (default: two kernels at "
+                            "their limit fit in the memory the kernel budget leaves unplanned, "
+                            "at least 1536 MB, at most half the machine; 0: no limit)")
     serve.add_argument("--no-fork-kernels", dest="fork_kernels", action="store_false",
                        help="start every dashboard kernel as a new Python process (by default, "
                             "on Linux, kernels are forked from one process that has already "
@@ -294,8 +302,16 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
         The dashboards folder followed by Voila's options.
     """
     from ._kernelpool import default_max_kernels
+    from ._memory import KERNEL_MEMORY_MIN_MB, default_kernel_memory_mb
     directory = _resolve_dashboards(args.dashboards)
     max_kernels = default_max_kernels() if args.max_kernels is None else args.max_kernels
+    kernel_memory = getattr(args, "kernel_memory", None)
+    if kernel_memory is None:
+        kernel_memory = default_kernel_memory_mb(max_kernels)
+    elif 0 < kernel_memory < KERNEL_MEMORY_MIN_MB:
+        raise SystemExit(f"kernelnb serve: --kernel-memory {kernel_memory} is too little: a "
+                         f"dashboard kernel holds about 450 MB before it computes anything; give "
+                         f"at least {KERNEL_MEMORY_MIN_MB} (or 0: no limit)")
     preheat = getattr(args, "preheat", 0) or 0
     if max_kernels and preheat > max_kernels:
         raise SystemExit(f"kernelnb serve: --preheat {preheat} is more than --max-kernels "
@@ -339,6 +355,8 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
         "kernelnb.lab._kernelpool.BudgetKernelManager",
         f"--BudgetKernelManager.max_kernels={max_kernels}",
         f"--BudgetKernelManager.cull_unconnected={cull_unconnected}",
+        # each kernel's memory limit (kernelnb.lab._memory)
+        f"--BudgetKernelManager.kernel_memory_mb={kernel_memory}",
     ]
     if cull_idle > 0:
         argv += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle)}",

@@ -10,7 +10,8 @@ the single-user server loads two Jupyter server extensions,
   (:mod:`kernelnb.lab._websocket`) and gives Voila's render handler the "class is full" page,
 
 and runs its kernels with :class:`kernelnb.lab._kernelpool.BudgetKernelManager` as the server's
-kernel manager: the budget and the culling of ``kernelnb serve``, per student. The hub does the
+kernel manager: the budget, the culling and the memory limit of each kernel of ``kernelnb serve``,
+per student. The hub does the
 authentication (a student's cookie opens only their own server), starts and stops the servers,
 and its idle culler (``jupyterhub-idle-culler``) stops a student's whole server.
 
@@ -52,7 +53,8 @@ def _check_number(name, value, lo, integer=False):
         raise ValueError(f"{name} must be at least {lo}, got {value!r}")
 
 
-def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0) -> dict:
+def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0,
+                      kernel_memory_mb=None) -> dict:
     """The Jupyter server configuration that makes a single-user server serve kernelnb.
 
     Parameters
@@ -66,6 +68,13 @@ def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0
     cull_idle : float, default=1200.0
         Seconds after which a kernel without any message is shut down even with its tab open;
         0: never.
+    kernel_memory_mb : int or None, default=None
+        Memory limit of each of the student's kernels, MB (see :mod:`kernelnb.lab._memory`): an
+        allocation past it fails in the kernel (a dashboard shows the ``MemoryError``), and a
+        kernel whose processes hold more is ended. None: the student's memory limit of
+        :func:`student_resources` for ``max_kernels`` (1100 MB for 3 kernels), which a Zero to
+        JupyterHub pod also has (``deploy/z2jh-values.yaml``), at least
+        :data:`kernelnb.lab._memory.KERNEL_MEMORY_MIN_MB`; 0: no limit.
 
     Returns
     -------
@@ -81,9 +90,18 @@ def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0
     >>> config["BudgetKernelManager"]["max_kernels"]
     2
     """
+    from ._memory import KERNEL_MEMORY_MIN_MB
     _check_number("max_kernels", max_kernels, 0, integer=True)
     _check_number("cull_unconnected", cull_unconnected, 0)
     _check_number("cull_idle", cull_idle, 0)
+    if kernel_memory_mb is None:
+        kernel_memory_mb = max(KERNEL_MEMORY_MIN_MB, student_resources(
+            max_kernels=max(1, max_kernels))["mem_limit_mb"])
+    _check_number("kernel_memory_mb", kernel_memory_mb, 0, integer=True)
+    if 0 < kernel_memory_mb < KERNEL_MEMORY_MIN_MB:
+        raise ValueError(f"kernel_memory_mb must be 0 (no limit) or at least "
+                         f"{KERNEL_MEMORY_MIN_MB}, got {kernel_memory_mb!r}: a kernel holds about "
+                         "450 MB before it computes anything")
     config = {
         "ServerApp": {
             "jpserver_extensions": {"voila": True, "kernelnb.lab.server": True},
@@ -92,6 +110,7 @@ def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0
         "BudgetKernelManager": {
             "max_kernels": int(max_kernels),
             "cull_unconnected": float(cull_unconnected),
+            "kernel_memory_mb": int(kernel_memory_mb),
         },
         "VoilaConfiguration": {
             "strip_sources": True,

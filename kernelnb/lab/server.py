@@ -4,7 +4,8 @@ Two ways in:
 
 * :class:`KernelnbVoila`, the standalone Voila application that ``kernelnb serve`` runs: Voila's
   own handlers (``/voila/render/<name>.ipynb``, kernels, static assets) plus the gallery at ``/``,
-  kernelnb's static files at ``/kernelnb/lab/static/`` and ``/kernelnb/api/status`` (JSON). It is
+  kernelnb's static files at ``/kernelnb/lab/static/``, ``/kernelnb/api/status`` and
+  ``/kernelnb/api/kernels/<kernel_id>`` (what became of a page's kernel; JSON). It is
   hardened for a class: kernel websockets check every frame and speak the v1 protocol only
   (:mod:`kernelnb.lab._websocket`), kernels are capped, culled and optionally preheated
   (:mod:`kernelnb.lab._kernelpool`), a render past the cap gets HTTP 503, and no page refers to
@@ -13,7 +14,8 @@ Two ways in:
   ``binder/postBuild``): inside JupyterLab or Binder the gallery is at ``/kernelnb/`` and links to
   the Voila server extension's ``/voila/render/dashboards/<name>.ipynb``. The extension also puts
   the checked kernel websocket connection in place when the server uses jupyter_server's own,
-  serves ``/kernelnb/api/status`` and gives Voila's render handler the "class is full" page; with
+  serves ``/kernelnb/api/status`` and ``/kernelnb/api/kernels/<kernel_id>`` and gives Voila's render
+  handler the "class is full" page; with
   :class:`kernelnb.lab._kernelpool.BudgetKernelManager` as the server's kernel manager, a
   JupyterHub student's server is held to the same budget (see :mod:`kernelnb.lab.hub`).
 """
@@ -289,6 +291,41 @@ class StatusHandler(_KernelnbTemplates, JupyterHandler):
         self.finish(json.dumps(status))
 
 
+class KernelFateHandler(_KernelnbTemplates, JupyterHandler):
+    """``GET /kernelnb/api/kernels/<kernel_id>``: what became of a page's kernel (JSON).
+
+    ``{"kernel_id", "state": "alive" | "ended" | "unknown", "reason", "idle_seconds",
+    "ended_seconds_ago", "limit_mb", "memory_mb"}``, the reason of an ended kernel being one of
+    :data:`kernelnb.lab._kernelpool.END_REASONS` (see
+    :meth:`kernelnb.lab._kernelpool.BudgetKernelManager.kernel_fate`). A page whose kernel is gone
+    asks it what to tell the student. Behind the same authentication as the pages; an id that is
+    not a kernel id's form is refused (400) before it is looked up.
+    """
+
+    @web.authenticated
+    def get(self, kernel_id):
+        from ._kernelpool import is_kernel_id
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-store")
+        if not is_kernel_id(kernel_id):
+            self.set_status(400)
+            self.finish(json.dumps({"error": "kernel_id must be a kernel's id (a UUID), got "
+                                             f"{kernel_id[:80]!r}"}))
+            return
+        km = self.kernel_manager
+        if hasattr(km, "kernel_fate"):
+            fate = km.kernel_fate(kernel_id)
+        else:                       # another kernel manager: alive or not, no more is known
+            fate = {"kernel_id": kernel_id, "state": "alive" if kernel_id in km else "unknown",
+                    "reason": None, "idle_seconds": None, "ended_seconds_ago": None,
+                    "limit_mb": None, "memory_mb": None}
+        self.finish(json.dumps(fate))
+
+
+#: The route of :class:`KernelFateHandler`, under the server's base URL.
+KERNEL_FATE_ROUTE = r"kernelnb/api/kernels/([^/]*)"
+
+
 class RenderNotary(NotebookNotary):
     """The notary of the notebooks Voila renders: every notebook is trusted.
 
@@ -472,6 +509,7 @@ class KernelnbVoila(Voila):
             (url_path_join(base, r"/kernelnb/lab/static/(.*)"), _StaticHandler,
              {"path": str(static_dir())}),
             (url_path_join(base, r"/kernelnb/api/status"), StatusHandler),
+            (url_path_join(base, KERNEL_FATE_ROUTE), KernelFateHandler),
             (url_path_join(base, re.escape(self._plotly_route)), PlotlyBundleHandler),
         ]
         # Voila 0.5.8 to 0.5.13 offer no public hook for its handler classes: its own are replaced
@@ -594,6 +632,7 @@ def _load_jupyter_server_extension(serverapp):
          {"directory": directory, "render_prefix": render_prefix, "static_prefix": static_prefix}),
         (url_path_join(base, r"kernelnb/lab/static/(.*)"), _StaticHandler, {"path": str(static_dir())}),
         (url_path_join(base, r"kernelnb/api/status"), StatusHandler),
+        (url_path_join(base, KERNEL_FATE_ROUTE), KernelFateHandler),
     ])
     web_app.settings["kernelnb_gallery_url"] = url_path_join(base, "kernelnb/")
     serverapp.log.info("kernelnb: dashboards gallery at %s", url_path_join(base, "kernelnb/"))

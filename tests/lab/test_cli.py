@@ -224,6 +224,26 @@ def test_serve_kernel_options_reach_voila(tiny_dashboards):
                     "jupyterlab_pygments"]
 
 
+def test_serve_gives_each_kernel_a_memory_limit(tiny_dashboards):
+    from kernelnb.lab._kernelpool import default_max_kernels
+    from kernelnb.lab._memory import default_kernel_memory_mb
+    args, extra = parse("serve", "--dashboards", str(tiny_dashboards), "--kernel-memory", "2048")
+    assert "--BudgetKernelManager.kernel_memory_mb=2048" in cli.serve_argv(args, extra)
+    args, extra = parse("serve", "--dashboards", str(tiny_dashboards), "--kernel-memory", "0")
+    assert "--BudgetKernelManager.kernel_memory_mb=0" in cli.serve_argv(args, extra)   # none
+    # by default, from the machine's memory and the kernel budget (given or not)
+    args, extra = parse("serve", "--dashboards", str(tiny_dashboards))
+    want = default_kernel_memory_mb(default_max_kernels())
+    assert f"--BudgetKernelManager.kernel_memory_mb={want}" in cli.serve_argv(args, extra)
+    args, extra = parse("serve", "--dashboards", str(tiny_dashboards), "--max-kernels", "4")
+    want = default_kernel_memory_mb(4)
+    assert f"--BudgetKernelManager.kernel_memory_mb={want}" in cli.serve_argv(args, extra)
+    # less than a kernel holds before it computes: refused, naming the option and the value
+    args, extra = parse("serve", "--dashboards", str(tiny_dashboards), "--kernel-memory", "100")
+    with pytest.raises(SystemExit, match="--kernel-memory 100 is too little"):
+        cli.serve_argv(args, extra)
+
+
 def test_default_kernel_budget_follows_memory():
     from kernelnb.lab._kernelpool import default_max_kernels
     assert default_max_kernels(24 * 1024) == int(0.75 * 24 * 1024 / 300)
@@ -255,7 +275,9 @@ def test_preheat_beyond_the_budget_is_refused(tiny_dashboards):
 
 @pytest.mark.parametrize("argv,name", [(["--max-kernels", "-1"], "--max-kernels"),
                                        (["--preheat", "many"], "--preheat"),
-                                       (["--cull-idle", "nan"], "--cull-idle")])
+                                       (["--cull-idle", "nan"], "--cull-idle"),
+                                       (["--kernel-memory", "lots"], "--kernel-memory"),
+                                       (["--kernel-memory", "-5"], "--kernel-memory")])
 def test_bad_kernel_options_name_the_option(argv, name, capsys):
     with pytest.raises(SystemExit):
         cli.main(["serve", *argv])

@@ -30,7 +30,7 @@ from urllib.parse import urljoin, urlparse
 import pytest
 
 from kernelnb.lab._websocket import V1_PROTOCOL, v1_frame
-from kernelnb.lab.hub import singleuser_args
+from kernelnb.lab.hub import singleuser_args, singleuser_config
 
 from ..conftest import REPO, TEST_OUTPUT, free_port
 from .test_server_hardening import message
@@ -315,6 +315,13 @@ def status(hub, name):
     return r.json()
 
 
+def fate(hub, name, kid):
+    """What the student's server says became of kernel ``kid`` (kernelnb's extension)."""
+    r = hub.sessions[name].get(hub.user_url(name, f"kernelnb/api/kernels/{kid}"), timeout=30)
+    assert r.status_code == 200, r.text[:300]
+    return r.json()
+
+
 def _has_chart(states):
     """A plotly figure widget with at least one trace carrying points."""
     for st in states.values():
@@ -362,10 +369,14 @@ def test_each_student_gets_the_gallery_and_two_dashboards_through_the_proxy(hub)
     kids = [k for v in hub.kernels.values() for k in v]
     assert len(set(kids)) == len(kids) == len(DASHBOARDS) * len(USERS)
     rss = []
+    limit = singleuser_config(max_kernels=MAX_KERNELS)["BudgetKernelManager"]["kernel_memory_mb"]
     for name in USERS:
         st = status(hub, name)
         assert st["kernels"] == len(DASHBOARDS) and st["connected"] == len(DASHBOARDS), st
         rss.append(st["kernel_rss_mb"]["mean"])
+        for kid in hub.kernels[name]:                  # each kernel under the student's limit
+            got = fate(hub, name, kid)
+            assert (got["state"], got["limit_mb"]) == ("alive", limit), got
     hub.times["dashboard kernel RSS, MB (mean)"] = sum(rss) / len(rss)
 
 
@@ -374,7 +385,7 @@ def test_a_student_cannot_reach_another_students_server_or_kernels(hub):
     assert hub.kernels, "the first test opened no kernels (see its failure)"
     bob = hub.sessions["bob"]
     alice_kid = hub.kernels["alice"][0]
-    for path in ("kernelnb/", f"api/kernels/{alice_kid}",
+    for path in ("kernelnb/", f"api/kernels/{alice_kid}", f"kernelnb/api/kernels/{alice_kid}",
                  f"voila/render/dashboards/{DASHBOARDS[0]}.ipynb"):
         r = bob.get(hub.user_url("alice", path), timeout=60)
         assert r.status_code == 403, (path, r.status_code, r.url)
@@ -437,6 +448,9 @@ def test_kernels_without_a_page_are_culled_in_each_server(hub):
             st = status(hub, name)
             if st["kernels"] == 0:
                 assert st["culled_unconnected"] == len(DASHBOARDS), st
+                for kid in hub.kernels[name]:          # what a page coming back is told
+                    got = fate(hub, name, kid)
+                    assert (got["state"], got["reason"]) == ("ended", "culled_unconnected"), got
                 left.discard(name)
         time.sleep(1.0)
     assert not left, {n: status(hub, n) for n in left}

@@ -180,6 +180,24 @@ def test_singleuser_config_names_only_real_options():
         singleuser_config(cull_idle="never")
 
 
+def test_each_students_kernel_is_held_to_the_students_memory():
+    """A kernel's memory limit is, by default, the student's (what a Zero to JupyterHub pod is
+    given: student_resources), at least what a kernel needs; 0 is none; less than a kernel holds
+    before it computes is refused."""
+    from kernelnb.lab._memory import KERNEL_MEMORY_MIN_MB
+    for k in (1, 3, 5):
+        got = singleuser_config(max_kernels=k)["BudgetKernelManager"]["kernel_memory_mb"]
+        assert got == max(KERNEL_MEMORY_MIN_MB, student_resources(max_kernels=k)["mem_limit_mb"])
+    assert singleuser_config()["BudgetKernelManager"]["kernel_memory_mb"] == 1100
+    assert singleuser_config(kernel_memory_mb=0)["BudgetKernelManager"]["kernel_memory_mb"] == 0
+    assert singleuser_config(kernel_memory_mb=2048)["BudgetKernelManager"][
+        "kernel_memory_mb"] == 2048
+    with pytest.raises(ValueError, match="kernel_memory_mb.*got 100"):
+        singleuser_config(kernel_memory_mb=100)
+    with pytest.raises(ValueError, match="kernel_memory_mb"):
+        singleuser_config(kernel_memory_mb=1500.5)
+
+
 def test_binder_config_is_the_singleuser_config():
     """The image built from binder/ (Binder, Zero to JupyterHub) runs what the tests run."""
     shipped = json.loads((REPO / "binder" / "jupyter_server_config.json").read_text())

@@ -268,7 +268,7 @@ def test_preheated_pool_is_used_and_refilled(tmp_path):
     with kernelnb_serve("--dashboards", str(folder), "--max-kernels", "4", "--preheat", "2",
                         "--preheat-dashboards", "alpha", "--PoolKeeper.refill_quiet=1",
                         "--PoolKeeper.refill_max_wait=5",
-                        log_name="hardening_preheat") as (url, _):
+                        log_name="hardening_preheat") as (url, proc):
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and status(url)["preheated_ready"] < 2:
             time.sleep(0.5)
@@ -284,6 +284,41 @@ def test_preheated_pool_is_used_and_refilled(tmp_path):
             time.sleep(0.5)
         st = status(url)
         assert st["preheated_ready"] == 2 and st["kernels"] == 3
+        # every kernel killed (kill -9, as the out-of-memory killer would): the ready ones are
+        # dropped from the pool, which is filled again, and a visitor gets a live one
+        killed = _kernel_processes(proc)
+        assert len(killed) == 3
+        for p in killed:
+            p.kill()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and status(url)["ended"]["died"] < 3:
+            time.sleep(0.5)
+        assert status(url)["ended"]["died"] == 3
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and status(url)["preheated_ready"] < 2:
+            time.sleep(0.5)
+        st = status(url)
+        assert st["preheated_ready"] == 2 and st["kernels"] == 2
+        assert not {p.pid for p in killed} & {p.pid for p in _kernel_processes(proc)}
+        code, page, _ = get(url + "voila/render/alpha.ipynb", timeout=120)
+        assert code == 200
+        fate = json.loads(get(url + f"kernelnb/api/kernels/{kernel_id_of(page)}")[1])
+        assert fate["state"] == "alive"
+
+
+def _kernel_processes(server):
+    """The kernel processes of a ``kernelnb serve`` process: forked or started as usual."""
+    import psutil
+
+    from kernelnb.lab._forkserver import KERNEL_PROCESS_NAME
+    out = []
+    for p in psutil.Process(server.pid).children(recursive=True):
+        try:
+            if p.name() == KERNEL_PROCESS_NAME or "ipykernel_launcher" in " ".join(p.cmdline()):
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
 
 
 def _voila_app(folder, monkeypatch, *options):
