@@ -68,7 +68,9 @@ c.Spawner.environment = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
                          "MKL_NUM_THREADS": "1"}
 _resources = student_resources(max_kernels=MAX_KERNELS)
 # The local process spawner passes these on (MEM_LIMIT, CPU_LIMIT) without enforcing them: the
-# kernel budget does the enforcing here; systemd or containers can enforce them.
+# kernel budget and each kernel's memory limit (singleuser_args: the student's mem_limit, 1100 MB;
+# an allocation past it fails in the kernel, a kernel whose processes hold more is ended) do the
+# enforcing here; systemd or containers can enforce them.
 c.Spawner.mem_limit = f"{_resources['mem_limit_mb']}M"
 c.Spawner.cpu_limit = _resources["cpu_limit"]
 c.Spawner.http_timeout = 60                         # a class logging in at once shares the cores
