@@ -29,6 +29,11 @@ ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(?:work|root|home|Users|tmp)/")
 INTERNAL_NOTE = re.compile(r"seed_\d{3}|shared/research|DESIGN\.md")
 
 
+#: A course notebook's link to a dashboard on the default ``kernelnb serve`` (the book points it at
+#: its configured server).
+LIVE_LINK = re.compile(r"\]\((http://127\.0\.0\.1:8866/voila/render/(\w+)\.ipynb(?:\?([^)\s]*))?)\)")
+
+
 def _ids(paths):
     return [p.name for p in paths]
 
@@ -75,3 +80,33 @@ def test_notebook_runs(path, book):
     # Nothing is fetched from the internet: no output refers to a CDN.
     dumped = json.dumps([o for o in outputs])
     assert "cdn.plot.ly" not in dumped and "cdn.jsdelivr" not in dumped and "unpkg.com" not in dumped
+
+
+def test_every_chapter_links_to_a_dashboard_at_a_valid_setting():
+    """Each chapter ends with links that open a dashboard at a setting; every link names a
+    dashboard and a setting its controls accept (parsed as the dashboard parses its URL)."""
+    import importlib
+
+    from kernelnb.lab.app import gallery
+    from kernelnb.lab.app._lessons import lesson_app
+    from kernelnb.lab.app._urlstate import parse_query
+    from kernelnb.lab.book import rewrite_live_url
+
+    entries = {e.name: e for e in gallery.DASHBOARDS if e.class_name}
+    apps = {}
+    for path in NOTEBOOKS:
+        nb = nbformat.read(str(path), as_version=4)
+        links = [m for c in nb.cells if c.cell_type == "markdown"
+                 for m in LIVE_LINK.findall(c.source)]
+        assert links, f"{path.name}: no link to a live dashboard"
+        for url, name, query in links:
+            assert name in entries, f"{path.name}: {url} names no dashboard"
+            if name not in apps:
+                e = entries[name]
+                cls = getattr(importlib.import_module(f"kernelnb.lab.app.{e.module}"),
+                              e.class_name)
+                apps[name] = lesson_app(cls)
+            params, refused = parse_query(apps[name], query)
+            assert params and not refused, f"{path.name}: {url}: {refused}"
+            assert rewrite_live_url(url, "https://lab.example.org/c1/").startswith(
+                f"https://lab.example.org/c1/voila/render/{name}.ipynb")

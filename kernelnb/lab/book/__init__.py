@@ -33,7 +33,8 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["setup", "live_url", "static_dir", "mathjax_source", "cache_path"]
+__all__ = ["setup", "live_url", "rewrite_live_url", "static_dir", "mathjax_source",
+           "cache_path"]
 
 _HERE = Path(__file__).resolve().parent
 DEFAULT_LIVE_URL = "http://127.0.0.1:8866"
@@ -180,6 +181,39 @@ def _on_builder_inited(app):
     _execute_notebooks(app, source, notebooks)
 
 
+def rewrite_live_url(uri, base):
+    """A link to a dashboard on the default ``kernelnb serve`` (the course notebooks' links, which
+    work as they are for a student who runs it) pointed at ``base`` instead.
+
+    Parameters
+    ----------
+    uri : str
+        A link's target.
+    base : str
+        The configured server, e.g. ``https://kernelnb.example.org/class``.
+
+    Returns
+    -------
+    str
+        ``uri`` with :data:`DEFAULT_LIVE_URL` replaced by ``base`` when it is a dashboard's
+        address there; else ``uri`` unchanged.
+    """
+    prefix = DEFAULT_LIVE_URL + "/voila/render/"
+    if not uri.startswith(prefix) or not base:
+        return uri
+    return base.rstrip("/") + "/voila/render/" + uri[len(prefix):]
+
+
+def _on_doctree_resolved(app, doctree, docname):
+    from docutils import nodes
+    base = app.config.kernelnb_live_url
+    for ref in doctree.findall(nodes.reference):
+        uri = ref.get("refuri", "")
+        if uri.startswith(DEFAULT_LIVE_URL + "/voila/render/"):
+            ref["refuri"] = rewrite_live_url(uri, base)
+            ref["classes"] = list(ref.get("classes", [])) + ["kernelnb-live-link-inline"]
+
+
 def _on_page(app, pagename, templatename, context, doctree):
     from ._figures import FIGURE_CLASS
     body = context.get("body", "")
@@ -236,6 +270,7 @@ def setup(app):
     app.add_config_value("kernelnb_pages", True, "env")
     app.connect("config-inited", _on_config)
     app.connect("builder-inited", _on_builder_inited)
+    app.connect("doctree-resolved", _on_doctree_resolved)
     app.connect("html-page-context", _on_page)
     app.connect("build-finished", _copy_assets)
     app.add_js_file("kernelnb-book.js", priority=600, loading_method="defer")
