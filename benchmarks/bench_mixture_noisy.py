@@ -5,23 +5,25 @@ Issue 25's problem: a 6-D checkerboard -- x uniform in [0, 4]^6, the label the p
 error 5 %).  One SVC and ``MixtureSVC`` (10 experts by default) share C and sigma (the thesis's
 rule: the experts' C and sigma are those of the single SVM).  Ablations, one change each from
 the default mixture (global gater, gater_holdout, 3 outer iterations, balance rule, validation
-fraction 0.1):
+fraction 0.1, and -- the default since issue 43 -- refit_held_out: after the iterations the
+validation and gater points go to the experts the gater prefers, and each expert is refitted
+once on all its points):
 
+* ``no refit``          refit_held_out=False: the experts keep only the pool (the default
+                        before issue 43);
 * ``uniform``           the experts on a random partition, averaged (no gater, no reassignment);
 * ``no reassignment``   max_iter=1: the global gater on the random partition's experts;
 * ``local gater``       Alg. 6.2;
-* ``no holdout``        gater_holdout=False (the thesis's choice);
+* ``no holdout``        gater_holdout=False (the thesis's choice; only the validation set is then
+                        refitted on);
 * ``5 experts``         bigger experts;
-* ``no validation``     validation_fraction=None (every point trains; last iteration kept);
-* ``all data``          both: the experts share every training point, as the single SVC;
-* ``refit held-out``    refit_held_out=True: the default fit, then the validation and gater
-                        points are given to the experts (where the gater sends them) and each
-                        expert is refitted once on all its points;
-* ``refit no holdout``  the same without gater_holdout (only the validation set is refitted on);
-* ``refit no valid.``   the same without a validation set (only the gater's points);
+* ``no validation``     validation_fraction=None (the last iteration kept; only the gater's
+                        points are refitted on);
+* ``all data``          no holdout, no validation: the experts share every training point from
+                        the start, and there is nothing to refit on;
 * ``gater 50 epochs``   gater_epochs=50: with gater_holdout the gater trains on a fifth of the
                         points, so 10 epochs are a fifth of the Adam steps it gets without;
-* ``refit 50 epochs``   both.
+* ``no refit 50 ep.``   both changes.
 
 Every model runs serially on one thread (``client='serial'``), so times compare work; they are
 CPU times of this process (``time.process_time``), less disturbed than wall times when other
@@ -34,9 +36,10 @@ Gaussian clusters, no label noise; the problem of ``bench_largescale.py``, sigma
 ``--noise 0`` the checkerboard without label noise.
 
 Usage: python benchmarks/bench_mixture_noisy.py [--n 8000] [--seeds 2] [--C 10] [--sigma 1]
-       [--variants "mixture (default),refit held-out"] [--problem checkerboard|large]
+       [--variants "mixture (default),no refit"] [--problem checkerboard|large]
 """
 import argparse
+import os
 import time
 
 import numpy as np
@@ -57,6 +60,7 @@ def checkerboard(n, noise=0.05, seed=0):
 
 VARIANTS = {
     "mixture (default)": {},
+    "no refit": {"refit_held_out": False},
     "uniform": {"gater": "uniform"},
     "no reassignment": {"max_iter": 1},
     "local gater": {"gater": "local"},
@@ -64,11 +68,8 @@ VARIANTS = {
     "5 experts": {"n_experts": 5},
     "no validation": {"validation_fraction": None},
     "all data": {"gater_holdout": False, "validation_fraction": None},
-    "refit held-out": {"refit_held_out": True},
-    "refit no holdout": {"refit_held_out": True, "gater_holdout": False},
-    "refit no valid.": {"refit_held_out": True, "validation_fraction": None},
     "gater 50 epochs": {"gater_epochs": 50},
-    "refit 50 epochs": {"refit_held_out": True, "gater_epochs": 50},
+    "no refit 50 ep.": {"refit_held_out": False, "gater_epochs": 50},
 }
 
 
@@ -97,6 +98,7 @@ def main(argv=None):
     sigma = args.sigma if args.sigma == "scale" else float(args.sigma)
     names = args.variants.split(",")
     res = {k: [] for k in ["SVC"] + names}
+    load0 = os.getloadavg()
     for seed in range(args.seeds):
         X, y, Xt, yt = draw(args.problem, args.n, seed, args.noise)
         with threadpool_limits(limits=1):
@@ -115,7 +117,9 @@ def main(argv=None):
                                            for k, v in res.items()), flush=True)
     base = np.array(res["SVC"])
     print(f"\n{args.problem}, n = {args.n}, C = {args.C}, sigma = {args.sigma}, "
-          f"{args.experts} experts, {args.seeds} seeds (mean +- sd over seeds)")
+          f"{args.experts} experts, {args.seeds} seeds (mean +- sd over seeds); load average "
+          f"{load0[0]:.2f} at the start, {os.getloadavg()[0]:.2f} at the end, "
+          f"{os.cpu_count()} cores")
     print(f"  {'model':18s} {'test error %':>14s} {'vs SVC':>14s} {'time s':>7s} "
           f"{'speed-up':>12s}  best iterations")
     for k, v in res.items():

@@ -78,7 +78,8 @@ def test_balanced_assignment_errors():
 def test_balance_rule_holds_after_reassignment(gater):
     X, y = xor(80)
     m = MixtureSVC(n_experts=3, gater=gater, max_iter=3, C=10, sigma=0.5, client="serial",
-                   validation_fraction=0.1, gater_holdout=False, random_state=0).fit(X, y)
+                   validation_fraction=0.1, gater_holdout=False, refit_held_out=False,
+                   random_state=0).fit(X, y)
     L = int(np.sum(m.assignment_ >= 0))
     assert L == 72
     assert len(m.expert_sizes_) == 3
@@ -203,7 +204,7 @@ def test_platt_fit_of_the_experts_matches_scipy():
 def test_local_gater_combines_posteriors():
     X, y = xor(80)
     m = MixtureSVC(n_experts=3, gater="local", max_iter=2, C=10, sigma=0.5, client="serial",
-                   random_state=0).fit(X, y)
+                   refit_held_out=False, random_state=0).fit(X, y)
     G = m.gate(X)
     np.testing.assert_allclose(G.sum(axis=1), 1.0)
     # P(k|x) by Bayes from the densities and the priors |D_k| / L, computed here.
@@ -221,7 +222,8 @@ def test_local_gater_combines_posteriors():
 def test_validation_errors_per_iteration(gater):
     X, y = xor(80)
     m = MixtureSVC(n_experts=2, gater=gater, max_iter=3, C=10, sigma=0.5, client="serial",
-                   validation_fraction=0.25, gater_holdout=False, random_state=3).fit(X, y)
+                   validation_fraction=0.25, gater_holdout=False, refit_held_out=False,
+                   random_state=3).fit(X, y)
     expected = 1 if gater == "uniform" else 3
     assert m.n_iter_ == expected
     for arr in (m.validation_errors_, m.train_errors_, m.train_costs_):
@@ -305,8 +307,9 @@ def test_data_scattered_once_and_tasks_get_indices(client):
     wrapped = CountingClient(client)
     m = MixtureSVC(n_experts=4, max_iter=3, C=10, sigma=0.5, client=wrapped, random_state=0)
     m.fit(X, y)
-    assert wrapped.scatters == 1
-    assert len(wrapped.submitted) == 4 * 3  # one task per expert and iteration
+    # once for the outer iterations, once for the refit on the held-out points (all of X)
+    assert wrapped.scatters == 2
+    assert len(wrapped.submitted) == 4 * 3 + 4  # one task per expert and iteration, and refit
     for args in wrapped.submitted:
         arrays = [a for a in args if isinstance(a, np.ndarray)]
         assert len(arrays) == 1  # the index array; the data travel as futures
@@ -367,7 +370,8 @@ def test_given_validation_set_is_used_whole_and_not_trained_on():
     X, y = xor(120)
     Xv, yv = xor(50, seed=1)
     kw = dict(n_experts=2, kernel="linear", C=10, max_iter=3, n_iter_no_change=None,
-              gater_epochs=20, gater_holdout=False, client="serial", random_state=0)
+              gater_epochs=20, gater_holdout=False, refit_held_out=False, client="serial",
+              random_state=0)
     m = MixtureSVC(**kw).fit(X, y, X_val=Xv, y_val=yv)
     assert not np.any(m.assignment_ == -1)                 # every point of X trains an expert
     assert int(np.sum(m.expert_sizes_[0])) == 120
@@ -416,7 +420,7 @@ def test_gater_points_and_expert_evaluations_are_bounded(monkeypatch):
     X, y = blobs(1500)
     m = MixtureSVC(n_experts=4, max_iter=2, C=10, sigma=1.0, client="serial", gater_samples=200,
                    validation_fraction=0.2, max_validation=100, n_iter_no_change=None,
-                   random_state=0).fit(X, y)
+                   refit_held_out=False, random_state=0).fit(X, y)
     assert m.gater_samples_ == 200
     assert fits == [(200, (200, 4))] * 2
     # per expert and iteration: 200 gater points, then the 100 validation points
@@ -433,7 +437,8 @@ def test_best_iteration_is_returned():
     its predictions are that iteration's, not the last one's."""
     X, y = blobs(600, seed=2)
     kw = dict(n_experts=3, C=10, sigma=1.0, client="serial", validation_fraction=0.3,
-              gater_epochs=3, random_state=0, n_iter_no_change=None, gater_holdout=False)
+              gater_epochs=3, random_state=0, n_iter_no_change=None, gater_holdout=False,
+              refit_held_out=False)
     m = MixtureSVC(max_iter=6, **kw).fit(X, y)
     b = m.best_iteration_
     assert 0 < b < 5  # this seed's errors fall, then rise: a minimum in the middle
@@ -491,7 +496,7 @@ def test_sigma_scale_resolved_once_for_all_experts():
     X[:, 0] *= 3.0
     widths = []
     m = MixtureSVC(n_experts=3, max_iter=3, C=10, sigma="scale", client="serial",
-                   n_iter_no_change=None, random_state=0)
+                   n_iter_no_change=None, refit_held_out=False, random_state=0)
     m.callback = lambda info: widths.extend(e.kernel_.sigma for e in m.experts_)
     m.fit(X, y)
     held = m.assignment_ == -1
@@ -508,7 +513,7 @@ def test_gater_points_held_out_from_the_experts():
     training error recorded is the returned model's error on those points."""
     X, y = blobs(700, seed=3)
     m = MixtureSVC(n_experts=3, max_iter=3, C=10, sigma=1.0, client="serial", random_state=0,
-                   validation_fraction=0.2).fit(X, y)
+                   validation_fraction=0.2, refit_held_out=False).fit(X, y)
     gate_pts = m.assignment_ == -2
     assert gate_pts.sum() == 560 // 5
     for k, e in enumerate(m.experts_):
@@ -520,7 +525,7 @@ def test_gater_points_held_out_from_the_experts():
     assert m.train_errors_[b] == pytest.approx(np.mean(m.predict(X[gate_pts]) != y[gate_pts]))
     # the thesis's variant gives the experts every training point
     t = MixtureSVC(n_experts=3, max_iter=1, C=10, sigma=1.0, client="serial", random_state=0,
-                   validation_fraction=0.2, gater_holdout=False).fit(X, y)
+                   validation_fraction=0.2, gater_holdout=False, refit_held_out=False).fit(X, y)
     assert np.sum(t.assignment_ == -2) == 0 and np.sum(t.assignment_ >= 0) == 560
 
 

@@ -41,11 +41,14 @@ def test_balance_rule_counts_the_points_experts_already_hold():
                                  order, counts=counts)
 
 
-@pytest.mark.parametrize("gater", ["global", "uniform"])
-def test_refit_experts_are_svcs_on_all_their_points(gater):
+# a linear kernel: experts without the float32 Gaussian evaluation (the refit, which evaluates
+# its experts nowhere, failed on them)
+@pytest.mark.parametrize("gater,kernel", [("global", "rbf"), ("uniform", "rbf"),
+                                          ("global", "linear")])
+def test_refit_experts_are_svcs_on_all_their_points(gater, kernel):
     X, y = xor(200)
-    base = MixtureSVC(gater=gater, **KW).fit(X, y)
-    m = MixtureSVC(gater=gater, refit_held_out=True, **KW).fit(X, y)
+    base = MixtureSVC(gater=gater, kernel=kernel, refit_held_out=False, **KW).fit(X, y)
+    m = MixtureSVC(gater=gater, kernel=kernel, **KW).fit(X, y)   # default: refit_held_out=True
     held = base.assignment_ < 0
     assert held.sum() >= 40                          # the validation set, and the gater's points
     assert (m.assignment_ >= 0).all()                # every point now belongs to an expert
@@ -61,7 +64,7 @@ def test_refit_experts_are_svcs_on_all_their_points(gater):
     Xt = xor(50, seed=1)[0]
     for k, e in enumerate(m.experts_):
         own = m.assignment_ == k
-        s = SVC(C=10, sigma=0.5, n_jobs=1).fit(X[own], y[own])
+        s = SVC(C=10, kernel=kernel, sigma=0.5, n_jobs=1).fit(X[own], y[own])
         np.testing.assert_allclose(e.decision_function(Xt), s.decision_function(Xt),
                                    rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(m.decision_function(Xt),
@@ -73,7 +76,7 @@ def test_refit_without_held_out_points_changes_nothing():
     X, y = xor(150)
     Xv, yv = xor(60, seed=2)
     kw = {**KW, "gater_holdout": False}
-    base = MixtureSVC(**kw).fit(X, y, X_val=Xv, y_val=yv)
+    base = MixtureSVC(refit_held_out=False, **kw).fit(X, y, X_val=Xv, y_val=yv)
     m = MixtureSVC(refit_held_out=True, **kw).fit(X, y, X_val=Xv, y_val=yv)
     np.testing.assert_array_equal(m.assignment_, base.assignment_)
     np.testing.assert_array_equal(m.decision_function(Xv), base.decision_function(Xv))

@@ -55,7 +55,8 @@ def test_global_gater_prediction_and_recorded_errors():
     X, y = _data(600)
     Xt, yt = _data(400, seed=1)
     mix = MixtureSVR(n_experts=3, C=10.0, sigma="scale", gater_epochs=20, max_iter=2,
-                     n_iter_no_change=None, client="serial", random_state=0).fit(X, y)
+                     n_iter_no_change=None, refit_held_out=False, client="serial",
+                     random_state=0).fit(X, y)
     G, F = mix.gate(Xt), mix.expert_decisions(Xt)
     np.testing.assert_allclose(G.sum(axis=1), 1.0, rtol=1e-5)
     np.testing.assert_allclose(mix.predict(Xt), np.sum(G * F, axis=1) * mix.y_scale_
