@@ -8,8 +8,10 @@ n x m temporaries numpy would create.
 cimport openmp
 from cython.parallel cimport parallel, prange
 from libc.stdlib cimport free, malloc
+from scipy.linalg.cython_blas cimport dgemm, sgemm
 
-from kernelnb._rbf_pass cimport (kn_dot_d, kn_rbf_direct_d, kn_rbf_gram_d, kn_rbf_pass,
+from kernelnb._rbf_pass cimport (kn_dot_d, kn_rbf_direct_d, kn_rbf_gram_d, kn_rbf_gram_fd,
+                                 kn_rbf_pass,
                                  kn_rbf_pass_d)
 
 ctypedef fused floating:
@@ -25,6 +27,12 @@ cdef Py_ssize_t SERIAL_BELOW = 1 << 21
 
 cdef inline int _threads(Py_ssize_t n_entries) noexcept nogil:
     return 1 if n_entries < SERIAL_BELOW else openmp.omp_get_max_threads()
+
+
+def threads_for(Py_ssize_t n_entries):
+    """Threads a pass over ``n_entries`` entries uses: one below :data:`SERIAL_BELOW`, OpenMP's
+    number above."""
+    return _threads(n_entries)
 
 
 def rbf_from_gram(floating[:, ::1] G, const floating[::1] xn, const floating[::1] yn,
@@ -170,33 +178,96 @@ def rbf_direct_dot(const double[:, ::1] X, const double[::1] mu, const double[:,
         free(xc)
 
 
-def rbf_gram_dot(const double[:, ::1] G, const double[::1] xn, const double[::1] yn,
-                 double gamma, const double[:, ::1] C, double[:, ::1] out):
-    """out[i, p] = sum_j C[p, j] exp(-gamma max(xn[i] + yn[j] - 2 G[i, j], 0)): the Gaussian map
-    of a Gram block (from BLAS) combined with the coefficients in one read of the block, which is
-    left as it is (the map is not written back and no second pass multiplies it)."""
-    cdef Py_ssize_t n = G.shape[0], m = G.shape[1], P = C.shape[0]
-    cdef Py_ssize_t i, p, j0, j1, jb
-    cdef Py_ssize_t n_blocks = (m + SV_BLOCK - 1) // SV_BLOCK
-    cdef double g = gamma
+def rbf_gemm_dot(const double[:, ::1] A, const double[::1] an, const double[:, ::1] B,
+                 const double[::1] bn, double gamma, const double[:, ::1] C,
+                 double[:, ::1] out, int n_threads=1, int block=256):
+    """out[i, p] = sum_j C[p, j] exp(-gamma max(an[i] + bn[j] - 2 A[i].B[j], 0)): the Gaussian
+    expansion of many features in one parallel region.  Threads take blocks of ``block`` rows
+    in turn (dynamic schedule: a thread the system deschedules holds up no other), multiply
+    each by B with a single-threaded ``dgemm`` into a buffer of their own, and combine its
+    kernel values with the coefficients while the buffer is in cache (the caller holds BLAS to
+    one thread).  A row's value does not depend on its block's other rows beyond the order of
+    BLAS's sums.
+    """
+    cdef int n = A.shape[0], d = A.shape[1], m = B.shape[0], P = C.shape[0]
+    cdef int nb_blocks, b, r0, nr, i, p, j0, j1, jb, tid
+    cdef int n_sv_blocks = (m + SV_BLOCK - 1) // SV_BLOCK
+    cdef double one = 1.0, zero = 0.0, g = gamma
     cdef double* e
-    if xn.shape[0] != n or yn.shape[0] != m or C.shape[1] != m or out.shape[0] != n \
-            or out.shape[1] != P:
-        raise ValueError("rbf_gram_dot: G (n, m), xn (n,), yn (m,), C (P, m) and out (n, P) do "
-                         "not match")
-    if m > 2147483647:
-        raise ValueError("rbf_gram_dot: Gram block too wide")
+    cdef double* G
+    if B.shape[1] != d or an.shape[0] != n or bn.shape[0] != m or C.shape[1] != m \
+            or out.shape[0] != n or out.shape[1] != P:
+        raise ValueError("rbf_gemm_dot: A (n, d), an (n,), B (m, d), bn (m,), C (P, m) and out "
+                         "(n, P) do not match")
     out[:, :] = 0.0
     if n == 0 or m == 0 or P == 0:
         return
-    cdef int nth = _threads(n * m)
+    if d == 0:
+        raise ValueError("rbf_gemm_dot: no features")
+    block = max(1, min(block, n))
+    nb_blocks = (n + block - 1) // block
+    cdef int nth = max(1, min(n_threads, nb_blocks))
     with nogil, parallel(num_threads=nth):
         e = <double*> malloc(SV_BLOCK * sizeof(double))
-        for i in prange(n, schedule="static"):
-            for jb in range(n_blocks):
-                j0 = jb * SV_BLOCK
-                j1 = min(j0 + SV_BLOCK, m)
-                kn_rbf_gram_d(e, &G[i, 0], &yn[0], xn[i], g, <int> j0, <int> j1)
-                for p in range(P):
-                    out[i, p] += kn_dot_d(e, &C[p, j0], <int> (j1 - j0))
+        G = <double*> malloc(<size_t> block * m * sizeof(double))
+        for b in prange(nb_blocks, schedule="dynamic"):
+            r0 = b * block
+            nr = min(block, n - r0)
+            # G (nr x m, row-major) = A[r0:r0+nr] . B'  (column-major: B'^T . A'^T)
+            dgemm("T", "N", &m, &nr, &d, &one, &B[0, 0], &d, &A[r0, 0], &d, &zero, G, &m)
+            for i in range(nr):
+                for jb in range(n_sv_blocks):
+                    j0 = jb * SV_BLOCK
+                    j1 = min(j0 + SV_BLOCK, m)
+                    kn_rbf_gram_d(e, G + <size_t> i * m, &bn[0], an[r0 + i], g, j0, j1)
+                    for p in range(P):
+                        out[r0 + i, p] += kn_dot_d(e, &C[p, j0], j1 - j0)
         free(e)
+        free(G)
+
+
+def rbf_gemm_dot32(const float[:, ::1] A, const double[::1] an, const float[:, ::1] B,
+                   const double[::1] bn, double gamma, const double[:, ::1] C,
+                   const double[::1] cabs, double[:, ::1] out, double[::1] weight,
+                   int n_threads=1, int block=256):
+    """:func:`rbf_gemm_dot` with the product in float32 (``sgemm``, half the time of ``dgemm``)
+    and the map and sums in float64; ``weight[i]`` receives sum_j cabs[j] K~_ij, the kernel
+    values weighted by the coefficients' magnitudes, from which the caller bounds the error."""
+    cdef int n = A.shape[0], d = A.shape[1], m = B.shape[0], P = C.shape[0]
+    cdef int nb_blocks, b, r0, nr, i, p, j0, j1, jb
+    cdef int n_sv_blocks = (m + SV_BLOCK - 1) // SV_BLOCK
+    cdef float one = 1.0, zero = 0.0
+    cdef double g = gamma
+    cdef double* e
+    cdef float* G
+    if B.shape[1] != d or an.shape[0] != n or bn.shape[0] != m or C.shape[1] != m \
+            or cabs.shape[0] != m or out.shape[0] != n or out.shape[1] != P \
+            or weight.shape[0] != n:
+        raise ValueError("rbf_gemm_dot32: A (n, d), an (n,), B (m, d), bn (m,), C (P, m), "
+                         "cabs (m,), out (n, P) and weight (n,) do not match")
+    out[:, :] = 0.0
+    weight[:] = 0.0
+    if n == 0 or m == 0:
+        return
+    if d == 0:
+        raise ValueError("rbf_gemm_dot32: no features")
+    block = max(1, min(block, n))
+    nb_blocks = (n + block - 1) // block
+    cdef int nth = max(1, min(n_threads, nb_blocks))
+    with nogil, parallel(num_threads=nth):
+        e = <double*> malloc(SV_BLOCK * sizeof(double))
+        G = <float*> malloc(<size_t> block * m * sizeof(float))
+        for b in prange(nb_blocks, schedule="dynamic"):
+            r0 = b * block
+            nr = min(block, n - r0)
+            sgemm("T", "N", &m, &nr, &d, &one, &B[0, 0], &d, &A[r0, 0], &d, &zero, G, &m)
+            for i in range(nr):
+                for jb in range(n_sv_blocks):
+                    j0 = jb * SV_BLOCK
+                    j1 = min(j0 + SV_BLOCK, m)
+                    kn_rbf_gram_fd(e, G + <size_t> i * m, &bn[0], an[r0 + i], g, j0, j1)
+                    for p in range(P):
+                        out[r0 + i, p] += kn_dot_d(e, &C[p, j0], j1 - j0)
+                    weight[r0 + i] += kn_dot_d(e, &cabs[j0], j1 - j0)
+        free(e)
+        free(G)

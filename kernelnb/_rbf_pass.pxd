@@ -147,6 +147,16 @@ cdef extern from *:
             e[j - j0] = kn_exp_neg_d(-g * v);
         }
     }
+    /* the same from a float32 Gram row (a float32 product's values, mapped in float64) */
+    KN_CLONES static void kn_rbf_gram_fd(double* __restrict e, const float* __restrict G,
+                                         const double* __restrict yn, double xe, double g,
+                                         int j0, int j1) {
+        for (int j = j0; j < j1; j++) {
+            double v = xe + yn[j] - 2.0 * (double) G[j];
+            v = v < 0.0 ? 0.0 : v;
+            e[j - j0] = kn_exp_neg_d(-g * v);
+        }
+    }
     /* sum_j e[j] c[j] over j < len, in eight lane sums added in a fixed order (so that a row's
        value never depends on the threads); GCC's vector types make the lanes explicit, since a
        reduction is vectorised only under reassociation */
@@ -189,5 +199,7 @@ cdef extern from *:
                          int j0, int j1) nogil
     void kn_rbf_gram_d(double* e, const double* G, const double* yn, double xe, double g,
                        int j0, int j1) nogil
+    void kn_rbf_gram_fd(double* e, const float* G, const double* yn, double xe, double g,
+                        int j0, int j1) nogil
     double kn_dot_d(const double* e, const double* c, int len) nogil
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels
-from ._threads import blas_threads_for
+from ._threads import blas_single_thread, blas_threads_for
 from ._validation import POSITIVE, POSITIVE_INT, check_param
 
 __all__ = [
@@ -557,9 +557,9 @@ DIRECT_OFFSET = 100.0
 #: differences themselves (:meth:`KernelExpansion.dot`); the SVM solver's kernel rows switch at
 #: the same number (``kernelnb.svm._smo.LOW_D_FEATURES``).
 DIRECT_FEATURES = 16
-#: Memory in MB of one block of the BLAS product behind :meth:`KernelExpansion.dot`: small
-#: enough to be read again from the processor's cache by the fused kernel map.
-FUSED_BLOCK_MB = 8.0
+#: Memory in MB of a thread's block of the BLAS product behind :meth:`KernelExpansion.dot` (at
+#: most 256 rows): small enough to be read again from the processor's cache by the fused map.
+FUSED_BLOCK_MB = 4.0
 
 
 class KernelExpansion:
@@ -705,11 +705,12 @@ class KernelExpansion:
         Gaussian expansions in float64 never form the kernel block: with at most
         :data:`DIRECT_FEATURES` features each row's kernel values are computed from the
         differences themselves (no matrix product, whose inner dimension would be tiny), and
-        with more from blocks of the BLAS product of the rows and the support vectors, of about
-        :data:`FUSED_BLOCK_MB` MB (so they are read again from the processor's cache); either
-        way a short run of kernel values is combined with the coefficients as soon as it is
-        computed (:func:`kernelnb._kernels.rbf_direct_dot`, :func:`kernelnb._kernels.rbf_gram_dot`).
-        Other kernels, and float32, multiply the blocks of :meth:`blocks`.
+        with more from each thread's blocks of the BLAS product of the rows and the support
+        vectors, of about :data:`FUSED_BLOCK_MB` MB (so they are read again from the processor's
+        cache); either way a short run of kernel values is combined with the coefficients as
+        soon as it is computed (:func:`kernelnb._kernels.rbf_direct_dot`,
+        :func:`kernelnb._kernels.rbf_gemm_dot`).  Other kernels, and float32, multiply the
+        blocks of :meth:`blocks`.
 
         Parameters
         ----------
@@ -732,7 +733,7 @@ class KernelExpansion:
         if coef.ndim not in (1, 2) or coef.shape[0] != n_sv:
             raise ValueError(f"coef must have shape ({n_sv},) or ({n_sv}, n_outputs), got "
                              f"{coef.shape}")
-        C = coef.reshape(n_sv, -1)
+        C = coef.reshape(n_sv, coef.shape[1] if coef.ndim == 2 else 1)
         n = X.shape[0]
         out = np.zeros((n, C.shape[1]))
         if n_sv == 0 or n == 0:
@@ -745,21 +746,81 @@ class KernelExpansion:
                     Xs = np.ascontiguousarray(kern.scale(X), dtype=np.float64)
                 _kernels.rbf_direct_dot(Xs, self._mu64, self._svT, CT, self.gamma, out)
                 return out.reshape((n,) + coef.shape[1:])
-            step = max(1, min(n, int(FUSED_BLOCK_MB * 2**20 / (8 * n_sv))))
-            for s in range(0, n, step):
-                rows = slice(s, s + step)
-                A, an, B, bn = self._rbf_operands(X[rows])
-                if not (np.isfinite(an).all() and np.isfinite(bn).all()):
-                    out[rows] = rbf_block(A, an, B, bn, self.gamma) @ C
-                    continue
-                with blas_threads_for(A.shape[0] * B.shape[0] * A.shape[1]):
-                    G = np.ascontiguousarray(A @ B.T)
-                _kernels.rbf_gram_dot(G, an, np.ascontiguousarray(bn), self.gamma, CT, out[rows])
+            A, an, B, bn = self._rbf_operands(X)
+            if not (np.isfinite(an).all() and np.isfinite(bn).all()):
+                for rows, Kb in self.blocks(X):
+                    out[rows] = Kb @ C
+                return out.reshape((n,) + coef.shape[1:])
+            rows = max(16, min(256, int(FUSED_BLOCK_MB * 2**20 / (8 * n_sv))))
+            nth = _kernels.threads_for(n * n_sv * X.shape[1])
+            with blas_single_thread():
+                _kernels.rbf_gemm_dot(A, np.ascontiguousarray(an), B, np.ascontiguousarray(bn),
+                                      self.gamma, CT, out, nth, rows)
             return out.reshape((n,) + coef.shape[1:])
         Cd = C if self.dtype == np.float64 else C.astype(self.dtype)
         for rows, Kb in self.blocks(X):
             out[rows] = Kb @ Cd
         return out.reshape((n,) + coef.shape[1:])
+
+    def positive(self, X, coef, offset):
+        """Whether ``dot(X, coef) + offset > 0``, as :meth:`dot`'s float64 values say.
+
+        Gaussian expansions of many features in float64 take it from a float32 product
+        (:func:`kernelnb._kernels.rbf_gemm_dot32`, half the time of the float64 one) with a
+        bound on its error: the float32 dot product of centred rows of d features is within
+        ``gamma_(d+3) ||x|| ||s||`` of the exact one (``gamma_k = k u / (1 - k u)``,
+        ``u = 2^-24``; Higham 2002, sec. 3.1), so a squared distance is within twice that and
+        each kernel value ``k~`` within ``k~ (exp(gamma e) - 1)`` of the exact one; the sum is
+        then within ``(exp(gamma e) - 1) sum_j |coef_j| k~_j`` (and a margin for the float64
+        sums).  Rows whose value is not that far from 0 are evaluated again by :meth:`dot`.
+        Other expansions compare :meth:`dot`'s values.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows to evaluate.
+        coef : array-like of shape (n_sv, n_outputs)
+            The coefficients of the support vectors.
+        offset : array-like of shape (n_outputs,)
+            Added to each output.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples, n_outputs)
+            Whether each value is positive.
+        """
+        X = _as_float(X)
+        coef = np.asarray(coef, dtype=np.float64)
+        C = coef.reshape(coef.shape[0], coef.shape[1] if coef.ndim == 2 else 1)
+        offset = np.broadcast_to(np.asarray(offset, dtype=np.float64), (C.shape[1],))
+        n, d, n_sv = X.shape[0], X.shape[1], self._sv.shape[0]
+        if not (isinstance(self.kernel, RBF) and self.dtype == np.float64 and not self.direct
+                and n_sv > 0 and n > 0 and d == self.n_features and C.shape[0] == n_sv):
+            return self.dot(X, C) + offset > 0
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xc, xn = self.kernel.centred(np.asarray(X, dtype=np.float64), self.center)
+        if not (np.isfinite(xn).all() and np.isfinite(self._sv_norm).all()):
+            return self.dot(X, C) + offset > 0
+        ku = (d + 3) * 2.0 ** -24
+        smax = float(np.sqrt(self._sv_norm.max()))
+        # bound on the error of a squared distance, then on the expansion
+        e_d2 = 2.0 * ku / (1.0 - ku) * 1.001 * np.sqrt(xn) * smax + 1e-13 * (xn + smax ** 2)
+        out = np.zeros((n, C.shape[1]))
+        weight = np.zeros(n)
+        rows = max(16, min(256, int(FUSED_BLOCK_MB * 2**20 / (4 * n_sv))))
+        with blas_single_thread():
+            _kernels.rbf_gemm_dot32(
+                np.ascontiguousarray(Xc, dtype=np.float32), np.ascontiguousarray(xn),
+                np.ascontiguousarray(self._sv, dtype=np.float32), self._sv_norm, self.gamma,
+                np.ascontiguousarray(C.T), np.ascontiguousarray(np.abs(C).max(axis=1)), out,
+                weight, _kernels.threads_for(n * n_sv * d), rows)
+        bound = np.expm1(self.gamma * e_d2) * weight * (1.0 + 1e-6) + 1e-9 * weight + 1e-300
+        value = out + offset
+        pos = value > 0
+        unsure = np.flatnonzero((np.abs(value) <= bound[:, None]).any(axis=1))
+        if unsure.size:
+            pos[unsure] = self.dot(X[unsure], C) + offset > 0
+        return pos
 
     def __call__(self, X):
         """``K(X, support_vectors) @ coef`` in float64, shape (n_samples,) + coef.shape[1:]."""

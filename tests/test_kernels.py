@@ -143,14 +143,15 @@ def test_fused_passes_against_numpy():
     _kernels.rbf_direct_dot(X, mu, np.ascontiguousarray(S.T), C, 0.3, out)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12 * np.abs(C).sum())
     Xc = X - mu
-    G = Xc @ S.T
-    out2 = np.full((70, 2), np.nan)
-    _kernels.rbf_gram_dot(G, (Xc ** 2).sum(1), (S ** 2).sum(1), 0.3, C, out2)
-    np.testing.assert_allclose(out2, ref, rtol=0, atol=1e-12 * np.abs(C).sum())
+    for threads, block in ((1, 256), (2, 16), (3, 7)):     # one block, several, a partial one
+        out2 = np.full((70, 2), np.nan)
+        _kernels.rbf_gemm_dot(Xc, (Xc ** 2).sum(1), S, (S ** 2).sum(1), 0.3, C, out2, threads,
+                              block)
+        np.testing.assert_allclose(out2, ref, rtol=0, atol=1e-12 * np.abs(C).sum())
     with pytest.raises(ValueError, match="do not match"):
         _kernels.rbf_direct_dot(X, mu[:4], np.ascontiguousarray(S.T), C, 0.3, out)
     with pytest.raises(ValueError, match="do not match"):
-        _kernels.rbf_gram_dot(G, (Xc ** 2).sum(1), (S ** 2).sum(1)[:9], 0.3, C, out2)
+        _kernels.rbf_gemm_dot(Xc, (Xc ** 2).sum(1), S, (S ** 2).sum(1)[:9], 0.3, C, out2)
 
 
 def test_expansion_dot_far_rows_and_errors():
@@ -163,3 +164,37 @@ def test_expansion_dot_far_rows_and_errors():
     assert out[0] == 0.0 and np.isfinite(out[1]) and out[1] > 0
     with pytest.raises(ValueError, match=r"coef must have shape \(50,\)"):
         exp.dot(S, np.ones(49))
+
+
+def test_expansion_positive_matches_float64_signs():
+    """KernelExpansion.positive (float32 product, error bound, float64 for the rows it cannot
+    settle) gives the signs of dot(X, coef) + offset, also for values a float32 product cannot
+    resolve: offsets placed 1e-12 from some rows' values."""
+    rng = np.random.default_rng(3)
+    d = 40
+    S = rng.normal(1.0, 1.0, size=(300, d))
+    X = rng.normal(1.0, 1.0, size=(90, d))
+    C = rng.normal(size=(300, 2))
+    exp = K.KernelExpansion(K.KernelSpec(sigma=0.5 * np.sqrt(d)).fit(S), S)
+    assert not exp.direct
+    v = exp.dot(X, C)
+    for offset in (np.array([0.1, -0.2]), -v[7] + np.array([1e-12, -1e-12]),
+                   -v[30] - np.array([1e-12, -1e-12])):
+        pos = exp.positive(X, C, offset)
+        assert pos.shape == (90, 2) and pos.dtype == bool
+        np.testing.assert_array_equal(pos, v + offset > 0)
+    # few features (direct path) and a single output: the signs of dot as well
+    S2, X2 = S[:, :5], X[:, :5]
+    exp2 = K.KernelExpansion(K.KernelSpec(sigma=1.0).fit(S2), S2)
+    np.testing.assert_array_equal(exp2.positive(X2, C[:, :1], [0.0])[:, 0],
+                                  exp2.dot(X2, C[:, 0]) > 0)
+
+
+def test_expansion_without_support_vectors_is_zero():
+    """An expansion on no support vectors (a model whose duals are all 0) is 0 everywhere."""
+    exp = K.KernelExpansion(K.RBF(sigma=1.0, center=np.zeros(3)), np.empty((0, 3)))
+    X = np.ones((4, 3))
+    np.testing.assert_array_equal(exp.dot(X, np.empty(0)), np.zeros(4))
+    np.testing.assert_array_equal(exp.dot(X, np.empty((0, 2))), np.zeros((4, 2)))
+    np.testing.assert_array_equal(exp.positive(X, np.empty((0, 2)), [1.0, -1.0]),
+                                  np.tile([True, False], (4, 1)))

@@ -323,6 +323,16 @@ class _BaseSVM(BaseEstimator):
             out[rows] = Kb @ self._coef_matrix
         return out + self.intercept_
 
+    def _pair_positive(self, X):
+        """Whether each binary problem's decision is positive, shape (n_samples, n_problems):
+        the signs of :meth:`_pair_decisions`, from a float32 product where its error bound
+        settles them (:meth:`kernelnb.kernels.KernelExpansion.positive`)."""
+        check_is_fitted(self)
+        if self._expansion is None:
+            return self._pair_decisions(X) > 0
+        X = self._check_input(X, reset=False)
+        return self._expansion.positive(X, self._coef_matrix, self.intercept_)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
@@ -757,13 +767,13 @@ class SVC(ClassifierMixin, _BaseSVM):
         ndarray of shape (n_samples,)
             The predicted labels, taken from ``classes_``.
         """
-        dec = self._pair_decisions(X)
+        positive = self._pair_positive(X)
         n_cls = self.classes_.shape[0]
         if n_cls == 2:
-            return self.classes_[(dec[:, 0] > 0).astype(int)]
-        votes = np.zeros((dec.shape[0], n_cls), dtype=np.int64)
+            return self.classes_[positive[:, 0].astype(int)]
+        votes = np.zeros((positive.shape[0], n_cls), dtype=np.int64)
         for p_i, (a, b) in enumerate(self._pairs):
-            pos = dec[:, p_i] > 0
+            pos = positive[:, p_i]
             votes[pos, a] += 1
             votes[~pos, b] += 1
         return self.classes_[np.argmax(votes, axis=1)]
