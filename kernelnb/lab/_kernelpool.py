@@ -25,10 +25,12 @@ import asyncio
 import collections
 import os
 import re
+import signal
 import time
 from datetime import datetime, timezone
 from functools import cache
 
+from jupyter_core.utils import ensure_async
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from traitlets import Float, Integer, TraitError, default, validate
 from traitlets.config import LoggingConfigurable
@@ -49,6 +51,10 @@ END_REASONS = ("culled_idle", "culled_unconnected", "memory", "died", "shutdown"
 
 #: How many ended kernels the manager remembers (the oldest are forgotten first).
 FATES_KEPT = 4096
+
+#: Seconds after which a kernel killed for its memory that Jupyter's restarter has not found dead
+#: (its manager has none) is ended by the watchdog itself.
+_KILLED_GRACE_S = 10.0
 
 _KERNEL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
 
@@ -325,6 +331,25 @@ class BudgetKernelManager(AsyncMappingKernelManager):
             if kernel_id in self:
                 self.remove_kernel(kernel_id)
 
+    async def _kill(self, kernel_id):
+        """SIGKILL the kernel's processes (its process group, children included). Jupyter's
+        restarter then finds it dead and tells its pages (a "dead" status on their websockets, as
+        for a kernel that died by itself), and :meth:`_handle_kernel_died` ends it; a kernel
+        manager without a restarter is ended here after ``_KILLED_GRACE_S`` seconds."""
+        kernel = self._kernels.get(kernel_id)
+        if kernel is None:
+            return
+        try:
+            await ensure_async(kernel.signal_kernel(signal.SIGKILL))
+        except Exception as exc:  # noqa: BLE001 - gone already, or no process group
+            self.log.warning("kernelnb: killing kernel %s: %s", kernel_id, exc)
+
+        def unnoticed():
+            if self._kernels.get(kernel_id) is kernel:
+                asyncio.ensure_future(self._end_dead_kernel(kernel_id))
+
+        asyncio.get_running_loop().call_later(_KILLED_GRACE_S, unnoticed)
+
     def _record_end(self, kernel_id, kernel, reason):
         idle = _seconds_since(getattr(kernel, "last_activity", None))
         self._fates[kernel_id] = {
@@ -351,9 +376,9 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         Returns
         -------
         dict
-            ``kernel_id``; ``state``: ``"alive"``, ``"ended"`` or ``"unknown"`` (never started
-            here, forgotten among more than :data:`FATES_KEPT` ended kernels, or started before
-            the server was); ``reason``: for an ended kernel, one of :data:`END_REASONS`, else
+            ``kernel_id``; ``state``: ``"alive"``, ``"ended"`` (or being ended) or ``"unknown"``
+            (never started here, forgotten among more than :data:`FATES_KEPT` ended kernels, or
+            started before the server was); ``reason``: for an ended kernel, one of :data:`END_REASONS`, else
             None; ``idle_seconds``: seconds since its last activity (for an ended kernel, at its
             end); ``ended_seconds_ago``; ``limit_mb``: its memory limit (None: none);
             ``memory_mb``: its processes' resident memory that no file backs, as the memory
@@ -369,6 +394,9 @@ class BudgetKernelManager(AsyncMappingKernelManager):
             out.update(state="alive", limit_mb=self.kernel_memory_mb or None,
                        idle_seconds=None if idle == float("inf") else round(idle, 1),
                        memory_mb=_rounded(self._memory_mb.get(kernel_id)))
+            if kernel_id in self._ending:
+                # being ended (its page may already have its "dead" status): ended for the page
+                out.update(state="ended", reason=self._ending[kernel_id], ended_seconds_ago=0.0)
         elif kernel_id in self._fates:
             fate = self._fates[kernel_id]
             out.update(state="ended", reason=fate["reason"], idle_seconds=fate["idle_seconds"],
@@ -412,10 +440,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
                                          "past its limit of %d MB", kid, mb,
                                          self.kernel_memory_mb)
                         self._end_reason(kid, "memory")
-                        try:
-                            await self.shutdown_kernel(kid, now=True)
-                        except Exception as exc:  # noqa: BLE001 - already gone
-                            self.log.warning("kernelnb: ending %s: %s", kid, exc)
+                        await self._kill(kid)
         finally:
             self._memory_handle = None
             for kid in list(self._memory_mb):

@@ -200,6 +200,9 @@ def test_a_kernel_whose_processes_hold_more_than_the_limit_is_ended(conn_dir, mo
         km = manager(conn_dir, kernel_memory_mb=LIMIT_MB, memory_check_interval=0.5)
         async with kernels(km, 2, mode) as ((heavy, kc), (sibling, kc2)):
             pid = km.get_kernel(heavy).provisioner.pid
+            told = []                                   # what a page's websocket registers
+            km.add_restart_callback(heavy, lambda: told.append(km.kernel_fate(heavy)),
+                                    "dead")
             # anonymous shared memory, written to (so resident): not data
             code = ("import mmap, time\n"
                     f"m = mmap.mmap(-1, {ALLOCATE_MB} * 2**20)\n"
@@ -212,6 +215,8 @@ def test_a_kernel_whose_processes_hold_more_than_the_limit_is_ended(conn_dir, mo
             running.cancel()
             assert fate["state"] == "ended" and fate["reason"] == "memory", fate
             assert fate["memory_mb"] > LIMIT_MB and fate["limit_mb"] == LIMIT_MB
+            # its pages got a "dead" status, and a page asking then is told why
+            assert [(t["state"], t["reason"]) for t in told] == [("ended", "memory")]
             deadline = time.monotonic() + 10
             while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)
@@ -280,9 +285,14 @@ def test_a_killed_kernel_is_recorded_as_died(conn_dir, mode):
     async def main():
         km = manager(conn_dir, kernel_memory_mb=LIMIT_MB)
         async with kernels(km, 2, mode) as ((victim, _), (sibling, kc2)):
+            told = []                                   # what a page's websocket registers
+            km.add_restart_callback(victim, lambda: told.append(km.kernel_fate(victim)),
+                                    "dead")
             os.kill(km.get_kernel(victim).provisioner.pid, signal.SIGKILL)
             fate = await ended(km, victim)
             assert fate["state"] == "ended" and fate["reason"] == "died", fate
+            # its pages got a "dead" status, and a page asking then is told why
+            assert [(t["state"], t["reason"]) for t in told] == [("ended", "died")]
             assert victim not in km.list_kernel_ids()
             status, text = await run(kc2, "print(6 * 7)")
             assert (status, text) == ("ok", "42")
