@@ -212,6 +212,9 @@ cdef int PARALLEL_ACTIVE = 8192
 # for the group.
 cdef enum:
     ROW_GROUP = 8
+# Parallel loops over the examples or the active set split them into this many chunks a thread,
+# scheduled dynamically.
+cdef int CHUNKS_PER_THREAD = 4
 
 cdef inline void _two_variable_step(bint same_label, double Qii, double Qjj, double Qij,
                                     double Gi, double Gj, double Ci, double Cj,
@@ -526,6 +529,9 @@ cdef class _RowCache:
         cdef int k
         if <double> count * n * (d + 8) < PARALLEL_WORK:
             nth = 1
+        # the examples in CHUNKS_PER_THREAD chunks a thread, taken in turn: a thread that the
+        # system deschedules on a busy machine holds up the others by one chunk, not by half
+        cdef int nch = nth * CHUNKS_PER_THREAD if nth > 1 else 1
         if self.lowd:
             # Few features: each row straight into its cache slot, no GEMM and no copy.
             for r in range(count):
@@ -536,9 +542,9 @@ cdef class _RowCache:
                 self.pref[s] = 1 if r >= n_requested else 0
                 self._push_front(s)
                 self.slot_tmp[r] = s
-            for th in prange(nth, num_threads=nth, schedule="static"):
-                j0 = (n * th) // nth
-                j1 = (n * (th + 1)) // nth
+            for th in prange(nch, num_threads=nth, schedule="dynamic"):
+                j0 = (n * th) // nch
+                j1 = (n * (th + 1)) // nch
                 for r in range(count):
                     kn_rbf_direct(&self.rows[self.slot_tmp[r], 0], &self.XT[0, 0], n, d,
                                   &self.X[want[r], 0], g2, j0, j1)
@@ -549,9 +555,9 @@ cdef class _RowCache:
             return
         for r in range(count):
             memcpy(&self.gbuf[r, 0], &self.X[want[r], 0], d * sizeof(float))
-        for th in prange(nth, num_threads=nth, schedule="static"):
-            j0 = (n * th) // nth
-            j1 = (n * (th + 1)) // nth
+        for th in prange(nch, num_threads=nth, schedule="dynamic"):
+            j0 = (n * th) // nch
+            j1 = (n * (th + 1)) // nch
             mj = j1 - j0
             # kbuf[:, j0:j1] (count x mj, row stride n) = gbuf (count x d) . X[j0:j1]'.
             # Column-major view: kbuf' block (mj x count, ld n) = X[j0:j1] (as d x mj)^T . gbuf'.
@@ -704,9 +710,10 @@ cdef class _QMatrix:
         idx[0:count]), the variables split between n_threads threads."""
         cdef int th, a, g, k0, k1, nth = max(1, n_threads)
         cdef int n_groups = (nrows + ROW_GROUP - 1) // ROW_GROUP
-        for th in prange(nth, num_threads=nth, schedule="static"):
-            k0 = (count * th) // nth
-            k1 = (count * (th + 1)) // nth
+        cdef int nch = nth * CHUNKS_PER_THREAD if nth > 1 else 1
+        for th in prange(nch, num_threads=nth, schedule="dynamic"):
+            k0 = (count * th) // nch
+            k1 = (count * (th + 1)) // nch
             for g in range(n_groups):
                 a = g * ROW_GROUP
                 self._add_group(rows + a, cy + a, min(ROW_GROUP, nrows - a), target,
