@@ -15,6 +15,17 @@ Tasks (``--tasks``):
 (t) Toys at ``--toy-sizes`` (default 4k, 30k), C = 10, gamma='scale', default cache, 2,000 test
     points: the 2-D moons (noise 0.3) and the 6-D labelled clusters of
     ``kernelnb.datasets.make_large_problem`` (``n_features=6``).
+(p) Against the peers on three kinds of problem (issue 43), each at ``--peer-sizes`` (default
+    10k, 16k, 30k, 60k), C = 10, gamma='scale', tol = 1e-3, the default cache (200 MB), 5,000
+    test points: ``board``, the noisy 6-D checkerboard of ``bench_mixture_noisy.py`` (5 % of the
+    labels flipped; most points become support vectors); ``16-D``, a two-class problem made of
+    26 Gaussian sub-classes in 16 dimensions (``make_large_problem(n_features=16,
+    n_clusters=26)``, 13 sub-classes a class); ``fashion``, Fashion-MNIST {0, 2, 4, 6} against
+    the rest (784-d, the first n training images, the first 5,000 test images).  Beside each time:
+    the test accuracy and the agreement with LIBSVM (the fraction of test points whose label is
+    scikit-learn's SVC's), and the fit and predict times over scikit-learn-intelex's.
+    scikit-learn's labels can be kept in a file (``--libsvm-labels``) and read by a later run, so
+    that alternating runs of two versions fit LIBSVM once.
 
 Every fit is timed once (``--repeat`` for the best of several, useful on the small toys).  The
 machine may be shared: timings of one run are comparable with each other, not across runs.
@@ -25,6 +36,7 @@ Usage::
     python benchmarks/bench_svm.py --tasks t --repeat 3  # the toys
     python benchmarks/bench_svm.py --tasks c --large-sizes 10000 20000 --caches 200
     python benchmarks/bench_svm.py --tasks a b --sizes 2000 5000 10000 --skip-sklearn-above 10000
+    python benchmarks/bench_svm.py --tasks p --libsvm-labels /tmp/libsvm.npz  # vs sklearnex
 
 The data folder is found as kernelnb.datasets.load_fashion_mnist finds it (KERNELNB_DATA, ...).
 """
@@ -53,7 +65,7 @@ def timed(fn, *args):
     return out, time.perf_counter() - t
 
 
-def run_one(name, make, X, y, Xt, yt, repeat=1):
+def run_one(name, make, X, y, Xt, yt, repeat=1, keep_pred=False):
     best = None
     for _ in range(max(1, repeat)):
         model, t_fit = timed(make().fit, X, y)
@@ -62,7 +74,10 @@ def run_one(name, make, X, y, Xt, yt, repeat=1):
     acc = float(np.mean(pred == yt))
     n_sv = int(np.sum(model.n_support_))
     q = getattr(model, "q_", None)
-    return dict(name=name, fit=best, predict=t_pred, acc=acc, n_sv=n_sv, q=q)
+    out = dict(name=name, fit=best, predict=t_pred, acc=acc, n_sv=n_sv, q=q)
+    if keep_pred:
+        out["pred"] = np.asarray(pred)
+    return out
 
 
 def peers(sigma, cache, n, skip_above):
@@ -126,11 +141,86 @@ def toy_tasks(args, rows):
             measure(rows, f"(t) {toy}", n, 200, X[:n], y[:n], X[n:], y[n:], args)
 
 
+def peer_problem(kind, n, n_test=5000):
+    """Training and test data of one of task (p)'s problems."""
+    if kind == "board":
+        from bench_mixture_noisy import checkerboard
+        X, y = checkerboard(n + n_test, seed=0)
+        return X[:n], y[:n], X[n:], y[n:]
+    if kind == "16-D":
+        X, y = make_large_problem(n + n_test, n_features=16, n_clusters=26, random_state=0,
+                                  dtype=np.float64)
+        return X[:n], y[:n], X[n:], y[n:]
+    X, y = fashion("train")
+    Xt, yt = fashion("test")
+    return (X[:n].astype(np.float64), np.isin(y[:n], UPPER).astype(int),
+            Xt[:n_test].astype(np.float64), np.isin(yt[:n_test], UPPER).astype(int))
+
+
+def peer_tasks(args, rows):
+    """Task (p): kernelnb, scikit-learn-intelex and LIBSVM on the three kinds of problem."""
+    if "p" not in args.tasks:
+        return
+    stored = {}
+    if args.libsvm_labels and os.path.exists(args.libsvm_labels):
+        with np.load(args.libsvm_labels) as f:
+            stored = {k: f[k] for k in f.files}
+    for kind in args.problems:
+        for n in args.peer_sizes:
+            X, y, Xt, yt = peer_problem(kind, n)
+            sigma = scale_sigma(X)
+            key = f"{kind}_{n}"
+            found = []
+            for name, make in peers(sigma, 200, n, -1):
+                r = run_one(name, make, X, y, Xt, yt, args.repeat, keep_pred=True)
+                r.update(task=f"(p) {kind}", n=n, cache=200, n_test=len(yt),
+                         load=os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan"))
+                found.append(r)
+                print(f"  done: {kind} n={n} {name}: fit {r['fit']:.2f}s predict "
+                      f"{r['predict']:.3f}s acc {r['acc']:.4f}", file=sys.stderr, flush=True)
+            if key not in stored and SkSVC is not None and n <= args.skip_sklearn_above:
+                r = run_one("scikit-learn", lambda: SkSVC(C=10.0, gamma=gamma_from_sigma(sigma),
+                                                          tol=1e-3, cache_size=200),
+                            X, y, Xt, yt, 1, keep_pred=True)
+                stored[key] = r["pred"]
+                print(f"  done: {kind} n={n} scikit-learn: fit {r['fit']:.2f}s", file=sys.stderr,
+                      flush=True)
+                if args.libsvm_labels:
+                    np.savez(args.libsvm_labels, **stored)
+            for r in found:
+                r["agree"] = (float(np.mean(r["pred"] == stored[key])) if key in stored
+                              else float("nan"))
+                del r["pred"]
+            rows.extend(found)
+
+
+def print_peer_table(rows):
+    rows = [r for r in rows if r["task"].startswith("(p)")]
+    if not rows:
+        return
+    print()
+    print("| problem | n train | estimator | fit (s) | predict 5k (s) | test acc | agreement "
+          "with LIBSVM | #SV | fit / sklearnex | predict / sklearnex | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        ref = next((b for b in rows if b["task"] == r["task"] and b["n"] == r["n"]
+                    and b["name"] == "sklearn-intelex"), None)
+        rf = "" if ref is None or r is ref else f"{r['fit'] / ref['fit']:.2f}x"
+        rp = "" if ref is None or r is ref else f"{r['predict'] / ref['predict']:.2f}x"
+        print(f"| {r['task'][4:]} | {r['n']} | {r['name']} | {r['fit']:.2f} | "
+              f"{r['predict']:.3f} | {r['acc']:.4f} | {r['agree']:.4f} | {r['n_sv']} | {rf} | "
+              f"{rp} | {r['load']:.1f} |")
+
+
 def slope(ns, ts):
     return float(np.polyfit(np.log(ns), np.log(ts), 1)[0])
 
 
 def print_table(rows):
+    print_peer_table(rows)
+    rows = [r for r in rows if not r["task"].startswith("(p)")]
+    if not rows:
+        return
     print()
     print("| task | n train | cache MB | n test | estimator | fit (s) | predict (s) | test acc | #SV "
           "| kernelnb q | fit: peer / kernelnb | predict: peer / kernelnb |")
@@ -163,7 +253,8 @@ def print_table(rows):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tasks", nargs="+", default=["a", "b", "c", "t"], choices=["a", "b", "c", "t"])
+    ap.add_argument("--tasks", nargs="+", default=["a", "b", "c", "t", "p"],
+                    choices=["a", "b", "c", "t", "p"])
     ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000, 10000, 20000],
                     help="training sizes of tasks (a) and (b)")
     ap.add_argument("--large-sizes", type=int, nargs="+", default=[10000, 30000, 60000],
@@ -171,6 +262,12 @@ def main(argv=None):
     ap.add_argument("--caches", type=float, nargs="+", default=[200, 1000],
                     help="cache sizes (MB) of task (c), the same for every estimator")
     ap.add_argument("--toy-sizes", type=int, nargs="+", default=[4000, 30000])
+    ap.add_argument("--peer-sizes", type=int, nargs="+", default=[10000, 16000, 30000, 60000],
+                    help="training sizes of task (p)")
+    ap.add_argument("--problems", nargs="+", default=["board", "16-D", "fashion"],
+                    choices=["board", "16-D", "fashion"], help="task (p)'s problems")
+    ap.add_argument("--libsvm-labels", default=None,
+                    help="task (p): a .npz file keeping scikit-learn's test labels between runs")
     ap.add_argument("--repeat", type=int, default=1, help="best of this many fits")
     ap.add_argument("--skip-sklearn-above", type=int, default=10**9,
                     help="do not run scikit-learn above this training size (it is slow)")
@@ -179,6 +276,7 @@ def main(argv=None):
           f"load average at start: {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "",
           flush=True)
     rows = []
+    peer_tasks(args, rows)
     toy_tasks(args, rows)
     fashion_tasks(args, rows)
     print_table(rows)
