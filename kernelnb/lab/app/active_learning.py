@@ -112,6 +112,23 @@ class ActiveLearning(Dashboard):
         sweep={"sigma": (0.5, 1.0, 3.0), "noise": (0.0, 0.3)},
         seeds=(0, 1, 2)),)
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`): the
+    #: strategies replayed (``lesson_stats``), one run per sample seed.
+    BOOK_FIGURE = {
+        "control": "seed",
+        "figure": 1,
+        "lesson_stats": True,
+        "values": [0, 1, 2, 3, 4, 5, 6, 7],
+        "readout": [("replay_random", "test error after the replay: random", ".1%"),
+                    ("replay_margin", "margin", ".1%"),
+                    ("replay_fast_ratio", "fast ratio", ".1%"),
+                    ("replay_fast_gem", "fast GEM", ".1%")],
+        "why": "The lesson is about averages over runs, and one run's curve jumps: each "
+               "position is another run (another sample and start), with random, margin, fast "
+               "ratio and fast GEM replayed from the same start with the true labels; the "
+               "readout gives each one's last test error.",
+    }
+
     def __init__(self, grid=50, **params):
         self.grid = grid
         self._data_key = None
@@ -231,6 +248,44 @@ class ActiveLearning(Dashboard):
         self._taught.append((int(target), self._d["classes"][label]))
         self._selected = None
         return self.update()
+
+    def clicks_state(self):
+        """The answers given, ``[[pool index, 0 or 1], ...]`` (kept by the page).
+
+        Returns
+        -------
+        list
+        """
+        classes = list(self._d["classes"]) if getattr(self, "_d", None) else []
+        return [[int(i), classes.index(lab)] for i, lab in self._taught if lab in classes]
+
+    def restore_clicks(self, state):
+        """Give again the answers of :meth:`clicks_state` (points of this pool, labels 0 or 1)
+        and refit once.
+
+        Parameters
+        ----------
+        state : list
+            ``[[pool index, 0 or 1], ...]``.
+
+        Returns
+        -------
+        int
+            The answers restored.
+        """
+        n, classes = self._d["pool"].shape[0], self._d["classes"]
+        kept, seen = [], set()
+        for entry in state:
+            if (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)
+                    and not isinstance(entry[0], bool) and 0 <= entry[0] < n
+                    and entry[1] in (0, 1) and not isinstance(entry[1], bool)
+                    and entry[0] not in seen):
+                seen.add(entry[0])
+                kept.append((entry[0], classes[entry[1]]))
+        if kept:
+            self._taught, self._selected = kept, None
+            self.update()
+        return len(kept)
 
     def answer_truly(self, n=1):
         """Let the true label answer the learner's query, ``n`` times."""

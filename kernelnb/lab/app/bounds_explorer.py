@@ -181,6 +181,17 @@ class BoundsExplorer(Dashboard):
                "axis": ("sigma", "C")},
         seeds=(0, 1, 2)),)
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "C",
+        "values": [0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0],
+        "readout": ["gap_span", "gap_radius_margin", "n_support"],
+        "why": "The chart runs along σ already; the lesson says that the span estimate "
+               "follows the test error along σ and C, so the slider moves C, and the readout "
+               "gives the mean distance of the span estimate and of R²‖w‖²/n to the test error "
+               "along the chart.",
+    }
+
     def __init__(self, grid=60, **params):
         self.grid = grid
         self._data_key = None

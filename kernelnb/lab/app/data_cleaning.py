@@ -101,6 +101,18 @@ class DataCleaning(Dashboard):
                "sigma": (0.03, 0.15, 0.5, 2.0), "noise": (0.0, 0.1, 0.5), "n_flip": (1, 4, 20)},
         seeds=(0, 1, 2)),)
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "n_flip",
+        "values": [1, 2, 3, 4, 6, 8, 10, 12, 16, 20],
+        "app": {"n_show": 10},
+        "readout": ["n_flipped", "found_in_top", "mean_rank_capped"],
+        "why": "The lesson says that the slack ξ of one SVM ranks the flipped labels near the "
+               "top: the labels flipped at random go from 1 to 20, the ten most suspect points "
+               "are circled (the lesson's min(10, rank)), and the readout gives how many "
+               "flipped labels are among them and their mean rank.",
+    }
+
     def __init__(self, grid=60, **params):
         self.grid = grid
         self._data_key = None
@@ -186,6 +198,35 @@ class DataCleaning(Dashboard):
         i = int(np.argmin((X[:, 0] - float(x)) ** 2 + (X[:, 1] - float(y)) ** 2))
         self._clicked ^= {i}
         return self.update()
+
+    def clicks_state(self):
+        """The training points whose label a click flipped, by index (kept by the page).
+
+        Returns
+        -------
+        list of int
+        """
+        return sorted(int(i) for i in self._clicked)
+
+    def restore_clicks(self, state):
+        """Flip again the points of :meth:`clicks_state` (indices of this sample) and refit.
+
+        Parameters
+        ----------
+        state : list of int
+
+        Returns
+        -------
+        int
+            The flips restored.
+        """
+        n = self._X.shape[0]
+        kept = {int(i) for i in state if isinstance(i, int) and not isinstance(i, bool)
+                and 0 <= i < n}
+        if kept:
+            self._clicked = kept
+            self.update()
+        return len(kept)
 
     def clear_clicks(self):
         """Undo every flip made by clicks and refit."""

@@ -211,6 +211,17 @@ class FeatureSelection(Dashboard):
         sweep={"n_components": (1, 2, 4, 6), "C": (0.1, 10.0), "n_samples": (40, 400)},
         seeds=(0, 1, 2, 3), setting={"method": "fisher"}))
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "n_samples",
+        "values": [20, 30, 50, 100, 200, 400],
+        "readout": ["test_error_all", "test_error_scaled", "kept_text", "n_relevant_kept"],
+        "why": "The lesson is about the scaling factors that R²/M² gives the 202 features: the "
+               "chart shows them, the relevant features in colour, as the training set grows "
+               "from 20 to 400 points, and the readout gives the test error with every factor "
+               "1 and with the optimised factors, and the features kept.",
+    }
+
     def __init__(self, **params):
         self._data_cache = {}
         self._live_t = 0.0

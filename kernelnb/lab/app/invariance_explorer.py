@@ -211,6 +211,17 @@ class InvarianceExplorer(Dashboard):
                sweep={"invariance": (0.0, 0.99, 0.9999, 0.99999)}, seeds=(0, 1, 2)),
     )
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "invariance",
+        "values": [0.0, 0.9, 0.99, 0.995, 0.998, 0.999, 0.9999, 0.99995, 0.99999],
+        "readout": ["error_SVM", "error_ISVM", "error_IH_KPCA", "error_VSV"],
+        "why": "The lessons are about building the rotation invariance into the kernel: γ goes "
+               "from 0, the plain SVM, to 0.99999 (watch the invariant SVM's dashed boundary "
+               "beside the true circle), and the readout gives the test errors of the SVM, "
+               "ISVM, IH_KPCA and VSV.",
+    }
+
     def __init__(self, grid=70, **params):
         self.grid = grid
         self._data_key = None

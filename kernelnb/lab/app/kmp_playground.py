@@ -129,6 +129,18 @@ class KMPPlayground(Dashboard):
                seeds=(0, 1, 2), setting={"variant": "basic", "n_basis": 60}),
     )
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "n_basis",
+        "values": [1, 2, 3, 5, 8, 10, 15, 20, 30, 50, 80],
+        "readout": ["kmp_test_error", "best_n", "best_test_error", "svm_n_support",
+                    "svm_test_error"],
+        "why": "The lesson compares KMP stopped at the N its validation error chooses with the "
+               "SVM: the slider adds support points, in the order KMP picks them, from 1 to "
+               "80, and the readout gives KMP's test error at this N and at the N chosen, "
+               "beside the SVM's support vectors and test error.",
+    }
+
     def __init__(self, grid=80, **params):
         self.grid = grid
         self._data_key = None

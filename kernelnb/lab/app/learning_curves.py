@@ -457,6 +457,20 @@ class LearningCurves(Dashboard):
     #: Below this test error at the smallest size (every estimator) the curves cannot fall.
     TOO_EASY = 0.01
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "C",
+        "values": [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0],
+        "readout": [("test_error_first_svc", "SVM: test error at the smallest n", ".1%"),
+                    ("test_error_svc", "at the largest", ".1%"),
+                    ("gap_first_svc", "test − training error at the smallest n", ".1%"),
+                    ("gap_svc", "at the largest", ".1%")],
+        "why": "The lesson runs along the chart's x axis, the training set's size, at every "
+               "setting: C goes from an SVM that can hardly fit (0.01) to one that fits every "
+               "training point (1,000), and the readout gives the SVM's test error and its gap "
+               "to the training error at the smallest and the largest size.",
+    }
+
     def __init__(self, **params):
         self._cache = {}
         super().__init__(**params)

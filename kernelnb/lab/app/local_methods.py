@@ -141,10 +141,24 @@ class LocalMethodsPlayground(Dashboard):
                seeds=(0, 1, 2)),
     )
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`): the
+    #: lesson is about HKNN, not the default method.
+    BOOK_FIGURE = {
+        "control": "weight_decay",
+        "values": [0.0001, 0.000316, 0.001, 0.00316, 0.01, 0.0316, 0.1, 0.316, 1.0, 3.16,
+                   10.0, 31.6, 100.0],
+        "app": {"method": "hknn"},
+        "readout": ["train_error", "test_error"],
+        "why": "The lesson is about HKNN's weight decay λ: the dashboard is set to HKNN (K = 4 "
+               "neighbours, noise 0.2) and λ goes from 0.0001, nearly none, to 100; the readout "
+               "gives the training and test errors.",
+    }
+
     def __init__(self, grid=60, **params):
         self.grid = grid
         self._data_key = None
         self._query = np.array([0.5, 0.25])
+        self._query_clicked = False
         self._compare_cache = (None, None)
         super().__init__(**params)
 
@@ -200,7 +214,37 @@ class LocalMethodsPlayground(Dashboard):
             self.show_error(msg)
             return {"error": msg}
         self._query = np.array([float(x), float(y)])
+        self._query_clicked = True
         return self.update()
+
+    def clicks_state(self):
+        """The query point chosen by a click, ``[[x, y]]`` (kept by the page), or None.
+
+        Returns
+        -------
+        list or None
+        """
+        q = getattr(self, "_query", None)
+        return [[float(q[0]), float(q[1])]] if q is not None and self._query_clicked else None
+
+    def restore_clicks(self, state):
+        """Choose again the query point of :meth:`clicks_state` (checked as a click is).
+
+        Parameters
+        ----------
+        state : list
+            ``[[x, y]]``.
+
+        Returns
+        -------
+        int
+            1 when the point was restored, else 0.
+        """
+        if state and isinstance(state[0], list) and len(state[0]) == 2 and \
+                click_problem(state[0][0], state[0][1], self._bounds) is None:
+            self.query(state[0][0], state[0][1])
+            return 1
+        return 0
 
     def _adjust(self, params, given):
         params = reset_noise_on_dataset_change(self, params, given)
@@ -427,6 +471,17 @@ class DensityExplorer(Dashboard):
                sweep={"sigma": (0.005, 0.016, 0.05), "n_neighbors": (5, 20, 40)},
                seeds=(0, 1, 2)),
     )
+
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "sigma",
+        "values": [0.001, 0.002, 0.004, 0.007, 0.01, 0.016, 0.03, 0.05, 0.1],
+        "readout": ["test_anll", "parzen_best_anll", "train_anll"],
+        "why": "The lesson is about Manifold Parzen tuned near the spiral's noise: σ, the "
+               "spread each local Gaussian keeps across the curve, goes from 0.001 to 0.1 "
+               "through the thesis's 0.01, and the readout puts the test ANLL beside that of "
+               "the best ordinary Parzen window.",
+    }
 
     def __init__(self, grid=90, **params):
         self.grid = grid

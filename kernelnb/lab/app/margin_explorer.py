@@ -184,6 +184,19 @@ class MarginExplorer(Dashboard):
                seeds=(0, 1, 2)),
     )
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "lam",
+        "values": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0],
+        "app": {"updates": 1000},
+        "readout": ["rho", "mp_bound82", "rho_max", "val_error"],
+        "why": "The lesson is about the margin the Perceptron leaves as its rate λ changes: the "
+               "chart draws the margin band f(x) = ±1 of the model after at most 1,000 updates, "
+               "and the readout puts its width ρ beside the lower bound of Theorem 8.2 and "
+               "ρ_max, the hard-margin SVM's (a rate too small to converge in 1,000 updates "
+               "is flagged).",
+    }
+
     def __init__(self, grid=70, **params):
         self.grid = grid
         self._data_key = None

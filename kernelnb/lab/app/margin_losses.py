@@ -160,6 +160,19 @@ class MarginLosses(Dashboard):
                seeds=(0, 1, 2)),
     )
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`): the
+    #: boundaries the losses fit, not the loss curves.
+    BOOK_FIGURE = {
+        "control": "C",
+        "figure": 1,
+        "values": [0.01, 0.0316, 0.1, 0.316, 1.0, 3.16, 10.0, 31.6, 100.0, 316.0, 1000.0],
+        "why": "The lesson is about the boundaries the two losses fit, not about the loss "
+               "curves: this chart draws the boundary of the hinge (A) and of the cross-entropy "
+               "(B) on the same sample while C, which the lesson says does not matter, goes "
+               "from 0.01 to 1,000; the readout gives the share of test points they classify "
+               "differently.",
+    }
+
     def __init__(self, grid=80, **params):
         self.grid = grid
         self._fit_cache = {}

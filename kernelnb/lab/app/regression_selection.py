@@ -111,6 +111,19 @@ class RegressionSelectionExplorer(Dashboard):
         sweep={"target": TARGETS, "n": (10, 20, 40, 80, 150), "noise": (0.005, 0.05, 0.5)},
         seeds=(0, 1, 2, 3, 4)),)
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "n",
+        "figure": 1,
+        "values": [10, 15, 20, 30, 40, 60, 80, 100, 150],
+        "readout": ["best_d", "ratio_adj", "ratio_dee", "ratio_fpe"],
+        "why": "The lesson is about the number of terms each criterion chooses with few "
+               "points: this chart draws every criterion's estimate of the risk against d "
+               "beside the true risk (each one's choice in the legend) as the number of points "
+               "goes from 10 to 150, and the readout gives the true risk of the choices of "
+               "ADJ, DEE and FPE over the best one's.",
+    }
+
     def _build(self):
         c = self.controls
         c["target"] = styled(widgets.Dropdown(options=list(TARGETS), value="quadratic",

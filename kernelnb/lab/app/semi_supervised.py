@@ -182,6 +182,16 @@ class SemiSupervisedExplorer(Dashboard):
             seeds=(0, 1, 2), setting={"compare": "shortest_path"}),
     }
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "n_labeled",
+        "values": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+        "why": "The lesson is that the cluster kernel labels whole clusters from one or two "
+               "labels per class: the labels per class go from 1 to 10, the boundary of the SVM "
+               "that sees the labelled points alone beside the cluster kernel's, and the "
+               "readout gives both errors on the unlabelled points.",
+    }
+
     @classmethod
     def all_lessons(cls):
         """The cluster kernel's lesson, then each third model's (shown when it is drawn).

@@ -100,6 +100,18 @@ class SVMPlayground(Dashboard):
                "kernel": ("rbf", "linear", "poly"), "noise": (0.0, 0.3)},
         seeds=(0, 1, 2)),)
 
+    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    BOOK_FIGURE = {
+        "control": "C",
+        "values": [0.01, 0.0316, 0.1, 0.316, 1.0, 3.16, 10.0, 31.6, 100.0, 316.0, 1000.0,
+                   3160.0, 10000.0],
+        "app": {"noise": 0.2},
+        "why": "The lesson sets the test error against #SV / n whatever C: C goes from 0.01, "
+               "every point a support vector and a smooth boundary, to 10,000, few support "
+               "vectors and a boundary that bends round single points, on moons noisy enough "
+               "(0.2) for the classes to touch; the readout gives both numbers at each C.",
+    }
+
     def __init__(self, grid=100, **params):
         self.grid = grid
         self._data_key = None
@@ -206,6 +218,39 @@ class SVMPlayground(Dashboard):
             return {"error": msg}
         self._added.append((float(x), float(y), int(label)))
         return self.update()
+
+    def clicks_state(self):
+        """The points added by clicks, ``[[x, y, label], ...]`` (kept by the page).
+
+        Returns
+        -------
+        list
+        """
+        return [[x, y, label] for x, y, label in self._added]
+
+    def restore_clicks(self, state):
+        """Add back the points of :meth:`clicks_state` (checked as clicks are) and refit once.
+
+        Parameters
+        ----------
+        state : list
+            ``[[x, y, label], ...]``.
+
+        Returns
+        -------
+        int
+            The points restored.
+        """
+        kept = []
+        for entry in state[:MAX_ADDED]:
+            if (isinstance(entry, list) and len(entry) == 3 and entry[2] in (0, 1)
+                    and not isinstance(entry[2], bool)
+                    and click_problem(entry[0], entry[1], self._bounds) is None):
+                kept.append((float(entry[0]), float(entry[1]), int(entry[2])))
+        if kept:
+            self._added = kept
+            self.update()
+        return len(kept)
 
     def clear_points(self):
         """Remove the points added by clicks and refit."""

@@ -9,10 +9,20 @@
   its lessons are checked (``LESSON_APP``): for each control of the sweep, each value, how many
   sample seeds were inside the lesson's regime, whether the lesson held on their mean, and the
   regime notes met;
-* the lesson figure that moves in the reader's browser: the dashboard's main chart at a range of
-  values of one control (its main slider, else the first control its first lesson sweeps), each
-  frame drawn by the dashboard's own :meth:`Dashboard.update` and recorded as a plotly frame, with
-  a slider over them and the readout's numbers in each frame's title (:func:`lesson_figure`).
+* the lesson figure that moves in the reader's browser: one chart of the dashboard at a range of
+  values of one control, each frame drawn by the dashboard's own :meth:`Dashboard.update` (or
+  :meth:`Dashboard.lesson_stats`, which runs it) and recorded as a plotly frame, with a slider
+  over them and the readout's numbers shown under the chart for the frame on show
+  (:func:`lesson_figure`). A dashboard class says which chart, control, values and setting show
+  its lesson in ``BOOK_FIGURE`` (:func:`book_figure`); one that declares nothing gets its main
+  chart moved by its main slider (else the first control its first lesson sweeps) at round
+  values over the slider's range (:func:`frame_values`).
+
+The figure's JSON is made lean without changing the picture (:func:`lesson_figure`): a frame keeps
+only what differs between frames, a surface given as grid columns becomes its grid vectors and a
+2-D array, numbers go out as float32 binary arrays, and an array that a frame repeats in another
+trace (a surface's heat map and its level lines share ``z``) is sent once, then copied by
+``kernelnb-book.js``.
 
 :func:`write_pages` writes ``docs/dashboards/<name>.md`` and the part's index for Sphinx. The
 reports are cached in the build folder under a key made of kernelnb's sources (every ``.py`` and
@@ -27,6 +37,7 @@ import importlib
 import inspect
 import json
 import math
+import re
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -35,8 +46,9 @@ from urllib.parse import quote
 
 import numpy as np
 
-__all__ = ["FRAMES", "figure_control", "frame_values", "lesson_figure", "dashboard_report",
-           "sources_key", "write_pages"]
+__all__ = ["FRAMES", "BOOK_FIGURE_KEYS", "book_figure", "figure_control", "frame_values",
+           "figure_values", "lesson_figure", "book_lesson_figure", "nice", "nice_labels",
+           "dashboard_report", "sources_key", "write_pages"]
 
 #: How many values of the moving control the lesson figure has at most (the default included).
 FRAMES = 13
@@ -76,6 +88,60 @@ def sources_key():
     return digest.hexdigest()[:16]
 
 
+#: What a dashboard class may declare in ``BOOK_FIGURE`` (a dict), and what each key means.
+BOOK_FIGURE_KEYS = {
+    "control": "the control the slider moves (a name of ``controls``)",
+    "figure": "the chart shown: an index into ``figures`` (default 0, the main chart)",
+    "values": "the control's values, one frame each, in the slider's order",
+    "app": "the constructor's arguments; a control's name sets that control for every frame",
+    "readout": "the numbers shown under the chart: keys of ``STATS``, or ``(key, label, "
+               "format)`` for a number of ``update``'s that the readout does not show",
+    "lesson_stats": "True: each frame is drawn by ``lesson_stats`` (the numbers the lesson is "
+                    "checked on, e.g. after a replay) instead of ``update``",
+    "why": "one sentence for the page: why this chart and this control show the lesson",
+}
+
+_KEY_TYPES = {"control": str, "figure": int, "values": (list, tuple), "app": dict,
+              "readout": (list, tuple), "lesson_stats": bool, "why": str}
+
+
+def book_figure(cls):
+    """The lesson figure a dashboard class declares (``cls.BOOK_FIGURE``), checked.
+
+    Parameters
+    ----------
+    cls : type
+        The dashboard class.
+
+    Returns
+    -------
+    dict
+        The declaration (empty when the class declares none); its keys are those of
+        :data:`BOOK_FIGURE_KEYS`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown key or a value of the wrong type, naming the class and the key.
+    """
+    declared = getattr(cls, "BOOK_FIGURE", None) or {}
+    if not isinstance(declared, dict):
+        raise ValueError(f"{cls.__name__}.BOOK_FIGURE must be a dict, got "
+                         f"{type(declared).__name__}")
+    unknown = sorted(set(declared) - set(BOOK_FIGURE_KEYS))
+    if unknown:
+        raise ValueError(f"{cls.__name__}.BOOK_FIGURE has unknown key(s) {unknown}; known: "
+                         f"{sorted(BOOK_FIGURE_KEYS)}")
+    for key, value in declared.items():
+        kind = _KEY_TYPES[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"{cls.__name__}.BOOK_FIGURE[{key!r}] must be "
+                             f"{getattr(kind, '__name__', 'a list')}, got {value!r}")
+    if "values" in declared and not declared["values"]:
+        raise ValueError(f"{cls.__name__}.BOOK_FIGURE['values'] is empty")
+    return dict(declared)
+
+
 def figure_control(cls, app):
     """The control the lesson figure moves: ``cls.BOOK_FIGURE['control']`` if declared, else the
     main slider (CSS class ``kernelnb-main-slider``), else the first control the first lesson
@@ -93,7 +159,7 @@ def figure_control(cls, app):
     str
     """
     from ..app._base import MAIN_SLIDER_CLASS
-    declared = (getattr(cls, "BOOK_FIGURE", None) or {}).get("control")
+    declared = book_figure(cls).get("control")
     if declared:
         if declared not in app.controls:
             raise ValueError(f"{cls.__name__}.BOOK_FIGURE names control {declared!r}, which it "
@@ -112,10 +178,11 @@ def figure_control(cls, app):
 
 
 def frame_values(app, control, count=FRAMES):
-    """The values of ``control`` the lesson figure is drawn at: round values spread evenly over
-    its declared range (every quarter, half, whole or second decade of a log slider; steps of
-    1, 2, 2.5 or 5 times a power of ten of a linear one, at least the slider's step), about
-    ``count`` of them, and its default; every option of a drop-down or toggle.
+    """The values of ``control`` the lesson figure is drawn at when its class declares none:
+    round values spread evenly over its declared range (every quarter, half, whole or second
+    decade of a log slider; steps of 1, 2, 2.5 or 5 times a power of ten of a linear one, at
+    least the slider's step), about ``count`` of them, and its default; every option of a
+    drop-down or toggle.
 
     Parameters
     ----------
@@ -161,22 +228,67 @@ def frame_values(app, control, count=FRAMES):
     return sorted(set(values))
 
 
-def _layout_without_template(layout):
-    layout = dict(layout)
-    layout.pop("template", None)
-    return layout
+def _checked_value(cls, app, control, value):
+    """``value`` as control ``control`` takes it, or ValueError when its limits refuse it."""
+    from ..app._base import _member
+    lim = app._limits[control]
+    where = f"{cls.__name__}.BOOK_FIGURE['values'] of {control!r}"
+    if lim.kind == "range":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                not math.isfinite(value):
+            raise ValueError(f"{where}: {value!r} is not a finite number")
+        if not lim.lo <= value <= lim.hi:
+            raise ValueError(f"{where}: {value!r} is outside {lim.lo:.6g} … {lim.hi:.6g}")
+        if lim.integer:
+            if value != int(value):
+                raise ValueError(f"{where}: {value!r} is not a whole number")
+            return int(value)
+        return float(value)
+    if lim.kind == "options":
+        if not _member(value, lim.options):
+            raise ValueError(f"{where}: {value!r} is not one of {list(lim.options)}")
+        return value
+    if lim.kind == "bool":
+        if not isinstance(value, bool):
+            raise ValueError(f"{where}: {value!r} is not true or false")
+        return value
+    raise ValueError(f"{where}: a control of kind {lim.kind!r} cannot be moved by the slider")
 
 
-def _float32(trace):
-    """A trace dict with its float64 arrays as float32 (half the bytes, the same picture)."""
-    out = {}
-    for key, value in trace.items():
-        if isinstance(value, np.ndarray) and value.dtype == np.float64:
-            value = value.astype(np.float32)
-        elif isinstance(value, dict):
-            value = _float32(value)
-        out[key] = value
-    return out
+def figure_values(cls, app, control):
+    """The values the lesson figure moves ``control`` through.
+
+    Those ``cls.BOOK_FIGURE`` declares (each checked against the control's declared limits),
+    else :func:`frame_values`.
+
+    Parameters
+    ----------
+    cls : type
+        The dashboard class.
+    app : kernelnb.lab.app.Dashboard
+        A built dashboard of that class.
+    control : str
+        The control moved (:func:`figure_control`).
+
+    Returns
+    -------
+    list
+        The values, in the slider's order.
+
+    Raises
+    ------
+    ValueError
+        When a declared value is outside the control's limits or repeated.
+    """
+    declared = book_figure(cls).get("values")
+    if declared is None or control != figure_control(cls, app):
+        return frame_values(app, control)
+    values = [_checked_value(cls, app, control, v) for v in declared]
+    from ..app._urlstate import encode_value
+    names = [encode_value(v) for v in values]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{cls.__name__}.BOOK_FIGURE['values'] repeats a value: {names}")
+    return values
 
 
 def _format(value, spec):
@@ -184,15 +296,136 @@ def _format(value, spec):
     return _fmt(value, spec)
 
 
-def _readout(cls, stats):
-    rows = [(label.strip(), _format(stats[key], spec)) for key, label, spec in cls.STATS
-            if key in stats and not isinstance(stats[key], (list, tuple, dict, np.ndarray))]
-    return " · ".join(f"{label} {value}" for label, value in rows[:TITLE_STATS])
+def _readout_rows(cls, keys=None):
+    """The readout rows shown under the lesson figure, as ``(key, label, format)``: those
+    ``keys`` names (a key of ``STATS``, or a ``(key, label, format)`` of its own for a number
+    that :meth:`update` returns but the readout does not show), else every ``STATS`` row (of
+    which the first :data:`TITLE_STATS` present are shown)."""
+    rows = {key: (key, label, spec) for key, label, spec in cls.STATS}
+    if keys is None:
+        return list(cls.STATS)
+    out = []
+    for entry in keys:
+        if isinstance(entry, str) and entry in rows:
+            out.append(rows[entry])
+        elif isinstance(entry, (list, tuple)) and len(entry) == 3 and \
+                all(isinstance(e, str) for e in entry[:2]):
+            out.append(tuple(entry))
+        else:
+            raise ValueError(f"{cls.__name__}.BOOK_FIGURE['readout'] entry {entry!r} is neither "
+                             f"a key of its readout (STATS: {sorted(rows)}) nor a "
+                             "(key, label, format) triple")
+    return out
+
+
+def _readout(rows, stats, limit=None):
+    shown = [(label.strip(), _format(stats[key], spec)) for key, label, spec in rows
+             if key in stats and not isinstance(stats[key], (list, tuple, dict, np.ndarray))]
+    return " · ".join(f"{label} {value}" for label, value in shown[:limit])
+
+
+# -- a lean figure: the same picture in fewer bytes ------------------------------------------------
+
+#: Trace types whose x, y, z may be a grid given as three columns (one triple per node).
+_GRID_TYPES = ("heatmap", "contour")
+#: Numeric lists shorter than this stay JSON numbers.
+_MIN_BINARY = 16
+
+
+def _grid_form(x, y, z):
+    """``(xs, ys, Z)`` when the columns ``x, y, z`` list a full grid row by row (``x`` running
+    fastest, as :func:`kernelnb.lab.viz.grid_columns` gives it), else None."""
+    if not all(isinstance(a, np.ndarray) and a.ndim == 1 for a in (x, y, z)):
+        return None
+    n = x.size
+    if n < 4 or y.size != n or z.size != n:
+        return None
+    nx = int(np.argmax(y != y[0])) if np.any(y != y[0]) else n
+    if nx < 2 or n % nx:
+        return None
+    ny = n // nx
+    xs, ys = x[:nx], y[::nx]
+    if not (np.array_equal(x, np.tile(xs, ny)) and np.array_equal(y, np.repeat(ys, nx))):
+        return None
+    return xs, ys, z.reshape(ny, nx)
+
+
+def _numeric_list(value):
+    """A list of numbers (None for a gap) as a float32 array with NaN gaps, else None."""
+    if not isinstance(value, (list, tuple)) or len(value) < _MIN_BINARY:
+        return None
+    if not all(v is None or (isinstance(v, (int, float, np.number)) and not isinstance(v, bool))
+               for v in value):
+        return None
+    if all(v is None or float(v).is_integer() for v in value):
+        return None      # whole numbers (counts, indices) are short as JSON already
+    return np.array([np.nan if v is None else v for v in value], dtype=np.float32)
+
+
+def _lean_trace(trace):
+    """A trace dict whose float arrays are float32 (half the bytes, the same picture: 7
+    significant digits, far finer than a pixel), whose numeric lists of ``x``, ``y``, ``z`` are
+    float32 arrays (a gap, None, becomes NaN, which plotly.js leaves as a gap too), and whose
+    grid given as columns is given as its grid vectors and a 2-D array."""
+    out = {}
+    for key, value in trace.items():
+        if isinstance(value, np.ndarray) and value.dtype == np.float64:
+            value = value.astype(np.float32)
+        elif isinstance(value, dict):
+            value = _lean_trace(value)
+        elif key in ("x", "y", "z"):
+            packed = _numeric_list(value)
+            value = value if packed is None else packed
+        out[key] = value
+    if out.get("type") in _GRID_TYPES:
+        grid = _grid_form(out.get("x"), out.get("y"), out.get("z"))
+        if grid is not None:
+            out["x"], out["y"], out["z"] = grid
+    return out
+
+
+def _layout_without_template(layout):
+    layout = dict(layout)
+    layout.pop("template", None)
+    return layout
+
+
+#: Pixels under the x axis's title where a note the dashboard writes under its plot goes, and
+#: the room the slider leaves for it.
+NOTE_SHIFT, NOTE_ROOM = 52, 24
+#: A legend above the plot, across (the dashboards' usual place).
+_LEGEND_ABOVE = {"orientation": "h", "x": 0.0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
+
+
+def _book_layout(layout):
+    """A frame's layout as the lesson figure draws it, and whether it has a note under the plot.
+
+    A legend under the plot would lie on the slider: it goes above the plot, across, as most
+    dashboards have it. A note under the plot (a paper annotation at y < 0, a fraction of the
+    plot's height) goes a fixed number of pixels under it, under the x axis's title, where the
+    slider leaves it room, whatever height the plot gets on a phone.
+    """
+    layout = _layout_without_template(layout)
+    legend_y = (layout.get("legend") or {}).get("y")
+    if isinstance(legend_y, (int, float)) and legend_y < 0:
+        layout["legend"] = {**layout["legend"], **_LEGEND_ABOVE}
+        margin = dict(layout.get("margin") or {})
+        margin["t"] = max(int(margin.get("t") or 0), 95)
+        layout["margin"] = margin
+    notes, moved = [], False
+    for a in layout.get("annotations") or ():
+        if a.get("yref") == "paper" and (a.get("y") or 0) < 0:
+            a, moved = {**a, "y": 0, "yanchor": "top", "yshift": -NOTE_SHIFT}, True
+        notes.append(a)
+    if moved:
+        layout["annotations"] = notes
+    return layout, moved
 
 
 def lesson_figure(cls, app, control=None, values=None):
-    """The dashboard's main chart at several values of one control, as a plotly figure with
-    frames and a slider: every frame is drawn by the dashboard's own :meth:`update`.
+    """One chart of a dashboard at several values of one control, as a plotly figure with
+    frames and a slider: every frame is drawn by the dashboard's own :meth:`update` (or its
+    :meth:`lesson_stats` where ``BOOK_FIGURE`` asks for it).
 
     Parameters
     ----------
@@ -203,36 +436,51 @@ def lesson_figure(cls, app, control=None, values=None):
     control : str or None
         The control moved (default :func:`figure_control`).
     values : list or None
-        Its values (default :func:`frame_values`).
+        Its values (default :func:`figure_values`).
 
     Returns
     -------
     spec : dict
-        The figure as plotly's JSON, with ``frames`` and ``layout.sliders``.
+        The figure as plotly's JSON, with ``frames`` and ``layout.sliders``, made lean
+        (the module's docstring says how), and ``kernelnb.readouts``: per frame, the readout's
+        numbers shown under the chart.
     frames : list of dict
-        Per value: ``value``, ``query`` (the URL settings of that frame), ``stats`` (the
-        readout's numbers), ``regime`` (the notes).
+        Per value: ``value``, ``name`` (the frame's), ``query`` (the URL settings of that
+        frame), ``readout`` (the line shown under the chart), ``stats`` (the readout's
+        numbers), ``regime`` (the notes).
     """
     import plotly.graph_objects as go
     import plotly.io as pio
+    from ..app._urlstate import encode_value
 
+    declared = book_figure(cls)
     control = control or figure_control(cls, app)
-    values = list(values if values is not None else frame_values(app, control))
-    before = app.params()
-    fig_index = (getattr(cls, "BOOK_FIGURE", None) or {}).get("figure", 0)
+    values = list(values if values is not None else figure_values(cls, app, control))
+    fig_index = declared.get("figure", 0)
+    if not 0 <= fig_index < len(app.figures):
+        raise ValueError(f"{cls.__name__}.BOOK_FIGURE['figure'] is {fig_index}; the dashboard "
+                         f"has {len(app.figures)} chart(s)")
+    rows = _readout_rows(cls, declared.get("readout"))
+    limit = None if "readout" in declared else TITLE_STATS
+    use_lesson = bool(declared.get("lesson_stats"))
     label = (app.controls[control].description or control).strip().rstrip("=").strip()
-    default = app.defaults[control]
-    frames, info = [], []
+    before = app.params()
+    start_value = before[control]
+    frames, info, below = [], [], False
     try:
         for value in values:
-            stats = app.update(raise_errors=True, **{control: value})
+            if use_lesson:
+                stats = app.lesson_stats({control: value})
+            else:
+                stats = app.update(raise_errors=True, **{control: value})
             fig = app.figures[fig_index]
-            data = [_float32(t.to_plotly_json()) for t in fig.data]
-            layout = _layout_without_template(fig.layout.to_plotly_json())
-            numbers = _readout(cls, stats)
+            data = [_lean_trace(t.to_plotly_json()) for t in fig.data]
+            layout, moved = _book_layout(fig.layout.to_plotly_json())
+            below = below or moved
+            numbers = _readout(rows, stats, limit)
             if stats.get("regime"):
-                numbers += " · outside the lesson's regime: " + stats["regime"][0]
-            from ..app._urlstate import encode_value
+                numbers = " · ".join(filter(None, [
+                    numbers, "outside the lesson's regime: " + stats["regime"][0]]))
             name = f"{control}={encode_value(value)}"
             frames.append(go.Frame(name=name, data=data, layout=layout))
             info.append(dict(value=value, query=app.url_query(), name=name, readout=numbers,
@@ -240,48 +488,83 @@ def lesson_figure(cls, app, control=None, values=None):
                                     if isinstance(v, (int, float)) and not isinstance(v, bool)},
                              regime=list(stats.get("regime", ()))))
     finally:
-        app.update(**before)
-    start = next((i for i, f in enumerate(info) if f["value"] == default), 0)
+        if use_lesson:
+            app.lesson_done(before)
+        else:
+            app.update(**before)
+    start = next((i for i, f in enumerate(info)
+                  if encode_value(f["value"]) == encode_value(start_value)), 0)
     first = frames[start]
-    steps = [dict(label=nice(f["value"]),
+    labels = nice_labels([f["value"] for f in info])
+    steps = [dict(label=text,
                   method="animate",
                   args=[[fr.name], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
                                     "transition": {"duration": 0}}])
-             for f, fr in zip(info, frames)]
+             for text, fr in zip(labels, frames)]
     layout = dict(first.layout.to_plotly_json())
     height = int(layout.get("height") or 450)
     margin = dict(layout.get("margin") or {})
-    margin["b"] = max(int(margin.get("b") or 0), 110)
+    margin["b"] = max(int(margin.get("b") or 0), 110) + (NOTE_ROOM if below else 0)
     margin["t"] = max(int(margin.get("t") or 0), 80)
-    layout.update(height=height + 90, margin=margin,
-                  sliders=[dict(active=start, steps=steps, pad={"t": 45},
+    layout.update(height=height + 90 + (NOTE_ROOM if below else 0), margin=margin,
+                  sliders=[dict(active=start, steps=steps,
+                                pad={"t": 45 + (NOTE_ROOM if below else 0)},
                                 currentvalue={"prefix": f"{label} = ", "visible": True},
                                 len=1.0, x=0, xanchor="left")])
     figure = go.Figure(data=first.data, layout=layout, frames=frames)
     spec = json.loads(pio.to_json(figure, validate=False))
     _slim_frames(spec)
+    _share_repeats(spec)
     # what kernelnb-book.js shows under the chart for the frame on show (plotly ignores it)
     spec["kernelnb"] = {"readouts": {f["name"]: f["readout"] for f in info},
-                        "active": info[start]["name"]}
+                        "active": info[start]["name"],
+                        "autorange": _fitted_axes(spec["layout"])}
     return spec, info
 
 
-def nice(value):
+def nice(value, digits=3):
     """A control value as a slider label: ``0.001``, ``3.16``, ``2,510``, ``rbf``.
 
     Parameters
     ----------
     value : object
+        A control's value.
+    digits : int, default=3
+        Significant digits of a number below 1000.
 
     Returns
     -------
     str
+        The label.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     if value != 0 and abs(value) >= 1000:
         return f"{value:,.0f}"
-    return f"{value:.3g}"
+    return f"{value:.{digits}g}"
+
+
+def nice_labels(values):
+    """Slider labels of ``values``, each as :func:`nice` writes it.
+
+    With as many significant digits as it takes for different values to get different labels
+    (``0.999``, ``0.9999``, ``0.99995``).
+
+    Parameters
+    ----------
+    values : list
+        A control's values.
+
+    Returns
+    -------
+    list of str
+        One label per value.
+    """
+    for digits in range(3, 10):
+        labels = [nice(v, digits) for v in values]
+        if len(set(labels)) == len(set(map(repr, values))):
+            return labels
+    return [str(v) for v in values]
 
 
 def _slim_frames(spec):
@@ -317,6 +600,40 @@ def _slim_frames(spec):
         fr["layout"] = {k: v for k, v in fr.get("layout", {}).items() if k in layout_keys}
 
 
+def _fitted_axes(layout):
+    """The axes without a range of their own (plotly fits them to the data, but not again
+    after an animation: ``kernelnb-book.js`` asks it to)."""
+    return sorted(k for k, v in layout.items()
+                  if re.fullmatch(r"[xy]axis\d*", k) and isinstance(v, dict) and "range" not in v)
+
+
+#: The key of a stand-in for an array that an earlier trace of the same list holds:
+#: ``{"kernelnb_same": [position, key]}``, resolved by ``kernelnb-book.js`` before plotly.js
+#: reads the figure.
+SAME = "kernelnb_same"
+#: Binary arrays shorter than this (in base-64 characters) are not worth a reference.
+_MIN_SHARED = 256
+
+
+def _share_repeats(spec):
+    """Send once an array that several traces of the same list (the figure's data, or one
+    frame's) hold: a surface's heat map and its two contours share their ``z``, ``x`` and ``y``.
+    The later copies become ``{"kernelnb_same": [position of the first, its key]}``."""
+    lists = [spec.get("data") or []] + [fr.get("data") or [] for fr in spec.get("frames") or []]
+    for traces in lists:
+        seen = {}
+        for pos, trace in enumerate(traces):
+            for key in ("x", "y", "z"):
+                value = trace.get(key)
+                if not (isinstance(value, dict) and len(value.get("bdata", "")) >= _MIN_SHARED):
+                    continue
+                text = json.dumps(value, sort_keys=True)
+                if text in seen:
+                    trace[key] = {SAME: list(seen[text])}
+                else:
+                    seen[text] = (pos, key)
+
+
 def _control_rows(app):
     rows = []
     for name, w in app.controls.items():
@@ -335,7 +652,8 @@ def _control_rows(app):
         else:
             kind, limits = "text", ""
         from ..app._urlstate import encode_value
-        rows.append(dict(name=name, label=(w.description or name).strip(), kind=kind,
+        rows.append(dict(name=name, label=(w.description or name).strip().rstrip("=").strip(),
+                         kind=kind,
                          limits=limits, default=encode_value(app.defaults[name]),
                          tooltip=getattr(w, "tooltip", None) or ""))
     return rows
@@ -369,14 +687,46 @@ def _lesson_rows(cls, app):
 
 
 def _book_app_kwargs(cls):
-    declared = (getattr(cls, "BOOK_FIGURE", None) or {}).get("app")
-    if declared is not None:
-        return dict(declared)
+    """The constructor arguments of the dashboard the lesson figure is drawn on: a chart grid of
+    :data:`BOOK_GRID` where the constructor takes one, then what ``BOOK_FIGURE['app']``
+    declares."""
     params = inspect.signature(cls.__init__).parameters
-    return {"grid": BOOK_GRID} if "grid" in params else {}
+    kwargs = {"grid": BOOK_GRID} if "grid" in params else {}
+    kwargs.update(book_figure(cls).get("app") or {})
+    return kwargs
 
 
-def dashboard_report(module, class_name):
+def book_lesson_figure(cls):
+    """The lesson figure of a dashboard class as its page shows it.
+
+    The dashboard is built with the book's arguments (a chart grid of :data:`BOOK_GRID`, then
+    ``BOOK_FIGURE['app']``), then drawn by :func:`lesson_figure`.
+
+    Parameters
+    ----------
+    cls : type
+        The dashboard class.
+
+    Returns
+    -------
+    spec : dict
+        The figure (see :func:`lesson_figure`).
+    frames : list of dict
+        Per frame (see :func:`lesson_figure`).
+    app : kernelnb.lab.app.Dashboard
+        The dashboard it was drawn on.
+    control : str
+        The control the slider moves.
+    """
+    from ..._threads import blas_single_thread
+    with blas_single_thread():
+        app = cls(**_book_app_kwargs(cls))
+        control = figure_control(cls, app)
+        spec, frames = lesson_figure(cls, app, control)
+    return spec, frames, app, control
+
+
+def dashboard_report(module, class_name, lessons=True):
     """Compute everything a dashboard's page shows (see the module docstring).
 
     Parameters
@@ -385,34 +735,46 @@ def dashboard_report(module, class_name):
         The dashboard's module, e.g. ``"kernelnb.lab.app.svm_playground"``.
     class_name : str
         Its class, e.g. ``"SVMPlayground"``.
+    lessons : bool, default=True
+        Run the lessons' sweeps (the longest part); False leaves ``lessons`` empty (a quick
+        look at the rest of the page).
 
     Returns
     -------
     dict
         JSON-ready: ``title``, ``purpose``, ``notebook``, ``doc`` (the module's docstring),
         ``controls``, ``lessons``, ``figure`` (plotly JSON), ``frames``, ``frame_control``,
-        ``lesson_app``, ``book_app``, ``seconds``.
+        ``frame_label``, ``frame_figure`` (the chart's index), ``frame_values_declared``,
+        ``frame_why``, ``frame_setting`` (controls the book's dashboard sets),
+        ``lesson_app``, ``book_app`` (its other constructor arguments), ``seconds``.
     """
     from ..._threads import blas_single_thread
     t0 = time.perf_counter()
     mod = importlib.import_module(module)
     cls = getattr(mod, class_name)
-    with blas_single_thread():
-        from ..app._lessons import lesson_app
-        checked = lesson_app(cls)
-        lessons = _lesson_rows(cls, checked)
-        book_kwargs = _book_app_kwargs(cls)
-        app = cls(**book_kwargs)
-        control = figure_control(cls, app)
-        spec, frames = lesson_figure(cls, app, control)
+    rows = []
+    if lessons:
+        with blas_single_thread():
+            from ..app._lessons import lesson_app
+            rows = _lesson_rows(cls, lesson_app(cls))
+    spec, frames, app, control = book_lesson_figure(cls)
+    declared = book_figure(cls)
+    from ..app._urlstate import encode_value
+    kwargs = _book_app_kwargs(cls)
     return dict(title=cls.title, purpose=cls.purpose, notebook=cls.notebook, module=module,
                 class_name=class_name, doc=inspect.getdoc(mod) or "",
-                controls=_control_rows(app), lessons=lessons, figure=spec, frames=frames,
+                controls=_control_rows(app), lessons=rows, figure=spec, frames=frames,
                 frame_control=control,
                 frame_label=(app.controls[control].description or control).strip().rstrip(
                     "=").strip(),
+                frame_figure=declared.get("figure", 0),
+                frame_values_declared="values" in declared and control == declared.get(
+                    "control", control),
+                frame_why=declared.get("why", ""),
+                frame_setting={k: encode_value(v) for k, v in kwargs.items()
+                               if k in app.controls},
                 lesson_app={k: repr(v) for k, v in (cls.LESSON_APP or {}).items()},
-                book_app={k: repr(v) for k, v in book_kwargs.items()},
+                book_app={k: repr(v) for k, v in kwargs.items() if k not in app.controls},
                 seconds=time.perf_counter() - t0)
 
 
@@ -464,31 +826,42 @@ def page_markdown(report, config=None):
     # the lesson that moves
     label = report["frame_label"]
     values = [f["value"] for f in report["frames"]]
-    shown = ", ".join(nice(v) for v in values)
+    labels = nice_labels(values)
+    shown = ", ".join(labels)
+    setting = report.get("frame_setting") or {}
+    others = "the other controls at their defaults" + (
+        ", except " + ", ".join(f"`{k}={v}`" for k, v in setting.items()) if setting else "")
+    chart = ("main chart" if not report.get("frame_figure")
+             else f"chart number {report['frame_figure'] + 1}")
     lines += ["## The lesson you can move", "",
-              f"Move the slider under the chart: each position is the dashboard at "
-              f"{_md(label)} = the value shown, the other controls at their defaults, drawn "
-              "when this book was built by the dashboard's own `update()`, with the numbers of "
-              "its readout under the chart. It runs in your browser, without a kernel.", "",
-              "```{raw} html", figure_html(report["figure"], css_class="kernelnb-lesson-figure",
+              f"Move the slider under the chart: each position shows the dashboard's {chart} "
+              f"at {_md(label)} = the value shown ({others}), drawn when this book was built by "
+              "the dashboard's own `update()`, with the numbers of its readout under the chart. "
+              "It runs in your browser, without a kernel.", ""]
+    if report.get("frame_why"):
+        lines += [f"*Why this chart and this control:* {_md(report['frame_why'])}", ""]
+    lines += ["```{raw} html", figure_html(report["figure"], css_class="kernelnb-lesson-figure",
                                            label=f"{title} at several values of {label}"),
-              "```", "",
-              f"*How the frames were chosen:* {len(values)} values of {_md(label)} "
-              f"(`{report['frame_control']}`): {_md(shown)}; "
-              + ("every option of the control" if not any(isinstance(v, (int, float))
-                                                           and not isinstance(v, bool)
-                                                           for v in values)
-                 else "spread evenly over the slider's range (in the exponent for a log "
-                      "slider), snapped to its step, with its default")
-              + ". Dashboard built with "
-              + (", ".join(f"`{k}={v}`" for k, v in report["book_app"].items()) or "its defaults")
-              + ".", ""]
-    frames_links = [f for f in report["frames"] if f["query"]]
+              "```", ""]
+    numeric = any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    if report.get("frame_values_declared"):
+        how = "chosen for this dashboard (its class's `BOOK_FIGURE`)"
+    elif numeric:
+        how = ("spread evenly over the slider's range (in the exponent for a log slider), "
+               "snapped to its step, with its default")
+    else:
+        how = "every option of the control"
+    built = ", ".join(f"`{k}={v}`" for k, v in report["book_app"].items())
+    lines += [f"*How the frames were chosen:* {len(values)} values of {_md(label)} "
+              f"(`{report['frame_control']}`): {_md(shown)}; {how}."
+              + (f" Dashboard built with {built}." if built else ""), ""]
+    frames_links = [(f, text) for f, text in zip(report["frames"], labels) if f["query"]]
     if frames_links:
         pick = frames_links[:: max(1, len(frames_links) // 4)][:5]
         links = " ".join(
-            f'<a class="kernelnb-live-link" href="{html.escape(live_url(config, name, f["query"]))}">'
-            f'{html.escape(label)} = {html.escape(nice(f["value"]))}</a>' for f in pick)
+            f'<a class="kernelnb-live-link" '
+            f'href="{html.escape(live_url(config, name, f["query"]))}">'
+            f'{html.escape(label)} = {html.escape(text)}</a>' for f, text in pick)
         lines += ["```{raw} html", f'<div class="kernelnb-live">Open it live at: {links}</div>',
                   "```", ""]
     # the lessons
