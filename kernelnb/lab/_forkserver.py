@@ -23,9 +23,11 @@ kernel, or any failure of the fork server, is started the ordinary way (and logg
 A forked kernel is the fork server's child, not the Jupyter server's: the server watches and
 signals it through a pidfd (Linux 5.3 and later) that the fork server hands over with the pid,
 so a recycled pid can never be signalled. Its exit status is not known to the server (the fork
-server reaps it); the provisioner reports 0. It watches the fork server as its parent process
-(``JPY_PARENT_PID``), which ends when the Jupyter server does (end of file on its socket): so a
-forked kernel, like one started as usual, does not outlive its server. Until the fork server has
+server reaps it); the provisioner reports 0. It ends when its parent is neither the fork server nor the Jupyter server: a watch of its own, ``KERNELNB_SERVER_PID``),
+and its parent, the fork server, ends when the Jupyter server does (end of file on its socket): so a
+forked kernel, like one started as usual, does not outlive its server. Should the fork server
+die alone, the Jupyter server (a child subreaper) adopts its kernels, which keep running, and
+reaps them when they end; kernels are then started the ordinary way. Until the fork server has
 finished importing (a few seconds after the server starts), kernels are started as usual.
 """
 from __future__ import annotations
@@ -101,6 +103,43 @@ def _import_env(env) -> dict:
 
 # --------------------------------------------------------------------------- the server's end
 
+#: The Jupyter server's pid, in a forked kernel's environment: the kernel ends when its parent
+#: process is neither its fork server nor that server (orphaned to init: the server is gone).
+SERVER_PID_ENV = "KERNELNB_SERVER_PID"
+
+#: prctl's option that makes a process the "child subreaper" of its descendants (Linux 3.4).
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _become_subreaper() -> bool:
+    """Make this process (the Jupyter server) adopt its orphaned descendants.
+
+    A forked kernel's parent is the fork server. Should the fork server die (killed, out of
+    memory), its kernels are adopted by this process instead of init: they keep running, and
+    their pages keep working (a kernel ends when its parent becomes init, see
+    :meth:`ForkProvisioner.launch_kernel`); this process reaps them when they end
+    (:func:`_reap`). Returns whether it worked.
+    """
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _reap(pidfd: int) -> int:
+    """The exit status of the ended process of ``pidfd`` if it is this process's child (a kernel
+    adopted after its fork server died), reaping it; else 0 (the fork server reaps its own)."""
+    try:
+        result = os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOHANG)
+    except (ChildProcessError, OSError, AttributeError):
+        return 0
+    if result is None:
+        return 0
+    return result.si_status if result.si_code == os.CLD_EXITED else -result.si_status
+
+
 class _ForkedKernel:
     """The part of ``subprocess.Popen`` that jupyter_client's provisioner uses, for a kernel
     forked by the fork server (not a child of this process), watched through its pidfd."""
@@ -117,7 +156,7 @@ class _ForkedKernel:
             return True
         ready, _, _ = select.select([self._pidfd], [], [], timeout)
         if ready:
-            self.returncode = 0          # not known here: the fork server reaps its kernels
+            self.returncode = _reap(self._pidfd)
             os.close(self._pidfd)
             self._pidfd = -1
         return bool(ready)
@@ -180,6 +219,7 @@ class ForkServer:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         cmd = [sys.executable, "-m", "kernelnb.lab._forkserver_process", str(theirs.fileno()),
                *self.preload]
+        _become_subreaper()       # the kernels outlive a fork server that dies before them
         self._proc = subprocess.Popen(cmd, pass_fds=[theirs.fileno()], env=self.env,
                                       stdin=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
@@ -326,9 +366,13 @@ class ForkProvisioner(LocalProvisioner):
             try:
                 env = dict(kwargs.get("env") or os.environ)
                 if not kwargs.get("independent"):
-                    # as jupyter_client's launcher does: the kernel ends when its parent does.
-                    # Its parent is the fork server, which ends when this server does.
-                    env["JPY_PARENT_PID"] = str(server.pid)
+                    # The kernel ends when its parent is neither the fork server nor this
+                    # server (its own watch, SERVER_PID_ENV; ipykernel's would end it with the
+                    # fork server): the fork server ends when this server does. Should the fork
+                    # server die alone, this server adopts the kernel (_become_subreaper): it
+                    # lives on, with its page.
+                    env["JPY_PARENT_PID"] = "0"
+                    env[SERVER_PID_ENV] = str(os.getpid())
                 cwd = kwargs.get("cwd") or os.getcwd()
                 proc = await server.fork(cmd[3:], env, cwd)
             except ForkServerError as exc:

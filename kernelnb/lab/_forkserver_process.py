@@ -172,10 +172,23 @@ def _serve(sock, preload):
                 os.close(pidfd)
 
 
+def _watch_parents(fork_server, server):
+    """End this kernel once its parent is neither the fork server nor the Jupyter server (it was
+    orphaned to init: the server is gone), as ipykernel's parent poller would."""
+    while True:
+        if os.getppid() not in (fork_server, server):
+            os._exit(1)
+        time.sleep(1.0)
+
+
 def _become_kernel(args, env, cwd):
     """In the forked child (already in a session of its own, as jupyter_client starts kernels):
     be ``python -m ipykernel_launcher <args>`` in ``env`` and ``cwd``."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    server = env.get("KERNELNB_SERVER_PID", "")
+    if server.isdigit() and int(server) > 1:
+        threading.Thread(target=_watch_parents, args=(os.getppid(), int(server)), daemon=True,
+                         name="kernelnb-parent-watch").start()
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)

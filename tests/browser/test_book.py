@@ -103,14 +103,6 @@ def site(book):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
 def shots(test_output):
     d = test_output / "screenshots" / "book"
     d.mkdir(parents=True, exist_ok=True)

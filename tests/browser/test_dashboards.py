@@ -96,14 +96,6 @@ def screenshots(test_output):
     return d
 
 
-@pytest.fixture(scope="session")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser, served):
     """A fresh page that records console errors and requests leaving this machine."""

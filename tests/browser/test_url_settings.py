@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from ..conftest import kernelnb_serve
-from .test_dashboards import (CHANGE_TIMEOUT_MS, LOAD_TIMEOUT_MS, _assert_clean, browser,  # noqa: F401
+from .test_dashboards import (CHANGE_TIMEOUT_MS, LOAD_TIMEOUT_MS, _assert_clean,   # noqa: F401
                               page, screenshots, sync_api)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

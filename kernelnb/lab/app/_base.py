@@ -30,6 +30,7 @@ import contextlib
 import copy
 import dataclasses
 import html
+import json
 import math
 import numbers
 import time
@@ -349,6 +350,8 @@ class Dashboard:
         else:
             self.update(**params)  # the first picture, with the initial parameters given
         self.url.observe(lambda change: self.apply_query(change["new"]), names="page_query")
+        self.url.observe(lambda change: self._restore_page_clicks(change["new"]),
+                         names="page_clicks")
 
     def _build(self):
         """Create ``self.controls`` and ``self.figures``."""
@@ -598,6 +601,81 @@ class Dashboard:
             self.url.revision += 1
         return refused
 
+    #: Longest text of kept clicks a page may send back (characters).
+    MAX_CLICKS_TEXT = 100_000
+
+    def clicks_state(self):
+        """What the student's clicks on the charts made, to keep across kernels.
+
+        Returns
+        -------
+        list or None
+            A JSON-ready list (points added, labels flipped, ...); None for a dashboard whose
+            clicks make nothing to keep (the default).
+        """
+        return None
+
+    def restore_clicks(self, state):
+        """Redo what :meth:`clicks_state` returned (a page sends it back after a reload).
+
+        Each entry is checked as a click is; entries that fail are left out.
+
+        Parameters
+        ----------
+        state : list
+            What :meth:`clicks_state` returned.
+
+        Returns
+        -------
+        int
+            How many entries were restored (the default restores none).
+        """
+        return 0
+
+    def _sync_clicks(self):
+        if hasattr(self, "url"):
+            state = self.clicks_state()
+            self.url.clicks = json.dumps(state, separators=(",", ":")) if state else ""
+
+    def _restore_page_clicks(self, text):
+        """The clicks a page kept (JSON text from the browser), checked and redone."""
+        if not text:
+            return
+        try:
+            if len(text) > self.MAX_CLICKS_TEXT:
+                raise ValueError(f"longer than {self.MAX_CLICKS_TEXT} characters")
+            state = json.loads(text)
+            if not isinstance(state, list):
+                raise ValueError("not a list")
+            self.restore_clicks(state)
+        except Exception as exc:  # noqa: BLE001 - a page's storage can hold anything
+            self.show_error(f"the clicks kept by this page could not be restored "
+                            f"({type(exc).__name__}: {str(exc)[:120]})")
+
+    def memory_message(self, params, exc):
+        """The sentence shown when a setting needs more memory than the kernel may use.
+
+        Parameters
+        ----------
+        params : dict
+            The setting (control values) of the update that failed.
+        exc : MemoryError
+            What was raised (numpy names the array it could not allocate).
+
+        Returns
+        -------
+        str
+        """
+        from .._memory import kernel_memory_limit_mb
+        limit = kernel_memory_limit_mb()
+        changed = _urlstate.query_string(self, {k: v for k, v in params.items()
+                                               if k in self.controls}).replace("&", ", ")
+        where = f" ({changed})" if changed else ""
+        cap = f" ({limit:.0f} MB)" if limit else ""
+        return (f"this setting{where} needs more memory than a dashboard may use{cap}, so "
+                f"nothing was computed: choose fewer points or a smaller grid. "
+                f"MemoryError: {str(exc)[:160]}")
+
     def time_left(self):
         """Seconds left of this update's time budget (:attr:`time_budget_s`)."""
         return self._deadline - time.monotonic()
@@ -710,8 +788,10 @@ class Dashboard:
         except Exception as exc:  # noqa: BLE001 - every error is shown, the dashboard lives on
             self._deadline = math.inf
             msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            if not isinstance(exc, (ValueError, TypeError, FileNotFoundError,
-                                    TimeBudgetExceeded)):
+            if isinstance(exc, MemoryError):
+                msg = self.memory_message(values if "values" in locals() else params, exc)
+            elif not isinstance(exc, (ValueError, TypeError, FileNotFoundError,
+                                      TimeBudgetExceeded)):
                 tb = traceback.extract_tb(exc.__traceback__)
                 if tb:
                     where = tb[-1].filename.rsplit("/", 1)[-1]
@@ -727,6 +807,7 @@ class Dashboard:
         self.last_stats = stats
         if hasattr(self, "url"):       # the page's address follows the setting
             self.url.query = self.url_query()
+            self._sync_clicks()
         self._deadline = math.inf
         return stats
 

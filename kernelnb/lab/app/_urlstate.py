@@ -16,7 +16,10 @@ written, in the controls' order.
 
 The page's side is :class:`UrlState`, an anywidget in the dashboard's layout: when it is drawn
 it sends the page's query string to the kernel (``page_query``), and it writes the kernel's
-``query`` into the address bar. It acts only in a Voila page (``enabled``: a kernel Voila
+``query`` into the address bar. What the student's clicks on a chart made (points added, labels
+flipped: :meth:`Dashboard.clicks_state`) goes the same way into the browser's local storage, under
+the dashboard's path, and back to a new kernel after the settings (``page_clicks``,
+:meth:`Dashboard.restore_clicks`): a reload after the kernel was lost brings them back too. It acts only in a Voila page (``enabled``: a kernel Voila
 started, preheated or not, has ``VOILA_PREHEAT`` in its environment); in JupyterLab it does
 nothing. A kernel Voila starts for a request also finds the query in its environment
 (``QUERY_STRING``), so the first picture is computed at the URL's setting directly
@@ -314,6 +317,22 @@ export default {
     model.set("page_query", window.location.search || "?");
     model.save_changes();
     if (model.get("query")) follow();      // a kernel that read it from its request
+    // What the student's clicks made (points added, labels flipped): kept in this browser for
+    // this dashboard, and sent back to a new kernel after the settings.
+    const key = "kernelnb:clicks:" + window.location.pathname;
+    model.on("change:clicks", () => {
+      const clicks = model.get("clicks");
+      try {
+        if (clicks) window.localStorage.setItem(key, clicks);
+        else window.localStorage.removeItem(key);
+      } catch (e) { /* storage refused (private mode): clicks are not kept */ }
+    });
+    let stored = null;
+    try { stored = window.localStorage.getItem(key); } catch (e) { stored = null; }
+    if (stored && !model.get("clicks")) {
+      model.set("page_clicks", stored);
+      model.save_changes();
+    }
   },
 };
 """
@@ -336,6 +355,10 @@ class UrlState(anywidget.AnyWidget):
     #: The page's query string when it was drawn ("?" for none; "" until the page says).
     page_query = traitlets.Unicode("").tag(sync=True)
     controls = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    #: What the clicks made, as JSON (:meth:`Dashboard.clicks_state`), kept by the page.
+    clicks = traitlets.Unicode("").tag(sync=True)
+    #: The clicks the page kept from an earlier kernel, sent when it is drawn.
+    page_clicks = traitlets.Unicode("").tag(sync=True)
     #: Counts the page queries the kernel has applied (the page then rewrites its address).
     revision = traitlets.Int(0).tag(sync=True)
     #: The keys of the page's URL that are not settings and stay (:data:`RESERVED_KEYS`).

@@ -174,3 +174,56 @@ def test_a_preheated_or_notebook_kernel_ignores_the_environment(monkeypatch):
     assert app.params()["C"] == 100.0
     monkeypatch.delenv("VOILA_PREHEAT")                 # a notebook: the URL is not touched
     assert not SVMPlayground(grid=10).url.enabled
+
+
+# -- what clicks made, kept by the page across kernels ---------------------------------------
+def _clicked(name):
+    from kernelnb.lab.app import (ActiveLearning, DataCleaning, LocalMethodsPlayground,
+                                  SVMPlayground)
+    if name == "svm":
+        app = SVMPlayground(grid=10)
+        app.add_point(0.5, 0.2, label=0)
+        app.add_point(-0.4, 0.9, label=1)
+        return SVMPlayground, app
+    if name == "cleaning":
+        app = DataCleaning(grid=10)
+        app.flip_at(0.5, 0.5)
+        return DataCleaning, app
+    if name == "active":
+        app = ActiveLearning(grid=10)
+        app.answer(1)
+        app.answer(0)
+        return ActiveLearning, app
+    app = LocalMethodsPlayground(grid=10)
+    app.query(0.1, 0.2)
+    return LocalMethodsPlayground, app
+
+
+@pytest.mark.parametrize("name", ["svm", "cleaning", "active", "local"])
+def test_what_clicks_made_comes_back_in_a_new_dashboard(name):
+    import json
+    cls, app = _clicked(name)
+    kept = app.url.clicks
+    assert kept and json.loads(kept) == app.clicks_state()
+    fresh = cls(grid=10)
+    assert fresh.url.clicks == ""
+    fresh.url.page_clicks = kept                      # what the page sends a new kernel
+    assert fresh.clicks_state() == app.clicks_state()
+    assert fresh.url.clicks == kept
+    if name == "svm":
+        assert fresh.last_stats["n_added"] == 2
+    if name == "active":
+        assert fresh.last_stats["n_labeled"] == app.last_stats["n_labeled"]
+
+
+def test_kept_clicks_are_checked_like_clicks():
+    from kernelnb.lab.app import SVMPlayground
+    app = SVMPlayground(grid=10)
+    app.url.page_clicks = '[[1e9, 0, 1], "x", [0.2, 0.2, 5], [0.3, 0.1, 0], [0.1, 0.1, true]]'
+    assert app.clicks_state() == [[0.3, 0.1, 0]]          # only the point a click could add
+    app.url.page_clicks = '{"points": []}'
+    assert "could not be restored" in app.last_error and "not a list" in app.last_error
+    app.url.page_clicks = "[" * 10 + "1"
+    assert "could not be restored" in app.last_error
+    app.url.page_clicks = "[" + "0," * 60000 + "0]"
+    assert "longer than" in app.last_error
