@@ -149,9 +149,9 @@ class LocalMethodsPlayground(Dashboard):
                    10.0, 31.6, 100.0],
         "app": {"method": "hknn"},
         "readout": ["train_error", "test_error"],
-        "why": "The lesson is about HKNN's weight decay λ: the dashboard is set to HKNN (K = 4 "
-               "neighbours, noise 0.2) and λ goes from 0.0001, nearly none, to 100; the readout "
-               "gives the training and test errors.",
+        "why": "The lesson is about HKNN's weight decay λ: the dashboard is set to HKNN, and λ "
+               "goes from 0.0001, nearly none, to 100; the readout gives the training and test "
+               "errors.",
     }
 
     def __init__(self, grid=60, **params):

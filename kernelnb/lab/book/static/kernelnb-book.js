@@ -2,7 +2,9 @@
 // the figure's JSON) with the plotly.js that the site serves.
 //
 // * A figure follows the page's column: the width a notebook gave it (layout.width) is dropped,
-//   so that nothing scrolls sideways on a phone.
+//   so that nothing scrolls sideways on a phone. A title above a legend that lies above the plot
+//   becomes the legend's heading (plotly makes room for a legend there, not for a title beside
+//   it, and a legend of several rows would run over the title).
 // * On a narrow screen (a phone) the plot keeps its room: the margins shrink, a colour bar gets
 //   thin, the legend goes above the plot, across, with the figure's title as its heading (plotly
 //   makes room for a legend there, not for a title beside it), and once drawn the figure's
@@ -122,7 +124,31 @@
     layoutLike.title = {text: ""};
     var heading = base.legendTitle ? text + "<br>" + base.legendTitle : text;
     layoutLike.legend = Object.assign({}, layoutLike.legend || {}, {
-      title: {text: wrap(heading, chars), side: "top", font: {size: 12}}});
+      title: {text: wrap(heading, chars), side: "top", font: {size: base.size || 12}}});
+  }
+
+  // A wide figure whose legend lies above the plot, across (as the dashboards draw theirs):
+  // its title becomes the legend's heading too, so that a legend of several rows does not run
+  // over the title.
+  function wideLayout(fig, width) {
+    var layout = fig.layout, legend = layout.legend || {};
+    var above = legend.orientation === "h" && typeof legend.y === "number" && legend.y >= 1;
+    if (!above || !titleText(layout.title) || !legendShown(layout, fig.data)) {
+      return;
+    }
+    var size = (layout.title.font && layout.title.font.size) || 15;
+    var base = {legendTitle: titleText(legend.title), size: size};
+    var chars = Math.max(40, Math.floor(width / (0.55 * size)));
+    var margin = Object.assign({t: 100}, layout.margin || {});
+    fig.kernelnbTitle = {title: layout.title, margin: margin.t};
+    titleIntoLegend(layout, base, chars);
+    (fig.frames || []).forEach(function (frame) {
+      if (frame.layout && frame.layout.title) {
+        titleIntoLegend(frame.layout, base, chars);
+      }
+    });
+    margin.t = 10;
+    layout.margin = margin;
   }
 
   function narrowLayout(fig, width) {
@@ -259,6 +285,8 @@
     var narrow = el.clientWidth && el.clientWidth < NARROW;
     if (narrow) {
       narrowLayout(fig, el.clientWidth);
+    } else {
+      wideLayout(fig, el.clientWidth || 800);
     }
     var config = Object.assign({responsive: true, displaylogo: false}, fig.config || {});
     if (narrow) {
@@ -278,15 +306,18 @@
       }
     }).then(function () {
       var moved = fig.kernelnbTitle;
-      if (narrow && moved && !target._fullLayout.showlegend) {
+      if (moved && !target._fullLayout.showlegend) {
         // plotly drew no legend after all: the title goes back above the plot
         var title = typeof moved.title === "string" ? {text: moved.title} : moved.title;
-        var text = wrap(titleText(title), Math.max(24, Math.floor(el.clientWidth / 7.5)));
-        return Plotly.relayout(target, {
-          title: Object.assign({}, title, {text: text, font: {size: 13}, yref: "container",
-                                           y: 1, yanchor: "top", pad: {t: 8}}),
-          "legend.title.text": "",
-          "margin.t": Math.max(moved.margin, 24 + 17 * text.split("<br>").length)});
+        var text = titleText(title), restored = {"legend.title.text": ""};
+        if (narrow) {
+          text = wrap(text, Math.max(24, Math.floor(el.clientWidth / 7.5)));
+          title = Object.assign({}, title, {font: {size: 13}, yref: "container", y: 1,
+                                            yanchor: "top", pad: {t: 16}});
+        }
+        restored.title = Object.assign({}, title, {text: text});
+        restored["margin.t"] = Math.max(moved.margin, 24 + 17 * text.split("<br>").length);
+        return Plotly.relayout(target, restored);
       }
     }).then(function () {
       if (narrow) {
