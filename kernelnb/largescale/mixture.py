@@ -117,10 +117,13 @@ regression models ``P(y|x,k)`` as a Gaussian ``N(f_k(x), s_k^2)`` around the exp
 ``log N(y_l; f_k(x_l), s_k^2) + log P(x_l|k) + log P(k)`` (eq. 6.5 with that density).
 
 Distribution: see :mod:`kernelnb.largescale._dask`.  The training, gater and validation inputs
-are scattered to every worker once per fit; each task receives the index array of its expert's
-examples and returns the fitted expert with its decision values on the gater's and validation
-points.  Tasks run with BLAS held to one thread and ``SVC(n_jobs=1)``, in the same code
-serially and on Dask, so that a seed gives the same model either way.
+are scattered to every worker once for the iterations (and all of X once more for the refit),
+under keys of their own, and released when that phase ends; each task receives the index array
+of its expert's examples and returns the fitted expert with its decision values on the gater's
+and validation points.  A worker lost during the fit costs nothing while another worker holds
+the data (Dask reruns its task there); when the only copy is lost the fit stops with a
+``RuntimeError`` that says so.  Tasks run with BLAS held to one thread and ``SVC(n_jobs=1)``,
+in the same code serially and on Dask, so that a seed gives the same model either way.
 """
 from __future__ import annotations
 
@@ -136,7 +139,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .._callbacks import progress_caller
 from .._fit import fit_context
@@ -157,6 +160,18 @@ GATERS = ("global", "local", "uniform")
 # Smallest noise variance of a regression expert's P(y|x,k), in units of the standardised
 # targets' variance.
 _MIN_NOISE = 1e-4
+
+_POOLS = None
+
+
+def _one_thread():
+    """Every thread pool (BLAS, OpenMP) held to one thread, as threadpoolctl's
+    ``threadpool_limits(limits=1)``, with the loaded libraries scanned once per process: a scan
+    reads the process's memory map (3 ms of CPU), and a fit enters a limit in each expert task."""
+    global _POOLS
+    if _POOLS is None:
+        _POOLS = ThreadpoolController()
+    return _POOLS.limit(limits=1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -520,7 +535,7 @@ def _expert_task(X, y, Xs, S, Xv, idx, params, local, seed):
     Runs with BLAS on one thread whether called serially or on a Dask worker (same arithmetic).
     """
     t0 = time.perf_counter()
-    with threadpool_limits(limits=1):
+    with _one_thread():
         yk = y[idx]
         if idx.shape[0] == 0:
             expert = _ConstantExpert(0.0)
@@ -758,7 +773,7 @@ class _MixtureSVM(BaseEstimator):
             gater = GaterMLP(X.shape[1], int(self.gater_n_hidden), K, rng, dtype=np.float32,
                              link=self._link)
             gater.set_scaling(lay.Xtr)
-            with threadpool_limits(limits=1):
+            with _one_thread():
                 Zs = gater.standardise(lay.Xs)  # once per fit, not once per outer iteration
         self.gater_ = gater
         self.gater_samples_ = lay.S.shape[0]
@@ -958,7 +973,7 @@ class _MixtureSVM(BaseEstimator):
         if gater is not None:
             # Small matrix products: one BLAS thread (spinning threads on shared cores made
             # them 8x slower).
-            with threadpool_limits(limits=1):
+            with _one_thread():
                 gater.fit(lay.Xs, lay.ys_s, F, self.gater_epochs,
                           float(self.gater_learning_rate), int(self.gater_batch_size), rng, Z=Zs)
                 G = gater.gate(lay.Xs, Z=Zs).astype(np.float64)
@@ -1081,7 +1096,7 @@ class _MixtureSVM(BaseEstimator):
         L = Xtr.shape[0]
         prefs = np.empty((L, min(K, _TOP)), dtype=np.int64)
         step = max(1024, int(2**22 // K))
-        with threadpool_limits(limits=1):
+        with _one_thread():
             for s in range(0, L, step):
                 prefs[s:s + step] = _top_preferences(gater.logits(Xtr[s:s + step]))
 
@@ -1089,7 +1104,7 @@ class _MixtureSVM(BaseEstimator):
             return gater.logits(Xtr[l:l + 1])[0]
 
         def block_scores(rows):
-            with threadpool_limits(limits=1):
+            with _one_thread():
                 return gater.logits(Xtr[rows])
 
         return prefs, row_scores, block_scores
@@ -1134,7 +1149,7 @@ class _MixtureSVM(BaseEstimator):
                 for d in self.densities_])
             return self._local_posterior(logpx)
         if self.gater_ is not None:
-            with threadpool_limits(limits=1):
+            with _one_thread():
                 return self.gater_.gate(X).astype(np.float64)
         return np.full((X.shape[0], K), 1.0 / K)
 
