@@ -167,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--no-browser", action="store_true", help="do not open a web browser")
     lab.add_argument("--notebooks", metavar="DIR", type=Path, default=None,
                      help="folder to open (default: ./notebooks, else the checkout's notebooks/)")
+    lab.add_argument("--lang", choices=("en", "fr"), default="en",
+                     help="the course's language (default en): fr generates the French notebooks "
+                          "(DIR/fr/, from the catalogs in DIR/locale/fr/) and opens them")
     return parser
 
 
@@ -417,6 +420,20 @@ def _find_notebooks(arg: Path | None) -> Path:
                      "pass --notebooks DIR")
 
 
+def _translated_notebooks(root: Path, lang: str) -> Path:
+    """The course notebooks of ``root`` in ``lang``, generated into ``root/lang``."""
+    from .i18n.notebooks import build
+    try:
+        reports = build(root, lang, keep_newer=True)
+    except ValueError as exc:
+        raise SystemExit(f"kernelnb lab: --lang {lang}: {exc}") from None
+    left = sum(len(r.missing) for r in reports)
+    if left:
+        print(f"kernelnb lab: {left} passage(s) of the notebooks have no {lang} translation yet "
+              "and are shown in English", file=sys.stderr)
+    return root / lang
+
+
 def lab_command(args: argparse.Namespace, extra: list[str]) -> list[str]:
     """The JupyterLab command line of ``kernelnb lab``, with Jupyter's token authentication on.
 
@@ -431,16 +448,21 @@ def lab_command(args: argparse.Namespace, extra: list[str]) -> list[str]:
     Returns
     -------
     list of str
-        The command: this Python running ``jupyterlab`` with its options.
+        The command: this Python running ``jupyterlab`` with its options. With ``--lang fr``
+        its folder is the French notebooks', generated first (a French notebook newer than its
+        English notebook and its catalog, one the student changed, is kept).
     """
     for opt in extra:
         low = opt.lower()
         if (".token=" in low and low.split("=", 1)[1] in ("", "''", '""')) or "disable_check" in low:
             raise SystemExit(f"kernelnb lab: refusing {opt!r}: the lab keeps Jupyter's token "
                              "authentication (it can run any code on this machine)")
+    root = _find_notebooks(args.notebooks)
+    if getattr(args, "lang", "en") != "en":
+        root = _translated_notebooks(root, args.lang)
     cmd = [
         sys.executable, "-m", "jupyterlab",
-        f"--ServerApp.root_dir={_find_notebooks(args.notebooks)}",
+        f"--ServerApp.root_dir={root}",
         f"--ServerApp.ip={args.host}",
         f"--ServerApp.port={args.port}",
         "--ServerApp.port_retries=0",

@@ -7,6 +7,10 @@ Loaded by ``docs/conf.py`` (``extensions = [..., "kernelnb.lab.book"]``), it
   reads them (:mod:`kernelnb.lab.book._execute`): myst-nb then renders every chapter from the
   cache, with its figures, tables and printed numbers, and a rebuild in which no code cell
   changed executes nothing;
+* writes the course in each language its notebooks have catalogs for (``docs/fr/notebooks/``,
+  git-ignored; :mod:`kernelnb.lab.i18n.notebooks`): the English notebooks with their prose
+  translated and their code cells unchanged, so that the jupyter-cache serves them the English
+  chapters' outputs and nothing is executed for them;
 * writes a page per dashboard (``docs/dashboards/``, git-ignored) from the dashboard classes
   (:mod:`kernelnb.lab.book._dashboards`): purpose, controls and their ranges, lessons with their
   sources, what each lesson's sweep found (computed at build, cached), the lesson figure that
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -118,6 +123,13 @@ def _copy_notebooks(app):
     return source, sorted(target.glob("*.ipynb"))
 
 
+def _translate_notebooks(app, source):
+    """``docs/<lang>/notebooks/``: the course in each language ``<source>/locale/`` holds."""
+    from ..i18n.notebooks import build, languages
+    return [report.path for lang in languages(source)
+            for report in build(source, lang, Path(app.srcdir) / lang / "notebooks")]
+
+
 def _cache_path(app):
     configured = getattr(app.env, "mystnb_config", None)
     configured = getattr(configured, "execution_cache_path", "") if configured else ""
@@ -141,7 +153,7 @@ def cache_path(app):
     return Path(configured) if configured else Path(app.outdir).parent / ".kernelnb_cache"
 
 
-def _execute_notebooks(app, source, notebooks):
+def _execute_notebooks(app, source, notebooks, label="notebooks"):
     from sphinx.errors import ExtensionError
     from sphinx.util import logging
 
@@ -168,17 +180,21 @@ def _execute_notebooks(app, source, notebooks):
     except NotebookFailed as exc:
         raise ExtensionError(f"a course notebook failed while the book was built:\n{exc}") \
             from None
-    app.env.kernelnb_execution = report
-    log.info(f"[kernelnb] notebooks: {len(report.executed)} executed, "
+    if label == "notebooks":
+        app.env.kernelnb_execution = report
+    log.info(f"[kernelnb] {label}: {len(report.executed)} executed, "
              f"{len(report.cached)} from the cache, {report.wall_seconds:.1f} s")
 
 
 def _on_builder_inited(app):
     source, notebooks = _copy_notebooks(app)
+    translated = _translate_notebooks(app, source)
     if app.config.kernelnb_pages:
         from . import _dashboards
         _dashboards.write_pages(app)
     _execute_notebooks(app, source, notebooks)
+    if translated:  # their code cells are the English ones: in the cache the line above filled
+        _execute_notebooks(app, source, translated, label="translated notebooks")
 
 
 def rewrite_live_url(uri, base):
@@ -216,6 +232,9 @@ def _on_doctree_resolved(app, doctree, docname):
 
 def _on_page(app, pagename, templatename, context, doctree):
     from ._figures import FIGURE_CLASS
+    translated = re.match(r"([a-z]{2,3})/notebooks/", pagename)
+    if translated:  # <html lang="fr"> on a translated chapter
+        context["language"] = translated.group(1)
     body = context.get("body", "")
     if FIGURE_CLASS in body:
         app.add_js_file("plotly.min.js", priority=450, loading_method="defer")
