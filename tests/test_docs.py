@@ -171,8 +171,8 @@ def test_nothing_is_loaded_from_another_host(book):
     assert not found, "\n".join(found)
 
 
-_LINK = re.compile(r"""<(?:a|link|script|img)\b[^>]*?\b(?:href|src)\s*=\s*"([^"]*)"""", re.I)
-_ID = re.compile(r"""\bid\s*=\s*"([^"]+)"""")
+_LINK = re.compile(r'<(?:a|link|script|img)\b[^>]*?\b(?:href|src)\s*=\s*"([^"]*)"', re.I)
+_ID = re.compile(r'\bid\s*=\s*"([^"]+)"')
 
 
 def test_every_internal_link_resolves(book):

@@ -55,6 +55,7 @@ def static_dir():
     Returns
     -------
     pathlib.Path
+        ``kernelnb/lab/book/static`` (``kernelnb-book.js``, ``kernelnb-book.css``).
     """
     return _HERE / "static"
 
@@ -65,6 +66,7 @@ def mathjax_source():
     Returns
     -------
     pathlib.Path
+        The package's ``static/mathjax`` folder (``tex-chtml.js`` and what it loads).
 
     Raises
     ------
@@ -97,6 +99,7 @@ def live_url(config, notebook, query=""):
     Returns
     -------
     str
+        ``<base>/voila/render/<notebook>.ipynb`` with ``?query`` when one is given.
     """
     base = (getattr(config, "kernelnb_live_url", None) or DEFAULT_LIVE_URL).rstrip("/")
     url = f"{base}/voila/render/{notebook}.ipynb"
@@ -138,16 +141,19 @@ def _cache_path(app):
 
 
 def cache_path(app):
-    """The folder of the book's computed pages (the dashboards', the reproductions'):
-    ``kernelnb_cache_path``, else ``.kernelnb_cache`` beside the output folder.
+    """The folder where the book keeps its computed pages (the dashboards', the reproductions').
+
+    ``kernelnb_cache_path`` when configured, else ``.kernelnb_cache`` beside the output folder.
 
     Parameters
     ----------
     app : sphinx.application.Sphinx
+        The running Sphinx application (its configuration and output folder).
 
     Returns
     -------
     pathlib.Path
+        The folder (created by the pages' writers when missing).
     """
     configured = app.config.kernelnb_cache_path
     return Path(configured) if configured else Path(app.outdir).parent / ".kernelnb_cache"
@@ -198,8 +204,10 @@ def _on_builder_inited(app):
 
 
 def rewrite_live_url(uri, base):
-    """A link to a dashboard on the default ``kernelnb serve`` (the course notebooks' links, which
-    work as they are for a student who runs it) pointed at ``base`` instead.
+    """A link to a dashboard on the default ``kernelnb serve``, pointed at ``base`` instead.
+
+    The course notebooks' links name the default server, so that they work as they are for a
+    student who runs it; the book points them at its configured one.
 
     Parameters
     ----------
@@ -272,11 +280,12 @@ def setup(app):
     Parameters
     ----------
     app : sphinx.application.Sphinx
+        The Sphinx application loading the extension.
 
     Returns
     -------
     dict
-        Sphinx's extension metadata.
+        Sphinx's extension metadata (version, parallel read and write safe).
     """
     app.setup_extension("sphinx.ext.mathjax")
     app.add_config_value("kernelnb_book", True, "env")
