@@ -429,7 +429,8 @@ class GlossaryTerm:
     english, french : str
         The terms, singular (a plural or feminine ending is accepted in the text: ``noyau``
         matches ``noyaux``, ``non étiqueté`` matches ``non étiquetées``); case is ignored, and
-        in English a space and a hyphen are the same (``hyper-parameter``, ``hyper parameter``).
+        a space, a hyphen and an en dash between words are the same (``hyper-parameter``,
+        ``hyper parameter``; ``radius-margin``, ``radius–margin``).
     source : str
         Where the sources use the French term.
     """
@@ -440,8 +441,8 @@ class GlossaryTerm:
 
     @staticmethod
     def _pattern(term, endings):
-        words = [re.escape(w) for w in re.split(r"[\s\u00a0-]+", term.strip()) if w]
-        body = r"[\s\u00a0-]*".join(f"{w}{endings}" for w in words)
+        words = [re.escape(w) for w in re.split(r"[\s\u00a0\u2010-\u2013-]+", term.strip()) if w]
+        body = r"[\s\u00a0\u2010-\u2013-]*".join(f"{w}{endings}" for w in words)
         return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
 
     def english_spans(self, text):
