@@ -91,14 +91,41 @@ class ParallelBuildExt(build_ext):
             self.parallel = os.cpu_count() or 1
 
 
+def compile_catalogs(target_root):
+    """Compile every ``kernelnb/locale/<lang>/LC_MESSAGES/kernelnb.po`` into ``kernelnb.mo`` under
+    ``target_root`` (the build folder, or the checkout for an editable install), with Babel; the
+    ``.mo`` files are build outputs, never committed. Returns the files written."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    written = []
+    locale = os.path.join("kernelnb", "locale")
+    for lang in sorted(os.listdir(locale)) if os.path.isdir(locale) else []:
+        po = os.path.join(locale, lang, "LC_MESSAGES", "kernelnb.po")
+        if not os.path.isfile(po):
+            continue
+        with open(po, "rb") as f:
+            catalog = read_po(f, locale=lang, domain="kernelnb")
+        mo = os.path.join(target_root, po[:-3] + ".mo")
+        os.makedirs(os.path.dirname(mo), exist_ok=True)
+        with open(mo, "wb") as f:
+            write_mo(f, catalog, use_fuzzy=False)
+        written.append(mo)
+    return written
+
+
 class BuildWithDashboards(build_py):
     """Copies the repository's ``dashboards/*.ipynb`` into the package (``kernelnb/lab/dashboards``),
-    so that an installed kernelnb serves them; an editable install reads the checkout's folder."""
+    so that an installed kernelnb serves them; an editable install reads the checkout's folder.
+    Compiles the lab's translations (``kernelnb/locale``) into the package, and for an editable
+    install into the checkout, where the package finds them."""
 
     def run(self):
         super().run()
         if getattr(self, "editable_mode", False):
+            compile_catalogs(".")
             return
+        compile_catalogs(self.build_lib)
         target = os.path.join(self.build_lib, "kernelnb", "lab", "dashboards")
         os.makedirs(target, exist_ok=True)
         for name in sorted(os.listdir("dashboards")):

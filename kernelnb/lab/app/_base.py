@@ -23,12 +23,20 @@ moved back), a non-finite number, a value of the wrong type or outside the optio
 with a message in the page and nothing is computed. Values passed to :meth:`update` from Python
 are the caller's (a notebook may go beyond a slider); the estimators validate them.
 Long work runs under a per-update time budget (:attr:`Dashboard.time_budget_s`).
+
+Languages. A dashboard speaks English or French (:mod:`kernelnb.lab.i18n`): every text it shows
+is marked for gettext, ``_()`` where it is written at update time, ``N_()`` for class attributes
+(``title``, ``purpose``, the readout labels of ``STATS``, the lessons), translated where shown.
+Its widgets and figures are built in English and moved to its language by
+:meth:`Dashboard.set_language` (:mod:`kernelnb.lab.app._relabel`); every update, click and
+refusal then speaks that language, numbers included (``0,5`` in French).
 """
 from __future__ import annotations
 
 import contextlib
 import copy
 import dataclasses
+import functools
 import html
 import json
 import math
@@ -38,11 +46,15 @@ import traceback
 import typing
 
 import ipywidgets as widgets
+from plotly.basedatatypes import BaseFigure
 
 from ..._threads import blas_single_thread
+from .. import i18n
+from ..i18n import N_, _
 from . import _urlstate
+from ._relabel import Labels
 
-__all__ = ["Dashboard", "Lesson", "log_slider", "TimeBudgetExceeded"]
+__all__ = ["Dashboard", "Lesson", "log_slider", "num", "speaks", "TimeBudgetExceeded"]
 
 #: CSS classes the browser tests (``tests/browser/``) rely on.
 ERROR_CLASS = "kernelnb-error"
@@ -146,10 +158,47 @@ class Lesson:
     seed_control: typing.Optional[str] = "seed"
     setting: typing.Mapping[str, object] = dataclasses.field(default_factory=dict)
 
-    def html(self, title="Lesson"):
-        """The lesson as the readout shows it: ``title``, the claim and its source (escaped)."""
+    def html(self, title=None):
+        """The lesson as the readout shows it: ``title``, the claim and its source (escaped), in
+        the language in effect (``claim`` and ``source`` are msgids, marked with ``N_``).
+
+        Parameters
+        ----------
+        title : str or None
+            The heading (None: "Lesson", translated).
+
+        Returns
+        -------
+        str
+        """
+        title = _("Lesson") if title is None else title
         return (f'<div class="kernelnb-lesson"><b>{html.escape(title)}.</b> '
-                f'{html.escape(self.claim)} <small>({html.escape(self.source)})</small></div>')
+                f'{html.escape(_(self.claim))} <small>({html.escape(_(self.source))})</small>'
+                '</div>')
+
+
+def speaks(method):
+    """Decorate a dashboard method so that it runs in the dashboard's language.
+
+    Every text written while it runs (``_()``, numbers) is in :attr:`Dashboard.lang`: put it on
+    the methods a page reaches other than through :meth:`Dashboard.update` (a button's action,
+    a click on a chart).
+
+    Parameters
+    ----------
+    method : callable
+        A method of a :class:`Dashboard` subclass.
+
+    Returns
+    -------
+    callable
+        The method, run inside :meth:`Dashboard.speaking`.
+    """
+    @functools.wraps(method)
+    def in_language(self, *args, **kwargs):
+        with i18n.language(self.lang):
+            return method(self, *args, **kwargs)
+    return in_language
 
 
 class TimeBudgetExceeded(RuntimeError):
@@ -208,6 +257,8 @@ def _member(value, options):
 
 
 def _fmt(value, spec):
+    """A readout value as the language in effect writes it (``spec``: a format specification
+    for numbers, or a callable that writes the text itself)."""
     if value is None:
         return "–"
     if isinstance(value, float) and math.isnan(value):
@@ -216,10 +267,39 @@ def _fmt(value, spec):
         return "∞"
     if callable(spec):
         return spec(value)
+    if isinstance(value, str):
+        return value
     try:
-        return format(value, spec)
+        return i18n.number(value, spec)
     except (TypeError, ValueError):
         return str(value)
+
+
+def _label(label):
+    """A readout label in the language in effect: a msgid, or ``(msgid, {field: value})``."""
+    if isinstance(label, tuple):
+        msgid, fields = label
+        return _(msgid).format(**{k: i18n.number(v) if isinstance(v, float) else v
+                                  for k, v in fields.items()})
+    return _(label)
+
+
+def num(value, spec=""):
+    """A number as the language in effect writes it (:func:`kernelnb.lab.i18n.number`).
+
+    Parameters
+    ----------
+    value : int or float
+        The number.
+    spec : str, default=""
+        A format specification (``".3g"``, ``".1%"``).
+
+    Returns
+    -------
+    str
+        E.g. ``"0,5"`` in French, ``"0.5"`` in English.
+    """
+    return i18n.number(value, spec)
 
 
 class Dashboard:
@@ -230,12 +310,20 @@ class Dashboard:
 
     Parameters
     ----------
+    lang : str or None, default=None
+        The language it speaks (one of :data:`kernelnb.lab.i18n.LANGUAGES`). None: in a Voila
+        kernel started for a page, the page's (its URL's ``lang``, else the request's
+        ``Accept-Language``, else the server's default); elsewhere the process's default
+        (:func:`kernelnb.lab.i18n.default_language`). A page may change it later
+        (:meth:`set_language`).
     **params
         Initial control values by parameter name (see :attr:`controls`), passed to the first
         :meth:`update`; the other controls keep their default values.
 
     Attributes
     ----------
+    lang : str
+        The language it speaks now.
     widget : ipywidgets.Widget
         The whole dashboard, to ``display``.
     controls : dict
@@ -316,7 +404,15 @@ class Dashboard:
         """
         self.update(**params)
 
-    def __init__(self, **params):
+    def __init__(self, lang=None, **params):
+        if lang is None:
+            lang = _urlstate.initial_language()
+        elif i18n.supported(lang) != lang:
+            raise ValueError(f"lang must be one of {', '.join(map(repr, i18n.LANGUAGES))}, "
+                             f"got lang={lang!r}")
+        #: The language the widgets and figures speak now (they are built in English).
+        self.lang = i18n.SOURCE_LANGUAGE
+        self._labels = None
         self.error = widgets.HTML(value="")
         self.error.add_class(ERROR_CLASS)
         self.stats = widgets.HTML(value="")
@@ -334,21 +430,24 @@ class Dashboard:
         self._accepted: dict = {}
         self._changing: set = set()
         self._deadline = math.inf
-        self._build()
-        for name, w in self.controls.items():
-            w.observe(self._on_control, names="value")
-        self._declare_limits()
-        #: Every control's value as built: the settings a URL leaves out (:attr:`defaults`).
-        self.defaults = self.params()
-        self.url = _urlstate.UrlState(controls=list(self.controls),
-                                      enabled=_urlstate.in_voila())
-        self.widget = self._layout()
+        with i18n.language(i18n.SOURCE_LANGUAGE):     # built in English: the msgids
+            self._build()
+            for name, w in self.controls.items():
+                w.observe(self._on_control, names="value")
+            self._declare_limits()
+            #: Every control's value as built: the settings a URL leaves out (:attr:`defaults`).
+            self.defaults = self.params()
+            self.url = _urlstate.UrlState(controls=list(self.controls),
+                                          enabled=_urlstate.in_voila())
+            self.widget = self._layout()
         self.widget.children = (*self.widget.children, self.url)
+        self.set_language(lang, redraw=False)
         query = _urlstate.initial_query()
-        if query:   # a Voila kernel started for a page's request: its URL's setting first
-            self.apply_query(query, initial=params)
-        else:
-            self.update(**params)  # the first picture, with the initial parameters given
+        with self.speaking():
+            if query:   # a Voila kernel started for a page's request: its URL's setting first
+                self.apply_query(query, initial=params)
+            else:
+                self.update(**params)  # the first picture, with the initial parameters given
         self.url.observe(lambda change: self.apply_query(change["new"]), names="page_query")
         self.url.observe(lambda change: self._restore_page_clicks(change["new"]),
                          names="page_clicks")
@@ -401,6 +500,74 @@ class Dashboard:
         """Display the dashboard (``display(app)`` or an ``app`` last in a cell)."""
         self.sync_figures()
         return self.widget._repr_mimebundle_(**kwargs)
+
+    def speaking(self):
+        """A context in which texts are written in the dashboard's language.
+
+        Returns
+        -------
+        contextlib.AbstractContextManager
+            Inside it, ``_()`` and numbers are in :attr:`lang`.
+        """
+        return i18n.language(self.lang)
+
+    def set_language(self, lang, redraw=True):
+        """Speak ``lang``: re-label every widget and chart, then redraw.
+
+        The texts the dashboard was built with (control labels and tooltips, option labels,
+        buttons, headings, the charts' titles, axes, legends and hover labels) are translated
+        from their English msgids (:mod:`kernelnb.lab.app._relabel`), the charts' decimal mark
+        follows, and the update that follows writes the readout, the lesson, the regime notes
+        and the charts' titles in ``lang``. The controls' values (what a URL names) do not
+        change. A kernel preheated in English does this when a French page takes it.
+
+        Parameters
+        ----------
+        lang : str
+            One of :data:`kernelnb.lab.i18n.LANGUAGES`.
+        redraw : bool, default=True
+            Run :meth:`update` after a change of language (False: the caller updates).
+
+        Returns
+        -------
+        bool
+            Whether the language changed.
+        """
+        if i18n.supported(lang) != lang:
+            raise ValueError(f"lang must be one of {', '.join(map(repr, i18n.LANGUAGES))}, "
+                             f"got lang={lang!r}")
+        changed = lang != self.lang
+        if changed:
+            if self._labels is None:
+                self._labels = Labels(skip=(self.stats, self.error, self.status))
+            attributes = self._widget_attributes()
+            roots = [self.widget, *self.controls.values(), *attributes]
+            self._labels.widgets(roots, self.lang, lang, changing=self._changing_options)
+            figures = {id(f): f for f in [*self.figures, *(a for a in attributes
+                                                           if isinstance(a, BaseFigure))]}
+            for fig in figures.values():
+                with fig.batch_update():
+                    self._labels.figure(fig, self.lang, lang)
+            self.lang = lang
+        if hasattr(self, "url"):
+            self.url.lang = lang
+        if changed and redraw:
+            self.update()
+        return changed
+
+    def _widget_attributes(self):
+        """The widgets and figures held in the dashboard's attributes (also those not shown now:
+        a mode's controls swapped out of the layout)."""
+        found = []
+        for value in vars(self).values():
+            items = (value.values() if isinstance(value, dict)
+                     else value if isinstance(value, (list, tuple)) else (value,))
+            found.extend(v for v in items if isinstance(v, (widgets.Widget, BaseFigure)))
+        return found
+
+    def _changing_options(self, w):
+        names = [name for name, c in self.controls.items() if c is w]
+        return self.changing_limits(*names) if names else contextlib.nullcontext()
 
     def params(self):
         """Current value of every control, as a dict."""
@@ -535,8 +702,9 @@ class Dashboard:
                 continue
             values[name] = ok
         if refused:
-            raise ValueError(f"refused control value(s) outside what the controls allow: "
-                             f"{', '.join(refused)}; nothing was recomputed")
+            raise ValueError(_("refused control value(s) outside what the controls allow: "
+                               "{values}; nothing was recomputed").format(
+                                   values=", ".join(refused)))
         return values
 
     def url_query(self):
@@ -557,7 +725,9 @@ class Dashboard:
         value that does not, or a key that names no control, is refused, shown in the page with
         the reason, and its control keeps its value. Drop-downs, toggles and check boxes are
         applied first: they can change a slider's range (a data set's noise), and numbers are
-        then checked against the ranges in place.
+        then checked against the ranges in place. The query's ``lang``, or else the page's
+        languages (:func:`kernelnb.lab.app._urlstate.page_language`), set the dashboard's
+        language first (:meth:`set_language`).
 
         Parameters
         ----------
@@ -573,12 +743,22 @@ class Dashboard:
         list of kernelnb.lab.app._urlstate.Refusal
             The refused values (empty when all passed).
         """
+        languages = self.url.page_languages if hasattr(self, "url") else ()
+        lang = _urlstate.page_language(query, languages) or self.lang
+        switched = lang != self.lang
+        self.set_language(lang, redraw=False)
+        with self.speaking():
+            return self._apply_query(query, initial, switched)
+
+    def _apply_query(self, query, initial, redraw):
+        updated = False
         params, refused = _urlstate.parse_query(self, query, check_ranges=False)
         choices = {k: v for k, v in params.items() if self._limits[k].kind != "range"}
         numbers = {k: v for k, v in params.items() if k not in choices}
         first = {k: v for k, v in choices.items() if not _same_value(self.controls[k].value, v)}
         if initial is not None or first:
             self.update(**{**(initial or {}), **first})
+            updated = True
         second = {}
         for name, value in numbers.items():
             try:
@@ -590,12 +770,12 @@ class Dashboard:
                 continue
             if not _same_value(self.controls[name].value, value):
                 second[name] = value
-        if second:
+        if second or (redraw and not updated):
             self.update(**second)
         if refused:
             self.show_error(
-                "the page's address asked for setting(s) that the controls cannot take, left as "
-                "they were: " + "; ".join(map(str, refused)))
+                _("the page's address asked for setting(s) that the controls cannot take, left "
+                  "as they were: ") + "; ".join(map(str, refused)))
         if hasattr(self, "url"):
             self.url.query = self.url_query()
             self.url.revision += 1
@@ -637,21 +817,23 @@ class Dashboard:
             state = self.clicks_state()
             self.url.clicks = json.dumps(state, separators=(",", ":")) if state else ""
 
+    @speaks
     def _restore_page_clicks(self, text):
         """The clicks a page kept (JSON text from the browser), checked and redone."""
         if not text:
             return
         try:
             if len(text) > self.MAX_CLICKS_TEXT:
-                raise ValueError(f"longer than {self.MAX_CLICKS_TEXT} characters")
+                raise ValueError(_("longer than {n} characters").format(n=self.MAX_CLICKS_TEXT))
             state = json.loads(text)
             if not isinstance(state, list):
-                raise ValueError("not a list")
+                raise ValueError(_("not a list"))
             self.restore_clicks(state)
         except Exception as exc:  # noqa: BLE001 - a page's storage can hold anything
-            self.show_error(f"the clicks kept by this page could not be restored "
-                            f"({type(exc).__name__}: {str(exc)[:120]})")
+            self.show_error(_("the clicks kept by this page could not be restored ({why})")
+                            .format(why=f"{type(exc).__name__}: {str(exc)[:120]}"))
 
+    @speaks
     def memory_message(self, params, exc):
         """The sentence shown when a setting needs more memory than the kernel may use.
 
@@ -671,30 +853,50 @@ class Dashboard:
         changed = _urlstate.query_string(self, {k: v for k, v in params.items()
                                                if k in self.controls}).replace("&", ", ")
         where = f" ({changed})" if changed else ""
-        cap = f" ({limit:.0f} MB)" if limit else ""
-        return (f"this setting{where} needs more memory than a dashboard may use{cap}, so "
-                f"nothing was computed: choose fewer points or a smaller grid. "
-                f"MemoryError: {str(exc)[:160]}")
+        cap = " ({n} MB)".format(n=num(limit, ".0f")) if limit else ""
+        return (_("this setting{where} needs more memory than a dashboard may use{cap}, so "
+                  "nothing was computed: choose fewer points or a smaller grid.").format(
+                      where=where, cap=cap) + f" MemoryError: {str(exc)[:160]}")
 
     def time_left(self):
         """Seconds left of this update's time budget (:attr:`time_budget_s`)."""
         return self._deadline - time.monotonic()
 
-    def check_time(self, what="this update"):
-        """Raise :class:`TimeBudgetExceeded` when the update has used its time budget."""
-        if self.time_left() <= 0:
-            raise TimeBudgetExceeded(self.budget_message(what))
+    def check_time(self, what=None):
+        """Raise :class:`TimeBudgetExceeded` when the update has used its time budget.
 
-    def budget_message(self, what="the work"):
-        """The sentence shown when work stops at the time budget."""
-        return (f"stopped {what} at the time budget of {self.time_budget_s:g} s per update, "
-                "so that the page keeps answering: choose fewer points, sizes, repeats or "
-                "estimators")
+        Parameters
+        ----------
+        what : str or None
+            The work that stops, in the language in effect (None: "this update").
+        """
+        if self.time_left() <= 0:
+            raise TimeBudgetExceeded(self.budget_message(_("this update") if what is None
+                                                         else what))
+
+    @speaks
+    def budget_message(self, what=None):
+        """The sentence shown when work stops at the time budget.
+
+        Parameters
+        ----------
+        what : str or None
+            The work that stopped, in the language in effect (None: "the work").
+
+        Returns
+        -------
+        str
+        """
+        return _("stopped {what} at the time budget of {seconds} s per update, so that the "
+                 "page keeps answering: choose fewer points, sizes, repeats or estimators").format(
+                     what=_("the work") if what is None else what,
+                     seconds=num(self.time_budget_s, "g"))
 
     #: What a click on a chart does, for dashboards whose traces call ``_on_click``: the name of
     #: a method taking the clicked (x, y) (it checks them, :func:`kernelnb.lab.app._toys.click_problem`).
     click_action = None
 
+    @speaks
     def _on_click(self, trace, points, selector):
         """Plotly click callback: the first clicked point's coordinates to ``click_action``."""
         xs, ys = list(getattr(points, "xs", []) or []), list(getattr(points, "ys", []) or [])
@@ -714,9 +916,15 @@ class Dashboard:
         self.status.value = f"<small>{html.escape(text)}</small>" if text else ""
 
     @contextlib.contextmanager
-    def busy(self, text="working…"):
-        """Show the progress bar during long work; hide it afterwards."""
-        self.report_progress(0.0, text)
+    def busy(self, text=None):
+        """Show the progress bar during long work; hide it afterwards.
+
+        Parameters
+        ----------
+        text : str or None
+            What is being done, in the language in effect (None: "working…").
+        """
+        self.report_progress(0.0, _("working…") if text is None else text)
         try:
             yield
         finally:
@@ -734,7 +942,7 @@ class Dashboard:
         rows = []
         for key, label, spec in self.STATS:
             if key in stats:
-                rows.append(f"<tr><td>{html.escape(label)}</td>"
+                rows.append(f"<tr><td>{html.escape(_label(label))}</td>"
                             f'<td class="num">{html.escape(_fmt(stats[key], spec))}</td></tr>')
         extra = stats.get("_html", "")
         notes = "".join(f'<div class="kernelnb-regime">{html.escape(n)}</div>'
@@ -743,9 +951,11 @@ class Dashboard:
         lesson = lesson.html() if lesson is not None else ""
         details = stats.get("_details", "")
         if details:
-            details = f"<details><summary>details</summary>{details}</details>"
+            summary = html.escape(_("details"))
+            details = f"<details><summary>{summary}</summary>{details}</details>"
         return f"{notes}<table>{''.join(rows)}</table>{extra}{details}{lesson}"
 
+    @speaks
     def update(self, raise_errors=False, _changed=None, **params):
         """Recompute and redraw for the given parameters (others keep their control's value).
 
@@ -765,8 +975,9 @@ class Dashboard:
         unknown = sorted(set(params) - set(self.controls))
         try:
             if unknown:
-                raise ValueError(f"unknown parameter(s) {unknown} for {type(self).__name__}; "
-                                 f"valid: {sorted(self.controls)}")
+                raise ValueError(_("unknown parameter(s) {unknown} for {name}; valid: {valid}")
+                                 .format(unknown=unknown, name=type(self).__name__,
+                                         valid=sorted(self.controls)))
             given = set(params) | ({_changed} if _changed else set())
             values = {**self._checked_controls(explicit=params), **params}
             self._accepted.update({k: v for k, v in values.items() if k not in params})

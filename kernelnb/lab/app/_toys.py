@@ -7,21 +7,38 @@ import numpy as np
 import ipywidgets as widgets
 
 from ...datasets import TOY_DATASETS, TOY_NOISE
-from ._base import styled
+from ..i18n import N_, _
+from ._base import num, styled
 
-__all__ = ["TOY_LABELS", "BlankModel", "add_toy_controls", "click_problem",
-           "reset_noise_on_dataset_change", "toy_options"]
+__all__ = ["TOY_LABELS", "TOY_NAMES", "BlankModel", "add_toy_controls", "click_problem",
+           "reset_noise_on_dataset_change", "toy_name", "toy_options"]
 
 #: The data sets as the drop-down names them: short enough for its box at the dashboards' control
-#: width (the full descriptions, ``TOY_DATASETS[name][1]``, are the drop-down's tooltip).
-TOY_LABELS = {"spirals": "spirals (1.5 turns)", "moons": "moons (half circles)",
-              "xor": "XOR (quadrants)", "blobs": "two Gaussian blobs"}
+#: width (msgids; the drop-down's tooltip describes each, :data:`TOY_DESCRIPTIONS`).
+TOY_LABELS = {"spirals": N_("spirals (1.5 turns)"), "moons": N_("moons (half circles)"),
+              "xor": N_("XOR (quadrants)"), "blobs": N_("two Gaussian blobs")}
+#: Each data set in a word, as the charts' titles name it (msgids).
+TOY_NAMES = {"spirals": N_("spirals"), "moons": N_("moons"), "xor": N_("XOR"),
+             "blobs": N_("blobs")}
+#: What each data set is, for the drop-down's tooltip (msgids).
+TOY_DESCRIPTIONS = {
+    "spirals": N_("spirals: two interleaved spirals, 1.5 turns each (radius 1)"),
+    "moons": N_("moons: two interleaving half circles"),
+    "xor": N_("XOR: uniform square, classes in opposite quadrants"),
+    "blobs": N_("blobs: two Gaussian blobs centred at (-1, -1) and (1, 1)"),
+}
+
+
+def toy_name(name):
+    """A data set's name in a word, in the language in effect (a chart's title)."""
+    return _(TOY_NAMES[name]) if name in TOY_NAMES else str(name)
 
 
 def toy_options():
     """The ``(label, name)`` options of a toy data-set drop-down, and its tooltip."""
-    options = [(TOY_LABELS.get(n, n), n) for n in TOY_DATASETS]
-    tooltip = "; ".join(f"{n}: {TOY_DATASETS[n][1]}" for n in TOY_DATASETS)
+    options = [(_(TOY_LABELS.get(n, n)), n) for n in TOY_DATASETS]
+    tooltip = "; ".join(_(TOY_DESCRIPTIONS[n]) if n in TOY_DESCRIPTIONS else n
+                        for n in TOY_DATASETS)
     return options, tooltip
 
 
@@ -39,14 +56,14 @@ def add_toy_controls(controls, n_value=200, n_min=20, n_max=1000):
     """Add the ``dataset``, ``noise``, ``n_samples`` and ``seed`` controls (moons by default)."""
     options, tooltip = toy_options()
     controls["dataset"] = styled(widgets.Dropdown(options=options, value="moons",
-                                                  description="data set"), tooltip=tooltip)
+                                                  description=_("data set")), tooltip=tooltip)
     controls["noise"] = styled(widgets.FloatSlider(value=TOY_NOISE["moons"][0], min=0.0,
                                                    max=TOY_NOISE["moons"][1], step=0.01,
-                                                   description="noise"))
+                                                   description=_("noise")))
     controls["n_samples"] = styled(widgets.IntSlider(value=n_value, min=n_min, max=n_max, step=10,
-                                                     description="n points"))
+                                                     description=_("n points")))
     controls["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6,
-                                                     description="sample seed"))
+                                                     description=_("sample seed")))
 
 
 def reset_noise_on_dataset_change(dashboard, params, given):
@@ -66,11 +83,13 @@ def click_problem(x, y, bounds):
     try:
         x, y = float(x), float(y)
     except (TypeError, ValueError):
-        return f"the click's coordinates are not numbers: ({x!r}, {y!r})"
+        return _("the click's coordinates are not numbers: ({x}, {y})").format(x=repr(x),
+                                                                                y=repr(y))
     if not (np.isfinite(x) and np.isfinite(y)):
-        return f"the click's coordinates are not finite: ({x}, {y})"
+        return _("the click's coordinates are not finite: ({x}, {y})").format(x=x, y=y)
     xmin, xmax, ymin, ymax = bounds
     w, h = xmax - xmin, ymax - ymin
     if not (xmin - w <= x <= xmax + w and ymin - h <= y <= ymax + h):
-        return f"({x:.3g}, {y:.3g}) lies far outside the chart"
+        return _("({x}, {y}) lies far outside the chart").format(x=num(x, ".3g"),
+                                                                 y=num(y, ".3g"))
     return None

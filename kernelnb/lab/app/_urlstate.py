@@ -25,6 +25,15 @@ nothing. A kernel Voila starts for a request also finds the query in its environ
 (``QUERY_STRING``), so the first picture is computed at the URL's setting directly
 (:func:`initial_query`); a preheated kernel, which ran the dashboard before any request, applies it
 when the page's widget sends it.
+
+The page's language goes the same way (:func:`page_language`): the URL's ``lang`` first (a value
+that names no language of the lab gives English, without an error), then the browser's
+``Accept-Language`` (a kernel started for a request finds it in ``HTTP_ACCEPT_LANGUAGE``, which
+``kernelnb serve`` asks Voila to pass, ``VoilaConfiguration.http_header_envs``; a preheated one
+gets the browser's ``navigator.languages`` from the widget: ``page_languages``), then the
+server's default (``KERNELNB_LANG``). The kernel tells the page which it chose (``lang``): the
+page puts it on ``<html lang>`` and in ``window.kernelnbLang``, where the message of a page whose
+kernel is gone (``kernelnb-watch.js``) finds it. The refusals are written in the page's language.
 """
 from __future__ import annotations
 
@@ -35,8 +44,12 @@ from urllib.parse import parse_qsl, quote, urlencode
 import anywidget
 import traitlets
 
+from .. import i18n
+from ..i18n import _
+
 __all__ = ["RESERVED_KEYS", "MAX_QUERY", "Refusal", "encode_value", "decode_value",
-           "parse_query", "query_text", "query_string", "initial_query", "UrlState"]
+           "parse_query", "query_text", "query_string", "initial_query", "initial_language",
+           "page_language", "UrlState"]
 
 #: Keys of a dashboard's URL that are not controls and are left alone (Jupyter's token, the
 #: language, Voila's own options).
@@ -112,7 +125,8 @@ def within(value, limits):
     for end in (lo, hi):
         if math.isfinite(end) and abs(value - end) <= END_TOLERANCE * max(abs(end), 1e-12):
             return int(end) if limits.integer else type(value)(end)
-    raise ValueError(f"outside {lo:.6g} … {hi:.6g}")
+    raise ValueError(_("outside {lo} … {hi}").format(lo=i18n.number(lo, ".6g"),
+                                                      hi=i18n.number(hi, ".6g")))
 
 
 def _option(text, options):
@@ -122,16 +136,17 @@ def _option(text, options):
     folded = [o for o in options if encode_value(o).lower() == text.lower()]
     if len(folded) == 1:
         return folded[0]
-    raise ValueError("not one of " + ", ".join(encode_value(o) for o in options))
+    raise ValueError(_("not one of {options}").format(
+        options=", ".join(encode_value(o) for o in options)))
 
 
 def _number(text):
     try:
         value = float(text)
     except ValueError:
-        raise ValueError("not a number") from None
+        raise ValueError(_("not a number")) from None
     if not math.isfinite(value):
-        raise ValueError("not a finite number")
+        raise ValueError(_("not a finite number"))
     return value
 
 
@@ -163,7 +178,7 @@ def decode_value(text, limits, check_range=True):
         value = _number(text)
         if limits.integer:
             if not value.is_integer():
-                raise ValueError("not a whole number")
+                raise ValueError(_("not a whole number"))
             value = int(value)
         if check_range:
             value = within(value, limits)
@@ -178,8 +193,8 @@ def decode_value(text, limits, check_range=True):
             return True
         if text.lower() in _FALSE:
             return False
-        raise ValueError("not true or false")
-    raise ValueError("this control cannot be set from the URL")
+        raise ValueError(_("not true or false"))
+    raise ValueError(_("this control cannot be set from the URL"))
 
 
 def parse_query(dashboard, query, check_ranges=True):
@@ -203,18 +218,19 @@ def parse_query(dashboard, query, check_ranges=True):
         The keys and values that did not, with the reason.
     """
     if not isinstance(query, str):
-        return {}, [Refusal("query", repr(query)[:40], "not a text")]
+        return {}, [Refusal("query", repr(query)[:40], _("not a text"))]
     query = query[1:] if query.startswith("?") else query
     if len(query) > MAX_QUERY:
-        return {}, [Refusal("query", query[:40], f"longer than {MAX_QUERY} characters")]
+        return {}, [Refusal("query", query[:40],
+                            _("longer than {n} characters").format(n=MAX_QUERY))]
     found, refused = {}, []
     for key, text in parse_qsl(query, keep_blank_values=True):
         if key in RESERVED_KEYS:
             continue
         limits = dashboard._limits.get(key)
         if limits is None:
-            refused.append(Refusal(key, text, "no such setting; the settings are "
-                                   + ", ".join(dashboard.controls)))
+            refused.append(Refusal(key, text, _("no such setting; the settings are {names}")
+                                   .format(names=", ".join(dashboard.controls))))
             continue
         try:
             found[key] = decode_value(text, limits, check_range=check_ranges)
@@ -287,6 +303,55 @@ def initial_query():
     return os.environ.get("QUERY_STRING", "")
 
 
+def _started_for_a_request():
+    return os.environ.get("VOILA_PREHEAT") == "False"
+
+
+def page_language(query, page_languages=()):
+    """The language a page asks for: its URL's ``lang``, else the browser's languages.
+
+    Parameters
+    ----------
+    query : str
+        The page's query string.
+    page_languages : sequence of str
+        The browser's ``navigator.languages`` (sent by the page's widget), used when the kernel
+        was not started for the page's request (a preheated kernel) or that request's
+        ``Accept-Language`` is not in its environment.
+
+    Returns
+    -------
+    str or None
+        One of :data:`kernelnb.lab.i18n.LANGUAGES`; None when nothing names a language (the
+        dashboard keeps its own).
+    """
+    query = query if isinstance(query, str) else ""
+    query = query[1:] if query.startswith("?") else query
+    asked = [v for k, v in parse_qsl(query[:MAX_QUERY], keep_blank_values=True) if k == "lang"]
+    if asked:
+        return i18n.from_query(asked[-1])
+    accept = os.environ.get("HTTP_ACCEPT_LANGUAGE") if _started_for_a_request() else None
+    wanted = i18n.accept_language(accept) or i18n.accept_language(
+        ",".join(str(v) for v in list(page_languages)[:64]))
+    return wanted[0] if wanted else None
+
+
+def initial_language():
+    """The language of a dashboard built with no ``lang`` given.
+
+    A kernel Voila started for a page's request: the page's (:func:`page_language` of its
+    ``QUERY_STRING``), else the server's default; elsewhere (a preheated kernel, a notebook) the
+    process's default (:func:`kernelnb.lab.i18n.default_language`).
+
+    Returns
+    -------
+    str
+    """
+    if _started_for_a_request():
+        return page_language(os.environ.get("QUERY_STRING", "")) or i18n.default_language()
+    return i18n.default_language()
+
+
 _ESM = r"""
 // The page's URL with its query made of the keys that are not settings (the token, the
 // language: \`keep\`) and the kernel's query; a key the kernel refused does not stay.
@@ -314,6 +379,21 @@ export default {
     };
     model.on("change:query", follow);
     model.on("change:revision", follow);   // the kernel has read the page's query
+    // The language the kernel speaks, for the page's <html lang> and its other scripts.
+    const speak = () => {
+      const lang = model.get("lang");
+      if (lang) {
+        document.documentElement.lang = lang;
+        window.kernelnbLang = lang;
+      }
+    };
+    model.on("change:lang", speak);
+    speak();
+    // The browser's languages first (what its Accept-Language says), then the query: the
+    // kernel reads both when the query arrives.
+    model.set("page_languages", Array.from(navigator.languages || [navigator.language || ""])
+      .filter((l) => typeof l === "string" && l).slice(0, 16));
+    model.save_changes();
     model.set("page_query", window.location.search || "?");
     model.save_changes();
     if (model.get("query")) follow();      // a kernel that read it from its request
@@ -359,6 +439,10 @@ class UrlState(anywidget.AnyWidget):
     clicks = traitlets.Unicode("").tag(sync=True)
     #: The clicks the page kept from an earlier kernel, sent when it is drawn.
     page_clicks = traitlets.Unicode("").tag(sync=True)
+    #: The browser's languages (``navigator.languages``), most wanted first, sent when drawn.
+    page_languages = traitlets.List(traitlets.Unicode(), default_value=[]).tag(sync=True)
+    #: The language the dashboard speaks (the page puts it on ``<html lang>``).
+    lang = traitlets.Unicode("").tag(sync=True)
     #: Counts the page queries the kernel has applied (the page then rewrites its address).
     revision = traitlets.Int(0).tag(sync=True)
     #: The keys of the page's URL that are not settings and stay (:data:`RESERVED_KEYS`).

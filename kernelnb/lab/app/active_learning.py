@@ -294,7 +294,7 @@ class ActiveLearning(Dashboard):
         al = self._learner(p, p["strategy"])
         self._replay_taught(al)
         n = int(min(max(int(n), 0), al.remaining_.size))
-        for _ in range(n):
+        for _step in range(n):
             i = al.query()
             al.teach(i, self._d["truth"][i])
             self._taught.append((i, self._d["truth"][i]))
@@ -326,7 +326,7 @@ class ActiveLearning(Dashboard):
         curves = {}
         for s in REPLAYED:
             al = self._learner(p, s)
-            for _ in range(n):
+            for _step in range(n):
                 i = al.query()
                 al.teach(i, self._d["truth"][i])
             curves[s] = al.error_curve_

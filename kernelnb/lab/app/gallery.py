@@ -97,11 +97,16 @@ def _class_attributes(cls: ast.ClassDef, where: str) -> dict:
             continue
         for t in targets:
             if isinstance(t, ast.Name) and t.id in CARD_ATTRIBUTES:
+                if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                        and value.func.id == "N_" and len(value.args) == 1
+                        and not value.keywords):
+                    value = value.args[0]       # N_("text"): a message, translated when shown
                 try:
                     values[t.id] = ast.literal_eval(value)
                 except ValueError:
-                    raise ValueError(f"{where}.{t.id} must be a literal (the gallery reads it "
-                                     f"from the source without importing the dashboard)") from None
+                    raise ValueError(f"{where}.{t.id} must be a literal or N_(literal) (the "
+                                     f"gallery reads it from the source without importing the "
+                                     f"dashboard)") from None
     return values
 
 

@@ -368,7 +368,7 @@ class KMPPlayground(Dashboard):
                          f"used up), so the page shows N = {stats['n_basis_used']}")
         X = self._train[0]
         from scipy.spatial import cKDTree
-        d, _ = cKDTree(X).query(X, k=2)
+        d = cKDTree(X).query(X, k=2)[0]
         spacing = float(np.median(d[:, 1]))
         if float(params["sigma"]) < 0.5 * spacing:
             notes.append(f"σ = {params['sigma']:.3g} is below half the typical distance between "

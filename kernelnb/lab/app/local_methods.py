@@ -302,7 +302,7 @@ class LocalMethodsPlayground(Dashboard):
             D = model.hull_distances(q[None, :])[0]
             stats.update(dist_0=float(D[0]), dist_1=float(D[1]))
         elif p["method"] == "knn":
-            _, idx = model.kneighbors(q[None, :])
+            idx = model.kneighbors(q[None, :])[1]
             for c in model.classes_:
                 nb = X[idx[0]][y[idx[0]] == c]
                 local.append({"class": c, "neighbors": nb, "projection": None})
@@ -407,7 +407,7 @@ def _signed(v):
 def model_spacing(X):
     """Distance from each point to its nearest neighbour."""
     from scipy.spatial import cKDTree
-    d, _ = cKDTree(X).query(X, k=2)
+    d = cKDTree(X).query(X, k=2)[0]
     return d[:, 1]
 
 

@@ -99,7 +99,7 @@ def _num(v):
 def _median_spacing(X):
     """Median distance from a point to its nearest neighbour."""
     from scipy.spatial import cKDTree
-    d, _ = cKDTree(X).query(X, k=2)
+    d = cKDTree(X).query(X, k=2)[0]
     return float(np.median(d[:, 1]))
 
 

@@ -63,6 +63,8 @@ class RegressionSelectionExplorer(Dashboard):
 
     Parameters
     ----------
+    lang : str or None, default=None
+        The language it speaks ('en' or 'fr'; see :class:`~kernelnb.lab.app.Dashboard`).
     **params
         Initial control values: ``target``, ``n``, ``noise``, ``seed``, ``d``.
 

@@ -23,9 +23,10 @@ from ...datasets import TOY_NOISE, make_toy
 from ...svm import SVC, svc_path
 from ..viz import (SURFACE_TRACES, c_marker, c_path_figure, decision_surface, margin_width,
                    plane_bounds, support_masks, surface_data)
-from ._base import Dashboard, Lesson, log_slider, styled
+from ..i18n import N_, _
+from ._base import Dashboard, Lesson, log_slider, num, speaks, styled
 from ._toys import (BlankModel, add_toy_controls, click_problem,
-                    reset_noise_on_dataset_change)
+                    reset_noise_on_dataset_change, toy_name)
 
 __all__ = ["SVMPlayground"]
 
@@ -78,23 +79,24 @@ class SVMPlayground(Dashboard):
     notebook = "svm_playground"
     click_action = "add_point"
     gallery_order = 10
-    title = "SVM playground"
-    purpose = ("Fit a support vector machine on 2-D toy data. Click on the chart to add a point of "
-               "the chosen class; move C and σ and watch the margins and the support vectors.")
+    title = N_("SVM playground")
+    purpose = N_("Fit a support vector machine on 2-D toy data. Click on the chart to add a point "
+                 "of the chosen class; move C and σ and watch the margins and the support "
+                 "vectors.")
     STATS = [
-        ("train_error", "training error", ".1%"),
-        ("test_error", f"test error ({N_TEST} new points)", ".1%"),
-        ("sv_fraction", "support vectors #SV / n", ".1%"),
-        ("sv_text", "  free (0 < α < C) / at bound (α = C)", "s"),
-        ("margin_width", "margin width 2/‖w‖", ".3g"),
-        ("n_added", "points added by clicks", "d"),
+        ("train_error", N_("training error"), ".1%"),
+        ("test_error", (N_("test error ({n} new points)"), {"n": N_TEST}), ".1%"),
+        ("sv_fraction", N_("support vectors #SV / n"), ".1%"),
+        ("sv_text", N_("free (0 < α < C) / at bound (α = C)"), "s"),
+        ("margin_width", N_("margin width 2/‖w‖"), ".3g"),
+        ("n_added", N_("points added by clicks"), "d"),
     ]
     LESSON_APP = {"grid": 10}
     LESSONS = (Lesson(
-        claim="The fraction of support vectors bounds the leave-one-out error: on average the "
-              "test error stays below #SV / n, whatever C and σ; few support vectors promise a "
-              "low error.",
-        source="Vapnik; Chapelle 2002, thesis ch. 3 (the support-vector count)",
+        claim=N_("The fraction of support vectors bounds the leave-one-out error: on average the "
+                 "test error stays below #SV / n, whatever C and σ; few support vectors promise a "
+                 "low error."),
+        source=N_("Vapnik; Chapelle 2002, thesis ch. 3 (the support-vector count)"),
         holds=lambda s: s["test_error"] <= s["sv_fraction"],
         sweep={"C": (0.01, 1.0, 100.0, 1e4), "sigma": (0.01, 0.05, 0.5, 5.0),
                "kernel": ("rbf", "linear", "poly"), "noise": (0.0, 0.3)},
@@ -124,27 +126,31 @@ class SVMPlayground(Dashboard):
     def _build(self):
         c = self.controls
         add_toy_controls(c, n_value=200, n_min=20, n_max=1000)
-        c["kernel"] = styled(widgets.ToggleButtons(options=["rbf", "linear", "poly"], value="rbf",
-                                                   description="kernel"))
-        c["kernel"].style.button_width = "62px"
+        c["kernel"] = styled(widgets.ToggleButtons(
+            options=[("rbf", "rbf"), (_("linear"), "linear"), ("poly", "poly")], value="rbf",
+            description=_("kernel")))
+        c["kernel"].style.button_width = "68px"
         c["C"] = log_slider("C", 1.0, -3, 4, step=0.1, main=True,
-                            tooltip="soft-margin penalty C (log scale)")
-        c["sigma"] = log_slider("σ (RBF)", 0.5, -2, 1.5, step=0.05,
-                                tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
-        c["degree"] = styled(widgets.IntSlider(value=3, min=1, max=6, description="degree (poly)"))
+                            tooltip=_("soft-margin penalty C (log scale)"))
+        c["sigma"] = log_slider(_("σ (RBF)"), 0.5, -2, 1.5, step=0.05,
+                                tooltip=_("RBF width σ: k = exp(−‖x−y‖²/2σ²)"))
+        c["degree"] = styled(widgets.IntSlider(value=3, min=1, max=6,
+                                               description=_("degree (poly)")))
         c["click_class"] = styled(widgets.ToggleButtons(
-            options=[("class 0", 0), ("class 1", 1)], value=1, description="click adds"))
-        c["click_class"].style.button_width = "70px"
-        c["show_margins"] = styled(widgets.Checkbox(value=True, description="show f = ±1 lines",
+            options=[(_("class 0"), 0), (_("class 1"), 1)], value=1,
+            description=_("click adds")))
+        c["click_class"].style.button_width = "80px"
+        c["show_margins"] = styled(widgets.Checkbox(value=True,
+                                                    description=_("show f = ±1 lines"),
                                                     indent=False))
-        c["c_path"] = styled(widgets.Checkbox(value=False, description="C path (#SV, errors)",
+        c["c_path"] = styled(widgets.Checkbox(value=False, description=_("C path (#SV, errors)"),
                                               indent=False))
-        self.clear_button = widgets.Button(description="clear added points", icon="eraser",
-                                           layout=widgets.Layout(width="150px"))
+        self.clear_button = widgets.Button(description=_("clear added points"), icon="eraser",
+                                           layout=widgets.Layout(width="210px"))
         self.clear_button.on_click(lambda _b: self.clear_points())
-        self.resample_button = widgets.Button(description="new sample", icon="refresh",
-                                              layout=widgets.Layout(width="140px"))
-        self.resample_button.on_click(lambda _b: self.update(seed=self.controls["seed"].value + 1))
+        self.resample_button = widgets.Button(description=_("new sample"), icon="refresh",
+                                              layout=widgets.Layout(width="160px"))
+        self.resample_button.on_click(lambda _b: self.new_sample())
 
         X, y = self._make_data("moons", 200, noise=TOY_NOISE["moons"][0], random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
@@ -158,7 +164,7 @@ class SVMPlayground(Dashboard):
                           selector=lambda t: t.meta in ("class0", "class1"))
         self.fig = FigureWidget(fig)
         self.fig.data[0].on_click(self._on_click)
-        path = c_path_figure(PATH_CS[:1], [0], [0.0], [0.0], [0], title="C path")
+        path = c_path_figure(PATH_CS[:1], [0], [0.0], [0.0], [0], title=_("C path"))
         path.update_layout(height=330)
         self.path_fig = FigureWidget(path)
         self.path_box = widgets.Box([self.path_fig], layout=widgets.Layout(display="none"))
@@ -168,8 +174,9 @@ class SVMPlayground(Dashboard):
         c = self.controls
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
                 widgets.HBox([self.resample_button]),
-                widgets.HTML("<b>model</b>"), c["kernel"], c["C"], c["sigma"], c["degree"],
-                widgets.HTML("<b>chart</b>"), c["click_class"], widgets.HBox([self.clear_button]),
+                widgets.HTML("<b>" + _("model") + "</b>"), c["kernel"], c["C"], c["sigma"],
+                c["degree"], widgets.HTML("<b>" + _("chart") + "</b>"), c["click_class"],
+                widgets.HBox([self.clear_button]),
                 c["show_margins"], c["c_path"]]
 
     def _layout(self):
@@ -198,6 +205,12 @@ class SVMPlayground(Dashboard):
             y = np.concatenate([y, A[:, 2].astype(y.dtype)])
         return X, y
 
+    @speaks
+    def new_sample(self):
+        """Draw a new sample: the seed one up, and refit."""
+        return self.update(seed=self.controls["seed"].value + 1)
+
+    @speaks
     def add_point(self, x, y, label=None):
         """Add a training point of class ``label`` (default: the "click adds" class) and refit.
 
@@ -210,10 +223,10 @@ class SVMPlayground(Dashboard):
             raise ValueError(f"label must be 0 or 1, got {label!r}")
         problem = click_problem(x, y, self._bounds)
         if problem is None and len(self._added) >= MAX_ADDED:
-            problem = (f"at most {MAX_ADDED} points can be added by clicks: "
-                       "'clear added points' first")
+            problem = _("at most {n} points can be added by clicks: 'clear added points' "
+                        "first").format(n=MAX_ADDED)
         if problem is not None:
-            msg = f"click ignored: {problem}"
+            msg = _("click ignored: {why}").format(why=problem)
             self.show_error(msg)
             return {"error": msg}
         self._added.append((float(x), float(y), int(label)))
@@ -252,6 +265,7 @@ class SVMPlayground(Dashboard):
             self.update()
         return len(kept)
 
+    @speaks
     def clear_points(self):
         """Remove the points added by clicks and refit."""
         self._added = []
@@ -296,9 +310,9 @@ class SVMPlayground(Dashboard):
         if self._path_cache[0] == key:
             return self._path_cache[1]
         Xt, yt = self._test
-        with self.busy(f"C path: {PATH_CS.size} fits, warm-started along C…"):
+        with self.busy(_("C path: {n} fits, warm-started along C…").format(n=PATH_CS.size)):
             models = svc_path(X, y, Cs=PATH_CS, **self._svc_params(p))
-            self.report_progress(0.9, "C path: errors…")
+            self.report_progress(0.9, _("C path: errors…"))
             path = dict(
                 Cs=np.array([m.C for m in models]),
                 n_support=np.array([m.support_.size for m in models]),
@@ -323,17 +337,20 @@ class SVMPlayground(Dashboard):
         xmin, xmax, ymin, ymax = s["_bounds"]
         fig.layout.xaxis.range = [xmin, xmax]
         fig.layout.yaxis.range = [ymin, ymax]
-        kern = {"rbf": f"RBF, σ = {p['sigma']:.3g}", "linear": "linear",
-                "poly": f"polynomial, degree {p['degree']}"}[p["kernel"]]
-        fig.layout.title.text = f"{p['dataset']}: SVM, {kern}, C = {p['C']:.3g}"
+        kern = {"rbf": _("RBF, σ = {sigma}").format(sigma=num(p["sigma"], ".3g")),
+                "linear": _("linear"),
+                "poly": _("polynomial, degree {degree}").format(degree=p["degree"])}[p["kernel"]]
+        fig.layout.title.text = _("{dataset}: SVM, {kernel}, C = {C}").format(
+            dataset=toy_name(p["dataset"]), kernel=kern, C=num(p["C"], ".3g"))
         stats = dict(r["stats"])
         n = stats["n_train"]
         stats["sv_fraction"] = stats["n_support"] / n
         stats["sv_text"] = f"{stats['n_free']} / {stats['n_bound']}"
-        stats["_details"] = (
-            f"{stats['n_support']} support vectors of {n} training points; dual "
-            f"objective {stats['dual_objective']:.5g}; {stats['n_iter']} solver iterations; "
-            f"fit time {stats['fit_time_ms']:.1f} ms")
+        stats["_details"] = _(
+            "{n_sv} support vectors of {n} training points; dual objective {dual}; {n_iter} "
+            "solver iterations; fit time {ms} ms").format(
+                n_sv=stats["n_support"], n=n, dual=num(stats["dual_objective"], ".5g"),
+                n_iter=stats["n_iter"], ms=num(stats["fit_time_ms"], ".1f"))
         if "path" in r:
             path = r["path"]
             self.path_box.layout.display = "flex"
@@ -368,22 +385,25 @@ class SVMPlayground(Dashboard):
         """
         if stats["sv_fraction"] < VOID_SV:
             return []
-        sv = f"{100 * stats['sv_fraction']:.1f} % of the points are support vectors"
-        X, _ = self._base
+        sv = _("{pct} % of the points are support vectors").format(
+            pct=num(100 * stats["sv_fraction"], ".1f"))
+        X = self._base[0]
         d2 = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
         np.fill_diagonal(d2, np.inf)
         nn = float(np.median(np.sqrt(d2.min(axis=1))))
         spread = float(np.sqrt(np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1))))
         sigma, rbf = float(params["sigma"]), params["kernel"] == "rbf"
         if rbf and sigma < nn:
-            why = (f"σ = {sigma:.3g} is below the typical distance between neighbours "
-                   f"({nn:.2g}): each point is an island and the SVM memorises the sample")
+            why = _("σ = {sigma} is below the typical distance between neighbours ({nn}): each "
+                    "point is an island and the SVM memorises the sample").format(
+                        sigma=num(sigma, ".3g"), nn=num(nn, ".2g"))
         elif rbf and sigma > 3 * spread:
-            why = (f"σ = {sigma:.3g} is much wider than the data (spread {spread:.2f}): the "
-                   "kernel is nearly constant and f nearly flat")
+            why = _("σ = {sigma} is much wider than the data (spread {spread}): the kernel is "
+                    "nearly constant and f nearly flat").format(sigma=num(sigma, ".3g"),
+                                                                spread=num(spread, ".2f"))
         elif stats["n_bound"] >= 0.95 * stats["n_train"]:
-            why = (f"C = {float(params['C']):.3g} is so small that every α sits at its bound C: "
-                   "f is nearly flat")
+            why = _("C = {C} is so small that every α sits at its bound C: f is nearly "
+                    "flat").format(C=num(float(params["C"]), ".3g"))
         else:
-            why = "the kernel cannot separate the classes"
-        return [f"{sv}: {why}, and the bound #SV / n says nothing"]
+            why = _("the kernel cannot separate the classes")
+        return [_("{sv}: {why}, and the bound #SV / n says nothing").format(sv=sv, why=why)]

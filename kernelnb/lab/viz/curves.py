@@ -4,6 +4,7 @@ with the number of support vectors) and the C path of an SVM (#SV and errors aga
 import numpy as np
 import plotly.graph_objects as go
 
+from ..i18n import _, number
 from ._style import BASE_LAYOUT, series_color, title_layout
 
 __all__ = ["learning_curve_figure", "fit_time_figure", "time_exponent", "c_path_figure", "c_marker"]
@@ -70,31 +71,32 @@ def learning_curve_figure(curves, title=None, show_train=True, log_x=True):
         test = _matrix(c["test_error"], n, "test_error", name)
         fig.add_trace(_band(x, test.mean(1), test.std(1), color, f"test_band:{name}", name))
         fig.add_trace(go.Scatter(
-            uid=f"test:{name}", name=f"{name}: test error", legendgroup=name, x=x,
-            y=test.mean(1), mode="lines+markers", line=dict(color=color, width=2.5),
-            customdata=test.std(1),
-            hovertemplate="n = %{x}<br>test error %{y:.1%} ± %{customdata:.1%}<extra>"
-                          + str(name) + "</extra>"))
+            uid=f"test:{name}", name=_("{name}: test error").format(name=name),
+            legendgroup=name, x=x, y=test.mean(1), mode="lines+markers",
+            line=dict(color=color, width=2.5), customdata=test.std(1),
+            hovertemplate="n = %{x}<br>" + _("test error") + " %{y:.1%} ± %{customdata:.1%}"
+                          "<extra>" + str(name) + "</extra>"))
         if show_train:
             train = _matrix(c["train_error"], n, "train_error", name)
             fig.add_trace(_band(x, train.mean(1), train.std(1), color, f"train_band:{name}", name))
             fig.add_trace(go.Scatter(
-                uid=f"train:{name}", name=f"{name}: training error", legendgroup=name, x=x,
-                y=train.mean(1), mode="lines+markers",
+                uid=f"train:{name}", name=_("{name}: training error").format(name=name),
+                legendgroup=name, x=x, y=train.mean(1), mode="lines+markers",
                 line=dict(color=color, width=1.8, dash="dash"), marker=dict(symbol="circle-open"),
                 customdata=train.std(1),
-                hovertemplate="n = %{x}<br>training error %{y:.1%} ± %{customdata:.1%}<extra>"
-                              + str(name) + "</extra>"))
+                hovertemplate="n = %{x}<br>" + _("training error")
+                              + " %{y:.1%} ± %{customdata:.1%}<extra>" + str(name)
+                              + "</extra>"))
         nsv = c.get("n_support")
         if nsv is not None:
             any_sv = True
             nsv = _matrix(nsv, n, "n_support", name)
             fig.add_trace(go.Scatter(
-                uid=f"nsv:{name}", name=f"{name}: # support vectors", legendgroup=name, x=x,
-                y=nsv.mean(1), yaxis="y2", mode="lines+markers",
+                uid=f"nsv:{name}", name=_("{name}: # support vectors").format(name=name),
+                legendgroup=name, x=x, y=nsv.mean(1), yaxis="y2", mode="lines+markers",
                 line=dict(color=color, width=1.5, dash="dot"), marker=dict(symbol="x", size=7),
-                hovertemplate="n = %{x}<br>%{y:.0f} support vectors<extra>" + str(name)
-                              + "</extra>"))
+                hovertemplate="n = %{x}<br>%{y:.0f} " + _("support vectors") + "<extra>"
+                              + str(name) + "</extra>"))
     ticks = np.unique(np.concatenate([np.asarray(c["sizes"], dtype=float).ravel()
                                       for c in curves.values()]))
     layout = dict(BASE_LAYOUT)
@@ -103,12 +105,13 @@ def learning_curve_figure(curves, title=None, show_train=True, log_x=True):
     layout["margin"] = dict(l=70, r=60, t=50, b=160)
     fig.update_layout(
         **layout, title=title_layout(title), hovermode="x unified",
-        xaxis=dict(title=dict(text="training-set size n (points)"),
+        xaxis=dict(title=dict(text=_("training-set size n (points)")),
                    type="log" if log_x else "linear", tickmode="array", tickvals=ticks,
                    ticktext=[f"{t:.0f}" for t in ticks]),
-        yaxis=dict(title=dict(text="error rate"), tickformat=".0%", rangemode="tozero"),
-        yaxis2=dict(title=dict(text="number of support vectors"), overlaying="y", side="right",
-                    rangemode="tozero", showgrid=False, visible=any_sv, tickmode="auto",
+        yaxis=dict(title=dict(text=_("error rate")), tickformat=".0%", rangemode="tozero"),
+        yaxis2=dict(title=dict(text=_("number of support vectors")), overlaying="y",
+                    side="right", rangemode="tozero", showgrid=False, visible=any_sv,
+                    tickmode="auto",
                     nticks=6, tickformat=",.0f"),
     )
     return fig
@@ -137,7 +140,8 @@ def c_marker(C):
         shapes=[dict(type="line", xref="x", yref="paper", x0=C, x1=C, y0=0, y1=1,
                      line=dict(color="#444444", width=1.5, dash="dot"))],
         annotations=[dict(x=lc, xref="x", y=1.0, yref="paper", yanchor="bottom",
-                          text=f"C = {C:.3g}", showarrow=False, font=dict(size=12))])
+                          text="C = " + number(C, ".3g"), showarrow=False,
+                          font=dict(size=12))])
 
 
 def c_path_figure(Cs, n_support, train_error, test_error=None, n_bound=None, current_C=None,
@@ -176,31 +180,34 @@ def c_path_figure(Cs, n_support, train_error, test_error=None, n_bound=None, cur
                              f"{np.asarray(val).shape}")
     fig = go.Figure()
     fig.add_trace(go.Scatter(
-        uid="train", name="training error", x=Cs, y=np.asarray(train_error, dtype=np.float64),
+        uid="train", name=_("training error"), x=Cs,
+        y=np.asarray(train_error, dtype=np.float64),
         mode="lines+markers", line=dict(color=series_color(0), dash="dash"),
-        hovertemplate="C = %{x:.3g}<br>training error %{y:.1%}<extra></extra>"))
+        hovertemplate="C = %{x:.3g}<br>" + _("training error") + " %{y:.1%}<extra></extra>"))
     fig.add_trace(go.Scatter(
-        uid="test", name="test error", x=Cs,
+        uid="test", name=_("test error"), x=Cs,
         y=(np.full(Cs.shape, np.nan) if test_error is None else np.asarray(test_error, float)),
         mode="lines+markers", line=dict(color=series_color(0), width=2.5),
         visible=test_error is not None,
-        hovertemplate="C = %{x:.3g}<br>test error %{y:.1%}<extra></extra>"))
+        hovertemplate="C = %{x:.3g}<br>" + _("test error") + " %{y:.1%}<extra></extra>"))
     fig.add_trace(go.Scatter(
-        uid="nsv", name="# support vectors", x=Cs, y=np.asarray(n_support, dtype=np.float64),
+        uid="nsv", name=_("# support vectors"), x=Cs,
+        y=np.asarray(n_support, dtype=np.float64),
         yaxis="y2", mode="lines+markers", line=dict(color=series_color(1)),
         marker=dict(symbol="x"),
-        hovertemplate="C = %{x:.3g}<br>%{y:.0f} support vectors<extra></extra>"))
+        hovertemplate="C = %{x:.3g}<br>%{y:.0f} " + _("support vectors") + "<extra></extra>"))
     fig.add_trace(go.Scatter(
-        uid="nbound", name="# at bound (α = C)", x=Cs,
+        uid="nbound", name=_("# at bound (α = C)"), x=Cs,
         y=(np.full(Cs.shape, np.nan) if n_bound is None else np.asarray(n_bound, float)),
         yaxis="y2", mode="lines+markers", line=dict(color=series_color(1), dash="dot"),
         marker=dict(symbol="square-open"), visible=n_bound is not None,
-        hovertemplate="C = %{x:.3g}<br>%{y:.0f} at bound<extra></extra>"))
+        hovertemplate="C = %{x:.3g}<br>%{y:.0f} " + _("at bound") + "<extra></extra>"))
     fig.update_layout(
         **BASE_LAYOUT, title=title_layout(title), hovermode="x unified",
-        xaxis=dict(title=dict(text="C (soft-margin penalty, log scale)"), type="log"),
-        yaxis=dict(title=dict(text="error rate"), tickformat=".0%", rangemode="tozero"),
-        yaxis2=dict(title=dict(text="number of support vectors"), overlaying="y", side="right",
+        xaxis=dict(title=dict(text=_("C (soft-margin penalty, log scale)")), type="log"),
+        yaxis=dict(title=dict(text=_("error rate")), tickformat=".0%", rangemode="tozero"),
+        yaxis2=dict(title=dict(text=_("number of support vectors")), overlaying="y",
+                    side="right",
                     rangemode="tozero", showgrid=False),
     )
     fig.update_layout(margin=dict(l=80, r=65, b=70), **c_marker(current_C))
@@ -267,14 +274,16 @@ def fit_time_figure(curves, title=None):
         t = _matrix(c["fit_time"], x.size, "fit_time", name)
         mean = np.nanmean(t, axis=1)
         slope = time_exponent(x, t)
-        label = (f"{name}: time ∝ n^{slope:.2f}" if np.isfinite(slope)
-                 else f"{name} (too fast here for an exponent)")
+        label = (_("{name}: time ∝ n^{slope}").format(name=name, slope=number(slope, ".2f"))
+                 if np.isfinite(slope)
+                 else _("{name} (too fast here for an exponent)").format(name=name))
         fig.add_scatter(uid=f"time:{name}", x=x, y=mean, mode="lines+markers", name=label,
                         line=dict(color=series_color(i), width=2))
     fig.update_layout(**BASE_LAYOUT)
-    fig.update_layout(xaxis=dict(title="training points n", type="log"),
-                      yaxis=dict(title="training time (s)", type="log"),
+    fig.update_layout(xaxis=dict(title=_("training points n"), type="log"),
+                      yaxis=dict(title=_("training time (s)"), type="log"),
                       legend=dict(orientation="h", x=0, y=-0.18, yanchor="top"),
                       margin=dict(l=80, b=140),
-                      title=title_layout(title or "Training time against n (log-log: slope = exponent)"))
+                      title=title_layout(title or _("Training time against n (log-log: slope = "
+                                                    "exponent)")))
     return fig

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ... import losses as _losses
+from ..i18n import N_, _, number
 from ._style import BASE_LAYOUT, SERIES_COLORS, title_layout
 
 __all__ = ["loss_curves", "loss_axes_layout", "margin_marker"]
@@ -16,7 +17,16 @@ _VALUE_RANGE = (-0.25, 4.25)
 _PALETTE = tuple(c for c in SERIES_COLORS if c.upper() != "#7F7F7F") + ("#393B79", "#8C6D31",
                                                                         "#7B4173")
 _DERIV_RANGE = (-3.25, 1.25)
-_M_TITLE = "margin m = y·f(x)  (residual r = y − f for the ε-insensitive loss)"
+_M_TITLE = N_("margin m = y·f(x)  (residual r = y − f for the ε-insensitive loss)")
+#: The losses' labels (:attr:`kernelnb.losses.Loss.label`) as the lab shows them, marked for
+#: translation (tests/lab/test_i18n.py checks that every loss's label is here).
+LOSS_LABELS = (
+    N_("hinge [1 − m]₊ (SVM)"), N_("squared hinge [1 − m]₊² (L2-SVM)"),
+    N_("logistic log(1 + e^−m) (LogitBoost)"), N_("LogitBoost log₂(1 + e^−2m) (KMP Fig. 5)"),
+    N_("exponential e^−m (AdaBoost)"), N_("1 − tanh m (Doom II)"),
+    N_("(0.65 − tanh m)² (KMP-tanh)"), N_("squared (1 − m)² (KMP-mse)"),
+    N_("perceptron [−m]₊"), N_("0-1 error 1[m ≤ 0]"), N_("VRM erf φ(−m) (Chapelle)"),
+    N_("VRM surrogate [½ − m/(σ√2π)]₊ (Fig. 2.2)"), N_("ε-insensitive [|r| − 0.1]₊ (SVR)"))
 
 
 def _resolve(names):
@@ -49,10 +59,21 @@ def _dash(loss):
         loss.name, "solid")
 
 
-def _label(loss):
-    label = getattr(loss, "label", None) or loss.name
+def loss_label(loss):
+    """A loss's label in the language in effect (:data:`LOSS_LABELS`), "— of r" added for a
+    regression loss.
+
+    Parameters
+    ----------
+    loss : kernelnb.losses.Loss
+
+    Returns
+    -------
+    str
+    """
+    label = _(getattr(loss, "label", None) or loss.name)
     if getattr(loss, "kind", "margin") == "regression":
-        label += " — of r"
+        label += " " + _("— of r")
     return label
 
 
@@ -77,7 +98,7 @@ def loss_axes_layout(show_derivative):
             yaxis=dict(domain=[0.45, 1.0]),
             xaxis2=dict(visible=True), yaxis2=dict(visible=True, domain=[0.0, 0.37]))
     return dict(
-        xaxis=dict(showticklabels=True, title=dict(text=_M_TITLE)),
+        xaxis=dict(showticklabels=True, title=dict(text=_(_M_TITLE))),
         yaxis=dict(domain=[0.0, 1.0]),
         xaxis2=dict(visible=False), yaxis2=dict(visible=False, domain=[0.0, 0.37]))
 
@@ -103,7 +124,8 @@ def margin_marker(m):
         shapes=[dict(type="line", xref="x", yref="paper", x0=m, x1=m, y0=0, y1=1,
                      line=dict(color="#444444", width=1.5, dash="dot"))],
         annotations=[dict(x=m, xref="x", y=1.0, yref="paper", yanchor="bottom",
-                          text=f"m = {m:.2f}", showarrow=False, font=dict(size=12))])
+                          text="m = " + number(m, ".2f"), showarrow=False,
+                          font=dict(size=12))])
 
 
 def loss_curves(names=None, show_derivative=False, margin_range=(-2.0, 3.0), n_points=501,
@@ -153,7 +175,7 @@ def loss_curves(names=None, show_derivative=False, margin_range=(-2.0, 3.0), n_p
         color = _color(loss)
         dash = _dash(loss)
         fig.add_trace(go.Scatter(
-            uid=f"value:{loss.name}", meta=["value", loss.name], name=_label(loss),
+            uid=f"value:{loss.name}", meta=["value", loss.name], name=loss_label(loss),
             legendgroup=loss.name, x=m,
             y=loss.value(m), mode="lines",
             line=dict(color=color, width=2.2, dash=dash,
@@ -169,7 +191,7 @@ def loss_curves(names=None, show_derivative=False, margin_range=(-2.0, 3.0), n_p
             hovertemplate="m = %{x:.2f}<br>dL/dm = %{y:.3f}<extra>" + loss.name + "</extra>"))
     layout = dict(BASE_LAYOUT)
     layout["legend"] = dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top",
-                            title=dict(text="loss L(m)"))
+                            title=dict(text=_("loss L(m)")))
     layout["margin"] = dict(l=60, r=315, t=60, b=60)
     # transparent plot areas: the hidden derivative panel must not paint over the loss panel
     layout["plot_bgcolor"] = "rgba(0,0,0,0)"
@@ -177,8 +199,8 @@ def loss_curves(names=None, show_derivative=False, margin_range=(-2.0, 3.0), n_p
         **layout, title=title_layout(title), hovermode="closest",
         xaxis=dict(range=[lo, hi], anchor="y", zeroline=True, zerolinecolor="#bbbbbb"),
         xaxis2=dict(range=[lo, hi], anchor="y2", matches="x", zeroline=True,
-                    zerolinecolor="#bbbbbb", title=dict(text=_M_TITLE)),
-        yaxis=dict(range=list(_VALUE_RANGE), anchor="x", title=dict(text="loss L(m)")),
+                    zerolinecolor="#bbbbbb", title=dict(text=_(_M_TITLE))),
+        yaxis=dict(range=list(_VALUE_RANGE), anchor="x", title=dict(text=_("loss L(m)"))),
         yaxis2=dict(range=list(_DERIV_RANGE), anchor="x2", title=dict(text="dL/dm")),
     )
     fig.update_layout(**loss_axes_layout(show_derivative))

@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 import plotly.graph_objects as go
 
+from ..i18n import _
 from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, COLORBAR_MARGIN_R, DASHES,
                      SURFACE_SCALE, series_color, title_layout)
 
@@ -273,7 +274,7 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, columns=False)
         xs, ys, Z = grid_columns(xs, ys, Z)
     classes, parts = _class_arrays(X, y, getattr(model, "classes_", None))
     free, bound = support_masks(model)
-    names = [f"class {c}" for c in classes] + ["(none)"] * (2 - len(classes))
+    names = [_("class {c}").format(c=c) for c in classes] + [_("(none)")] * (2 - len(classes))
     data = {
         "surface": dict(x=xs, y=ys, z=Z),
         "boundary": dict(x=xs, y=ys, z=Z),
@@ -282,8 +283,10 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, columns=False)
     for k in range(2):
         data[f"class{k}"] = dict(x=parts[k][:, 0], y=parts[k][:, 1],
                                  name=f"{names[k]} ({parts[k].shape[0]})")
-    data["sv_free"] = dict(x=X[free, 0], y=X[free, 1], name=f"free SV, 0 < α < C ({free.size})")
-    data["sv_bound"] = dict(x=X[bound, 0], y=X[bound, 1], name=f"bound SV, α = C ({bound.size})")
+    data["sv_free"] = dict(x=X[free, 0], y=X[free, 1],
+                           name=_("free SV, 0 < α < C ({n})").format(n=free.size))
+    data["sv_bound"] = dict(x=X[bound, 0], y=X[bound, 1],
+                            name=_("bound SV, α = C ({n})").format(n=bound.size))
     data["_bounds"] = bounds
     return data
 
@@ -365,9 +368,9 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
     xmin, xmax, ymin, ymax = d["_bounds"]
     fig.update_layout(
         **BASE_LAYOUT, title=title_layout(title), hovermode="closest",
-        xaxis=dict(title=dict(text="x₁ (feature 1)"), range=[xmin, xmax], showgrid=False,
+        xaxis=dict(title=dict(text=_("x₁ (feature 1)")), range=[xmin, xmax], showgrid=False,
                    zeroline=False, constrain="domain"),
-        yaxis=dict(title=dict(text="x₂ (feature 2)"), range=[ymin, ymax], showgrid=False,
+        yaxis=dict(title=dict(text=_("x₂ (feature 2)")), range=[ymin, ymax], showgrid=False,
                    zeroline=False, scaleanchor="x", scaleratio=1, constrain="domain"),
     )
     # room for the y tick labels (the axis range follows the data) and the colour bar of f(x)
@@ -408,7 +411,8 @@ def boundaries_figure(models, X, y, grid=100, bounds=None, padding=0.1, title=No
     classes, parts = _class_arrays(X, y)
     fig = go.Figure()
     for k in range(2):
-        name = f"class {classes[k]} ({parts[k].shape[0]})" if k < len(classes) else "(none)"
+        name = (_("class {c} ({n})").format(c=classes[k], n=parts[k].shape[0])
+                if k < len(classes) else _("(none)"))
         fig.add_trace(go.Scatter(
             uid=f"class{k}", x=parts[k][:, 0], y=parts[k][:, 1], name=name, mode="markers",
             marker=dict(color=CLASS_COLORS[k], symbol=CLASS_SYMBOLS[k], size=7, opacity=0.8,
@@ -425,9 +429,9 @@ def boundaries_figure(models, X, y, grid=100, bounds=None, padding=0.1, title=No
     xmin, xmax, ymin, ymax = bounds
     fig.update_layout(
         **BASE_LAYOUT, title=title_layout(title),
-        xaxis=dict(title=dict(text="x₁ (feature 1)"), range=[xmin, xmax], zeroline=False,
+        xaxis=dict(title=dict(text=_("x₁ (feature 1)")), range=[xmin, xmax], zeroline=False,
                    constrain="domain"),
-        yaxis=dict(title=dict(text="x₂ (feature 2)"), range=[ymin, ymax], zeroline=False,
+        yaxis=dict(title=dict(text=_("x₂ (feature 2)")), range=[ymin, ymax], zeroline=False,
                    scaleanchor="x", scaleratio=1, constrain="domain"),
     )
     return fig
