@@ -522,7 +522,11 @@ def _prose(text):
     return " ".join(t.content for t in _inline(text) if t.type == "text")
 
 
-_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|«[^»]*»')
+#: Words of English prose that no French sentence uses: two of them in a translation mean an
+#: English sentence was left in it.
+_ENGLISH_WORDS = re.compile(r"\b(the|and|with|which|this|that|from|is|are|of|for|to|by|its)\b",
+                            re.IGNORECASE)
 
 
 def _kept(text):
@@ -563,7 +567,8 @@ def check_translation(unit, text, glossary=()):
         One line a problem: a formula, a code span or a link target changed or missing (``$``
         counts and the TeX between them, compared as multisets since French may order them
         otherwise), a different Markdown structure (a wrapped line that starts a list, a
-        heading over two lines, a table row with another number of cells), a glossary term not
+        heading over two lines, a table row with another number of cells), English prose left
+        in it (two words of English such as "the", "with", outside quotes), a glossary term not
         used (in the English outside double quotes: a quoted title is cited as it is); empty
         when the translation keeps all of it.
     """
@@ -585,6 +590,9 @@ def check_translation(unit, text, glossary=()):
         problems.append(f"Markdown structure differs: {_blocks(unit.render(unit.text))} "
                         f"became {_blocks(unit.render(text))}")
     french = _prose(text)
+    left = _ENGLISH_WORDS.findall(_QUOTED.sub(" ", french))
+    if len(left) >= 2:
+        problems.append(f"English left in the translation: {sorted(set(w.lower() for w in left))}")
     # a quoted English title ("Kernel Matching Pursuit", a paper's) is cited as it is
     for term in _terms_used(glossary, _QUOTED.sub(" ", _prose(unit.text))):
         if not term.in_french(french):
