@@ -32,8 +32,9 @@ from .conftest import BOOK_COMMAND, REPO, build_book
 
 DOCS = REPO / "docs"
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
-#: Folders the build writes into docs/ (git-ignored): the notebooks copied, the generated pages.
-GENERATED = ("notebooks", "dashboards", "reproductions")
+#: Folders the build writes into docs/ (git-ignored): the notebooks copied, the generated pages,
+#: the French course (generated from the notebooks' catalogs).
+GENERATED = ("notebooks", "dashboards", "reproductions", "fr")
 
 #: estimators whose class docstring carries an Examples section run as a doctest
 EXAMPLES = [
@@ -57,7 +58,8 @@ def test_readme_documents_the_build_command():
     assert BOOK_COMMAND in readme
     ignored = (REPO / ".gitignore").read_text().split()
     assert "docs/_build/" in ignored
-    for pattern in ("docs/notebooks/", "docs/dashboards/", "docs/reproductions/*.md"):
+    for pattern in ("docs/notebooks/", "docs/dashboards/", "docs/reproductions/*.md",
+                    "docs/fr/"):
         assert pattern in ignored, pattern
 
 
@@ -98,6 +100,25 @@ def test_every_chapter_is_executed_with_its_figures(book):
     # listed in the book's navigation
     index = (book.html / "index.html").read_text()
     assert 'href="notebooks/03_svm.html"' in index
+
+
+def test_the_french_chapters_are_the_english_executions(book):
+    """The course in French (issue 42): every chapter generated from its catalog, rendered from
+    the English chapter's cached execution (nothing executed for it), with the same figures."""
+    log = book.log
+    assert re.search(rf"\[kernelnb\] translated notebooks: 0 executed, {len(NOTEBOOKS)} from the "
+                     r"cache", log), log[-2000:]
+    for path in NOTEBOOKS:
+        english = (book.html / "notebooks" / f"{path.stem}.html").read_text()
+        page = book.html / "fr" / "notebooks" / f"{path.stem}.html"
+        assert page.is_file(), page
+        text = page.read_text()
+        assert '<html lang="fr"' in text, path.name
+        assert text.count(f'<div class="{FIGURE_CLASS}') == \
+            english.count(f'<div class="{FIGURE_CLASS}'), path.name
+        assert "Essayez en direct" in text and "http://127.0.0.1:8866/voila/render/" in text
+    index = (book.html / "index.html").read_text()
+    assert "Le cours en français" in index and 'href="fr/notebooks/03_svm.html"' in index
 
 
 def test_a_page_per_dashboard(book):
