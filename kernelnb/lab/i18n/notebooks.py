@@ -61,7 +61,7 @@ _ATX = re.compile(r"^( {0,3}#{1,6})(?:[ \t]+|$)")
 class Unit:
     """One translation unit of a Markdown cell.
 
-    Attributes
+    Parameters
     ----------
     kind : str
         ``"heading"``, ``"paragraph"``, ``"list item"``, ``"quote"`` or ``"table row"``.
@@ -228,6 +228,7 @@ def notebook_units(nb):
     Parameters
     ----------
     nb : nbformat.NotebookNode
+        The English notebook.
 
     Returns
     -------
@@ -254,6 +255,7 @@ def catalog_path(notebooks_dir, stem, lang="fr"):
     stem : str
         The notebook's file name without ``.ipynb``.
     lang : str, default="fr"
+        The catalog's language.
 
     Returns
     -------
@@ -269,6 +271,7 @@ def languages(notebooks_dir):
     Parameters
     ----------
     notebooks_dir : path-like
+        The notebooks' folder.
 
     Returns
     -------
@@ -299,6 +302,7 @@ def extract_catalog(path, lang="fr"):
     Returns
     -------
     babel.messages.catalog.Catalog
+        One entry a distinct unit, in the notebook's order, located at its cell and line.
     """
     import nbformat
 
@@ -345,6 +349,7 @@ def read_catalog(path):
     Returns
     -------
     babel.messages.catalog.Catalog
+        The catalog, obsolete entries included.
     """
     from babel.messages.pofile import read_po
     with open(path, "rb") as f:
@@ -354,13 +359,17 @@ def read_catalog(path):
 
 
 def write_catalog(catalog, path):
-    """Write a catalog as a ``.po`` file (entries in the notebook's order, the previous English
-    of a fuzzy entry kept for the translator).
+    """Write a catalog as a ``.po`` file.
+
+    The entries stay in the notebook's order, and a fuzzy entry keeps its previous English for
+    the translator.
 
     Parameters
     ----------
     catalog : babel.messages.catalog.Catalog
+        The catalog to write.
     path : path-like
+        The ``.po`` file (its folder is created).
 
     Returns
     -------
@@ -391,6 +400,7 @@ def update_catalogs(notebooks_dir, lang="fr"):
     notebooks_dir : path-like
         The folder of the English notebooks.
     lang : str, default="fr"
+        The catalogs' language.
 
     Returns
     -------
@@ -424,10 +434,13 @@ GLOSSARY_FR = Path(__file__).with_name("glossary_fr.tsv")
 class GlossaryTerm:
     """One line of the glossary: an English term and the French term that translates it.
 
-    Attributes
+    Parameters
     ----------
-    english, french : str
-        The terms, singular (a plural or feminine ending is accepted in the text: ``noyau``
+    english : str
+        The English term, singular (a plural ending is accepted in the text: ``kernel`` matches
+        ``kernels``).
+    french : str
+        The French term, singular (a plural or feminine ending is accepted in the text: ``noyau``
         matches ``noyaux``, ``non étiqueté`` matches ``non étiquetées``); case is ignored, and
         a space, a hyphen and an en dash between words are the same (``hyper-parameter``,
         ``hyper parameter``; ``radius-margin``, ``radius–margin``).
@@ -502,6 +515,7 @@ def read_glossary(path=None):
     Returns
     -------
     list of GlossaryTerm
+        In the file's order.
     """
     path = GLOSSARY_FR if path is None else Path(path)
     terms = []
@@ -556,6 +570,7 @@ def check_translation(unit, text, glossary=()):
     Parameters
     ----------
     unit : Unit
+        The English unit.
     text : str
         Its translation.
     glossary : iterable of GlossaryTerm
@@ -610,6 +625,7 @@ def check_catalog(path, catalog, glossary=()):
     catalog : babel.messages.catalog.Catalog
         Its catalog in one language.
     glossary : iterable of GlossaryTerm
+        Terms the translations must use where the English does.
 
     Returns
     -------
@@ -720,6 +736,7 @@ def build(notebooks_dir, lang="fr", out_dir=None, *, keep_newer=False):
     notebooks_dir : path-like
         The folder of the English notebooks (and of ``locale/``).
     lang : str, default="fr"
+        The language to write.
     out_dir : path-like or None
         Where to write them (default ``<notebooks_dir>/<lang>/``). Notebooks there that have no
         English notebook any more are removed.
