@@ -15,15 +15,19 @@ English, then taken by a French page). What is re-labelled:
 
 Each text's English msgid is kept when it is first translated (:class:`Labels`), so a later
 switch translates from the msgid, not from the translation; a text the dashboard has changed since
-is looked up in the catalog (a msgid, or the translation of one). HTML is translated a text
+is looked up in the catalog (a msgid, or the translation of one, or a message with fields whose
+fields are translated in turn: ``"class 0 (100)"`` from ``"class {c} ({n})"``). HTML is
+translated a text
 segment at a time (between tags; entities decoded and encoded again), and a plain text made of
 messages joined by "; " or new lines (a drop-down's tooltip) a message at a time. A text that is neither
 (a title with numbers) is left as it is: the update that follows a switch writes it anew.
 """
 from __future__ import annotations
 
+import functools
 import html
 import re
+import string
 
 import ipywidgets as widgets
 
@@ -42,14 +46,75 @@ _TRACE_TEXTS = ("name", "hovertemplate", "text", "legendgrouptitle.text", "color
                 "marker.colorbar.title.text")
 
 
-def _one(text, old, new, known=None):
-    """(msgid, ``text`` in ``new``) for a whole text; (None, None) when it is no message."""
+def _one(text, old, new, known=None, depth=0):
+    """(msgid, ``text`` in ``new``) for a whole text; (None, None) when it is no message.
+
+    A text that is no message itself may be a message with fields (``"class {c} ({n})"``):
+    it is matched against the catalog's messages with fields (:func:`_templates`), and each
+    field is translated in turn (a message, a number, or kept as it is); its msgid is then
+    None (the next switch matches it again)."""
     if known is not None and i18n.translate(known, old) == text:
         return known, i18n.translate(known, new)
     msgid = i18n.msgid_of(text, old)
-    if msgid is None:
+    if msgid is not None:
+        return msgid, i18n.translate(msgid, new)
+    if depth > 2 or not text.strip():
         return None, None
-    return msgid, i18n.translate(msgid, new)
+    for pattern, template in _templates(old):
+        match = pattern.fullmatch(text)
+        if match is None:
+            continue
+        fields = {name: _field(value, old, new, depth) for name, value in match.groupdict().items()}
+        return None, i18n.translate(template, new).format(**fields)
+    return None, None
+
+
+_NUMBER = re.compile(r"[−+-]?[0-9][0-9.,\u202f]*(e[+-]?[0-9]+)?(\u202f?%)?")
+
+
+def _field(value, old, new, depth):
+    """A field of a message with fields, from ``old`` to ``new``: a message, a number, or as
+    it is (a name)."""
+    if _NUMBER.fullmatch(value):
+        if old == new:
+            return value
+        if old != i18n.SOURCE_LANGUAGE:       # back to the English writing of a number
+            value = value.replace(",", "\x00").replace("\u202f%", "%").replace("\u202f", ",")
+            value = value.replace("\x00", ".")
+        if new == i18n.SOURCE_LANGUAGE:
+            return value
+        return value.translate({ord("."): ",", ord(","): "\u202f"}).replace("%", "\u202f%") \
+            if not value.endswith("\u202f%") else value
+    _msgid, out = _one(value, old, new, depth=depth + 1)
+    return value if out is None else out
+
+
+@functools.lru_cache(maxsize=None)
+def _templates(lang):
+    """(pattern, msgid) of the catalog's messages with fields as written in ``lang``, the most
+    specific first (the longest literal text); a message whose literal text has fewer than four
+    letters (``"{a}: {b}"``) is left out: it would match anything."""
+    out = []
+    for msgid in sorted(i18n.message_ids(), key=str):
+        if "{" not in msgid:
+            continue
+        shown = i18n.translate(msgid, lang)
+        try:
+            parts = list(string.Formatter().parse(shown))
+        except ValueError:
+            continue
+        literal = "".join(p[0] for p in parts)
+        if len(re.findall(r"[^\W\d_]", literal)) < 4 or any(
+                p[1] is not None and (not p[1].isidentifier() or p[2] or p[3]) for p in parts):
+            continue
+        names = [p[1] for p in parts if p[1] is not None]
+        if len(set(names)) != len(names):
+            continue
+        regex = "".join(re.escape(p[0]) + (f"(?P<{p[1]}>.+?)" if p[1] is not None else "")
+                        for p in parts)
+        out.append((len(literal), re.compile(regex, re.S), msgid))
+    out.sort(key=lambda t: -t[0])
+    return tuple((pattern, msgid) for _n, pattern, msgid in out)
 
 
 def retranslate(text, old, new, known=None):
@@ -75,7 +140,7 @@ def retranslate(text, old, new, known=None):
     if not isinstance(text, str) or not text.strip():
         return None, None
     msgid, out = _one(text, old, new, known)
-    if msgid is not None:
+    if out is not None:
         return msgid, out
     parts = _TAG.split(text)
     if len(parts) == 1:            # plain text: a list of messages ("a; b"), else no message

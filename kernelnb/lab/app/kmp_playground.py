@@ -9,6 +9,8 @@ well-classified cluster pulls the squared loss's boundary; the tanh loss's hardl
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
@@ -18,7 +20,8 @@ from ._plotly import FigureWidget
 from ...kmp import KMPClassifier
 from ...svm import SVC
 from ..viz import SURFACE_TRACES, boundaries_figure, decision_surface, plane_bounds, surface_data
-from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, styled
+from ..i18n import N_, _
+from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, num, speaks, styled
 from ...datasets import make_toy
 from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
@@ -28,8 +31,8 @@ __all__ = ["KMPPlayground", "far_cluster_data"]
 MAX_N_SQUARED = 200
 MAX_N_LOSS = 60
 N_TEST = 1000
-LOSSES = [("squared (KMP-mse)", "squared"), ("(0.65 − tanh m)² (KMP-tanh)", "tanh"),
-          ("logistic", "logistic"), ("exponential", "exponential")]
+LOSSES = [(N_("squared (KMP-mse)"), "squared"), (N_("(0.65 − tanh m)² (KMP-tanh)"), "tanh"),
+          (N_("logistic"), "logistic"), (N_("exponential"), "exponential")]
 
 
 def far_cluster_data(distance=6.0, random_state=0):
@@ -97,33 +100,34 @@ class KMPPlayground(Dashboard):
 
     notebook = "kmp_playground"
     gallery_order = 40
-    title = "Kernel Matching Pursuit"
-    purpose = ("Choose the number of support points N directly and compare with an SVM: "
-               "stopped on a validation set, KMP classifies about as well with far fewer "
-               "support points.")
+    title = N_("Kernel Matching Pursuit")
+    purpose = N_("Choose the number of support points N directly and compare with an SVM: "
+                 "stopped on a validation set, KMP classifies about as well with far fewer "
+                 "support points.")
     STATS = [
-        ("n_basis_used", "KMP support points N", "d"),
-        ("kmp_test_error", f"KMP test error at this N ({N_TEST} new points)", ".1%"),
-        ("best_n", "N chosen on the validation set", "d"),
-        ("best_test_error", "  KMP test error at that N", ".1%"),
-        ("svm_n_support", "SVM support vectors", "d"),
-        ("svm_test_error", "SVM test error", ".1%"),
+        ("n_basis_used", N_("KMP support points N"), "d"),
+        ("kmp_test_error", (N_("KMP test error at this N ({n} new points)"), {"n": N_TEST}),
+         ".1%"),
+        ("best_n", N_("N chosen on the validation set"), "d"),
+        ("best_test_error", N_("KMP test error at that N"), ".1%"),
+        ("svm_n_support", N_("SVM support vectors"), "d"),
+        ("svm_test_error", N_("SVM test error"), ".1%"),
     ]
     LESSON_APP = {"grid": 5}
     LESSONS = (
-        Lesson(claim="Stopped at the N its validation error chooses, pre-fitting KMP classifies "
-                     "new points about as well as the SVM (within 2 points) with fewer support "
-                     "points.",
-               source="Vincent & Bengio 2002, §5, Tables 2–3; Vincent 2003, ch. 9",
+        Lesson(claim=N_("Stopped at the N its validation error chooses, pre-fitting KMP "
+                        "classifies new points about as well as the SVM (within 2 points) with "
+                        "fewer support points."),
+               source=N_("Vincent & Bengio 2002, §5, Tables 2–3; Vincent 2003, ch. 9"),
                holds=lambda s: s["best_test_error"] <= s["svm_test_error"] + 0.02
                and s["best_n"] < s["svm_n_support"],
                sweep={"sigma": (0.2, 2.0), "noise": (0.0, 0.3), "n_samples": (60, 400),
                       "C": (0.1, 10.0)},
                seeds=(0, 1, 2)),
-        Lesson(claim="Basic matching pursuit keeps re-picking points it already chose: its N "
-                     "steps use far fewer distinct points, which is why back-fitting and "
-                     "pre-fitting are used for sparse solutions.",
-               source="Vincent 2003, §9.2, Fig. 9.6; Vincent & Bengio 2002, Fig. 6",
+        Lesson(claim=N_("Basic matching pursuit keeps re-picking points it already chose: its N "
+                        "steps use far fewer distinct points, which is why back-fitting and "
+                        "pre-fitting are used for sparse solutions."),
+               source=N_("Vincent 2003, §9.2, Fig. 9.6; Vincent & Bengio 2002, Fig. 6"),
                holds=lambda s: s["n_points"] <= 0.8 * s["n_basis_used"],
                sweep={"sigma": (0.2, 2.0), "n_basis": (20, 150)},
                seeds=(0, 1, 2), setting={"variant": "basic", "n_basis": 60}),
@@ -153,20 +157,28 @@ class KMPPlayground(Dashboard):
         c = self.controls
         add_toy_controls(c, n_value=200, n_min=40, n_max=600)
         c["noise"].value = 0.2     # noisy enough for the validation set to choose N
-        c["variant"] = styled(widgets.ToggleButtons(options=["prefit", "backfit", "basic"],
-                                                    value="prefit", description="variant"))
-        c["variant"].style.button_width = "62px"
-        c["loss"] = styled(widgets.Dropdown(options=LOSSES, value="squared", description="loss"))
-        c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05,
-                                tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
+        c["variant"] = styled(widgets.ToggleButtons(
+            options=[(_("prefit"), "prefit"), (_("backfit"), "backfit"), (_("basic"), "basic")],
+            value="prefit", description=_("variant"),
+            tooltips=[_("pre-fitting: each step picks the point that leaves the smallest error "
+                        "once every weight is refitted"),
+                      _("back-fitting: each step picks as basic MP does, then refits every "
+                        "weight"),
+                      _("basic matching pursuit: each step fits one weight, the others stay")]))
+        c["variant"].style.button_width = "66px"
+        c["loss"] = styled(widgets.Dropdown(options=[(_(label), v) for label, v in LOSSES],
+                                            value="squared", description=_("loss")))
+        c["sigma"] = log_slider(_("σ (RBF)"), 0.5, -1.5, 1, step=0.05,
+                                tooltip=_("RBF width σ: k = exp(−‖x−y‖²/2σ²)"))
         c["n_basis"] = styled(widgets.IntSlider(value=10, min=1, max=MAX_N_SQUARED,
                                                 description="N"))
         c["n_basis"].add_class(MAIN_SLIDER_CLASS)
-        c["C"] = log_slider("C (SVM)", 1.0, -2, 3, step=0.1, tooltip="the SVM's penalty C")
+        c["C"] = log_slider(_("C (SVM)"), 1.0, -2, 3, step=0.1, tooltip=_("the SVM's penalty C"))
         c["cluster_distance"] = styled(widgets.FloatSlider(value=6.0, min=2.0, max=12.0, step=0.5,
-                                                           description="far cluster at"))
-        self.same_button = widgets.Button(description="N = SVM's #SV (Fig. 6)", icon="balance-scale",
-                                          layout=widgets.Layout(width="220px"))
+                                                           description=_("far cluster at")))
+        self.same_button = widgets.Button(description=_("N = SVM's #SV (Fig. 6)"),
+                                          icon="balance-scale",
+                                          layout=widgets.Layout(width="240px"))
         self.same_button.on_click(lambda _b: self.match_svm())
 
         X, y = self._make_data("moons", 200, noise=c["noise"].value, random_state=0)
@@ -187,17 +199,18 @@ class KMPPlayground(Dashboard):
         sfig.update_traces(selector=dict(type="heatmap"), showscale=False)
         self.svm_fig = FigureWidget(sfig)
         pfig = go.Figure()
-        pfig.add_scatter(x=[1], y=[0], mode="lines", name="training error", line=dict(dash="dot"))
-        pfig.add_scatter(x=[1], y=[0], mode="lines", name="validation error")
-        pfig.add_scatter(x=[1, 1], y=[0, 1], mode="lines", name="current N",
+        pfig.add_scatter(x=[1], y=[0], mode="lines", name=_("training error"),
+                         line=dict(dash="dot"))
+        pfig.add_scatter(x=[1], y=[0], mode="lines", name=_("validation error"))
+        pfig.add_scatter(x=[1, 1], y=[0, 1], mode="lines", name=_("current N"),
                          line=dict(color="black", width=1))
-        pfig.update_layout(height=300, title="Error against the number of support points N",
-                           xaxis_title="N", yaxis_title="error rate", yaxis_rangemode="tozero",
+        pfig.update_layout(height=300, title=_("Error against the number of support points N"),
+                           xaxis_title="N", yaxis_title=_("error rate"), yaxis_rangemode="tozero",
                            margin=dict(l=60, r=170, t=50, b=60), uirevision="keep")
         self.path_fig = FigureWidget(pfig)
         Xf, yf = far_cluster_data()
         ffig = boundaries_figure({"SVM": BlankModel(), "KMP-mse": BlankModel(), "KMP-tanh": BlankModel()},
-                                 Xf, yf, grid=2, title="Fig. 7: linear kernel, a far cluster")
+                                 Xf, yf, grid=2, title=_("Fig. 7: linear kernel, a far cluster"))
         ffig.update_layout(height=460, uirevision="keep")
         self.far_fig = FigureWidget(ffig)
         self.figures = [self.fig, self.svm_fig, self.path_fig, self.far_fig]
@@ -207,15 +220,15 @@ class KMPPlayground(Dashboard):
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
                 widgets.HTML("<b>KMP</b>"), c["variant"], c["loss"], c["sigma"], c["n_basis"],
                 widgets.HTML("<b>SVM</b>"), c["C"], widgets.HBox([self.same_button]),
-                widgets.HTML("<b>Fig. 7 tab</b>"), c["cluster_distance"]]
+                widgets.HTML("<b>" + _("Fig. 7 tab") + "</b>"), c["cluster_distance"]]
 
     def _layout(self):
         box = super()._layout()
         right = box.children[-1].children[1]
         main = widgets.VBox([widgets.HBox([self.fig, self.svm_fig]), self.path_fig, self.stats])
         tabs = widgets.Tab(children=[main, widgets.VBox([self.far_fig])])
-        tabs.set_title(0, "Playground (Fig. 6)")
-        tabs.set_title(1, "Far cluster (Fig. 7)")
+        tabs.set_title(0, _("Playground (Fig. 6)"))
+        tabs.set_title(1, _("Far cluster (Fig. 7)"))
         right.children = [tabs]
         return box
 
@@ -231,6 +244,7 @@ class KMPPlayground(Dashboard):
             self._data_key = key
         return self._train
 
+    @speaks
     def match_svm(self):
         """Set N to the SVM's number of support vectors (the paper's Fig. 6 comparison)."""
         model = self._svm_cache[1]
@@ -251,7 +265,7 @@ class KMPPlayground(Dashboard):
         key = (self._data_key, sigma, p["variant"] if squared else "fig4", p["loss"])
         if self._path_cache[0] != key:
             Xv, yv = self._valid
-            with self.busy("fitting the KMP path…"):
+            with self.busy(_("fitting the KMP path…")):
                 model = KMPClassifier(n_basis=min(max_n, len(y) + 1 if p["variant"] == "basic" else len(y)),
                                       variant=p["variant"], loss=p["loss"], sigma=sigma,
                                       refit_every=5).fit(X, y, X_val=Xv, y_val=yv)
@@ -273,8 +287,9 @@ class KMPPlayground(Dashboard):
                 steps_of.setdefault(k, []).append(str(step))
         centres = list(steps_of)
         bias = len(y) in order
-        label = (f"support points by pick order ({len(centres)}"
-                 + (f" + bias at step {order.index(len(y)) + 1}" if bias else "") + ")")
+        label = (_("support points by pick order ({n} + bias at step {step})").format(
+            n=len(centres), step=order.index(len(y)) + 1) if bias else
+            _("support points by pick order ({n})").format(n=len(centres)))
         surf["sv_free"] = dict(x=X[centres, 0], y=X[centres, 1],
                                text=[",".join(steps_of[k][:3]) + ("…" if len(steps_of[k]) > 3
                                                                   else "") for k in centres],
@@ -326,10 +341,12 @@ class KMPPlayground(Dashboard):
             xmin, xmax, ymin, ymax = surf["_bounds"]
             fig.layout.xaxis.range = [xmin, xmax]
             fig.layout.yaxis.range = [ymin, ymax]
-        kind = p["variant"] if p["loss"] == "squared" else "Fig. 4 (gradient)"
-        self.fig.layout.title.text = f"KMP, {kind}, loss {p['loss']}, N = {r['N']}"
-        self.svm_fig.layout.title.text = (f"SVM, C = {p['C']:.3g}: "
-                                          f"{r['stats']['svm_n_support']} support vectors")
+        kind = _(p["variant"]) if p["loss"] == "squared" else _("Fig. 4 (gradient)")
+        self.fig.layout.title.text = _("KMP, {kind}, loss {loss}, N = {n}").format(
+            kind=kind, loss=_(dict((v, label) for label, v in LOSSES).get(p["loss"], p["loss"])),
+            n=r["N"])
+        self.svm_fig.layout.title.text = _("SVM, C = {C}: {n} support vectors").format(
+            C=num(p["C"], ".3g"), n=r["stats"]["svm_n_support"])
         n = np.arange(1, len(r["train_err"]) + 1)
         pf = self.path_fig
         pf.data[0].x, pf.data[0].y = n, r["train_err"]
@@ -345,33 +362,37 @@ class KMPPlayground(Dashboard):
                 self.far_fig.data[k].update(props)
         self.far_fig.layout.xaxis.range = src.layout.xaxis.range
         self.far_fig.layout.yaxis.range = src.layout.yaxis.range
-        self.far_fig.layout.title.text = (f"Fig. 7: linear kernel, far cluster at distance "
-                                          f"{p['cluster_distance']:.1f}")
+        self.far_fig.layout.title.text = _("Fig. 7: linear kernel, far cluster at distance "
+                                           "{d}").format(d=num(p["cluster_distance"], ".1f"))
         st = dict(r["stats"])
-        rows = [("KMP training error at N", f"{st['kmp_train_error']:.1%}"),
-                ("KMP validation error at N", f"{st['kmp_valid_error']:.1%}"),
-                ("distinct training points among the N picks",
-                 f"{st['n_points']}" + (" + the bias" if st["bias_picked"] else "")),
-                ("KMP path fit", f"{st['fit_time_ms']:.0f} ms"),
-                ("Fig. 7 tab: KMP-mse training error", f"{st['far_error_mse']:.1%}"),
-                ("Fig. 7 tab: KMP-tanh training error", f"{st['far_error_tanh']:.1%}")]
+        rows = [(_("KMP training error at N"), num(st["kmp_train_error"], ".1%")),
+                (_("KMP validation error at N"), num(st["kmp_valid_error"], ".1%")),
+                (_("distinct training points among the N picks"),
+                 _("{n} + the bias").format(n=st["n_points"]) if st["bias_picked"]
+                 else str(st["n_points"])),
+                (_("KMP path fit"), num(st["fit_time_ms"], ".0f") + " ms"),
+                (_("Fig. 7 tab: KMP-mse training error"), num(st["far_error_mse"], ".1%")),
+                (_("Fig. 7 tab: KMP-tanh training error"), num(st["far_error_tanh"], ".1%"))]
         st["_details"] = "<table>" + "".join(
-            f"<tr><td>{k}</td><td class='num'>{v}</td></tr>" for k, v in rows) + "</table>"
+            f"<tr><td>{html.escape(k)}</td><td class='num'>{html.escape(v)}</td></tr>"
+            for k, v in rows) + "</table>"
         return st
 
     def regime(self, params, stats):
         """N beyond the fitted path, or a width σ that isolates the training points."""
         notes = []
         if int(params["n_basis"]) > stats["path_length"]:
-            notes.append(f"N = {params['n_basis']} is more than the pursuit took: it stopped "
-                         f"after {stats['path_length']} steps (the training residual was "
-                         f"used up), so the page shows N = {stats['n_basis_used']}")
+            notes.append(_("N = {n} is more than the pursuit took: it stopped after {steps} steps "
+                           "(the training residual was used up), so the page shows N = "
+                           "{used}").format(n=params["n_basis"], steps=stats["path_length"],
+                                            used=stats["n_basis_used"]))
         X = self._train[0]
         from scipy.spatial import cKDTree
         d = cKDTree(X).query(X, k=2)[0]
         spacing = float(np.median(d[:, 1]))
         if float(params["sigma"]) < 0.5 * spacing:
-            notes.append(f"σ = {params['sigma']:.3g} is below half the typical distance between "
-                         f"neighbouring points ({spacing:.2g}): each kernel function covers one "
-                         f"point, so KMP needs about one support point per training point")
+            notes.append(_("σ = {sigma} is below half the typical distance between neighbouring "
+                           "points ({spacing}): each kernel function covers one point, so KMP "
+                           "needs about one support point per training point").format(
+                               sigma=num(params["sigma"], ".3g"), spacing=num(spacing, ".2g")))
         return notes

@@ -25,8 +25,10 @@ from ...datasets._stratify import stratified_subset
 from ...neighbors import KNeighborsClassifier
 from ...regularized import RegularizedKernelClassifier
 from ...svm import SVC
+from ..i18n import N_, _
 from ..viz import fit_time_figure, learning_curve_figure, time_exponent
-from ._base import Dashboard, Lesson, TimeBudgetExceeded, log_slider, styled
+from ._base import Dashboard, Lesson, TimeBudgetExceeded, log_slider, num, styled
+from ._toys import TOY_DESCRIPTIONS, toy_name
 
 __all__ = ["LearningCurves", "CurveEstimator", "ESTIMATORS", "register_estimator",
            "learning_curve_data", "DATASETS", "training_sizes"]
@@ -41,7 +43,8 @@ class CurveEstimator:
     name : str
         Registry key.
     label : str
-        Legend and control text (short: the control shows about 26 characters).
+        Legend and control text (short: the control shows about 26 characters), a msgid marked
+        with ``N_`` (shown translated).
     make : callable
         ``make(params) -> estimator``: builds an unfitted scikit-learn estimator from the
         dashboard's parameters (a dict with ``C``, ``sigma``, ``n_neighbors``); features
@@ -88,16 +91,16 @@ def register_estimator(spec: CurveEstimator, replace=False):
 
 
 register_estimator(CurveEstimator(
-    "svc", "SVM (RBF)",
+    "svc", N_("SVM (RBF)"),
     lambda p: SVC(C=p["C"], kernel="rbf", sigma=p["sigma"]),
     lambda m: int(m.support_.size),
     "C-SVC with the RBF kernel, decomposition solver of kernelnb.svm"))
 register_estimator(CurveEstimator(
-    "knn", "K nearest neighbours",
+    "knn", N_("K nearest neighbours"),
     lambda p: KNeighborsClassifier(n_neighbors=p["n_neighbors"]),
     None, "kernelnb's KNN with Euclidean distance (baseline)"))
 register_estimator(CurveEstimator(
-    "klr", "kernel logistic regression",
+    "klr", N_("kernel logistic regression"),
     lambda p: RegularizedKernelClassifier(loss="logistic", C=p["C"], sigma=p["sigma"]),
     None, "logistic loss + RKHS penalty, kernelnb.regularized (every point is an expansion point)"))
 
@@ -108,46 +111,46 @@ def _largescale(name):
 
 
 register_estimator(CurveEstimator(
-    "mixture", "mixture of 4 SVMs",
+    "mixture", N_("mixture of 4 SVMs"),
     lambda p: _largescale("MixtureSVC")(n_experts=4, gater="global", max_iter=2, C=p["C"],
                                         sigma=p["sigma"], client="serial", random_state=0),
     lambda m: int(sum(getattr(e, "support_", np.empty(0)).size for e in m.experts_)),
     "Collobert's hard mixture (thesis Alg. 6.1): 4 SVM experts on parts of the data, an MLP "
     "gater, reassignment with the balance rule (kernelnb.largescale); #SV summed over experts"))
 register_estimator(CurveEstimator(
-    "mlp", "MLP (20 tanh units)",
+    "mlp", N_("MLP (20 tanh units)"),
     lambda p: _largescale("MLPClassifier")(n_hidden=20, max_iter=100, random_state=0),
     None, "one hidden tanh layer, cross-entropy, stochastic gradient (kernelnb.largescale)"))
 register_estimator(CurveEstimator(
-    "mlp_tanh_mse", "MLP, tanh out + MSE",
+    "mlp_tanh_mse", N_("MLP, tanh out + MSE"),
     lambda p: _largescale("MLPClassifier")(n_hidden=20, loss="tanh_squared", max_iter=100,
                                            random_state=0),
     None, "Collobert's MLP+Tanh+MSE (thesis Table 7.1): squared error on tanh of the output"))
 register_estimator(CurveEstimator(
-    "mlp_mse", "MLP, linear out + MSE",
+    "mlp_mse", N_("MLP, linear out + MSE"),
     lambda p: _largescale("MLPClassifier")(n_hidden=20, loss="squared", max_iter=100,
                                            random_state=0),
     None, "Collobert's MLP+MSE (thesis Table 7.1): squared error on the linear output"))
 register_estimator(CurveEstimator(
-    "moe", "soft mixture of 4 MLPs",
+    "moe", N_("soft mixture of 4 MLPs"),
     lambda p: _largescale("MixtureOfExpertsClassifier")(n_experts=4, n_hidden=10,
                                                         gater_n_hidden=20, loss="squared",
                                                         max_iter=100, random_state=0),
     None, "the standard soft mixture of experts of Collobert's Table 7.1 (MoE+MSE): "
           "4 experts of 10 tanh units, an MLP gater of 20 units, squared error"))
 register_estimator(CurveEstimator(
-    "simple_mlp", "Simple MLP (HardTanh)",
+    "simple_mlp", N_("Simple MLP (HardTanh)"),
     lambda p: _largescale("SimpleMLP")(n_hidden=20, max_iter=100, random_state=0,
                                        track_margin=False),
     None, "Collobert's margin MLP: HardTanh units, no output weights, beta-hinge loss"))
 register_estimator(CurveEstimator(
-    "margin_perceptron", "margin Perceptron",
+    "margin_perceptron", N_("margin Perceptron"),
     lambda p: _largescale("MarginPerceptron")(max_iter=100, random_state=0,
                                               track_margin=False),
     None, "linear, updates while y f(x) < beta (thesis ch. 8)"))
 
 register_estimator(CurveEstimator(
-    "original_perceptron", "original Perceptron",
+    "original_perceptron", N_("original Perceptron"),
     lambda p: _largescale("OriginalPerceptron")(max_iter=100, random_state=0,
                                                 track_margin=False),
     None, "Rosenblatt's Perceptron (Collobert's thesis Alg. 3.1): updates on mistakes only, "
@@ -174,24 +177,24 @@ class _SGDHingeAtC(ClassifierMixin, BaseEstimator):
 
 
 register_estimator(CurveEstimator(
-    "sgd_hinge", "linear SVM by SGD",
+    "sgd_hinge", N_("linear SVM by SGD"),
     lambda p: _SGDHingeAtC(p["C"]),
     None, "stochastic gradient on the hinge with weight decay mu = 1/(C L), the linear SVM of "
           "the C slider trained by Collobert's eq. 8.16 (100 epochs)"))
 register_estimator(CurveEstimator(
-    "nilsson_mlp", "Nilsson MLP (21 signs)",
+    "nilsson_mlp", N_("Nilsson MLP (21 signs)"),
     lambda p: _largescale("NilssonMLP")(n_hidden=21, learning_rate=0.1, max_iter=100,
                                         random_state=0, track_margin=False),
     None, "committee of 21 sign units voting, no margin (Collobert's Alg. 8.3, Nilsson 1965); "
           "λ = 0.1 (sign units need larger steps than the 0.01 of the HardTanh models)"))
 register_estimator(CurveEstimator(
-    "hinge_mlp", "MLP on the hinge",
+    "hinge_mlp", N_("MLP on the hinge"),
     lambda p: _largescale("HingeMLPClassifier")(n_hidden=20, max_iter=100, random_state=0,
                                                 track_margin=False),
     None, "MLP with output weights trained on the hinge (Collobert's eq. 8.10, weight decays 0: "
           "early stopping by the epoch count)"))
 register_estimator(CurveEstimator(
-    "kernel_margin_perceptron", "kernel margin Perceptron",
+    "kernel_margin_perceptron", N_("kernel margin Perceptron"),
     lambda p: _largescale("KernelMarginPerceptron")(sigma=p["sigma"], max_iter=100,
                                                     random_state=0, track_margin=False),
     lambda m: int(m.support_.size),
@@ -207,7 +210,8 @@ def _fashion_home():
             return None
     except (OSError, ValueError):
         pass
-    raise FileNotFoundError("Fashion-MNIST files not found (set KERNELNB_DATA to their folder)")
+    raise FileNotFoundError(_("Fashion-MNIST files not found (set KERNELNB_DATA to their "
+                              "folder)"))
 
 
 def _toy_loader(name):
@@ -228,20 +232,68 @@ def _fashion_loader():
     return X, y
 
 
+#: The bundled UCI classification sets as the dashboard describes them (msgids).
+UCI_DESCRIPTIONS = {
+    "sonar": N_("Sonar, mines (1) vs. rocks (0): 208 x 60"),
+    "ionosphere": N_("Ionosphere radar returns, good (1) vs. bad (0): 351 x 34"),
+    "pima": N_("Pima Indians diabetes, positive (1) vs. negative (0): 768 x 8"),
+    "breast_cancer": N_("Wisconsin breast cancer (original), malignant (1) vs. benign (0): "
+                        "683 x 9 complete samples of 699"),
+}
+_FASHION = N_("Fashion-MNIST T-shirt vs shirt, 2000 images of 784 pixels")
+
+
+def dataset_label(name):
+    """A data set's name in the drop-down, in the language in effect.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`DATASETS`.
+
+    Returns
+    -------
+    str
+    """
+    if name in TOY_DATASETS:
+        return _("{name} (toy, 600 points)").format(name=toy_name(name))
+    if name in UCI_DATASETS:
+        return _("{name} (UCI)").format(name=name)
+    return _(_FASHION).split(",")[0]
+
+
+def dataset_description(name):
+    """A data set's name and what it holds, in the language in effect.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`DATASETS`.
+
+    Returns
+    -------
+    str
+    """
+    if name in TOY_DATASETS:
+        return f"{dataset_label(name)}: {_(TOY_DESCRIPTIONS[name])}"
+    if name in UCI_DATASETS:
+        return f"{dataset_label(name)}: {_(UCI_DESCRIPTIONS[name])}"
+    return _(_FASHION)
+
+
 def _datasets():
     out = {}
-    for name, (_f, desc) in TOY_DATASETS.items():
-        out[name] = (f"{name} (toy, 600 points): {desc}", _toy_loader(name))
+    for name in TOY_DATASETS:
+        out[name] = (dataset_description(name), _toy_loader(name))
     for name, entry in UCI_DATASETS.items():
         if entry[2] == "classification":
-            out[name] = (f"{name} (UCI): {entry[1]}", _uci_loader(name))
+            out[name] = (dataset_description(name), _uci_loader(name))
     try:
         _fashion_home()
     except FileNotFoundError:
         pass  # the choice is hidden when the data is absent
     else:
-        out["fashion_mnist"] = ("Fashion-MNIST T-shirt vs shirt, 2000 images of 784 pixels",
-                                _fashion_loader)
+        out["fashion_mnist"] = (dataset_description("fashion_mnist"), _fashion_loader)
     return out
 
 
@@ -368,7 +420,8 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
                     stop = (r, i)           # this size is incomplete: it is left out
                     break
                 if progress is not None:
-                    progress(done / total, f"repeat {r + 1}/{n_repeats}, n = {n}: {spec.label}")
+                    progress(done / total, _("repeat {r}/{n_repeats}, n = {n}: {label}").format(
+                        r=r + 1, n_repeats=n_repeats, n=n, label=_(spec.label)))
                 model = make_pipeline(StandardScaler(), spec.make(params))
                 t0 = time.perf_counter()
                 model.fit(X[sub], y[sub])
@@ -382,7 +435,7 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
     if stop is not None:
         r, i = stop
         if r == 0 and i == 0:
-            raise TimeoutError("stopped before the first training size was fitted")
+            raise TimeoutError(_("stopped before the first training size was fitted"))
         keep_sizes, keep_repeats = (sizes.size, r) if r > 0 else (i, 1)
         for res in out.values():
             res["sizes"] = sizes[:keep_sizes]
@@ -392,12 +445,12 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
     for res in out.values():
         res["stopped"] = stop is not None
     if progress is not None:
-        progress(1.0, "done")
+        progress(1.0, _("done"))
     return out
 
 
 def _exponent_text(e):
-    return f"{e:.2f}" if np.isfinite(e) else "– (too fast)"
+    return num(e, ".2f") if np.isfinite(e) else _("– (too fast)")
 
 
 class LearningCurves(Dashboard):
@@ -435,17 +488,17 @@ class LearningCurves(Dashboard):
 
     notebook = "learning_curves"
     gallery_order = 30
-    title = "Learning curves"
-    purpose = ("Training and test error against the number of training points, mean ± one "
-               "standard deviation over random splits; dotted: the number of support vectors "
-               "(right axis).")
-    STATS = [("dataset_size", "points in the data set", "d")]
+    title = N_("Learning curves")
+    purpose = N_("Training and test error against the number of training points, mean ± one "
+                 "standard deviation over random splits; dotted: the number of support vectors "
+                 "(right axis).")
+    STATS = [("dataset_size", N_("points in the data set"), "d")]
     LESSON_APP = {"n_sizes": 3, "n_repeats": 3}
     LESSONS = (Lesson(
-        claim=("As the training set grows, the test error falls and the gap between test and "
-               "training error closes: the empirical risk becomes a good estimate of the "
-               "expected risk."),
-        source="Collobert 2004, thesis §2.1, Fig. 2.1",
+        claim=N_("As the training set grows, the test error falls and the gap between test and "
+                 "training error closes: the empirical risk becomes a good estimate of the "
+                 "expected risk."),
+        source=N_("Collobert 2004, thesis §2.1, Fig. 2.1"),
         # the gap's size: a K-NN vote on a handful of points can err more on its own training
         # points than on the test set
         holds=lambda s: all(s[f"test_error_{k}"] < s[f"test_error_first_{k}"]
@@ -478,26 +531,27 @@ class LearningCurves(Dashboard):
     def _build(self):
         c = self.controls
         c["dataset"] = styled(widgets.Dropdown(
-            options=[(desc.split(":")[0], name) for name, (desc, _l) in DATASETS.items()],
-            value="moons", description="data set"))
+            options=[(dataset_label(name), name) for name in DATASETS],
+            value="moons", description=_("data set")))
         c["estimators"] = styled(widgets.SelectMultiple(
-            options=[(spec.label, name) for name, spec in ESTIMATORS.items()],
-            value=("svc", "knn"), rows=min(10, len(ESTIMATORS)), description="estimators"),
-            tooltip="several with ctrl- or shift-click")
+            options=[(_(spec.label), name) for name, spec in ESTIMATORS.items()],
+            value=("svc", "knn"), rows=min(10, len(ESTIMATORS)), description=_("estimators")),
+            tooltip=_("several with ctrl- or shift-click"))
         c["view"] = styled(widgets.ToggleButtons(
-            options=[("errors", "errors"), ("time against n", "time")], value="errors",
-            description="show"), tooltip="error rates, or training time on log-log axes")
-        c["C"] = log_slider("C (SVM, KLR)", 1.0, -2, 3, step=0.25, main=True,
-                            tooltip="C of the SVM, of kernel logistic regression and of the "
-                                    "SGD hinge (weight decay μ = 1/(C L))")
-        c["sigma"] = log_slider("σ (RBF)", 1.0, -1.5, 1.5, step=0.05,
-                                tooltip="RBF width on standardised features")
+            options=[(_("errors"), "errors"), (_("time against n"), "time")], value="errors",
+            description=_("show")), tooltip=_("error rates, or training time on log-log axes"))
+        c["C"] = log_slider(_("C (SVM, KLR)"), 1.0, -2, 3, step=0.25, main=True,
+                            tooltip=_("C of the SVM, of kernel logistic regression and of the "
+                                      "SGD hinge (weight decay μ = 1/(C L))"))
+        c["sigma"] = log_slider(_("σ (RBF)"), 1.0, -1.5, 1.5, step=0.05,
+                                tooltip=_("RBF width on standardised features"))
         c["n_neighbors"] = styled(widgets.IntSlider(value=5, min=1, max=31, step=2,
-                                                    description="K (KNN)"))
-        c["n_repeats"] = styled(widgets.IntSlider(value=5, min=1, max=20, description="repeats"))
-        c["n_sizes"] = styled(widgets.IntSlider(value=6, min=3, max=12, description="sizes"))
+                                                    description=_("K (KNN)")))
+        c["n_repeats"] = styled(widgets.IntSlider(value=5, min=1, max=20,
+                                                  description=_("repeats")))
+        c["n_sizes"] = styled(widgets.IntSlider(value=6, min=3, max=12, description=_("sizes")))
         c["test_fraction"] = styled(widgets.FloatSlider(value=0.3, min=0.1, max=0.5, step=0.05,
-                                                        description="test fraction"))
+                                                        description=_("test fraction")))
         self.description = widgets.HTML()
         fig = learning_curve_figure({"": dict(sizes=[1, 2], train_error=[0, 0],
                                               test_error=[0, 0])})
@@ -542,7 +596,7 @@ class LearningCurves(Dashboard):
     def _compute(self, p):
         names = tuple(p["estimators"])
         if not names:
-            raise ValueError("estimators: choose at least one estimator")
+            raise ValueError(_("estimators: choose at least one estimator"))
         unknown = [n for n in names if n not in ESTIMATORS]
         if unknown:
             raise ValueError(f"estimators must be among {list(ESTIMATORS)}, got {unknown}")
@@ -560,7 +614,7 @@ class LearningCurves(Dashboard):
             curves, elapsed = self._curves
         else:
             t0 = time.perf_counter()
-            with self.busy("fitting…"):
+            with self.busy(_("fitting…")):
                 try:
                     curves = learning_curve_data(
                         specs, X, y, sizes, n_repeats=p["n_repeats"],
@@ -570,15 +624,17 @@ class LearningCurves(Dashboard):
                                     n_neighbors=int(p["n_neighbors"])),
                         should_stop=lambda: self.time_left() <= 0)
                 except TimeoutError as exc:
-                    raise TimeBudgetExceeded(self.budget_message("the learning curves")) from exc
+                    raise TimeBudgetExceeded(self.budget_message(_("the learning curves"))) \
+                        from exc
             elapsed = time.perf_counter() - t0
             self._curves_key, self._curves = key, (curves, elapsed)
         first = next(iter(curves.values()))
         warning = ""
         if first["stopped"]:
             shape = first["test_error"].shape
-            warning = (self.budget_message("the learning curves") + f"; drawn: {shape[1]} of "
-                       f"{p['n_repeats']} repeat(s), sizes up to n = {int(first['sizes'][-1])}")
+            warning = (self.budget_message(_("the learning curves")) + "; " + _(
+                "drawn: {done} of {repeats} repeat(s), sizes up to n = {n}").format(
+                    done=shape[1], repeats=p["n_repeats"], n=int(first["sizes"][-1])))
         return dict(p=p, curves=curves, sizes=first["sizes"], X=X, time_s=elapsed,
                     warning=warning, k_start=k_start)
 
@@ -590,13 +646,13 @@ class LearningCurves(Dashboard):
             return None
         k = int(p["n_neighbors"])
         if k > n_pool:
-            raise ValueError(f"n_neighbors: K = {k} is larger than the training pool "
-                             f"({n_pool} points)")
+            raise ValueError(_("n_neighbors: K = {k} is larger than the training pool ({n} "
+                               "points)").format(k=k, n=n_pool))
         return k if k > _first_training_size(n_pool) else None
 
     def _render(self, r):
         p, curves = r["p"], r["curves"]
-        labelled = {ESTIMATORS[k].label: v for k, v in curves.items()}
+        labelled = {_(ESTIMATORS[k].label): v for k, v in curves.items()}
         new = learning_curve_figure(labelled)
         fig = self.fig
         fig.data = []
@@ -610,15 +666,18 @@ class LearningCurves(Dashboard):
         tnew = fit_time_figure(labelled)
         self.time_fig.data = []
         self.time_fig.add_traces(list(tnew.data))
-        desc = DATASETS[p["dataset"]][0]
-        self.time_fig.layout.title.text = (f"{desc.split(':')[0]}: training time against n "
-                                           "(log-log; the slope is the exponent)")
-        fig.layout.title.text = (f"{desc.split(':')[0]}: C = {p['C']:.3g}, σ = {p['sigma']:.3g}, "
-                                 f"K = {p['n_neighbors']}, {p['n_repeats']} repeats")
+        desc = dataset_description(p["dataset"])
+        name = dataset_label(p["dataset"])
+        self.time_fig.layout.title.text = _("{name}: training time against n (log-log; the "
+                                            "slope is the exponent)").format(name=name)
+        fig.layout.title.text = _("{name}: C = {C}, σ = {sigma}, K = {k}, {repeats} "
+                                  "repeats").format(name=name, C=num(p["C"], ".3g"),
+                                                    sigma=num(p["sigma"], ".3g"),
+                                                    k=p["n_neighbors"], repeats=p["n_repeats"])
         note = ""
         if r["k_start"] is not None:
-            note = (f"; the curves start at n = {r['k_start']}: a vote of K = "
-                    f"{p['n_neighbors']} neighbours needs as many training points")
+            note = "; " + _("the curves start at n = {n}: a vote of K = {k} neighbours needs as "
+                            "many training points").format(n=r["k_start"], k=p["n_neighbors"])
         self.description.value = f"<small>{html.escape(desc)}{note}</small>"
         stats = dict(curves=curves, sizes=r["sizes"], dataset_size=int(r["X"].shape[0]),
                      n_features=int(r["X"].shape[1]), time_s=r["time_s"])
@@ -637,24 +696,30 @@ class LearningCurves(Dashboard):
             nsv = "–"
             if c["n_support"] is not None:
                 stats[f"n_support_{k}"] = float(c["n_support"][-1].mean())
-                nsv = f"{stats[f'n_support_{k}']:.0f}"
-            label = html.escape(ESTIMATORS[k].label)
+                nsv = num(stats[f"n_support_{k}"], ".0f")
+            label = html.escape(_(ESTIMATORS[k].label))
             rows.append(f"<tr><td>{label}</td>"
-                        f"<td class='num'>{stats[f'train_error_{k}']:.1%}</td>"
-                        f"<td class='num'>{stats[f'test_error_{k}']:.1%}"
-                        f" ± {c['test_error'][-1].std():.1%}</td><td class='num'>{nsv}</td></tr>")
+                        f"<td class='num'>{num(stats[f'train_error_{k}'], '.1%')}</td>"
+                        f"<td class='num'>{num(stats[f'test_error_{k}'], '.1%')}"
+                        f" ± {num(c['test_error'][-1].std(), '.1%')}</td>"
+                        f"<td class='num'>{nsv}</td></tr>")
             times.append(f"<tr><td>{label}</td>"
-                         f"<td class='num'>{1e3 * np.nanmean(c['fit_time'][-1]):.0f}</td>"
+                         f"<td class='num'>{num(1e3 * np.nanmean(c['fit_time'][-1]), '.0f')}</td>"
                          f"<td class='num'>{_exponent_text(stats[f'time_exponent_{k}'])}</td>"
                          "</tr>")
         n_last = int(r["sizes"][-1])
-        stats["_html"] = (f"<div style='font-size:13px;margin-top:4px'>At the largest size, "
-                          f"n = {n_last}:</div><table><tr><th>estimator</th><th>training</th>"
-                          "<th>test error</th><th>#SV</th></tr>" + "".join(rows) + "</table>")
-        stats["_details"] = (f"<table><tr><th>at n = {n_last}</th><th>fit (ms)</th>"
-                             "<th>time ∝ n^</th></tr>" + "".join(times) + "</table>"
-                             f"<small>{stats['n_features']} features; computed in "
-                             f"{stats['time_s']:.2f} s</small>")
+        heads = [html.escape(t) for t in (
+            _("At the largest size, n = {n}:").format(n=n_last), _("estimator"), _("training"),
+            _("test error"), _("#SV"), _("at n = {n}").format(n=n_last), _("fit (ms)"),
+            _("time ∝ n^"), _("{d} features; computed in {s} s").format(
+                d=stats["n_features"], s=num(stats["time_s"], ".2f")))]
+        stats["_html"] = (f"<div style='font-size:13px;margin-top:4px'>{heads[0]}</div>"
+                          f"<table><tr><th>{heads[1]}</th><th>{heads[2]}</th>"
+                          f"<th>{heads[3]}</th><th>{heads[4]}</th></tr>" + "".join(rows)
+                          + "</table>")
+        stats["_details"] = (f"<table><tr><th>{heads[5]}</th><th>{heads[6]}</th>"
+                             f"<th>{heads[7]}</th></tr>" + "".join(times) + "</table>"
+                             f"<small>{heads[8]}</small>")
         return stats
 
     def regime(self, params, stats):
@@ -662,7 +727,7 @@ class LearningCurves(Dashboard):
         keys = [k for k in params["estimators"] if f"test_error_first_{k}" in stats]
         if keys and all(stats[f"test_error_first_{k}"] < self.TOO_EASY for k in keys):
             n0 = int(stats["sizes"][0])
-            return [f"Already at n = {n0} every test error is below "
-                    f"{self.TOO_EASY:.0%}: this data set is too easy for the curves to fall; "
-                    "choose a harder one (xor, spirals, a UCI set) or more noise."]
+            return [_("Already at n = {n} every test error is below {pct}: this data set is too "
+                      "easy for the curves to fall; choose a harder one (xor, spirals, a UCI set) "
+                      "or more noise.").format(n=n0, pct=num(self.TOO_EASY, ".0%"))]
         return []

@@ -23,7 +23,8 @@ from ...datasets import TOY_DATASETS, make_manifold_spiral, make_toy
 from ...neighbors import (CKNNClassifier, HKNNClassifier, KernelCentroidClassifier,
                          KNeighborsClassifier, ManifoldParzen, ParzenClassifier, ParzenDensity)
 from ..viz import SURFACE_TRACES, decision_surface, ellipse_outlines, plane_bounds, surface_data
-from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, styled
+from ..i18n import N_, _
+from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, num, speaks, styled
 from ._toys import (BlankModel, add_toy_controls, click_problem, reset_noise_on_dataset_change,
                     toy_options)
 
@@ -31,9 +32,9 @@ __all__ = ["LocalMethodsPlayground", "DensityExplorer"]
 
 N_TEST = 1000
 CLASS_LINE = ("#1f77b4", "#d62728")
-METHODS = [("K nearest neighbours", "knn"), ("HKNN (local hyperplane)", "hknn"),
-           ("CKNN (local convex hull)", "cknn"), ("Parzen classifier", "parzen"),
-           ("kernel centroid", "centroid")]
+METHODS = [(N_("K nearest neighbours"), "knn"), (N_("HKNN (local hyperplane)"), "hknn"),
+           (N_("CKNN (local convex hull)"), "cknn"), (N_("Parzen classifier"), "parzen"),
+           (N_("kernel centroid"), "centroid")]
 #: The methods with a width h (the others have K neighbours).
 WIDTH_METHODS = ("parzen", "centroid")
 
@@ -114,27 +115,27 @@ class LocalMethodsPlayground(Dashboard):
     notebook = "local_methods"
     click_action = "query"
     gallery_order = 50
-    title = "Local methods"
-    purpose = ("K nearest neighbours, local hyperplane (HKNN) and convex (CKNN) distances, Parzen "
-               "windows, kernel centroid: move K, λ and h; click on the chart to see a point's "
-               "neighbours and hulls.")
+    title = N_("Local methods")
+    purpose = N_("K nearest neighbours, local hyperplane (HKNN) and convex (CKNN) distances, "
+                 "Parzen windows, kernel centroid: move K, λ and h; click on the chart to see a "
+                 "point's neighbours and hulls.")
     STATS = [
-        ("train_error", "training error", ".1%"),
-        ("test_error", f"test error ({N_TEST} new points)", ".1%"),
-        ("query", "query point", lambda q: f"({q[0]:.2f}, {q[1]:.2f})"),
-        ("query_class", "predicted class of the query", "d"),
-        ("dist_0", "  squared distance to class 0's hull", ".3g"),
-        ("dist_1", "  squared distance to class 1's hull", ".3g"),
+        ("train_error", N_("training error"), ".1%"),
+        ("test_error", (N_("test error ({n} new points)"), {"n": N_TEST}), ".1%"),
+        ("query", N_("query point"), lambda q: _point(q)),
+        ("query_class", N_("predicted class of the query"), "d"),
+        ("dist_0", N_("squared distance to class 0's hull"), ".3g"),
+        ("dist_1", N_("squared distance to class 1's hull"), ".3g"),
     ]
     #: Weight decay of "HKNN without weight decay" in the comparison (tiny, for a stable solve).
     LAMBDA_NONE = 1e-4
     LESSON_APP = {"grid": 5}
     LESSONS = (
-        Lesson(claim="Without weight decay HKNN takes every direction between its neighbours "
-                     "for an invariance (in 2-D, 3 neighbours already span the plane), and its "
-                     "test error rises, most at small K and on noisy data; a weight decay λ "
-                     "repairs it: HKNN with λ never does worse.",
-               source="Vincent 2003, §11.3.1 and §11.3.3, Fig. 11.3",
+        Lesson(claim=N_("Without weight decay HKNN takes every direction between its neighbours "
+                        "for an invariance (in 2-D, 3 neighbours already span the plane), and "
+                        "its test error rises, most at small K and on noisy data; a weight decay "
+                        "λ repairs it: HKNN with λ never does worse."),
+               source=N_("Vincent 2003, §11.3.1 and §11.3.3, Fig. 11.3"),
                holds=lambda s: s["hknn_test_error"] <= s["hknn0_test_error"] + 0.005,
                sweep={"n_neighbors": (3, 15), "weight_decay": (0.001, 10.0),
                       "noise": (0.0, 0.35)},
@@ -166,28 +167,32 @@ class LocalMethodsPlayground(Dashboard):
         c = self.controls
         add_toy_controls(c, n_value=150, n_min=20, n_max=600)
         c["noise"].value = 0.2      # noisy enough for the methods' test errors to differ
-        c["method"] = styled(widgets.Dropdown(options=METHODS, value="cknn", description="method"))
+        c["method"] = styled(widgets.Dropdown(options=[(_(label), v) for label, v in METHODS],
+                                              value="cknn", description=_("method")))
         c["n_neighbors"] = styled(widgets.IntSlider(value=4, min=1, max=30, description="K"))
         c["n_neighbors"].add_class(MAIN_SLIDER_CLASS)
         c["weight_decay"] = log_slider("λ (HKNN)", 0.01, -4, 2, step=0.1,
-                                       tooltip="weight decay of the local hyperplane solve")
-        c["bandwidth"] = log_slider("h (width)", 0.2, -2, 0.5, step=0.05,
-                                    tooltip="Parzen window width h; the width σ = h of the "
-                                            "kernel centroid's Gaussian kernel")
+                                       tooltip=_("weight decay of the local hyperplane solve"))
+        c["bandwidth"] = log_slider(_("h (width)"), 0.2, -2, 0.5, step=0.05,
+                                    tooltip=_("Parzen window width h; the width σ = h of the "
+                                              "kernel centroid's Gaussian kernel"))
         X, y = TOY_DATASETS["moons"][0](n_samples=150, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True,
                                show_margins=False, show_support=False)
         for k in range(2):
-            fig.add_scatter(x=[], y=[], mode="markers", name=f"neighbours in class {k}",
+            fig.add_scatter(x=[], y=[], mode="markers",
+                            name=_("neighbours in class {k}").format(k=k),
                             marker=dict(size=13, color="rgba(0,0,0,0)",
                                         line=dict(width=2.5, color=CLASS_LINE[k])))
-            fig.add_scatter(x=[], y=[], mode="lines", name=f"hull of class {k}", fill="toself",
+            fig.add_scatter(x=[], y=[], mode="lines", name=_("hull of class {k}").format(k=k),
+                            fill="toself",
                             line=dict(width=1.5, color=CLASS_LINE[k]), opacity=0.35)
-            fig.add_scatter(x=[], y=[], mode="lines+markers", name=f"projection on class {k}",
+            fig.add_scatter(x=[], y=[], mode="lines+markers",
+                            name=_("projection on class {k}").format(k=k),
                             line=dict(width=2, dash="dot", color=CLASS_LINE[k]),
                             marker=dict(size=6, color=CLASS_LINE[k]))
-        fig.add_scatter(x=[], y=[], mode="markers", name="query point",
+        fig.add_scatter(x=[], y=[], mode="markers", name=_("query point"),
                         marker=dict(symbol="star", size=16, color="#2ca02c", line=dict(width=1)))
         fig.update_layout(height=560, uirevision="keep", clickmode="event")
         self.fig = FigureWidget(fig)
@@ -203,6 +208,7 @@ class LocalMethodsPlayground(Dashboard):
             self._data_key = key
         return self._train
 
+    @speaks
     def query(self, x, y):
         """Choose the query point whose neighbours and hulls are drawn.
 
@@ -210,7 +216,7 @@ class LocalMethodsPlayground(Dashboard):
         size on each side) is ignored with a message in the page (``{'error': ...}``)."""
         problem = click_problem(x, y, self._bounds)
         if problem is not None:
-            msg = f"click ignored: {problem}"
+            msg = _("click ignored: {why}").format(why=problem)
             self.show_error(msg)
             return {"error": msg}
         self._query = np.array([float(x), float(y)])
@@ -328,13 +334,14 @@ class LocalMethodsPlayground(Dashboard):
         smallest = int(np.min(np.unique(y, return_counts=True)[1]))
         K = int(params["n_neighbors"])
         if K > smallest and params["method"] not in WIDTH_METHODS:
-            return [(f"K = {K} is more than the smallest class ({smallest} points): the methods "
-                     f"use K = {smallest}, every point of that class, so nothing is local any more")]
+            return [_("K = {k} is more than the smallest class ({n} points): the methods use K = "
+                      "{n}, every point of that class, so nothing is local any more").format(
+                          k=K, n=smallest)]
         if params["method"] not in WIDTH_METHODS and 4 * K > smallest:
-            return [(f"K = {K} is more than a quarter of the smallest class ({smallest} points): "
-                     f"the neighbourhood is no longer local (the thesis's K are a small "
-                     f"fraction of a class), so the hulls say little about the point's "
-                     f"surroundings")]
+            return [_("K = {k} is more than a quarter of the smallest class ({n} points): the "
+                      "neighbourhood is no longer local (the thesis's K are a small fraction of a "
+                      "class), so the hulls say little about the point's surroundings").format(
+                          k=K, n=smallest)]
         return []
 
     def _render(self, r):
@@ -366,42 +373,56 @@ class LocalMethodsPlayground(Dashboard):
         fig.layout.yaxis.range = [ymin, ymax]
         p = r["p"]
         detail = {"knn": f"K = {p['n_neighbors']}",
-                  "hknn": f"K = {p['n_neighbors']}, λ = {p['weight_decay']:.3g}",
+                  "hknn": f"K = {p['n_neighbors']}, λ = {num(p['weight_decay'], '.3g')}",
                   "cknn": f"K = {p['n_neighbors']}",
-                  "parzen": f"h = {p['bandwidth']:.3g}",
-                  "centroid": f"Gaussian kernel, σ = h = {p['bandwidth']:.3g}"}[r["method"]]
-        fig.layout.title.text = f"{dict((v, k) for k, v in METHODS)[r['method']]}, {detail}"
+                  "parzen": f"h = {num(p['bandwidth'], '.3g')}",
+                  "centroid": _("Gaussian kernel, σ = h = {h}").format(
+                      h=num(p["bandwidth"], ".3g"))}[r["method"]]
+        fig.layout.title.text = f"{_(dict((v, k) for k, v in METHODS)[r['method']])}, {detail}"
         st = dict(r["stats"])
         K, lam = p["n_neighbors"], p["weight_decay"]
-        rows = [(f"KNN, K = {K}", st["knn_test_error"]),
-                (f"HKNN, λ = {lam:.3g}", st["hknn_test_error"]),
-                (f"HKNN without weight decay (λ = {self.LAMBDA_NONE:g})",
-                 st["hknn0_test_error"]),
+        rows = [(_("KNN, K = {k}").format(k=K), st["knn_test_error"]),
+                (f"HKNN, λ = {num(lam, '.3g')}", st["hknn_test_error"]),
+                (_("HKNN without weight decay (λ = {lam})").format(
+                    lam=num(self.LAMBDA_NONE, "g")), st["hknn0_test_error"]),
                 (f"CKNN, K = {K}", st["cknn_test_error"])]
-        st["_html"] = ("<table><tr><th>test error at this K</th><th></th></tr>" + "".join(
-            f"<tr><td>{html.escape(k)}</td><td class='num'>{v:.1%}</td></tr>"
+        head = html.escape(_("test error at this K"))
+        st["_html"] = (f"<table><tr><th>{head}</th><th></th></tr>" + "".join(
+            f"<tr><td>{html.escape(k)}</td><td class='num'>{num(v, '.1%')}</td></tr>"
             for k, v in rows) + "</table>")
         if r["method"] == "centroid":
-            h = p["bandwidth"]
+            h = num(p["bandwidth"], ".3g")
+            texts = [html.escape(t) for t in (
+                _("at this h"), _("kernel centroid, h = {h}").format(h=h),
+                _("Parzen classifier, h = {h}").format(h=h), _("test points both classify alike"),
+                _("With a Gaussian kernel the distance to a class centroid is a constant − 2 × "
+                  "the class's Parzen density, so the centroid decides like the Parzen "
+                  "classifier; a wide h makes it the nearest class mean, a straight line"),
+                _("Vincent 2003, §5.3.4"))]
             st["_html"] += (
-                "<table><tr><th>at this h</th><th></th></tr>"
-                f"<tr><td>kernel centroid, h = {h:.3g}</td>"
-                f"<td class='num'>{st['test_error']:.1%}</td></tr>"
-                f"<tr><td>Parzen classifier, h = {h:.3g}</td>"
-                f"<td class='num'>{st['parzen_test_error']:.1%}</td></tr>"
-                "<tr><td>test points both classify alike</td>"
-                f"<td class='num'>{st['parzen_agreement']:.1%}</td></tr></table>"
-                "<div class='kernelnb-lesson'>With a Gaussian kernel the distance to a class "
-                "centroid is a constant − 2 × the class's Parzen density, so the centroid "
-                "decides like the Parzen classifier; a wide h makes it the nearest class mean, "
-                "a straight line <small>(Vincent 2003, §5.3.4)</small>.</div>")
-        st["_details"] = f"prediction on the grid: {st['predict_ms']:.0f} ms"
+                f"<table><tr><th>{texts[0]}</th><th></th></tr>"
+                f"<tr><td>{texts[1]}</td>"
+                f"<td class='num'>{num(st['test_error'], '.1%')}</td></tr>"
+                f"<tr><td>{texts[2]}</td>"
+                f"<td class='num'>{num(st['parzen_test_error'], '.1%')}</td></tr>"
+                f"<tr><td>{texts[3]}</td>"
+                f"<td class='num'>{num(st['parzen_agreement'], '.1%')}</td></tr></table>"
+                f"<div class='kernelnb-lesson'>{texts[4]} <small>({texts[5]})</small>.</div>")
+        st["_details"] = _("prediction on the grid: {ms} ms").format(
+            ms=num(st["predict_ms"], ".0f"))
         return st
+
+
+def _point(q):
+    """A point's coordinates as the language in effect writes them: ``(0.50, 0.25)``, and
+    ``(0,50 ; 0,25)`` where the decimal mark is a comma."""
+    x, y = num(q[0], ".2f"), num(q[1], ".2f")
+    return f"({x}, {y})" if num(0.5) == "0.5" else f"({x}\u202f; {y})"
 
 
 def _signed(v):
     """An ANLL to 3 decimals with a true minus sign."""
-    return f"{v:.3f}".replace("-", "−")
+    return num(v, ".3f").replace("-", "−")
 
 
 def model_spacing(X):
@@ -448,14 +469,14 @@ class DensityExplorer(Dashboard):
 
     notebook = "density_explorer"
     gallery_order = 60
-    title = "Density explorer"
-    purpose = ("Parzen windows against Manifold Parzen windows: move h, σ, d and k and watch the "
-               "density contours, the local Gaussians and the test log-likelihood.")
+    title = N_("Density explorer")
+    purpose = N_("Parzen windows against Manifold Parzen windows: move h, σ, d and k and watch "
+                 "the density contours, the local Gaussians and the test log-likelihood.")
     STATS = [
-        ("train_anll", "training ANLL (lower: likelier)", _signed),
-        ("test_anll", f"test ANLL ({N_TEST} new points)", _signed),
-        ("manifold_anll", "  Manifold Parzen at this σ, d, k", _signed),
-        ("parzen_best_anll", "  Parzen, h chosen on validation", _signed),
+        ("train_anll", N_("training ANLL (lower: likelier)"), _signed),
+        ("test_anll", (N_("test ANLL ({n} new points)"), {"n": N_TEST}), _signed),
+        ("manifold_anll", N_("Manifold Parzen at this σ, d, k"), _signed),
+        ("parzen_best_anll", N_("Parzen, h chosen on validation"), _signed),
     ]
     #: Widths h the validation chooses the Parzen window from (log-spaced).
     PARZEN_WIDTHS = np.logspace(-2.5, -0.5, 17)
@@ -463,10 +484,10 @@ class DensityExplorer(Dashboard):
     SPIRAL_NOISE = 0.01
     LESSON_APP = {"grid": 5}
     LESSONS = (
-        Lesson(claim="Tuned near the spiral's noise (σ ≈ 0.01, k ≈ 11), Manifold Parzen windows "
-                     "give new points a higher likelihood (lower test ANLL) than the best "
-                     "ordinary Parzen window: their Gaussians lie along the curve.",
-               source="Vincent 2003, ch. 13, Table 13.1 (−1.466 against −1.183)",
+        Lesson(claim=N_("Tuned near the spiral's noise (σ ≈ 0.01, k ≈ 11), Manifold Parzen "
+                        "windows give new points a higher likelihood (lower test ANLL) than the "
+                        "best ordinary Parzen window: their Gaussians lie along the curve."),
+               source=N_("Vincent 2003, ch. 13, Table 13.1 (−1.466 against −1.183)"),
                holds=lambda s: s["manifold_anll"] < s["parzen_best_anll"],
                sweep={"sigma": (0.005, 0.016, 0.05), "n_neighbors": (5, 20, 40)},
                seeds=(0, 1, 2)),
@@ -492,32 +513,34 @@ class DensityExplorer(Dashboard):
     def _build(self):
         c = self.controls
         toys, tooltip = toy_options()
-        c["dataset"] = styled(widgets.Dropdown(options=[("spiral (thesis ch. 13)", "spiral"),
+        c["dataset"] = styled(widgets.Dropdown(options=[(_("spiral (thesis ch. 13)"), "spiral"),
                                                         *toys],
-                                               value="spiral", description="data set"),
-                              tooltip="spiral: the Manifold Parzen spiral of Vincent's thesis, "
-                                      "ch. 13; " + tooltip)
+                                               value="spiral", description=_("data set")),
+                              tooltip=_("spiral: the Manifold Parzen spiral of Vincent's thesis, "
+                                        "ch. 13") + "; " + tooltip)
         c["n_samples"] = styled(widgets.IntSlider(value=300, min=30, max=1000, step=10,
-                                                  description="n points"))
-        c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6, description="sample seed"))
+                                                  description=_("n points")))
+        c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6,
+                                                  description=_("sample seed")))
         c["model"] = styled(widgets.ToggleButtons(options=[("Parzen", "parzen"),
                                                            ("Manifold", "manifold")],
-                                                  value="manifold", description="model"))
+                                                  value="manifold", description=_("model")))
         c["model"].style.button_width = "90px"
         c["bandwidth"] = log_slider("h (Parzen)", 0.013, -3, 0, step=0.05,
-                                    tooltip="Parzen window width h")
-        c["sigma"] = log_slider("σ (noise)", 0.007, -3.5, -0.5, step=0.05, main=True,
-                                tooltip="Manifold Parzen: isotropic noise σ")
+                                    tooltip=_("Parzen window width h"))
+        c["sigma"] = log_slider(_("σ (noise)"), 0.007, -3.5, -0.5, step=0.05, main=True,
+                                tooltip=_("Manifold Parzen: isotropic noise σ"))
         c["n_components"] = styled(widgets.IntSlider(value=1, min=0, max=2, description="d"))
         c["n_neighbors"] = styled(widgets.IntSlider(value=11, min=1, max=40, description="k"))
-        c["ellipses"] = styled(widgets.Checkbox(value=True, description="local Gaussians as ellipses",
+        c["ellipses"] = styled(widgets.Checkbox(value=True,
+                                                description=_("local Gaussians as ellipses"),
                                                 indent=False))
         fig = go.Figure()
         fig.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], colorscale="Viridis", ncontours=25,
-                        colorbar=dict(title="log p(x)"), name="log density")
-        fig.add_scatter(x=[], y=[], mode="markers", name="training points",
+                        colorbar=dict(title="log p(x)"), name=_("log density"))
+        fig.add_scatter(x=[], y=[], mode="markers", name=_("training points"),
                         marker=dict(size=4, color="white", line=dict(width=0.5, color="black")))
-        fig.add_scatter(x=[], y=[], mode="lines", name="local Gaussians (1 σ)",
+        fig.add_scatter(x=[], y=[], mode="lines", name=_("local Gaussians (1 σ)"),
                         line=dict(width=1, color="firebrick"))
         # equal scales on both axes: the plot area shrinks to the data's shape (constrain
         # "domain") instead of the x range growing past the density
@@ -549,8 +572,9 @@ class DensityExplorer(Dashboard):
                 self._valid = make(n_samples=300, random_state=key[2] + 104729)[0]
                 self._test = make(n_samples=N_TEST, random_state=key[2] + 7919)[0]
             else:
-                raise ValueError(f"dataset must be 'spiral' or one of {sorted(TOY_DATASETS)}, "
-                                 f"got {key[0]!r}")
+                raise ValueError(_("dataset must be 'spiral' or one of {names}, got "
+                                   "{value}").format(names=sorted(TOY_DATASETS),
+                                                     value=repr(key[0])))
             self._parzen_best = None
             self._data_key = key
         return self._train
@@ -615,14 +639,17 @@ class DensityExplorer(Dashboard):
         else:
             fig.data[2].update(x=r["ell"][0], y=r["ell"][1])
         p = r["p"]
-        what = (f"Parzen, h = {p['bandwidth']:.3g}" if p["model"] == "parzen" else
-                f"Manifold Parzen, d = {p['n_components']}, k = {p['n_neighbors']}, σ = {p['sigma']:.3g}")
-        fig.layout.title.text = f"{what}: test ANLL {r['stats']['test_anll']:.3f}"
+        what = (f"Parzen, h = {num(p['bandwidth'], '.3g')}" if p["model"] == "parzen" else
+                f"Manifold Parzen, d = {p['n_components']}, k = {p['n_neighbors']}, "
+                f"σ = {num(p['sigma'], '.3g')}")
+        fig.layout.title.text = _("{what}: test ANLL {anll}").format(
+            what=what, anll=num(r["stats"]["test_anll"], ".3f"))
         fig.layout.xaxis.range = [float(r["gx"][0]), float(r["gx"][-1])]
         fig.layout.yaxis.range = [float(r["gy"][0]), float(r["gy"][-1])]
         st = dict(r["stats"])
-        st["_details"] = (f"{st['n_train']} training points; the Parzen window chosen on 300 "
-                          f"validation points has h = {st['parzen_best_h']:.3g}")
+        st["_details"] = _("{n} training points; the Parzen window chosen on 300 validation "
+                           "points has h = {h}").format(n=st["n_train"],
+                                                        h=num(st["parzen_best_h"], ".3g"))
         return st
 
     def regime(self, params, stats):
@@ -631,26 +658,33 @@ class DensityExplorer(Dashboard):
         notes = []
         sigma, k, n = float(params["sigma"]), int(params["n_neighbors"]), int(params["n_samples"])
         if params["model"] == "parzen" and float(params["bandwidth"]) < 0.5 * stats["spacing"]:
-            notes.append(f"h = {params['bandwidth']:.3g} is below half the typical distance "
-                         f"between neighbouring points ({stats['spacing']:.2g}): the density is "
-                         f"a spike on every training point")
+            notes.append(_("h = {h} is below half the typical distance between neighbouring "
+                           "points ({spacing}): the density is a spike on every training "
+                           "point").format(h=num(params["bandwidth"], ".3g"),
+                                           spacing=num(stats["spacing"], ".2g")))
         if params["dataset"] != "spiral":
-            notes.append("The lesson is about the thesis's spiral (a curve with noise 0.01); on "
-                         "this data set σ and k are not tuned for Manifold Parzen.")
+            notes.append(_("The lesson is about the thesis's spiral (a curve with noise 0.01); "
+                           "on this data set σ and k are not tuned for Manifold Parzen."))
             return notes
         if int(params["n_components"]) == 0:
-            notes.append("With d = 0 Manifold Parzen is an ordinary Parzen window of width σ.")
+            notes.append(_("With d = 0 Manifold Parzen is an ordinary Parzen window of width "
+                           "σ."))
         if not 0.5 * self.SPIRAL_NOISE <= sigma <= 1.6 * self.SPIRAL_NOISE:
-            notes.append(f"σ = {sigma:.3g} is far from the spiral's noise ({self.SPIRAL_NOISE}): "
-                         f"Table 13.1 tunes σ on a validation set; with Gaussians this "
-                         f"{'thin' if sigma < self.SPIRAL_NOISE else 'thick'} the best Parzen "
-                         f"window can do better")
+            thin = sigma < self.SPIRAL_NOISE
+            notes.append((_("σ = {sigma} is far from the spiral's noise ({noise}): Table 13.1 "
+                            "tunes σ on a validation set; with Gaussians this thin the best "
+                            "Parzen window can do better") if thin else
+                          _("σ = {sigma} is far from the spiral's noise ({noise}): Table 13.1 "
+                            "tunes σ on a validation set; with Gaussians this thick the best "
+                            "Parzen window can do better")).format(
+                              sigma=num(sigma, ".3g"), noise=num(self.SPIRAL_NOISE)))
         if k < 5:
-            notes.append(f"k = {k} neighbours are too few to find the direction of the spiral")
+            notes.append(_("k = {k} neighbours are too few to find the direction of the "
+                           "spiral").format(k=k))
         elif k > 20:
-            notes.append(f"k = {k} neighbours reach along the bends of the spiral: the local "
-                         f"direction they find is blurred")
+            notes.append(_("k = {k} neighbours reach along the bends of the spiral: the local "
+                           "direction they find is blurred").format(k=k))
         if n < 200:
-            notes.append(f"{n} points sample the spiral too sparsely for local directions "
-                         f"(Table 13.1 uses 300)")
+            notes.append(_("{n} points sample the spiral too sparsely for local directions "
+                           "(Table 13.1 uses 300)").format(n=n))
         return notes

@@ -18,9 +18,12 @@ from ._plotly import FigureWidget
 from ... import losses as _losses
 from ...datasets import TOY_DATASETS, TOY_NOISE
 from ...regularized import RegularizedKernelClassifier
+from ..i18n import N_, _
 from ..viz import (boundaries_figure, loss_axes_layout, loss_curves, margin_marker,
                    plane_bounds, decision_grid, grid_columns)
-from ._base import Dashboard, Lesson, log_slider, styled
+from ..viz.losses import loss_label
+from ._base import Dashboard, Lesson, log_slider, num, styled
+from ._toys import TOY_NAMES, toy_name
 
 __all__ = ["MarginLosses", "FIT_LOSSES"]
 
@@ -40,17 +43,17 @@ N_TEST = 1000
 #: target 1.  It is drawn and fitted under the name 'tanh_mse' (fitted as the 'tanh' loss at
 #: target 1 and C/2, the same minimiser).
 TANH_MSE = "tanh_mse"
-TANH_MSE_LABEL = "½(1 − tanh m)² (tanh + MSE, Collobert)"
+TANH_MSE_LABEL = N_("½(1 − tanh m)² (tanh + MSE, Collobert)")
 
 #: The losses Collobert's ch. 7-8 models train, for the readout.
 CHAPTER8_LOSSES = (
-    ("hinge", "SVM; SGD hinge + weight decay (8.16); margin Perceptron and Simple MLP at β = 1; "
-              "hinge MLP (8.10)"),
-    ("perceptron", "original Perceptron (Alg. 3.1): with any weight decay its minimiser is f = 0, "
-                   "so it is drawn, not fitted"),
-    (TANH_MSE, "MLP + tanh output + MSE (Table 7.1)"),
-    ("squared", "MLP + MSE and the mixture of experts (Table 7.1): (1 − m)² = (y − f)²"),
-    ("logistic", "MLP + cross-entropy (Table 7.1)"),
+    ("hinge", N_("SVM; SGD hinge + weight decay (8.16); margin Perceptron and Simple MLP at β = "
+                 "1; hinge MLP (8.10)")),
+    ("perceptron", N_("original Perceptron (Alg. 3.1): with any weight decay its minimiser is "
+                      "f = 0, so it is drawn, not fitted")),
+    (TANH_MSE, N_("MLP + tanh output + MSE (Table 7.1)")),
+    ("squared", N_("MLP + MSE and the mixture of experts (Table 7.1): (1 − m)² = (y − f)²")),
+    ("logistic", N_("MLP + cross-entropy (Table 7.1)")),
 )
 
 
@@ -70,18 +73,23 @@ def _derivative(name, m):
     return _losses.LOSSES[name].derivative(m)
 
 
-def _label(name):
-    return TANH_MSE_LABEL if name == TANH_MSE else _losses.LOSSES[name].label
+def _loss_label(name):
+    return _(TANH_MSE_LABEL) if name == TANH_MSE else loss_label(_losses.LOSSES[name])
 
 
 #: The names a student reads for each loss (tables, titles, the fitted boundaries' legend).
 SHORT_NAMES = {
-    "hinge": "hinge", "squared_hinge": "squared hinge", "logistic": "logistic (cross-entropy)",
-    "logitboost": "LogitBoost", "exponential": "exponential", "1-tanh": "1 − tanh m",
-    "tanh": "KMP-tanh", "squared": "squared (MSE)", "perceptron": "perceptron",
-    "zero_one": "0-1 error", "vrm": "VRM erf", "vrm_hinge": "VRM surrogate",
-    "epsilon_insensitive": "ε-insensitive", TANH_MSE: "tanh + MSE",
+    "hinge": N_("hinge"), "squared_hinge": N_("squared hinge"),
+    "logistic": N_("logistic (cross-entropy)"), "logitboost": "LogitBoost",
+    "exponential": N_("exponential"), "1-tanh": "1 − tanh m", "tanh": "KMP-tanh",
+    "squared": N_("squared (MSE)"), "perceptron": N_("perceptron"), "zero_one": N_("0-1 error"),
+    "vrm": N_("VRM erf"), "vrm_hinge": N_("VRM surrogate"),
+    "epsilon_insensitive": N_("ε-insensitive"), TANH_MSE: "tanh + MSE",
 }
+
+
+def _short(name):
+    return _(SHORT_NAMES[name])
 
 #: The curves drawn at first: Collobert's Fig. 8.1 (hinge and cross-entropy) with the 0-1 error
 #: they stand for and the other losses his ch. 3, 7 and 8 train on; the rest one click away.
@@ -93,7 +101,7 @@ def _num(v):
     v = float(v)
     if abs(v) < 5e-4:
         return "0"
-    return f"{v:.3g}".replace("-", "−")
+    return num(v, ".3g").replace("-", "−")
 
 
 def _median_spacing(X):
@@ -139,21 +147,21 @@ class MarginLosses(Dashboard):
 
     notebook = "margin_losses"
     gallery_order = 20
-    title = "Margin losses"
-    purpose = ("Losses of the margin m = y·f(x) and their derivatives (KMP paper, Fig. 5); "
-               "the hinge and its smooth version, the cross-entropy, fit nearly the same "
-               "boundary (Collobert, Fig. 8.1): pick two losses to compare.")
+    title = N_("Margin losses")
+    purpose = N_("Losses of the margin m = y·f(x) and their derivatives (KMP paper, Fig. 5); "
+                 "the hinge and its smooth version, the cross-entropy, fit nearly the same "
+                 "boundary (Collobert, Fig. 8.1): pick two losses to compare.")
     STATS = [
-        ("test_error_a", "loss A: test error", ".1%"),
-        ("test_error_b", "loss B: test error", ".1%"),
-        ("disagreement", "test points A and B classify differently", ".1%"),
+        ("test_error_a", N_("loss A: test error"), ".1%"),
+        ("test_error_b", N_("loss B: test error"), ".1%"),
+        ("disagreement", N_("test points A and B classify differently"), ".1%"),
     ]
     LESSON_APP = {"grid": 30}
     LESSONS = (
-        Lesson(claim="The hinge and its smooth version, the cross-entropy (logistic loss), fit "
-                     "nearly the same boundary: they classify fewer than 5% of new points "
-                     "differently, at every C, σ and noise level.",
-               source="Collobert 2004, ch. 8, Fig. 8.1",
+        Lesson(claim=N_("The hinge and its smooth version, the cross-entropy (logistic loss), "
+                        "fit nearly the same boundary: they classify fewer than 5% of new points "
+                        "differently, at every C, σ and noise level."),
+               source=N_("Collobert 2004, ch. 8, Fig. 8.1"),
                holds=lambda s: s["disagreement"] < 0.05
                and abs(s["test_error_a"] - s["test_error_b"]) < 0.03,
                sweep={"C": (0.01, 100.0), "sigma": (0.05, 3.0), "noise": (0.0, 0.45)},
@@ -186,31 +194,33 @@ class MarginLosses(Dashboard):
         # options, a formula and its source, need about 245 px), and shows every loss without
         # scrolling (scrolled to the chosen ones, it cut its top row in half)
         c["shown"] = styled(widgets.SelectMultiple(
-            options=[(_label(n), n) for n in names], value=DEFAULT_SHOWN, rows=len(names),
-            description=""), tooltip="several with ctrl- or shift-click")
+            options=[(_loss_label(n), n) for n in names], value=DEFAULT_SHOWN, rows=len(names),
+            description=""), tooltip=_("several with ctrl- or shift-click"))
         c["shown"].style.description_width = "0px"
-        c["derivative"] = styled(widgets.Checkbox(value=False, description="show derivatives dL/dm",
+        c["derivative"] = styled(widgets.Checkbox(value=False,
+                                                  description=_("show derivatives dL/dm"),
                                                   indent=False))
         c["margin"] = styled(widgets.FloatSlider(value=0.5, min=-2.0, max=3.0, step=0.05,
-                                                 description="mark m ="))
+                                                 description=_("mark m =")))
         c["margin"].add_class("kernelnb-main-slider")
-        fit_opts = [(SHORT_NAMES[n], n) for n in FIT_LOSSES]
+        fit_opts = [(_short(n), n) for n in FIT_LOSSES]
         c["loss_a"] = styled(widgets.Dropdown(options=fit_opts, value="hinge",
-                                              description="loss A"))
+                                              description=_("loss A")))
         c["loss_b"] = styled(widgets.Dropdown(options=fit_opts, value="logistic",
-                                              description="loss B"))
-        c["dataset"] = styled(widgets.Dropdown(options=list(TOY_DATASETS), value="moons",
-                                               description="data set"))
+                                              description=_("loss B")))
+        c["dataset"] = styled(widgets.Dropdown(
+            options=[(_(TOY_NAMES.get(n, n)), n) for n in TOY_DATASETS], value="moons",
+            description=_("data set")))
         c["noise"] = styled(widgets.FloatSlider(value=0.25, min=0.0, max=TOY_NOISE["moons"][1],
-                                                step=0.01, description="noise"))
+                                                step=0.01, description=_("noise")))
         c["n_samples"] = styled(widgets.IntSlider(value=150, min=20, max=600, step=10,
-                                                  description="n points"))
+                                                  description=_("n points")))
         c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6,
-                                                  description="sample seed"))
+                                                  description=_("sample seed")))
         c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
-                            tooltip="J = mean loss + ‖f‖²/(2Cn): larger C, less "
-                                    "regularisation")
-        c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05)
+                            tooltip=_("J = mean loss + ‖f‖²/(2Cn): larger C, less "
+                                      "regularisation"))
+        c["sigma"] = log_slider(_("σ (RBF)"), 0.5, -1.5, 1, step=0.05)
 
         fig = loss_curves(show_derivative=False, highlight=0.5)
         m = np.asarray(fig.data[0].x)
@@ -218,23 +228,24 @@ class MarginLosses(Dashboard):
                                ("deriv", _derivative(TANH_MSE, m), ("x2", "y2"))):
             fig.add_scatter(x=m, y=ys, mode="lines", meta=[kind, TANH_MSE],
                             uid=f"{kind}:{TANH_MSE}",
-                            name=TANH_MSE_LABEL if kind == "value" else f"dL/dm {TANH_MSE}",
+                            name=_(TANH_MSE_LABEL) if kind == "value" else f"dL/dm {TANH_MSE}",
                             legendgroup=TANH_MSE, showlegend=kind == "value",
                             visible=kind == "value", xaxis=axes[0], yaxis=axes[1],
                             line=dict(color="#006d5b", width=2.2, dash="dashdot"))
         self.fig = FigureWidget(fig)
-        self.fig.update_layout(height=480, title=dict(text="Losses of the margin m = y·f(x)"))
+        self.fig.update_layout(height=480, title=dict(text=_("Losses of the margin m = y·f(x)")))
         X = np.zeros((2, 2))
         self.bfig = FigureWidget(boundaries_figure({"A": _Zero(), "B": _Zero()}, X,
                                                       np.array([0, 1]), grid=2))
-        self.bfig.update_layout(height=480, title=dict(text="Fitted boundaries f(x) = 0"))
+        self.bfig.update_layout(height=480, title=dict(text=_("Fitted boundaries f(x) = 0")))
         self.figures = [self.fig, self.bfig]
 
     def _control_rows(self):
         c = self.controls
-        return [widgets.HTML("<b>loss curves</b>"), widgets.Label("losses shown"), c["shown"],
-                c["derivative"], c["margin"],
-                widgets.HTML("<b>fitted boundaries</b>"), c["loss_a"], c["loss_b"], c["dataset"],
+        return [widgets.HTML("<b>" + _("loss curves") + "</b>"), widgets.Label(_("losses shown")),
+                c["shown"], c["derivative"], c["margin"],
+                widgets.HTML("<b>" + _("fitted boundaries") + "</b>"), c["loss_a"], c["loss_b"],
+                c["dataset"],
                 c["noise"], c["n_samples"], c["seed"], c["C"], c["sigma"]]
 
     def _adjust(self, params, given):
@@ -316,18 +327,19 @@ class MarginLosses(Dashboard):
         for k in range(2):
             pts = X[y == np.unique(y)[k]]
             bf.data[k].x, bf.data[k].y = pts[:, 0], pts[:, 1]
-            bf.data[k].name = f"class {np.unique(y)[k]} ({pts.shape[0]})"
+            bf.data[k].name = _("class {c} ({n})").format(c=np.unique(y)[k], n=pts.shape[0])
         for k, which in enumerate("ab"):
             f = r["fits"][which]
             tr = bf.data[2 + k]
             tr.x, tr.y, tr.z = grid_columns(f["xs"], f["ys"], f["Z"])
-            tr.name = f"{which.upper()}: {SHORT_NAMES[p[f'loss_{which}']]}"
+            tr.name = f"{which.upper()}: {_short(p[f'loss_{which}'])}"
         xmin, xmax, ymin, ymax = self._bounds
         bf.layout.xaxis.range = [xmin, xmax]
         bf.layout.yaxis.range = [ymin, ymax]
-        bf.layout.title.text = (f"f(x) = 0 fitted by A ({SHORT_NAMES[p['loss_a']]}) and B "
-                                f"({SHORT_NAMES[p['loss_b']]}), RBF σ = {p['sigma']:.3g}, "
-                                f"C = {p['C']:.3g}")
+        bf.layout.title.text = _("f(x) = 0 fitted by A ({a}) and B ({b}), RBF σ = {sigma}, "
+                                 "C = {C}").format(a=_short(p["loss_a"]), b=_short(p["loss_b"]),
+                                                   sigma=num(p["sigma"], ".3g"),
+                                                   C=num(p["C"], ".3g"))
         fa, fb = r["fits"]["a"], r["fits"]["b"]
         stats = dict(margin=r["m"], values=r["values"], derivatives=r["derivatives"],
                      disagreement=float(np.mean(fa["test_pred"] != fb["test_pred"])))
@@ -337,24 +349,29 @@ class MarginLosses(Dashboard):
                           f"test_error_{which}": f["test_error"],
                           f"fit_time_ms_{which}": f["fit_time_ms"]})
         rows = "".join(
-            f"<tr><td>{html.escape(SHORT_NAMES[n])}</td>"
+            f"<tr><td>{html.escape(_short(n))}</td>"
             f"<td class='num'>{_num(r['values'][n])}</td>"
             f"<td class='num'>{_num(r['derivatives'][n])}</td></tr>"
             for n in (*_losses.LOSS_NAMES, TANH_MSE) if n in r["values"])
-        models = "".join(f"<tr><td>{html.escape(SHORT_NAMES[n])}</td><td>{html.escape(w)}</td>"
+        models = "".join(f"<tr><td>{html.escape(_short(n))}</td><td>{html.escape(_(w))}</td>"
                          f"</tr>" for n, w in CHAPTER8_LOSSES)
         errors = "".join(
-            f"<tr><td>{w.upper()}: {html.escape(SHORT_NAMES[p[f'loss_{w}']])}</td>"
-            f"<td class='num'>{f['train_error']:.1%}</td><td class='num'>{f['test_error']:.1%}"
-            f"</td><td class='num'>{f['fit_time_ms']:.0f}</td></tr>"
+            f"<tr><td>{w.upper()}: {html.escape(_short(p[f'loss_{w}']))}</td>"
+            f"<td class='num'>{num(f['train_error'], '.1%')}</td>"
+            f"<td class='num'>{num(f['test_error'], '.1%')}"
+            f"</td><td class='num'>{num(f['fit_time_ms'], '.0f')}</td></tr>"
             for w, f in (("a", fa), ("b", fb)))
-        stats["_html"] = (f"<table><tr><th>loss at m = {r['m']:.2f}</th><th>L(m)</th>"
+        head = html.escape(_("loss at m = {m}").format(m=num(r["m"], ".2f")))
+        stats["_html"] = (f"<table><tr><th>{head}</th><th>L(m)</th>"
                           f"<th>dL/dm</th></tr>{rows}</table>")
-        stats["_details"] = (f"<table><tr><th>fitted</th><th>training error</th>"
-                             f"<th>test error ({N_TEST} points)</th><th>fit (ms)</th></tr>"
+        heads = [html.escape(t) for t in (
+            _("fitted"), _("training error"), _("test error ({n} points)").format(n=N_TEST),
+            _("fit (ms)"), _("loss"), _("what trains on it (Collobert, ch. 3, 7, 8)"))]
+        stats["_details"] = (f"<table><tr><th>{heads[0]}</th><th>{heads[1]}</th>"
+                             f"<th>{heads[2]}</th><th>{heads[3]}</th></tr>"
                              f"{errors}</table>"
-                             f"<table><tr><th>loss</th><th>what trains on it (Collobert, ch. 3, "
-                             f"7, 8)</th></tr>{models}</table>")
+                             f"<table><tr><th>{heads[4]}</th><th>{heads[5]}</th></tr>"
+                             f"{models}</table>")
         return stats
 
     def regime(self, params, stats):
@@ -362,9 +379,11 @@ class MarginLosses(Dashboard):
         losses memorise the sample (the boundaries then say little about the losses)."""
         notes = []
         if float(params["sigma"]) < 0.5 * self._spacing:
-            notes.append(f"σ = {params['sigma']:.3g} is below half the typical distance between "
-                         f"neighbouring points ({self._spacing:.2g}): each point sits in its own "
-                         f"bump of the kernel and both losses memorise the sample")
+            notes.append(_("σ = {sigma} is below half the typical distance between neighbouring "
+                           "points ({spacing}): each point sits in its own bump of the kernel "
+                           "and both losses memorise the sample").format(
+                               sigma=num(params["sigma"], ".3g"),
+                               spacing=num(self._spacing, ".2g")))
         return notes
 
 

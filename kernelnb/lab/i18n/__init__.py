@@ -45,7 +45,7 @@ from pathlib import Path
 __all__ = ["DOMAIN", "SOURCE_LANGUAGE", "LANGUAGES", "LANGUAGE_NAMES", "DEFAULT_ENV",
            "PLOTLY_SEPARATORS", "locale_dir", "supported", "from_query", "accept_language",
            "default_language", "choose", "translations", "get_language", "language", "gettext",
-           "ngettext", "translate", "msgid_of", "is_msgid", "number", "N_", "_"]
+           "ngettext", "translate", "msgid_of", "is_msgid", "message_ids", "number", "N_", "_"]
 
 log = logging.getLogger(__name__)
 
@@ -365,6 +365,17 @@ def _msgids():
         if ids:
             return ids
     return frozenset()
+
+
+def message_ids():
+    """The English messages of the catalogs.
+
+    Returns
+    -------
+    frozenset of str
+        Every msgid (of the first language other than English that has a catalog).
+    """
+    return _msgids()
 
 
 def is_msgid(text):

@@ -27,6 +27,9 @@ LOSS_LABELS = (
     N_("(0.65 − tanh m)² (KMP-tanh)"), N_("squared (1 − m)² (KMP-mse)"),
     N_("perceptron [−m]₊"), N_("0-1 error 1[m ≤ 0]"), N_("VRM erf φ(−m) (Chapelle)"),
     N_("VRM surrogate [½ − m/(σ√2π)]₊ (Fig. 2.2)"), N_("ε-insensitive [|r| − 0.1]₊ (SVR)"))
+#: The regression losses' labels as the chart names them: a loss of the residual r, not of m.
+REGRESSION_LABELS = {"ε-insensitive [|r| − 0.1]₊ (SVR)": N_("ε-insensitive [|r| − 0.1]₊ (SVR) "
+                                                            "— of r")}
 
 
 def _resolve(names):
@@ -60,8 +63,8 @@ def _dash(loss):
 
 
 def loss_label(loss):
-    """A loss's label in the language in effect (:data:`LOSS_LABELS`), "— of r" added for a
-    regression loss.
+    """A loss's label in the language in effect (:data:`LOSS_LABELS`; "— of r" added for a
+    regression loss, :data:`REGRESSION_LABELS`).
 
     Parameters
     ----------
@@ -71,10 +74,10 @@ def loss_label(loss):
     -------
     str
     """
-    label = _(getattr(loss, "label", None) or loss.name)
+    label = getattr(loss, "label", None) or loss.name
     if getattr(loss, "kind", "margin") == "regression":
-        label += " " + _("— of r")
-    return label
+        return _(REGRESSION_LABELS.get(label, label + " — of r"))
+    return _(label)
 
 
 def loss_axes_layout(show_derivative):
