@@ -703,9 +703,23 @@ def translate_notebook(nb, catalog, lang="fr"):
                 missing.append(unit)
                 continue
             lines[unit.start:unit.end] = unit.render(text)
-        cell.source = "\n".join(lines)
+        cell.source = _live_links_in(lang, "\n".join(lines))
     missing.sort(key=lambda u: (u.cell, u.start))
     return out, missing
+
+
+#: A chapter's link to a dashboard on the default ``kernelnb serve``.
+_LIVE_LINK = re.compile(r"\((http://127\.0\.0\.1:8866/voila/render/\w+\.ipynb)(\?[^)\s]*)?\)")
+
+
+def _live_links_in(lang, text):
+    """``text`` with its links to live dashboards asking for ``lang`` (``lang=fr`` in the query),
+    so that a French chapter opens the dashboards in French."""
+    def add(m):
+        query = (m.group(2) or "?")[1:]
+        pairs = [p for p in query.split("&") if p and not p.startswith("lang=")]
+        return f"({m.group(1)}?{'&'.join(pairs + [f'lang={lang}'])})"
+    return _LIVE_LINK.sub(add, text)
 
 
 @dataclass

@@ -15,6 +15,7 @@ Fast: no kernel, no book (the book's French chapters are checked by ``tests/test
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -108,7 +109,9 @@ def test_the_units_rebuild_every_notebook_exactly():
             identity.add(unit.text, unit.text)
         out, missing = nbi18n.translate_notebook(nb, identity)
         assert not missing
-        assert [c.source for c in out.cells] == [c.source for c in nb.cells], path.name
+        # (the links to live dashboards also ask for the language: see the next test)
+        rebuilt = [re.sub(r"[?&]lang=fr(?=\))", "", c.source) for c in out.cells]
+        assert rebuilt == [c.source for c in nb.cells], path.name
 
 
 def test_units_of_a_markdown_text():
@@ -263,3 +266,16 @@ def test_kernelnb_lab_opens_on_the_french_notebooks(tmp_path):
         ["lab", "--notebooks", str(empty), "--lang", "fr"])
     with pytest.raises(SystemExit, match="--lang fr: lang='fr': no catalog"):
         cli.lab_command(args, extra)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_a_french_chapter_opens_its_dashboards_in_french(path, french):
+    """The links to live dashboards are the English chapter's, asking for French (lang=fr)."""
+    link = re.compile(r"\((http://127\.0\.0\.1:8866/voila/render/[^)\s]+)\)")
+    english = nbformat.read(str(path), as_version=4)
+    en = [u for c in english.cells if c.cell_type == "markdown" for u in link.findall(c.source)]
+    fr = [u for c in french[path.name].cells if c.cell_type == "markdown"
+          for u in link.findall(c.source)]
+    assert en and len(fr) == len(en), path.name
+    for a, b in zip(en, fr):
+        assert b == a + ("&" if "?" in a else "?") + "lang=fr", (a, b)
