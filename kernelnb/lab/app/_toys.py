@@ -1,6 +1,8 @@
 """What the dashboards on 2-D toy data share: the data-set controls, the noise reset when the data
 set changes, the check of a clicked point, and a blank model for the empty first figure.  The
-samples themselves are drawn by :func:`kernelnb.datasets.make_toy`."""
+samples themselves are drawn by :func:`kernelnb.datasets.make_toy`. The data sets' names and
+descriptions as the dashboards show them (toys and bundled UCI sets) are here too, marked for
+translation."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +12,7 @@ from ...datasets import TOY_DATASETS, TOY_NOISE
 from ..i18n import N_, _
 from ._base import num, styled
 
-__all__ = ["TOY_LABELS", "TOY_NAMES", "BlankModel", "add_toy_controls", "click_problem",
+__all__ = ["TOY_LABELS", "TOY_NAMES", "UCI_DESCRIPTIONS", "BlankModel", "add_toy_controls", "click_problem",
            "reset_noise_on_dataset_change", "toy_name", "toy_options"]
 
 #: The data sets as the drop-down names them: short enough for its box at the dashboards' control
@@ -26,6 +28,16 @@ TOY_DESCRIPTIONS = {
     "moons": N_("moons: two interleaving half circles"),
     "xor": N_("XOR: uniform square, classes in opposite quadrants"),
     "blobs": N_("blobs: two Gaussian blobs centred at (-1, -1) and (1, 1)"),
+}
+
+
+#: The bundled UCI classification sets as the dashboards describe them (msgids).
+UCI_DESCRIPTIONS = {
+    "sonar": N_("Sonar, mines (1) vs. rocks (0): 208 x 60"),
+    "ionosphere": N_("Ionosphere radar returns, good (1) vs. bad (0): 351 x 34"),
+    "pima": N_("Pima Indians diabetes, positive (1) vs. negative (0): 768 x 8"),
+    "breast_cancer": N_("Wisconsin breast cancer (original), malignant (1) vs. benign (0): "
+                        "683 x 9 complete samples of 699"),
 }
 
 

@@ -13,6 +13,7 @@ rule predicts a leave-one-out error. (Chapelle's thesis ch. 3-4, Figs 3.4/3.5.)
 """
 from __future__ import annotations
 
+import html
 import time
 
 import numpy as np
@@ -26,25 +27,26 @@ from ...model_selection import bounds_table, estimate_all
 from ...model_selection._estimates import _Problem, _span_errors
 from ...svm import SVC
 from ..viz import plane_bounds
-from ._base import Dashboard, Lesson, log_slider, styled
-from ._toys import add_toy_controls, reset_noise_on_dataset_change
+from ..i18n import N_, _, ngettext
+from ._base import Dashboard, Lesson, log_slider, num, styled
+from ._toys import UCI_DESCRIPTIONS, add_toy_controls, reset_noise_on_dataset_change, toy_name
 
 __all__ = ["BoundsExplorer", "CURVES", "UCI_SETS", "memorising"]
 
 #: Curves of the main chart: (column of the table, label, colour, dash).
 CURVES = [
-    ("test_error", "test error", "#000000", "solid"),
-    ("loo", "leave-one-out (exact)", "#7f7f7f", "solid"),
-    ("span", "span", "#d62728", "solid"),
-    ("span_regularized", "span, smoothed (η = 0.1)", "#ff9896", "dash"),
-    ("radius_margin", "R²‖w‖²/n (sphere)", "#1f77b4", "solid"),
-    ("radius_margin_variance", "R²‖w‖²/n (variance)", "#aec7e8", "dash"),
+    ("test_error", N_("test error"), "#000000", "solid"),
+    ("loo", N_("leave-one-out (exact)"), "#7f7f7f", "solid"),
+    ("span", N_("span"), "#d62728", "solid"),
+    ("span_regularized", N_("span, smoothed (η = 0.1)"), "#ff9896", "dash"),
+    ("radius_margin", N_("R²‖w‖²/n (sphere)"), "#1f77b4", "solid"),
+    ("radius_margin_variance", N_("R²‖w‖²/n (variance)"), "#aec7e8", "dash"),
     ("jaakkola_haussler", "Jaakkola-Haussler", "#2ca02c", "solid"),
     ("opper_winther", "Opper-Winther", "#9467bd", "solid"),
-    ("xi_alpha", "ξα (Joachims)", "#8c564b", "solid"),
+    ("xi_alpha", N_("ξα (Joachims)"), "#8c564b", "solid"),
     ("wahba", "Wahba", "#17becf", "dash"),
-    ("sv_fraction", "#SV / n", "#e377c2", "dot"),
-    ("training_error", "training error", "#bcbd22", "dot"),
+    ("sv_fraction", N_("#SV / n"), "#e377c2", "dot"),
+    ("training_error", N_("training error"), "#bcbd22", "dot"),
 ]
 #: The curves drawn at first (the others are one click on the legend away; the exact
 #: leave-one-out is drawn when it is computed).
@@ -92,10 +94,6 @@ def _ticks_125(lo, hi):
     return [float(f"{t:.3g}") for t in out if lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9)]
 
 
-def _plural(k, word):
-    return f"{k} {word}" if k == 1 else f"{k} {word}s"
-
-
 class BoundsExplorer(Dashboard):
     """Error estimates of an SVM along sigma or C, against the test error.
 
@@ -139,40 +137,41 @@ class BoundsExplorer(Dashboard):
 
     notebook = "bounds_explorer"
     gallery_order = 70
-    title = "Bounds explorer"
-    purpose = ("Leave-one-out estimates and bounds of an SVM (span, radius-margin, ...) against "
-               "log σ or log C, compared with the test error.")
+    title = N_("Bounds explorer")
+    purpose = N_("Leave-one-out estimates and bounds of an SVM (span, radius-margin, ...) "
+                 "against log σ or log C, compared with the test error.")
     STATS = [
-        ("test_error", "test error", ".1%"),
-        ("loo", "leave-one-out (exact)", ".1%"),
-        ("span", "span estimate", ".1%"),
-        ("radius_margin", "R²‖w‖²/n (sphere, ≤ 1)", ".1%"),
-        ("gap_span", "span's mean distance to the test error along the chart", ".1%"),
-        ("gap_radius_margin", "R²‖w‖²/n's mean distance", ".1%"),
-        ("n_support", "support vectors", "d"),
+        ("test_error", N_("test error"), ".1%"),
+        ("loo", N_("leave-one-out (exact)"), ".1%"),
+        ("span", N_("span estimate"), ".1%"),
+        ("radius_margin", N_("R²‖w‖²/n (sphere, ≤ 1)"), ".1%"),
+        ("gap_span", N_("span's mean distance to the test error along the chart"), ".1%"),
+        ("gap_radius_margin", N_("R²‖w‖²/n's mean distance"), ".1%"),
+        ("n_support", N_("support vectors"), "d"),
     ]
     #: Rows folded in the readout's details.
     DETAILS = [
-        ("span_regularized", "smoothed span (η = 0.1)", ".1%"),
-        ("radius_margin_variance", "R²‖w‖²/n (variance, ≤ 1)", ".1%"),
+        ("span_regularized", N_("smoothed span (η = 0.1)"), ".1%"),
+        ("radius_margin_variance", N_("R²‖w‖²/n (variance, ≤ 1)"), ".1%"),
         ("jaakkola_haussler", "Jaakkola-Haussler", ".1%"),
         ("opper_winther", "Opper-Winther", ".1%"),
         ("xi_alpha", "ξα", ".1%"),
-        ("wahba", "Wahba (≥ Jaakkola-Haussler)", ".1%"),
-        ("sv_fraction", "#SV / n", ".1%"),
-        ("training_error", "training error", ".1%"),
-        ("gap_jaakkola_haussler", "Jaakkola-Haussler's mean distance to the test error", ".1%"),
-        ("gap_xi_alpha", "ξα's mean distance to the test error", ".1%"),
-        ("gap_wahba", "Wahba's mean distance to the test error", ".1%"),
-        ("n_train", "training points", "d"),
-        ("n_fits", "SVMs trained for the chart", "d"),
-        ("table_ms", "chart computed in (ms)", ".0f"),
+        ("wahba", N_("Wahba (≥ Jaakkola-Haussler)"), ".1%"),
+        ("sv_fraction", N_("#SV / n"), ".1%"),
+        ("training_error", N_("training error"), ".1%"),
+        ("gap_jaakkola_haussler", N_("Jaakkola-Haussler's mean distance to the test error"),
+         ".1%"),
+        ("gap_xi_alpha", N_("ξα's mean distance to the test error"), ".1%"),
+        ("gap_wahba", N_("Wahba's mean distance to the test error"), ".1%"),
+        ("n_train", N_("training points"), "d"),
+        ("n_fits", N_("SVMs trained for the chart"), "d"),
+        ("table_ms", N_("chart computed in (ms)"), ".0f"),
     ]
     LESSON_APP = {"grid": 10, "n_samples": 50}
     LESSONS = (Lesson(
-        claim=("The span estimate follows the test error along σ and C, far closer than the "
-               "radius-margin bound R²‖w‖²/n or ξα, which stay well above it."),
-        source="Chapelle 2002, thesis §3.4, Figs. 3.4–3.5",
+        claim=N_("The span estimate follows the test error along σ and C, far closer than the "
+                 "radius-margin bound R²‖w‖²/n or ξα, which stay well above it."),
+        source=N_("Chapelle 2002, thesis §3.4, Figs. 3.4–3.5"),
         # the mean distance along the chart: the span's within 10 points of the test error,
         # at most half the radius-margin bound's and below ξα's
         holds=lambda s: (s["gap_span"] <= 0.1 and s["gap_span"] <= s["gap_radius_margin"] / 2
@@ -202,24 +201,26 @@ class BoundsExplorer(Dashboard):
         c = self.controls
         add_toy_controls(c, n_value=200, n_min=20, n_max=400)
         c["dataset"].options = list(c["dataset"].options) + [
-            (f"{n} — UCI, {UCI_DATASETS[n][1].split(':')[0]}", n) for n in UCI_SETS]
+            (_("{name} — UCI, {desc}").format(name=n, desc=_(UCI_DESCRIPTIONS[n]).split(":")[0]),
+             n) for n in UCI_SETS]
         c["dataset"].value = "moons"          # new options reset the value to the first one
         c["margin"] = styled(widgets.ToggleButtons(
             options=[("L1 (C-SVM)", "l1"), ("L2 (K + I/C)", "l2")], value="l1",
-            description="margin"))
+            description=_("margin")))
         c["margin"].style.button_width = "98px"
-        c["C"] = log_slider("C", 1.0, -2, 3, step=0.1, tooltip="soft-margin penalty C (log scale)")
-        c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1.5, step=0.05, main=True,
-                                tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
+        c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
+                            tooltip=_("soft-margin penalty C (log scale)"))
+        c["sigma"] = log_slider(_("σ (RBF)"), 0.5, -1.5, 1.5, step=0.05, main=True,
+                                tooltip=_("RBF width σ: k = exp(−‖x−y‖²/2σ²)"))
         c["axis"] = styled(widgets.ToggleButtons(options=[("log σ", "sigma"), ("log C", "C")],
-                                                 value="sigma", description="x axis"))
+                                                 value="sigma", description=_("x axis")))
         c["axis"].style.button_width = "70px"
         c["loo"] = styled(widgets.Checkbox(value=False, indent=False,
-                                           description="exact leave-one-out (slower)"))
+                                           description=_("exact leave-one-out (slower)")))
 
         main = go.Figure()
         for key, label, color, dash in CURVES:
-            main.add_scatter(x=[1.0], y=[0.0], mode="lines+markers", name=label, uid=key,
+            main.add_scatter(x=[1.0], y=[0.0], mode="lines+markers", name=_(label), uid=key,
                              line=dict(color=color, dash=dash,
                                        width=3 if key == "test_error" else 2),
                              marker=dict(size=5),
@@ -228,9 +229,9 @@ class BoundsExplorer(Dashboard):
                              hovertemplate="%{x:.3g}: %{y:.1%}<extra>%{fullData.name}</extra>")
         main.update_layout(height=430, template="plotly_white", uirevision="keep",
                            xaxis=dict(type="log", title="σ"),
-                           yaxis=dict(title="error rate", range=[0, 1.02], tickformat=".0%"),
+                           yaxis=dict(title=_("error rate"), range=[0, 1.02], tickformat=".0%"),
                            legend=dict(font=dict(size=11)), margin=dict(l=75, r=215, t=50, b=60),
-                           title=dict(text="estimates along σ", font=dict(size=15)))
+                           title=dict(text=_("estimates along σ"), font=dict(size=15)))
         self.fig = FigureWidget(main)
 
         plane = go.Figure()
@@ -240,22 +241,24 @@ class BoundsExplorer(Dashboard):
                           hoverinfo="skip")
         xy = "(%{x:.3g}, %{y:.3g})<extra>%{fullData.name}</extra>"
         for k, (color, symbol) in enumerate((("#1f77b4", "circle"), ("#ff7f0e", "diamond"))):
-            plane.add_scatter(x=[], y=[], mode="markers", name=f"class {k}", uid=f"class{k}",
+            plane.add_scatter(x=[], y=[], mode="markers", name=_("class {c}").format(c=k),
+                              uid=f"class{k}",
                               marker=dict(color=color, symbol=symbol, size=6, opacity=0.55),
                               hovertemplate=xy)
-        plane.add_scatter(x=[], y=[], mode="markers", name="SV: span S²", uid="spans",
+        plane.add_scatter(x=[], y=[], mode="markers", name=_("SV: span S²"), uid="spans",
                           marker=dict(size=11, color=[], colorscale="Viridis", showscale=True,
                                       symbol="circle-open", line=dict(width=2.5),
                                       colorbar=dict(title="S²", len=0.8)),
                           hovertemplate="S² = %{marker.color:.3g}<extra></extra>")
-        plane.add_scatter(x=[], y=[], mode="markers", name="span rule: LOO error",
+        plane.add_scatter(x=[], y=[], mode="markers", name=_("span rule: LOO error"),
                           uid="span_errors", marker=dict(symbol="x-thin", size=12,
                                                          line=dict(width=2, color="#d62728")),
                           hovertemplate=xy)
         plane.update_layout(height=430, template="plotly_white", uirevision="plane",
                             legend=dict(orientation="h", y=-0.12),
                             margin=dict(l=40, r=100, t=50, b=85),
-                            title=dict(text="support vectors and their spans", font=dict(size=15)))
+                            title=dict(text=_("support vectors and their spans"),
+                                       font=dict(size=15)))
         self.plane_fig = FigureWidget(plane)
         self.plane_box = widgets.Box([self.plane_fig])
         self.note = widgets.HTML("")
@@ -264,8 +267,8 @@ class BoundsExplorer(Dashboard):
     def _control_rows(self):
         c = self.controls
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
-                widgets.HTML("<b>model</b>"), c["margin"], c["C"], c["sigma"],
-                widgets.HTML("<b>chart</b>"), c["axis"], c["loo"]]
+                widgets.HTML("<b>" + _("model") + "</b>"), c["margin"], c["C"], c["sigma"],
+                widgets.HTML("<b>" + _("chart") + "</b>"), c["axis"], c["loo"]]
 
     def _layout(self):
         box = super()._layout()
@@ -286,11 +289,13 @@ class BoundsExplorer(Dashboard):
             elif name in UCI_SETS:
                 X, y, Xt, yt = self._uci(name, int(p["n_samples"]), int(p["seed"]))
             else:
-                raise ValueError(f"dataset must be one of {sorted(TOY_DATASETS) + list(UCI_SETS)}, "
-                                 f"got {name!r}")
+                raise ValueError(_("{name} must be one of {names}, got {value}").format(
+                    name="dataset", names=sorted(TOY_DATASETS) + list(UCI_SETS),
+                    value=repr(name)))
             if np.unique(y).size != 2:
-                raise ValueError(f"the sample of {name!r} holds {np.unique(y).size} class(es); the "
-                                 "estimates need two: draw another sample (seed) or more points")
+                raise ValueError(_("the sample of {name} holds {k} class(es); the estimates need "
+                                   "two: draw another sample (seed) or more points").format(
+                                       name=repr(name), k=np.unique(y).size))
             self._train = (np.asarray(X, float), np.asarray(y))
             self._test = (np.asarray(Xt, float), np.asarray(yt))
             self._data_key = key
@@ -323,13 +328,17 @@ class BoundsExplorer(Dashboard):
     def _compute(self, p):
         C, sigma, axis = p["C"], p["sigma"], p["axis"]
         if not (isinstance(C, (int, float)) and np.isfinite(C) and C > 0):
-            raise ValueError(f"C must be a positive number, got {C!r}")
+            raise ValueError(_("{name} must be a positive number, got {value}").format(
+                name="C", value=repr(C)))
         if not (isinstance(sigma, (int, float)) and np.isfinite(sigma) and sigma > 0):
-            raise ValueError(f"sigma must be a positive number, got {sigma!r}")
+            raise ValueError(_("{name} must be a positive number, got {value}").format(
+                name="sigma", value=repr(sigma)))
         if axis not in ("sigma", "C"):
-            raise ValueError(f"axis must be 'sigma' or 'C', got {axis!r}")
+            raise ValueError(_("{name} must be {a} or {b}, got {value}").format(
+                name="axis", a="'sigma'", b="'C'", value=repr(axis)))
         if p["margin"] not in ("l1", "l2"):
-            raise ValueError(f"margin must be 'l1' or 'l2', got {p['margin']!r}")
+            raise ValueError(_("{name} must be {a} or {b}, got {value}").format(
+                name="margin", a="'l1'", b="'l2'", value=repr(p["margin"])))
         (X, y), (Xt, yt) = self._data(p)
         model = SVC(C=float(C), sigma=float(sigma), margin=p["margin"], tol=1e-3).fit(X, y)
         current = estimate_all(model, X, y, loo=bool(p["loo"]))
@@ -341,7 +350,8 @@ class BoundsExplorer(Dashboard):
             values = self._grid(sigma if axis == "sigma" else C)
             template = SVC(C=float(C), sigma=float(sigma), margin=p["margin"], tol=1e-3)
             t0 = time.perf_counter()
-            with self.busy(f"{N_GRID} SVMs along {'σ' if axis == 'sigma' else 'C'}…"):
+            with self.busy(_("{n} SVMs along {axis}…").format(
+                    n=N_GRID, axis="σ" if axis == "sigma" else "C")):
                 table = bounds_table(
                     template, X, y, param=axis, values=values, X_test=Xt, y_test=yt,
                     loo=bool(p["loo"]),
@@ -357,9 +367,9 @@ class BoundsExplorer(Dashboard):
     def _table_progress(self, i):
         """Callback of ``bounds_table``: the progress bar, and the time budget (one row, up to n
         SVMs with the exact leave-one-out, is the unit of work)."""
-        self.report_progress((i + 1) / N_GRID, f"{i + 1} / {N_GRID} values")
+        self.report_progress((i + 1) / N_GRID, _("{i} / {n} values").format(i=i + 1, n=N_GRID))
         if i + 1 < N_GRID:
-            self.check_time(f"the chart of {N_GRID} values (after {i + 1})")
+            self.check_time(_("the chart of {n} values (after {i})").format(n=N_GRID, i=i + 1))
 
     def _plane(self, model, X, y):
         pb = _Problem(model, X, y)              # one kernel for the spans and the span rule
@@ -383,7 +393,7 @@ class BoundsExplorer(Dashboard):
         fig = self.fig
         now = float(p[axis])
         sym = "σ" if axis == "sigma" else "C"
-        for k, (key, _label, _c, _d) in enumerate(CURVES):
+        for k, (key, _label, _color, _dash) in enumerate(CURVES):
             tr = fig.data[k]
             if key in table:
                 tr.x, tr.y = x, table[key]
@@ -393,17 +403,18 @@ class BoundsExplorer(Dashboard):
                     tr.visible = True if key in SHOWN else "legendonly"
             else:
                 tr.visible = False
-        other = (f"C = {p['C']:.3g}" if axis == "sigma" else f"σ = {p['sigma']:.3g}")
+        other = (f"C = {num(p['C'], '.3g')}" if axis == "sigma"
+                 else f"σ = {num(p['sigma'], '.3g')}")
         fig.layout.xaxis.title.text = sym
         fig.layout.xaxis.range = [np.log10(x.min()), np.log10(x.max())]
         ticks = _ticks_125(x.min(), x.max())
         fig.layout.xaxis.tickvals = ticks
-        fig.layout.xaxis.ticktext = [f"{t:g}" for t in ticks]
+        fig.layout.xaxis.ticktext = [num(t, "g") for t in ticks]
         shapes = [dict(type="line", xref="x", yref="paper", x0=now, x1=now, y0=0,
                        y1=1, line=dict(color="#444444", width=1.5, dash="dot"))]
         notes = [dict(x=float(np.log10(now)), xref="x", y=1.0, yref="paper",
                       yanchor="bottom", showarrow=False,
-                      text=f"{sym} = {now:.3g}", font=dict(size=12))]
+                      text=f"{sym} = {num(now, '.3g')}", font=dict(size=12))]
         mem = memorising(table)
         if mem.any():
             # shade the values where the SVM memorises its sample (runs of rows, edges halfway
@@ -419,21 +430,25 @@ class BoundsExplorer(Dashboard):
                                    layer="below"))
             notes.append(dict(x=0, xref="paper", y=1.0, yref="paper", xanchor="left",
                               yanchor="bottom", showarrow=False,
-                              text="grey band: every point a support vector, none misclassified",
+                              text=_("grey band: every point a support vector, none "
+                                     "misclassified"),
                               font=dict(size=11, color="#555555")))
         fig.layout.shapes = shapes
         fig.layout.annotations = notes
         margin = "L1" if p["margin"] == "l1" else "L2"
-        fig.layout.title.text = (f"{p['dataset']}: estimates along {sym} ({margin} margin, "
-                                 f"{other}, n = {r['X'].shape[0]})")
+        fig.layout.title.text = _("{dataset}: estimates along {sym} ({margin} margin, {other}, "
+                                  "n = {n})").format(dataset=toy_name(p["dataset"]), sym=sym,
+                                                     margin=margin, other=other,
+                                                     n=r["X"].shape[0])
         if "plane" in r:
             self._render_plane(r)
             self.plane_box.layout.display = "flex"
             self.note.value = ""
         else:
             self.plane_box.layout.display = "none"
-            self.note.value = ("<small>The spans are drawn for the 2-D toys; this data set has "
-                               f"{r['X'].shape[1]} features.</small>")
+            self.note.value = "<small>{}</small>".format(html.escape(
+                _("The spans are drawn for the 2-D toys; this data set has {d} features.")
+                .format(d=r["X"].shape[1])))
         stats = {k: v for k, v in cur.items() if k != "loo_trainings"}
         stats.update(n_support=int(r["model"].support_.size), n_train=int(r["X"].shape[0]),
                      n_fits=int(np.sum(table["n_trainings"])), table_ms=float(r["table_ms"]),
@@ -443,19 +458,21 @@ class BoundsExplorer(Dashboard):
         for key in GAPS:
             stats[f"gap_{key}"] = float(np.mean(np.abs(np.asarray(table[key], float)[keep]
                                                        - test)))
-        rows = "".join(f"<tr><td>{label}</td><td class='num'>{format(stats[key], spec)}</td>"
+        rows = "".join(f"<tr><td>{html.escape(_(label))}</td>"
+                       f"<td class='num'>{num(stats[key], spec)}</td>"
                        "</tr>" for key, label, spec in self.DETAILS if key in stats)
-        stats["_details"] = (f"<table>{rows}</table><small>distances: mean |estimate − test "
-                             "error| over the chart, leaving out the shaded values</small>")
+        small = html.escape(_("distances: mean |estimate − test error| over the chart, leaving "
+                              "out the shaded values"))
+        stats["_details"] = f"<table>{rows}</table><small>{small}</small>"
         return stats
 
     def regime(self, params, stats):
         """A note where the SVM memorises its sample at the current setting."""
         if stats.get("sv_fraction", 0) >= 1.0 and stats.get("training_error", 1) == 0:
-            return ["Every training point is a support vector and none is misclassified: the "
-                    "SVM memorises its sample, and leave-one-out (hence the span) then errs on "
-                    "nearly every point whatever the test error; a larger σ (or a smaller C "
-                    "with noise) leaves this regime."]
+            return [_("Every training point is a support vector and none is misclassified: the "
+                      "SVM memorises its sample, and leave-one-out (hence the span) then errs on "
+                      "nearly every point whatever the test error; a larger σ (or a smaller C "
+                      "with noise) leaves this regime.")]
         return []
 
     def _render_plane(self, r):
@@ -472,5 +489,8 @@ class BoundsExplorer(Dashboard):
         xmin, xmax, ymin, ymax = pl["bounds"]
         fig.layout.xaxis.range = [xmin, xmax]
         fig.layout.yaxis.range = [ymin, ymax]
-        fig.layout.title.text = (f"{_plural(sv.size, 'support vector')}, span S² (colour); "
-                                 f"{_plural(int(pl['err'].sum()), 'predicted LOO error')} (×)")
+        errors = int(pl["err"].sum())
+        fig.layout.title.text = _("{sv}, span S² (colour); {errors} (×)").format(
+            sv=ngettext("{n} support vector", "{n} support vectors", sv.size).format(n=sv.size),
+            errors=ngettext("{n} predicted LOO error", "{n} predicted LOO errors",
+                            errors).format(n=errors))

@@ -18,6 +18,7 @@ points, both sets of means and both decision boundaries, and the bound along the
 """
 from __future__ import annotations
 
+import html
 import time
 
 import numpy as np
@@ -35,21 +36,22 @@ from ...model_selection import (FisherKernelSVC, ForwardSpanSelector, GradientTu
 from ...svm import SVC
 from ..viz import decision_grid, plane_bounds
 from ..viz._style import CLASS_COLORS, CLASS_SYMBOLS
-from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, styled
+from ..i18n import N_, _, ngettext
+from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, num, speaks, styled
 
 __all__ = ["FeatureSelection", "FEATURE_DATASETS"]
 
 N_TEST = 500
 #: name -> (label, default training size, default features kept)
 FEATURE_DATASETS = {
-    "linear": ("linear toy: 6 relevant of 202 (linear SVM)", 30, 2),
-    "nonlinear": ("non-linear toy: 2 relevant of 52 (polynomial, degree 2)", 50, 2),
-    "digits": ("digits 0-4 vs 5-9: 64 pixels (RBF)", 200, 16),
+    "linear": (N_("linear toy: 6 relevant of 202 (linear SVM)"), 30, 2),
+    "nonlinear": (N_("non-linear toy: 2 relevant of 52 (polynomial, degree 2)"), 50, 2),
+    "digits": (N_("digits 0-4 vs 5-9: 64 pixels (RBF)"), 200, 16),
 }
 #: The drop-down's names for the data sets (short enough for its box; the long ones are its
 #: tooltip).
-_SHORT = {"linear": "linear: 6 of 202", "nonlinear": "non-linear: 2 of 52",
-          "digits": "digits (64 pixels)"}
+_SHORT = {"linear": N_("linear: 6 of 202"), "nonlinear": N_("non-linear: 2 of 52"),
+          "digits": N_("digits (64 pixels)")}
 _RELEVANT = {"linear": np.arange(6), "nonlinear": np.arange(2), "digits": np.array([], dtype=int)}
 _BLUE, _RED, _GREY = "#2b6cb0", "#d1495b", "#a0aec0"
 #: Seconds between two live redraws of the factors during a run.
@@ -58,8 +60,8 @@ LIVE_EVERY_S = 0.15
 #: the span estimate, and the Fisher kernel of a Gaussian mixture whose means are chosen by
 #: likelihood or by R²/M² (thesis §5.3; not a feature selection, the same bound on a generative
 #: model's parameters).
-METHODS = {"scaling": "scaling factors (R²/M²)", "forward": "forward on the span",
-           "fisher": "Fisher kernel: ML vs R²/M²"}
+METHODS = {"scaling": N_("scaling factors (R²/M²)"), "forward": N_("forward on the span"),
+           "fisher": N_("Fisher kernel: ML vs R²/M²")}
 #: The Fisher mode's toy: the two moons with this noise (course notebook 09, §7), and the
 #: defaults it sets when chosen: training points and C.
 FISHER_NOISE = 0.2
@@ -162,50 +164,52 @@ class FeatureSelection(Dashboard):
 
     notebook = "feature_selection"
     gallery_order = 80
-    title = "Feature selection by scaling factors"
-    purpose = ("One factor per feature inside the kernel, optimised by gradient descent on the "
-               "radius-margin bound, then backward elimination of the smallest factors.")
+    title = N_("Feature selection by scaling factors")
+    purpose = N_("One factor per feature inside the kernel, optimised by gradient descent on the "
+                 "radius-margin bound, then backward elimination of the smallest factors.")
     STATS = [
-        ("kept_text", "features kept", "s"),
-        ("n_relevant_kept", "  of them relevant", "d"),
-        ("test_error_all", f"test error, all factors 1 ({N_TEST} new points)", ".1%"),
-        ("test_error_scaled", "test error, factors optimised", ".1%"),
-        ("test_error_final", "test error, features kept", ".1%"),
-        ("path_test_error", "RBF SVM tuned by gradient: test error", ".1%"),
-        ("span_final", "span estimate, features kept", ".1%"),
-        ("test_error_ml", f"test error, means by likelihood ({N_TEST} new points)", ".1%"),
-        ("test_error_rm", "test error, means by R²/M²", ".1%"),
-        ("radius_margin_ml", "R²/M², means by likelihood", ".3g"),
-        ("radius_margin_rm", "R²/M², means by R²/M²", ".3g"),
-        ("fit_s_rm", "time of the tuning (s)", ".2f"),
+        ("kept_text", N_("features kept"), "s"),
+        ("n_relevant_kept", N_("of them relevant"), "d"),
+        ("test_error_all", (N_("test error, all factors 1 ({n} new points)"), {"n": N_TEST}),
+         ".1%"),
+        ("test_error_scaled", N_("test error, factors optimised"), ".1%"),
+        ("test_error_final", N_("test error, features kept"), ".1%"),
+        ("path_test_error", N_("RBF SVM tuned by gradient: test error"), ".1%"),
+        ("span_final", N_("span estimate, features kept"), ".1%"),
+        ("test_error_ml", (N_("test error, means by likelihood ({n} new points)"),
+                           {"n": N_TEST}), ".1%"),
+        ("test_error_rm", N_("test error, means by R²/M²"), ".1%"),
+        ("radius_margin_ml", N_("R²/M², means by likelihood"), ".3g"),
+        ("radius_margin_rm", N_("R²/M², means by R²/M²"), ".3g"),
+        ("fit_s_rm", N_("time of the tuning (s)"), ".2f"),
     ]
     #: Rows folded in the readout's details.
     DETAILS = [
-        ("criterion_start", "R²/M² at the start", ".3g"),
-        ("criterion_end", "R²/M² at the end", ".3g"),
-        ("n_evaluations", "evaluations (SVM trainings)", "d"),
-        ("run_s", "run time (s)", ".2f"),
-        ("path_C", "RBF SVM tuned by gradient: C", ".3g"),
+        ("criterion_start", N_("R²/M² at the start"), ".3g"),
+        ("criterion_end", N_("R²/M² at the end"), ".3g"),
+        ("n_evaluations", N_("evaluations (SVM trainings)"), "d"),
+        ("run_s", N_("run time (s)"), ".2f"),
+        ("path_C", N_("RBF SVM tuned by gradient: C"), ".3g"),
         ("path_sigma", "  σ", ".3g"),
-        ("path_trainings", "  SVM trainings of the descent", "d"),
-        ("n_iterations", "L-BFGS iterations of the tuning", "d"),
-        ("fit_s_ml", "time of the likelihood fit (s)", ".2f"),
+        ("path_trainings", N_("SVM trainings of the descent"), "d"),
+        ("n_iterations", N_("L-BFGS iterations of the tuning"), "d"),
+        ("fit_s_ml", N_("time of the likelihood fit (s)"), ".2f"),
     ]
     LESSON_APP = {"schedule": "half", "max_iter": 3, "n_keep": 6}
     LESSONS = (Lesson(
-        claim=("Optimising one scaling factor per feature on R²/M² lowers the test error far "
-               "below the SVM's on all 202 features, and the elimination of the smallest "
-               "factors keeps relevant features."),
-        source="Chapelle 2002, thesis §5.1, Fig. 5.3 (28% → 4.6% with 30 points)",
+        claim=N_("Optimising one scaling factor per feature on R²/M² lowers the test error far "
+                 "below the SVM's on all 202 features, and the elimination of the smallest "
+                 "factors keeps relevant features."),
+        source=N_("Chapelle 2002, thesis §5.1, Fig. 5.3 (28% → 4.6% with 30 points)"),
         holds=lambda s: (s["test_error_scaled"] < s["test_error_all"] / 2
                          and s["test_error_final"] < s["test_error_all"]
                          and s["n_relevant_kept"] >= 1),
         sweep={"n_samples": (20, 100), "C": (0.1, 1000.0)},
         seeds=(0, 1, 2)),
         Lesson(
-        claim=("Choosing the generative model's parameters (the mixture's means) by R²/M² "
-               "rather than by likelihood lowers the test error of its Fisher kernel."),
-        source="Chapelle 2002, thesis §5.3 (proposed there; Jaakkola & Haussler 1999)",
+        claim=N_("Choosing the generative model's parameters (the mixture's means) by R²/M² "
+                 "rather than by likelihood lowers the test error of its Fisher kernel."),
+        source=N_("Chapelle 2002, thesis §5.3 (proposed there; Jaakkola & Haussler 1999)"),
         holds=lambda s: (s["test_error_rm"] < s["test_error_ml"]
                          and s["radius_margin_rm"] < s["radius_margin_ml"]),
         sweep={"n_components": (1, 2, 4, 6), "C": (0.1, 10.0), "n_samples": (40, 400)},
@@ -231,116 +235,120 @@ class FeatureSelection(Dashboard):
     def _build(self):
         c = self.controls
         c["dataset"] = styled(widgets.Dropdown(
-            options=[(_SHORT[name], name) for name in FEATURE_DATASETS], value="linear",
-            description="data set"),
-            tooltip="; ".join(label for label, _n, _k in FEATURE_DATASETS.values()))
+            options=[(_(_SHORT[name]), name) for name in FEATURE_DATASETS], value="linear",
+            description=_("data set")),
+            tooltip="; ".join(_(label) for label, _n, _k in FEATURE_DATASETS.values()))
         c["n_samples"] = styled(widgets.IntSlider(value=30, min=20, max=400, step=10,
-                                                  description="n training"),
-                                tooltip="number of training points")
+                                                  description=_("n training")),
+                                tooltip=_("number of training points"))
         c["n_samples"].add_class(MAIN_SLIDER_CLASS)
         c["seed"] = styled(widgets.BoundedIntText(value=0, min=0, max=10**6,
-                                                  description="sample seed"))
+                                                  description=_("sample seed")))
         c["method"] = styled(widgets.Dropdown(
-            options=[(label, key) for key, label in METHODS.items()], value="scaling",
-            description="method"),
-            tooltip="scaling factors: gradient descent on R²/M², then elimination of the "
-                    "smallest; forward: add, one at a time, the feature whose SVM has the "
-                    "smallest span estimate (thesis §5.1.4); Fisher kernel: the means of a "
-                    "Gaussian mixture chosen by likelihood or by R²/M² (thesis §5.3)")
-        c["n_keep"] = styled(widgets.IntSlider(value=2, min=1, max=52, description="keep"),
-                             tooltip="number of features kept at the end of the elimination")
-        c["C"] = log_slider("C (L2 margin)", 10.0, -1, 3, step=0.25,
-                            tooltip="C of the L2 soft margin: a hard margin on K + I/C")
+            options=[(_(label), key) for key, label in METHODS.items()], value="scaling",
+            description=_("method")),
+            tooltip=_("scaling factors: gradient descent on R²/M², then elimination of the "
+                      "smallest; forward: add, one at a time, the feature whose SVM has the "
+                      "smallest span estimate (thesis §5.1.4); Fisher kernel: the means of a "
+                      "Gaussian mixture chosen by likelihood or by R²/M² (thesis §5.3)"))
+        c["n_keep"] = styled(widgets.IntSlider(value=2, min=1, max=52, description=_("keep")),
+                             tooltip=_("number of features kept at the end of the elimination"))
+        c["C"] = log_slider(_("C (L2 margin)"), 10.0, -1, 3, step=0.25,
+                            tooltip=_("C of the L2 soft margin: a hard margin on K + I/C"))
         c["schedule"] = styled(widgets.Dropdown(
-            options=[("halve, then 1 (thesis)", "thesis"), ("always halve", "half"),
-                     ("one at a time", "one")], value="thesis", description="elimination"),
-            tooltip="thesis: remove half of the features while more than 10 remain, then one "
-                    "at a time")
+            options=[(_("halve, then 1 (thesis)"), "thesis"), (_("always halve"), "half"),
+                     (_("one at a time"), "one")], value="thesis",
+            description=_("elimination")),
+            tooltip=_("thesis: remove half of the features while more than 10 remain, then one "
+                      "at a time"))
         c["max_iter"] = styled(widgets.IntSlider(value=30, min=1, max=100,
-                                                 description="iterations"),
-                               tooltip="L-BFGS iterations per stage")
+                                                 description=_("iterations")),
+                               tooltip=_("L-BFGS iterations per stage"))
         c["tune_path"] = widgets.Checkbox(
-            value=False, description="also tune (C, σ) of an RBF SVM by gradient", indent=False,
-            tooltip="GradientTuner on log C and log sigma, drawn over a map of R²/M²")
+            value=False, description=_("also tune (C, σ) of an RBF SVM by gradient"),
+            indent=False, tooltip=_("GradientTuner on log C and log sigma, drawn over a map of "
+                                    "R²/M²"))
         c["n_components"] = styled(widgets.IntSlider(
-            value=4, min=1, max=FISHER_MAX_COMPONENTS, description="components"),
-            tooltip="Gaussians of the mixture whose Fisher scores the SVM uses (Fisher kernel "
-                    "mode only)")
+            value=4, min=1, max=FISHER_MAX_COMPONENTS, description=_("components")),
+            tooltip=_("Gaussians of the mixture whose Fisher scores the SVM uses (Fisher kernel "
+                      "mode only)"))
         c["n_components"].layout.display = "none"
-        self.run_button = widgets.Button(description="Run", icon="play", button_style="primary",
+        self.run_button = widgets.Button(description=_("Run"), icon="play",
+                                         button_style="primary",
                                          layout=widgets.Layout(width="120px"))
         self.run_button.on_click(lambda _b: self.run())
 
         bars = go.Figure()
-        hover = "feature %{x}: s = %{y:.3g}<extra></extra>"
-        bars.add_bar(x=[0], y=[1.0], name="irrelevant features", marker_color=_GREY,
+        hover = _("feature %{x}: s = %{y:.3g}") + "<extra></extra>"
+        bars.add_bar(x=[0], y=[1.0], name=_("irrelevant features"), marker_color=_GREY,
                      hovertemplate=hover)
-        bars.add_bar(x=[0], y=[0.0], name="relevant features", marker_color=_RED,
+        bars.add_bar(x=[0], y=[0.0], name=_("relevant features"), marker_color=_RED,
                      hovertemplate=hover)
-        bars.add_scatter(x=[], y=[], mode="markers", name="kept at the end",
+        bars.add_scatter(x=[], y=[], mode="markers", name=_("kept at the end"),
                          marker=dict(symbol="star", size=11, color="#222"),
-                         hovertemplate="feature %{x} kept<extra></extra>")
-        bars.update_layout(title="Scaling factors", barmode="overlay", height=330,
-                           xaxis_title="feature", yaxis_title="factor s",
+                         hovertemplate=_("feature %{x} kept") + "<extra></extra>")
+        bars.update_layout(title=_("Scaling factors"), barmode="overlay", height=330,
+                           xaxis_title=_("feature"), yaxis_title=_("factor s"),
                            margin=dict(l=60, r=20, t=50, b=60), uirevision="keep",
                            legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
         self.fig = FigureWidget(bars)
         heat = go.Figure(go.Heatmap(z=np.ones((8, 8)), colorscale="Blues", zmin=0,
                                     colorbar=dict(title="s"),
-                                    hovertemplate="pixel (%{y}, %{x}): s = %{z:.3g}"
-                                                  "<extra></extra>"))
-        heat.update_layout(title="Factor map (8 x 8 pixels)", width=360, height=330,
+                                    hovertemplate=_("pixel (%{y}, %{x}): s = %{z:.3g}")
+                                    + "<extra></extra>"))
+        heat.update_layout(title=_("Factor map (8 x 8 pixels)"), width=360, height=330,
                            yaxis=dict(autorange="reversed", scaleanchor="x"),
                            margin=dict(l=40, r=90, t=50, b=30))
         self.map_fig = FigureWidget(heat)
         self.map_box = widgets.Box([self.map_fig], layout=widgets.Layout(display="none"))
         tr = go.Figure()
-        tr.add_scatter(x=[1], y=[1], mode="lines", name="R²/M², best so far", line=dict(
-            color=_BLUE), hovertemplate="evaluation %{x}: R²/M² = %{y:.3g}<extra></extra>")
-        tr.add_scatter(x=[1], y=[0], mode="lines", name="its test error", yaxis="y2",
+        tr.add_scatter(x=[1], y=[1], mode="lines", name=_("R²/M², best so far"), line=dict(
+            color=_BLUE), hovertemplate=_("evaluation %{x}: R²/M² = %{y:.3g}") + "<extra></extra>")
+        tr.add_scatter(x=[1], y=[0], mode="lines", name=_("its test error"), yaxis="y2",
                        line=dict(color=_RED),
-                       hovertemplate="evaluation %{x}: test error %{y:.1%}<extra></extra>")
-        tr.add_scatter(x=[], y=[], mode="markers", name="line-search trials, undone",
+                       hovertemplate=_("evaluation %{x}: test error %{y:.1%}") + "<extra></extra>")
+        tr.add_scatter(x=[], y=[], mode="markers", name=_("line-search trials, undone"),
                        marker=dict(color=_GREY, size=5),
-                       hovertemplate="evaluation %{x}: a trial step, R²/M² = %{y:.3g}"
-                                     "<extra></extra>")
-        tr.update_layout(title="Criterion and test error against the evaluations", height=300,
-                         xaxis_title="evaluation (one SVM training each); dotted: removals",
+                       hovertemplate=_("evaluation %{x}: a trial step, R²/M² = %{y:.3g}")
+                       + "<extra></extra>")
+        tr.update_layout(title=_("Criterion and test error against the evaluations"), height=300,
+                         xaxis_title=_("evaluation (one SVM training each); dotted: removals"),
                          # log scale: a removal stage can send the bound up 1000-fold for a
                          # few evaluations, which flattened the rest of the curve
-                         yaxis=dict(title="R²/M² (log scale)", type="log"),
-                         yaxis2=dict(title="test error", overlaying="y", side="right",
+                         yaxis=dict(title=_("R²/M² (log scale)"), type="log"),
+                         yaxis2=dict(title=_("test error"), overlaying="y", side="right",
                                      rangemode="tozero", tickformat=".0%"),
                          margin=dict(l=70, r=70, t=50, b=60), uirevision="keep",
                          legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
         self.trace_fig = FigureWidget(tr)
         el = go.Figure()
-        el.add_scatter(x=[1], y=[0], mode="lines+markers", name="test error",
+        el.add_scatter(x=[1], y=[0], mode="lines+markers", name=_("test error"),
                        line=dict(color=_RED),
-                       hovertemplate="%{x} features: test error %{y:.1%}<extra></extra>")
-        el.add_scatter(x=[], y=[], mode="lines+markers", name="span estimate",
+                       hovertemplate=_("%{x} features: test error %{y:.1%}") + "<extra></extra>")
+        el.add_scatter(x=[], y=[], mode="lines+markers", name=_("span estimate"),
                        line=dict(color=_BLUE, dash="dash"), visible=False,
-                       hovertemplate="%{x} features: span estimate %{y:.1%}<extra></extra>")
-        el.update_layout(title="Elimination: test error against the number of features kept",
-                         height=300, xaxis=dict(title="features kept (log scale)", type="log",
+                       hovertemplate=_("%{x} features: span estimate %{y:.1%}")
+                       + "<extra></extra>")
+        el.update_layout(title=_("Elimination: test error against the number of features kept"),
+                         height=300, xaxis=dict(title=_("features kept (log scale)"), type="log",
                                                 tickvals=[1, 2, 5, 10, 20, 50, 100, 200]),
-                         yaxis=dict(title="test error", rangemode="tozero", tickformat=".0%"),
+                         yaxis=dict(title=_("test error"), rangemode="tozero", tickformat=".0%"),
                          margin=dict(l=60, r=20, t=50, b=60), uirevision="keep")
         self.elim_fig = FigureWidget(el)
         self.trace_box = widgets.VBox([self.trace_fig])   # a column: the chart keeps its width
         path = go.Figure()
         path.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], colorscale="Viridis",
                          contours=dict(coloring="heatmap", showlabels=False), line_width=0.5,
-                         colorbar=dict(title="log10 R²/M²"), name="criterion")
+                         colorbar=dict(title="log10 R²/M²"), name=_("criterion"))
         path.data[0].hovertemplate = ("log10 C = %{x:.2f}, log10 σ = %{y:.2f}: "
                                       "log10 R²/M² = %{z:.3g}<extra></extra>")
-        path.add_scatter(x=[0], y=[0], mode="lines+markers", name="gradient path",
+        path.add_scatter(x=[0], y=[0], mode="lines+markers", name=_("gradient path"),
                          hovertemplate="(%{x:.2f}, %{y:.2f})<extra></extra>",
                          line=dict(color="white", width=2), marker=dict(size=6, color="white"))
-        path.add_scatter(x=[0], y=[0], mode="markers", name="end",
+        path.add_scatter(x=[0], y=[0], mode="markers", name=_("end"),
                          marker=dict(symbol="star", size=14, color=_RED,
                                      line=dict(color="white", width=1)))
-        path.update_layout(title="Tuning (log C, log σ) of an RBF SVM: the path over R²/M²",
+        path.update_layout(title=_("Tuning (log C, log σ) of an RBF SVM: the path over R²/M²"),
                            height=360, xaxis_title="log10 C", yaxis_title="log10 σ",
                            margin=dict(l=60, r=125, t=50, b=95), uirevision="keep",
                            legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"))
@@ -358,27 +366,28 @@ class FeatureSelection(Dashboard):
         the decision boundary of each kernel (the legend beside the plot)."""
         f = go.Figure()
         for k in range(2):
-            f.add_scatter(x=[], y=[], mode="markers", name=f"class {k}",
+            f.add_scatter(x=[], y=[], mode="markers", name=_("class {c}").format(c=k),
                           marker=dict(color=CLASS_COLORS[k], symbol=CLASS_SYMBOLS[k], size=6,
                                       opacity=0.75, line=dict(color="white", width=0.5)),
                           hovertemplate="(%{x:.2f}, %{y:.2f})<extra></extra>")
-        for name, color, dash in (("boundary, likelihood", _ML_COLOR, "dash"),
-                                  ("boundary, R²/M²", _RM_COLOR, "solid")):
+        for name, color, dash in ((_("boundary, likelihood"), _ML_COLOR, "dash"),
+                                  (_("boundary, R²/M²"), _RM_COLOR, "solid")):
             f.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], name=name, showscale=False,
                           showlegend=True, hoverinfo="skip",
                           contours=dict(start=0.0, end=0.0, size=1.0, coloring="lines",
                                         showlabels=False),
                           colorscale=[[0, color], [1, color]],
                           line=dict(width=2.5, color=color, dash=dash))
-        f.add_scatter(x=[], y=[], mode="markers", name="means by likelihood",
+        f.add_scatter(x=[], y=[], mode="markers", name=_("means by likelihood"),
                       marker=dict(symbol="x", size=13, color=_ML_COLOR,
                                   line=dict(color="white", width=1)),
-                      hovertemplate="likelihood mean (%{x:.2f}, %{y:.2f})<extra></extra>")
-        f.add_scatter(x=[], y=[], mode="markers", name="means by R²/M²",
+                      hovertemplate=_("likelihood mean (%{x:.2f}, %{y:.2f})")
+                      + "<extra></extra>")
+        f.add_scatter(x=[], y=[], mode="markers", name=_("means by R²/M²"),
                       marker=dict(symbol="star", size=16, color=_RM_COLOR,
                                   line=dict(color="black", width=1)),
-                      hovertemplate="R²/M² mean (%{x:.2f}, %{y:.2f})<extra></extra>")
-        f.update_layout(title="Fisher kernel of a Gaussian mixture on the two moons",
+                      hovertemplate=_("R²/M² mean (%{x:.2f}, %{y:.2f})") + "<extra></extra>")
+        f.update_layout(title=_("Fisher kernel of a Gaussian mixture on the two moons"),
                         height=400, xaxis=dict(title="x₁", zeroline=False, constrain="domain"),
                         yaxis=dict(title="x₂", zeroline=False, scaleanchor="x",
                                    constrain="domain"),
@@ -388,7 +397,8 @@ class FeatureSelection(Dashboard):
 
     def _control_rows(self):
         c = self.controls
-        return [c["dataset"], c["n_samples"], c["seed"], widgets.HTML("<b>Method</b>"),
+        return [c["dataset"], c["n_samples"], c["seed"],
+                widgets.HTML("<b>" + _("Method") + "</b>"),
                 c["method"], c["n_components"], c["n_keep"], c["C"], c["schedule"],
                 c["max_iter"], c["tune_path"], widgets.HBox([self.run_button])]
 
@@ -406,7 +416,8 @@ class FeatureSelection(Dashboard):
         """(X, y, X_test, y_test) of a data set, or of the Fisher mode's moons (``_FISHER_DATA``);
         the last one drawn is kept."""
         if name not in FEATURE_DATASETS and name != _FISHER_DATA:
-            raise ValueError(f"dataset must be one of {sorted(FEATURE_DATASETS)}, got {name!r}")
+            raise ValueError(_("{name} must be one of {names}, got {value}").format(
+                name="dataset", names=sorted(FEATURE_DATASETS), value=repr(name)))
         key = (name, int(n), int(seed))
         if key not in self._data_cache:
             if name == _FISHER_DATA:
@@ -418,8 +429,8 @@ class FeatureSelection(Dashboard):
                 X, y = _digits()
                 p = np.random.RandomState(seed).permutation(len(y))
                 if n + N_TEST > len(y):
-                    raise ValueError(f"n_samples must be at most {len(y) - N_TEST} for the "
-                                     f"digits, got {n}")
+                    raise ValueError(_("n_samples must be at most {n} for the digits, got "
+                                       "{value}").format(n=len(y) - N_TEST, value=n))
                 tr, te = p[:n], p[n:n + N_TEST]
                 data = (X[tr], y[tr], X[te], y[te])
             else:
@@ -431,8 +442,8 @@ class FeatureSelection(Dashboard):
                 sc = StandardScaler().fit(X)        # the thesis standardises the inputs
                 data = (sc.transform(X), y, sc.transform(Xt), yt)
             if np.unique(data[1]).size < 2:
-                raise ValueError("the training sample has one class only: draw another seed "
-                                 "or more points")
+                raise ValueError(_("the training sample has one class only: draw another "
+                                   "seed or more points"))
             self._data_cache = {key: data}
         return self._data_cache[key]
 
@@ -474,6 +485,7 @@ class FeatureSelection(Dashboard):
         self.controls["max_iter"].disabled = not scaling
         return params
 
+    @speaks
     def run(self):
         """Run the selection again with the current controls (the Run button)."""
         return self.update()
@@ -486,8 +498,9 @@ class FeatureSelection(Dashboard):
         trace.append((rec["criterion"], err, rec["stage"]))
         done = sizes.index(rec["n_features"]) if rec["n_features"] in sizes else 0
         self.report_progress((done + min(rec["evaluation"], 30) / 30) / len(sizes),
-                             f"stage {rec['stage'] + 1}/{len(sizes)}: {rec['n_features']} "
-                             f"features, R²/M² = {rec['criterion']:.4g}")
+                             _("stage {stage}/{stages}: {d} features, R²/M² = {value}").format(
+                                 stage=rec["stage"] + 1, stages=len(sizes), d=rec["n_features"],
+                                 value=num(rec["criterion"], ".4g")))
         now = time.perf_counter()
         if now - self._live_t > LIVE_EVERY_S:
             self._live_t = now
@@ -497,14 +510,16 @@ class FeatureSelection(Dashboard):
 
     def _compute(self, p):
         if p["method"] not in METHODS:
-            raise ValueError(f"method must be one of {sorted(METHODS)}, got {p['method']!r}")
+            raise ValueError(_("{name} must be one of {names}, got {value}").format(
+                name="method", names=sorted(METHODS), value=repr(p["method"])))
         if p["method"] == "fisher":
             return self._compute_fisher(p)
         name = p["dataset"]
         X, y, Xt, yt = self._data(name, p["n_samples"], p["seed"])
         d = X.shape[1]
         if not 1 <= int(p["n_keep"]) <= d:
-            raise ValueError(f"n_keep must be between 1 and {d} for this data set, got {p['n_keep']}")
+            raise ValueError(_("n_keep must be between 1 and {d} for this data set, got "
+                               "{value}").format(d=d, value=p["n_keep"]))
         if p["method"] == "forward":
             return self._compute_forward(p, X, y, Xt, yt)
         est = self._estimator(name, p["C"])
@@ -515,7 +530,7 @@ class FeatureSelection(Dashboard):
         sizes = sel.planned_sizes(d)
         sel.set_params(callback=lambda r: self._live(r, Xt, yt, relevant, sizes, trace))
         t0 = time.perf_counter()
-        with self.busy("optimising the scaling factors…"):
+        with self.busy(_("optimising the scaling factors…")):
             sel.fit(X, y)
         run_s = time.perf_counter() - t0
         plain = self._estimator(name, p["C"]).fit(X, y)
@@ -529,9 +544,11 @@ class FeatureSelection(Dashboard):
         stage_ends = np.cumsum([h["n_evaluations"] for h in sel.history_])
         warning = ""
         if getattr(sel, "stopped_", False) or (path is not None and path["stopped"]):
-            warning = self.budget_message("the selection" if sel.stopped_ else "the (C, σ) tuning")
+            warning = self.budget_message(_("the selection") if sel.stopped_
+                                          else _("the (C, σ) tuning"))
             if sel.stopped_:
-                warning += f"; drawn: the state reached, {len(kept)} features kept"
+                warning += "; " + _("drawn: the state reached, {k} features kept").format(
+                    k=len(kept))
         return dict(p=p, sel=sel, trace=np.array(trace), curve=np.array(curve), kept=kept, path=path,
                     relevant=relevant, stage_ends=stage_ends, warning=warning, stats=dict(
                         kept=kept, kept_text=", ".join(str(i) for i in kept[:20])
@@ -552,14 +569,15 @@ class FeatureSelection(Dashboard):
 
         def step(rec):
             done = rec["iteration"] + 1
-            self.report_progress(done / k, f"{done}/{k} features chosen, "
-                                           f"{len(rec['candidates'])} SVMs this step")
+            self.report_progress(done / k, _("{done}/{k} features chosen, {n} SVMs this "
+                                             "step").format(done=done, k=k,
+                                                            n=len(rec["candidates"])))
             return False if self.time_left() <= 0 else None
 
         sel = ForwardSpanSelector(self._estimator(name, p["C"]), n_features_to_select=k,
                                   callback=step)
         t0 = time.perf_counter()
-        with self.busy(f"forward selection: {d} SVMs for the first feature…"):
+        with self.busy(_("forward selection: {d} SVMs for the first feature…").format(d=d)):
             sel.fit(X, y)
         run_s = time.perf_counter() - t0
         plain = self._estimator(name, p["C"]).fit(X, y)
@@ -574,10 +592,10 @@ class FeatureSelection(Dashboard):
         stopped = len(order) < k
         warning = ""
         if stopped or (path is not None and path["stopped"]):
-            warning = self.budget_message("the forward selection" if stopped
-                                          else "the (C, σ) tuning")
+            warning = self.budget_message(_("the forward selection") if stopped
+                                          else _("the (C, σ) tuning"))
             if stopped:
-                warning += f"; drawn: the {len(order)} features chosen so far"
+                warning += "; " + _("drawn: the {k} features chosen so far").format(k=len(order))
         first = sel.history_[0]
         spans = np.full(d, np.nan)
         spans[first["candidates"]] = first["span"]
@@ -603,8 +621,9 @@ class FeatureSelection(Dashboard):
             v = p[name]
             if (isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))
                     or not lo <= v <= hi):
-                raise ValueError(f"{name} must be an integer between {lo} and {hi} in the Fisher "
-                                 f"kernel mode, got {v!r}")
+                raise ValueError(_("{name} must be an integer between {lo} and {hi} in the "
+                                   "Fisher kernel mode, got {value}").format(
+                                       name=name, lo=lo, hi=hi, value=repr(v)))
             return int(v)
 
         n = integer("n_samples", 20, 1000)
@@ -613,8 +632,9 @@ class FeatureSelection(Dashboard):
         C = p["C"]
         if (isinstance(C, (bool, np.bool_)) or not isinstance(C, (int, float, np.number))
                 or not 0 < C <= FISHER_MAX_C):
-            raise ValueError(f"C must be a number in (0, {FISHER_MAX_C:g}] in the Fisher kernel "
-                             f"mode (its SVM takes minutes beyond), got {C!r}")
+            raise ValueError(_("C must be a number in (0, {top}] in the Fisher kernel mode (its "
+                               "SVM takes minutes beyond), got {value}").format(
+                                   top=num(FISHER_MAX_C, "g"), value=repr(C)))
         return n, m, float(C), seed
 
     def _compute_fisher(self, p):
@@ -623,10 +643,10 @@ class FeatureSelection(Dashboard):
         n, m, C, seed = self._fisher_params(p)
         X, y, Xt, yt = self._data(_FISHER_DATA, n, seed)
         models, times = {}, {}
-        with self.busy(f"Fisher kernel, {m} components: means by likelihood…"):
+        with self.busy(_("Fisher kernel, {m} components: means by likelihood…").format(m=m)):
             for tune in ("likelihood", "radius_margin"):
                 if tune == "radius_margin":
-                    self.report_progress(0.3, "tuning the means by R²/M² (L-BFGS)…")
+                    self.report_progress(0.3, _("tuning the means by R²/M² (L-BFGS)…"))
                 t0 = time.perf_counter()
                 models[tune] = FisherKernelSVC(n_components=m, C=C, tune=tune,
                                                random_state=seed).fit(X, y)
@@ -655,15 +675,15 @@ class FeatureSelection(Dashboard):
         ls = np.log10(sig0) + np.linspace(-1.0, 1.0, self.PATH_GRID)
         Z = np.empty((ls.size, lc.size))
         base = SVC(kernel="rbf", margin="l2", n_jobs=1, max_iter=100000)
-        with self.busy("map of R²/M² over (C, σ)…"):
+        with self.busy(_("map of R²/M² over (C, σ)…")):
             for i, s_ in enumerate(ls):
                 for j, c_ in enumerate(lc):
-                    self.check_time("the map of R²/M²")
+                    self.check_time(_("the map of R²/M²"))
                     est = base.set_params(C=10.0 ** c_, sigma=10.0 ** s_)
                     Z[i, j] = criterion_and_gradient(est, X, y, tune=("C",))[0]
                     self.report_progress((i * lc.size + j + 1) / Z.size,
-                                         "map of R²/M² over (C, σ)…")
-        with self.busy("gradient descent on (log C, log σ)…"):
+                                         _("map of R²/M² over (C, σ)…"))
+        with self.busy(_("gradient descent on (log C, log σ)…")):
             tuner = GradientTuner(base.set_params(C=float(C), sigma=sig0), tune=("C", "sigma"),
                                   callback=lambda rec: False if self.time_left() <= 0 else None
                                   ).fit(X, y)
@@ -685,7 +705,7 @@ class FeatureSelection(Dashboard):
             self.fig.data[0].x, self.fig.data[0].y = idx[~is_rel], scales[~is_rel]
             self.fig.data[1].x, self.fig.data[1].y = idx[is_rel], scales[is_rel]
             self.fig.data[1].visible = bool(is_rel.any())
-            self.fig.data[0].name = "irrelevant features" if is_rel.any() else "pixels"
+            self.fig.data[0].name = _("irrelevant features") if is_rel.any() else _("pixels")
             self.fig.data[0].marker.color = _GREY if is_rel.any() else _BLUE
             kept = np.asarray([] if kept is None else kept, dtype=int)
             top = float(np.max(scales)) if d else 1.0
@@ -704,34 +724,37 @@ class FeatureSelection(Dashboard):
         self.trace_fig.layout.yaxis2.visible = not fisher
         if fisher:
             return self._render_fisher(r)
-        self.trace_fig.layout.title.text = "Criterion and test error against the evaluations"
-        self.trace_fig.layout.xaxis.title.text = ("evaluation (one SVM training each); dotted: "
-                                                  "removals")
-        self.trace_fig.data[0].name = "R²/M², best so far"
-        self.trace_fig.layout.yaxis.update(type="log", title_text="R²/M² (log scale)")
+        self.trace_fig.layout.title.text = _("Criterion and test error against the evaluations")
+        self.trace_fig.layout.xaxis.title.text = _("evaluation (one SVM training each); dotted: "
+                                                   "removals")
+        self.trace_fig.data[0].name = _("R²/M², best so far")
+        self.trace_fig.layout.yaxis.update(type="log", title_text=_("R²/M² (log scale)"))
         p, sel = r["p"], r["sel"]
         digits = p["dataset"] == "digits"
         self.map_box.layout.display = "flex" if digits else "none"
         forward = p["method"] == "forward"
         self.trace_box.layout.display = "none" if forward else "flex"
         self.elim_fig.data[1].visible = forward
-        self.fig.layout.yaxis.title.text = "span estimate" if forward else "factor s"
-        hover = ("feature %{x} alone: span estimate %{y:.1%}<extra></extra>" if forward
-                 else "feature %{x}: s = %{y:.3g}<extra></extra>")
+        self.fig.layout.yaxis.title.text = _("span estimate") if forward else _("factor s")
+        hover = (_("feature %{x} alone: span estimate %{y:.1%}") if forward
+                 else _("feature %{x}: s = %{y:.3g}")) + "<extra></extra>"
         self.fig.data[0].hovertemplate = self.fig.data[1].hovertemplate = hover
-        self.fig.data[2].name = "chosen" if forward else "kept at the end"
+        self.fig.data[2].name = _("chosen") if forward else _("kept at the end")
         if forward:
             return self._render_forward(r)
-        self.elim_fig.layout.title.text = ("Elimination: test error against the number of "
-                                           "features kept")
+        self.elim_fig.layout.title.text = _("Elimination: test error against the number of "
+                                            "features kept")
         # the factors after the first optimisation, over all features (at the end the removed
         # ones are 0, which would leave a bar or two on a wide axis), the kept ones starred
         first = sel.history_[0]["scales"]
         self._draw_factors(first, r["relevant"], kept=r["kept"], final=sel.scales_)
         d, k = sel.scales_.shape[0], len(r["kept"])
-        self.fig.layout.title.text = (f"Scaling factors after optimising all {d}; "
-                                      f"★ the {k} kept ({p['schedule']} schedule)")
-        self.map_fig.layout.title.text = f"Factor map: the {k} pixels kept"
+        schedule = dict((v, label) for label, v in self.controls["schedule"].options)
+        self.fig.layout.title.text = _("Scaling factors after optimising all {d}; ★ the {k} kept "
+                                       "({schedule})").format(
+                                           d=d, k=k, schedule=_(schedule.get(p["schedule"],
+                                                                             p["schedule"])))
+        self.map_fig.layout.title.text = _("Factor map: the {k} pixels kept").format(k=k)
         tr = r["trace"]
         ev = np.arange(1, len(tr) + 1)
         best, best_err, trial = self._best_so_far(tr)
@@ -748,7 +771,7 @@ class FeatureSelection(Dashboard):
                  line=dict(color="#888", width=1, dash="dot")) for e in r["stage_ends"][:-1]]
         cv = r["curve"]
         self.elim_fig.data[0].x, self.elim_fig.data[0].y = cv[:, 0], cv[:, 1]
-        self.elim_fig.data[0].text = [f"{int(k)} features" for k in cv[:, 0]]
+        self.elim_fig.data[0].text = [_("{d} features").format(d=int(k)) for k in cv[:, 0]]
         stats = dict(r["stats"])
         self._render_path(r["path"], stats)
         stats["trace_criterion"], stats["trace_test_error"] = tr[:, 0], tr[:, 1]
@@ -762,26 +785,28 @@ class FeatureSelection(Dashboard):
         support = np.zeros(d)
         support[kept] = 1.0
         self._draw_factors(r["spans"], r["relevant"], kept=kept, final=support)
-        self.fig.layout.title.text = (f"Span estimate of an SVM on each feature alone; ★ the {k} "
-                                      "chosen")
-        self.map_fig.layout.title.text = f"Pixel map: the {k} pixels chosen"
+        self.fig.layout.title.text = _("Span estimate of an SVM on each feature alone; ★ the {k} "
+                                       "chosen").format(k=k)
+        self.map_fig.layout.title.text = _("Pixel map: the {k} pixels chosen").format(k=k)
         cv = r["curve"]
-        self.elim_fig.layout.title.text = ("Forward selection: test error and span estimate "
-                                           "against the features chosen")
+        self.elim_fig.layout.title.text = _("Forward selection: test error and span estimate "
+                                            "against the features chosen")
         self.elim_fig.data[0].x, self.elim_fig.data[0].y = cv[:, 0], cv[:, 1]
-        self.elim_fig.data[0].text = [f"{int(n)} features" for n in cv[:, 0]]
+        self.elim_fig.data[0].text = [_("{d} features").format(d=int(n)) for n in cv[:, 0]]
         self.elim_fig.data[1].x, self.elim_fig.data[1].y = cv[:, 0], cv[:, 2]
         stats = dict(r["stats"])
         self._render_path(r["path"], stats)
         stats["curve_n_features"], stats["curve_test_error"] = cv[:, 0], cv[:, 1]
         stats["curve_span"] = cv[:, 2]
         n_train = stats["n_trainings"]
-        stats["_html"] = (
-            "<div class='kernelnb-lesson'>Forward selection adds, one at a time, the feature "
-            "whose SVM has the smallest span estimate of the leave-one-out error: "
-            f"{n_train} SVM trainings here (the number of features at each step), in "
-            f"{stats['run_s']:.1f} s. On the toys it picks relevant features, as the "
-            "gradient does <small>(Chapelle 2002, §5.1.4, Fig. 5.2)</small>.</div>")
+        text = html.escape(_("Forward selection adds, one at a time, the feature whose SVM has "
+                             "the smallest span estimate of the leave-one-out error: {n} SVM "
+                             "trainings here (the number of features at each step), in {s} s. "
+                             "On the toys it picks relevant features, as the gradient "
+                             "does").format(n=n_train, s=num(stats["run_s"], ".1f")))
+        source = html.escape(_("Chapelle 2002, §5.1.4, Fig. 5.2"))
+        stats["_html"] = (f"<div class='kernelnb-lesson'>{text} <small>({source})</small>."
+                          "</div>")
         return self._finish(stats, r)
 
     def _render_fisher(self, r):
@@ -800,20 +825,22 @@ class FeatureSelection(Dashboard):
         xmin, xmax, ymin, ymax = r["bounds"]
         f.layout.xaxis.range, f.layout.yaxis.range = [xmin, xmax], [ymin, ymax]
         m = int(p["n_components"])
-        f.layout.title.text = (f"Two moons, {len(y)} points: Fisher kernel of {m} Gaussian"
-                               f"{'s' if m > 1 else ''}, C = {p['C']:.3g}")
+        f.layout.title.text = ngettext(
+            "Two moons, {n} points: Fisher kernel of {m} Gaussian, C = {C}",
+            "Two moons, {n} points: Fisher kernel of {m} Gaussians, C = {C}", m).format(
+                n=len(y), m=m, C=num(p["C"], ".3g"))
         tr = st["trace_criterion"]
         ev = np.arange(1, len(tr) + 1)
         best = np.minimum.accumulate(tr)     # one stage: the lowest so far; above it, trials
         trial = tr > best
         t = self.trace_fig
         t.data[0].x, t.data[0].y = ev, best
-        t.data[0].name = "R²/M², lowest so far"
+        t.data[0].name = _("R²/M², lowest so far")
         t.data[2].x, t.data[2].y = ev[trial], tr[trial]
         t.layout.shapes = []
-        t.layout.title.text = ("R²/M² while the means move (evaluation 1: the likelihood's "
-                               "means)")
-        t.layout.xaxis.title.text = "evaluation (one SVM training each)"
+        t.layout.title.text = _("R²/M² while the means move (evaluation 1: the likelihood's "
+                                "means)")
+        t.layout.xaxis.title.text = _("evaluation (one SVM training each)")
         # less than a decade from the likelihood's means to the tuned ones: a linear axis
         t.layout.yaxis.update(type="linear", title_text="R²/M²")
         stats = dict(st)
@@ -823,20 +850,20 @@ class FeatureSelection(Dashboard):
         mu = st["means_rm"]
         width = max(xmax - xmin, ymax - ymin)
         close = sum(np.any(np.hypot(*(mu[:i] - mu[i]).T) < 0.03 * width) for i in range(len(mu)))
-        overlap = (f" {close + 1} of the ★ lie on top of each other: the tuning brought those "
-                   "means together." if close else "")
-        stats["_html"] = (
-            "<div class='kernelnb-lesson'>The likelihood puts the means where the inputs are "
-            "dense, whatever their labels; R²/M² moves them to where the Fisher scores separate "
-            f"the classes ({stats['n_evaluations']} SVM trainings).{overlap}</div>")
+        overlap = (" " + _("{k} of the ★ lie on top of each other: the tuning brought those "
+                           "means together.").format(k=close + 1) if close else "")
+        text = _("The likelihood puts the means where the inputs are dense, whatever their "
+                 "labels; R²/M² moves them to where the Fisher scores separate the classes ({n} "
+                 "SVM trainings).").format(n=stats["n_evaluations"])
+        stats["_html"] = f"<div class='kernelnb-lesson'>{html.escape(text + overlap)}</div>"
         return self._finish(stats, r)
 
     def _finish(self, stats, r):
         """The folded details table, the run's warning, and no relevant-kept count where the
         data set has no known relevant features; returns ``stats``."""
         stats["_details"] = "<table>" + "".join(
-            f'<tr><td>{label}</td><td class="num">{format(stats[key], spec)}</td></tr>'
-            for key, label, spec in self.DETAILS if key in stats) + "</table>"
+            f'<tr><td>{html.escape(_(label))}</td><td class="num">{num(stats[key], spec)}</td>'
+            '</tr>' for key, label, spec in self.DETAILS if key in stats) + "</table>"
         if r["warning"]:
             stats["_warning"] = r["warning"]
         if "n_relevant_kept" in stats and stats["n_relevant_kept"] is None:
@@ -877,13 +904,13 @@ class FeatureSelection(Dashboard):
         Fisher mode, on a mixture of one Gaussian, whose Fisher kernel is linear."""
         if params["method"] == "fisher":
             if int(params["n_components"]) == 1:
-                return ["With one Gaussian the Fisher score (x − μ)/s² is a linear function of "
-                        "x: the Fisher kernel is the linear kernel (a straight boundary) "
-                        "wherever the mean is, so there is nothing for R²/M² to choose. The "
-                        "lesson needs two Gaussians or more."]
+                return [_("With one Gaussian the Fisher score (x − μ)/s² is a linear function of "
+                          "x: the Fisher kernel is the linear kernel (a straight boundary) "
+                          "wherever the mean is, so there is nothing for R²/M² to choose. The "
+                          "lesson needs two Gaussians or more.")]
             return []
         if params["dataset"] == "digits":
-            return ["On the digits every pixel carries a little of the class: there are "
-                    "no irrelevant features to find, and keeping few pixels costs accuracy. The "
-                    "lesson is the toys' (a few relevant features among many noisy ones)."]
+            return [_("On the digits every pixel carries a little of the class: there are no "
+                      "irrelevant features to find, and keeping few pixels costs accuracy. The "
+                      "lesson is the toys' (a few relevant features among many noisy ones).")]
         return []

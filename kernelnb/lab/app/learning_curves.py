@@ -28,7 +28,7 @@ from ...svm import SVC
 from ..i18n import N_, _
 from ..viz import fit_time_figure, learning_curve_figure, time_exponent
 from ._base import Dashboard, Lesson, TimeBudgetExceeded, log_slider, num, styled
-from ._toys import TOY_DESCRIPTIONS, toy_name
+from ._toys import TOY_DESCRIPTIONS, UCI_DESCRIPTIONS, toy_name
 
 __all__ = ["LearningCurves", "CurveEstimator", "ESTIMATORS", "register_estimator",
            "learning_curve_data", "DATASETS", "training_sizes"]
@@ -232,14 +232,6 @@ def _fashion_loader():
     return X, y
 
 
-#: The bundled UCI classification sets as the dashboard describes them (msgids).
-UCI_DESCRIPTIONS = {
-    "sonar": N_("Sonar, mines (1) vs. rocks (0): 208 x 60"),
-    "ionosphere": N_("Ionosphere radar returns, good (1) vs. bad (0): 351 x 34"),
-    "pima": N_("Pima Indians diabetes, positive (1) vs. negative (0): 768 x 8"),
-    "breast_cancer": N_("Wisconsin breast cancer (original), malignant (1) vs. benign (0): "
-                        "683 x 9 complete samples of 699"),
-}
 _FASHION = N_("Fashion-MNIST T-shirt vs shirt, 2000 images of 784 pixels")
 
 

@@ -46,7 +46,8 @@ from ...prior import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC, 
 from ...svm import SVC
 from ..viz import (boundaries_figure, decision_grid, ellipse_outlines, grid_columns,
                    plane_bounds)
-from ._base import Dashboard, Lesson, log_slider, styled
+from ..i18n import N_, _, ngettext
+from ._base import Dashboard, Lesson, log_slider, num, styled
 from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
 __all__ = ["VicinalRisk"]
@@ -54,8 +55,8 @@ __all__ = ["VicinalRisk"]
 #: Size of the test sample drawn from the same distribution.
 N_TEST = 1000
 #: The fitted models, in the chart's order (labels of the boundary traces).
-MODELS = ("hard SVM", "soft SVM (C)", "VRM-SVM (adaptive margins)", "vicinal risk (erf)",
-          "ellipsoidal VRM (input margin)")
+MODELS = (N_("hard SVM"), N_("soft SVM (C)"), N_("VRM-SVM (adaptive margins)"),
+          N_("vicinal risk (erf)"), N_("ellipsoidal VRM (input margin)"))
 #: Their keys in the stats (``train_error_<key>``, ``test_error_<key>``).
 MODEL_KEYS = ("hard", "svm", "vsvc", "vrm", "evrm")
 #: Models drawn only once their legend entry is clicked (at most about six curves by default).
@@ -95,23 +96,27 @@ def _hard_problem(p, X, y, hard):
     paragraph)."""
     if hard.fit_status_ == 0:
         return None
-    kern = {"linear": "the linear kernel", "poly": "the poly 2 kernel"}.get(
-        p["kernel"], f"the RBF kernel of σ = {p['sigma']:.3g}")
+    kern = {"linear": _("the linear kernel"), "poly": _("the poly 2 kernel")}.get(
+        p["kernel"]) or _("the RBF kernel of σ = {sigma}").format(sigma=num(p["sigma"], ".3g"))
     if not separable(hard.kernel_(X), y):
         # distinct points are always separable with an RBF kernel in exact arithmetic; a wide
         # one makes the Gram matrix singular to working precision
-        wide = (", to working precision (a wide RBF kernel's Gram matrix is nearly singular)"
+        wide = (_(", to working precision (a wide RBF kernel's Gram matrix is nearly singular)")
                 if p["kernel"] == "rbf" else "")
-        return (f"hard SVM: none, the sample is not separable with {kern}",
-                f"No hard-margin SVM: this sample is not separable with {kern}{wide}. No "
-                f"boundary of that kernel leaves every training point on its own side, so the "
-                f"hard margin has no solution; the soft SVM and the VRM boundaries pay for the "
-                f"points on the wrong side instead. Lower the noise, or take a more flexible "
-                f"kernel (poly 2, or RBF with a smaller σ) to see the hard SVM against VRM.")
-    return (f"hard SVM: not settled in {HARD_MAX_ITER:,} steps",
-            f"No hard-margin SVM drawn: the sample is separable with {kern}, but only by a "
-            f"margin so thin that the solver had not settled after {HARD_MAX_ITER:,} steps "
-            f"(its dual variables grow as the margin shrinks). Lower the noise or change σ.")
+        return (_("hard SVM: none, the sample is not separable with {kernel}").format(
+                    kernel=kern),
+                _("No hard-margin SVM: this sample is not separable with {kernel}{wide}. No "
+                  "boundary of that kernel leaves every training point on its own side, so the "
+                  "hard margin has no solution; the soft SVM and the VRM boundaries pay for the "
+                  "points on the wrong side instead. Lower the noise, or take a more flexible "
+                  "kernel (poly 2, or RBF with a smaller σ) to see the hard SVM against "
+                  "VRM.").format(kernel=kern, wide=wide))
+    steps = num(HARD_MAX_ITER, ",d")
+    return (_("hard SVM: not settled in {steps} steps").format(steps=steps),
+            _("No hard-margin SVM drawn: the sample is separable with {kernel}, but only by a "
+              "margin so thin that the solver had not settled after {steps} steps (its dual "
+              "variables grow as the margin shrinks). Lower the noise or change σ.").format(
+                  kernel=kern, steps=steps))
 
 
 class VicinalRisk(Dashboard):
@@ -154,25 +159,26 @@ class VicinalRisk(Dashboard):
 
     notebook = "vicinal_risk"
     gallery_order = 25
-    title = "Vicinal risk"
-    purpose = ("Each point gets a vicinity whose width follows the local density (Chapelle's "
-               "VRM); compare the hard-margin SVM with the VRM boundaries as the widths change, "
-               "and with the ellipsoidal VRM that widens the margin in the input plane.")
+    title = N_("Vicinal risk")
+    purpose = N_("Each point gets a vicinity whose width follows the local density (Chapelle's "
+                 "VRM); compare the hard-margin SVM with the VRM boundaries as the widths "
+                 "change, and with the ellipsoidal VRM that widens the margin in the input "
+                 "plane.")
     STATS = [
-        ("test_error_hard", "hard SVM: test error", ".1%"),
-        ("test_error_svm", "soft SVM: test error", ".1%"),
-        ("test_error_vsvc", "VRM-SVM: test error", ".1%"),
-        ("test_error_vrm", "vicinal risk (erf): test error", ".1%"),
-        ("test_error_evrm", "ellipsoidal VRM: test error", ".1%"),
-        ("mean_width", "mean width σ̄", ".3g"),
+        ("test_error_hard", N_("hard SVM: test error"), ".1%"),
+        ("test_error_svm", N_("soft SVM: test error"), ".1%"),
+        ("test_error_vsvc", N_("VRM-SVM: test error"), ".1%"),
+        ("test_error_vrm", N_("vicinal risk (erf): test error"), ".1%"),
+        ("test_error_evrm", N_("ellipsoidal VRM: test error"), ".1%"),
+        ("mean_width", N_("mean width σ̄"), ".3g"),
     ]
     LESSON_APP = {"grid": 10}
     LESSONS = (Lesson(
-        claim="Replacing each point by a vicinity costs nothing against the hard-margin SVM: "
-              "on average the vicinal risk's test error stays within one point of it, whatever "
-              "the widths, and it still gives a boundary where the sample is not separable and "
-              "the hard SVM has none.",
-        source="Chapelle 2002, thesis §1.3 and §2.3.1",
+        claim=N_("Replacing each point by a vicinity costs nothing against the hard-margin SVM: "
+                 "on average the vicinal risk's test error stays within one point of it, "
+                 "whatever the widths, and it still gives a boundary where the sample is not "
+                 "separable and the hard SVM has none."),
+        source=N_("Chapelle 2002, thesis §1.3 and §2.3.1"),
         holds=lambda s: s["test_error_vrm"] <= s["test_error_hard"] + 0.01,
         sweep={"width_factor": (0.1, 8.0), "n_samples": (10,), "kernel": ("poly", "rbf")},
         seeds=(0, 1, 2)),)
@@ -200,53 +206,56 @@ class VicinalRisk(Dashboard):
         c["noise"].max = TOY_NOISE["blobs"][1]
         c["noise"].value = TOY_NOISE["blobs"][0]
         c["kernel"] = styled(widgets.ToggleButtons(
-            options=[("linear", "linear"), ("poly 2", "poly"), ("RBF", "rbf")], value="linear",
-            description="kernel", tooltips=["x·z", "(x·z + 1)², the kernel of Fig. 2.8",
-                                            "exp(−‖x − z‖² / 2σ²)"]))
-        c["kernel"].style.button_width = "62px"
+            options=[(_("linear"), "linear"), ("poly 2", "poly"), ("RBF", "rbf")],
+            value="linear", description=_("kernel"),
+            tooltips=["x·z", _("(x·z + 1)², the kernel of Fig. 2.8"), "exp(−‖x − z‖² / 2σ²)"]))
+        c["kernel"].style.button_width = "66px"
         c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
-                            tooltip="penalty of the soft margins (the soft SVM, the VRM-SVM and "
-                                    "the ellipsoidal VRM; the hard SVM has none), log scale")
-        c["sigma"] = log_slider("σ (RBF)", 1.0, -1, 1, step=0.05)
+                            tooltip=_("penalty of the soft margins (the soft SVM, the VRM-SVM "
+                                      "and the ellipsoidal VRM; the hard SVM has none), log "
+                                      "scale"))
+        c["sigma"] = log_slider(_("σ (RBF)"), 1.0, -1, 1, step=0.05)
         c["width"] = styled(widgets.ToggleButtons(
-            options=[("k nearest", "knn"), ("quantile", "quantile")], value="knn",
-            description="width rule"))
-        c["width"].style.button_width = "80px"
-        c["width_factor"] = log_slider("width factor", 0.5, -1.5, 1, step=0.05, main=True,
-                                       tooltip="multiplies every width σᵢ")
+            options=[(_("k nearest"), "knn"), (_("quantile"), "quantile")], value="knn",
+            description=_("width rule")))
+        c["width"].style.button_width = "90px"
+        c["width_factor"] = log_slider(_("width factor"), 0.5, -1.5, 1, step=0.05, main=True,
+                                       tooltip=_("multiplies every width σᵢ"))
         c["n_neighbors"] = styled(widgets.IntSlider(value=5, min=1, max=15,
-                                                    description="k neighbours"))
-        c["show_circles"] = styled(widgets.Checkbox(value=True, description="draw the vicinities",
+                                                    description=_("k neighbours")))
+        c["show_circles"] = styled(widgets.Checkbox(value=True,
+                                                    description=_("draw the vicinities"),
                                                     indent=False))
         c["ellipsoid_weight"] = styled(widgets.FloatSlider(
-            value=1.0, min=0.0, max=1.0, step=0.05, description="weight λ",
-            tooltip="λ of the ellipsoidal VRM: 1 = input-space margin, 0 = the plain SVM"))
+            value=1.0, min=0.0, max=1.0, step=0.05, description=_("weight λ"),
+            tooltip=_("λ of the ellipsoidal VRM: 1 = input-space margin, 0 = the plain SVM")))
         c["show_ellipses"] = styled(widgets.Checkbox(
-            value=False, description="draw the ellipsoidal VRM's vicinities", indent=False))
+            value=False, description=_("draw the ellipsoidal VRM's vicinities"), indent=False))
         X = np.array([[-1.0, -1.0], [1.0, 1.0]])
         y = np.array([0, 1])
         self._bounds = plane_bounds(X, padding=0.15)
         fig = boundaries_figure({m: BlankModel() for m in MODELS}, X, y, grid=2,
                                 bounds=self._bounds)
-        fig.add_scatter(x=[], y=[], mode="lines", name="vicinities (radius σᵢ)", uid="circles",
-                        line=dict(color="rgba(90,90,90,0.45)", width=1), hoverinfo="skip")
-        fig.add_scatter(x=[], y=[], mode="lines", name="ellipsoidal VRM vicinities",
+        fig.add_scatter(x=[], y=[], mode="lines", name=_("vicinities (radius σᵢ)"),
+                        uid="circles", line=dict(color="rgba(90,90,90,0.45)", width=1),
+                        hoverinfo="skip")
+        fig.add_scatter(x=[], y=[], mode="lines", name=_("ellipsoidal VRM vicinities"),
                         uid="ellipses", line=dict(color="rgba(148,52,110,0.55)", width=1),
                         hoverinfo="skip")
         for tr in fig.data:
             if tr.name in HIDDEN_MODELS:
                 tr.visible = "legendonly"
-        fig.update_layout(height=560, title=dict(text="Vicinal risk"))
+        fig.update_layout(height=560, title=dict(text=_("Vicinal risk")))
         self.fig = FigureWidget(fig)
         self.figures = [self.fig]
 
     def _control_rows(self):
         c = self.controls
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
-                widgets.HTML("<b>vicinities</b>"), c["width"], c["width_factor"],
+                widgets.HTML("<b>" + _("vicinities") + "</b>"), c["width"], c["width_factor"],
                 c["n_neighbors"], c["show_circles"],
-                widgets.HTML("<b>models</b>"), c["kernel"], c["C"], c["sigma"],
-                widgets.HTML("<b>ellipsoidal VRM</b>"), c["ellipsoid_weight"],
+                widgets.HTML("<b>" + _("models") + "</b>"), c["kernel"], c["C"], c["sigma"],
+                widgets.HTML("<b>" + _("ellipsoidal VRM") + "</b>"), c["ellipsoid_weight"],
                 c["show_ellipses"]]
 
     def _adjust(self, params, given):
@@ -269,9 +278,11 @@ class VicinalRisk(Dashboard):
     def _compute(self, p):
         X, y = self._data(p)
         if p["width"] not in ("knn", "quantile"):
-            raise ValueError(f"width must be 'knn' or 'quantile', got {p['width']!r}")
+            raise ValueError(_("{name} must be {a} or {b}, got {value}").format(
+                name="width", a="'knn'", b="'quantile'", value=repr(p["width"])))
         if p["kernel"] not in KERNELS:
-            raise ValueError(f"kernel must be one of {', '.join(KERNELS)}, got {p['kernel']!r}")
+            raise ValueError(_("{name} must be one of {names}, got {value}").format(
+                name="kernel", names=", ".join(KERNELS), value=repr(p["kernel"])))
         rule = dict(width=p["width"], width_factor=float(p["width_factor"]),
                     n_neighbors=int(p["n_neighbors"]))
         kern = dict(kernel=p["kernel"], sigma=float(p["sigma"]), degree=2, coef0=1.0)
@@ -333,13 +344,14 @@ class VicinalRisk(Dashboard):
         for k in range(2):
             pts = X[y == classes[k]]
             fig.data[k].x, fig.data[k].y = pts[:, 0], pts[:, 1]
-            fig.data[k].name = f"class {classes[k]} ({pts.shape[0]})"
+            fig.data[k].name = _("class {c} ({n})").format(c=classes[k], n=pts.shape[0])
         for i, m in enumerate(MODELS):
             xs, ys, Z = r["grids"][m]
             tr = fig.data[2 + i]
             tr.x, tr.y, tr.z = grid_columns(xs, ys, Z)
         problem = r["hard_problem"]
-        fig.data[2].name = MODELS[0] if problem is None else f"{MODELS[0]}: none (see the note)"
+        fig.data[2].name = (_(MODELS[0]) if problem is None
+                            else _("hard SVM: none (see the note)"))
         fig.layout.annotations = [] if problem is None else [dict(
             text=html.escape(problem[0]), xref="paper", yref="paper", x=0.01, y=0.99,
             xanchor="left", yanchor="top", showarrow=False, align="left",
@@ -356,39 +368,51 @@ class VicinalRisk(Dashboard):
         xmin, xmax, ymin, ymax = r["bounds"]
         fig.layout.xaxis.range = [xmin, xmax]
         fig.layout.yaxis.range = [ymin, ymax]
-        kern = {"linear": "linear", "poly": "poly (x·z + 1)²"}.get(p["kernel"],
-                                                                  f"RBF σ = {p['sigma']:.3g}")
-        rule = (f"mean distance to {p['n_neighbors']} neighbours" if p["width"] == "knn"
-                else "5/1000 quantile of the distances")
-        fig.layout.title.text = (f"Vicinities σᵢ = {p['width_factor']:.3g} × {rule}; "
-                                 f"{kern}, C = {p['C']:.3g}")
+        kern = {"linear": _("linear"), "poly": "poly (x·z + 1)²"}.get(
+            p["kernel"]) or f"RBF σ = {num(p['sigma'], '.3g')}"
+        rule = (_("mean distance to {k} neighbours").format(k=p["n_neighbors"])
+                if p["width"] == "knn" else _("5/1000 quantile of the distances"))
+        fig.layout.title.text = _("Vicinities σᵢ = {factor} × {rule}; {kernel}, C = {C}").format(
+            factor=num(p["width_factor"], ".3g"), rule=rule, kernel=kern, C=num(p["C"], ".3g"))
         stats = dict(r["stats"])
         order = np.argsort(r["margins"])
-        rows = "".join(f"<tr><td>point {int(i)}</td><td class='num'>{r['radii'][i]:.3g}</td>"
-                       f"<td class='num'>{r['margins'][i]:.3f}</td></tr>"
+        rows = "".join(f"<tr><td>{html.escape(_('point {i}').format(i=int(i)))}</td>"
+                       f"<td class='num'>{num(r['radii'][i], '.3g')}</td>"
+                       f"<td class='num'>{num(r['margins'][i], '.3f')}</td></tr>"
                        for i in np.r_[order[:2], order[-2:]])
-        note = ("" if r["converged"] else
-                f"<p>The ellipsoidal VRM's fixed point stopped after {N_FIXED_POINT} steps "
-                f"without settling (the thesis gives no guarantee): its boundary is the last "
-                f"step's.</p>")
+        note = ("" if r["converged"] else "<p>{}</p>".format(html.escape(
+            _("The ellipsoidal VRM's fixed point stopped after {n} steps without settling (the "
+              "thesis gives no guarantee): its boundary is the last step's.").format(
+                  n=N_FIXED_POINT))))
         if problem is not None:
             note = f"<p class='kernelnb-hard-note'>{html.escape(problem[1])}</p>" + note
         stats["_html"] = note
-        pct = lambda v: "–" if not np.isfinite(v) else f"{100 * v:.1f} %"  # noqa: E731
-        num = lambda v: "–" if not np.isfinite(v) else f"{v:.3g}"  # noqa: E731
-        train = ", ".join(f"{name} {pct(stats[f'train_error_{key}'])}" for key, name in zip(
-            MODEL_KEYS, ("hard SVM", "soft SVM", "VRM-SVM", "vicinal risk", "ellipsoidal VRM")))
+        pct = lambda v: "–" if not np.isfinite(v) else num(v, ".1%")  # noqa: E731
+        short = lambda v: "–" if not np.isfinite(v) else num(v, ".3g")  # noqa: E731
+        train = ", ".join(f"{_(name)} {pct(stats[f'train_error_{key}'])}" for key, name in zip(
+            MODEL_KEYS, (N_("hard SVM"), N_("soft SVM"), N_("VRM-SVM"), N_("vicinal risk"),
+                         N_("ellipsoidal VRM"))))
         steps = stats["fixed_point_iter"]
+        texts = [html.escape(t) for t in (
+            _("Training errors: {errors}.").format(errors=train),
+            _("Vicinal risk at its minimum: {risk}. VRM-SVM margins γᵢ = σᵢ/σ̄ from {lo} to "
+              "{hi}.").format(risk=num(stats["vicinal_risk"], ".3f"),
+                              lo=num(stats["margin_min"], ".3f"),
+                              hi=num(stats["margin_max"], ".3f")),
+            ngettext("Smallest input margin y f/‖∇f‖ (correctly classified points): hard SVM "
+                     "{hard}, soft SVM {soft}, ellipsoidal VRM {evrm} after {steps} fixed-point "
+                     "step. Fit time, five models: {ms} ms.",
+                     "Smallest input margin y f/‖∇f‖ (correctly classified points): hard SVM "
+                     "{hard}, soft SVM {soft}, ellipsoidal VRM {evrm} after {steps} fixed-point "
+                     "steps. Fit time, five models: {ms} ms.", steps).format(
+                         hard=short(stats["input_margin_hard"]),
+                         soft=short(stats["input_margin_svm"]),
+                         evrm=short(stats["input_margin_evrm"]), steps=steps,
+                         ms=num(stats["fit_time_ms"], ".0f")),
+            _("smallest / largest"))]
         stats["_details"] = (
-            f"<p>Training errors: {train}.</p>"
-            f"<p>Vicinal risk at its minimum: {stats['vicinal_risk']:.3f}. VRM-SVM margins "
-            f"γᵢ = σᵢ/σ̄ from {stats['margin_min']:.3f} to {stats['margin_max']:.3f}.</p>"
-            f"<p>Smallest input margin y f/‖∇f‖ (correctly classified points): hard SVM "
-            f"{num(stats['input_margin_hard'])}, soft SVM {num(stats['input_margin_svm'])}, "
-            f"ellipsoidal VRM {num(stats['input_margin_evrm'])} after {steps} fixed-point "
-            f"step{'' if steps == 1 else 's'}. Fit time, five models: "
-            f"{stats['fit_time_ms']:.0f} ms.</p>"
-            f"<table><tr><th>{html.escape('smallest / largest')}</th><th>σᵢ</th>"
+            f"<p>{texts[0]}</p><p>{texts[1]}</p><p>{texts[2]}</p>"
+            f"<table><tr><th>{texts[3]}</th><th>σᵢ</th>"
             f"<th>γᵢ</th></tr>{rows}</table>")
         return stats
 
@@ -411,5 +435,5 @@ class VicinalRisk(Dashboard):
         """
         if np.isfinite(stats["test_error_hard"]):
             return []
-        return [("no hard-margin SVM on this sample (see below): the vicinal risk still has a "
-                 "boundary, but there is no hard SVM to compare it with")]
+        return [_("no hard-margin SVM on this sample (see below): the vicinal risk still has a "
+                  "boundary, but there is no hard SVM to compare it with")]

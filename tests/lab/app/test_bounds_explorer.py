@@ -196,8 +196,16 @@ def test_plurals_in_the_span_chart_title(small):
     n_err = len(small.plane_fig.data[4].x)
     want = "1 predicted LOO error (" if n_err == 1 else f"{n_err} predicted LOO errors ("
     assert want in title
-    assert be._plural(1, "support vector") == "1 support vector"
-    assert be._plural(2, "support vector") == "2 support vectors"
+    n_sv = len(small.plane_fig.data[3].x)
+    assert title.startswith(f"{n_sv} support vector{'s' if n_sv > 1 else ''},")
+    small.set_language("fr")            # French plurals: one form for 0 and 1, one above
+    try:
+        title = small.plane_fig.layout.title.text
+        assert title.startswith(f"{n_sv} vecteur{'s' if n_sv > 1 else ''} de support,")
+        assert (f"{n_err} erreur{'s' if n_err > 1 else ''} LOO prédite{'s' if n_err > 1 else ''}"
+                in title)
+    finally:
+        small.set_language("en")
 
 
 def test_log_axis_ticks_read_naturally(small):
