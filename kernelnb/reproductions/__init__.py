@@ -13,7 +13,12 @@ One subpackage per source text, one module per chapter or section:
   (Machine Learning 48, 2002): ``kmp`` (the paper's Table 3, the thesis's Tables 9.1-9.2),
   ``local`` (chapters 11, 13 and 14);
 * :mod:`kernelnb.reproductions.collobert`: R. Collobert, *Large Scale Machine Learning* (PhD
-  thesis, Paris VI, 2004): ``margin`` (ch. 8, Fig. 8.2).
+  thesis, Paris VI, 2004): ``hessian`` (ch. 7, Table 7.1's published numbers), ``margin`` (ch. 8,
+  Fig. 8.2, Tables 8.1-8.2's published numbers).
+
+:mod:`kernelnb.reproductions.results` writes and reads the results files in which a benchmark
+keeps a protocol's output at the text's size, with its date, machine, command and settings (the
+book's reproduction pages read them).
 
 A reproduction imports the library (never the lab); the library never imports a reproduction.
 Published numbers are constants named ``PUBLISHED_*`` (or ``*_PUBLISHED``), typed from the texts;

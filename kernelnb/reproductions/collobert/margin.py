@@ -1,5 +1,6 @@
 """The margin experiments of Collobert's thesis, chapter 8 (Fig. 8.2): the margin and the validation
-error of a margin model against the learning rate and the number of updates.
+error of a margin model against the learning rate and the number of updates; and the published
+numbers of its Tables 8.1 and 8.2 (recomputed by ``benchmarks/bench_margin_tables.py``).
 """
 from __future__ import annotations
 
@@ -9,7 +10,18 @@ from ..._validation import (POSITIVE, POSITIVE_INT, check_param)
 from ...largescale.margin import (MarginPerceptron,
                                  margin_bound_updates)
 
-__all__ = ["margin_curves"]
+__all__ = ["PUBLISHED_TABLE_8_1", "PUBLISHED_TABLE_8_2", "margin_curves"]
+
+#: Collobert's thesis, Table 8.1 (published): test error (%) and training-time factor relative
+#: to the Simple MLP, on (Forest, Connect-4): ``{model: ((error Forest, error Connect-4),
+#: (factor Forest, factor Connect-4))}``; hyperparameters chosen on a validation set.
+PUBLISHED_TABLE_8_1 = {"SVM": ((10.5, 11.4), (428.8, 357.1)),
+                       "MLP (CE)": ((8.9, 11.4), (29.1, 11.1)),
+                       "Simple MLP": ((7.3, 10.1), (1.0, 1.0))}
+#: Collobert's thesis, Table 8.2 (published): margin against no margin, test error (%) on
+#: (Forest, Connect-4).
+PUBLISHED_TABLE_8_2 = {"Original Perceptron": (31.6, 25.6), "Margin Perceptron": (23.8, 20.3),
+                       "Nilsson MLP": (10.5, 17.2), "Simple MLP": (7.3, 10.1)}
 
 
 def margin_curves(X, y, X_val, y_val, learning_rates=None, n_updates=100, learning_rate=0.01,
