@@ -19,16 +19,21 @@ The thesis shows curves, not numbers: the tables print our mean test errors afte
 queries and then the orderings the thesis states, with whether ours agree.
 
 Usage: python benchmarks/bench_active.py [--quick] [--gem-trials N]
-       [--section all|parzen|majority|speed]
+       [--section all|parzen|majority|figures|speed] [--results-dir docs/reproductions/results]
 """
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from sklearn.svm import SVC as SkSVC
 from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import add_results_option, save_results  # noqa: E402
 
 from kernelnb.reproductions.chapelle.active import (PUBLISHED_CLAIMS, majority_toy_experiment,
                                                     parzen_toy_experiment, span_update_speed)
@@ -68,6 +73,7 @@ def parzen(quick):
           f"{'yes (agrees)' if worse else 'NO (disagrees)'}; maximum uncertainty best (ours, "
           f"the text does not say): "
           f"{'yes' if _area(c['margin']) == min(map(_area, c.values())) else 'no'}")
+    return res
 
 
 def majority(quick, gem_trials=None):
@@ -85,12 +91,13 @@ def majority(quick, gem_trials=None):
           f"{100 * _area(c['fast_ratio']):.2f} % -> fast GEM worse than margin by "
           f"{100 * gap:.2f} points: {'agrees' if gap > 0 else 'disagrees'}")
     if n_gem == n:
-        return
+        return res
     # GEM against the others on the trials it ran (same data in run r)
     sub = majority_toy_experiment(n_runs=n_gem, strategies=("random", "margin", "fast_gem"))
     print(f"on the same {n_gem} trials as GEM (mean error over queries 1..10): GEM "
           f"{100 * _area(c['gem']):.2f} %, " + ", ".join(
               f"{s} {100 * _area(v):.2f} %" for s, v in sub["curves"].items()))
+    return res
 
 
 def _sk_ratio(X0, y0, Xp, sigma2=1.5):
@@ -140,15 +147,25 @@ def main(argv=None):
     parser.add_argument("--gem-trials", type=int, default=None, metavar="N",
                         help="trials of the majority toy that run exact GEM (default: all of "
                              "them, 100; 2 with --quick)")
-    parser.add_argument("--section", choices=["all", "parzen", "majority", "speed"],
-                        default="all")
+    parser.add_argument("--section", choices=["all", "parzen", "majority", "figures", "speed"],
+                        default="all", help="figures: the two toys (Figs. 8.1 and 8.5)")
+    add_results_option(parser)
     args = parser.parse_args(argv)
     if args.section in ("all", "speed"):
         speed(args.quick)
-    if args.section in ("all", "majority"):
-        majority(args.quick, args.gem_trials)
-    if args.section in ("all", "parzen"):
-        parzen(args.quick)
+    out, t0 = {}, time.perf_counter()
+    if args.section in ("all", "majority", "figures"):
+        out["majority"] = majority(args.quick, args.gem_trials)
+    if args.section in ("all", "parzen", "figures"):
+        out["parzen"] = parzen(args.quick)
+    if len(out) == 2:
+        n = 10 if args.quick else 100
+        n_gem = (2 if args.quick else n) if args.gem_trials is None else min(args.gem_trials, n)
+        save_results(args.results_dir, "chapelle-active",
+                     "kernelnb.reproductions.chapelle.active.parzen_toy_experiment, "
+                     "majority_toy_experiment",
+                     {"parzen": {"n_runs": n}, "majority": {"n_runs": n, "runs": {"gem": n_gem}}},
+                     out, time.perf_counter() - t0)
 
 
 if __name__ == "__main__":

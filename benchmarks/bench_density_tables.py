@@ -17,6 +17,7 @@ The published numbers are MNIST's and USPS's: only the ordering and the size of 
 compared, not the values (ANLLs depend on the data's dimension and scale).
 
 Usage: python benchmarks/bench_density_tables.py [--cls 2] [--seeds 3] [--skip 13.2]
+       [--results-dir docs/reproductions/results]
 """
 import argparse
 import time
@@ -25,7 +26,7 @@ import warnings
 import numpy as np
 from sklearn.datasets import load_digits
 
-from _common import fashion
+from _common import add_results_option, fashion, save_results
 from kernelnb.reproductions.vincent.local import (
     TABLE_13_2_PUBLISHED,
     TABLE_13_3_PUBLISHED,
@@ -55,6 +56,17 @@ def table_13_2(args):
                         "sigma": args.local_width, "noise": args.local_noise,
                         "max_neighbors": [args.local_max_neighbors]})
     total = time.perf_counter() - t
+    save_results(args.results_dir, "vincent-table-13-2",
+                 "kernelnb.reproductions.vincent.local.class_density_table",
+                 {"data": f"Fashion-MNIST class {args.cls}, pixels / 255: its first 5400 training "
+                          "images train, the next 558 validate, its 1000 test images test",
+                  "parzen_grid": "geomspace(0.1, 1.0, 11)",
+                  "mparzen_grid": {"n_components": args.mp_d, "n_neighbors": args.mp_k,
+                                   "sigma": args.mp_sigma},
+                  "local_grid": {"n_components": args.mp_d, "n_neighbors": [args.mp_k[-1]],
+                                 "sigma": args.local_width, "noise": args.local_noise,
+                                 "max_neighbors": [args.local_max_neighbors]}},
+                 r, total)
     print(f"Table 13.2 in kind: density of Fashion-MNIST class {args.cls} ({len(tr)} train / "
           f"{len(va)} valid / {len(te)} test, d = 784, pixels / 255) in place of MNIST digit 2 "
           "(5400 / 558 / 1032)")
@@ -110,6 +122,16 @@ def tables_13_3_13_4(args):
                               "sigma": [0.1, 0.2, 0.3, 0.5, 0.8]},
                 C_grid=(1.0, 10.0, 100.0), sigma_factors=(0.5, 1.0, 2.0)))
     total = time.perf_counter() - t
+    save_results(args.results_dir, "vincent-tables-13-3-13-4",
+                 "kernelnb.reproductions.vincent.local.bayes_tables",
+                 {"data": "scikit-learn digits / 16, split s: RandomState(s).permutation, "
+                          "1000 train / 297 validation / 500 test", "seeds": args.seeds,
+                  "parzen_grid": "geomspace(0.1, 1.0, 13)",
+                  "mparzen_grid": {"n_components": [2, 5, 11, 17],
+                                   "n_neighbors": [11, 17, 25, 40, 60],
+                                   "sigma": [0.1, 0.2, 0.3, 0.5, 0.8]},
+                  "C_grid": (1.0, 10.0, 100.0), "sigma_factors": (0.5, 1.0, 2.0)},
+                 runs, total)
     split = f"scikit-learn digits 8x8 (1000 / 297 / 500, {args.seeds} random splits, mean +- std)"
 
     def cell(table, name, key, scale=1.0, fmt="{:.2f}"):
@@ -163,6 +185,7 @@ def main(argv=None):
     ap.add_argument("--local-noise", type=float, nargs="+", default=[0.09, 0.2])
     ap.add_argument("--local-max-neighbors", type=int, default=200)
     ap.add_argument("--skip", nargs="*", default=[], choices=["13.2", "13.3"])
+    add_results_option(ap)
     args = ap.parse_args(argv)
     if "13.2" not in args.skip:
         t = time.perf_counter()

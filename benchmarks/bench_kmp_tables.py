@@ -19,7 +19,8 @@ dictionaries suggested in its ch. 14 against a basis-pursuit baseline.
   T-shirt/top vs shirt.
 
 Usage: python benchmarks/bench_kmp_tables.py [--fashion-train 3000] [--folds 10]
-       [--sizes 64 128 256 512 1024] [--runs 8]
+       [--sizes 64 128 256 512 1024] [--runs 8] [--skip 9.1 9.2 dictionaries]
+       [--results-dir docs/reproductions/results]
 """
 import argparse
 import time
@@ -29,7 +30,7 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC as SkSVC
 
-from _common import fashion
+from _common import add_results_option, fashion, save_results
 from kernelnb.kernels import gamma_from_sigma, scale_sigma
 from kernelnb.reproductions.vincent.kmp import (TABLE91_PUBLISHED, delve_table, dictionary_comparison,
                                       format_dictionary_comparison, format_table91,
@@ -47,11 +48,16 @@ def sklearn_ovr(X, y, Xt, yt, sigma, C):
     return time.perf_counter() - t0, errs, nsv
 
 
-def table91(name, X, y, Xt, yt, C=10.0):
+def table91(name, X, y, Xt, yt, C=10.0, results=None):
     sigma = scale_sigma(X)
     t0 = time.perf_counter()
     r = one_vs_rest_table(X, y, Xt, yt, sigma=sigma, C=C)
     total = time.perf_counter() - t0
+    if results is not None:     # (results dir, table name, data settings)
+        save_results(results[0], results[1],
+                     "kernelnb.reproductions.vincent.kmp.one_vs_rest_table",
+                     {**results[2], "sigma": "scale_sigma of the training set", "C": C},
+                     {**r, "sigma": sigma, "n_train": len(y)}, total)
     print(f"\nTable 9.1 on {name}: sigma = {sigma:.3f} (scale), C = {C:g}, {total:.0f} s")
     print(format_table91(r))
     sk_t, sk_err, sk_sv = sklearn_ovr(X, y, Xt, yt, sigma, C)
@@ -76,30 +82,55 @@ def main(argv=None):
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--sizes", type=int, nargs="+", default=[64, 128, 256, 512, 1024])
     ap.add_argument("--runs", type=int, default=8)
+    ap.add_argument("--skip", nargs="*", default=[], choices=["9.1", "9.2", "dictionaries"],
+                    help="parts not to compute")
+    add_results_option(ap)
     args = ap.parse_args(argv)
     t_all = time.perf_counter()
-
-    # ---- Table 9.1 --------------------------------------------------------------------------
-    X, y = load_digits(return_X_y=True)
-    X = X / 16.0
-    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=500, random_state=0, stratify=y)
-    table91("scikit-learn 8x8 digits (1,297 train / 500 test)", Xtr, ytr, Xte, yte)
     Xf, yf = fashion("train")
     Xft, yft = fashion("test")
     Xf, Xft = Xf.astype(np.float64), Xft.astype(np.float64)     # the loader gives pixels / 255
-    n, m = args.fashion_train, args.fashion_test
-    table91(f"Fashion-MNIST (first {n} train / first {m} test images)", Xf[:n], yf[:n],
-            Xft[:m], yft[:m])
-    print(f"(published USPS row sums: SVM {sum(TABLE91_PUBLISHED['svm'])}, k-means RBF "
-          f"{sum(TABLE91_PUBLISHED['kmeans_rbf'])}, KMP same {sum(TABLE91_PUBLISHED['kmp_same'])}, "
-          f"KMP half {sum(TABLE91_PUBLISHED['kmp_half'])} of {TABLE91_PUBLISHED['n_test']})")
+
+    # ---- Table 9.1 --------------------------------------------------------------------------
+    if "9.1" not in args.skip:
+        X, y = load_digits(return_X_y=True)
+        X = X / 16.0
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=500, random_state=0, stratify=y)
+        # (the book computes this one when it is built: no results file)
+        table91("scikit-learn 8x8 digits (1,297 train / 500 test)", Xtr, ytr, Xte, yte)
+        n, m = args.fashion_train, args.fashion_test
+        table91(f"Fashion-MNIST (first {n} train / first {m} test images)", Xf[:n], yf[:n],
+                Xft[:m], yft[:m],
+                results=(args.results_dir, "vincent-table-9-1-fashion",
+                         {"data": f"Fashion-MNIST pixels / 255, the first {n} training images "
+                                  f"and the first {m} test images"}))
+        print(f"(published USPS row sums: SVM {sum(TABLE91_PUBLISHED['svm'])}, k-means RBF "
+              f"{sum(TABLE91_PUBLISHED['kmeans_rbf'])}, KMP same "
+              f"{sum(TABLE91_PUBLISHED['kmp_same'])}, KMP half "
+              f"{sum(TABLE91_PUBLISHED['kmp_half'])} of {TABLE91_PUBLISHED['n_test']})")
 
     # ---- Table 9.2 --------------------------------------------------------------------------
+    if "9.2" not in args.skip:
+        table92(Xf, yf, args)
+    if "dictionaries" not in args.skip:
+        dictionaries(Xf, yf, Xft, yft)
+    print(f"\nTotal {time.perf_counter() - t_all:.0f} s")
+
+
+def table92(Xf, yf, args):
     keep = np.flatnonzero(np.isin(yf, [0, 1]))
     pick = np.sort(np.random.RandomState(0).choice(keep, 8124, replace=False))
     t0 = time.perf_counter()
     res = delve_table(Xf[pick], yf[pick], sizes=args.sizes, n_runs=args.runs, n_folds=args.folds,
                       progress=lambda s: print("  " + s, flush=True) if s.endswith("1") else None)
+    save_results(args.results_dir, "vincent-table-9-2",
+                 "kernelnb.reproductions.vincent.kmp.delve_table",
+                 {"data": "Fashion-MNIST T-shirt/top (0) against trouser (1), pixels / 255: 8,124 "
+                          "of their 12,000 training images drawn with RandomState(0)",
+                  "sizes": args.sizes, "n_runs": args.runs, "test_size": 503,
+                  "n_folds": args.folds, "sigma_factors": (0.5, 1.0, 2.0),
+                  "C_grid": (1.0, 10.0, 100.0), "max_basis": 300, "random_state": 0},
+                 res, time.perf_counter() - t0)
     print(f"\nTable 9.2, DELVE-style, Fashion-MNIST T-shirt/top vs trouser (8,124 images), "
           f"{args.folds}-fold CV over sigma (0.5, 1, 2 x scale), C (1, 10, 100) and N (<= 300); "
           f"{time.perf_counter() - t0:.0f} s")
@@ -110,7 +141,8 @@ def main(argv=None):
         print(f"  {size}: SVM C {[c['svm_C'] for c in ch]}, sigma {[c['svm_sigma'] for c in ch]}; "
               f"KMP N {[c['kmp_N'] for c in ch]}, sigma {[c['kmp_sigma'] for c in ch]}")
 
-    # ---- Dictionaries and basis pursuit -----------------------------------------------------
+
+def dictionaries(Xf, yf, Xft, yft):
     keep = np.flatnonzero(np.isin(yf, [0, 6]))
     keept = np.flatnonzero(np.isin(yft, [0, 6]))
     tr, va = keep[:2000], keep[2000:3000]
@@ -123,7 +155,6 @@ def main(argv=None):
           f"2,000 test), N <= 150 on validation; widths 0.5, 1, 2 x sigma; oriented d = 2, k = 10; "
           f"fit time includes the dictionary; {time.perf_counter() - t0:.0f} s")
     print(format_dictionary_comparison(rows))
-    print(f"\nTotal {time.perf_counter() - t_all:.0f} s")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@
   reference set, and scikit-learn's KNeighborsClassifier and SVC are timed on the same data.
 
 Usage: python benchmarks/bench_local_tables.py [--fashion-train 10000] [--t112-train 20000]
-       [--skip 11.1]
+       [--skip 11.1] [--results-dir docs/reproductions/results]
 """
 import argparse
 import time
@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 from sklearn.datasets import load_digits
 
-from _common import fashion
+from _common import add_results_option, fashion, save_results
 from kernelnb.reproductions.vincent.local import (
     SPIRAL_PUBLISHED,
     SPIRAL_PUBLISHED_PARAMS,
@@ -62,6 +62,15 @@ def table_11_2(args):
                                     progress=lambda s: print(f"  {s} ({time.perf_counter() - t:.0f} s)",
                                                              flush=True))
     total = time.perf_counter() - t
+    save_results(args.results_dir, "vincent-table-11-2",
+                 "kernelnb.reproductions.vincent.local.reduced_reference_table",
+                 {"data": f"Fashion-MNIST pixels / 255, float32: the first {n} training images "
+                          f"train, the next {v} validate, the first {m} test images test",
+                  "C_grid": (10.0,), "sigma_factors": (1.0,), "K_grid": K_grid,
+                  "lam_grid": lam_grid},
+                 {name: {k: val for k, val in row.items()
+                         if k not in ("support_indices", "valid_curves")}
+                  for name, row in r.items()}, total)
     print()
     print(f"Table 11.2, Fashion-MNIST ({n} train / {v} valid / {m} test, pixels / 255) in place of "
           "MNIST (60000 / 10000); K, lambda chosen on validation (the thesis: on the test set)")
@@ -191,6 +200,7 @@ def main(argv=None):
                     help="Table 11.2's grid of the HKNN weight decay lambda")
     ap.add_argument("--skip", nargs="*", default=[], choices=["13.1", "11.1", "11.2"],
                     help="tables not to compute")
+    add_results_option(ap)
     args = ap.parse_args(argv)
     for name, fn in (("13.1", spiral), ("11.1", table_11_1), ("11.2", table_11_2)):
         if name not in args.skip:

@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fashion, peer_svcs  # noqa: E402
+from _common import add_results_option, fashion, peer_svcs, save_results  # noqa: E402
 
 from sklearn.linear_model import Perceptron as SkPerceptron  # noqa: E402
 from sklearn.linear_model import SGDClassifier  # noqa: E402
@@ -51,8 +51,11 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 from kernelnb.datasets import make_large_problem  # noqa: E402
 from kernelnb.kernels import gamma_from_sigma, scale_sigma  # noqa: E402
-from kernelnb.largescale import HingeMLPClassifier, MarginPerceptron, MLPClassifier, # noqa: E402                                  NilssonMLP, OriginalPerceptron, SGDHingeClassifier, SimpleMLP, theorem_8_1_epochs
-from kernelnb.reproductions.collobert.margin import margin_curves
+from kernelnb.largescale import (HingeMLPClassifier, MarginPerceptron,  # noqa: E402
+                                 MLPClassifier, NilssonMLP, OriginalPerceptron,
+                                 SGDHingeClassifier, SimpleMLP, theorem_8_1_epochs)
+from kernelnb.reproductions.collobert.margin import (PUBLISHED_TABLE_8_1,  # noqa: E402
+                                                     PUBLISHED_TABLE_8_2, margin_curves)
 from kernelnb.svm import SVC  # noqa: E402
 
 SkSVC, _ = peer_svcs()
@@ -63,11 +66,7 @@ HIDDEN = {"connect4": (25, 100, 400), "synthetic": (25, 100, 400), "fashion": (2
 RATES = (1e-4, 1e-3, 1e-2)
 
 #: Collobert (2004), Tables 8.1 and 8.2: test error (%) and time factor on (Forest, Connect-4)
-PUBLISHED_81 = {"SVM": ((10.5, 11.4), (428.8, 357.1)),
-                "MLP (CE)": ((8.9, 11.4), (29.1, 11.1)),
-                "Simple MLP": ((7.3, 10.1), (1.0, 1.0))}
-PUBLISHED_82 = {"Original Perceptron": (31.6, 25.6), "Margin Perceptron": (23.8, 20.3),
-                "Nilsson MLP": (10.5, 17.2), "Simple MLP": (7.3, 10.1)}
+PUBLISHED_81, PUBLISHED_82 = PUBLISHED_TABLE_8_1, PUBLISHED_TABLE_8_2
 
 
 def log(msg):
@@ -259,6 +258,26 @@ def report(all_res, args):
           f"{th.halving:.4g}, bound SV {th.bound_sv:.4g})")
 
 
+def tables_output(all_res):
+    """What a results file keeps of :func:`run_dataset`'s results: per data set and model the
+    test and validation errors (%), the fit time (s), the chosen parameters, the epochs run and
+    the number of support vectors where there are some, and the McNemar p-values against the
+    Simple MLP."""
+    out = {}
+    for name, res in all_res.items():
+        rows = {}
+        for m, r in res.items():
+            if m.startswith("_"):
+                continue
+            rows[m] = {"test": r["test"], "val": r["val"], "time": r["time"],
+                       "params": r["params"], "n_sv": r.get("n_sv"),
+                       "epochs": getattr(r["model"], "n_iter_", None),
+                       "mcnemar_vs_simple_mlp": None if m == "Simple MLP"
+                       else mcnemar(r, res["Simple MLP"])}
+        out[name] = rows
+    return out
+
+
 def fig_8_2(name, args):
     """Fig. 8.2 in kind: the margin Perceptron's rho and validation error against lam (t
     fixed) and against t (lam fixed), 200 training examples, averaged over 10 trials."""
@@ -292,12 +311,15 @@ def main(argv=None):
     ap.add_argument("--patience", type=int, default=5, help="epochs without a better "
                     "validation error before early stopping")
     ap.add_argument("--datasets", default="connect4,fashion,synthetic")
+    ap.add_argument("--no-fig", action="store_true", help="skip Fig. 8.2")
+    add_results_option(ap)
     args = ap.parse_args(argv)
     if args.quick:
         args.n, args.n_val, args.n_test = 1000, 1000, 2000
         args.hidden = args.hidden or "25,100"
     args.hidden = [int(h) for h in args.hidden.split(",")] if args.hidden else None
     all_res = {}
+    t0 = time.perf_counter()
     for name in args.datasets.split(","):
         try:
             all_res[name] = run_dataset(name, args)
@@ -305,8 +327,14 @@ def main(argv=None):
             print(f"\n[{name} skipped: {e}]")
     if all_res:
         report(all_res, args)
+        save_results(args.results_dir, "collobert-tables-8-1-8-2",
+                     "benchmarks/bench_margin_tables.py: run_dataset", {
+                         "datasets": list(all_res), "n": args.n, "n_val": args.n_val,
+                         "n_test": args.n_test, "hidden": args.hidden, "rates": RATES,
+                         "max_epochs": args.max_epochs, "patience": args.patience},
+                     tables_output(all_res), time.perf_counter() - t0)
     for name in args.datasets.split(","):
-        if name in all_res and name != "synthetic":
+        if name in all_res and name != "synthetic" and not args.no_fig:
             fig_8_2(name, args)
 
 

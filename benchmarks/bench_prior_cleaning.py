@@ -16,11 +16,14 @@ computed here beside the published numbers.
 
 Usage: python benchmarks/bench_prior_cleaning.py [--quick] [--section all|cleaning|ridge]
                                                   [--mean-distance 1.0]
+                                                  [--results-dir docs/reproductions/results]
 """
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -30,6 +33,9 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import add_results_option, save_results  # noqa: E402
+
 from kernelnb.datasets import load_boston
 from kernelnb.kernels import scale_sigma
 from kernelnb.reproductions.chapelle.cleaning import (PUBLISHED_FIG_5_5, PUBLISHED_REMOVAL_ERRORS,
@@ -37,13 +43,17 @@ from kernelnb.reproductions.chapelle.cleaning import (PUBLISHED_FIG_5_5, PUBLISH
 from kernelnb.ridge import KernelRidgeCV, ScalingRidge
 
 
-def cleaning(quick, mean_distance=1.0):
+def cleaning(quick, mean_distance=1.0, results_dir=None):
     n_runs = 10 if quick else 100
+    settings = dict(n_runs=n_runs, n_subsamples=20 if quick else 100,
+                    grad_c_max_iter=10 if quick else 50, mean_distance=mean_distance,
+                    random_state=0)
     t0 = time.perf_counter()
-    out = cleaning_toy_experiment(n_runs=n_runs, n_subsamples=20 if quick else 100,
-                                  grad_c_max_iter=10 if quick else 50,
-                                  mean_distance=mean_distance, random_state=0)
+    out = cleaning_toy_experiment(**settings)
     elapsed = time.perf_counter() - t0
+    save_results(results_dir, "chapelle-cleaning",
+                 "kernelnb.reproductions.chapelle.cleaning.cleaning_toy_experiment", settings,
+                 out, elapsed)
     print(f"\n## Data cleaning toy (thesis Fig. 5.5): {n_runs} runs, class means "
           f"{mean_distance:g} apart, {elapsed:.0f} s")
     print(f"C of the 'C' rows (chosen on validation data): {out['C']['soft']:.3g}; "
@@ -137,9 +147,10 @@ def main(argv=None):
     parser.add_argument("--mean-distance", type=float, default=1.0,
                         help="distance between the toy's class means (our reading: 1; the "
                              "thesis does not give it)")
+    add_results_option(parser)
     args = parser.parse_args(argv)
     if args.section in ("all", "cleaning"):
-        cleaning(args.quick, args.mean_distance)
+        cleaning(args.quick, args.mean_distance, args.results_dir)
     if args.section in ("all", "ridge"):
         print("\nSame grid for every model: sigma = 'scale' x {1/4, 1/2, 1, 2, 4}, alpha = "
               "logspace(-6, 3, 19) (scikit-learn's gamma = 1/(2 sigma^2)); inputs standardised "

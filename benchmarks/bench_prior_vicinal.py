@@ -11,6 +11,7 @@
    median fit time over repeats, test accuracy beside each.
 
 Usage: python benchmarks/bench_prior_vicinal.py [--quick] [--runs R] [--standardize train|all|none]
+       [--section all|table|speed] [--results-dir docs/reproductions/results]
 """
 import argparse
 import time
@@ -20,7 +21,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.preprocessing import StandardScaler
 
-from _common import peer_svcs
+from _common import add_results_option, peer_svcs, save_results
 from kernelnb.prior import VicinalSVC, vicinal_margins, vicinity_widths
 from kernelnb.reproductions.chapelle.vicinal import PUBLISHED_VRM_TABLE, vrm_breast_cancer_table
 from kernelnb.svm import SVC
@@ -29,12 +30,16 @@ COLUMNS = [("hard_svm", "hard SVM"), ("soft_svm", "soft SVM"), ("vrm_fixed", "VR
            ("vrm_adaptive", "VRM adaptive σ_i"), ("vicinal_svc", "VicinalSVC")]
 
 
-def table(quick, runs, standardize):
+def table(quick, runs, standardize, results_dir=None):
     sizes = (10, 80) if quick else (10, 20, 40, 80)
     n_runs = runs or (5 if quick else 100)
     t0 = time.perf_counter()
     res = vrm_breast_cancer_table(sizes=sizes, n_runs=n_runs, standardize=standardize)
     wall = time.perf_counter() - t0
+    save_results(results_dir, "chapelle-vrm-breast-cancer",
+                 "kernelnb.reproductions.chapelle.vicinal.vrm_breast_cancer_table",
+                 {"sizes": sizes, "n_runs": n_runs, "standardize": standardize,
+                  "random_state": 0}, res, wall)
     print(f"\nVRM table, Chapelle's thesis §2.3.1: test error (%), mean ± std over {n_runs} runs; "
           f"standardised on: {standardize}; published in brackets")
     head = f"{'n':>4} | " + " | ".join(f"{name:>22}" for _, name in COLUMNS)
@@ -105,9 +110,14 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="n = 10 and 80, 5 runs, 5 repeats")
     ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--standardize", default="train", choices=["train", "all", "none"])
+    ap.add_argument("--section", default="all", choices=["all", "table", "speed"])
+    add_results_option(ap)
     args = ap.parse_args(argv)
-    speed(args.quick)
-    table(args.quick, args.runs, None if args.standardize == "none" else args.standardize)
+    if args.section in ("all", "speed"):
+        speed(args.quick)
+    if args.section in ("all", "table"):
+        table(args.quick, args.runs, None if args.standardize == "none" else args.standardize,
+              args.results_dir)
 
 
 if __name__ == "__main__":

@@ -19,56 +19,28 @@ Bengio, Machine Learning 2002), computed beside the published numbers.
 Usage: python benchmarks/bench_regression_selection.py [--quick]
 """
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import KFold, cross_val_score
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import add_results_option, save_results  # noqa: E402
+
 from kernelnb.model_selection import REGRESSION_CRITERIA, basis_matrix, regression_risk_estimates
-from kernelnb.reproductions.chapelle.regression import (TABLE_9_SETTINGS,
+from kernelnb.reproductions.chapelle.regression import (PUBLISHED_TABLE_9_1, PUBLISHED_TABLE_9_2,
+                                                        TABLE_9_SETTINGS,
                                                         generalization_prediction_experiment,
                                                         regression_target,
                                                         selection_ratio_experiment)
 
-# published: Chapelle's thesis Table 9.1 (medians), columns in REGRESSION_CRITERIA's order
-# (ADJ SEB CV5 DEE UCB GCV RIC BIC FPE CPM)
-PUBLISHED_MEDIAN = {
-    "a": (1.11, 1.01, 1.12, 1.09, 1.02, 1.16, 1.01, 1.04, 1.48, 1.13),
-    "b": (1.05, 1.05, 1.05, 1.05, 1.05, 1.05, 1.04, 1.05, 1.10, 1.05),
-    "c": (1.42, 1.91, 1.75, 1.48, 1.91, 1.94, 1.70, 1.70, 2.32, 1.97),
-    "d": (1.11, 1.14, 1.18, 1.13, 1.15, 1.21, 1.22, 1.15, 1.74, 1.16),
-    "e": (1.17, 1.18, 1.21, 1.15, 1.90, 1.21, 1.25, 1.15, 1.50, 1.17),
-    "f": (1.08, 1.00, 1.02, 1.01, 1.07, 1.01, 1.15, 1.00, 1.13, 1.01),
-    "g": (1.37, 1.45, 1.49, 1.55, 1.64, 2.60, 4.00, 4.60, 4.21, 5.77),
-    "h": (1.28, 1.33, 1.36, 1.36, 1.45, 2.34, 2.03, 5.45, 12.33, 13.14),
-    "i": (1.44, 1.50, 1.52, 1.63, 1.67, 3.19, 6.94, 7.06, 4.52, 7.14),
-    "j": (1.41, 1.49, 1.49, 1.72, 2.12, 18.11, 36.01, 36.05, 30.22, 42.93),
-    "k": (1.18, 1.20, 1.21, 1.24, 1.15, 1.37, 1.22, 1.31, 1.98, 1.61),
-    "l": (1.10, 1.12, 1.11, 1.11, 1.23, 1.16, 1.18, 1.11, 1.84, 1.20),
-    "avg": (1.23, 1.28, 1.29, 1.29, 1.45, 3.03, 4.90, 5.22, 5.36, 6.61),
-}
-# published: Table 9.2 (means); the thesis prints its columns in another order:
-_T92_ORDER = ("adj", "dee", "seb", "cv5", "ucb", "ric", "gcv", "fpe", "bic", "cpm")
-_PUBLISHED_MEAN_T92 = {
-    "a": (2.63, 2.48, 1.77, 2.85, 2.27, 1.64, 3.6e3, 4.3e3, 7, 327),
-    "b": (1.1, 1.16, 1.09, 1.1, 1.09, 1.05, 1.31, 26, 1.09, 1.2),
-    "c": (3.51, 3.12, 2.71, 7.45, 2.67, 19.5, 158, 1.3e4, 289, 1.3e4),
-    "d": (1.26, 1.29, 1.27, 1.31, 1.32, 1.35, 2.4e3, 6.5e3, 1.33, 11.3),
-    "e": (1.42, 1.44, 1.47, 1.58, 1.93, 1.59, 139, 3.5e4, 1.51, 1.2e4),
-    "f": (1.12, 1.07, 1.06, 1.08, 1.08, 1.14, 7.15, 1e4, 1.05, 1.06),
-    "g": (1.69, 2.44, 2.44, 2.53, 1.88, 3.1e4, 3.4e4, 3.4e4, 3.5e4, 3.5e4),
-    "h": (1.44, 1.69, 1.43, 1.48, 12.2, 637, 464, 3.4e3, 5.9e8, 5.9e8),
-    "i": (2.39, 3.67, 2.21, 2.36, 2.18, 4e3, 3.8e3, 4e3, 4e3, 4e3),
-    "j": (1.8, 2.69, 8.29, 2.28, 156, 1.8e4, 5.4e4, 1e5, 1.8e4, 5.6e4),
-    "k": (1.32, 1.49, 1.38, 1.94, 1.22, 15.3, 615, 9.7e5, 159, 700),
-    "l": (1.14, 1.19, 1.15, 1.16, 1.24, 1.21, 17.9, 1.5e3, 1.48, 63.5),
-    "avg": (1.73, 1.98, 2.19, 2.26, 15.4, 4.5e3, 8.3e3, 9.9e4, 4.9e7, 4.9e7),
-}
-# ... re-ordered here to REGRESSION_CRITERIA's columns
-PUBLISHED_MEAN = {row: tuple(v[_T92_ORDER.index(c)] for c in REGRESSION_CRITERIA)
-                  for row, v in _PUBLISHED_MEAN_T92.items()}
+# published: Chapelle's thesis Tables 9.1 (medians) and 9.2 (means), columns in
+# REGRESSION_CRITERIA's order (ADJ SEB CV5 DEE UCB GCV RIC BIC FPE CPM)
+PUBLISHED_MEDIAN, PUBLISHED_MEAN = PUBLISHED_TABLE_9_1, PUBLISHED_TABLE_9_2
 
 
 def _g(v):
@@ -105,7 +77,7 @@ def fig_9_2(trials):
           f"ADJ {rel['adj']:.2f} of the true risk")
 
 
-def tables(trials):
+def tables(trials, results_dir=None):
     med, mean = {}, {}
     t0 = time.perf_counter()
     for row, (target, n, noise) in TABLE_9_SETTINGS.items():
@@ -114,6 +86,12 @@ def tables(trials):
         med[row], mean[row] = res.median, res.mean
         print(f"  row {row}: {target}, n = {n}, noise {noise} done "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    save_results(results_dir, "chapelle-tables-9-1-9-2",
+                 "kernelnb.reproductions.chapelle.regression.selection_ratio_experiment",
+                 {"n_trials": trials, "settings": TABLE_9_SETTINGS,
+                  "random_state": "ord(row) for each row of TABLE_9_SETTINGS"},
+                 {row: {"median": med[row], "mean": mean[row]} for row in TABLE_9_SETTINGS},
+                 time.perf_counter() - t0)
     for title, comp, pub in (("Table 9.1: median", med, PUBLISHED_MEDIAN),
                              ("Table 9.2: mean", mean, PUBLISHED_MEAN)):
         print(f"\n{title} of R(f_dhat) / min_d R(f_d) over {trials} trials, "
@@ -164,11 +142,12 @@ def speed(repeats):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="50 trials instead of 1000")
+    add_results_option(ap)
     args = ap.parse_args()
     trials = 50 if args.quick else 1000
     with threadpool_limits(1):      # small matrices: threaded BLAS only contends
         fig_9_2(trials)
-        tables(trials)
+        tables(trials, args.results_dir)
         speed(3)
 
 

@@ -26,7 +26,8 @@ fit time; early stopping on 10 % of the training set for the MLP and the soft mi
 ``--tables reg``: ``MixtureSVR`` against one kernelnb ``SVR``, scikit-learn's ``SVR`` and the soft
 ``MixtureOfExpertsRegressor`` on Friedman #1 (generated) and the bundled Boston housing set.
 
-Run: ``python benchmarks/bench_table71.py`` (about 15 minutes), ``--quick`` (n = 2,000).
+Run: ``python benchmarks/bench_table71.py`` (about 15 minutes), ``--quick`` (n = 2,000);
+``--results-dir docs/reproductions/results`` also writes Table 7.1's results file for the book.
 """
 import argparse
 import sys
@@ -37,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fashion  # noqa: E402
+from _common import add_results_option, fashion, save_results  # noqa: E402
 
 from kernelnb.datasets import load_boston, make_large_problem  # noqa: E402
 from kernelnb.kernels import gamma_from_sigma, scale_sigma  # noqa: E402
@@ -45,14 +46,14 @@ from kernelnb.largescale import (  # noqa: E402
     MixtureOfExpertsClassifier, MixtureOfExpertsRegressor, MixtureSVC, MixtureSVR, MLPClassifier,
     hessian_study)
 from kernelnb.largescale.hessian import STUDY_MODELS  # noqa: E402
+from kernelnb.reproductions.collobert.hessian import PUBLISHED_TABLE_7_1  # noqa: E402
 from kernelnb.svm import SVR  # noqa: E402
 
 UPPER = (0, 2, 4, 6)
 MODELS = [("MLP+MSE", "mlp_squared"), ("MLP+Tanh+MSE", "mlp_tanh_squared"),
           ("MLP+CE", "mlp_cross_entropy"), ("MoE+MSE", "moe_squared")]
 #: Collobert (2004), Table 7.1: training error % (Forest, Connect-4), MLPs of 500 hidden units
-PUBLISHED = {"MLP+MSE": (11.6, 6.0), "MLP+Tanh+MSE": (7.1, 1.4), "MLP+CE": (4.4, 0.0),
-             "MoE+MSE": (4.0, 0.2)}
+PUBLISHED = PUBLISHED_TABLE_7_1
 LRS = (0.003, 0.01, 0.03, 0.1)
 MOE_SIZES = dict(n_experts=5, n_hidden=10, gater_n_hidden=25)
 
@@ -132,6 +133,11 @@ def table71(name, data, args):
           "128 examples)")
     for label, (st, _, _) in studies.items():
         print(f"  {label:<14}" + " ".join(f"{st.offdiag_ratio[e - 1]:6.3f}" for e in marks))
+    args.t71_out[name] = {
+        label: {"n": int(X.shape[0]), "n_parameters": int(st.n_parameters), "learning_rate": lr,
+                "seconds": t, "train_error": st.train_error, "factor": st.factor,
+                "factor_name": st.factor_name, "offdiag_ratio": st.offdiag_ratio}
+        for label, (st, lr, t) in studies.items()}
     if not args.no_sklearn:
         compare_sklearn(X, y, studies["MLP+CE"][1], args)
 
@@ -270,7 +276,9 @@ def main():
     ap.add_argument("--no-sklearn", action="store_true")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seed", type=int, default=0)
+    add_results_option(ap)
     args = ap.parse_args()
+    args.t71_out, t0 = {}, time.perf_counter()
     if args.quick:
         args.n, args.n_fashion, args.n_test, args.n_reg = 2000, 1000, 2000, 2000
         args.epochs, args.hidden = 10, 50
@@ -286,6 +294,13 @@ def main():
             fig72(name, data, args)
         if "mix" in tables:
             mixtures(name, data, args)
+    if args.t71_out:
+        save_results(args.results_dir, "collobert-table-7-1",
+                     "kernelnb.largescale.hessian_study (benchmarks/bench_table71.py: table71)",
+                     {"datasets": list(args.t71_out), "n": args.n, "n_fashion": args.n_fashion,
+                      "hidden": args.hidden, "moe": MOE_SIZES, "epochs": args.epochs,
+                      "pilot_epochs": args.pilot_epochs, "learning_rates": LRS,
+                      "seed": args.seed}, args.t71_out, time.perf_counter() - t0)
     if "reg" in tables:
         regression(args)
 

@@ -17,15 +17,21 @@ and transduction, computed here beside the published numbers.
 
 Every model runs on one BLAS thread; times are per fit, in the same process.
 
-Usage: python benchmarks/bench_transduction.py [--quick]
+Usage: python benchmarks/bench_transduction.py [--quick] [--section all|vrm|reweighting|boston|table]
+       [--results-dir docs/reproductions/results]
 """
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import add_results_option, save_results  # noqa: E402
 
 from kernelnb.reproductions.chapelle.transduction import (PUBLISHED_BOSTON_SETTING,
                                                      PUBLISHED_REWEIGHTING_BAYES,
@@ -37,10 +43,13 @@ from kernelnb.reproductions.chapelle.reweighting import reweighting_toy, vrm_unl
 from kernelnb.reproductions.chapelle.transduction import boston_transduction, uci_transduction
 
 
-def vrm(quick):
+def vrm(quick, results_dir=None):
     n_runs = 10 if quick else 100
     t0 = time.perf_counter()
     r = vrm_unlabeled_toy(n_runs=n_runs)
+    save_results(results_dir, "chapelle-vrm-unlabeled",
+                 "kernelnb.reproductions.chapelle.reweighting.vrm_unlabeled_toy",
+                 {"n_runs": n_runs, "random_state": 0}, r, time.perf_counter() - t0)
     print(f"\n## §7.2.1 1-D VRM with unlabeled points ({n_runs} runs, "
           f"{time.perf_counter() - t0:.0f} s); Bayes error {100 * r['bayes']:.2f} %")
     print(f"{'sigma_L':<14}{'labeled (ours)':>16}{'published':>11}{'+ unlabeled (ours)':>20}"
@@ -53,7 +62,7 @@ def vrm(quick):
     return r
 
 
-def reweighting(quick):
+def reweighting(quick, results_dir=None):
     n_trials = 30 if quick else 1000     # the thesis: 1000 trials per d (about 4 min)
     dims = [1, 2, 5, 10] if quick else list(range(1, 11))
     t0 = time.perf_counter()
@@ -67,13 +76,20 @@ def reweighting(quick):
               f"{100 * r['error_reweighted'][k]:>11.2f} ± {100 * r['se_reweighted'][k]:.2f}"
               f"{100 * (r['error_reweighted'][k] - r['error_plain'][k]):>+12.2f}")
     s = reweighting_toy(dims=[1], n_trials=n_trials, separation=1.5, random_state=1)
+    save_results(results_dir, "chapelle-reweighting",
+                 "kernelnb.reproductions.chapelle.reweighting.reweighting_toy",
+                 {"fig72": {"dims": dims, "n_trials": n_trials, "separation": 2.0,
+                            "random_state": 0},
+                  "sep15": {"dims": [1], "n_trials": n_trials, "separation": 1.5,
+                            "random_state": 1}},
+                 {"fig72": r, "sep15": s}, time.perf_counter() - t0)
     print(f"separation 1.5, d = 1: plain {100 * s['error_plain'][0]:.2f} % -> reweighted "
           f"{100 * s['error_reweighted'][0]:.2f} % (published {PUBLISHED_REWEIGHTING_SEP15_D1[0]}"
           f" -> {PUBLISHED_REWEIGHTING_SEP15_D1[1]})")
     return r, s
 
 
-def boston(quick):
+def boston(quick, results_dir=None):
     n_splits = 10 if quick else 100
     p = PUBLISHED_BOSTON_SETTING
     print(f"\n## §7.6.2 Boston housing, {n_splits} splits of 481/25, gamma* = {p['alpha_star']}; "
@@ -83,6 +99,7 @@ def boston(quick):
           f"{'time ratio':>12}")
     out = {}
     t0 = time.perf_counter()
+    t_all = t0
     sel = boston_loo_setting()
     print(f"the thesis's rule on our inputs (LOO, 5 more splits, {time.perf_counter() - t0:.0f} s):"
           f" gamma = {sel['alpha']:.3g}, log sigma = {sel['log_sigma']:.1f} (ln; sigma = "
@@ -97,10 +114,19 @@ def boston(quick):
               f"{r['mse_transductive']:>13.2f} ± {r['se_transductive']:.2f}"
               f"{r['wins']:>4}/{n_splits}{r['time_transductive'] / r['time_ridge']:>10.1f}x")
         out[name] = r
+    save_results(results_dir, "chapelle-boston",
+                 "kernelnb.reproductions.chapelle.transduction.boston_transduction",
+                 {"n_splits": n_splits, "n_test": 25, "alpha_star": p["alpha_star"],
+                  "random_state": 0, "setting_rule": "boston_loo_setting() (5 more splits, "
+                  "random_state=1)"},
+                 {"loo": {k: sel[k] for k in ("alpha", "sigma", "log_sigma")},
+                  "runs": {name: {k: v for k, v in r.items() if not isinstance(v, np.ndarray)}
+                           for name, r in out.items()}},
+                 time.perf_counter() - t_all)
     return out
 
 
-def table_7_1(quick):
+def table_7_1(quick, results_dir=None):
     n_splits = 10 if quick else 100
     n_tsvm = 2 if quick else 10
     rows = (("pima", 468, "Diabetes"), ("breast_cancer", 200, "Breast Cancer"))
@@ -109,6 +135,7 @@ def table_7_1(quick):
     print(f"{'set':<16}{'n/test':>9}{'SVM':>13}{'TLD':>13}{'pub SVM':>9}{'pub TLD':>9}"
           f"{'TSVM (SVM same splits)':>26}{'time TLD/SVM':>14}")
     out = {}
+    t0 = time.perf_counter()
     for name, n_train, pub in rows:
         r = uci_transduction(name, n_splits=n_splits, n_train=n_train, n_tsvm_splits=n_tsvm)
         ps = PUBLISHED_TABLE_7_1[pub]
@@ -119,6 +146,11 @@ def table_7_1(quick):
         print(f"    chosen: SVM {r['svm_params']}, TLD {r['tld_params']}; TSVM "
               f"{r['time_tsvm']:.2f} s per fit")
         out[name] = r
+    save_results(results_dir, "chapelle-table-7-1",
+                 "kernelnb.reproductions.chapelle.transduction.uci_transduction",
+                 {"n_splits": n_splits, "n_tsvm_splits": n_tsvm,
+                  "n_train": {name: n_train for name, n_train, _ in rows}, "random_state": 0},
+                 out, time.perf_counter() - t0)
     return out
 
 
@@ -127,16 +159,17 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--section", default="all",
                     choices=["all", "vrm", "reweighting", "boston", "table"])
+    add_results_option(ap)
     a = ap.parse_args()
     with threadpool_limits(limits=1):
         if a.section in ("all", "vrm"):
-            vrm(a.quick)
+            vrm(a.quick, a.results_dir)
         if a.section in ("all", "reweighting"):
-            reweighting(a.quick)
+            reweighting(a.quick, a.results_dir)
         if a.section in ("all", "boston"):
-            boston(a.quick)
+            boston(a.quick, a.results_dir)
         if a.section in ("all", "table"):
-            table_7_1(a.quick)
+            table_7_1(a.quick, a.results_dir)
 
 
 if __name__ == "__main__":
