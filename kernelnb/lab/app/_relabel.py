@@ -60,6 +60,9 @@ def _one(text, old, new, known=None, depth=0):
         return msgid, i18n.translate(msgid, new)
     if depth > 2 or not text.strip():
         return None, None
+    if depth == 0 and _NUMBER.fullmatch(text):    # a number alone (an option's label)
+        out = _field(text, old, new, depth)
+        return None, (out if out != text else None)
     for pattern, template in _templates(old):
         match = pattern.fullmatch(text)
         if match is None:

@@ -15,6 +15,8 @@ says so when the last answers raised the error.
 """
 from __future__ import annotations
 
+import html
+
 import ipywidgets as widgets
 import numpy as np
 import plotly.graph_objects as go
@@ -22,10 +24,11 @@ import plotly.graph_objects as go
 from ...svm import SVC
 from ...unlabeled import ActiveLearner
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
-from ._base import Dashboard, Lesson, log_slider, styled
+from ..i18n import N_, _
+from ._base import Dashboard, Lesson, log_slider, num, speaks, styled
 from ._plotly import FigureWidget
 from ...datasets import make_toy
-from ._toys import (BlankModel, add_toy_controls, click_problem,
+from ._toys import (BlankModel, add_toy_controls, click_problem, toy_name,
                     reset_noise_on_dataset_change)
 
 __all__ = ["ActiveLearning"]
@@ -33,8 +36,8 @@ __all__ = ["ActiveLearning"]
 #: Trace order of the main chart: the decision surface's, then the pool, the query, the choice.
 TRACES = SURFACE_TRACES + ("pool", "query", "selected")
 #: Strategies offered, with their names in the page.
-STRATEGY_NAMES = {"random": "random", "margin": "margin", "fast_ratio": "fast ratio",
-                  "fast_gem": "fast GEM", "gem": "GEM"}
+STRATEGY_NAMES = {"random": N_("random"), "margin": N_("margin"),
+                  "fast_ratio": N_("fast ratio"), "fast_gem": N_("fast GEM"), "gem": "GEM"}
 #: Strategies replayed (not exact GEM: it retrains two SVMs per candidate and query).
 REPLAYED = ("random", "margin", "fast_ratio", "fast_gem")
 N_TEST = 500
@@ -89,23 +92,24 @@ class ActiveLearning(Dashboard):
     notebook = "active_learning"
     click_action = "select_at"
     gallery_order = 88
-    title = "Active learning — you are the oracle"
-    purpose = ("The learner asks for the label of one point at a time (star): answer it, or click "
-               "another point and label that, or let the true label answer. Replay compares "
-               "random, margin, GEM and the fast span-based rules from the same start.")
+    title = N_("Active learning — you are the oracle")
+    purpose = N_("The learner asks for the label of one point at a time (star): answer it, or "
+                 "click another point and label that, or let the true label answer. Replay "
+                 "compares random, margin, GEM and the fast span-based rules from the same "
+                 "start.")
     STATS = [
-        ("strategy", "strategy", "s"),
-        ("n_labeled", "labelled points", "d"),
-        ("test_error", "test error", ".1%"),
-        ("wrong_answers", "answers that differ from the truth", "d"),
+        ("strategy", N_("strategy"), "s"),
+        ("n_labeled", N_("labelled points"), "d"),
+        ("test_error", N_("test error"), ".1%"),
+        ("wrong_answers", N_("answers that differ from the truth"), "d"),
     ]
     LESSON_APP = {"grid": 10}
     LESSONS = (Lesson(
-        claim="No cleverer rule beats the margin heuristic (ask about the point nearest the "
-              "boundary): on average over runs, after the same number of true labels its test "
-              "error is about that of the fast version-space ratio, no worse than random "
-              "questions' and below fast GEM's.",
-        source="Chapelle 2002, thesis §8.7",
+        claim=N_("No cleverer rule beats the margin heuristic (ask about the point nearest the "
+                 "boundary): on average over runs, after the same number of true labels its "
+                 "test error is about that of the fast version-space ratio, no worse than "
+                 "random questions' and below fast GEM's."),
+        source=N_("Chapelle 2002, thesis §8.7"),
         holds=lambda s: (s["replay_margin"] <= s["replay_random"] + 0.02
                          and s["replay_margin"] <= s["replay_fast_gem"] - 0.02
                          and s["replay_margin"] <= s["replay_fast_ratio"] + 0.02),
@@ -142,37 +146,37 @@ class ActiveLearning(Dashboard):
         c = self.controls
         add_toy_controls(c, n_value=100, n_min=20, n_max=300)
         c["strategy"] = styled(widgets.ToggleButtons(
-            options=[(STRATEGY_NAMES[s], s) for s in STRATEGY_NAMES], value="margin",
-            description="strategy"))
-        c["strategy"].style.button_width = "80px"
+            options=[(_(STRATEGY_NAMES[s]), s) for s in STRATEGY_NAMES], value="margin",
+            description=_("strategy")))
+        c["strategy"].style.button_width = "84px"
         c["C"] = log_slider("C", 100.0, -1, 4, step=0.1,
-                            tooltip="soft-margin penalty C (log scale)")
-        c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05, main=True,
-                                tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
+                            tooltip=_("soft-margin penalty C (log scale)"))
+        c["sigma"] = log_slider(_("σ (RBF)"), 0.5, -1.5, 1, step=0.05, main=True,
+                                tooltip=_("RBF width σ: k = exp(−‖x−y‖²/2σ²)"))
         self.buttons = {}
         for name, text, icon, action in (
-                ("class0", "class 0", "circle", lambda _b: self.answer(0)),
-                ("class1", "class 1", "circle", lambda _b: self.answer(1)),
-                ("truth", "true label", "check", lambda _b: self.answer_truly()),
-                ("truth5", "true label ×5", "forward", lambda _b: self.answer_truly(5)),
-                ("replay", "replay", "play", lambda _b: self.replay()),
-                ("restart", "restart", "undo", lambda _b: self.restart())):
-            b = widgets.Button(description=text, icon=icon, layout=widgets.Layout(width="140px"))
+                ("class0", _("class 0"), "circle", lambda _b: self.answer(0)),
+                ("class1", _("class 1"), "circle", lambda _b: self.answer(1)),
+                ("truth", _("true label"), "check", lambda _b: self.answer_truly()),
+                ("truth5", _("true label ×5"), "forward", lambda _b: self.answer_truly(5)),
+                ("replay", _("replay"), "play", lambda _b: self.replay()),
+                ("restart", _("restart"), "undo", lambda _b: self.restart())):
+            b = widgets.Button(description=text, icon=icon, layout=widgets.Layout(width="150px"))
             b.on_click(action)
             self.buttons[name] = b
         X, y = make_toy("moons", 100, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
-        fig.add_trace(go.Scatter(uid="pool", meta="pool", name="unlabelled", x=[], y=[],
+        fig.add_trace(go.Scatter(uid="pool", meta="pool", name=_("unlabelled"), x=[], y=[],
                                  mode="markers", marker=dict(size=6, color="#9e9e9e"),
                                  hoverinfo="x+y"))
-        fig.add_trace(go.Scatter(uid="query", meta="query", name="asked", x=[], y=[],
+        fig.add_trace(go.Scatter(uid="query", meta="query", name=_("asked"), x=[], y=[],
                                  mode="markers", marker=dict(symbol="star", size=18,
                                                              color="#ffb300",
                                                              line=dict(width=1.5,
                                                                        color="black")),
                                  hoverinfo="skip"))
-        fig.add_trace(go.Scatter(uid="selected", meta="selected", name="your choice", x=[],
+        fig.add_trace(go.Scatter(uid="selected", meta="selected", name=_("your choice"), x=[],
                                  y=[], mode="markers",
                                  marker=dict(symbol="circle-open", size=20, color="#b00020",
                                              line=dict(width=2.5)), hoverinfo="skip"))
@@ -181,12 +185,13 @@ class ActiveLearning(Dashboard):
         for k in (0, TRACES.index("pool"), TRACES.index("class0"), TRACES.index("class1")):
             self.fig.data[k].on_click(self._on_click)
         curve = go.Figure()
-        curve.add_trace(go.Scatter(uid="you", name="you", x=[], y=[], mode="lines+markers",
+        curve.add_trace(go.Scatter(uid="you", name=_("you"), x=[], y=[], mode="lines+markers",
                                    line=dict(width=3, color="black")))
         for s in REPLAYED:
-            curve.add_trace(go.Scatter(uid=s, name=STRATEGY_NAMES[s], x=[], y=[],
+            curve.add_trace(go.Scatter(uid=s, name=_(STRATEGY_NAMES[s]), x=[], y=[],
                                        mode="lines"))
-        curve.update_layout(height=300, xaxis_title="labels given", yaxis_title="test error",
+        curve.update_layout(height=300, xaxis_title=_("labels given"),
+                            yaxis_title=_("test error"),
                             yaxis_tickformat=".0%", uirevision="keep",
                             margin=dict(l=70, r=20, t=30, b=60))
         self.curve = FigureWidget(curve)
@@ -195,8 +200,9 @@ class ActiveLearning(Dashboard):
     def _control_rows(self):
         c, b = self.controls, self.buttons
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
-                widgets.HTML("<b>learner</b>"), c["strategy"], c["C"], c["sigma"],
-                widgets.HTML("<b>your answer</b>"), widgets.HBox([b["class0"], b["class1"]]),
+                widgets.HTML("<b>" + _("learner") + "</b>"), c["strategy"], c["C"], c["sigma"],
+                widgets.HTML("<b>" + _("your answer") + "</b>"),
+                widgets.HBox([b["class0"], b["class1"]]),
                 widgets.HBox([b["truth"], b["truth5"]]),
                 widgets.HBox([b["replay"], b["restart"]])]
 
@@ -208,7 +214,7 @@ class ActiveLearning(Dashboard):
             X, y = np.asarray(X, float), np.asarray(y)
             classes = np.unique(y)
             if classes.size != 2:
-                raise ValueError("the active-learning dashboard needs a two-class data set")
+                raise ValueError(_("the active-learning dashboard needs a two-class data set"))
             rng = np.random.RandomState(key[3] + 7919)
             start = np.r_[rng.permutation(np.flatnonzero(y == classes[0]))[:N_START],
                           rng.permutation(np.flatnonzero(y == classes[1]))[:N_START]]
@@ -233,16 +239,18 @@ class ActiveLearning(Dashboard):
             d["X0"], d["y0"], d["pool"], X_val=d["Xt"], y_val=d["yt"])
 
     # -- actions ---------------------------------------------------------------------------
+    @speaks
     def answer(self, label):
         """Label the selected point (a click), else the point the learner asks about, with
         class ``label`` (0 or 1: the first or second class of the data set)."""
         if label not in (0, 1):
-            msg = f"label must be 0 or 1, got {label!r}"
+            msg = _("{name} must be {a} or {b}, got {value}").format(name="label", a=0, b=1,
+                                                                      value=repr(label))
             self.show_error(msg)
             return {"error": msg}
         target = self._selected if self._selected is not None else self.last_stats.get("query")
         if target is None:
-            msg = "no point to label: the pool is empty"
+            msg = _("no point left to ask about: the pool is empty")
             self.show_error(msg)
             return {"error": msg}
         self._taught.append((int(target), self._d["classes"][label]))
@@ -287,6 +295,7 @@ class ActiveLearning(Dashboard):
             self.update()
         return len(kept)
 
+    @speaks
     def answer_truly(self, n=1):
         """Let the true label answer the learner's query, ``n`` times."""
         p = self.params()
@@ -301,12 +310,13 @@ class ActiveLearning(Dashboard):
         self._selected = None
         return self.update()
 
+    @speaks
     def select_at(self, x, y):
         """Select the unlabelled pool point nearest to (x, y) (a click); the next answer labels
         it instead of the queried point.  A bad click is refused with a message."""
         problem = click_problem(x, y, self._bounds)
         if problem is not None:
-            msg = f"click ignored: {problem}"
+            msg = _("click ignored: {why}").format(why=problem)
             self.show_error(msg)
             return {"error": msg}
         left = self._remaining()
@@ -317,6 +327,7 @@ class ActiveLearning(Dashboard):
                                             + (P[:, 1] - float(y)) ** 2)])
         return self.update()
 
+    @speaks
     def replay(self):
         """Run every strategy from the same start with the true labels, for as many queries as
         were answered (at least 10), and draw their error curves."""
@@ -360,6 +371,7 @@ class ActiveLearning(Dashboard):
         self.update(**params)
         self.restart()
 
+    @speaks
     def restart(self):
         """Forget every answer (same data, same start)."""
         self._taught, self._selected, self._replay = [], None, {}
@@ -402,7 +414,7 @@ class ActiveLearning(Dashboard):
         wrong = sum(int(lab != d["truth"][i]) for i, lab in self._taught)
         curves = {"you": al.error_curve_.tolist(),
                   **{s: c.tolist() for s, c in self._replay.items()}}
-        stats = dict(strategy=STRATEGY_NAMES[p["strategy"]], n_labeled=int(al.y_labeled_.size),
+        stats = dict(strategy=_(STRATEGY_NAMES[p["strategy"]]), n_labeled=int(al.y_labeled_.size),
                      test_error=float(al.error_curve_[-1]), wrong_answers=wrong,
                      pool_left=int(al.remaining_.size), query=query, curves=curves,
                      full_pool_error=self._full_pool_error(p),
@@ -426,8 +438,11 @@ class ActiveLearning(Dashboard):
         xmin, xmax, ymin, ymax = s["_bounds"]
         fig.layout.xaxis.range = [xmin, xmax]
         fig.layout.yaxis.range = [ymin, ymax]
-        fig.layout.title.text = (f"{p['dataset']}: {STRATEGY_NAMES[p['strategy']]} asks about "
-                                 f"the star; SVM C = {p['C']:.3g}, σ = {p['sigma']:.3g}")
+        fig.layout.title.text = _("{dataset}: {strategy} asks about the star; SVM C = {C}, σ = "
+                                  "{sigma}").format(dataset=toy_name(p["dataset"]),
+                                                    strategy=_(STRATEGY_NAMES[p["strategy"]]),
+                                                    C=num(p["C"], ".3g"),
+                                                    sigma=num(p["sigma"], ".3g"))
         curves = r["stats"]["curves"]
         for tr, key in zip(self.curve.data, ("you",) + REPLAYED):
             c = curves.get(key)
@@ -447,18 +462,22 @@ class ActiveLearning(Dashboard):
             k = max(0, len(you) - 6)
             before, now = float(np.min(you[k:-1])), float(you[-1])
             if now > before + JUMP:
-                notes.append(
-                    f"The last answers raised the test error from {100 * before:.1f} % to "
-                    f"{100 * now:.1f} %: while few points are labelled, one label near the "
-                    "boundary can move it a lot, so a single run's curve jumps; the strategies "
-                    "are compared on average over runs (replay other sample seeds).")
-        stats["_html"] = "".join(f'<div class="kernelnb-lesson">{n}</div>' for n in notes)
-        replayed = [f"{STRATEGY_NAMES[k]} {100 * stats[f'replay_{k}']:.1f} %" for k in REPLAYED
-                    if k in self._replay]
+                notes.append(_(
+                    "The last answers raised the test error from {before} % to {now} %: while "
+                    "few points are labelled, one label near the boundary can move it a lot, so "
+                    "a single run's curve jumps; the strategies are compared on average over "
+                    "runs (replay other sample seeds).").format(
+                        before=num(100 * before, ".1f"), now=num(100 * now, ".1f")))
+        stats["_html"] = "".join(f'<div class="kernelnb-lesson">{html.escape(n)}</div>'
+                                 for n in notes)
+        replayed = [f"{_(STRATEGY_NAMES[k])} {num(100 * stats[f'replay_{k}'], '.1f')} %"
+                    for k in REPLAYED if k in self._replay]
         stats["_details"] = (
-            f"unlabelled points left: {stats['pool_left']}; test error of the SVM trained on the "
-            f"whole pool with its true labels: {100 * stats['full_pool_error']:.1f} %"
-            + (f"; replay, last test errors: {', '.join(replayed)}" if replayed else ""))
+            _("unlabelled points left: {n}; test error of the SVM trained on the whole pool "
+              "with its true labels: {pct} %").format(
+                  n=stats["pool_left"], pct=num(100 * stats["full_pool_error"], ".1f"))
+            + ("; " + _("replay, last test errors: {errors}").format(errors=", ".join(replayed))
+               if replayed else ""))
         return stats
 
     def regime(self, params, stats):
@@ -483,14 +502,16 @@ class ActiveLearning(Dashboard):
         notes = []
         sigma = float(params["sigma"])
         if sigma > MAX_SIGMA_SPREAD * self._spread:
-            notes.append(f"σ = {sigma:.3g} is wider than the data (median distance between "
-                         f"points {self._spread:.2f}): with few labels the boundary is nearly a "
-                         "conic, and the points nearest it say little about the classes' bends")
+            notes.append(_("σ = {sigma} is wider than the data (median distance between points "
+                           "{spread}): with few labels the boundary is nearly a conic, and the "
+                           "points nearest it say little about the classes' bends").format(
+                               sigma=num(sigma, ".3g"), spread=num(self._spread, ".2f")))
         full = stats["full_pool_error"]
         if full <= MAX_FULL_ERROR:
             return notes
-        return notes + [(
-            f"even with every pool label the SVM errs on {100 * full:.1f} % of the test "
-            f"points (σ = {float(params['sigma']):.3g}, noise {float(params['noise']):.2g}): "
-            "the classes overlap or σ does not fit them, so the points nearest the boundary "
-            "are mostly noise and asking about them need not beat random questions")]
+        return notes + [_(
+            "even with every pool label the SVM errs on {pct} % of the test points (σ = {sigma}, "
+            "noise {noise}): the classes overlap or σ does not fit them, so the points nearest "
+            "the boundary are mostly noise and asking about them need not beat random "
+            "questions").format(pct=num(100 * full, ".1f"), sigma=num(float(params["sigma"]), ".3g"),
+                                noise=num(float(params["noise"]), ".2g"))]

@@ -22,11 +22,12 @@ import plotly.graph_objects as go
 from ...prior.cleaning import CLEANING_METHODS, rank_suspects
 from ...svm import SVC
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
-from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, styled
+from ..i18n import N_, _
+from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, num, speaks, styled
 from ._plotly import FigureWidget
 from ...datasets import make_toy
 from ._toys import (BlankModel, add_toy_controls, click_problem,
-                    reset_noise_on_dataset_change)
+                    reset_noise_on_dataset_change, toy_name)
 
 __all__ = ["DataCleaning"]
 
@@ -80,22 +81,22 @@ class DataCleaning(Dashboard):
     notebook = "data_cleaning"
     click_action = "flip_at"
     gallery_order = 85
-    title = "Data cleaning"
-    purpose = ("Flip some labels of a 2-D toy and see which points an SVM suspects: SVM-ξ, "
-               "SUB-ξ, LOO-ξ and GRAD-C rank them. Click a point to flip its label.")
+    title = N_("Data cleaning")
+    purpose = N_("Flip some labels of a 2-D toy and see which points an SVM suspects: SVM-ξ, "
+                 "SUB-ξ, LOO-ξ and GRAD-C rank them. Click a point to flip its label.")
     STATS = [
-        ("method", "score", "s"),
-        ("n_flipped", "labels flipped", "d"),
-        ("found_in_top", "flipped among the circled suspects", "d"),
-        ("best_rank", "best rank of a flipped point", "d"),
-        ("mean_rank_capped", "mean of min(10, rank), flipped points", ".2f"),
+        ("method", N_("score"), "s"),
+        ("n_flipped", N_("labels flipped"), "d"),
+        ("found_in_top", N_("flipped among the circled suspects"), "d"),
+        ("best_rank", N_("best rank of a flipped point"), "d"),
+        ("mean_rank_capped", N_("mean of min(10, rank), flipped points"), ".2f"),
     ]
     LESSON_APP = {"grid": 10}
     LESSONS = (Lesson(
-        claim="Every score ranks the flipped labels near the top, the slack ξ of one SVM about "
-              "as well as the costlier SUB-ξ, LOO-ξ and GRAD-C: on average min(10, rank) stays "
-              "at 5 or below, where ranks drawn at random give about 9.",
-        source="Chapelle 2002, thesis §5.2 and Fig. 5.5",
+        claim=N_("Every score ranks the flipped labels near the top, the slack ξ of one SVM "
+                 "about as well as the costlier SUB-ξ, LOO-ξ and GRAD-C: on average min(10, "
+                 "rank) stays at 5 or below, where ranks drawn at random give about 9."),
+        source=N_("Chapelle 2002, thesis §5.2 and Fig. 5.5"),
         holds=lambda s: s["mean_rank_capped"] <= 5.0,
         sweep={"method": ("svm_xi", "sub_xi", "loo_xi", "grad_c"), "C": (0.1, 1.0, 1000.0),
                "sigma": (0.03, 0.15, 0.5, 2.0), "noise": (0.0, 0.1, 0.5), "n_flip": (1, 4, 20)},
@@ -122,35 +123,38 @@ class DataCleaning(Dashboard):
     def _build(self):
         c = self.controls
         add_toy_controls(c, n_value=80, n_min=20, n_max=300)
-        c["n_flip"] = styled(widgets.IntSlider(value=4, min=0, max=20, description="random flips"))
+        c["n_flip"] = styled(widgets.IntSlider(value=4, min=0, max=20,
+                                               description=_("random flips")))
         # the slider the browser tests move: one more flip changes the chart and the numbers
         c["n_flip"].add_class(MAIN_SLIDER_CLASS)
         c["method"] = styled(widgets.ToggleButtons(
             options=[(METHOD_NAMES[m], m) for m in CLEANING_METHODS], value="svm_xi",
-            description="score",
-            tooltips=["slack ξ of the SVM", "slack ξ of the SVM on a subsample",
-                      "leave-one-out slack ξ (span estimate)", "gradient of the bound in C_i"]))
+            description=_("score"),
+            tooltips=[_("slack ξ of the SVM"), _("slack ξ of the SVM on a subsample"),
+                      _("leave-one-out slack ξ (span estimate)"),
+                      _("gradient of the bound in C_i")]))
         c["method"].style.button_width = "90px"
         c["C"] = log_slider("C", 1.0, -2, 3, step=0.1,
-                            tooltip="soft-margin penalty C (log scale)")
-        c["sigma"] = log_slider("σ (RBF)", 0.5, -1.5, 1, step=0.05,
-                                tooltip="RBF width σ: k = exp(−‖x−y‖²/2σ²)")
-        c["n_show"] = styled(widgets.IntSlider(value=5, min=1, max=20, description="suspects"),
-                             tooltip="suspects circled on the chart")
-        self.clear_button = widgets.Button(description="undo clicks", icon="eraser",
-                                           layout=widgets.Layout(width="140px"))
+                            tooltip=_("soft-margin penalty C (log scale)"))
+        c["sigma"] = log_slider(_("σ (RBF)"), 0.5, -1.5, 1, step=0.05,
+                                tooltip=_("RBF width σ: k = exp(−‖x−y‖²/2σ²)"))
+        c["n_show"] = styled(widgets.IntSlider(value=5, min=1, max=20,
+                                               description=_("suspects")),
+                             tooltip=_("suspects circled on the chart"))
+        self.clear_button = widgets.Button(description=_("undo clicks"), icon="eraser",
+                                           layout=widgets.Layout(width="190px"))
         self.clear_button.on_click(lambda _b: self.clear_clicks())
         X, y = make_toy("moons", 80, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
         fig.add_trace(go.Scatter(
-            uid="suspects", meta="suspects", name="top suspects (rank)", x=[], y=[], text=[],
+            uid="suspects", meta="suspects", name=_("top suspects (rank)"), x=[], y=[], text=[],
             mode="markers+text", textposition="top right",
             textfont=dict(color="#b00020", size=12),
             marker=dict(symbol="circle-open", size=18, color="#b00020", line=dict(width=2.5)),
             hoverinfo="skip"))
         fig.add_trace(go.Scatter(
-            uid="flipped", meta="flipped", name="label flipped", x=[], y=[], mode="markers",
+            uid="flipped", meta="flipped", name=_("label flipped"), x=[], y=[], mode="markers",
             marker=dict(symbol="x-thin-open", size=11, color="black", line=dict(width=2)),
             hoverinfo="skip"))
         fig.update_layout(height=560, uirevision="keep", clickmode="event")
@@ -162,8 +166,9 @@ class DataCleaning(Dashboard):
     def _control_rows(self):
         c = self.controls
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"], c["n_flip"],
-                widgets.HTML("<b>model and score</b>"), c["method"], c["C"], c["sigma"],
-                widgets.HTML("<b>chart</b>"), c["n_show"], widgets.HBox([self.clear_button])]
+                widgets.HTML("<b>" + _("model and score") + "</b>"), c["method"], c["C"],
+                c["sigma"], widgets.HTML("<b>" + _("chart") + "</b>"), c["n_show"],
+                widgets.HBox([self.clear_button])]
 
     def _data(self, p):
         """The sample, its true labels and the set of flipped indices."""
@@ -185,13 +190,14 @@ class DataCleaning(Dashboard):
             y[flipped] = np.where(y[flipped] == classes[0], classes[1], classes[0])
         return self._X, y, flipped
 
+    @speaks
     def flip_at(self, x, y):
         """Flip the label of the training point nearest to (x, y) (a click) and refit; clicking
         it again flips it back.  A click that is not a pair of finite numbers near the chart is
         ignored with a message (returned as ``{'error': ...}``)."""
         problem = click_problem(x, y, self._bounds)
         if problem is not None:
-            msg = f"click ignored: {problem}"
+            msg = _("click ignored: {why}").format(why=problem)
             self.show_error(msg)
             return {"error": msg}
         X = self._X
@@ -228,6 +234,7 @@ class DataCleaning(Dashboard):
             self.update()
         return len(kept)
 
+    @speaks
     def clear_clicks(self):
         """Undo every flip made by clicks and refit."""
         self._clicked = set()
@@ -239,7 +246,7 @@ class DataCleaning(Dashboard):
     def _compute(self, p):
         X, y, flipped = self._data(p)
         if np.unique(y).size < 2:
-            raise ValueError("every label is now the same class: flip some back")
+            raise ValueError(_("every label is now the same class: flip some back"))
         est = SVC(C=float(p["C"]), sigma=float(p["sigma"]), precision="float64", n_jobs=1)
         model = SVC(**est.get_params()).fit(X, y)
         clean = SVC(**est.get_params()).fit(X, self._y_true)
@@ -278,15 +285,17 @@ class DataCleaning(Dashboard):
         xmin, xmax, ymin, ymax = s["_bounds"]
         fig.layout.xaxis.range = [xmin, xmax]
         fig.layout.yaxis.range = [ymin, ymax]
-        fig.layout.title.text = (f"{p['dataset']}: {METHOD_NAMES[p['method']]} suspects, "
-                                 f"SVM C = {p['C']:.3g}, σ = {p['sigma']:.3g}")
+        fig.layout.title.text = _("{dataset}: {method} suspects, SVM C = {C}, σ = {sigma}").format(
+            dataset=toy_name(p["dataset"]), method=METHOD_NAMES[p["method"]],
+            C=num(p["C"], ".3g"), sigma=num(p["sigma"], ".3g"))
         stats = dict(r["stats"])
         nf = stats["n_flipped"]
-        stats["_details"] = (
-            f"training error with the flipped labels: {100 * stats['train_error']:.1f} %; "
-            f"with the true labels: {100 * stats['clean_error']:.1f} %; flipped labels the SVM "
-            f"fits: {round(stats['fitted_flips'] * nf)} of {nf}; scores computed in "
-            f"{stats['time_ms']:.0f} ms")
+        stats["_details"] = _(
+            "training error with the flipped labels: {train} %; with the true labels: {clean} %; "
+            "flipped labels the SVM fits: {fits} of {n}; scores computed in {ms} ms").format(
+                train=num(100 * stats["train_error"], ".1f"),
+                clean=num(100 * stats["clean_error"], ".1f"),
+                fits=round(stats["fitted_flips"] * nf), n=nf, ms=num(stats["time_ms"], ".0f"))
         return stats
 
     def regime(self, params, stats):
@@ -310,21 +319,22 @@ class DataCleaning(Dashboard):
         """
         nf, n = stats["n_flipped"], self._X.shape[0]
         if nf == 0:
-            return [("no label is flipped: there is nothing to find (raise the random flips or "
-                     "click a point)")]
+            return [_("no label is flipped: there is nothing to find (raise the random flips or "
+                      "click a point)")]
         notes = []
         if nf > MAX_FLIPPED * n:
-            notes.append(f"{nf} of {n} labels are flipped ({100 * nf / n:.1f} %): wrong labels "
-                         "are no longer rare and neighbouring ones back each other up; the "
-                         "thesis flips one label in 60")
+            notes.append(_("{nf} of {n} labels are flipped ({pct} %): wrong labels are no longer "
+                           "rare and neighbouring ones back each other up; the thesis flips one "
+                           "label in 60").format(nf=nf, n=n, pct=num(100 * nf / n, ".1f")))
         if stats["fitted_flips"] > MAX_FITTED:
-            notes.append(f"the SVM fits {round(stats['fitted_flips'] * nf)} of the {nf} flipped "
-                         f"labels (C = {float(params['C']):.3g}, σ = "
-                         f"{float(params['sigma']):.3g}): their slack no longer marks them; "
-                         "lower C or widen σ")
+            notes.append(_("the SVM fits {fits} of the {nf} flipped labels (C = {C}, σ = "
+                           "{sigma}): their slack no longer marks them; lower C or widen "
+                           "σ").format(fits=round(stats["fitted_flips"] * nf), nf=nf,
+                                       C=num(float(params["C"]), ".3g"),
+                                       sigma=num(float(params["sigma"]), ".3g")))
         if stats["clean_error"] > MAX_CLEAN_ERROR:
-            notes.append(f"even with the true labels the SVM errs on "
-                         f"{100 * stats['clean_error']:.1f} % of the points (the classes overlap, "
-                         "or C and σ make it too smooth for them): those points compete with the "
-                         "flipped ones for the top ranks")
+            notes.append(_("even with the true labels the SVM errs on {pct} % of the points (the "
+                           "classes overlap, or C and σ make it too smooth for them): those "
+                           "points compete with the flipped ones for the top ranks").format(
+                               pct=num(100 * stats["clean_error"], ".1f")))
         return notes

@@ -24,7 +24,8 @@ from ...prior.invariance import (InvariantKPCASVC, InvariantSVC, LinearInvariant
                                 tangent_vectors)
 from ...svm import SVC
 from ..viz import boundaries_figure, decision_grid, grid_columns
-from ._base import Dashboard, Lesson, log_slider, styled
+from ..i18n import N_, _
+from ._base import Dashboard, Lesson, _label, log_slider, num, styled
 from ._plotly import FigureWidget
 
 __all__ = ["InvarianceExplorer", "EXPLORER_METHODS", "INVARIANCE_VALUES", "RULE_OF_THUMB",
@@ -68,21 +69,27 @@ def rule_of_thumb(value, invariance=None):
     where : str
         'below', 'within' or 'above' the range (its ends count as within).
     advice : str
-        A sentence for the readout: which way the invariance trade-off would move the term.
+        A sentence for the readout, in the language in effect: which way the invariance
+        trade-off would move the term.
     """
     lo, hi = RULE_OF_THUMB
     if value > hi:
         if invariance is not None and invariance >= INVARIANCE_VALUES[-1]:
-            return "above", ("the invariance could be enforced more; γ is at its largest, a "
-                             "smaller C lowers the term too")
-        return "above", "the invariance could be enforced more; the rule asks for a larger γ"
+            return "above", _("the invariance could be enforced more; γ is at its largest, a "
+                              "smaller C lowers the term too")
+        return "above", _("the invariance could be enforced more; the rule asks for a larger "
+                          "γ")
     if value < lo:
         if invariance is not None and invariance <= 0:
-            return "below", ("the model is smooth along the rotation already at γ = 0; a larger "
-                             "C fits the data more closely")
-        return "below", ("the invariance is enforced more than the rule asks; a smaller γ may "
-                         "fit the data better")
-    return "within", "a reasonable γ by the rule"
+            return "below", _("the model is smooth along the rotation already at γ = 0; a "
+                              "larger C fits the data more closely")
+        return "below", _("the invariance is enforced more than the rule asks; a smaller γ may "
+                          "fit the data better")
+    return "within", _("a reasonable γ by the rule")
+
+
+#: The readout's words for :func:`rule_of_thumb`'s places (msgids).
+WHERE_WORDS = {"above": N_("above"), "below": N_("below"), "within": N_("within")}
 
 
 def tangent_arrows(X, T, scale=ARROW_SCALE, head=HEAD_FRACTION, half_angle=HEAD_HALF_ANGLE):
@@ -167,44 +174,44 @@ class InvarianceExplorer(Dashboard):
 
     notebook = "invariance_explorer"
     gallery_order = 90
-    title = "Invariance explorer"
-    purpose = ("Rotation invariance on a circle (Chapelle's thesis, ch. 6): tangent vectors, and "
-               "the boundaries of SVM, virtual SVs, the invariant SVM and its kernel-PCA version "
-               "as the kernel width and the invariance weight γ change.")
+    title = N_("Invariance explorer")
+    purpose = N_("Rotation invariance on a circle (Chapelle's thesis, ch. 6): tangent vectors, "
+                 "and the boundaries of SVM, virtual SVs, the invariant SVM and its kernel-PCA "
+                 "version as the kernel width and the invariance weight γ change.")
     STATS = [
-        ("error_SVM", "test error SVM", ".1%"),
-        ("error_VSV", "test error VSV", ".1%"),
-        ("error_ISVM", "test error ISVM", ".1%"),
-        ("error_IH_KPCA", "test error IH_KPCA", ".1%"),
-        ("error_LIH", "test error LIH", ".1%"),
-        ("rms_isvm", "tangent term (6.14) ISVM", ".3f"),
+        ("error_SVM", (N_("test error {name}"), {"name": "SVM"}), ".1%"),
+        ("error_VSV", (N_("test error {name}"), {"name": "VSV"}), ".1%"),
+        ("error_ISVM", (N_("test error {name}"), {"name": "ISVM"}), ".1%"),
+        ("error_IH_KPCA", (N_("test error {name}"), {"name": "IH_KPCA"}), ".1%"),
+        ("error_LIH", (N_("test error {name}"), {"name": "LIH"}), ".1%"),
+        ("rms_isvm", (N_("tangent term (6.14) {name}"), {"name": "ISVM"}), ".3f"),
     ]
     #: Rows folded in the readout's details.
     DETAILS = [
-        ("ratio", "ratio ‖dψ‖/‖dΦ‖ (6.13)", ".3f"),
-        ("rms_ih_kpca", "tangent term (6.14) IH_KPCA", ".3f"),
-        ("invariance_eff", "γ after the scale-free rule", ".4f"),
-        ("spacing", "mean distance to the nearest training point", ".3f"),
-        ("fit_ms", "fit time, all five (ms)", ".0f"),
+        ("ratio", N_("ratio ‖dψ‖/‖dΦ‖ (6.13)"), ".3f"),
+        ("rms_ih_kpca", (N_("tangent term (6.14) {name}"), {"name": "IH_KPCA"}), ".3f"),
+        ("invariance_eff", N_("γ after the scale-free rule"), ".4f"),
+        ("spacing", N_("mean distance to the nearest training point"), ".3f"),
+        ("fit_ms", N_("fit time, all five (ms)"), ".0f"),
     ]
     LESSON_APP = {"grid": 12}
     LESSONS = (
-        Lesson(claim=("Building the rotation invariance into the kernel (the invariant SVM ISVM "
-                      "and its kernel-PCA version IH_KPCA, γ near 1) gives a lower test error "
-                      "than the plain SVM."),
-               source="Chapelle 2002, thesis §6.6.2, Figs. 6.2–6.3",
+        Lesson(claim=N_("Building the rotation invariance into the kernel (the invariant SVM "
+                        "ISVM and its kernel-PCA version IH_KPCA, γ near 1) gives a lower test "
+                        "error than the plain SVM."),
+               source=N_("Chapelle 2002, thesis §6.6.2, Figs. 6.2–6.3"),
                holds=lambda s: (s["error_ISVM"] < s["error_SVM"]
                                 and s["error_IH_KPCA"] < s["error_SVM"]),
                sweep={"sigma": (0.1, 0.3, 3.0, 10.0), "C": (1.0, 10000.0),
                       "n_samples": (10, 120)}, seeds=(0, 1, 2)),
-        Lesson(claim=("Virtual support vectors (the support vectors rotated, then a second "
-                      "SVM) lower the test error at every σ."),
-               source="Chapelle 2002, thesis §6.6.2",
+        Lesson(claim=N_("Virtual support vectors (the support vectors rotated, then a second "
+                        "SVM) lower the test error at every σ."),
+               source=N_("Chapelle 2002, thesis §6.6.2"),
                holds=lambda s: s["error_VSV"] < s["error_SVM"],
                sweep={"vsv_step": (0.06, 0.5), "sigma": (0.3, 10.0)}, seeds=(0, 1, 2)),
-        Lesson(claim=("The more invariance, the better: the invariant SVM's test error falls as "
-                      "γ goes to 1 (γ = 0 is the plain SVM)."),
-               source="Chapelle 2002, thesis §6.6.2",
+        Lesson(claim=N_("The more invariance, the better: the invariant SVM's test error falls "
+                        "as γ goes to 1 (γ = 0 is the plain SVM)."),
+               source=N_("Chapelle 2002, thesis §6.6.2"),
                # never worse than the plain SVM beyond the solver's tolerance (γ = 0 is equal);
                # the fall itself is checked across the swept values by the tests
                holds=lambda s: s["error_ISVM"] <= s["error_SVM"] + 0.002,
@@ -229,22 +236,22 @@ class InvarianceExplorer(Dashboard):
 
     def _build(self):
         c = self.controls
-        c["sigma"] = log_slider("σ (RBF)", 1.0, -1, 1, step=0.05, main=True,
-                                tooltip="width of exp(-‖x - y‖² / (2σ²))")
+        c["sigma"] = log_slider(_("σ (RBF)"), 1.0, -1, 1, step=0.05, main=True,
+                                tooltip=_("width of exp(-‖x - y‖² / (2σ²))"))
         c["invariance"] = styled(widgets.SelectionSlider(
             options=[(f"{g:g}", g) for g in INVARIANCE_VALUES], value=0.99995, description="γ"),
-            tooltip="0: the plain SVM; towards 1: more invariance (scale free)")
+            tooltip=_("0: the plain SVM; towards 1: more invariance (scale free)"))
         c["C"] = log_slider("C", 1000.0, 0, 4, step=0.25)
         c["n_samples"] = styled(widgets.IntSlider(value=30, min=10, max=120, step=5,
-                                                  description="n points"))
-        c["seed"] = styled(widgets.IntSlider(value=0, min=0, max=20, description="draw"))
+                                                  description=_("n points")))
+        c["seed"] = styled(widgets.IntSlider(value=0, min=0, max=20, description=_("draw")))
         c["vsv_step"] = styled(widgets.FloatSlider(value=0.3, min=0.02, max=0.5, step=0.02,
-                                                   description="VSV angle"),
-                               tooltip="rotation (radians) of the virtual support vectors")
+                                                   description=_("VSV angle")),
+                               tooltip=_("rotation (radians) of the virtual support vectors"))
         c["shown"] = styled(widgets.SelectMultiple(options=list(EXPLORER_METHODS),
                                                    value=EXPLORER_METHODS, rows=5,
-                                                   description="boundaries"))
-        c["tangents"] = styled(widgets.Checkbox(value=True, description="tangent arrows",
+                                                   description=_("boundaries")))
+        c["tangents"] = styled(widgets.Checkbox(value=True, description=_("tangent arrows"),
                                                 indent=False))
         X, y = make_rotation_toy(30, random_state=0)
         fig = boundaries_figure({m: _Zero() for m in EXPLORER_METHODS}, X, y, grid=2,
@@ -252,24 +259,25 @@ class InvarianceExplorer(Dashboard):
         t = np.linspace(0, 2 * np.pi, 200)
         r = np.sqrt(0.7)
         fig.add_scatter(uid="truth", x=r * np.cos(t), y=r * np.sin(t), mode="lines",
-                        name="true boundary ‖x‖² = 0.7",
+                        name=_("true boundary ‖x‖² = 0.7"),
                         line=dict(color="#888", width=1.5, dash="dot"), hoverinfo="skip")
-        fig.add_scatter(uid="tangents", x=[], y=[], mode="lines", name="tangent vectors",
+        fig.add_scatter(uid="tangents", x=[], y=[], mode="lines", name=_("tangent vectors"),
                         line=dict(color="#444", width=1.2), hoverinfo="skip",
                         connectgaps=False)
         # ISVM and IH_KPCA coincide where the ratio (6.13) is 1: ISVM dashed, drawn on top
         isvm = fig.data[2 + EXPLORER_METHODS.index("ISVM")]
         isvm.line.dash = "dash"
-        isvm.name = "ISVM (dashed)"
-        fig.update_layout(height=560, title=dict(text="Rotation toy"))
+        isvm.name = _("ISVM (dashed)")
+        fig.update_layout(height=560, title=dict(text=_("Rotation toy")))
         self.fig = FigureWidget(fig)
         self.figures = [self.fig]
 
     def _control_rows(self):
         c = self.controls
-        return [widgets.HTML("<b>kernel and invariance</b>"), c["sigma"], c["invariance"], c["C"],
-                c["vsv_step"], widgets.HTML("<b>data</b>"), c["n_samples"], c["seed"],
-                widgets.HTML("<b>shown</b>"), c["shown"], c["tangents"]]
+        return [widgets.HTML("<b>" + _("kernel and invariance") + "</b>"), c["sigma"],
+                c["invariance"], c["C"], c["vsv_step"],
+                widgets.HTML("<b>" + _("data") + "</b>"), c["n_samples"], c["seed"],
+                widgets.HTML("<b>" + _("shown") + "</b>"), c["shown"], c["tangents"]]
 
     # -- work ------------------------------------------------------------------------------
     def _data(self, p):
@@ -289,8 +297,8 @@ class InvarianceExplorer(Dashboard):
         shown = tuple(p["shown"])
         for m in shown:
             if m not in EXPLORER_METHODS:
-                raise ValueError(f"shown must hold names among {list(EXPLORER_METHODS)}, "
-                                 f"got {m!r}")
+                raise ValueError(_("{name} must hold names among {names}, got {value}").format(
+                    name="shown", names=list(EXPLORER_METHODS), value=repr(m)))
         X, y = self._data(p)
         Xt, yt = self._test
         sigma, invariance, C = float(p["sigma"]), float(p["invariance"]), float(p["C"])
@@ -308,7 +316,7 @@ class InvarianceExplorer(Dashboard):
             model.fit(X, y)
             errors[name] = float(np.mean(model.predict(Xt) != yt))
             grids[name] = decision_grid(model, BOUNDS, self.grid)
-            self.check_time("the fits")
+            self.check_time(_("the fits"))
         fit_ms = 1e3 * (time.perf_counter() - t0)
         D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
         np.fill_diagonal(D, np.inf)
@@ -325,28 +333,31 @@ class InvarianceExplorer(Dashboard):
         for k, label in enumerate((-1, 1)):
             pts = X[y == label]
             fig.data[k].x, fig.data[k].y = pts[:, 0], pts[:, 1]
-            fig.data[k].name = f"class {label} ({pts.shape[0]})"
+            fig.data[k].name = _("class {c} ({n})").format(c=label, n=pts.shape[0])
         for i, name in enumerate(EXPLORER_METHODS):
             tr = fig.data[2 + i]
             xs, ys, Z = r["grids"][name]
             tr.x, tr.y, tr.z = grid_columns(xs, ys, Z)
             tr.visible = name in r["shown"]
-            tr.name = (f"{name}{' (dashed)' if name == 'ISVM' else ''} "
-                       f"({100 * r['errors'][name]:.1f}%)")
+            tr.name = "{} ({})".format(_("ISVM (dashed)") if name == "ISVM" else name,
+                                       num(r["errors"][name], ".1%"))
         arrows = fig.data[2 + len(EXPLORER_METHODS) + 1]
         if p["tangents"]:
             arrows.x, arrows.y = tangent_arrows(X, r["T"])
         else:
             arrows.x, arrows.y = [], []
-        fig.layout.title.text = (f"Rotation toy: RBF σ = {p['sigma']:.3g}, "
-                                 f"γ = {p['invariance']:g}, C = {p['C']:.3g}, n = {len(y)}")
+        fig.layout.title.text = _("Rotation toy: RBF σ = {sigma}, γ = {gamma}, C = {C}, n = "
+                                  "{n}").format(sigma=num(p["sigma"], ".3g"),
+                                                gamma=num(p["invariance"], "g"),
+                                                C=num(p["C"], ".3g"), n=len(y))
         same = ("ISVM" in r["shown"] and "IH_KPCA" in r["shown"]
                 and np.array_equal(np.sign(r["grids"]["ISVM"][2]),
                                    np.sign(r["grids"]["IH_KPCA"][2])))
         fig.layout.annotations = [dict(
             x=0, y=-0.08, xref="paper", yref="paper", xanchor="left", yanchor="top",
             showarrow=False, font=dict(size=12, color="#555"),
-            text=f"ISVM (dashed) lies on IH_KPCA here: ratio (6.13) = {r['ratio']:.2f}")
+            text=_("ISVM (dashed) lies on IH_KPCA here: ratio (6.13) = {ratio}").format(
+                ratio=num(r["ratio"], ".2f")))
             ] if same else []
         stats = {f"error_{m}": e for m, e in r["errors"].items()}
         stats.update(ratio=r["ratio"], rms_isvm=r["rms_isvm"], rms_ih_kpca=r["rms_ih_kpca"],
@@ -356,16 +367,19 @@ class InvarianceExplorer(Dashboard):
         verdicts = []
         for name, key in (("ISVM", "rms_isvm"), ("IH_KPCA", "rms_ih_kpca")):
             where, advice = rule_of_thumb(r[key], float(p["invariance"]))
-            verdicts.append(f"<li>{name}: {r[key]:.3f}, <b>{where}</b> the range: "
+            range_text = html.escape(_("{where} the range")).format(
+                where="<b>" + html.escape(_(WHERE_WORDS[where])) + "</b>")
+            verdicts.append(f"<li>{name}: {num(r[key], '.3f')}, {range_text}: "
                             f"{html.escape(advice)}.</li>")
-        stats["_html"] = (f"<p class='kernelnb-rule-of-thumb'><small>The thesis's rule of "
-                          f"thumb (§6.6.2): after training, the tangent term (6.14) should lie "
-                          f"in [{lo:g}, {hi:g}]; smaller means the invariance is enforced more "
-                          f"(tangents are d/dt of a rotation by t radians).</small></p>"
+        rule = html.escape(_("The thesis's rule of thumb (§6.6.2): after training, the tangent "
+                             "term (6.14) should lie in [{lo}, {hi}]; smaller means the "
+                             "invariance is enforced more (tangents are d/dt of a rotation by t "
+                             "radians).").format(lo=num(lo, "g"), hi=num(hi, "g")))
+        stats["_html"] = (f"<p class='kernelnb-rule-of-thumb'><small>{rule}</small></p>"
                           f"<ul style='margin:0;font-size:13px'>{''.join(verdicts)}</ul>")
         stats["_details"] = "<table>" + "".join(
-            f'<tr><td>{html.escape(label)}</td><td class="num">{format(stats[key], spec)}</td>'
-            "</tr>" for key, label, spec in self.DETAILS) + "</table>"
+            f'<tr><td>{html.escape(_label(label))}</td><td class="num">{num(stats[key], spec)}'
+            "</td></tr>" for key, label, spec in self.DETAILS) + "</table>"
         return stats
 
     def regime(self, params, stats):
@@ -374,14 +388,16 @@ class InvarianceExplorer(Dashboard):
         notes = []
         sigma, spacing = float(params["sigma"]), stats["spacing"]
         if sigma < spacing:
-            notes.append(f"σ = {sigma:.3g} is below the mean distance between neighbouring "
-                         f"training points ({spacing:.2f}): the kernel sees each point alone, "
-                         "and no method, invariant or not, generalises from so few neighbours.")
+            notes.append(_("σ = {sigma} is below the mean distance between neighbouring training "
+                           "points ({spacing}): the kernel sees each point alone, and no method, "
+                           "invariant or not, generalises from so few neighbours.").format(
+                               sigma=num(sigma, ".3g"), spacing=num(spacing, ".2f")))
         step = float(params["vsv_step"])
         if step < SMALL_VSV_STEP:
-            notes.append(f"The virtual examples are rotated by {step:g} rad "
-                         f"({np.degrees(step):.0f}°) only: they nearly repeat the support "
-                         "vectors, so VSV stays close to the plain SVM.")
+            notes.append(_("The virtual examples are rotated by {step} rad ({degrees}°) only: "
+                           "they nearly repeat the support vectors, so VSV stays close to the "
+                           "plain SVM.").format(step=num(step, "g"),
+                                                degrees=num(np.degrees(step), ".0f")))
         return notes
 
 

@@ -35,8 +35,9 @@ from ._plotly import FigureWidget
 from ...datasets import TOY_NOISE, make_toy
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
 from ..viz._style import BASE_LAYOUT, series_color, title_layout
-from ._base import Dashboard, Lesson, log_slider, styled
-from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
+from ..i18n import N_, _, ngettext
+from ._base import Dashboard, Lesson, log_slider, num, styled
+from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change, toy_name
 
 __all__ = ["MarginExplorer", "MARGIN_MODELS"]
 
@@ -53,13 +54,13 @@ def _largescale(name):
 
 #: The models offered: key -> (label, class name in kernelnb.largescale, linear?).
 MARGIN_MODELS = {
-    "original_perceptron": ("original Perceptron (Alg. 3.1)", "OriginalPerceptron", True),
-    "margin_perceptron": ("margin Perceptron (Alg. 8.1)", "MarginPerceptron", True),
-    "sgd_hinge": ("SGD hinge + weight decay (8.16)", "SGDHingeClassifier", True),
-    "kernel_margin_perceptron": ("kernel margin Perceptron (RBF)", "KernelMarginPerceptron",
+    "original_perceptron": (N_("original Perceptron (Alg. 3.1)"), "OriginalPerceptron", True),
+    "margin_perceptron": (N_("margin Perceptron (Alg. 8.1)"), "MarginPerceptron", True),
+    "sgd_hinge": (N_("SGD hinge + weight decay (8.16)"), "SGDHingeClassifier", True),
+    "kernel_margin_perceptron": (N_("kernel margin Perceptron (RBF)"), "KernelMarginPerceptron",
                                  False),
-    "nilsson_mlp": ("Nilsson MLP (Alg. 8.3)", "NilssonMLP", False),
-    "simple_mlp": ("Simple MLP (Alg. 8.2)", "SimpleMLP", False),
+    "nilsson_mlp": (N_("Nilsson MLP (Alg. 8.3)"), "NilssonMLP", False),
+    "simple_mlp": (N_("Simple MLP (Alg. 8.2)"), "SimpleMLP", False),
 }
 
 
@@ -67,7 +68,8 @@ def _make(key, p, **extra):
     """The unfitted model ``key`` for the dashboard parameters ``p`` (at most ``epochs`` epochs
     and ``updates`` updates)."""
     if key not in MARGIN_MODELS:
-        raise ValueError(f"model must be one of {list(MARGIN_MODELS)}, got {key!r}")
+        raise ValueError(_("{name} must be one of {names}, got {value}").format(
+            name="model", names=list(MARGIN_MODELS), value=repr(key)))
     cls = _largescale(MARGIN_MODELS[key][1])
     kw = dict(max_iter=int(p["epochs"]), max_updates=_updates(p), random_state=int(p["seed"]))
     if key != "original_perceptron":
@@ -154,30 +156,30 @@ class MarginExplorer(Dashboard):
 
     notebook = "margin_explorer"
     gallery_order = 22
-    title = "Margin explorer"
-    purpose = ("Perceptrons, the SGD hinge and the Simple MLP of Collobert's ch. 8 on 2-D data: "
-               "the margin band, and the margin ρ against the learning rate and the number of "
-               "updates beside the bounds of Theorems 8.2 and 8.3.")
+    title = N_("Margin explorer")
+    purpose = N_("Perceptrons, the SGD hinge and the Simple MLP of Collobert's ch. 8 on 2-D "
+                 "data: the margin band, and the margin ρ against the learning rate and the "
+                 "number of updates beside the bounds of Theorems 8.2 and 8.3.")
     STATS = [
-        ("train_error", "training error", ".1%"),
-        ("val_error", f"validation error ({N_VAL} new points)", ".1%"),
-        ("rho", "margin ρ of the drawn model", ".3g"),
-        ("objective", "SGD hinge: objective (8.15)", ".4g"),
-        ("svm_objective", "  the SVM's, C = 1/(μL)", ".4g"),
-        ("thm81_epochs", "  Thm 8.1: epochs ≳ 1/(Lλμ)", ".3g"),
-        ("rho_max", "ρ_max (hard-margin SVM)", ".3g"),
-        ("mp_rho", "margin Perceptron: ρ_t = 2/‖w‖", ".3g"),
-        ("mp_achieved", "  margin it achieves, 2 min y f/‖w‖", ".3g"),
-        ("mp_bound82", "  Thm 8.2 lower bound (converged)", ".3g"),
-        ("mp_bound83", "  Thm 8.3 lower bound (after t)", ".3g"),
+        ("train_error", N_("training error"), ".1%"),
+        ("val_error", (N_("validation error ({n} new points)"), {"n": N_VAL}), ".1%"),
+        ("rho", N_("margin ρ of the drawn model"), ".3g"),
+        ("objective", N_("SGD hinge: objective (8.15)"), ".4g"),
+        ("svm_objective", N_("the SVM's, C = 1/(μL)"), ".4g"),
+        ("thm81_epochs", N_("Thm 8.1: epochs ≳ 1/(Lλμ)"), ".3g"),
+        ("rho_max", N_("ρ_max (hard-margin SVM)"), ".3g"),
+        ("mp_rho", N_("margin Perceptron: ρ_t = 2/‖w‖"), ".3g"),
+        ("mp_achieved", N_("margin it achieves, 2 min y f/‖w‖"), ".3g"),
+        ("mp_bound82", N_("Thm 8.2 lower bound (converged)"), ".3g"),
+        ("mp_bound83", N_("Thm 8.3 lower bound (after t)"), ".3g"),
     ]
     LESSON_APP = {"grid": 20, "trials": 1, "updates": 200}
     LESSONS = (
-        Lesson(claim="Once the margin Perceptron has converged on separable data, its margin "
-                     "ρ = 2/‖w‖ lies between the lower bound of Theorem 8.2 and ρ_max, the "
-                     "hard-margin SVM's; and after the same t updates a smaller learning rate λ "
-                     "leaves a larger margin.",
-               source="Collobert 2004, §8.3, Thms 8.2–8.3, Fig. 8.2",
+        Lesson(claim=N_("Once the margin Perceptron has converged on separable data, its margin "
+                        "ρ = 2/‖w‖ lies between the lower bound of Theorem 8.2 and ρ_max, the "
+                        "hard-margin SVM's; and after the same t updates a smaller learning rate "
+                        "λ leaves a larger margin."),
+               source=N_("Collobert 2004, §8.3, Thms 8.2–8.3, Fig. 8.2"),
                holds=lambda s: s["mp_bound82"] <= s["mp_rho"] <= s["rho_max"] * (1 + 1e-3)
                and s["rho_small_lam"] > s["rho_large_lam"],
                sweep={"lam": (0.03, 1.0), "updates": (100, 1000)},
@@ -211,28 +213,30 @@ class MarginExplorer(Dashboard):
         c["noise"].max = TOY_NOISE["blobs"][1]
         c["noise"].value = TOY_NOISE["blobs"][0]
         c["model"] = styled(widgets.Dropdown(
-            options=[(label, key) for key, (label, _c, _l) in MARGIN_MODELS.items()],
-            value="margin_perceptron", description="model"))
-        c["lam"] = log_slider("λ (rate)", 0.1, -3, 0, step=0.25, main=True,
-                              tooltip="learning rate: the step of every update; the margin "
-                                      "grows as λ shrinks (Thms 8.2, 8.3)")
-        c["updates"] = log_slider("updates t", 300, 1, 3.5, step=0.1, readout_format=".0f",
-                                  tooltip="most updates (early stopping, Fig. 8.3); the t of "
-                                          "the ρ charts")
-        c["epochs"] = styled(widgets.IntSlider(value=50, min=1, max=200, description="epochs"),
-                             tooltip="most passes over the data")
-        c["mu"] = log_slider("μ (decay)", 1e-2, -4, 0, step=0.25,
-                             tooltip="weight decay of the SGD hinge: the SVM with C = 1/(μL)")
+            options=[(_(label), key) for key, (label, _c, _l) in MARGIN_MODELS.items()],
+            value="margin_perceptron", description=_("model")))
+        c["lam"] = log_slider(_("λ (rate)"), 0.1, -3, 0, step=0.25, main=True,
+                              tooltip=_("learning rate: the step of every update; the margin "
+                                        "grows as λ shrinks (Thms 8.2, 8.3)"))
+        c["updates"] = log_slider(_("updates t"), 300, 1, 3.5, step=0.1, readout_format=".0f",
+                                  tooltip=_("most updates (early stopping, Fig. 8.3); the t of "
+                                            "the ρ charts"))
+        c["epochs"] = styled(widgets.IntSlider(value=50, min=1, max=200,
+                                               description=_("epochs")),
+                             tooltip=_("most passes over the data"))
+        c["mu"] = log_slider(_("μ (decay)"), 1e-2, -4, 0, step=0.25,
+                             tooltip=_("weight decay of the SGD hinge: the SVM with C = 1/(μL)"))
         c["beta"] = styled(widgets.FloatSlider(value=1.0, min=0.1, max=5.0, step=0.1,
-                                               description="β (margin)"),
-                           tooltip="margin of the β-hinge |β − y f(x)|₊")
+                                               description=_("β (margin)")),
+                           tooltip=_("margin of the β-hinge |β − y f(x)|₊"))
         c["n_hidden"] = styled(widgets.IntSlider(value=9, min=1, max=51, step=2,
-                                                 description="N hidden"),
-                               tooltip="hidden units of the Simple and the Nilsson MLP (odd: "
-                                       "the Nilsson MLP votes)")
-        c["trials"] = styled(widgets.IntSlider(value=2, min=1, max=10, description="trials (ρ)"),
-                             tooltip="random example orders averaged in the ρ charts (the "
-                                     "thesis's Fig. 8.2 averages 10)")
+                                                 description=_("N hidden")),
+                               tooltip=_("hidden units of the Simple and the Nilsson MLP (odd: "
+                                         "the Nilsson MLP votes)"))
+        c["trials"] = styled(widgets.IntSlider(value=2, min=1, max=10,
+                                               description=_("trials (ρ)")),
+                             tooltip=_("random example orders averaged in the ρ charts (the "
+                                       "thesis's Fig. 8.2 averages 10)"))
 
         X, y = make_toy("blobs", 100, noise=TOY_NOISE["blobs"][0], random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
@@ -240,19 +244,19 @@ class MarginExplorer(Dashboard):
                                show_support=False)
         fig.update_layout(height=470, uirevision="keep")
         self.fig = FigureWidget(fig)
-        self.lam_fig = FigureWidget(self._rho_figure("learning rate λ (log)"))
-        self.t_fig = FigureWidget(self._rho_figure("updates t (log)"))
+        self.lam_fig = FigureWidget(self._rho_figure(_("learning rate λ (log)")))
+        self.t_fig = FigureWidget(self._rho_figure(_("updates t (log)")))
         self.figures = [self.fig, self.lam_fig, self.t_fig]
 
     @staticmethod
     def _rho_figure(xtitle):
         fig = go.Figure()
-        traces = [("rho", "ρ = 2/‖w‖, margin Perceptron", series_color(0), "solid", "y"),
-                  ("bound83", "Thm 8.3 lower bound", series_color(0), "dot", "y"),
-                  ("bound82", "Thm 8.2 lower bound", series_color(2), "dash", "y"),
-                  ("rho_max", "ρ_max (hard-margin SVM)", "#555555", "longdash", "y"),
-                  ("rho_model", "ρ of the drawn model", series_color(3), "solid", "y"),
-                  ("val", "validation error (right axis)", series_color(1), "solid", "y2")]
+        traces = [("rho", _("ρ = 2/‖w‖, margin Perceptron"), series_color(0), "solid", "y"),
+                  ("bound83", _("Thm 8.3 lower bound"), series_color(0), "dot", "y"),
+                  ("bound82", _("Thm 8.2 lower bound"), series_color(2), "dash", "y"),
+                  ("rho_max", _("ρ_max (hard-margin SVM)"), "#555555", "longdash", "y"),
+                  ("rho_model", _("ρ of the drawn model"), series_color(3), "solid", "y"),
+                  ("val", _("validation error (right axis)"), series_color(1), "solid", "y2")]
         for uid, name, color, dash, axis in traces:
             fig.add_trace(go.Scatter(
                 x=[], y=[], name=name, meta=uid, uid=uid, yaxis=axis,
@@ -261,8 +265,8 @@ class MarginExplorer(Dashboard):
         fig.update_layout(
             **BASE_LAYOUT, height=360, title=title_layout(""),
             xaxis=dict(title=dict(text=xtitle), type="log"),
-            yaxis=dict(title=dict(text="margin ρ (log)"), type="log", dtick="D2"),
-            yaxis2=dict(title=dict(text="validation error"), overlaying="y", side="right",
+            yaxis=dict(title=dict(text=_("margin ρ (log)")), type="log", dtick="D2"),
+            yaxis2=dict(title=dict(text=_("validation error")), overlaying="y", side="right",
                         range=[0, 0.1], tickformat=".0%", showgrid=False),
             shapes=[])
         fig.update_layout(margin=dict(l=60, r=70, t=120, b=70))
@@ -271,8 +275,9 @@ class MarginExplorer(Dashboard):
     def _control_rows(self):
         c = self.controls
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"],
-                widgets.HTML("<b>model</b>"), c["model"], c["lam"], c["updates"], c["epochs"],
-                c["mu"], c["beta"], c["n_hidden"], widgets.HTML("<b>ρ charts</b>"),
+                widgets.HTML("<b>" + _("model") + "</b>"), c["model"], c["lam"], c["updates"],
+                c["epochs"], c["mu"], c["beta"], c["n_hidden"],
+                widgets.HTML("<b>" + _("ρ charts") + "</b>"),
                 c["trials"]]
 
     def _adjust(self, params, given):
@@ -316,7 +321,8 @@ class MarginExplorer(Dashboard):
         for i in range(int(p["trials"])):
             if runs and self.time_left() <= 0:        # keep the trials done; the page says so
                 break
-            self.report_progress(i / int(p["trials"]), f"{what}: trial {i + 1}")
+            self.report_progress(i / int(p["trials"]), _("{what}: trial {i}").format(what=what,
+                                                                                       i=i + 1))
             runs.append(margin_curves(X, y, Xv, yv, n_trials=1, estimator=estimator,
                                       random_state=int(p["seed"]) + 1000 * i, **study))
         out = dict(runs[0])
@@ -331,31 +337,33 @@ class MarginExplorer(Dashboard):
         X, y = self._data(p)
         key = p["model"]
         if key not in MARGIN_MODELS:
-            raise ValueError(f"model must be one of {list(MARGIN_MODELS)}, got {key!r}")
+            raise ValueError(_("{name} must be one of {names}, got {value}").format(
+                name="model", names=list(MARGIN_MODELS), value=repr(key)))
         for name in ("lam", "mu", "updates"):
             v = p[name]
             if not (isinstance(v, (int, float, np.number)) and np.isfinite(v) and v > 0):
-                raise ValueError(f"{name} must be a positive number, got {v!r}")
+                raise ValueError(_("{name} must be a positive number, got {value}").format(
+                    name=name, value=repr(v)))
         if key == "sgd_hinge" and p["lam"] * p["mu"] >= 1:
-            raise ValueError(f"lam * mu must be below 1 for the SGD hinge, got "
-                             f"{p['lam'] * p['mu']:.3g}")
+            raise ValueError(_("lam * mu must be below 1 for the SGD hinge, got {value}").format(
+                value=num(p["lam"] * p["mu"], ".3g")))
         lam, t_max = float(p["lam"]), _updates(p)
         Xv, yv = self._val
         t0 = time.perf_counter()
-        with self.busy("fitting…"):
+        with self.busy(_("fitting…")):
             model = _make(key, p).fit(X, y)
-            self.check_time("the fit")
+            self.check_time(_("the fit"))
             rho_max, separable = self._separability(X, y)
-            self.report_progress(0.2, "margin against λ and t…")
+            self.report_progress(0.2, _("margin against λ and t…"))
             step = max(1, t_max // 40)
             study = dict(learning_rates=LAMBDAS, n_updates=t_max, learning_rate=lam,
                          updates=step * np.arange(1, t_max // step + 1))
-            curves = self._curves(X, y, p, study, None, "margin against λ and t")
+            curves = self._curves(X, y, p, study, None, _("margin against λ and t"))
             model_curves = None
             if key == "sgd_hinge":
                 study["learning_rates"] = LAMBDAS[LAMBDAS * p["mu"] < 1]
                 model_curves = self._curves(X, y, p, study, _make("sgd_hinge", p),
-                                            "the SGD hinge against λ and t")
+                                            _("the SGD hinge against λ and t"))
             mp = model if key == "margin_perceptron" else _make("margin_perceptron", p).fit(X, y)
         R = float(mp.radius_)
         mp_t = int(mp.n_updates_total_)
@@ -390,7 +398,7 @@ class MarginExplorer(Dashboard):
     def _render(self, r):
         p, s, st = r["p"], r["surface"], r["stats"]
         key = p["model"]
-        label = MARGIN_MODELS[key][0]
+        label = _(MARGIN_MODELS[key][0])
         fig = self.fig
         same_grid = (self._drawn_bounds == s["_bounds"]
                      and len(fig.data[0].z) == len(s["surface"]["z"]))
@@ -406,13 +414,15 @@ class MarginExplorer(Dashboard):
         if band > 0:
             margins.contours.start, margins.contours.end = -band, band
             margins.contours.size = 2.0 * band
-        margins.name = f"margin band f(x) = ±{band:g}"
+        margins.name = _("margin band f(x) = ±{band}").format(band=num(band, "g"))
         xmin, xmax, ymin, ymax = s["_bounds"]
         fig.layout.xaxis.range = [xmin, xmax]
         fig.layout.yaxis.range = [ymin, ymax]
-        rate = "" if key == "original_perceptron" else f", λ = {p['lam']:.3g}"
-        fig.layout.title.text = (f"{p['dataset']}: {label}{rate}, {st['n_updates']} updates in "
-                                 f"{st['n_epochs']} epoch(s)")
+        rate = "" if key == "original_perceptron" else f", λ = {num(p['lam'], '.3g')}"
+        fig.layout.title.text = _("{dataset}: {model}{rate}, {updates} updates in {epochs} "
+                                  "epoch(s)").format(dataset=toy_name(p["dataset"]), model=label,
+                                                     rate=rate, updates=st["n_updates"],
+                                                     epochs=st["n_epochs"])
 
         c, mc, sep = st["curves"], r["model_curves"], st["separable"]
         lam, R, t_max = float(p["lam"]), st["R"], int(c["n_updates"])
@@ -432,8 +442,9 @@ class MarginExplorer(Dashboard):
         by["rho_model"].name = f"ρ = 2/‖w‖, {label}"
         lf.layout.shapes = [dict(type="line", xref="x", yref="paper", x0=lam, x1=lam, y0=0, y1=1,
                                  line=dict(color="#888", dash="dot", width=1))]
-        lf.layout.title.text = (f"Margin Perceptron after t = {t_max} updates: ρ and validation "
-                                f"error against λ (Fig. 8.2 a, b; {c['n_trials']} trial(s))")
+        lf.layout.title.text = _("Margin Perceptron after t = {t} updates: ρ and validation error "
+                                 "against λ (Fig. 8.2 a, b; {n} trial(s))").format(
+                                     t=t_max, n=c["n_trials"])
 
         tf = self.t_fig
         by = {tr.meta: tr for tr in tf.data}
@@ -446,8 +457,9 @@ class MarginExplorer(Dashboard):
         by["rho_model"].x = mc["updates"] if mc is not None else []
         by["rho_model"].y = mc["rho_t"] if mc is not None else []
         by["rho_model"].name = f"ρ = 2/‖w‖, {label}"
-        tf.layout.title.text = (f"Margin Perceptron at λ = {lam:.3g}: ρ_t and validation error "
-                                f"against the updates t (Fig. 8.2 c, d)")
+        tf.layout.title.text = _("Margin Perceptron at λ = {lam}: ρ_t and validation error "
+                                 "against the updates t (Fig. 8.2 c, d)").format(
+                                     lam=num(lam, ".3g"))
         for f, errs in ((lf, c["val_error_lr"]), (tf, c["val_error_t"])):
             top = float(np.nanmax(errs)) if np.size(errs) else 0.0
             top = max(0.05, 1.15 * top) if np.isfinite(top) else 1.0
@@ -457,22 +469,26 @@ class MarginExplorer(Dashboard):
         stats = dict(st)
         done = [cv["n_trials"] for cv in (c, mc) if cv is not None]
         if min(done) < int(p["trials"]):
-            stats["_warning"] = (self.budget_message("the ρ charts") + f"; drawn: {min(done)} of "
-                                 f"{p['trials']} trial(s)")
+            stats["_warning"] = (self.budget_message(_("the ρ charts")) + "; " + _(
+                "drawn: {done} of {trials} trial(s)").format(done=min(done), trials=p["trials"]))
         notes = []
         if key in ("simple_mlp", "nilsson_mlp"):
-            notes.append(f"the {label.split(' (')[0]}'s margin in the space of its "
-                         f"{p['n_hidden']} hidden units is fixed (no output weights): "
-                         f"ρ = {st['rho']:.3g}")
+            notes.append(_("the margin of the {model} in the space of its {n} hidden units is "
+                           "fixed (no output weights): ρ = {rho}").format(
+                               model=label.split(" (")[0], n=p["n_hidden"],
+                               rho=num(st["rho"], ".3g")))
         if key == "sgd_hinge" and st["n_epochs"] < st["thm81_epochs"]:
-            notes.append(f"Thm 8.1: reaching the SVM takes on the order of 1/(Lλμ) = "
-                         f"{st['thm81_epochs']:.3g} epochs; {st['n_epochs']} ran")
+            notes.append(_("Thm 8.1: reaching the SVM takes on the order of 1/(Lλμ) = {epochs} "
+                           "epochs; {ran} ran").format(epochs=num(st["thm81_epochs"], ".3g"),
+                                                        ran=st["n_epochs"]))
         stats["_html"] = "".join(f"<p><small>{html.escape(n)}</small></p>" for n in notes)
-        rows = [("updates t run", f"{st['n_updates']}"), ("epochs run", f"{st['n_epochs']}"),
-                ("R = max ‖x‖ (standardised inputs)", f"{st['R']:.3g}"),
-                (f"margin Perceptron ρ after t, at λ = {LAMBDAS[0]:g} and {LAMBDAS[-1]:g}",
-                 f"{st['rho_small_lam']:.3g} and {st['rho_large_lam']:.3g}"),
-                ("fit time, all charts", f"{st['fit_time_ms']:.0f} ms")]
+        rows = [(_("updates t run"), f"{st['n_updates']}"), (_("epochs run"), f"{st['n_epochs']}"),
+                (_("R = max ‖x‖ (standardised inputs)"), num(st["R"], ".3g")),
+                (_("margin Perceptron ρ after t, at λ = {lo} and {hi}").format(
+                    lo=num(LAMBDAS[0], "g"), hi=num(LAMBDAS[-1], "g")),
+                 _("{a} and {b}").format(a=num(st["rho_small_lam"], ".3g"),
+                                         b=num(st["rho_large_lam"], ".3g"))),
+                (_("fit time, all charts"), num(st["fit_time_ms"], ".0f") + " ms")]
         stats["_details"] = "<table>" + "".join(
             f"<tr><td>{html.escape(k)}</td><td class='num'>{v}</td></tr>" for k, v in rows) + \
             "</table>"
@@ -482,16 +498,21 @@ class MarginExplorer(Dashboard):
         """Inseparable points (no ρ_max, no Thm 8.2), or a margin Perceptron that has not
         converged (ρ_t = 2/‖w‖ is not yet a margin, and can exceed ρ_max)."""
         if not stats["separable"]:
-            return [("The training points are not linearly separable: there is no ρ_max and "
-                     "Theorem 8.2 does not apply (Theorem 8.3 still bounds ρ_t).")]
+            return [_("The training points are not linearly separable: there is no ρ_max and "
+                      "Theorem 8.2 does not apply (Theorem 8.3 still bounds ρ_t).")]
         if not stats["mp_converged"]:
             v = stats["mp_violations"]
-            return [(f"The margin Perceptron has not converged: {v} training point"
-                     f"{'s' if v != 1 else ''} still "
-                     f"{'have' if v != 1 else 'has'} y f(x) < 1, so ρ_t = 2/‖w‖ = "
-                     f"{stats['mp_rho']:.3g} is the width of a band those points still break "
-                     f"(not yet a margin that separates them) and it can exceed ρ_max = "
-                     f"{stats['rho_max']:.3g}; the margin its hyperplane achieves is "
-                     f"{stats['mp_achieved']:.3g}. More epochs or updates (or a larger λ) let it "
-                     f"converge.")]
+            return [ngettext(
+                "The margin Perceptron has not converged: {v} training point still has y f(x) "
+                "< 1, so ρ_t = 2/‖w‖ = {rho} is the width of a band those points still break "
+                "(not yet a margin that separates them) and it can exceed ρ_max = {rho_max}; "
+                "the margin its hyperplane achieves is {achieved}. More epochs or updates (or a "
+                "larger λ) let it converge.",
+                "The margin Perceptron has not converged: {v} training points still have y "
+                "f(x) < 1, so ρ_t = 2/‖w‖ = {rho} is the width of a band those points still "
+                "break (not yet a margin that separates them) and it can exceed ρ_max = "
+                "{rho_max}; the margin its hyperplane achieves is {achieved}. More epochs or "
+                "updates (or a larger λ) let it converge.", v).format(
+                    v=v, rho=num(stats["mp_rho"], ".3g"), rho_max=num(stats["rho_max"], ".3g"),
+                    achieved=num(stats["mp_achieved"], ".3g"))]
         return []

@@ -8,13 +8,16 @@ computed by quadrature.
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import ipywidgets as widgets
 from ._plotly import FigureWidget
 
 from ...model_selection import REGRESSION_CRITERIA, basis_matrix, regression_risk_estimates
 from ...reproductions.chapelle.regression import _true_risk_factory, regression_target
-from ._base import Dashboard, Lesson, log_slider, styled
+from ..i18n import N_, _
+from ._base import Dashboard, Lesson, log_slider, num, styled
 
 __all__ = ["RegressionSelectionExplorer"]
 
@@ -25,17 +28,19 @@ N_UNLABELED = 1000
 TARGETS = ("quadratic", "sinc", "step")
 #: What each criterion's short name stands for (legend hover and readout details).
 CRITERION_NAMES = {
-    "adj": "ADJ (Schuurmans' metric, unlabeled points)",
-    "seb": "SEB (smallest-eigenvalue bound)",
-    "cv5": "CV5 (5-fold cross-validation)",
-    "dee": "DEE (direct eigenvalue estimator, unlabeled points)",
-    "ucb": "UCB (uniform convergence bound)",
-    "gcv": "GCV (generalized cross-validation)",
-    "ric": "RIC (risk inflation criterion)",
+    "adj": N_("ADJ (Schuurmans' metric, unlabeled points)"),
+    "seb": N_("SEB (smallest-eigenvalue bound)"),
+    "cv5": N_("CV5 (5-fold cross-validation)"),
+    "dee": N_("DEE (direct eigenvalue estimator, unlabeled points)"),
+    "ucb": N_("UCB (uniform convergence bound)"),
+    "gcv": N_("GCV (generalized cross-validation)"),
+    "ric": N_("RIC (risk inflation criterion)"),
     "bic": "BIC (Schwarz)",
-    "fpe": "FPE (Akaike's final prediction error)",
+    "fpe": N_("FPE (Akaike's final prediction error)"),
     "cpm": "Cp (Mallows)",
 }
+#: The targets as the drop-down names them (msgids).
+TARGET_NAMES = {"quadratic": N_("quadratic"), "sinc": "sinc", "step": N_("step")}
 #: The criteria drawn at first (the others are one click on the legend away).
 SHOWN = ("adj", "dee", "cv5", "fpe")
 #: Beyond this n the largest d drawn (MAX_DIM) is well below n: not a small sample any more.
@@ -94,18 +99,19 @@ class RegressionSelectionExplorer(Dashboard):
 
     notebook = "regression_selection"
     gallery_order = 89
-    title = "Regression model selection"
-    purpose = ("How many Fourier terms for a few noisy points? Each criterion of Chapelle's "
-               "chapter 9 (DEE, SEB, ADJ, FPE, UCB, GCV, RIC, BIC, Cp, CV) estimates the risk "
-               "against d, beside the true risk.")
-    STATS = [("best_d", "d of smallest true risk", "d"),
-             ("true_risk_d", "true risk of the fit drawn", ".3g")] + [
-        (f"ratio_{c}", f"{c.upper()}: risk of its d / best", ".3g") for c in SHOWN]
+    title = N_("Regression model selection")
+    purpose = N_("How many Fourier terms for a few noisy points? Each criterion of Chapelle's "
+                 "chapter 9 (DEE, SEB, ADJ, FPE, UCB, GCV, RIC, BIC, Cp, CV) estimates the risk "
+                 "against d, beside the true risk.")
+    STATS = [("best_d", N_("d of smallest true risk"), "d"),
+             ("true_risk_d", N_("true risk of the fit drawn"), ".3g")] + [
+        (f"ratio_{c}", (N_("{name}: risk of its d / best"), {"name": c.upper()}), ".3g")
+        for c in SHOWN]
     LESSONS = (Lesson(
-        claim=("With few points, ADJ and DEE choose a number of terms d whose true risk is close "
-               "to the best (ratio near 1), while FPE underestimates the risk at large d and can "
-               "choose far too many terms."),
-        source="Chapelle 2002, thesis §9.4, Fig. 9.2 and Tables 9.1–9.2",
+        claim=N_("With few points, ADJ and DEE choose a number of terms d whose true risk is "
+                 "close to the best (ratio near 1), while FPE underestimates the risk at large d "
+                 "and can choose far too many terms."),
+        source=N_("Chapelle 2002, thesis §9.4, Fig. 9.2 and Tables 9.1–9.2"),
         # the thesis's mean ratios of ADJ and DEE stay below 3.7 over its 12 settings (Table
         # 9.2); averaged over 5 draws neither is worse than FPE beyond the draws' spread (0.1)
         holds=lambda s: (s["ratio_adj"] < 4 and s["ratio_dee"] < 4
@@ -128,47 +134,51 @@ class RegressionSelectionExplorer(Dashboard):
 
     def _build(self):
         c = self.controls
-        c["target"] = styled(widgets.Dropdown(options=list(TARGETS), value="quadratic",
-                                              description="target f"))
-        c["n"] = styled(widgets.IntSlider(value=40, min=10, max=150, description="n points"))
-        c["noise"] = log_slider("noise σ", 0.05, -2.5, 0, step=0.05)
-        c["seed"] = styled(widgets.IntSlider(value=0, min=0, max=50, description="seed"))
-        c["d"] = styled(widgets.IntSlider(value=9, min=1, max=MAX_DIM, description="d (fit)"))
+        c["target"] = styled(widgets.Dropdown(
+            options=[(_(TARGET_NAMES.get(t, t)), t) for t in TARGETS], value="quadratic",
+            description=_("target f")))
+        c["n"] = styled(widgets.IntSlider(value=40, min=10, max=150, description=_("n points")))
+        c["noise"] = log_slider(_("noise σ"), 0.05, -2.5, 0, step=0.05)
+        c["seed"] = styled(widgets.IntSlider(value=0, min=0, max=50, description=_("seed")))
+        c["d"] = styled(widgets.IntSlider(value=9, min=1, max=MAX_DIM,
+                                          description=_("d (fit)")))
         c["d"].add_class("kernelnb-main-slider")
         fit = FigureWidget()
         xy = "x = %{x:.3g}, y = %{y:.3g}<extra>%{fullData.name}</extra>"
-        fit.add_scatter(x=[], y=[], mode="markers", name="training points", uid="points",
+        fit.add_scatter(x=[], y=[], mode="markers", name=_("training points"), uid="points",
                         hovertemplate=xy)
-        fit.add_scatter(x=[], y=[], mode="lines", name="target f", uid="target",
+        fit.add_scatter(x=[], y=[], mode="lines", name=_("target f"), uid="target",
                         line=dict(color="black", dash="dot"), hovertemplate=xy)
-        fit.add_scatter(x=[], y=[], mode="lines", name="fit with d functions", uid="fit",
+        fit.add_scatter(x=[], y=[], mode="lines", name=_("fit with d functions"), uid="fit",
                         hovertemplate=xy)
-        fit.update_layout(height=380, title=dict(text="Fourier fit"),
+        fit.update_layout(height=380, title=dict(text=_("Fourier fit")),
                           xaxis=dict(title=dict(text="x"), range=[-np.pi, np.pi]),
                           margin=dict(l=50, r=165, t=40, b=60))
         risk = FigureWidget()
         hover = "d = %{x}: %{y:.3g}<extra>%{fullData.name}</extra>"
-        risk.add_scatter(x=[], y=[], mode="lines+markers", name="true risk", uid="true",
+        risk.add_scatter(x=[], y=[], mode="lines+markers", name=_("true risk"), uid="true",
                          line=dict(color="black", width=3), hovertemplate=hover)
         for name in REGRESSION_CRITERIA:
             risk.add_scatter(x=[], y=[], mode="lines", name=name.upper(), uid=name,
                              hovertemplate=hover,
                              visible=True if name in SHOWN else "legendonly")
-        risk.add_scatter(x=[], y=[], mode="lines", name="training error", uid="emp",
+        risk.add_scatter(x=[], y=[], mode="lines", name=_("training error"), uid="emp",
                          line=dict(color="grey", dash="dash"), hovertemplate=hover)
-        risk.update_layout(height=420, title=dict(text="Estimated and true risk against d"),
-                           xaxis=dict(title=dict(text="d (number of basis functions)")),
+        risk.update_layout(height=420, title=dict(text=_("Estimated and true risk against d")),
+                           xaxis=dict(title=dict(text=_("d (number of basis functions)"))),
                            # one tick a decade, read as 0.01, 0.1, 1
-                           yaxis=dict(title=dict(text="risk (mean squared error, log scale)"),
+                           yaxis=dict(title=dict(text=_("risk (mean squared error, log "
+                                                        "scale)")),
                                       type="log", dtick=1, tickformat="~g"),
-                           legend=dict(title=dict(text="click: show / hide")),
+                           legend=dict(title=dict(text=_("click: show / hide"))),
                            margin=dict(l=75, r=165, t=40, b=60))
         self.fig, self.risk = fit, risk
         self.figures = [fit, risk]
 
     def _compute(self, p):
         if p["target"] not in TARGETS:
-            raise ValueError(f"target must be one of {TARGETS}, got {p['target']!r}")
+            raise ValueError(_("{name} must be one of {names}, got {value}").format(
+                name="target", names=TARGETS, value=repr(p["target"])))
         n, noise = int(p["n"]), float(p["noise"])
         x, y, u = sample(p["target"], n, noise, int(p["seed"]))
         D = largest_dim(n)
@@ -185,10 +195,12 @@ class RegressionSelectionExplorer(Dashboard):
         self.fig.data[1].x, self.fig.data[1].y = grid, regression_target(p["target"])(grid)
         self.fig.data[2].x = grid
         self.fig.data[2].y = basis_matrix(grid, d) @ res.coef[:d, d - 1]
-        self.fig.data[2].name = f"fit with d = {d}"
-        self.fig.layout.title.text = (f"{p['target']} target, n = {int(p['n'])}, noise "
-                                      f"{float(p['noise']):.3g}: fit with d = {d}"
-                                      + (" (the largest d for this n)" if d < int(p["d"]) else ""))
+        self.fig.data[2].name = _("fit with d = {d}").format(d=d)
+        self.fig.layout.title.text = (
+            _("{target} target, n = {n}, noise {noise}: fit with d = {d}").format(
+                target=_(TARGET_NAMES.get(p["target"], p["target"])), n=int(p["n"]),
+                noise=num(float(p["noise"]), ".3g"), d=d)
+            + (" " + _("(the largest d for this n)") if d < int(p["d"]) else ""))
         dims = res.dims
         self.risk.data[0].x, self.risk.data[0].y = dims, true
         for k, name in enumerate(REGRESSION_CRITERIA):
@@ -210,11 +222,13 @@ class RegressionSelectionExplorer(Dashboard):
         for name in REGRESSION_CRITERIA:
             stats[f"d_{name}"] = res.chosen[name]
             stats[f"ratio_{name}"] = float(true[res.chosen[name] - 1] / true.min())
-            rows.append(f"<tr><td>{CRITERION_NAMES[name]}</td><td class='num'>"
+            rows.append(f"<tr><td>{html.escape(_(CRITERION_NAMES[name]))}</td><td class='num'>"
                         f"{res.chosen[name]}</td><td class='num'>"
-                        f"{stats[f'ratio_{name}']:.3g}</td></tr>")
-        stats["_details"] = ("<table><tr><th>criterion</th><th>d chosen</th>"
-                             "<th>risk of its d / best</th></tr>" + "".join(rows) + "</table>")
+                        f"{num(stats[f'ratio_{name}'], '.3g')}</td></tr>")
+        heads = [html.escape(t) for t in (_("criterion"), _("d chosen"),
+                                          _("risk of its d / best"))]
+        stats["_details"] = (f"<table><tr><th>{heads[0]}</th><th>{heads[1]}</th>"
+                             f"<th>{heads[2]}</th></tr>" + "".join(rows) + "</table>")
         return stats
 
     def regime(self, params, stats):
@@ -222,11 +236,12 @@ class RegressionSelectionExplorer(Dashboard):
         d up to about n/2, where the penalties differ)."""
         n = int(params["n"])
         if n < TINY_N:
-            return [f"n = {n}: only d ≤ {stats['largest_d']} can be fitted and every choice "
-                    "rests on a handful of points: from one draw to the next any criterion may "
-                    "choose badly (the thesis's figures use 40 to 50 points)."]
+            return [_("n = {n}: only d ≤ {d} can be fitted and every choice rests on a handful "
+                      "of points: from one draw to the next any criterion may choose badly (the "
+                      "thesis's figures use 40 to 50 points).").format(n=n,
+                                                                      d=stats["largest_d"])]
         if n > SMALL_SAMPLE_N:
-            return [f"n = {n}: the largest d drawn ({stats['largest_d']}) is far below n, so this "
-                    "is no longer the small sample of chapter 9 (d up to about n/2): every "
-                    "criterion chooses about as well here."]
+            return [_("n = {n}: the largest d drawn ({d}) is far below n, so this is no longer "
+                      "the small sample of chapter 9 (d up to about n/2): every criterion chooses "
+                      "about as well here.").format(n=n, d=stats["largest_d"])]
         return []

@@ -39,20 +39,24 @@ from ...svm import SVC
 from ...unlabeled import (TRANSFER_FUNCTIONS, ClusterKernel, ClusterKernelSVC, LowDensitySVC,
                           ShortestPathKernel, SpectralKernel)
 from ..viz import boundaries_figure, decision_grid, plane_bounds
-from ._base import Dashboard, Lesson, log_slider, styled
+from ..i18n import N_, _, ngettext
+from ._base import Dashboard, Lesson, log_slider, num, styled
 from ._plotly import FigureWidget
 from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
 __all__ = ["SemiSupervisedExplorer"]
 
 #: The fitted models, in the chart's order (the third is the one ``compare`` chooses).
-MODELS = ("SVM (labeled only)", "cluster kernel", "third")
+MODELS = (N_("SVM (labeled only)"), N_("cluster kernel"), "third")
 #: The third model: ``compare`` value -> (its name on the page, its key in the stats).
-COMPARE = {"none": ("none", None),
-           "tsvm": ("TSVM (slow)", "tsvm"),
-           "lds": ("low-density SVM", "lds"),
-           "shortest_path": ("shortest path", "shortest_path"),
-           "spectral": ("spectral (NJW)", "spectral")}
+COMPARE = {"none": (N_("none"), None),
+           "tsvm": (N_("TSVM (slow)"), "tsvm"),
+           "lds": (N_("low-density SVM"), "lds"),
+           "shortest_path": (N_("shortest path"), "shortest_path"),
+           "spectral": (N_("spectral (NJW)"), "spectral")}
+#: The transfer functions of the cluster kernel as the page names them (msgids).
+TRANSFER_LABELS = {"linear": N_("linear"), "step": N_("step"), "linear-step": N_("linear-step"),
+                   "polynomial": N_("polynomial"), "poly-step": N_("poly-step")}
 #: L-BFGS iterations the low-density SVM is given here (the estimator's default is 200).
 LDS_MAX_ITER = 50
 #: Share of the unlabeled points beyond 3σ along the graph from every labeled point above which
@@ -125,26 +129,27 @@ class SemiSupervisedExplorer(Dashboard):
 
     notebook = "semi_supervised"
     gallery_order = 27
-    title = "Semi-supervised explorer"
-    purpose = ("Two labeled points per class and hundreds unlabeled: the cluster kernel "
-               "(Chapelle) keeps the r leading eigenvectors of the RBF graph, one per cluster, "
-               "and labels whole clusters; move r, σ and the transfer and watch the boundary and "
-               "the spectrum.")
+    title = N_("Semi-supervised explorer")
+    purpose = N_("Two labeled points per class and hundreds unlabeled: the cluster kernel "
+                 "(Chapelle) keeps the r leading eigenvectors of the RBF graph, one per cluster, "
+                 "and labels whole clusters; move r, σ and the transfer and watch the boundary "
+                 "and the spectrum.")
     STATS = [
-        ("error_svm", "SVM (labeled only): error on the unlabeled", ".1%"),
-        ("error_cluster", "cluster kernel: error on the unlabeled", ".1%"),
-        ("error_tsvm", "TSVM: error on the unlabeled", ".1%"),
-        ("error_lds", "low-density SVM: error on the unlabeled", ".1%"),
-        ("lds_iter", f"low-density SVM: L-BFGS steps (≤ {LDS_MAX_ITER}, for speed)", "d"),
-        ("error_shortest_path", "shortest path: error on the unlabeled", ".1%"),
-        ("error_spectral", "spectral (NJW): error on the unlabeled", ".1%"),
+        ("error_svm", N_("SVM (labeled only): error on the unlabeled"), ".1%"),
+        ("error_cluster", N_("cluster kernel: error on the unlabeled"), ".1%"),
+        ("error_tsvm", N_("TSVM: error on the unlabeled"), ".1%"),
+        ("error_lds", N_("low-density SVM: error on the unlabeled"), ".1%"),
+        ("lds_iter", (N_("low-density SVM: L-BFGS steps (≤ {n}, for speed)"),
+                      {"n": LDS_MAX_ITER}), "d"),
+        ("error_shortest_path", N_("shortest path: error on the unlabeled"), ".1%"),
+        ("error_spectral", N_("spectral (NJW): error on the unlabeled"), ".1%"),
     ]
     LESSON_APP = {"grid": 20}
     LESSONS = (Lesson(
-        claim="When the points form clusters and the cut-off r is their number, the cluster "
-              "kernel labels whole clusters from one or two labels per class: far fewer errors "
-              "than the SVM that sees the labeled points alone.",
-        source="Chapelle 2002, thesis §7.4.3–7.4.4",
+        claim=N_("When the points form clusters and the cut-off r is their number, the cluster "
+                 "kernel labels whole clusters from one or two labels per class: far fewer "
+                 "errors than the SVM that sees the labeled points alone."),
+        source=N_("Chapelle 2002, thesis §7.4.3–7.4.4"),
         holds=lambda s: s["error_cluster"] < s["error_svm"] - 0.05,
         sweep={"n_labeled": (1, 2, 10), "r": (2, 3), "sigma": (0.05, 0.1, 0.5),
                "noise": (0.0, 0.1, 0.3), "C": (0.1, 100.0)},
@@ -156,27 +161,28 @@ class SemiSupervisedExplorer(Dashboard):
     #: where the cluster kernel's own notes say the RBF graph shows no two clusters).
     THIRD_LESSONS = {
         "lds": Lesson(
-            claim="Where a clear low-density gap separates the classes (moons with little "
-                  "noise) and σ ≥ 0.1, the low-density penalty moves the boundary into the gap: "
-                  "far fewer errors than the SVM on the labeled points alone, its start.",
-            source="Chapelle 2002, thesis §7.3",
+            claim=N_("Where a clear low-density gap separates the classes (moons with little "
+                     "noise) and σ ≥ 0.1, the low-density penalty moves the boundary into the "
+                     "gap: far fewer errors than the SVM on the labeled points alone, its "
+                     "start."),
+            source=N_("Chapelle 2002, thesis §7.3"),
             holds=lambda s: s["error_lds"] < s["error_svm"] - 0.05,
             sweep={"noise": (0.0, 0.05), "n_labeled": (1, 10), "sigma": (0.1, 0.3)},
             seeds=(0, 1, 2), setting={"compare": "lds", "noise": 0.05}),
         "spectral": Lesson(
-            claim="The spectral map of Ng, Jordan and Weiss (the r leading eigenvectors of L, "
-                  "each point's row normalised) labels whole clusters as the step transfer "
-                  "does: far fewer errors than the SVM on the labeled points alone.",
-            source="Chapelle 2002, thesis §7.4.3",
+            claim=N_("The spectral map of Ng, Jordan and Weiss (the r leading eigenvectors of "
+                     "L, each point's row normalised) labels whole clusters as the step transfer "
+                     "does: far fewer errors than the SVM on the labeled points alone."),
+            source=N_("Chapelle 2002, thesis §7.4.3"),
             holds=lambda s: s["error_spectral"] < s["error_svm"] - 0.05,
             sweep={"n_labeled": (1, 10), "sigma": (0.05, 0.1), "noise": (0.0, 0.1)},
             seeds=(0, 1, 2), setting={"compare": "spectral"}),
         "shortest_path": Lesson(
-            claim="Once σ is wide enough for the paths along a cluster (no note above), the "
-                  "shortest-path kernel labels whole moons from one or two labels per class: "
-                  "far fewer errors than the SVM on the labeled points alone, even at a σ where "
-                  "the RBF graph shows no two clusters.",
-            source="Chapelle 2002, thesis §7.4.2",
+            claim=N_("Once σ is wide enough for the paths along a cluster (no note above), the "
+                     "shortest-path kernel labels whole moons from one or two labels per class: "
+                     "far fewer errors than the SVM on the labeled points alone, even at a σ "
+                     "where the RBF graph shows no two clusters."),
+            source=N_("Chapelle 2002, thesis §7.4.2"),
             holds=lambda s: s["error_shortest_path"] < s["error_svm"] - 0.05,
             sweep={"sigma": (0.3, 0.5), "n_labeled": (1, 2), "noise": (0.0, 0.1)},
             seeds=(0, 1, 2), setting={"compare": "shortest_path"}),
@@ -212,13 +218,15 @@ class SemiSupervisedExplorer(Dashboard):
         c = self.controls
         add_toy_controls(c, n_value=300, n_min=40, n_max=600)
         c["n_labeled"] = styled(widgets.IntSlider(value=2, min=1, max=10,
-                                                  description="labels/class"),
-                                tooltip="labeled points per class")
-        c["sigma"] = log_slider("σ (RBF)", 0.1, -1.5, 0.5, step=0.05)
+                                                  description=_("labels/class")),
+                                tooltip=_("labeled points per class"))
+        c["sigma"] = log_slider(_("σ (RBF)"), 0.1, -1.5, 0.5, step=0.05)
         c["C"] = log_slider("C", 100.0, -1, 3, step=0.1)
-        c["transfer"] = styled(widgets.Dropdown(options=list(TRANSFER_FUNCTIONS),
-                                                value="step", description="transfer φ"))
-        c["r"] = styled(widgets.IntSlider(value=2, min=1, max=N_SPECTRUM, description="cut-off r"))
+        c["transfer"] = styled(widgets.Dropdown(
+            options=[(_(TRANSFER_LABELS.get(t, t)), t) for t in TRANSFER_FUNCTIONS],
+            value="step", description=_("transfer φ")))
+        c["r"] = styled(widgets.IntSlider(value=2, min=1, max=N_SPECTRUM,
+                                          description=_("cut-off r")))
         c["r"].add_class("kernelnb-main-slider")
         c["p"] = styled(widgets.FloatSlider(value=0.5, min=0.1, max=4.0, step=0.1,
                                             description="p (i ≤ r)"))
@@ -226,30 +234,32 @@ class SemiSupervisedExplorer(Dashboard):
                                             description="q (i > r)"))
         c["t"] = styled(widgets.IntSlider(value=5, min=1, max=30, description="t (λ^t)"))
         c["compare"] = styled(widgets.Dropdown(
-            options=[(label, key) for key, (label, _) in COMPARE.items()], value="none",
-            description="method"),
-            tooltip="TSVM (Joachims); low-density SVM (thesis §7.3); shortest-path kernel "
-                    "(§7.4.2); spectral map of Ng, Jordan and Weiss (§7.4.3, r eigenvectors)")
+            options=[(_(label), key) for key, (label, _k) in COMPARE.items()], value="none",
+            description=_("method")),
+            tooltip=_("TSVM (Joachims); low-density SVM (thesis §7.3); shortest-path kernel "
+                      "(§7.4.2); spectral map of Ng, Jordan and Weiss (§7.4.3, r eigenvectors)"))
         c["n_neighbors"] = styled(widgets.IntSlider(value=10, min=2, max=30,
-                                                    description="k (graph)"),
-                                  tooltip="neighbours of each point in the shortest-path graph")
+                                                    description=_("k (graph)")),
+                                  tooltip=_("neighbours of each point in the shortest-path "
+                                            "graph"))
         X = np.array([[-1.0, -1.0], [1.0, 1.0]])
         self._bounds = plane_bounds(X, padding=0.1)
         fig = boundaries_figure({m: BlankModel() for m in MODELS}, X, np.array([0, 1]), grid=2,
                                 bounds=self._bounds)
-        fig.add_scatter(x=[], y=[], mode="markers", name="unlabeled", uid="unlabeled",
+        fig.add_scatter(x=[], y=[], mode="markers", name=_("unlabeled"), uid="unlabeled",
                         marker=dict(color="rgba(120,120,120,0.35)", size=4))
         for d in fig.data[:2]:
             d.marker.size = 13
-        fig.update_layout(height=520, title=dict(text="Semi-supervised explorer"), margin=dict(l=70))
+        fig.update_layout(height=520, title=dict(text=_("Semi-supervised explorer")),
+                          margin=dict(l=70))
         self.fig = FigureWidget(fig)
         spec = FigureWidget()
         spec.add_scatter(x=[], y=[], mode="lines+markers", name="λᵢ (L)", uid="before")
         spec.add_scatter(x=[], y=[], mode="lines+markers", name="φ(λᵢ)", uid="after",
                          line=dict(dash="dash"))
-        spec.update_layout(height=300, title=dict(text="Spectrum of L before / after φ"),
-                           xaxis=dict(title=dict(text="index i")),
-                           yaxis=dict(title=dict(text="eigenvalue"), rangemode="tozero"),
+        spec.update_layout(height=300, title=dict(text=_("Spectrum of L before / after φ")),
+                           xaxis=dict(title=dict(text=_("index i"))),
+                           yaxis=dict(title=dict(text=_("eigenvalue")), rangemode="tozero"),
                            margin=dict(l=60, r=120, t=40, b=60))
         self.spectrum = spec
         self.figures = [self.fig, self.spectrum]
@@ -257,8 +267,9 @@ class SemiSupervisedExplorer(Dashboard):
     def _control_rows(self):
         c = self.controls
         return [c["dataset"], c["noise"], c["n_samples"], c["seed"], c["n_labeled"],
-                widgets.HTML("<b>kernel</b>"), c["sigma"], c["C"], c["transfer"], c["r"],
-                c["p"], c["q"], c["t"], widgets.HTML("<b>third model</b>"), c["compare"],
+                widgets.HTML("<b>" + _("kernel") + "</b>"), c["sigma"], c["C"], c["transfer"],
+                c["r"], c["p"], c["q"], c["t"],
+                widgets.HTML("<b>" + _("third model") + "</b>"), c["compare"],
                 c["n_neighbors"]]
 
     def _adjust(self, params, given):
@@ -282,10 +293,11 @@ class SemiSupervisedExplorer(Dashboard):
 
     def _compute(self, p):
         if p["transfer"] not in TRANSFER_FUNCTIONS:
-            raise ValueError(f"transfer must be one of {TRANSFER_FUNCTIONS}, got "
-                             f"{p['transfer']!r}")
+            raise ValueError(_("{name} must be one of {names}, got {value}").format(
+                name="transfer", names=TRANSFER_FUNCTIONS, value=repr(p["transfer"])))
         if p["compare"] not in COMPARE:
-            raise ValueError(f"compare must be one of {list(COMPARE)}, got {p['compare']!r}")
+            raise ValueError(_("{name} must be one of {names}, got {value}").format(
+                name="compare", names=list(COMPARE), value=repr(p["compare"])))
         X, y = self._data(p)
         L = labeled_indices(y, int(p["n_labeled"]))
         U = np.setdiff1d(np.arange(len(y)), L)
@@ -354,8 +366,8 @@ class SemiSupervisedExplorer(Dashboard):
         for k in range(2):
             pts = X[L][y[L] == classes[k]]
             fig.data[k].x, fig.data[k].y = pts[:, 0], pts[:, 1]
-            fig.data[k].name = f"labeled class {classes[k]} ({pts.shape[0]})"
-        fig.data[4].name = COMPARE[r["p"]["compare"]][0]
+            fig.data[k].name = _("labeled class {c} ({n})").format(c=classes[k], n=pts.shape[0])
+        fig.data[4].name = _(COMPARE[r["p"]["compare"]][0])
         for i, m in enumerate(MODELS):
             tr = fig.data[2 + i]
             if m in r["grids"]:
@@ -371,8 +383,12 @@ class SemiSupervisedExplorer(Dashboard):
         fig.layout.yaxis.range = [ymin, ymax]
         p = r["p"]
         cut = f", r = {int(p['r'])}" if p["transfer"] not in ("linear", "polynomial") else ""
-        fig.layout.title.text = (f"{len(L)} labeled, {len(U)} unlabeled; σ = {p['sigma']:.3g}, "
-                                 f"C = {p['C']:.3g}, φ = {p['transfer']}{cut}")
+        fig.layout.title.text = _("{labeled} labeled, {unlabeled} unlabeled; σ = {sigma}, C = "
+                                  "{C}, φ = {transfer}{cut}").format(
+                                      labeled=len(L), unlabeled=len(U),
+                                      sigma=num(p["sigma"], ".3g"), C=num(p["C"], ".3g"),
+                                      transfer=_(TRANSFER_LABELS.get(p["transfer"],
+                                                                     p["transfer"])), cut=cut)
         idx = np.arange(1, r["eig"].shape[0] + 1)
         self.spectrum.data[0].x, self.spectrum.data[0].y = idx, r["eig"]
         self.spectrum.data[1].x, self.spectrum.data[1].y = idx, r["phi"]
@@ -382,20 +398,23 @@ class SemiSupervisedExplorer(Dashboard):
         eig = r["eig"]
         walk = (float((eig[2] / eig[1]) ** int(r["p"]["t"])) if eig.shape[0] > 2 and eig[1] > 0
                 else 0.0)
-        details = (f"second eigenvalue of L: λ₂ = {lam2:.4f}; gap after r: "
-                   f"(1 − λ_(r+1)) / (1 − λ_r) = {r['gap']:.3g}; share of φ beyond r: "
-                   f"{100 * r['tail']:.1f} %; least spread of the eigenvectors 2…r: "
-                   f"{100 * r['spread']:.1f} % of the points; fit time {r['ms']:.0f} ms")
+        details = _("second eigenvalue of L: λ₂ = {lam2}; gap after r: (1 − λ_(r+1)) / (1 − "
+                    "λ_r) = {gap}; share of φ beyond r: {tail} %; least spread of the "
+                    "eigenvectors 2…r: {spread} % of the points; fit time {ms} ms").format(
+                        lam2=num(lam2, ".4f"), gap=num(r["gap"], ".3g"),
+                        tail=num(100 * r["tail"], ".1f"), spread=num(100 * r["spread"], ".1f"),
+                        ms=num(r["ms"], ".0f"))
         key = COMPARE[r["p"]["compare"]][1]
         third = {f"error_{key}": e[MODELS[2]], **r["third"]} if MODELS[2] in e else {}
         if "far" in third:
-            details += (f"; shortest path: clipped negative eigenvalues "
-                        f"{100 * third['negative_mass']:.2f} % of the spectrum, "
-                        f"{100 * third['far']:.1f} % of the unlabeled points beyond 3σ along "
-                        f"the graph from every labeled point, {third['no_path']} without a path")
+            details += "; " + _("shortest path: clipped negative eigenvalues {neg} % of the "
+                                "spectrum, {far} % of the unlabeled points beyond 3σ along the "
+                                "graph from every labeled point, {k} without a path").format(
+                                    neg=num(100 * third["negative_mass"], ".2f"),
+                                    far=num(100 * third["far"], ".1f"), k=third["no_path"])
         lesson = self.THIRD_LESSONS.get(r["p"]["compare"])
         if lesson is not None:
-            third["_html"] = lesson.html(COMPARE[r["p"]["compare"]][0])
+            third["_html"] = lesson.html(_(COMPARE[r["p"]["compare"]][0]))
         return dict(error_svm=e[MODELS[0]], error_cluster=e[MODELS[1]], **third,
                     lambda2=lam2, gap=r["gap"],
                     tail=r["tail"], spread=r["spread"], fit_time_ms=r["ms"],
@@ -432,30 +451,36 @@ class SemiSupervisedExplorer(Dashboard):
         notes = []
         tr, r = params["transfer"], int(params["r"])
         if tr == "linear":
-            return [("the linear transfer leaves K unchanged: the cluster kernel is the plain "
-                     "RBF kernel, only built from more points; choose the step or the poly-step")]
+            return [_("the linear transfer leaves K unchanged: the cluster kernel is the plain "
+                      "RBF kernel, only built from more points; choose the step or the "
+                      "poly-step")]
         if tr != "polynomial" and r == 1:
-            notes.append("r = 1 keeps only the first eigenvector, which is constant over a "
-                         "connected graph: the kernel cannot tell the clusters apart")
+            notes.append(_("r = 1 keeps only the first eigenvector, which is constant over a "
+                           "connected graph: the kernel cannot tell the clusters apart"))
         if tr in ("poly-step", "linear-step") and stats["tail"] > MAX_TAIL:
             lam = self._lam_r
-            notes.append(f"φ keeps {100 * stats['tail']:.1f} % of its weight beyond r = {r}: "
-                         f"the eigenvalues there are still close to 1 (λ_(r+1) = "
-                         f"{lam[-1]:.3f}), so the kernel keeps the directions inside each cluster; "
-                         "choose the step, a larger q or a larger σ")
+            notes.append(_("φ keeps {pct} % of its weight beyond r = {r}: the eigenvalues there "
+                           "are still close to 1 (λ_(r+1) = {lam}), so the kernel keeps the "
+                           "directions inside each cluster; choose the step, a larger q or a "
+                           "larger σ").format(pct=num(100 * stats["tail"], ".1f"), r=r,
+                                              lam=num(lam[-1], ".3f")))
         if tr == "polynomial" and stats["walk"] > MAX_TAIL:
-            notes.append(f"after t = {int(params['t'])} steps the third eigenvalue still weighs "
-                         f"{100 * stats['walk']:.1f} % of the second ((λ₃ / λ₂)^t): the random "
-                         "walk has not spread over each cluster yet; raise t")
+            notes.append(_("after t = {t} steps the third eigenvalue still weighs {pct} % of the "
+                           "second ((λ₃ / λ₂)^t): the random walk has not spread over each "
+                           "cluster yet; raise t").format(t=int(params["t"]),
+                                                          pct=num(100 * stats["walk"], ".1f")))
         if stats["spread"] < MIN_SPREAD:
-            notes.append(f"a leading eigenvector of L lives on {100 * stats['spread']:.1f} % of "
-                         f"the points: at σ = {float(params['sigma']):.3g} a few isolated points "
-                         "form a cluster of their own and take the place of a class's cluster")
+            notes.append(_("a leading eigenvector of L lives on {pct} % of the points: at σ = "
+                           "{sigma} a few isolated points form a cluster of their own and take "
+                           "the place of a class's cluster").format(
+                               pct=num(100 * stats["spread"], ".1f"),
+                               sigma=num(float(params["sigma"]), ".3g")))
         elif tr != "polynomial" and r > 1 and stats["gap"] < MIN_GAP:
             lam = self._lam_r
-            notes.append(f"no gap in the spectrum after r = {r} (λ_r = {lam[0]:.4f}, "
-                         f"λ_(r+1) = {lam[-1]:.4f}): at this σ and noise the points do not form "
-                         f"{r} clusters, so the cut-off splits a cluster or joins two")
+            notes.append(_("no gap in the spectrum after r = {r} (λ_r = {lo}, λ_(r+1) = {hi}): at "
+                           "this σ and noise the points do not form {r} clusters, so the cut-off "
+                           "splits a cluster or joins two").format(r=r, lo=num(lam[0], ".4f"),
+                                                                   hi=num(lam[-1], ".4f")))
         return notes
 
     def _third_notes(self, params, stats):
@@ -467,27 +492,33 @@ class SemiSupervisedExplorer(Dashboard):
         r_noted = tr not in ("linear", "polynomial")
         if third == "spectral" and not r_noted:
             if r == 1:
-                notes.append("the spectral map with r = 1 keeps only the constant eigenvector: "
-                             "every point gets the same coordinates")
+                notes.append(_("the spectral map with r = 1 keeps only the constant "
+                               "eigenvector: every point gets the same coordinates"))
             elif stats["gap"] < MIN_GAP and stats["spread"] >= MIN_SPREAD:
                 lam = self._lam_r
-                notes.append(f"no gap in the spectrum after r = {r} (λ_r = {lam[0]:.4f}, "
-                             f"λ_(r+1) = {lam[-1]:.4f}): the spectral map's {r} eigenvectors "
-                             "do not describe r clusters at this σ")
+                notes.append(_("no gap in the spectrum after r = {r} (λ_r = {lo}, λ_(r+1) = {hi}): "
+                               "the spectral map's {r} eigenvectors do not describe r clusters "
+                               "at this σ").format(r=r, lo=num(lam[0], ".4f"),
+                                                    hi=num(lam[-1], ".4f")))
         if third == "shortest_path":
             k = int(params["n_neighbors"])
             if stats["no_path"]:
                 n = stats["no_path"]
-                notes.append(f"the graph of the {k} nearest neighbours falls apart: {n} unlabeled "
-                             f"point{'s have' if n > 1 else ' has'} no path to a labeled one, so "
-                             "the shortest-path kernel gives them the bias alone; raise k")
+                notes.append(ngettext(
+                    "the graph of the {k} nearest neighbours falls apart: {n} unlabeled point "
+                    "has no path to a labeled one, so the shortest-path kernel gives them the "
+                    "bias alone; raise k",
+                    "the graph of the {k} nearest neighbours falls apart: {n} unlabeled points "
+                    "have no path to a labeled one, so the shortest-path kernel gives them the "
+                    "bias alone; raise k", n).format(k=k, n=n))
             if stats["far"] > MAX_FAR:
-                notes.append(f"{100 * stats['far']:.0f} % of the unlabeled points lie farther "
-                             f"than 3σ along the graph from every labeled point: at "
-                             f"σ = {sigma:.3g} the shortest-path kernel barely reaches them "
-                             "(a path's squared hops add up); raise σ")
+                notes.append(_("{pct} % of the unlabeled points lie farther than 3σ along the "
+                               "graph from every labeled point: at σ = {sigma} the shortest-path "
+                               "kernel barely reaches them (a path's squared hops add up); raise "
+                               "σ").format(pct=num(100 * stats["far"], ".0f"),
+                                           sigma=num(sigma, ".3g")))
             if stats["negative_mass"] > MAX_NEGATIVE:
-                notes.append(f"{100 * stats['negative_mass']:.1f} % of the shortest-path "
-                             "kernel's spectrum is negative and was clipped: the SVM uses the "
-                             "nearest positive kernel, not the text's")
+                notes.append(_("{pct} % of the shortest-path kernel's spectrum is negative and "
+                               "was clipped: the SVM uses the nearest positive kernel, not the "
+                               "text's").format(pct=num(100 * stats["negative_mass"], ".1f")))
         return notes

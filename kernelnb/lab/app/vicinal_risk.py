@@ -387,7 +387,7 @@ class VicinalRisk(Dashboard):
         if problem is not None:
             note = f"<p class='kernelnb-hard-note'>{html.escape(problem[1])}</p>" + note
         stats["_html"] = note
-        pct = lambda v: "–" if not np.isfinite(v) else num(v, ".1%")  # noqa: E731
+        pct = lambda v: "–" if not np.isfinite(v) else num(100 * v, ".1f") + " %"  # noqa: E731
         short = lambda v: "–" if not np.isfinite(v) else num(v, ".3g")  # noqa: E731
         train = ", ".join(f"{_(name)} {pct(stats[f'train_error_{key}'])}" for key, name in zip(
             MODEL_KEYS, (N_("hard SVM"), N_("soft SVM"), N_("VRM-SVM"), N_("vicinal risk"),
