@@ -7,7 +7,8 @@ Both bind to the loopback interface unless ``--host`` says otherwise. ``serve`` 
 address without a token (``--token`` or ``KERNELNB_TOKEN``) unless ``--allow-unauthenticated`` says
 so, caps its kernels (``--max-kernels``) and each kernel's memory (``--kernel-memory``), reclaims
 abandoned ones (``--cull-unconnected``, ``--cull-idle``) and can keep dashboards preheated
-(``--preheat``). Options that ``serve`` does not
+(``--preheat``); its pages speak the reader's language, English unless ``--lang`` says otherwise
+(each page may ask for another, by its URL or its browser). Options that ``serve`` does not
 know are handed to Voila, and likewise to JupyterLab for ``lab``; an address or a token among them
 is treated as ``--host`` / ``--token``.
 """
@@ -22,7 +23,7 @@ import sys
 from pathlib import Path
 
 __all__ = ["main", "build_parser", "serve_argv", "lab_command", "is_loopback", "preheat_plan",
-           "TOKEN_ENV"]
+           "serve_language_env", "TOKEN_ENV"]
 
 #: Environment variable read for the token of ``kernelnb serve`` (kept out of ``ps``).
 TOKEN_ENV = "KERNELNB_TOKEN"
@@ -151,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "kernel whose processes hold more is ended (default: two kernels at "
                             "their limit fit in the memory the kernel budget leaves unplanned, "
                             "at least 1536 MB, at most half the machine; 0: no limit)")
+    serve.add_argument("--lang", choices=("en", "fr"), default=None,
+                       help="the pages' language when neither the page's URL (?lang=) nor the "
+                            "reader's browser asks for one the lab speaks (default: the "
+                            "KERNELNB_LANG environment variable, else en)")
     serve.add_argument("--no-fork-kernels", dest="fork_kernels", action="store_false",
                        help="start every dashboard kernel as a new Python process (by default, "
                             "on Linux, kernels are forked from one process that has already "
@@ -340,6 +345,9 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     # ?theme= name folders on the server).
     argv += ["--VoilaConfiguration.allow_template_override=NO",
              "--VoilaConfiguration.allow_theme_override=NO"]
+    # A kernel started for a page reads the page's language from its request's Accept-Language
+    # (kernelnb.lab.app._urlstate.page_language); Voila passes the headers named here.
+    argv.append("--VoilaConfiguration.http_header_envs=Accept-Language")
     if os.name == "posix":
         # Kernels talk to the server over Unix sockets in Voila's private connection folder:
         # no TCP port that another user of the machine could reach, and none of the kernels'
@@ -401,6 +409,29 @@ def kernel_thread_env(args: argparse.Namespace, environ=None) -> dict[str, str]:
             raise SystemExit(f"kernelnb serve: --kernel-threads must be at least 1, got {n}")
         return {name: str(n) for name in THREAD_ENV}
     return {name: "1" for name in THREAD_ENV if not environ.get(name)}
+
+
+def serve_language_env(args: argparse.Namespace) -> dict[str, str]:
+    """The environment variable that gives ``kernelnb serve``'s pages their default language
+    (the server's and its kernels': :data:`kernelnb.lab.i18n.DEFAULT_ENV`); testable, no side
+    effect.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``serve`` options (``--lang``).
+
+    Returns
+    -------
+    dict
+        ``{"KERNELNB_LANG": lang}`` with ``--lang``; empty without it (a ``KERNELNB_LANG``
+        exported by the user then holds, else English).
+    """
+    from .i18n import DEFAULT_ENV
+    lang = getattr(args, "lang", None)
+    if lang is None:
+        return {}
+    return {DEFAULT_ENV: lang}
 
 
 def _find_notebooks(arg: Path | None) -> Path:
@@ -500,6 +531,7 @@ def main(argv: list[str] | None = None) -> int:
         vargv = serve_argv(args, extra)
         # inherited by every kernel the server starts
         os.environ.update(kernel_thread_env(args))
+        os.environ.update(serve_language_env(args))
         from .server import KernelnbVoila
         KernelnbVoila.launch_instance(argv=vargv)
         return 0

@@ -119,6 +119,8 @@ def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0
             # no template or theme named by the page's URL (Voila 0.5.8 does not check the name)
             "allow_template_override": "NO",
             "allow_theme_override": "NO",
+            # a dashboard kernel reads its page's language from the request (as kernelnb serve)
+            "http_header_envs": ["Accept-Language"],
         },
         # A page's execution waits for its kernel's output: nbclient's 4 s fail pages when a
         # class's kernels share few cores (as kernelnb serve, see kernelnb.lab.cli.serve_argv).

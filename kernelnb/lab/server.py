@@ -18,6 +18,12 @@ Two ways in:
   handler the "class is full" page; with
   :class:`kernelnb.lab._kernelpool.BudgetKernelManager` as the server's kernel manager, a
   JupyterHub student's server is held to the same budget (see :mod:`kernelnb.lab.hub`).
+
+Every page speaks the reader's language (:mod:`kernelnb.lab.i18n`): the gallery, the "class is
+full" page and the error pages choose it from the request (``?lang=``, then ``Accept-Language``,
+then the server's default, ``KERNELNB_LANG``); a dashboard page's kernel chooses its own the same
+way, and the page's message when its kernel is gone (``kernelnb-watch.js``) is given in every
+language (:func:`watch_texts`), the page picking the one its kernel speaks.
 """
 from __future__ import annotations
 
@@ -47,27 +53,147 @@ from ._forkserver import supported as fork_supported
 from ._kernelpool import BudgetKernelManager, ClassFull, PoolKeeper
 from ._websocket import (MAX_MESSAGE_BYTES, HardenedVoilaWebsocketHandler,
                          hardened_connection_class)
+from . import i18n
 from .app.gallery import dashboards_dir, render_gallery, static_dir
+from .i18n import N_
 
-__all__ = ["KernelnbVoila", "FULL_PAGE"]
+__all__ = ["KernelnbVoila", "FULL_PAGE", "full_page", "request_language", "watch_texts",
+           "WATCH_TEXTS"]
 
-#: The page a visitor gets when the server runs as many kernels as it may (HTTP 503).
+#: The page a visitor gets when the server runs as many kernels as it may (HTTP 503); its texts
+#: are messages, written in the visitor's language by :func:`full_page`.
 FULL_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>The class is full</title>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
 <meta http-equiv="refresh" content="60">
 <style>body{{font-family:sans-serif;max-width:40em;margin:4em auto;color:#222}}
 h1{{font-size:1.6em}} p{{line-height:1.5}}</style></head>
-<body><h1>The class is full &mdash; try again in a minute</h1>
-<p>This kernelnb server already runs {running} dashboards, as many as it may
-(<code>--max-kernels {limit}</code>). Dashboards that nobody uses are closed after a while;
-this page reloads itself in a minute.</p>
-<p><a href="{gallery}">Back to the gallery</a></p></body></html>
+<body><h1>{heading}</h1>
+<p>{text}</p>
+<p><a href="{gallery}">{back}</a></p></body></html>
 """
+_FULL_TITLE = N_("The class is full")
+_FULL_HEADING = N_("The class is full — try again in a minute")
+_FULL_TEXT = N_("This kernelnb server already runs {running} dashboards, as many as it may "
+                "({option}). Dashboards that nobody uses are closed after a while; this page "
+                "reloads itself in a minute.")
+_BACK = N_("Back to the gallery")
+#: HTTP reasons the error pages show (``error.html``: ``tr(status_message)``).
+HTTP_REASONS = (N_("Bad Request"), N_("Forbidden"), N_("Not Found"), N_("Method Not Allowed"),
+                N_("Internal Server Error"), N_("Service Unavailable"))
+
+#: The message of a dashboard page whose kernel is gone (``static/kernelnb-watch.js``, which
+#: holds the same English texts as fallbacks), by key; ``{n}`` is a duration or a limit.
+WATCH_TEXTS = {
+    "unreachable": N_("The server is not answering: it may have been restarted, or the "
+                      "connection to it is lost."),
+    "restarted": N_("The server was restarted since this page was opened: this dashboard's "
+                    "session ended with it."),
+    "culled_idle_n": N_("This dashboard stopped after {n} without use, to free the server for "
+                        "others."),
+    "culled_idle": N_("This dashboard stopped after a while without use, to free the server for "
+                      "others."),
+    "culled_unconnected": N_("This dashboard stopped because its page was closed or "
+                             "unreachable for a while."),
+    "memory": N_("This dashboard stopped: a setting needed more memory than a dashboard may use "
+                 "({n} MB)."),
+    "died": N_("This dashboard's Python process stopped unexpectedly (it may have run out of "
+               "memory, or been stopped on the server)."),
+    "shutdown": N_("This dashboard was shut down on the server."),
+    "lost": N_("The connection to this dashboard was lost."),
+    "hint": N_("Your settings are kept: bringing it back opens it where you left it."),
+    "hint_memory": N_("It comes back at its defaults, not at the setting that needed the "
+                      "memory."),
+    "button": N_("Bring the dashboard back"),
+    "second": N_("second"), "seconds": N_("seconds"),
+    "minute": N_("minute"), "minutes": N_("minutes"),
+}
+
+
+def watch_texts(default=None):
+    """The texts of ``kernelnb-watch.js`` in every language, for the page template.
+
+    Parameters
+    ----------
+    default : str or None
+        The server's default language (None: :func:`kernelnb.lab.i18n.default_language`).
+
+    Returns
+    -------
+    dict
+        ``{"default": lang, lang: {key: text}}`` for every language of
+        :data:`kernelnb.lab.i18n.LANGUAGES`; the page takes the language its kernel speaks.
+    """
+    out = {"default": i18n.supported(default) or i18n.default_language()}
+    for lang in i18n.LANGUAGES:
+        out[lang] = {key: i18n.translate(text, lang) for key, text in WATCH_TEXTS.items()}
+    return out
+
+
+def request_language(handler):
+    """The language of the page a request asks for: ``?lang=``, else ``Accept-Language``, else
+    the server's default (a ``lang`` naming no language of the lab gives English).
+
+    Parameters
+    ----------
+    handler : tornado.web.RequestHandler
+        The request's handler.
+
+    Returns
+    -------
+    str
+        One of :data:`kernelnb.lab.i18n.LANGUAGES`.
+    """
+    asked = handler.get_query_arguments("lang")
+    return i18n.choose(asked[-1] if asked else None,
+                       handler.request.headers.get("Accept-Language"))
+
+
+def full_page(running, limit, gallery, lang):
+    """The "class is full" page (:data:`FULL_PAGE`) in ``lang``.
+
+    Parameters
+    ----------
+    running : int or str
+        Kernels running.
+    limit : int or str
+        The kernel budget (``--max-kernels``).
+    gallery : str
+        The gallery's URL.
+    lang : str
+        One of :data:`kernelnb.lab.i18n.LANGUAGES`.
+
+    Returns
+    -------
+    str
+        The page's HTML.
+    """
+    def tr(message):
+        return html.escape(i18n.translate(message, lang))
+    option = f"<code>--max-kernels {html.escape(str(limit))}</code>"
+    return FULL_PAGE.format(
+        lang=lang, title=tr(_FULL_TITLE), heading=tr(_FULL_HEADING), back=tr(_BACK),
+        text=tr(_FULL_TEXT).replace("{running}", html.escape(str(running))).replace(
+            "{option}", option),
+        gallery=html.escape(gallery))
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-class _KernelnbTemplates:
+class _Speaking:
+    """A handler whose templates speak the request's language: ``kernelnb_lang`` and
+    ``kernelnb_gettext`` in their namespace (kernelnb's error pages use them through their
+    ``tr`` macro)."""
+
+    @property
+    def template_namespace(self):
+        ns = dict(super().template_namespace)
+        lang = request_language(self)
+        ns.update(kernelnb_lang=lang,
+                  kernelnb_gettext=lambda message: i18n.translate(message, lang))
+        return ns
+
+
+class _KernelnbTemplates(_Speaking):
     """Error pages of a plain Jupyter handler from kernelnb's templates (``404.html``,
     ``error.html``: load nothing from another host), as Voila's own handlers already get them."""
 
@@ -87,7 +213,10 @@ class GalleryHandler(_KernelnbTemplates, JupyterHandler):
     @web.authenticated
     def get(self):
         self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(render_gallery(self.directory, self.render_prefix, self.static_prefix))
+        self.set_header("Vary", "Accept-Language")
+        asked = self.get_query_arguments("lang")
+        self.finish(render_gallery(self.directory, self.render_prefix, self.static_prefix,
+                                   lang=request_language(self), keep_lang=bool(asked)))
 
 
 class _StaticHandler(_KernelnbTemplates, JupyterHandler):
@@ -367,13 +496,13 @@ def _full_page(handler):
     handler.set_header("Retry-After", "60")
     handler.set_header("Content-Type", "text/html; charset=utf-8")
     handler.set_header("Cache-Control", "no-store")
-    handler.finish(FULL_PAGE.format(
-        running=html.escape(str(km.n_kernels() if hasattr(km, "n_kernels") else "")),
-        limit=html.escape(str(getattr(km, "max_kernels", ""))),
-        gallery=html.escape(handler.settings.get("kernelnb_gallery_url", handler.base_url))))
+    handler.finish(full_page(km.n_kernels() if hasattr(km, "n_kernels") else "",
+                             getattr(km, "max_kernels", ""),
+                             handler.settings.get("kernelnb_gallery_url", handler.base_url),
+                             request_language(handler)))
 
 
-class BudgetVoilaHandler(TornadoVoilaHandler):
+class BudgetVoilaHandler(_Speaking, TornadoVoilaHandler):
     """Voila's dashboard renderer, answering 503 instead of starting a kernel past the limit."""
 
     @web.authenticated
@@ -398,7 +527,7 @@ class BudgetVoilaHandler(TornadoVoilaHandler):
             _full_page(self)
 
 
-class OfflineTreeHandler(TornadoVoilaTreeHandler):
+class OfflineTreeHandler(_Speaking, TornadoVoilaTreeHandler):
     """Voila's folder listing, without the stylesheet it fetches from a CDN."""
 
     def render_template(self, name, **ns):
@@ -466,6 +595,8 @@ class KernelnbVoila(Voila):
         # Pages preload the bundle (templates/voila/index.html.j2) through Voila's template
         # resources, so the browser fetches and compiles it while Voila's own scripts load.
         _add_template_resource(self.config, "kernelnb_plotly_bundle", self._plotly_route)
+        # The message of a page whose kernel is gone, in every language (the page picks one).
+        _add_template_resource(self.config, "kernelnb_watch_texts", watch_texts())
         if self.preheat_plan and self.voila_configuration.preheat_kernel:
             pools = {nb: {"pool_size": int(n)} for nb, n in json.loads(self.preheat_plan).items()}
             self.config.VoilaKernelManager.kernel_pools_config = {"default": {"pool_size": 0},
@@ -654,6 +785,8 @@ async def _start_jupyter_server_extension(serverapp):
     serverapp.web_app.settings.setdefault("mathjax_url", "")
     for vc in _voila_configurations(serverapp.web_app):
         _use_plain_math(vc, serverapp.root_dir)
+        # the message of a page whose kernel is gone, in every language (as kernelnb serve's)
+        _add_template_resource(vc.config, "kernelnb_watch_texts", watch_texts())
 
 
 def _use_kernelnb_page_template(web_app) -> int:

@@ -14,6 +14,10 @@ the server and ``kernelnb serve --preheat`` list the dashboards without loading 
 scikit-learn, plotly and estimators. ``tests/app/test_registry.py`` checks that what is read here
 is what the imported classes hold.
 
+The page speaks the reader's language (:func:`render_gallery`'s ``lang``): the cards' titles and
+purposes are the classes' msgids translated, with a switch between the lab's languages; a
+language the reader chose in the URL is kept on the cards' links.
+
 This module only describes and renders; serving lives in :mod:`kernelnb.lab.server`.
 """
 from __future__ import annotations
@@ -27,6 +31,10 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
+
+from .. import i18n
+from ..i18n import N_
 
 __all__ = ["GalleryEntry", "DASHBOARDS", "dashboard_entries", "dashboards_dir", "static_dir",
            "thumbnail_file", "gallery_entries", "render_gallery"]
@@ -310,10 +318,22 @@ def gallery_entries(directory: os.PathLike | str,
     known = {d.notebook for d in dashboards}
     for fname, p in present.items():
         if fname not in known:
-            out.append(GalleryEntry(p.stem, _notebook_title(p),
-                                    "A notebook of the dashboards folder.", f"{p.stem}.png"))
+            out.append(GalleryEntry(p.stem, _notebook_title(p), _OTHER_NOTEBOOK,
+                                    f"{p.stem}.png"))
     return out
 
+
+#: The gallery's own texts (msgids), and a notebook's card that no class describes.
+_TEXTS = {
+    "title": N_("kernelnb dashboards"),
+    "tagline": N_("A kernel-methods lab: pick a dashboard, move the sliders, watch the model "
+                  "change."),
+    "footer": N_("Served by Voilà; code cells are hidden. The notebooks run in a kernel on this "
+                 "machine."),
+    "empty": N_("No dashboard notebooks found."),
+    "switch": N_("Language"),
+}
+_OTHER_NOTEBOOK = N_("A notebook of the dashboards folder.")
 
 _PLACEHOLDER = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 320 200' role='img' "
                 "aria-label='no thumbnail'><rect width='320' height='200' fill='#eef1f5'/>"
@@ -321,8 +341,23 @@ _PLACEHOLDER = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 320 200' r
                 "font-family='sans-serif'>{initial}</text></svg>")
 
 
+def _language_switch(lang):
+    """Links to the gallery in each language, the current one marked."""
+    links = []
+    for code in i18n.LANGUAGES:
+        name = html.escape(i18n.LANGUAGE_NAMES[code])
+        if code == lang:
+            links.append(f'<strong lang="{code}" aria-current="page">{name}</strong>')
+        else:
+            links.append(f'<a lang="{code}" hreflang="{code}" href="?lang={code}">{name}</a>')
+    label = html.escape(i18n.translate(_TEXTS["switch"], lang))
+    return (f'<nav class="lang" aria-label="{label}" data-lang="{lang}">'
+            + " · ".join(links) + "</nav>")
+
+
 def render_gallery(directory: os.PathLike | str, render_prefix: str, static_prefix: str,
-                   dashboards: list[GalleryEntry] | None = None) -> str:
+                   dashboards: list[GalleryEntry] | None = None, lang: str | None = None,
+                   keep_lang: bool = False) -> str:
     """HTML of the gallery page.
 
     Parameters
@@ -336,13 +371,24 @@ def render_gallery(directory: os.PathLike | str, render_prefix: str, static_pref
         URL prefix under which the files of :func:`static_dir` are served.
     dashboards : list of GalleryEntry, optional
         Cards to use instead of the dashboard classes' (:func:`dashboard_entries`).
+    lang : str or None, default=None
+        The page's language (None: :func:`kernelnb.lab.i18n.default_language`).
+    keep_lang : bool, default=False
+        Whether the cards' links carry ``?lang=``: the reader chose the language in the URL, and
+        the dashboards follow that choice rather than their browser's.
 
     Returns
     -------
     str
         A self-contained page (inline CSS, no external asset).
     """
+    lang = i18n.supported(lang) or i18n.default_language()
+
+    def tr(message):
+        return i18n.translate(message, lang)
+
     entries = gallery_entries(directory, dashboards)
+    query = "?" + urlencode({"lang": lang}) if keep_lang else ""
     cards = []
     for d in entries:
         thumb = thumbnail_file(d)
@@ -350,13 +396,20 @@ def render_gallery(directory: os.PathLike | str, render_prefix: str, static_pref
             img = (f'<img src="{html.escape(static_prefix + thumb.name)}" alt="" '
                    f'loading="lazy" width="320" height="200">')
         else:
-            svg = _PLACEHOLDER.format(initial=html.escape(d.title[:1].upper() or "?"))
+            svg = _PLACEHOLDER.format(initial=html.escape(tr(d.title)[:1].upper() or "?"))
             img = f'<div class="placeholder">{svg}</div>'
-        href = html.escape(render_prefix + d.notebook)
+        href = html.escape(render_prefix + d.notebook + query)
         cards.append(
             f'<a class="card" href="{href}" data-dashboard="{html.escape(d.name)}">'
-            f'{img}<h2>{html.escape(d.title)}</h2><p>{html.escape(d.purpose)}</p></a>')
-    body = "\n".join(cards) if cards else '<p class="empty">No dashboard notebooks found.</p>'
+            f'{img}<h2>{html.escape(tr(d.title))}</h2><p>{html.escape(tr(d.purpose))}</p></a>')
+    body = ("\n".join(cards) if cards
+            else f'<p class="empty">{html.escape(tr(_TEXTS["empty"]))}</p>')
     template = (importlib.resources.files("kernelnb.lab") / "templates" / "gallery.html").read_text(
         encoding="utf-8")
-    return template.replace("{{ cards }}", body).replace("{{ count }}", str(len(entries)))
+    fields = {"lang": lang, "title": html.escape(tr(_TEXTS["title"])),
+              "tagline": html.escape(tr(_TEXTS["tagline"])),
+              "footer": html.escape(tr(_TEXTS["footer"])), "switch": _language_switch(lang),
+              "count": str(len(entries))}
+    for key, value in fields.items():
+        template = template.replace("{{ " + key + " }}", value)
+    return template.replace("{{ cards }}", body)

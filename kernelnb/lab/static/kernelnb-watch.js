@@ -23,12 +23,39 @@
   }
   var base = config.baseUrl || "/";
   var kernelId = config.kernelId;
-  var texts = window.kernelnbWatchTexts || {};
+  // The texts in every language the server speaks ({default, en: {...}, fr: {...}}, set by the
+  // page template from kernelnb.lab.server.watch_texts); the English below are the fallbacks.
+  var allTexts = window.kernelnbWatchTexts || {};
   var shown = false;
   var downSince = null;
   var timer = null;
 
+  // The page's language: the one its kernel speaks (window.kernelnbLang, set by the dashboard's
+  // URL-state widget), else the URL's lang (a value naming no language here: English), else the
+  // browser's languages, else the server's default.
+  function language() {
+    var known = function (code) {
+      var primary = String(code || "").toLowerCase().split(/[-_]/)[0];
+      return allTexts[primary] && primary !== "default" ? primary : null;
+    };
+    if (known(window.kernelnbLang)) {
+      return known(window.kernelnbLang);
+    }
+    var asked = new URL(window.location.href).searchParams.get("lang");
+    if (asked !== null) {
+      return known(asked) || "en";
+    }
+    var wanted = navigator.languages || [navigator.language];
+    for (var i = 0; i < wanted.length; i++) {
+      if (known(wanted[i])) {
+        return known(wanted[i]);
+      }
+    }
+    return known(allTexts["default"]) || "en";
+  }
+
   function t(key, fallback) {
+    var texts = allTexts[language()] || {};
     return texts[key] || fallback;
   }
 
