@@ -8,11 +8,23 @@ from kernelnb._threads import n_threads
 from tests._estimators import public_estimator_classes
 
 
-def test_n_jobs_meaning():
+def test_n_jobs_meaning(monkeypatch):
     cores = len(os.sched_getaffinity(0))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     assert n_threads(-1) == cores
     assert n_threads(None) == 1
     assert n_threads(1) == 1 and n_threads(3) == 3
+
+
+@pytest.mark.parametrize("value, limit", [("1", 1), ("2,1", 2), (" 3 ", 3), ("0", None),
+                                          ("", None), ("many", None), ("-2", None)])
+def test_every_core_is_at_most_what_OMP_NUM_THREADS_sets(monkeypatch, value, limit):
+    """kernelnb serve sets OMP_NUM_THREADS=1 for its kernels: n_jobs=-1 then means one thread
+    (an explicit count is kept); a value OpenMP would not read leaves every core."""
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.setenv("OMP_NUM_THREADS", value)
+    assert n_threads(-1) == (cores if limit is None else min(cores, limit))
+    assert n_threads(3) == 3 and n_threads(None) == 1
 
 
 @pytest.mark.parametrize("cls", [c for c in public_estimator_classes().values()
