@@ -58,7 +58,7 @@ from .app.gallery import dashboards_dir, render_gallery, static_dir
 from .i18n import N_
 
 __all__ = ["KernelnbVoila", "FULL_PAGE", "full_page", "request_language", "watch_texts",
-           "WATCH_TEXTS"]
+           "WATCH_TEXTS", "dashboard_markdown"]
 
 #: The page a visitor gets when the server runs as many kernels as it may (HTTP 503); its texts
 #: are messages, written in the visitor's language by :func:`full_page`.
@@ -126,6 +126,43 @@ def watch_texts(default=None):
     out = {"default": i18n.supported(default) or i18n.default_language()}
     for lang in i18n.LANGUAGES:
         out[lang] = {key: i18n.translate(text, lang) for key, text in WATCH_TEXTS.items()}
+    return out
+
+
+def dashboard_markdown(directory):
+    """The Markdown cells of the notebooks in ``directory`` in every language but English.
+
+    Voila renders a notebook's Markdown (the dashboard's title and text) into the page before the
+    kernel speaks; kernelnb's page template (``templates/voila/index.html.j2``) puts each
+    language's version beside the English, and the page shows the one its kernel speaks.
+
+    Parameters
+    ----------
+    directory : path-like
+        The dashboards' folder.
+
+    Returns
+    -------
+    dict
+        ``{lang: {cell source: its Markdown in lang}}`` for the cells a catalog translates
+        (:func:`kernelnb.lab.i18n.translate_markdown`).
+    """
+    sources = []
+    for path in sorted(Path(directory).glob("*.ipynb")):
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+        except (OSError, ValueError, AttributeError):
+            continue
+        for cell in cells:
+            if isinstance(cell, dict) and cell.get("cell_type") == "markdown":
+                src = cell.get("source", "")
+                sources.append("".join(src) if isinstance(src, list) else str(src))
+    out = {}
+    for lang in i18n.LANGUAGES:
+        if lang == i18n.SOURCE_LANGUAGE:
+            continue
+        table = {src: i18n.translate_markdown(src, lang) for src in sources}
+        out[lang] = {src: text for src, text in table.items() if text != src.strip()}
     return out
 
 
@@ -595,8 +632,10 @@ class KernelnbVoila(Voila):
         # Pages preload the bundle (templates/voila/index.html.j2) through Voila's template
         # resources, so the browser fetches and compiles it while Voila's own scripts load.
         _add_template_resource(self.config, "kernelnb_plotly_bundle", self._plotly_route)
-        # The message of a page whose kernel is gone, in every language (the page picks one).
+        # The message of a page whose kernel is gone, and the notebooks' Markdown, in every
+        # language (the page shows the one its kernel speaks).
         _add_template_resource(self.config, "kernelnb_watch_texts", watch_texts())
+        _add_template_resource(self.config, "kernelnb_markdown", dashboard_markdown(self.root_dir))
         if self.preheat_plan and self.voila_configuration.preheat_kernel:
             pools = {nb: {"pool_size": int(n)} for nb, n in json.loads(self.preheat_plan).items()}
             self.config.VoilaKernelManager.kernel_pools_config = {"default": {"pool_size": 0},
@@ -766,6 +805,7 @@ def _load_jupyter_server_extension(serverapp):
         (url_path_join(base, KERNEL_FATE_ROUTE), KernelFateHandler),
     ])
     web_app.settings["kernelnb_gallery_url"] = url_path_join(base, "kernelnb/")
+    web_app.settings["kernelnb_dashboards_dir"] = directory
     serverapp.log.info("kernelnb: dashboards gallery at %s", url_path_join(base, "kernelnb/"))
 
 
@@ -785,8 +825,12 @@ async def _start_jupyter_server_extension(serverapp):
     serverapp.web_app.settings.setdefault("mathjax_url", "")
     for vc in _voila_configurations(serverapp.web_app):
         _use_plain_math(vc, serverapp.root_dir)
-        # the message of a page whose kernel is gone, in every language (as kernelnb serve's)
+        # the message of a page whose kernel is gone and the dashboards' Markdown, in every
+        # language (as kernelnb serve's)
         _add_template_resource(vc.config, "kernelnb_watch_texts", watch_texts())
+        directory = serverapp.web_app.settings.get("kernelnb_dashboards_dir")
+        if directory:
+            _add_template_resource(vc.config, "kernelnb_markdown", dashboard_markdown(directory))
 
 
 def _use_kernelnb_page_template(web_app) -> int:

@@ -146,3 +146,21 @@ def test_served_pages_follow_the_request(served):
     assert status == 404 and "Page introuvable" in page and strip_external(page) == page
     status, page = _get(served + "voila/render/no_such.ipynb", "fr")
     assert status == 404 and "Retour à la galerie" in page
+
+
+def test_the_dashboards_texts_in_french():
+    """Every dashboard notebook's Markdown (its title and text, shown above the dashboard) has a
+    French version, unit by unit, with its markup."""
+    from kernelnb.lab.app.gallery import dashboards_dir
+    from kernelnb.lab.server import dashboard_markdown
+    tables = dashboard_markdown(dashboards_dir())
+    assert set(tables) == set(i18n.LANGUAGES) - {"en"}
+    french = tables["fr"]
+    assert len(french) == len(DASHBOARDS)
+    for source, text in french.items():
+        units = i18n.markdown_units(source)
+        assert units and all(i18n.translate(u, "fr") != u for u in units if len(u.split()) > 2)
+        assert text.startswith("# ") and text.count("\n\n") == source.strip().count("\n\n")
+        assert text.count("**") == source.count("**") and text.count("*") == source.count("*")
+    svm = next(t for s, t in french.items() if s.startswith("# SVM playground"))
+    assert svm.startswith("# Bac à sable SVM\n\nUne machine à vecteurs de support")

@@ -385,6 +385,12 @@ export default {
       if (lang) {
         document.documentElement.lang = lang;
         window.kernelnbLang = lang;
+        // the notebook's Markdown (title, text) in every language the page holds: this one
+        for (const cell of document.querySelectorAll(".kernelnb-md-cell")) {
+          const parts = Array.from(cell.children).filter((c) => c.classList.contains("kernelnb-md"));
+          const shown = parts.some((c) => c.lang === lang) ? lang : "en";
+          for (const c of parts) c.hidden = c.lang !== shown;
+        }
       }
     };
     model.on("change:lang", speak);

@@ -148,7 +148,7 @@ class ActiveLearning(Dashboard):
         c["strategy"] = styled(widgets.ToggleButtons(
             options=[(_(STRATEGY_NAMES[s]), s) for s in STRATEGY_NAMES], value="margin",
             description=_("strategy")))
-        c["strategy"].style.button_width = "84px"
+        c["strategy"].style.button_width = "104px"
         c["C"] = log_slider("C", 100.0, -1, 4, step=0.1,
                             tooltip=_("soft-margin penalty C (log scale)"))
         c["sigma"] = log_slider(_("σ (RBF)"), 0.5, -1.5, 1, step=0.05, main=True,

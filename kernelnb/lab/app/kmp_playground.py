@@ -206,7 +206,7 @@ class KMPPlayground(Dashboard):
                          line=dict(color="black", width=1))
         pfig.update_layout(height=300, title=_("Error against the number of support points N"),
                            xaxis_title="N", yaxis_title=_("error rate"), yaxis_rangemode="tozero",
-                           margin=dict(l=60, r=170, t=50, b=60), uirevision="keep")
+                           margin=dict(l=60, r=200, t=50, b=60), uirevision="keep")
         self.path_fig = FigureWidget(pfig)
         Xf, yf = far_cluster_data()
         ffig = boundaries_figure({"SVM": BlankModel(), "KMP-mse": BlankModel(), "KMP-tanh": BlankModel()},

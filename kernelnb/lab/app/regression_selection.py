@@ -153,7 +153,7 @@ class RegressionSelectionExplorer(Dashboard):
                         hovertemplate=xy)
         fit.update_layout(height=380, title=dict(text=_("Fourier fit")),
                           xaxis=dict(title=dict(text="x"), range=[-np.pi, np.pi]),
-                          margin=dict(l=50, r=165, t=40, b=60))
+                          margin=dict(l=50, r=200, t=40, b=60))
         risk = FigureWidget()
         hover = "d = %{x}: %{y:.3g}<extra>%{fullData.name}</extra>"
         risk.add_scatter(x=[], y=[], mode="lines+markers", name=_("true risk"), uid="true",
@@ -171,7 +171,7 @@ class RegressionSelectionExplorer(Dashboard):
                                                         "scale)")),
                                       type="log", dtick=1, tickformat="~g"),
                            legend=dict(title=dict(text=_("click: show / hide"))),
-                           margin=dict(l=75, r=165, t=40, b=60))
+                           margin=dict(l=75, r=200, t=40, b=60))
         self.fig, self.risk = fit, risk
         self.figures = [fit, risk]
 

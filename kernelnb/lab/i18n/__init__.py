@@ -45,7 +45,8 @@ from pathlib import Path
 __all__ = ["DOMAIN", "SOURCE_LANGUAGE", "LANGUAGES", "LANGUAGE_NAMES", "DEFAULT_ENV",
            "PLOTLY_SEPARATORS", "locale_dir", "supported", "from_query", "accept_language",
            "default_language", "choose", "translations", "get_language", "language", "gettext",
-           "ngettext", "translate", "msgid_of", "is_msgid", "message_ids", "number", "N_", "_"]
+           "ngettext", "translate", "msgid_of", "is_msgid", "message_ids", "markdown_units",
+           "translate_markdown", "number", "N_", "_"]
 
 log = logging.getLogger(__name__)
 
@@ -416,6 +417,61 @@ def msgid_of(text, lang):
     if lang == SOURCE_LANGUAGE:
         return None
     return _reverse(lang).get(text)
+
+
+_HEADING = re.compile(r"^(#{1,6}\s+)(.*)$")
+
+
+def markdown_units(source):
+    """The messages of a notebook's Markdown cell: each heading's text and each paragraph.
+
+    Parameters
+    ----------
+    source : str
+        The cell's Markdown (blocks separated by blank lines).
+
+    Returns
+    -------
+    list of str
+        Its units in order: a heading's text without its ``#`` marks, a paragraph whole.
+    """
+    units = []
+    for block in re.split(r"\n\s*\n", source.strip()):
+        block = block.strip()
+        if not block:
+            continue
+        match = _HEADING.match(block)
+        units.append(match.group(2).strip() if match and "\n" not in block else block)
+    return units
+
+
+def translate_markdown(source, lang):
+    """A notebook's Markdown cell in ``lang``: each unit (:func:`markdown_units`) translated,
+    the markup that places it kept.
+
+    Parameters
+    ----------
+    source : str
+        The cell's Markdown.
+    lang : str
+        One of :data:`LANGUAGES`.
+
+    Returns
+    -------
+    str
+        The Markdown in ``lang`` (a unit without a translation stays as it is).
+    """
+    blocks = []
+    for block in re.split(r"\n\s*\n", source.strip()):
+        block = block.strip()
+        if not block:
+            continue
+        match = _HEADING.match(block)
+        if match and "\n" not in block:
+            blocks.append(match.group(1) + translate(match.group(2).strip(), lang))
+        else:
+            blocks.append(translate(block, lang))
+    return "\n\n".join(blocks)
 
 
 def number(value, spec="", lang=None):

@@ -1,7 +1,8 @@
 """The lab's catalogs kept in step with the code: extract, update, check (Babel).
 
 The strings marked in the lab's code (``_()``, ``N_()``; ``tr()`` in the error page's template)
-are extracted as ``kernelnb/locale/babel.cfg`` says into ``kernelnb/locale/kernelnb.pot``, and
+and the Markdown cells of the dashboards' notebooks (their titles and texts, a message per
+heading and paragraph: :func:`extract_notebook_markdown`) are extracted as ``kernelnb/locale/babel.cfg`` says into ``kernelnb/locale/kernelnb.pot``, and
 merged into each language's catalog ``kernelnb/locale/<lang>/LC_MESSAGES/kernelnb.po``: a new
 message arrives untranslated, a message gone from the code is dropped. The translator then fills
 the ``.po``; :func:`problems` lists what is missing (the tests fail on any). The compiled
@@ -21,8 +22,8 @@ from pathlib import Path
 
 from . import DOMAIN, LANGUAGES, SOURCE_LANGUAGE, locale_dir
 
-__all__ = ["KEYWORDS", "repository", "extract", "template_path", "catalog_path", "update",
-           "problems", "main"]
+__all__ = ["KEYWORDS", "repository", "extract", "extract_notebook_markdown", "template_path",
+           "catalog_path", "update", "problems", "main"]
 
 #: The extraction keywords: gettext's own (``_``, ``ngettext``, ...), ``N_`` and ``tr``.
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "tr": None}
@@ -95,10 +96,42 @@ def extract():
 
 
 def _in_package(root, folder):
-    """Whether Babel walks ``folder``: the package's folders, not caches or the checkout's rest."""
+    """Whether Babel walks ``folder``: the package's folders and the dashboards' notebooks, not
+    caches or the checkout's rest."""
     rel = Path(folder).resolve().relative_to(root)
-    return (rel.parts[:1] == ("kernelnb",) and not any(p.startswith((".", "__"))
-                                                        for p in rel.parts))
+    return (rel.parts[:1] in (("kernelnb",), ("dashboards",))
+            and not any(p.startswith((".", "__")) for p in rel.parts))
+
+
+def extract_notebook_markdown(fileobj, keywords, comment_tags, options):
+    """Babel extractor of a notebook's Markdown cells (the dashboards' titles and texts, shown
+    above each dashboard): each heading's text and each paragraph is a message
+    (:func:`kernelnb.lab.i18n.markdown_units`).
+
+    Parameters
+    ----------
+    fileobj : file
+        The notebook, opened in binary mode.
+    keywords, comment_tags : iterable
+        Babel's (not used: every Markdown unit is a message).
+    options : dict
+        Babel's options (not used).
+
+    Yields
+    ------
+    tuple
+        ``(cell number, "_", message, [])``, Babel's extractor record.
+    """
+    import json
+
+    from . import markdown_units
+    notebook = json.loads(fileobj.read().decode("utf-8"))
+    for k, cell in enumerate(notebook.get("cells", []), start=1):
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = cell.get("source", "")
+        for unit in markdown_units("".join(source) if isinstance(source, list) else source):
+            yield k, "_", unit, []
 
 
 def _write(catalog, path, **kwargs):

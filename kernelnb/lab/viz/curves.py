@@ -102,7 +102,7 @@ def learning_curve_figure(curves, title=None, show_train=True, log_x=True):
     layout = dict(BASE_LAYOUT)
     # many series: the legend goes under the plot, where it hides neither data nor the title
     layout["legend"] = dict(orientation="h", x=0.0, xanchor="left", y=-0.18, yanchor="top")
-    layout["margin"] = dict(l=70, r=60, t=50, b=160)
+    layout["margin"] = dict(l=70, r=60, t=50, b=200)   # room for the French legend too
     fig.update_layout(
         **layout, title=title_layout(title), hovermode="x unified",
         xaxis=dict(title=dict(text=_("training-set size n (points)")),
