@@ -20,6 +20,10 @@ The callback protocol itself (``callback(info)``, ``False`` stops after that ste
 A nested call (a ``fit`` that calls another decorated method of the same object, e.g.
 ``fit_predict`` or a subclass's ``fit`` calling ``super().fit``) checks and times once, at the
 outermost call.
+
+A fit whose work a dashboard draws step by step is written as a generator method decorated with
+:func:`fit_steps` (the same check and timing, around the whole iteration), and its ``fit`` runs
+that generator to its end under :func:`fit_context`.
 """
 from __future__ import annotations
 
@@ -29,7 +33,15 @@ import warnings
 
 from ._validation import check_params
 
-__all__ = ["fit_context"]
+__all__ = ["fit_context", "fit_steps"]
+
+
+def _check(estimator):
+    """The constructor parameters against the class's table, then its own extra rules."""
+    check_params(estimator)
+    extra = getattr(estimator, "_check_params_extra", None)
+    if extra is not None:
+        extra()
 
 
 def fit_context(fit):
@@ -50,10 +62,7 @@ def fit_context(fit):
     def wrapper(self, *args, **kwargs):
         if getattr(self, "_kernelnb_in_fit", False):
             return fit(self, *args, **kwargs)
-        check_params(self)
-        extra = getattr(self, "_check_params_extra", None)
-        if extra is not None:
-            extra()
+        _check(self)
         t0 = time.perf_counter()
         self._kernelnb_in_fit = True
         try:
@@ -73,4 +82,41 @@ def fit_context(fit):
         self.fit_time_ = time.perf_counter() - t0
         return out
 
+    return wrapper
+
+
+def fit_steps(steps):
+    """Decorate the generator method that holds an estimator's fit, one step at a time.
+
+    Iterating the decorated method checks the constructor parameters first (as
+    :func:`fit_context` does), marks the estimator as fitting until the generator ends or is
+    closed, and sets ``fit_time_`` (wall-clock seconds from the first step to the end, pauses
+    included) when it returns. Inside a ``fit`` decorated with :func:`fit_context` (which runs
+    the generator to its end, interrupt protocol included) it only runs the steps.
+
+    Parameters
+    ----------
+    steps : callable
+        A generator method ``steps(self, *args, **kwargs)`` that yields between steps and
+        returns ``self``.
+
+    Returns
+    -------
+    callable
+        The wrapped generator method.
+    """
+    @functools.wraps(steps)
+    def wrapper(self, *args, **kwargs):
+        if getattr(self, "_kernelnb_in_fit", False):
+            return (yield from steps(self, *args, **kwargs))
+        _check(self)
+        t0 = time.perf_counter()
+        self._kernelnb_in_fit = True
+        try:
+            out = yield from steps(self, *args, **kwargs)
+        finally:
+            del self._kernelnb_in_fit
+        self.interrupted_ = False
+        self.fit_time_ = time.perf_counter() - t0
+        return out
     return wrapper

@@ -4,7 +4,8 @@ import warnings
 import pytest
 from sklearn.base import BaseEstimator
 
-from kernelnb._fit import fit_context
+from kernelnb._callbacks import run_to_end
+from kernelnb._fit import fit_context, fit_steps
 from kernelnb._validation import POSITIVE
 
 
@@ -57,3 +58,41 @@ def test_a_nested_fit_checks_and_times_once():
         warnings.simplefilter("error")
         est = _Est().fit(None, nested=True)
     assert est.calls_ == 2 and not hasattr(est, "_kernelnb_in_fit")
+
+
+class _Stepped(_Est):
+    @fit_steps
+    def _fit_steps(self, X, y=None):
+        for i in range(3):
+            self.done_ = i + 1
+            yield i
+        return self
+
+    @fit_context
+    def fit(self, X, y=None):
+        return run_to_end(self._fit_steps(X, y))
+
+
+def test_a_fit_in_steps_is_checked_first_and_timed_at_its_end():
+    """fit_steps: driven step by step (a dashboard), the parameters are checked before the
+    first step and fit_time_ is set at the end; fit runs the same steps under fit_context,
+    which checks and times once."""
+    steps = _Stepped(C=13)._fit_steps(None)
+    with pytest.raises(ValueError, match="C must not be 13"):
+        next(steps)
+    est = _Stepped()
+    steps = est._fit_steps(None)
+    assert [next(steps), next(steps), next(steps)] == [0, 1, 2]
+    assert est._kernelnb_in_fit and not hasattr(est, "fit_time_")
+    with pytest.raises(StopIteration) as end:
+        next(steps)
+    assert end.value.value is est and est.fit_time_ >= 0 and est.interrupted_ is False
+    assert not hasattr(est, "_kernelnb_in_fit")
+    closed = _Stepped()
+    steps = closed._fit_steps(None)
+    next(steps)
+    steps.close()                               # a dashboard's update superseded: no flag left
+    assert not hasattr(closed, "_kernelnb_in_fit") and not hasattr(closed, "fit_time_")
+    with pytest.raises(ValueError, match="C must not be 13"):
+        _Stepped(C=13).fit(None)
+    assert _Stepped().fit(None).done_ == 3

@@ -42,6 +42,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._callbacks import run_to_end
 from .._validation import NONNEGATIVE, POSITIVE, check_param
 from ..svm import _smo
 from ..svm.estimators import _block_size
@@ -752,6 +753,12 @@ def loo_error(estimator, X, y, *, tol=None):
         ``.error`` is the rate in [0, 1]; ``.n_trainings`` the number of retrainings; per-point
         ``.errors``, ``.decision``, ``.retrained``.
     """
+    return run_to_end(_loo_steps(estimator, X, y, tol=tol))
+
+
+def _loo_steps(estimator, X, y, *, tol=None):
+    """:func:`loo_error` as a generator: it yields None after each retraining and returns the
+    :class:`LeaveOneOut` (so that a dashboard can pause between retrainings)."""
     pb = _Problem(estimator, X, y)
     params = _refit_params(estimator)
     if tol is not None:
@@ -772,6 +779,7 @@ def loo_error(estimator, X, y, *, tol=None):
         # validate and rebuild the same numbers)
         decision[p] = float(pb.K[p, model.support_] @ model.dual_coef_[0] + model.intercept_[0])
         retrained[p] = True
+        yield None
     errors = known_error.copy()
     ok = ~np.isnan(decision)
     errors[ok] = (decision[ok] > 0) != (pb.y[ok] > 0)

@@ -36,7 +36,8 @@ from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from .. import kernels as _k
-from .._fit import fit_context
+from .._callbacks import run_to_end
+from .._fit import fit_context, fit_steps
 from .._validation import (CALLBACK, POSITIVE, POSITIVE_INT, Interval, RealNotInt, StrOptions,
                            check_input, check_param)
 from ..svm import SVC
@@ -537,6 +538,13 @@ class ForwardSpanSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         self : ForwardSpanSelector
             The fitted selector.
         """
+        return run_to_end(self._fit_steps(X, y))
+
+    @fit_steps
+    def _fit_steps(self, X, y):
+        """:meth:`fit` as a generator (for a dashboard that draws each step): it yields None
+        after each SVM training and the record of ``history_`` after each step, and returns
+        the fitted selector."""
         X, y = self._check_input(X, y, ensure_min_features=1)
         d = X.shape[1]
         k = _check_n_select(self.n_features_to_select, d, "ForwardSpanSelector")
@@ -556,6 +564,7 @@ class ForwardSpanSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
                 fitted.append(clone(base).fit(X[:, feats], y))
                 self.n_trainings_ += 1
                 span[i], hinge[i] = span_criterion(fitted[-1], X[:, feats], y, eta)
+                yield None
             i_best = int(np.lexsort((cand, hinge, span))[0])
             best = int(cand[i_best])
             rec = dict(iteration=len(self.history_), selected=np.array(order, dtype=int),
@@ -568,6 +577,8 @@ class ForwardSpanSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
                 print(f"[ForwardSpanSelector] added {best} (span {span.min():.3f})", flush=True)
             if self.callback is not None and self.callback(rec) is False:
                 break
+            if len(order) < k:
+                yield rec
         self.order_ = np.array(order, dtype=int)
         support = np.zeros(d, dtype=bool)
         support[self.order_] = True
@@ -992,6 +1003,13 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         self : ScalingSelector
             The fitted selector.
         """
+        return run_to_end(self._fit_steps(X, y))
+
+    @fit_steps
+    def _fit_steps(self, X, y):
+        """:meth:`fit` as a generator (for a dashboard that draws each stage): it yields the
+        record of ``history_`` after each stage but the last (its ``removed`` set), and
+        returns the fitted selector."""
         X, y = self._check_input(X, y, ensure_min_features=1)
         self._d = d = X.shape[1]
         groups, n_groups, k, est, bounds = self._validate(d)
@@ -1048,6 +1066,7 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
             rank_g[~active] += 1
             rec["removed"] = np.flatnonzero(np.isin(groups, out))
             stage += 1
+            yield rec
         self.support_ = active[groups]
         self.ranking_ = rank_g[groups]
         self.scales_ = np.where(self.support_, np.exp(log_s)[groups], 0.0)

@@ -11,9 +11,10 @@ import time
 import numpy as np
 from sklearn.base import clone
 
-from .._callbacks import progress_caller
+from .._callbacks import progress_caller, run_to_end
 from .._validation import CALLBACK, check_param
-from ._estimates import DEFAULT_ETA, _check_eta, _estimates, _Problem, loo_error, validation_error
+from ._estimates import (DEFAULT_ETA, _check_eta, _estimates, _loo_steps, _Problem,
+                         validation_error)
 
 __all__ = ["bounds_table"]
 
@@ -59,12 +60,13 @@ def _check_table_args(estimator, y, param, values, X_val, y_val, X_test, y_test,
     return v, y_arr, eta
 
 
-def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test, loo):
+def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test):
     """Fit a clone of ``estimator`` at ``param=value`` warm-started from ``alpha_init`` and
-    compute its row of :func:`bounds_table`.
+    compute its row of :func:`bounds_table`, leave-one-out aside.
 
-    ``val`` and ``test`` are ``(X, y)`` pairs or ``(None, None)``.  Returns the row and the
-    signed duals of the fit (one per training point), the next value's warm start.
+    ``val`` and ``test`` are ``(X, y)`` pairs or ``(None, None)``.  Returns the row, the
+    signed duals of the fit (one per training point), the next value's warm start, and the
+    fitted model (its leave-one-out comes later, :func:`_table_loo`).
     """
     model = clone(estimator).set_params(warm_start=False, callback=None, verbose=False,
                                         **{param: float(value)})
@@ -78,11 +80,6 @@ def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test, loo):
     row = {param: float(value), **_estimates(pb, eta)}
     if val[0] is not None:
         row["validation"] = validation_error(model, *val)
-    n_loo = 0
-    if loo:
-        res = loo_error(model, X, y)
-        row["loo"] = res.error
-        n_loo = res.n_trainings
     if test[0] is not None:
         row["test_error"] = validation_error(model, *test)
     row["R2"] = pb.radius2("sphere")[0]
@@ -90,8 +87,24 @@ def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test, loo):
     row["n_sv"] = int(model.support_.size)
     row["fit_time"] = fit_time
     row["estimate_time"] = time.perf_counter() - t1
-    row["n_trainings"] = 1 + n_loo
-    return row, coef
+    row["n_trainings"] = 1
+    return row, coef, model
+
+
+def _table_loo(row, model, X, y):
+    """Add the leave-one-out error of ``model`` to its ``row`` (steps: one per retraining)."""
+    t0 = time.perf_counter()
+    res = yield from _loo_steps(model, X, y)
+    row["loo"] = res.error
+    row["n_trainings"] += res.n_trainings
+    row["estimate_time"] += time.perf_counter() - t0
+
+
+def _table(rows, partial=False):
+    """The columns of ``rows``; ``partial``: with a ``'loo'`` column, NaN where a row has none
+    yet."""
+    keys = list(rows[0]) + (["loo"] if partial and "loo" not in rows[0] else [])
+    return {k: np.array([r.get(k, np.nan) for r in rows]) for k in keys}
 
 
 def bounds_table(estimator, X, y, *, param="sigma", values=None, X_val=None, y_val=None,
@@ -143,16 +156,45 @@ def bounds_table(estimator, X, y, *, param="sigma", values=None, X_val=None, y_v
         ``'estimate_time'`` (seconds of the estimates), ``'n_trainings'`` (SVMs trained for
         that row: 1 plus the leave-one-out retrainings).
     """
+    return run_to_end(_bounds_table_steps(
+        estimator, X, y, param=param, values=values, X_val=X_val, y_val=y_val, X_test=X_test,
+        y_test=y_test, loo=loo, callback=callback, regularization=regularization))
+
+
+def _bounds_table_steps(estimator, X, y, *, param="sigma", values=None, X_val=None, y_val=None,
+                        X_test=None, y_test=None, loo=False, callback=None,
+                        regularization=DEFAULT_ETA):
+    """:func:`bounds_table` as a generator (same parameters, same result): it yields None after
+    each fit and each leave-one-out retraining and, with ``loo``, partial tables to draw: every
+    value's row without leave-one-out (``'loo'`` NaN) once they are fitted, then after each
+    value's leave-one-out but the last, the table with the leave-one-out done so far.
+
+    The fits come first, each warm-started from the previous one as in :func:`bounds_table`,
+    then the leave-one-out of each value's model, in order: the numbers are the same as
+    fitting and leaving out value by value, and the callback is still called after each value
+    whose row is complete.
+    """
     v, y_arr, eta = _check_table_args(estimator, y, param, values, X_val, y_val, X_test, y_test,
                                       loo, regularization)
     check_param("callback", callback, CALLBACK, "bounds_table")
     report = progress_caller(callback)
-    rows = []
+    rows, models = [], []
     coef_prev = None
     for i, value in enumerate(v):
-        row, coef_prev = _table_row(estimator, X, y_arr, param, value, coef_prev, eta,
-                                    (X_val, y_val), (X_test, y_test), loo)
+        row, coef_prev, model = _table_row(estimator, X, y_arr, param, value, coef_prev, eta,
+                                           (X_val, y_val), (X_test, y_test))
         rows.append(row)
-        if report(dict(row, iteration=i)):
+        models.append(model)
+        yield None
+        if not loo and report(dict(row, iteration=i)):
             break
-    return {k: np.array([r[k] for r in rows]) for k in rows[0]}
+    if loo:
+        yield _table(rows, partial=True)
+        for i, (row, model) in enumerate(zip(rows, models)):
+            yield from _table_loo(row, model, X, y_arr)
+            if report(dict(row, iteration=i)):
+                rows = rows[:i + 1]
+                break
+            if i + 1 < len(rows):
+                yield _table(rows, partial=True)
+    return _table(rows)

@@ -364,6 +364,41 @@ def test_bounds_table_refits_in_order_with_warm_starts(moons):
     assert "test_error" not in tabC and "loo" not in tabC
 
 
+def test_bounds_table_in_steps_fills_the_leave_one_out_value_by_value(moons):
+    """The steps a dashboard draws (_bounds_table_steps): every value's row without the
+    leave-one-out first, then its column filled in order; the fits are those of a table
+    without it, and the end is bounds_table's result."""
+    from kernelnb.model_selection._tables import _bounds_table_steps
+
+    X, y = moons
+    values = [0.3, 0.6, 1.2]
+    kw = dict(param="sigma", values=values, X_test=X[:30], y_test=y[:30])
+    plain = bounds_table(SVC(C=2.0, tol=1e-6), X, y, **kw)
+    out = list(_bounds_table_steps(SVC(C=2.0, tol=1e-6), X, y, loo=True, **kw))
+    tables = [t for t in out if t is not None]
+    done = [int(np.sum(~np.isnan(t["loo"]))) for t in tables]
+    assert done == [0, 1, 2]                     # the whole chart, then one value at a time
+    steps = _bounds_table_steps(SVC(C=2.0, tol=1e-6), X, y, loo=True, **kw)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as end:
+            full = end.value
+            break
+    for t in tables:
+        np.testing.assert_array_equal(t["loo"][:2][~np.isnan(t["loo"][:2])],
+                                      full["loo"][:2][~np.isnan(t["loo"][:2])])
+    for key in (*ESTIMATE_NAMES, "test_error", "n_sv", "R2", "w2"):
+        np.testing.assert_array_equal(full[key], plain[key], err_msg=key)
+        np.testing.assert_array_equal(tables[0][key], plain[key], err_msg=key)
+    for k, s in enumerate(values):               # each row's leave-one-out: that fit's
+        assert full["loo"][k] == pytest.approx(
+            loo_error(SVC(C=2.0, sigma=s, tol=1e-6).fit(X, y), X, y).error, abs=1 / 60)
+    with_loo = bounds_table(SVC(C=2.0, tol=1e-6), X, y, loo=True, **kw)
+    np.testing.assert_array_equal(with_loo["loo"], full["loo"])
+    np.testing.assert_array_equal(with_loo["n_trainings"], full["n_trainings"])
+
+
 def test_bounds_table_callback_stops(moons):
     X, y = moons
     seen = []

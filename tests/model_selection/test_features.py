@@ -360,3 +360,32 @@ def test_forward_selection_finds_the_relevant_pair_of_the_nonlinear_toy():
     assert stop.n_iter_ == 1 and stop.support_.sum() == 1
     with pytest.raises(ValueError, match="n_features_to_select"):
         ForwardSpanSelector(n_features_to_select=13).fit(X, y)
+
+
+def test_the_fits_in_steps_yield_each_stage_in_order_and_end_as_fit_does(linear_small):
+    """ScalingSelector._fit_steps (what a dashboard draws stage by stage) yields each stage's
+    record of history_ as it ends, in the planned order, and leaves the selector as fit does;
+    ForwardSpanSelector._fit_steps pauses after each SVM and yields each step's record."""
+    from kernelnb.model_selection import ForwardSpanSelector
+
+    X, y = linear_small
+    whole = ScalingSelector(n_features_to_select=3, schedule="half", max_iter=5).fit(X, y)
+    stepped = ScalingSelector(n_features_to_select=3, schedule="half", max_iter=5)
+    recs = list(stepped._fit_steps(X, y))
+    assert [r["features"].size for r in recs] == stepped.planned_sizes(24)[:-1]
+    assert all(r is h for r, h in zip(recs, stepped.history_)) and len(stepped.history_) == \
+        len(recs) + 1
+    assert all(r["removed"].size > 0 for r in recs)
+    np.testing.assert_array_equal(stepped.scales_, whole.scales_)
+    np.testing.assert_array_equal(stepped.support_, whole.support_)
+    assert [h["criterion"] for h in stepped.history_] == [h["criterion"] for h in whole.history_]
+    assert stepped.fit_time_ > 0 and stepped.n_trainings_ == whole.n_trainings_
+
+    whole = ForwardSpanSelector(n_features_to_select=3).fit(X[:, :8], y)
+    stepped = ForwardSpanSelector(n_features_to_select=3)
+    out = list(stepped._fit_steps(X[:, :8], y))
+    recs = [r for r in out if r is not None]
+    assert out.count(None) == 8 + 7 + 6                   # a pause after each SVM
+    assert [r["iteration"] for r in recs] == [0, 1]       # the last step ends the fit
+    np.testing.assert_array_equal(stepped.order_, whole.order_)
+    np.testing.assert_array_equal(stepped.history_[1]["span"], whole.history_[1]["span"])
