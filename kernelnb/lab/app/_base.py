@@ -12,6 +12,20 @@ figures (``self.figures``, main chart first) and two methods:
 it directly. An exception becomes a readable message in the ``kernelnb-error`` widget while the
 figures keep their last good state, and the dashboard keeps answering.
 
+Partial results. A dashboard whose work can take seconds defines ``_steps(params)`` instead of
+``_compute``: a generator that yields ``None`` where the work may pause, or a partial result
+(one ``_render`` draws: the first points of a curve, the repeats done so far), and returns the
+complete result. Called from Python, :meth:`Dashboard.update` runs it to the end and draws the
+complete result only, so its numbers are those of the unchanged computation. When a control
+moves in a kernel (a page, a notebook), the update draws the first partial result and returns;
+the rest runs as an asyncio task on the kernel's event loop, a slice of steps at a time, drawing
+the latest partial result every :attr:`Dashboard.partial_every_s` and the complete one at the
+end (:attr:`Dashboard.pending` is that task). Between slices the kernel reads its messages, so a
+control moved meanwhile is handled at once: its update closes the unfinished work (the figures
+then show the new setting's results only). Widget messages leave the kernel as they are made,
+during an update as after it; what a page cannot do is send the kernel a new control value
+before the update running returns, hence the slices.
+
 Server-side limits. The browser keeps a slider inside its ``min``/``max``, but a page can send any
 widget state (``set_state({"max": 10**9, "value": 10**9})``). So when a dashboard is built, the
 limits each control declares are recorded (:meth:`Dashboard._declare_limits`): ``min``/``max``
@@ -33,6 +47,7 @@ refusal then speaks that language, numbers included (``0,5`` in French).
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
 import dataclasses
@@ -48,6 +63,7 @@ import typing
 import ipywidgets as widgets
 from plotly.basedatatypes import BaseFigure
 
+from ..._callbacks import run_to_end
 from ..._threads import blas_single_thread
 from .. import i18n
 from ..i18n import N_, _
@@ -302,6 +318,31 @@ def num(value, spec=""):
     return i18n.number(value, spec)
 
 
+def _running_loop():
+    """The asyncio loop running in this thread (a kernel's), or None (a script, a test)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _advance(steps, until, stop_at_partial=False):
+    """Run ``steps`` until the clock ``until`` (``time.perf_counter``), its end or, with
+    ``stop_at_partial``, its first partial result: ``(done, result, latest partial or None)``."""
+    partial = None
+    while True:
+        try:
+            out = next(steps)
+        except StopIteration as stop:
+            return True, stop.value, partial
+        if out is not None:
+            partial = out
+            if stop_at_partial:
+                return False, None, partial
+        if time.perf_counter() >= until:
+            return False, None, partial
+
+
 class Dashboard:
     """Base class of the dashboards (see the module docstring).
 
@@ -337,7 +378,12 @@ class Dashboard:
     progress : ipywidgets.FloatProgress
         Shown while long work runs.
     last_stats : dict
-        What the last successful :meth:`update` returned.
+        What the last successful :meth:`update` returned, or the numbers of the partial result
+        drawn last while :attr:`pending` runs (with ``partial=True``).
+    pending : asyncio.Task or None
+        In a kernel, the task that finishes the update a control started (partial results,
+        then the complete one); None when no work is left. Awaiting it waits for the
+        complete result.
     """
 
     #: What the gallery shows and links (read from the source by :mod:`kernelnb.lab.app.gallery`,
@@ -361,6 +407,18 @@ class Dashboard:
     #: Seconds of work one update may take where the work is long (see :meth:`check_time`); a
     #: class attribute, changed per instance by tests or a teacher's notebook.
     time_budget_s: float = 25.0
+    #: Seconds between two drawings of partial results (``_steps``), in a kernel.
+    partial_every_s: float = 0.4
+    #: Seconds of steps the update itself runs, in a kernel, before it draws what it has and
+    #: leaves the rest to :attr:`pending` (a partial result drawn ends it sooner).
+    first_slice_s: float = 0.3
+    #: Seconds of steps between two pauses of the task that finishes an update in a kernel.
+    slice_s: float = 0.05
+    #: The pause itself: a timer rather than ``asyncio.sleep(0)``, which is not always enough
+    #: for ipykernel to read its shell socket (measured with ipykernel 7.4, a chain of 0.3 s
+    #: steps with ``sleep(0)`` between them: a control moved meanwhile was handled only after
+    #: the chain's end; with 1 ms pauses, after the step under way).
+    PAUSE_S = 0.002
     #: Constructor arguments of the dashboard its lessons are checked on, by the tests and the
     #: book (a coarser chart grid, fewer repeats: the lessons are about the numbers, not the
     #: picture); see :func:`kernelnb.lab.app._lessons.lesson_app`.
@@ -430,6 +488,8 @@ class Dashboard:
         self._accepted: dict = {}
         self._changing: set = set()
         self._deadline = math.inf
+        self.pending = None
+        self._steps_open = None
         with i18n.language(i18n.SOURCE_LANGUAGE):     # built in English: the msgids
             self._build()
             for name, w in self.controls.items():
@@ -459,6 +519,13 @@ class Dashboard:
     def _compute(self, params):
         """Do the work for ``params`` (a dict of every control's value); return a result."""
         raise NotImplementedError
+
+    def _steps(self, params):
+        """The work for ``params`` as a generator (see the module docstring): it yields ``None``
+        where the work may pause or a partial result to draw, and returns the complete result.
+        The default runs :meth:`_compute` in one step."""
+        return self._compute(params)
+        yield  # noqa: B901 - unreachable: it makes this method a generator
 
     def _render(self, result):
         """Apply ``result`` to the figures (inside ``batch_update``); return the stats dict."""
@@ -907,7 +974,7 @@ class Dashboard:
         if self._hold:
             return
         name = next((k for k, w in self.controls.items() if w is change["owner"]), None)
-        self.update(_changed=name)
+        self.update(_changed=name, _progressive=True)
 
     def report_progress(self, fraction, text=""):
         """Move the progress bar (``fraction`` in [0, 1]) and show ``text`` under it."""
@@ -956,7 +1023,7 @@ class Dashboard:
         return f"{notes}<table>{''.join(rows)}</table>{extra}{details}{lesson}"
 
     @speaks
-    def update(self, raise_errors=False, _changed=None, **params):
+    def update(self, raise_errors=False, _changed=None, _progressive=False, **params):
         """Recompute and redraw for the given parameters (others keep their control's value).
 
         Parameters
@@ -971,8 +1038,13 @@ class Dashboard:
         -------
         dict
             The numbers shown in the readout, or ``{'error': message}`` when the update failed.
+            Called from Python the update is complete when it returns; moved by a control in a
+            kernel, a dashboard that draws partial results returns those of the first one
+            (``partial=True``) and finishes in :attr:`pending`.
         """
+        self.stop_pending()
         unknown = sorted(set(params) - set(self.controls))
+        values = None
         try:
             if unknown:
                 raise ValueError(_("unknown parameter(s) {unknown} for {name}; valid: {valid}")
@@ -985,42 +1057,128 @@ class Dashboard:
             values = self._adjust(values, given)
             self._set_controls(values)
             t0 = time.perf_counter()
-            # Dashboards solve small problems: a multi-threaded BLAS pool costs more than it gives
-            # (SVC.decision_function on a 100 x 100 grid: 51 ms with it, 19 ms without, measured
-            # on 2 busy cores); kernelnb's Cython cores use their own OpenMP threads anyway.
-            with blas_single_thread():
-                result = self._compute(values)
-            with contextlib.ExitStack() as stack:
-                for fig in self.figures:
-                    stack.enter_context(fig.batch_update())
-                stats = self._render(result)
-            stats["update_ms"] = 1e3 * (time.perf_counter() - t0)
-            stats["regime"] = tuple(self.regime(values, stats))
+            steps = self._steps(values)
+            loop = _running_loop() if _progressive else None
+            if loop is None:
+                # Dashboards solve small problems: a multi-threaded BLAS pool costs more than it
+                # gives (SVC.decision_function on a 100 x 100 grid: 51 ms with it, 19 ms without,
+                # measured on 2 busy cores); kernelnb's Cython cores use their own OpenMP
+                # threads anyway.
+                with blas_single_thread():
+                    result = run_to_end(steps)
+                return self._draw(result, values, t0)
+            return self._start_steps(loop, steps, values, t0)
         except Exception as exc:  # noqa: BLE001 - every error is shown, the dashboard lives on
-            self._deadline = math.inf
-            msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            if isinstance(exc, MemoryError):
-                msg = self.memory_message(values if "values" in locals() else params, exc)
-            elif not isinstance(exc, (ValueError, TypeError, FileNotFoundError,
-                                      TimeBudgetExceeded)):
-                tb = traceback.extract_tb(exc.__traceback__)
-                if tb:
-                    where = tb[-1].filename.rsplit("/", 1)[-1]
-                    msg += f" (in {tb[-1].name}, {where}:{tb[-1].lineno})"
-            self.show_error(msg)
+            msg = self._failed(exc, values if values is not None else params)
             if raise_errors:
                 raise
             return {"error": msg}
+
+    def _failed(self, exc, values):
+        """Show the error ``exc`` of an update of ``values`` (the figures keep their state);
+        returns the message."""
+        self._deadline = math.inf
+        msg = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if isinstance(exc, MemoryError):
+            msg = self.memory_message(values, exc)
+        elif not isinstance(exc, (ValueError, TypeError, FileNotFoundError,
+                                  TimeBudgetExceeded)):
+            tb = traceback.extract_tb(exc.__traceback__)
+            if tb:
+                where = tb[-1].filename.rsplit("/", 1)[-1]
+                msg += f" (in {tb[-1].name}, {where}:{tb[-1].lineno})"
+        self.show_error(msg)
+        return msg
+
+    def _draw(self, result, values, t0, partial=False):
+        """Draw ``result`` (inside every figure's ``batch_update``) and the readout; returns the
+        stats. A complete result also gets its regime notes, the synced figure state, the
+        page's address and :attr:`last_stats`."""
+        with contextlib.ExitStack() as stack:
+            for fig in self.figures:
+                stack.enter_context(fig.batch_update())
+            stats = self._render(result)
+        stats["update_ms"] = 1e3 * (time.perf_counter() - t0)
+        stats["regime"] = () if partial else tuple(self.regime(values, stats))
+        if partial:
+            stats["partial"] = True
         # a warning of work that stopped short (e.g. at the time budget) stays on show
         self.show_error(stats.pop("_warning", "") or "")
         self.stats.value = self._format_stats(stats)
-        self.sync_figures()
         self.last_stats = stats
-        if hasattr(self, "url"):       # the page's address follows the setting
-            self.url.query = self.url_query()
-            self._sync_clicks()
-        self._deadline = math.inf
+        if not partial:
+            self.sync_figures()
+            if hasattr(self, "url"):       # the page's address follows the setting
+                self.url.query = self.url_query()
+                self._sync_clicks()
+            self._deadline = math.inf
         return stats
+
+    def _start_steps(self, loop, steps, values, t0):
+        """In a kernel: run ``steps`` for :attr:`first_slice_s` (or to their first partial
+        result), draw what there is, and leave the rest to a task (:attr:`pending`)."""
+        with blas_single_thread():
+            done, result, partial = _advance(steps, time.perf_counter() + self.first_slice_s,
+                                             stop_at_partial=True)
+        if done:
+            return self._draw(result, values, t0)
+        try:
+            stats = (self._draw(partial, values, t0, partial=True) if partial is not None
+                     else {"partial": True})
+        except BaseException:
+            steps.close()
+            raise
+        self._steps_open = steps
+        self.pending = loop.create_task(self._finish_steps(steps, values, t0))
+        return stats
+
+    async def _finish_steps(self, steps, values, t0):
+        """The rest of a stepwise update: slices of steps with pauses between them (the kernel
+        reads its messages there), the latest partial result drawn every
+        :attr:`partial_every_s`, then the complete result."""
+        drawn = time.perf_counter()
+        latest = None
+        try:
+            while True:
+                await asyncio.sleep(self.PAUSE_S)
+                with self.speaking(), blas_single_thread():
+                    done, result, partial = _advance(steps, time.perf_counter() + self.slice_s)
+                    if done:
+                        self._steps_open = None
+                        self._draw(result, values, t0)
+                        return
+                    latest = partial if partial is not None else latest
+                    if latest is not None and time.perf_counter() - drawn >= self.partial_every_s:
+                        self._draw(latest, values, t0, partial=True)
+                        drawn, latest = time.perf_counter(), None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - shown as an update's error would be
+            self._steps_open = None
+            steps.close()
+            with self.speaking():
+                self._failed(exc, values)
+        finally:
+            if self.pending is asyncio.current_task():
+                self.pending = None
+
+    def stop_pending(self):
+        """Stop the unfinished work of the last update (:attr:`pending`), if any: its steps
+        are closed (their progress bar hidden) and nothing more of it is drawn.
+
+        Returns
+        -------
+        bool
+            Whether there was unfinished work.
+        """
+        task, steps = self.pending, self._steps_open
+        self.pending = self._steps_open = None
+        if task is not None and not task.done():
+            task.cancel()
+        if steps is not None:
+            steps.close()
+        self._deadline = math.inf
+        return steps is not None
 
     def sync_figures(self):
         """Copy each figure's Python-side state into its synced widget state.

@@ -7,7 +7,8 @@ Wahba's approximate bound (thesis section 3.1: every point Jaakkola-Haussler cou
 1 to it, so it never lies below that count), SV fraction, training error; the exact leave-one-out
 error on request) and the true test error over 15 values around the current one
 (:func:`kernelnb.model_selection.bounds_table`, each fit warm-started from the previous), with the
-current value marked. On the toys a second chart shows
+current value marked; the exact leave-one-out curve is filled value by value while the rest is
+on show. On the toys a second chart shows
 the data, the boundary and each support vector's span S_p^2 (colour), crossed where the span
 rule predicts a leave-one-out error. (Chapelle's thesis ch. 3-4, Figs 3.4/3.5.)
 """
@@ -23,8 +24,9 @@ import plotly.graph_objects as go
 from ._plotly import FigureWidget
 
 from ...datasets import TOY_DATASETS, UCI_DATASETS, make_toy
-from ...model_selection import bounds_table, estimate_all
-from ...model_selection._estimates import _Problem, _span_errors
+from ...model_selection import estimate_all
+from ...model_selection._estimates import _loo_steps, _Problem, _span_errors
+from ...model_selection._tables import _bounds_table_steps
 from ...svm import SVC
 from ..viz import plane_bounds
 from ..i18n import N_, _, ngettext
@@ -325,7 +327,7 @@ class BoundsExplorer(Dashboard):
         lv = np.log10(float(value))
         return 10.0 ** np.linspace(lv - HALF_DECADES, lv + HALF_DECADES, N_GRID)
 
-    def _compute(self, p):
+    def _steps(self, p):
         C, sigma, axis = p["C"], p["sigma"], p["axis"]
         if not (isinstance(C, (int, float)) and np.isfinite(C) and C > 0):
             raise ValueError(_("{name} must be a positive number, got {value}").format(
@@ -341,8 +343,12 @@ class BoundsExplorer(Dashboard):
                 name="margin", a="'l1'", b="'l2'", value=repr(p["margin"])))
         (X, y), (Xt, yt) = self._data(p)
         model = SVC(C=float(C), sigma=float(sigma), margin=p["margin"], tol=1e-3).fit(X, y)
-        current = estimate_all(model, X, y, loo=bool(p["loo"]))
+        # the current model's estimates; its leave-one-out (retrainings) once the chart is drawn
+        current = estimate_all(model, X, y)
         current["test_error"] = float(np.mean(model.predict(Xt) != yt))
+        out = dict(p=p, current=current, model=model, X=X, y=y)
+        if X.shape[1] == 2:
+            out["plane"] = self._plane(model, X, y)
         key = (self._data_key, p["margin"], axis, float(C), float(sigma), bool(p["loo"]))
         if self._table_cache[0] == key:
             table, table_ms = self._table_cache[1]
@@ -352,21 +358,46 @@ class BoundsExplorer(Dashboard):
             t0 = time.perf_counter()
             with self.busy(_("{n} SVMs along {axis}…").format(
                     n=N_GRID, axis="σ" if axis == "sigma" else "C")):
-                table = bounds_table(
+                steps = _bounds_table_steps(
                     template, X, y, param=axis, values=values, X_test=Xt, y_test=yt,
                     loo=bool(p["loo"]),
                     callback=lambda info: self._table_progress(info["iteration"]))
+                table = yield from self._partial_tables(steps, out, t0)
             table_ms = 1e3 * (time.perf_counter() - t0)
             self._table_cache = (key, (table, table_ms))
-        out = dict(p=p, table=table, current=current, model=model, X=X, y=y,
-                   table_ms=table_ms)
-        if X.shape[1] == 2:
-            out["plane"] = self._plane(model, X, y)
-        return out
+        if p["loo"] and "loo" not in current:
+            yield from self._current_loo(current, model, X, y)
+        return dict(out, table=table, table_ms=table_ms)
+
+    def _partial_tables(self, steps, out, t0):
+        """Relay ``_bounds_table_steps``: its pauses, and each partial table (its leave-one-out
+        curve filled so far) as a result to draw, the current model's leave-one-out computed
+        after the first; returns the complete table."""
+        current = out["current"]
+        while True:
+            try:
+                table = next(steps)
+            except StopIteration as end:
+                return end.value
+            if table is None:
+                yield None
+                continue
+            yield dict(out, table=table, current=dict(current),
+                       table_ms=1e3 * (time.perf_counter() - t0))
+            if out["p"]["loo"] and "loo" not in current:
+                yield from self._current_loo(current, out["model"], out["X"], out["y"])
+
+    @staticmethod
+    def _current_loo(current, model, X, y):
+        """The exact leave-one-out of the current model into ``current`` (what ``estimate_all``
+        with ``loo=True`` adds), one retraining per step."""
+        res = yield from _loo_steps(model, X, y)
+        current.update(loo=res.error, loo_trainings=res.n_trainings)
 
     def _table_progress(self, i):
         """Callback of ``bounds_table``: the progress bar, and the time budget (one row, up to n
-        SVMs with the exact leave-one-out, is the unit of work)."""
+        SVMs with the exact leave-one-out, is the unit of work; with it a row is complete once
+        every value's SVM is fitted and the row's leave-one-out done)."""
         self.report_progress((i + 1) / N_GRID, _("{i} / {n} values").format(i=i + 1, n=N_GRID))
         if i + 1 < N_GRID:
             self.check_time(_("the chart of {n} values (after {i})").format(n=N_GRID, i=i + 1))

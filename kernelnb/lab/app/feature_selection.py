@@ -7,11 +7,12 @@ pixel, RBF kernel). Every change of a control, or the Run button, runs
 :class:`kernelnb.model_selection.ScalingSelector`: the bar chart of the factors moves at every
 evaluation of ``R^2/M^2`` (relevant features in colour on the toys; on the digits the factors are
 also drawn as the 8x8 map), beside the criterion and the test error against the evaluations and
-the elimination curve (test error against the number of features kept). The method drop-down
-also offers :class:`kernelnb.model_selection.ForwardSpanSelector`, forward selection on the span
-estimate (thesis §5.1.4): the bars are then each feature's span estimate alone and the curve the
-test error and span estimate of the SVM after each feature added. Its third method applies
-the same bound to a generative model's parameters (thesis §5.3): on the two moons,
+the elimination curve (test error against the number of features kept); in a kernel each stage
+(or each step of the forward selection) is drawn as it ends, while the rest runs. The method
+drop-down also offers :class:`kernelnb.model_selection.ForwardSpanSelector`, forward selection on
+the span estimate (thesis §5.1.4): the bars are then each feature's span estimate alone and the
+curve the test error and span estimate of the SVM after each feature added. Its third method
+applies the same bound to a generative model's parameters (thesis §5.3): on the two moons,
 :class:`kernelnb.model_selection.FisherKernelSVC` with the mixture's means chosen by maximum
 likelihood beside the same with the means moved to minimise ``R^2/M^2``; the chart shows the
 points, both sets of means and both decision boundaries, and the bound along the tuning.
@@ -276,7 +277,8 @@ class FeatureSelection(Dashboard):
         self.run_button = widgets.Button(description=_("Run"), icon="play",
                                          button_style="primary",
                                          layout=widgets.Layout(width="120px"))
-        self.run_button.on_click(lambda _b: self.run())
+        # a click, as a control's move, draws each stage while the rest runs
+        self.run_button.on_click(lambda _b: self.update(_progressive=True))
 
         bars = go.Figure()
         hover = _("feature %{x}: s = %{y:.3g}") + "<extra></extra>"
@@ -487,7 +489,8 @@ class FeatureSelection(Dashboard):
 
     @speaks
     def run(self):
-        """Run the selection again with the current controls (the Run button)."""
+        """Run the selection again with the current controls (what the Run button does; from
+        Python, complete when it returns)."""
         return self.update()
 
     def _live(self, rec, Xt, yt, relevant, sizes, trace):
@@ -508,7 +511,7 @@ class FeatureSelection(Dashboard):
         # past the time budget the selector stops with the state reached (stopped_)
         return False if self.time_left() <= 0 else None
 
-    def _compute(self, p):
+    def _steps(self, p):
         if p["method"] not in METHODS:
             raise ValueError(_("{name} must be one of {names}, got {value}").format(
                 name="method", names=sorted(METHODS), value=repr(p["method"])))
@@ -521,7 +524,7 @@ class FeatureSelection(Dashboard):
             raise ValueError(_("n_keep must be between 1 and {d} for this data set, got "
                                "{value}").format(d=d, value=p["n_keep"]))
         if p["method"] == "forward":
-            return self._compute_forward(p, X, y, Xt, yt)
+            return (yield from self._forward_steps(p, X, y, Xt, yt))
         est = self._estimator(name, p["C"])
         relevant = _RELEVANT[name]
         trace = []
@@ -529,19 +532,23 @@ class FeatureSelection(Dashboard):
                               max_iter=int(p["max_iter"]))
         sizes = sel.planned_sizes(d)
         sel.set_params(callback=lambda r: self._live(r, Xt, yt, relevant, sizes, trace))
+        plain = self._estimator(name, p["C"]).fit(X, y)
+        test_error_all = float(np.mean(plain.predict(Xt) != yt))
+        curve = []                           # per stage: features, its SVM's test error
         t0 = time.perf_counter()
         with self.busy(_("optimising the scaling factors…")):
-            sel.fit(X, y)
+            for rec in sel._fit_steps(X, y):       # one record per stage
+                curve.append(self._stage_point(rec, Xt, yt))
+                kept = np.setdiff1d(rec["features"], rec["removed"])
+                # the stage drawn: its factors, the features it keeps, the curves so far
+                yield self._scaling_result(
+                    p, sel, trace, curve, kept, relevant, None, "", test_error_all, None,
+                    time.perf_counter() - t0,
+                    final=np.where(np.isin(np.arange(d), kept), rec["scales"], 0.0))
         run_s = time.perf_counter() - t0
-        plain = self._estimator(name, p["C"]).fit(X, y)
-        curve = []
-        for h in sel.history_:
-            m = h["estimator"]
-            e = np.mean(m.predict(ScalingSelector.inputs_of(m, Xt, h["features"], h["scales"])) != yt)
-            curve.append((len(h["features"]), float(e)))
-        path = self._tune_path(X, y, Xt, yt, p["C"]) if p.get("tune_path") else None
+        curve.append(self._stage_point(sel.history_[-1], Xt, yt))
+        path = (yield from self._tune_path(X, y, Xt, yt, p["C"])) if p.get("tune_path") else None
         kept = sel.get_support(indices=True)
-        stage_ends = np.cumsum([h["n_evaluations"] for h in sel.history_])
         warning = ""
         if getattr(sel, "stopped_", False) or (path is not None and path["stopped"]):
             warning = self.budget_message(_("the selection") if sel.stopped_
@@ -549,20 +556,41 @@ class FeatureSelection(Dashboard):
             if sel.stopped_:
                 warning += "; " + _("drawn: the state reached, {k} features kept").format(
                     k=len(kept))
-        return dict(p=p, sel=sel, trace=np.array(trace), curve=np.array(curve), kept=kept, path=path,
-                    relevant=relevant, stage_ends=stage_ends, warning=warning, stats=dict(
-                        kept=kept, kept_text=", ".join(str(i) for i in kept[:20])
-                        + (" …" if len(kept) > 20 else ""),
-                        n_relevant_kept=int(np.isin(kept, relevant).sum()) if len(relevant) else None,
-                        test_error_all=float(np.mean(plain.predict(Xt) != yt)),
-                        test_error_scaled=curve[0][1],
-                        test_error_final=float(np.mean(sel.predict(Xt) != yt)),
-                        criterion_start=float(sel.history_[0]["criterion_start"]),
-                        criterion_end=float(sel.history_[-1]["criterion"]),
-                        n_evaluations=int(len(trace)), n_trainings=int(sel.n_trainings_),
-                        run_s=run_s))
+        return self._scaling_result(p, sel, trace, curve, kept, relevant, path, warning,
+                                    test_error_all, float(np.mean(sel.predict(Xt) != yt)), run_s,
+                                    final=sel.scales_)
 
-    def _compute_forward(self, p, X, y, Xt, yt):
+    @staticmethod
+    def _stage_point(rec, Xt, yt):
+        """The elimination curve's point of a stage: its number of features and the test error
+        of its SVM."""
+        m = rec["estimator"]
+        e = np.mean(m.predict(ScalingSelector.inputs_of(m, Xt, rec["features"], rec["scales"]))
+                    != yt)
+        return len(rec["features"]), float(e)
+
+    @staticmethod
+    def _scaling_result(p, sel, trace, curve, kept, relevant, path, warning, test_error_all,
+                        test_error_final, run_s, final):
+        """What ``_render`` draws of the scaling factors, complete or after a stage (then
+        without ``test_error_final``; ``final``: the factors of the features kept)."""
+        stats = dict(kept=kept, kept_text=", ".join(str(i) for i in kept[:20])
+                     + (" …" if len(kept) > 20 else ""),
+                     n_relevant_kept=int(np.isin(kept, relevant).sum()) if len(relevant)
+                     else None,
+                     test_error_all=test_error_all, test_error_scaled=curve[0][1],
+                     criterion_start=float(sel.history_[0]["criterion_start"]),
+                     criterion_end=float(sel.history_[-1]["criterion"]),
+                     n_evaluations=int(len(trace)), n_trainings=int(sel.n_trainings_),
+                     run_s=run_s)
+        if test_error_final is not None:
+            stats["test_error_final"] = test_error_final
+        return dict(p=p, sel=sel, trace=np.array(trace), curve=np.array(curve), kept=kept,
+                    path=path, relevant=relevant, final=final, warning=warning,
+                    stage_ends=np.cumsum([h["n_evaluations"] for h in sel.history_]),
+                    stats=stats)
+
+    def _forward_steps(self, p, X, y, Xt, yt):
         """Forward selection on the span estimate (ForwardSpanSelector), step by step."""
         name, d, k = p["dataset"], X.shape[1], int(p["n_keep"])
         relevant = _RELEVANT[name]
@@ -576,19 +604,22 @@ class FeatureSelection(Dashboard):
 
         sel = ForwardSpanSelector(self._estimator(name, p["C"]), n_features_to_select=k,
                                   callback=step)
+        plain = self._estimator(name, p["C"]).fit(X, y)
+        test_error_all = float(np.mean(plain.predict(Xt) != yt))
+        curve = []                      # the SVM chosen at each step: its test error and span
         t0 = time.perf_counter()
         with self.busy(_("forward selection: {d} SVMs for the first feature…").format(d=d)):
-            sel.fit(X, y)
+            for rec in sel._fit_steps(X, y):
+                if rec is None:
+                    yield None
+                    continue
+                curve.append(self._forward_point(rec, Xt, yt))
+                yield self._forward_result(p, sel, curve, relevant, None, "", test_error_all,
+                                           None, time.perf_counter() - t0)
         run_s = time.perf_counter() - t0
-        plain = self._estimator(name, p["C"]).fit(X, y)
+        curve += [self._forward_point(h, Xt, yt) for h in sel.history_[len(curve):]]
+        path = (yield from self._tune_path(X, y, Xt, yt, p["C"])) if p.get("tune_path") else None
         order = sel.order_
-        curve = []                      # the SVM chosen at each step: its test error and span
-        for i, h in enumerate(sel.history_):
-            feats = order[:i + 1]                    # the columns of the step's SVM, in order
-            m = h["estimator"]
-            curve.append((i + 1, float(np.mean(m.predict(Xt[:, feats]) != yt)),
-                          float(h["span"][h["candidates"] == h["added"]][0])))
-        path = self._tune_path(X, y, Xt, yt, p["C"]) if p.get("tune_path") else None
         stopped = len(order) < k
         warning = ""
         if stopped or (path is not None and path["stopped"]):
@@ -596,19 +627,36 @@ class FeatureSelection(Dashboard):
                                           else _("the (C, σ) tuning"))
             if stopped:
                 warning += "; " + _("drawn: the {k} features chosen so far").format(k=len(order))
+        return self._forward_result(p, sel, curve, relevant, path, warning, test_error_all,
+                                    float(np.mean(sel.predict(Xt) != yt)), run_s)
+
+    @staticmethod
+    def _forward_point(rec, Xt, yt):
+        """The curve's point of a forward step: features chosen, the test error of the step's
+        SVM (on the columns chosen, in the order added) and its span estimate."""
+        feats = np.r_[rec["selected"], rec["added"]].astype(int)
+        return (feats.size, float(np.mean(rec["estimator"].predict(Xt[:, feats]) != yt)),
+                float(rec["span"][rec["candidates"] == rec["added"]][0]))
+
+    @staticmethod
+    def _forward_result(p, sel, curve, relevant, path, warning, test_error_all,
+                        test_error_final, run_s):
+        """What ``_render_forward`` draws, complete or after a step (then without
+        ``test_error_final``)."""
+        order = np.array([h["added"] for h in sel.history_], dtype=int)
         first = sel.history_[0]
-        spans = np.full(d, np.nan)
+        spans = np.full(sel.n_features_in_, np.nan)
         spans[first["candidates"]] = first["span"]
+        stats = dict(kept=order, kept_text=", ".join(str(i) for i in order[:20])
+                     + (" …" if len(order) > 20 else ""),
+                     n_relevant_kept=int(np.isin(order, relevant).sum()) if len(relevant)
+                     else None,
+                     test_error_all=test_error_all, span_final=curve[-1][2],
+                     n_trainings=int(sel.n_trainings_), run_s=run_s)
+        if test_error_final is not None:
+            stats["test_error_final"] = test_error_final
         return dict(p=p, sel=sel, curve=np.array(curve), kept=order, path=path,
-                    relevant=relevant, spans=spans, warning=warning, stats=dict(
-                        kept=order, kept_text=", ".join(str(i) for i in order[:20])
-                        + (" …" if len(order) > 20 else ""),
-                        n_relevant_kept=int(np.isin(order, relevant).sum()) if len(relevant)
-                        else None,
-                        test_error_all=float(np.mean(plain.predict(Xt) != yt)),
-                        test_error_final=float(np.mean(sel.predict(Xt) != yt)),
-                        span_final=curve[-1][2], n_trainings=int(sel.n_trainings_),
-                        run_s=run_s))
+                    relevant=relevant, spans=spans, warning=warning, stats=stats)
 
     #: Points per axis of the grid the Fisher mode's decision boundaries are drawn from.
     FISHER_GRID = 80
@@ -669,7 +717,8 @@ class FeatureSelection(Dashboard):
 
     def _tune_path(self, X, y, Xt, yt, C):
         """R²/M² of an RBF SVM (L2 margin, all features) on a coarse (log C, log sigma) grid, and
-        the GradientTuner's path from (C, the 'scale' width) over it."""
+        the GradientTuner's path from (C, the 'scale' width) over it (steps: one per value of
+        the grid, then the descent)."""
         sig0 = float(scale_sigma(X))
         lc = np.linspace(-1.0, 3.0, self.PATH_GRID)
         ls = np.log10(sig0) + np.linspace(-1.0, 1.0, self.PATH_GRID)
@@ -683,6 +732,7 @@ class FeatureSelection(Dashboard):
                     Z[i, j] = criterion_and_gradient(est, X, y, tune=("C",))[0]
                     self.report_progress((i * lc.size + j + 1) / Z.size,
                                          _("map of R²/M² over (C, σ)…"))
+                    yield None
         with self.busy(_("gradient descent on (log C, log σ)…")):
             tuner = GradientTuner(base.set_params(C=float(C), sigma=sig0), tune=("C", "sigma"),
                                   callback=lambda rec: False if self.time_left() <= 0 else None
@@ -747,8 +797,8 @@ class FeatureSelection(Dashboard):
         # the factors after the first optimisation, over all features (at the end the removed
         # ones are 0, which would leave a bar or two on a wide axis), the kept ones starred
         first = sel.history_[0]["scales"]
-        self._draw_factors(first, r["relevant"], kept=r["kept"], final=sel.scales_)
-        d, k = sel.scales_.shape[0], len(r["kept"])
+        self._draw_factors(first, r["relevant"], kept=r["kept"], final=r["final"])
+        d, k = r["final"].shape[0], len(r["kept"])
         schedule = dict((v, label) for label, v in self.controls["schedule"].options)
         self.fig.layout.title.text = _("Scaling factors after optimising all {d}; ★ the {k} kept "
                                        "({schedule})").format(

@@ -19,6 +19,7 @@ import ipywidgets as widgets
 from sklearn.base import BaseEstimator, ClassifierMixin
 from ._plotly import FigureWidget
 from ... import kernels as _k
+from ..._callbacks import run_to_end
 from ...datasets import (TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths,
                         load_fashion_mnist)
 from ...datasets._stratify import stratified_subset
@@ -31,7 +32,7 @@ from ._base import Dashboard, Lesson, TimeBudgetExceeded, log_slider, num, style
 from ._toys import TOY_DESCRIPTIONS, UCI_DESCRIPTIONS, toy_name
 
 __all__ = ["LearningCurves", "CurveEstimator", "ESTIMATORS", "register_estimator",
-           "learning_curve_data", "DATASETS", "training_sizes"]
+           "learning_curve_data", "learning_curve_steps", "DATASETS", "training_sizes"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -333,6 +334,8 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
                         random_state=0, progress=None, params=None, should_stop=None):
     """Train and test errors (and #SV) against training-set size, over repeated random splits.
 
+    The curves of :func:`learning_curve_steps` run to their end.
+
     Parameters
     ----------
     estimators : dict
@@ -365,6 +368,70 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
         Arrays of shape (n_sizes, n_repeats) (fewer of either when stopped); ``n_support`` is
         None for estimators without it; ``stopped`` is False, or True when the time budget cut
         the work short.
+
+    Raises
+    ------
+    TimeoutError
+        When ``should_stop`` answers True before the first training size was fitted.
+    """
+    return run_to_end(learning_curve_steps(
+        estimators, X, y, sizes, n_repeats=n_repeats, test_fraction=test_fraction,
+        random_state=random_state, progress=progress, params=params, should_stop=should_stop))
+
+
+def _curves_so_far(out, sizes, keep_sizes, keep_repeats, stopped):
+    """The curves of the first ``keep_sizes`` sizes and ``keep_repeats`` repeats of ``out``."""
+    cut = {}
+    for label, res in out.items():
+        cut[label] = dict(res, sizes=sizes[:keep_sizes], stopped=stopped)
+        for k in ("train_error", "test_error", "fit_time", "n_support"):
+            if res[k] is not None:
+                cut[label][k] = res[k][:keep_sizes, :keep_repeats].copy()
+    return cut
+
+
+def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
+                         random_state=0, progress=None, params=None, should_stop=None):
+    """:func:`learning_curve_data` one fit at a time, for the dashboard's partial results.
+
+    A generator: it yields None after each fit, and the curves so far (a
+    :func:`learning_curve_data` result with fewer sizes or repeats, ``stopped`` False) after
+    each training size of the first repeat (the curves drawn point by point) and after each
+    later repeat but the last; it returns the complete result, the same numbers as
+    :func:`learning_curve_data` (whose parameters it takes).
+
+    Parameters
+    ----------
+    estimators : dict
+        ``{label: CurveEstimator}``, the estimators compared.
+    X : array-like of shape (n_samples, n_features)
+        The data set.
+    y : array-like of shape (n_samples,)
+        Its labels.
+    sizes : sequence of int
+        Training-set sizes.
+    n_repeats : int, default=5
+        Random splits.
+    test_fraction : float in (0, 1), default=0.3
+        Fraction of the data held out as the test set of each repeat.
+    random_state : int, default=0
+        Seed of the first repeat's split and subsets.
+    progress : callable, optional
+        ``progress(fraction, text)``, called before each fit and at the end.
+    params : dict, optional
+        Passed to every ``CurveEstimator.make``.
+    should_stop : callable ``should_stop() -> bool``, optional
+        Asked before each fit (see :func:`learning_curve_data`).
+
+    Returns
+    -------
+    dict
+        The :func:`learning_curve_data` result (the generator's return value).
+
+    Yields
+    ------
+    None or dict
+        None after a fit that completes no point of the curves; else the curves so far.
 
     Raises
     ------
@@ -424,16 +491,16 @@ def learning_curve_data(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
                 if spec.n_support is not None:
                     res["n_support"][i, r] = spec.n_support(model[-1])
                 done += 1
+                yield None
+            last = r == int(n_repeats) - 1 and i == sizes.size - 1
+            if stop is None and not last and (r == 0 or i == sizes.size - 1):
+                yield _curves_so_far(out, sizes, i + 1 if r == 0 else sizes.size, r + 1, False)
     if stop is not None:
         r, i = stop
         if r == 0 and i == 0:
             raise TimeoutError(_("stopped before the first training size was fitted"))
         keep_sizes, keep_repeats = (sizes.size, r) if r > 0 else (i, 1)
-        for res in out.values():
-            res["sizes"] = sizes[:keep_sizes]
-            for k in ("train_error", "test_error", "fit_time", "n_support"):
-                if res[k] is not None:
-                    res[k] = res[k][:keep_sizes, :keep_repeats]
+        out = _curves_so_far(out, sizes, keep_sizes, keep_repeats, True)
     for res in out.values():
         res["stopped"] = stop is not None
     if progress is not None:
@@ -585,7 +652,7 @@ class LearningCurves(Dashboard):
             params["sigma"] = float(self._load(params["dataset"])[2])
         return params
 
-    def _compute(self, p):
+    def _steps(self, p):
         names = tuple(p["estimators"])
         if not names:
             raise ValueError(_("estimators: choose at least one estimator"))
@@ -608,13 +675,14 @@ class LearningCurves(Dashboard):
             t0 = time.perf_counter()
             with self.busy(_("fitting…")):
                 try:
-                    curves = learning_curve_data(
+                    steps = learning_curve_steps(
                         specs, X, y, sizes, n_repeats=p["n_repeats"],
                         test_fraction=p["test_fraction"], random_state=0,
                         progress=self.report_progress,
                         params=dict(C=float(p["C"]), sigma=float(p["sigma"]),
                                     n_neighbors=int(p["n_neighbors"])),
                         should_stop=lambda: self.time_left() <= 0)
+                    curves = yield from self._partial_results(steps, p, X, k_start, t0)
                 except TimeoutError as exc:
                     raise TimeBudgetExceeded(self.budget_message(_("the learning curves"))) \
                         from exc
@@ -629,6 +697,23 @@ class LearningCurves(Dashboard):
                     done=shape[1], repeats=p["n_repeats"], n=int(first["sizes"][-1])))
         return dict(p=p, curves=curves, sizes=first["sizes"], X=X, time_s=elapsed,
                     warning=warning, k_start=k_start)
+
+    @staticmethod
+    def _partial_results(steps, p, X, k_start, t0):
+        """Relay ``learning_curve_steps``: its pauses, and each partial curves as a result to
+        draw; returns its complete curves."""
+        while True:
+            try:
+                curves = next(steps)
+            except StopIteration as end:
+                return end.value
+            if curves is not None:
+                first = next(iter(curves.values()))
+                # the title counts the repeats drawn
+                curves = dict(p=dict(p, n_repeats=first["test_error"].shape[1]), curves=curves,
+                              sizes=first["sizes"], X=X, time_s=time.perf_counter() - t0,
+                              warning="", k_start=k_start)
+            yield curves
 
     @staticmethod
     def _knn_start(names, p, n_pool):

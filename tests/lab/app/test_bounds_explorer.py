@@ -125,7 +125,7 @@ def test_errors_become_messages_and_the_app_keeps_working(app, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("table exploded")
 
-    monkeypatch.setattr(be, "bounds_table", broken)
+    monkeypatch.setattr(be, "_bounds_table_steps", broken)
     app.controls["sigma"].value = 0.8                    # must not raise
     assert "table exploded" in app.error.value
     monkeypatch.undo()

@@ -81,6 +81,32 @@ def test_registry_takes_new_estimators_and_progress_is_reported():
         ESTIMATORS.pop("dummy_test")
 
 
+def test_the_curves_in_steps_are_drawn_point_by_point_then_repeat_by_repeat():
+    """learning_curve_steps (what the dashboard draws while it works): the sizes of the first
+    repeat one by one, then each further repeat, each a prefix of the complete curves, which
+    are learning_curve_data's numbers."""
+    rng = np.random.RandomState(1)
+    X = rng.randn(160, 2)
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.randn(160) > 0).astype(int)
+    specs = {"svc": ESTIMATORS["svc"], "knn": ESTIMATORS["knn"]}
+    kw = dict(n_repeats=3, params=dict(C=1.0, sigma=1.0, n_neighbors=3))
+    out = list(lc.learning_curve_steps(specs, X, y, [10, 30, 60, 100], **kw))
+    parts = [o for o in out if o is not None]
+    assert out.count(None) == 4 * 3 * 2                    # a pause after every fit
+    shapes = [p["svc"]["test_error"].shape for p in parts]
+    assert shapes == [(1, 1), (2, 1), (3, 1), (4, 1), (4, 2)]
+    full = learning_curve_data(specs, X, y, [10, 30, 60, 100], **kw)
+    for part in parts:
+        for k in specs:
+            n, r = part[k]["test_error"].shape
+            assert not part[k]["stopped"] and part[k]["sizes"].tolist() == [10, 30, 60, 100][:n]
+            for col in ("train_error", "test_error"):
+                np.testing.assert_array_equal(part[k][col], full[k][col][:n, :r])
+    np.testing.assert_array_equal(parts[-1]["svc"]["n_support"], full["svc"]["n_support"][:, :2])
+    assert full["svc"]["test_error"].shape == (4, 3)
+    assert not np.isnan(full["svc"]["test_error"]).any()
+
+
 def test_errors_are_messages(app):
     out = app.update(estimators=())
     assert "at least one estimator" in out["error"] and "estimator" in app.error.value
@@ -120,8 +146,9 @@ def test_large_scale_estimators_and_the_time_view(monkeypatch):
     assert np.all(mix["n_support"] >= 2) and np.all(mix["test_error"] <= 0.5)
     assert app.time_box.layout.display == "none" and app.fig_box.layout.display == "flex"
     calls = []
-    real = lc.learning_curve_data
-    monkeypatch.setattr(lc, "learning_curve_data", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = lc.learning_curve_steps
+    monkeypatch.setattr(lc, "learning_curve_steps",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
     s2 = app.update(raise_errors=True, view="time")
     assert calls == [] and app.time_box.layout.display == "flex"
     assert app.fig_box.layout.display == "none"

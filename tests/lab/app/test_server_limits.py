@@ -60,12 +60,13 @@ class Skipped(RuntimeError):
 
 
 class Recorder:
-    """Stands in for ``app._compute``: records the parameters of every computation and checks
-    them against the declared limits. ``dry``: record only (a hostile state of every slider at
-    once would otherwise fit 20 repeats on 600 points), else compute."""
+    """Stands in for ``app._steps`` (the work of every update, ``_compute`` unless the dashboard
+    draws partial results): records the parameters of every computation and checks them against
+    the declared limits. ``dry``: record only (a hostile state of every slider at once would
+    otherwise fit 20 repeats on 600 points), else compute."""
 
     def __init__(self, app):
-        self.app, self.calls, self.inner, self.dry = app, [], app._compute, True
+        self.app, self.calls, self.inner, self.dry = app, [], app._steps, True
 
     def __call__(self, params):
         self.calls.append(dict(params))
@@ -81,7 +82,7 @@ class Recorder:
 @pytest.fixture
 def rec(app, monkeypatch):
     r = Recorder(app)
-    monkeypatch.setattr(app, "_compute", r)
+    monkeypatch.setattr(app, "_steps", r)
     yield r
     # back to the first picture, computed for real: the dashboard still answers
     r.dry = False

@@ -1,0 +1,311 @@
+"""Partial results (kernelnb.lab.app._base): a dashboard whose work is a generator of steps
+draws its first partial result and returns when a control moves in a kernel (a running asyncio
+loop), finishes in ``pending``, and ends with the complete result, the numbers an update called
+from Python gives; a control moved meanwhile closes the unfinished work. The last test runs a
+real ipykernel: the page gets the partial drawings while the kernel still reads new control
+values between the steps."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+import ipywidgets as widgets
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from kernelnb.lab.app import Dashboard
+from kernelnb.lab.app._plotly import FigureWidget
+
+
+class Counting(Dashboard):
+    """``n`` steps, each adding its index to a total; a partial result after each step. A step
+    raises at ``fail_at`` (1-based, 0: never), and takes ``delay`` seconds."""
+
+    delay = 0.0
+
+    partial_every_s = 0.0          # every partial result drawn, one step per slice
+    first_slice_s = 10.0           # the update itself runs to the first partial result
+    slice_s = 0.0
+
+    def _build(self):
+        self.controls = {"n": widgets.IntSlider(value=3, min=1, max=60),
+                         "fail_at": widgets.IntSlider(value=0, min=0, max=60)}
+        self.figures = [FigureWidget(go.Figure(go.Scatter(x=[0], y=[0])))]
+        self.drawn, self.closed = [], []
+
+    def _steps(self, p):
+        total = 0
+        try:
+            with self.busy("counting"):
+                for i in range(p["n"]):
+                    self.check_time()
+                    if i + 1 == p["fail_at"]:
+                        raise RuntimeError("step failed")
+                    time.sleep(self.delay)
+                    total += i
+                    self.report_progress((i + 1) / p["n"])
+                    yield None
+                    yield dict(n=p["n"], done=i + 1, total=total)
+        except GeneratorExit:
+            self.closed.append(p["n"])
+            raise
+        return dict(n=p["n"], done=p["n"], total=total)
+
+    def _render(self, r):
+        self.drawn.append((r["n"], r["done"]))
+        self.figures[0].data[0].y = [r["total"]]
+        return dict(r)
+
+
+@pytest.fixture
+def app():
+    return Counting()
+
+
+def test_an_update_from_python_is_complete_and_draws_once(app):
+    app.drawn.clear()
+    stats = app.update(n=5)
+    assert stats["total"] == 10 and "partial" not in stats and app.pending is None
+    assert app.drawn == [(5, 5)]
+    app.controls["n"].value = 6                  # no event loop: complete at once
+    assert app.last_stats["total"] == 15 and app.pending is None and app.drawn[-1] == (6, 6)
+
+
+def test_in_a_kernel_the_partial_results_arrive_in_order_and_end_with_the_complete_one(app):
+    complete = Counting().update(n=7)
+
+    async def main():
+        app.drawn.clear()
+        app.controls["n"].value = 7              # what a page's message does in the kernel
+        first = dict(app.last_stats)
+        assert app.pending is not None and first["partial"] and app.drawn == [(7, 1)]
+        assert app.progress.layout.visibility == "visible" and app.progress.value == 1 / 7
+        await app.pending
+        return first
+
+    first = asyncio.run(main())
+    assert first["done"] == 1 and first["total"] == 0
+    done = [d for n, d in app.drawn]
+    assert all(n == 7 for n, _d in app.drawn) and done == sorted(done) and done[-1] == 7
+    assert len(done) >= 7                        # every step's partial result, then the end
+    assert "partial" not in app.last_stats and app.pending is None and not app.last_error
+    assert app.progress.layout.visibility == "hidden"
+    assert app.last_stats["total"] == complete["total"] == 21
+    assert list(app.figures[0].data[0].y) == [21]
+    assert app.figures[0]._widget_data[0]["y"] == [21]     # the synced state follows the end
+
+
+def test_a_control_moved_meanwhile_closes_the_unfinished_work(app):
+    async def main():
+        app.drawn.clear()
+        app.controls["n"].value = 50
+        old = app.pending
+        for _ in range(5):                       # a few slices of the long work
+            await asyncio.sleep(0.005)
+        assert not old.done()
+        app.controls["n"].value = 4              # handled between two slices
+        assert app.closed == [50] and (old.cancelling() or old.cancelled())
+        await app.pending
+        await asyncio.sleep(0.01)
+        return old
+
+    old = asyncio.run(main())
+    assert old.done()
+    first_new = app.drawn.index((4, 1))
+    assert all(n == 50 for n, _d in app.drawn[:first_new])
+    assert all(n == 4 for n, _d in app.drawn[first_new:])   # nothing of the old setting after
+    assert app.last_stats["total"] == 6 and "partial" not in app.last_stats
+    assert (50, 50) not in app.drawn
+
+
+def test_an_update_from_python_stops_the_pending_work(app):
+    async def main():
+        app.controls["n"].value = 40
+        assert app.pending is not None
+        stats = app.update(n=2)                  # a notebook's call: complete when it returns
+        assert app.pending is None and stats["total"] == 1 and "partial" not in stats
+        await asyncio.sleep(0.01)
+
+    asyncio.run(main())
+    assert app.closed == [40] and app.drawn[-1] == (2, 2)
+
+
+def test_an_error_in_a_later_step_is_shown_and_the_dashboard_answers(app):
+    async def main():
+        app.controls["fail_at"].value = 4
+        app.controls["n"].value = 6
+        await app.pending
+
+    asyncio.run(main())
+    assert "step failed" in app.last_error and "step failed" in app.error.value
+    assert app.pending is None and app.progress.layout.visibility == "hidden"
+    assert list(app.figures[0].data[0].y) == [3]          # the last partial result stays
+    assert app.update(fail_at=0)["total"] == 15 and app.error.value == ""
+
+
+def test_the_time_budget_holds_across_the_pending_work(app):
+    """The budget of an update counts the work finished in ``pending`` too: past it a step's
+    check_time stops the work with the budget's message; what was drawn stays."""
+    app.time_budget_s, app.delay = 0.05, 0.005
+
+    async def main():
+        app.controls["n"].value = 60
+        assert app.pending is not None
+        await app.pending
+
+    asyncio.run(main())
+    assert "time budget" in app.last_error and app.pending is None
+    assert app.drawn[-1][0] == 60 and 1 <= app.drawn[-1][1] < 60
+    assert app.progress.layout.visibility == "hidden"
+
+
+# ------------------------------------------------------------------------ in a real kernel
+KERNEL_CODE = """
+import time, ipywidgets as widgets, plotly.graph_objects as go
+from kernelnb.lab.app import Dashboard
+from kernelnb.lab.app._plotly import FigureWidget
+
+class Slow(Dashboard):
+    partial_every_s = 0.0
+    def _build(self):
+        self.controls = {"n": widgets.IntSlider(value=1, min=1, max=100)}
+        self.figures = [FigureWidget(go.Figure(go.Scatter(x=[0], y=[0])))]
+        self.shown = widgets.Text()
+    def _steps(self, p):
+        for i in range(p["n"]):
+            time.sleep(0.05)                       # a step of work
+            yield dict(n=p["n"], done=i + 1)
+        return dict(n=p["n"], done=p["n"])
+    def _render(self, r):
+        self.shown.value = f"{r['n']}:{r['done']}"
+        return {}
+
+app = Slow()
+"""
+
+
+@pytest.mark.slow
+def test_a_kernel_sends_the_partial_results_and_reads_a_new_control_between_steps():
+    """In ipykernel: the update a control's message starts draws its first partial result at
+    once and returns; the rest goes out as it is drawn; a second control value sent meanwhile is
+    handled before the first work would have ended, and nothing of the first is drawn after."""
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        kc.execute(KERNEL_CODE)
+        comms, idle = {}, False
+        deadline = time.monotonic() + 60
+        while not idle and time.monotonic() < deadline:
+            msg = kc.get_iopub_msg(timeout=60)
+            if msg["msg_type"] == "comm_open":
+                state = msg["content"]["data"]["state"]
+                comms.setdefault(state["_model_name"], msg["content"]["comm_id"])
+            idle = (msg["msg_type"] == "status" and comms
+                    and msg["content"]["execution_state"] == "idle")
+        slider, text = comms["IntSliderModel"], comms["TextModel"]
+
+        def send(value):
+            kc.shell_channel.send(kc.session.msg("comm_msg", {
+                "comm_id": slider, "data": {"method": "update", "state": {"value": value},
+                                            "buffer_paths": []}}))
+            return time.monotonic()
+
+        shown = []
+        t0 = send(40)                   # 40 steps of 50 ms: 2 s of work
+        second = None
+        end = t0 + 10
+        while time.monotonic() < end:
+            try:
+                msg = kc.get_iopub_msg(timeout=0.05)
+            except Exception:  # noqa: BLE001 - queue.Empty: nothing yet
+                msg = None
+            if second is None and time.monotonic() - t0 > 0.4:
+                second = send(3)
+            if msg is None or msg["msg_type"] != "comm_msg":
+                continue
+            content = msg["content"]
+            if content["comm_id"] == text and "value" in content["data"].get("state", {}):
+                shown.append((content["data"]["state"]["value"], time.monotonic() - t0))
+                if shown[-1][0] == "3:3":
+                    break
+        assert shown and shown[0][0] == "40:1" and shown[0][1] < 0.5, shown
+        firsts = [i for i, (v, _t) in enumerate(shown) if v.startswith("3:")]
+        assert firsts, shown
+        switch = firsts[0]
+        assert all(v.startswith("40:") for v, _t in shown[:switch]), shown
+        assert all(v.startswith("3:") for v, _t in shown[switch:]), shown
+        assert shown[-1][0] == "3:3" and shown[-1][1] < 1.5, shown   # 40 steps would take 2 s
+        assert len(shown[:switch]) >= 3, shown      # partial results went out meanwhile
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+# ------------------------------------------------------------------------ the three dashboards
+def _numbers(stats, skip):
+    """The readout's numbers (scalars), timings left out."""
+    return {k: v for k, v in stats.items()
+            if k not in skip and isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def _in_kernel(app, control, value):
+    """Move ``control`` as a page does in a kernel; every result drawn, then the stats."""
+    drawn = []
+    render = app._render
+    app._render = lambda r: drawn.append(r) or render(r)
+    app.partial_every_s = app.slice_s = 0.0          # every partial result drawn
+
+    async def main():
+        app.controls[control].value = value
+        first = dict(app.last_stats)
+        if app.pending is not None:
+            await app.pending
+        return first
+
+    try:
+        first = asyncio.run(main())
+    finally:
+        del app._render
+    return first, drawn, app.last_stats
+
+
+def _learning_curves():
+    from kernelnb.lab.app import LearningCurves
+    return LearningCurves(n_repeats=2, n_sizes=3), "C", 3.0, \
+        lambda r: (r["curves"]["svc"]["test_error"].shape[1],
+                   r["curves"]["svc"]["test_error"].shape[0]), \
+        ("update_ms", "time_s") + tuple(f"time_exponent_{k}" for k in ("svc", "knn"))
+
+
+def _bounds_explorer():
+    from kernelnb.lab.app import BoundsExplorer
+    return BoundsExplorer(grid=10, n_samples=50), "loo", True, \
+        lambda r: int(np.sum(~np.isnan(r["table"]["loo"]))) if "loo" in r["table"] else -1, \
+        ("update_ms", "table_ms")
+
+
+def _feature_selection():
+    from kernelnb.lab.app import FeatureSelection
+    return FeatureSelection(schedule="half", max_iter=3), "n_keep", 3, \
+        lambda r: len(r["curve"]), ("update_ms", "run_s")
+
+
+@pytest.mark.parametrize("make", [_learning_curves, _bounds_explorer, _feature_selection],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_the_dashboards_draw_their_partial_results_in_order_and_end_as_python_does(make):
+    """Learning curves (points, then repeats), the bounds explorer's leave-one-out curve (value
+    by value) and the feature selection (stage by stage): moved in a kernel, each draws partial
+    results in order, then the complete result, whose numbers are those of the same update
+    called from Python."""
+    app, control, value, progress, timings = make()
+    reference, *_ = make()
+    expected = reference.update(raise_errors=True, **{control: value})
+    first, drawn, final = _in_kernel(app, control, value)
+    assert first.get("partial") and len(drawn) >= 3, (first, len(drawn))
+    marks = [progress(r) for r in drawn]
+    assert marks == sorted(marks) and marks[0] < marks[-1], marks
+    assert not app.last_error and "partial" not in final and app.pending is None
+    assert _numbers(final, timings) == _numbers(expected, timings)
+    assert app.progress.layout.visibility == "hidden"
