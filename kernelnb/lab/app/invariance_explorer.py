@@ -369,8 +369,9 @@ class InvarianceExplorer(Dashboard):
             where, advice = rule_of_thumb(r[key], float(p["invariance"]))
             range_text = html.escape(_("{where} the range")).format(
                 where="<b>" + html.escape(_(WHERE_WORDS[where])) + "</b>")
-            verdicts.append(f"<li>{name}: {num(r[key], '.3f')}, {range_text}: "
-                            f"{html.escape(advice)}.</li>")
+            verdicts.append("<li>" + html.escape(_("{name}: {value}, {range}: {advice}.")).format(
+                name=name, value=num(r[key], '.3f'), range=range_text,
+                advice=html.escape(advice)) + "</li>")
         rule = html.escape(_("The thesis's rule of thumb (§6.6.2): after training, the tangent "
                              "term (6.14) should lie in [{lo}, {hi}]; smaller means the "
                              "invariance is enforced more (tangents are d/dt of a rotation by t "

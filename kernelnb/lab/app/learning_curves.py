@@ -268,9 +268,11 @@ def dataset_description(name):
     str
     """
     if name in TOY_DATASETS:
-        return f"{dataset_label(name)}: {_(TOY_DESCRIPTIONS[name])}"
+        return _("{name}: {description}").format(name=dataset_label(name),
+                                                 description=_(TOY_DESCRIPTIONS[name]))
     if name in UCI_DATASETS:
-        return f"{dataset_label(name)}: {_(UCI_DESCRIPTIONS[name])}"
+        return _("{name}: {description}").format(name=dataset_label(name),
+                                                 description=_(UCI_DESCRIPTIONS[name]))
     return _(_FASHION)
 
 

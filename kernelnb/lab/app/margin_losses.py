@@ -332,7 +332,8 @@ class MarginLosses(Dashboard):
             f = r["fits"][which]
             tr = bf.data[2 + k]
             tr.x, tr.y, tr.z = grid_columns(f["xs"], f["ys"], f["Z"])
-            tr.name = f"{which.upper()}: {_short(p[f'loss_{which}'])}"
+            tr.name = _("{model}: {loss}").format(model=which.upper(),
+                                                  loss=_short(p[f"loss_{which}"]))
         xmin, xmax, ymin, ymax = self._bounds
         bf.layout.xaxis.range = [xmin, xmax]
         bf.layout.yaxis.range = [ymin, ymax]
@@ -356,7 +357,8 @@ class MarginLosses(Dashboard):
         models = "".join(f"<tr><td>{html.escape(_short(n))}</td><td>{html.escape(_(w))}</td>"
                          f"</tr>" for n, w in CHAPTER8_LOSSES)
         errors = "".join(
-            f"<tr><td>{w.upper()}: {html.escape(_short(p[f'loss_{w}']))}</td>"
+            "<tr><td>" + html.escape(_("{model}: {loss}").format(
+                model=w.upper(), loss=_short(p[f"loss_{w}"]))) + "</td>"
             f"<td class='num'>{num(f['train_error'], '.1%')}</td>"
             f"<td class='num'>{num(f['test_error'], '.1%')}"
             f"</td><td class='num'>{num(f['fit_time_ms'], '.0f')}</td></tr>"
