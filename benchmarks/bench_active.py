@@ -91,13 +91,13 @@ def majority(quick, gem_trials=None):
           f"{100 * _area(c['fast_ratio']):.2f} % -> fast GEM worse than margin by "
           f"{100 * gap:.2f} points: {'agrees' if gap > 0 else 'disagrees'}")
     if n_gem == n:
-        return res
+        return res, None
     # GEM against the others on the trials it ran (same data in run r)
     sub = majority_toy_experiment(n_runs=n_gem, strategies=("random", "margin", "fast_gem"))
     print(f"on the same {n_gem} trials as GEM (mean error over queries 1..10): GEM "
           f"{100 * _area(c['gem']):.2f} %, " + ", ".join(
               f"{s} {100 * _area(v):.2f} %" for s, v in sub["curves"].items()))
-    return res
+    return res, sub
 
 
 def _sk_ratio(X0, y0, Xp, sigma2=1.5):
@@ -155,10 +155,12 @@ def main(argv=None):
         speed(args.quick)
     out, t0 = {}, time.perf_counter()
     if args.section in ("all", "majority", "figures"):
-        out["majority"] = majority(args.quick, args.gem_trials)
+        out["majority"], same = majority(args.quick, args.gem_trials)
+        if same is not None:       # the other strategies on exact GEM's trials
+            out["majority_gem_trials"] = same
     if args.section in ("all", "parzen", "figures"):
         out["parzen"] = parzen(args.quick)
-    if len(out) == 2:
+    if "parzen" in out and "majority" in out:
         n = 10 if args.quick else 100
         n_gem = (2 if args.quick else n) if args.gem_trials is None else min(args.gem_trials, n)
         save_results(args.results_dir, "chapelle-active",

@@ -121,7 +121,7 @@ def boston(quick, results_dir=None):
                   "random_state=1)"},
                  {"loo": {k: sel[k] for k in ("alpha", "sigma", "log_sigma")},
                   "runs": {name: {k: v for k, v in r.items() if not isinstance(v, np.ndarray)}
-                           for name, r in out.items()}},
+                           for name, r in out.items()}, "n_splits": n_splits},
                  time.perf_counter() - t_all)
     return out
 
