@@ -196,8 +196,9 @@ def _on_builder_inited(app):
     source, notebooks = _copy_notebooks(app)
     translated = _translate_notebooks(app, source)
     if app.config.kernelnb_pages:
-        from . import _dashboards
+        from . import _dashboards, _reproductions
         _dashboards.write_pages(app)
+        _reproductions.write_pages(app)
     _execute_notebooks(app, source, notebooks)
     if translated:  # their code cells are the English ones: in the cache the line above filled
         _execute_notebooks(app, source, translated, label="translated notebooks")
@@ -294,6 +295,7 @@ def setup(app):
     app.add_config_value("kernelnb_binder_url", os.environ.get("KERNELNB_BINDER_URL", ""), "env")
     app.add_config_value("kernelnb_notebooks", "../notebooks", "env")
     app.add_config_value("kernelnb_notebook_workers", 2, "env")
+    app.add_config_value("kernelnb_reproductions_results", "reproductions/results", "env")
     app.add_config_value("kernelnb_cache_path", "", "env")
     app.add_config_value("kernelnb_pages", True, "env")
     app.connect("config-inited", _on_config)
