@@ -198,11 +198,6 @@ def _yes(flag):
     return "yes" if flag else "**no**"
 
 
-def _mean(values):
-    values = [v for v in values if v is not None]
-    return float(np.mean(values)) if values else None
-
-
 # -- the protocols' calls ---------------------------------------------------------------------------
 # Each returns what the protocol returned (made JSON-ready by the caller): the same object a
 # benchmark stores in its results file, so that one renderer reads both.
