@@ -28,7 +28,9 @@ default the ``KERNELNB_LIVE_URL`` environment variable, else ``http://127.0.0.1:
 ``kernelnb_notebook_workers`` (notebooks executed at once, default 2; dashboard pages computed at
 once too), ``kernelnb_cache_path`` (where the computed pages are kept; default ``.kernelnb_cache``
 beside the output folder), ``kernelnb_pages`` (False: no dashboard or reproduction pages, for a
-project that only wants the course's notebooks executed).
+project that only wants the course's notebooks executed), ``kernelnb_reproductions_results``
+(the folder of the reproductions' results files, relative to ``docs/``, which the benchmarks
+write with ``--results-dir``: :mod:`kernelnb.lab.book._reproductions`).
 """
 from __future__ import annotations
 
