@@ -3,18 +3,25 @@ each thread, so BLAS's own pool must stay at one thread meanwhile (two pools spi
 cores cost more than the arithmetic)."""
 import contextlib
 import os
+import sys
 
 from threadpoolctl import ThreadpoolController
 
 _CONTROLLER = None
+_SCANNED_AT = -1
 _SCIPY_OWN = None
 
 
 def blas_single_thread():
-    """Context manager holding BLAS to one thread (the library scan is done once per process)."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
+    """Context manager holding BLAS to one thread.
+
+    The libraries are scanned again only when modules were imported since the last scan (a
+    BLAS loaded later, scipy's own OpenBLAS say, is then limited too; a scan costs a few
+    milliseconds, the check nothing)."""
+    global _CONTROLLER, _SCANNED_AT
+    if _CONTROLLER is None or len(sys.modules) != _SCANNED_AT:
         _CONTROLLER = ThreadpoolController()
+        _SCANNED_AT = len(sys.modules)
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 

@@ -33,3 +33,27 @@ def test_every_core_is_at_most_what_OMP_NUM_THREADS_sets(monkeypatch, value, lim
 def test_estimators_with_threads_default_to_every_core(cls):
     # the defaults keep the package fast; n_jobs=None means one thread as in joblib
     assert inspect.signature(cls).parameters["n_jobs"].default == -1
+
+
+def test_blas_single_thread_limits_a_blas_loaded_after_its_first_use():
+    """A BLAS whose library is loaded after the first use (scipy's own OpenBLAS, imported late)
+    is held to one thread too: the libraries are scanned again when modules were imported."""
+    import subprocess
+    import sys
+    code = (
+        "import numpy\n"
+        "from kernelnb._threads import blas_single_thread\n"
+        "from threadpoolctl import threadpool_info\n"
+        "with blas_single_thread():\n"
+        "    pass\n"
+        "import scipy.linalg.blas\n"
+        "with blas_single_thread():\n"
+        "    n = [i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas']\n"
+        "print(len(n), max(n))\n")
+    env = {k: v for k, v in __import__("os").environ.items()
+           if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    count, most = map(int, out.stdout.split())
+    assert most == 1, f"{count} BLAS libraries, one still at {most} threads"
