@@ -308,8 +308,8 @@ def _readout_rows(cls, keys=None):
     for entry in keys:
         if isinstance(entry, str) and entry in rows:
             out.append(rows[entry])
-        elif isinstance(entry, (list, tuple)) and len(entry) == 3 and \
-                all(isinstance(e, str) for e in entry[:2]):
+        elif isinstance(entry, (list, tuple)) and len(entry) == 3 and isinstance(entry[0], str) \
+                and (isinstance(entry[1], str) or _is_label_with_fields(entry[1])):
             out.append(tuple(entry))
         else:
             raise ValueError(f"{cls.__name__}.BOOK_FIGURE['readout'] entry {entry!r} is neither "
@@ -318,8 +318,14 @@ def _readout_rows(cls, keys=None):
     return out
 
 
+def _is_label_with_fields(label):
+    return (isinstance(label, tuple) and len(label) == 2 and isinstance(label[0], str)
+            and isinstance(label[1], dict))
+
+
 def _readout(rows, stats, limit=None):
-    shown = [(label.strip(), _format(stats[key], spec)) for key, label, spec in rows
+    from ..app._base import _label
+    shown = [(_label(label).strip(), _format(stats[key], spec)) for key, label, spec in rows
              if key in stats and not isinstance(stats[key], (list, tuple, dict, np.ndarray))]
     return " · ".join(f"{label} {value}" for label, value in shown[:limit])
 
