@@ -7,7 +7,6 @@ import sysconfig
 import tempfile
 
 import numpy as np
-from Cython.Distutils import build_ext
 from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
@@ -76,6 +75,20 @@ def _ext(name, extra):
 
 
 extensions = [_ext(m, f) for m, f in MODULES.items() if os.path.exists(m.replace(".", "/") + ".pyx")]
+
+try:
+    from Cython.Distutils import build_ext
+except ImportError:
+    # Outside pip's build environment (pyproject's build requirements), e.g. `python setup.py
+    # build_py`, which needs no compiler: the extensions then say what they lack when built.
+    from setuptools.command.build_ext import build_ext as _plain_build_ext
+
+    class build_ext(_plain_build_ext):  # noqa: N801 (the name Cython's class has)
+        def run(self):
+            raise SystemExit("kernelnb: building the Cython extensions needs Cython>=3.0 "
+                             "(pip install 'Cython>=3.0', or pip install . which installs "
+                             "pyproject.toml's build requirements)")
+
 
 class ParallelBuildExt(build_ext):
     """Builds the extensions side by side (``build_ext --parallel`` on every core by default).
