@@ -412,8 +412,9 @@ def kernel_thread_env(args: argparse.Namespace, environ=None) -> dict[str, str]:
 
 
 def serve_language_env(args: argparse.Namespace) -> dict[str, str]:
-    """The environment variable that gives ``kernelnb serve``'s pages their default language
-    (the server's and its kernels': :data:`kernelnb.lab.i18n.DEFAULT_ENV`); testable, no side
+    """The environment that gives ``kernelnb serve``'s pages their default language.
+
+    The server's and its kernels' (:data:`kernelnb.lab.i18n.DEFAULT_ENV`); testable, no side
     effect.
 
     Parameters

@@ -167,8 +167,10 @@ def dashboard_markdown(directory):
 
 
 def request_language(handler):
-    """The language of the page a request asks for: ``?lang=``, else ``Accept-Language``, else
-    the server's default (a ``lang`` naming no language of the lab gives English).
+    """The language of the page a request asks for.
+
+    ``?lang=``, else ``Accept-Language``, else the server's default (a ``lang`` naming no
+    language of the lab gives English).
 
     Parameters
     ----------

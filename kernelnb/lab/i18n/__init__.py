@@ -446,8 +446,9 @@ def markdown_units(source):
 
 
 def translate_markdown(source, lang):
-    """A notebook's Markdown cell in ``lang``: each unit (:func:`markdown_units`) translated,
-    the markup that places it kept.
+    """A notebook's Markdown cell in ``lang``, the markup that places each unit kept.
+
+    Each unit (:func:`markdown_units`) is translated.
 
     Parameters
     ----------

@@ -104,9 +104,10 @@ def _in_package(root, folder):
 
 
 def extract_notebook_markdown(fileobj, keywords, comment_tags, options):
-    """Babel extractor of a notebook's Markdown cells (the dashboards' titles and texts, shown
-    above each dashboard): each heading's text and each paragraph is a message
-    (:func:`kernelnb.lab.i18n.markdown_units`).
+    """Babel extractor of a notebook's Markdown cells, a message per heading and paragraph.
+
+    The dashboards' titles and texts, shown above each dashboard: each heading's text and each
+    paragraph is a message (:func:`kernelnb.lab.i18n.markdown_units`).
 
     Parameters
     ----------
