@@ -51,6 +51,14 @@ change, on the same machine in one sitting::
     python benchmarks/bench_dashboards_load.py --per-dashboard svm_playground,kmp_playground \
         --servers preheat --browser-cache returning --repeat 2 [--repo OTHER_CHECKOUT]
 
+``--lang en,fr`` opens each page once per language in turn (``?lang=en``, ``?lang=fr``: rows
+``svm_playground (fr)``...) and adds the seconds until the page speaks its language, its readout
+written (``c.spoke``, ``p.spoke``): the server's kernels are preheated in its default language
+(English), so a French page's kernel re-labels its widgets and charts and redraws::
+
+    python benchmarks/bench_dashboards_load.py --per-dashboard svm_playground,kmp_playground \
+        --servers preheat --lang en,fr --repeat 3
+
 ``--browser-profile`` splits each page's main thread until its first chart (plotly, the rest of
 the front-end, compiling and garbage collection, idle); ``--profile-until 9`` profiles until 9 s
 after the request instead, so that plotly's share counts every chart the page draws at load.
@@ -227,6 +235,23 @@ FIRST_CHART_JS = """(() => {
       window.__kernelnbFirstChart = performance.now(); clearInterval(id);
     }
   }, 50);
+  // With ?lang=: when <html lang> became that language (the kernel speaks it) and when the
+  // readout's text last changed (the kernel's update writes it last), ms since navigation; a
+  // kernel preheated in another language re-labels and redraws after the page tells it.
+  const want = new URLSearchParams(location.search).get('lang');
+  window.__kernelnbLangAt = null; window.__kernelnbStatsAt = null;
+  if (want) {
+    let text = null;
+    const t0 = performance.now();
+    const watch = setInterval(() => {
+      const now = performance.now();
+      if (window.__kernelnbLangAt === null && document.documentElement.lang === want)
+        window.__kernelnbLangAt = now;
+      const s = document.querySelector('.kernelnb-stats');
+      if (s && s.textContent !== text) { text = s.textContent; window.__kernelnbStatsAt = now; }
+      if (now - t0 > 120000) clearInterval(watch);
+    }, 50);
+  }
   // The main thread's time evaluating plotly's widget bundle (compiling and running it, as a
   // classic or a module script), from Chromium's long-animation-frame entries (ms).
   window.__kernelnbPlotlyEval = 0;
@@ -479,10 +504,30 @@ def plotly_eval(page, timeout=10.0):
     return page.evaluate("() => window.__kernelnbPlotlyEval")
 
 
+def spoken(page, deadline, quiet=1.0):
+    """Seconds from the request until ``page`` speaks its URL's ``lang``: its ``<html lang>``
+    says it and its readout is written (the last change of the readout's text before ``quiet``
+    seconds without one); None when it did not within ``deadline`` seconds."""
+    t0 = time.monotonic()
+    try:
+        page.wait_for_function("() => window.__kernelnbLangAt !== null", timeout=deadline * 1000)
+        last = None
+        while time.monotonic() - t0 < deadline:
+            at = page.evaluate("() => [window.__kernelnbLangAt, window.__kernelnbStatsAt]")
+            if at[1] is not None and at == last:
+                return max(at) / 1000
+            last = at
+            time.sleep(quiet)
+    except Exception:  # noqa: BLE001 - reported as '-'
+        pass
+    return None
+
+
 def open_one(browser, base, url, deadline, profile=False, profile_until=None):
-    """One visitor opens ``url``: {first chart s, html s, bundle s} (None when it failed), and
-    with ``profile`` the page's main-thread split (:func:`main_thread_split`), until its first
-    chart or ``profile_until`` seconds after the request, whichever is later."""
+    """One visitor opens ``url``: {first chart s, html s, bundle s, spoken s} (None when it
+    failed; spoken: :func:`spoken`, when ``url`` has a ``lang``), and with ``profile`` the
+    page's main-thread split (:func:`main_thread_split`), until its first chart or
+    ``profile_until`` seconds after the request, whichever is later."""
     if browser is None:
         res, _ = open_clients(base, url, 1, deadline)
         return {"chart": res[0][1] if res[0][0] == "ok" else None, "html": None, "bundle": None}
@@ -490,7 +535,9 @@ def open_one(browser, base, url, deadline, profile=False, profile_until=None):
     res, _, errors, contexts = open_pages(browser, url, 1, deadline, profile=split,
                                           profile_until=profile_until)
     out = {"chart": res[0][1] if res[0][0] == "ok" and not errors else None,
-           "html": None, "bundle": None}
+           "html": None, "bundle": None, "spoken": None}
+    if "lang=" in url and out["chart"] is not None:
+        out["spoken"] = spoken(contexts[0].pages[0], deadline)
     plotly_eval(contexts[0].pages[0])
     try:
         phases = contexts[0].pages[0].evaluate(PHASES_JS)
@@ -508,8 +555,9 @@ def per_dashboard(args, browser, names, pw=None):
     """Every dashboard of ``names`` opened alone: cold (a server without preheating) and
     preheated (a server keeping one kernel ready per dashboard); with ``args.browser_cache ==
     "returning"``, also three visits of one persistent profile (``pw``: playwright)."""
-    rows = {n: {"cold": [], "warm": [], "cpu": [], "rss": [], "uss": [], "returning": [],
-                "returning_cold": []} for n in names}
+    rows = {_row(n, lang): {"cold": [], "warm": [], "cpu": [], "rss": [], "uss": [],
+                            "returning": [], "returning_cold": []}
+            for n in names for lang in args.langs}
     rows["_preheated_kernels"] = []
     (REPO / "benchmarks" / "results").mkdir(exist_ok=True)
     plans = {"cold": [], "warm": ["--preheat", str(len(names)),
@@ -533,9 +581,11 @@ def per_dashboard(args, browser, names, pw=None):
                     if args.browser_cache == "returning":
                         key = "returning" if mode == "warm" else "returning_cold"
                         for name in names:
-                            got = returning_visits(args, pw, base, name,
-                                                   len(names) if mode == "warm" else 0)
-                            rows[name][key].append(got)
+                            for lang in args.langs:
+                                got = returning_visits(args, pw, base, name,
+                                                       len(names) if mode == "warm" else 0,
+                                                       lang=lang)
+                                rows[_row(name, lang)][key].append(got)
                             print(f"{key} {name}: {got}", file=sys.stderr, flush=True)
             finally:
                 server.send_signal(signal.SIGINT)
@@ -546,37 +596,46 @@ def per_dashboard(args, browser, names, pw=None):
     return rows
 
 
+def _row(name, lang):
+    """A row of the per-dashboard table: the dashboard, and the language its URL asks for."""
+    return f"{name} ({lang})" if lang else name
+
+
+def _page_url(base, name, lang):
+    return f"{base}voila/render/{name}.ipynb" + (f"?lang={lang}" if lang else "")
+
+
 def _open_each(args, browser, names, rows, mode, base, server):
     if mode == "warm":
         ready = wait_pool(base, len(names), args.deadline * len(names))
         print(f"preheated pool ready after {_fmt(ready)} s", file=sys.stderr, flush=True)
         rows["_preheated_kernels"] = [(rss_mb(k), uss_mb(k)) for k in kernel_pids(server.pid)]
-    for name in names:
+    for name, lang in ((n, lang) for n in names for lang in args.langs):
         if mode == "warm":
             # the kernel the previous page took is replaced first: its start would share the
             # CPU with this page
             wait_pool(base, len(names), args.deadline)
         before = set(kernel_pids(server.pid))
-        got = open_one(browser, base, f"{base}voila/render/{name}.ipynb", args.deadline,
+        got = open_one(browser, base, _page_url(base, name, lang), args.deadline,
                        profile=args.browser_profile or bool(args.profile_until),
                        profile_until=args.profile_until)
-        r = rows[name]
+        r = rows[_row(name, lang)]
         r[mode].append(got)
         if mode == "cold":
             new = [k for k in kernel_pids(server.pid) if k not in before]
             r["cpu"] += [cpu_seconds(new)] if new else []
             r["rss"] += [rss_mb(k) for k in new]
             r["uss"] += [uss_mb(k) for k in new]
-        print(f"{mode} {name}: {got}", file=sys.stderr, flush=True)
+        print(f"{mode} {_row(name, lang)}: {got}", file=sys.stderr, flush=True)
 
 
-def returning_visits(args, pw, base, name, pool, visits=3):
+def returning_visits(args, pw, base, name, pool, visits=3, lang=None):
     """One returning student: a persistent Chromium profile, new for ``name``, opens its page
     ``visits`` times, each with a fresh preheated kernel (the pool of ``pool`` kernels refilled
     before each visit; ``pool`` 0: a cold kernel each visit); for each visit, (seconds to its
     first chart, None when it failed; seconds the page's main thread spent evaluating plotly's
-    bundle)."""
-    url = f"{base}voila/render/{name}.ipynb"
+    bundle). ``lang``: the language the page's URL asks for (None: none)."""
+    url = _page_url(base, name, lang)
     times = []
     with tempfile.TemporaryDirectory(prefix="kernelnb-bench-profile-") as folder:
         context = pw.chromium.launch_persistent_context(
@@ -622,10 +681,12 @@ def print_per_dashboard(args, rows):
           f"seconds from the request\n")
     returning = args.browser_cache == "returning" and "warm" in args.server_modes
     returning_cold = args.browser_cache == "returning" and "cold" in args.server_modes
+    languages = any(args.langs)
     print(f"{'dashboard':<22} {'cold':>6} {'html':>6} {'bundle':>6} {'k.CPU':>6} "
           f"{'preheat':>7} {'html':>6} {'bundle':>6} {'RSS MB':>7} {'USS MB':>7}"
           + (f" {'p.eval':>6} {'ret.1':>6} {'p.eval':>6} {'ret.3':>6} {'p.eval':>6}"
-             if returning else "") + (f" {'c.ret.1':>7} {'c.ret.3':>7}" if returning_cold else ""))
+             if returning else "") + (f" {'c.ret.1':>7} {'c.ret.3':>7}" if returning_cold else "")
+          + (f" {'c.spoke':>7} {'p.spoke':>7}" if languages else ""))
     cold_all, warm_all = [], []
     for name, r in rows.items():
         cold = med([g["chart"] for g in r["cold"]])
@@ -646,7 +707,9 @@ def print_per_dashboard(args, rows):
                  f" {cell([v[-1][1] for v in r['returning']], '6.2f')}" if returning else "")
               + (f" {cell([v[0][0] for v in r['returning_cold']], '7.2f')}"
                  f" {cell([v[-1][0] for v in r['returning_cold']], '7.2f')}"
-                 if returning_cold else ""))
+                 if returning_cold else "")
+              + (f" {cell([g['spoken'] for g in r['cold']], '7.2f')}"
+                 f" {cell([g['spoken'] for g in r['warm']], '7.2f')}" if languages else ""))
         if returning:
             warm_all.append(med([v[-1][0] for v in r["returning"]]))
         if returning_cold:
@@ -661,7 +724,11 @@ def print_per_dashboard(args, rows):
               "visit on its left (Chromium's long-animation-frame entries)." if returning
               else "") + (
               " c.ret.1 / c.ret.3: the same returning student on the server without preheating "
-              "(a cold kernel each visit)." if returning_cold else ""))
+              "(a cold kernel each visit)." if returning_cold else "") + (
+              " (en) / (fr): the page's URL asks for that language (?lang=); c.spoke / p.spoke: "
+              "seconds until the cold / preheated page speaks it, its readout written (a kernel "
+              "preheated in the server's default language re-labels and redraws when its page "
+              "asks for another)." if languages else ""))
     if forks:
         print(f"cold kernels forked from the server's fork server (RSS {forks[0][0]:.0f} MB, USS "
               f"{forks[0][1]:.0f} MB, shared by its kernels, copy on write); "
@@ -891,6 +958,10 @@ def main(argv=None):
                     help="request each page as soon as its tab is created, while the browser is "
                          "still starting the tab's renderer (the tables before 2026-11-28); by "
                          "default a page is requested once its tab is idle (settle_browser)")
+    ap.add_argument("--lang", default="", metavar="LANGS",
+                    help="with --per-dashboard: open each page with ?lang= for each of these "
+                         "languages in turn (e.g. en,fr; the server's default is English), and "
+                         "time until the page speaks it")
     ap.add_argument("--browser-cache", choices=("fresh", "returning"), default="fresh",
                     help="with --per-dashboard and the browser: 'returning' adds three visits "
                          "of one persistent browser profile per dashboard to each server (see "
@@ -902,6 +973,10 @@ def main(argv=None):
     if not servers or servers - {"cold", "preheat"}:
         ap.error(f"--servers: {args.servers!r}: give cold, preheat or both")
     args.server_modes = {"cold" if s == "cold" else "warm" for s in servers}
+    args.langs = [x.strip() for x in args.lang.split(",") if x.strip()] or [None]
+    from kernelnb.lab.i18n import LANGUAGES
+    if set(args.langs) - {None, *LANGUAGES}:
+        ap.error(f"--lang: {args.lang!r}: give languages among {', '.join(LANGUAGES)}")
     if args.browser_cache == "returning" and args.clients != "browser":
         ap.error("--browser-cache returning needs the browser")
     if args.per_dashboard:
