@@ -1,7 +1,10 @@
 """The one headless Chromium of the browser tests (Debian's, driven by Python Playwright).
 
-One instance for the whole session: Playwright's sync API allows one driver per thread, so every
-module's tests share it (each opens contexts and pages of its own).
+One instance for the browser tests: Playwright's sync API allows one driver per thread, so every
+module's tests share it (each opens contexts and pages of its own). It is closed when the last of
+them has run (package scope): while the sync API is started, its asyncio loop is this thread's
+running loop, and the tests after would take themselves for code in a kernel (a dashboard's
+update then finishes in an asyncio task instead of returning complete).
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-dev-shm-usage"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (install Debian's 'chromium'; .ci/run does)")
