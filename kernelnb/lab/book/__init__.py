@@ -247,7 +247,8 @@ def _on_page(app, pagename, templatename, context, doctree):
     if translated:  # <html lang="fr"> on a translated chapter
         context["language"] = translated.group(1)
     body = context.get("body", "")
-    if FIGURE_CLASS in body:
+    # a figure's div, not a page that names the class in its text (the architecture notes do)
+    if re.search(r'<div class="%s[ "]' % re.escape(FIGURE_CLASS), body):
         app.add_js_file("plotly.min.js", priority=450, loading_method="defer")
 
 
