@@ -310,10 +310,14 @@ def test_data_scattered_once_and_tasks_get_indices(client):
     # once for the outer iterations, once for the refit on the held-out points (all of X)
     assert wrapped.scatters == 2
     assert len(wrapped.submitted) == 4 * 3 + 4  # one task per expert and iteration, and refit
-    for args in wrapped.submitted:
+    for i, args in enumerate(wrapped.submitted):
         arrays = [a for a in args if isinstance(a, np.ndarray)]
-        assert len(arrays) == 1  # the index array; the data travel as futures
+        # the index array; the data travel as futures.  A refit task also carries its expert's
+        # warm start: one dual coefficient per point of its index array
+        assert len(arrays) == (1 if i < 4 * 3 else 2)
         assert arrays[0].ndim == 1 and arrays[0].dtype.kind == "i"
+        if len(arrays) == 2:
+            assert arrays[1].dtype.kind == "f" and arrays[1].shape == arrays[0].shape
 
 
 def test_dask_grid_search_matches_serial(client):
@@ -532,7 +536,9 @@ def test_gater_points_held_out_from_the_experts():
 @pytest.mark.parametrize("gater", ["global", "local"])
 def test_more_classes_one_mixture_per_class(gater):
     # Three classes, one two-class mixture per class against the rest: each expert is the SVC
-    # fitted directly on its assigned points with that class's +-1 labels, every gater's weights
+    # fitted directly on its assigned points with that class's +-1 labels (the refit starts it
+    # from its iteration's solution: the same optimum within the solver's stopping rule, a KKT
+    # violation <= tol = 1e-3, so outputs of order 1 agree to a few tol), every gater's weights
     # sum to one, and the prediction is the class of the largest decision value.
     rng = np.random.RandomState(0)
     X = np.vstack([rng.randn(60, 2) + c for c in ([0, 0], [3, 0], [0, 3])])
@@ -550,7 +556,7 @@ def test_more_classes_one_mixture_per_class(gater):
             idx = np.flatnonzero(est.assignment_ == k)
             ref = SVC(C=1.0, sigma=est.sigma_, n_jobs=1).fit(X[idx], t[idx])
             np.testing.assert_allclose(expert.decision_function(X), ref.decision_function(X),
-                                       rtol=1e-10, atol=1e-12)
+                                       atol=5e-3)
     np.testing.assert_array_equal(m.predict(X), m.classes_[np.argmax(D, axis=1)])
     np.testing.assert_allclose(m.predict_proba(X).sum(axis=1), 1.0)
     assert m.score(X, y) > 0.85
