@@ -115,12 +115,7 @@ def _copy_notebooks(app):
     target = Path(app.srcdir) / "notebooks"
     target.mkdir(exist_ok=True)
     names = {p.name for p in source.glob("*.ipynb")}
-    for stale in target.glob("*"):
-        if stale.name not in names:
-            if stale.is_dir():
-                shutil.rmtree(stale)
-            else:
-                stale.unlink()
+    remove_stale(target, names)
     for name in sorted(names):
         src, dst = source / name, target / name
         if not dst.is_file() or dst.read_bytes() != src.read_bytes():
@@ -159,6 +154,55 @@ def cache_path(app):
     """
     configured = app.config.kernelnb_cache_path
     return Path(configured) if configured else Path(app.outdir).parent / ".kernelnb_cache"
+
+
+def sources_digest(skip=None):
+    """A digest of kernelnb's sources: every ``.py``, ``.pyx`` and ``.pxd`` file of the package
+    (its path and its bytes), those for which ``skip(path relative to the package)`` is true
+    left out; the cache key of the book's computed pages.
+
+    Parameters
+    ----------
+    skip : callable, optional
+        Takes a file's :class:`pathlib.Path` relative to the package; True leaves it out.
+
+    Returns
+    -------
+    str
+        16 hexadecimal digits.
+    """
+    import hashlib
+
+    import kernelnb
+    root = Path(kernelnb.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix not in (".py", ".pyx", ".pxd") or "__pycache__" in path.parts:
+            continue
+        rel = path.relative_to(root)
+        if skip is not None and skip(rel):
+            continue
+        digest.update(str(rel).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def write_if_changed(path, text):
+    """Write ``text`` to ``path`` unless it already holds it (Sphinx then reads it again only
+    when it changed)."""
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def remove_stale(target, keep, pattern="*"):
+    """Remove what ``target`` holds matching ``pattern`` whose name is not in ``keep`` (a
+    generated page whose source is gone)."""
+    for stale in target.glob(pattern):
+        if stale.name not in keep:
+            if stale.is_dir():
+                shutil.rmtree(stale)
+            else:
+                stale.unlink()
 
 
 def _execute_notebooks(app, source, notebooks, label="notebooks"):

@@ -31,7 +31,6 @@ any of them computes every report again.
 """
 from __future__ import annotations
 
-import hashlib
 import html
 import importlib
 import inspect
@@ -71,21 +70,15 @@ def _md(text):
 
 
 def sources_key():
-    """A digest of kernelnb's sources (every ``.py`` and ``.pyx`` file of the package).
+    """A digest of kernelnb's sources (every ``.py``, ``.pyx`` and ``.pxd`` file of the package).
 
     Returns
     -------
     str
         16 hexadecimal digits.
     """
-    import kernelnb
-    root = Path(kernelnb.__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if path.suffix in (".py", ".pyx", ".pxd") and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    from . import sources_digest
+    return sources_digest()
 
 
 #: What a dashboard class may declare in ``BOOK_FIGURE`` (a dict), and what each key means.
@@ -924,11 +917,6 @@ def page_markdown(report, config=None):
     return "\n".join(lines)
 
 
-def _write_if_changed(path, text):
-    if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-
-
 def _entries():
     from ..app.gallery import DASHBOARDS
     return [e for e in DASHBOARDS if e.class_name]
@@ -1000,18 +988,16 @@ def write_pages(app):
     log = logging.getLogger(__name__)
     target = Path(app.srcdir) / "dashboards"
     target.mkdir(exist_ok=True)
-    from . import cache_path
+    from . import cache_path, remove_stale, write_if_changed
     cache = cache_path(app) / "dashboards"
     all_reports = reports(cache, workers=app.config.kernelnb_notebook_workers,
                           log=lambda message: log.info(f"[kernelnb] {message}"))
     names = []
     for report in all_reports:
-        _write_if_changed(target / f"{report['notebook']}.md",
+        write_if_changed(target / f"{report['notebook']}.md",
                           page_markdown(report, app.config))
         names.append(report["notebook"])
-    for stale in target.glob("*.md"):
-        if stale.stem not in names and stale.stem != "index":
-            stale.unlink()
+    remove_stale(target, {f"{n}.md" for n in names} | {"index.md"}, "*.md")
     index = ["# The dashboards", "",
              "Each dashboard is a page of the lab (`kernelnb serve`), and here a page of the "
              "book: what it teaches, what the lesson's sweep found when the book was built, "
@@ -1023,6 +1009,6 @@ def write_pages(app):
         index.append(f"| [{_md(report['title'])}]({report['notebook']}.md) | "
                      f"{_md(report['purpose'])} | {n} |")
     index += ["", "```{toctree}", ":hidden:", ":maxdepth: 1", ""] + names + ["```", ""]
-    _write_if_changed(target / "index.md", "\n".join(index))
+    write_if_changed(target / "index.md", "\n".join(index))
     app.env.kernelnb_dashboard_reports = {r["notebook"]: r["seconds"] for r in all_reports}
     return [f"dashboards/{n}" for n in names]

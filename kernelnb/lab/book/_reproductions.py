@@ -1197,18 +1197,10 @@ def sources_key():
     str
         16 hexadecimal digits.
     """
-    import kernelnb
-    root = Path(kernelnb.__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if path.suffix not in (".py", ".pyx", ".pxd") or "__pycache__" in path.parts:
-            continue
-        rel = path.relative_to(root)
-        if rel.parts[0] == "lab" and path != Path(__file__).resolve():
-            continue
-        digest.update(str(rel).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    from . import sources_digest
+    here = Path(__file__).resolve()
+    package = here.parents[2]           # kernelnb/lab/book/_reproductions.py -> kernelnb
+    return sources_digest(skip=lambda rel: rel.parts[0] == "lab" and package / rel != here)
 
 
 def _settings_key(spec, sources):
@@ -1395,11 +1387,6 @@ def page_markdown(source, spec_reports):
     return "\n".join(lines)
 
 
-def _write_if_changed(path, text):
-    if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-
-
 def write_pages(app):
     """Write ``reproductions/<source>.md`` and ``reproductions/index.md`` into the book's
     sources.
@@ -1418,7 +1405,7 @@ def write_pages(app):
     target = Path(app.srcdir) / "reproductions"
     target.mkdir(exist_ok=True)
     results_dir = Path(app.confdir) / app.config.kernelnb_reproductions_results
-    from . import cache_path
+    from . import cache_path, remove_stale, write_if_changed
     cache = cache_path(app) / "reproductions"
     t0 = time.perf_counter()
     all_reports = reports(cache, results_dir, workers=app.config.kernelnb_notebook_workers,
@@ -1429,11 +1416,9 @@ def write_pages(app):
     names = []
     for key, source in SOURCES.items():
         if key in by_source:
-            _write_if_changed(target / f"{key}.md", page_markdown(source, by_source[key]))
+            write_if_changed(target / f"{key}.md", page_markdown(source, by_source[key]))
             names.append(key)
-    for stale in target.glob("*.md"):
-        if stale.stem not in names and stale.stem != "index":
-            stale.unlink()
+    remove_stale(target, {f"{n}.md" for n in names} | {"index.md"}, "*.md")
     index = ["# The reproductions", "",
              "The published tables of kernelnb's source texts, each beside the numbers "
              "kernelnb's reproduction of its protocol gives, with the likely cause of the "
@@ -1449,7 +1434,7 @@ def write_pages(app):
         index.append(f"| [{SOURCES[key].title}]({key}.md) | {len(reps)} | {n_res} | "
                      f"{n_build} |")
     index += ["", "```{toctree}", ":hidden:", ":maxdepth: 1", ""] + names + ["```", ""]
-    _write_if_changed(target / "index.md", "\n".join(index))
+    write_if_changed(target / "index.md", "\n".join(index))
     app.env.kernelnb_reproductions = {
         "seconds": time.perf_counter() - t0,
         "origins": {r["key"]: r["origin"] for r in all_reports}}
