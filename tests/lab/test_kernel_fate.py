@@ -317,6 +317,13 @@ def test_shutdown_and_culling_are_recorded_with_their_reasons(conn_dir):
         kc.start_channels()
         clients.append(kc)
         await kc.wait_for_ready(timeout=90)
+        # until the server has seen it idle (a page's first request does that): the unconnected
+        # culler leaves a kernel the server still sees starting, and the status that ends
+        # "starting" can be published before the server listens (a loaded run)
+        t0 = time.monotonic()
+        while km.get_kernel(kid).execution_state == "starting" and time.monotonic() - t0 < 30:
+            await kc.kernel_info(reply=True, timeout=10)
+            await asyncio.sleep(0.1)
         return kid
 
     clients = []
