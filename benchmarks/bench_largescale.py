@@ -9,12 +9,12 @@ pixels / 255 (the loader's scaling), the full 60k training set, tested on the 10
    scikit-learn's ``gamma='scale'`` width, about 7 here).  Nothing is tuned on the test set and
    nothing is tuned to meet the floors below.
 2. Models at n (default 60k): single kernelnb ``SVC`` (all cores, whole process); ``MixtureSVC``
-   with global, local and uniform gaters (about 3,000 examples per expert, 3 outer iterations,
-   experts on a two-worker ``LocalCluster``); the MLP and Simple MLP of this package when present.
-   Columns: test error, training time (wall), time on one CPU (sum of the expert tasks plus the
-   sequential part), parallel time (the expert phases' wall time).
-3. Scaling with n: mixture (global gater, experts of about 3,000 examples: their number is
-   ``MixtureSVC.pool_size(n) / 3000``, the experts' share of n after validation and holdout)
+   with global, local and uniform gaters (``n_experts='auto'``: about 2,000 examples per expert;
+   3 outer iterations, experts on a two-worker ``LocalCluster``); the MLP and Simple MLP of this
+   package when present.  Columns: test error, training time (wall), time on one CPU (sum of the
+   expert tasks plus the sequential part), parallel time (the expert phases' wall time).
+3. Scaling with n: mixture (global gater, experts of about 2,000 examples: ``n_experts='auto'``,
+   ``MixtureSVC.pool_size(n) / 2000``, the experts' share of n after validation and holdout)
    and single SVC for 10k, 20k, 40k, 60k, with the log-log slope of time against n.
 4. Workers: the global mixture at n (or ``--workers-n``) on a one-worker and a two-worker cluster,
    and a time model ``T(W) = sequential part + sum over iterations of the makespan of that
@@ -22,8 +22,8 @@ pixels / 255 (the loader's scaling), the full 60k training set, tested on the 10
    the measured two-worker time, then extrapolated to 50 workers (an estimate, not a measurement).
 5. The thesis's published Forest numbers (Tables 6.1, 8.x) beside ours.
 6. Synthetic problem (``make_large_problem``, 20 features): the global mixture's training time from
-   80k to 1M points (experts of about 3,000 examples) and its log-log slope; its test error against one SVC at
-   20k, 40k and 60k (``--only synthetic``, no Fashion-MNIST needed).
+   80k to 1M points (experts of about 2,000 examples) and its log-log slope; its test error
+   against one SVC at 20k, 40k and 60k (``--only synthetic``, no Fashion-MNIST needed).
 7. The embedded cluster's kinds on the same fit: worker threads (the default of ``client=None``)
    against worker processes, with wall, task and CPU times (``--only clusters``).
 
@@ -104,9 +104,11 @@ def mixture(n, params, gater, client, expert_size, n_iter, seed=0, **kw):
     fixed M): the number of experts is counted on the experts' pool, not on n -- the validation
     set and the gater's held-out points are a larger share of small n (28 % at 80k, 3 % at 1M),
     and n / M experts would be 30 % smaller at 80k than at 1M."""
-    m = MixtureSVC(n_experts=2, gater=gater, max_iter=n_iter, C=params["C"],
+    m = MixtureSVC(gater=gater, max_iter=n_iter, C=params["C"],
                    sigma=params["sigma"], gater_n_hidden=50, gater_epochs=5,
                    validation_fraction=0.1, client=client, random_state=seed, **kw)
+    if expert_size is None:       # the default n_experts='auto': 2,000 pool points an expert
+        return m
     return m.set_params(n_experts=max(1, round(m.pool_size(n) / expert_size)))
 
 
@@ -183,7 +185,7 @@ def run_models(n, params, client, args, Xt, yt, X, y):
 
 def scaling(sizes, params, client, args, X, y, fitted, n_main):
     print("\n## 3. Training time against n (global mixture: experts of "
-          f"{args.expert_size} examples, 2 workers; SVC: 2 threads)")
+          f"{args.expert_size or 2000} examples, 2 workers; SVC: 2 threads)")
     tm, tb, ts = [], [], []
     print(f" {'n':>7} {'mixture (s)':>12} {'no refit (s)':>13} {'SVC (s)':>10}")
     for n in sizes:
@@ -247,7 +249,7 @@ def synthetic(sizes, args, client):
     80k to 1M points (slope of log time against log n), and test error of the mixture against one
     SVC at the sizes where one SVC can be trained (--svc-sizes, at most 60k)."""
     print(f"\n## 6. Synthetic problem (20 features, 64 labelled clusters): training time against n"
-          f" (global mixture, experts of {args.expert_size} examples, {args.n_iter} iterations, 2 workers,"
+          f" (global mixture, experts of {args.expert_size or 2000} examples, {args.n_iter} iterations, 2 workers,"
           " gater on 20,000 points, validation at most 10,000)")
     svc_sizes = _sizes(args.svc_sizes)
     # one draw (one set of cluster centres): the training sets are its prefixes, the test set
@@ -336,7 +338,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=60000, help="training examples (at most 60000)")
     ap.add_argument("--quick", action="store_true", help="n = 10k, small scaling and worker runs")
-    ap.add_argument("--expert-size", type=int, default=3000, help="examples per expert")
+    ap.add_argument("--expert-size", type=int, default=None,
+                    help="examples per expert (default: MixtureSVC's n_experts='auto', 2,000 "
+                    "pool points an expert; 3,000 before issue 43)")
     ap.add_argument("--n-iter", type=int, default=3, help="outer iterations of the mixtures")
     ap.add_argument("--workers-n", type=int, default=None,
                     help="n of the 1-vs-2-worker comparison (default: n)")

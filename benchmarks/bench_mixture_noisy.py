@@ -2,9 +2,10 @@
 
 Issue 25's problem: a 6-D checkerboard -- x uniform in [0, 4]^6, the label the parity of the
 4 x 4 cell of (x_0, x_1), the other four inputs noise -- with 5 % of the labels flipped (Bayes
-error 5 %).  One SVC and ``MixtureSVC`` (10 experts by default) share C and sigma (the thesis's
-rule: the experts' C and sigma are those of the single SVM).  Ablations, one change each from
-the default mixture (global gater, gater_holdout, 3 outer iterations, balance rule, validation
+error 5 %).  One SVC and ``MixtureSVC`` (``--experts``; by default 'auto', one expert per
+2,000 points of the experts' pool, MixtureSVC's default since issue 43) share C and sigma (the
+thesis's rule: the experts' C and sigma are those of the single SVM).  Ablations, one change
+each from the default mixture (global gater, gater_holdout, 3 outer iterations, balance rule, validation
 fraction 0.1, and -- the default since issue 43 -- refit_held_out: after the iterations the
 validation and gater points go to the experts the gater prefers, and each expert is refitted
 once on all its points):
@@ -17,6 +18,8 @@ once on all its points):
 * ``no holdout``        gater_holdout=False (the thesis's choice; only the validation set is then
                         refitted on);
 * ``5 experts``         bigger experts;
+* ``4 experts``         n_experts=4, MixtureSVC's default before issue 43;
+* ``10 experts``        n_experts=10, the number issue 25 and 43 measured at 30,000 points;
 * ``no validation``     validation_fraction=None (the last iteration kept; only the gater's
                         points are refitted on);
 * ``all data``          no holdout, no validation: the experts share every training point from
@@ -66,6 +69,8 @@ VARIANTS = {
     "local gater": {"gater": "local"},
     "no holdout": {"gater_holdout": False},
     "5 experts": {"n_experts": 5},
+    "4 experts": {"n_experts": 4},
+    "10 experts": {"n_experts": 10},
     "no validation": {"validation_fraction": None},
     "all data": {"gater_holdout": False, "validation_fraction": None},
     "gater 50 epochs": {"gater_epochs": 50},
@@ -90,7 +95,9 @@ def main(argv=None):
     ap.add_argument("--C", type=float, default=10.0)
     ap.add_argument("--sigma", default="1", help="a width or 'scale' (default 1; 'scale' "
                     "for --problem large)")
-    ap.add_argument("--experts", type=int, default=10)
+    ap.add_argument("--experts", default="auto",
+                    help="n_experts of the mixtures: 'auto' (the default since issue 43: one "
+                    "expert per 2,000 pool points) or a number")
     ap.add_argument("--noise", type=float, default=0.05)
     ap.add_argument("--problem", choices=["checkerboard", "large"], default="checkerboard")
     ap.add_argument("--variants", default=",".join(VARIANTS))
@@ -105,14 +112,15 @@ def main(argv=None):
             t = time.process_time()
             svc = SVC(C=args.C, sigma=sigma, n_jobs=1).fit(X, y)
             t_svc = time.process_time() - t
-            res["SVC"].append((100 * np.mean(svc.predict(Xt) != yt), t_svc, 0))
+            res["SVC"].append((100 * np.mean(svc.predict(Xt) != yt), t_svc, 0, 0))
             for name in names:
-                kw = {"n_experts": args.experts, "C": args.C, "sigma": sigma,
+                experts = args.experts if args.experts == "auto" else int(args.experts)
+                kw = {"n_experts": experts, "C": args.C, "sigma": sigma,
                       "client": "serial", "random_state": seed, **VARIANTS[name]}
                 t = time.process_time()
                 m = MixtureSVC(**kw).fit(X, y)
                 res[name].append((100 * np.mean(m.predict(Xt) != yt), time.process_time() - t,
-                                  m.best_iteration_))
+                                  m.best_iteration_, m.n_experts_))
         print(f"seed {seed}: " + ", ".join(f"{k} {v[-1][0]:.2f} ({v[-1][1]:.1f} s)"
                                            for k, v in res.items()), flush=True)
     base = np.array(res["SVC"])
@@ -121,7 +129,7 @@ def main(argv=None):
           f"{load0[0]:.2f} at the start, {os.getloadavg()[0]:.2f} at the end, "
           f"{os.cpu_count()} cores")
     print(f"  {'model':18s} {'test error %':>14s} {'vs SVC':>14s} {'time s':>7s} "
-          f"{'speed-up':>12s}  best iterations")
+          f"{'speed-up':>12s}  experts  best iterations")
     for k, v in res.items():
         a = np.array(v)
         d = a[:, 0] - base[:, 0]
@@ -129,6 +137,7 @@ def main(argv=None):
         print(f"  {k:18s} {a[:, 0].mean():6.2f} +- {a[:, 0].std(ddof=1) if len(a) > 1 else 0:4.2f}"
               f"  {d.mean():+6.2f} +- {d.std(ddof=1) if len(a) > 1 else 0:4.2f}"
               f"  {a[:, 1].mean():7.1f}  {r.mean():5.2f}x +- {r.std(ddof=1) if len(a) > 1 else 0:4.2f}"
+              f"  {'' if k == 'SVC' else int(a[0, 3]):>7}"
               f"  {'' if k == 'SVC' else a[:, 2].astype(int).tolist()}")
 
 

@@ -100,10 +100,14 @@ refit (the default)           +2.1            +0.2            -0.3            1.
 against the SVC before its solver's pair-selection and working-set work, which made it about
 2.2x faster at 30,000 points and 2.3x at 60,000; against it, with the refit warm-started, the
 default mixture is 3.1x faster at 30,000 points (3 seeds, +0.2 +- 1.0 points) and 3.1x at 60,000
-(2 seeds, -0.3 +- 0.4): with 10 experts of n/10 points each solve grows about as the square of its size,
-so the mixture's advantage stops growing with n unless the number of experts does
-
-and on ``make_large_problem`` (20,000 points, 3 seeds) +1.5 without, +0.8 with (2.7x -> 1.8x).
+(2 seeds, -0.3 +- 0.4): with 10 experts of n/10 points each solve grows about as the square of
+its size, so the mixture's advantage stops growing with n unless the number of experts does.
+Hence the default ``n_experts='auto'``: one expert per 2,000 points of the experts' pool, the
+expert size of the thesis's Forest runs (100,000 examples, 50 experts), with which an outer
+iteration costs O(L) (ch. 6.1.3).  It gives 11 experts at 30,000 points -- 3.2x the SVC's speed,
++0.3 +- 0.6 points (5 seeds) -- and 22 at 60,000 -- 5.6x, -0.5 +- 0.5 points (3 seeds).  On
+``make_large_problem`` (20,000 points, 3 seeds) the refit's gap was +1.5 without, +0.8 with
+(2.7x -> 1.8x).
 At 10,000 points most of what remains is the gater's training: with ``gater_holdout`` it learns
 from a fifth of the points, and 50 epochs instead of 10 brought the checkerboard's gap to 0.6
 point (0.3 at 30,000, with much less spread over seeds) -- but on ``make_large_problem`` they
@@ -708,8 +712,13 @@ class _Layout:
     capacity: int
 
 
+#: Examples per expert of ``n_experts='auto'``: the thesis's runs on Forest (Collobert, 2004,
+#: Table 6.1) give 100,000 training examples to 50 SVM experts, 2,000 each.  With the expert
+#: size fixed an outer iteration costs O(L) (ch. 6.1.3), so the fit grows about linearly in n.
+EXPERT_SIZE = 2000
+
 _CONSTRAINTS = {
-    "n_experts": POSITIVE_INT,
+    "n_experts": [*POSITIVE_INT, StrOptions({"auto"})],
     "gater": [StrOptions(set(GATERS))],
     "max_iter": POSITIVE_INT,
     "C": POSITIVE,
@@ -775,8 +784,9 @@ class _MixtureSVM(BaseEstimator):
         self : object
             The fitted estimator.
         """
-        K = int(self.n_experts)
-        X, ys = self._check_data(X, y, K)
+        X, ys = self._check_data(X, y)
+        K = self._resolve_n_experts(X.shape[0])
+        self.n_experts_ = K
         val = None
         if X_val is not None or y_val is not None:
             if X_val is None or y_val is None:
@@ -896,12 +906,40 @@ class _MixtureSVM(BaseEstimator):
             n_s = max(n_s, 1)
         return n_val, n_s, L - n_s
 
+    def _resolve_n_experts(self, n):
+        """K for ``n`` examples: ``n_experts``, or with ``'auto'`` one expert per
+        :data:`EXPERT_SIZE` examples of the experts' pool (at least 2, at most n)."""
+        if self.n_experts == "auto":
+            pool = self._sizes(n, 2)[2]
+            return int(min(n, max(2, round(pool / EXPERT_SIZE))))
+        K = int(self.n_experts)
+        if K > n:
+            raise ValueError(f"n_experts={K} is larger than the number of training examples "
+                             f"({n})")
+        return K
+
+    def n_experts_for(self, n_samples):
+        """The number of experts a fit on ``n_samples`` examples uses (``n_experts_`` after
+        the fit): ``n_experts``, or with ``'auto'`` one per 2,000 points of
+        :meth:`pool_size` (at least 2).
+
+        Examples
+        --------
+        >>> MixtureSVC().n_experts_for(60_000)
+        22
+        """
+        check_params(self)
+        n = check_param("n_samples", n_samples, POSITIVE_INT,
+                        f"{type(self).__name__}.n_experts_for")
+        return self._resolve_n_experts(int(n))
+
     def pool_size(self, n_samples):
         """How many of ``n_samples`` training examples the experts share: all but the validation
         set and, with ``gater_holdout``, the gater's held-out points.  The thesis's cost analysis
         (6.1.3) fixes the expert size M; for experts of about M examples choose
-        ``n_experts = round(pool_size(n) / M)`` (``n_experts`` counts here only through
-        ``n_experts > 1``: one expert has no gater to hold points out for).
+        ``n_experts = round(pool_size(n) / M)``, as ``n_experts='auto'`` does with M = 2,000
+        (``n_experts`` counts here only through ``n_experts > 1``: one expert has no gater to
+        hold points out for).
 
         Examples
         --------
@@ -911,7 +949,8 @@ class _MixtureSVM(BaseEstimator):
         check_params(self)            # not a fit: the wrapper of fit has not checked them
         n = check_param("n_samples", n_samples, POSITIVE_INT,
                         f"{type(self).__name__}.pool_size")
-        return self._sizes(int(n), int(self.n_experts))[2]
+        K = 2 if self.n_experts == "auto" else int(self.n_experts)
+        return self._sizes(int(n), K)[2]
 
     def _layout(self, X, ys, K, rng, val=None):
         """Where each point serves: the validation set, the gater's points S, the experts' pool.
@@ -1209,8 +1248,17 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
 
     Parameters
     ----------
-    n_experts : int, default=4
-        Number K of experts; each holds at most ``L // K + 1`` training examples.
+    n_experts : int or 'auto', default='auto'
+        Number K of experts; each holds at most ``L // K + 1`` training examples.  ``'auto'``:
+        one expert per 2,000 examples of the experts' pool (:meth:`pool_size`; at least 2), the
+        expert size of the thesis's SVM mixtures on Forest (100,000 examples, 50 experts, Table
+        6.1).  The experts then keep their size as n grows and the fit's time grows about
+        linearly in n (ch. 6.1.3), where with a fixed K every expert's solve grows with n as one
+        SVM's does.  ``n_experts_`` is the number used.  On the noisy 6-D checkerboard (C = 10,
+        sigma = 1, serial CPU times, ``bench_mixture_noisy.py``) 'auto' gives 11 experts at
+        30,000 points, 3.2x faster than one SVC and 0.3 points of test error behind it (5
+        seeds), and 22 at 60,000, 5.6x faster and 0.5 points ahead (3 seeds); 10 experts were
+        2.9x and 3.1x faster, 4 (the default before) 1.25x at 30,000.
     gater : {'global', 'local', 'uniform'}, default='global'
         The global MLP gater (Alg. 6.1), the local Bayes gater (Alg. 6.2) or ``1/K`` without
         reassignment (see :mod:`kernelnb.largescale.mixture`).
@@ -1322,6 +1370,8 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         Local gater: ``log P(k)``.
     gater_ : GaterMLP or None
         The global gater (None for the other gaters and for one expert).
+    n_experts_ : int
+        The number of experts K of the fit (``n_experts``, or what ``'auto'`` chose).
     n_iter_ : int
         Outer iterations run.
     best_iteration_ : int
@@ -1377,7 +1427,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
 
     _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, *, n_experts=4, gater="global", max_iter=3, C=1.0, kernel="rbf", sigma=1.0,
+    def __init__(self, *, n_experts="auto", gater="global", max_iter=3, C=1.0, kernel="rbf", sigma=1.0,
                  tol=1e-3, cache_size=200, gater_n_hidden=32, gater_epochs=10,
                  gater_learning_rate=3e-3, gater_batch_size=128, gater_samples=20000,
                  gater_holdout=True, gater_n_components=1, reg_covar=1e-3, validation_fraction=0.1,
@@ -1457,6 +1507,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
                 est.set_params(client=self.client)
                 self.estimators_.append(est)
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
+        self.n_experts_ = self.estimators_[0].n_experts_
         return self
 
     def _one_vs_rest(self):
@@ -1492,16 +1543,13 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         """Classification error of the decisions ``dec`` (> 0: +1) against +-1 targets."""
         return float(np.mean((dec > 0) != (y > 0)))
 
-    def _check_data(self, X, y, K):
+    def _check_data(self, X, y):
         """Checked inputs and the targets as -1/+1 (``classes_`` set)."""
         X, y = check_input(self, X, y, dtype=np.float64, order="C", precision=np.float32)
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
             raise ValueError(f"MixtureSVC needs y with 2 classes, got 1 class ({classes[0]!r})")
-        if K > X.shape[0]:
-            raise ValueError(f"n_experts={K} is larger than the number of training examples "
-                             f"({X.shape[0]})")
         self.classes_ = classes
         return X, np.where(y_idx == 1, 1.0, -1.0)
 
@@ -1565,8 +1613,13 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
 
     Parameters
     ----------
-    n_experts : int, default=4
-        Number K of experts; each holds at most ``L // K + 1`` training examples.
+    n_experts : int or 'auto', default='auto'
+        Number K of experts; each holds at most ``L // K + 1`` training examples.  ``'auto'``:
+        one expert per 2,000 examples of the experts' pool (:meth:`pool_size`; at least 2), the
+        expert size of the thesis's SVM mixtures on Forest (100,000 examples, 50 experts, Table
+        6.1).  The experts then keep their size as n grows and the fit's time grows about
+        linearly in n (ch. 6.1.3), where with a fixed K every expert's solve grows with n as
+        one SVM's does.  ``n_experts_`` is the number used.
     gater : {'global', 'local', 'uniform'}, default='global'
         The global MLP gater; the local Bayes gater (Alg. 6.2 in its regression form):
         ``P(k|x) = P(x|k) P(k) / sum_j P(x|j) P(j)`` with a diagonal Gaussian mixture
@@ -1679,6 +1732,8 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         Local gater: ``P(x|k)``.
     log_prior_ : ndarray of shape (n_experts,)
         Local gater: ``log P(k)``.
+    n_experts_ : int
+        The number of experts K of the fit (``n_experts``, or what ``'auto'`` chose).
     n_iter_ : int
         Outer iterations run.
     best_iteration_ : int
@@ -1736,7 +1791,7 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
     _parameter_constraints = _SVR_CONSTRAINTS
     _link = "identity"
 
-    def __init__(self, *, n_experts=4, gater="global", max_iter=3, C=1.0, epsilon=0.1,
+    def __init__(self, *, n_experts="auto", gater="global", max_iter=3, C=1.0, epsilon=0.1,
                  kernel="rbf", sigma=1.0, tol=1e-3, cache_size=200, gater_n_hidden=32,
                  gater_epochs=10, gater_learning_rate=3e-3, gater_batch_size=128,
                  gater_samples=20000, gater_holdout=True, gater_n_components=1, reg_covar=1e-3,
@@ -1779,15 +1834,12 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         """Mean squared error, in the targets' units, of standardised predictions."""
         return float(np.mean((dec - y) ** 2) * self.y_scale_ ** 2)
 
-    def _check_data(self, X, y, K):
+    def _check_data(self, X, y):
         """Checked inputs and the standardised targets (``y_mean_``, ``y_scale_`` set)."""
         X, y = check_input(self, X, y, dtype=np.float64, order="C", precision=np.float32,
                            y_numeric=True)
         if X.shape[0] < 2:
             raise ValueError("MixtureSVR needs at least 2 samples, got one sample")
-        if K > X.shape[0]:
-            raise ValueError(f"n_experts={K} is larger than the number of training examples "
-                             f"({X.shape[0]})")
         y = np.asarray(y, dtype=np.float64)
         self.y_mean_ = float(np.mean(y))
         sd = float(np.std(y))

@@ -340,6 +340,7 @@ def test_dask_grid_search_matches_serial(client):
 @pytest.mark.parametrize("kwargs,match", [
     (dict(n_experts=0), "n_experts"),
     (dict(n_experts=2.5), "n_experts"),
+    (dict(n_experts="many"), "n_experts"),
     (dict(gater="soft"), "gater"),
     (dict(max_iter=0), "max_iter"),
     (dict(validation_fraction=1.0), "validation_fraction"),
@@ -365,6 +366,28 @@ def test_bad_data():
         MixtureSVC(client="serial").fit(X, y, X_val=X[:5])
     with pytest.raises(ValueError, match="not in y"):
         MixtureSVC(client="serial").fit(X, y, X_val=X[:3], y_val=[1, -1, 7])
+
+
+@pytest.mark.parametrize("n,expected", [(40, 2), (4000, 2), (7000, 3), (12000, 4)])
+def test_auto_experts_hold_about_2000_pool_points(n, expected):
+    """n_experts='auto' (the default): one expert per 2,000 points of the pool -- the expert
+    size of the thesis's Forest runs, 100,000 examples for 50 experts -- at least 2.  The
+    expected counts are round(0.72 n / 2000): the pool is what is left after a tenth for
+    validation and a fifth of the rest for the gater."""
+    rng = np.random.default_rng(n)
+    X = rng.uniform(-1, 1, (n, 2))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+    m = MixtureSVC(max_iter=1, gater_epochs=1, C=1.0, sigma=0.5, client="serial",
+                   refit_held_out=False, random_state=0)
+    assert m.get_params()["n_experts"] == "auto"
+    assert m.pool_size(n) == n - n // 10 - (n - n // 10) // 5
+    m.fit(X, y)
+    assert m.n_experts_ == expected == len(m.experts_)
+    sizes = m.expert_sizes_[0]
+    assert sizes.sum() == m.pool_size(n)
+    assert sizes.max() <= m.pool_size(n) // expected + 1
+    if n >= 7000:
+        assert abs(np.mean(sizes) - 2000) < 400
 
 
 def test_given_validation_set_is_used_whole_and_not_trained_on():
