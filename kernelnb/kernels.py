@@ -797,10 +797,20 @@ class KernelExpansion:
         if not (isinstance(self.kernel, RBF) and self.dtype == np.float64 and not self.direct
                 and n_sv > 0 and n > 0 and d == self.n_features and C.shape[0] == n_sv):
             return self.dot(X, C) + offset > 0
+        # the rows centred straight into float32 (each difference rounded once, as a float64
+        # centred copy would be) and their centred norms in one read of X: no float64 copy of
+        # the rows, whose fresh pages cost more than the arithmetic on a first call
         with np.errstate(over="ignore", invalid="ignore"):
-            Xc, xn = self.kernel.centred(np.asarray(X, dtype=np.float64), self.center)
+            Xs = np.ascontiguousarray(self.kernel.scale(np.asarray(X, dtype=np.float64)),
+                                      dtype=np.float64)
+            xn = np.empty(n)
+            _kernels.centred_sqnorms(Xs, np.ascontiguousarray(self.center, dtype=np.float64), xn)
+            Xc32 = np.empty((n, d), dtype=np.float32)
+            np.subtract(Xs, self.center, out=Xc32, casting="unsafe")
         if not (np.isfinite(xn).all() and np.isfinite(self._sv_norm).all()):
             return self.dot(X, C) + offset > 0
+        if getattr(self, "_sv32", None) is None:
+            self._sv32 = np.ascontiguousarray(self._sv, dtype=np.float32)
         ku = (d + 3) * 2.0 ** -24
         smax = float(np.sqrt(self._sv_norm.max()))
         # bound on the error of a squared distance, then on the expansion
@@ -810,8 +820,7 @@ class KernelExpansion:
         rows = max(16, min(256, int(FUSED_BLOCK_MB * 2**20 / (4 * n_sv))))
         with blas_single_thread():
             _kernels.rbf_gemm_dot32(
-                np.ascontiguousarray(Xc, dtype=np.float32), np.ascontiguousarray(xn),
-                np.ascontiguousarray(self._sv, dtype=np.float32), self._sv_norm, self.gamma,
+                Xc32, xn, self._sv32, self._sv_norm, self.gamma,
                 np.ascontiguousarray(C.T), np.ascontiguousarray(np.abs(C).max(axis=1)), out,
                 weight, _kernels.threads_for(n * n_sv * d), rows)
         bound = np.expm1(self.gamma * e_d2) * weight * (1.0 + 1e-6) + 1e-9 * weight + 1e-300
