@@ -254,10 +254,15 @@ def test_gallery_lists_every_dashboard(page, served, screenshots):
         card = page.locator(f'a.card[data-dashboard="{d.name}"]')
         assert card.locator("h2").inner_text().strip() == d.title
         assert card.get_attribute("href").endswith(f"/voila/render/{d.name}.ipynb")
-        # every thumbnail image actually loaded (a broken image has naturalWidth 0)
+        # every thumbnail image actually loaded (a broken image has naturalWidth 0).  The
+        # thumbnails are lazy: the page's load event does not wait for them, so each is scrolled
+        # to and waited for until the browser is done with it, loaded or broken
         img = card.locator("img, svg").first
         if img.evaluate("e => e.tagName.toLowerCase()") == "img":
-            assert img.evaluate("e => e.complete && e.naturalWidth > 0"), f"{d.name}: thumbnail broken"
+            img.scroll_into_view_if_needed()
+            handle = img.element_handle()
+            page.wait_for_function("e => e.complete", arg=handle, timeout=LOAD_TIMEOUT_MS)
+            assert handle.evaluate("e => e.naturalWidth > 0"), f"{d.name}: thumbnail broken"
     page.screenshot(path=str(screenshots / "gallery.png"), full_page=True)
     assert not page.external_requests, f"the gallery fetched from outside: {page.external_requests}"
     message = _console_problems(page, "gallery")
