@@ -249,7 +249,8 @@ def synthetic(sizes, args, client):
     80k to 1M points (slope of log time against log n), and test error of the mixture against one
     SVC at the sizes where one SVC can be trained (--svc-sizes, at most 60k)."""
     print(f"\n## 6. Synthetic problem (20 features, 64 labelled clusters): training time against n"
-          f" (global mixture, experts of {args.expert_size or 2000} examples, {args.n_iter} iterations, 2 workers,"
+          f" (global mixture, experts of {args.expert_size or 2000} examples, {args.n_iter}"
+          " iterations, 2 workers,"
           " gater on 20,000 points, validation at most 10,000)")
     svc_sizes = _sizes(args.svc_sizes)
     # one draw (one set of cluster centres): the training sets are its prefixes, the test set

@@ -5,8 +5,8 @@ Issue 25's problem: a 6-D checkerboard -- x uniform in [0, 4]^6, the label the p
 error 5 %).  One SVC and ``MixtureSVC`` (``--experts``; by default 'auto', one expert per
 2,000 points of the experts' pool, MixtureSVC's default since issue 43) share C and sigma (the
 thesis's rule: the experts' C and sigma are those of the single SVM).  Ablations, one change
-each from the default mixture (global gater, gater_holdout, 3 outer iterations, balance rule, validation
-fraction 0.1, and -- the default since issue 43 -- refit_held_out: after the iterations the
+each from the default mixture (global gater, gater_holdout, 3 outer iterations, balance rule,
+validation fraction 0.1, and -- the default since issue 43 -- refit_held_out: after the iterations the
 validation and gater points go to the experts the gater prefers, and each expert is refitted
 once on all its points):
 

@@ -624,15 +624,14 @@ class KernelExpansion:
             offset = float(self.center @ self.center)
             self.centres_rows = not (self.dtype == np.float64 and np.isfinite(spread)
                                      and spread > 0 and offset <= DIRECT_OFFSET * spread)
+            self._center64 = np.ascontiguousarray(self.center, dtype=np.float64)
             if not self.centres_rows:
-                self._center64 = np.ascontiguousarray(self.center, dtype=np.float64)
                 # (x - mu).(s - mu) = x.(s - mu) - mu.(s - mu): the second term joins the norms
                 self._sv_norm_shifted = self._sv_norm + 2.0 * (self._sv @ self._center64)
             # few features: the float64 expansion is evaluated from the differences themselves
             self.direct = self.dtype == np.float64 and sv.shape[1] <= DIRECT_FEATURES
             if self.direct:
                 self._svT = np.ascontiguousarray(self._sv.T)
-                self._mu64 = np.ascontiguousarray(self.center, dtype=np.float64)
         elif isinstance(kernel, CallableKernel):
             self._sv = sv
         else:
@@ -744,7 +743,7 @@ class KernelExpansion:
             if self.direct:
                 with np.errstate(over="ignore", invalid="ignore"):
                     Xs = np.ascontiguousarray(kern.scale(X), dtype=np.float64)
-                _kernels.rbf_direct_dot(Xs, self._mu64, self._svT, CT, self.gamma, out)
+                _kernels.rbf_direct_dot(Xs, self._center64, self._svT, CT, self.gamma, out)
                 return out.reshape((n,) + coef.shape[1:])
             A, an, B, bn = self._rbf_operands(X)
             if not (np.isfinite(an).all() and np.isfinite(bn).all()):
@@ -803,10 +802,9 @@ class KernelExpansion:
         with np.errstate(over="ignore", invalid="ignore"):
             Xs = np.ascontiguousarray(self.kernel.scale(np.asarray(X, dtype=np.float64)),
                                       dtype=np.float64)
-            xn = np.empty(n)
-            _kernels.centred_sqnorms(Xs, np.ascontiguousarray(self.center, dtype=np.float64), xn)
+            xn = self._centred_norms(Xs)
             Xc32 = np.empty((n, d), dtype=np.float32)
-            np.subtract(Xs, self.center, out=Xc32, casting="unsafe")
+            np.subtract(Xs, self._center64, out=Xc32, casting="unsafe")
         if not (np.isfinite(xn).all() and np.isfinite(self._sv_norm).all()):
             return self.dot(X, C) + offset > 0
         if getattr(self, "_sv32", None) is None:

@@ -1427,8 +1427,8 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
 
     _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, *, n_experts="auto", gater="global", max_iter=3, C=1.0, kernel="rbf", sigma=1.0,
-                 tol=1e-3, cache_size=200, gater_n_hidden=32, gater_epochs=10,
+    def __init__(self, *, n_experts="auto", gater="global", max_iter=3, C=1.0, kernel="rbf",
+                 sigma=1.0, tol=1e-3, cache_size=200, gater_n_hidden=32, gater_epochs=10,
                  gater_learning_rate=3e-3, gater_batch_size=128, gater_samples=20000,
                  gater_holdout=True, gater_n_components=1, reg_covar=1e-3, validation_fraction=0.1,
                  max_validation=10000, n_iter_no_change=2, balance=True, refit_held_out=True,
