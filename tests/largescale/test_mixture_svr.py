@@ -123,3 +123,17 @@ def test_local_gater_is_bayes_rule_on_the_experts_densities():
     np.testing.assert_allclose(mix.predict(X), np.sum(G * F, axis=1) * mix.y_scale_ + mix.y_mean_,
                                rtol=1e-6, atol=1e-6)
     assert mix.score(X, y) > 0.9
+
+
+def test_auto_experts_hold_about_2000_pool_points():
+    """MixtureSVR's default n_experts='auto' is MixtureSVC's: one expert per 2,000 points of the
+    pool (7,000 points: a tenth for validation, a fifth of the rest for the gater, 5,040 left,
+    3 experts)."""
+    X, y = _data(7000)
+    mix = MixtureSVR(max_iter=1, gater_epochs=1, C=1.0, sigma=2.0, client="serial",
+                     refit_held_out=False, random_state=0)
+    assert mix.get_params()["n_experts"] == "auto"
+    assert mix.pool_size(7000) == 5040 and mix.n_experts_for(7000) == 3
+    mix.fit(X, y)
+    assert mix.n_experts_ == 3 == len(mix.experts_)
+    assert mix.expert_sizes_[0].sum() == 5040 and mix.expert_sizes_[0].max() <= 5040 // 3 + 1
