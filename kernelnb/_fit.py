@@ -9,10 +9,11 @@ which does, in this order, what each estimator used to do by hand:
 2. **times the fit**: ``fit_time_`` is the wall-clock seconds of the whole call, set on success
    and on an interruption that keeps a usable model;
 3. **the interrupt protocol**: a ``KeyboardInterrupt`` (Ctrl-C, or a dashboard's stop) raised
-   inside ``fit`` is caught when the estimator defines ``_on_interrupt()`` and that method
-   returns True (it has made the state reached so far a usable model): ``fit`` then returns
-   ``self`` with ``interrupted_ = True`` and a ``RuntimeWarning`` saying so.  Otherwise the
-   interrupt propagates.  ``interrupted_`` is False after an uninterrupted fit.
+   inside ``fit`` propagates, unless the library's setting ``keep_partial_on_interrupt`` is on
+   (:func:`kernelnb.config_context`; the dashboards turn it on) *and* the estimator defines
+   ``_on_interrupt()`` and that method returns True (it has made the state reached so far a
+   usable model): ``fit`` then returns ``self`` with ``interrupted_ = True`` and a
+   ``RuntimeWarning`` saying so.  ``interrupted_`` is False after an uninterrupted fit.
 
 The callback protocol itself (``callback(info)``, ``False`` stops after that step) is
 :func:`kernelnb._callbacks.progress_caller`.
@@ -31,6 +32,7 @@ import functools
 import time
 import warnings
 
+from ._config import get_config
 from ._validation import check_params
 
 __all__ = ["fit_context", "fit_steps"]
@@ -69,7 +71,7 @@ def fit_context(fit):
             out = fit(self, *args, **kwargs)
         except KeyboardInterrupt:
             keep = getattr(self, "_on_interrupt", None)
-            if keep is None or not keep():
+            if not get_config()["keep_partial_on_interrupt"] or keep is None or not keep():
                 raise
             self.interrupted_ = True
             warnings.warn(f"{type(self).__name__}.{fit.__name__} was interrupted; the model "

@@ -4,6 +4,7 @@ import warnings
 import pytest
 from sklearn.base import BaseEstimator
 
+import kernelnb
 from kernelnb._callbacks import run_to_end
 from kernelnb._fit import fit_context, fit_steps
 from kernelnb._validation import POSITIVE
@@ -45,12 +46,30 @@ def test_fit_time_and_interrupted_flag_are_set():
     assert est.fit_time_ >= 0 and est.interrupted_ is False
 
 
-def test_an_interrupt_keeps_a_usable_model_with_a_warning():
-    with pytest.warns(RuntimeWarning, match="_Est.fit was interrupted"):
-        est = _Est().fit(None, interrupt=True)
-    assert est.interrupted_ is True and est.fit_time_ >= 0
+def test_an_interrupt_propagates_by_default():
+    # a script's loop stops where the user pressed Ctrl-C, even for an estimator that could
+    # keep a partial model
     with pytest.raises(KeyboardInterrupt):
-        _Est(keep=False).fit(None, interrupt=True)
+        _Est().fit(None, interrupt=True)
+    assert kernelnb.get_config()["keep_partial_on_interrupt"] is False
+
+
+def test_an_interrupt_keeps_a_usable_model_with_a_warning_when_asked():
+    with kernelnb.config_context(keep_partial_on_interrupt=True):
+        with pytest.warns(RuntimeWarning, match="_Est.fit was interrupted"):
+            est = _Est().fit(None, interrupt=True)
+        assert est.interrupted_ is True and est.fit_time_ >= 0
+        with pytest.raises(KeyboardInterrupt):
+            _Est(keep=False).fit(None, interrupt=True)
+    # the block put the default back
+    with pytest.raises(KeyboardInterrupt):
+        _Est().fit(None, interrupt=True)
+
+
+def test_the_setting_is_checked():
+    with pytest.raises(TypeError, match="keep_partial_on_interrupt must be True, False or None"):
+        with kernelnb.config_context(keep_partial_on_interrupt="yes"):
+            pass
 
 
 def test_a_nested_fit_checks_and_times_once():

@@ -17,6 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
+from .._config import get_config
 from .._fit import fit_context
 from .._validation import (CALLBACK, NONNEGATIVE, NONNEGATIVE_INT, POSITIVE, StrOptions,
                            check_input)
@@ -120,9 +121,11 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Ctrl-C during ``fit`` stops the search with one warning and keeps the best point so far
-    (``interrupted_ = True``, ``stop_reason_ = 'interrupted'``); an interrupt before the
-    first SVM is trained propagates.
+    Ctrl-C during ``fit`` propagates.  Under
+    ``kernelnb.config_context(keep_partial_on_interrupt=True)`` it stops the search with one
+    warning and keeps the best point so far (``interrupted_ = True``,
+    ``stop_reason_ = 'interrupted'``); an interrupt before the first SVM is trained propagates
+    even then.
 
     The stopping rule and the first step (checked on the bundled UCI sets, see
     ``benchmarks/bench_tuner_uci.py``).  From the default start the search reaches the minimum
@@ -251,7 +254,8 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
         try:
             reason = self._run(search, params.theta0, bounds)
         except KeyboardInterrupt:
-            self._interrupted_search = (search, params)     # for _on_interrupt
+            if get_config()["keep_partial_on_interrupt"]:
+                self._interrupted_search = (search, params)     # for _on_interrupt
             raise
         self._keep_best(search, reason, params)
         return self

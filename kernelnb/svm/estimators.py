@@ -27,6 +27,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import _kernels
 from .._callbacks import progress_caller
+from .._config import get_config
 from .._fit import fit_context
 from .._threads import blas_single_thread, blas_threads_for, n_threads
 from .._validation import (CALLBACK, N_JOBS, NONNEGATIVE, POSITIVE, Interval, Options,
@@ -264,8 +265,10 @@ class _BaseSVM(BaseEstimator):
 
         The solver catches Ctrl-C itself and returns the state it reached (status 2); once that
         state is assembled into the model the interrupt is handed on to the fit wrapper
-        (:func:`kernelnb._fit.fit_context`), whose :meth:`_on_interrupt` keeps it: ``fit``
-        returns the model with ``interrupted_ = True`` and a ``RuntimeWarning``."""
+        (:func:`kernelnb._fit.fit_context`).  Under ``keep_partial_on_interrupt``
+        (:func:`kernelnb.config_context`) its :meth:`_on_interrupt` keeps the model: ``fit``
+        returns it with ``interrupted_ = True`` and a ``RuntimeWarning``; otherwise the
+        interrupt propagates."""
         statuses = np.atleast_1d(statuses)
         worst = int(statuses.max()) if statuses.size else 0
         self.fit_status_ = worst
@@ -276,7 +279,8 @@ class _BaseSVM(BaseEstimator):
             warnings.warn(f"{type(self).__name__} did not converge within max_iter={self.max_iter} "
                           f"iterations.{hint}", ConvergenceWarning, stacklevel=4)
         elif worst == 2:
-            self._solver_interrupted = True
+            if get_config()["keep_partial_on_interrupt"]:
+                self._solver_interrupted = True
             raise KeyboardInterrupt
 
     def _on_interrupt(self):
@@ -425,8 +429,10 @@ class SVC(ClassifierMixin, _BaseSVM):
     callback : callable, default=None
         ``callback(info)`` is called every 1000 iterations with a dict (``iteration``,
         ``kkt_gap``, ``objective``, ``problem``: which binary problem, '' for one); returning
-        ``False`` stops the solver (``fit_status_=3``).  Ctrl-C also stops it cleanly
-        (``fit_status_=2``, ``interrupted_=True``), leaving a usable model.
+        ``False`` stops the solver (``fit_status_=3``).  Ctrl-C stops it cleanly and
+        propagates; under ``kernelnb.config_context(keep_partial_on_interrupt=True)`` (the
+        dashboards') ``fit`` returns the model reached instead (``fit_status_=2``,
+        ``interrupted_=True``).
     q : 'auto' or int, default='auto'
         Working-set size, an even integer >= 2.  2 is SMO (a pair per step, Fan, Chen & Lin 2005
         second-order selection).  Larger q is SVMTorch's decomposition (Collobert & Bengio 2001,

@@ -7,6 +7,7 @@ from sklearn.base import clone
 
 from sklearn.preprocessing import StandardScaler
 
+import kernelnb
 from kernelnb.datasets import load_ionosphere
 from kernelnb.model_selection import GradientTuner, criterion_and_gradient
 from kernelnb.svm import SVC
@@ -146,7 +147,8 @@ def test_interrupt_keeps_best_point(data, monkeypatch):
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(svm_estimators.SVC, "fit", interrupting_fit)
-    with warnings.catch_warnings(record=True) as caught:
+    with kernelnb.config_context(keep_partial_on_interrupt=True), \
+            warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         tuner = GradientTuner(max_iter=20).fit(X, y)
     said = [w for w in caught if "interrupted" in str(w.message)]
@@ -175,7 +177,8 @@ def test_an_svm_that_reports_its_own_interruption_stops_the_search_with_one_warn
         return out
 
     monkeypatch.setattr(svm_estimators.SVC, "fit", self_interrupted_fit)
-    with warnings.catch_warnings(record=True) as caught:
+    with kernelnb.config_context(keep_partial_on_interrupt=True), \
+            warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         tuner = GradientTuner(max_iter=20).fit(X, y)
     assert len([w for w in caught if "interrupted" in str(w.message)]) == 1
@@ -190,8 +193,27 @@ def test_an_interrupt_before_any_training_propagates(data, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(svm_estimators.SVC, "fit", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with kernelnb.config_context(keep_partial_on_interrupt=True), \
+            pytest.raises(KeyboardInterrupt):
         GradientTuner(max_iter=20).fit(X, y)
+
+
+def test_an_interrupt_propagates_from_the_search_by_default(data, monkeypatch):
+    X, y = data
+    calls = []
+    original = svm_estimators.SVC.fit
+
+    def interrupting_fit(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(svm_estimators.SVC, "fit", interrupting_fit)
+    tuner = GradientTuner(max_iter=20)
+    with pytest.raises(KeyboardInterrupt):
+        tuner.fit(X, y)
+    assert not hasattr(tuner, "best_estimator_") and "_interrupted_search" not in vars(tuner)
 
 
 def test_the_constructor_is_keyword_only_after_the_estimator():

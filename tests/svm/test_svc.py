@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC as SkSVC
 
+import kernelnb
 from kernelnb import datasets
 from kernelnb.svm import SVC, svc_path
 
@@ -259,7 +260,8 @@ def test_ctrl_c_stops_cleanly_and_leaves_a_usable_model():
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
-        with pytest.warns(RuntimeWarning, match="interrupted"):
+        with kernelnb.config_context(keep_partial_on_interrupt=True), \
+                pytest.warns(RuntimeWarning, match="interrupted"):
             model = SVC(kernel="rbf", sigma=0.1, margin="hard", max_iter=50_000_000).fit(X, y)
     finally:
         timer.cancel()

@@ -36,7 +36,9 @@ re-checks every value a control holds: a number outside its limits is clamped (a
 moved back), a non-finite number, a value of the wrong type or outside the options is refused
 with a message in the page and nothing is computed. Values passed to :meth:`update` from Python
 are the caller's (a notebook may go beyond a slider); the estimators validate them.
-Long work runs under a per-update time budget (:attr:`Dashboard.time_budget_s`).
+Long work runs under a per-update time budget (:attr:`Dashboard.time_budget_s`), and under
+``kernelnb.config_context(keep_partial_on_interrupt=True)``: an interrupted fit draws the model it
+reached rather than losing it.
 
 Languages. A dashboard speaks English or French (:mod:`kernelnb.lab.i18n`): every text it shows
 is marked for gettext, ``_()`` where it is written at update time, ``N_()`` for class attributes
@@ -64,6 +66,7 @@ import ipywidgets as widgets
 from plotly.basedatatypes import BaseFigure
 
 from ..._callbacks import run_to_end
+from ..._config import config_context
 from ..._threads import blas_single_thread
 from .. import i18n
 from ..i18n import N_, _
@@ -1064,7 +1067,7 @@ class Dashboard:
                 # gives (SVC.decision_function on a 100 x 100 grid: 51 ms with it, 19 ms without,
                 # measured on 2 busy cores); kernelnb's Cython cores use their own OpenMP
                 # threads anyway.
-                with blas_single_thread():
+                with blas_single_thread(), config_context(keep_partial_on_interrupt=True):
                     result = run_to_end(steps)
                 return self._draw(result, values, t0)
             return self._start_steps(loop, steps, values, t0)
@@ -1117,7 +1120,7 @@ class Dashboard:
     def _start_steps(self, loop, steps, values, t0):
         """In a kernel: run ``steps`` for :attr:`first_slice_s` (or to their first partial
         result), draw what there is, and leave the rest to a task (:attr:`pending`)."""
-        with blas_single_thread():
+        with blas_single_thread(), config_context(keep_partial_on_interrupt=True):
             done, result, partial = _advance(steps, time.perf_counter() + self.first_slice_s,
                                              stop_at_partial=True)
         if done:
@@ -1141,7 +1144,8 @@ class Dashboard:
         try:
             while True:
                 await asyncio.sleep(self.PAUSE_S)
-                with self.speaking(), blas_single_thread():
+                with self.speaking(), blas_single_thread(), \
+                        config_context(keep_partial_on_interrupt=True):
                     done, result, partial = _advance(steps, time.perf_counter() + self.slice_s)
                     if done:
                         self._steps_open = None

@@ -309,3 +309,26 @@ def test_the_dashboards_draw_their_partial_results_in_order_and_end_as_python_do
     assert not app.last_error and "partial" not in final and app.pending is None
     assert _numbers(final, timings) == _numbers(expected, timings)
     assert app.progress.layout.visibility == "hidden"
+
+
+def test_an_update_keeps_the_partial_model_of_an_interrupted_fit(monkeypatch):
+    # A script's fit lets Ctrl-C propagate (kernelnb._config); a dashboard's update turns on
+    # keep_partial_on_interrupt around its work, so that an SVM stopped by an interrupt is still
+    # drawn, and turns it off again when the update ends.
+    import kernelnb
+    from kernelnb.lab.app import SVMPlayground
+    from kernelnb.svm import estimators as svm_estimators
+
+    seen = []
+    original = svm_estimators.SVC.fit
+
+    def recording_fit(self, *args, **kwargs):
+        seen.append(kernelnb.get_config()["keep_partial_on_interrupt"])
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(svm_estimators.SVC, "fit", recording_fit)
+    app = SVMPlayground()
+    seen.clear()
+    stats = app.update(C=2.0, raise_errors=True)
+    assert "error" not in stats and seen and all(seen)
+    assert kernelnb.get_config()["keep_partial_on_interrupt"] is False
