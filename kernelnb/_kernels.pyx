@@ -29,6 +29,13 @@ cdef inline int _threads(Py_ssize_t n_entries) noexcept nogil:
     return 1 if n_entries < SERIAL_BELOW else openmp.omp_get_max_threads()
 
 
+def omp_max_threads():
+    """The thread count of this OpenMP runtime's next parallel region: ``OMP_NUM_THREADS`` as
+    read at start-up, or a limit set since (``omp_set_num_threads``, which threadpoolctl's
+    ``threadpool_limits(user_api="openmp")`` calls), else every core."""
+    return openmp.omp_get_max_threads()
+
+
 def threads_for(Py_ssize_t n_entries):
     """Threads a pass over ``n_entries`` entries uses: one below :data:`SERIAL_BELOW`, OpenMP's
     number above."""

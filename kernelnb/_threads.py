@@ -71,24 +71,39 @@ def omp_thread_limit(environ=None):
     return n if n >= 1 else None
 
 
+def _omp_max_threads():
+    """The OpenMP runtime's own limit (kernelnb's Cython modules' libgomp)."""
+    from . import _kernels
+    return max(1, int(_kernels.omp_max_threads()))
+
+
+def _cores():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover (not on Linux)
+        return max(1, os.cpu_count() or 1)
+
+
 def n_threads(n_jobs):
-    """Threads for a computation given an estimator's ``n_jobs`` (joblib's meaning): -1 every
-    core this process may use, ``None`` or 1 one thread, k > 1 that many.  (``n_jobs`` itself is
+    """Threads for a computation given an estimator's ``n_jobs``.  (``n_jobs`` itself is
     checked by the estimators' parameter tables, :data:`kernelnb._validation.N_JOBS`.)
 
-    With -1, at most ``OMP_NUM_THREADS`` where it is set, as scikit-learn's OpenMP loops do:
-    the count kernelnb's OpenMP regions are given overrides the variable, so without this a
-    dashboard kernel of ``kernelnb serve`` (which sets it to 1) ran two threads on 2 cores.
-    Measured there under load, the K nearest neighbours of 180 points among 420 in 2-D took
-    11.6 ms of CPU on two threads, 0.14 ms on one: waking and joining a second thread costs far
-    more than such a search."""
-    if n_jobs is None:
-        return 1
-    if n_jobs == -1:
-        try:
-            cores = max(1, len(os.sched_getaffinity(0)))
-        except AttributeError:  # pragma: no cover (not on Linux)
-            cores = max(1, os.cpu_count() or 1)
+    * ``None`` (every estimator's default): the threads the surrounding context allows, as
+      scikit-learn's OpenMP estimators do: every core this process may use, at most
+      ``OMP_NUM_THREADS`` where it is set and at most a limit set on the OpenMP runtime with
+      threadpoolctl (``threadpool_limits(1, user_api="openmp")``).  Inside
+      ``GridSearchCV(n_jobs=-1)`` the worker processes joblib starts have ``OMP_NUM_THREADS``
+      set to their share of the cores, so the search does not run more threads than cores.
+    * ``-1``: every core this process may use, at most ``OMP_NUM_THREADS`` where it is set
+      (``kernelnb serve`` sets it to 1 for its kernels: a dashboard's small problems run faster
+      on one thread than they wake a second).
+    * ``k >= 1``: ``k`` threads, whatever the environment says.
+    """
+    if n_jobs is None or n_jobs == -1:
+        cores = _cores()
         limit = omp_thread_limit()
-        return cores if limit is None else min(cores, limit)
+        n = cores if limit is None else min(cores, limit)
+        if n_jobs is None:
+            n = min(n, _omp_max_threads())
+        return n
     return int(n_jobs)

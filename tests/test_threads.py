@@ -1,8 +1,11 @@
-"""n_jobs has joblib's meaning everywhere: -1 every core, None or 1 one thread."""
+"""n_jobs everywhere: None (the default) the threads the context allows, -1 every core, k k."""
 import inspect
 import os
 
+import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from threadpoolctl import threadpool_limits
 
 from kernelnb._threads import n_threads
 from tests._estimators import public_estimator_classes
@@ -12,27 +15,73 @@ def test_n_jobs_meaning(monkeypatch):
     cores = len(os.sched_getaffinity(0))
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     assert n_threads(-1) == cores
-    assert n_threads(None) == 1
+    assert n_threads(None) == cores
     assert n_threads(1) == 1 and n_threads(3) == 3
+
+
+def test_none_follows_a_threadpoolctl_limit_and_minus_one_does_not(monkeypatch):
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    with threadpool_limits(limits=1, user_api="openmp"):
+        assert n_threads(None) == 1
+        assert n_threads(-1) == cores and n_threads(2) == 2
+    assert n_threads(None) == cores          # the limit is lifted with the block
 
 
 @pytest.mark.parametrize("value, limit", [("1", 1), ("2,1", 2), (" 3 ", 3), ("0", None),
                                           ("", None), ("many", None), ("-2", None)])
 def test_every_core_is_at_most_what_OMP_NUM_THREADS_sets(monkeypatch, value, limit):
-    """kernelnb serve sets OMP_NUM_THREADS=1 for its kernels: n_jobs=-1 then means one thread
-    (an explicit count is kept); a value OpenMP would not read leaves every core."""
+    """kernelnb serve sets OMP_NUM_THREADS=1 for its kernels: n_jobs=-1 and None then mean one
+    thread (an explicit count is kept); a value OpenMP would not read leaves every core."""
     cores = len(os.sched_getaffinity(0))
     monkeypatch.setenv("OMP_NUM_THREADS", value)
-    assert n_threads(-1) == (cores if limit is None else min(cores, limit))
-    assert n_threads(3) == 3 and n_threads(None) == 1
+    expected = cores if limit is None else min(cores, limit)
+    assert n_threads(-1) == expected and n_threads(None) == expected
+    assert n_threads(3) == 3
 
 
 @pytest.mark.parametrize("cls", [c for c in public_estimator_classes().values()
                                  if "n_jobs" in inspect.signature(c).parameters],
                          ids=lambda c: c.__name__)
-def test_estimators_with_threads_default_to_every_core(cls):
-    # the defaults keep the package fast; n_jobs=None means one thread as in joblib
-    assert inspect.signature(cls).parameters["n_jobs"].default == -1
+def test_estimators_with_threads_default_to_none(cls):
+    # scikit-learn's default: None, which here lets the context (a grid search's workers,
+    # OMP_NUM_THREADS, threadpoolctl) decide
+    assert inspect.signature(cls).parameters["n_jobs"].default is None
+
+
+class _ThreadsSeen(ClassifierMixin, BaseEstimator):
+    """Records, in ``fit``, the threads ``n_jobs=None`` gives where the fit runs."""
+
+    def __init__(self, *, c=1):
+        self.c = c
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        self.threads_ = n_threads(None)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+    def score(self, X, y):
+        return float(n_threads(None))        # the grid search reports it as the "score"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores to share")
+def test_a_grid_search_with_every_core_does_not_oversubscribe(monkeypatch):
+    # GridSearchCV(n_jobs=-1) runs its fits in joblib's worker processes, which joblib starts
+    # with OMP_NUM_THREADS at their share of the cores: the default n_jobs=None follows it,
+    # where n_jobs=-1 in each fit would have run every core in every worker.
+    from sklearn.model_selection import GridSearchCV
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    cores = len(os.sched_getaffinity(0))
+    X = np.arange(40.0).reshape(20, 2)
+    y = np.arange(20) % 2
+    search = GridSearchCV(_ThreadsSeen(), {"c": [1, 2, 3, 4]}, cv=2, n_jobs=-1,
+                          refit=False).fit(X, y)
+    threads = search.cv_results_["mean_test_score"]
+    assert np.all(threads == max(1, cores // min(cores, 8))), threads
 
 
 def test_blas_single_thread_limits_a_blas_loaded_after_its_first_use():

@@ -1338,8 +1338,10 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         it (it works from a script without a main guard, a notebook or a Voila kernel);
         ``'serial'`` runs them one after the other in this process, without Dask; a scheduler
         address or a client runs them on that cluster.
-    n_jobs : int or None, default=-1
-        Workers of the embedded cluster of ``client=None``: -1 one per core, None or 1 one.
+    n_jobs : int or None, default=None
+        Workers of the embedded cluster of ``client=None`` (or threads of the thread pool that
+        stands in for it): None one per core the context allows (at most ``OMP_NUM_THREADS``
+        or a threadpoolctl OpenMP limit), -1 one per core, k that many.
     random_state : int, RandomState instance or None, default=None
         Seeds the validation split, the initial partition, the gater's initialisation and
         mini-batches, and the order of reassignment.  The same seed gives the same model
@@ -1432,7 +1434,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
                  gater_learning_rate=3e-3, gater_batch_size=128, gater_samples=20000,
                  gater_holdout=True, gater_n_components=1, reg_covar=1e-3, validation_fraction=0.1,
                  max_validation=10000, n_iter_no_change=2, balance=True, refit_held_out=True,
-                 client=None, n_jobs=-1, random_state=None, verbose=False, callback=None):
+                 client=None, n_jobs=None, random_state=None, verbose=False, callback=None):
         self.n_experts = n_experts
         self.gater = gater
         self.max_iter = max_iter
@@ -1702,8 +1704,10 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         it (it works from a script without a main guard, a notebook or a Voila kernel);
         ``'serial'`` runs them one after the other in this process, without Dask; a scheduler
         address or a client runs them on that cluster.
-    n_jobs : int or None, default=-1
-        Workers of the embedded cluster of ``client=None``: -1 one per core, None or 1 one.
+    n_jobs : int or None, default=None
+        Workers of the embedded cluster of ``client=None`` (or threads of the thread pool that
+        stands in for it): None one per core the context allows (at most ``OMP_NUM_THREADS``
+        or a threadpoolctl OpenMP limit), -1 one per core, k that many.
     random_state : int, RandomState instance or None, default=None
         Seeds the validation split, the initial partition, the gater's initialisation and
         mini-batches, and the order of reassignment.  The same seed gives the same model
@@ -1796,7 +1800,7 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
                  gater_epochs=10, gater_learning_rate=3e-3, gater_batch_size=128,
                  gater_samples=20000, gater_holdout=True, gater_n_components=1, reg_covar=1e-3,
                  validation_fraction=0.1, max_validation=10000, n_iter_no_change=2, balance=True,
-                 refit_held_out=True, client=None, n_jobs=-1, random_state=None, verbose=False,
+                 refit_held_out=True, client=None, n_jobs=None, random_state=None, verbose=False,
                  callback=None):
         self.n_experts = n_experts
         self.gater = gater

@@ -17,7 +17,7 @@ __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
 class _KNNBase(BaseEstimator):
     _parameter_constraints = {"n_neighbors": POSITIVE_INT, "n_jobs": N_JOBS}
 
-    def __init__(self, *, n_neighbors=5, n_jobs=-1):
+    def __init__(self, *, n_neighbors=5, n_jobs=None):
         self.n_neighbors = n_neighbors
         self.n_jobs = n_jobs
 
@@ -69,8 +69,9 @@ class KNeighborsClassifier(ClassifierMixin, _KNNBase):
     ----------
     n_neighbors : int, default=5
         K, the number of neighbours that vote.
-    n_jobs : int or None, default=-1
-        Threads of the neighbour search: -1 every core, None or 1 one (joblib's meaning).
+    n_jobs : int or None, default=None
+        Threads of the neighbour search: None the threads the context allows (every core, at
+        most ``OMP_NUM_THREADS`` or a threadpoolctl OpenMP limit), -1 every core, k that many.
 
     Attributes
     ----------
@@ -134,8 +135,9 @@ class KNeighborsRegressor(RegressorMixin, _KNNBase):
     ----------
     n_neighbors : int, default=5
         K, the number of neighbours averaged.
-    n_jobs : int or None, default=-1
-        Threads of the neighbour search: -1 every core, None or 1 one (joblib's meaning).
+    n_jobs : int or None, default=None
+        Threads of the neighbour search: None the threads the context allows (every core, at
+        most ``OMP_NUM_THREADS`` or a threadpoolctl OpenMP limit), -1 every core, k that many.
 
     Attributes
     ----------

@@ -69,8 +69,9 @@ class LocalGaussianDensity(DensityMixin, BaseEstimator):
     max_neighbors : int or None, default=None
         Fit h_hat on this many nearest training points only (their weights are the largest);
         None: on all of them.  Z_hat always sums over the whole training set.
-    n_jobs : int or None, default=-1
-        Threads of the linear algebra: -1 every core, None or 1 one (joblib's meaning).
+    n_jobs : int or None, default=None
+        Threads of the linear algebra: None the threads the context allows (every core, at
+        most ``OMP_NUM_THREADS`` or a threadpoolctl OpenMP limit), -1 every core, k that many.
 
     Attributes
     ----------
@@ -95,7 +96,7 @@ class LocalGaussianDensity(DensityMixin, BaseEstimator):
                               "max_neighbors": POSITIVE_INT + [None], "n_jobs": N_JOBS}
 
     def __init__(self, *, sigma=1.0, n_neighbors=None, n_components=None, noise=0.01,
-                 max_neighbors=None, n_jobs=-1):
+                 max_neighbors=None, n_jobs=None):
         self.sigma = sigma
         self.n_neighbors = n_neighbors
         self.n_components = n_components

@@ -147,8 +147,9 @@ class HKNNClassifier(_LocalHullClassifier):
         The weight decay lambda of eq. 11.5 (0: plain HKNN).
     reference : estimator with ``support_`` or None, default=None
         Use only its support vectors as the reference set (e.g. ``SVC(...)``).
-    n_jobs : int or None, default=-1
-        Threads: -1 every core, None or 1 one (joblib's meaning).
+    n_jobs : int or None, default=None
+        Threads: None the threads the context allows (every core, at most ``OMP_NUM_THREADS``
+        or a threadpoolctl OpenMP limit), -1 every core, k that many.
 
     Attributes
     ----------
@@ -176,7 +177,7 @@ class HKNNClassifier(_LocalHullClassifier):
     _parameter_constraints = {"n_neighbors": POSITIVE_INT, "weight_decay": NONNEGATIVE,
                               "reference": [HasMethods(["fit"]), None], "n_jobs": N_JOBS}
 
-    def __init__(self, *, n_neighbors=10, weight_decay=0.0, reference=None, n_jobs=-1):
+    def __init__(self, *, n_neighbors=10, weight_decay=0.0, reference=None, n_jobs=None):
         self.n_neighbors = n_neighbors
         self.weight_decay = weight_decay
         self.reference = reference
@@ -207,8 +208,9 @@ class CKNNClassifier(_LocalHullClassifier):
         K, neighbours taken in each class.
     reference : estimator with ``support_`` or None, default=None
         Use only its support vectors as the reference set (e.g. ``SVC(...)``).
-    n_jobs : int or None, default=-1
-        Threads: -1 every core, None or 1 one (joblib's meaning).
+    n_jobs : int or None, default=None
+        Threads: None the threads the context allows (every core, at most ``OMP_NUM_THREADS``
+        or a threadpoolctl OpenMP limit), -1 every core, k that many.
 
     Attributes
     ----------
@@ -237,7 +239,7 @@ class CKNNClassifier(_LocalHullClassifier):
     _parameter_constraints = {"n_neighbors": POSITIVE_INT, "reference": [HasMethods(["fit"]), None],
                               "n_jobs": N_JOBS}
 
-    def __init__(self, *, n_neighbors=10, reference=None, n_jobs=-1):
+    def __init__(self, *, n_neighbors=10, reference=None, n_jobs=None):
         self.n_neighbors = n_neighbors
         self.reference = reference
         self.n_jobs = n_jobs

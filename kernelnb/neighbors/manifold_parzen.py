@@ -44,8 +44,9 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
     sigma : float, default=0.1
         Standard deviation of each Gaussian off its local directions (the isotropic noise
         added in every direction).
-    n_jobs : int or None, default=-1
-        Threads: -1 every core, None or 1 one (joblib's meaning).
+    n_jobs : int or None, default=None
+        Threads: None the threads the context allows (every core, at most ``OMP_NUM_THREADS``
+        or a threadpoolctl OpenMP limit), -1 every core, k that many.
 
     Attributes
     ----------
@@ -74,7 +75,7 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
     _parameter_constraints = {"n_components": NONNEGATIVE_INT, "n_neighbors": POSITIVE_INT,
                               "sigma": POSITIVE, "n_jobs": N_JOBS}
 
-    def __init__(self, *, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=-1):
+    def __init__(self, *, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.sigma = sigma
@@ -186,8 +187,9 @@ class ManifoldParzenClassifier(_BayesDensityClassifier):
         The number k of neighbours (of the same class) used for each local covariance.
     sigma : float, default=0.1
         Standard deviation of each Gaussian off its local directions.
-    n_jobs : int or None, default=-1
-        Threads: -1 every core, None or 1 one (joblib's meaning).
+    n_jobs : int or None, default=None
+        Threads: None the threads the context allows (every core, at most ``OMP_NUM_THREADS``
+        or a threadpoolctl OpenMP limit), -1 every core, k that many.
 
     Attributes
     ----------
@@ -215,7 +217,7 @@ class ManifoldParzenClassifier(_BayesDensityClassifier):
 
     _parameter_constraints = ManifoldParzen._parameter_constraints
 
-    def __init__(self, *, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=-1):
+    def __init__(self, *, n_components=1, n_neighbors=10, sigma=0.1, n_jobs=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.sigma = sigma

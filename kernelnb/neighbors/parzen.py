@@ -35,8 +35,9 @@ class ParzenDensity(DensityMixin, BaseEstimator):
     ----------
     sigma : float, default=1.0
         Window width (standard deviation of each Gaussian).
-    n_jobs : int or None, default=-1
-        Threads: -1 every core, None or 1 one (joblib's meaning).
+    n_jobs : int or None, default=None
+        Threads: None the threads the context allows (every core, at most ``OMP_NUM_THREADS``
+        or a threadpoolctl OpenMP limit), -1 every core, k that many.
 
     Attributes
     ----------
@@ -59,7 +60,7 @@ class ParzenDensity(DensityMixin, BaseEstimator):
 
     _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, *, sigma=1.0, n_jobs=-1):
+    def __init__(self, *, sigma=1.0, n_jobs=None):
         self.sigma = sigma
         self.n_jobs = n_jobs
 
@@ -169,8 +170,9 @@ class ParzenClassifier(_BayesDensityClassifier):
     ----------
     sigma : float, default=1.0
         Window width of every class's density.
-    n_jobs : int or None, default=-1
-        Threads: -1 every core, None or 1 one (joblib's meaning).
+    n_jobs : int or None, default=None
+        Threads: None the threads the context allows (every core, at most ``OMP_NUM_THREADS``
+        or a threadpoolctl OpenMP limit), -1 every core, k that many.
 
     Attributes
     ----------
@@ -197,7 +199,7 @@ class ParzenClassifier(_BayesDensityClassifier):
 
     _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, *, sigma=1.0, n_jobs=-1):
+    def __init__(self, *, sigma=1.0, n_jobs=None):
         self.sigma = sigma
         self.n_jobs = n_jobs
 
@@ -215,8 +217,9 @@ class NadarayaWatsonRegressor(RegressorMixin, BaseEstimator):
     ----------
     sigma : float, default=1.0
         Window width (standard deviation of the Gaussian).
-    n_jobs : int or None, default=-1
-        Threads: -1 every core, None or 1 one (joblib's meaning).
+    n_jobs : int or None, default=None
+        Threads: None the threads the context allows (every core, at most ``OMP_NUM_THREADS``
+        or a threadpoolctl OpenMP limit), -1 every core, k that many.
 
     Attributes
     ----------
@@ -237,7 +240,7 @@ class NadarayaWatsonRegressor(RegressorMixin, BaseEstimator):
 
     _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, *, sigma=1.0, n_jobs=-1):
+    def __init__(self, *, sigma=1.0, n_jobs=None):
         self.sigma = sigma
         self.n_jobs = n_jobs
 

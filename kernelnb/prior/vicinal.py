@@ -241,8 +241,9 @@ class VicinalSVC(SVC):
         Shape of the multi-class decision values.
     warm_start : bool, default=False
         Start from the previous fit's dual variables (same data).
-    n_jobs : int or None, default=-1
-        Threads of the solver (-1: every core; None or 1: one).
+    n_jobs : int or None, default=None
+        Threads of the solver.  None: the threads the context allows (every core, at most
+        ``OMP_NUM_THREADS`` or a threadpoolctl OpenMP limit); -1: every core; k: k threads.
     verbose : bool, default=False
         Print the solver's progress every 1000 iterations.
     callback : callable or None, default=None
@@ -308,7 +309,7 @@ class VicinalSVC(SVC):
     def __init__(self, *, width="knn", width_factor=1.0, n_neighbors=5, quantile=0.005, C=1.0,
                  kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0, margin="l1",
                  tol=1e-3, cache_size=200, max_iter=-1, shrinking=True, class_weight=None,
-                 decision_function_shape="ovr", warm_start=False, n_jobs=-1, verbose=False,
+                 decision_function_shape="ovr", warm_start=False, n_jobs=None, verbose=False,
                  callback=None, q="auto", precision="float32"):
         self.width = width
         self.width_factor = width_factor
@@ -769,8 +770,9 @@ class EllipsoidalVicinalSVC(SVC):
         Multiplies C per class.
     warm_start : bool, default=False
         Start the first SVM from the previous fit's dual variables (same data).
-    n_jobs : int or None, default=-1
-        Threads of the solver (-1: every core; None or 1: one).
+    n_jobs : int or None, default=None
+        Threads of the solver.  None: the threads the context allows (every core, at most
+        ``OMP_NUM_THREADS`` or a threadpoolctl OpenMP limit); -1: every core; k: k threads.
     verbose : bool, default=False
         Print the solver's progress every 1000 iterations.
     callback : callable or None, default=None
@@ -843,7 +845,7 @@ class EllipsoidalVicinalSVC(SVC):
     def __init__(self, *, vicinity_sigma=1.0, ellipsoid_weight=1.0, n_fixed_point=20,
                  fixed_point_tol=1e-3, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
                  coef0=1.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1,
-                 shrinking=True, class_weight=None, warm_start=False, n_jobs=-1,
+                 shrinking=True, class_weight=None, warm_start=False, n_jobs=None,
                  verbose=False, callback=None, q="auto", precision="float32"):
         self.vicinity_sigma = vicinity_sigma
         self.ellipsoid_weight = ellipsoid_weight

@@ -421,9 +421,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         (votes, ties broken by the summed confidences) or one per pair of classes.
     warm_start : bool, default=False
         Start from the previous fit's dual variables (same data), e.g. along a path of C.
-    n_jobs : int or None, default=-1
+    n_jobs : int or None, default=None
         Threads used: one binary problem uses them for its kernel blocks; several (multi-class)
-        are solved concurrently.  -1: every core; None or 1: one thread (joblib's meaning).
+        are solved concurrently.  None: the threads the context allows (every core, at most
+        ``OMP_NUM_THREADS`` or a threadpoolctl OpenMP limit); -1: every core; k: k threads.
     verbose : bool, default=False
         Print the KKT gap and dual objective every 1000 iterations.
     callback : callable, default=None
@@ -521,7 +522,7 @@ class SVC(ClassifierMixin, _BaseSVM):
     def __init__(self, *, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0,
                  margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
                  class_weight=None, decision_function_shape="ovr", warm_start=False,
-                 n_jobs=-1, verbose=False, callback=None, q="auto", precision="float32"):
+                 n_jobs=None, verbose=False, callback=None, q="auto", precision="float32"):
         self.C = C
         self.kernel = kernel
         self.sigma = sigma
@@ -862,8 +863,9 @@ class SVR(RegressorMixin, _BaseSVM):
         Shrinking of bound variables (with a final check on the whole problem).
     warm_start : bool, default=False
         Start from the previous fit's dual variables (same data).
-    n_jobs : int or None, default=-1
-        Threads used for the kernel blocks.  -1: every core; None or 1: one thread.
+    n_jobs : int or None, default=None
+        Threads used for the kernel blocks.  None: the threads the context allows (every core,
+        at most ``OMP_NUM_THREADS`` or a threadpoolctl OpenMP limit); -1: every core; k: k.
     verbose : bool, default=False
         Print the KKT gap and dual objective every 1000 iterations.
     callback : callable, default=None
@@ -930,7 +932,7 @@ class SVR(RegressorMixin, _BaseSVM):
 
     def __init__(self, *, C=1.0, epsilon=0.1, kernel="rbf", sigma=1.0, scales=None, degree=3,
                  coef0=1.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
-                 warm_start=False, n_jobs=-1, verbose=False, callback=None, q="auto",
+                 warm_start=False, n_jobs=None, verbose=False, callback=None, q="auto",
                  precision="float32"):
         self.C = C
         self.epsilon = epsilon

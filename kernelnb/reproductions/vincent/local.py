@@ -271,7 +271,7 @@ def digits_table(Xtr, ytr, Xva, yva, Xte, yte, K_grid=(1, 3, 5, 8, 12), lam_grid
 
 
 def hull_error_curves(Xref, yref, Xq, yq, K_grid=(2, 5, 10, 20, 40, 60), lam_grid=(0.0, 1.0, 10.0),
-                      cknn=True, n_jobs=-1, progress=None):
+                      cknn=True, n_jobs=None, progress=None):
     """Fig. 11.3: the error of HKNN (one curve per lambda) and of CKNN against K.
 
     The reference set is (Xref, yref) and the error is measured on (Xq, yq) (a validation or a
@@ -294,8 +294,8 @@ def hull_error_curves(Xref, yref, Xq, yq, K_grid=(2, 5, 10, 20, 40, 60), lam_gri
         HKNN's weight decays (one curve each).
     cknn : bool, default=True
         Add the CKNN curve.
-    n_jobs : int, default=-1
-        Threads (-1: every core).
+    n_jobs : int or None, default=None
+        Threads (None: those the context allows; -1: every core).
     progress : callable or None, default=None
         Called with a message string after each K.
 
@@ -355,7 +355,7 @@ def _best_svm(Xtr, ytr, Xva, yva, C_grid, sigma_grid):
 
 def reduced_reference_table(Xtr, ytr, Xva, yva, Xte, yte, C_grid=(10.0,), sigma_factors=(1.0,),
                             K_grid=(5, 10, 20, 40, 60), lam_grid=(1.0, 10.0, 30.0),
-                            full_reference=True, n_jobs=-1, progress=None):
+                            full_reference=True, n_jobs=None, progress=None):
     """Table 11.2: HKNN and CKNN whose reference set is the support vectors of a Gaussian SVM.
 
     The SVM (:class:`kernelnb.svm.SVC`, one-vs-one; C from ``C_grid`` and sigma from
@@ -398,8 +398,8 @@ def reduced_reference_table(Xtr, ytr, Xva, yva, Xte, yte, C_grid=(10.0,), sigma_
         HKNN's weight decays tried.
     full_reference : bool, default=True
         Add the rows with the whole training set as reference.
-    n_jobs : int, default=-1
-        Threads (-1: every core).
+    n_jobs : int or None, default=None
+        Threads (None: those the context allows; -1: every core).
     progress : callable or None, default=None
         Called with a message string after each step.
 
