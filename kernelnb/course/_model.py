@@ -1,0 +1,458 @@
+"""Exercises, their checks and the answers a student gets.
+
+An :class:`Exercise` is one source (written in a chapter module of
+:mod:`kernelnb.course.chapters`, solution first): its statement, the student's data (drawn from
+their seed, :mod:`kernelnb.course._identity`), the solution's code, the expected answer computed
+with kernelnb's own solvers, how an answer is judged (to a tolerance the computation justifies, or
+by a property: KKT conditions, positive semi-definiteness, an accuracy within a reference
+cross-validation's spread), the wrong answers students make (:class:`Mistake`, each with its own
+message) and two hints, the second more precise. Everything else (the student notebook, the book
+page, the nbgrader source, the French) is generated from it (:mod:`kernelnb.course.build`).
+
+:func:`check` judges an answer on the student's own data and returns a :class:`Result` (shown in
+a notebook, JupyterLab or a Voila page as a coloured box, as text elsewhere); under nbgrader's
+autograder, with ``strict=True`` or through :func:`assert_check`, a wrong answer raises
+``AssertionError`` with the same message. The answer says what is wrong and gives a hint (the first
+on the first wrong try of an exercise in this kernel, the more precise one after), never the
+solution.
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+import os
+import typing
+
+import numpy as np
+
+from . import _identity
+from ._i18n import N_, gettext, resolve
+
+__all__ = ["Exercise", "Mistake", "Result", "close", "register", "get", "exercises", "data",
+           "check", "assert_check", "reset_attempts", "fmt"]
+
+_REGISTRY: dict = {}
+_ATTEMPTS: dict = {}
+_CACHE: dict = {}
+_CACHE_SIZE = 256
+
+
+def fmt(value, lang, spec=".4g"):
+    """A number as ``lang`` writes it (a decimal comma in French)."""
+    text = format(float(value), spec)
+    return text.replace(".", ",") if lang == "fr" else text
+
+
+def close(rtol=1e-6, atol=1e-9):
+    """A comparison of an answer (number or array) with a value, to ``rtol`` and ``atol``.
+
+    Parameters
+    ----------
+    rtol, atol : float
+        The tolerances of :func:`numpy.allclose`; each exercise says why its own are what they
+        are (the computation's rounding, a solver's stopping tolerance).
+
+    Returns
+    -------
+    callable
+        ``same(answer, value) -> bool`` (False for an answer of another shape or not a number).
+    """
+    def same(answer, value):
+        try:
+            a = np.asarray(answer, dtype=float)
+            v = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            return False
+        if a.shape != v.shape:
+            if a.size == v.size == 1:
+                a, v = a.reshape(()), v.reshape(())
+            else:
+                return False
+        return bool(np.all(np.isfinite(a)) and np.allclose(a, v, rtol=rtol, atol=atol))
+    same.rtol, same.atol = rtol, atol
+    return same
+
+
+@dataclasses.dataclass(frozen=True)
+class Mistake:
+    """A wrong answer students make, recognised and named.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, an English msgid (marked with ``N_``); may name ``{fields}`` that
+        ``fields(d)`` fills.
+    answer : callable or None
+        ``answer(d) -> value``: the wrong answer computed on the data ``d`` (the tests feed it to
+        the check); compared with the exercise's ``same``.
+    detect : callable or None
+        ``detect(answer, d) -> bool`` where a comparison with one value does not say it (e.g. a
+        scaler fitted on all the data); default: ``same(answer, self.answer(d))``.
+    example : callable or None
+        ``example(d) -> value``: a wrong answer of this kind for the tests, when ``answer`` is
+        not given.
+    """
+
+    message: str
+    answer: typing.Optional[typing.Callable] = None
+    detect: typing.Optional[typing.Callable] = None
+    example: typing.Optional[typing.Callable] = None
+
+    def wrong_answer(self, d):
+        """A wrong answer of this kind on the data ``d`` (for the tests)."""
+        return (self.example or self.answer)(d)
+
+    def matches(self, answer, d, same):
+        if self.detect is not None:
+            try:
+                return bool(self.detect(answer, d))
+            except Exception:  # noqa: BLE001 - an odd answer is simply not this mistake
+                return False
+        try:
+            return same(answer, self.answer(d))
+        except Exception:  # noqa: BLE001
+            return False
+
+
+@dataclasses.dataclass
+class Exercise:
+    """One exercise, its one source (see the module docstring).
+
+    Parameters
+    ----------
+    id : str
+        ``"<chapter>.<n>"``, e.g. ``"03.2"``.
+    kind : str
+        ``"formula"`` (write it from the formula), ``"dashboard"`` (find it with a dashboard) or
+        ``"data"`` (on real data: choose and justify, with the library).
+    title, statement : str
+        English msgids; the statement is Markdown (``$...$`` formulas) and names the data's
+        variables.
+    make_data : callable
+        ``make_data(rng) -> dict``: the student's data from a ``numpy.random.Generator``; the
+        keys are the variables of the notebook's data cell, in order.
+    solution : str
+        The solution's code: it sets ``answer`` from the data's variables.
+    expected : callable
+        ``expected(d) -> value``: the expected answer on the data ``d``, computed with kernelnb's
+        solvers (or by the statement's formula in numpy where the exercise is that formula).
+    hints : tuple of str
+        Two msgids: the first hint, then a more precise one (never the solution).
+    same : callable
+        ``same(answer, expected) -> bool`` (default :func:`close` ``(1e-6, 1e-9)``).
+    judge : callable or None
+        ``judge(answer, d, expected) -> None`` when right, else ``(msgid, fields)``; replaces
+        ``same`` for checks of a property (KKT conditions, PSD, a spread).
+    mistakes : tuple of Mistake
+    starter : str
+        The code the student starts from (default ``answer = ...``).
+    imports : str
+        Code of the notebook's first cell (the imports the solution and the starter use).
+    answer_kind : str
+        What ``answer`` is, a msgid shown in the statement's last line.
+    chapter_notebook : str
+        The course notebook the exercise belongs to (its stem).
+    needs : str
+        The extra the check needs (``"lab"`` for a dashboard's), or "".
+    nbgrader_points : int
+    """
+
+    id: str
+    kind: str
+    title: str
+    statement: str
+    make_data: typing.Callable
+    solution: str
+    expected: typing.Callable
+    hints: tuple
+    same: typing.Callable = dataclasses.field(default_factory=close)
+    judge: typing.Optional[typing.Callable] = None
+    mistakes: tuple = ()
+    starter: str = "answer = ...\n"
+    imports: str = "import numpy as np\n"
+    answer_kind: str = ""
+    chapter_notebook: str = ""
+    needs: str = ""
+    nbgrader_points: int = 2
+
+    KINDS = {"formula": N_("from the formula"), "dashboard": N_("with a dashboard"),
+             "data": N_("on real data")}
+
+    def __post_init__(self):
+        if self.kind not in self.KINDS:
+            raise ValueError(f"kind must be one of {sorted(self.KINDS)}, got kind={self.kind!r}")
+        if len(self.hints) != 2:
+            raise ValueError(f"exercise {self.id}: two hints, the second more precise")
+
+    @property
+    def chapter(self):
+        return self.id.split(".")[0]
+
+    def data_for(self, who=None):
+        """The data of student ``who`` (None: the student of this kernel), cached."""
+        s = _identity.seed(self.id, who)
+        key = ("data", self.id, s)
+        if key not in _CACHE:
+            if len(_CACHE) > _CACHE_SIZE:
+                _CACHE.clear()
+            _CACHE[key] = self.make_data(np.random.default_rng(s))
+        return _CACHE[key]
+
+    def expected_for(self, who=None):
+        s = _identity.seed(self.id, who)
+        key = ("expected", self.id, s)
+        if key not in _CACHE:
+            _CACHE[key] = self.expected(self.data_for(who))
+        return _CACHE[key]
+
+    def is_right(self, answer, d, expected):
+        """``None`` when ``answer`` is right on ``d``, else ``(msgid, fields)``."""
+        if self.judge is not None:
+            return self.judge(answer, d, expected)
+        if self.same(answer, expected):
+            return None
+        return (N_("this is not the expected value on your data."), {})
+
+    def run_solution(self, d):
+        """The solution's answer on the data ``d`` (its code run with the data's variables)."""
+        scope: dict = {}
+        exec(compile(self.imports, f"<{self.id} imports>", "exec"), scope)   # noqa: S102
+        scope.update(d)
+        exec(compile(self.solution, f"<{self.id} solution>", "exec"), scope)   # noqa: S102
+        return scope["answer"]
+
+
+class Result:
+    """A check's answer: right or not, and the message in the student's language.
+
+    Shown as a coloured box in a notebook, JupyterLab or a Voila page (``_repr_html_``, with a
+    ``role="status"`` so that a screen reader reads it), as text elsewhere. True when right.
+
+    Attributes
+    ----------
+    passed : bool
+    message : str
+    exercise : str
+    kind : str
+        ``"right"``, ``"mistake"`` (a known wrong answer), ``"other-data"`` (fits another
+        student's data), ``"wrong"`` or ``"no-answer"``.
+    lang : str
+    """
+
+    def __init__(self, exercise, passed, message, kind, lang):
+        self.exercise, self.passed, self.message, self.kind, self.lang = (
+            exercise, passed, message, kind, lang)
+
+    def __bool__(self):
+        return self.passed
+
+    def __repr__(self):
+        return self.message
+
+    def _repr_html_(self):
+        colour = ("#e6f4ea", "#1e6b34") if self.passed else ("#fdecea", "#8a1c14")
+        body = html.escape(self.message).replace("\n", "<br>")
+        return (f'<div class="kernelnb-check" role="status" lang="{self.lang}" '
+                f'style="background:{colour[0]};color:{colour[1]};padding:6px 10px;'
+                f'border-radius:4px;font-family:sans-serif">{body}</div>')
+
+
+def register(exercise):
+    """Add ``exercise`` to the course (its id must be new)."""
+    if exercise.id in _REGISTRY:
+        raise ValueError(f"exercise id {exercise.id!r} is registered twice")
+    _REGISTRY[exercise.id] = exercise
+    return exercise
+
+
+def _load():
+    from . import chapters
+    chapters.load_all()
+
+
+def get(exercise_id):
+    """The exercise ``exercise_id`` (e.g. ``"03.2"``).
+
+    Raises
+    ------
+    KeyError
+        With the ids there are, when there is none of that id.
+    """
+    _load()
+    if not isinstance(exercise_id, str) or exercise_id not in _REGISTRY:
+        raise KeyError(f"no exercise {exercise_id!r}; the exercises are "
+                       f"{', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[exercise_id]
+
+
+def exercises(chapter=None):
+    """The course's exercises (of one chapter: ``"03"``), in order.
+
+    Returns
+    -------
+    list of Exercise
+    """
+    _load()
+    found = [e for k, e in sorted(_REGISTRY.items()) if chapter is None or e.chapter == chapter]
+    return found
+
+
+class Data(dict):
+    """The student's data for an exercise: a dict whose entries are also attributes."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def data(exercise_id, student=None):
+    """The data of exercise ``exercise_id`` for this student (drawn from their seed).
+
+    Parameters
+    ----------
+    exercise_id : str
+    student : str or None
+        Another student's id (an instructor looking at a student's data); None: this kernel's
+        student (:func:`kernelnb.course.student`).
+
+    Returns
+    -------
+    Data
+        The variables named by the statement (a copy: changing them changes nothing of the
+        check's).
+    """
+    ex = get(exercise_id)
+    return Data({k: (v.copy() if isinstance(v, np.ndarray) else v)
+                 for k, v in ex.data_for(student).items()})
+
+
+def _other_students():
+    """Ids whose data an answer may have been computed on: the default id and a course roster
+    (``KERNELNB_COURSE_ROSTER``, comma-separated), this student left out."""
+    roster = [s.strip() for s in os.environ.get("KERNELNB_COURSE_ROSTER", "").split(",")]
+    me = _identity.student()
+    return [s for s in dict.fromkeys([_identity.ANONYMOUS, *roster]) if s and s != me]
+
+
+def _blank(answer):
+    return answer is None or answer is Ellipsis
+
+
+def _judge(ex, answer, lang):
+    """(kind, message) of ``answer`` to exercise ``ex``."""
+    _ = lambda m: gettext(m, lang)   # noqa: E731
+    if _blank(answer):
+        return "no-answer", _("no answer yet: set answer to your result, then run the check.")
+    d, expected = ex.data_for(), ex.expected_for()
+    try:
+        verdict = ex.is_right(answer, d, expected)
+    except Exception as exc:  # noqa: BLE001 - a malformed answer is a wrong answer, named
+        verdict = (N_("the answer could not be read ({error})."),
+                   {"error": f"{type(exc).__name__}: {str(exc)[:120]}"})
+    if verdict is None:
+        return "right", None
+    for mistake in ex.mistakes:
+        if mistake.matches(answer, d, ex.same):
+            return "mistake", _(mistake.message)
+    if ex.judge is None:
+        try:
+            a = np.asarray(answer, dtype=float)
+            e = np.asarray(expected, dtype=float)
+            if a.ndim == 2 and a.shape == e.T.shape and a.shape != e.shape and \
+                    ex.same(a.T, e):
+                return "mistake", _("your matrix is the transpose of the expected one: check "
+                                    "which index runs over rows and which over columns.")
+            if a.ndim == 2 and a.shape == e.shape and a.shape[0] == a.shape[1] and \
+                    not ex.same(a, e) and ex.same(a.T, e):
+                return "mistake", _("your matrix is the transpose of the expected one: check "
+                                    "which index runs over rows and which over columns.")
+            if a.shape != e.shape and a.size != e.size:
+                return "wrong", _("the answer has shape {got}, the expected one {want}.").format(
+                    got=a.shape, want=e.shape)
+        except (TypeError, ValueError):
+            return "wrong", _("the answer should be a number or an array of numbers.")
+        for other in _other_students():
+            try:
+                if ex.same(answer, ex.expected_for(other)):
+                    return "other-data", _(
+                        "this answer fits another student's data, not yours: compute it on "
+                        "the data that data(\"{id}\") gives you (student {me}).").format(
+                            id=ex.id, me=_identity.student())
+            except Exception:  # noqa: BLE001
+                continue
+    msgid, fields = verdict
+    return "wrong", _(msgid).format(**{k: (fmt(v, lang) if isinstance(v, float) else v)
+                                       for k, v in fields.items()}) + " " + _(
+        "(Your data are drawn for you, student {me}: an answer computed on other data does "
+        "not fit them.)").format(me=_identity.student())
+
+
+def check(exercise_id, answer, lang=None, strict=None):
+    """Judge ``answer`` to exercise ``exercise_id`` on this student's data.
+
+    Parameters
+    ----------
+    exercise_id : str
+        E.g. ``"03.2"``.
+    answer : object
+        The student's answer (a number, an array, a fitted estimator: the statement says).
+    lang : str or None
+        ``"en"`` or ``"fr"`` (None: see :func:`kernelnb.course._i18n.resolve`).
+    strict : bool or None
+        Raise ``AssertionError`` with the message when the answer is wrong (None: when run by
+        nbgrader's autograder or validator, ``NBGRADER_EXECUTION`` set).
+
+    Returns
+    -------
+    Result
+        Right, or what is wrong and a hint: the first hint on the first wrong try of this
+        exercise in this kernel, the second (more precise) after.
+
+    Raises
+    ------
+    AssertionError
+        A wrong answer, in strict mode.
+    """
+    ex = get(exercise_id)
+    lang = resolve(lang)
+    _ = lambda m: gettext(m, lang)   # noqa: E731
+    kind, what = _judge(ex, answer, lang)
+    title = _(ex.title)
+    if kind == "right":
+        _ATTEMPTS.pop(ex.id, None)
+        result = Result(ex.id, True, _("✓ {id} {title}: right.").format(id=ex.id, title=title),
+                        kind, lang)
+    else:
+        tries = _ATTEMPTS.get(ex.id, 0) + (kind != "no-answer")
+        _ATTEMPTS[ex.id] = tries
+        hint = _(ex.hints[min(max(tries, 1), len(ex.hints)) - 1])
+        result = Result(ex.id, False, _("✗ {id} {title}: {what}").format(
+            id=ex.id, title=title, what=what) + "\n" + _("Hint: {hint}").format(hint=hint),
+            kind, lang)
+    if strict is None:
+        strict = bool(os.environ.get("NBGRADER_EXECUTION"))
+    if strict and not result.passed:
+        raise AssertionError(result.message)
+    return result
+
+
+def assert_check(exercise_id, answer, lang=None):
+    """:func:`check` that raises ``AssertionError`` with its message when the answer is wrong
+    (an nbgrader test cell's way).
+
+    Returns
+    -------
+    Result
+    """
+    return check(exercise_id, answer, lang=lang, strict=True)
+
+
+def reset_attempts(exercise_id=None):
+    """Forget the wrong tries (of one exercise, or of all): the next hint is the first again."""
+    if exercise_id is None:
+        _ATTEMPTS.clear()
+    else:
+        _ATTEMPTS.pop(exercise_id, None)
