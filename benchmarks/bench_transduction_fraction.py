@@ -76,12 +76,12 @@ def tsvm(name, X, y, seeds):
             unl = rng.choice(rest, min(400, len(rest)), replace=False)
             true_p = float(np.mean(yb[unl] == 1))
             kw = {"sigma": "scale", "C": 1.0, "C_star": 1.0}
-            svc = SVC(sigma=TransductiveSVC(**kw).fit(Xb[lab], yb[lab], Xb[unl]).sigma_, C=1.0)
+            svc = SVC(sigma=TransductiveSVC(**kw).fit(Xb[lab], yb[lab], X_unlabeled=Xb[unl]).sigma_, C=1.0)
             with warnings.catch_warnings(record=True) as w:
                 warnings.simplefilter("always")
-                t_def = TransductiveSVC(**kw).fit(Xb[lab], yb[lab], Xb[unl])
+                t_def = TransductiveSVC(**kw).fit(Xb[lab], yb[lab], X_unlabeled=Xb[unl])
             warned = any("positive fraction" in str(x.message) for x in w)
-            t_true = TransductiveSVC(positive_fraction=true_p, **kw).fit(Xb[lab], yb[lab], Xb[unl])
+            t_true = TransductiveSVC(positive_fraction=true_p, **kw).fit(Xb[lab], yb[lab], X_unlabeled=Xb[unl])
             e = [100 * np.mean(m.predict(Xb[unl]) != yb[unl])
                  for m in (svc.fit(Xb[lab], yb[lab]), t_def, t_true)]
             rows.append(e + [warned])
@@ -108,11 +108,11 @@ def tld(name, X, y, seeds):
         for a in ("auto", 1.0, len(lab) / (2 * len(unl)), None):
             if a is None:
                 m = TransductiveLinearDiscriminant(sigma="scale", alpha_star=1.0).fit(
-                    Xs[lab], ys[lab], Xs[unl])
+                    Xs[lab], ys[lab], X_unlabeled=Xs[unl])
                 pred = m.classes_[(m.inductive_labels_ > 0).astype(int)]
             else:
                 m = TransductiveLinearDiscriminant(sigma="scale", alpha_star=a).fit(
-                    Xs[lab], ys[lab], Xs[unl])
+                    Xs[lab], ys[lab], X_unlabeled=Xs[unl])
                 pred = m.transduction_
             row.append(100 * np.mean(pred != ys[unl]))
         rows.append(row)

@@ -773,7 +773,7 @@ class LinearInvariantSVC(_InvariantBase):
         self.precision = precision
 
     @fit_context
-    def fit(self, X, y, tangents=None):
+    def fit(self, X, y, *, tangents=None):
         """Fit on ``X`` with tangent vectors ``tangents``.
 
         Parameters
@@ -844,7 +844,7 @@ class _TangentKernelSVC(_InvariantBase):
     }
 
     @fit_context
-    def fit(self, X, y, tangents=None):
+    def fit(self, X, y, *, tangents=None):
         """Fit on ``X`` with tangent vectors ``tangents``.
 
         Parameters

@@ -323,7 +323,7 @@ class VicinalSVC(SVC):
                          callback=callback, q=q, precision=precision)
 
     @fit_context
-    def fit(self, X, y, alpha_init=None):
+    def fit(self, X, y, *, alpha_init=None):
         """Compute the widths and margins of the training points, then solve the SVM with them.
 
         Parameters
@@ -928,7 +928,7 @@ class EllipsoidalVicinalSVC(SVC):
         return out
 
     @fit_context
-    def fit(self, X, y, alpha_init=None):
+    def fit(self, X, y, *, alpha_init=None):
         """Run the fixed point (see the class docstring).
 
         Parameters

@@ -324,7 +324,7 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
                              "parameter")
 
     @fit_context
-    def fit(self, X, y, X_unlabeled=None, *, X_val=None, y_val=None):
+    def fit(self, X, y, *, X_unlabeled=None, X_val=None, y_val=None):
         """Train on the labelled points and keep ``X_unlabeled`` as the pool.
 
         Parameters

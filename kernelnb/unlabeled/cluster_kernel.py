@@ -725,7 +725,7 @@ class ClusterKernelSVC(ClassifierMixin, BaseEstimator):
         self.select_r = select_r
 
     @fit_context
-    def fit(self, X, y, X_unlabeled=None):
+    def fit(self, X, y, *, X_unlabeled=None):
         """Fit the kernel on ``X`` and ``X_unlabeled``, the SVM on ``(X, y)``.
 
         Parameters

@@ -141,7 +141,7 @@ class UnlabeledInvariantSVC(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     @fit_context
-    def fit(self, X, y, X_unlabeled=None):
+    def fit(self, X, y, *, X_unlabeled=None):
         """Fit the map on all the points, ``Sigma`` from the unlabeled neighbours, the SVM.
 
         Parameters

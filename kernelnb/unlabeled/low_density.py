@@ -213,7 +213,7 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
         return float(np.exp(-d * d / (2.0 * self.sigma_u ** 2)).sum())
 
     @fit_context
-    def fit(self, X, y, X_unlabeled=None):
+    def fit(self, X, y, *, X_unlabeled=None):
         """Train the SVM on the labeled points, then add the low-density penalty.
 
         Parameters

@@ -291,7 +291,7 @@ class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
         self.sigma_unlabeled = sigma_unlabeled
 
     @fit_context
-    def fit(self, X, y, X_unlabeled=None):
+    def fit(self, X, y, *, X_unlabeled=None):
         """Fit the width and the weights, and keep the weighted training points.
 
         Parameters
@@ -415,7 +415,7 @@ class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
         self.sigma_unlabeled = sigma_unlabeled
 
     @fit_context
-    def fit(self, X, y, X_unlabeled=None):
+    def fit(self, X, y, *, X_unlabeled=None):
         """Fit the weights, then the weighted SVM.
 
         Parameters
@@ -545,7 +545,7 @@ class UnlabeledVicinalClassifier(BinaryClassifierMixin, BaseEstimator):
         return r
 
     @fit_context
-    def fit(self, X, y, X_unlabeled=None):
+    def fit(self, X, y, *, X_unlabeled=None):
         """Minimise the vicinal risk of the labeled and unlabeled points.
 
         Parameters

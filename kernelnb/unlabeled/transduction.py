@@ -344,7 +344,7 @@ class TransductiveRidge(RegressorMixin, _TransductiveRidgeBase):
     """
 
     @fit_context
-    def fit(self, X, y, X_unlabeled=None):
+    def fit(self, X, y, *, X_unlabeled=None):
         """Label the test points ``X_unlabeled`` and fit the ridge on the joint set.
 
         Parameters
@@ -470,7 +470,7 @@ class TransductiveLinearDiscriminant(BinaryClassifierMixin, _TransductiveRidgeBa
     """
 
     @fit_context
-    def fit(self, X, y, X_unlabeled=None):
+    def fit(self, X, y, *, X_unlabeled=None):
         """Label the test points ``X_unlabeled`` by the sign of ``Y*``.
 
         Parameters
@@ -660,7 +660,7 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         return 0.5 * w2 + float(cost @ xi), xi
 
     @fit_context
-    def fit(self, X, y, X_unlabeled=None):
+    def fit(self, X, y, *, X_unlabeled=None):
         """Label the unlabeled points and train the transductive SVM.
 
         Parameters

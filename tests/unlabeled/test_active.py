@@ -139,7 +139,7 @@ def test_gem_equals_brute_force_retraining_for_the_svm():
     X, y = majority(40, 2)
     lab = start(y)
     pool = X[np.setdiff1d(np.arange(40), lab)[:8]]
-    al = ActiveLearner(hard_svc(), strategy="gem").fit(X[lab], y[lab], pool)
+    al = ActiveLearner(hard_svc(), strategy="gem").fit(X[lab], y[lab], X_unlabeled=pool)
     idx = al.query()
     ref = _gem_brute_force(X[lab], y[lab], pool, _svm_posterior_ref)
     np.testing.assert_allclose(al.expected_error_, ref, atol=1e-5)
@@ -161,7 +161,7 @@ def test_gem_with_the_parzen_window_classifier_equals_brute_force():
     lab = np.r_[np.flatnonzero(y > 0)[:4], np.flatnonzero(y < 0)[:4]]
     pool = X[np.setdiff1d(np.arange(30), lab)[:10]]
     al = ActiveLearner(ParzenClassifier(sigma=0.4, n_jobs=1), strategy="gem").fit(
-        X[lab], y[lab], pool)
+        X[lab], y[lab], X_unlabeled=pool)
     idx = al.query()
     ref = _gem_brute_force(X[lab], y[lab], pool, _parzen_posterior_ref(0.4))
     np.testing.assert_allclose(al.expected_error_, ref, atol=1e-10)
@@ -170,7 +170,7 @@ def test_gem_with_the_parzen_window_classifier_equals_brute_force():
     P0, E = al._gem_exact(pool[np.isin(np.arange(len(pool)), al.remaining_)])
     np.testing.assert_allclose(al.label_errors_, E, atol=1e-10)
     # 'margin' with posteriors: the point whose posterior is nearest 1/2 (maximum uncertainty)
-    al_m = ActiveLearner(ParzenClassifier(sigma=0.4, n_jobs=1)).fit(X[lab], y[lab], pool)
+    al_m = ActiveLearner(ParzenClassifier(sigma=0.4, n_jobs=1)).fit(X[lab], y[lab], X_unlabeled=pool)
     P = _parzen_posterior_ref(0.4)(X[lab], y[lab], pool)
     assert al_m.query() == int(np.argmin(np.abs(P - 0.5)))
 
@@ -194,7 +194,7 @@ def test_fast_gem_and_fast_ratio_equal_their_retraining_versions_where_exact():
     assert stable.sum() >= 10
     s, E = {}, {}
     for strategy in ("gem", "fast_gem", "ratio", "fast_ratio"):
-        al = ActiveLearner(hard_svc(), strategy=strategy).fit(X[lab], y[lab], pool)
+        al = ActiveLearner(hard_svc(), strategy=strategy).fit(X[lab], y[lab], X_unlabeled=pool)
         s[strategy] = al.score_candidates()
         E[strategy] = al.label_errors_
     both = stable.all(axis=1)
@@ -211,7 +211,7 @@ def test_margin_queries_the_smallest_absolute_output():
     X, y = majority(50, 5)
     lab = start(y)
     pool = X[10:]
-    al = ActiveLearner(hard_svc(), strategy="margin").fit(X[lab], y[lab], pool)
+    al = ActiveLearner(hard_svc(), strategy="margin").fit(X[lab], y[lab], X_unlabeled=pool)
     f = hard_svc().fit(X[lab], y[lab]).decision_function(pool)
     assert al.query() == int(np.argmin(np.abs(f)))
 
@@ -226,7 +226,7 @@ def test_run_keeps_the_books(strategy):
     seen = []
     al = ActiveLearner(hard_svc(), strategy=strategy, budget=7, random_state=0,
                        callback=seen.append)
-    al.fit(X[lab], y[lab], X[pool], X_val=X[test], y_val=y[test])
+    al.fit(X[lab], y[lab], X_unlabeled=X[pool], X_val=X[test], y_val=y[test])
     al.run(y[pool])
     h = al.history_
     assert al.n_queries_ == 7 and len(h["index"]) == 7 and al.budget_left_ == 0
@@ -257,11 +257,11 @@ def test_callback_false_stops_run_and_random_is_reproducible():
     lab = start(y)
     pool = np.setdiff1d(np.arange(60), lab)
     al = ActiveLearner(hard_svc(), strategy="random", random_state=3,
-                       callback=lambda info: info["iteration"] < 3).fit(X[lab], y[lab], X[pool])
+                       callback=lambda info: info["iteration"] < 3).fit(X[lab], y[lab], X_unlabeled=X[pool])
     al.run(y[pool], n_queries=10)
     assert al.n_queries_ == 3
     al2 = ActiveLearner(hard_svc(), strategy="random", random_state=3).fit(
-        X[lab], y[lab], X[pool]).run(y[pool], n_queries=3)
+        X[lab], y[lab], X_unlabeled=X[pool]).run(y[pool], n_queries=3)
     assert al2.history_["index"] == al.history_["index"]
 
 
@@ -270,7 +270,7 @@ def test_teach_points_and_any_two_labels():
     names = np.where(y > 0, "yes", "no")
     lab = start(y)
     pool = np.setdiff1d(np.arange(40), lab)
-    al = ActiveLearner(hard_svc()).fit(X[lab], names[lab], X[pool])
+    al = ActiveLearner(hard_svc()).fit(X[lab], names[lab], X_unlabeled=X[pool])
     assert list(al.classes_) == ["no", "yes"]
     i = al.query()
     al.teach(i, names[pool][i])
@@ -295,16 +295,16 @@ def test_errors_name_the_parameter():
     lab = start(y)
     pool = X[np.setdiff1d(np.arange(40), lab)]
     with pytest.raises(ValueError, match="strategy"):
-        ActiveLearner(strategy="optimal").fit(X[lab], y[lab], pool)
+        ActiveLearner(strategy="optimal").fit(X[lab], y[lab], X_unlabeled=pool)
     with pytest.raises(ValueError, match="budget"):
-        ActiveLearner(budget=0).fit(X[lab], y[lab], pool)
+        ActiveLearner(budget=0).fit(X[lab], y[lab], X_unlabeled=pool)
     with pytest.raises(ValueError, match="callback"):
-        ActiveLearner(callback=3).fit(X[lab], y[lab], pool)
+        ActiveLearner(callback=3).fit(X[lab], y[lab], X_unlabeled=pool)
     with pytest.raises(ValueError, match="strategy='fast_gem' needs a kernelnb.svm.SVC"):
-        ActiveLearner(ParzenClassifier(), strategy="fast_gem").fit(X[lab], y[lab], pool)
+        ActiveLearner(ParzenClassifier(), strategy="fast_gem").fit(X[lab], y[lab], X_unlabeled=pool)
     with pytest.raises(ValueError, match="Only binary"):
-        ActiveLearner().fit(X[:9], np.arange(9) % 3, pool)
-    al = ActiveLearner(hard_svc()).fit(X[lab], y[lab], pool)
+        ActiveLearner().fit(X[:9], np.arange(9) % 3, X_unlabeled=pool)
+    al = ActiveLearner(hard_svc()).fit(X[lab], y[lab], X_unlabeled=pool)
     i = al.query()
     al.teach(i, 1)
     with pytest.raises(ValueError, match="index_or_x.*already labelled"):
@@ -320,7 +320,7 @@ def test_errors_name_the_parameter():
     with pytest.raises(ValueError, match="n_queries"):
         al.run(np.ones(len(pool)), n_queries=10 ** 6)
     with pytest.raises(ValueError, match="X_val and y_val"):
-        ActiveLearner().fit(X[lab], y[lab], pool, X_val=pool)
+        ActiveLearner().fit(X[lab], y[lab], X_unlabeled=pool, X_val=pool)
     with pytest.raises(TypeError):                  # validation data: keyword-only
         ActiveLearner().fit(X[lab], y[lab], pool, pool, y[:len(pool)])
     with pytest.raises(TypeError):                  # only the estimator by position

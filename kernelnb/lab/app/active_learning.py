@@ -236,7 +236,7 @@ class ActiveLearning(Dashboard):
         d = self._d
         est = SVC(C=float(p["C"]), sigma=float(p["sigma"]), precision="float64", n_jobs=1)
         return ActiveLearner(est, strategy=strategy, random_state=int(p["seed"])).fit(
-            d["X0"], d["y0"], d["pool"], X_val=d["Xt"], y_val=d["yt"])
+            d["X0"], d["y0"], X_unlabeled=d["pool"], X_val=d["Xt"], y_val=d["yt"])
 
     # -- actions ---------------------------------------------------------------------------
     @speaks

@@ -75,7 +75,7 @@ def _curves(make_learner, draw, strategies, n_runs, n_queries, pool_size, start,
             X0, y0 = start(rng)
             Xp, yp = draw(rng, pool_size)
             Xt, yt = draw(rng, n_test)
-            al = make_learner(s, random_state + r).fit(X0, y0, Xp, X_val=Xt, y_val=yt)
+            al = make_learner(s, random_state + r).fit(X0, y0, X_unlabeled=Xp, X_val=Xt, y_val=yt)
             al.run(yp, n_queries=n_queries)
             errs.append(al.error_curve_)
             if s in ("gem", "fast_gem"):
@@ -220,7 +220,7 @@ def span_update_speed(pool_size=300, n_labeled=(6, 16), repeats=3, random_state=
         for exact, fast in (("ratio", "fast_ratio"), ("gem", "fast_gem")):
             t, sc = {}, {}
             for s in (exact, fast):
-                al = ActiveLearner(majority_svc(), strategy=s).fit(X0, y0, Xp)
+                al = ActiveLearner(majority_svc(), strategy=s).fit(X0, y0, X_unlabeled=Xp)
                 best = np.inf
                 for _ in range(repeats if s == fast else 1):
                     t0 = time.perf_counter()

@@ -24,7 +24,7 @@ def _learner(app, strategy):
     p, d = app.params(), app._d
     est = SVC(C=p["C"], sigma=p["sigma"], precision="float64", n_jobs=1)
     return ActiveLearner(est, strategy=strategy, random_state=p["seed"]).fit(
-        d["X0"], d["y0"], d["pool"], X_val=d["Xt"], y_val=d["yt"])
+        d["X0"], d["y0"], X_unlabeled=d["pool"], X_val=d["Xt"], y_val=d["yt"])
 
 
 def test_first_open_looks_right(app):

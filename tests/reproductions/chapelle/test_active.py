@@ -23,7 +23,7 @@ def test_parzen_protocol_is_a_mean_of_learner_runs():
         Xp, yp = _draw_square(rng, 30)
         Xt, yt = _draw_square(rng, 200)
         al = ActiveLearner(ParzenClassifier(n_jobs=1), strategy="gem",
-                           sigma_selection="likelihood").fit(X0, y0, Xp, X_val=Xt, y_val=yt)
+                           sigma_selection="likelihood").fit(X0, y0, X_unlabeled=Xp, X_val=Xt, y_val=yt)
         al.run(yp, n_queries=3)
         # the width is the one maximising the pool's Parzen likelihood
         assert al.estimator_.sigma == al.sigma_
