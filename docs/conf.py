@@ -7,10 +7,10 @@ Build (from the repository root), with warnings as errors:
 The book is made of: the course (the notebooks of ``notebooks/``, executed at build through a
 jupyter-cache in ``docs/_build/.jupyter_cache``, so that a rebuild in which no code cell changed
 executes nothing), a page per dashboard and the reproductions (both generated at build from the
-code by :mod:`kernelnb.lab.book`), the API reference (autodoc of each subpackage's public names,
-numpydoc docstrings read by ``sphinx.ext.napoleon``) and the architecture notes. The theme is
-sphinx-book-theme; MathJax, plotly.js and the theme's fonts and icons are served from the site,
-which loads nothing from another host.
+code by the book's Sphinx extension, ``docs/_ext/kernelnb_book``), the API reference (autodoc of
+each subpackage's public names, numpydoc docstrings read by ``sphinx.ext.napoleon``) and the
+architecture notes. The theme is sphinx-book-theme; MathJax, plotly.js and the theme's fonts and
+icons are served from the site, which loads nothing from another host.
 """
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ import sys
 # The checkout's package (with its compiled extensions built in place, ``pip install -e .``) or
 # the installed one: the checkout comes first so that the pages describe these sources.
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+# The book's own extension lives with the docs, not in the installed package: docs/_ext holds it
+# (kernelnb_book) and its entry point for myst-nb (kernelnb_book.dist-info, which importlib.metadata
+# finds on sys.path).
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "_ext")))
 
 import kernelnb  # noqa: E402
 
@@ -34,13 +38,13 @@ extensions = [
     "sphinx.ext.mathjax",
     "myst_nb",
     "sphinx_book_theme",
-    "kernelnb.lab.book",
+    "kernelnb_book",
 ]
 
 # Unlabelled code blocks (the layer diagrams of architecture.md) are plain text; notebook cells
 # and doctest blocks name their own language.
 highlight_language = "text"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
+exclude_patterns = ["_build", "_ext", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
 root_doc = "index"
 
 # --- the course notebooks: executed at build, outputs kept in a jupyter-cache ---
@@ -67,7 +71,7 @@ napoleon_numpy_docstring = True
 napoleon_use_ivar = True            # "Attributes" as field lists (no duplicate object entries)
 napoleon_use_rtype = False
 
-# --- formulas: MathJax 3 served by the site (kernelnb.lab.book copies it from the
+# --- formulas: MathJax 3 served by the site (kernelnb_book copies it from the
 # sphinx-mathjax-offline package into _static/mathjax) ---
 mathjax_path = "mathjax/tex-chtml.js"
 # (myst-parser sets the classes MathJax typesets: math, output_area, tex2jax_process)

@@ -26,6 +26,10 @@ from threadpoolctl import ThreadpoolController
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_OUTPUT = REPO / "test-output"
+# The book's Sphinx extension (kernelnb_book) and the catalogs' tool live with the docs, not in the
+# package: the tests of the book import them from there, as docs/conf.py does.
+if (REPO / "docs" / "_ext").is_dir():
+    sys.path.insert(0, str(REPO / "docs" / "_ext"))
 
 
 def run_async(coroutine_function):

@@ -25,8 +25,8 @@ import nbformat
 import pytest
 
 from kernelnb.lab.app.gallery import DASHBOARDS
-from kernelnb.lab.book._execute import NotebookFailed, cached_notebook, execute_into_cache
-from kernelnb.lab.book._figures import FIGURE_CLASS, PLOTLY_MIME
+from kernelnb_book._execute import NotebookFailed, cached_notebook, execute_into_cache
+from kernelnb_book._figures import FIGURE_CLASS, PLOTLY_MIME
 
 from .conftest import BOOK_COMMAND, REPO, build_book
 
@@ -67,7 +67,7 @@ def test_conf_executes_notebooks_through_a_cache():
     text = (DOCS / "conf.py").read_text()
     assert re.search(r'^nb_execution_mode = "cache"$', text, re.M)
     assert re.search(r"^nb_execution_raise_on_error = True", text, re.M)
-    assert '"kernelnb.lab.book"' in text and 'html_theme = "sphinx_book_theme"' in text
+    assert '"kernelnb_book"' in text and 'html_theme = "sphinx_book_theme"' in text
 
 
 def test_the_build_writes_only_its_generated_folders(book):
@@ -146,7 +146,7 @@ def test_the_svm_playground_page_shows_its_lesson_and_frames(book):
         re.S).group(1).replace("<\\/", "</"))
     values = [step["label"] for step in spec["layout"]["sliders"][0]["steps"]]
     # the values the class declares for its book figure, C's default among them
-    from kernelnb.lab.book._dashboards import nice_labels
+    from kernelnb_book._dashboards import nice_labels
     declared = SVMPlayground.BOOK_FIGURE["values"]
     assert SVMPlayground.BOOK_FIGURE["control"] == "C" and 1.0 in declared
     assert values == nice_labels(declared) and "1" in values and "10,000" in values
@@ -282,8 +282,10 @@ def test_a_failing_cell_fails_the_build(tmp_path):
     """A book project of one broken notebook: the build stops, naming it."""
     (tmp_path / "src" / "nbs").mkdir(parents=True)
     _notebook(tmp_path / "src" / "nbs" / "chapter.ipynb", "1 / 0")
-    (tmp_path / "src" / "conf.py").write_text(textwrap.dedent("""
-        extensions = ["myst_nb", "kernelnb.lab.book"]
+    (tmp_path / "src" / "conf.py").write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(DOCS / "_ext")!r})   # the book's extension, as docs/conf.py does
+        extensions = ["myst_nb", "kernelnb_book"]
         nb_execution_mode = "cache"
         nb_execution_raise_on_error = True
         kernelnb_notebooks = "nbs"

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kernelnb.lab.book._execute import cached_notebook
+from kernelnb_book._execute import cached_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -90,7 +90,7 @@ def test_every_chapter_links_to_a_dashboard_at_a_valid_setting():
     from kernelnb.lab.app import gallery
     from kernelnb.lab.app._lessons import lesson_app
     from kernelnb.lab.app._urlstate import parse_query
-    from kernelnb.lab.book import rewrite_live_url
+    from kernelnb_book import rewrite_live_url
 
     entries = {e.name: e for e in gallery.DASHBOARDS if e.class_name}
     apps = {}

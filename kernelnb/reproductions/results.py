@@ -3,7 +3,7 @@
 A protocol too slow to run while the book is built (the text's number of runs or splits, data
 that only ``KERNELNB_DATA`` holds) is run once by its benchmark, which writes what the protocol
 returned to a JSON file beside the date, the machine, the command and the settings; the book
-(:mod:`kernelnb.lab.book`) reads that file and never retypes a number.
+(its Sphinx extension, ``docs/_ext/kernelnb_book``) reads that file and never retypes a number.
 
 A file holds one object::
 

@@ -19,7 +19,7 @@ from kernelnb.lab.i18n import catalog
 pytest.importorskip("babel", reason="Babel reads and extracts the catalogs")
 
 REPO = Path(__file__).resolve().parents[2]
-GLOSSARY = REPO / "kernelnb" / "lab" / "i18n" / "glossary_fr.tsv"
+GLOSSARY = REPO / "docs" / "_ext" / "glossary_fr.tsv"
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
 """kernelnb in French as well as English: the lab's messages and the course's notebooks.
 
-:mod:`kernelnb.lab.i18n.notebooks` keeps the French course beside the English notebooks (one
-gettext catalog per notebook) and generates the French notebooks from them. This module is the
-lab's side: English, the source language, and French, chosen by the reader.
+:mod:`kernelnb.lab.i18n.notebooks` generates the French course notebooks from the English ones
+and their catalogs (one gettext catalog per notebook, kept up by
+``docs/_ext/notebook_catalogs.py``).
+This module is the lab's side: English, the source language, and French, chosen by the reader.
 
 Every string the lab shows a student (the dashboards, the gallery, the server's own pages, the
 message of a page whose kernel is gone) is written in English in the code and marked for

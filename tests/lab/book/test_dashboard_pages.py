@@ -1,4 +1,4 @@
-"""The dashboards' pages of the book (``kernelnb.lab.book._dashboards``), without building it.
+"""The dashboards' pages of the book (``kernelnb_book._dashboards``), without building it.
 
 Each dashboard class declares its lesson figure (``BOOK_FIGURE``): the declarations must name
 controls the dashboard has, at values its controls take; the figure's frames must be the
@@ -15,8 +15,8 @@ import pytest
 
 from kernelnb.lab.app.gallery import DASHBOARDS
 from kernelnb.lab.app.svm_playground import SVMPlayground
-from kernelnb.lab.book import _dashboards as D
-from kernelnb.lab.book._figures import figure_html
+from kernelnb_book import _dashboards as D
+from kernelnb_book._figures import figure_html
 
 CLASSES = {e.name: getattr(importlib.import_module(f"kernelnb.lab.app.{e.module}"), e.class_name)
            for e in DASHBOARDS if e.class_name}

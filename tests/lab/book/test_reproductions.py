@@ -1,4 +1,4 @@
-"""The reproductions' pages of the book (``kernelnb.lab.book._reproductions``) and the results
+"""The reproductions' pages of the book (``kernelnb_book._reproductions``) and the results
 files they read (``kernelnb.reproductions.results``): a published number stands next to the
 number the protocol computes, never a typed one, and a results file's provenance is shown."""
 import dataclasses
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernelnb.lab.book import _reproductions as R
+from kernelnb_book import _reproductions as R
 from kernelnb.reproductions.results import read_results, to_json, write_results
 
 RESULTS = Path(__file__).resolve().parents[3] / "docs" / "reproductions" / "results"

@@ -21,12 +21,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
+import notebook_catalogs as nbcat   # docs/_ext (tests/conftest.py puts it on sys.path)
+
 from kernelnb.lab.i18n import notebooks as nbi18n
 
 REPO = Path(__file__).resolve().parents[3]
 NOTEBOOK_DIR = REPO / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-GLOSSARY = nbi18n.read_glossary()
+GLOSSARY = nbcat.read_glossary()
 
 
 def _ids(paths):
@@ -45,7 +47,8 @@ def test_there_are_fifteen_notebooks_and_a_catalog_each():
     assert len(NOTEBOOKS) == 15
     missing = [p.name for p in NOTEBOOKS
                if not nbi18n.catalog_path(NOTEBOOK_DIR, p.stem, "fr").is_file()]
-    assert not missing, f"no French catalog for {missing}: python -m kernelnb.lab.i18n.notebooks update"
+    assert not missing, (f"no French catalog for {missing}: "
+                         "python docs/_ext/notebook_catalogs.py update")
     assert nbi18n.languages(NOTEBOOK_DIR) == ["fr"]
 
 
@@ -55,7 +58,7 @@ def test_every_unit_is_translated_with_its_formulas_links_and_terms(path):
     if not po.is_file():
         pytest.fail(f"{path.name}: no French catalog {po.relative_to(REPO)}")
     catalog = nbi18n.read_catalog(po)
-    problems = nbi18n.check_catalog(path, catalog, GLOSSARY)
+    problems = nbcat.check_catalog(path, catalog, GLOSSARY)
     assert not problems, f"{len(problems)} problem(s):\n" + "\n".join(problems[:40])
     # and the catalog is the notebook's: as many entries as distinct units
     units = {u.text for u in nbi18n.notebook_units(nbformat.read(str(path), as_version=4))}
@@ -89,10 +92,10 @@ def test_every_markdown_cell_is_french_with_the_english_structure(path, french):
         if en_cell.cell_type != "markdown":
             continue
         en_lines, fr_lines = en_cell.source.split("\n"), fr_cell.source.split("\n")
-        assert nbi18n._blocks(fr_lines) == nbi18n._blocks(en_lines), (path.name, i)
+        assert nbcat._blocks(fr_lines) == nbcat._blocks(en_lines), (path.name, i)
         # an English sentence kept whole (a table row of names and formulas may stay as it is)
         left = [u.text for u in nbi18n.markdown_units(en_cell.source)
-                if len(nbi18n._ENGLISH_WORDS.findall(nbi18n._prose(u.text))) >= 2
+                if len(nbcat._ENGLISH_WORDS.findall(nbcat._prose(u.text))) >= 2
                 and u.text in fr_cell.source]
         assert not left, f"{path.name}: cell {i} keeps English text: {left[0][:60]!r}"
 
@@ -157,7 +160,7 @@ def _unit(kind, text):
     ("The kernel ridge regression fits.", "La régression ridge à noyau s'ajuste.", None),
 ])
 def test_check_translation_finds_what_is_lost(english, french, problem):
-    problems = nbi18n.check_translation(_unit("paragraph", english), french, GLOSSARY)
+    problems = nbcat.check_translation(_unit("paragraph", english), french, GLOSSARY)
     if problem is None:
         assert problems == []
     else:
@@ -166,11 +169,11 @@ def test_check_translation_finds_what_is_lost(english, french, problem):
 
 def test_check_translation_of_list_items_and_table_rows():
     item = _unit("list item", "a margin item")
-    assert nbi18n.check_translation(item, "un élément de marge", GLOSSARY) == []
-    assert nbi18n.check_translation(item, "un élément de marge\n# titre", GLOSSARY)
+    assert nbcat.check_translation(item, "un élément de marge", GLOSSARY) == []
+    assert nbcat.check_translation(item, "un élément de marge\n# titre", GLOSSARY)
     row = _unit("table row", "| margin | wide |")
-    assert nbi18n.check_translation(row, "| marge | large |", GLOSSARY) == []
-    assert nbi18n.check_translation(row, "| marge | large | en plus |", GLOSSARY)
+    assert nbcat.check_translation(row, "| marge | large |", GLOSSARY) == []
+    assert nbcat.check_translation(row, "| marge | large | en plus |", GLOSSARY)
 
 
 def _tiny_notebook(path, paragraphs):
@@ -185,32 +188,32 @@ def _tiny_notebook(path, paragraphs):
 def test_update_merges_a_changed_english_as_fuzzy_and_a_removed_one_as_obsolete(tmp_path):
     nb = tmp_path / "01_tiny.ipynb"
     _tiny_notebook(nb, ["The kernel is smooth.", "A removed sentence about nothing."])
-    assert nbi18n.update_catalogs(tmp_path)["01_tiny"][:3] == (3, 0, 0)
+    assert nbcat.update_catalogs(tmp_path)["01_tiny"][:3] == (3, 0, 0)
     po = nbi18n.catalog_path(tmp_path, "01_tiny")
     catalog = nbi18n.read_catalog(po)
     for message, french in zip([m for m in catalog if m.id],
                                ["La marge", "Le noyau est lisse.", "Une phrase retirée."]):
         message.string = french
-    nbi18n.write_catalog(catalog, po)
-    assert nbi18n.check_catalog(nb, nbi18n.read_catalog(po), GLOSSARY) == []
-    assert nbi18n.main(["build", "--notebooks", str(tmp_path), "--strict"]) == 0
+    nbcat.write_catalog(catalog, po)
+    assert nbcat.check_catalog(nb, nbi18n.read_catalog(po), GLOSSARY) == []
+    assert nbcat.main(["build", "--notebooks", str(tmp_path), "--strict"]) == 0
     built = nbformat.read(str(tmp_path / "fr" / nb.name), as_version=4)
     assert built.cells[0].source == "# La marge\n\nLe noyau est lisse.\n\nUne phrase retirée."
 
     _tiny_notebook(nb, ["The kernel is very smooth."])           # the English changes
-    assert nbi18n.update_catalogs(tmp_path)["01_tiny"] == (2, 1, 1, True)
+    assert nbcat.update_catalogs(tmp_path)["01_tiny"] == (2, 1, 1, True)
     catalog = nbi18n.read_catalog(po)
     changed = catalog.get("The kernel is very smooth.")
     assert changed.fuzzy and changed.string == "Le noyau est lisse."
     assert '#| msgid "The kernel is smooth."' in po.read_text(encoding="utf-8")  # for the translator
     assert "A removed sentence about nothing." in catalog.obsolete
-    problems = nbi18n.check_catalog(nb, catalog, GLOSSARY)
+    problems = nbcat.check_catalog(nb, catalog, GLOSSARY)
     assert len(problems) == 1 and "fuzzy" in problems[0] and "01_tiny.ipynb, cell 0" in problems[0]
     # a fuzzy translation is not used: the unit stays in English, and --strict says so
-    assert nbi18n.main(["build", "--notebooks", str(tmp_path), "--strict"]) == 1
+    assert nbcat.main(["build", "--notebooks", str(tmp_path), "--strict"]) == 1
     built = nbformat.read(str(tmp_path / "fr" / nb.name), as_version=4)
     assert built.cells[0].source == "# La marge\n\nThe kernel is very smooth."
-    assert nbi18n.main(["check", "--notebooks", str(tmp_path)]) == 1
+    assert nbcat.main(["check", "--notebooks", str(tmp_path)]) == 1
 
 
 def test_build_refuses_a_language_without_catalogs(tmp_path):
@@ -241,12 +244,12 @@ def test_kernelnb_lab_opens_on_the_french_notebooks(tmp_path):
     from kernelnb.lab import cli
 
     _tiny_notebook(tmp_path / "01_tiny.ipynb", ["The kernel is smooth."])
-    nbi18n.update_catalogs(tmp_path)
+    nbcat.update_catalogs(tmp_path)
     po = nbi18n.catalog_path(tmp_path, "01_tiny")
     catalog = nbi18n.read_catalog(po)
     for message, french in zip([m for m in catalog if m.id], ["La marge", "Le noyau est lisse."]):
         message.string = french
-    nbi18n.write_catalog(catalog, po)
+    nbcat.write_catalog(catalog, po)
     args, extra = cli.build_parser().parse_known_args(
         ["lab", "--notebooks", str(tmp_path), "--lang", "fr"])
     cmd = cli.lab_command(args, extra)

@@ -1,10 +1,13 @@
 """kernelnb's book: the Sphinx extension that turns ``docs/`` into the course's site.
 
-Loaded by ``docs/conf.py`` (``extensions = [..., "kernelnb.lab.book"]``), it
+It lives with the docs (``docs/_ext/kernelnb_book``), not in the installed package: only the
+book's build uses it. ``docs/conf.py`` puts ``docs/_ext`` on ``sys.path`` and loads it
+(``extensions = [..., "kernelnb_book"]``); it
+
 
 * copies the course notebooks into the source tree (``docs/notebooks/``, git-ignored) and
   executes those whose code cells the jupyter-cache does not hold, two at a time, before Sphinx
-  reads them (:mod:`kernelnb.lab.book._execute`): myst-nb then renders every chapter from the
+  reads them (:mod:`kernelnb_book._execute`): myst-nb then renders every chapter from the
   cache, with its figures, tables and printed numbers, and a rebuild in which no code cell
   changed executes nothing;
 * writes the course in each language its notebooks have catalogs for (``docs/fr/notebooks/``,
@@ -12,13 +15,13 @@ Loaded by ``docs/conf.py`` (``extensions = [..., "kernelnb.lab.book"]``), it
   translated and their code cells unchanged, so that the jupyter-cache serves them the English
   chapters' outputs and nothing is executed for them;
 * writes a page per dashboard (``docs/dashboards/``, git-ignored) from the dashboard classes
-  (:mod:`kernelnb.lab.book._dashboards`): purpose, controls and their ranges, lessons with their
+  (:mod:`kernelnb_book._dashboards`): purpose, controls and their ranges, lessons with their
   sources, what each lesson's sweep found (computed at build, cached), the lesson figure that
   moves in the reader's browser, and links that open the live dashboard at a setting;
 * serves what the pages need from the site itself: plotly.js (the copy the ``plotly`` package
   ships, loaded only on pages that have a figure), MathJax 3 (the files of the
   ``sphinx-mathjax-offline`` package: the TeX-to-HTML component, its TeX extensions and fonts),
-  and ``kernelnb-book.js``, which draws the figures (:mod:`kernelnb.lab.book._figures`).
+  and ``kernelnb-book.js``, which draws the figures (:mod:`kernelnb_book._figures`).
 
 Configuration values (``docs/conf.py``): ``kernelnb_live_url`` (where ``kernelnb serve`` answers;
 default the ``KERNELNB_LIVE_URL`` environment variable, else ``http://127.0.0.1:8866``),
@@ -30,7 +33,7 @@ once too), ``kernelnb_cache_path`` (where the computed pages are kept; default `
 beside the output folder), ``kernelnb_pages`` (False: no dashboard or reproduction pages, for a
 project that only wants the course's notebooks executed), ``kernelnb_reproductions_results``
 (the folder of the reproductions' results files, relative to ``docs/``, which the benchmarks
-write with ``--results-dir``: :mod:`kernelnb.lab.book._reproductions`).
+write with ``--results-dir``: :mod:`kernelnb_book._reproductions`).
 """
 from __future__ import annotations
 
@@ -57,7 +60,7 @@ def static_dir():
     Returns
     -------
     pathlib.Path
-        ``kernelnb/lab/book/static`` (``kernelnb-book.js``, ``kernelnb-book.css``).
+        ``docs/_ext/kernelnb_book/static`` (``kernelnb-book.js``, ``kernelnb-book.css``).
     """
     return _HERE / "static"
 
@@ -125,7 +128,7 @@ def _copy_notebooks(app):
 
 def _translate_notebooks(app, source):
     """``docs/<lang>/notebooks/``: the course in each language ``<source>/locale/`` holds."""
-    from ..i18n.notebooks import build, languages
+    from kernelnb.lab.i18n.notebooks import build, languages
     return [report.path for lang in languages(source)
             for report in build(source, lang, Path(app.srcdir) / lang / "notebooks")]
 
@@ -156,15 +159,17 @@ def cache_path(app):
     return Path(configured) if configured else Path(app.outdir).parent / ".kernelnb_cache"
 
 
-def sources_digest(skip=None):
+def sources_digest(skip=None, extra=()):
     """A digest of kernelnb's sources: every ``.py``, ``.pyx`` and ``.pxd`` file of the package
     (its path and its bytes), those for which ``skip(path relative to the package)`` is true
-    left out; the cache key of the book's computed pages.
+    left out, then the files of ``extra``; the cache key of the book's computed pages.
 
     Parameters
     ----------
     skip : callable, optional
         Takes a file's :class:`pathlib.Path` relative to the package; True leaves it out.
+    extra : iterable of path-like, default=()
+        More files (this extension's modules, which live outside the package), by name and bytes.
 
     Returns
     -------
@@ -183,6 +188,9 @@ def sources_digest(skip=None):
         if skip is not None and skip(rel):
             continue
         digest.update(str(rel).encode())
+        digest.update(path.read_bytes())
+    for path in map(Path, extra):
+        digest.update(f"kernelnb_book/{path.name}".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

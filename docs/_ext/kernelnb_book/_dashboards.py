@@ -70,7 +70,8 @@ def _md(text):
 
 
 def sources_key():
-    """A digest of kernelnb's sources (every ``.py``, ``.pyx`` and ``.pxd`` file of the package).
+    """A digest of kernelnb's sources (every ``.py``, ``.pyx`` and ``.pxd`` file of the package)
+    and of this extension's modules, which write the pages.
 
     Returns
     -------
@@ -78,7 +79,7 @@ def sources_key():
         16 hexadecimal digits.
     """
     from . import sources_digest
-    return sources_digest()
+    return sources_digest(extra=sorted(Path(__file__).resolve().parent.glob("*.py")))
 
 
 #: What a dashboard class may declare in ``BOOK_FIGURE`` (a dict), and what each key means.
@@ -151,7 +152,7 @@ def figure_control(cls, app):
     -------
     str
     """
-    from ..app._base import MAIN_SLIDER_CLASS
+    from kernelnb.lab.app._base import MAIN_SLIDER_CLASS
     declared = book_figure(cls).get("control")
     if declared:
         if declared not in app.controls:
@@ -223,7 +224,7 @@ def frame_values(app, control, count=FRAMES):
 
 def _checked_value(cls, app, control, value):
     """``value`` as control ``control`` takes it, or ValueError when its limits refuse it."""
-    from ..app._base import _member
+    from kernelnb.lab.app._base import _member
     lim = app._limits[control]
     where = f"{cls.__name__}.BOOK_FIGURE['values'] of {control!r}"
     if lim.kind == "range":
@@ -277,7 +278,7 @@ def figure_values(cls, app, control):
     if declared is None or control != figure_control(cls, app):
         return frame_values(app, control)
     values = [_checked_value(cls, app, control, v) for v in declared]
-    from ..app._urlstate import encode_value
+    from kernelnb.lab.app._urlstate import encode_value
     names = [encode_value(v) for v in values]
     if len(set(names)) != len(names):
         raise ValueError(f"{cls.__name__}.BOOK_FIGURE['values'] repeats a value: {names}")
@@ -285,7 +286,7 @@ def figure_values(cls, app, control):
 
 
 def _format(value, spec):
-    from ..app._base import _fmt
+    from kernelnb.lab.app._base import _fmt
     return _fmt(value, spec)
 
 
@@ -317,7 +318,7 @@ def _is_label_with_fields(label):
 
 
 def _readout(rows, stats, limit=None):
-    from ..app._base import _label
+    from kernelnb.lab.app._base import _label
     shown = [(_label(label).strip(), _format(stats[key], spec)) for key, label, spec in rows
              if key in stats and not isinstance(stats[key], (list, tuple, dict, np.ndarray))]
     return " · ".join(f"{label} {value}" for label, value in shown[:limit])
@@ -450,7 +451,7 @@ def lesson_figure(cls, app, control=None, values=None):
     """
     import plotly.graph_objects as go
     import plotly.io as pio
-    from ..app._urlstate import encode_value
+    from kernelnb.lab.app._urlstate import encode_value
 
     declared = book_figure(cls)
     control = control or figure_control(cls, app)
@@ -650,7 +651,7 @@ def _control_rows(app):
             kind, limits = "yes / no", "true, false"
         else:
             kind, limits = "text", ""
-        from ..app._urlstate import encode_value
+        from kernelnb.lab.app._urlstate import encode_value
         rows.append(dict(name=name, label=(w.description or name).strip().rstrip("=").strip(),
                          kind=kind,
                          limits=limits, default=encode_value(app.defaults[name]),
@@ -659,8 +660,8 @@ def _control_rows(app):
 
 
 def _lesson_rows(cls, app):
-    from ..app._lessons import sweep_lesson
-    from ..app._urlstate import encode_value
+    from kernelnb.lab.app._lessons import sweep_lesson
+    from kernelnb.lab.app._urlstate import encode_value
     out = []
     for k, lesson in enumerate(cls.all_lessons()):
         sweeps = []
@@ -717,7 +718,7 @@ def book_lesson_figure(cls):
     control : str
         The control the slider moves.
     """
-    from ..._threads import blas_single_thread
+    from kernelnb._threads import blas_single_thread
     with blas_single_thread():
         app = cls(**_book_app_kwargs(cls))
         control = figure_control(cls, app)
@@ -747,18 +748,18 @@ def dashboard_report(module, class_name, lessons=True):
         ``frame_why``, ``frame_setting`` (controls the book's dashboard sets),
         ``lesson_app``, ``book_app`` (its other constructor arguments), ``seconds``.
     """
-    from ..._threads import blas_single_thread
+    from kernelnb._threads import blas_single_thread
     t0 = time.perf_counter()
     mod = importlib.import_module(module)
     cls = getattr(mod, class_name)
     rows = []
     if lessons:
         with blas_single_thread():
-            from ..app._lessons import lesson_app
+            from kernelnb.lab.app._lessons import lesson_app
             rows = _lesson_rows(cls, lesson_app(cls))
     spec, frames, app, control = book_lesson_figure(cls)
     declared = book_figure(cls)
-    from ..app._urlstate import encode_value
+    from kernelnb.lab.app._urlstate import encode_value
     kwargs = _book_app_kwargs(cls)
     return dict(title=cls.title, purpose=cls.purpose, notebook=cls.notebook, module=module,
                 class_name=class_name, doc=inspect.getdoc(mod) or "",
@@ -918,7 +919,7 @@ def page_markdown(report, config=None):
 
 
 def _entries():
-    from ..app.gallery import DASHBOARDS
+    from kernelnb.lab.app.gallery import DASHBOARDS
     return [e for e in DASHBOARDS if e.class_name]
 
 

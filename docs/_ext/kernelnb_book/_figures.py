@@ -8,9 +8,12 @@ a CDN or embed its 4.8 MB in the first figure of every page. So the book renders
 site) draws every such div with the plotly.js copy that the ``plotly`` package ships, which the
 site serves too and loads once, only on the pages that have a figure.
 
-:class:`PlotlyMimeRenderer` is registered with myst-nb as a mime renderer (the entry point group
-``myst_nb.mime_renderers`` in kernelnb's ``pyproject.toml``) and acts only in a Sphinx project that
-loads :mod:`kernelnb.lab.book` (elsewhere it declines, and myst-nb goes on as without it).
+:class:`PlotlyMimeRenderer` is registered with myst-nb as a mime renderer: myst-nb finds those only
+through the entry point group ``myst_nb.mime_renderers`` (MyST-NB issue #470), which
+``docs/_ext/kernelnb_book.dist-info/entry_points.txt`` declares; importlib.metadata reads that
+folder because ``docs/conf.py`` puts ``docs/_ext`` on ``sys.path``, so nothing is installed for
+it. It acts only in a Sphinx project that loads :mod:`kernelnb_book` (elsewhere it declines, and
+myst-nb goes on as without it).
 """
 from __future__ import annotations
 
@@ -68,7 +71,7 @@ def _in_kernelnb_book(renderer):
 class PlotlyMimeRenderer:
     """myst-nb mime renderer: a plotly figure output becomes :func:`figure_html`'s div.
 
-    Only in a Sphinx project with :mod:`kernelnb.lab.book` among its extensions; elsewhere it
+    Only in a Sphinx project with :mod:`kernelnb_book` among its extensions; elsewhere it
     returns None and myst-nb renders the output as it would without kernelnb.
     """
 

@@ -203,27 +203,27 @@ def _yes(flag):
 # benchmark stores in its results file, so that one renderer reads both.
 
 def _vrm_breast_cancer(**settings):
-    from ...reproductions.chapelle.vicinal import vrm_breast_cancer_table
+    from kernelnb.reproductions.chapelle.vicinal import vrm_breast_cancer_table
     return vrm_breast_cancer_table(**settings)
 
 
 def _cleaning(**settings):
-    from ...reproductions.chapelle.cleaning import cleaning_toy_experiment
+    from kernelnb.reproductions.chapelle.cleaning import cleaning_toy_experiment
     return cleaning_toy_experiment(**settings)
 
 
 def _vrm_unlabeled(**settings):
-    from ...reproductions.chapelle.reweighting import vrm_unlabeled_toy
+    from kernelnb.reproductions.chapelle.reweighting import vrm_unlabeled_toy
     return vrm_unlabeled_toy(**settings)
 
 
 def _reweighting(fig72, sep15):
-    from ...reproductions.chapelle.reweighting import reweighting_toy
+    from kernelnb.reproductions.chapelle.reweighting import reweighting_toy
     return {"fig72": reweighting_toy(**fig72), "sep15": reweighting_toy(**sep15)}
 
 
 def _table_7_1(n_splits, n_tsvm_splits, n_train, random_state):
-    from ...reproductions.chapelle.transduction import uci_transduction
+    from kernelnb.reproductions.chapelle.transduction import uci_transduction
     return {name: uci_transduction(name, n_splits=n_splits, n_train=n, random_state=random_state,
                                    n_tsvm_splits=n_tsvm_splits)
             for name, n in n_train.items()}
@@ -235,7 +235,7 @@ _BOSTON_RUNS = ("ln: sigma = 2.01", "log10: sigma = 5.01", "ours by LOO (5 split
 
 
 def _boston(n_splits, n_test=25, alpha_star=10.0, random_state=0):
-    from ...reproductions.chapelle.transduction import (PUBLISHED_BOSTON_SETTING,
+    from kernelnb.reproductions.chapelle.transduction import (PUBLISHED_BOSTON_SETTING,
                                                         boston_loo_setting, boston_transduction)
     p = PUBLISHED_BOSTON_SETTING
     sel = boston_loo_setting()
@@ -251,12 +251,12 @@ def _boston(n_splits, n_test=25, alpha_star=10.0, random_state=0):
 
 
 def _cluster_kernel(**settings):
-    from ...reproductions.chapelle.cluster_kernels import digits_cluster_experiment
+    from kernelnb.reproductions.chapelle.cluster_kernels import digits_cluster_experiment
     return digits_cluster_experiment(**settings)
 
 
 def _invariance_ratio(**settings):
-    from ...reproductions.chapelle.invariance import (digits16_translation_data,
+    from kernelnb.reproductions.chapelle.invariance import (digits16_translation_data,
                                                       digits_translation_experiment)
     settings = dict(settings)
     if settings.pop("data", None) == "digits16":
@@ -265,7 +265,7 @@ def _invariance_ratio(**settings):
 
 
 def _active(parzen, majority):
-    from ...reproductions.chapelle.active import majority_toy_experiment, parzen_toy_experiment
+    from kernelnb.reproductions.chapelle.active import majority_toy_experiment, parzen_toy_experiment
     out = {"parzen": parzen_toy_experiment(**parzen),
            "majority": majority_toy_experiment(**majority)}
     n_gem = (majority.get("runs") or {}).get("gem", majority["n_runs"])
@@ -276,7 +276,7 @@ def _active(parzen, majority):
 
 
 def _tables_9(n_trials):
-    from ...reproductions.chapelle.regression import TABLE_9_SETTINGS, selection_ratio_experiment
+    from kernelnb.reproductions.chapelle.regression import TABLE_9_SETTINGS, selection_ratio_experiment
     out = {}
     for row, (target, n, noise) in TABLE_9_SETTINGS.items():
         res = selection_ratio_experiment(target, n=n, noise=noise, n_trials=n_trials,
@@ -289,8 +289,8 @@ def _digits_one_vs_rest(C=10.0):
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
-    from ...kernels import scale_sigma
-    from ...reproductions.vincent.kmp import one_vs_rest_table
+    from kernelnb.kernels import scale_sigma
+    from kernelnb.reproductions.vincent.kmp import one_vs_rest_table
     X, y = load_digits(return_X_y=True)
     X = X / 16.0
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=500, random_state=0, stratify=y)
@@ -300,12 +300,12 @@ def _digits_one_vs_rest(C=10.0):
 
 
 def _spiral(**settings):
-    from ...reproductions.vincent.local import spiral_table
+    from kernelnb.reproductions.vincent.local import spiral_table
     return spiral_table(**settings)
 
 
 def _kmp_table3(**settings):
-    from ...reproductions.vincent.kmp import uci_table3
+    from kernelnb.reproductions.vincent.kmp import uci_table3
     return uci_table3(**settings)
 
 
@@ -318,7 +318,7 @@ _VRM_METHODS = (("hard_svm", "hard-margin SVM"), ("soft_svm", "soft-margin SVM (
 
 
 def _render_vrm(out):
-    from ...reproductions.chapelle.vicinal import PUBLISHED_VRM_TABLE
+    from kernelnb.reproductions.chapelle.vicinal import PUBLISHED_VRM_TABLE
     rows, order_holds = [], []
     for n in out["mean"]:
         pub = PUBLISHED_VRM_TABLE.get(int(n))
@@ -339,7 +339,7 @@ def _render_vrm(out):
 
 
 def _render_cleaning(out):
-    from ...reproductions.chapelle.cleaning import PUBLISHED_FIG_5_5, PUBLISHED_REMOVAL_ERRORS
+    from kernelnb.reproductions.chapelle.cleaning import PUBLISHED_FIG_5_5, PUBLISHED_REMOVAL_ERRORS
     n_runs = len(next(iter(out["ranks"].values())))
     rows = []
     for row, m in out["table"].items():
@@ -367,7 +367,7 @@ def _render_cleaning(out):
 
 
 def _render_vrm_unlabeled(out):
-    from ...reproductions.chapelle.transduction import PUBLISHED_VRM_UNLABELED
+    from kernelnb.reproductions.chapelle.transduction import PUBLISHED_VRM_UNLABELED
     labels = {"labeled_sigma0": ("$\\sigma_L \\to 0$", "labeled only (the SVM)"),
               "unlabeled_sigma0": ("$\\sigma_L \\to 0$", "labeled + unlabeled"),
               "labeled_best": ("best $\\sigma_L$", "labeled only"),
@@ -388,7 +388,7 @@ def _render_vrm_unlabeled(out):
 
 
 def _render_reweighting(out):
-    from ...reproductions.chapelle.transduction import (PUBLISHED_REWEIGHTING_BAYES,
+    from kernelnb.reproductions.chapelle.transduction import (PUBLISHED_REWEIGHTING_BAYES,
                                                         PUBLISHED_REWEIGHTING_SEP15_D1)
     s, f = out["sep15"], out["fig72"]
     pub = PUBLISHED_REWEIGHTING_SEP15_D1
@@ -417,7 +417,7 @@ def _render_reweighting(out):
 
 
 def _render_table_7_1(out):
-    from ...reproductions.chapelle.transduction import PUBLISHED_TABLE_7_1
+    from kernelnb.reproductions.chapelle.transduction import PUBLISHED_TABLE_7_1
     names = {"pima": "Diabetes", "breast_cancer": "Breast Cancer"}
     rows, tld_wins = [], []
     for name, r in out.items():
@@ -441,7 +441,7 @@ def _render_table_7_1(out):
 
 
 def _render_boston(out):
-    from ...reproductions.chapelle.transduction import PUBLISHED_BOSTON_SETTING
+    from kernelnb.reproductions.chapelle.transduction import PUBLISHED_BOSTON_SETTING
     p, sel = PUBLISHED_BOSTON_SETTING, out["loo"]
     lines = _table(["setting", "published (the thesis's choice)",
                     "the thesis's rule on kernelnb's inputs"],
@@ -470,7 +470,7 @@ def _render_boston(out):
 
 
 def _render_cluster(out):
-    from ...reproductions.chapelle.cluster_kernels import PUBLISHED_USPS
+    from kernelnb.reproductions.chapelle.cluster_kernels import PUBLISHED_USPS
     rows, ours = [], {}
     for name, e in out["errors"].items():
         key = "cluster kernel" if name.startswith("cluster kernel (r by span") else name
@@ -493,7 +493,7 @@ def _render_cluster(out):
 
 
 def _render_invariance(out):
-    from ...reproductions.chapelle.invariance import PUBLISHED_USPS_RATIO
+    from kernelnb.reproductions.chapelle.invariance import PUBLISHED_USPS_RATIO
     rows = []
     for inv, ratios in out["ratio"].items():
         v = np.asarray([x for x in ratios if x is not None], dtype=float)
@@ -509,7 +509,7 @@ def _render_invariance(out):
 
 
 def _render_active(out):
-    from ...reproductions.chapelle.active import PUBLISHED_CLAIMS
+    from kernelnb.reproductions.chapelle.active import PUBLISHED_CLAIMS
     pz, mj = out["parzen"], out["majority"]
 
     def area(res, s):
@@ -540,8 +540,8 @@ def _render_active(out):
 
 
 def _render_tables_9(out):
-    from ...model_selection import REGRESSION_CRITERIA
-    from ...reproductions.chapelle.regression import (PUBLISHED_TABLE_9_1, PUBLISHED_TABLE_9_2,
+    from kernelnb.model_selection import REGRESSION_CRITERIA
+    from kernelnb.reproductions.chapelle.regression import (PUBLISHED_TABLE_9_1, PUBLISHED_TABLE_9_2,
                                                       TABLE_9_SETTINGS)
     lines = []
     for stat, pub, title in (("median", PUBLISHED_TABLE_9_1, "Table 9.1 (median)"),
@@ -567,7 +567,7 @@ def _render_tables_9(out):
 
 
 def _render_table_9_1(out):
-    from ...reproductions.vincent.kmp import TABLE91_PUBLISHED as P
+    from kernelnb.reproductions.vincent.kmp import TABLE91_PUBLISHED as P
     classes = [str(c) for c in out["classes"]]
     names = (("n_sv", "#SV"), ("svm", "SVM"), ("kmeans_rbf", "k-means RBF"),
              ("kmp_same", "KMP (N = #SV)"), ("kmp_half", "KMP (N = #SV / 2)"))
@@ -594,7 +594,7 @@ def _render_table_9_1(out):
 
 
 def _render_table_9_2(out):
-    from ...reproductions.vincent.kmp import TABLE92_PUBLISHED as P
+    from kernelnb.reproductions.vincent.kmp import TABLE92_PUBLISHED as P
     rows = []
     for size, r in out.items():
         pub = P.get(int(size), {})
@@ -617,7 +617,7 @@ def _render_table_9_2(out):
 
 
 def _render_table_11_2(out):
-    from ...reproductions.vincent.local import TABLE_11_2_PUBLISHED as P
+    from kernelnb.reproductions.vincent.local import TABLE_11_2_PUBLISHED as P
     rows = []
     for name, row in out.items():
         base = name.split(" ")[0]
@@ -638,7 +638,7 @@ def _render_table_11_2(out):
 
 
 def _render_spiral(out):
-    from ...reproductions.vincent.local import SPIRAL_PUBLISHED, SPIRAL_PUBLISHED_PARAMS
+    from kernelnb.reproductions.vincent.local import SPIRAL_PUBLISHED, SPIRAL_PUBLISHED_PARAMS
     rows = []
     for name, row in out.items():
         pub = SPIRAL_PUBLISHED.get(name)
@@ -657,7 +657,7 @@ def _render_spiral(out):
 
 
 def _render_table_13_2(out):
-    from ...reproductions.vincent.local import TABLE_13_2_PUBLISHED as P
+    from kernelnb.reproductions.vincent.local import TABLE_13_2_PUBLISHED as P
     rows = []
     for name, row in out.items():
         pub = P.get(name)
@@ -674,7 +674,7 @@ def _render_table_13_2(out):
 
 
 def _render_tables_13_3_13_4(out):
-    from ...reproductions.vincent.local import TABLE_13_3_PUBLISHED, TABLE_13_4_PUBLISHED
+    from kernelnb.reproductions.vincent.local import TABLE_13_3_PUBLISHED, TABLE_13_4_PUBLISHED
     runs = out if isinstance(out, list) else [out]
 
     def stat(table, name, key, scale=1.0):
@@ -706,7 +706,7 @@ def _render_tables_13_3_13_4(out):
 
 
 def _render_kmp_table3(out):
-    from ...reproductions.vincent.kmp import TABLE3_PUBLISHED as P
+    from kernelnb.reproductions.vincent.kmp import TABLE3_PUBLISHED as P
     names = {"breast_cancer": "breast cancer", "sonar": "Sonar", "pima": "Pima",
              "ionosphere": "Ionosphere"}
     rows, sparser = [], []
@@ -731,7 +731,7 @@ def _render_kmp_table3(out):
 
 
 def _render_collobert_8(out):
-    from ...reproductions.collobert.margin import PUBLISHED_TABLE_8_1, PUBLISHED_TABLE_8_2
+    from kernelnb.reproductions.collobert.margin import PUBLISHED_TABLE_8_1, PUBLISHED_TABLE_8_2
     names = list(out)
     rows = []
     for m, (errs, factors) in PUBLISHED_TABLE_8_1.items():
@@ -763,7 +763,7 @@ def _render_collobert_8(out):
 
 
 def _render_collobert_7_1(out):
-    from ...reproductions.collobert.hessian import PUBLISHED_TABLE_7_1
+    from kernelnb.reproductions.collobert.hessian import PUBLISHED_TABLE_7_1
     names = list(out)
     rows = []
     for m, errs in PUBLISHED_TABLE_7_1.items():
@@ -1173,8 +1173,8 @@ def compute(key, settings=None):
     # (measured: KMP's Table 3 took 18 CPU-s for 3 splits instead of 0.8)
     import scipy.linalg.blas  # noqa: F401
 
-    from ..._threads import blas_single_thread
-    from ...reproductions.results import to_json
+    from kernelnb._threads import blas_single_thread
+    from kernelnb.reproductions.results import to_json
     spec = _BY_KEY[key]
     if spec.compute is None:
         raise ValueError(f"{key}: its protocol runs only in a benchmark ({spec.command})")
@@ -1190,7 +1190,7 @@ def compute(key, settings=None):
 def sources_key():
     """A digest of the sources the reproductions' numbers depend on: the library and the
     reproductions (every ``.py``, ``.pyx`` and ``.pxd`` file of kernelnb outside the lab) and
-    this module; a change to the dashboards or the server computes nothing again.
+    this module of the book; a change to the dashboards or the server computes nothing again.
 
     Returns
     -------
@@ -1198,9 +1198,7 @@ def sources_key():
         16 hexadecimal digits.
     """
     from . import sources_digest
-    here = Path(__file__).resolve()
-    package = here.parents[2]           # kernelnb/lab/book/_reproductions.py -> kernelnb
-    return sources_digest(skip=lambda rel: rel.parts[0] == "lab" and package / rel != here)
+    return sources_digest(skip=lambda rel: rel.parts[0] == "lab", extra=[Path(__file__)])
 
 
 def _settings_key(spec, sources):
@@ -1228,7 +1226,7 @@ def reproduction_report(spec, results_dir, cached=None):
         results file's provenance without its output) or ``build`` (the :func:`compute`
         result's settings and times).
     """
-    from ...reproductions.results import read_results
+    from kernelnb.reproductions.results import read_results
     path = Path(results_dir) / f"{spec.key}.json"
     if spec.results and path.is_file():
         record = read_results(path)
