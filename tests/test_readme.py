@@ -28,6 +28,13 @@ def test_readme_is_short():
     assert size < README_MAX, f"README.md is {size} bytes; move detail into the book (docs/)"
 
 
+def test_architecture_reads_in_one_sitting():
+    size = len((ROOT / "docs" / "architecture.md").read_bytes())
+    assert size < ARCHITECTURE_MAX, (
+        f"docs/architecture.md is {size} bytes; numbers belong in benchmarks/results/, "
+        f"history in CHANGELOG.md")
+
+
 def test_readme_example_runs_as_written(tmp_path):
     blocks = _python_blocks(README.read_text(encoding="utf-8"))
     assert len(blocks) == 1, f"expected one python example in README.md, found {len(blocks)}"
