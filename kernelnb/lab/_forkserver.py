@@ -44,8 +44,10 @@ import sys
 import threading
 import time
 
+from jupyter_client.ioloop.restarter import AsyncIOLoopKernelRestarter
 from jupyter_client.provisioning import LocalProvisioner
 from jupyter_server.services.kernels.kernelmanager import ServerKernelManager
+from traitlets import Integer, default
 
 from ._forkserver_process import DASHBOARDS, KERNEL_PROCESS_NAME, PROCESS_NAME
 
@@ -391,14 +393,35 @@ class ForkProvisioner(LocalProvisioner):
         return await super().launch_kernel(cmd, **kwargs)
 
 
+class DeadKernelRestarter(AsyncIOLoopKernelRestarter):
+    """jupyter_client's restarter, which reports a dead kernel at once instead of restarting it.
+
+    A dashboard kernel restarted after its process died would have none of its page's widgets,
+    and hold budget until culled: with ``restart_limit`` 0 the restarter's first finding of a
+    dead process is its "dead" notice (to the page's websocket too), and
+    :class:`kernelnb.lab._kernelpool.BudgetKernelManager` ends the kernel.
+    """
+
+    restart_limit = Integer(
+        0, config=True,
+        help="Restarts of a kernel whose process died before it is reported dead; kernelnb's "
+             "dashboard kernels: none.")
+
+
 class ForkKernelManager(ServerKernelManager):
     """jupyter_server's kernel manager, whose kernels are made by :class:`ForkProvisioner` while
     a fork server is set (:func:`set_fork_server`); otherwise ``ServerKernelManager``.
 
     Each kernel process it launches, forked or started as usual, first start and restarts alike,
     gets the memory limit of the kernel manager that made it (``BudgetKernelManager``'s
-    ``limit_kernel_memory``, :mod:`kernelnb.lab._memory`) as soon as it exists.
+    ``limit_kernel_memory``, :mod:`kernelnb.lab._memory`) as soon as it exists. Its restarter is
+    :class:`DeadKernelRestarter` (jupyter_client's ``restarter_class`` trait): a kernel whose
+    process dies is not restarted.
     """
+
+    @default("restarter_class")
+    def _default_restarter_class(self):
+        return DeadKernelRestarter
 
     async def _async_pre_start_kernel(self, **kw):
         if self.provisioner is None and fork_server() is not None:

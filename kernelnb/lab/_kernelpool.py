@@ -159,7 +159,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         return "kernelnb.lab._forkserver.ForkKernelManager"
 
     def __new__(cls, *args, **kwargs):
-        # Voila 0.5.8 to 0.5.13 offer no public hook for the preheated pool's refill policy: its
+        # Voila 0.5.9 to 0.5.13 offer no public hook for the preheated pool's refill policy: its
         # init_settings wraps multi_kernel_manager_class in a class it builds itself
         # (voila.voila_kernel_manager.voila_kernel_manager_factory), whose fill_if_needed,
         # get_pool_size and get_rendered_notebook shadow this class's. When Voila instantiates
@@ -176,6 +176,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         super().__init__(**kwargs)
         self._starting = 0
         self._unconnected_since: dict[str, float] = {}
+        self._connected: dict[str, int] = {}
         self._pooled: set[str] = set()
         self._culled_unconnected = 0
         self._refused = 0
@@ -221,12 +222,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         finally:
             self._starting -= 1
         self._fates.pop(kid, None)
-        # A dashboard kernel restarted after its process died would have none of its page's
-        # widgets, and hold budget until culled: Jupyter's restarter says "dead" at once instead
-        # (to the page's websocket too), and _handle_kernel_died ends the kernel.
-        restarter = getattr(self.get_kernel(kid), "_restarter", None)
-        if restarter is not None:
-            restarter.restart_limit = 0
+        self._connected[kid] = 0
         env = kwargs.get("env") or {}
         if str(env.get(_PREHEAT_ENV, "")).lower() == "true":
             self._pooled.add(kid)
@@ -256,18 +252,24 @@ class BudgetKernelManager(AsyncMappingKernelManager):
     # -- connections ----------------------------------------------------------------------------
     def notify_connect(self, kernel_id):
         super().notify_connect(kernel_id)
+        if kernel_id in self._connected:
+            self._connected[kernel_id] += 1
         self._unconnected_since.pop(kernel_id, None)
 
     def notify_disconnect(self, kernel_id):
         super().notify_disconnect(kernel_id)
+        if kernel_id in self._connected:
+            self._connected[kernel_id] = max(0, self._connected[kernel_id] - 1)
         if kernel_id not in self._pooled and kernel_id in self and self.connections(kernel_id) <= 0:
             self._unconnected_since[kernel_id] = time.monotonic()
 
     def connections(self, kernel_id) -> int:
         """Websockets open on ``kernel_id`` (0 for a kernel that is not running)."""
-        # The count jupyter_server's MappingKernelManager keeps for its own culler; its public
-        # kernel_model() reports it too, but raises for a kernel still starting.
-        return self._kernel_connections.get(kernel_id, 0)
+        # Counted here from jupyter_server's notify_connect / notify_disconnect, the calls its
+        # websocket handler makes for every connection opened and closed (the count it keeps for
+        # its own culler is private; its kernel_model() reports it but raises for a kernel still
+        # starting).
+        return self._connected.get(kernel_id, 0)
 
     def release_from_pool(self, kernel_id):
         """A preheated kernel was given to a page: from now on it must get a connection."""
@@ -287,6 +289,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
 
     def _forget(self, kernel_id):
         self._unconnected_since.pop(kernel_id, None)
+        self._connected.pop(kernel_id, None)
         self._pooled.discard(kernel_id)
 
     # -- why kernels end ------------------------------------------------------------------------
@@ -315,7 +318,8 @@ class BudgetKernelManager(AsyncMappingKernelManager):
             self._idle_culling.discard(kernel_id)
 
     def _handle_kernel_died(self, kernel_id):
-        # Jupyter's restarter found the kernel's process gone (restart_limit 0: see start_kernel).
+        # Jupyter's restarter found the kernel's process gone (restart_limit 0: see
+        # kernelnb.lab._forkserver.DeadKernelRestarter).
         # jupyter_server's own handler only removes the kernel from the map, which leaves its
         # activity watcher's socket open (and a zmq context that never terminates) and its
         # connection files on disk: it is shut down instead, as any other kernel ends.
@@ -551,7 +555,7 @@ def _ready(task) -> bool:
     return task.done() and not task.cancelled() and task.exception() is None
 
 
-#: What PoolKeeper overrides or uses of Voila's preheating kernel manager (Voila 0.5.8 to 0.5.13):
+#: What PoolKeeper overrides or uses of Voila's preheating kernel manager (Voila 0.5.9 to 0.5.13):
 #: methods, with their parameters as PoolKeeper calls and overrides them, and attributes.
 _VOILA_POOL_METHODS = {
     "fill_if_needed": ("self", "delay", "notebook_name", "extra_kernel_env_variables", "kwargs"),
@@ -585,7 +589,7 @@ class PoolKeeper(LoggingConfigurable):
     Voila's ``fill_delay`` is not used (``refill_quiet`` takes its place).
     """
 
-    # Voila 0.5.8 to 0.5.13 offer no public hook for the pool's refill policy nor for the order
+    # Voila 0.5.9 to 0.5.13 offer no public hook for the pool's refill policy nor for the order
     # in which pooled kernels are taken: this mixin overrides fill_if_needed, get_pool_size and
     # get_rendered_notebook of Voila's class and works on its pool (_pools: notebook -> tasks of
     # _initialize, which starts a kernel and renders the notebook). _VOILA_POOL_METHODS lists

@@ -9,9 +9,12 @@ The Jupyter kernel websocket carries binary frames whose first 8 bytes are a cou
   "count" is 4 bytes of count and 4 bytes of offset read as one integer (about 8.6e17).
 
 Either way the server builds a list of that many integers: one CPU pinned, memory growing until the
-machine gives out, every other page frozen. Here every count is bounded by the frame's length
-before anything is built, a frame that does not parse closes that one connection, and the Voila
-handler refuses clients that do not speak the v1 protocol at all.
+machine gives out, every other page frozen. Here every count a visitor sends is bounded by the
+frame's length before anything is built, a frame that does not parse closes that one connection,
+and the Voila handler refuses clients that do not speak the v1 protocol at all. Served to v1 clients
+only, every binary frame the server sends is one jupyter_server itself wrote in the v1 format
+(``serialize_msg_to_ws_v1``, whose count is the message's number of parts), so Voila's own reader
+of outgoing frames is left as it is.
 """
 from __future__ import annotations
 
@@ -126,23 +129,6 @@ def hardened_connection_class(cls):
     return type(f"Hardened{cls.__name__}", (HardenedConnection, cls), {})
 
 
-def _safe_header(message) -> dict | None:
-    """The header of an outgoing message (dict or v1 frame), never trusting a count."""
-    if isinstance(message, dict):
-        header = message.get("header")
-        return header if isinstance(header, dict) else None
-    if isinstance(message, (bytes, bytearray)):
-        offsets = parse_v1_offsets(message)
-        if offsets is None:
-            return None
-        try:
-            header = json.loads(bytes(message[offsets[1]:offsets[2]]).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            return None
-        return header if isinstance(header, dict) else None
-    return None
-
-
 def _voila_handler_base():
     from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
     return VoilaKernelWebsocketHandler
@@ -152,10 +138,11 @@ class HardenedVoilaWebsocketHandler(_voila_handler_base()):
     """Voila's kernel websocket handler, for clients speaking the v1 protocol only.
 
     Voila's handler drops ``execute_input`` messages (so that code is not sent to the page) by
-    reading the header of every outgoing binary frame as v1; this one reads it with bounded
-    counts, and refuses (HTTP 400, before the upgrade) a client that does not offer the v1
-    subprotocol, whose frames would be in another format. Voila's own page and JupyterLab
-    always offer it.
+    reading the header of every outgoing binary frame as v1. This one refuses (HTTP 400, before
+    the upgrade) a client that does not offer the v1 subprotocol: the frames sent to it would be
+    in the legacy format, which Voila's reader takes for v1 (a count of about 8.6e17). Voila's own
+    page and JupyterLab always offer it. The handler is put in Voila's place by
+    :class:`kernelnb.lab.server.KernelnbVoila` (Voila has no setting for its handler classes).
     """
 
     @property
@@ -172,13 +159,3 @@ class HardenedVoilaWebsocketHandler(_voila_handler_base()):
 
     def select_subprotocol(self, subprotocols):
         return V1_PROTOCOL if V1_PROTOCOL in subprotocols else None
-
-    def write_message(self, message, binary=False):
-        # Voila 0.5.8 to 0.5.13 offer no public hook for how its handler reads outgoing frames: this
-        # overrides its write_message (dropping execute_input as it does) and calls the one of
-        # its parent class directly.
-        header = _safe_header(message)
-        if header and header.get("msg_type") == "execute_input":
-            return None
-        # Skip Voila's parser (the grandparent writes the frame as it is).
-        return super(_voila_handler_base(), self).write_message(message, binary)
