@@ -114,6 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_port, default=8866, help="port (default 8866)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to bind (default 127.0.0.1: this machine only)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       help="also answer requests for this host name (repeatable): the name of a "
+                            "class's server or of a reverse proxy in front. Only the loopback "
+                            "names (localhost), the --host address and this machine's name are "
+                            "answered otherwise: a request naming another host gets 403, as a "
+                            "web page's DNS-rebinding attempt would. '*': any name (a proxy in "
+                            "front checks it)")
     serve.add_argument("--no-browser", action="store_true", help="do not open a web browser")
     serve.add_argument("--dashboards", metavar="DIR", type=Path, default=None,
                        help="folder of dashboard notebooks (default: the installed dashboards)")
@@ -239,6 +246,28 @@ def normalize_serve_args(args: argparse.Namespace, extra: list[str],
     return args, extra
 
 
+def _allowed_hosts(args: argparse.Namespace) -> list[str]:
+    """The ``--allow-host`` names, checked: a host name (letters, digits, '-', '.', '_'), an IP
+    address, or '*'; a port or a scheme is refused (the port is never checked)."""
+    names = []
+    for name in getattr(args, "allow_host", None) or []:
+        name = name.strip()
+        bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+        valid = name == "*" or re.fullmatch(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,252})", name)
+        if not valid:
+            try:
+                ipaddress.ip_address(bare)
+                valid = True
+            except ValueError:
+                pass
+        if not valid:
+            raise SystemExit(f"kernelnb serve: --allow-host {name!r} is not a host name or an IP "
+                             "address (give the name alone, without a scheme, a port or a path, "
+                             "e.g. --allow-host class.example.org)")
+        names.append(bare)
+    return names
+
+
 def check_binding(args: argparse.Namespace) -> None:
     """Refuse a public address without a token unless ``--allow-unauthenticated`` is given."""
     if is_loopback(args.host) or args.token:
@@ -337,6 +366,8 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     ]
     if args.token is not None:
         argv.append(f"--Voila.token={args.token}")
+    # the Host names answered besides the loopback ones and --host (kernelnb.lab._security)
+    argv += [f"--KernelnbVoila.allow_hosts={name}" for name in _allowed_hosts(args)]
     # Executing a dashboard waits for its kernel's output; nbclient's default of 4 s without
     # output fails a page when many cold kernels share few cores (2 of 20 pages at once on 2
     # cores in benchmarks/bench_dashboards_load.py).  Later options (``extra``) still override it.

@@ -41,7 +41,7 @@ from jupyter_server.base.handlers import FileFindHandler, JupyterHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 from nbformat.sign import NotebookNotary
-from traitlets import Bool, Unicode
+from traitlets import Bool, List, Unicode
 from traitlets.utils.importstring import import_item
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
@@ -53,7 +53,7 @@ from ._forkserver import supported as fork_supported
 from ._kernelpool import BudgetKernelManager, ClassFull, PoolKeeper
 from ._websocket import (MAX_MESSAGE_BYTES, HardenedVoilaWebsocketHandler,
                          hardened_connection_class)
-from . import i18n
+from . import _security, i18n
 from .app.gallery import dashboards_dir, render_gallery, static_dir
 from .i18n import N_
 
@@ -620,6 +620,13 @@ class KernelnbVoila(Voila):
              "(0 for the other notebooks). kernelnb serve --preheat fills it: traitlets' command "
              "line has no form but a deprecated one for a dict of dicts.")
 
+    allow_hosts = List(
+        Unicode(), config=True,
+        help="Host names the server answers to besides the loopback names and its own address "
+             "(a class's server, a reverse proxy): a request whose Host header names another is "
+             "refused (403), as a DNS-rebinding page's would be (kernelnb.lab._security). "
+             "'*': any. kernelnb serve --allow-host NAME fills it.")
+
     fork_kernels = Bool(
         True, config=True,
         help="Make the dashboard kernels by forking one process that has already imported what "
@@ -647,8 +654,11 @@ class KernelnbVoila(Voila):
         # (those the user gives win).
         self.kernel_websocket_connection_class = hardened_connection_class(
             self.kernel_websocket_connection_class)
+        # The security headers and jupyter_server's Host check (kernelnb.lab._security).
         self.tornado_settings = {"websocket_max_message_size": MAX_MESSAGE_BYTES,
-                                 "default_handler_class": NotFoundHandler, **self.tornado_settings}
+                                 "default_handler_class": NotFoundHandler,
+                                 **_security.tornado_settings(self.host_policy(),
+                                                              self.tornado_settings)}
         _quiet_tornado_ping_notice()
         settings = super().init_settings()
         self.contents_manager.notary = RenderNotary(parent=self.contents_manager)
@@ -704,6 +714,17 @@ class KernelnbVoila(Voila):
                     for h in handlers]
         # Tornado takes the first matching rule: ours go before Voila's tree at the root.
         return ours + handlers
+
+    def host_policy(self):
+        """The ``Host`` names this server answers to (:class:`kernelnb.lab._security.HostPolicy`:
+        ``--Voila.ip`` and :attr:`allow_hosts`)."""
+        return _security.HostPolicy(self.ip, self.allow_hosts)
+
+    def listen(self):
+        # Voila has made its tornado application (start): the Host and the fetch's site are
+        # checked in front of every route, every answer gets the security headers.
+        _security.protect(self.app, self.host_policy())
+        super().listen()
 
     def start(self):
         # Runs once the loop is started, i.e. after the socket is bound.

@@ -1,5 +1,6 @@
 """``kernelnb serve`` for a class: hostile websocket frames, the kernel budget and culling, the
-status API, authentication of every route, and pages that refer to no other host.
+status API and pages that refer to no other host (authentication of every route, the Host and
+Origin checks and the security headers: tests/lab/test_server_security.py).
 
 Every server here listens on 127.0.0.1 only, and every loop is bounded in count and time.
 """
@@ -400,19 +401,9 @@ def test_voila_settings_are_kernelnbs_through_voilas_traits(tmp_path, monkeypatc
 
 
 # ----------------------------------------------------------------------------- authentication
-
-
-def test_every_route_needs_the_token(tmp_path):
-    folder = write_dashboards(tmp_path, names=("alpha",))
-    with kernelnb_serve("--dashboards", str(folder), log_name="hardening_token",
-                        env={"KERNELNB_TOKEN": "class-secret"},
-                        ready_path="?token=class-secret") as (url, _):
-        for path in ("", "kernelnb/api/status", "kernelnb/lab/static/svm_playground.png",
-                     "voila/render/alpha.ipynb", "voila/tree"):
-            code, body, _ = get(url + path, timeout=30, follow=False)
-            assert code in (302, 401, 403), (path, code, body[:200])
-            code, _, _ = get(url + path + "?token=class-secret", timeout=120)
-            assert code == 200, (path, code)
+# The token on every route of the server's router: tests/lab/test_server_security.py
+# (test_every_route_of_the_router_needs_the_token), which reads the routes from the tornado
+# application itself.
 
 
 # ----------------------------------------------------------------------------- offline pages
