@@ -1,46 +1,61 @@
 """Dashboards of kernelnb: one class per dashboard (widgets, ``go.FigureWidget``s and a pure
 ``update(**params)``), built on :class:`Dashboard` and the figures of :mod:`kernelnb.lab.viz`.
 
-The notebooks of ``dashboards/`` only build one and display it, e.g.
-``SVMPlayground().widget``. The gallery is derived from the dashboard classes
-(:mod:`kernelnb.lab.app.gallery`).
+The notebooks of ``dashboards/`` only build one and display it, e.g. ``SVMPlayground().widget``.
 
-What this package exports is what its public modules export: :class:`Dashboard` and every name
-in the ``__all__`` of a public module (``svm_playground``, ``learning_curves``, ...), so a new
-dashboard module is exported by its own ``__all__``. Each name is imported from its module when
-first used (``from kernelnb.lab.app import SVMPlayground`` loads the SVM playground only, not the
-learning curves' estimators nor the model-selection machinery), so that a dashboard's kernel
-starts with what that dashboard needs; which module holds a name is read from the modules'
-``__all__`` in their source, not by importing them.
+:data:`REGISTRY` is the list of the dashboards, written out: the gallery
+(:mod:`kernelnb.lab.app.gallery`), the server, the book and the tests read it, and its order is
+the gallery's. :data:`EXPORTS` names the module of every other public name. Each name is imported
+from its module when first used (``from kernelnb.lab.app import SVMPlayground`` loads the SVM
+playground only, not the learning curves' estimators nor the model-selection machinery), so that
+a dashboard's kernel starts with what that dashboard needs, and listing the dashboards imports
+none of them.
 """
 import importlib
 
-_exports = None
+#: The dashboards, in the gallery's order: (module of this package, class name).
+REGISTRY = (
+    ("svm_playground", "SVMPlayground"),
+    ("margin_losses", "MarginLosses"),
+    ("margin_explorer", "MarginExplorer"),
+    ("vicinal_risk", "VicinalRisk"),
+    ("semi_supervised", "SemiSupervisedExplorer"),
+    ("learning_curves", "LearningCurves"),
+    ("kmp_playground", "KMPPlayground"),
+    ("local_methods", "LocalMethodsPlayground"),
+    ("local_methods", "DensityExplorer"),
+    ("bounds_explorer", "BoundsExplorer"),
+    ("feature_selection", "FeatureSelection"),
+    ("data_cleaning", "DataCleaning"),
+    ("active_learning", "ActiveLearning"),
+    ("regression_selection", "RegressionSelectionExplorer"),
+    ("invariance_explorer", "InvarianceExplorer"),
+)
 
+#: The package's other public names: {name: module that defines it}.
+EXPORTS = {
+    "Dashboard": "_base",
+    "CURVES": "bounds_explorer", "UCI_SETS": "bounds_explorer", "memorising": "bounds_explorer",
+    "FEATURE_DATASETS": "feature_selection",
+    "EXPLORER_METHODS": "invariance_explorer", "INVARIANCE_VALUES": "invariance_explorer",
+    "RULE_OF_THUMB": "invariance_explorer", "rule_of_thumb": "invariance_explorer",
+    "tangent_arrows": "invariance_explorer",
+    "far_cluster_data": "kmp_playground",
+    "CurveEstimator": "learning_curves", "ESTIMATORS": "learning_curves",
+    "register_estimator": "learning_curves", "learning_curve_data": "learning_curves",
+    "learning_curve_steps": "learning_curves", "DATASETS": "learning_curves",
+    "training_sizes": "learning_curves",
+    "MARGIN_MODELS": "margin_explorer",
+    "FIT_LOSSES": "margin_losses",
+}
 
-def _where():
-    """{public name: submodule that defines it}, read once from the modules' ``__all__``."""
-    global _exports
-    if _exports is None:
-        import re                     # here, not at import: kernelnb.lab.app itself stays cheap
-        from pathlib import Path
+_WHERE = {**{name: module for module, name in REGISTRY}, **EXPORTS}
 
-        found = {"Dashboard": "_base"}
-        for path in sorted(Path(__file__).parent.glob("*.py")):
-            if path.stem.startswith("_") or path.stem == "gallery":
-                continue
-            block = re.search(r"^__all__\s*=\s*[\[(](.*?)[\])]",
-                              path.read_text(encoding="utf-8"), re.S | re.M)
-            for name in re.findall(r"""["'](\w+)["']""", block.group(1)) if block else ():
-                found.setdefault(name, path.stem)
-        _exports = found
-    return _exports
+__all__ = ["REGISTRY", "EXPORTS", *_WHERE]
 
 
 def __getattr__(name):
-    if name == "__all__":
-        return list(_where())
-    module = _where().get(name)
+    module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{module}", __name__), name)
@@ -49,4 +64,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_where()))
+    return sorted(set(globals()) | set(_WHERE))

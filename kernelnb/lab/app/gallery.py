@@ -1,18 +1,14 @@
 """The dashboard gallery: which dashboards exist and the landing page that links them.
 
-The gallery is derived from the dashboard classes: every public subclass of
-:class:`kernelnb.lab.app.Dashboard` in a public module of :mod:`kernelnb.lab.app` is a card, described
-by its class attributes ``title``, ``purpose``, ``notebook`` (stem of its notebook in
-``dashboards/``), ``thumbnail`` (optional, default ``<notebook>.png`` in ``kernelnb/lab/static/``)
-and ``gallery_order``. So adding a dashboard takes its class (exported in its module's
-``__all__``, which also exports it from :mod:`kernelnb.lab.app`) and its two-cell notebook
-``dashboards/<notebook>.ipynb`` (a markdown title, then a cell that builds and shows it); without a
-thumbnail the card shows a plain placeholder.
-
-The classes are read from their source (the literal values of those attributes), not imported:
-the server and ``kernelnb serve --preheat`` list the dashboards without loading every dashboard's
-scikit-learn, plotly and estimators. ``tests/app/test_registry.py`` checks that what is read here
-is what the imported classes hold.
+The gallery's cards are the dashboards of :data:`kernelnb.lab.app.REGISTRY`, in its order, each
+described by its class's attributes ``title``, ``purpose``, ``notebook`` (stem of its notebook in
+``dashboards/``) and ``thumbnail`` (optional, default ``<notebook>.png`` in
+``kernelnb/lab/static/``), written as literals (or ``N_(literal)``) in the class's own body. They
+are read from the source, not imported (:func:`registry_cards`), so that the server and
+``kernelnb serve --preheat`` list the dashboards without loading every dashboard's scikit-learn,
+plotly and estimators. Adding a dashboard takes its class, its row in the registry and its
+two-cell notebook ``dashboards/<notebook>.ipynb`` (a markdown title, then a cell that builds and
+shows it); without a thumbnail the card shows a plain placeholder.
 
 The page speaks the reader's language (:func:`render_gallery`'s ``lang``): the cards' titles and
 purposes are the classes' msgids translated, with a switch between the lab's languages; a
@@ -36,8 +32,8 @@ from urllib.parse import urlencode
 from .. import i18n
 from ..i18n import N_
 
-__all__ = ["GalleryEntry", "DASHBOARDS", "dashboard_entries", "dashboards_dir", "static_dir",
-           "thumbnail_file", "gallery_entries", "render_gallery"]
+__all__ = ["GalleryEntry", "DASHBOARDS", "registry_cards", "dashboard_entries", "dashboards_dir",
+           "static_dir", "thumbnail_file", "gallery_entries", "render_gallery"]
 
 log = logging.getLogger(__name__)
 
@@ -81,20 +77,13 @@ class GalleryEntry:
         return f"{self.name}.ipynb"
 
 
-#: The class attributes a card is made of (their defaults are the base class's).
-CARD_ATTRIBUTES = ("title", "purpose", "notebook", "thumbnail", "gallery_order")
-_BASE = ("_base", "Dashboard")
-
-
-def _app_modules(package_dir: Path):
-    """(module name, source) of the public modules of the app package (gallery excluded)."""
-    for path in sorted(package_dir.glob("*.py")):
-        if path.stem.startswith("_") or path.stem == "gallery":
-            continue
-        yield path.stem, path.read_text(encoding="utf-8")
+#: The class attributes a card is made of, each written in the dashboard class's own body.
+CARD_ATTRIBUTES = ("notebook", "title", "purpose", "thumbnail")
+_REQUIRED = ("notebook", "title", "purpose")
 
 
 def _class_attributes(cls: ast.ClassDef, where: str) -> dict:
+    """The literal values of the card attributes assigned in ``cls``'s own body."""
     values = {}
     for stmt in cls.body:
         if isinstance(stmt, ast.Assign):
@@ -118,82 +107,79 @@ def _class_attributes(cls: ast.ClassDef, where: str) -> dict:
     return values
 
 
-def scan_dashboards(package_dir: os.PathLike | str | None = None) -> list[GalleryEntry]:
-    """The dashboard classes of the app package, read from their source (not imported).
+def registry_cards(registry=None, package_dir: os.PathLike | str | None = None
+                   ) -> list[GalleryEntry]:
+    """The gallery's cards of the dashboards of a registry, in the registry's order.
 
-    A class is a dashboard when it derives, directly or through other dashboard classes, from
-    :class:`kernelnb.lab.app.Dashboard`; it is a card when its name is public. Attribute values
-    are inherited as in Python (from the dashboard classes it derives from). Returns the cards
-    sorted by ``gallery_order``, then notebook name.
-    """
-    package_dir = Path(package_dir) if package_dir is not None else Path(__file__).parent
-    classes = {}                      # (module, class name) -> (bases, own attributes)
-    imported = {}                     # (module, local name) -> (module, class name)
-    base_source = (package_dir / "_base.py").read_text(encoding="utf-8")
-    for module, source in [("_base", base_source), *_app_modules(package_dir)]:
-        tree = ast.parse(source, filename=f"{module}.py")
-        for node in tree.body:
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                for alias in node.names:
-                    imported[(module, alias.asname or alias.name)] = (node.module or "",
-                                                                      alias.name)
-            elif isinstance(node, ast.ClassDef):
-                bases = [ast.unparse(b) for b in node.bases]
-                classes[(module, node.name)] = (bases, _class_attributes(
-                    node, f"kernelnb.lab.app.{module}.{node.name}"))
+    Each card is read from its class's own body in its module's source, not imported: the
+    server, ``kernelnb serve --preheat`` and the gallery list the dashboards without loading
+    their scikit-learn, plotly and estimators. ``tests/lab/app/test_registry.py`` checks that
+    what is read is what the imported classes hold.
 
-    def resolve(module, name):
-        if (module, name) in classes:
-            return module, name
-        return imported.get((module, name), (None, name))
-
-    @functools.lru_cache(maxsize=None)
-    def lineage(key):
-        """Attribute values of the class ``key`` (inherited), or None when not a dashboard."""
-        if key not in classes:
-            return None
-        if key == _BASE:
-            return dict(classes[key][1])
-        bases, own = classes[key]
-        for b in bases:
-            inherited = lineage(resolve(key[0], b))
-            if inherited is not None:
-                return {**inherited, **own}
-        return None
-
-    cards = []
-    for key in classes:
-        values = lineage(key)
-        if values is None or key[0].startswith("_") or key[1].startswith("_"):
-            continue
-        where = f"kernelnb.lab.app.{key[0]}.{key[1]}"
-        if not values["notebook"]:
-            raise ValueError(f"dashboard class {where} has no 'notebook' attribute (the stem of "
-                             f"its notebook in dashboards/)")
-        cards.append((values["gallery_order"], values["notebook"], GalleryEntry(
-            values["notebook"], values["title"], values["purpose"], values["thumbnail"],
-            class_name=key[1], module=key[0])))
-    names = [c[1] for c in cards]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise ValueError(f"several dashboard classes share the notebook(s) {twice}")
-    return [c[2] for c in sorted(cards, key=lambda c: c[:2])]
-
-
-@functools.lru_cache(maxsize=1)
-def _dashboards() -> tuple:
-    return tuple(scan_dashboards())
-
-
-def dashboard_entries() -> list[GalleryEntry]:
-    """The gallery's cards, one per dashboard class, in display order.
-
-    The classes' source is read once (:func:`scan_dashboards`), then kept.
+    Parameters
+    ----------
+    registry : sequence of (str, str), optional
+        (module, class name) pairs; default :data:`kernelnb.lab.app.REGISTRY`.
+    package_dir : path-like, optional
+        Folder of the modules; default this package's.
 
     Returns
     -------
     list of GalleryEntry
-        A new list at each call, sorted by ``gallery_order``, then notebook name.
+        One card per row of the registry.
+
+    Raises
+    ------
+    ValueError
+        When a registered class or module is missing, a card attribute is not written as a
+        literal in the class's own body, or two classes share a notebook.
+    """
+    if registry is None:
+        from . import REGISTRY as registry
+    package_dir = Path(package_dir) if package_dir is not None else Path(__file__).parent
+    trees = {}
+    cards = []
+    for module, class_name in registry:
+        where = f"kernelnb.lab.app.{module}.{class_name}"
+        if module not in trees:
+            path = package_dir / f"{module}.py"
+            if not path.is_file():
+                raise ValueError(f"the registry names {where}, but {path.name} does not exist")
+            trees[module] = ast.parse(path.read_text(encoding="utf-8"), filename=path.name)
+        node = next((n for n in trees[module].body
+                     if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+        if node is None:
+            raise ValueError(f"the registry names {where}, but {module}.py defines no class "
+                             f"{class_name}")
+        values = _class_attributes(node, where)
+        missing = [a for a in _REQUIRED if not values.get(a)]
+        if missing:
+            raise ValueError(f"dashboard class {where} has no {missing[0]!r} attribute in its "
+                             f"own body (the card's {', '.join(_REQUIRED)})")
+        cards.append(GalleryEntry(values["notebook"], values["title"], values["purpose"],
+                                  values.get("thumbnail", ""), class_name=class_name,
+                                  module=module))
+    names = [c.name for c in cards]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"several dashboard classes share the notebook(s) {twice}")
+    return cards
+
+
+@functools.lru_cache(maxsize=1)
+def _dashboards() -> tuple:
+    return tuple(registry_cards())
+
+
+def dashboard_entries() -> list[GalleryEntry]:
+    """The gallery's cards, one per dashboard of :data:`kernelnb.lab.app.REGISTRY`, in its order.
+
+    The classes' source is read once (:func:`registry_cards`), then kept.
+
+    Returns
+    -------
+    list of GalleryEntry
+        A new list at each call.
     """
     return list(_dashboards())
 

@@ -1,6 +1,7 @@
-"""The gallery, the notebooks of ``dashboards/`` and the dashboard classes correspond one to one;
-the gallery is derived from the classes (read from their source without importing them) and
-agrees with the imported classes; ``kernelnb.lab.app`` exports what its modules export."""
+"""The registry (``kernelnb.lab.app.REGISTRY``), the notebooks of ``dashboards/`` and the dashboard
+classes correspond one to one; the gallery's cards are read from the registered classes' source
+without importing them and agree with the imported classes; ``kernelnb.lab.app`` exports what its
+modules export, and nothing else."""
 import importlib
 import inspect
 import json
@@ -13,7 +14,7 @@ import pytest
 
 import kernelnb.lab.app as app
 from kernelnb.lab.app import Dashboard
-from kernelnb.lab.app.gallery import DASHBOARDS, GalleryEntry, dashboards_dir, scan_dashboards
+from kernelnb.lab.app.gallery import DASHBOARDS, GalleryEntry, dashboards_dir, registry_cards
 
 
 def _dashboard_classes():
@@ -83,8 +84,7 @@ def test_the_gallery_read_from_source_is_what_the_classes_hold():
         assert (e.name, e.title, e.purpose) == (cls.notebook, cls.title, cls.purpose)
         assert e.thumbnail == (cls.thumbnail or f"{cls.notebook}.png")
         assert e.title != Dashboard.title and e.purpose, f"{cls.__name__} keeps the base's text"
-    orders = [classes[e.class_name].gallery_order for e in DASHBOARDS]
-    assert orders == sorted(orders)
+    assert [(e.module, e.class_name) for e in DASHBOARDS] == list(app.REGISTRY)
     assert DASHBOARDS[0].name == "svm_playground"
 
 
@@ -110,42 +110,45 @@ def test_every_dashboard_class_is_exported_by_kernelnb_app():
     assert len(app.__all__) == len(set(app.__all__))
 
 
-def test_a_new_dashboard_module_is_found(tmp_path):
-    """A package folder with the base and one new module: its class is a card, with inherited
-    defaults, a subclass of a dashboard counts, private classes and others do not."""
-    (tmp_path / "_base.py").write_text(inspect.getsource(sys.modules["kernelnb.lab.app._base"]))
+def test_the_exports_are_what_the_modules_export():
+    """Every name of a public module's ``__all__`` is exported from its own module, and the
+    package exports no name that its module does not define."""
+    declared = {}
+    for info in pkgutil.iter_modules(app.__path__):
+        if info.name.startswith("_") or info.name == "gallery":
+            continue
+        module = importlib.import_module(f"kernelnb.lab.app.{info.name}")
+        for name in module.__all__:
+            declared.setdefault(name, info.name)
+    listed = {**{name: module for module, name in app.REGISTRY}, **app.EXPORTS}
+    listed.pop("Dashboard")
+    assert listed == declared
+    for name, module in listed.items():
+        assert getattr(app, name) is getattr(sys.modules[f"kernelnb.lab.app.{module}"], name)
+
+
+def test_a_registered_class_is_a_card(tmp_path):
+    """A new module and its row: the card holds the class's own literals, in the registry's
+    order, the thumbnail defaulting to the notebook's PNG."""
     (tmp_path / "new_idea.py").write_text(textwrap.dedent('''
-        from ._base import Dashboard as Base
+        from ._base import Dashboard, N_
 
-        class NewIdea(Base):
+        class NewIdea(Dashboard):
             notebook = "new_idea"
-            title = "New idea"
+            title = N_("New idea")
             purpose = "Something to try."
-            gallery_order = 5
 
-        class _Helper(Base):
-            notebook = "helper"
-
-        class Variant(NewIdea):
-            notebook = "variant"
-
-        class NotADashboard:
-            notebook = "nothing"
+        class Other(Dashboard):
+            notebook = "other"
+            title = "Other"
+            purpose = "Another."
+            thumbnail = "other.svg"
         '''))
-    cards = scan_dashboards(tmp_path)
+    cards = registry_cards([("new_idea", "Other"), ("new_idea", "NewIdea")], tmp_path)
     assert [(c.name, c.title, c.class_name, c.thumbnail, c.module) for c in cards] == [
-        ("new_idea", "New idea", "NewIdea", "new_idea.png", "new_idea"),
-        ("variant", "New idea", "Variant", "variant.png", "new_idea")]
+        ("other", "Other", "Other", "other.svg", "new_idea"),
+        ("new_idea", "New idea", "NewIdea", "new_idea.png", "new_idea")]
 
-
-_MINI_BASE = '''
-class Dashboard:
-    title = "Dashboard"
-    purpose = ""
-    notebook = ""
-    thumbnail = ""
-    gallery_order = 1000
-'''
 
 _ODD = '''
 from ._base import (
@@ -183,17 +186,25 @@ title = "not an attribute"
 at column 0"""
 '''
 
+_MINI_BASE = '''
+class Dashboard:
+    title = "Dashboard"
+    purpose = ""
+    notebook = ""
+    thumbnail = ""
+'''
 
-def test_the_scan_reads_what_python_reads_whatever_the_layout(tmp_path):
+
+def test_the_card_reads_what_python_reads_whatever_the_layout(tmp_path):
     """A decorated class, a docstring mentioning def, a multi-line import, attributes after
-    the methods, a string at column 0 inside a method and in an attribute: the scan agrees with
+    the methods, a string at column 0 inside a method and in an attribute: the card agrees with
     Python."""
     pkg = tmp_path / "scanpkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "_base.py").write_text(_MINI_BASE)
     (pkg / "odd.py").write_text(_ODD)
-    (card,) = scan_dashboards(pkg)
+    (card,) = registry_cards([("odd", "Odd")], pkg)
     sys.path.insert(0, str(tmp_path))
     try:
         odd = importlib.import_module("scanpkg.odd").Odd
@@ -206,26 +217,28 @@ def test_the_scan_reads_what_python_reads_whatever_the_layout(tmp_path):
     assert card.title == "Set after the methods" and card.purpose == "two lines of purpose"
 
 
-@pytest.mark.parametrize("body,match", [
-    ('    title = "x"\n', "has no 'notebook'"),
-    ('    notebook = "a"\n    title = "x".upper()\n', "must be a literal"),
+@pytest.mark.parametrize("row,body,match", [
+    (("bad", "Bad"), '    title = "x"\n    purpose = "y"\n', "has no 'notebook'"),
+    (("bad", "Bad"), '    notebook = "a"\n    purpose = "y"\n', "has no 'title'"),
+    (("bad", "Bad"), '    notebook = "a"\n    title = "x".upper()\n', "must be a literal"),
+    (("bad", "Missing"), '    notebook = "a"\n', "defines no class Missing"),
+    (("nowhere", "Bad"), '    notebook = "a"\n', "nowhere.py does not exist"),
 ])
-def test_scan_errors_name_the_class(tmp_path, body, match):
-    (tmp_path / "_base.py").write_text(inspect.getsource(sys.modules["kernelnb.lab.app._base"]))
+def test_card_errors_name_the_class(tmp_path, row, body, match):
     (tmp_path / "bad.py").write_text("from ._base import Dashboard\n\n\nclass Bad(Dashboard):\n"
                                      + body)
     with pytest.raises(ValueError, match=match) as info:
-        scan_dashboards(tmp_path)
-    assert "kernelnb.lab.app.bad.Bad" in str(info.value)
+        registry_cards([row], tmp_path)
+    assert f"kernelnb.lab.app.{row[0]}.{row[1]}" in str(info.value)
 
 
 def test_two_classes_sharing_a_notebook_are_refused(tmp_path):
-    (tmp_path / "_base.py").write_text(inspect.getsource(sys.modules["kernelnb.lab.app._base"]))
     (tmp_path / "twice.py").write_text(
-        "from ._base import Dashboard\n\nclass A(Dashboard):\n    notebook = 'same'\n\n"
-        "class B(Dashboard):\n    notebook = 'same'\n")
+        "from ._base import Dashboard\n\nclass A(Dashboard):\n    notebook = 'same'\n"
+        "    title = 'A'\n    purpose = 'a'\n\nclass B(Dashboard):\n    notebook = 'same'\n"
+        "    title = 'B'\n    purpose = 'b'\n")
     with pytest.raises(ValueError, match=r"share the notebook\(s\) \['same'\]"):
-        scan_dashboards(tmp_path)
+        registry_cards([("twice", "A"), ("twice", "B")], tmp_path)
 
 
 def test_listing_the_dashboards_imports_none_of_them():
