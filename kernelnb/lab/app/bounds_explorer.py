@@ -138,7 +138,6 @@ class BoundsExplorer(Dashboard):
     """
 
     notebook = "bounds_explorer"
-    gallery_order = 70
     title = N_("Bounds explorer")
     purpose = N_("Leave-one-out estimates and bounds of an SVM (span, radius-margin, ...) "
                  "against log σ or log C, compared with the test error.")

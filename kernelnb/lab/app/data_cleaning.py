@@ -80,7 +80,6 @@ class DataCleaning(Dashboard):
 
     notebook = "data_cleaning"
     click_action = "flip_at"
-    gallery_order = 85
     title = N_("Data cleaning")
     purpose = N_("Flip some labels of a 2-D toy and see which points an SVM suspects: SVM-ξ, "
                  "SUB-ξ, LOO-ξ and GRAD-C rank them. Click a point to flip its label.")

@@ -164,7 +164,6 @@ class FeatureSelection(Dashboard):
     """
 
     notebook = "feature_selection"
-    gallery_order = 80
     title = N_("Feature selection by scaling factors")
     purpose = N_("One factor per feature inside the kernel, optimised by gradient descent on the "
                  "radius-margin bound, then backward elimination of the smallest factors.")

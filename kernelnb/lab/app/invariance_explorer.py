@@ -173,7 +173,6 @@ class InvarianceExplorer(Dashboard):
     """
 
     notebook = "invariance_explorer"
-    gallery_order = 90
     title = N_("Invariance explorer")
     purpose = N_("Rotation invariance on a circle (Chapelle's thesis, ch. 6): tangent vectors, "
                  "and the boundaries of SVM, virtual SVs, the invariant SVM and its kernel-PCA "

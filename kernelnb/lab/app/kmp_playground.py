@@ -99,7 +99,6 @@ class KMPPlayground(Dashboard):
     """
 
     notebook = "kmp_playground"
-    gallery_order = 40
     title = N_("Kernel Matching Pursuit")
     purpose = N_("Choose the number of support points N directly and compare with an SVM: "
                  "stopped on a validation set, KMP classifies about as well with far fewer "

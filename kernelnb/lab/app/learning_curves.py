@@ -548,7 +548,6 @@ class LearningCurves(Dashboard):
     """
 
     notebook = "learning_curves"
-    gallery_order = 30
     title = N_("Learning curves")
     purpose = N_("Training and test error against the number of training points, mean ± one "
                  "standard deviation over random splits; dotted: the number of support vectors "

@@ -114,7 +114,6 @@ class LocalMethodsPlayground(Dashboard):
 
     notebook = "local_methods"
     click_action = "query"
-    gallery_order = 50
     title = N_("Local methods")
     purpose = N_("K nearest neighbours, local hyperplane (HKNN) and convex (CKNN) distances, "
                  "Parzen windows, kernel centroid: move K, λ and h; click on the chart to see a "
@@ -468,7 +467,6 @@ class DensityExplorer(Dashboard):
     """
 
     notebook = "density_explorer"
-    gallery_order = 60
     title = N_("Density explorer")
     purpose = N_("Parzen windows against Manifold Parzen windows: move h, σ, d and k and watch "
                  "the density contours, the local Gaussians and the test log-likelihood.")

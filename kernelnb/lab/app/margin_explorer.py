@@ -155,7 +155,6 @@ class MarginExplorer(Dashboard):
     """
 
     notebook = "margin_explorer"
-    gallery_order = 22
     title = N_("Margin explorer")
     purpose = N_("Perceptrons, the SGD hinge and the Simple MLP of Collobert's ch. 8 on 2-D "
                  "data: the margin band, and the margin ρ against the learning rate and the "

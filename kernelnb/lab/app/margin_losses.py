@@ -146,7 +146,6 @@ class MarginLosses(Dashboard):
     """
 
     notebook = "margin_losses"
-    gallery_order = 20
     title = N_("Margin losses")
     purpose = N_("Losses of the margin m = y·f(x) and their derivatives (KMP paper, Fig. 5); "
                  "the hinge and its smooth version, the cross-entropy, fit nearly the same "

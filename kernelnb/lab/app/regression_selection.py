@@ -98,7 +98,6 @@ class RegressionSelectionExplorer(Dashboard):
     """
 
     notebook = "regression_selection"
-    gallery_order = 89
     title = N_("Regression model selection")
     purpose = N_("How many Fourier terms for a few noisy points? Each criterion of Chapelle's "
                  "chapter 9 (DEE, SEB, ADJ, FPE, UCB, GCV, RIC, BIC, Cp, CV) estimates the risk "

@@ -128,7 +128,6 @@ class SemiSupervisedExplorer(Dashboard):
     """
 
     notebook = "semi_supervised"
-    gallery_order = 27
     title = N_("Semi-supervised explorer")
     purpose = N_("Two labeled points per class and hundreds unlabeled: the cluster kernel "
                  "(Chapelle) keeps the r leading eigenvectors of the RBF graph, one per cluster, "

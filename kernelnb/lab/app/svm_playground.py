@@ -78,7 +78,6 @@ class SVMPlayground(Dashboard):
 
     notebook = "svm_playground"
     click_action = "add_point"
-    gallery_order = 10
     title = N_("SVM playground")
     purpose = N_("Fit a support vector machine on 2-D toy data. Click on the chart to add a point "
                  "of the chosen class; move C and σ and watch the margins and the support "

@@ -158,7 +158,6 @@ class VicinalRisk(Dashboard):
     """
 
     notebook = "vicinal_risk"
-    gallery_order = 25
     title = N_("Vicinal risk")
     purpose = N_("Each point gets a vicinity whose width follows the local density (Chapelle's "
                  "VRM); compare the hard-margin SVM with the VRM boundaries as the widths "
