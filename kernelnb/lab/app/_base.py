@@ -70,7 +70,7 @@ from ..._config import config_context
 from ..._threads import blas_single_thread
 from .. import i18n
 from ..i18n import N_, _
-from . import _urlstate
+from . import _challenge, _urlstate
 from ._relabel import Labels
 
 __all__ = ["Dashboard", "Lesson", "log_slider", "num", "speaks", "TimeBudgetExceeded"]
@@ -426,6 +426,43 @@ class Dashboard:
     #: book (a coarser chart grid, fewer repeats: the lessons are about the numbers, not the
     #: picture); see :func:`kernelnb.lab.app._lessons.lesson_app`.
     LESSON_APP: dict = {}
+    #: The task the dashboard sets and checks (:class:`kernelnb.lab.app._challenge.Challenge`);
+    #: None: the one :mod:`kernelnb.lab.app._challenges` writes for this class, if any.
+    CHALLENGE = None
+
+    @classmethod
+    def challenge(cls):
+        """The dashboard's challenge, or None.
+
+        Returns
+        -------
+        kernelnb.lab.app._challenge.Challenge or None
+        """
+        if cls.CHALLENGE is not None:
+            return cls.CHALLENGE
+        from ._challenges import CHALLENGES
+        return CHALLENGES.get(cls.__name__)
+
+    def _challenge_widgets(self):
+        """The challenge's panel, made once (an additive part of the layout)."""
+        found = type(self).challenge()
+        self.challenge_panel = _challenge.ChallengePanel(found) if found is not None else None
+        return (self.challenge_panel.widget,) if self.challenge_panel is not None else ()
+
+    def _challenge_after(self, values, stats):
+        panel = getattr(self, "challenge_panel", None)
+        if panel is not None:
+            panel.after_update(stats, values)
+
+    def _challenge_from_query(self, query):
+        """The query without its challenge key; ``challenge=done`` marks the challenge done."""
+        query, done = _challenge.split_query(query)
+        panel = getattr(self, "challenge_panel", None)
+        if done and panel is not None:
+            panel.done = True
+            with self.speaking():
+                panel.draw()
+        return query
 
     @classmethod
     def all_lessons(cls):
@@ -503,7 +540,7 @@ class Dashboard:
             self.url = _urlstate.UrlState(controls=list(self.controls),
                                           enabled=_urlstate.in_voila())
             self.widget = self._layout()
-        self.widget.children = (*self.widget.children, self.url)
+        self.widget.children = (*self.widget.children, *self._challenge_widgets(), self.url)
         self.set_language(lang, redraw=False)
         query = _urlstate.initial_query()
         with self.speaking():
@@ -785,7 +822,9 @@ class Dashboard:
         str
             E.g. ``"C=1000&sigma=0.2"``; empty at the defaults.
         """
-        return _urlstate.query_string(self)
+        panel = getattr(self, "challenge_panel", None)
+        return _challenge.with_state(_urlstate.query_string(self),
+                                     panel is not None and panel.done)
 
     def apply_query(self, query, initial=None):
         """Move the controls to the setting a URL's query string asks for, and recompute.
@@ -813,6 +852,7 @@ class Dashboard:
         list of kernelnb.lab.app._urlstate.Refusal
             The refused values (empty when all passed).
         """
+        query = self._challenge_from_query(query)
         languages = self.url.page_languages if hasattr(self, "url") else ()
         lang = _urlstate.page_language(query, languages) or self.lang
         switched = lang != self.lang
@@ -1110,6 +1150,7 @@ class Dashboard:
         self.stats.value = self._format_stats(stats)
         self.last_stats = stats
         if not partial:
+            self._challenge_after(values, stats)
             self.sync_figures()
             if hasattr(self, "url"):       # the page's address follows the setting
                 self.url.query = self.url_query()
