@@ -14,24 +14,20 @@ The bundle is an ES module; the server serves it rewritten as a classic script
 :func:`kernelnb.lab.app._classic_script.classic_script`) that puts its exports on
 ``globalThis.__kernelnbPlotlyWidget``, and the figures' shim loads it with a ``<script>`` element.
 The reason is V8's code cache: Chromium keeps the compiled code of a classic script from its third
-load on, and of a module loaded with ``import()`` never, so a returning student's browser
-evaluated the module again on every page: 1.6-1.8 s of the main thread on the 2-core development
-machine, 0.13-0.15 s as a classic script from the third visit on, whose first chart came 1.6-2.1 s
-sooner (see the architecture notes, "Where a page's time goes"). A plotly whose bundle has
-another shape is served as the module it is, imported as before (the server says so in its log).
+load on, and of a module loaded with ``import()`` never: as a module, a returning student's
+browser would evaluate the bundle again on every page. A plotly whose bundle has another shape is
+served as the module it is, loaded with ``import()`` (the server says so in its log).
 
 The bundle registers plotly.js's 46 trace types besides scatter (3-D, maps, tables, ...) when it
-loads, and registering a trace type runs its module: about 1.2 s of the 2.9 s a fresh browser spends
-evaluating the bundle on the development machine, for trace types no dashboard draws. The served
+loads, and registering a trace type runs its module: a large part of the bundle's evaluation,
+for trace types no dashboard draws. The served
 bundle registers at load only :data:`EAGER_TRACES` (scatter is plotly's core) and plotly's
 components; the others stay in the bundle, unevaluated, and the figures' shim registers a type the
 first time a figure has a trace of it (:func:`defer_trace_registration`). A bundle in which that
 rewrite cannot find its registration is served registering everything (the server says so).
 The classic script starts with V8's explicit compile hint (:data:`COMPILE_HINT`): a fresh
 browser then compiles the bundle's functions on a background thread while the script streams in,
-where it compiled each on the page's main thread the first time it ran. On a 2-core machine, the
-main thread's time in the bundle on a fresh page fell from 0.6-0.8 s to 0.2-0.4 s, and the first
-chart came 0.02-0.67 s sooner (architecture notes, "Where a page's time goes"). That hint compiles
+where it would compile each on the page's main thread the first time it ran. That hint compiles
 every function of the script, the modules of the deferred trace types too: the module factories
 and top-level functions that nothing run at load reaches (about 800 factories, 3.3 MB of the
 5 MB, and 1,000 functions) are therefore served as text, compiled in their own scope the first
@@ -332,8 +328,8 @@ def skip_iri_grammar() -> bool:
     its version in ``fig.show()``), which imports ``jsonschema``; jsonschema's format checkers
     import ``rfc3987_syntax`` when it is installed (it is: Jupyter's event schemas need it, in the
     server), and that module compiles an Earley parser for the RFC 3987 grammar when imported:
-    about 2.9 s of the 3.9 s of CPU that ``import plotly.graph_objs._figurewidget`` takes on this
-    project's 2-core machine, paid by every cold dashboard kernel. jsonschema treats the package as
+    most of the CPU time that ``import plotly.graph_objs._figurewidget`` takes, paid by every cold
+    dashboard kernel. jsonschema treats the package as
     optional (it then checks no ``"iri"``/``"iri-reference"`` format, the only two it is used for),
     and nothing a dashboard kernel runs validates those formats. So, in such a kernel and before
     jsonschema is first imported, ``sys.modules["rfc3987_syntax"]`` is set to None, the import
