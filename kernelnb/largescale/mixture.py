@@ -46,72 +46,35 @@ iterations: the thesis's Alg. 6.1 stops "when the validation error rises".
 Cost of an iteration (Collobert, Bengio & Bengio 2002; thesis 6.1.3: linear in L for a fixed
 expert size M = L/K).  The thesis trains the gater on the whole training set, which needs every
 expert's output on every training point: K * L evaluations of an expert of M support vectors, L^2
-work in all -- measured here as a time slope of 1.8 from 80k to 320k points.  Here the global
-gater is trained on a random subsample of ``gater_samples`` training points (fixed for the fit),
-where alone the experts are evaluated; the held-out validation set has at most
-``max_validation`` points (the thesis: 10,000 on Forest); the reassignment needs only the gater
-on all L points (one pass, no expert) and each point's first few preferences.  An iteration then
-costs K expert trainings of size M, K * (gater_samples + max_validation) expert evaluations, one
-gater pass over L points: linear in L.  The local gater still evaluates every expert on every
-training point (its reassignment, eq. 6.5, needs P(y_l|x_l,k) for all l and k).
+work in all.  Here the global gater is trained on a random subsample of ``gater_samples``
+training points (fixed for the fit), where alone the experts are evaluated; the held-out
+validation set has at most ``max_validation`` points (the thesis: 10,000 on Forest); the
+reassignment needs only the gater on all L points (one pass, no expert) and each point's first
+few preferences.  An iteration then costs K expert trainings of size M, K * (gater_samples +
+max_validation) expert evaluations and one gater pass over L points: linear in L.  The default
+``n_experts='auto'`` keeps M fixed as L grows: one expert per 2,000 points of the experts' pool,
+the expert size of the thesis's Forest runs (100,000 examples, 50 experts).  The local gater
+still evaluates every expert on every training point (its reassignment, eq. 6.5, needs
+P(y_l|x_l,k) for all l and k).
 
-Why reassignment raised the validation error on noisy data, and the fix.  In Alg. 6.1 the gater
-is trained on the experts' outputs on their own training points.  An SVM with a large C fits its
-training points -- noisy labels included -- so those outputs are better than the expert's
-predictions.  After one reassignment each expert holds the region where the gater preferred it,
-and the gater, warm-started, sees every expert "right" on its own region: it sharpens (mean
-largest weight 0.22 -> 0.81 over three reassignments), the training error on the gater's points
-collapses (13.5 % -> 4.0 %) while the test error rises (16.8 % -> 18.7 %;
-``make_large_problem``, 40k points, 13 experts).  The mixture learns its own partition, not the
-problem.  With ``gater_holdout`` the gater's points are not given to any expert: the gater then
-sees what a new point would get, its training error tracks the test error (14.5 % / 16.9 %), and
-the validation error no longer climbs.  Keeping the best iteration (Alg. 6.1) makes the fit never
-return a degraded model in either case.
+Why the gater's points are held out (``gater_holdout``).  In Alg. 6.1 the gater is trained on
+the experts' outputs on their own training points.  An SVM with a large C fits its training
+points, noisy labels included, so those outputs are better than the expert's predictions: after
+a reassignment each expert holds the region where the gater preferred it, the warm-started gater
+sees every expert "right" on its own region and sharpens, and the mixture learns its own
+partition instead of the problem (the validation error climbs with each reassignment on noisy
+data).  With the gater's points given to no expert, the gater sees what a new point would get.
+Keeping the best iteration (Alg. 6.1) means the fit never returns a degraded model either way.
 
-The price of the held-out points.  While the iterations run, the experts share only what is left
-after the validation set (``validation_fraction``) and the gater's points (``gater_holdout``, up
-to a fifth): about 70 % of the data the single SVM sees on 10,000-60,000 points (97 % at a
-million: both sets are capped).  Where the SVM's error still falls with n -- a noisy problem far
-from its asymptote -- that costs accuracy: on a 6-D checkerboard with 5 % label noise (10,000
-points, 10 experts, the SVM's C and sigma; ``benchmarks/bench_mixture_noisy.py``, one seed) the
-iterations' mixture was 4.3 points behind one SVC, without the gater's holdout 2.4, and with both
-off (the experts sharing every point) 1.0 point ahead, at a 1.9x speed-up instead of 2.5x.
-
-The default therefore gives the held-out points back at the end (``refit_held_out=True``): the
-iterations fix the experts' partition, the gater and the best iteration on held-out data as
-before, then every held-out point goes to the expert the gater prefers (balance rule over all of
-X) and each expert is refitted once on all its points; the gater is not retrained, so it was
-trained only on outputs of experts that had not seen its points.  It costs one more round of
-expert training, on subsets about 40 % larger up to 60,000 points (a few percent at a million);
-each expert starts from its solution on its old points, zero on the points added (a feasible
-start: the box and ``sum y_i alpha_i = 0`` still hold), which cut the refit's solves by about a
-fifth at 30,000 points.  Measured serially on one CPU (``bench_mixture_noisy.py``, 10 experts, the SVC's C and sigma,
-mean over 3, 5 and 2 seeds of the test error's difference to one SVC on 20,000 fresh points, in
-points; the speed-up is the SVC's CPU time over the mixture's):
-
-============================  ==============  ==============  ==============  ================
-noisy checkerboard            10,000 points   30,000 points   60,000 points   speed-up vs SVC
-============================  ==============  ==============  ==============  ================
-no refit                      +4.3            +2.4            +1.2            2.3x, 5.5x, 7.5x
-refit (the default)           +2.1            +0.2            -0.3            1.6x, 4.2x, 5.4x
-============================  ==============  ==============  ==============  ================
-
-(at 30,000 points every seed within one point of the SVC: -0.9 to +1.0).  Those speed-ups are
-against the SVC before its solver's pair-selection and working-set work, which made it about
-2.2x faster at 30,000 points and 2.3x at 60,000; against it, with the refit warm-started, the
-default mixture is 3.1x faster at 30,000 points (3 seeds, +0.2 +- 1.0 points) and 3.1x at 60,000
-(2 seeds, -0.3 +- 0.4): with 10 experts of n/10 points each solve grows about as the square of
-its size, so the mixture's advantage stops growing with n unless the number of experts does.
-Hence the default ``n_experts='auto'``: one expert per 2,000 points of the experts' pool, the
-expert size of the thesis's Forest runs (100,000 examples, 50 experts), with which an outer
-iteration costs O(L) (ch. 6.1.3).  It gives 11 experts at 30,000 points -- 3.2x the SVC's speed,
-+0.3 +- 0.6 points (5 seeds) -- and 22 at 60,000 -- 5.6x, -0.5 +- 0.5 points (3 seeds).  On
-``make_large_problem`` (20,000 points, 3 seeds) the refit's gap was +1.5 without, +0.8 with
-(2.7x -> 1.8x).
-At 10,000 points most of what remains is the gater's training: with ``gater_holdout`` it learns
-from a fifth of the points, and 50 epochs instead of 10 brought the checkerboard's gap to 0.6
-point (0.3 at 30,000, with much less spread over seeds) -- but on ``make_large_problem`` they
-made it 2.3 points (the gater overfits its few thousand points), so ``gater_epochs`` stays 10.
+Why the held-out points are given back (``refit_held_out=True``, the default).  While the
+iterations run, the experts share only what is left after the validation set and the gater's
+points, which costs accuracy where the SVM's error still falls with n.  So, once the iterations
+have fixed the partition, the gater and the best iteration on held-out data, every held-out
+point goes to the expert the gater prefers (balance rule over all of X) and each expert is
+refitted once on all its points, starting from its solution on its old points and zero on the
+points added (a feasible start: the box and ``sum y_i alpha_i = 0`` still hold).  The gater is
+not retrained, so it was trained only on outputs of experts that had not seen its points.
+``benchmarks/bench_mixture_noisy.py`` measures the mixture against one SVC with and without it.
 
 Regression (:class:`MixtureSVR`).  The thesis's regression extension (ch. 6) replaces
 ``P(y|x,k)`` by ``E[y|x,k]``: ``E[y|x] = sum_k P(k|x) E[y|x,k]`` with epsilon-SVR experts
@@ -178,7 +141,7 @@ _POOLS = None
 def _one_thread():
     """Every thread pool (BLAS, OpenMP) held to one thread, as threadpoolctl's
     ``threadpool_limits(limits=1)``, with the loaded libraries scanned once per process: a scan
-    reads the process's memory map (3 ms of CPU), and a fit enters a limit in each expert task."""
+    reads the process's memory map, and a fit enters a limit in each expert task."""
     global _POOLS
     if _POOLS is None:
         _POOLS = ThreadpoolController()
@@ -235,8 +198,8 @@ def _top_preferences(scores):
     """The ``min(K, _TOP)`` preferred experts of each row, best first (ties: lower index).
     ``scores`` in any float precision; NaN and -inf rank last.
 
-    Taken by ``_TOP`` passes of ``argmax`` (each marks its pick -inf): 3x faster than an
-    ``argpartition`` followed by two sorts on (600k, 200) blocks, and already in order."""
+    Taken by ``_TOP`` passes of ``argmax`` (each marks its pick -inf), which gives them in
+    order without a partition and a sort."""
     scores = np.asarray(scores)
     if scores.dtype.kind != "f":
         scores = scores.astype(np.float64)
@@ -998,7 +961,7 @@ class _MixtureSVM(BaseEstimator):
         the same for all experts and iterations).  ``sigma='scale'`` is resolved here, on the
         whole training set: resolved by each expert on its own subset it would give the experts
         of a reassigned (regional, smaller-variance) partition narrower kernels than the random
-        partition's -- measured 10-20 % apart after one reassignment."""
+        partition's."""
         sigma = KernelSpec.of(self).resolve_sigma(Xtr, np.float32)   # the experts' precision
         return self.sigma if sigma is None else float(sigma)
 
@@ -1168,7 +1131,7 @@ class _MixtureSVM(BaseEstimator):
             for s in range(0, L, step):
                 prefs[s:s + step] = _top_preferences(gater.logits(Xtr[s:s + step]))
 
-        def row_scores(l):  # one row: no thread pool to limit (entering a limit costs ~1 ms)
+        def row_scores(l):  # one row: no thread pool to limit (entering a limit costs more than one row)
             return gater.logits(Xtr[l:l + 1])[0]
 
         def block_scores(rows):
@@ -1254,11 +1217,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         expert size of the thesis's SVM mixtures on Forest (100,000 examples, 50 experts, Table
         6.1).  The experts then keep their size as n grows and the fit's time grows about
         linearly in n (ch. 6.1.3), where with a fixed K every expert's solve grows with n as one
-        SVM's does.  ``n_experts_`` is the number used.  On the noisy 6-D checkerboard (C = 10,
-        sigma = 1, serial CPU times, ``bench_mixture_noisy.py``) 'auto' gives 11 experts at
-        30,000 points, 3.2x faster than one SVC and 0.3 points of test error behind it (5
-        seeds), and 22 at 60,000, 5.6x faster and 0.5 points ahead (3 seeds); 10 experts were
-        2.9x and 3.1x faster, 4 (the default before) 1.25x at 30,000.
+        SVM's does.  ``n_experts_`` is the number used.
     gater : {'global', 'local', 'uniform'}, default='global'
         The global MLP gater (Alg. 6.1), the local Bayes gater (Alg. 6.2) or ``1/K`` without
         reassignment (see :mod:`kernelnb.largescale.mixture`).

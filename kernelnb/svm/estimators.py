@@ -165,8 +165,7 @@ class _BaseSVM(BaseEstimator):
         recomputed by every pair it belongs to.  Otherwise leave the rows to the solver's cache.
 
         A single problem on data too large for the CPU's caches is left to the solver too: its
-        working sets compute only the rows they visit (Fashion-MNIST {0,2,4,6} vs rest, n = 10k:
-        the whole matrix 2.2 s, working sets 1.1 s)."""
+        working sets compute only the rows they visit."""
         X32, Kpre, kind, gamma, coef0, degree = data
         if Kpre is not None or not self._precompute_whole:
             return data
@@ -228,16 +227,12 @@ class _BaseSVM(BaseEstimator):
         """The q the solver uses on a problem of n examples in d features: the given one, or with
         ``'auto'`` pairs (SMO) on a whole kernel matrix (one-vs-one problems sharing it) and on
         tiny problems, and blocks of q rows (SVMTorch's working sets) otherwise: as many as half
-        the kernel cache holds, at most 512 and n / 2.
+        the kernel cache holds, at most 512 (``_Q_MAX``) and n / 2.
 
-        Measured (CPU seconds of one thread, 2 shared cores, C = 10, gamma='scale'): Fashion-MNIST
-        n = 20k, 200 MB, pairs 34.8 s, q = 1024 about 7 s -- each row alone re-read the 63 MB of
-        X; and since the row cache keeps a reconstruction's cached rows (``_RowCache.ensure``),
-        blocks win on cheap rows of few features too: noisy 6-D checkerboard n = 8k / 10k / 30k,
-        pairs 1.10 / 1.19 / 10.5 s, q = 1024 0.42 / 0.69 / 3.7 s; 2-D moons (noise 0.3) n = 10k /
-        30k, pairs 0.72 / 2.56 s, blocks 0.13 / 1.07 s; 16-D, 26 Gaussian sub-classes, n = 8k /
-        16k, pairs 0.82 / 2.62 s, blocks 0.56 / 1.84 s.  The cap of q is 512 (``_Q_MAX``, measured
-        there)."""
+        Past the cache, pairs compute their rows one miss at a time, each re-reading all of X;
+        blocks compute them by GEMM.  Since the row cache keeps a reconstruction's cached rows
+        (``_RowCache.ensure``), blocks win on cheap rows of few features too (the speed page's
+        SVC tables, from ``benchmarks/bench_svm.py``)."""
         if self.q != "auto":
             return min(int(self.q), 2 * max(n // 2, 1)) if n >= 4 else 2
         rows = int(cache_mb * 2**20 / (4.0 * max(n, 1)))
@@ -347,12 +342,8 @@ class _BaseSVM(BaseEstimator):
 # Bounds of the automatic working-set size: below _Q_MIN rows a GEMM block costs about as much as
 # its rows one by one; above _Q_MAX the sub-problem's q x q float64 block (2 MB at 512, 8 MB at
 # 1024) outgrows a core's caches, and loading it (q^2 reads per sub-problem) and its SMO steps
-# (O(q) each) cost more than the fewer sub-problems save.  Measured (issue 43, median wall time of
-# 2-5 fits on 2 cores, C = 10, gamma='scale', 200 MB): 512 against 1024 (872 at 30k) -- 16-D with
-# 26 sub-classes 10k 0.58 / 0.99 s, 16k 1.11 / 1.36 s, 30k 3.53 / 3.85 s; noisy 6-D board 10k
-# 0.39 / 0.63 s, 30k 2.16 / 2.52 s; Fashion-MNIST {0,2,4,6} vs rest 10k 0.34 / 0.37 s, 30k
-# 3.19 / 3.20 s.  256 was faster on the 16-D problem at 10k (0.49 s) and 16k (384: 1.03 s), slower
-# on the board and Fashion-MNIST; 128 slower everywhere.
+# (O(q) each) cost more than the fewer sub-problems save
+# (benchmarks/results/svm_working_set_cap.json).
 _Q_MIN, _Q_MAX = 16, 512
 # Training data (float32) up to this size stays in the CPU's caches: a single problem on it takes
 # the whole kernel matrix when the matrix fits in the cache (_BaseSVM._whole_kernel).
