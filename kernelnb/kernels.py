@@ -124,16 +124,20 @@ def sigma_from_gamma(gamma):
     return check_sigma(float(sigma), name=f"the sigma of gamma={gamma!r}")
 
 
-def scale_sigma(X):
+def scale_sigma(X, sample_weight=None):
     """Return the width equivalent to scikit-learn's ``gamma='scale'``.
 
     scikit-learn's ``gamma = 1 / (n_features * X.var())``, so
-    ``sigma = sqrt(n_features * X.var() / 2)``.
+    ``sigma = sqrt(n_features * X.var() / 2)``.  With ``sample_weight`` the variance is the
+    weighted one (each row's entries count ``w_i`` times), so that a point of weight 2 gives
+    the width the same point given twice gives.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
         The (scaled) training inputs.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights of the rows (None: all equal).
 
     Returns
     -------
@@ -142,7 +146,13 @@ def scale_sigma(X):
     """
     X = np.asarray(X, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        var = X.var()
+        if sample_weight is None:
+            var = X.var()
+        else:
+            w = np.asarray(sample_weight, dtype=np.float64)
+            total = w.sum() * X.shape[1]
+            mean = float(w @ X.sum(axis=1)) / total
+            var = float(w @ ((X - mean) ** 2).sum(axis=1)) / total
         if not np.isfinite(var) or var <= 0:
             return 1.0
         sigma = np.sqrt(X.shape[1] * var / 2.0)
@@ -508,10 +518,11 @@ class KernelSpec:
             raise ValueError(f"scales has {s.shape[0]} entries but X has {n_features} features")
         return s
 
-    def resolve_sigma(self, X, dtype=np.float64):
-        """The RBF width for training inputs ``X`` (``'scale'`` resolved on ``X * scales``);
-        ``None`` for other kernels.  Raises ``ValueError`` naming ``sigma`` when it is not a
-        usable width in ``dtype`` (:func:`check_sigma`)."""
+    def resolve_sigma(self, X, dtype=np.float64, sample_weight=None):
+        """The RBF width for training inputs ``X`` (``'scale'`` resolved on ``X * scales``,
+        weighted by ``sample_weight`` when given); ``None`` for other kernels.  Raises
+        ``ValueError`` naming ``sigma`` when it is not a usable width in ``dtype``
+        (:func:`check_sigma`)."""
         if not self.is_rbf:
             return None
         sigma = self.sigma
@@ -520,20 +531,20 @@ class KernelSpec:
                 raise ValueError(f"sigma must be a positive number or 'scale', got {sigma!r}")
             X = _as_float(X)
             s = self._scales(X.shape[1])
-            sigma = scale_sigma(X if s is None else X * s)
+            sigma = scale_sigma(X if s is None else X * s, sample_weight)
             return check_sigma(sigma, dtype, name="sigma (resolved from 'scale')")
         return check_sigma(sigma, dtype)
 
-    def fit(self, X, dtype=np.float64):
+    def fit(self, X, dtype=np.float64, sample_weight=None):
         """The fitted :class:`Kernel` for training inputs ``X`` (``X`` may be None for kernels
         that do not need it).  ``dtype``: the precision the kernel will be evaluated in (for the
-        check of ``sigma``)."""
+        check of ``sigma``); ``sample_weight``: the rows' weights for ``sigma='scale'``."""
         if isinstance(self.kernel, Kernel):
             return self.kernel
         if not self.is_rbf:
             return make_kernel(self.kernel, degree=self.degree, coef0=self.coef0)
         X = _as_float(X)
-        sigma = self.resolve_sigma(X, dtype)
+        sigma = self.resolve_sigma(X, dtype, sample_weight)
         kern = RBF(sigma=sigma, scales=self._scales(X.shape[1]))
         if X.shape[0]:
             with np.errstate(over="ignore", invalid="ignore"):

@@ -88,9 +88,9 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         The ridge penalty lambda (> 0; scikit-learn's ``KernelRidge(alpha=...)``).
     kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
         The kernel; a callable ``f(X, Y) -> K``.
-    sigma : float or 'scale', default=1.0
-        RBF width, ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``; ``'scale'`` as
-        scikit-learn's ``gamma='scale'``.
+    sigma : float or 'scale', default='scale'
+        RBF width, ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``; ``'scale'`` (the default)
+        as scikit-learn's ``gamma='scale'``: ``sigma^2 = n_features Var(X) / 2``.
     scales : array-like of shape (n_features,), default=None
         Per-feature scaling factors ``s`` of the RBF kernel (None: all ones).
     degree : int, default=3
@@ -136,7 +136,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
                               "sigma": [*POSITIVE, StrOptions({"scale"})],
                               "compute_loo": ["boolean"]}
 
-    def __init__(self, *, alpha=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3,
+    def __init__(self, *, alpha=1.0, kernel="rbf", sigma="scale", scales=None, degree=3,
                  coef0=1.0, compute_loo=False):
         self.alpha = alpha
         self.kernel = kernel

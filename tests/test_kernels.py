@@ -198,3 +198,15 @@ def test_expansion_without_support_vectors_is_zero():
     np.testing.assert_array_equal(exp.dot(X, np.empty((0, 2))), np.zeros((4, 2)))
     np.testing.assert_array_equal(exp.positive(X, np.empty((0, 2)), [1.0, -1.0]),
                                   np.tile([True, False], (4, 1)))
+
+
+def test_scale_width_with_weights_is_that_of_repeated_rows():
+    # a row of weight 2 counts as the row given twice; zero weight as the row removed
+    from kernelnb.kernels import scale_sigma
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(7, 3)) * [1.0, 3.0, 0.5] + 2.0
+    w = np.array([2, 0, 1, 3, 1, 1, 0])
+    repeated = np.repeat(X, w, axis=0)
+    assert scale_sigma(X, w) == pytest.approx(scale_sigma(repeated), rel=1e-12)
+    assert scale_sigma(X, np.ones(7)) == pytest.approx(scale_sigma(X), rel=1e-12)
+    assert scale_sigma(repeated) == pytest.approx(np.sqrt(3 * repeated.var() / 2), rel=1e-12)

@@ -93,11 +93,14 @@ class _BaseSVM(BaseEstimator):
                            precision=self.precision, scale=scales, **poly, **kwargs)
 
     # -- kernel and data -------------------------------------------------------------------
-    def _resolve_kernel(self, X):
+    def _resolve_kernel(self, X, sample_weight=None):
         """The fitted kernel (:meth:`kernelnb.kernels.KernelSpec.fit`: sigma='scale' resolved on
-        the scaled training data, the training mean kept for prediction)."""
+        the scaled training data, weighted by ``sample_weight`` when the weights differ, the
+        training mean kept for prediction)."""
         dtype = np.float64 if self.precision == "float64" else np.float32
-        kern = _k.KernelSpec.of(self).fit(X, dtype=dtype)
+        if sample_weight is not None and np.all(sample_weight == sample_weight[0]):
+            sample_weight = None                   # equal weights: the plain variance
+        kern = _k.KernelSpec.of(self).fit(X, dtype=dtype, sample_weight=sample_weight)
         self.sigma_ = kern.sigma if isinstance(kern, _k.RBF) else None
         return kern
 
@@ -381,9 +384,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         Soft-margin penalty (> 0).  ``C = inf`` is the hard margin (as ``margin='hard'``).
     kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
         The kernel; a callable ``f(X, Y) -> K`` is evaluated in blocks outside the solver.
-    sigma : float or 'scale', default=1.0
+    sigma : float or 'scale', default='scale'
         RBF width: ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``.  ``'scale'`` gives the width
-        equivalent to scikit-learn's ``gamma='scale'``.  ``1 / (2 sigma^2)`` must be a normal
+        equivalent to scikit-learn's ``gamma='scale'`` (``sigma^2 = n_features Var(X) / 2``, the
+        data's own scale), the default as in scikit-learn.  ``1 / (2 sigma^2)`` must be a normal
         number in the solver's ``precision`` (a ``ValueError`` names ``sigma`` otherwise).
     scales : array-like of shape (n_features,), default=None
         Per-feature scaling factors ``s`` of the RBF kernel (None: all ones).
@@ -510,7 +514,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
     }
 
-    def __init__(self, *, C=1.0, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0,
+    def __init__(self, *, C=1.0, kernel="rbf", sigma="scale", scales=None, degree=3, coef0=1.0,
                  margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
                  class_weight=None, decision_function_shape="ovr", warm_start=False,
                  n_jobs=None, verbose=False, callback=None, q="auto", precision="float32"):
@@ -595,7 +599,7 @@ class SVC(ClassifierMixin, _BaseSVM):
             keep = sw > 0
             previous = [np.abs(a_init[keep])]
 
-        self.kernel_ = self._resolve_kernel(X)
+        self.kernel_ = self._resolve_kernel(X, sw)
         n_cls = classes.shape[0]
         data = self._whole_kernel(self._solver_data(X), n_cls * (n_cls - 1) // 2)
         pairs = [(a, b) for a in range(n_cls) for b in range(a + 1, n_cls)]
@@ -833,9 +837,9 @@ class SVR(RegressorMixin, _BaseSVM):
         Half-width of the insensitive tube (>= 0).
     kernel : {'rbf', 'linear', 'poly', 'precomputed'} or callable, default='rbf'
         The kernel; a callable ``f(X, Y) -> K`` is evaluated in blocks outside the solver.
-    sigma : float or 'scale', default=1.0
+    sigma : float or 'scale', default='scale'
         RBF width: ``k(x, y) = exp(-||s (x - y)||^2 / (2 sigma^2))``; ``'scale'`` as in
-        :class:`SVC`.
+        :class:`SVC` (the default, as scikit-learn's ``gamma='scale'``).
     scales : array-like of shape (n_features,), default=None
         Per-feature scaling factors ``s`` of the RBF kernel (None: all ones).
     degree : int, default=3
@@ -921,7 +925,7 @@ class SVR(RegressorMixin, _BaseSVM):
 
     _parameter_constraints = {**_BaseSVM._parameter_constraints, "epsilon": NONNEGATIVE}
 
-    def __init__(self, *, C=1.0, epsilon=0.1, kernel="rbf", sigma=1.0, scales=None, degree=3,
+    def __init__(self, *, C=1.0, epsilon=0.1, kernel="rbf", sigma="scale", scales=None, degree=3,
                  coef0=1.0, margin="l1", tol=1e-3, cache_size=200, max_iter=-1, shrinking=True,
                  warm_start=False, n_jobs=None, verbose=False, callback=None, q="auto",
                  precision="float32"):
@@ -979,7 +983,7 @@ class SVR(RegressorMixin, _BaseSVM):
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
         if np.any(sw < 0):
             raise ValueError("sample_weight must be non-negative")
-        self.kernel_ = self._resolve_kernel(X)
+        self.kernel_ = self._resolve_kernel(X, sw)
         data = self._whole_kernel(self._solver_data(X))
         idx = np.flatnonzero(sw > 0)
         if idx.size == 0:
