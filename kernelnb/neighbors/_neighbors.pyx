@@ -10,7 +10,7 @@ thread) and keeps the K smallest per row by insertion into a sorted list, so mem
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, log, fabs, INFINITY
+from libc.math cimport exp, log, fabs, sqrt, INFINITY, NAN
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from scipy.linalg.cython_blas cimport dgemm, sgemm, ddot
@@ -23,12 +23,67 @@ ctypedef fused floating:
     double
 
 
+cdef extern from *:
+    """
+    /* Squared Euclidean distance of two rows, in float64, from their differences.  The simd
+       reduction lets the compiler keep several partial sums (the order of the additions is
+       the only freedom taken; each difference and square is the float64 one).  Compiled for
+       AVX2 as well where GCC's function multiversioning is available (chosen at load time by
+       the processor; the default clone runs everywhere). */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    #define KNB_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define KNB_CLONES
+    #endif
+    KNB_CLONES static double knb_sqdist_df(const double *q, const float *r, int d) {
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int l = 0; l < d; l++) { double t = q[l] - (double) r[l]; s += t * t; }
+        return s;
+    }
+    KNB_CLONES static double knb_sqdist_dd(const double *q, const double *r, int d) {
+        double s = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (int l = 0; l < d; l++) { double t = q[l] - r[l]; s += t * t; }
+        return s;
+    }
+    /* a[j] = qn + rn[j] - c g[j], a NaN (an overflow of the float32 product) made -inf so
+       that the reference stays a candidate */
+    KNB_CLONES static void knb_bounds(double *a, const double *rn, const float *g, double qn,
+                                      double c, int n) {
+        #pragma omp simd
+        for (int j = 0; j < n; j++) {
+            double v = qn + rn[j] - c * (double) g[j];
+            a[j] = (v == v) ? v : -INFINITY;
+        }
+    }
+    /* Ask for the cache lines of a row that is measured next (its distance is computed while
+       the lines of the next one arrive). */
+    static inline void knb_prefetch(const void *p, long bytes) {
+        const char *c = (const char *) p;
+        for (long o = 0; o < bytes; o += 64) __builtin_prefetch(c + o, 0, 0);
+    }
+    """
+    double knb_sqdist_df(const double* q, const float* r, int d) noexcept nogil
+    double knb_sqdist_dd(const double* q, const double* r, int d) noexcept nogil
+    void knb_bounds(double* a, const double* rn, const float* g, double qn, double c,
+                    int n) noexcept nogil
+    void knb_prefetch(const void* p, long bytes) noexcept nogil
+
+
+cdef inline bint _before(double d1, int j1, double d2, int j2) noexcept nogil:
+    """(d1, j1) comes before (d2, j2): smaller distance, then smaller index; an empty slot
+    (j2 = -1) comes after everything."""
+    return j2 < 0 or d1 < d2 or (d1 == d2 and j1 < j2)
+
+
 cdef inline void _insert(double* dk, int* ik, int K, double d, int j) noexcept nogil:
-    """Insert (d, j) into the ascending list dk/ik of length K (dropping the largest)."""
+    """Insert (d, j) into the list dk/ik of length K sorted by (distance, index), dropping the
+    last."""
     cdef int p = K - 1
-    if d >= dk[p]:
+    if not _before(d, j, dk[p], ik[p]):
         return
-    while p > 0 and dk[p - 1] > d:
+    while p > 0 and _before(d, j, dk[p - 1], ik[p - 1]):
         dk[p] = dk[p - 1]
         ik[p] = ik[p - 1]
         p -= 1
@@ -36,111 +91,247 @@ cdef inline void _insert(double* dk, int* ik, int K, double d, int j) noexcept n
     ik[p] = j
 
 
-def knn_search(const floating[:, ::1] Q, const floating[:, ::1] R, int K, int n_threads=1,
-               int block=256, const cnp.int64_t[::1] exclude=None):
-    """Indices and squared distances of the K nearest rows of R for every row of Q.
+cdef inline void _sift_down(double* hk, int* hi, int n, int p) noexcept nogil:
+    """Restore the min-heap order of hk (ids hi) below position p."""
+    cdef double key = hk[p]
+    cdef int ident = hi[p], c
+    while True:
+        c = 2 * p + 1
+        if c >= n:
+            break
+        if c + 1 < n and hk[c + 1] < hk[c]:
+            c += 1
+        if hk[c] >= key:
+            break
+        hk[p] = hk[c]
+        hi[p] = hi[c]
+        p = c
+    hk[p] = key
+    hi[p] = ident
 
-    The neighbours are those of the exact distances (ties to the smaller index), found in two
-    steps.  Candidates come from a float32 product of the rows centred on R's mean (each OpenMP
-    thread a single-threaded ``sgemm`` on its block of queries: half the time of a float64
-    product), with a bound on its error: the float32 dot product of rows of d features
-    differs from the exact one by at most gamma_(d+3) ||q|| ||r|| (gamma_k = k u / (1 - k u),
-    u = 2^-24: the rounding of the rows and the summation, in any order; Higham 2002, sec. 3.1),
-    so a reference whose approximate distance exceeds the K-th smallest approximate distance by
-    more than twice the distances' bound (at the largest ||r||) cannot be among the K nearest.  The few candidates left
-    are then measured exactly, from their differences in float64, and the K smallest kept in
-    (distance, index) order.  Q and R share one dtype (float32 rows are measured in float64,
-    as scikit-learn upcasts them).  ``exclude[i] = j`` removes reference j from the candidates
-    of query i (leave-one-out on the training set); -1 excludes nothing.
-    Returns (dist2 (nq, K) ascending, float64; idx (nq, K) int64).
+
+cdef inline double _prune_above(double U, double s2, double eps, double e1) noexcept nogil:
+    """The bound a reference's value must exceed to be further than U (see ``knn_search``)."""
+    cdef double t
+    if U == INFINITY:
+        return INFINITY
+    t = sqrt(s2 * U) + eps
+    return t * t + e1
+
+
+def centre_rows(const floating[:, ::1] X, const double[::1] mu, double scale, int n_threads=1):
+    """The rows of X centred on ``mu`` and multiplied by ``scale`` (a power of two), in float32,
+    and their squared norms ``||scale (x - mu)||^2`` computed in float64 from the float64
+    differences.  One pass over X, no float64 copy of it."""
+    cdef Py_ssize_t n = X.shape[0], i
+    cdef int d = X.shape[1], l
+    if mu.shape[0] != d:
+        raise ValueError("mu must have one entry per feature")
+    cdef float[:, ::1] out = np.empty((n, d), dtype=np.float32)
+    cdef double[::1] norms = np.empty(n)
+    cdef double t, s
+    with nogil:
+        for i in prange(n, num_threads=max(1, n_threads), schedule="static"):
+            s = 0.0
+            for l in range(d):
+                t = (<double> X[i, l] - mu[l]) * scale
+                out[i, l] = <float> t
+                s = s + t * t
+            norms[i] = s
+    return np.asarray(out), np.asarray(norms)
+
+
+def matmul_rows(const float[:, ::1] X, const float[:, ::1] V, int n_threads=1, int block=512):
+    """X @ V in float32 (X n x d, V d x l), by blocks of rows of X, each OpenMP thread a
+    single-threaded sgemm on its block (the caller holds BLAS to one thread)."""
+    cdef int n = X.shape[0], d = X.shape[1], l = V.shape[1]
+    if V.shape[0] != d:
+        raise ValueError(f"X has {d} columns but V has {V.shape[0]} rows")
+    cdef float[:, ::1] out = np.zeros((n, l), dtype=np.float32)
+    if n == 0 or l == 0 or d == 0:
+        return np.asarray(out)
+    block = max(1, block)
+    cdef int n_blocks = (n + block - 1) // block, b, q0, nb
+    cdef float fone = 1.0, fzero = 0.0
+    with nogil:
+        for b in prange(n_blocks, num_threads=max(1, n_threads), schedule="static"):
+            q0 = b * block
+            nb = block if q0 + block <= n else n - q0
+            # out[q0:q0+nb] = X[q0:q0+nb] V   (column-major: out' = V' X')
+            sgemm("N", "N", &l, &nb, &d, &fone, &V[0, 0], &l, &X[q0, 0], &d, &fzero,
+                  &out[q0, 0], &l)
+    return np.asarray(out)
+
+
+def gram_rows(const float[:, ::1] S, int n_threads=1):
+    """S' S in float64 accumulation of float32 products (d x d), the rows of S split between
+    the OpenMP threads (each a single-threaded sgemm into its own buffer), then summed."""
+    cdef int m = S.shape[0], d = S.shape[1]
+    n_threads = max(1, min(n_threads, m))
+    cdef float[:, :, ::1] parts = np.zeros((n_threads, d, d), dtype=np.float32)
+    cdef int t, r0, nb, per = (m + n_threads - 1) // n_threads if m else 0
+    cdef float fone = 1.0, fzero = 0.0
+    if m == 0 or d == 0:
+        return np.zeros((d, d))
+    with nogil:
+        for t in prange(n_threads, num_threads=n_threads, schedule="static"):
+            r0 = t * per
+            nb = per if r0 + per <= m else m - r0
+            if nb > 0:
+                sgemm("N", "T", &d, &d, &nb, &fone, &S[r0, 0], &d, &S[r0, 0], &d, &fzero,
+                      &parts[t, 0, 0], &d)
+    return np.asarray(parts).sum(axis=0, dtype=np.float64)
+
+
+def knn_search(const float[:, ::1] Qa, const float[:, ::1] Ra, const double[::1] qn,
+               const double[::1] rn, const double[::1] e1, const double[::1] eps, double s2,
+               const floating[:, ::1] Q, const floating[:, ::1] R, int K, int n_threads=1,
+               int block=256, const cnp.int64_t[::1] exclude=None):
+    """The K nearest rows of R for every row of Q, exactly, found through bounds.
+
+    Rows ``Qa[i]``, ``Ra[j]`` (float32, ``m`` columns) and float64 numbers ``qn[i]``, ``rn[j]``,
+    ``e1[i] >= 0``, ``eps[i] >= 0`` are such that, with ``a_ij = qn[i] + rn[j] - 2 Qa[i].Ra[j]``
+    (the product in float32, by one single-threaded sgemm per block of queries and OpenMP
+    thread) and ``D_ij = ||Q[i] - R[j]||^2`` the exact squared distance,
+
+        sqrt(max(a_ij - e1[i], 0)) - eps[i] <= sqrt(s2 D_ij).
+
+    Two such families are built by :mod:`kernelnb.neighbors._base`: the scaled centred rows
+    themselves (``a`` approximates ``s2 D`` within ``e1``, ``eps = 0``) and their projections
+    on a few leading principal directions (``a`` then approximates the projected distance, a
+    lower bound of the distance, within ``e1``, and ``eps`` bounds the error of the float32
+    projections).  So a reference j is further than a distance U whenever ``a_ij >
+    (sqrt(s2 U) + eps)^2 + e1``.  For each query the K references of smallest ``a`` are
+    measured exactly (float64 differences of Q and R, whose common dtype they keep), giving U,
+    the K-th smallest exact distance so far; every reference not excluded by that test is taken
+    in increasing ``a`` (a heap), measured and kept while it is before the current K-th, until
+    the next ``a`` passes the test for the current U.  The neighbours are thus those of the
+    exact float64 distances, in (distance, index) order: an exact tie goes to the smaller
+    index.  ``exclude[i] = j`` removes reference j from query i's candidates (leave-one-out);
+    -1 excludes nothing.
+
+    Returns (dist2 (nq, K) ascending, float64; idx (nq, K) int64; n_measured (nq,) int32, the
+    exact distances measured per query).
     """
-    cdef int nq = Q.shape[0], nr = R.shape[0], d = Q.shape[1]
+    cdef int nq = Q.shape[0], nr = R.shape[0], d = Q.shape[1], m = Qa.shape[1]
     if R.shape[1] != d:
         raise ValueError(f"queries have {d} features but the reference set has {R.shape[1]}")
     if K < 1 or K > nr:
         raise ValueError(f"K must be between 1 and the number of reference points ({nr}), got {K}")
     if exclude is not None and exclude.shape[0] != nq:
         raise ValueError("exclude must have one entry per query")
-    Qa, Ra = np.asarray(Q), np.asarray(R)
-    mu = Ra.mean(axis=0, dtype=np.float64)
-    Qc = Qa - mu
-    Rc = Ra - mu
-    cdef double[::1] qn = np.einsum("ij,ij->i", Qc, Qc)
-    cdef double[::1] rn = np.einsum("ij,ij->i", Rc, Rc)
-    cdef float[:, ::1] Q32 = np.ascontiguousarray(Qc, dtype=np.float32)
-    cdef float[:, ::1] R32 = np.ascontiguousarray(Rc, dtype=np.float32)
-    del Qc, Rc
-    # the error bound of an approximate squared distance, per query (at the largest ||r||):
-    # twice the product's gamma_(d+3) ||q|| ||r|| (gamma_k = k u / (1 - k u)), with a margin for
-    # the float64 sums around it
-    cdef double ku = (d + 3) * 2.0 ** -24
-    if ku >= 0.5:
-        raise ValueError(f"too many features for the float32 search ({d})")
-    cdef double rmax = float(np.sqrt(np.max(rn))) if nr else 0.0
-    cdef double[::1] err = (2.0 * ku / (1.0 - ku) * 1.001 * np.sqrt(qn) * rmax
-                            + 1e-13 * (np.asarray(qn) + rmax * rmax))
+    if (Qa.shape[0] != nq or Ra.shape[0] != nr or Ra.shape[1] != m or qn.shape[0] != nq
+            or rn.shape[0] != nr or e1.shape[0] != nq or eps.shape[0] != nq):
+        raise ValueError("the bounds' arrays do not match the queries and references")
     cdef double[:, ::1] out_d = np.full((nq, K), np.inf)
     cdef cnp.int64_t[:, ::1] out_i = np.full((nq, K), -1, dtype=np.int64)
+    cdef int[::1] out_n = np.zeros(nq, dtype=np.int32)
+    if nq == 0:
+        return np.asarray(out_d), np.asarray(out_i), np.asarray(out_n)
     n_threads = max(1, n_threads)
     block = max(1, min(block, nq))
     cdef int n_blocks = (nq + block - 1) // block
-    cdef float[:, ::1] buf = np.empty((n_threads * block, max(nr, 1)), dtype=np.float32)
-    cdef int[:, ::1] ibuf = np.empty((n_threads, K), dtype=np.int32)
-    cdef double[:, ::1] dbuf = np.empty((n_threads, K))
-    cdef int[:, ::1] cand = np.empty((n_threads, max(nr, 1)), dtype=np.int32)
-    cdef double[:, ::1] cval = np.empty((n_threads, max(nr, 1)))
-    cdef int b, tid, q0, nb, r, j, k, ex, nc, c, i, l
+    n_threads = min(n_threads, n_blocks)
+    cdef float[:, ::1] G = np.zeros((n_threads * block, nr), dtype=np.float32)
+    cdef double[:, ::1] A = np.empty((n_threads, nr))
+    cdef double[:, ::1] HK = np.empty((n_threads, nr))
+    cdef int[:, ::1] HI = np.empty((n_threads, nr), dtype=np.int32)
+    cdef double[:, ::1] QD = np.empty((n_threads, d))
+    cdef double[:, ::1] SK = np.empty((n_threads, K))
+    cdef int[:, ::1] SI = np.empty((n_threads, K), dtype=np.int32)
+    cdef double[:, ::1] TD = np.empty((n_threads, K))
+    cdef int[:, ::1] TI = np.empty((n_threads, K), dtype=np.int32)
+    cdef int b, tid, q0, nb, r, i, j, k, l, ex, nh, nmeas
     cdef float fone = 1.0, fzero = 0.0
-    cdef double a, kth, lim, dist, t
-    cdef const float* row
+    cdef double dist, U, lim, key
+    cdef long rowbytes = d * sizeof(floating)
+    cdef double* a
+    cdef double* hk
+    cdef int* hi
+    cdef double* qd
     cdef bint has_ex = exclude is not None
     with nogil:
         for b in prange(n_blocks, num_threads=n_threads, schedule="dynamic"):
             tid = threadid()
             q0 = b * block
             nb = block if q0 + block <= nq else nq - q0
-            # buf[tid*block : +nb, :nr] = Q32[q0:q0+nb] . R32'   (column-major: R32'^T . Q32')
-            sgemm("T", "N", &nr, &nb, &d, &fone, &R32[0, 0], &d, &Q32[q0, 0], &d,
-                  &fzero, &buf[tid * block, 0], &nr)
+            # G[tid*block : +nb, :nr] = Qa[q0:q0+nb] . Ra'   (column-major: Ra'^T . Qa')
+            if m > 0:
+                sgemm("T", "N", &nr, &nb, &m, &fone, &Ra[0, 0], &m, &Qa[q0, 0], &m,
+                      &fzero, &G[tid * block, 0], &nr)
+            a = &A[tid, 0]
+            hk = &HK[tid, 0]
+            hi = &HI[tid, 0]
+            qd = &QD[tid, 0]
             for r in range(nb):
                 i = q0 + r
-                ex = exclude[i] if has_ex else -1
-                # one pass: the K smallest approximate distances so far, and every reference
-                # within the bound of the current K-th (a superset of the final candidates)
-                for k in range(K):
-                    dbuf[tid, k] = INFINITY
-                    ibuf[tid, k] = -1
-                row = &buf[tid * block + r, 0]
-                nc = 0
-                for j in range(nr):
-                    if j == ex:
-                        continue
-                    a = qn[i] + rn[j] - 2.0 * row[j]
-                    if a <= dbuf[tid, K - 1] + 2.0 * err[i]:
-                        cand[tid, nc] = j
-                        cval[tid, nc] = a
-                        nc = nc + 1
-                        _insert(&dbuf[tid, 0], &ibuf[tid, 0], K, a, j)
-                # the candidates within twice the bound of the final K-th (its own error and
-                # theirs), measured exactly
-                kth = dbuf[tid, K - 1]
-                lim = kth + 2.0 * err[i]
-                for k in range(K):
-                    dbuf[tid, k] = INFINITY
-                    ibuf[tid, k] = -1
-                for c in range(nc):
-                    if cval[tid, c] > lim:
-                        continue
-                    j = cand[tid, c]
-                    dist = 0.0
+                ex = <int> exclude[i] if has_ex else -1
+                if floating is float:
                     for l in range(d):
-                        t = <double> Q[i, l] - <double> R[j, l]
-                        dist = dist + t * t
-                    _insert(&dbuf[tid, 0], &ibuf[tid, 0], K, dist, j)
+                        qd[l] = <double> Q[i, l]
+                knb_bounds(a, &rn[0], &G[tid * block + r, 0], qn[i], 2.0, nr)
+                if 0 <= ex < nr:
+                    a[ex] = NAN
+                # the K smallest values of a (NaN marks a reference out of the running)
                 for k in range(K):
-                    out_d[i, k] = dbuf[tid, k]
-                    out_i[i, k] = ibuf[tid, k]
-    return np.asarray(out_d), np.asarray(out_i)
+                    SK[tid, k] = INFINITY
+                    SI[tid, k] = -1
+                    TD[tid, k] = INFINITY
+                    TI[tid, k] = -1
+                for j in range(nr):
+                    if a[j] < SK[tid, K - 1] or (SI[tid, K - 1] < 0 and a[j] == a[j]):
+                        _insert(&SK[tid, 0], &SI[tid, 0], K, a[j], j)
+                nmeas = 0
+                for k in range(K):
+                    j = SI[tid, k]
+                    if j < 0:
+                        continue
+                    if k + 1 < K and SI[tid, k + 1] >= 0:
+                        knb_prefetch(&R[SI[tid, k + 1], 0], rowbytes)
+                    if floating is float:
+                        dist = knb_sqdist_df(qd, &R[j, 0], d)
+                    else:
+                        dist = knb_sqdist_dd(&Q[i, 0], &R[j, 0], d)
+                    nmeas = nmeas + 1
+                    _insert(&TD[tid, 0], &TI[tid, 0], K, dist, j)
+                    a[j] = NAN
+                # every reference the bound does not put beyond the K-th distance so far
+                U = TD[tid, K - 1] if TI[tid, K - 1] >= 0 else INFINITY
+                lim = _prune_above(U, s2, eps[i], e1[i])
+                nh = 0
+                for j in range(nr):
+                    if a[j] <= lim:
+                        hk[nh] = a[j]
+                        hi[nh] = j
+                        nh = nh + 1
+                for k in range(nh // 2 - 1, -1, -1):
+                    _sift_down(hk, hi, nh, k)
+                # measured in increasing a until the next a passes the test
+                while nh > 0:
+                    key = hk[0]
+                    j = hi[0]
+                    if key > lim:
+                        break
+                    nh = nh - 1
+                    hk[0] = hk[nh]
+                    hi[0] = hi[nh]
+                    _sift_down(hk, hi, nh, 0)
+                    if nh > 0 and hk[0] <= lim:
+                        knb_prefetch(&R[hi[0], 0], rowbytes)
+                    if floating is float:
+                        dist = knb_sqdist_df(qd, &R[j, 0], d)
+                    else:
+                        dist = knb_sqdist_dd(&Q[i, 0], &R[j, 0], d)
+                    nmeas = nmeas + 1
+                    if _before(dist, j, TD[tid, K - 1], TI[tid, K - 1]):
+                        _insert(&TD[tid, 0], &TI[tid, 0], K, dist, j)
+                        if TI[tid, K - 1] >= 0:
+                            lim = _prune_above(TD[tid, K - 1], s2, eps[i], e1[i])
+                for k in range(K):
+                    out_d[i, k] = TD[tid, k]
+                    out_i[i, k] = TI[tid, k]
+                out_n[i] = nmeas
+    return np.asarray(out_d), np.asarray(out_i), np.asarray(out_n)
 
 
 def gaussian_logsumexp(const double[:, ::1] Q, const double[:, ::1] R, double h,

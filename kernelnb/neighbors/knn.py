@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._fit import fit_context
 from .._validation import N_JOBS, POSITIVE_INT, check_input, check_param
-from ._base import check_n_neighbors, kneighbors
+from ._base import SearchIndex, check_n_neighbors, kneighbors
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
 
@@ -45,16 +45,18 @@ class _KNNBase(BaseEstimator):
         if X is None:
             K = check_n_neighbors(K, self._X.shape[0] - 1, "the training set minus one point")
             d2, idx = kneighbors(self._X, self._X, K, self.n_jobs,
-                                 exclude=np.arange(self._X.shape[0]))
+                                 exclude=np.arange(self._X.shape[0]), index=self._index)
         else:
             X = check_input(self, X, reset=False, dtype=[np.float64, np.float32])
             K = check_n_neighbors(K, self._X.shape[0])
-            d2, idx = kneighbors(X, self._X, K, self.n_jobs)
+            d2, idx = kneighbors(X, self._X, K, self.n_jobs, index=self._index)
         return np.sqrt(d2), idx
 
     def _fit(self, X, y):
         check_n_neighbors(self.n_neighbors, X.shape[0])
         self._X = np.ascontiguousarray(X)     # float32 stays float32: searches run in its precision
+        # the search's prepared rows (built by the first search, kept for the next ones)
+        self._index = SearchIndex(self._X)
         self.n_samples_fit_ = X.shape[0]
         return self
 

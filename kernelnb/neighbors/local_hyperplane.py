@@ -18,7 +18,7 @@ from .._threads import blas_single_thread
 from .._fit import fit_context
 from .._validation import NONNEGATIVE, N_JOBS, POSITIVE_INT, HasMethods, check_input
 from . import _neighbors
-from ._base import check_n_neighbors, kneighbors, n_threads
+from ._base import SearchIndex, check_n_neighbors, kneighbors, n_threads
 
 __all__ = ["HKNNClassifier", "CKNNClassifier"]
 
@@ -69,7 +69,7 @@ class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
             Rc = np.ascontiguousarray(Xr[yr == c])
             check_n_neighbors(self.n_neighbors, Rc.shape[0], f"the reference set of class {c!r}")
             self._refs.append(Rc.astype(np.float64))
-            self._search_refs.append(Rc)
+            self._search_refs.append(SearchIndex(Rc))
         return self
 
     def hull_distances(self, X):
@@ -87,11 +87,12 @@ class _LocalHullClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = np.ascontiguousarray(check_input(self, X, reset=False, dtype=[np.float64, np.float32]))
-        Xs = X.astype(self._search_refs[0].dtype, copy=False)
+        Xs = X.astype(self._search_refs[0].dtype, copy=False)   # the references' precision
         X64 = np.ascontiguousarray(X, dtype=np.float64)
         out = np.empty((X.shape[0], len(self._refs)))
         for c, Rc in enumerate(self._refs):
-            _, idx = kneighbors(Xs, self._search_refs[c], self.n_neighbors, self.n_jobs)
+            _, idx = kneighbors(Xs, None, self.n_neighbors, self.n_jobs,
+                                index=self._search_refs[c])
             with blas_single_thread():
                 out[:, c] = self._distances(X64, Rc, idx)
         return out
