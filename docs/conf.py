@@ -39,6 +39,7 @@ extensions = [
     "myst_nb",
     "sphinx_book_theme",
     "kernelnb_book",
+    "kernelnb_course_book",  # exercise and quiz pages from kernelnb.course (docs/_ext)
 ]
 
 # Unlabelled code blocks (the layer diagrams of architecture.md) are plain text; notebook cells

@@ -32,6 +32,15 @@ __all__ = ["MODES", "data_cell", "notebook", "write", "main", "notebook_name"]
 MODES = ("student", "solution", "nbgrader")
 _STARTER_NOTE = N_("# your code here: set answer")
 _EXERCISE, _EXERCISES = N_("Exercise"), N_("Exercises")
+#: The words of the book's exercise pages (docs/_ext/kernelnb_course_book.py).
+PAGE_WORDS = {"title": N_("Exercises and quizzes of chapter {chapter}"),
+              "intro": N_("Run these exercises in a notebook (`python -m kernelnb.course.build "
+                          "student`, or the chapter's notebook of exercises): your data are drawn "
+                          "for you and the checks answer there. The quizzes are checked in this "
+                          "page."),
+              "data": N_("Your data"), "start": N_("Start from"), "hint": N_("Hint {n}"),
+              "solution": N_("Solution"), "quizzes": N_("Quizzes"),
+              "chapter": N_("The chapter: {title}"), "index": N_("Exercises and quizzes")}
 
 
 def _nbformat():

@@ -11,9 +11,19 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from ._i18n import gettext
+from ._i18n import N_, gettext
 
-__all__ = ["Choice", "Question", "quizzes", "quiz_json"]
+__all__ = ["Choice", "Question", "WORDS", "quizzes", "quiz_json", "words"]
+
+#: The quiz's interface words (the book's script shows them in the page's language).
+WORDS = {"check": N_("Check"), "right": N_("Right."), "wrong": N_("Not right."),
+         "choose": N_("Choose an answer first."), "number": N_("Type a number first."),
+         "answer": N_("Your answer"), "quiz": N_("Quiz")}
+
+
+def words(lang):
+    """:data:`WORDS` in ``lang``."""
+    return {k: gettext(v, lang) for k, v in WORDS.items()}
 
 
 @dataclasses.dataclass(frozen=True)
