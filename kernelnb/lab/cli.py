@@ -384,12 +384,9 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
         # no TCP port that another user of the machine could reach, and none of the kernels'
         # "Kernel is running over TCP without encryption" warnings, one per page opened.
         argv.append("--KernelManager.transport=ipc")
-    # The dashboards' figures are anywidgets; plotly's JupyterLab extension (a MIME renderer with
-    # its own 4.8 MB copy of plotly.js), the JupyterLab preview button and the Pygments styles of
-    # code cells (a page shows no code: strip_sources) are not used by a page, whose browser would
-    # fetch and run each. (A list option given once per item: traitlets deprecates the one-string
-    # form.)
-    argv += [f"--VoilaConfiguration.extension_denylist={name}" for name in EXTENSION_DENYLIST]
+    # A page loads the widget extensions only (EXTENSION_ALLOWLIST). (A list option given once
+    # per item: traitlets deprecates the one-string form.)
+    argv += [f"--VoilaConfiguration.extension_allowlist={name}" for name in EXTENSION_ALLOWLIST]
     # Kernels: the budget and the culling (kernelnb.lab._kernelpool); Jupyter's idle culler also
     # takes kernels whose tab is still open, after cull_idle seconds without a message.
     argv += [
@@ -416,10 +413,15 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     return argv + list(extra)
 
 
-#: The JupyterLab extensions no dashboard page loads (``kernelnb serve`` and the JupyterHub
-#: service's configuration, :mod:`kernelnb.lab.hub`).
-EXTENSION_DENYLIST = ("jupyterlab-plotly", "@voila-dashboards/jupyterlab-preview",
-                      "jupyterlab_pygments")
+#: The JupyterLab extensions a dashboard page loads (``kernelnb serve``, the JupyterHub service's
+#: configuration, :mod:`kernelnb.lab.hub`, and Binder's): the widgets' (Voila's widget manager for
+#: ipywidgets 8 or 7, ipywidgets' controls) and anywidget's (the figures). Voila otherwise loads
+#: every JupyterLab extension of the environment into its page: those written for JupyterLab's
+#: own pages (notebook's, nbgrader's, ...) fail there with console errors (Voila issues #1499,
+#: #1514), and the others (plotly's MIME renderer with its own copy of plotly.js, the preview
+#: button, the Pygments styles of code a page does not show) are fetched and run for nothing.
+EXTENSION_ALLOWLIST = ("@voila-dashboards/widgets-manager8", "@voila-dashboards/widgets-manager7",
+                       "@jupyter-widgets/jupyterlab-manager", "anywidget")
 
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 

@@ -30,7 +30,7 @@ import os
 from pathlib import Path
 
 from ._kernelpool import KERNEL_MB
-from .cli import EXTENSION_DENYLIST
+from .cli import EXTENSION_ALLOWLIST
 
 __all__ = ["GALLERY_PATH", "SERVER_MB", "link_dashboards", "singleuser_args", "singleuser_config",
            "student_resources"]
@@ -115,7 +115,7 @@ def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0
         "VoilaConfiguration": {
             "strip_sources": True,
             "show_tracebacks": False,
-            "extension_denylist": list(EXTENSION_DENYLIST),
+            "extension_allowlist": list(EXTENSION_ALLOWLIST),
             # no template or theme named by the page's URL (Voila 0.5.8 does not check the name)
             "allow_template_override": "NO",
             "allow_theme_override": "NO",

@@ -64,6 +64,7 @@ __all__ = ["KernelnbVoila", "FULL_PAGE", "full_page", "request_language", "watch
 #: are messages, written in the visitor's language by :func:`full_page`.
 FULL_PAGE = """<!DOCTYPE html>
 <html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
+<link rel="icon" href="data:,">
 <meta http-equiv="refresh" content="60">
 <style>body{{font-family:sans-serif;max-width:40em;margin:4em auto;color:#222}}
 h1{{font-size:1.6em}} p{{line-height:1.5}}</style></head>

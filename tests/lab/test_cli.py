@@ -218,10 +218,11 @@ def test_serve_kernel_options_reach_voila(tiny_dashboards):
     assert "--BudgetKernelManager.cull_unconnected=30.0" in argv
     assert "--MappingKernelManager.cull_idle_timeout=600" in argv
     assert not any("preheat" in a for a in argv)            # no pool unless asked
-    deny = [a.split("=", 1)[1] for a in argv
-            if a.startswith("--VoilaConfiguration.extension_denylist=")]
-    assert deny == ["jupyterlab-plotly", "@voila-dashboards/jupyterlab-preview",
-                    "jupyterlab_pygments"]
+    allow = [a.split("=", 1)[1] for a in argv
+             if a.startswith("--VoilaConfiguration.extension_allowlist=")]
+    assert allow == ["@voila-dashboards/widgets-manager8", "@voila-dashboards/widgets-manager7",
+                     "@jupyter-widgets/jupyterlab-manager", "anywidget"]
+    assert not any("extension_denylist" in a for a in argv)
 
 
 def test_serve_gives_each_kernel_a_memory_limit(tiny_dashboards):
