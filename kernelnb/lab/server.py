@@ -670,7 +670,7 @@ class KernelnbVoila(Voila):
             # a pool that nobody keeps (see BudgetKernelManager.__new__).
             raise RuntimeError(
                 "kernelnb: this Voila's preheated-kernel manager is not one kernelnb can keep "
-                "within the kernel budget (kernelnb was written against Voila 0.5.8 to 0.5.13); "
+                "within the kernel budget (kernelnb was written against Voila 0.5.9 to 0.5.13); "
                 "serve without --preheat / VoilaConfiguration.preheat_kernel")
         return settings
 
@@ -695,7 +695,7 @@ class KernelnbVoila(Voila):
             (url_path_join(base, KERNEL_FATE_ROUTE), KernelFateHandler),
             (url_path_join(base, re.escape(self._plotly_route)), PlotlyBundleHandler),
         ]
-        # Voila 0.5.8 to 0.5.13 offer no public hook for its handler classes: its own are replaced
+        # Voila 0.5.9 to 0.5.13 offer no public hook for its handler classes: its own are replaced
         # by kernelnb's subclasses in the list init_handlers returns. A Voila whose list no longer
         # holds one of them fails here rather than serve without the websocket checks or the
         # budget page.
@@ -708,7 +708,7 @@ class KernelnbVoila(Voila):
         missing = sorted(c.__name__ for c in expected - {h[1] for h in handlers})
         if missing:
             raise RuntimeError(f"kernelnb: Voila serves no {', '.join(missing)} any more "
-                               "(kernelnb was written against Voila 0.5.8 to 0.5.13)")
+                               "(kernelnb was written against Voila 0.5.9 to 0.5.13)")
         handlers = [(h[0], replace.get(h[1], h[1]), *h[2:]) for h in handlers]
         handlers = [(h[0], LabExtensionFileHandler, *h[2:])
                     if h[1] is FileFindHandler and _LABEXTENSIONS_ROUTE.search(h[0]) else h
@@ -840,7 +840,6 @@ async def _start_jupyter_server_extension(serverapp):
                                                      TornadoVoilaTreeHandler: OfflineTreeHandler})
     if n:
         serverapp.log.info("kernelnb: Voila's render handler answers 503 past the kernel budget")
-    _apply_server_voila_config(serverapp.web_app, serverapp.config)
     _use_kernelnb_page_template(serverapp.web_app)
     _cache_hashed_labextensions(serverapp.web_app)
     # Voila's page loads MathJax from a CDN unless the server names another URL; dashboards write
@@ -872,26 +871,6 @@ def _use_kernelnb_page_template(web_app) -> int:
             paths.insert(0, ours)
             n += 1
     return n
-
-
-def _apply_server_voila_config(web_app, config) -> int:
-    """Apply the server's ``VoilaConfiguration`` section to the Voila server extension's.
-
-    Voila 0.5.8's server extension builds its ``VoilaConfiguration`` from ``voila.json`` /
-    ``voila.py`` only, not from the Jupyter server's configuration (files or command line), so
-    the settings of :func:`kernelnb.lab.hub.singleuser_config` (code hidden, no tracebacks, ...)
-    would not hold in a single-user server. The instance is the one its handlers were given;
-    returns how many instances were updated.
-    """
-    from traitlets.config import Config
-
-    section = config.get("VoilaConfiguration") if "VoilaConfiguration" in config else None
-    if not section:
-        return 0
-    found = _voila_configurations(web_app)
-    for vc in found:
-        vc.update_config(Config({"VoilaConfiguration": section}))
-    return len(found)
 
 
 def _voila_configurations(web_app) -> list:

@@ -77,6 +77,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
 from .._callbacks import progress_caller
+from .._docstrings import fill_doc
 from .._fit import fit_context
 from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
                            check_input, check_param)
@@ -348,6 +349,64 @@ _TRACKING = {
 }
 
 
+# The parameters, fit arguments and fitted attributes every model of this module shares, written
+# once and substituted into each class's docstring (kernelnb._docstrings.fill_doc).
+_DOC = dict(
+    training_parameters="""
+max_iter : int, default=100
+    Most epochs (passes over the training set).
+validation_fraction : float in (0, 1) or None, default=None
+    Part of the training set held out (stratified) to stop early and keep the weights of
+    the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
+    None: no held-out part.
+n_iter_no_change : int, default=10
+    Epochs without a better validation accuracy before stopping (with a validation set).
+random_state : int, RandomState instance or None, default=None
+    Seeds the split, the initialisation and the order of every epoch.
+verbose : bool, default=False
+    Print the loss (and validation score) after every epoch.
+callback : callable or None, default=None
+    ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
+    ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
+    returning ``False`` stops training.
+record_every : int or None, default=None
+    Also record the margin after every ``record_every``-th update (two classes only).
+max_updates : int or None, default=None
+    Stop each binary model after this many updates (``t`` of Theorem 8.3).
+track_margin : bool, default=True
+    Record ``margin_history_`` (one pass over the training set per record).""",
+    fit_parameters="""
+X : array-like of shape (n_samples, n_features)
+    Training inputs.
+y : array-like of shape (n_samples,)
+    Class labels (more than two classes are learned one-vs-rest).
+X_val : array-like of shape (n_val, n_features), optional
+    Validation inputs: training stops early on their accuracy, and the weights of the
+    best epoch are kept.
+y_val : array-like of shape (n_val,), optional
+    Their labels.""",
+    training_attributes="""
+classes_ : ndarray of shape (n_classes,)
+    The class labels.
+mean_, scale_ : ndarray of shape (n_features,)
+    Input standardisation (of the training part only).
+n_updates_ : list of int
+    Updates made in each epoch (all binary models together).
+n_updates_total_ : int or ndarray of shape (n_classes,)
+    Updates made in all, per binary model for more than two classes.
+validation_scores_ : list of float or None
+    Validation accuracy per epoch (None without a validation set).
+best_epoch_ : int or None
+    With a validation set, the epoch whose weights are kept.
+best_validation_score_ : float or None
+    Its validation accuracy.
+n_iter_ : int
+    Epochs run (the binary models of more classes share the epochs).
+fit_time_ : float
+    Seconds the fit took.""",
+)
+
+
 class _BaseMargin(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {**SGD_CONSTRAINTS, "beta": NONNEGATIVE, **_TRACKING}
     #: stop after an epoch without update (False for the models with a weight decay)
@@ -504,6 +563,7 @@ class _LinearMargin(_BaseMargin):
         return Xs @ self.weights_.T + self._b[:, 0]
 
 
+@fill_doc(**_DOC)
 class MarginPerceptron(_LinearMargin):
     """The margin Perceptron (Collobert's thesis, Algorithm 8.1; Duda & Hart, 1973).
 
@@ -518,35 +578,10 @@ class MarginPerceptron(_LinearMargin):
         step ``lam``).
     learning_rate : float, default=0.01
         Step ``lam`` of every update.
-    max_iter : int, default=100
-        Most epochs (passes over the training set).
-    validation_fraction : float in (0, 1) or None, default=None
-        Part of the training set held out (stratified) to stop early and keep the weights of
-        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
-        None: no held-out part.
-    n_iter_no_change : int, default=10
-        Epochs without a better validation accuracy before stopping (with a validation set).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the split, the initialisation and the order of every epoch.
-    verbose : bool, default=False
-        Print the loss (and validation score) after every epoch.
-    callback : callable or None, default=None
-        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
-        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
-        returning ``False`` stops training.
-    record_every : int or None, default=None
-        Also record the margin after every ``record_every``-th update (two classes only).
-    max_updates : int or None, default=None
-        Stop each binary model after this many updates (``t`` of Theorem 8.3).
-    track_margin : bool, default=True
-        Record ``margin_history_`` (one pass over the training set per record).
+    %(training_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-    mean_, scale_ : ndarray of shape (n_features,)
-        Input standardisation (of the training part only).
     radius_ : float
         ``R = max ||x_l||`` of the standardised training inputs.
     weights_ : ndarray of shape (n_models, n_features)
@@ -559,23 +594,10 @@ class MarginPerceptron(_LinearMargin):
         Their offsets on the raw inputs.
     loss_curve_ : list of float
         Mean beta-hinge per epoch (each example's before its update).
-    n_updates_ : list of int
-        Updates made in each epoch (all binary models together).
-    n_updates_total_ : int or ndarray of shape (n_classes,)
-        Updates made in all, per binary model for more than two classes.
     margin_history_ : dict of ndarray
         The margin records (see :mod:`kernelnb.largescale.margin`): ``rho = 2 beta / ||w||`` on the
         standardised inputs.
-    validation_scores_ : list of float or None
-        Validation accuracy per epoch (None without a validation set).
-    best_epoch_ : int or None
-        With a validation set, the epoch whose weights are kept.
-    best_validation_score_ : float or None
-        Its validation accuracy.
-    n_iter_ : int
-        Epochs run (the binary models of more classes share the epochs).
-    fit_time_ : float
-        Seconds the fit took.
+    %(training_attributes)s
 
     References
     ----------
@@ -618,15 +640,7 @@ class MarginPerceptron(_LinearMargin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs.
-        y : array-like of shape (n_samples,)
-            Class labels (more than two classes are learned one-vs-rest).
-        X_val : array-like of shape (n_val, n_features), optional
-            Validation inputs: training stops early on their accuracy, and the weights of the
-            best epoch are kept.
-        y_val : array-like of shape (n_val,), optional
-            Their labels.
+        %(fit_parameters)s
 
         Returns
         -------
@@ -638,6 +652,7 @@ class MarginPerceptron(_LinearMargin):
         return self
 
 
+@fill_doc(**_DOC)
 class OriginalPerceptron(_LinearMargin):
     """The original Perceptron (Collobert's thesis, Algorithm 3.1; Rosenblatt, 1958).
 
@@ -649,35 +664,10 @@ class OriginalPerceptron(_LinearMargin):
 
     Parameters
     ----------
-    max_iter : int, default=100
-        Most epochs (passes over the training set).
-    validation_fraction : float in (0, 1) or None, default=None
-        Part of the training set held out (stratified) to stop early and keep the weights of
-        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
-        None: no held-out part.
-    n_iter_no_change : int, default=10
-        Epochs without a better validation accuracy before stopping (with a validation set).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the split, the initialisation and the order of every epoch.
-    verbose : bool, default=False
-        Print the loss (and validation score) after every epoch.
-    callback : callable or None, default=None
-        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
-        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
-        returning ``False`` stops training.
-    record_every : int or None, default=None
-        Also record the margin after every ``record_every``-th update (two classes only).
-    max_updates : int or None, default=None
-        Stop each binary model after this many updates (``t`` of Theorem 8.3).
-    track_margin : bool, default=True
-        Record ``margin_history_`` (one pass over the training set per record).
+    %(training_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-    mean_, scale_ : ndarray of shape (n_features,)
-        Input standardisation (of the training part only).
     radius_ : float
         ``R = max ||x_l||`` of the standardised training inputs.
     weights_ : ndarray of shape (n_models, n_features)
@@ -690,24 +680,11 @@ class OriginalPerceptron(_LinearMargin):
         Their offsets on the raw inputs.
     loss_curve_ : list of float
         Mean perceptron criterion ``|-y f(x)|_+`` per epoch.
-    n_updates_ : list of int
-        Updates made in each epoch (all binary models together).
-    n_updates_total_ : int or ndarray of shape (n_classes,)
-        Updates made in all, per binary model for more than two classes.
     margin_history_ : dict of ndarray
         The margin records (see :mod:`kernelnb.largescale.margin`): ``rho = 2 / ||w||`` (the band
         ``|f| <= 1`` of the unit steps), ``geometric_margin`` the distance of the closest example
         to the hyperplane.
-    validation_scores_ : list of float or None
-        Validation accuracy per epoch (None without a validation set).
-    best_epoch_ : int or None
-        With a validation set, the epoch whose weights are kept.
-    best_validation_score_ : float or None
-        Its validation accuracy.
-    n_iter_ : int
-        Epochs run (the binary models of more classes share the epochs).
-    fit_time_ : float
-        Seconds the fit took.
+    %(training_attributes)s
 
     References
     ----------
@@ -751,15 +728,7 @@ class OriginalPerceptron(_LinearMargin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs.
-        y : array-like of shape (n_samples,)
-            Class labels (more than two classes are learned one-vs-rest).
-        X_val : array-like of shape (n_val, n_features), optional
-            Validation inputs: training stops early on their accuracy, and the weights of the
-            best epoch are kept.
-        y_val : array-like of shape (n_val,), optional
-            Their labels.
+        %(fit_parameters)s
 
         Returns
         -------
@@ -770,6 +739,7 @@ class OriginalPerceptron(_LinearMargin):
         return self
 
 
+@fill_doc(**_DOC)
 class SGDHingeClassifier(_LinearMargin):
     """Linear SVM trained by stochastic gradient with weight decay (Collobert's thesis, eq. 8.16).
 
@@ -791,35 +761,10 @@ class SGDHingeClassifier(_LinearMargin):
         The step ``lam``.
     weight_decay : float, default=1e-4
         The factor ``mu`` (``lam mu`` must be below 1).
-    max_iter : int, default=100
-        Most epochs (passes over the training set).
-    validation_fraction : float in (0, 1) or None, default=None
-        Part of the training set held out (stratified) to stop early and keep the weights of
-        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
-        None: no held-out part.
-    n_iter_no_change : int, default=10
-        Epochs without a better validation accuracy before stopping (with a validation set).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the split, the initialisation and the order of every epoch.
-    verbose : bool, default=False
-        Print the loss (and validation score) after every epoch.
-    callback : callable or None, default=None
-        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
-        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
-        returning ``False`` stops training.
-    record_every : int or None, default=None
-        Also record the margin after every ``record_every``-th update (two classes only).
-    max_updates : int or None, default=None
-        Stop each binary model after this many updates (``t`` of Theorem 8.3).
-    track_margin : bool, default=True
-        Record ``margin_history_`` (one pass over the training set per record).
+    %(training_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-    mean_, scale_ : ndarray of shape (n_features,)
-        Input standardisation (of the training part only).
     radius_ : float
         ``R = max ||x_l||`` of the standardised training inputs.
     weights_ : ndarray of shape (n_models, n_features)
@@ -841,22 +786,9 @@ class SGDHingeClassifier(_LinearMargin):
         with ``n_iter_``.
     loss_curve_ : list of float
         Mean hinge per epoch (without the decay term).
-    n_updates_ : list of int
-        Updates made in each epoch (all binary models together).
-    n_updates_total_ : int or ndarray of shape (n_classes,)
-        Updates made in all, per binary model for more than two classes.
     margin_history_ : dict of ndarray
         The margin records (see :mod:`kernelnb.largescale.margin`): ``rho = 2 / ||w||``.
-    validation_scores_ : list of float or None
-        Validation accuracy per epoch (None without a validation set).
-    best_epoch_ : int or None
-        With a validation set, the epoch whose weights are kept.
-    best_validation_score_ : float or None
-        Its validation accuracy.
-    n_iter_ : int
-        Epochs run (the binary models of more classes share the epochs).
-    fit_time_ : float
-        Seconds the fit took.
+    %(training_attributes)s
 
     References
     ----------
@@ -908,15 +840,7 @@ class SGDHingeClassifier(_LinearMargin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs.
-        y : array-like of shape (n_samples,)
-            Class labels (more than two classes are learned one-vs-rest).
-        X_val : array-like of shape (n_val, n_features), optional
-            Validation inputs: training stops early on their accuracy, and the weights of the
-            best epoch are kept.
-        y_val : array-like of shape (n_val,), optional
-            Their labels.
+        %(fit_parameters)s
 
         Returns
         -------
@@ -953,6 +877,7 @@ class SGDHingeClassifier(_LinearMargin):
         return self._objective(X, np.asarray(y))
 
 
+@fill_doc(**_DOC)
 class SimpleMLP(_BaseMargin):
     """The Simple MLP (Collobert's thesis, Algorithm 8.2): HardTanh units without output weights.
 
@@ -972,35 +897,10 @@ class SimpleMLP(_BaseMargin):
         Step ``lam`` of every update.
     init_scale : float, default=1.0
         ``v_n ~ N(0, init_scale^2 / n_features I)``; ``a_n = 0``, ``b = 0``.
-    max_iter : int, default=100
-        Most epochs (passes over the training set).
-    validation_fraction : float in (0, 1) or None, default=None
-        Part of the training set held out (stratified) to stop early and keep the weights of
-        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
-        None: no held-out part.
-    n_iter_no_change : int, default=10
-        Epochs without a better validation accuracy before stopping (with a validation set).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the split, the initialisation and the order of every epoch.
-    verbose : bool, default=False
-        Print the loss (and validation score) after every epoch.
-    callback : callable or None, default=None
-        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
-        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
-        returning ``False`` stops training.
-    record_every : int or None, default=None
-        Also record the margin after every ``record_every``-th update (two classes only).
-    max_updates : int or None, default=None
-        Stop each binary model after this many updates (``t`` of Theorem 8.3).
-    track_margin : bool, default=True
-        Record ``margin_history_`` (one pass over the training set per record).
+    %(training_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-    mean_, scale_ : ndarray of shape (n_features,)
-        Input standardisation (of the training part only).
     radius_ : float
         ``R = max ||x_l||`` of the standardised training inputs.
     hidden_weights_ : ndarray of shape (n_models, n_hidden, n_features)
@@ -1011,24 +911,11 @@ class SimpleMLP(_BaseMargin):
         ``b``.
     loss_curve_ : list of float
         Mean beta-hinge per epoch (each example's before its update).
-    n_updates_ : list of int
-        Updates made in each epoch (all binary models together).
-    n_updates_total_ : int or ndarray of shape (n_classes,)
-        Updates made in all, per binary model for more than two classes.
     margin_history_ : dict of ndarray
         The margin records (see :mod:`kernelnb.largescale.margin`): in the space of the hidden
         units, whose output weights are all 1: ``rho = 2 beta / sqrt(N)`` is fixed,
         ``geometric_margin = min y f / sqrt(N)``.
-    validation_scores_ : list of float or None
-        Validation accuracy per epoch (None without a validation set).
-    best_epoch_ : int or None
-        With a validation set, the epoch whose weights are kept.
-    best_validation_score_ : float or None
-        Its validation accuracy.
-    n_iter_ : int
-        Epochs run (the binary models of more classes share the epochs).
-    fit_time_ : float
-        Seconds the fit took.
+    %(training_attributes)s
 
     References
     ----------
@@ -1074,15 +961,7 @@ class SimpleMLP(_BaseMargin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs.
-        y : array-like of shape (n_samples,)
-            Class labels (more than two classes are learned one-vs-rest).
-        X_val : array-like of shape (n_val, n_features), optional
-            Validation inputs: training stops early on their accuracy, and the weights of the
-            best epoch are kept.
-        y_val : array-like of shape (n_val,), optional
-            Their labels.
+        %(fit_parameters)s
 
         Returns
         -------
@@ -1119,6 +998,7 @@ class SimpleMLP(_BaseMargin):
         return np.column_stack([self._f_one(Xs, k) for k in range(self.hidden_weights_.shape[0])])
 
 
+@fill_doc(**_DOC)
 class NilssonMLP(_BaseMargin):
     """The Nilsson MLP (Collobert's thesis, Algorithm 8.3): a committee of sign units voting.
 
@@ -1141,35 +1021,10 @@ class NilssonMLP(_BaseMargin):
     init_scale : float, default=1.0
         ``v_n ~ N(0, init_scale^2 / n_features I)``, ``a_n = 0`` (random, as the Simple MLP:
         identical units would never differ).
-    max_iter : int, default=100
-        Most epochs (passes over the training set).
-    validation_fraction : float in (0, 1) or None, default=None
-        Part of the training set held out (stratified) to stop early and keep the weights of
-        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
-        None: no held-out part.
-    n_iter_no_change : int, default=10
-        Epochs without a better validation accuracy before stopping (with a validation set).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the split, the initialisation and the order of every epoch.
-    verbose : bool, default=False
-        Print the loss (and validation score) after every epoch.
-    callback : callable or None, default=None
-        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
-        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
-        returning ``False`` stops training.
-    record_every : int or None, default=None
-        Also record the margin after every ``record_every``-th update (two classes only).
-    max_updates : int or None, default=None
-        Stop each binary model after this many updates (``t`` of Theorem 8.3).
-    track_margin : bool, default=True
-        Record ``margin_history_`` (one pass over the training set per record).
+    %(training_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-    mean_, scale_ : ndarray of shape (n_features,)
-        Input standardisation (of the training part only).
     radius_ : float
         ``R = max ||x_l||`` of the standardised training inputs.
     hidden_weights_ : ndarray of shape (n_models, n_hidden, n_features)
@@ -1178,24 +1033,11 @@ class NilssonMLP(_BaseMargin):
         ``a_n``.
     loss_curve_ : list of float
         Mean number of units to flip per epoch.
-    n_updates_ : list of int
-        Updates made in each epoch (all binary models together).
-    n_updates_total_ : int or ndarray of shape (n_classes,)
-        Updates made in all, per binary model for more than two classes.
     margin_history_ : dict of ndarray
         The margin records (see :mod:`kernelnb.largescale.margin`): in the space of the hidden
         units, whose output weights are all 1: ``rho = 2 / sqrt(N)`` fixed, ``geometric_margin =
         min y f / sqrt(N)``.
-    validation_scores_ : list of float or None
-        Validation accuracy per epoch (None without a validation set).
-    best_epoch_ : int or None
-        With a validation set, the epoch whose weights are kept.
-    best_validation_score_ : float or None
-        Its validation accuracy.
-    n_iter_ : int
-        Epochs run (the binary models of more classes share the epochs).
-    fit_time_ : float
-        Seconds the fit took.
+    %(training_attributes)s
 
     References
     ----------
@@ -1248,15 +1090,7 @@ class NilssonMLP(_BaseMargin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs.
-        y : array-like of shape (n_samples,)
-            Class labels (more than two classes are learned one-vs-rest).
-        X_val : array-like of shape (n_val, n_features), optional
-            Validation inputs: training stops early on their accuracy, and the weights of the
-            best epoch are kept.
-        y_val : array-like of shape (n_val,), optional
-            Their labels.
+        %(fit_parameters)s
 
         Returns
         -------
@@ -1287,6 +1121,7 @@ class NilssonMLP(_BaseMargin):
         return np.column_stack([self._f_one(Xs, k) for k in range(self.hidden_weights_.shape[0])])
 
 
+@fill_doc(**_DOC)
 class HingeMLPClassifier(_BaseMargin):
     """The MLP on the hinge loss of Collobert's thesis, eq. (8.10).
 
@@ -1314,35 +1149,10 @@ class HingeMLPClassifier(_BaseMargin):
     weight_decay_hidden : float, default=0.0
         ``nu``, on the hidden weights ``v_n`` (not ``a_n``); times the hidden step it must be
         below 1.
-    max_iter : int, default=100
-        Most epochs (passes over the training set).
-    validation_fraction : float in (0, 1) or None, default=None
-        Part of the training set held out (stratified) to stop early and keep the weights of
-        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
-        None: no held-out part.
-    n_iter_no_change : int, default=10
-        Epochs without a better validation accuracy before stopping (with a validation set).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the split, the initialisation and the order of every epoch.
-    verbose : bool, default=False
-        Print the loss (and validation score) after every epoch.
-    callback : callable or None, default=None
-        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
-        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
-        returning ``False`` stops training.
-    record_every : int or None, default=None
-        Also record the margin after every ``record_every``-th update (two classes only).
-    max_updates : int or None, default=None
-        Stop each binary model after this many updates (``t`` of Theorem 8.3).
-    track_margin : bool, default=True
-        Record ``margin_history_`` (one pass over the training set per record).
+    %(training_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-    mean_, scale_ : ndarray of shape (n_features,)
-        Input standardisation (of the training part only).
     radius_ : float
         ``R = max ||x_l||`` of the standardised training inputs.
     hidden_weights_ : ndarray of shape (n_models, n_hidden, n_features)
@@ -1355,23 +1165,10 @@ class HingeMLPClassifier(_BaseMargin):
         ``b``.
     loss_curve_ : list of float
         Mean hinge per epoch (without the decay terms).
-    n_updates_ : list of int
-        Updates made in each epoch (all binary models together).
-    n_updates_total_ : int or ndarray of shape (n_classes,)
-        Updates made in all, per binary model for more than two classes.
     margin_history_ : dict of ndarray
         The margin records (see :mod:`kernelnb.largescale.margin`): in the space of the hidden
         units, ``rho = 2 / ||w||``.
-    validation_scores_ : list of float or None
-        Validation accuracy per epoch (None without a validation set).
-    best_epoch_ : int or None
-        With a validation set, the epoch whose weights are kept.
-    best_validation_score_ : float or None
-        Its validation accuracy.
-    n_iter_ : int
-        Epochs run (the binary models of more classes share the epochs).
-    fit_time_ : float
-        Seconds the fit took.
+    %(training_attributes)s
 
     References
     ----------
@@ -1438,15 +1235,7 @@ class HingeMLPClassifier(_BaseMargin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs.
-        y : array-like of shape (n_samples,)
-            Class labels (more than two classes are learned one-vs-rest).
-        X_val : array-like of shape (n_val, n_features), optional
-            Validation inputs: training stops early on their accuracy, and the weights of the
-            best epoch are kept.
-        y_val : array-like of shape (n_val,), optional
-            Their labels.
+        %(fit_parameters)s
 
         Returns
         -------
@@ -1486,6 +1275,7 @@ class HingeMLPClassifier(_BaseMargin):
         return np.column_stack([self._f_one(Xs, k) for k in range(self.hidden_weights_.shape[0])])
 
 
+@fill_doc(**_DOC)
 class KernelMarginPerceptron(_BaseMargin):
     """The margin Perceptron (Collobert's thesis, Algorithm 8.1) in dual form with a kernel.
 
@@ -1512,35 +1302,10 @@ class KernelMarginPerceptron(_BaseMargin):
         Step ``lam`` of every update.
     cache_size : float, default=200.0
         Memory in MB for kernel rows.
-    max_iter : int, default=100
-        Most epochs (passes over the training set).
-    validation_fraction : float in (0, 1) or None, default=None
-        Part of the training set held out (stratified) to stop early and keep the weights of
-        the epoch with the best validation accuracy; used only when ``fit`` gets no ``X_val``.
-        None: no held-out part.
-    n_iter_no_change : int, default=10
-        Epochs without a better validation accuracy before stopping (with a validation set).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the split, the initialisation and the order of every epoch.
-    verbose : bool, default=False
-        Print the loss (and validation score) after every epoch.
-    callback : callable or None, default=None
-        ``callback(info)`` after every epoch, with a dict (``iteration``, ``loss``,
-        ``validation_score``, ``estimator``: this estimator with the weights of that epoch);
-        returning ``False`` stops training.
-    record_every : int or None, default=None
-        Also record the margin after every ``record_every``-th update (two classes only).
-    max_updates : int or None, default=None
-        Stop each binary model after this many updates (``t`` of Theorem 8.3).
-    track_margin : bool, default=True
-        Record ``margin_history_`` (one pass over the training set per record).
+    %(training_parameters)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
-    mean_, scale_ : ndarray of shape (n_features,)
-        Input standardisation (of the training part only).
     radius_ : float
         ``R = max sqrt(k(x_l, x_l))`` over the training inputs.
     kernel_ : callable
@@ -1555,23 +1320,10 @@ class KernelMarginPerceptron(_BaseMargin):
         ``b``.
     loss_curve_ : list of float
         Mean beta-hinge per epoch (each example's before its update).
-    n_updates_ : list of int
-        Updates made in each epoch (all binary models together).
-    n_updates_total_ : int or ndarray of shape (n_classes,)
-        Updates made in all, per binary model for more than two classes.
     margin_history_ : dict of ndarray
         The margin records (see :mod:`kernelnb.largescale.margin`): ``rho = 2 beta / ||w||`` in the
         feature space.
-    validation_scores_ : list of float or None
-        Validation accuracy per epoch (None without a validation set).
-    best_epoch_ : int or None
-        With a validation set, the epoch whose weights are kept.
-    best_validation_score_ : float or None
-        Its validation accuracy.
-    n_iter_ : int
-        Epochs run (the binary models of more classes share the epochs).
-    fit_time_ : float
-        Seconds the fit took.
+    %(training_attributes)s
 
     References
     ----------
@@ -1626,15 +1378,7 @@ class KernelMarginPerceptron(_BaseMargin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs.
-        y : array-like of shape (n_samples,)
-            Class labels (more than two classes are learned one-vs-rest).
-        X_val : array-like of shape (n_val, n_features), optional
-            Validation inputs: training stops early on their accuracy, and the weights of the
-            best epoch are kept.
-        y_val : array-like of shape (n_val,), optional
-            Their labels.
+        %(fit_parameters)s
 
         Returns
         -------
