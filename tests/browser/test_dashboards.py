@@ -32,6 +32,7 @@ import pytest
 from kernelnb.lab.app.gallery import DASHBOARDS, static_dir
 
 from .._hosts import references_to_other_hosts
+from .conftest import upstream_warning
 
 CHROMIUM = os.environ.get("KERNELNB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
@@ -46,12 +47,10 @@ LOAD_TIMEOUT_MS = 150_000    # a cold dashboard takes ~12 s on 2 cores; several 
 CHANGE_TIMEOUT_MS = 90_000
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-dev-shm-usage"]
-# Console messages that are not from a kernelnb page: the browser's own request for
-# /favicon.ico (the browser asks for it whatever the page says; a 404 is logged with that URL).
-# Everything else a page logs as a warning or an error fails its test (checklist item 16).
-HARMLESS_CONSOLE = re.compile(r"/favicon\.ico", re.IGNORECASE)
-# A front end whose packages do not match (Voila's JupyterLab core and the widget extensions):
-# the pins of pyproject.toml give a set that matches.
+# Every console error a page logs, and every warning but the upstream ones listed in
+# tests/browser/conftest.py (UPSTREAM_CONSOLE_WARNINGS), fails its test (checklist item 16).
+# A front end whose packages do not match beyond those (Voila's JupyterLab core and the widget
+# extensions) says so with these words.
 MISMATCH_CONSOLE = re.compile(r"Unsatisfied version|No satisfying version", re.IGNORECASE)
 #: The two window sizes every page is checked at (checklist items 4 and 5).
 SIZES = ((1280, 800), (1920, 1080))
@@ -102,6 +101,7 @@ def page(browser, served):
     context = browser.new_context(viewport={"width": 1280, "height": 1500})
     pg = context.new_page()
     pg.console_problems = []
+    pg.console_upstream = []
     pg.console_all = []
     pg.external_requests = []
 
@@ -110,8 +110,10 @@ def page(browser, served):
         if m.type in ("warning", "error"):
             where = (m.location or {}).get("url", "")
             text = f"{m.type}: {m.text}" + (f" ({where})" if where else "")
-            if not HARMLESS_CONSOLE.search(text):
+            if upstream_warning(m.type, m.text) is None:
                 pg.console_problems.append(text[:500])
+            else:
+                pg.console_upstream.append(m.text[:300])
 
     pg.on("console", on_console)
     pg.on("pageerror", lambda e: pg.console_problems.append(f"pageerror: {e}"[:500]))
@@ -134,8 +136,9 @@ def _console_problems(pg, where):
     problems = pg.console_problems
     if not problems:
         return ""
-    hint = ("\n(the front-end packages do not match each other: install kernelnb's pins, "
-            "pip install -e .)" if any(MISMATCH_CONSOLE.search(m) for m in problems) else "")
+    hint = ("\n(the front-end packages do not match each other beyond the upstream warnings "
+            "of tests/browser/conftest.py: Voila's JupyterLab core and the widget extensions)"
+            if any(MISMATCH_CONSOLE.search(m) for m in problems) else "")
     return (f"{where}: the browser console has {len(problems)} warning(s) or error(s):\n"
             + "\n".join(problems) + hint)
 

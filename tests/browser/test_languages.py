@@ -27,8 +27,9 @@ from kernelnb.lab import i18n
 from kernelnb.lab.app.gallery import DASHBOARDS
 
 from ..conftest import kernelnb_serve
+from .conftest import upstream_warning
 from .test_dashboards import (ANYWIDGET_INIT, CHANGE_TIMEOUT_MS, CUT_TEXT_JS,  # noqa: F401
-                              FINGERPRINT_JS, HARMLESS_CONSOLE, LOAD_TIMEOUT_MS, SCROLL_JS, WIDENED_MARGINS_JS,
+                              FINGERPRINT_JS, LOAD_TIMEOUT_MS, SCROLL_JS, WIDENED_MARGINS_JS,
                               _assert_clean, _console_problems, page, screenshots, sync_api)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -107,7 +108,7 @@ def french_page(browser):
     def on_console(m):
         pg.console_all.append(f"{m.type}: {m.text}"[:300])
         where = (m.location or {}).get("url", "")
-        if m.type in ("warning", "error") and not HARMLESS_CONSOLE.search(f"{m.text} {where}"):
+        if m.type in ("warning", "error") and upstream_warning(m.type, m.text) is None:
             pg.console_problems.append(f"{m.type}: {m.text} ({where})"[:500])
 
     pg.on("console", on_console)

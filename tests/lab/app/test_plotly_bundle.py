@@ -349,3 +349,24 @@ def test_a_click_message_reaches_the_trace_callback_and_a_malformed_one_nothing(
     assert got == []
     _on_click_message(fig, {"kernelnb_event": "plotly_click", "points": click}, [])
     assert got == [([0.5], [1.0])]
+
+
+def test_the_installed_plotly_has_what_the_click_messages_use():
+    """The click messages rely on two internals of plotly's FigureWidget that plotly offers no
+    public form of (docs/architecture.md, "Upstream internals kernelnb still relies on"): in the
+    front end, the view's methods the shim wraps and calls (``handle_plotly_click``, which plotly's
+    'plotly_click' listener calls, ``buildPointsObject``, ``buildInputDeviceStateObject``); in the
+    kernel, the handler of the synced points trait. A plotly without them fails here."""
+    import inspect
+
+    import plotly.graph_objects as go
+
+    src = plotly_bundle_path().read_text(encoding="utf-8")
+    assert re.search(r"\.handle_plotly_click\([\w$]+\)", src), "no plotly_click listener calls it"
+    for method in ("handle_plotly_click", "buildPointsObject", "buildInputDeviceStateObject"):
+        defined = re.findall(r"[}\s;]" + method + r"\([\w$]+\)\{", src)
+        assert len(defined) == 1, f"FigureView.{method} is defined {len(defined)} times"
+    handler = getattr(go.FigureWidget, "_handler_js2py_pointsCallback", None)
+    handler = getattr(handler, "func", handler)          # traitlets' @observe wraps it
+    assert callable(handler), "plotly's FigureWidget has no _handler_js2py_pointsCallback"
+    assert list(inspect.signature(handler).parameters) == ["self", "change"]
