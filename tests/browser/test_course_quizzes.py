@@ -110,8 +110,12 @@ def test_every_quiz_answer_checked_wrong_then_right(site, browser, lang):
             feedback = form.locator(".kq-feedback")
             _answer(form, q, right=False, fr=lang == "fr")
             assert "kq-wrong" in feedback.get_attribute("class")
-            assert feedback.inner_text().startswith("✗ Not right." if lang == "en"
-                                                    else "✗ Pas juste.")
+            told = feedback.inner_text()
+            assert told.startswith("✗ ")          # a mark, not colour alone
+            wrong = q.as_dict(lang)
+            why_wrong = (next(c["why"] for c in wrong["choices"] if not c["correct"])
+                         if q.kind == "choice" else wrong["wrong"])
+            assert why_wrong.split("$")[0][:20] in told
             _answer(form, q, right=True, fr=lang == "fr")
             assert "kq-right" in feedback.get_attribute("class")
             want = q.as_dict(lang)
