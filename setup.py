@@ -105,33 +105,41 @@ class ParallelBuildExt(build_ext):
 
 
 def compile_catalogs(target_root):
-    """Compile every ``kernelnb/locale/<lang>/LC_MESSAGES/kernelnb.po`` into ``kernelnb.mo`` under
-    ``target_root`` (the build folder, or the checkout for an editable install), with Babel; the
-    ``.mo`` files are build outputs, never committed. Returns the files written."""
+    """Compile every catalog ``kernelnb/locale/<lang>/LC_MESSAGES/<domain>.po`` (the lab's
+    ``kernelnb``, the course's ``kernelnb_course``) into ``<domain>.mo`` under ``target_root``
+    (the build folder, or the checkout for an editable install), with Babel; the ``.mo`` files
+    are build outputs, never committed, and the wheel carries them instead of the ``.po``
+    sources. Returns the files written."""
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po
 
     written = []
     locale = os.path.join("kernelnb", "locale")
     for lang in sorted(os.listdir(locale)) if os.path.isdir(locale) else []:
-        po = os.path.join(locale, lang, "LC_MESSAGES", "kernelnb.po")
-        if not os.path.isfile(po):
-            continue
-        with open(po, "rb") as f:
-            catalog = read_po(f, locale=lang, domain="kernelnb")
-        mo = os.path.join(target_root, po[:-3] + ".mo")
-        os.makedirs(os.path.dirname(mo), exist_ok=True)
-        with open(mo, "wb") as f:
-            write_mo(f, catalog, use_fuzzy=False)
-        written.append(mo)
+        folder = os.path.join(locale, lang, "LC_MESSAGES")
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if name.endswith(".po"):
+                written.append(_compile_catalog(os.path.join(folder, name), lang, target_root,
+                                                read_po, write_mo))
     return written
+
+
+def _compile_catalog(po, lang, target_root, read_po, write_mo):
+    """One ``.po`` file compiled into its ``.mo`` under ``target_root``; returns the ``.mo``."""
+    with open(po, "rb") as f:
+        catalog = read_po(f, locale=lang, domain=os.path.basename(po)[:-3])
+    mo = os.path.join(target_root, po[:-3] + ".mo")
+    os.makedirs(os.path.dirname(mo), exist_ok=True)
+    with open(mo, "wb") as f:
+        write_mo(f, catalog, use_fuzzy=False)
+    return mo
 
 
 class BuildWithDashboards(build_py):
     """Copies the repository's ``dashboards/*.ipynb`` into the package (``kernelnb/lab/dashboards``),
     so that an installed kernelnb serves them; an editable install reads the checkout's folder.
-    Compiles the lab's translations (``kernelnb/locale``) into the package, and for an editable
-    install into the checkout, where the package finds them."""
+    Compiles the translations (``kernelnb/locale``: the lab's and the course's catalogs) into the
+    package, and for an editable install into the checkout, where the package finds them."""
 
     def run(self):
         super().run()

@@ -5,24 +5,16 @@ Dense LAPACK drivers reduce the whole matrix to tridiagonal form (4/3 n^3 operat
 matrix-vector products that stream the matrix from memory) whatever the number ``k`` of pairs
 wanted.  For ``k`` much smaller than ``n``, ARPACK's implicitly restarted Lanczos needs a few
 hundred products ``A v`` instead; they are made with BLAS's *symmetric* product ``dsymv``, which
-reads one triangle of the matrix, half the memory traffic of the general product ``A @ v``
-(0.15 ms against 0.56 ms at n = 2000 on two threads, the half matrix fitting in the last-level
-cache).  Eigensolver alone, top 100 of kernel matrices (RBF, ``sigma='scale'``), ARPACK with
-``dsymv`` / ARPACK with ``A @ v`` (scikit-learn's ``KernelPCA(eigen_solver='arpack')``) / LAPACK
-MRRR restricted to the top k (``evr``), seconds: Fashion-MNIST n = 1000 0.054 / 0.15 / 0.096,
-n = 2000 0.105 / 0.36 / 0.27, n = 3000 0.28 / 1.55 / 0.96, n = 4000 0.56 / 2.37 / -; 8x8 digits
-(n = 1797) 0.094 / - / 0.21; uniform noise (flat spectrum, Lanczos's worst case) n = 2000 0.25 /
-- / 0.26, n = 1000 0.083 / - / 0.065.  Where k is a sizeable fraction of n (k = n / 4 and beyond:
-1.8 s against 0.61 s at n = 2000) and below n = 1000, the dense drivers win.
+reads one triangle of the matrix, half the memory traffic of the general product ``A @ v`` (and
+a half matrix of a few thousand rows fits in the last-level cache).  Where k is a sizeable
+fraction of n (k = n / 4 and beyond) and below n = 1000, the dense drivers win
+(``benchmarks/bench_kpca.py``; the speed page's eigensolver table).
 
 Below n = 2500, ARPACK runs with scipy's own BLAS held to one thread
 (:func:`kernelnb._threads.scipy_blas_single_thread`): numpy and scipy each load an OpenBLAS with
 its own threads, which spin for a while after every call, and a Lanczos run right after a Gram
 matrix made by numpy shared the two cores with numpy's spinning threads (then the transform's
 products with scipy's).  From about 2500 on, reading the matrix on two threads wins back more.
-End to end (kernel PCA map, top 100, fit and transform of 2,000 test points, medians of 5-7),
-one thread / two: n = 1000 0.12 / 0.26 s, n = 2000 0.32 / 0.39 s, n = 2500 0.54 / 0.51 s,
-n = 3000 0.79 / 0.67 s, n = 4000 1.31 / 1.03 s, n = 6000 2.68 / 2.11 s.
 """
 import contextlib
 

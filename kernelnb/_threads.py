@@ -31,9 +31,7 @@ def scipy_blas_single_thread():
 
     Each pool's threads keep spinning for a while after a call, so work that alternates between the
     two pools, such as ARPACK (scipy's BLAS inside, numpy's ``A @ v`` products), has two pools'
-    threads on the same cores.  Measured for the top 100 eigenpairs of a kernel PCA map on 2 cores
-    (fit + transform, medians of 9): n = 1000 0.26 s with both pools at 2 threads, 0.12 s with
-    scipy's at one; n = 2000 0.38 / 0.31 s; n = 3000 2.17 / 0.75 s."""
+    threads on the same cores, each pool's spinning threads delaying the other's work."""
     global _SCIPY_OWN
     if _SCIPY_OWN is None:
         import scipy.linalg.blas  # noqa: F401  (loaded before the scan)
@@ -45,10 +43,9 @@ def scipy_blas_single_thread():
     return _SCIPY_OWN.limit(limits=1) if _SCIPY_OWN else contextlib.nullcontext()
 
 
-# Below this many multiply-adds a BLAS product runs on one thread: a small product is over in well
-# under a millisecond, while waking a second BLAS thread on a busy 2-core machine can cost a
-# scheduler time slice (measured: a 410 x 410 x 8 product took 10 ms on two threads under load,
-# 0.4 ms on one).
+# Below this many multiply-adds a BLAS product runs on one thread: a small product is over before
+# a second BLAS thread would be woken, and on a busy machine that wake-up can cost a whole
+# scheduler time slice.
 SMALL_PRODUCT = 50_000_000
 
 

@@ -151,6 +151,10 @@ def test_serve_without_the_lab_says_which_extra_in_one_line():
 def test_serve_with_the_lab_reaches_the_lab_command():
     """With the lab installed the command is the lab's: its own parser answers (a bad port is
     refused by ``kernelnb serve``'s option check, not by the light command)."""
+    from kernelnb._command import missing_lab_modules
+
+    if missing_lab_modules():
+        pytest.skip(f"the lab is not installed here (missing {missing_lab_modules()})")
     r = subprocess.run([sys.executable, "-m", "kernelnb", "serve", "--port", "0"],
                        capture_output=True, text=True, timeout=120, cwd=REPO)
     assert r.returncode == 2 and "--port" in r.stderr and "not installed" not in r.stderr
@@ -177,3 +181,26 @@ def test_the_core_is_the_library_and_the_extras_are_named():
             list(extras.items()):
         for r in requirements:
             assert "==" not in r, (name, r)
+
+
+def test_the_package_ships_its_data_and_catalogs_and_no_docs_tooling():
+    """What an installed kernelnb holds (the wheel's files, or the checkout's for an editable
+    install): the data and their attribution, every catalog compiled (``.mo``), and none of the
+    book's tooling, which lives in ``docs/_ext``."""
+    root = Path(kernelnb.__file__).resolve().parent
+    assert (root / "datasets" / "data" / "ATTRIBUTION.txt").is_file()
+    assert sorted(p.name for p in (root / "datasets" / "data").glob("*.csv.gz")) == [
+        "bostonhousing.csv.gz", "breastcancer.csv.gz", "ionosphere.csv.gz",
+        "pimaindiansdiabetes.csv.gz", "sonar.csv.gz"]
+    # the lab's and the course's catalogs: compiled into the wheel (its .po sources stay out);
+    # a checkout reads its .po files (and compiles them when their .mo is missing or older)
+    installed = "site-packages" in root.parts or "dist-packages" in root.parts
+    for domain in ("kernelnb", "kernelnb_course"):
+        catalog = root / "locale" / "fr" / "LC_MESSAGES" / domain
+        assert catalog.with_suffix(".mo" if installed else ".po").is_file(), catalog
+    if installed:
+        assert not list((root / "locale").rglob("*.po"))
+    assert not (root / "lab" / "book").exists()
+    assert not list(root.rglob("glossary_fr.tsv")) and not list(root.rglob("notebook_catalogs*"))
+    import importlib.util
+    assert importlib.util.find_spec("kernelnb.lab.i18n.notebooks") is not None  # what users run

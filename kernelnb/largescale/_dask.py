@@ -1,14 +1,19 @@
 """Dask helpers: where the tasks of a large-scale fit run, and a grid search on Dask.
 
 kernelnb never schedules work itself across machines: the experts of a :class:`MixtureSVC` and the
-folds of a grid search are Dask tasks (``dask.distributed``).  Three ways to say where they run:
+folds of a grid search are Dask tasks (``dask.distributed``, the ``dask`` extra:
+``pip install 'kernelnb[dask]'``).  Four ways to say where the experts run:
 
 * ``client=None`` -- an embedded :class:`distributed.LocalCluster` in *this* process: one worker
   thread per core (``processes=False``), started for one call and closed at its end.  Threads
   because the work of a task (the SVM solver, BLAS, the float32 kernel passes) runs without the
   GIL, the data need no copy to the workers, and -- unlike worker processes, which Python's
   ``spawn`` starts by re-running the caller's script -- it works from a plain script without an
-  ``if __name__ == "__main__":`` guard, in a notebook and in a Voila kernel alike;
+  ``if __name__ == "__main__":`` guard, in a notebook and in a Voila kernel alike.  Where
+  ``distributed`` is not installed, ``client=None`` is ``client='threads'``;
+* ``client='threads'`` -- no Dask: a :class:`concurrent.futures.ThreadPoolExecutor` of ``n_jobs``
+  threads in this process runs the same task functions on the same arrays (no copy), for the
+  same reason as the embedded cluster's threads: the tasks release the GIL;
 * ``client='serial'`` -- no Dask at all: the same task functions called one after the other in
   this process (tests, reference results);
 * ``client=`` a :class:`distributed.Client` (or any object with its ``submit`` / ``scatter`` /
@@ -31,13 +36,120 @@ dashboard of every cluster started here listens on 127.0.0.1 only, on a free por
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 from .._threads import blas_single_thread
 from .._validation import POSITIVE_INT, check_param
 
-__all__ = ["local_client", "dask_client", "dashboard_available", "dask_grid_search"]
+__all__ = ["local_client", "dask_client", "dashboard_available", "dask_grid_search",
+           "ThreadPoolClient"]
+
+#: The packages of the ``dask`` extra that each use needs.
+_DISTRIBUTED = ("dask", "distributed")
+
+
+def _missing(modules):
+    """The modules of ``modules`` that cannot be imported here."""
+    missing = []
+    for name in modules:
+        try:
+            if importlib.util.find_spec(name) is None:
+                missing.append(name)
+        except (ImportError, ValueError):
+            missing.append(name)
+    return missing
+
+
+def require_dask_extra(what, modules=_DISTRIBUTED):
+    """Raise ``ImportError`` naming the ``dask`` extra when a module of ``modules`` is missing.
+
+    Parameters
+    ----------
+    what : str
+        What needs them, for the message (e.g. ``"dask_grid_search"``).
+    modules : tuple of str, default=("dask", "distributed")
+        The modules that use needs.
+
+    Raises
+    ------
+    ImportError
+        ``"<what> needs the dask extra (missing ...): pip install 'kernelnb[dask]'"``.
+    """
+    missing = _missing(modules)
+    if missing:
+        raise ImportError(f"{what} needs the dask extra (missing {', '.join(missing)}): "
+                          "pip install 'kernelnb[dask]'")
+
+
+def distributed_available():
+    """Tell whether ``dask.distributed`` can be imported (the ``dask`` extra is installed).
+
+    Returns
+    -------
+    bool
+    """
+    return not _missing(_DISTRIBUTED)
+
+
+class ThreadPoolClient:
+    """The expert tasks on a thread pool of this process: ``client='threads'`` (and
+    ``client=None`` where ``distributed`` is not installed).
+
+    The tasks run without the GIL (the SVM solver, BLAS and the kernel passes are compiled and
+    release it), so ``n_workers`` threads keep that many cores busy on the same arrays, without
+    copying them; results come back in the order of the tasks, and a task's exception is raised
+    by :meth:`map` as it is.  Used by :func:`dask_client` for the duration of one fit.
+
+    Parameters
+    ----------
+    n_workers : int
+        Threads of the pool.
+    """
+
+    def __init__(self, n_workers):
+        check_param("n_workers", n_workers, POSITIVE_INT, "ThreadPoolClient")
+        self.n_workers = n_workers
+        self._pool = None
+
+    def __enter__(self):
+        self._pool = ThreadPoolExecutor(max_workers=self.n_workers,
+                                        thread_name_prefix="kernelnb-expert")
+        return self
+
+    def __exit__(self, *exc):
+        # an interrupted fit drops the tasks not started yet; running ones end on their own
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = None
+        return False
+
+    def map(self, func, shared, args_list):
+        """``[func(*shared, *args) for args in args_list]``, the calls run on the pool.
+
+        Parameters
+        ----------
+        func : callable
+            The task function.
+        shared : sequence
+            Arguments every task receives first (the fit's arrays, not copied).
+        args_list : list of tuple
+            Each task's own arguments.
+
+        Returns
+        -------
+        list
+            The tasks' results, in ``args_list``'s order.
+        """
+        if self._pool is None:
+            raise RuntimeError("ThreadPoolClient.map outside its with block")
+        futures = [self._pool.submit(func, *shared, *args) for args in args_list]
+        try:
+            return [f.result() for f in futures]
+        finally:
+            for f in futures:
+                f.cancel()
 
 
 def dashboard_available():
@@ -149,9 +261,15 @@ def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_l
     -------
     distributed.Client
         Close it with ``client.close(); client.cluster.close()`` (or use :func:`dask_client`).
+
+    Raises
+    ------
+    ImportError
+        When the ``dask`` extra is not installed (the message says so).
     """
     import warnings
 
+    require_dask_extra("local_client")
     from distributed import Client
 
     LocalCluster = _loopback_cluster_class()
@@ -190,26 +308,34 @@ def dask_client(client=None, n_workers=None):
 
     Parameters
     ----------
-    client : None, 'serial', str or distributed.Client, default=None
+    client : None, 'serial', 'threads', str or distributed.Client, default=None
         None: a fresh :class:`~distributed.LocalCluster` of worker threads in this process
-        (closed on exit); ``'serial'``: no Dask, the work runs in this process; a scheduler
-        address: a client connected to it (closed on exit,
-        the cluster left running); a client object (anything with ``submit``, ``scatter`` and
-        ``gather``): used as it is.
+        (closed on exit), or where ``distributed`` is not installed a thread pool, as
+        ``'threads'``; ``'threads'``: a :class:`ThreadPoolClient` of ``n_workers`` threads, no
+        Dask; ``'serial'``: no Dask, the work runs in this thread; a scheduler address: a client
+        connected to it (closed on exit, the cluster left running); a client object (anything
+        with ``submit``, ``scatter`` and ``gather``), or a :class:`ThreadPoolClient`: used as it
+        is.
     n_workers : int, optional
-        Workers of the fresh cluster of ``client=None`` (default: one per core).
+        Workers of the fresh cluster or thread pool (default: one per core).
 
     Yields
     ------
-    distributed.Client or None
-        The client to submit to, None for ``'serial'``.
+    distributed.Client, ThreadPoolClient or None
+        Where to run the tasks, None for ``'serial'``.
+
+    Raises
+    ------
+    ImportError
+        For a scheduler address when the ``dask`` extra is not installed.
     """
     if isinstance(client, str) and client == "serial":
         yield None
         return
-    if client is not None and not isinstance(client, str) and not _is_client_like(client):
-        raise ValueError("client must be None (a local Dask cluster), 'serial', a scheduler "
-                         f"address string or a distributed.Client, got {client!r}")
+    if client is not None and not isinstance(client, (str, ThreadPoolClient)) \
+            and not _is_client_like(client):
+        raise ValueError("client must be None (a local Dask cluster), 'serial', 'threads', a "
+                         f"scheduler address string or a distributed.Client, got {client!r}")
     # BLAS's thread count is process-wide, and each task holds it at one (threadpoolctl) while it
     # trains.  Where the workers are threads of this process (client=None, or a client of a
     # LocalCluster(processes=False) that the caller made) two tasks enter and leave their limits
@@ -219,7 +345,11 @@ def dask_client(client=None, n_workers=None):
     # and the caller's own setting comes back at the end.  Workers elsewhere need no hold; the
     # caller only waits for them meanwhile (its own small products run on one thread anyway).
     with blas_single_thread():
-        if client is None:
+        if (client is None and not distributed_available()) or \
+                (isinstance(client, str) and client == "threads"):
+            with ThreadPoolClient(n_workers if n_workers is not None else _n_cores()) as pool:
+                yield pool
+        elif client is None:
             c = local_client(n_workers=n_workers)
             try:
                 yield c
@@ -228,6 +358,7 @@ def dask_client(client=None, n_workers=None):
                 c.close()
                 cluster.close()
         elif isinstance(client, str):
+            require_dask_extra(f"client={client!r} (a Dask scheduler's address)")
             from distributed import Client
 
             c = Client(client, set_as_default=False)
@@ -295,7 +426,14 @@ def dask_grid_search(estimator, param_grid, X, y, cv=5, client=None, scoring=Non
     -------
     sklearn.model_selection.GridSearchCV
         Fitted (``cv_results_``, ``best_params_``, ``best_estimator_`` ...).
+
+    Raises
+    ------
+    ImportError
+        When the ``dask`` extra (Dask, distributed, tqdm) is not installed, whatever ``client``
+        says; the message names the extra.
     """
+    require_dask_extra("dask_grid_search", ("dask", "distributed", "tqdm"))
     import joblib
     from sklearn.model_selection import GridSearchCV, ParameterGrid, check_cv
 

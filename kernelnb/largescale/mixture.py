@@ -125,7 +125,7 @@ from .._validation import (CALLBACK, FRACTION, N_JOBS, NONNEGATIVE_INT, POSITIVE
 from ..kernels import KERNEL_NAMES, KernelSpec
 from ..svm import SVC, SVR
 from . import _mlp
-from ._dask import dask_client
+from ._dask import ThreadPoolClient, dask_client
 from .mlp import _standardizer
 
 __all__ = ["MixtureSVC", "MixtureSVR", "balanced_assignment", "GaterMLP"]
@@ -590,7 +590,9 @@ def _lost_work(err):
 
 
 class _Runner:
-    """Runs a list of expert tasks serially (client None) or as Dask tasks on scattered data.
+    """Runs a list of expert tasks serially (client None), on a thread pool of this process
+    (a :class:`~kernelnb.largescale._dask.ThreadPoolClient`, the arrays shared as they are) or as
+    Dask tasks on scattered data.
 
     A context manager: the data are scattered on entry and released on exit, so that what one
     fit put on the workers lives exactly as long as that fit.
@@ -612,7 +614,7 @@ class _Runner:
         self.data = None
 
     def __enter__(self):
-        if self.client is None:
+        if self.client is None or isinstance(self.client, ThreadPoolClient):
             self.data = self.arrays
         else:
             # One scatter per runner: every worker receives the data once; tasks get index
@@ -621,7 +623,8 @@ class _Runner:
         return self
 
     def __exit__(self, *exc):
-        if self.client is not None and self.data is not None:
+        if self.client is not None and not isinstance(self.client, ThreadPoolClient) \
+                and self.data is not None:
             for future in self.data:
                 future.release()
         self.data = None
@@ -630,6 +633,8 @@ class _Runner:
     def map(self, args_list):
         if self.client is None:
             return [_expert_task(*self.data, *args) for args in args_list]
+        if isinstance(self.client, ThreadPoolClient):
+            return self.client.map(_expert_task, self.data, args_list)
         futures = [self.client.submit(_expert_task, *self.data, *args, pure=False)
                    for args in args_list]
         try:
@@ -702,7 +707,7 @@ _CONSTRAINTS = {
     "n_iter_no_change": [*POSITIVE_INT, None],
     "balance": ["boolean"],
     "refit_held_out": ["boolean"],
-    "client": [None, str, HasMethods(["submit", "gather", "scatter"])],
+    "client": [None, str, HasMethods(["submit", "gather", "scatter"]), ThreadPoolClient],
     "n_jobs": N_JOBS,
     "random_state": ["random_state"],
     "verbose": ["verbose"],
@@ -1291,15 +1296,18 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         starting from their solutions on their old points (see
         :mod:`kernelnb.largescale.mixture`).  ``False``: the best iteration as trained, the
         thesis's model.
-    client : None, 'serial', str or distributed.Client, default=None
+    client : None, 'threads', 'serial', str or distributed.Client, default=None
         Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
         ``LocalCluster`` of ``n_jobs`` worker threads in this process for this fit and closes
-        it (it works from a script without a main guard, a notebook or a Voila kernel);
-        ``'serial'`` runs them one after the other in this process, without Dask; a scheduler
-        address or a client runs them on that cluster.
+        it (it works from a script without a main guard, a notebook or a Voila kernel), and
+        where Dask is not installed (no ``kernelnb[dask]``) runs them as ``'threads'`` does;
+        ``'threads'`` runs them on a thread pool of ``n_jobs`` threads in this process, without
+        Dask (the tasks release the GIL, so the threads use that many cores); ``'serial'`` runs
+        them one after the other in this thread; a scheduler address or a client runs them on
+        that cluster.  Every choice gives the same model for the same seed.
     n_jobs : int or None, default=None
-        Workers of the embedded cluster of ``client=None`` (or threads of the thread pool that
-        stands in for it): None one per core the context allows (at most ``OMP_NUM_THREADS``
+        Workers of the embedded cluster of ``client=None`` (or threads of the thread pool of
+        ``'threads'``, which stands in for it without Dask): None one per core the context allows (at most ``OMP_NUM_THREADS``
         or a threadpoolctl OpenMP limit), -1 one per core, k that many.
     random_state : int, RandomState instance or None, default=None
         Seeds the validation split, the initial partition, the gater's initialisation and
@@ -1657,15 +1665,18 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         refit.  Costs one more round of expert training, on subsets about 40 % larger up to
         60,000 points (a few percent at a million).  ``False``: the best iteration as trained,
         the thesis's model.
-    client : None, 'serial', str or distributed.Client, default=None
+    client : None, 'threads', 'serial', str or distributed.Client, default=None
         Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
         ``LocalCluster`` of ``n_jobs`` worker threads in this process for this fit and closes
-        it (it works from a script without a main guard, a notebook or a Voila kernel);
-        ``'serial'`` runs them one after the other in this process, without Dask; a scheduler
-        address or a client runs them on that cluster.
+        it (it works from a script without a main guard, a notebook or a Voila kernel), and
+        where Dask is not installed (no ``kernelnb[dask]``) runs them as ``'threads'`` does;
+        ``'threads'`` runs them on a thread pool of ``n_jobs`` threads in this process, without
+        Dask (the tasks release the GIL, so the threads use that many cores); ``'serial'`` runs
+        them one after the other in this thread; a scheduler address or a client runs them on
+        that cluster.  Every choice gives the same model for the same seed.
     n_jobs : int or None, default=None
-        Workers of the embedded cluster of ``client=None`` (or threads of the thread pool that
-        stands in for it): None one per core the context allows (at most ``OMP_NUM_THREADS``
+        Workers of the embedded cluster of ``client=None`` (or threads of the thread pool of
+        ``'threads'``, which stands in for it without Dask): None one per core the context allows (at most ``OMP_NUM_THREADS``
         or a threadpoolctl OpenMP limit), -1 one per core, k that many.
     random_state : int, RandomState instance or None, default=None
         Seeds the validation split, the initial partition, the gater's initialisation and
