@@ -17,9 +17,7 @@ cdef extern from *:
     /* GCC: these loops may be if-converted (no trapping math) and get x86-64-v4 (AVX-512) and
        x86-64-v3 (AVX2 with FMA) clones chosen at load time; other compilers build the plain
        versions.  (A clone list "avx2,fma" makes two clones, AVX2 without FMA and FMA on 128-bit
-       registers.)  The AVX-512 clone, measured on one core of an AMD EPYC (Zen 4): the direct
-       Gaussian expansion of 6 features 0.96-1.02 ns an entry against 1.56-1.69 with AVX2, of 16
-       features 1.59 against 2.42. */
+       registers.)  The AVX-512 clone is the faster where the CPU has it. */
     #if defined(__GNUC__) && !defined(__clang__)
     #pragma GCC push_options
     #pragma GCC optimize ("no-fast-math", "no-trapping-math")
@@ -76,8 +74,8 @@ cdef extern from *:
        (denormal results as libm's, 0 below about -745), ln 2 in two parts (Cody and Waite: k ln2_hi
        is exact), exp(r) on |r| <= ln(2) / 2 by its degree-13 Taylor polynomial (truncation below
        5e-18 relative).  Every step stays in double arithmetic and 64-bit integer adds and shifts
-       (the exponent bits are read off the rounding constant 1.5 * 2^52), which AVX2 vectorises:
-       measured 0.4 ns an entry against 2-3 ns for libm exp, within 2 ulp of it. */
+       (the exponent bits are read off the rounding constant 1.5 * 2^52), which AVX2 vectorises;
+       the result is within 2 ulp of libm's exp. */
     static inline double kn_pow2_int(double k) {
         /* 2^k for an integral k in [-1022, 1023] */
         double t = k + 6755399441055744.0 + 1023.0;

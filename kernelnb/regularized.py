@@ -224,8 +224,8 @@ class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
 
         self.kernel_ = _k.KernelSpec.of(self).fit(X)
         self.sigma_ = self.kernel_.sigma if isinstance(self.kernel_, _k.RBF) else None
-        # Small dense problems: a multi-threaded BLAS pool only adds synchronisation (up to 50x
-        # slower on a loaded 2-core machine, measured), so BLAS stays on one thread throughout.
+        # Small dense problems: a multi-threaded BLAS pool only adds synchronisation, which
+        # outweighs the arithmetic of small products, so BLAS stays on one thread throughout.
         with blas_single_thread():
             return self._fit(X, yv, loss, C, h)
 

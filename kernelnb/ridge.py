@@ -170,7 +170,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if self.compute_loo:
             self.loo_residuals_ = loo_residuals(K, y, [lam])[0]
         # K is symmetric and ours: K.T is the same matrix in Fortran order, so LAPACK factors
-        # K + lambda I in place (a copy and a C-to-Fortran conversion cost 1 s at n = 5000)
+        # K + lambda I in place (no copy, no C-to-Fortran conversion of an n x n matrix)
         K.flat[:: K.shape[0] + 1] += lam
         factor = cho_factor(K.T, lower=False, overwrite_a=True, check_finite=False)
         self.dual_coef_ = cho_solve(factor, y, check_finite=False)
@@ -607,9 +607,9 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
     leave-one-out error is an optimistic estimate (Chapelle's thesis, section 1.2.2: the excess
     of a model selected among many grows as sqrt(p / n), and ch. 9 asks the selection to
     account for the variance of the risk estimate; his Fig. 5.7 shows the validation error
-    rising at the end of the descent).  Measured on unseen regressions (300 points, 10-36
-    inputs, ``benchmarks/bench_scaling_ridge.py``) the full descent raised the test MSE by up to
-    10 % over the untuned start.  With ``early_stopping`` the descent is stopped by an estimate
+    rising at the end of the descent).  On unseen regressions (300 points, 10-36 inputs,
+    ``benchmarks/bench_scaling_ridge.py``) the full descent can end with a test error above the
+    untuned start's.  With ``early_stopping`` the descent is stopped by an estimate
     that it does not see: on each of ``n_splits`` folds the same descent (same start) runs on
     the other folds and the ridge at each iterate predicts the fold, giving every training
     point's squared error after each iteration t.  An iteration counts only if its mean gain

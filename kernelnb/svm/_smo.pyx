@@ -151,8 +151,7 @@ cdef int LOW_D = 16
 #: the same bound, for the Python layer (SVC's automatic working-set size)
 LOW_D_FEATURES = LOW_D
 # A block of kernel rows is split over threads only above this many (roughly) flops: on a busy
-# machine a parallel region waits for a descheduled thread, which cost more than small blocks
-# (moons, n = 4000, d = 2, blocks of 100 rows: 0.11 s on one thread, 0.40 s on two, under load).
+# machine a parallel region waits for a descheduled thread, which costs more than small blocks.
 cdef double PARALLEL_WORK = 3e7
 
 
@@ -1263,9 +1262,9 @@ cdef class _Solver:
         The pair (i, j) that WSS3 would start from is always in it, so the sub-problem's
         violation is the whole (active) problem's.
 
-        Measured on Fashion-MNIST n = 30k, 200 MB (q = 872): all fresh every time, 2,700+
-        sub-problems at q = 256-512; half kept 58 sub-problems, 20,431 rows, 29 s; three
-        quarters kept 64, 16,506 rows, 26 s; seven eighths kept 86, 16,183 rows, 29 s.
+        Keeping part of the previous set is what makes the loop converge (all fresh every time,
+        it needs thousands of sub-problems); three quarters computes the fewest kernel rows
+        (benchmarks/results/svm_working_set_kept.json).
         """
         cdef int q = self.W.q, k, t, h = 0, c = 0, a
         cdef int fresh = q if self.W.n_prev == 0 else max(4, q // 4)
