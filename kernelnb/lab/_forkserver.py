@@ -2,7 +2,7 @@
 
 A dashboard kernel started the ordinary way is a new Python process that imports ipykernel,
 numpy, scipy, scikit-learn, plotly, ipywidgets and its dashboard's module before it runs a line
-of the dashboard: about 3.5 CPU-seconds on a 2-core machine, paid by every page a visitor opens
+of the dashboard: several CPU-seconds, paid by every page a visitor opens
 without a preheated kernel. ``kernelnb serve`` instead starts, once, a *fork server*: a process
 that imports all of that (every dashboard module included), then waits on a private socket pair.
 Asked for a kernel, it forks; the child takes the kernel's environment, working folder and

@@ -432,9 +432,9 @@ def kernel_thread_env(args: argparse.Namespace, environ=None) -> dict[str, str]:
     becomes 1.
 
     Why one: a kernel's BLAS (numpy's and scipy's OpenBLAS) and kernelnb's OpenMP loops each start
-    a thread per core, and threads that wait on each other spin.  Measured on 2 cores, a 1,500-point
-    eigendecomposition and product repeated 4 times: one process alone 1.24 s with 2 threads,
-    1.35 s with 1; two processes at once 10.4 s each with 2 threads, 1.33 s each with 1."""
+    a thread per core, and threads that wait on each other spin: two kernels computing at once
+    on threads of every core each take many times longer than on one thread each, while one
+    kernel alone gains little from a second thread (benchmarks/results/kernel_threads.json)."""
     environ = os.environ if environ is None else environ
     n = getattr(args, "kernel_threads", None)
     if n is not None:

@@ -1104,9 +1104,8 @@ class Dashboard:
             loop = _running_loop() if _progressive else None
             if loop is None:
                 # Dashboards solve small problems: a multi-threaded BLAS pool costs more than it
-                # gives (SVC.decision_function on a 100 x 100 grid: 51 ms with it, 19 ms without,
-                # measured on 2 busy cores); kernelnb's Cython cores use their own OpenMP
-                # threads anyway.
+                # gives (its threads' synchronisation outweighs a small product's arithmetic);
+                # kernelnb's Cython cores use their own OpenMP threads anyway.
                 with blas_single_thread(), config_context(keep_partial_on_interrupt=True):
                     result = run_to_end(steps)
                 return self._draw(result, values, t0)

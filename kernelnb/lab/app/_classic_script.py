@@ -2,8 +2,8 @@
 
 Chromium keeps V8's code cache (the compiled bytecode of a script, kept with the HTTP cache) for a
 classic ``<script src>`` from its third load on, and for a module loaded with ``import()`` not at
-all: plotly's 5 MB widget bundle, served as a module, is compiled again on every page load
-(about 1 s of a dashboard's first chart on this project's machine). A bundler's output is one
+all: plotly's 5 MB widget bundle, served as a module, is compiled again on every page load,
+before a dashboard's first chart. A bundler's output is one
 module whose only module syntax is its final ``export{a as b, ...};`` statement; such a module
 keeps its meaning when wrapped in a strict-mode function (its top-level bindings become the
 function's locals, ``this`` stays undefined) with the export replaced by an assignment of the

@@ -69,8 +69,7 @@ FISHER_NOISE = 0.2
 _FISHER_DATA = "fisher moons"           # its key in the dashboard's data cache (not a data set)
 FISHER_DEFAULTS = {"n_samples": 200, "C": 1.0}
 #: Largest mixture and C of the Fisher mode: the L2-margin SVM on the Fisher scores slows down
-#: steeply with C (200 moons, 6 components: about 1 s at C = 10, 10 s at C = 100, 90 s at
-#: C = 1000 on a 2-core machine).
+#: steeply with C (on 200 moons with 6 components, about tenfold per decade of C past C = 10).
 FISHER_MAX_COMPONENTS = 6
 FISHER_MAX_C = 10.0
 #: Controls the Fisher mode does not use (hidden there), and the one only it uses.

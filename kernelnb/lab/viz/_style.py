@@ -22,7 +22,7 @@ DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 #:
 #: A figure's margins must hold what plotly draws there (tick labels and axis titles, a legend
 #: beside the plot, a colour bar): where they do not, plotly widens them and draws the whole
-#: figure a second time (about 0.2 s for a decision surface on a 2-core machine). So each figure
+#: figure a second time. So each figure
 #: declares margins wide enough for its default settings at 1280 and 1920 px wide windows, with a
 #: few pixels to spare for another machine's fonts; the browser tests check that no chart of a
 #: dashboard is widened at either size.

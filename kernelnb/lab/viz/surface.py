@@ -255,8 +255,8 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, columns=False)
         Give the surface and contour traces plotly's column form (1-D ``x``, ``y``, ``z`` of
         length grid**2, one triple per grid node, as float32) instead of grid vectors and a 2-D
         ``z``: a ``FigureWidget`` sends 1-D numeric arrays as binary buffers, but turns a 2-D
-        array into nested lists of JSON numbers (measured: 600 kB and ~50 ms per update at
-        grid=100). Single precision halves the buffers (the three traces of a surface: 360 kB
+        array into nested lists of JSON numbers (600 kB per update at grid=100, and their
+        encoding's time). Single precision halves the buffers (the three traces of a surface: 360 kB
         at grid=100, not 720) and keeps 7 significant digits, far finer than a pixel or a
         colour of the chart.
 
