@@ -430,7 +430,7 @@ def _announce_plotly_bundle(log):
                     "%s", bundle.reason)
     if log is not None and bundle.deferral_reason is not None:
         log.warning("kernelnb: plotly's widget bundle registers all its trace types when a page "
-                    "loads it (a slower first visit): %s", bundle.deferral_reason)
+                    "loads it (about 1 s more of a first visit): %s", bundle.deferral_reason)
     os.environ[ESM_ENV] = bundle.route
     return bundle.route
 
