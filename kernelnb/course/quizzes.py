@@ -2,7 +2,7 @@
 
 A quiz is written in its chapter's module (:mod:`kernelnb.course.chapters`) beside the exercises,
 its texts English msgids translated through the course's catalog. The book shows it checked in the
-reader's browser with no kernel (the book's own script, ``docs/_ext/course_static/quiz.js``):
+reader's browser with no kernel (the book's own script, ``docs/_ext/course_static/kernelnb-quiz.js``):
 :func:`quiz_json` gives what that script reads, in one language. Since the check runs in the
 browser, the answers are in the page, as with any self-test; graded work is the exercises'.
 """

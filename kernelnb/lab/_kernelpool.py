@@ -165,7 +165,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         # get_pool_size and get_rendered_notebook shadow this class's. When Voila instantiates
         # that class, the instance is made of PoolKeeper + that class instead: a subclass, so
         # Python runs its __init__ as usual, and nothing of Voila's is modified.
-        # tests/test_server_hardening.py::test_voila_pool_manager_is_kernelnbs fails when this
+        # tests/lab/test_server_hardening.py::test_voila_pool_manager_is_kernelnbs fails when this
         # stops working (and KernelnbVoila refuses to start with a preheat it cannot keep).
         made = cls
         if _is_voila_pool_class(cls) and not issubclass(cls, PoolKeeper):
@@ -593,7 +593,7 @@ class PoolKeeper(LoggingConfigurable):
     # in which pooled kernels are taken: this mixin overrides fill_if_needed, get_pool_size and
     # get_rendered_notebook of Voila's class and works on its pool (_pools: notebook -> tasks of
     # _initialize, which starts a kernel and renders the notebook). _VOILA_POOL_METHODS lists
-    # what it relies on; tests/test_server_hardening.py checks it against the installed Voila.
+    # what it relies on; tests/lab/test_server_hardening.py checks it against the installed Voila.
 
     pool_concurrency = Integer(
         2, config=True, help="Most kernels warming (starting and executing a dashboard) at once.")
