@@ -33,11 +33,14 @@ visits can still reach that address through the student's browser:
 
 The websocket's ``Origin`` is jupyter_server's check (``WebSocketMixin.check_origin``: the
 ``Origin``'s host must be the request's ``Host``); with the ``Host`` checked first, a websocket
-opened from a page of another site is refused (403). Under JupyterHub and on Binder kernelnb runs
-as a Jupyter server extension and adds none of these checks: their proxies forward a ``Host`` that
-the hub or Binder chose, every request there needs the hub's or Binder's token or cookie, and
-their servers keep jupyter_server's own headers (JupyterHub's single-user server sends
-``frame-ancestors 'none'``).
+opened from a page of another site is refused (403).
+
+Under JupyterHub and on Binder kernelnb runs as a Jupyter server extension and adds no Host or
+site check: their proxies forward a ``Host`` that the hub or Binder chose, and every request there
+needs the hub's or Binder's token or cookie. The gallery's and Voila's pages there get kernelnb's
+policy all the same (:func:`protect_extension`), with the server's own ``frame-ancestors``
+(JupyterHub's single-user server says ``'none'``: the hub frames no user page); JupyterLab's own
+pages keep the server's headers.
 """
 from __future__ import annotations
 
@@ -53,7 +56,8 @@ from .i18n import N_
 
 __all__ = ["LOOPBACK_NAMES", "ANY_HOST", "HostPolicy", "split_host", "CONTENT_SECURITY_POLICY",
            "security_headers", "tornado_settings", "SecurityHeaders", "RefusedHandler",
-           "ForeignRequestMatcher", "protect", "foreign_fetch"]
+           "ForeignRequestMatcher", "protect", "protect_extension", "extension_policy",
+           "foreign_fetch"]
 
 log = logging.getLogger(__name__)
 
@@ -292,3 +296,52 @@ def protect(app: web.Application, policy: HostPolicy) -> None:
         routing.Rule(ForeignRequestMatcher(policy, why), RefusedHandler, {"why": why})
         for why in ("host", "site")]
     app.add_transform(SecurityHeaders)
+
+
+def _frame_ancestors(policy):
+    """The ``frame-ancestors`` directive of a policy, or None."""
+    for directive in (policy or "").split(";"):
+        if directive.strip().startswith("frame-ancestors"):
+            return directive.strip()
+    return None
+
+
+def extension_policy(settings) -> str:
+    """:data:`CONTENT_SECURITY_POLICY` with the ``frame-ancestors`` of a Jupyter server's
+    ``headers`` setting, if its policy names one (JupyterHub's single-user server: ``'none'``)."""
+    given = _frame_ancestors((settings.get("headers") or {}).get("Content-Security-Policy"))
+    if not given:
+        return CONTENT_SECURITY_POLICY
+    return CONTENT_SECURITY_POLICY.replace(_frame_ancestors(CONTENT_SECURITY_POLICY), given)
+
+
+class _ExtensionHeaders(web.OutputTransform):
+    """kernelnb's policy on the answers under the prefixes of :func:`protect_extension` (read
+    from the server's settings at each answer: an extension may set its headers after kernelnb's
+    is loaded)."""
+
+    prefixes: tuple = ()
+    settings: dict = {}
+    kernelnb_extension = True
+
+    def __init__(self, request):
+        super().__init__(request)
+        self.ours = request.path.startswith(self.prefixes)
+
+    def transform_first_chunk(self, status_code, headers, chunk, finishing):
+        if self.ours:
+            headers["Content-Security-Policy"] = extension_policy(self.settings)
+            headers.setdefault("X-Content-Type-Options", "nosniff")
+        return status_code, headers, chunk
+
+
+def protect_extension(web_app, base_url) -> bool:
+    """Give the answers under ``<base_url>kernelnb/`` and ``<base_url>voila/`` (the gallery,
+    kernelnb's files, Voila's pages and files) of a Jupyter server :func:`extension_policy`.
+    Done once per application: whether it was done now."""
+    if any(getattr(t, "kernelnb_extension", False) for t in web_app.transforms):
+        return False
+    base = base_url.rstrip("/")
+    web_app.add_transform(type("ExtensionHeaders", (_ExtensionHeaders,), {
+        "prefixes": (f"{base}/kernelnb/", f"{base}/voila/"), "settings": web_app.settings}))
+    return True

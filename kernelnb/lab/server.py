@@ -841,6 +841,8 @@ async def _start_jupyter_server_extension(serverapp):
     if n:
         serverapp.log.info("kernelnb: Voila's render handler answers 503 past the kernel budget")
     _use_kernelnb_page_template(serverapp.web_app)
+    # kernelnb's Content-Security-Policy on the gallery's and Voila's answers (kernelnb.lab._security)
+    _security.protect_extension(serverapp.web_app, serverapp.web_app.settings["base_url"])
     _cache_hashed_labextensions(serverapp.web_app)
     # Voila's page loads MathJax from a CDN unless the server names another URL; dashboards write
     # their math in Unicode, so none (kernelnb serve's pages load none either), and a page whose

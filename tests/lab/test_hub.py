@@ -380,6 +380,23 @@ def test_each_student_gets_the_gallery_and_two_dashboards_through_the_proxy(hub)
     hub.times["dashboard kernel RSS, MB (mean)"] = sum(rss) / len(rss)
 
 
+def test_kernelnbs_pages_carry_its_policy_with_the_hubs_frame_ancestors(hub):
+    """The gallery and kernelnb's API through the proxy: kernelnb's Content-Security-Policy
+    (nothing from another host, kernelnb.lab._security) with JupyterHub's ``frame-ancestors
+    'none'``; the server's own API keeps the hub's header."""
+    from kernelnb.lab._security import extension_policy
+    alice = hub.sessions["alice"]
+    want = extension_policy({"headers": {"Content-Security-Policy": "frame-ancestors 'none'"}})
+    for path in ("kernelnb/", "kernelnb/api/status"):
+        r = alice.get(hub.user_url("alice", path), timeout=60)
+        assert r.status_code == 200, (path, r.status_code)
+        assert r.headers.get("Content-Security-Policy") == want, (path, r.headers)
+        assert r.headers.get("X-Content-Type-Options") == "nosniff"
+    r = alice.get(hub.user_url("alice", "api/status"), timeout=60)       # jupyter_server's
+    assert "frame-ancestors 'none'" in r.headers.get("Content-Security-Policy", "")
+    assert r.headers.get("Content-Security-Policy") != want
+
+
 def test_a_student_cannot_reach_another_students_server_or_kernels(hub):
     # not a skip: without the first test's kernels this one cannot check anything, so it fails
     assert hub.kernels, "the first test opened no kernels (see its failure)"
