@@ -5,12 +5,13 @@
 
 Both bind to the loopback interface unless ``--host`` says otherwise. ``serve`` refuses a public
 address without a token (``--token`` or ``KERNELNB_TOKEN``) unless ``--allow-unauthenticated`` says
-so, caps its kernels (``--max-kernels``) and each kernel's memory (``--kernel-memory``), reclaims
-abandoned ones (``--cull-unconnected``, ``--cull-idle``) and can keep dashboards preheated
-(``--preheat``); its pages speak the reader's language, English unless ``--lang`` says otherwise
-(each page may ask for another, by its URL or its browser). Options that ``serve`` does not
-know are handed to Voila, and likewise to JupyterLab for ``lab``; an address or a token among them
-is treated as ``--host`` / ``--token``.
+so, answers only requests that name it (the loopback names, ``--host``, ``--allow-host NAME``: see
+:mod:`kernelnb.lab._security`), caps its kernels (``--max-kernels``) and each kernel's memory
+(``--kernel-memory``), reclaims abandoned ones (``--cull-unconnected``, ``--cull-idle``) and can
+keep dashboards preheated (``--preheat``); its pages speak the reader's language, English unless
+``--lang`` says otherwise (each page may ask for another, by its URL or its browser). Options that
+``serve`` does not know are handed to Voila, and likewise to JupyterLab for ``lab``; an address or
+a token among them is treated as ``--host`` / ``--token``.
 """
 from __future__ import annotations
 
@@ -116,11 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address to bind (default 127.0.0.1: this machine only)")
     serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                        help="also answer requests for this host name (repeatable): the name of a "
-                            "class's server or of a reverse proxy in front. Only the loopback "
-                            "names (localhost), the --host address and this machine's name are "
-                            "answered otherwise: a request naming another host gets 403, as a "
-                            "web page's DNS-rebinding attempt would. '*': any name (a proxy in "
-                            "front checks it)")
+                            "class's server or of a reverse proxy in front. Otherwise only the "
+                            "loopback names (localhost, 127.0.0.1, [::1]), the --host address "
+                            "and, off loopback, this machine's name are answered; a request "
+                            "naming another host gets 403, as a web page's DNS-rebinding attempt "
+                            "would. '*': any name (a proxy in front checks it)")
     serve.add_argument("--no-browser", action="store_true", help="do not open a web browser")
     serve.add_argument("--dashboards", metavar="DIR", type=Path, default=None,
                        help="folder of dashboard notebooks (default: the installed dashboards)")

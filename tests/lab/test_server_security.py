@@ -517,7 +517,8 @@ def _request(method, path, headers):
 
 def _handler_for(web_app, path, port):
     """The handler class the application's router picks for GET ``path``."""
-    return web_app.find_handler(_request("GET", path, {"Host": f"127.0.0.1:{port}"})).handler_class
+    request = _request("GET", path, {"Host": f"127.0.0.1:{port}"})
+    return web_app.find_handler(request).handler_class
 
 
 @pytest.mark.slow
