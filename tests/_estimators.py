@@ -9,7 +9,8 @@ from sklearn.base import BaseEstimator
 import kernelnb
 
 # Modules without estimators whose import pulls in the notebook server or the widgets.
-_NOT_ESTIMATOR_MODULES = ("kernelnb.lab.app", "kernelnb.lab.server", "kernelnb.lab.cli", "kernelnb.lab.viz")
+# the lab defines no estimator (and needs the lab extra to import)
+_NOT_ESTIMATOR_MODULES = ("kernelnb.lab",)
 
 
 def _exported(module):

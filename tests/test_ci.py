@@ -60,7 +60,29 @@ if args[:2] == ["-m", "venv"]:
 if args[:2] == ["-m", "pip"]:
     sys.exit(int(os.environ.get("FAKE_PIP_RC", "0")))
 if args[:2] == ["-m", "pytest"]:
-    sys.exit(int(os.environ.get("FAKE_PYTEST_RC", "0")))
+    # which job: the wheel's runs in a copy of tests/ named from-wheel, the lowest versions' in
+    # the environment named lowest; what each saw of the PATH goes to FAKE_ENV_LOG
+    job = ("WHEEL" if Path.cwd().name == "from-wheel" else
+           "LOWEST" if os.environ.get("VIRTUAL_ENV", "").endswith("/lowest") else "")
+    with open(os.environ["FAKE_ENV_LOG"], "a") as log:
+        log.write("|".join([job or "MAIN", str(Path.cwd()), str(shutil.which("gcc")),
+                            str(shutil.which("cc"))]) + "\\n")
+    sys.exit(int(os.environ.get("FAKE_" + (job + "_" if job else "") + "PYTEST_RC", "0")))
+if args[:3] == ["-m", "build", "--outdir"]:       # the sdist, then the wheel from it
+    out = Path(args[3])
+    out.mkdir(parents=True)
+    (out / "kernelnb-0.1.0.tar.gz").write_bytes(b"")
+    (out / "kernelnb-0.1.0-cp311-cp311-linux_x86_64.whl").write_bytes(b"")
+    sys.exit(int(os.environ.get("FAKE_WHEEL_BUILD_RC", "0")))
+if args[:4] == ["-m", "auditwheel", "repair", "--wheel-dir"]:
+    out = Path(args[4])
+    out.mkdir(parents=True)
+    (out / "kernelnb-0.1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+     ).write_bytes(b"")
+    sys.exit(int(os.environ.get("FAKE_REPAIR_RC", "0")))
+if args and args[0] == ".ci/lowest_constraints.py":   # the real script
+    import subprocess
+    sys.exit(subprocess.call([sys.executable, *args]))
 if args and args[0].endswith("build_connect4.py"):
     rc = int(os.environ.get("FAKE_BUILD_RC", "1"))
     if rc == 0:
@@ -73,7 +95,7 @@ sys.exit(f"unexpected python3 call: {{args}}")
 
 
 #: What .ci/run runs besides bash's builtins and the stand-ins (for a PATH of nothing else).
-SYSTEM_TOOLS = ("dirname", "mktemp", "rm", "id", "head", "grep")
+SYSTEM_TOOLS = ("dirname", "mktemp", "rm", "id", "head", "grep", "mkdir", "ln", "cp")
 
 
 def run_ci(tmp_path, bare=False, **codes):
@@ -100,9 +122,10 @@ def run_ci(tmp_path, bare=False, **codes):
             path.chmod(0o755)
     log = tmp_path / "calls.log"
     log.touch()
+    (tmp_path / "env.log").touch()
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "KERNELNB_DATA")}
     path = str(bin_dir) if bare else f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
-    env.update(PATH=path, FAKE_LOG=str(log),
+    env.update(PATH=path, FAKE_LOG=str(log), FAKE_ENV_LOG=str(tmp_path / "env.log"),
                TMPDIR=str(tmp_path), **{k: str(v) for k, v in codes.items()})
     proc = subprocess.run([shutil.which("bash"), str(CI_RUN)], env=env, capture_output=True,
                           text=True, timeout=120)
@@ -167,6 +190,105 @@ def test_a_failure_fails_the_run(tmp_path, codes):
     assert not any("build_connect4" in c[2] for c in calls)   # nothing runs after the failure
     if "FAKE_PIP_RC" in codes:
         assert not _in_venv(calls, "-m pytest -ra")
+
+
+def _work(calls):
+    """The run's folder ($WORK): where the first virtual environment was made."""
+    first = next(c for c in calls if c[2].startswith("-m venv "))
+    return Path(first[2].split(" ", 2)[2]).parent
+
+
+def _env_log(tmp_path):
+    """What each pytest call saw: [(job, cwd, gcc on PATH, cc on PATH)]."""
+    return [tuple(line.split("|")) for line in (tmp_path / "env.log").read_text().splitlines()]
+
+
+def test_the_wheel_is_built_repaired_and_tested_where_there_is_no_compiler(tmp_path):
+    rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=1)
+    assert rc == 0, out
+    work = _work(calls)
+    main_venv = str(work / "venv")
+    # build (sdist, then the wheel from it) and repair, by the main environment's python3
+    build = [c for c in calls if c[2].startswith("-m build ")]
+    assert [c[2] for c in build] == [f"-m build --outdir {work}/dist ."]
+    assert build[0][1] == f"{main_venv}/bin/python3"
+    repair = [c[2] for c in calls if c[2].startswith("-m auditwheel ")]
+    assert repair == [f"-m auditwheel repair --wheel-dir {work}/wheelhouse "
+                      f"{work}/dist/kernelnb-0.1.0-cp311-cp311-linux_x86_64.whl"]
+    # the repaired (manylinux) wheel alone, in an environment of its own
+    wheel = (f"{work}/wheelhouse/kernelnb-0.1.0-cp311-cp311-manylinux_2_17_x86_64."
+             "manylinux2014_x86_64.whl")
+    installs = [c for c in calls if c[1] == f"{work}/wheel/bin/python3"
+                and c[2].startswith("-m pip install")]
+    assert [c[2] for c in installs] == [f"-m pip install {wheel} pytest>=7 pytest-timeout>=2 "
+                                        "numpydoc>=1.6"]
+    # its tests: the library's, from a copy of tests/ outside the checkout, with no compiler
+    runs = _env_log(tmp_path)
+    wheel_runs = [r for r in runs if r[0] == "WHEEL"]
+    assert len(wheel_runs) == 1
+    assert Path(wheel_runs[0][1]) == work / "from-wheel"
+    assert not Path(wheel_runs[0][1]).is_relative_to(ROOT)
+    assert wheel_runs[0][2:] == ("None", "None")              # neither gcc nor cc on its PATH
+    pytest_args = [c[2] for c in calls if c[1] == f"{work}/wheel/bin/python3"
+                   and c[2].startswith("-m pytest")]
+    assert len(pytest_args) == 1
+    for folder in ("tests/svm", "tests/kmp", "tests/neighbors", "tests/test_packaging.py"):
+        assert f" {folder}" in pytest_args[0]
+    assert "tests/lab" not in pytest_args[0] and "tests/browser" not in pytest_args[0]
+    assert (work / "from-wheel").exists() is False             # the run's folder is removed
+
+
+def test_the_lowest_versions_job(tmp_path):
+    rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=1)
+    assert rc == 0, out
+    work = _work(calls)
+    assert any(c[2] == ".ci/lowest_constraints.py lab test-tools" for c in calls)
+    lowest = f"{work}/lowest/bin/python3"
+    installs = [c[2] for c in calls if c[1] == lowest and c[2].startswith("-m pip install")]
+    assert len(installs) == 1 and installs[0].startswith(f"-m pip install -c {work}/lowest.txt ")
+    assert "manylinux2014_x86_64.whl[lab]" in installs[0]
+    tests = [c[2] for c in calls if c[1] == lowest and c[2].startswith("-m pytest")]
+    assert len(tests) == 1
+    assert '-m not slow and not browser tests' in tests[0].replace('"', "")
+    for left_out in ("tests/browser", "tests/test_docs.py", "tests/lab/book",
+                     "tests/lab/test_hub.py"):
+        assert f"--ignore={left_out}" in tests[0]
+    runs = [r for r in _env_log(tmp_path) if r[0] == "LOWEST"]
+    assert len(runs) == 1 and Path(runs[0][1]) == ROOT        # the checkout's sources
+
+
+@pytest.mark.parametrize("codes", [dict(FAKE_WHEEL_BUILD_RC=1), dict(FAKE_REPAIR_RC=1),
+                                   dict(FAKE_WHEEL_PYTEST_RC=1), dict(FAKE_LOWEST_PYTEST_RC=1),
+                                   dict(FAKE_LOWEST_PYTEST_RC=5)],
+                         ids=["build-fails", "repair-fails", "wheel-tests-fail",
+                              "lowest-tests-fail", "lowest-no-tests"])
+def test_a_failure_of_a_second_job_fails_the_run(tmp_path, codes):
+    rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=1, **codes)
+    assert rc == int(next(iter(codes.values()))), out
+    if "FAKE_LOWEST_PYTEST_RC" not in codes:                  # nothing after the failed step
+        assert not any(c[2].startswith(".ci/lowest_constraints.py") for c in calls)
+
+
+def test_the_lowest_constraints_are_pyprojects_lower_bounds():
+    import runpy
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    r = subprocess.run([sys.executable, ".ci/lowest_constraints.py", "lab", "test-tools"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    pins = dict(line.split("==") for line in r.stdout.split())
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for requirement in project["dependencies"] + project["optional-dependencies"]["lab"]:
+        name, bound = re.match(r"([A-Za-z0-9._-]+)[^>]*>=\s*([0-9.]+)", requirement).groups()
+        assert pins[re.sub(r"[-_.]+", "-", name).lower()] == bound, requirement
+    assert {"pytest", "pytest-timeout"} <= set(pins) and "jupyterhub" not in pins
+    module = runpy.run_path(str(ROOT / ".ci" / "lowest_constraints.py"))
+    assert module["lower_bounds"](["a>=1.2", "b[x]>=3; python_version<'4'", "kernelnb[lab]"]) \
+        == [("a", "1.2"), ("b", "3")]
+    with pytest.raises(SystemExit, match="declares no lower bound"):
+        module["lower_bounds"](["c<2"])
 
 
 # Where CI keeps its data: the folder beside the clone, ``../shared``.  Only .ci/run may name it

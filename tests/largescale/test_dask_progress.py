@@ -3,7 +3,11 @@ of joblib patched."""
 import joblib
 import joblib.parallel
 import numpy as np
-import tqdm.auto
+import pytest
+
+pytest.importorskip("distributed", reason="dask_grid_search needs the dask extra")
+pytest.importorskip("tqdm", reason="dask_grid_search needs the dask extra")
+import tqdm.auto  # noqa: E402
 
 from kernelnb.largescale import dask_grid_search
 from kernelnb.svm import SVC
