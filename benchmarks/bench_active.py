@@ -1,11 +1,11 @@
 """Active learning, Chapelle's thesis ch. 8: the two toy experiments and the speed of the
 incremental span update (8.11), computed here beside what the thesis states.
 
-* Parzen toy (Fig. 8.1, :func:`kernelnb.unlabeled.parzen_toy_experiment`): U[-1,1]^2,
+* Parzen toy (Fig. 8.1, :func:`kernelnb.reproductions.chapelle.active.parzen_toy_experiment`): U[-1,1]^2,
   y = sgn(x1 + x2), 10 initial points + 20 queries from a pool of 200, the Parzen width chosen
   at each step by the likelihood of the pool, 100 runs; random / maximum uncertainty ('margin')
   / optimal ('gem').  Published (a curve): the optimal strategy is worse than random.
-* Majority toy (Fig. 8.5, :func:`kernelnb.unlabeled.majority_toy_experiment`): x in R^5,
+* Majority toy (Fig. 8.5, :func:`kernelnb.reproductions.chapelle.active.majority_toy_experiment`): x in R^5,
   x_i = tanh(U[-1,1]), y = sgn(sum x), 3 + 3 initial points, 10 queries from 300, RBF SVM with
   sigma^2 = 1.5 (hard margin: our choice), 100 trials for every strategy, exact GEM included
   (it retrains 600 SVMs per query: about 12 s a trial on one core, 20 minutes for 100;

@@ -1,7 +1,7 @@
 """Cluster kernels (Chapelle's thesis 7.4.5 and Fig. 7.7), computed here beside the published
 numbers, and the speed of the cluster-kernel SVM against the plain SVM.
 
-* Digits (the thesis's USPS experiment, :func:`kernelnb.unlabeled.digits_cluster_experiment`):
+* Digits (the thesis's USPS experiment, :func:`kernelnb.reproductions.chapelle.cluster_kernels.digits_cluster_experiment`):
   0-4 against 5-9, groups of 40 labeled points, the rest of the pool unlabeled, test points
   reached through the cluster kernel's extension.  USPS is not bundled: scikit-learn's 8 x 8
   digits (1797 images: a pool of 1200 = 30 groups, 597 test points) stand in for it; with

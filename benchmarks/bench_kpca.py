@@ -25,7 +25,7 @@ faster (lighter).  Beside each: the test accuracy of a linear :class:`kernelnb.s
 Then Fig. 2.4 of the thesis in kind (``--part figure``): the test error of a linear SVM on the
 k-component map for exact kernel PCA, a random subset and incomplete Cholesky, on scikit-learn's
 8x8 digits (0-4 against 5-9; USPS, the thesis's data, is not shipped), two halves of 898 points
-training and testing in turn (:func:`kernelnb.prior.digits_kpca_curve`).  The thesis gives the
+training and testing in turn (:func:`kernelnb.reproductions.chapelle.kpca.digits_kpca_curve`).  The thesis gives the
 curves but no numbers, so there is no published value to print beside.
 
 Run: ``python benchmarks/bench_kpca.py`` (n = 1,000, 2,000, 4,000; k = 100; then the figure),

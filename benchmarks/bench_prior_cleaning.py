@@ -1,12 +1,12 @@
 """Chapelle's thesis 5.2 (data cleaning) and 5.4 (ridge regression with scaling factors),
 computed here beside the published numbers.
 
-* Data cleaning, the toy of Fig. 5.5 (:func:`kernelnb.prior.cleaning_toy_experiment`): two
+* Data cleaning, the toy of Fig. 5.5 (:func:`kernelnb.reproductions.chapelle.cleaning.cleaning_toy_experiment`): two
   Gaussian classes in d = 100, 30 points each, the 30th label flipped, 100 data sets; rank-1 hits
   and "mean <= 10" of SVM-xi, SUB-xi, LOO-xi, GRAD-C and the oracle SVM-GOD, and the test error of
   the soft-margin SVM with the flipped point, without it, and without the top SVM-xi suspect.
   The thesis does not give the class means nor whether 1.5/sqrt(d) is a variance or a standard
-  deviation: our reading is in :func:`kernelnb.prior.make_flipped_gaussians`.
+  deviation: our reading is in :func:`kernelnb.reproductions.chapelle.cleaning.make_flipped_gaussians`.
 * Ridge with scaling factors (:class:`kernelnb.ridge.ScalingRidge`) against scikit-learn's
   ``KernelRidge`` tuned by ``GridSearchCV`` (5 folds, the same (sigma, alpha) grid as our
   starting point's) on the bundled Boston housing set (random 2/3 - 1/3 splits) and on

@@ -3,7 +3,7 @@
 1. The table (Wisconsin diagnostic breast cancer, 569 x 30, linear models, n = 10/20/40/80
    training points, 100 runs, hyperparameters by cross-validation on the training points):
    hard SVM, soft SVM, VRM with one fixed width, VRM with adaptive widths sigma_i, computed by
-   :func:`kernelnb.prior.vrm_breast_cancer_table` (its docstring states the protocol and the
+   :func:`kernelnb.reproductions.chapelle.vicinal.vrm_breast_cancer_table` (its docstring states the protocol and the
    choices the thesis leaves open) and printed beside the published numbers; the convex
    approximation (VicinalSVC) in a last column.
 2. Speed: ``VicinalSVC`` (widths included) against kernelnb's ``SVC.fit(margins=...)`` and

@@ -1,10 +1,10 @@
 """Chapelle's thesis, chapter 7 (§7.2 and §7.6): unlabeled points in the vicinal risk, reweighting
 and transduction, computed here beside the published numbers.
 
-* §7.2.1, 1-D VRM with unlabeled points (:func:`kernelnb.unlabeled.reweighting.vrm_unlabeled_toy`):
+* §7.2.1, 1-D VRM with unlabeled points (:func:`kernelnb.reproductions.chapelle.reweighting.vrm_unlabeled_toy`):
   N(+-1.6, 1), 20 labeled + 100 unlabeled, 100 runs, linear functions, Gaussian vicinities,
   widths by leave-one-out CV on the labeled points; exact errors of each threshold.
-* §7.2.2, reweighting toy of Fig. 7.2 (:func:`kernelnb.unlabeled.reweighting.reweighting_toy`):
+* §7.2.2, reweighting toy of Fig. 7.2 (:func:`kernelnb.reproductions.chapelle.reweighting.reweighting_toy`):
   N(1 2y/sqrt(d), I), 10 training points, 1000 test points used as the unlabeled set, Parzen
   classifier with and without KL reweighting, d = 1..10; and the separation-1.5, d = 1 case the
   text quotes.

@@ -35,8 +35,8 @@ oracle (a person in a dashboard, or the true label in an experiment) answers thr
 
 The thesis's experiments (8.3, 8.7) are negative: the "optimal" rule is worse than random on a
 Parzen toy and GEM is much worse than the margin heuristic on a majority toy; see
-:func:`kernelnb.unlabeled.parzen_toy_experiment` and
-:func:`kernelnb.unlabeled.majority_toy_experiment`.
+:func:`kernelnb.reproductions.chapelle.active.parzen_toy_experiment` and
+:func:`kernelnb.reproductions.chapelle.active.majority_toy_experiment`.
 """
 from __future__ import annotations
 

@@ -84,7 +84,7 @@ class LessonSweep:
     ----------
     dashboard : str
         The dashboard's class name.
-    lesson : kernelnb.lab.app.Lesson
+    lesson : kernelnb.lab.app._base.Lesson
         The lesson.
     control : str
         The control moved.
@@ -171,7 +171,7 @@ def sweep_lesson(app, lesson, control):
     app : kernelnb.lab.app.Dashboard
         A built dashboard; its current values (with ``lesson.setting`` on top) are the other
         controls' values, and they are put back afterwards.
-    lesson : kernelnb.lab.app.Lesson
+    lesson : kernelnb.lab.app._base.Lesson
         The lesson.
     control : str
         A key of ``lesson.sweep``.

@@ -115,7 +115,7 @@ class ActiveLearning(Dashboard):
         sweep={"sigma": (0.5, 1.0, 3.0), "noise": (0.0, 0.3)},
         seeds=(0, 1, 2)),)
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`): the
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`): the
     #: strategies replayed (``lesson_stats``), one run per sample seed.
     BOOK_FIGURE = {
         "control": "seed",

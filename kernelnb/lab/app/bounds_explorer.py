@@ -181,7 +181,7 @@ class BoundsExplorer(Dashboard):
                "axis": ("sigma", "C")},
         seeds=(0, 1, 2)),)
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "C",
         "values": [0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0],

@@ -101,7 +101,7 @@ class DataCleaning(Dashboard):
                "sigma": (0.03, 0.15, 0.5, 2.0), "noise": (0.0, 0.1, 0.5), "n_flip": (1, 4, 20)},
         seeds=(0, 1, 2)),)
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "n_flip",
         "values": [1, 2, 3, 4, 6, 8, 10, 12, 16, 20],

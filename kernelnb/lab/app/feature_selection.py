@@ -214,7 +214,7 @@ class FeatureSelection(Dashboard):
         sweep={"n_components": (1, 2, 4, 6), "C": (0.1, 10.0), "n_samples": (40, 400)},
         seeds=(0, 1, 2, 3), setting={"method": "fisher"}))
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "n_samples",
         "values": [20, 30, 50, 100, 200, 400],

@@ -217,7 +217,7 @@ class InvarianceExplorer(Dashboard):
                sweep={"invariance": (0.0, 0.99, 0.9999, 0.99999)}, seeds=(0, 1, 2)),
     )
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "invariance",
         "values": [0.0, 0.9, 0.99, 0.995, 0.998, 0.999, 0.9999, 0.99995, 0.99999],

@@ -132,7 +132,7 @@ class KMPPlayground(Dashboard):
                seeds=(0, 1, 2), setting={"variant": "basic", "n_basis": 60}),
     )
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "n_basis",
         "values": [1, 2, 3, 5, 8, 10, 15, 20, 30, 50, 80],

@@ -570,7 +570,7 @@ class LearningCurves(Dashboard):
     #: Below this test error at the smallest size (every estimator) the curves cannot fall.
     TOO_EASY = 0.01
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "C",
         "values": [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0],

@@ -141,7 +141,7 @@ class LocalMethodsPlayground(Dashboard):
                seeds=(0, 1, 2)),
     )
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`): the
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`): the
     #: lesson is about HKNN, not the default method.
     BOOK_FIGURE = {
         "control": "weight_decay",
@@ -491,7 +491,7 @@ class DensityExplorer(Dashboard):
                seeds=(0, 1, 2)),
     )
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "sigma",
         "values": [0.001, 0.002, 0.004, 0.007, 0.01, 0.016, 0.03, 0.05, 0.1],

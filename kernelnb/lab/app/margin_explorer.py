@@ -185,7 +185,7 @@ class MarginExplorer(Dashboard):
                seeds=(0, 1, 2)),
     )
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "lam",
         "values": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0],

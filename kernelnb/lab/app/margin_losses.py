@@ -167,7 +167,7 @@ class MarginLosses(Dashboard):
                seeds=(0, 1, 2)),
     )
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`): the
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`): the
     #: boundaries the losses fit, not the loss curves.
     BOOK_FIGURE = {
         "control": "C",

@@ -118,7 +118,7 @@ class RegressionSelectionExplorer(Dashboard):
         sweep={"target": TARGETS, "n": (10, 20, 40, 80, 150), "noise": (0.005, 0.05, 0.5)},
         seeds=(0, 1, 2, 3, 4)),)
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "n",
         "figure": 1,

@@ -187,7 +187,7 @@ class SemiSupervisedExplorer(Dashboard):
             seeds=(0, 1, 2), setting={"compare": "shortest_path"}),
     }
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "n_labeled",
         "values": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],

@@ -101,7 +101,7 @@ class SVMPlayground(Dashboard):
                "kernel": ("rbf", "linear", "poly"), "noise": (0.0, 0.3)},
         seeds=(0, 1, 2)),)
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "C",
         "values": [0.01, 0.0316, 0.1, 0.316, 1.0, 3.16, 10.0, 31.6, 100.0, 316.0, 1000.0,

@@ -182,7 +182,7 @@ class VicinalRisk(Dashboard):
         sweep={"width_factor": (0.1, 8.0), "n_samples": (10,), "kernel": ("poly", "rbf")},
         seeds=(0, 1, 2)),)
 
-    #: The book's lesson figure (:func:`kernelnb.lab.book._dashboards.book_figure`).
+    #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
         "control": "width_factor",
         "values": [0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0],
