@@ -581,3 +581,116 @@ def test_every_route_of_the_router_needs_the_token(tmp_path, monkeypatch, capsys
         assert len(table) >= 15, table                 # the router was read, not a stub
         gone = set(PUBLIC_ROUTES) - {p.removesuffix("$") for p, _ in rules}
         assert not gone, f"public routes the server no longer has: {gone}"
+
+
+# ----------------------------------------------------------------------------- in a browser
+
+CSP_EVENTS = """window.__kernelnbCsp = [];
+document.addEventListener('securitypolicyviolation',
+    e => window.__kernelnbCsp.push(e.violatedDirective + ' ' + e.blockedURI));"""
+
+
+def _chromium(*args):
+    import os
+    import shutil
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="Python Playwright is not installed")
+    chromium = os.environ.get("KERNELNB_CHROMIUM") or shutil.which("chromium") \
+        or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.skip(f"no Chromium at {chromium}")
+    return sync_api, chromium, ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                *args]
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_in_chromium_a_rebinding_page_is_refused_and_the_pages_break_no_rule(server):
+    """Chromium resolving ``evil.example`` to 127.0.0.1 (a DNS rebinding done by the browser's
+    own resolver): the page at http://evil.example:PORT/ is the 403, and a script of that page
+    reading its "own" origin's status API gets 403 too. The real gallery and a dashboard, under
+    the server's Content-Security-Policy, report no violation and draw their widgets; another
+    site's page that frames the gallery shows nothing of it. (Every dashboard's page is loaded
+    under the same policy by tests/browser, which fails on any console error, a CSP violation
+    included.)"""
+    port, _ = server
+    sync_api, chromium, args = _chromium(f"--host-resolver-rules=MAP {EVIL} 127.0.0.1")
+
+    def run():
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, headless=True, args=args)
+            try:
+                page = browser.new_context().new_page()
+                response = page.goto(f"http://{EVIL}:{port}/", timeout=60_000)
+                assert response.status == 403
+                assert "does not answer to the name evil.example" in page.inner_text("body")
+                code = page.evaluate("fetch('/kernelnb/api/status').then(r => r.status)")
+                assert code == 403
+                # the server's own pages, under its policy
+                ctx = browser.new_context()
+                ctx.add_init_script(CSP_EVENTS)
+                page = ctx.new_page()
+                errors = []
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                for path in ("", "voila/render/alpha.ipynb"):
+                    page.goto(f"http://127.0.0.1:{port}/{path}", timeout=180_000)
+                    if path:
+                        page.wait_for_selector(".widget-slider", timeout=120_000)
+                    else:
+                        page.wait_for_selector("a[href*='alpha']", timeout=60_000)
+                    assert page.evaluate("window.__kernelnbCsp") == [], path
+                assert not errors, errors
+                # another site's page framing the gallery: one on this machine (Chromium itself
+                # keeps a public site's page from framing a local address)
+                other = browser.new_context().new_page()
+                statuses = []
+                other.on("response", lambda r: r.url.startswith(f"http://localhost:{port}/")
+                         and statuses.append(r.status))
+                other.goto(framing_site, timeout=60_000)
+                other.wait_for_timeout(3000)
+                assert len(other.frames) == 2, other.frames
+                text = other.frames[1].evaluate("document.body ? document.body.innerText : ''")
+                # refused by the server (a frame another site asked for: 403), and its answer
+                # not shown either (frame-ancestors 'self': Chromium's "refused to connect")
+                assert statuses == [403], statuses
+                assert "alpha" not in text and "another website" not in text, text[:200]
+            finally:
+                browser.close()
+
+    framing_site, stop = _site_framing(f"http://localhost:{port}/")
+    try:
+        # in a thread of its own: Playwright's sync API refuses a thread whose asyncio loop runs
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(run).result()
+    finally:
+        stop()
+
+
+def _site_framing(url):
+    """Another site on this machine (127.0.0.1, another port) whose page frames ``url``; its URL
+    and a function that stops it."""
+    import http.server
+    import threading
+
+    page = f'<!DOCTYPE html><iframe id="f" src="{url}"></iframe>'.encode()
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+
+    def stop():
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(10)
+    return f"http://127.0.0.1:{httpd.server_port}/", stop
