@@ -13,6 +13,7 @@ depth, relative or absolute), not only those run at import time.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,14 +76,62 @@ def test_the_three_layers_exist():
     assert layers == {"library", "reproductions", "lab"}
 
 
-def test_the_check_reads_relative_imports(tmp_path, monkeypatch):
-    fake = PACKAGE / "svm" / "estimators.py"
-    found = imported_modules(fake)
-    assert "kernelnb.kernels" in found or any(m.startswith("kernelnb.") for m in found)
-    assert _layer("kernelnb.lab.app.svm_playground") == "lab"
-    assert _layer("kernelnb.reproductions.vincent_kmp") == "reproductions"
-    assert _layer("kernelnb.svm") == "library"
+def _fake_package(root: Path, files: dict) -> Path:
+    """A package ``kernelnb`` under ``root`` with the given modules (relative path -> source)."""
+    for rel, source in files.items():
+        path = root / "kernelnb" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for parent in path.relative_to(root).parents:
+            if parent != Path(".") and not (root / parent / "__init__.py").exists():
+                (root / parent / "__init__.py").write_text("")
+        path.write_text(source)
+    return root / "kernelnb"
 
+
+def test_the_check_reads_relative_absolute_and_nested_imports(tmp_path, monkeypatch):
+    """Every form of import is resolved to its absolute kernelnb name: relative at any depth,
+    absolute, and inside a function (run only when called); other packages are left out."""
+    pkg = _fake_package(tmp_path, {"lab/app/board.py": (
+        "import numpy\n"
+        "from . import _base\n"
+        "from ..viz import surface\n"
+        "from ...svm import SVC\n"
+        "import kernelnb.kernels\n"
+        "def later():\n"
+        "    from ...reproductions.vincent import kmp\n")})
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", pkg)
+    found = imported_modules(pkg / "lab" / "app" / "board.py")
+    assert found == ["kernelnb.lab.app", "kernelnb.lab.app._base", "kernelnb.lab.viz",
+                     "kernelnb.lab.viz.surface", "kernelnb.svm", "kernelnb.svm.SVC",
+                     "kernelnb.kernels", "kernelnb.reproductions.vincent",
+                     "kernelnb.reproductions.vincent.kmp"]
+
+
+@pytest.mark.parametrize("rel,source,layer,wrong", [
+    ("svm/leak.py", "def f():\n    from ..lab import app\n", "library", ["kernelnb.lab",
+                                                                         "kernelnb.lab.app"]),
+    ("ridge2.py", "import kernelnb.reproductions.chapelle\n", "library",
+     ["kernelnb.reproductions.chapelle"]),
+    ("reproductions/vincent/x.py", "from ...lab.viz import curves\n", "reproductions",
+     ["kernelnb.lab.viz", "kernelnb.lab.viz.curves"]),
+    ("lab/ok.py", "from ..reproductions import results\nfrom .. import svm\n", "lab", []),
+])
+def test_an_import_against_the_layers_is_caught(tmp_path, monkeypatch, rel, source, layer, wrong):
+    """The rule itself: a library module importing the lab or the reproductions, and the
+    reproductions importing the lab, are reported; the lab may import both."""
+    pkg = _fake_package(tmp_path, {rel: source})
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", pkg)
+    name = _module_name(pkg / rel)
+    assert _layer(name) == layer
+    got = sorted(m for m in imported_modules(pkg / rel) if _layer(m) not in ALLOWED[layer])
+    assert got == wrong
+
+
+def test_the_layers_of_real_modules():
+    assert _layer("kernelnb.lab.app.svm_playground") == "lab"
+    assert _layer("kernelnb.reproductions.vincent.kmp") == "reproductions"
+    assert _layer("kernelnb.svm") == "library" and _layer("kernelnb") == "library"
+    assert "kernelnb.kernels" in imported_modules(PACKAGE / "svm" / "estimators.py")
 
 
 def _import_targets(path: Path) -> list[str]:
