@@ -434,6 +434,8 @@ def test_hashed_widget_extension_files_are_kept_by_the_browser(served, dashboard
     assert code == 200
     extensions = json.loads(re.search(r'"federated_extensions":\s*(\[.*?\])', page).group(1))
     assert "@jupyter-widgets/jupyterlab-manager" in {e["name"] for e in extensions}
+    from kernelnb.lab.cli import EXTENSION_ALLOWLIST     # the page loads the widgets' only
+    assert {e["name"] for e in extensions} <= set(EXTENSION_ALLOWLIST), extensions
     for ext in extensions:
         url = f"{served}voila/labextensions/{ext['name']}/{ext['load'].removeprefix('./')}"
         code, body, headers = get(url)
