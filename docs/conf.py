@@ -40,6 +40,7 @@ extensions = [
     "sphinx_book_theme",
     "kernelnb_book",
     "kernelnb_course_book",  # exercise and quiz pages from kernelnb.course (docs/_ext)
+    "kernelnb_speed",        # the speed page from benchmarks/results, the Binder link (docs/_ext)
 ]
 
 # Unlabelled code blocks (the layer diagrams of architecture.md) are plain text; notebook cells
