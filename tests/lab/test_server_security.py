@@ -610,7 +610,8 @@ def test_in_chromium_a_rebinding_page_is_refused_and_the_pages_break_no_rule(ser
     own resolver): the page at http://evil.example:PORT/ is the 403, and a script of that page
     reading its "own" origin's status API gets 403 too. The real gallery and a dashboard, under
     the server's Content-Security-Policy, report no violation and draw their widgets; another
-    site's page that frames the gallery shows nothing of it. (Every dashboard's page is loaded
+    site's page that frames the gallery shows nothing of it, and its link to a dashboard opens
+    it (the book's "try it live" links). (Every dashboard's page is loaded
     under the same policy by tests/browser, which fails on any console error, a CSP violation
     included.)"""
     port, _ = server
@@ -654,10 +655,17 @@ def test_in_chromium_a_rebinding_page_is_refused_and_the_pages_break_no_rule(ser
                 # not shown either (frame-ancestors 'self': Chromium's "refused to connect")
                 assert statuses == [403], statuses
                 assert "alpha" not in text and "another website" not in text, text[:200]
+                # the book's "try it live" link on that site's page opens the dashboard, in one
+                # click (a top-level navigation from another site)
+                with other.expect_navigation(timeout=180_000):
+                    other.click("#live")
+                assert other.url == f"http://localhost:{port}/voila/render/alpha.ipynb"
+                other.wait_for_selector(".widget-slider", timeout=120_000)
             finally:
                 browser.close()
 
-    framing_site, stop = _site_framing(f"http://localhost:{port}/")
+    framing_site, stop = _site_framing(f"http://localhost:{port}/",
+                                       f"http://localhost:{port}/voila/render/alpha.ipynb")
     try:
         # in a thread of its own: Playwright's sync API refuses a thread whose asyncio loop runs
         from concurrent.futures import ThreadPoolExecutor
@@ -667,13 +675,14 @@ def test_in_chromium_a_rebinding_page_is_refused_and_the_pages_break_no_rule(ser
         stop()
 
 
-def _site_framing(url):
-    """Another site on this machine (127.0.0.1, another port) whose page frames ``url``; its URL
-    and a function that stops it."""
+def _site_framing(url, link):
+    """Another site on this machine (127.0.0.1, another port) whose page frames ``url`` and links
+    to ``link`` (as the book's live links); its URL and a function that stops it."""
     import http.server
     import threading
 
-    page = f'<!DOCTYPE html><iframe id="f" src="{url}"></iframe>'.encode()
+    page = (f'<!DOCTYPE html><iframe id="f" src="{url}"></iframe>'
+            f'<p><a id="live" href="{link}">Try it live</a></p>').encode()
 
     class Page(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
