@@ -1,7 +1,7 @@
 """The one fit wrapper of kernelnb's estimators (in the spirit of scikit-learn's ``_fit_context``).
 
 Every public ``fit`` (and ``partial_fit``) of the library is decorated with :func:`fit_context`,
-which does, in this order, what each estimator used to do by hand:
+which does, in this order, what no estimator then writes by hand:
 
 1. **checks the constructor parameters** against the class's ``_parameter_constraints`` table
    (:func:`kernelnb._validation.check_params`), then calls the class's ``_check_params_extra()``
