@@ -42,7 +42,7 @@ def run(quick=False):
             Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
             for key, tune in (("ml", "likelihood"), ("rm", "radius_margin")):
                 t0 = time.perf_counter()
-                m = FisherKernelSVC(n_components=M, tune=tune, random_state=split).fit(Xtr, ytr)
+                m = FisherKernelSVC(n_components=M, criterion=tune, random_state=split).fit(Xtr, ytr)
                 res[key].append((1 - m.score(Xte, yte), time.perf_counter() - t0,
                                  m.radius_margin_))
             t0 = time.perf_counter()

@@ -50,7 +50,7 @@ def run(quick=False):
             lab, unl = _draw(y, n_lab, rng)
             models = {"svm": SVC(C=10.0, sigma=sigma),
                       "lds": LowDensitySVC(C=10.0, sigma=sigma),
-                      "tsvm": TransductiveSVC(C=10.0, C_star=1.0, sigma=sigma)}
+                      "tsvm": TransductiveSVC(C=10.0, C_unlabeled=1.0, sigma=sigma)}
             for k, m in models.items():
                 t0 = time.perf_counter()
                 if k == "svm":

@@ -75,7 +75,7 @@ def tsvm(name, X, y, seeds):
             rest = np.setdiff1d(np.arange(len(yb)), lab)
             unl = rng.choice(rest, min(400, len(rest)), replace=False)
             true_p = float(np.mean(yb[unl] == 1))
-            kw = {"sigma": "scale", "C": 1.0, "C_star": 1.0}
+            kw = {"sigma": "scale", "C": 1.0, "C_unlabeled": 1.0}
             svc = SVC(sigma=TransductiveSVC(**kw).fit(Xb[lab], yb[lab], X_unlabeled=Xb[unl]).sigma_, C=1.0)
             with warnings.catch_warnings(record=True) as w:
                 warnings.simplefilter("always")

@@ -182,7 +182,7 @@ class _Problem:
 
 
 def _check_eta(eta):
-    return float(check_param("regularization", eta, NONNEGATIVE, "the span estimate"))
+    return float(check_param("span_regularization", eta, NONNEGATIVE, "the span estimate"))
 
 
 def _rate(mask, n):
@@ -226,7 +226,7 @@ def _fast_span(pb, eta, bias):
     return S2, False
 
 
-def span_values(estimator, X, y, regularization=0.0):
+def span_values(estimator, X, y, span_regularization=0.0):
     """Squared span ``S_p^2`` of every training point (Vapnik & Chapelle 2000; thesis 3.2).
 
     ``S_p`` is the distance, in feature space, from ``Phi(x_p)`` to the set
@@ -245,7 +245,7 @@ def span_values(estimator, X, y, regularization=0.0):
         Its training inputs.
     y : array-like of shape (n_samples,)
         Its training labels.
-    regularization : float, default=0.0
+    span_regularization : float, default=0.0
         ``eta`` of the regularised span (thesis 4.4.4): the distance is penalised by
         ``eta sum_i lambda_i^2 / alpha_i``, i.e. ``S_p^2 = 1 / ((K~_SV + D)^-1)_pp - D_pp`` with
         ``D_ii = eta / alpha_i``.  It is continuous in the hyper-parameters where the plain span
@@ -262,12 +262,12 @@ def span_values(estimator, X, y, regularization=0.0):
     -----
     Margin ``'l2'``: computed on ``K~ = K + I / C`` (all SVs are free there).
     """
-    eta = _check_eta(regularization)
+    eta = _check_eta(span_regularization)
     pb = _Problem(estimator, X, y)
     return pb.spans(eta)[0].copy()
 
 
-def span_estimate(estimator, X, y, regularization=0.0):
+def span_estimate(estimator, X, y, span_regularization=0.0):
     """Span-rule estimate of the leave-one-out error rate (thesis 3.11/3.12).
 
     ``#{p : alpha_p S_p^2 >= y_p f(x_p)} / n``: by Theorem 3.8, when the support-vector sets do
@@ -283,7 +283,7 @@ def span_estimate(estimator, X, y, regularization=0.0):
         Its training inputs.
     y : array-like of shape (n_samples,)
         Its training labels.
-    regularization : float, default=0.0
+    span_regularization : float, default=0.0
         ``eta`` of the regularised span (:func:`span_values`; 0.1 is the thesis's smoothed
         span).
 
@@ -293,7 +293,7 @@ def span_estimate(estimator, X, y, regularization=0.0):
         The estimated error rate, in [0, 1].  Without any free support vector (degenerate case)
         it is the training error rate, as in the thesis's Matlab code.
     """
-    eta = _check_eta(regularization)
+    eta = _check_eta(span_regularization)
     pb = _Problem(estimator, X, y)
     return _span_rate(pb, eta)
 
@@ -821,7 +821,7 @@ def validation_error(estimator, X_val, y_val):
 
 
 # All at once (bounds_table, along a parameter, is in _tables.py)
-def _estimates(pb, regularization=DEFAULT_ETA):
+def _estimates(pb, span_regularization=DEFAULT_ETA):
     return {
         "training_error": _training_rate(pb),
         "sv_fraction": pb.sv.size / pb.n,
@@ -830,14 +830,14 @@ def _estimates(pb, regularization=DEFAULT_ETA):
         "radius_margin": _rm_rate(pb, "sphere"),
         "radius_margin_variance": _rm_rate(pb, "variance"),
         "span": _span_rate(pb, 0.0),
-        "span_regularized": _span_rate(pb, regularization),
+        "span_regularized": _span_rate(pb, span_regularization),
         "xi_alpha": _xa_rate(pb),
         "wahba": _wahba_rate(pb),
     }
 
 
 def estimate_all(estimator, X, y, *, X_val=None, y_val=None, loo=False,
-                 regularization=DEFAULT_ETA):
+                 span_regularization=DEFAULT_ETA):
     """Every estimate of the fitted binary SVC at once (the kernel is evaluated once).
 
     Parameters
@@ -854,7 +854,7 @@ def estimate_all(estimator, X, y, *, X_val=None, y_val=None, loo=False,
         Their labels.
     loo : bool, default=False
         Also run :func:`loo_error` (retrainings); adds ``'loo'`` and ``'loo_trainings'``.
-    regularization : float, default=0.1
+    span_regularization : float, default=0.1
         ``eta`` of ``'span_regularized'``.
 
     Returns
@@ -864,7 +864,7 @@ def estimate_all(estimator, X, y, *, X_val=None, y_val=None, loo=False,
         span, ``'radius_margin'`` uses the enclosing sphere and ``'radius_margin_variance'`` the
         variance, both clipped to 1), then ``'validation'`` and ``'loo'`` when asked.
     """
-    eta = _check_eta(regularization)
+    eta = _check_eta(span_regularization)
     if not isinstance(loo, (bool, np.bool_)):
         raise ValueError(f"loo must be True or False, got {loo!r}")
     if (X_val is None) != (y_val is None):

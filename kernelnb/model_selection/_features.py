@@ -242,7 +242,7 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     kernel : {'linear', 'poly', 'rbf'} or None, default=None
         Kernel of the default estimator, or set on a given one; None keeps the estimator's
         (linear for the default estimator).
-    verbose : int, default=0
+    verbose : bool, default=False
         Print one line per step.
     callback : callable or None, default=None
         ``callback(record)``, called after each step with the dict appended to ``history_``
@@ -295,7 +295,7 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         "callback": CALLBACK,
     }
 
-    def __init__(self, estimator=None, *, n_features_to_select=2, step=1, kernel=None, verbose=0,
+    def __init__(self, estimator=None, *, n_features_to_select=2, step=1, kernel=None, verbose=False,
                  callback=None):
         self.estimator = estimator
         self.n_features_to_select = n_features_to_select
@@ -392,7 +392,7 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
 
 
 # -- forward selection on the span -----------------------------------------------------------
-def span_criterion(fitted, X, y, regularization=0.0):
+def span_criterion(fitted, X, y, span_regularization=0.0):
     """The criterion of forward selection: the span estimate and its continuous tie-breaker.
 
     Parameters
@@ -403,7 +403,7 @@ def span_criterion(fitted, X, y, regularization=0.0):
         Its training inputs.
     y : array-like of shape (n_samples,)
         Its training labels.
-    regularization : float, default=0.0
+    span_regularization : float, default=0.0
         ``eta`` of the span (:func:`kernelnb.model_selection.span_values`).
 
     Returns
@@ -417,7 +417,7 @@ def span_criterion(fitted, X, y, regularization=0.0):
         (on ``K~`` for the L2 margin): a count of errors is often tied between candidate
         features on few points, this continuous loss is not.
     """
-    eta = _check_eta(regularization)
+    eta = _check_eta(span_regularization)
     pb = _Problem(fitted, X, y)
     rate = _span_rate(pb, eta)
     S2, _ = pb.spans(eta)
@@ -446,9 +446,9 @@ class ForwardSpanSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     kernel : {'linear', 'poly', 'rbf'} or None, default=None
         Kernel of the default estimator, or set on a given one; None keeps the estimator's
         (linear for the default estimator).
-    regularization : float, default=0.0
+    span_regularization : float, default=0.0
         ``eta`` of the span (0: the plain span; 0.1: the thesis's smoothed span, §4.4.4).
-    verbose : int, default=0
+    verbose : bool, default=False
         Print one line per step.
     callback : callable or None, default=None
         ``callback(record)``, called after each step with the dict appended to ``history_``;
@@ -501,17 +501,17 @@ class ForwardSpanSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         "estimator": [SVC, None],
         "n_features_to_select": POSITIVE_INT,
         "kernel": [StrOptions({"linear", "poly", "rbf"}), None],
-        "regularization": [Interval(numbers.Real, 0, None, closed="left")],
+        "span_regularization": [Interval(numbers.Real, 0, None, closed="left")],
         "verbose": ["verbose"],
         "callback": CALLBACK,
     }
 
     def __init__(self, estimator=None, *, n_features_to_select=2, kernel=None,
-                 regularization=0.0, verbose=0, callback=None):
+                 span_regularization=0.0, verbose=False, callback=None):
         self.estimator = estimator
         self.n_features_to_select = n_features_to_select
         self.kernel = kernel
-        self.regularization = regularization
+        self.span_regularization = span_regularization
         self.verbose = verbose
         self.callback = callback
 
@@ -550,7 +550,7 @@ class ForwardSpanSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         k = _check_n_select(self.n_features_to_select, d, "ForwardSpanSelector")
         self.classes_ = _check_binary(y)
         base = self._make_estimator()
-        eta = float(self.regularization)
+        eta = float(self.span_regularization)
         order = []
         self.history_ = []
         self.n_trainings_ = 0
@@ -726,8 +726,8 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     groups : array of int of shape (n_features,), optional
         Group of each feature: one factor per group (e.g. 2x2 tiles of an image); elimination
         removes whole groups and ``n_features_to_select`` counts groups.
-    verbose : int, default=0
-        1: one line per stage; 2: one line per evaluation.
+    verbose : bool or int, default=False
+        True (or 1): one line per stage; 2: one line per evaluation.
     callback : callable or None, default=None
         ``callback(record)``, called after every evaluation with a dict: ``iteration`` (the
         evaluation's index within its stage), ``stage``, ``evaluation``, ``n_features``,
@@ -808,7 +808,7 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     def __init__(self, estimator=None, *, n_features_to_select=2, criterion="radius_margin",
                  schedule="thesis", radius="variance", max_iter=30, tol=1e-4,
                  scale_bounds=(1e-4, 1e4), normalize=True, removal="scales",
-                 removal_criterion=None, groups=None, verbose=0, callback=None):
+                 removal_criterion=None, groups=None, verbose=False, callback=None):
         self.estimator = estimator
         self.n_features_to_select = n_features_to_select
         self.criterion = criterion

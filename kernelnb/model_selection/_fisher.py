@@ -113,11 +113,11 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     ``x~ = I^-1/2 U_x`` (:func:`gaussian_mixture_fisher_scores`, ``I`` the empirical
     information matrix of the training scores) and an L2-margin SVM (a hard margin on
     ``K~ = K + I/C``, ``K`` the linear kernel on ``x~``) is trained.  With
-    ``tune='radius_margin'`` the component means are then moved, from their likelihood values,
+    ``criterion='radius_margin'`` the component means are then moved, from their likelihood values,
     by L-BFGS on ``log(R^2 ||w||^2)`` (``R^2`` the variance of the points in feature space, the
     thesis's advice), with the gradient of the envelope theorem (thesis ch. 4:
     ``dT = <G, dK~>``) through the closed-form derivatives of the scores; one SVM training per
-    evaluation.  ``tune='likelihood'`` keeps the likelihood means (the original Fisher kernel).
+    evaluation.  ``criterion='likelihood'`` keeps the likelihood means (the original Fisher kernel).
     Two classes only.
 
     Parameters
@@ -126,7 +126,7 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         Components of the mixture.
     C : float, default=1.0
         The SVM's (L2 margin) C.
-    tune : {'radius_margin', 'likelihood'}, default='radius_margin'
+    criterion : {'radius_margin', 'likelihood'}, default='radius_margin'
         How the means are chosen.
     max_iter : int, default=30
         L-BFGS iterations of the tuning (0: keep the likelihood means).
@@ -169,7 +169,7 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     >>> from kernelnb.datasets import make_moons
     >>> from kernelnb.model_selection import FisherKernelSVC
     >>> X, y = make_moons(n_samples=200, noise=0.2, random_state=0)
-    >>> ml = FisherKernelSVC(n_components=4, tune="likelihood", random_state=0).fit(X, y)
+    >>> ml = FisherKernelSVC(n_components=4, criterion="likelihood", random_state=0).fit(X, y)
     >>> rm = FisherKernelSVC(n_components=4, random_state=0).fit(X, y)
     >>> print(rm.radius_margin_ < ml.radius_margin_)
     True
@@ -180,17 +180,17 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "n_components": POSITIVE_INT,
         "C": POSITIVE,
-        "tune": [StrOptions({"radius_margin", "likelihood"})],
+        "criterion": [StrOptions({"radius_margin", "likelihood"})],
         "max_iter": NONNEGATIVE_INT,
         "ridge": POSITIVE,
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, n_components=2, C=1.0, tune="radius_margin", max_iter=30, ridge=1e-6,
+    def __init__(self, *, n_components=2, C=1.0, criterion="radius_margin", max_iter=30, ridge=1e-6,
                  random_state=None):
         self.n_components = n_components
         self.C = C
-        self.tune = tune
+        self.criterion = criterion
         self.max_iter = max_iter
         self.ridge = ridge
         self.random_state = random_state
@@ -234,7 +234,7 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
 
     @fit_context
     def fit(self, X, y):
-        """Fit the mixture, tune its means (``tune='radius_margin'``) and train the SVM.
+        """Fit the mixture, tune its means (``criterion='radius_margin'``) and train the SVM.
 
         Parameters
         ----------
@@ -269,7 +269,7 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         theta0 = self.mixture_.means_.ravel().copy()
         self.radius_margin_ml_ = float(np.exp(self._criterion(theta0, X, y, yv, record)[0]))
         theta, self.n_iter_ = theta0, 1
-        if self.tune == "radius_margin" and int(self.max_iter) > 0:
+        if self.criterion == "radius_margin" and int(self.max_iter) > 0:
             # scipy's L-BFGS-B calls scipy's own BLAS on short vectors: one thread
             with scipy_blas_single_thread():
                 res = minimize(self._criterion, theta0, args=(X, y, yv, record), jac=True,

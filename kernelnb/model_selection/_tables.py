@@ -32,7 +32,7 @@ def _check_values(values, param):
 
 
 def _check_table_args(estimator, y, param, values, X_val, y_val, X_test, y_test, loo,
-                      regularization):
+                      span_regularization):
     """The checked ``values`` (float64), ``y`` (1-D) and ``eta`` of :func:`bounds_table`."""
     if param not in ("sigma", "C"):
         raise ValueError(f"param must be 'sigma' or 'C', got {param!r}")
@@ -52,7 +52,7 @@ def _check_table_args(estimator, y, param, values, X_val, y_val, X_test, y_test,
         raise ValueError("X_val and y_val must be given together")
     if not isinstance(loo, (bool, np.bool_)):
         raise ValueError(f"loo must be True or False, got {loo!r}")
-    eta = _check_eta(regularization)
+    eta = _check_eta(span_regularization)
     y_arr = np.asarray(y).ravel()
     n_cls = np.unique(y_arr).size
     if n_cls != 2:
@@ -109,7 +109,7 @@ def _table(rows, partial=False):
 
 def bounds_table(estimator, X, y, *, param="sigma", values=None, X_val=None, y_val=None,
                  X_test=None, y_test=None, loo=False, callback=None,
-                 regularization=DEFAULT_ETA):
+                 span_regularization=DEFAULT_ETA):
     """Refit ``estimator`` along one hyper-parameter and tabulate every estimate.
 
     A clone of ``estimator`` is fitted for each entry of ``values`` *in the order given*, each
@@ -144,7 +144,7 @@ def bounds_table(estimator, X, y, *, param="sigma", values=None, X_val=None, y_v
         ``callback(info)``, called after each value with its row (a dict of floats) and
         ``'iteration'``, the value's index, e.g. to move a progress bar; returning ``False``
         stops there (the table then holds the values done).
-    regularization : float, default=0.1
+    span_regularization : float, default=0.1
         ``eta`` of the regularised span.
 
     Returns
@@ -158,12 +158,12 @@ def bounds_table(estimator, X, y, *, param="sigma", values=None, X_val=None, y_v
     """
     return run_to_end(_bounds_table_steps(
         estimator, X, y, param=param, values=values, X_val=X_val, y_val=y_val, X_test=X_test,
-        y_test=y_test, loo=loo, callback=callback, regularization=regularization))
+        y_test=y_test, loo=loo, callback=callback, span_regularization=span_regularization))
 
 
 def _bounds_table_steps(estimator, X, y, *, param="sigma", values=None, X_val=None, y_val=None,
                         X_test=None, y_test=None, loo=False, callback=None,
-                        regularization=DEFAULT_ETA):
+                        span_regularization=DEFAULT_ETA):
     """:func:`bounds_table` as a generator (same parameters, same result): it yields None after
     each fit and each leave-one-out retraining and, with ``loo``, partial tables to draw: every
     value's row without leave-one-out (``'loo'`` NaN) once they are fitted, then after each
@@ -175,7 +175,7 @@ def _bounds_table_steps(estimator, X, y, *, param="sigma", values=None, X_val=No
     whose row is complete.
     """
     v, y_arr, eta = _check_table_args(estimator, y, param, values, X_val, y_val, X_test, y_test,
-                                      loo, regularization)
+                                      loo, span_regularization)
     check_param("callback", callback, CALLBACK, "bounds_table")
     report = progress_caller(callback)
     rows, models = [], []

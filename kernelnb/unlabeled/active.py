@@ -270,7 +270,7 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
     >>> start = [int(np.argmax(y)), int(np.argmin(y))]
     >>> pool = np.setdiff1d(np.arange(200), start)
     >>> al = ActiveLearner(SVC(kernel='linear', margin='hard', precision='float64'),
-    ...                    strategy='margin').fit(X[start], y[start], X[pool],
+    ...                    strategy='margin').fit(X[start], y[start], X_unlabeled=X[pool],
     ...                                           X_val=X[200:], y_val=y[200:])
     >>> al = al.run(y[pool], n_queries=10)
     >>> len(al.history_['index']), al.n_queries_, al.error_curve_.shape

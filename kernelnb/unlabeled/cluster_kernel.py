@@ -800,7 +800,7 @@ class ClusterKernelSVC(ClassifierMixin, BaseEstimator):
 
 
 def cutoff_span_curve(X, y, X_unlabeled, r_values, embedding=None, C=1.0, margin="l1",
-                      class_weight=None, regularization=0.0):
+                      class_weight=None, span_regularization=0.0):
     """The span estimate of the cluster-kernel SVM for each cut-off ``r`` (thesis Fig. 7.6).
 
     One eigendecomposition serves every ``r`` (:meth:`ClusterKernel.with_cutoff`); for each, a
@@ -826,7 +826,7 @@ def cutoff_span_curve(X, y, X_unlabeled, r_values, embedding=None, C=1.0, margin
         The SVM's margin.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies C per class.
-    regularization : float >= 0, default=0.0
+    span_regularization : float >= 0, default=0.0
         Passed to :func:`~kernelnb.model_selection.span_estimate`.
 
     Returns
@@ -835,11 +835,11 @@ def cutoff_span_curve(X, y, X_unlabeled, r_values, embedding=None, C=1.0, margin
         ``{r: span estimate of the leave-one-out error rate}``.
     """
     return _span_curve(X, y, X_unlabeled, r_values, embedding, C, margin, class_weight,
-                       regularization)[0]
+                       span_regularization)[0]
 
 
 def _span_curve(X, y, X_unlabeled, r_values, embedding, C, margin, class_weight,
-                regularization):
+                span_regularization):
     from ..model_selection import span_estimate
 
     embedding = ClusterKernel() if embedding is None else embedding
@@ -867,5 +867,5 @@ def _span_curve(X, y, X_unlabeled, r_values, embedding, C, margin, class_weight,
         emb = fitted.with_cutoff(int(r))
         Z = np.ascontiguousarray(emb.embedding_[:n])
         svc = _svc(C, margin, class_weight, 1e-3).fit(Z, y)
-        curve[int(r)] = span_estimate(svc, Z, y, regularization=regularization)
+        curve[int(r)] = span_estimate(svc, Z, y, span_regularization=span_regularization)
     return curve, fitted

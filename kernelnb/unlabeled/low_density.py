@@ -2,7 +2,7 @@
 
 The cluster assumption says the decision boundary should cross regions of low density.  With a
 Parzen estimate of the input density, its integral over the boundary ``w.x + b = 0`` is, up to
-a factor, ``sum_j exp(-d_j^2 / (2 sigma_u^2))`` with ``d_j`` the distance of the unlabeled
+a factor, ``sum_j exp(-d_j^2 / (2 sigma_unlabeled^2))`` with ``d_j`` the distance of the unlabeled
 point ``x_j`` to the hyperplane (thesis 7.3); added to the SVM objective it pushes the
 hyperplane away from the unlabeled points.
 """
@@ -32,7 +32,7 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
     ``f(x) = sum_i beta_i k(x, x_i) + b``, ``||w||^2 = beta' K beta``, and the objective is
 
         J = 1/2 ||w||^2 + C/2 sum_labeled max(0, 1 - y_i f(x_i))^2
-            + C_u sum_unlabeled exp(-d_j^2 / (2 sigma_u^2)),   d_j = f(x_j) / ||w||,
+            + C_u sum_unlabeled exp(-d_j^2 / (2 sigma_unlabeled^2)),   d_j = f(x_j) / ||w||,
 
     ``d_j`` being the distance in feature space from ``Phi(x_j)`` to the hyperplane ``f = 0``
     (the thesis's distance, for the kernel's hyperplane).  The labeled loss is the squared
@@ -54,7 +54,7 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
     C_unlabeled : float or 'auto', default='auto'
         ``C_u``, the weight of the low-density penalty; ``'auto'``: ``C * n_labeled /
         n_unlabeled`` (the penalty then weighs the unlabeled set as much as the labeled one).
-    sigma_u : float, default=0.5
+    sigma_unlabeled : float, default=0.5
         Width of the penalty, in units of feature-space distance (an RBF kernel's points lie on
         the unit sphere, at distances at most 2 from each other).
     kernel : {'rbf', 'linear', 'poly'}, default='rbf'
@@ -88,7 +88,7 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
     objective_ : float
         ``J`` at the end.
     penalty_start_ : float
-        ``sum_j exp(-d_j^2 / (2 sigma_u^2))`` at the start.
+        ``sum_j exp(-d_j^2 / (2 sigma_unlabeled^2))`` at the start.
     penalty_ : float
         The same sum at the end.
     svm_coef_ : ndarray of shape (n_labeled + n_unlabeled,)
@@ -127,7 +127,7 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "C": POSITIVE,
         "C_unlabeled": [*POSITIVE, StrOptions({"auto"})],
-        "sigma_u": POSITIVE,
+        "sigma_unlabeled": POSITIVE,
         "kernel": [StrOptions({"rbf", "linear", "poly"})],
         "sigma": [*POSITIVE, StrOptions({"scale"})],
         "degree": POSITIVE_INT,
@@ -137,11 +137,11 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
         "max_iter": POSITIVE_INT,
     }
 
-    def __init__(self, *, C=1.0, C_unlabeled="auto", sigma_u=0.5, kernel="rbf", sigma=1.0,
+    def __init__(self, *, C=1.0, C_unlabeled="auto", sigma_unlabeled=0.5, kernel="rbf", sigma=1.0,
                  degree=3, coef0=1.0, balance=True, positive_fraction=None, max_iter=200):
         self.C = C
         self.C_unlabeled = C_unlabeled
-        self.sigma_u = sigma_u
+        self.sigma_unlabeled = sigma_unlabeled
         self.kernel = kernel
         self.sigma = sigma
         self.degree = degree
@@ -151,7 +151,7 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
 
     @staticmethod
-    def objective(params, K, t, n_labeled, C, C_u, sigma_u, balance=None):
+    def objective(params, K, t, n_labeled, C, C_u, sigma_unlabeled, balance=None):
         """``J`` and its gradient (the fit's criterion, exposed for checks).
 
         Parameters
@@ -168,7 +168,7 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
             Cost of the labeled points.
         C_u : float
             Weight of the low-density penalty (0: the L2-margin SVM).
-        sigma_u : float
+        sigma_unlabeled : float
             Width of the penalty.
         balance : float or None, default=None
             The mean output ``c`` the unlabeled points must have: ``b`` is then
@@ -197,10 +197,10 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
         if C_u > 0 and f.shape[0] > n_labeled:
             fu = f[n_labeled:]
             s_ = max(s, 1e-300)
-            e = np.exp(-fu * fu / (2.0 * sigma_u ** 2 * s_))
+            e = np.exp(-fu * fu / (2.0 * sigma_unlabeled ** 2 * s_))
             J += C_u * float(e.sum())
-            gf[n_labeled:] = -C_u * e * fu / (sigma_u ** 2 * s_)
-            gs += C_u * float(e @ (fu * fu)) / (2.0 * sigma_u ** 2 * s_ * s_)
+            gf[n_labeled:] = -C_u * e * fu / (sigma_unlabeled ** 2 * s_)
+            gs += C_u * float(e @ (fu * fu)) / (2.0 * sigma_unlabeled ** 2 * s_ * s_)
         g_beta = K @ gf + 2.0 * gs * Kb
         if balance is not None:         # db/dbeta = -mean of the unlabeled rows of K
             return J, g_beta - gf.sum() * K[n_labeled:].mean(axis=0)
@@ -210,7 +210,7 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
         """``(d_j)`` the unlabeled points' distances to the hyperplane and the penalty sum."""
         s = max(float(beta @ K @ beta), 1e-300)
         d = ((K[n_labeled:] @ beta) + b) / np.sqrt(s)
-        return float(np.exp(-d * d / (2.0 * self.sigma_u ** 2)).sum())
+        return float(np.exp(-d * d / (2.0 * self.sigma_unlabeled ** 2)).sum())
 
     @fit_context
     def fit(self, X, y, *, X_unlabeled=None):
@@ -259,7 +259,7 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
             target = 2.0 * p - 1.0
             b = target - float(np.mean(K[n:] @ beta))
         x0 = beta if target is not None else np.append(beta, b)
-        args = (K, t, n, C, C_u, float(self.sigma_u), target)
+        args = (K, t, n, C, C_u, float(self.sigma_unlabeled), target)
         self.objective_start_ = float(self.objective(x0, *args)[0])
         self.penalty_start_ = self._outputs(beta, b, K, n) if m else 0.0
         params = x0

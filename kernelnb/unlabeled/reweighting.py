@@ -81,7 +81,7 @@ def likelihood_sigma(X, X_unlabeled=None, bounds=(1e-3, 1e3)):
     return float(np.exp(res.x))
 
 
-def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_strength=1.0,
+def fit_weights(X, X_unlabeled, sigma, method="kl", penalty=None, penalty_strength=1.0,
                 sigma_unlabeled=None, max_iter=5000, tol=1e-10):
     """Reweighting coefficients of the training points (Chapelle's thesis §7.2.2).
 
@@ -99,8 +99,8 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_str
       quadratic, solved by SLSQP.
 
     Regularisers (the thesis's suggestions): ``'quadratic'`` adds
-    ``reg_strength * sum (lambda_i - 1)^2`` to the loss, ``'log'`` adds
-    ``-reg_strength * sum log lambda_i``.
+    ``penalty_strength * sum (lambda_i - 1)^2`` to the loss, ``'log'`` adds
+    ``-penalty_strength * sum log lambda_i``.
 
     Parameters
     ----------
@@ -111,10 +111,10 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_str
     sigma : float > 0
         Width of the vicinities ``P_{x_i}``.
     method : {'kl', 'l2'}, default='kl'
-    regularization : {None, 'quadratic', 'log'}, default=None
+    penalty : {None, 'quadratic', 'log'}, default=None
         The regulariser (see above).
-    reg_strength : float >= 0, default=1.0
-        Its strength ``reg_strength``.
+    penalty_strength : float >= 0, default=1.0
+        Its strength ``penalty_strength``.
     sigma_unlabeled : float > 0 or None, default=None
         Width of the unlabeled Parzen estimate of the L2 fit (None: ``sigma``).
     max_iter : int, default=5000
@@ -133,9 +133,9 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_str
     caller = "fit_weights"
     check_param("sigma", sigma, POSITIVE, caller)
     check_param("method", method, [StrOptions({"kl", "l2"})], caller)
-    check_param("regularization", regularization, [StrOptions({"quadratic", "log"}), None],
+    check_param("penalty", penalty, [StrOptions({"quadratic", "log"}), None],
                 caller)
-    check_param("reg_strength", reg_strength, NONNEGATIVE, caller)
+    check_param("penalty_strength", penalty_strength, NONNEGATIVE, caller)
     check_param("sigma_unlabeled", sigma_unlabeled, [*POSITIVE, None], caller)
     check_param("max_iter", max_iter, POSITIVE_INT, caller)
     check_param("tol", tol, POSITIVE, caller)
@@ -145,13 +145,13 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_str
         raise ValueError(f"X (n, d) and X_unlabeled (n_u, d) with n_u >= 1 must agree, got "
                          f"shapes {X.shape} and {Xu.shape}")
     n, nu = X.shape[0], Xu.shape[0]
-    c = float(reg_strength) if regularization is not None else 0.0
+    c = float(penalty_strength) if penalty is not None else 0.0
     logP = _log_vicinity(X, Xu, float(sigma))
     cons = ({"type": "eq", "fun": lambda l: np.sum(l) - n, "jac": lambda l: np.ones(n)},)
     bounds = [(0.0, n)] * n
-    if regularization == "log":
+    if penalty == "log":
         bounds = [(1e-12, n)] * n
-    if method == "kl" and regularization != "quadratic":
+    if method == "kl" and penalty != "quadratic":
         # columns scaled by their largest entry: the responsibilities are unchanged and the
         # log-likelihood shifts by the constant sum of the column maxima
         top = logP.max(axis=0)
@@ -161,7 +161,7 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_str
         def objective(lam):
             with np.errstate(divide="ignore"):
                 obj = float(np.sum(np.log(lam @ P))) + shift
-                if regularization == "log":
+                if penalty == "log":
                     obj += c * float(np.sum(np.log(lam)))
             return obj
 
@@ -192,9 +192,9 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_str
         def fun(lam):
             r = P.T @ lam - target
             f, g = float(r @ r), 2.0 * P @ r
-            if regularization == "quadratic":
+            if penalty == "quadratic":
                 f, g = f + c * float(np.sum((lam - 1) ** 2)), g + 2 * c * (lam - 1)
-            elif regularization == "log":
+            elif penalty == "log":
                 f, g = f - c * float(np.sum(np.log(lam))), g - c / lam
             return f, g
     res = minimize(fun, np.ones(n), jac=True, method="SLSQP", bounds=bounds, constraints=cons,
@@ -207,8 +207,8 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", regularization=None, reg_str
 
 _WEIGHT_CONSTRAINTS = {
     "method": [StrOptions({"kl", "l2"})],
-    "regularization": [StrOptions({"quadratic", "log"}), None],
-    "reg_strength": NONNEGATIVE,
+    "penalty": [StrOptions({"quadratic", "log"}), None],
+    "penalty_strength": NONNEGATIVE,
     "sigma_unlabeled": [*POSITIVE, None],
 }
 
@@ -223,8 +223,8 @@ class _Reweighted:
         width = likelihood_sigma(X, Xu) if isinstance(sigma, str) else float(sigma)
         if Xu is None or not Xu.shape[0]:
             return X, y, width, np.ones(X.shape[0])
-        return X, y, width, fit_weights(X, Xu, width, self.method, self.regularization,
-                                        self.reg_strength, self.sigma_unlabeled)[0]
+        return X, y, width, fit_weights(X, Xu, width, self.method, self.penalty,
+                                        self.penalty_strength, self.sigma_unlabeled)[0]
 
 
 class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
@@ -246,9 +246,9 @@ class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
         Width of the Parzen windows (and of the vicinities the weights are fitted with).
     method : {'kl', 'l2'}, default='kl'
         The fit of the weights to the unlabeled points (:func:`fit_weights`).
-    regularization : {None, 'quadratic', 'log'}, default=None
+    penalty : {None, 'quadratic', 'log'}, default=None
         Regulariser of the weights (:func:`fit_weights`).
-    reg_strength : float >= 0, default=1.0
+    penalty_strength : float >= 0, default=1.0
         Its strength.
     sigma_unlabeled : float or None, default=None
         Width of the unlabeled Parzen estimate (L2 fit only; None: the density width).
@@ -282,12 +282,12 @@ class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {"sigma": [*POSITIVE, StrOptions({"likelihood"})],
                               **_WEIGHT_CONSTRAINTS}
 
-    def __init__(self, *, sigma="likelihood", method="kl", regularization=None, reg_strength=1.0,
+    def __init__(self, *, sigma="likelihood", method="kl", penalty=None, penalty_strength=1.0,
                  sigma_unlabeled=None):
         self.sigma = sigma
         self.method = method
-        self.regularization = regularization
-        self.reg_strength = reg_strength
+        self.penalty = penalty
+        self.penalty_strength = penalty_strength
         self.sigma_unlabeled = sigma_unlabeled
 
     @fit_context
@@ -362,9 +362,9 @@ class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
         Width of the vicinities of the density fit (:func:`likelihood_sigma`).
     method : {'kl', 'l2'}, default='kl'
         The fit of the weights to the unlabeled points (:func:`fit_weights`).
-    regularization : {None, 'quadratic', 'log'}, default=None
+    penalty : {None, 'quadratic', 'log'}, default=None
         Regulariser of the weights (:func:`fit_weights`).
-    reg_strength : float >= 0, default=1.0
+    penalty_strength : float >= 0, default=1.0
         Its strength.
     sigma_unlabeled : float or None, default=None
         Width of the unlabeled Parzen estimate (L2 fit only; None: the density width).
@@ -404,14 +404,14 @@ class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
                               **_WEIGHT_CONSTRAINTS}
 
     def __init__(self, *, C=1.0, kernel="rbf", sigma=1.0, density_sigma="likelihood",
-                 method="kl", regularization=None, reg_strength=1.0, sigma_unlabeled=None):
+                 method="kl", penalty=None, penalty_strength=1.0, sigma_unlabeled=None):
         self.C = C
         self.kernel = kernel
         self.sigma = sigma
         self.density_sigma = density_sigma
         self.method = method
-        self.regularization = regularization
-        self.reg_strength = reg_strength
+        self.penalty = penalty
+        self.penalty_strength = penalty_strength
         self.sigma_unlabeled = sigma_unlabeled
 
     @fit_context

@@ -536,19 +536,19 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
        has ``xi*_j > 0``, ``xi*_l > 0`` and ``xi*_j + xi*_l > 2``, switch the pair with the
        largest sum and retrain (at fixed ``(w, b)`` the switch strictly lowers the objective,
        retraining lowers it further, so the loop ends);
-    4. multiply both ``C*`` by ``growth`` (capped at ``C_star``) and go to 3 until both reach
-       ``C_star``.
+    4. multiply both ``C*`` by ``growth`` (capped at ``C_unlabeled``) and go to 3 until both reach
+       ``C_unlabeled``.
 
-    Switching swaps a pair, so the class ratio of step 1 is kept.  ``C_star = 0`` gives the
+    Switching swaps a pair, so the class ratio of step 1 is kept.  ``C_unlabeled = 0`` gives the
     inductive SVM (the unlabeled points have weight 0).  The objective is guaranteed not to
     rise at a switch when ``C*_- = C*_+`` (a balanced ratio, or once both costs reached
-    ``C_star``); while they differ, a switch also moves a point between the two costs.
+    ``C_unlabeled``); while they differ, a switch also moves a point between the two costs.
 
     Parameters
     ----------
     C : float > 0, default=1.0
         Cost of the labeled points.
-    C_star : float >= 0, default=1.0
+    C_unlabeled : float >= 0, default=1.0
         Final cost of the unlabeled points (the thesis's and Joachims's C*).
     kernel : {'rbf', 'linear', 'poly'}, default='rbf'
         The SVMs' kernel.
@@ -609,7 +609,7 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
     >>> X = np.vstack([rng.randn(50, 2) - 2, rng.randn(50, 2) + 2]); y = np.repeat([0, 1], 50)
     >>> lab = np.r_[0:3, 50:53]
     >>> unl = np.setdiff1d(np.arange(100), lab)
-    >>> model = TransductiveSVC(kernel="linear", C=10, C_star=1).fit(
+    >>> model = TransductiveSVC(kernel="linear", C=10, C_unlabeled=1).fit(
     ...     X[lab], y[lab], X_unlabeled=X[unl])
     >>> print(float(np.mean(model.transduction_ == y[unl])) > 0.9)
     True
@@ -617,7 +617,7 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "C": POSITIVE,
-        "C_star": NONNEGATIVE,
+        "C_unlabeled": NONNEGATIVE,
         "kernel": [StrOptions({"rbf", "linear", "poly"})],
         "sigma": [*POSITIVE, StrOptions({"scale"})],
         "degree": POSITIVE_INT,
@@ -630,11 +630,11 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         "precision": [StrOptions({"float32", "float64"})],
     }
 
-    def __init__(self, *, C=1.0, C_star=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=1.0,
+    def __init__(self, *, C=1.0, C_unlabeled=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=1.0,
                  positive_fraction=None, C_start=1e-5, growth=2.0, max_switches=10000,
                  tol=1e-3, precision="float64"):
         self.C = C
-        self.C_star = C_star
+        self.C_unlabeled = C_unlabeled
         self.kernel = kernel
         self.sigma = sigma
         self.degree = degree
@@ -670,7 +670,7 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         y : array of shape (n_samples,)
             Their labels, two classes.
         X_unlabeled : array of shape (n_unlabeled, n_features) or None, default=None
-            The points to label; None (or ``C_star=0``): the inductive SVM.
+            The points to label; None (or ``C_unlabeled=0``): the inductive SVM.
 
         Returns
         -------
@@ -693,7 +693,7 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         dec = svc.decision_function(Xu) if m else np.empty(0)
         self.inductive_fraction_ = float(np.mean(dec > 0)) if m else None
         self.positive_fraction_ = None
-        if m == 0 or self.C_star == 0:
+        if m == 0 or self.C_unlabeled == 0:
             self.svc_ = svc
             self.transduction_ = self.classes_[(dec > 0).astype(int)]
             if m:
@@ -708,9 +708,9 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
         yu = -np.ones(m, dtype=int)
         yu[order[:n_pos]] = 1
         Xa = np.vstack([X, Xu])
-        C_star = float(self.C_star)
-        c_neg = min(float(self.C_start), C_star)
-        c_pos = min(float(self.C_start) * n_pos / max(m - n_pos, 1), C_star) if n_pos else c_neg
+        C_unlabeled = float(self.C_unlabeled)
+        c_neg = min(float(self.C_start), C_unlabeled)
+        c_pos = min(float(self.C_start) * n_pos / max(m - n_pos, 1), C_unlabeled) if n_pos else c_neg
         while True:
             while True:
                 cost_u = np.where(yu > 0, c_pos, c_neg)
@@ -732,10 +732,10 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
                     break
                 yu[j], yu[l] = -1, 1
                 self.n_switches_ += 1
-            if c_neg >= C_star and c_pos >= C_star:
+            if c_neg >= C_unlabeled and c_pos >= C_unlabeled:
                 break
-            c_neg = min(c_neg * self.growth, C_star)
-            c_pos = min(c_pos * self.growth, C_star)
+            c_neg = min(c_neg * self.growth, C_unlabeled)
+            c_pos = min(c_pos * self.growth, C_unlabeled)
         self.svc_ = svc
         self.transduction_ = self.classes_[(yu > 0).astype(int)]
         return self

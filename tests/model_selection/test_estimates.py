@@ -128,7 +128,7 @@ def test_fast_span_equals_the_constrained_span_where_the_constraints_are_inactiv
 def test_regularized_span_matches_its_penalised_qp_and_tends_to_the_plain_span(fitted):
     model, X, y, nv = fitted
     free = np.flatnonzero(nv["free"])
-    S2_reg = span_values(model, X, y, regularization=0.1)
+    S2_reg = span_values(model, X, y, span_regularization=0.1)
     for p in free[:8]:
         want, _ = span_qp(nv["Kt"], p, free[free != p], alpha=nv["alpha"], eta=0.1)
         assert S2_reg[p] == pytest.approx(want, rel=1e-5, abs=1e-7)
@@ -137,7 +137,7 @@ def test_regularized_span_matches_its_penalised_qp_and_tends_to_the_plain_span(f
     prev = S2_reg[sv]
     assert np.all(prev >= plain[sv] - 1e-9)
     for eta in (1e-2, 1e-4, 1e-7):
-        cur = span_values(model, X, y, regularization=eta)[sv]
+        cur = span_values(model, X, y, span_regularization=eta)[sv]
         assert np.all(cur <= prev + 1e-9)          # the penalty only adds
         prev = cur
     np.testing.assert_allclose(prev, plain[sv], rtol=1e-4, atol=1e-6)
@@ -146,10 +146,10 @@ def test_regularized_span_matches_its_penalised_qp_and_tends_to_the_plain_span(f
 def test_span_estimate_counts_alpha_S2_against_the_margin(fitted):
     model, X, y, nv = fitted
     for eta in (0.0, 0.1):
-        S2 = span_values(model, X, y, regularization=eta)
+        S2 = span_values(model, X, y, span_regularization=eta)
         sv = model.support_
         want = np.sum(nv["alpha"][sv] * S2[sv] >= nv["y"][sv] * nv["ft"][sv]) / len(y)
-        assert span_estimate(model, X, y, regularization=eta) == want
+        assert span_estimate(model, X, y, span_regularization=eta) == want
     assert 0 <= want <= 1
 
 
@@ -330,7 +330,7 @@ def test_estimate_all_agrees_with_each_function(fitted):
     est = estimate_all(model, X, y, loo=True)
     assert set(ESTIMATE_NAMES) <= set(est) and "loo" in est
     assert est["span"] == span_estimate(model, X, y)
-    assert est["span_regularized"] == span_estimate(model, X, y, regularization=0.1)
+    assert est["span_regularized"] == span_estimate(model, X, y, span_regularization=0.1)
     assert est["radius_margin"] == radius_margin(model, X, y)
     assert est["radius_margin_variance"] == radius_margin(model, X, y, radius="variance")
     assert est["opper_winther"] == opper_winther(model, X, y)
@@ -431,8 +431,8 @@ def test_bad_input_raises_clear_errors(moons):
         span_estimate(model, X, 1 - y)
     with pytest.raises(ValueError, match="labels not among"):
         sv_fraction(model, X, y + 5)
-    with pytest.raises(ValueError, match="regularization"):
-        span_values(model, X, y, regularization=-1)
+    with pytest.raises(ValueError, match="span_regularization"):
+        span_values(model, X, y, span_regularization=-1)
     with pytest.raises(ValueError, match="radius"):
         radius_margin(model, X, y, radius="ball")
     with pytest.raises(ValueError, match="fitted"):

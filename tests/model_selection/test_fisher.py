@@ -61,7 +61,7 @@ def moons():
 
 def test_kernel_is_the_inverse_information_inner_product(moons):
     X, y = moons
-    clf = FisherKernelSVC(n_components=3, tune="likelihood", random_state=0).fit(X, y)
+    clf = FisherKernelSVC(n_components=3, criterion="likelihood", random_state=0).fit(X, y)
     gm = clf.mixture_
     U = gaussian_mixture_fisher_scores(X, gm.weights_, gm.means_, gm.covariances_)
     info = U.T @ U / len(y)
@@ -93,7 +93,7 @@ def test_radius_margin_gradient_against_finite_differences(moons):
 
 def test_tuning_lowers_the_bound_computed_by_the_estimates(moons):
     X, y = moons
-    ml = FisherKernelSVC(n_components=3, tune="likelihood", random_state=0).fit(X, y)
+    ml = FisherKernelSVC(n_components=3, criterion="likelihood", random_state=0).fit(X, y)
     rm = FisherKernelSVC(n_components=3, max_iter=10, random_state=0).fit(X, y)
     assert rm.radius_margin_ml_ == pytest.approx(ml.radius_margin_, rel=1e-8)
     assert rm.radius_margin_ < ml.radius_margin_

@@ -40,7 +40,7 @@ def test_kl_weights_are_the_maximum(points):
     np.testing.assert_allclose(g[on], 200 / 12, rtol=1e-3)
     assert np.all(g[~on] <= 200 / 12 * (1 + 1e-3))
     # an independent solver (SLSQP, the quadratic regulariser at strength 0)
-    lam2, _ = fit_weights(X, Xu, 0.8, regularization="quadratic", reg_strength=0.0)
+    lam2, _ = fit_weights(X, Xu, 0.8, penalty="quadratic", penalty_strength=0.0)
     np.testing.assert_allclose(lam, lam2, atol=1e-3)
     # reweighting raises the likelihood above the equal weights
     assert info["objective"] > np.sum(np.log(np.ones(12) @ P))
@@ -48,7 +48,7 @@ def test_kl_weights_are_the_maximum(points):
 
 def test_log_regulariser_stationarity(points):
     X, Xu = points
-    lam, _ = fit_weights(X, Xu, 0.8, regularization="log", reg_strength=2.0)
+    lam, _ = fit_weights(X, Xu, 0.8, penalty="log", penalty_strength=2.0)
     P = _density(X, Xu, 0.8)
     g = P @ (1.0 / (lam @ P)) + 2.0 / lam          # gradient of the regularised objective
     np.testing.assert_allclose(g, g.mean(), rtol=1e-4)
@@ -61,7 +61,7 @@ def test_log_regulariser_stationarity(points):
 def test_quadratic_regulariser_pulls_to_one(points):
     X, Xu = points
     lam0, _ = fit_weights(X, Xu, 0.8)
-    lam, info = fit_weights(X, Xu, 0.8, regularization="quadratic", reg_strength=50.0)
+    lam, info = fit_weights(X, Xu, 0.8, penalty="quadratic", penalty_strength=50.0)
     assert info["converged"]
     assert np.abs(lam - 1).max() < np.abs(lam0 - 1).max()
     P = _density(X, Xu, 0.8)
@@ -92,8 +92,8 @@ def test_fit_weights_bad_input(points):
         fit_weights(X, Xu, 0.0)
     with pytest.raises(ValueError, match="method"):
         fit_weights(X, Xu, 1.0, method="kld")
-    with pytest.raises(ValueError, match="regularization"):
-        fit_weights(X, Xu, 1.0, regularization="l1")
+    with pytest.raises(ValueError, match="penalty"):
+        fit_weights(X, Xu, 1.0, penalty="l1")
     with pytest.raises(ValueError, match="X_unlabeled"):
         fit_weights(X, Xu[:, :1], 1.0)
 
@@ -144,8 +144,8 @@ def test_keyword_only_and_parameters_checked_at_fit(points):
     for cls in (ReweightedParzenClassifier, ReweightedSVC, UnlabeledVicinalClassifier):
         with pytest.raises(TypeError):
             cls(0.5)
-    with pytest.raises(ValueError, match="reg_strength"):
-        ReweightedSVC(reg_strength=-1.0).fit(X, y, X_unlabeled=Xu)
+    with pytest.raises(ValueError, match="penalty_strength"):
+        ReweightedSVC(penalty_strength=-1.0).fit(X, y, X_unlabeled=Xu)
     with pytest.raises(ValueError, match="sigma_unlabeled"):
         UnlabeledVicinalClassifier(sigma_unlabeled=0.0).fit(X[:, :1], y)
     assert ReweightedParzenClassifier(sigma=0.5).fit(X, y, X_unlabeled=Xu).fit_time_ > 0

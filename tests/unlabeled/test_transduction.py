@@ -188,7 +188,7 @@ def _clusters(seed=0):
 
 def test_tsvm_c_star_zero_is_the_inductive_svm():
     Xl, yl, Xu, _ = _clusters()
-    t = TransductiveSVC(kernel="linear", C=1.0, C_star=0.0).fit(Xl, yl, X_unlabeled=Xu)
+    t = TransductiveSVC(kernel="linear", C=1.0, C_unlabeled=0.0).fit(Xl, yl, X_unlabeled=Xu)
     svc = SVC(kernel="linear", C=1.0, precision="float64").fit(Xl, yl)
     np.testing.assert_array_equal(t.transduction_, svc.predict(Xu))
     np.testing.assert_allclose(t.decision_function(Xu), svc.decision_function(Xu), atol=1e-6)
@@ -196,7 +196,7 @@ def test_tsvm_c_star_zero_is_the_inductive_svm():
 
 def test_tsvm_switching_never_increases_the_objective_and_keeps_the_ratio():
     Xl, yl, Xu, yu = _clusters()
-    t = TransductiveSVC(kernel="linear", C=10.0, C_star=10.0, tol=1e-6).fit(
+    t = TransductiveSVC(kernel="linear", C=10.0, C_unlabeled=10.0, tol=1e-6).fit(
         Xl, yl, X_unlabeled=Xu)
     assert t.n_switches_ > 0
     # balanced labeled set: C*_- = C*_+, so each switch lowers the objective at fixed (w, b)
@@ -223,13 +223,13 @@ def test_tsvm_objective_is_the_svm_primal():
 
 def test_tsvm_positive_fraction_and_errors():
     Xl, yl, Xu, _ = _clusters()
-    t = TransductiveSVC(kernel="linear", C_star=1.0, positive_fraction=0.25).fit(
+    t = TransductiveSVC(kernel="linear", C_unlabeled=1.0, positive_fraction=0.25).fit(
         Xl, yl, X_unlabeled=Xu)
     assert np.sum(t.transduction_ == 1) == 20
     with pytest.raises(ValueError, match="positive_fraction"):
         TransductiveSVC(positive_fraction=1.5).fit(Xl, yl, X_unlabeled=Xu)
-    with pytest.raises(ValueError, match="C_star"):
-        TransductiveSVC(C_star=-1).fit(Xl, yl, X_unlabeled=Xu)
+    with pytest.raises(ValueError, match="C_unlabeled"):
+        TransductiveSVC(C_unlabeled=-1).fit(Xl, yl, X_unlabeled=Xu)
     with pytest.raises(ValueError, match="binary"):
         TransductiveSVC().fit(Xu[:9], np.arange(9) % 3)
     with pytest.raises(ValueError, match="features"):
@@ -275,7 +275,7 @@ def test_tsvm_warns_when_the_labeled_fraction_is_far_from_the_inductive_one():
     Xu = np.vstack([rng.randn(60, 2) * 0.5 + [-2, 0], rng.randn(60, 2) * 0.5 + [2, 0]])
     Xl = np.vstack([rng.randn(13, 2) * 0.5 + [-2, 0], rng.randn(3, 2) * 0.5 + [2, 0]])
     yl = np.repeat([0, 1], [13, 3])
-    kw = {"kernel": "linear", "C_star": 1.0}
+    kw = {"kernel": "linear", "C_unlabeled": 1.0}
     with pytest.warns(UserWarning, match=r"positive fraction is 0\.188 \(16 labels"):
         t = TransductiveSVC(**kw).fit(Xl, yl, X_unlabeled=Xu)
     assert t.inductive_fraction_ == pytest.approx(0.5, abs=0.02)

@@ -126,8 +126,8 @@ class FeatureSelection(Dashboard):
     With ``method='fisher'`` (thesis §5.3) the data are the two moons (noise 0.2, ``n_samples``
     training points, 500 test points, both drawn from ``seed``, which also seeds the mixture):
     :class:`~kernelnb.model_selection.FisherKernelSVC` with ``n_components`` spherical Gaussians
-    and ``C``, once with ``tune='likelihood'`` and once with ``tune='radius_margin'``. It returns
-    ``test_error_ml``, ``test_error_rm``, ``radius_margin_ml``, ``radius_margin_rm`` (``R^2/M^2``
+    and ``C``, once with ``criterion='likelihood'`` and once with
+    ``criterion='radius_margin'``. It returns ``test_error_ml``, ``test_error_rm``, ``radius_margin_ml``, ``radius_margin_rm`` (``R^2/M^2``
     of each SVM), ``means_ml``, ``means_rm``, ``n_evaluations`` and ``n_iterations`` of the
     tuning, ``fit_s_ml``, ``fit_s_rm`` and the curve ``trace_criterion`` (``R^2/M^2`` at every
     evaluation of the tuning, the first at the likelihood means). The chart shows the training
@@ -694,7 +694,7 @@ class FeatureSelection(Dashboard):
                 if tune == "radius_margin":
                     self.report_progress(0.3, _("tuning the means by R²/M² (L-BFGS)…"))
                 t0 = time.perf_counter()
-                models[tune] = FisherKernelSVC(n_components=m, C=C, tune=tune,
+                models[tune] = FisherKernelSVC(n_components=m, C=C, criterion=tune,
                                                random_state=seed).fit(X, y)
                 times[tune] = time.perf_counter() - t0
         ml, rm = models["likelihood"], models["radius_margin"]

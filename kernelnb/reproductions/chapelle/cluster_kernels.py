@@ -55,7 +55,7 @@ def _linear_svc(C):
 def digits_cluster_experiment(data="digits", n_pool=1200, n_test=597, group_size=40,
                               n_runs=None, sigmas=(0.5, 0.75, 1.0, 1.5, 2.0, 3.0), C=100.0,
                               r_values=tuple(range(1, 21)) + (25, 30, 40, 50, 80, 120),
-                              p=0.5, q=2.0, t=5, tsvm_runs=None, C_star=1.0, random_state=0):
+                              p=0.5, q=2.0, t=5, tsvm_runs=None, C_unlabeled=1.0, random_state=0):
     """The thesis's USPS cluster-kernel experiment (7.4.5) on another digit set.
 
     Protocol: a random pool of ``n_pool`` points is split into groups of ``group_size``; in run
@@ -67,7 +67,7 @@ def digits_cluster_experiment(data="digits", n_pool=1200, n_test=597, group_size
       case"): ``sigma`` is the value of ``sigmas`` with the smallest mean test error of the plain
       SVM over the runs; every method then uses it.
     * **SVM**: :class:`kernelnb.svm.SVC` (RBF, ``C``) on the labeled group.
-    * **TSVM**: :class:`kernelnb.unlabeled.TransductiveSVC` (``C``, ``C_star``), the labeled
+    * **TSVM**: :class:`kernelnb.unlabeled.TransductiveSVC` (``C``, ``C_unlabeled``), the labeled
       group and the unlabeled rest of the pool, on the first ``tsvm_runs`` runs (all when None;
       skipped with a note when the class is not available).
     * **random walk**: :class:`RandomWalkKernel` (``t`` steps) + linear SVM.
@@ -110,7 +110,7 @@ def digits_cluster_experiment(data="digits", n_pool=1200, n_test=597, group_size
         Steps of the random walk kernel.
     tsvm_runs : int or None, default=None
         Runs with the TSVM (None: all).
-    C_star : float, default=1.0
+    C_unlabeled : float, default=1.0
         The TSVM's cost of the unlabeled points.
     random_state : int, default=0
         Seed of the pool, the groups and the test points.
@@ -158,7 +158,7 @@ def digits_cluster_experiment(data="digits", n_pool=1200, n_test=597, group_size
         errors["TSVM"] = []
         for g in groups[:m]:
             rest = np.setdiff1d(np.arange(n_pool), g)
-            tsvm = TransductiveSVC(C=C, C_star=C_star, sigma=sigma).fit(
+            tsvm = TransductiveSVC(C=C, C_unlabeled=C_unlabeled, sigma=sigma).fit(
                 Xp[g], yp[g], X_unlabeled=Xp[rest])
             errors["TSVM"].append(err(tsvm.predict(Xt)))
         if m < n_runs:

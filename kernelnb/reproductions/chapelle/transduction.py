@@ -263,7 +263,7 @@ def uci_transduction(dataset="pima", n_splits=100, n_train=468, n_tsvm_splits=0,
         tt.append(time.perf_counter() - t0)
         if k < n_tsvm_splits:
             t0 = time.perf_counter()
-            tsvm = TransductiveSVC(C=C_svm, C_star=C_svm, sigma=s_svm).fit(
+            tsvm = TransductiveSVC(C=C_svm, C_unlabeled=C_svm, sigma=s_svm).fit(
                 Xa, y[a], X_unlabeled=Xb)
             ets.append(100 * np.mean(tsvm.transduction_ != y[b]))
             ess.append(es[-1])
