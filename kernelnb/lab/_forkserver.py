@@ -62,7 +62,7 @@ PRELOAD = (
     "ipykernel.iostream",
     "ipykernel.heartbeat",
     "ipykernel.parentpoller",
-    "ipykernel.debugger",            # and debugpy: ~0.15 s of each kernel's start
+    "ipykernel.debugger",            # and debugpy: imported by every kernel's start
     "IPython.core.completerlib",
     "sqlite3",
     "pdb",

@@ -432,7 +432,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         try:
             pids = self._kernel_pids()
             if pids:
-                # one pass over /proc for all kernels, in a worker thread (~0.1 ms a process)
+                # one pass over /proc for all kernels, in a worker thread (a few small reads a process)
                 readings = await asyncio.get_running_loop().run_in_executor(
                     None, _read_trees, pids)
                 for kid, mb in readings.items():

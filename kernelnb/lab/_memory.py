@@ -20,8 +20,9 @@ it uses (1.1-1.3 GB for 200 MB resident: every thread reserves an 8 MB stack and
 arena), so a limit on it refuses a kernel that starts a few threads while leaving room for real
 use. ``RLIMIT_DATA`` counts a thread's stack but not its arena's reserve, and the same data for a
 forked kernel (whose pages the fork server shares) as for one started as usual (380-470 MB after a
-dashboard's first picture, measured, either way), so one number means the same for both. What
-the watchdog reads is cheap: a pass over ``/proc`` (about 0.1 ms a process) in a worker thread.
+dashboard's first picture, either way), so one number means the same for both. What the
+watchdog reads is cheap: one pass over ``/proc`` (a few small files a process) in a worker
+thread.
 
 :func:`default_kernel_memory_mb` is ``kernelnb serve``'s default; under JupyterHub it is the
 student's memory (:func:`kernelnb.lab.hub.singleuser_config`).
