@@ -63,3 +63,58 @@ def save_results(results_dir, table, protocol, settings, output, seconds):
                          seconds=seconds)
     print(f"[results file written: {path}]", flush=True)
     return path
+
+
+def machine():
+    """The machine in words: the processor's name and the cores this process may use."""
+    import os
+    name = "unknown processor"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    name = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover (not on Linux)
+        cores = os.cpu_count() or 1
+    return f"{cores}-core {name} machine"
+
+
+def load_text(start, end):
+    """The 1-minute load averages at the start and the end of a run, in words."""
+    return f"load average {start:.1f} at the start, {end:.1f} at the end (os.getloadavg)"
+
+
+def load_now():
+    import os
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
+def save_table(path, *, title, setup, columns, rows, load):
+    """Write one benchmark table as ``benchmarks/results``' other files are: title, benchmark,
+    command (this run's, relative to the repository), date, machine, load, setup, columns and
+    rows (strings).  Returns the path."""
+    import datetime
+    import json
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    out = {
+        "title": title,
+        "benchmark": str(Path(sys.argv[0]).resolve().relative_to(root)),
+        "command": _repo_command(),
+        "date": datetime.date.today().isoformat(),
+        "machine": machine(),
+        "load": load,
+        "setup": setup,
+        "columns": list(columns),
+        "rows": [[str(c) for c in row] for row in rows],
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    print(f"[results file written: {path}]", flush=True)
+    return path

@@ -25,7 +25,7 @@ _U64 = 2.0 ** -53
 # when it has at least this many features and points (below, the plain float32 products cost
 # less than building the directions) ...
 PROJECT_MIN_FEATURES = 128
-PROJECT_MIN_REFERENCES = 1024
+PROJECT_MIN_REFERENCES = 512
 # ... on at most this many directions (and a quarter of the features), found from at most this
 # many evenly spaced rows of the reference set ...
 PROJECT_DIRECTIONS = 96
@@ -98,9 +98,7 @@ class SearchIndex:
         """The mean, the scale, and the plain float32 rows with their squared norms."""
         if self._plain is None:
             R = self.R
-            mu = R.mean(axis=0, dtype=np.float64) if self.n else np.zeros(self.d)
-            amax = float(max(np.max(R.max(axis=0) - mu), np.max(mu - R.min(axis=0)))) \
-                if self.n else 0.0
+            mu, amax = _neighbors.column_stats(R, nt)
             scale = 2.0 ** -np.ceil(np.log2(amax)) if 0.0 < amax < np.inf else 1.0
             R32, rn = _neighbors.centre_rows(R, mu, scale, nt)
             self._plain = (mu, scale, R32, rn)
@@ -115,7 +113,7 @@ class SearchIndex:
             C = _neighbors.gram_rows(np.ascontiguousarray(R32[rows]), nt)
             # subspace iteration from a fixed start (the result only steers the bounds)
             Z = np.random.default_rng(0).standard_normal((self.d, l))
-            for _ in range(3):
+            for _ in range(2):
                 Z, _ = np.linalg.qr(C @ Z)
             V = Z
             trace = float(np.trace(C))
@@ -148,12 +146,25 @@ class SearchIndex:
                              f"{self.d}")
         nq, d = Q.shape[0], self.d
         ex = None if exclude is None else np.ascontiguousarray(exclude, dtype=np.int64)
+        out_d, out_i = np.empty((nq, K)), np.empty((nq, K), dtype=np.int64)
+        measured = np.zeros(nq, dtype=np.int32)
+
+        def run(rows, Qa, Ra, qa_n, ra_n, e1, eps, block):
+            """The kernel on the queries ``rows`` (their bound rows given in that order)."""
+            whole = len(rows) == nq and bool(np.all(rows[1:] > rows[:-1]))
+            got = _neighbors.knn_search(Qa, Ra, qa_n, ra_n, e1, eps, s2,
+                                        Q if whole else np.ascontiguousarray(Q[rows]), self.R,
+                                        K, nt, block, ex if whole or ex is None else ex[rows])
+            out_d[rows], out_i[rows], measured[rows] = got
+            return got[2]
+
         with blas_single_thread():
             mu, scale, R32, rn = self._base(nt)
             Q32, qn = self._queries(Q, nt, self_query)
             rmax2 = float(rn.max()) if self.n else 0.0
             margin = 8.0 * (d + 8) * _U64 * (qn + rmax2)
             s2 = scale * scale
+            todo = np.arange(nq)
             proj = None
             if mode == "projected" or (mode is None and self._projection_pays(nq, nt)):
                 proj = self._projection(nt)
@@ -162,40 +173,36 @@ class SearchIndex:
                 l = V32.shape[1]
                 Pq = P if self_query else _neighbors.matmul_rows(Q32, V32, nt)
                 pqn = pn if self_query else np.einsum("ij,ij->i", Pq, Pq, dtype=np.float64)
-                pmax2 = float(pn.max())
-                e1 = (2.002 * _gamma(l, _U32) * np.sqrt(pqn * pmax2) + margin
+                e1 = (2.002 * _gamma(l, _U32) * np.sqrt(pqn * float(pn.max())) + margin
                       + 4.0 * orth * (qn + rmax2))
                 eps = 1.001 * np.sqrt(l) * _gamma(d + 2, _U32) * (np.sqrt(qn) + np.sqrt(rmax2))
                 block = int(min(128, max(16, 2 ** 21 // max(self.n, 1))))
-                # the first blocks check that the projection pays
-                first = min(nq, nt * block) if mode is None else nq
-                out = _neighbors.knn_search(Pq[:first], P, pqn[:first], pn, e1[:first],
-                                            eps[:first], s2, Q[:first], self.R, K, nt, block,
-                                            None if ex is None else ex[:first])
+                # queries taken in the order of their leading coordinate: neighbouring queries
+                # measure many of the same references, which are then still in cache
+                order = np.argsort(Pq[:, 0], kind="stable")
+                # the first blocks check that the projection pays (few distances measured)
+                first = nq if mode is not None else min(nq, nt * block)
+                parts = [order[:first], order[first:]]
                 limit = self.n * (d - l) / (MEASURE_COST * d)
-                if first == nq or out[2].mean() <= limit:
-                    if first < nq:
-                        rest = _neighbors.knn_search(
-                            Pq[first:], P, pqn[first:], pn, e1[first:], eps[first:], s2,
-                            Q[first:], self.R, K, nt, block,
-                            None if ex is None else ex[first:])
-                        out = tuple(np.concatenate([a, b]) for a, b in zip(out, rest))
-                    self.last_measured = out[2]
-                    return out[0], out[1]
-                self._proj = False
-                done = (out, first)
-            else:
-                done = (None, 0)
-            first = done[1]
-            e1 = 2.002 * _gamma(d + 3, _U32) * np.sqrt(qn * rmax2) + margin
-            block = int(min(256, max(16, 2 ** 22 // max(self.n, 1))))
-            rest = _neighbors.knn_search(Q32[first:], R32, qn[first:], rn, e1[first:],
-                                         np.zeros(nq - first), s2, Q[first:], self.R, K, nt,
-                                         block, None if ex is None else ex[first:])
-            if done[0] is not None:
-                rest = tuple(np.concatenate([a, b]) for a, b in zip(done[0], rest))
-            self.last_measured = rest[2]
-            return rest[0], rest[1]
+                for k, rows in enumerate(parts):
+                    if len(rows) == 0:
+                        continue
+                    got = run(rows, np.ascontiguousarray(Pq[rows]), P, pqn[rows], pn, e1[rows],
+                              eps[rows], block)
+                    if k == 0 and got.mean() > limit:
+                        self._proj = False
+                        todo = parts[1]
+                        break
+                else:
+                    todo = todo[:0]
+            if len(todo):
+                e1 = 2.002 * _gamma(d + 3, _U32) * np.sqrt(qn * rmax2) + margin
+                block = int(min(256, max(16, 2 ** 22 // max(self.n, 1))))
+                rows = todo
+                Qa = Q32 if len(rows) == nq else np.ascontiguousarray(Q32[rows])
+                run(rows, Qa, R32, qn[rows], rn, e1[rows], np.zeros(len(rows)), block)
+        self.last_measured = measured
+        return out_d, out_i
 
     def _projection_pays(self, nq, nt):
         """Whether to search through the projection: a large, high-dimensional set (and, before
@@ -206,7 +213,7 @@ class SearchIndex:
             return True
         l = min(PROJECT_DIRECTIONS, self.d // 4)
         build = PROJECT_SAMPLE * self.d * self.d + self.n * self.d * l
-        return nq * self.n * (self.d - l) > 4 * build
+        return nq * self.n * (self.d - l) > 2 * build
 
 
 def kneighbors(Q, R, K, n_jobs=None, exclude=None, index=None):

@@ -119,6 +119,36 @@ cdef inline double _prune_above(double U, double s2, double eps, double e1) noex
     return t * t + e1
 
 
+def column_stats(const floating[:, ::1] X, int n_threads=1):
+    """Column means (float64 sums) and the largest absolute deviation of an entry from its
+    column's mean, in one pass over X (the rows split between the OpenMP threads)."""
+    cdef Py_ssize_t n = X.shape[0], i
+    cdef int d = X.shape[1], l, t, nt = max(1, min(n_threads, max(1, <int> (n // 256))))
+    cdef double[:, ::1] sums = np.zeros((nt, d))
+    cdef double[:, ::1] lo = np.full((nt, d), np.inf)
+    cdef double[:, ::1] hi = np.full((nt, d), -np.inf)
+    cdef Py_ssize_t per = (n + nt - 1) // nt, r0, r1
+    cdef double v
+    if n == 0:
+        return np.zeros(d), 0.0
+    with nogil:
+        for t in prange(nt, num_threads=nt, schedule="static"):
+            r0 = t * per
+            r1 = r0 + per if r0 + per < n else n
+            for i in range(r0, r1):
+                for l in range(d):
+                    v = X[i, l]
+                    sums[t, l] += v
+                    if v < lo[t, l]:
+                        lo[t, l] = v
+                    if v > hi[t, l]:
+                        hi[t, l] = v
+    mu = np.asarray(sums).sum(axis=0) / n
+    amax = max(float(np.max(np.asarray(hi).max(axis=0) - mu)),
+               float(np.max(mu - np.asarray(lo).min(axis=0))))
+    return mu, amax
+
+
 def centre_rows(const floating[:, ::1] X, const double[::1] mu, double scale, int n_threads=1):
     """The rows of X centred on ``mu`` and multiplied by ``scale`` (a power of two), in float32,
     and their squared norms ``||scale (x - mu)||^2`` computed in float64 from the float64
@@ -243,7 +273,7 @@ def knn_search(const float[:, ::1] Qa, const float[:, ::1] Ra, const double[::1]
     cdef int[:, ::1] TI = np.empty((n_threads, K), dtype=np.int32)
     cdef int b, tid, q0, nb, r, i, j, k, l, ex, nh, nmeas
     cdef float fone = 1.0, fzero = 0.0
-    cdef double dist, U, lim, key
+    cdef double dist, U, lim, key, thr
     cdef long rowbytes = d * sizeof(floating)
     cdef double* a
     cdef double* hk
@@ -278,9 +308,12 @@ def knn_search(const float[:, ::1] Qa, const float[:, ::1] Ra, const double[::1]
                     SI[tid, k] = -1
                     TD[tid, k] = INFINITY
                     TI[tid, k] = -1
+                thr = INFINITY
                 for j in range(nr):
-                    if a[j] < SK[tid, K - 1] or (SI[tid, K - 1] < 0 and a[j] == a[j]):
+                    if a[j] < thr:
                         _insert(&SK[tid, 0], &SI[tid, 0], K, a[j], j)
+                        if SI[tid, K - 1] >= 0:
+                            thr = SK[tid, K - 1]
                 nmeas = 0
                 for k in range(K):
                     j = SI[tid, k]
@@ -299,11 +332,10 @@ def knn_search(const float[:, ::1] Qa, const float[:, ::1] Ra, const double[::1]
                 U = TD[tid, K - 1] if TI[tid, K - 1] >= 0 else INFINITY
                 lim = _prune_above(U, s2, eps[i], e1[i])
                 nh = 0
-                for j in range(nr):
-                    if a[j] <= lim:
-                        hk[nh] = a[j]
-                        hi[nh] = j
-                        nh = nh + 1
+                for j in range(nr):             # branch-free compaction
+                    hk[nh] = a[j]
+                    hi[nh] = j
+                    nh = nh + (a[j] <= lim)
                 for k in range(nh // 2 - 1, -1, -1):
                     _sift_down(hk, hi, nh, k)
                 # measured in increasing a until the next a passes the test
