@@ -150,8 +150,8 @@ class HostPolicy:
     host name. An IP address is answered when it is a loopback address, the ``bound`` one, or any
     one for a server listening on every interface: a browser sends an IP address as ``Host``
     only for a page that was loaded from that address, which no rebinding produces. The port is
-    not checked: an SSH tunnel or a proxy in front changes it, and a rebinding page cannot choose
-    it apart from the name.
+    not checked: an SSH tunnel or a proxy in front changes it, and a rebinding page's requests
+    are told from the server's own by their name alone.
     """
 
     def __init__(self, bound="127.0.0.1", names=()):
