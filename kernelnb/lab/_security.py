@@ -147,8 +147,8 @@ class HostPolicy:
     -----
     A name is answered when it is a loopback name (:data:`LOOPBACK_NAMES`), the ``bound`` name,
     one of ``names`` or, for a server that listens beyond the loopback interface, this machine's
-    host name. An IP address is answered when it is a loopback address, the ``bound`` one, or any
-    one for a server listening on every interface: a browser sends an IP address as ``Host``
+    host name. An IP address is answered when it is a loopback address, the ``bound`` one, one of
+    ``names``, or any one for a server listening on every interface: a browser sends an IP address as ``Host``
     only for a page that was loaded from that address, which no rebinding produces. The port is
     not checked: an SSH tunnel or a proxy in front changes it, and a rebinding page's requests
     are told from the server's own by their name alone.
@@ -170,7 +170,10 @@ class HostPolicy:
             for name in (socket.gethostname(), socket.getfqdn()):
                 if name:
                     allowed.add(name.lower().rstrip("."))
-        allowed.update(split_host(n)[0] for n in names if n != ANY_HOST)
+        given = [split_host(n if ":" not in n or n.startswith("[") else f"[{n}]")[0]
+                 for n in names if n != ANY_HOST]
+        self.ips = frozenset(ip for ip in map(_ip, given) if ip is not None)
+        allowed.update(n for n in given if _ip(n) is None)
         self.names = frozenset(allowed)
         self.loopback = loopback
 
@@ -183,7 +186,7 @@ class HostPolicy:
         ip = _ip(name)
         if ip is None:
             return name in self.names
-        return ip.is_loopback or ip == self.bound_ip or self.every_interface
+        return ip.is_loopback or ip == self.bound_ip or ip in self.ips or self.every_interface
 
     def local_hostnames(self) -> list:
         """The names for jupyter_server's own check (``local_hostnames``)."""
@@ -217,14 +220,15 @@ def tornado_settings(policy: HostPolicy, given=None) -> dict:
 
     ``headers`` (every jupyter_server handler sends them, the CSP included), and its Host check:
     on (``allow_remote_access=False``, ``local_hostnames``) for a loopback binding, where it
-    says the same as ``policy``; off otherwise (it accepts no IP address but a loopback one),
+    says the same as ``policy``; off otherwise, or when ``policy`` allows an IP address (it
+    accepts no IP address but a loopback one),
     where kernelnb's rule (:func:`protect`) checks alone. ``given`` (the user's
     ``tornado_settings``) wins, its ``headers`` merged over these.
     """
     given = dict(given or {})
     headers = {**security_headers(), **dict(given.pop("headers", None) or {})}
     settings = {"headers": headers,
-                "allow_remote_access": policy.any or not policy.loopback,
+                "allow_remote_access": policy.any or not policy.loopback or bool(policy.ips),
                 "local_hostnames": policy.local_hostnames()}
     return {**settings, **given}
 

@@ -68,6 +68,11 @@ def test_host_policy_answers_loopback_its_address_and_the_names_given():
     assert every.allows("10.0.0.6:8866") and every.allows("[fe80::1]:8866")
     assert not every.allows(f"{EVIL}:8866")
     assert HostPolicy("127.0.0.1", ["*"]).allows(f"{EVIL}:8866")
+    # an address given as a name (a reverse proxy reaching a loopback server by its own address)
+    proxied = HostPolicy("127.0.0.1", ["10.1.2.3", "fd00::7"])
+    assert proxied.allows("10.1.2.3:80") and proxied.allows("[fd00::7]:443")
+    assert not proxied.allows("10.1.2.4:80")
+    assert _security.tornado_settings(proxied)["allow_remote_access"] is True
 
 
 def test_jupyter_servers_own_host_check_is_configured_where_it_says_the_same():
