@@ -10,8 +10,8 @@ lab does (:func:`kernelnb.lab.i18n.translations`). ``python -m kernelnb.course.c
 writes the catalog's new entries; ``check`` lists what is left to translate.
 
 Which language: the ``lang`` argument of a call, else the one set by :func:`set_language`, else
-the lab's language in effect (a dashboard's context, ``KERNELNB_LANG``) when the lab is
-installed, else ``KERNELNB_LANG``, else English. Only the standard library is needed: the course
+the lab's language in effect (a dashboard's context, ``KERNELNB_LANG``) when the lab is loaded
+in the process, else ``KERNELNB_LANG``, else English. Only the standard library is needed: the course
 works with kernelnb's core install.
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ import io
 import logging
 import os
 import re
+import sys
 from pathlib import Path
 
 __all__ = ["DOMAIN", "LANGUAGES", "SOURCE_LANGUAGE", "N_", "gettext", "resolve", "set_language",
@@ -83,11 +84,12 @@ def resolve(lang=None):
         return found
     if _chosen[0] is not None:
         return _chosen[0]
-    try:  # the lab's language in effect (a dashboard's context, the server's default)
-        from ..lab import i18n as lab_i18n
+    # the lab's language in effect (a dashboard's context) when the lab is loaded in this
+    # process; the course does not load it (it works with kernelnb's core install)
+    lab_i18n = sys.modules.get("kernelnb.lab.i18n")
+    if lab_i18n is not None:
         return lab_i18n.get_language()
-    except ImportError:
-        return _supported(os.environ.get(_ENV)) or SOURCE_LANGUAGE
+    return _supported(os.environ.get(_ENV)) or SOURCE_LANGUAGE
 
 
 def catalog_path(lang, suffix=".po"):

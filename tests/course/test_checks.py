@@ -16,14 +16,16 @@ EXERCISES = exercises()
 IDS = [ex.id for ex in EXERCISES]
 
 
-def test_each_chapter_written_has_three_exercises_and_the_course_all_kinds():
-    # chapters without a source module yet are listed in the course's docs as to be written
-    per = {}
-    for e in EXERCISES:
-        per.setdefault(e.chapter, []).append(e)
+def test_every_chapter_has_three_exercises_three_quizzes_and_the_course_all_kinds():
+    from kernelnb.course.chapters import CHAPTERS
+    from kernelnb.course.quizzes import quizzes
+    per = {c: [e for e in EXERCISES if e.chapter == c] for c in CHAPTERS}
     short = {c: len(v) for c, v in per.items() if len(v) < 3}
-    assert per and not short, f"chapters with fewer than 3 exercises: {short}"
+    assert not short, f"chapters with fewer than 3 exercises: {short}"
     assert {e.kind for e in EXERCISES} == {"formula", "dashboard", "data"}
+    few = {c: len(quizzes(c)) for c in CHAPTERS if len(quizzes(c)) < 3}
+    assert not few, f"chapters with fewer than 3 quizzes: {few}"
+    assert {q.kind for q in quizzes()} == {"choice", "numeric"}
 
 
 @pytest.mark.parametrize("exercise_id", IDS)

@@ -48,7 +48,7 @@ EX1 = Exercise(
     # the same dual refitted (tol 1e-7) and kernelnb's kernel: agreement to ~1e-6 relative
     same=close(rtol=1e-4, atol=1e-6),
     hints=(N_("A quadratic form in the signed coefficients α_i y_i with the kernel matrix."),
-           N_("ay = alpha * y; ‖w‖² = ay @ K @ ay.")),
+           N_("Multiply α by y entrywise first; ‖w‖² is that vector's quadratic form with K.")),
     mistakes=(
         Mistake(N_("the labels are missing: ‖w‖² = Σ α_i α_j y_i y_j k(x_i, x_j), with y_i y_j."),
                 answer=lambda d: float(d["alpha"] @ gauss(d["X"], d["X"], d["sigma"])

@@ -49,14 +49,6 @@ EX1 = Exercise(
     mistakes=(
         Mistake(N_("every point updated w: the Perceptron updates only on mistakes."),
                 answer=lambda d: _epoch(d, always=True)),
-        Mistake(N_("all the mistakes were judged with w0: the Perceptron tests each point with "
-                   "the w it has reached."),
-                answer=lambda d: d["w0"] + d["eta"] * ((d["y"] * (d["X"] @ d["w0"]) <= 0)
-                                                       * d["y"]) @ d["X"],
-                detect=lambda a, d: not np.allclose(_epoch(d), d["w0"] + d["eta"] * (
-                    (d["y"] * (d["X"] @ d["w0"]) <= 0) * d["y"]) @ d["X"]) and np.allclose(
-                    np.asarray(a, float), d["w0"] + d["eta"] * (
-                        (d["y"] * (d["X"] @ d["w0"]) <= 0) * d["y"]) @ d["X"])),
     ),
 )
 
