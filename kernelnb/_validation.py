@@ -39,7 +39,7 @@ __all__ = [
     "CALLBACK", "N_JOBS", "POSITIVE", "POSITIVE_INT", "NONNEGATIVE", "NONNEGATIVE_INT",
     "FRACTION", "HasMethods", "Hidden", "Interval", "InvalidParameterError", "Options",
     "RealNotInt", "StrOptions", "check_input", "check_param", "check_params",
-    "check_representable",
+    "check_representable", "check_sample_weight",
 ]
 
 # -- shared constraints (lists, so that ``POSITIVE + [StrOptions({"scale"})]`` composes) ------
@@ -178,3 +178,39 @@ def check_input(estimator, X="no_validation", y="no_validation", *, reset=True,
         check_representable(np.asarray(yv).reshape(-1), np.float64, "y",
                             n_terms=np.asarray(yv).shape[0])
     return out
+
+
+def check_sample_weight(sample_weight, X):
+    """The weights of the rows of ``X`` as a float64 array of shape ``(n_samples,)``.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_samples,), float or None
+        None: every row weighs 1; a number: every row weighs it.
+    X : ndarray of shape (n_samples, n_features)
+        The (validated) inputs the weights belong to.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The weights, finite; a ``ValueError`` names ``sample_weight`` when they are not a 1-D
+        array of one finite number per row, or are all zero.
+    """
+    n = X.shape[0]
+    if sample_weight is None:
+        return np.ones(n)
+    if isinstance(sample_weight, Real):
+        return np.full(n, float(sample_weight))
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sample_weight must be numbers, got {type(sample_weight).__name__}") \
+            from exc
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"sample_weight must have shape ({n},), one weight per sample; got "
+                         f"shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight must be finite (it holds NaN or infinity)")
+    if n and not np.any(w):
+        raise ValueError("sample_weight is zero for every sample: nothing to fit")
+    return w

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils._available_if import available_if
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._callbacks import progress_caller

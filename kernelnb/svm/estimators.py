@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from .. import _kernels
 from .._callbacks import progress_caller
@@ -31,7 +31,7 @@ from .._config import get_config
 from .._fit import fit_context
 from .._threads import blas_single_thread, blas_threads_for, n_threads
 from .._validation import (CALLBACK, N_JOBS, NONNEGATIVE, POSITIVE, Interval, Options,
-                           StrOptions, check_input)
+                           StrOptions, check_input, check_sample_weight)
 from .. import kernels as _k
 from . import _smo
 
@@ -575,7 +575,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         """
         X, y = self._check_input(X, y)
         check_classification_targets(y)
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sw = check_sample_weight(sample_weight, X)
         if np.any(sw < 0):
             raise ValueError("sample_weight must be non-negative")
         classes, y_idx = np.unique(y, return_inverse=True)
@@ -980,7 +980,7 @@ class SVR(RegressorMixin, _BaseSVM):
         X, y = self._check_input(X, y, y_numeric=True)
         eps = float(self.epsilon)
         y = np.asarray(y, dtype=np.float64)
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sw = check_sample_weight(sample_weight, X)
         if np.any(sw < 0):
             raise ValueError("sample_weight must be non-negative")
         self.kernel_ = self._resolve_kernel(X, sw)
