@@ -175,6 +175,7 @@ def test_chromium_and_the_hubs_proxy_are_installed_from_debian_when_missing(tmp_
     assert rc == 0 and not [c for c in calls if c[2].startswith("apt-get ")], out
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_the_connect4_file_tests_run_when_the_file_is_built(tmp_path):
     rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=0)
     assert rc == 0, out

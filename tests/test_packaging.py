@@ -85,6 +85,7 @@ def _import_all(blocked):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_no_library_module_imports_the_lab_dask_or_the_docs():
     report = _import_all(blocked=())
     # the walk found the library: the estimators' packages, the data, the reproductions
@@ -97,6 +98,7 @@ def test_no_library_module_imports_the_lab_dask_or_the_docs():
                                   f"{report['added']}"
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_every_library_module_imports_with_the_core_alone():
     report = _import_all(blocked=NOT_IN_THE_CORE)
     assert report["failed"] == {}, "\n".join(f"{k}:\n{v}" for k, v in report["failed"].items())

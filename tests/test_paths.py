@@ -120,6 +120,7 @@ def _exists(path: str, where: list[str]) -> bool:
     return False
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_every_named_path_exists():
     found = named_paths()
     assert len(found) > 50          # the scan reads the prose it should

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 
@@ -35,6 +37,7 @@ def test_architecture_reads_in_one_sitting():
         f"history in CHANGELOG.md")
 
 
+@pytest.mark.slow  # over two seconds of CPU (a fresh interpreter): not in the fast loop
 def test_readme_example_runs_as_written(tmp_path):
     blocks = _python_blocks(README.read_text(encoding="utf-8"))
     assert len(blocks) == 1, f"expected one python example in README.md, found {len(blocks)}"

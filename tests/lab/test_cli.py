@@ -391,6 +391,7 @@ def test_serve_binds_loopback_only(tiny_server):
     assert addresses and all(a in ("127.0.0.1", "::1") for a in addresses), addresses
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_serve_logs_the_url(tiny_server):
     url, _ = tiny_server
     from ..conftest import TEST_OUTPUT

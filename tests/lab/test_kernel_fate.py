@@ -194,6 +194,7 @@ def test_an_allocation_past_the_limit_is_refused_in_the_dashboard_and_the_siblin
     run_async(main)
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_a_kernel_whose_processes_hold_more_than_the_limit_is_ended(conn_dir, mode):
     """Shared memory is not data: the limit inside lets it grow, the server's watchdog ends the
     kernel (reason "memory") and its process is gone; the sibling keeps working."""
@@ -305,6 +306,7 @@ def test_a_killed_kernel_is_recorded_as_died(conn_dir, mode):
 IDLE_S = 10
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_shutdown_and_culling_are_recorded_with_their_reasons(conn_dir):
     """A client's shutdown, a kernel no page connected to (cull_unconnected) and one idle with its
     page connected (Jupyter's culler, cull_idle_timeout): each recorded with its reason, along
@@ -370,6 +372,7 @@ def test_kernel_ids_are_checked_and_unknown_ones_said_so():
                                    "limit_mb": None, "memory_mb": None}
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_the_record_keeps_the_latest_ended_kernels(monkeypatch):
     monkeypatch.setattr(_kernelpool, "FATES_KEPT", 3)
     km = BudgetKernelManager()

@@ -79,6 +79,7 @@ def _listening(pids):
     return out
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 @pytest.mark.parametrize("processes", [False, True])
 def test_local_cluster_listens_on_loopback_only(processes):
     """The dashboard (and, with worker processes, the scheduler and workers) of a cluster that

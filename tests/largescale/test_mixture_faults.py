@@ -119,6 +119,7 @@ def moons(n=300):
     return X, np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("process_client", [2], indirect=True)
 def test_worker_killed_mid_fit_the_fit_completes_on_the_others(process_client, tmp_path):
@@ -138,6 +139,7 @@ def test_worker_killed_mid_fit_the_fit_completes_on_the_others(process_client, t
     np.testing.assert_array_equal(m.predict(X), serial.predict(X))
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("process_client", [1], indirect=True)
 def test_worker_killed_with_the_only_copy_the_fit_fails_clearly(process_client, tmp_path):

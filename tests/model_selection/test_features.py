@@ -184,6 +184,7 @@ def test_optimised_factors_make_the_linear_toy_easy():
     assert np.mean(sel.scales_ < 0.1 * sel.scales_.max()) > 0.8
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_scaling_selector_nonlinear_toy_with_a_polynomial_kernel():
     hits = 0
     est = SVC(kernel="poly", degree=2, coef0=1.0, C=10.0, margin="l2", n_jobs=1, max_iter=100000)

@@ -315,6 +315,7 @@ def test_components_curve_protocol(data):
         kpca_components_curve(X, y, Xt, yt, [0])
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 @pytest.mark.parametrize("n, k", [(2600, 10), (1200, 12), (300, 12), (300, 300)])
 def test_top_eigh_against_numpy(n, k):
     """kernelnb._linalg.top_eigh against numpy's full eigh: Lanczos on symmetric products for

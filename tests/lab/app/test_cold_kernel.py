@@ -26,6 +26,7 @@ def _fresh(code):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 @pytest.mark.parametrize("name", ["SVMPlayground", "MarginLosses", "LocalMethodsPlayground",
                                   "DensityExplorer", "KMPPlayground"])
 def test_building_a_dashboard_loads_no_heavy_module_it_does_not_use(name):
@@ -44,6 +45,7 @@ print(json.dumps(dict(heavy=[m for m in {HEAVY!r} if m in sys.modules], app_modu
     assert "kernelnb.lab.app.feature_selection" not in loaded["app_modules"]
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_learning_curves_load_the_large_scale_estimators_only_when_chosen():
     loaded = _fresh("""
 import json, sys
@@ -57,6 +59,7 @@ print(json.dumps(dict(before=before, after="kernelnb.largescale" in sys.modules)
     assert loaded == dict(before=False, after=True)
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_kernelnb_hooks_no_import():
     """Importing kernelnb's dashboards and building one adds no finder, loader or path hook of
     kernelnb's to the import system (another package's modules are imported as they are)."""

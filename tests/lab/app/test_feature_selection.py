@@ -270,6 +270,7 @@ def test_fisher_mode_matches_direct_fits(fisher):
     assert FeatureSelection.LESSONS[0].html() not in readout    # the other mode's lesson
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 @pytest.mark.parametrize("control", sorted(FISHER_LESSON.sweep))
 def test_lessons_fisher_kernel(fisher, control):
     check_lesson(fisher, FISHER_LESSON, control)

@@ -194,6 +194,7 @@ def test_an_unconverged_margin_perceptron_says_why_rho_t_exceeds_rho_max():
     assert s["mp_bound82"] <= s["mp_rho"] <= s["mp_achieved"] <= s["rho_max"] * (1 + 1e-3)
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 @pytest.mark.parametrize("control", sorted(MarginExplorer.LESSONS[0].sweep))
 def test_lessons_margin_between_thm82_and_rho_max(control):
     app = MarginExplorer(grid=5, trials=1)

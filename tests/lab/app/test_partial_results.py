@@ -292,6 +292,7 @@ def _feature_selection():
         lambda r: len(r["curve"]), ("update_ms", "run_s")
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 @pytest.mark.parametrize("make", [_learning_curves, _bounds_explorer, _feature_selection],
                          ids=lambda f: f.__name__.strip("_"))
 def test_the_dashboards_draw_their_partial_results_in_order_and_end_as_python_does(make):

@@ -60,6 +60,7 @@ def test_figures_carry_a_shim_only_when_the_server_says_so():
     assert module.startswith("plotly")
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_shim_imports_the_route_relative_to_the_page_base_url():
     route = plotly_bundle_route()
     shim = esm_shim(route)
@@ -189,6 +190,7 @@ def test_a_bundle_registering_otherwise_is_served_registering_everything(
         "call were found 0 times, not once"]
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js parses the script")
 def test_installed_bundle_as_a_classic_script_parses(tmp_path):
     script = tmp_path / "plotly.cjs"      # a CommonJS file: node --check parses it as a script
@@ -242,6 +244,7 @@ def test_a_bundle_of_another_shape_is_served_as_the_module_and_the_log_says_so(
     assert "await import(url)" in shim and "createElement" not in shim
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_shim_loads_a_classic_route_with_one_script_element_per_page():
     route = plotly_bundle_route()
     assert route.endswith(".classic.js")

@@ -48,6 +48,7 @@ def lesson_apps():
     return {name: lesson_app(cls) for name, cls in CLASSES.items()}
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_every_dashboard_declares_a_valid_lesson_figure(lesson_apps):
     assert len(CLASSES) == 15
     for name, cls in CLASSES.items():
@@ -186,6 +187,7 @@ def test_a_bad_declaration_is_refused_with_its_reason(declared, message):
     assert "Bad.BOOK_FIGURE" in str(err.value)
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_the_page_says_what_moves_and_reads_well():
     report = D.dashboard_report("kernelnb.lab.app.margin_losses", "MarginLosses", lessons=False)
     page = D.page_markdown(report)

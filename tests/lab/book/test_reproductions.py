@@ -148,6 +148,7 @@ def test_kmp_table3_shows_the_protocols_numbers_beside_the_published_ones():
             assert row[6] == f"{np.mean(reference[name]['n_sv'][key]):.0f}"
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_a_results_file_is_read_instead_of_computing(tmp_path):
     from kernelnb.reproductions.chapelle.reweighting import vrm_unlabeled_toy
     from kernelnb.reproductions.chapelle.transduction import PUBLISHED_VRM_UNLABELED
@@ -174,6 +175,7 @@ def test_a_results_file_is_read_instead_of_computing(tmp_path):
                         abs_tol=0.006)
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_reports_compute_once_then_read_the_cache_and_prefer_a_results_file(tmp_path,
                                                                           monkeypatch):
     settings = {"datasets": ["breast_cancer"], "n_splits": 2, "max_basis": 10,

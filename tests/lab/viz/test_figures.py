@@ -265,6 +265,7 @@ def test_ellipse_outlines_lie_on_the_covariance_ellipses():
     np.testing.assert_allclose(r, 0.5)
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 @pytest.mark.parametrize("covs, match", [
     (np.ones((3, 2, 2)), r"shape \(2, 2, 2\)"),
     (np.array([[[1.0, 0.0], [0.0, -1.0]]] * 2), "positive semi-definite"),

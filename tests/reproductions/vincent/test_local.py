@@ -34,6 +34,7 @@ def digits():
     return X, y, p[:500], p[500:800], p[800:1100]
 
 
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_spiral_table_orders_the_estimators_like_the_thesis():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)      # small grids: edges are expected
