@@ -75,8 +75,9 @@ def read_results(folder: Path = RESULTS) -> list[dict]:
     Raises
     ------
     ValueError
-        For a file that is not JSON, lacks a key of :data:`KEYS`, or whose rows do not have as
-        many cells as its columns.
+        For a file that is not JSON, lacks a key of :data:`KEYS`, or has a row that is not a
+        list of cells (a row may have fewer cells than the columns, e.g. a second table's
+        header: the table pads it).
     """
     results = []
     for path in sorted(folder.glob("*.json")):
@@ -87,10 +88,9 @@ def read_results(folder: Path = RESULTS) -> list[dict]:
         missing = [k for k in KEYS if k not in data]
         if missing:
             raise ValueError(f"{path.name}: a result file needs {', '.join(missing)}")
-        width = len(data["columns"])
-        bad = [i for i, row in enumerate(data["rows"]) if len(row) != width]
-        if bad:
-            raise ValueError(f"{path.name}: rows {bad} do not have {width} cells")
+        bad = [i for i, row in enumerate(data["rows"]) if not isinstance(row, list) or not row]
+        if bad or not data["rows"]:
+            raise ValueError(f"{path.name}: rows {bad} are not lists of cells")
         results.append({**data, "file": path.name})
     results.sort(key=lambda d: d["file"])
     results.sort(key=lambda d: d["date"], reverse=True)
@@ -105,7 +105,10 @@ def _machine(value) -> str:
 
 def _table(columns, rows):
     table = nodes.table(classes=["kernelnb-speed"])
-    group = nodes.tgroup(cols=len(columns))
+    width = max([len(columns), *(len(r) for r in rows)])
+    columns = list(columns) + [""] * (width - len(columns))
+    rows = [list(r) + [""] * (width - len(r)) for r in rows]
+    group = nodes.tgroup(cols=width)
     table += group
     group += [nodes.colspec(colwidth=1) for _ in columns]
 
