@@ -61,7 +61,7 @@ __all__ = ["LOOPBACK_NAMES", "ANY_HOST", "HostPolicy", "split_host", "CONTENT_SE
 
 log = logging.getLogger(__name__)
 
-#: The names of this machine's loopback interface a browser may use for the server.
+#: The loopback interface's names a browser may use for the server.
 LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
 
 #: ``--allow-host`` value that turns the Host check off (a proxy in front that checks it).
@@ -146,10 +146,10 @@ class HostPolicy:
     Notes
     -----
     A name is answered when it is a loopback name (:data:`LOOPBACK_NAMES`), the ``bound`` name,
-    one of ``names`` or, for a server that listens beyond the loopback interface, this machine's
-    host name. An IP address is answered when it is a loopback address, the ``bound`` one, one of
-    ``names``, or any one for a server listening on every interface: a browser sends an IP address as ``Host``
-    only for a page that was loaded from that address, which no rebinding produces. The port is
+    one of ``names`` or, for a server that listens beyond the loopback interface, the server's
+    own host name (``socket.gethostname()``). An IP address is answered when it is a loopback
+    address, the ``bound`` one, one of ``names``, or any one for a server listening on every
+    interface: a browser sends an IP address as ``Host`` only for a page that was loaded from that address, which no rebinding produces. The port is
     not checked: an SSH tunnel or a proxy in front changes it, and a rebinding page's requests
     are told from the server's own by their name alone.
     """

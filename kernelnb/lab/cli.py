@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also answer requests for this host name (repeatable): the name of a "
                             "class's server or of a reverse proxy in front. Otherwise only the "
                             "loopback names (localhost, 127.0.0.1, [::1]), the --host address "
-                            "and, off loopback, this machine's name are answered; a request "
+                            "and, off loopback, the server's own host name are answered; a request "
                             "naming another host gets 403, as a web page's DNS-rebinding attempt "
                             "would. '*': any name (a proxy in front checks it)")
     serve.add_argument("--no-browser", action="store_true", help="do not open a web browser")
