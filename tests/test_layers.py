@@ -7,7 +7,8 @@
 * the **lab** (``kernelnb.lab``): dashboards, figures, the server and the command line.
 
 Imports run one way, lab -> reproductions -> library: the library imports neither of the others,
-the reproductions do not import the lab. Every import statement of every module is read (at any
+the reproductions do not import the lab. The console command (:data:`COMMAND`) stands above all
+three. Every import statement of every module is read (at any
 depth, relative or absolute), not only those run at import time.
 """
 from __future__ import annotations
@@ -23,7 +24,14 @@ import kernelnb
 PACKAGE = Path(kernelnb.__file__).resolve().parent
 
 
+#: The console command (``kernelnb``, ``python -m kernelnb``) stands above the three layers: it
+#: answers ``--version`` with the library alone and imports the lab only for ``serve`` and ``lab``.
+COMMAND = ("kernelnb._command", "kernelnb.__main__")
+
+
 def _layer(module: str) -> str:
+    if module in COMMAND:
+        return "command"
     parts = module.split(".")
     if len(parts) > 1 and parts[1] in ("lab", "reproductions"):
         return parts[1]
@@ -61,7 +69,8 @@ def imported_modules(path: Path) -> list[str]:
 
 SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
 ALLOWED = {"library": {"library"}, "reproductions": {"library", "reproductions"},
-           "lab": {"library", "reproductions", "lab"}}
+           "lab": {"library", "reproductions", "lab"},
+           "command": {"library", "reproductions", "lab", "command"}}
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -73,7 +82,7 @@ def test_imports_run_one_way(path):
 
 def test_the_three_layers_exist():
     layers = {_layer(_module_name(p)) for p in SOURCES}
-    assert layers == {"library", "reproductions", "lab"}
+    assert layers == {"library", "reproductions", "lab", "command"}
 
 
 def _fake_package(root: Path, files: dict) -> Path:
