@@ -85,6 +85,9 @@ def student():
     Returns
     -------
     str
+        The id set with :func:`set_student`, else the submission's folder under nbgrader's
+        autograde, else ``JUPYTERHUB_USER``, else the id kept from an earlier
+        :func:`set_student`, else ``"anonymous"``.
     """
     if _current[0] is not None:
         return _current[0]
@@ -110,12 +113,15 @@ def seed(exercise_id, who=None):
     Parameters
     ----------
     exercise_id : str
+        The exercise's id, ``"<chapter>.<n>"`` (e.g. ``"03.2"``).
     who : str or None
         A student id (None: :func:`student`).
 
     Returns
     -------
     int
+        The first 63 bits of the SHA-256 of the student and the exercise: the same in every
+        process and Python (unlike the salted ``hash()``).
     """
     who = student() if who is None else who
     digest = hashlib.sha256(f"{who}\0{exercise_id}".encode("utf-8")).digest()

@@ -145,6 +145,7 @@ class Exercise:
         ``judge(answer, d, expected) -> None`` when right, else ``(msgid, fields)``; replaces
         ``same`` for checks of a property (KKT conditions, PSD, a spread).
     mistakes : tuple of Mistake
+        The wrong answers students make, each recognised with its own message.
     starter : str
         The code the student starts from (default ``answer = ...``).
     imports : str
@@ -156,6 +157,7 @@ class Exercise:
     needs : str
         The extra the check needs (``"lab"`` for a dashboard's), or "".
     nbgrader_points : int
+        The points of the exercise's autograded test cell in the nbgrader assignment.
     """
 
     id: str
@@ -229,15 +231,19 @@ class Result:
     Shown as a coloured box in a notebook, JupyterLab or a Voila page (``_repr_html_``, with a
     ``role="status"`` so that a screen reader reads it), as text elsewhere. True when right.
 
-    Attributes
+    Parameters
     ----------
-    passed : bool
-    message : str
     exercise : str
+        The exercise's id.
+    passed : bool
+        Whether the answer is right.
+    message : str
+        What the student reads: right, or what is wrong and a hint.
     kind : str
         ``"right"``, ``"mistake"`` (a known wrong answer), ``"other-data"`` (fits another
         student's data), ``"wrong"`` or ``"no-answer"``.
     lang : str
+        The language of ``message``.
     """
 
     def __init__(self, exercise, passed, message, kind, lang):
@@ -274,6 +280,16 @@ def _load():
 def get(exercise_id):
     """The exercise ``exercise_id`` (e.g. ``"03.2"``).
 
+    Parameters
+    ----------
+    exercise_id : str
+        The exercise's id, ``"<chapter>.<n>"`` (e.g. ``"03.2"``).
+
+    Returns
+    -------
+    Exercise
+        Its one source: statement, data, solution, check, hints.
+
     Raises
     ------
     KeyError
@@ -289,9 +305,15 @@ def get(exercise_id):
 def exercises(chapter=None):
     """The course's exercises (of one chapter: ``"03"``), in order.
 
+    Parameters
+    ----------
+    chapter : str or None, default=None
+        ``"01"`` ... ``"15"``; None: every chapter.
+
     Returns
     -------
     list of Exercise
+        By id.
     """
     _load()
     found = [e for k, e in sorted(_REGISTRY.items()) if chapter is None or e.chapter == chapter]
@@ -314,6 +336,7 @@ def data(exercise_id, student=None):
     Parameters
     ----------
     exercise_id : str
+        The exercise's id, ``"<chapter>.<n>"`` (e.g. ``"03.2"``).
     student : str or None
         Another student's id (an instructor looking at a student's data); None: this kernel's
         student (:func:`kernelnb.course.student`).
@@ -440,18 +463,35 @@ def check(exercise_id, answer, lang=None, strict=None):
 
 
 def assert_check(exercise_id, answer, lang=None):
-    """:func:`check` that raises ``AssertionError`` with its message when the answer is wrong
-    (an nbgrader test cell's way).
+    """:func:`check`, raising ``AssertionError`` with its message on a wrong answer.
+
+    The way of an nbgrader test cell: the cell fails, and the feedback shows the message.
+
+    Parameters
+    ----------
+    exercise_id : str
+        The exercise's id, ``"<chapter>.<n>"`` (e.g. ``"03.2"``).
+    answer : object
+        The student's answer.
+    lang : str or None, default=None
+        The message's language (None: as :func:`check` chooses).
 
     Returns
     -------
     Result
+        The right answer's result (a wrong one raises).
     """
     return check(exercise_id, answer, lang=lang, strict=True)
 
 
 def reset_attempts(exercise_id=None):
-    """Forget the wrong tries (of one exercise, or of all): the next hint is the first again."""
+    """Forget the wrong tries (of one exercise, or of all): the next hint is the first again.
+
+    Parameters
+    ----------
+    exercise_id : str or None, default=None
+        The exercise whose tries are forgotten; None: every exercise's.
+    """
     if exercise_id is None:
         _ATTEMPTS.clear()
     else:

@@ -49,7 +49,18 @@ def _nbformat():
 
 
 def data_cell(ex):
-    """The code of the notebook cell that loads the student's data for ``ex``."""
+    """The code of the notebook cell that loads the student's data for ``ex``.
+
+    Parameters
+    ----------
+    ex : Exercise
+        The exercise.
+
+    Returns
+    -------
+    str
+        Its imports, ``d = data("<id>")`` and one variable per name of the statement.
+    """
     names = list(ex.data_for("anonymous"))
     head = ex.imports + "from kernelnb.course import data, check\n"
     unpack = f"{', '.join(names)} = " + ", ".join(f"d.{n}" for n in names)
@@ -71,6 +82,20 @@ def statement_markdown(ex, lang):
 
 
 def notebook_name(chapter, mode):
+    """The file name of ``chapter``'s exercise notebook in ``mode``.
+
+    Parameters
+    ----------
+    chapter : str
+        ``"01"`` ... ``"15"``.
+    mode : {"student", "solution", "nbgrader"}
+        The notebook's kind (the nbgrader source has the student notebook's name).
+
+    Returns
+    -------
+    str
+        ``exercises_<chapter>.ipynb`` or ``exercises_<chapter>_solutions.ipynb``.
+    """
     suffix = {"student": "", "solution": "_solutions", "nbgrader": ""}[mode]
     return f"exercises_{chapter}{suffix}.ipynb"
 
@@ -82,12 +107,16 @@ def notebook(chapter, mode="student", lang="en"):
     ----------
     chapter : str
         ``"01"`` ... ``"15"``.
-    mode : {"student", "solution", "nbgrader"}
-    lang : {"en", "fr"}
+    mode : {"student", "solution", "nbgrader"}, default="student"
+        Without the solutions; with them; nbgrader's source (solution markers, autograded
+        test cells that call the checks).
+    lang : {"en", "fr"}, default="en"
+        The language of the statements and hints.
 
     Returns
     -------
     nbformat.NotebookNode
+        The notebook, with no outputs.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got mode={mode!r}")
@@ -139,7 +168,24 @@ def notebook(chapter, mode="student", lang="en"):
 
 
 def write(out, mode="student", lang="en", chapter_list=None):
-    """Write the notebooks of ``chapter_list`` (default: all) under ``out``; returns the paths."""
+    """Write the exercise notebooks of ``chapter_list`` under ``out``.
+
+    Parameters
+    ----------
+    out : path-like
+        The folder (made if missing).
+    mode : {"student", "solution", "nbgrader"}, default="student"
+        As in :func:`notebook`.
+    lang : {"en", "fr"}, default="en"
+        As in :func:`notebook`.
+    chapter_list : list of str or None, default=None
+        The chapters (None: every chapter that has exercises).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The notebooks written.
+    """
     nbf = _nbformat()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -154,6 +200,18 @@ def write(out, mode="student", lang="en", chapter_list=None):
 
 
 def main(argv=None):
+    """``python -m kernelnb.course.build {student,solution,nbgrader}``: write the notebooks.
+
+    Parameters
+    ----------
+    argv : list of str or None, default=None
+        The arguments (None: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status (0).
+    """
     parser = argparse.ArgumentParser(prog="python -m kernelnb.course.build",
                                      description="Generate the course's exercise notebooks.")
     parser.add_argument("mode", choices=MODES)

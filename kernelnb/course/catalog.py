@@ -23,7 +23,13 @@ _FIELD = re.compile(r"\{(\w*)\}")
 
 
 def extract():
-    """The course's messages as a Babel catalog (msgid -> locations)."""
+    """The course's messages, extracted from its sources.
+
+    Returns
+    -------
+    babel.messages.catalog.Catalog
+        Each msgid with the places it comes from.
+    """
     from babel.messages.catalog import Catalog
     from babel.messages.extract import extract_from_dir
     root = Path(__file__).resolve().parent
@@ -35,7 +41,18 @@ def extract():
 
 
 def update(lang="fr"):
-    """Merge the extracted messages into ``lang``'s catalog (kept translations stay)."""
+    """Merge the extracted messages into ``lang``'s catalog (kept translations stay).
+
+    Parameters
+    ----------
+    lang : str, default="fr"
+        The catalog's language.
+
+    Returns
+    -------
+    pathlib.Path
+        The catalog written.
+    """
     from babel.messages.catalog import Catalog
     from babel.messages.pofile import read_po, write_po
     template = extract()
@@ -53,7 +70,19 @@ def update(lang="fr"):
 
 
 def problems(lang="fr"):
-    """What is left in ``lang``'s catalog: a list of ``(msgid, why)``, empty when complete."""
+    """What is left to do in ``lang``'s catalog.
+
+    Parameters
+    ----------
+    lang : str, default="fr"
+        The catalog's language.
+
+    Returns
+    -------
+    list of tuple
+        ``(msgid, why)`` for each message untranslated, fuzzy, with other fields than its
+        msgid's or missing; empty when the catalog is complete.
+    """
     from babel.messages.pofile import read_po
     with open(catalog_path(lang), "rb") as f:
         catalog = read_po(f, locale=lang, domain=DOMAIN)
@@ -74,6 +103,18 @@ def problems(lang="fr"):
 
 
 def main(argv=None):
+    """``python -m kernelnb.course.catalog {update,check}``.
+
+    Parameters
+    ----------
+    argv : list of str or None, default=None
+        The arguments (None: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0, 1 when ``check`` found something left to translate, 2 for an unknown command.
+    """
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["update"]:
         print(update())

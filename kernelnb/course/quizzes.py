@@ -22,13 +22,34 @@ WORDS = {"check": N_("Check"), "right": N_("Right."), "wrong": N_("Not right."),
 
 
 def words(lang):
-    """:data:`WORDS` in ``lang``."""
+    """The quiz script's own words (:data:`WORDS`) in ``lang``.
+
+    Parameters
+    ----------
+    lang : str
+        ``"en"`` or ``"fr"``.
+
+    Returns
+    -------
+    dict of str
+        Each word's key and its text.
+    """
     return {k: gettext(v, lang) for k, v in WORDS.items()}
 
 
 @dataclasses.dataclass(frozen=True)
 class Choice:
-    """One answer of a multiple-choice question: its text, whether it is right, and why."""
+    """One answer of a multiple-choice question.
+
+    Parameters
+    ----------
+    text : str
+        The answer, a msgid (``$...$`` formulas allowed).
+    correct : bool
+        Whether it is the right one.
+    why : str
+        The explanation shown when it is chosen, a msgid.
+    """
 
     text: str
     correct: bool
@@ -49,7 +70,9 @@ class Question:
         ``"choice"`` (one right answer among ``choices``) or ``"numeric"`` (a number within
         ``tolerance`` of ``value``).
     choices : tuple of Choice
+        The answers of a multiple-choice question.
     value, tolerance : float
+        A numeric question's answer and how far from it an answer may be.
     right, wrong : str
         For a numeric question: the explanation shown for a right and for a wrong answer.
     """
@@ -84,9 +107,15 @@ class Question:
 def quizzes(chapter=None):
     """The quiz questions (of one chapter, ``"03"``), in order.
 
+    Parameters
+    ----------
+    chapter : str or None, default=None
+        ``"01"`` ... ``"15"``; None: every chapter.
+
     Returns
     -------
     list of Question
+        By chapter, in each chapter's order.
     """
     from . import chapters
     found = []
@@ -101,8 +130,16 @@ def quizzes(chapter=None):
 def quiz_json(chapter, lang):
     """The chapter's questions in ``lang`` as JSON text for the book's quiz script.
 
+    Parameters
+    ----------
+    chapter : str
+        ``"01"`` ... ``"15"``.
+    lang : str
+        ``"en"`` or ``"fr"``.
+
     Returns
     -------
     str
+        A JSON list of the questions, their texts translated.
     """
     return json.dumps([q.as_dict(lang) for q in quizzes(chapter)], ensure_ascii=False)

@@ -16,7 +16,18 @@ _loaded = []
 
 
 def module(chapter):
-    """The module of ``chapter`` (``"03"``)."""
+    """The module of ``chapter``.
+
+    Parameters
+    ----------
+    chapter : str
+        ``"01"`` ... ``"15"``.
+
+    Returns
+    -------
+    module
+        ``kernelnb.course.chapters.ch<chapter>``, its exercises registered.
+    """
     return importlib.import_module(f"{__name__}.ch{chapter}")
 
 
