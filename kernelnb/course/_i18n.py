@@ -18,17 +18,16 @@ from __future__ import annotations
 
 import functools
 import gettext as _gettext
-import io
-import logging
 import os
 import re
 import sys
 from pathlib import Path
 
+from .._catalogs import read_catalog
+
 __all__ = ["DOMAIN", "LANGUAGES", "SOURCE_LANGUAGE", "N_", "gettext", "resolve", "set_language",
            "translations", "catalog_path"]
 
-log = logging.getLogger(__name__)
 
 #: The course's gettext domain (the lab's is ``kernelnb``).
 DOMAIN = "kernelnb_course"
@@ -98,20 +97,6 @@ def catalog_path(lang, suffix=".po"):
             / (DOMAIN + suffix))
 
 
-def _compiled(po):
-    try:
-        from babel.messages.mofile import write_mo
-        from babel.messages.pofile import read_po
-    except ImportError:
-        return None
-    with open(po, "rb") as f:
-        catalog = read_po(f)
-    buf = io.BytesIO()
-    write_mo(buf, catalog, use_fuzzy=False)
-    buf.seek(0)
-    return _gettext.GNUTranslations(buf)
-
-
 @functools.lru_cache(maxsize=None)
 def translations(lang):
     """The compiled catalog of ``lang`` (English: the null catalog); cached.
@@ -126,17 +111,7 @@ def translations(lang):
     """
     if lang == SOURCE_LANGUAGE or lang not in LANGUAGES:
         return _gettext.NullTranslations()
-    po, mo = catalog_path(lang), catalog_path(lang, ".mo")
-    try:
-        if po.is_file() and (not mo.is_file() or po.stat().st_mtime > mo.stat().st_mtime):
-            compiled = _compiled(po)
-            if compiled is not None:
-                return compiled
-        with open(mo, "rb") as f:
-            return _gettext.GNUTranslations(f)
-    except OSError as exc:
-        log.warning("kernelnb.course: no %s catalog (%s): the course speaks English", lang, exc)
-        return _gettext.NullTranslations()
+    return read_catalog(catalog_path(lang).parent, DOMAIN, "the course")
 
 
 def gettext(message, lang=None):

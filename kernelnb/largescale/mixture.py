@@ -116,6 +116,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
 from .._callbacks import progress_caller
+from .._docstrings import fill_doc
 from .._fit import fit_context
 from .._platt import platt_fit
 from .._threads import n_threads
@@ -715,6 +716,121 @@ _CONSTRAINTS = {
 }
 
 
+# The parameters and fitted attributes MixtureSVC and MixtureSVR share, written once and
+# substituted into both docstrings (kernelnb._docstrings.fill_doc).
+_DOC = dict(
+    expert_parameters="""
+kernel : str or callable, default='rbf'
+    The experts' kernel (a name of :mod:`kernelnb.kernels` or a callable; not
+    ``'precomputed'``: the experts see different subsets).
+sigma : float or 'scale', default=1.0
+    Gaussian width of the experts' kernel, ``exp(-||x - z||^2 / (2 sigma^2))``;
+    ``'scale'`` is resolved once on the whole training set (see ``sigma_``).
+tol : float, default=1e-3
+    Solver tolerance of each expert.
+cache_size : float, default=200
+    Memory in MB for each expert's kernel values.
+gater_n_hidden : int, default=32
+    Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).
+gater_epochs : int, default=10
+    Epochs of gater training per outer iteration (warm-started).
+gater_learning_rate : float, default=3e-3
+    Adam step size of the gater.
+gater_batch_size : int, default=128
+    Mini-batch size of the gater's training.
+gater_samples : int or None, default=20000
+    Training points (a random subsample, the same for the whole fit) on which the experts
+    are evaluated and the global gater trained; None: all of them, as in the thesis (the
+    fit is then quadratic in n), or a fifth of them with ``gater_holdout``.
+gater_holdout : bool, default=True
+    Keep the gater's points out of the experts' training sets (at most a fifth of the
+    training set), so that the gater learns from the experts' outputs on points they have
+    not seen.  ``False`` is the thesis's choice; on noisy data the gater then learns to
+    trust every expert on the region it was just given, where its outputs are fitted, not
+    predicted (see the module notes).  The reassignment covers every point of the
+    experts' pool.
+""",
+    layout_parameters="""
+reg_covar : float, default=1e-3
+    Added to the diagonal variances of ``P(x|k)`` (local gater).
+validation_fraction : float in (0, 1) or None, default=0.1
+    Fraction of the training set held out (at random) to record the validation error
+    after each outer iteration, used only when ``fit`` gets no ``X_val``; None uses every
+    example for training (``validation_errors_`` is NaN, and the last iteration is
+    returned).
+max_validation : int or None, default=10000
+    At most this many held-out points (every expert is evaluated on them at each
+    iteration; a given ``X_val`` is used whole).
+n_iter_no_change : int or None, default=2
+    Stop when the validation error has not improved (strictly) for this many consecutive
+    outer iterations; None runs all ``max_iter``.  Either way the iteration with the
+    lowest validation error is returned (thesis Alg. 6.1).
+balance : bool, default=True
+    Apply the capacity ``L // K + 1`` when reassigning.  ``False`` lets every example go
+    to its preferred expert -- only to show what goes wrong (the thesis: one expert then
+    captures everything).
+""",
+    runtime_parameters="""
+client : None, 'threads', 'serial', str or distributed.Client, default=None
+    Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
+    ``LocalCluster`` of ``n_jobs`` worker threads in this process for this fit and closes
+    it (it works from a script without a main guard, a notebook or a Voila kernel), and
+    where Dask is not installed (no ``kernelnb[dask]``) runs them as ``'threads'`` does;
+    ``'threads'`` runs them on a thread pool of ``n_jobs`` threads in this process, without
+    Dask (the tasks release the GIL, so the threads use that many cores); ``'serial'`` runs
+    them one after the other in this thread; a scheduler address or a client runs them on
+    that cluster.  Every choice gives the same model for the same seed.
+n_jobs : int or None, default=None
+    Workers of the embedded cluster of ``client=None`` (or threads of the thread pool of
+    ``'threads'``, which stands in for it without Dask): None one per core the context allows (at most ``OMP_NUM_THREADS``
+    or a threadpoolctl OpenMP limit), -1 one per core, k that many.
+random_state : int, RandomState instance or None, default=None
+    Seeds the validation split, the initial partition, the gater's initialisation and
+    mini-batches, and the order of reassignment.  The same seed gives the same model
+    serially and on Dask.
+verbose : bool, default=False
+    Print one line per outer iteration.
+callback : callable or None, default=None
+    ``callback(info)`` after each outer iteration, with a dict (``iteration``,
+    ``expert_sizes``, ``validation_error``, ``train_error``, ``train_cost``,
+    ``parallel_time``, ``gater_time``); returning ``False`` stops after that iteration
+    (the experts and gater then match).
+""",
+    fitted_attributes="""
+n_experts_ : int
+    The number of experts K of the fit (``n_experts``, or what ``'auto'`` chose).
+n_iter_ : int
+    Outer iterations run.
+best_iteration_ : int
+    The iteration (from 0) whose experts and gater are returned: the first with the
+    lowest validation error.
+sigma_ : float or None
+    The experts' common width (``sigma='scale'`` resolved once on the training set).
+gater_samples_ : int
+    Points on which the gater was trained.
+expert_sizes_ : list of ndarray
+    Examples per expert at each outer iteration (before its expert training).
+assignment_ : ndarray of int of shape (n_samples,)
+    Expert of each training example in the returned iteration (-1 for the validation
+    points held out of X, -2 for the gater's held-out points); with ``refit_held_out``
+    the expert every point was refitted on.
+""",
+    timing_attributes="""
+expert_times_ : list of ndarray
+    Seconds each expert task took, per iteration (measured where it ran).
+parallel_time_ : float
+    Wall-clock seconds in the expert-training phases (submit to gather), the refit of
+    ``refit_held_out`` included.
+gater_time_ : float
+    Seconds spent training gaters and reassigning (the sequential part).
+cpu_time_ : float
+    The sum of all expert task times plus ``gater_time_``: the fit's time on one CPU.
+fit_time_ : float
+    Wall-clock seconds of ``fit`` (including starting the embedded cluster).
+""",
+)
+
+
 class _MixtureSVM(BaseEstimator):
     """The hard mixture's fit (thesis Alg. 6.1/6.2) shared by :class:`MixtureSVC` and
     :class:`MixtureSVR`; a subclass gives ``_link`` (the gater's output function),
@@ -1194,6 +1310,7 @@ class _MixtureSVM(BaseEstimator):
         return np.sum(self._gate(X) * self._expert_decisions(X), axis=1)
 
 
+@fill_doc(**_DOC)
 class MixtureSVC(ClassifierMixin, _MixtureSVM):
     """Hard mixture of SVM experts, trained in parallel on Dask, for classification.
 
@@ -1231,56 +1348,11 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         5.  The uniform gater runs one.
     C : float, default=1.0
         Penalty of every expert SVM (the same for all experts and iterations, as in the thesis).
-    kernel : str or callable, default='rbf'
-        The experts' kernel (a name of :mod:`kernelnb.kernels` or a callable; not
-        ``'precomputed'``: the experts see different subsets).
-    sigma : float or 'scale', default=1.0
-        Gaussian width of the experts' kernel, ``exp(-||x - z||^2 / (2 sigma^2))``;
-        ``'scale'`` is resolved once on the whole training set (see ``sigma_``).
-    tol : float, default=1e-3
-        Solver tolerance of each expert.
-    cache_size : float, default=200
-        Memory in MB for each expert's kernel values.
-    gater_n_hidden : int, default=32
-        Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).
-    gater_epochs : int, default=10
-        Epochs of gater training per outer iteration (warm-started).
-    gater_learning_rate : float, default=3e-3
-        Adam step size of the gater.
-    gater_batch_size : int, default=128
-        Mini-batch size of the gater's training.
-    gater_samples : int or None, default=20000
-        Training points (a random subsample, the same for the whole fit) on which the experts
-        are evaluated and the global gater trained; None: all of them, as in the thesis (the
-        fit is then quadratic in n), or a fifth of them with ``gater_holdout``.
-    gater_holdout : bool, default=True
-        Keep the gater's points out of the experts' training sets (at most a fifth of the
-        training set), so that the gater learns from the experts' outputs on points they have
-        not seen.  ``False`` is the thesis's choice; on noisy data the gater then learns to
-        trust every expert on the region it was just given, where its outputs are fitted, not
-        predicted (see the module notes).  The reassignment covers every point of the
-        experts' pool.
+    %(expert_parameters)s
     gater_n_components : int, default=1
         Components of each expert's diagonal Gaussian mixture ``P(x|k)`` (local gater;
         scikit-learn's ``GaussianMixture(n_components=...)``).
-    reg_covar : float, default=1e-3
-        Added to the diagonal variances of ``P(x|k)`` (local gater).
-    validation_fraction : float in (0, 1) or None, default=0.1
-        Fraction of the training set held out (at random) to record the validation error
-        after each outer iteration, used only when ``fit`` gets no ``X_val``; None uses every
-        example for training (``validation_errors_`` is NaN, and the last iteration is
-        returned).
-    max_validation : int or None, default=10000
-        At most this many held-out points (every expert is evaluated on them at each
-        iteration; a given ``X_val`` is used whole).
-    n_iter_no_change : int or None, default=2
-        Stop when the validation error has not improved (strictly) for this many consecutive
-        outer iterations; None runs all ``max_iter``.  Either way the iteration with the
-        lowest validation error is returned (thesis Alg. 6.1).
-    balance : bool, default=True
-        Apply the capacity ``L // K + 1`` when reassigning.  ``False`` lets every example go
-        to its preferred expert -- only to show what goes wrong (the thesis: one expert then
-        captures everything).
+    %(layout_parameters)s
     refit_held_out : bool, default=True
         After the outer iterations, give the points held out of X -- the validation set drawn
         by ``validation_fraction`` and the gater's points of ``gater_holdout`` -- to the
@@ -1296,30 +1368,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         starting from their solutions on their old points (see
         :mod:`kernelnb.largescale.mixture`).  ``False``: the best iteration as trained, the
         thesis's model.
-    client : None, 'threads', 'serial', str or distributed.Client, default=None
-        Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
-        ``LocalCluster`` of ``n_jobs`` worker threads in this process for this fit and closes
-        it (it works from a script without a main guard, a notebook or a Voila kernel), and
-        where Dask is not installed (no ``kernelnb[dask]``) runs them as ``'threads'`` does;
-        ``'threads'`` runs them on a thread pool of ``n_jobs`` threads in this process, without
-        Dask (the tasks release the GIL, so the threads use that many cores); ``'serial'`` runs
-        them one after the other in this thread; a scheduler address or a client runs them on
-        that cluster.  Every choice gives the same model for the same seed.
-    n_jobs : int or None, default=None
-        Workers of the embedded cluster of ``client=None`` (or threads of the thread pool of
-        ``'threads'``, which stands in for it without Dask): None one per core the context allows (at most ``OMP_NUM_THREADS``
-        or a threadpoolctl OpenMP limit), -1 one per core, k that many.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the validation split, the initial partition, the gater's initialisation and
-        mini-batches, and the order of reassignment.  The same seed gives the same model
-        serially and on Dask.
-    verbose : bool, default=False
-        Print one line per outer iteration.
-    callback : callable or None, default=None
-        ``callback(info)`` after each outer iteration, with a dict (``iteration``,
-        ``expert_sizes``, ``validation_error``, ``train_error``, ``train_cost``,
-        ``parallel_time``, ``gater_time``); returning ``False`` stops after that iteration
-        (the experts and gater then match).
+    %(runtime_parameters)s
 
     Attributes
     ----------
@@ -1339,23 +1388,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         Local gater: ``log P(k)``.
     gater_ : GaterMLP or None
         The global gater (None for the other gaters and for one expert).
-    n_experts_ : int
-        The number of experts K of the fit (``n_experts``, or what ``'auto'`` chose).
-    n_iter_ : int
-        Outer iterations run.
-    best_iteration_ : int
-        The iteration (from 0) whose experts and gater are returned: the first with the
-        lowest validation error.
-    sigma_ : float or None
-        The experts' common width (``sigma='scale'`` resolved once on the training set).
-    gater_samples_ : int
-        Points on which the gater was trained.
-    expert_sizes_ : list of ndarray
-        Examples per expert at each outer iteration (before its expert training).
-    assignment_ : ndarray of int of shape (n_samples,)
-        Expert of each training example in the returned iteration (-1 for the validation
-        points held out of X, -2 for the gater's held-out points); with ``refit_held_out``
-        the expert every point was refitted on.
+    %(fitted_attributes)s
     validation_errors_ : ndarray of shape (n_iterations,)
         Classification error on the validation set per outer iteration.
     train_errors_ : ndarray of shape (n_iterations,)
@@ -1363,17 +1396,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
     train_costs_ : ndarray of shape (n_iterations,)
         The global criterion ``mean 1/2 (y - tanh(f(x)))^2`` on the gater's points (global
         and uniform gaters), the negative log-likelihood ``-mean log P(y|x)`` (local gater).
-    expert_times_ : list of ndarray
-        Seconds each expert task took, per iteration (measured where it ran).
-    parallel_time_ : float
-        Wall-clock seconds in the expert-training phases (submit to gather), the refit of
-        ``refit_held_out`` included.
-    gater_time_ : float
-        Seconds spent training gaters and reassigning (the sequential part).
-    cpu_time_ : float
-        The sum of all expert task times plus ``gater_time_``: the fit's time on one CPU.
-    fit_time_ : float
-        Wall-clock seconds of ``fit`` (including starting the embedded cluster).
+    %(timing_attributes)s
 
     References
     ----------
@@ -1570,6 +1593,7 @@ _SVR_CONSTRAINTS = dict(_CONSTRAINTS)
 _SVR_CONSTRAINTS.update(epsilon=[Interval(numbers.Real, 0, None, closed="left")])
 
 
+@fill_doc(**_DOC)
 class MixtureSVR(RegressorMixin, _MixtureSVM):
     """Hard mixture of epsilon-SVR experts, trained in parallel on Dask, for regression.
 
@@ -1605,55 +1629,10 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
     epsilon : float, default=0.1
         Half-width of every expert's insensitive tube, in units of the targets' standard
         deviation (the targets are standardised inside the estimator).
-    kernel : str or callable, default='rbf'
-        The experts' kernel (a name of :mod:`kernelnb.kernels` or a callable; not
-        ``'precomputed'``: the experts see different subsets).
-    sigma : float or 'scale', default=1.0
-        Gaussian width of the experts' kernel, ``exp(-||x - z||^2 / (2 sigma^2))``;
-        ``'scale'`` is resolved once on the whole training set (see ``sigma_``).
-    tol : float, default=1e-3
-        Solver tolerance of each expert.
-    cache_size : float, default=200
-        Memory in MB for each expert's kernel values.
-    gater_n_hidden : int, default=32
-        Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).
-    gater_epochs : int, default=10
-        Epochs of gater training per outer iteration (warm-started).
-    gater_learning_rate : float, default=3e-3
-        Adam step size of the gater.
-    gater_batch_size : int, default=128
-        Mini-batch size of the gater's training.
-    gater_samples : int or None, default=20000
-        Training points (a random subsample, the same for the whole fit) on which the experts
-        are evaluated and the global gater trained; None: all of them, as in the thesis (the
-        fit is then quadratic in n), or a fifth of them with ``gater_holdout``.
-    gater_holdout : bool, default=True
-        Keep the gater's points out of the experts' training sets (at most a fifth of the
-        training set), so that the gater learns from the experts' outputs on points they have
-        not seen.  ``False`` is the thesis's choice; on noisy data the gater then learns to
-        trust every expert on the region it was just given, where its outputs are fitted, not
-        predicted (see the module notes).  The reassignment covers every point of the
-        experts' pool.
+    %(expert_parameters)s
     gater_n_components : int, default=1
         Components of each expert's diagonal Gaussian mixture ``P(x|k)`` (local gater).
-    reg_covar : float, default=1e-3
-        Added to the diagonal variances of ``P(x|k)`` (local gater).
-    validation_fraction : float in (0, 1) or None, default=0.1
-        Fraction of the training set held out (at random) to record the validation error
-        after each outer iteration, used only when ``fit`` gets no ``X_val``; None uses every
-        example for training (``validation_errors_`` is NaN, and the last iteration is
-        returned).
-    max_validation : int or None, default=10000
-        At most this many held-out points (every expert is evaluated on them at each
-        iteration; a given ``X_val`` is used whole).
-    n_iter_no_change : int or None, default=2
-        Stop when the validation error has not improved (strictly) for this many consecutive
-        outer iterations; None runs all ``max_iter``.  Either way the iteration with the
-        lowest validation error is returned (thesis Alg. 6.1).
-    balance : bool, default=True
-        Apply the capacity ``L // K + 1`` when reassigning.  ``False`` lets every example go
-        to its preferred expert -- only to show what goes wrong (the thesis: one expert then
-        captures everything).
+    %(layout_parameters)s
     refit_held_out : bool, default=True
         After the outer iterations, give the points held out of X -- the validation set drawn
         by ``validation_fraction`` and the gater's points of ``gater_holdout`` -- to the
@@ -1665,30 +1644,7 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         refit.  Costs one more round of expert training, on subsets about 40 % larger up to
         60,000 points (a few percent at a million).  ``False``: the best iteration as trained,
         the thesis's model.
-    client : None, 'threads', 'serial', str or distributed.Client, default=None
-        Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
-        ``LocalCluster`` of ``n_jobs`` worker threads in this process for this fit and closes
-        it (it works from a script without a main guard, a notebook or a Voila kernel), and
-        where Dask is not installed (no ``kernelnb[dask]``) runs them as ``'threads'`` does;
-        ``'threads'`` runs them on a thread pool of ``n_jobs`` threads in this process, without
-        Dask (the tasks release the GIL, so the threads use that many cores); ``'serial'`` runs
-        them one after the other in this thread; a scheduler address or a client runs them on
-        that cluster.  Every choice gives the same model for the same seed.
-    n_jobs : int or None, default=None
-        Workers of the embedded cluster of ``client=None`` (or threads of the thread pool of
-        ``'threads'``, which stands in for it without Dask): None one per core the context allows (at most ``OMP_NUM_THREADS``
-        or a threadpoolctl OpenMP limit), -1 one per core, k that many.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the validation split, the initial partition, the gater's initialisation and
-        mini-batches, and the order of reassignment.  The same seed gives the same model
-        serially and on Dask.
-    verbose : bool, default=False
-        Print one line per outer iteration.
-    callback : callable or None, default=None
-        ``callback(info)`` after each outer iteration, with a dict (``iteration``,
-        ``expert_sizes``, ``validation_error``, ``train_error``, ``train_cost``,
-        ``parallel_time``, ``gater_time``); returning ``False`` stops after that iteration
-        (the experts and gater then match).
+    %(runtime_parameters)s
 
     Attributes
     ----------
@@ -1706,40 +1662,14 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         Local gater: ``P(x|k)``.
     log_prior_ : ndarray of shape (n_experts,)
         Local gater: ``log P(k)``.
-    n_experts_ : int
-        The number of experts K of the fit (``n_experts``, or what ``'auto'`` chose).
-    n_iter_ : int
-        Outer iterations run.
-    best_iteration_ : int
-        The iteration (from 0) whose experts and gater are returned: the first with the
-        lowest validation error.
-    sigma_ : float or None
-        The experts' common width (``sigma='scale'`` resolved once on the training set).
-    gater_samples_ : int
-        Points on which the gater was trained.
-    expert_sizes_ : list of ndarray
-        Examples per expert at each outer iteration (before its expert training).
-    assignment_ : ndarray of int of shape (n_samples,)
-        Expert of each training example in the returned iteration (-1 for the validation
-        points held out of X, -2 for the gater's held-out points); with ``refit_held_out``
-        the expert every point was refitted on.
+    %(fitted_attributes)s
     validation_errors_ : ndarray of shape (n_iterations,)
         Mean squared error (in the targets' units) on the validation set per outer iteration.
     train_errors_ : ndarray of shape (n_iterations,)
         Mean squared error (in the targets' units) on the gater's points per outer iteration.
     train_costs_ : ndarray of shape (n_iterations,)
         The gater's criterion ``mean 1/2 (y - sum_k g_k f_k)^2`` on the standardised targets.
-    expert_times_ : list of ndarray
-        Seconds each expert task took, per iteration (measured where it ran).
-    parallel_time_ : float
-        Wall-clock seconds in the expert-training phases (submit to gather), the refit of
-        ``refit_held_out`` included.
-    gater_time_ : float
-        Seconds spent training gaters and reassigning (the sequential part).
-    cpu_time_ : float
-        The sum of all expert task times plus ``gater_time_``: the fit's time on one CPU.
-    fit_time_ : float
-        Wall-clock seconds of ``fit`` (including starting the embedded cluster).
+    %(timing_attributes)s
 
     References
     ----------

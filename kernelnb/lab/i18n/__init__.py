@@ -37,19 +37,17 @@ import contextlib
 import contextvars
 import functools
 import gettext as _gettext
-import io
-import logging
 import os
 import re
 from pathlib import Path
+
+from ..._catalogs import read_catalog
 
 __all__ = ["DOMAIN", "SOURCE_LANGUAGE", "LANGUAGES", "LANGUAGE_NAMES", "DEFAULT_ENV",
            "PLOTLY_SEPARATORS", "locale_dir", "supported", "from_query", "accept_language",
            "default_language", "choose", "translations", "get_language", "language", "gettext",
            "ngettext", "translate", "msgid_of", "is_msgid", "message_ids", "markdown_units",
            "translate_markdown", "number", "N_", "_"]
-
-log = logging.getLogger(__name__)
 
 #: The gettext domain of the lab's messages.
 DOMAIN = "kernelnb"
@@ -194,21 +192,6 @@ def choose(query=None, accept=None, default=None):
     return supported(default) or default_language()
 
 
-def _compiled(po: Path):
-    """A catalog compiled in memory from ``po`` (Babel), or None when Babel is missing."""
-    try:
-        from babel.messages.mofile import write_mo
-        from babel.messages.pofile import read_po
-    except ImportError:
-        return None
-    with open(po, "rb") as f:
-        catalog = read_po(f)
-    buf = io.BytesIO()
-    write_mo(buf, catalog, use_fuzzy=False)
-    buf.seek(0)
-    return _gettext.GNUTranslations(buf)
-
-
 @functools.lru_cache(maxsize=None)
 def translations(lang):
     """The gettext catalog of ``lang`` (cached).
@@ -227,18 +210,7 @@ def translations(lang):
     """
     if lang == SOURCE_LANGUAGE or lang not in LANGUAGES:
         return _gettext.NullTranslations()
-    folder = locale_dir() / lang / "LC_MESSAGES"
-    mo, po = folder / f"{DOMAIN}.mo", folder / f"{DOMAIN}.po"
-    try:
-        if po.is_file() and (not mo.is_file() or po.stat().st_mtime > mo.stat().st_mtime):
-            compiled = _compiled(po)
-            if compiled is not None:
-                return compiled
-        with open(mo, "rb") as f:
-            return _gettext.GNUTranslations(f)
-    except OSError as exc:
-        log.warning("kernelnb: no %s catalog (%s): the lab speaks English", lang, exc)
-        return _gettext.NullTranslations()
+    return read_catalog(locale_dir() / lang / "LC_MESSAGES", DOMAIN, "the lab")
 
 
 def get_language():
