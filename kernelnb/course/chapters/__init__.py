@@ -26,7 +26,7 @@ def module(chapter):
     Returns
     -------
     module
-        ``kernelnb.course.chapters.ch<chapter>``, its exercises registered.
+        The chapter's module (``ch03`` for ``"03"``), its exercises registered.
     """
     return importlib.import_module(f"{__name__}.ch{chapter}")
 

@@ -232,8 +232,8 @@ def test_fisher_mode_matches_direct_fits(fisher):
     assert fisher.params()["n_samples"] == 200 and fisher.params()["C"] == 1.0   # its defaults
     s = fisher.update(raise_errors=True, n_samples=120, seed=1, C=2.0, n_components=3)
     X, y, Xt, yt = _moons(120, 1)
-    ml = FisherKernelSVC(n_components=3, C=2.0, tune="likelihood", random_state=1).fit(X, y)
-    rm = FisherKernelSVC(n_components=3, C=2.0, tune="radius_margin", random_state=1).fit(X, y)
+    ml = FisherKernelSVC(n_components=3, C=2.0, criterion="likelihood", random_state=1).fit(X, y)
+    rm = FisherKernelSVC(n_components=3, C=2.0, criterion="radius_margin", random_state=1).fit(X, y)
     assert s["test_error_ml"] == np.mean(ml.predict(Xt) != yt)
     assert s["test_error_rm"] == np.mean(rm.predict(Xt) != yt)
     assert s["radius_margin_ml"] == pytest.approx(ml.radius_margin_, rel=1e-9)
