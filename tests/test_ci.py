@@ -222,20 +222,26 @@ def test_the_wheel_is_built_repaired_and_tested_where_there_is_no_compiler(tmp_p
     installs = [c for c in calls if c[1] == f"{work}/wheel/bin/python3"
                 and c[2].startswith("-m pip install")]
     assert [c[2] for c in installs] == [f"-m pip install {wheel} pytest>=7 pytest-timeout>=2 "
-                                        "numpydoc>=1.6"]
-    # its tests: the library's, from a copy of tests/ outside the checkout, with no compiler
+                                        "numpydoc>=1.6",
+                                        f"-m pip install {wheel}[lab] nbclient>=0.10 "
+                                        "nbformat>=5.9"]
+    # its tests: the library's alone, then the lab's with the lab extra, from a copy of tests/
+    # outside the checkout, with no compiler
     runs = _env_log(tmp_path)
     wheel_runs = [r for r in runs if r[0] == "WHEEL"]
-    assert len(wheel_runs) == 1
-    assert Path(wheel_runs[0][1]) == work / "from-wheel"
-    assert not Path(wheel_runs[0][1]).is_relative_to(ROOT)
-    assert wheel_runs[0][2:] == ("None", "None")              # neither gcc nor cc on its PATH
+    assert len(wheel_runs) == 2
+    for run in wheel_runs:
+        assert Path(run[1]) == work / "from-wheel"
+        assert not Path(run[1]).is_relative_to(ROOT)
+        assert run[2:] == ("None", "None")                    # neither gcc nor cc on its PATH
     pytest_args = [c[2] for c in calls if c[1] == f"{work}/wheel/bin/python3"
                    and c[2].startswith("-m pytest")]
-    assert len(pytest_args) == 1
+    assert len(pytest_args) == 2
     for folder in ("tests/svm", "tests/kmp", "tests/neighbors", "tests/test_packaging.py"):
         assert f" {folder}" in pytest_args[0]
     assert "tests/lab" not in pytest_args[0] and "tests/browser" not in pytest_args[0]
+    assert " tests/lab " in pytest_args[1] and "tests/browser" not in pytest_args[1]
+    assert "--ignore=tests/lab/book" in pytest_args[1]
     assert (work / "from-wheel").exists() is False             # the run's folder is removed
 
 

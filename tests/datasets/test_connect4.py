@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import kernelnb
 import kernelnb.datasets as ds
 from kernelnb.datasets import connect4 as c4
 
-ROOT = Path(__file__).resolve().parents[2]
 # the labelled file where scripts/build_connect4.py puts it and load_connect4 finds it:
 # $KERNELNB_DATA, else ~/.cache/kernelnb (looked up before the `offline` fixture hides them)
 _HOMES = [os.environ.get("KERNELNB_DATA"), c4._cache_home()]
@@ -164,7 +164,8 @@ def test_files_that_fail_the_checks(tmp_path):
 
 def test_no_solver_import_in_the_package():
     pattern = re.compile(r"^\s*(import|from)\s+bitbully", re.M)
-    sources = [p for p in (ROOT / "kernelnb").rglob("*") if p.suffix in {".py", ".pyx", ".pxd"}]
+    package = Path(kernelnb.__file__).resolve().parent         # the kernelnb imported (a wheel's too)
+    sources = [p for p in package.rglob("*") if p.suffix in {".py", ".pyx", ".pxd"}]
     assert sources                                                      # the walk found the package
     offenders = [str(p) for p in sources if pattern.search(p.read_text())]
     assert offenders == []

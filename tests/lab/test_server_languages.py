@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
+import kernelnb.lab
 from kernelnb.lab import i18n
 from kernelnb.lab.app.gallery import DASHBOARDS, render_gallery
 from kernelnb.lab.server import (WATCH_TEXTS, full_page, request_language, strip_external,
                                  watch_texts)
 
-REPO = Path(__file__).resolve().parents[2]
+#: the lab as installed (a wheel's, or the checkout's in an editable install)
+LAB = Path(kernelnb.lab.__file__).resolve().parent
 
 
 class _Request:
@@ -88,7 +90,7 @@ def test_kernel_gone_texts_in_every_language_and_the_scripts_fallbacks():
     assert all(texts["fr"][k] != v for k, v in WATCH_TEXTS.items() if len(v.split()) > 2)
     assert "{n}" in texts["fr"]["memory"] and "{n}" in texts["fr"]["culled_idle_n"]
     # kernelnb-watch.js keeps the English texts as fallbacks: the same as the messages
-    js = (REPO / "kernelnb" / "lab" / "static" / "kernelnb-watch.js").read_text()
+    js = (LAB / "static" / "kernelnb-watch.js").read_text()
     found = {}
     for key, body in re.findall(r't\("(\w+)",\s*((?:"[^"]*"\s*\+?\s*)+)\)', js):
         found[key] = "".join(re.findall(r'"([^"]*)"', body))
@@ -99,7 +101,7 @@ def test_kernel_gone_texts_in_every_language_and_the_scripts_fallbacks():
 def test_the_error_page_speaks_the_request_language():
     import jinja2
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(
-        str(REPO / "kernelnb" / "lab" / "templates" / "voila")), autoescape=True)
+        str(LAB / "templates" / "voila")), autoescape=True)
     ns = dict(status_code=404, status_message="Not Found", message="", base_url="/x/")
     fr = env.get_template("404.html").render(
         **ns, kernelnb_lang="fr", kernelnb_gettext=lambda m: i18n.translate(m, "fr"))
@@ -111,8 +113,9 @@ def test_the_error_page_speaks_the_request_language():
 
 def test_serve_takes_a_default_language_and_passes_accept_language():
     from kernelnb.lab.cli import build_parser, serve_argv, serve_language_env
+    from kernelnb.lab.app.gallery import dashboards_dir
     args, extra = build_parser().parse_known_args(["serve", "--lang", "fr", "--dashboards",
-                                                   str(REPO / "dashboards")])
+                                                   str(dashboards_dir())])
     assert serve_language_env(args) == {i18n.DEFAULT_ENV: "fr"}
     assert "--VoilaConfiguration.http_header_envs=Accept-Language" in serve_argv(args, extra)
     args, _ = build_parser().parse_known_args(["serve"])
