@@ -74,7 +74,14 @@ def _omp_max_threads():
     return max(1, int(_kernels.omp_max_threads()))
 
 
-def _cores():
+def n_cores():
+    """Cores this process may run on (the affinity mask where the OS has one).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover (not on Linux)
@@ -97,7 +104,7 @@ def n_threads(n_jobs):
     * ``k >= 1``: ``k`` threads, whatever the environment says.
     """
     if n_jobs is None or n_jobs == -1:
-        cores = _cores()
+        cores = n_cores()
         limit = omp_thread_limit()
         n = cores if limit is None else min(cores, limit)
         if n_jobs is None:

@@ -37,11 +37,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from .._threads import blas_single_thread
+from .._threads import blas_single_thread, n_cores
 from .._validation import POSITIVE_INT, check_param
 
 __all__ = ["local_client", "dask_client", "dashboard_available", "dask_grid_search",
@@ -167,14 +166,6 @@ def dashboard_available():
     return True
 
 
-def _n_cores():
-    """Cores this process may run on (the affinity mask where the OS has one)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return os.cpu_count() or 1
-
-
 # Where the dashboard of every cluster started here listens: loopback only, a free port (never the
 # fixed 8787 that another session may hold; the scheduler's HTTP server is bound even without a
 # dashboard).  ":0" would listen on every interface of the machine.
@@ -274,7 +265,7 @@ def local_client(n_workers=None, threads_per_worker=1, dashboard=False, memory_l
 
     LocalCluster = _loopback_cluster_class()
     if n_workers is None:
-        n_workers = _n_cores()
+        n_workers = n_cores()
     check_param("n_workers", n_workers, POSITIVE_INT, "local_client")
     check_param("threads_per_worker", threads_per_worker, POSITIVE_INT, "local_client")
     kwargs = dict(n_workers=n_workers, threads_per_worker=threads_per_worker,
@@ -347,7 +338,7 @@ def dask_client(client=None, n_workers=None):
     with blas_single_thread():
         if (client is None and not distributed_available()) or \
                 (isinstance(client, str) and client == "threads"):
-            with ThreadPoolClient(n_workers if n_workers is not None else _n_cores()) as pool:
+            with ThreadPoolClient(n_workers if n_workers is not None else n_cores()) as pool:
                 yield pool
         elif client is None:
             c = local_client(n_workers=n_workers)
