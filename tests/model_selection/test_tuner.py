@@ -135,8 +135,8 @@ def test_callback_stops(data):
     assert hasattr(tuner, "best_estimator_")
 
 
-def test_interrupt_keeps_best_point(data, monkeypatch):
-    X, y = data
+def _interrupt_the_third_svm_fit(monkeypatch):
+    """Ctrl-C during the search's third SVM training (the first two train as usual)."""
     calls = []
     original = svm_estimators.SVC.fit
 
@@ -147,6 +147,11 @@ def test_interrupt_keeps_best_point(data, monkeypatch):
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(svm_estimators.SVC, "fit", interrupting_fit)
+
+
+def test_interrupt_keeps_best_point(data, monkeypatch):
+    X, y = data
+    _interrupt_the_third_svm_fit(monkeypatch)
     with kernelnb.config_context(keep_partial_on_interrupt=True), \
             warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -200,16 +205,7 @@ def test_an_interrupt_before_any_training_propagates(data, monkeypatch):
 
 def test_an_interrupt_propagates_from_the_search_by_default(data, monkeypatch):
     X, y = data
-    calls = []
-    original = svm_estimators.SVC.fit
-
-    def interrupting_fit(self, *args, **kwargs):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(svm_estimators.SVC, "fit", interrupting_fit)
+    _interrupt_the_third_svm_fit(monkeypatch)
     tuner = GradientTuner(max_iter=20)
     with pytest.raises(KeyboardInterrupt):
         tuner.fit(X, y)
