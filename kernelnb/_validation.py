@@ -1,12 +1,19 @@
 """One way to validate, for every estimator of kernelnb.
 
 * **Constructor parameters**: each estimator declares a table ``_parameter_constraints``
-  (scikit-learn's format: ``{name: [constraint, ...]}``, see
-  :mod:`sklearn.utils._param_validation`) and calls :func:`check_params` at the start of ``fit``.
-  A bad value raises :class:`InvalidParameterError`, which subclasses both ``ValueError`` and
-  ``TypeError``, with a message naming the parameter: ``The 'sigma' parameter of SVC must be a
-  float in the range (0.0, inf). Got -1 instead.``  A single value outside an estimator (a data
-  set generator's argument, a helper's) goes through :func:`check_param`, the same machinery.
+  (scikit-learn's format, ``{name: [constraint, ...]}``, so that scikit-learn's estimator checks
+  read it) and calls :func:`check_params` at the start of ``fit``.  A constraint is one of
+  scikit-learn's strings (``"boolean"``, ``"random_state"``, ``"verbose"``), a type, ``callable``,
+  ``None``, or one made by this module's own constructors: :func:`interval`,
+  :func:`str_options`, :func:`options`, :func:`has_methods` and the shared lists below.  Those
+  constructors are kernelnb's vocabulary; they build scikit-learn's constraint objects, and this
+  module is the only one of the package that imports scikit-learn's private
+  ``_param_validation`` (nothing of it is re-exported: were it to change, this module alone
+  would follow).  A bad value raises scikit-learn's ``InvalidParameterError``, which
+  subclasses both ``ValueError`` and ``TypeError``, with a message naming the parameter:
+  ``The 'sigma' parameter of SVC must be a float in the range (0.0, inf). Got -1 instead.``
+  A single value outside an estimator (a data set generator's argument, a helper's) goes
+  through :func:`check_param`, the same machinery.
   Callbacks have one rule: :data:`CALLBACK` (a callable or None).
 
 * **Input arrays**: :func:`check_input` wraps :func:`sklearn.utils.validation.validate_data`
@@ -23,38 +30,103 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import (  # noqa: F401  (re-exported for the estimators)
-    HasMethods,
-    Hidden,
-    Interval,
-    InvalidParameterError,
-    Options,
-    RealNotInt,
-    StrOptions,
-    validate_parameter_constraints,
-)
+from sklearn.utils import _param_validation as _sk
 from sklearn.utils.validation import check_array, validate_data
 
 __all__ = [
     "CALLBACK", "N_JOBS", "POSITIVE", "POSITIVE_INT", "NONNEGATIVE", "NONNEGATIVE_INT",
-    "FRACTION", "HasMethods", "Hidden", "Interval", "InvalidParameterError", "Options",
-    "RealNotInt", "StrOptions", "check_input", "check_param", "check_params",
-    "check_representable", "check_sample_weight",
+    "FRACTION", "interval", "str_options", "options", "has_methods", "check_input",
+    "check_param", "check_params", "check_representable", "check_sample_weight",
 ]
 
-# -- shared constraints (lists, so that ``POSITIVE + [StrOptions({"scale"})]`` composes) ------
+# -- the constraints' constructors --------------------------------------------------------
+
+
+def interval(kind, left, right, *, closed):
+    """A number of type ``kind`` between ``left`` and ``right``.
+
+    Parameters
+    ----------
+    kind : {numbers.Integral, numbers.Real, 'real_not_int'}
+        Integers, real numbers (integers included), or real numbers that are not integers.
+    left, right : float or None
+        The bounds; None is unbounded on that side.
+    closed : {'left', 'right', 'both', 'neither'}
+        Which bounds belong to the interval.
+
+    Returns
+    -------
+    object
+        A constraint for ``_parameter_constraints``.
+    """
+    if isinstance(kind, str) and kind == "real_not_int":
+        kind = _sk.RealNotInt
+    return _sk.Interval(kind, left, right, closed=closed)
+
+
+def str_options(names):
+    """One of the strings ``names``.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The accepted strings.
+
+    Returns
+    -------
+    object
+        A constraint for ``_parameter_constraints``.
+    """
+    return _sk.StrOptions(set(names))
+
+
+def options(kind, values):
+    """One of ``values``, of type ``kind`` (e.g. ``options(numbers.Real, {np.inf})``).
+
+    Parameters
+    ----------
+    kind : type
+        The type the value must have.
+    values : set
+        The accepted values.
+
+    Returns
+    -------
+    object
+        A constraint for ``_parameter_constraints``.
+    """
+    return _sk.Options(kind, set(values))
+
+
+def has_methods(names):
+    """Any object with the methods ``names`` (an estimator, a client).
+
+    Parameters
+    ----------
+    names : str or list of str
+        The methods the object must have.
+
+    Returns
+    -------
+    object
+        A constraint for ``_parameter_constraints``.
+    """
+    return _sk.HasMethods(names)
+
+
+# -- shared constraints (lists, so that ``POSITIVE + [str_options({"scale"})]`` composes) ---
 #: a finite number > 0
-POSITIVE = [Interval(Real, 0, None, closed="neither")]
+POSITIVE = [interval(Real, 0, None, closed="neither")]
 #: a finite number >= 0
-NONNEGATIVE = [Interval(Real, 0, None, closed="left")]
+NONNEGATIVE = [interval(Real, 0, None, closed="left")]
 #: an integer >= 1
-POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+POSITIVE_INT = [interval(Integral, 1, None, closed="left")]
 #: an integer >= 0
-NONNEGATIVE_INT = [Interval(Integral, 0, None, closed="left")]
+NONNEGATIVE_INT = [interval(Integral, 0, None, closed="left")]
 #: a number strictly between 0 and 1
-FRACTION = [Interval(RealNotInt, 0, 1, closed="neither")]
+FRACTION = [interval("real_not_int", 0, 1, closed="neither")]
 #: threads: a positive integer, -1 (every core) or None
-N_JOBS = [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1}), None]
+N_JOBS = [interval(Integral, 1, None, closed="left"), options(Integral, {-1}), None]
 #: the one rule for callbacks: a callable or None (anything else: InvalidParameterError)
 CALLBACK = [callable, None]
 
@@ -62,9 +134,9 @@ CALLBACK = [callable, None]
 def check_params(estimator):
     """Check ``estimator``'s constructor parameters against its ``_parameter_constraints``.
 
-    Raises :class:`InvalidParameterError` (a ``ValueError`` and a ``TypeError``) naming the
-    first parameter that matches none of its constraints."""
-    validate_parameter_constraints(type(estimator)._parameter_constraints,
+    Raises scikit-learn's ``InvalidParameterError`` (a ``ValueError`` and a ``TypeError``)
+    naming the first parameter that matches none of its constraints."""
+    _sk.validate_parameter_constraints(type(estimator)._parameter_constraints,
                                    estimator.get_params(deep=False),
                                    caller_name=type(estimator).__name__)
 
@@ -72,7 +144,7 @@ def check_params(estimator):
 def check_param(name, value, constraints, caller):
     """Check one value against a list of constraints (the format of ``_parameter_constraints``)
     and return it unchanged; ``caller`` names the function or class in the error message."""
-    validate_parameter_constraints({name: list(constraints)}, {name: value}, caller_name=caller)
+    _sk.validate_parameter_constraints({name: list(constraints)}, {name: value}, caller_name=caller)
     return value
 
 

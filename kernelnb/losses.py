@@ -50,7 +50,7 @@ import numbers
 import numpy as np
 from scipy.special import expit, ndtr
 
-from ._validation import POSITIVE, Interval, check_param
+from ._validation import POSITIVE, interval, check_param
 
 __all__ = ["Loss", "get_loss", "LOSSES", "LOSS_NAMES", "zero_one"]
 
@@ -61,7 +61,7 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 def _real_param(value, name, loss, minimum=None):
     """A loss parameter checked by the package's one mechanism (:mod:`kernelnb._validation`):
     a finite number, at least ``minimum`` when given."""
-    constraint = Interval(numbers.Real, minimum, None, closed="left" if minimum is not None
+    constraint = interval(numbers.Real, minimum, None, closed="left" if minimum is not None
                           else "neither")
     return float(check_param(name, value, [constraint], f"the {loss!r} loss"))
 

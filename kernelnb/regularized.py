@@ -35,7 +35,7 @@ from . import kernels as _k
 from ._classifier import BinaryClassifierMixin
 from ._fit import fit_context
 from ._threads import blas_single_thread
-from ._validation import NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input
+from ._validation import NONNEGATIVE, POSITIVE, POSITIVE_INT, interval, str_options, check_input
 from .losses import Loss, get_loss
 
 __all__ = ["RegularizedKernelClassifier"]
@@ -142,10 +142,10 @@ class RegularizedKernelClassifier(BinaryClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "loss": [str, Loss],
         "C": POSITIVE,
-        "kernel": [StrOptions({"rbf", "linear", "poly"}), callable],
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
+        "kernel": [str_options({"rbf", "linear", "poly"}), callable],
+        "sigma": [*POSITIVE, str_options({"scale"})],
         "degree": POSITIVE_INT,
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "coef0": [interval(numbers.Real, None, None, closed="neither")],
         "smoothing": NONNEGATIVE,
         "fit_intercept": ["boolean"],
         "tol": POSITIVE,

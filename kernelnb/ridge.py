@@ -25,7 +25,7 @@ from . import kernels as _k
 from ._callbacks import progress_caller
 from ._fit import fit_context
 from ._threads import blas_threads_for
-from ._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+from ._validation import (CALLBACK, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, interval, str_options,
                           check_input, check_param)
 
 __all__ = ["KernelRidge", "KernelRidgeCV", "ScalingRidge", "loo_residuals",
@@ -33,10 +33,10 @@ __all__ = ["KernelRidge", "KernelRidgeCV", "ScalingRidge", "loo_residuals",
 
 
 _KERNEL_CONSTRAINTS = {
-    "kernel": [StrOptions({"linear", "poly", "rbf", "precomputed"}), callable],
+    "kernel": [str_options({"linear", "poly", "rbf", "precomputed"}), callable],
     "scales": ["array-like", None],
     "degree": POSITIVE_INT,
-    "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+    "coef0": [interval(numbers.Real, None, None, closed="neither")],
 }
 
 
@@ -133,7 +133,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     """
 
     _parameter_constraints = {**_KERNEL_CONSTRAINTS, "alpha": POSITIVE,
-                              "sigma": [*POSITIVE, StrOptions({"scale"})],
+                              "sigma": [*POSITIVE, str_options({"scale"})],
                               "compute_loo": ["boolean"]}
 
     def __init__(self, *, alpha=1.0, kernel="rbf", sigma="scale", scales=None, degree=3,
@@ -636,14 +636,14 @@ class ScalingRidge(RegressorMixin, BaseEstimator):
 
     _parameter_constraints = {
         "alpha": [*POSITIVE, None],
-        "sigma": [*POSITIVE, StrOptions({"scale"}), None],
+        "sigma": [*POSITIVE, str_options({"scale"}), None],
         "scales": ["array-like", None],
         "n_centers": [*POSITIVE_INT, None],
         "alphas": ["array-like", None],
         "sigmas": ["array-like", None],
         "tune_scales": ["boolean"],
         "early_stopping": ["boolean"],
-        "n_splits": [Interval(numbers.Integral, 2, None, closed="left")],
+        "n_splits": [interval(numbers.Integral, 2, None, closed="left")],
         "max_iter": NONNEGATIVE_INT,
         "tol": POSITIVE,
         "random_state": ["random_state"],

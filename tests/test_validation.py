@@ -2,13 +2,13 @@
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import InvalidParameterError
 
+import kernelnb._validation as validation
 from kernelnb._validation import (
     CALLBACK,
     POSITIVE,
     POSITIVE_INT,
-    InvalidParameterError,
-    StrOptions,
     check_input,
     check_param,
     check_params,
@@ -19,7 +19,7 @@ from kernelnb.datasets import _checks
 
 class _Toy(BaseEstimator):
     _parameter_constraints = {"width": POSITIVE, "k": POSITIVE_INT,
-                              "mode": [StrOptions({"a", "b"})], "callback": CALLBACK}
+                              "mode": [validation.str_options({"a", "b"})], "callback": CALLBACK}
 
     def __init__(self, width=1.0, k=1, mode="a", callback=None):
         self.width, self.k, self.mode, self.callback = width, k, mode, callback
@@ -111,3 +111,46 @@ def test_every_input_goes_through_the_one_check():
     direct = [str(p.relative_to(root)) for p in root.rglob("*.py")
               if p.name != "_validation.py" and "validate_data(" in p.read_text(encoding="utf-8")]
     assert not direct, f"call kernelnb._validation.check_input instead in {direct}"
+
+
+def test_no_private_scikit_learn_name_is_re_exported():
+    """kernelnb._validation builds scikit-learn's constraints with constructors of its own: none
+    of sklearn.utils._param_validation's names is part of it (in ``__all__`` or as an attribute
+    the estimators could import), and every public module of the package that is imported holds
+    no object defined in that private module under a public name."""
+    import importlib
+    import pkgutil
+
+    import kernelnb
+    from sklearn.utils import _param_validation as private
+
+    theirs = {n for n in dir(private) if not n.startswith("_")}
+    assert not theirs & set(validation.__all__)
+    assert not {n for n in vars(validation) if not n.startswith("_")} & theirs - {"Integral",
+                                                                                  "Real", "np"}
+    leaked = []
+    for info in pkgutil.walk_packages(kernelnb.__path__, "kernelnb."):
+        if ".lab" in info.name or ".course" in info.name or info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if not name.startswith("_") and isinstance(value, type) and \
+                    value.__module__ == private.__name__:
+                leaked.append(f"{info.name}.{name}")
+    assert not leaked
+
+
+def test_the_constructors_build_working_constraints():
+    import numbers
+
+    table = {"a": [validation.interval(numbers.Real, 0, 1, closed="left")],
+             "b": [validation.interval("real_not_int", 0, 1, closed="neither")],
+             "c": [validation.str_options(["x", "y"])],
+             "d": [validation.options(numbers.Real, {np.inf})],
+             "e": [validation.has_methods(["get_params"])]}
+    good = {"a": 0, "b": 0.5, "c": "y", "d": np.inf, "e": _Toy()}
+    for name, constraint in table.items():
+        assert check_param(name, good[name], constraint, "f") is good[name]
+    for name, bad in [("a", 1), ("b", 1), ("c", "z"), ("d", 2.0), ("e", 3)]:
+        with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of f"):
+            check_param(name, bad, table[name], "f")

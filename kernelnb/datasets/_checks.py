@@ -2,7 +2,7 @@
 validation mechanism (:mod:`kernelnb._validation`, scikit-learn's parameter constraints).
 
 Every function takes ``(name, value)``, as :func:`kernelnb._validation.check_param`, and raises
-:class:`~kernelnb._validation.InvalidParameterError` (a ``ValueError`` and a ``TypeError``)
+scikit-learn's ``InvalidParameterError`` (a ``ValueError`` and a ``TypeError``)
 naming the argument and the function it was given to: ``The 'n_samples' parameter of
 make_moons must be an int in the range [1, inf). Got 0 instead.``  The older ``(value, name)``
 order is still understood (a string name in second place), so that callers can move over one
@@ -13,7 +13,7 @@ from numbers import Integral
 
 from sklearn.utils import check_random_state
 
-from .._validation import NONNEGATIVE, POSITIVE, Interval, check_param
+from .._validation import NONNEGATIVE, POSITIVE, interval, check_param
 
 __all__ = ["check_int", "check_nonnegative", "check_positive", "check_rng"]
 
@@ -32,7 +32,7 @@ def _caller():
 def check_int(name, value, minimum=1):
     """``value`` as an int >= ``minimum``."""
     name, value = _order(name, value)
-    return int(check_param(name, value, [Interval(Integral, minimum, None, closed="left")],
+    return int(check_param(name, value, [interval(Integral, minimum, None, closed="left")],
                            _caller()))
 
 

@@ -47,7 +47,7 @@ import tempfile
 
 import numpy as np
 
-from .._validation import StrOptions, check_param
+from .._validation import str_options, check_param
 from ._checks import check_rng
 from .fashion_mnist import _cache_home
 
@@ -220,7 +220,7 @@ def encode_connect4(cells, *, encoding="onehot", dtype=np.float64):
     ndarray of shape (n, 126) or (n, 42)
         The inputs.
     """
-    encoding = check_param("encoding", encoding, [StrOptions({"onehot", "cells"})], "encode_connect4")
+    encoding = check_param("encoding", encoding, [str_options({"onehot", "cells"})], "encode_connect4")
     cells = np.asarray(cells)
     if cells.ndim != 2 or cells.shape[1] != 42:
         raise ValueError(f"cells must have shape (n, 42), got {cells.shape}")
@@ -407,8 +407,8 @@ def load_connect4(data_home=None, *, encoding="onehot", target="outcome", dtype=
         Bad ``encoding`` or ``target``; a file that is not in the UCI format or fails the checks
         (row count, class counts, :data:`CONNECT4_SHA256`).
     """
-    check_param("encoding", encoding, [StrOptions({"onehot", "cells"})], "load_connect4")
-    check_param("target", target, [StrOptions({"outcome", "win"})], "load_connect4")
+    check_param("encoding", encoding, [str_options({"onehot", "cells"})], "load_connect4")
+    check_param("target", target, [str_options({"outcome", "win"})], "load_connect4")
     path = connect4_path(data_home)
     if path is None:
         where = (f"data_home={os.fspath(data_home)!r}" if data_home is not None else

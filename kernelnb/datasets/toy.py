@@ -16,7 +16,7 @@ stand-ins for the 2-D data of the theses' figures, which is not published.
 import numpy as np
 from sklearn import datasets as _skd
 
-from .._validation import StrOptions, check_param
+from .._validation import str_options, check_param
 from ._checks import check_int, check_nonnegative, check_positive, check_rng
 
 __all__ = [
@@ -259,7 +259,7 @@ def make_blobs(n_samples=200, *, centers=2, cluster_std=1.0, n_features=2, rando
 
 
 def _labels(y01, labels, caller):
-    check_param("labels", labels, [StrOptions({"01", "pm1"})], caller)
+    check_param("labels", labels, [str_options({"01", "pm1"})], caller)
     return y01 if labels == "01" else 2 * y01 - 1
 
 

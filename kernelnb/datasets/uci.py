@@ -14,7 +14,7 @@ from importlib import resources
 
 import numpy as np
 
-from .._validation import StrOptions, check_param
+from .._validation import str_options, check_param
 
 __all__ = [
     "load_sonar",
@@ -169,7 +169,7 @@ def load_breast_cancer(*, missing="drop", return_feature_names=False):
     feature_names : list of str
         Only when ``return_feature_names`` is True.
     """
-    check_param("missing", missing, [StrOptions({"drop", "median", "keep"})], "load_breast_cancer")
+    check_param("missing", missing, [str_options({"drop", "median", "keep"})], "load_breast_cancer")
     X, y, names = _classification("breastcancer.csv.gz", {"malignant": 1, "benign": 0},
                                   drop_first=True)
     holes = np.isnan(X)

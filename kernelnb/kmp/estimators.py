@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
 from .._fit import fit_context
-from .._validation import (FRACTION, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+from .._validation import (FRACTION, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, interval, str_options,
                            check_input)
 from ..losses import Loss
 from . import _kmp
@@ -56,22 +56,22 @@ class _BaseKMP(BaseEstimator):
     # _check_params_extra adds the rules between parameters.
     _parameter_constraints = {
         "n_basis": POSITIVE_INT,
-        "variant": [StrOptions(set(_VARIANTS))],
-        "kernel": [StrOptions({"linear", "poly", "rbf", "precomputed"}), callable],
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
+        "variant": [str_options(set(_VARIANTS))],
+        "kernel": [str_options({"linear", "poly", "rbf", "precomputed"}), callable],
+        "sigma": [*POSITIVE, str_options({"scale"})],
         "scales": ["array-like", None],
         "degree": POSITIVE_INT,
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "coef0": [interval(numbers.Real, None, None, closed="neither")],
         "bias": ["boolean"],
         "n_candidates": [*POSITIVE_INT, None],
         "loss": [str, Loss],
         "refit_every": POSITIVE_INT,
         "validation_fraction": [*FRACTION, None],
         "n_iter_no_change": [*POSITIVE_INT, None],
-        "precision": [StrOptions({"float64", "float32"})],
+        "precision": [str_options({"float64", "float32"})],
         "cache_size": POSITIVE,
         "random_state": ["random_state"],
-        "dictionary": [StrOptions({"kernel", "widths", "oriented"})],
+        "dictionary": [str_options({"kernel", "widths", "oriented"})],
         "width_factors": ["array-like"],
         "n_components": NONNEGATIVE_INT,
         "n_neighbors": POSITIVE_INT,

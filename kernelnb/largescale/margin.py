@@ -79,7 +79,7 @@ from .. import kernels as _k
 from .._callbacks import progress_caller
 from .._docstrings import fill_doc
 from .._fit import fit_context
-from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, interval, str_options,
                            check_input, check_param)
 from . import _margin
 from .mlp import (SGD_CONSTRAINTS, _class_targets, _labels, _run_epochs, _split, _standardizer,
@@ -343,8 +343,8 @@ def maximal_margin(X, y, standardize=True, C=1e8):
 
 # -- the shared machinery ----------------------------------------------------------------------
 _TRACKING = {
-    "record_every": [Interval(Integral, 1, None, closed="left"), None],
-    "max_updates": [Interval(Integral, 1, None, closed="left"), None],
+    "record_every": [interval(Integral, 1, None, closed="left"), None],
+    "max_updates": [interval(Integral, 1, None, closed="left"), None],
     "track_margin": ["boolean"],
 }
 
@@ -1190,7 +1190,7 @@ class HingeMLPClassifier(_BaseMargin):
 
     _parameter_constraints = {
         **{k: v for k, v in _BaseMargin._parameter_constraints.items() if k != "beta"},
-        "n_hidden": POSITIVE_INT, "activation": [StrOptions({"hardtanh", "tanh"})],
+        "n_hidden": POSITIVE_INT, "activation": [str_options({"hardtanh", "tanh"})],
         "learning_rate_hidden": POSITIVE + [None], "weight_decay": NONNEGATIVE,
         "weight_decay_hidden": NONNEGATIVE}
     _stop_without_update = False
@@ -1345,10 +1345,10 @@ class KernelMarginPerceptron(_BaseMargin):
 
     _parameter_constraints = {
         **_BaseMargin._parameter_constraints,
-        "kernel": [StrOptions({"rbf", "linear", "poly"}), callable],
-        "sigma": POSITIVE + [StrOptions({"scale"})],
+        "kernel": [str_options({"rbf", "linear", "poly"}), callable],
+        "sigma": POSITIVE + [str_options({"scale"})],
         "degree": POSITIVE_INT,
-        "coef0": [Interval(Real, None, None, closed="neither")],
+        "coef0": [interval(Real, None, None, closed="neither")],
         "cache_size": POSITIVE}
 
     def __init__(self, *, kernel="rbf", sigma="scale", degree=3, coef0=1.0, beta=1.0,

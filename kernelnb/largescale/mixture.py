@@ -121,7 +121,7 @@ from .._fit import fit_context
 from .._platt import platt_fit
 from .._threads import n_threads
 from .._validation import (CALLBACK, FRACTION, N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT,
-                           HasMethods, Interval, StrOptions, check_input, check_param,
+                           has_methods, interval, str_options, check_input, check_param,
                            check_params)
 from ..kernels import KERNEL_NAMES, KernelSpec
 from ..svm import SVC, SVR
@@ -687,12 +687,12 @@ class _Layout:
 EXPERT_SIZE = 2000
 
 _CONSTRAINTS = {
-    "n_experts": [*POSITIVE_INT, StrOptions({"auto"})],
-    "gater": [StrOptions(set(GATERS))],
+    "n_experts": [*POSITIVE_INT, str_options({"auto"})],
+    "gater": [str_options(set(GATERS))],
     "max_iter": POSITIVE_INT,
     "C": POSITIVE,
-    "kernel": [StrOptions(set(KERNEL_NAMES)), callable],
-    "sigma": [*POSITIVE, StrOptions({"scale"})],
+    "kernel": [str_options(set(KERNEL_NAMES)), callable],
+    "sigma": [*POSITIVE, str_options({"scale"})],
     "tol": POSITIVE,
     "cache_size": POSITIVE,
     "gater_n_hidden": POSITIVE_INT,
@@ -708,7 +708,7 @@ _CONSTRAINTS = {
     "n_iter_no_change": [*POSITIVE_INT, None],
     "balance": ["boolean"],
     "refit_held_out": ["boolean"],
-    "client": [None, str, HasMethods(["submit", "gather", "scatter"]), ThreadPoolClient],
+    "client": [None, str, has_methods(["submit", "gather", "scatter"]), ThreadPoolClient],
     "n_jobs": N_JOBS,
     "random_state": ["random_state"],
     "verbose": ["verbose"],
@@ -1590,7 +1590,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
 
 
 _SVR_CONSTRAINTS = dict(_CONSTRAINTS)
-_SVR_CONSTRAINTS.update(epsilon=[Interval(numbers.Real, 0, None, closed="left")])
+_SVR_CONSTRAINTS.update(epsilon=[interval(numbers.Real, 0, None, closed="left")])
 
 
 @fill_doc(**_DOC)

@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._callbacks import progress_caller
 from .._fit import fit_context
-from .._validation import (CALLBACK, FRACTION, NONNEGATIVE, POSITIVE, POSITIVE_INT, StrOptions,
+from .._validation import (CALLBACK, FRACTION, NONNEGATIVE, POSITIVE, POSITIVE_INT, str_options,
                            check_input)
 from . import _mlp
 
@@ -435,7 +435,7 @@ class MLPClassifier(ClassifierMixin, _BaseMLP):
     """
 
     _parameter_constraints = {**_BaseMLP._parameter_constraints,
-                              "loss": [StrOptions(set(_CLS_LOSSES))]}
+                              "loss": [str_options(set(_CLS_LOSSES))]}
 
     def __init__(self, *, n_hidden=20, loss="cross_entropy", learning_rate=0.01, decay=0.0,
                  weight_decay=0.0, max_iter=100, tol=1e-4, validation_fraction=None,

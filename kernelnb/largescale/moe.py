@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._callbacks import progress_caller
 from .._fit import fit_context
-from .._validation import (NONNEGATIVE, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, StrOptions,
+from .._validation import (NONNEGATIVE, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, str_options,
                            check_input)
 from . import _mlp
 from .mlp import SGD_CONSTRAINTS, _labels, _run_epochs, _SGDData, init_mlp_weights
@@ -303,7 +303,7 @@ class MixtureOfExpertsClassifier(ClassifierMixin, _BaseMoE):
     """
 
     _parameter_constraints = {**_BaseMoE._parameter_constraints,
-                              "loss": [StrOptions({"squared", "cross_entropy"})]}
+                              "loss": [str_options({"squared", "cross_entropy"})]}
 
     def __init__(self, *, n_experts=10, n_hidden=50, gater_n_hidden=150, loss="squared",
                  learning_rate=0.01, gater_learning_rate=None, decay=0.0, weight_decay=0.0,

@@ -38,7 +38,7 @@ from sklearn.utils.validation import check_is_fitted, check_X_y
 from .. import kernels as _k
 from .._callbacks import run_to_end
 from .._fit import fit_context, fit_steps
-from .._validation import (CALLBACK, POSITIVE, POSITIVE_INT, Interval, RealNotInt, StrOptions,
+from .._validation import (CALLBACK, POSITIVE, POSITIVE_INT, interval, str_options,
                            check_input, check_param)
 from ..svm import SVC
 from ._estimates import _check_eta, _Problem, _span_rate
@@ -115,7 +115,7 @@ def filter_scores(X, y, method="fisher"):
     ndarray of shape (n_features,)
         The score of each feature.
     """
-    check_param("method", method, [StrOptions({"fisher", "pearson", "ks"})], "filter_scores")
+    check_param("method", method, [str_options({"fisher", "pearson", "ks"})], "filter_scores")
     X, y = check_X_y(X, y, dtype=np.float64)
     classes = _check_binary(y)
     pos = y == classes[1]
@@ -288,9 +288,9 @@ class SVMRFE(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [SVC, None],
         "n_features_to_select": POSITIVE_INT,
-        "step": [Interval(numbers.Integral, 1, None, closed="left"),
-                 Interval(RealNotInt, 0, 1, closed="neither")],
-        "kernel": [StrOptions({"linear", "poly", "rbf"}), None],
+        "step": [interval(numbers.Integral, 1, None, closed="left"),
+                 interval("real_not_int", 0, 1, closed="neither")],
+        "kernel": [str_options({"linear", "poly", "rbf"}), None],
         "verbose": ["verbose"],
         "callback": CALLBACK,
     }
@@ -500,8 +500,8 @@ class ForwardSpanSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [SVC, None],
         "n_features_to_select": POSITIVE_INT,
-        "kernel": [StrOptions({"linear", "poly", "rbf"}), None],
-        "span_regularization": [Interval(numbers.Real, 0, None, closed="left")],
+        "kernel": [str_options({"linear", "poly", "rbf"}), None],
+        "span_regularization": [interval(numbers.Real, 0, None, closed="left")],
         "verbose": ["verbose"],
         "callback": CALLBACK,
     }
@@ -791,15 +791,15 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [SVC, None],
         "n_features_to_select": POSITIVE_INT,
-        "criterion": [StrOptions(set(CRITERIA))],
-        "schedule": [StrOptions(set(_SCHEDULES))],
-        "radius": [StrOptions(set(RADII))],
+        "criterion": [str_options(set(CRITERIA))],
+        "schedule": [str_options(set(_SCHEDULES))],
+        "radius": [str_options(set(RADII))],
         "max_iter": POSITIVE_INT,
         "tol": POSITIVE,
         "scale_bounds": ["array-like"],
         "normalize": ["boolean"],
-        "removal": [StrOptions({"scales", "explicit"})],
-        "removal_criterion": [StrOptions(set(CRITERIA)), None],
+        "removal": [str_options({"scales", "explicit"})],
+        "removal_criterion": [str_options(set(CRITERIA)), None],
         "groups": ["array-like", None],
         "verbose": ["verbose"],
         "callback": CALLBACK,

@@ -33,7 +33,7 @@ from .._validation import (
     NONNEGATIVE_INT,
     POSITIVE,
     POSITIVE_INT,
-    StrOptions,
+    str_options,
     check_input,
 )
 from ._gradient import _radius_margin, full_dual
@@ -180,7 +180,7 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "n_components": POSITIVE_INT,
         "C": POSITIVE,
-        "criterion": [StrOptions({"radius_margin", "likelihood"})],
+        "criterion": [str_options({"radius_margin", "likelihood"})],
         "max_iter": NONNEGATIVE_INT,
         "ridge": POSITIVE,
         "random_state": ["random_state"],

@@ -20,7 +20,7 @@ from sklearn.base import clone
 
 from .. import kernels as _k
 from .._threads import blas_single_thread
-from .._validation import NONNEGATIVE, POSITIVE_INT, StrOptions, check_param
+from .._validation import NONNEGATIVE, POSITIVE_INT, str_options, check_param
 from ._estimates import radius_squared_from_kernel
 
 __all__ = ["criterion_and_gradient", "full_dual", "sphere_radius2", "CRITERIA", "TUNABLE"]
@@ -357,9 +357,9 @@ def criterion_and_gradient(estimator, X, y, criterion="radius_margin", tune=("C"
 
     caller = "criterion_and_gradient"
     check_param("estimator", estimator, [SVC], caller)
-    check_param("criterion", criterion, [StrOptions(set(CRITERIA))], caller)
+    check_param("criterion", criterion, [str_options(set(CRITERIA))], caller)
     tune = _check_tune(tune)
-    check_param("radius", radius, [StrOptions(set(RADII))], caller)
+    check_param("radius", radius, [str_options(set(RADII))], caller)
     check_param("span_regularization", span_regularization, NONNEGATIVE, caller)
     try:
         A, B = (float(v) for v in span_sigmoid)

@@ -69,7 +69,7 @@ from sklearn.utils import Bunch
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._fit import fit_context
-from .._validation import Interval, StrOptions, check_input, check_param
+from .._validation import interval, str_options, check_input, check_param
 
 __all__ = ["REGRESSION_CRITERIA", "SeriesRegressor", "basis_matrix", "regression_risk_estimates"]
 
@@ -102,8 +102,8 @@ def basis_matrix(X, n_basis, basis="fourier"):
     ndarray of shape (n_samples, n_basis)
         The value of each basis function (column) at each point (row).
     """
-    check_param("n_basis", n_basis, [Interval(Integral, 1, None, closed="left")], "basis_matrix")
-    check_param("basis", basis, [StrOptions(set(_BASES))], "basis_matrix")
+    check_param("n_basis", n_basis, [interval(Integral, 1, None, closed="left")], "basis_matrix")
+    check_param("basis", basis, [str_options(set(_BASES))], "basis_matrix")
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 1:
         X = X[:, None]
@@ -259,9 +259,9 @@ def regression_risk_estimates(X, y, X_unlabeled=None, *, basis="fourier", max_di
     docstring gives each criterion.
     """
     caller = "regression_risk_estimates"
-    check_param("basis", basis, [StrOptions(set(_BASES))], caller)
-    check_param("max_dim", max_dim, [Interval(Integral, 1, None, closed="left"), None], caller)
-    check_param("n_folds", n_folds, [Interval(Integral, 2, None, closed="left")], caller)
+    check_param("basis", basis, [str_options(set(_BASES))], caller)
+    check_param("max_dim", max_dim, [interval(Integral, 1, None, closed="left"), None], caller)
+    check_param("n_folds", n_folds, [interval(Integral, 2, None, closed="left")], caller)
     check_param("criteria", criteria, ["array-like", None], caller)
     wanted = REGRESSION_CRITERIA if criteria is None else tuple(criteria)
     unknown = [c for c in wanted if c not in REGRESSION_CRITERIA]
@@ -358,10 +358,10 @@ class SeriesRegressor(RegressorMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "basis": [StrOptions(set(_BASES))],
-        "criterion": [StrOptions(set(REGRESSION_CRITERIA))],
-        "max_dim": [Interval(Integral, 1, None, closed="left"), None],
-        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "basis": [str_options(set(_BASES))],
+        "criterion": [str_options(set(REGRESSION_CRITERIA))],
+        "max_dim": [interval(Integral, 1, None, closed="left"), None],
+        "n_folds": [interval(Integral, 2, None, closed="left")],
     }
 
     def __init__(self, *, basis="fourier", criterion="dee", max_dim=None, n_folds=5):

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import kernels as _k
 from .._config import get_config
 from .._fit import fit_context
-from .._validation import (CALLBACK, NONNEGATIVE, NONNEGATIVE_INT, POSITIVE, StrOptions,
+from .._validation import (CALLBACK, NONNEGATIVE, NONNEGATIVE_INT, POSITIVE, str_options,
                            check_input)
 from ..svm import SVC
 from ._gradient import CRITERIA, RADII, _check_tune, criterion_and_gradient, full_dual
@@ -180,9 +180,9 @@ class GradientTuner(ClassifierMixin, BaseEstimator):
     # relations.
     _parameter_constraints = {
         "estimator": [SVC, None],
-        "criterion": [StrOptions(set(CRITERIA))],
+        "criterion": [str_options(set(CRITERIA))],
         "tune": [str, "array-like"],
-        "radius": [StrOptions(set(RADII))],
+        "radius": [str_options(set(RADII))],
         "max_iter": NONNEGATIVE_INT,
         "tol": POSITIVE,
         "verbose": ["verbose"],

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k
 from .._fit import fit_context
-from .._validation import POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input
+from .._validation import POSITIVE, POSITIVE_INT, interval, str_options, check_input
 
 __all__ = ["KernelCentroidClassifier"]
 
@@ -77,11 +77,11 @@ class KernelCentroidClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "kernel": [StrOptions({"linear", "poly", "rbf"}), callable],
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
+        "kernel": [str_options({"linear", "poly", "rbf"}), callable],
+        "sigma": [*POSITIVE, str_options({"scale"})],
         "scales": ["array-like", None],
         "degree": POSITIVE_INT,
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "coef0": [interval(numbers.Real, None, None, closed="neither")],
     }
 
     def __init__(self, *, kernel="rbf", sigma=1.0, scales=None, degree=3, coef0=1.0):

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._threads import blas_single_thread
 from .._fit import fit_context
-from .._validation import NONNEGATIVE, N_JOBS, POSITIVE_INT, HasMethods, check_input
+from .._validation import NONNEGATIVE, N_JOBS, POSITIVE_INT, has_methods, check_input
 from . import _neighbors
 from ._base import SearchIndex, check_n_neighbors, kneighbors, n_threads
 
@@ -176,7 +176,7 @@ class HKNNClassifier(_LocalHullClassifier):
     """
 
     _parameter_constraints = {"n_neighbors": POSITIVE_INT, "weight_decay": NONNEGATIVE,
-                              "reference": [HasMethods(["fit"]), None], "n_jobs": N_JOBS}
+                              "reference": [has_methods(["fit"]), None], "n_jobs": N_JOBS}
 
     def __init__(self, *, n_neighbors=10, weight_decay=0.0, reference=None, n_jobs=None):
         self.n_neighbors = n_neighbors
@@ -237,7 +237,7 @@ class CKNNClassifier(_LocalHullClassifier):
     0.98
     """
 
-    _parameter_constraints = {"n_neighbors": POSITIVE_INT, "reference": [HasMethods(["fit"]), None],
+    _parameter_constraints = {"n_neighbors": POSITIVE_INT, "reference": [has_methods(["fit"]), None],
                               "n_jobs": N_JOBS}
 
     def __init__(self, *, n_neighbors=10, reference=None, n_jobs=None):

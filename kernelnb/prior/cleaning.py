@@ -39,7 +39,7 @@ from scipy.optimize import minimize
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
-from .._validation import (POSITIVE_INT, HasMethods, Interval, StrOptions,
+from .._validation import (POSITIVE_INT, has_methods, interval, str_options,
                            check_input, check_param)
 from ..model_selection._estimates import _Problem
 from ..svm import SVC
@@ -62,7 +62,7 @@ _CALLER = "suspicion_scores"
 # Checks
 # ------------------------------------------------------------------------------------------
 def _check_estimator(estimator, caller):
-    check_param("estimator", estimator, [HasMethods(["fit", "decision_function"])], caller)
+    check_param("estimator", estimator, [has_methods(["fit", "decision_function"])], caller)
     if not isinstance(estimator, SVC):
         raise ValueError(f"estimator must be a kernelnb.svm.SVC, got {type(estimator).__name__}")
     if isinstance(estimator.kernel, str) and estimator.kernel == "precomputed":
@@ -301,11 +301,11 @@ def suspicion_scores(estimator, X, y, method="svm_xi", *, n_subsamples=100, subs
         The scores, higher for the more suspect points (``nan`` where ``'sub_xi'`` has no
         subset without the point).
     """
-    check_param("method", method, [StrOptions(set(CLEANING_METHODS))], _CALLER)
+    check_param("method", method, [str_options(set(CLEANING_METHODS))], _CALLER)
     check_param("n_subsamples", n_subsamples, POSITIVE_INT, _CALLER)
     check_param("subsample_size", subsample_size,
-                [Interval(numbers.Real, 0, 1, closed="neither"),
-                 Interval(numbers.Integral, 2, None, closed="left")], _CALLER)
+                [interval(numbers.Real, 0, 1, closed="neither"),
+                 interval(numbers.Integral, 2, None, closed="left")], _CALLER)
     check_param("max_iter", max_iter, POSITIVE_INT, _CALLER)
     check_param("random_state", random_state, ["random_state"], _CALLER)
     _check_estimator(estimator, _CALLER)
@@ -370,7 +370,7 @@ def suspect_rank(scores, index):
         The rank, from 1.
     """
     scores = np.asarray(scores, dtype=np.float64).ravel()
-    check_param("index", index, [Interval(numbers.Integral, 0, scores.shape[0] - 1,
+    check_param("index", index, [interval(numbers.Integral, 0, scores.shape[0] - 1,
                                           closed="both")], "suspect_rank")
     order = _order(scores)
     return int(np.flatnonzero(order == index)[0]) + 1

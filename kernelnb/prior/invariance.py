@@ -43,7 +43,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import kernels as _k
 from .._threads import blas_threads_for
 from .._fit import fit_context
-from .._validation import Interval, Options, StrOptions, check_input, check_param
+from .._validation import interval, options, str_options, check_input, check_param
 from ..svm import SVC
 from .kpca import KernelPCAMap
 
@@ -216,7 +216,7 @@ def tangent_vectors(X, transformation, *, image_shape=None, step=None, method="c
     ndarray of shape (n_samples, n_features) or (n_samples, n_transformations, n_features)
         The tangent vectors; the second shape when ``transformation`` is a list.
     """
-    check_param("method", method, [StrOptions({"central", "forward"})], "tangent_vectors")
+    check_param("method", method, [str_options({"central", "forward"})], "tangent_vectors")
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
@@ -438,7 +438,7 @@ def invariant_linear_map(tangents, invariance, *, scale_free=True):
     invariance : float
         The trade-off of (6.1) used (after the scale-free substitution).
     """
-    check_param("invariance", invariance, [Interval(numbers.Real, 0, 1, closed="left")],
+    check_param("invariance", invariance, [interval(numbers.Real, 0, 1, closed="left")],
                 "invariant_linear_map")
     T = np.asarray(tangents, dtype=np.float64)
     T = T.reshape(-1, T.shape[-1])
@@ -453,27 +453,27 @@ def invariant_linear_map(tangents, invariance, *, scale_free=True):
 # Estimators
 # --------------------------------------------------------------------------------------------
 def _transform_constraint():
-    return [StrOptions(set(TRANSFORMATIONS)), callable, list, tuple]
+    return [str_options(set(TRANSFORMATIONS)), callable, list, tuple]
 
 
-_TRADE_OFF = [Interval(numbers.Real, 0, 1, closed="left")]
+_TRADE_OFF = [interval(numbers.Real, 0, 1, closed="left")]
 
 
 class _InvariantBase(ClassifierMixin, BaseEstimator):
     """Parameters shared by the invariant classifiers: the SVM's and the transformation's."""
 
     _parameter_constraints = {
-        "C": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {np.inf})],
-        "kernel": [StrOptions({"linear", "poly", "rbf"}), callable],
-        "sigma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
-        "degree": [Interval(numbers.Integral, 1, None, closed="left")],
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "C": [interval(numbers.Real, 0, None, closed="neither"), options(numbers.Real, {np.inf})],
+        "kernel": [str_options({"linear", "poly", "rbf"}), callable],
+        "sigma": [interval(numbers.Real, 0, None, closed="neither"), str_options({"scale"})],
+        "degree": [interval(numbers.Integral, 1, None, closed="left")],
+        "coef0": [interval(numbers.Real, None, None, closed="neither")],
         "transformation": _transform_constraint(),
         "image_shape": [tuple, list, None],
-        "step": [Interval(numbers.Real, None, None, closed="neither"), list, tuple, None],
-        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
-        "max_iter": [Interval(numbers.Integral, -1, None, closed="left")],
-        "precision": [StrOptions({"float32", "float64"})],
+        "step": [interval(numbers.Real, None, None, closed="neither"), list, tuple, None],
+        "tol": [interval(numbers.Real, 0, None, closed="neither")],
+        "max_iter": [interval(numbers.Integral, -1, None, closed="left")],
+        "precision": [str_options({"float32", "float64"})],
     }
 
     def _check_X(self, X, y="no_validation", reset=True):
@@ -606,7 +606,7 @@ class VirtualSVC(_InvariantBase):
     _parameter_constraints = {
         **_InvariantBase._parameter_constraints,
         "both_directions": ["boolean"],
-        "virtual_from": [StrOptions({"support", "all"})],
+        "virtual_from": [str_options({"support", "all"})],
     }
 
     def __init__(self, *, transformation="rotate_2d", image_shape=None, step=None,
@@ -840,7 +840,7 @@ class _TangentKernelSVC(_InvariantBase):
         **_InvariantBase._parameter_constraints,
         "invariance": _TRADE_OFF,
         "scale_free": ["boolean"],
-        "feature_tangents": [StrOptions({"derivative", "difference"})],
+        "feature_tangents": [str_options({"derivative", "difference"})],
     }
 
     @fit_context
@@ -1145,8 +1145,8 @@ class InvariantKPCASVC(_TangentKernelSVC):
 
     _parameter_constraints = {
         **_TangentKernelSVC._parameter_constraints,
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "method": [StrOptions({"exact", "subset", "cholesky"})],
+        "n_components": [interval(numbers.Integral, 1, None, closed="left"), None],
+        "method": [str_options({"exact", "subset", "cholesky"})],
         "random_state": ["random_state"],
     }
 

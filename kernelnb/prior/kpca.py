@@ -49,7 +49,7 @@ from .. import kernels as _k
 from .._linalg import top_eigh
 from .._fit import fit_context
 from .._threads import blas_single_thread, blas_threads_for
-from .._validation import POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input
+from .._validation import POSITIVE, POSITIVE_INT, interval, str_options, check_input
 
 __all__ = ["KernelPCAMap"]
 
@@ -259,14 +259,14 @@ class KernelPCAMap(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "method": [StrOptions(set(METHODS))],
-        "kernel": [StrOptions({"linear", "poly", "rbf"}), callable],
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
+        "n_components": [interval(numbers.Integral, 1, None, closed="left"), None],
+        "method": [str_options(set(METHODS))],
+        "kernel": [str_options({"linear", "poly", "rbf"}), callable],
+        "sigma": [*POSITIVE, str_options({"scale"})],
         "scales": ["array-like", None],
         "degree": POSITIVE_INT,
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
-        "tol": [Interval(numbers.Real, 0, 1, closed="left")],
+        "coef0": [interval(numbers.Real, None, None, closed="neither")],
+        "tol": [interval(numbers.Real, 0, 1, closed="left")],
         "random_state": ["random_state"],
     }
 

@@ -56,7 +56,7 @@ from .. import kernels as _k
 from .._classifier import BinaryClassifierMixin
 from .._fit import fit_context
 from .._threads import blas_single_thread, blas_threads_for
-from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input,
+from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, interval, str_options, check_input,
                            check_param)
 from ..losses import get_loss
 from ..svm import SVC
@@ -68,13 +68,13 @@ __all__ = ["VicinalSVC", "VicinalRiskClassifier", "EllipsoidalVicinalSVC", "vici
 #: The width rules of :func:`vicinity_widths` (besides a number or an array).
 WIDTH_RULES = ("knn", "quantile")
 
-_WIDTH_CONSTRAINTS = [StrOptions(set(WIDTH_RULES)),
-                      Interval(numbers.Real, 0, None, closed="neither"), "array-like"]
+_WIDTH_CONSTRAINTS = [str_options(set(WIDTH_RULES)),
+                      interval(numbers.Real, 0, None, closed="neither"), "array-like"]
 _RULE_CONSTRAINTS = {
     "width": _WIDTH_CONSTRAINTS,
     "width_factor": POSITIVE,
     "n_neighbors": POSITIVE_INT,
-    "quantile": [Interval(numbers.Real, 0, 1, closed="both")],
+    "quantile": [interval(numbers.Real, 0, 1, closed="both")],
 }
 # Rows of distances computed at once (about 32 MB of float64).
 _BLOCK_BYTES = 32 * 2**20
@@ -459,10 +459,10 @@ class VicinalRiskClassifier(BinaryClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         **_RULE_CONSTRAINTS,
-        "kernel": [StrOptions({"rbf", "linear", "poly"}), callable],
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
+        "kernel": [str_options({"rbf", "linear", "poly"}), callable],
+        "sigma": [*POSITIVE, str_options({"scale"})],
         "degree": POSITIVE_INT,
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "coef0": [interval(numbers.Real, None, None, closed="neither")],
         "scales": ["array-like", None],
         "fit_intercept": ["boolean"],
         "tol": POSITIVE,
@@ -835,10 +835,10 @@ class EllipsoidalVicinalSVC(SVC):
         **{k: v for k, v in SVC._parameter_constraints.items()
            if k != "decision_function_shape"},
         # a kernel on the inputs: the margins need its input derivatives
-        "kernel": [StrOptions({"rbf", "linear", "poly"}), callable],
+        "kernel": [str_options({"rbf", "linear", "poly"}), callable],
         "vicinity_sigma": POSITIVE,
-        "ellipsoid_weight": [Interval(numbers.Real, 0, 1, closed="both")],
-        "n_fixed_point": [Interval(numbers.Integral, 0, None, closed="left")],
+        "ellipsoid_weight": [interval(numbers.Real, 0, 1, closed="both")],
+        "n_fixed_point": [interval(numbers.Integral, 0, None, closed="left")],
         "fixed_point_tol": POSITIVE,
     }
 

@@ -30,8 +30,8 @@ from .._callbacks import progress_caller
 from .._config import get_config
 from .._fit import fit_context
 from .._threads import blas_single_thread, blas_threads_for, n_threads
-from .._validation import (CALLBACK, N_JOBS, NONNEGATIVE, POSITIVE, Interval, Options,
-                           StrOptions, check_input, check_sample_weight)
+from .._validation import (CALLBACK, N_JOBS, NONNEGATIVE, POSITIVE, interval, options,
+                           str_options, check_input, check_sample_weight)
 from .. import kernels as _k
 from . import _smo
 
@@ -57,23 +57,23 @@ class _BaseSVM(BaseEstimator):
     # One table (kernelnb._validation, scikit-learn's constraints) checked by the fit wrapper
     # (kernelnb._fit.fit_context); _check_params_extra adds what a table cannot say.
     _parameter_constraints = {
-        "C": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {np.inf})],
-        "kernel": [StrOptions(set(_k.KERNEL_NAMES)), callable],
-        "sigma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
+        "C": [interval(numbers.Real, 0, None, closed="neither"), options(numbers.Real, {np.inf})],
+        "kernel": [str_options(set(_k.KERNEL_NAMES)), callable],
+        "sigma": [interval(numbers.Real, 0, None, closed="neither"), str_options({"scale"})],
         "scales": ["array-like", None],
-        "degree": [Interval(numbers.Integral, 1, None, closed="left")],
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
-        "margin": [StrOptions(set(_MARGINS))],
+        "degree": [interval(numbers.Integral, 1, None, closed="left")],
+        "coef0": [interval(numbers.Real, None, None, closed="neither")],
+        "margin": [str_options(set(_MARGINS))],
         "tol": POSITIVE,
         "cache_size": POSITIVE,
-        "max_iter": [Interval(numbers.Integral, -1, None, closed="left")],
+        "max_iter": [interval(numbers.Integral, -1, None, closed="left")],
         "shrinking": ["boolean"],
         "warm_start": ["boolean"],
         "n_jobs": N_JOBS,
         "verbose": ["verbose"],
         "callback": CALLBACK,
-        "q": [StrOptions({"auto"}), Interval(numbers.Integral, 2, None, closed="left")],
-        "precision": [StrOptions({"float32", "float64"})],
+        "q": [str_options({"auto"}), interval(numbers.Integral, 2, None, closed="left")],
+        "precision": [str_options({"float32", "float64"})],
     }
 
     def _check_params_extra(self):
@@ -510,8 +510,8 @@ class SVC(ClassifierMixin, _BaseSVM):
 
     _parameter_constraints = {
         **_BaseSVM._parameter_constraints,
-        "class_weight": [dict, StrOptions({"balanced"}), None],
-        "decision_function_shape": [StrOptions({"ovr", "ovo"})],
+        "class_weight": [dict, str_options({"balanced"}), None],
+        "decision_function_shape": [str_options({"ovr", "ovo"})],
     }
 
     def __init__(self, *, C=1.0, kernel="rbf", sigma="scale", scales=None, degree=3, coef0=1.0,

@@ -53,7 +53,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._callbacks import progress_caller
 from .._fit import fit_context
 from .._platt import platt_fit
-from .._validation import CALLBACK, HasMethods, Interval, StrOptions, check_input
+from .._validation import CALLBACK, has_methods, interval, str_options, check_input
 from ..model_selection._estimates import _Problem
 
 __all__ = ["ActiveLearner", "STRATEGIES", "platt_fit", "incremental_span_update"]
@@ -278,10 +278,10 @@ class ActiveLearner(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "estimator": [HasMethods(["fit", "predict"]), None],
-        "strategy": [StrOptions(set(STRATEGIES))],
-        "budget": [Interval(Integral, 1, None, closed="left"), None],
-        "sigma_selection": [StrOptions({"likelihood"}), None],
+        "estimator": [has_methods(["fit", "predict"]), None],
+        "strategy": [str_options(set(STRATEGIES))],
+        "budget": [interval(Integral, 1, None, closed="left"), None],
+        "sigma_selection": [str_options({"likelihood"}), None],
         "random_state": ["random_state"],
         "callback": CALLBACK,
     }

@@ -81,7 +81,7 @@ from .. import kernels as _k
 from .._fit import fit_context
 from .._linalg import top_eigh
 from .._threads import blas_threads_for
-from .._validation import POSITIVE, HasMethods, Interval, StrOptions, check_input, check_param
+from .._validation import POSITIVE, has_methods, interval, str_options, check_input, check_param
 
 __all__ = ["ClusterKernel", "RandomWalkKernel", "MarginalizedKernel", "ClusterKernelSVC",
            "transfer_function", "cutoff_span_curve", "TRANSFER_FUNCTIONS"]
@@ -90,7 +90,7 @@ __all__ = ["ClusterKernel", "RandomWalkKernel", "MarginalizedKernel", "ClusterKe
 TRANSFER_FUNCTIONS = ("linear", "step", "linear-step", "polynomial", "poly-step")
 _STEP_LIKE = ("step", "linear-step")
 
-_EXPONENT = [Interval(numbers.Real, 0, None, closed="neither")]
+_EXPONENT = [interval(numbers.Real, 0, None, closed="neither")]
 
 
 def transfer_function(eigenvalues, transfer="poly-step", r=10, p=0.5, q=2.0, t=5):
@@ -116,8 +116,8 @@ def transfer_function(eigenvalues, transfer="poly-step", r=10, p=0.5, q=2.0, t=5
     ndarray of shape (k,)
         ``phi(lambda_i)`` (non-negative).
     """
-    check_param("transfer", transfer, [StrOptions(set(TRANSFER_FUNCTIONS))], "transfer_function")
-    check_param("r", r, [Interval(numbers.Integral, 1, None, closed="left")], "transfer_function")
+    check_param("transfer", transfer, [str_options(set(TRANSFER_FUNCTIONS))], "transfer_function")
+    check_param("r", r, [interval(numbers.Integral, 1, None, closed="left")], "transfer_function")
     for name, val in (("p", p), ("q", q), ("t", t)):
         check_param(name, val, _EXPONENT, "transfer_function")
     lam = np.clip(np.asarray(eigenvalues, dtype=np.float64), 0.0, None)
@@ -280,13 +280,13 @@ class ClusterKernel(_RBFGraph, TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
-        "transfer": [StrOptions(set(TRANSFER_FUNCTIONS))],
-        "r": [Interval(numbers.Integral, 1, None, closed="left")],
+        "sigma": [*POSITIVE, str_options({"scale"})],
+        "transfer": [str_options(set(TRANSFER_FUNCTIONS))],
+        "r": [interval(numbers.Integral, 1, None, closed="left")],
         "p": _EXPONENT,
         "q": _EXPONENT,
         "t": _EXPONENT,
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_components": [interval(numbers.Integral, 1, None, closed="left"), None],
         "ridge": POSITIVE,
     }
 
@@ -354,7 +354,7 @@ class ClusterKernel(_RBFGraph, TransformerMixin, BaseEstimator):
             The fitted copy.
         """
         check_is_fitted(self, "embedding_")
-        check_param("r", r, [Interval(numbers.Integral, 1, None, closed="left")],
+        check_param("r", r, [interval(numbers.Integral, 1, None, closed="left")],
                     "ClusterKernel.with_cutoff")
         k = self.eigenvalues_.shape[0]
         if self.transfer in _STEP_LIKE and r > k and k < self.X_fit_.shape[0]:
@@ -426,8 +426,8 @@ class RandomWalkKernel(_RBFGraph, TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
-        "t": [Interval(numbers.Integral, 1, None, closed="left")],
+        "sigma": [*POSITIVE, str_options({"scale"})],
+        "t": [interval(numbers.Integral, 1, None, closed="left")],
     }
 
     def __init__(self, *, sigma=1.0, t=5):
@@ -511,11 +511,11 @@ class MarginalizedKernel(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
-        "covariance_type": [StrOptions({"full", "tied", "diag", "spherical"})],
-        "reg_covar": [Interval(numbers.Real, 0, None, closed="left")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_components": [interval(numbers.Integral, 1, None, closed="left")],
+        "covariance_type": [str_options({"full", "tied", "diag", "spherical"})],
+        "reg_covar": [interval(numbers.Real, 0, None, closed="left")],
+        "max_iter": [interval(numbers.Integral, 1, None, closed="left")],
+        "n_init": [interval(numbers.Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
     }
 
@@ -707,10 +707,10 @@ class ClusterKernelSVC(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "embedding": [HasMethods(["fit", "transform"]), None],
+        "embedding": [has_methods(["fit", "transform"]), None],
         "C": POSITIVE,
-        "margin": [StrOptions({"l1", "l2", "hard"})],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "margin": [str_options({"l1", "l2", "hard"})],
+        "class_weight": [dict, str_options({"balanced"}), None],
         "tol": POSITIVE,
         "select_r": ["array-like", None],
     }

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import POSITIVE, Interval, StrOptions, check_input
+from .._validation import POSITIVE, interval, str_options, check_input
 from .cluster_kernel import _EmbeddingKernel, _RBFGraph
 
 __all__ = ["ShortestPathKernel", "SpectralKernel"]
@@ -85,7 +85,7 @@ class ShortestPathKernel(_EmbeddingKernel, TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "n_neighbors": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_neighbors": [interval(numbers.Integral, 1, None, closed="left")],
         "sigma": POSITIVE,
     }
 
@@ -223,8 +223,8 @@ class SpectralKernel(_RBFGraph, TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
+        "sigma": [*POSITIVE, str_options({"scale"})],
+        "n_components": [interval(numbers.Integral, 1, None, closed="left")],
     }
 
     def __init__(self, *, sigma=1.0, n_components=2):

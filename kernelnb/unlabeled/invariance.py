@@ -21,7 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._fit import fit_context
-from .._validation import Interval, Options, StrOptions, check_input
+from .._validation import interval, options, str_options, check_input
 from ..neighbors._base import kneighbors
 from ..prior.invariance import LinearInvariantSVC
 from ..prior.kpca import KernelPCAMap
@@ -112,16 +112,16 @@ class UnlabeledInvariantSVC(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "invariance": [Interval(numbers.Real, 0, 1, closed="left")],
-        "n_neighbors": [Interval(numbers.Integral, 1, None, closed="left")],
+        "invariance": [interval(numbers.Real, 0, 1, closed="left")],
+        "n_neighbors": [interval(numbers.Integral, 1, None, closed="left")],
         "scale_free": ["boolean"],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "method": [StrOptions({"exact", "subset", "cholesky"})],
-        "C": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {np.inf})],
-        "kernel": [StrOptions({"linear", "poly", "rbf"})],
-        "sigma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
-        "degree": [Interval(numbers.Integral, 1, None, closed="left")],
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "n_components": [interval(numbers.Integral, 1, None, closed="left"), None],
+        "method": [str_options({"exact", "subset", "cholesky"})],
+        "C": [interval(numbers.Real, 0, None, closed="neither"), options(numbers.Real, {np.inf})],
+        "kernel": [str_options({"linear", "poly", "rbf"})],
+        "sigma": [interval(numbers.Real, 0, None, closed="neither"), str_options({"scale"})],
+        "degree": [interval(numbers.Integral, 1, None, closed="left")],
+        "coef0": [interval(numbers.Real, None, None, closed="neither")],
         "random_state": ["random_state"],
     }
 

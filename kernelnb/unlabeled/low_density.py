@@ -19,7 +19,7 @@ from .. import kernels as _k
 from .._classifier import BinaryClassifierMixin
 from .._fit import fit_context
 from .._threads import scipy_blas_single_thread
-from .._validation import POSITIVE, POSITIVE_INT, Interval, StrOptions, check_input
+from .._validation import POSITIVE, POSITIVE_INT, interval, str_options, check_input
 from .transduction import _binary_targets
 
 __all__ = ["LowDensitySVC"]
@@ -126,14 +126,14 @@ class LowDensitySVC(BinaryClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "C": POSITIVE,
-        "C_unlabeled": [*POSITIVE, StrOptions({"auto"})],
+        "C_unlabeled": [*POSITIVE, str_options({"auto"})],
         "sigma_unlabeled": POSITIVE,
-        "kernel": [StrOptions({"rbf", "linear", "poly"})],
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
+        "kernel": [str_options({"rbf", "linear", "poly"})],
+        "sigma": [*POSITIVE, str_options({"scale"})],
         "degree": POSITIVE_INT,
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "coef0": [interval(numbers.Real, None, None, closed="neither")],
         "balance": ["boolean"],
-        "positive_fraction": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "positive_fraction": [interval(numbers.Real, 0, 1, closed="neither"), None],
         "max_iter": POSITIVE_INT,
     }
 

@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._classifier import BinaryClassifierMixin
 from .._fit import fit_context
-from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, interval, str_options,
                            check_input, check_param)
 from ..neighbors import ParzenDensity
 from ..svm import SVC
@@ -132,8 +132,8 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", penalty=None, penalty_streng
     """
     caller = "fit_weights"
     check_param("sigma", sigma, POSITIVE, caller)
-    check_param("method", method, [StrOptions({"kl", "l2"})], caller)
-    check_param("penalty", penalty, [StrOptions({"quadratic", "log"}), None],
+    check_param("method", method, [str_options({"kl", "l2"})], caller)
+    check_param("penalty", penalty, [str_options({"quadratic", "log"}), None],
                 caller)
     check_param("penalty_strength", penalty_strength, NONNEGATIVE, caller)
     check_param("sigma_unlabeled", sigma_unlabeled, [*POSITIVE, None], caller)
@@ -206,8 +206,8 @@ def fit_weights(X, X_unlabeled, sigma, method="kl", penalty=None, penalty_streng
 
 
 _WEIGHT_CONSTRAINTS = {
-    "method": [StrOptions({"kl", "l2"})],
-    "penalty": [StrOptions({"quadratic", "log"}), None],
+    "method": [str_options({"kl", "l2"})],
+    "penalty": [str_options({"quadratic", "log"}), None],
     "penalty_strength": NONNEGATIVE,
     "sigma_unlabeled": [*POSITIVE, None],
 }
@@ -279,7 +279,7 @@ class ReweightedParzenClassifier(_Reweighted, ClassifierMixin, BaseEstimator):
     array([-1,  1])
     """
 
-    _parameter_constraints = {"sigma": [*POSITIVE, StrOptions({"likelihood"})],
+    _parameter_constraints = {"sigma": [*POSITIVE, str_options({"likelihood"})],
                               **_WEIGHT_CONSTRAINTS}
 
     def __init__(self, *, sigma="likelihood", method="kl", penalty=None, penalty_strength=1.0,
@@ -398,9 +398,9 @@ class ReweightedSVC(_Reweighted, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {"C": POSITIVE,
-                              "kernel": [StrOptions({"rbf", "linear", "poly"})],
-                              "sigma": [*POSITIVE, StrOptions({"scale"})],
-                              "density_sigma": [*POSITIVE, StrOptions({"likelihood"})],
+                              "kernel": [str_options({"rbf", "linear", "poly"})],
+                              "sigma": [*POSITIVE, str_options({"scale"})],
+                              "density_sigma": [*POSITIVE, str_options({"likelihood"})],
                               **_WEIGHT_CONSTRAINTS}
 
     def __init__(self, *, C=1.0, kernel="rbf", sigma=1.0, density_sigma="likelihood",
@@ -527,7 +527,7 @@ class UnlabeledVicinalClassifier(BinaryClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {"sigma_labeled": NONNEGATIVE, "sigma_unlabeled": POSITIVE,
-                              "n_grid": [Interval(numbers.Integral, 10, None, closed="left")]}
+                              "n_grid": [interval(numbers.Integral, 10, None, closed="left")]}
 
     def __init__(self, *, sigma_labeled=0.5, sigma_unlabeled=0.5, n_grid=2000):
         self.sigma_labeled = sigma_labeled

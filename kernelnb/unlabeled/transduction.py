@@ -43,7 +43,7 @@ from .. import kernels as _k
 from .._threads import blas_threads_for
 from .._classifier import BinaryClassifierMixin
 from .._fit import fit_context
-from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, Interval, StrOptions,
+from .._validation import (NONNEGATIVE, POSITIVE, POSITIVE_INT, interval, str_options,
                            check_input, check_param)
 from ..ridge import KernelRidge, ScalingRidge, loo_residuals
 from ..svm import SVC
@@ -98,7 +98,7 @@ def loo_matrix(K, alpha, basis="functions"):
         ``I - hat``, the matrix of the residuals.
     """
     check_param("alpha", alpha, POSITIVE, "loo_matrix")
-    check_param("basis", basis, [StrOptions({"functions", "kernel"})], "loo_matrix")
+    check_param("basis", basis, [str_options({"functions", "kernel"})], "loo_matrix")
     K = np.asarray(K, dtype=np.float64)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"K must be a square matrix, got shape {K.shape}")
@@ -147,10 +147,10 @@ class _TransductiveRidgeBase(BaseEstimator):
     _parameter_constraints = {
         "alpha": [*POSITIVE, None],
         "alphas": ["array-like", None],
-        "alpha_star": [*NONNEGATIVE, StrOptions({"auto"})],
+        "alpha_star": [*NONNEGATIVE, str_options({"auto"})],
         "radius": POSITIVE,
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
-        "basis": [StrOptions({"functions", "kernel"})],
+        "sigma": [*POSITIVE, str_options({"scale"})],
+        "basis": [str_options({"functions", "kernel"})],
     }
 
     def __init__(self, *, alpha=None, alphas=None, alpha_star=1.0, radius=1.0, sigma=1.0,
@@ -618,16 +618,16 @@ class TransductiveSVC(BinaryClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "C": POSITIVE,
         "C_unlabeled": NONNEGATIVE,
-        "kernel": [StrOptions({"rbf", "linear", "poly"})],
-        "sigma": [*POSITIVE, StrOptions({"scale"})],
+        "kernel": [str_options({"rbf", "linear", "poly"})],
+        "sigma": [*POSITIVE, str_options({"scale"})],
         "degree": POSITIVE_INT,
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
-        "positive_fraction": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "coef0": [interval(numbers.Real, None, None, closed="neither")],
+        "positive_fraction": [interval(numbers.Real, 0, 1, closed="neither"), None],
         "C_start": POSITIVE,
-        "growth": [Interval(numbers.Real, 1, None, closed="neither")],
+        "growth": [interval(numbers.Real, 1, None, closed="neither")],
         "max_switches": POSITIVE_INT,
         "tol": POSITIVE,
-        "precision": [StrOptions({"float32", "float64"})],
+        "precision": [str_options({"float32", "float64"})],
     }
 
     def __init__(self, *, C=1.0, C_unlabeled=1.0, kernel="rbf", sigma=1.0, degree=3, coef0=1.0,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numbers
 import numpy as np
 from sklearn.utils import check_random_state
-from ..._validation import (POSITIVE, POSITIVE_INT, Interval, check_param)
+from ..._validation import (POSITIVE, POSITIVE_INT, interval, check_param)
 from ...svm import SVC
 
 #: Thesis Fig. 5.5 (published): rank-1 hits out of 100 runs and "mean <= 10".  "C": the soft
@@ -105,9 +105,9 @@ def make_flipped_gaussians(n_per_class=30, n_features=100, variance=None, mean_d
     check_param("n_features", n_features, POSITIVE_INT, caller)
     check_param("variance", variance, [*POSITIVE, None], caller)
     check_param("mean_distance", mean_distance,
-                [Interval(numbers.Real, 0, None, closed="left")], caller)
+                [interval(numbers.Real, 0, None, closed="left")], caller)
     check_param("flip_index", flip_index,
-                [Interval(numbers.Integral, 0, 2 * n_per_class - 1, closed="both"), None], caller)
+                [interval(numbers.Integral, 0, 2 * n_per_class - 1, closed="both"), None], caller)
     rng = check_random_state(check_param("random_state", random_state, ["random_state"], caller))
     d = int(n_features)
     var = 1.5 / np.sqrt(d) if variance is None else float(variance)

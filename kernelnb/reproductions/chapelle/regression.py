@@ -6,7 +6,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
-from ..._validation import (Interval, StrOptions, check_param)
+from ..._validation import (interval, str_options, check_param)
 from ...model_selection._regression import (REGRESSION_CRITERIA, _estimates_from_matrices,
                                           basis_matrix)
 
@@ -29,7 +29,7 @@ def regression_target(name):
     callable
         ``f(x)`` for an array ``x``.
     """
-    check_param("name", name, [StrOptions({"quadratic", "sinc", "step"})], "regression_target")
+    check_param("name", name, [str_options({"quadratic", "sinc", "step"})], "regression_target")
     if name == "quadratic":
         return lambda x: (np.asarray(x) + 1.5) ** 2 / 10.0
     if name == "sinc":
@@ -97,8 +97,8 @@ def generalization_prediction_experiment(target="quadratic", n=40, noise=0.05, m
         ``median_estimates`` (medians, as Fig. 9.1 uses).
     """
     caller = "generalization_prediction_experiment"
-    check_param("n_trials", n_trials, [Interval(Integral, 1, None, closed="left")], caller)
-    check_param("noise", noise, [Interval(Real, 0, None, closed="left")], caller)
+    check_param("n_trials", n_trials, [interval(Integral, 1, None, closed="left")], caller)
+    check_param("noise", noise, [interval(Real, 0, None, closed="left")], caller)
     wanted = ("dee", "adj", "fpe", "cv5") if criteria is None else tuple(criteria)
     f = target if callable(target) else regression_target(target)
     rng = check_random_state(random_state)
@@ -219,8 +219,8 @@ def selection_ratio_experiment(target="sinc", n=50, noise=0.05, max_dim=None, n_
         (dict name -> array of chosen d).
     """
     caller = "selection_ratio_experiment"
-    check_param("n_trials", n_trials, [Interval(Integral, 1, None, closed="left")], caller)
-    check_param("noise", noise, [Interval(Real, 0, None, closed="left")], caller)
+    check_param("n_trials", n_trials, [interval(Integral, 1, None, closed="left")], caller)
+    check_param("noise", noise, [interval(Real, 0, None, closed="left")], caller)
     wanted = REGRESSION_CRITERIA if criteria is None else tuple(criteria)
     f = target if callable(target) else regression_target(target)
     D = int(np.ceil(23 * n / 40)) if max_dim is None else int(max_dim)

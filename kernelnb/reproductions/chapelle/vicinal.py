@@ -31,7 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.preprocessing import StandardScaler
 
-from ..._validation import POSITIVE_INT, StrOptions, check_param
+from ..._validation import POSITIVE_INT, str_options, check_param
 from ...svm import SVC
 from ...prior.vicinal import VicinalRiskClassifier, VicinalSVC, vicinity_widths
 
@@ -115,7 +115,7 @@ def vrm_breast_cancer_table(sizes=(10, 20, 40, 80), n_runs=100, standardize="tra
         selection time}}; ``not_separable``: {n: runs where the hard SVM did not converge}.
     """
     check_param("n_runs", n_runs, POSITIVE_INT, "vrm_breast_cancer_table")
-    check_param("standardize", standardize, [StrOptions({"train", "all"}), None],
+    check_param("standardize", standardize, [str_options({"train", "all"}), None],
                 "vrm_breast_cancer_table")
     makers = _makers()
     unknown = [m for m in methods if m not in makers]
