@@ -21,8 +21,9 @@ class _KNNBase(BaseEstimator):
         self.n_neighbors = n_neighbors
         self.n_jobs = n_jobs
 
-    def kneighbors(self, X=None, n_neighbors=None):
-        """Distances (not squared) and indices of the nearest training points, ascending.
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        """Distances (not squared) and indices of the nearest training points, ascending
+        (scikit-learn's ``KNeighborsMixin.kneighbors``).
 
         Parameters
         ----------
@@ -31,11 +32,13 @@ class _KNNBase(BaseEstimator):
             neighbourhood (leave-one-out).
         n_neighbors : int or None, default=None
             Neighbours per query (None: the estimator's ``n_neighbors``).
+        return_distance : bool, default=True
+            Return the distances with the indices; ``False``: the indices alone.
 
         Returns
         -------
         distances : ndarray of shape (n_queries, n_neighbors)
-            Euclidean distances to the neighbours, ascending.
+            Euclidean distances to the neighbours, ascending (only with ``return_distance``).
         indices : ndarray of shape (n_queries, n_neighbors)
             Their rows in the training set.
         """
@@ -50,7 +53,7 @@ class _KNNBase(BaseEstimator):
             X = check_input(self, X, reset=False, dtype=[np.float64, np.float32])
             K = check_n_neighbors(K, self._X.shape[0])
             d2, idx = kneighbors(X, self._X, K, self.n_jobs, index=self._index)
-        return np.sqrt(d2), idx
+        return (np.sqrt(d2), idx) if return_distance else idx
 
     def _fit(self, X, y):
         check_n_neighbors(self.n_neighbors, X.shape[0])

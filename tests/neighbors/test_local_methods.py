@@ -44,6 +44,28 @@ def test_knn_matches_brute_force_and_sklearn():
     assert not np.any(loo == np.arange(len(X))[:, None])
 
 
+def test_kneighbors_return_distance_as_in_sklearn():
+    """``kneighbors(X, n_neighbors, return_distance)`` answers as scikit-learn's does: the
+    (distances, indices) pair by default, the indices alone with ``return_distance=False``
+    (positionally too), and for X=None each training point left out of its own neighbours."""
+    X, y = _moons()
+    Xt, _ = _moons(60, seed=2)
+    ours = KNeighborsClassifier(n_neighbors=5).fit(X, y)
+    theirs = SkKNN(5, algorithm="brute").fit(X, y)
+    for query in (Xt, None):
+        d, i = ours.kneighbors(query, 3)
+        sd, si = theirs.kneighbors(query, 3)
+        np.testing.assert_array_equal(i, si)
+        np.testing.assert_allclose(d, sd, atol=1e-12)
+        only = ours.kneighbors(query, 3, False)
+        assert isinstance(only, np.ndarray)
+        np.testing.assert_array_equal(only, theirs.kneighbors(query, 3, return_distance=False))
+    r = KNeighborsRegressor(n_neighbors=4).fit(X, X[:, 0])
+    np.testing.assert_array_equal(r.kneighbors(Xt, return_distance=False),
+                                  SkKNNR(4, algorithm="brute").fit(X, X[:, 0])
+                                  .kneighbors(Xt, return_distance=False))
+
+
 def _brute_force(Q, R, K, exclude=None):
     """The K nearest by exact float64 differences, ties to the smaller index."""
     D = ((np.asarray(Q, np.float64)[:, None] - np.asarray(R, np.float64)[None]) ** 2).sum(-1)
