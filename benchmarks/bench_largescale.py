@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import fashion  # noqa: E402
 
 from kernelnb.datasets import make_large_problem  # noqa: E402
-from kernelnb.largescale import MixtureSVC, dask_grid_search, local_client  # noqa: E402
+from kernelnb.largescale import GlobalGater, MixtureSVC, dask_grid_search, local_client  # noqa: E402
 from kernelnb.svm import SVC  # noqa: E402
 
 UPPER = (0, 2, 4, 6)
@@ -99,14 +99,15 @@ def choose_params(X, y, client):
     return search.best_params_
 
 
-def mixture(n, params, gater, client, expert_size, n_iter, seed=0, **kw):
+def mixture(n, params, gater, expert_size, n_iter, seed=0, **kw):
     """A mixture whose experts hold about ``expert_size`` examples each at every n (the thesis's
     fixed M): the number of experts is counted on the experts' pool, not on n -- the validation
     set and the gater's held-out points are a larger share of small n (28 % at 80k, 3 % at 1M),
-    and n / M experts would be 30 % smaller at 80k than at 1M."""
-    m = MixtureSVC(gater=gater, max_iter=n_iter, C=params["C"],
-                   sigma=params["sigma"], gater_n_hidden=50, gater_epochs=5,
-                   validation_fraction=0.1, client=client, random_state=seed, **kw)
+    and n / M experts would be 30 % smaller at 80k than at 1M.  The Dask client is given to
+    ``fit(..., client=client)``."""
+    m = MixtureSVC(SVC(C=params["C"], sigma=params["sigma"]),
+                   gater=GlobalGater(n_hidden=50, epochs=5) if gater == "global" else gater,
+                   max_iter=n_iter, validation_fraction=0.1, random_state=seed, **kw)
     if expert_size is None:       # the default n_experts='auto': 2,000 pool points an expert
         return m
     return m.set_params(n_experts=max(1, round(m.pool_size(n) / expert_size)))
@@ -149,7 +150,7 @@ def run_models(n, params, client, args, Xt, yt, X, y):
     if args.before:
         runs.insert(1, ("global", BEFORE))
     for gater, kw in runs:
-        m = mixture(n, params, gater, client, args.expert_size, args.n_iter, **kw).fit(X, y)
+        m = mixture(n, params, gater, args.expert_size, args.n_iter, **kw).fit(X, y, client=client)
         label = f"{gater}{', no refit' if kw else ''}"
         rows.append((f"MixtureSVC {label} ({len(m.experts_)} experts)", err(m, Xt, yt),
                      m.fit_time_, m.cpu_time_, m.parallel_time_,
@@ -196,10 +197,10 @@ def scaling(sizes, params, client, args, X, y, fitted, n_main):
             print(f" {n:>7} {tm[-1]:12.1f} {tb[-1]:13.1f} {ts[-1]:10.1f}  (section 2)",
                   flush=True)
             continue
-        m = mixture(n, params, "global", client, args.expert_size, args.n_iter).fit(X[:n], y[:n])
+        m = mixture(n, params, "global", args.expert_size, args.n_iter).fit(X[:n], y[:n], client=client)
         tm.append(m.fit_time_)
-        tb.append(mixture(n, params, "global", client, args.expert_size, args.n_iter,
-                          **BEFORE).fit(X[:n], y[:n]).fit_time_ if args.before else float("nan"))
+        tb.append(mixture(n, params, "global", args.expert_size, args.n_iter,
+                          **BEFORE).fit(X[:n], y[:n], client=client).fit_time_ if args.before else float("nan"))
         if args.skip_svc:
             ts.append(float("nan"))
         else:
@@ -217,12 +218,12 @@ def workers(n, params, args, X, y, client2):
     print(f"\n## 4. Workers: global mixture at n = {n}")
     client1 = local_client(n_workers=1)
     try:
-        m1 = mixture(n, params, "global", client1, args.expert_size, args.n_iter).fit(X[:n], y[:n])
+        m1 = mixture(n, params, "global", args.expert_size, args.n_iter).fit(X[:n], y[:n], client=client1)
     finally:
         cluster = client1.cluster
         client1.close()
         cluster.close()
-    m2 = mixture(n, params, "global", client2, args.expert_size, args.n_iter).fit(X[:n], y[:n])
+    m2 = mixture(n, params, "global", args.expert_size, args.n_iter).fit(X[:n], y[:n], client=client2)
     busy = [sum(t.sum() for t in m.expert_times_) for m in (m1, m2)]
     print(f" 1 worker : {m1.fit_time_:7.1f} s (expert phases {m1.parallel_time_:.1f} s, tasks "
           f"{busy[0]:.1f} s in all, sequential {m1.fit_time_ - m1.parallel_time_:.1f} s)")
@@ -270,8 +271,8 @@ def synthetic(sizes, args, client):
     for n in sizes:
         for name, kw in variants:
             c0 = time.process_time()
-            m = mixture(n, params, "global", client, args.expert_size, args.n_iter,
-                        n_iter_no_change=None, **kw).fit(Xall[:n], yall[:n])
+            m = mixture(n, params, "global", args.expert_size, args.n_iter,
+                        n_iter_no_change=None, **kw).fit(Xall[:n], yall[:n], client=client)
             tc[name].append(time.process_time() - c0)
             tm[name].append(m.fit_time_)
             print(f" {n:>8} {name:>9} {m.fit_time_:9.1f} {tc[name][-1]:8.1f} {m.cpu_time_:10.1f} "
@@ -295,8 +296,8 @@ def synthetic(sizes, args, client):
         t_svc = time.perf_counter() - t0
         es = err(sv, Xt, yt)
         for name, kw in variants:
-            m = mixture(n, params, "global", client, args.expert_size, args.n_iter,
-                        **kw).fit(X, y)
+            m = mixture(n, params, "global", args.expert_size, args.n_iter,
+                        **kw).fit(X, y, client=client)
             em = err(m, Xt, yt)
             print(f" {n:>8} {m.fit_time_:12.1f} {100 * em:8.2f}% {t_svc:9.1f} {100 * es:7.2f}% "
                   f"{100 * (em - es):+6.2f}  ({name}; floor: within 1 point)", flush=True)
@@ -319,8 +320,8 @@ def clusters(n, params, args, X, y):
         cpu0 = sum(me.cpu_times()[:2])
         kids = me.children(recursive=True)
         kid0 = {k.pid: sum(k.cpu_times()[:2]) for k in kids}
-        m = mixture(n, params, "global", c, args.expert_size, args.n_iter,
-                    n_iter_no_change=None).fit(X[:n], y[:n])
+        m = mixture(n, params, "global", args.expert_size, args.n_iter,
+                    n_iter_no_change=None).fit(X[:n], y[:n], client=c)
         cpu = sum(me.cpu_times()[:2]) - cpu0
         for k in kids:
             try:

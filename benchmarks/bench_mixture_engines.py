@@ -27,6 +27,7 @@ from _common import load_now, load_text, save_table  # noqa: E402
 
 from kernelnb.datasets import make_large_problem  # noqa: E402
 from kernelnb.largescale import MixtureSVC  # noqa: E402
+from kernelnb.svm import SVC  # noqa: E402
 from kernelnb.largescale._dask import distributed_available  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "mixture_engines.json"
@@ -42,7 +43,7 @@ def main():
 
     X, y = make_large_problem(args.n + 10000, random_state=0)
     X, Xt, y, yt = X[:args.n], X[args.n:], y[:args.n], y[args.n:]
-    kw = dict(C=10.0, sigma="scale", max_iter=2, n_iter_no_change=None, random_state=0)
+    kw = dict(expert=SVC(C=10.0, sigma="scale"), max_iter=2, n_iter_no_change=None, random_state=0)
     engines = [("serial", "serial", 1), ("thread pool (client='threads')", "threads", args.jobs)]
     if distributed_available():
         engines.append(("Dask LocalCluster (client=None)", None, args.jobs))

@@ -20,8 +20,8 @@ same load:
 
 The load: ``--busy`` processes (default: one per core) spinning a Python loop for the whole run,
 started before the first fit; the load average is printed before and after.  Each fit is
-``MixtureSVC(n_experts=3, max_iter=2, gater_epochs=2)`` with the default ``client=None`` (a fresh
-embedded cluster of one worker thread per core), on four Gaussian blobs (125 points each, a
+``MixtureSVC(SVC(C=1, sigma=1), gater=GlobalGater(epochs=2), n_experts=3, max_iter=2)`` with
+the default ``client=None`` (a fresh embedded cluster of one worker thread per core), on four Gaussian blobs (125 points each, a
 new draw per fit); its test accuracy on 2,000 fresh points is printed beside its time.
 
 Usage: python benchmarks/bench_mixture_load.py [--fits 100] [--busy 2] [--modes own,before,content]
@@ -35,7 +35,8 @@ import time
 
 import numpy as np
 
-from kernelnb.largescale import MixtureSVC
+from kernelnb.largescale import GlobalGater, MixtureSVC
+from kernelnb.svm import SVC
 
 CENTRES = np.array([[0, 0], [3, 0], [0, 3], [3, 3]], dtype=float)
 
@@ -50,7 +51,7 @@ def fit_once(seed, n_per_class, **kw):
     X, y = blobs(n_per_class, seed)
     Xt, yt = blobs(500, 10_000 + seed)
     t = time.perf_counter()
-    m = MixtureSVC(n_experts=3, max_iter=2, C=1.0, sigma=1.0, gater_epochs=2,
+    m = MixtureSVC(SVC(C=1.0, sigma=1.0), gater=GlobalGater(epochs=2), n_experts=3, max_iter=2,
                    random_state=seed, **kw).fit(X, y)
     return time.perf_counter() - t, float(np.mean(m.predict(Xt) == yt))
 

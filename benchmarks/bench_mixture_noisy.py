@@ -5,7 +5,7 @@ Issue 25's problem: a 6-D checkerboard -- x uniform in [0, 4]^6, the label the p
 error 5 %).  One SVC and ``MixtureSVC`` (``--experts``; by default 'auto', one expert per
 2,000 points of the experts' pool, MixtureSVC's default since issue 43) share C and sigma (the
 thesis's rule: the experts' C and sigma are those of the single SVM).  Ablations, one change
-each from the default mixture (global gater, gater_holdout, 3 outer iterations, balance rule,
+each from the default mixture (global gater, the gater's held-out points, 3 outer iterations, balance rule,
 validation fraction 0.1, and -- the default since issue 43 -- refit_held_out: after the iterations the
 validation and gater points go to the experts the gater prefers, and each expert is refitted
 once on all its points):
@@ -15,7 +15,7 @@ once on all its points):
 * ``uniform``           the experts on a random partition, averaged (no gater, no reassignment);
 * ``no reassignment``   max_iter=1: the global gater on the random partition's experts;
 * ``local gater``       Alg. 6.2;
-* ``no holdout``        gater_holdout=False (the thesis's choice; only the validation set is then
+* ``no holdout``        GlobalGater(holdout=False) (the thesis's choice; only the validation set is then
                         refitted on);
 * ``5 experts``         bigger experts;
 * ``4 experts``         n_experts=4, MixtureSVC's default before issue 43;
@@ -24,7 +24,7 @@ once on all its points):
                         points are refitted on);
 * ``all data``          no holdout, no validation: the experts share every training point from
                         the start, and there is nothing to refit on;
-* ``gater 50 epochs``   gater_epochs=50: with gater_holdout the gater trains on a fifth of the
+* ``gater 50 epochs``   GlobalGater(epochs=50): with its holdout the gater trains on a fifth of the
                         points, so 10 epochs are a fifth of the Adam steps it gets without;
 * ``no refit 50 ep.``   both changes.
 
@@ -49,7 +49,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kernelnb.datasets import make_large_problem
-from kernelnb.largescale import MixtureSVC
+from kernelnb.largescale import GlobalGater, MixtureSVC
 from kernelnb.svm import SVC
 
 
@@ -67,14 +67,14 @@ VARIANTS = {
     "uniform": {"gater": "uniform"},
     "no reassignment": {"max_iter": 1},
     "local gater": {"gater": "local"},
-    "no holdout": {"gater_holdout": False},
+    "no holdout": {"gater": GlobalGater(holdout=False)},
     "5 experts": {"n_experts": 5},
     "4 experts": {"n_experts": 4},
     "10 experts": {"n_experts": 10},
     "no validation": {"validation_fraction": None},
-    "all data": {"gater_holdout": False, "validation_fraction": None},
-    "gater 50 epochs": {"gater_epochs": 50},
-    "no refit 50 ep.": {"refit_held_out": False, "gater_epochs": 50},
+    "all data": {"gater": GlobalGater(holdout=False), "validation_fraction": None},
+    "gater 50 epochs": {"gater": GlobalGater(epochs=50)},
+    "no refit 50 ep.": {"refit_held_out": False, "gater": GlobalGater(epochs=50)},
 }
 
 
@@ -115,7 +115,7 @@ def main(argv=None):
             res["SVC"].append((100 * np.mean(svc.predict(Xt) != yt), t_svc, 0, 0))
             for name in names:
                 experts = args.experts if args.experts == "auto" else int(args.experts)
-                kw = {"n_experts": experts, "C": args.C, "sigma": sigma,
+                kw = {"expert": SVC(C=args.C, sigma=sigma), "n_experts": experts,
                       "client": "serial", "random_state": seed, **VARIANTS[name]}
                 t = time.process_time()
                 m = MixtureSVC(**kw).fit(X, y)

@@ -47,7 +47,7 @@ from kernelnb.largescale import (  # noqa: E402
     hessian_study)
 from kernelnb.largescale.hessian import STUDY_MODELS  # noqa: E402
 from kernelnb.reproductions.collobert.hessian import PUBLISHED_TABLE_7_1  # noqa: E402
-from kernelnb.svm import SVR  # noqa: E402
+from kernelnb.svm import SVC, SVR  # noqa: E402
 
 UPPER = (0, 2, 4, 6)
 MODELS = [("MLP+MSE", "mlp_squared"), ("MLP+Tanh+MSE", "mlp_tanh_squared"),
@@ -201,7 +201,7 @@ def mixtures(name, data, args):
          MixtureOfExpertsClassifier(loss="cross_entropy", learning_rate=0.01, **MOE_SIZES,
                                     **es)),
         (f"MixtureSVC ({K_svm} SVMs, global gater)",
-         MixtureSVC(n_experts=K_svm, C=10.0, sigma="scale", max_iter=3, n_jobs=2,
+         MixtureSVC(SVC(C=10.0, sigma="scale"), n_experts=K_svm, max_iter=3, n_jobs=2,
                     random_state=args.seed)),
     ]
     for label, est in rows:
@@ -236,11 +236,11 @@ def regression(args):
             ("scikit-learn SVR", lambda: SkSVR(C=10.0, epsilon=0.1,
                                                gamma=gamma_from_sigma(sigma)), True),
             (f"MixtureSVR ({K} SVRs, global gater)",
-             lambda: MixtureSVR(n_experts=K, C=10.0, epsilon=0.1, sigma=sigma, max_iter=3,
+             lambda: MixtureSVR(SVR(C=10.0, epsilon=0.1, sigma=sigma), n_experts=K, max_iter=3,
                                 client="serial", random_state=args.seed), False),
             ("MixtureSVR (uniform gater)",
-             lambda: MixtureSVR(n_experts=K, gater="uniform", C=10.0, epsilon=0.1,
-                                sigma=sigma, client="serial", random_state=args.seed), False),
+             lambda: MixtureSVR(SVR(C=10.0, epsilon=0.1, sigma=sigma), gater="uniform",
+                                n_experts=K, client="serial", random_state=args.seed), False),
             ("MixtureOfExpertsRegressor (5 x 10, gater 25)",
              lambda: MixtureOfExpertsRegressor(**MOE_SIZES, learning_rate=0.01,
                                                validation_fraction=0.1, max_iter=100,

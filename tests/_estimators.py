@@ -7,6 +7,7 @@ import pkgutil
 from sklearn.base import BaseEstimator
 
 import kernelnb
+from kernelnb.largescale import GlobalGater
 
 # Modules without estimators whose import pulls in the notebook server or the widgets.
 # the lab defines no estimator (and needs the lab extra to import)
@@ -22,7 +23,9 @@ def _exported(module):
 
 def public_estimator_classes():
     """Every class exported (``__all__``, or a public name) by a kernelnb module or subpackage
-    that subclasses :class:`sklearn.base.BaseEstimator` and is defined in kernelnb, by name."""
+    that subclasses :class:`sklearn.base.BaseEstimator`, has a ``fit`` and is defined in
+    kernelnb, by name (the mixtures' gaters are BaseEstimators for their parameters only, as
+    scikit-learn's kernels are: no fit, not estimators)."""
     found = {}
     for info in pkgutil.walk_packages(kernelnb.__path__, "kernelnb."):
         name = info.name
@@ -32,6 +35,7 @@ def public_estimator_classes():
         module = importlib.import_module(name)
         for obj in _exported(module):
             if (inspect.isclass(obj) and issubclass(obj, BaseEstimator)
+                    and callable(getattr(obj, "fit", None))
                     and obj.__module__.startswith("kernelnb.")
                     and not obj.__name__.startswith("_") and not inspect.isabstract(obj)):
                 found[obj.__name__] = obj
@@ -57,7 +61,8 @@ FAST_PARAMS = {
     "MLPRegressor": dict(n_hidden=5, max_iter=20),
     "MarginPerceptron": dict(max_iter=20),
     "SimpleMLP": dict(n_hidden=5, max_iter=20),
-    "MixtureSVC": dict(n_experts=2, max_iter=2, gater_epochs=2, client="serial", random_state=0),
+    "MixtureSVC": dict(gater=GlobalGater(epochs=2), n_experts=2, max_iter=2, client="serial",
+                       random_state=0),
     "MixtureSVR": dict(n_experts=2, max_iter=2, client="serial", random_state=0),
     "MixtureOfExpertsClassifier": dict(n_experts=2, n_hidden=3, gater_n_hidden=3, max_iter=20),
     "MixtureOfExpertsRegressor": dict(n_experts=2, n_hidden=3, gater_n_hidden=3, max_iter=20),

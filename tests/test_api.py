@@ -10,8 +10,9 @@ from ._estimators import public_estimator_classes
 # the library's estimators, found without importing the lab (this file runs with the core alone)
 ESTIMATORS = {f"{cls.__module__}.{cls.__qualname__}": cls
               for cls in public_estimator_classes().values()}
-#: a meta-estimator's wrapped object may come first, positionally (scikit-learn's GridSearchCV)
-WRAPPED = {"estimator", "embedding"}
+#: a meta-estimator's wrapped object may come first, positionally (scikit-learn's GridSearchCV;
+#: the mixtures' expert)
+WRAPPED = {"estimator", "embedding", "expert"}
 
 
 def test_the_estimators_are_found():

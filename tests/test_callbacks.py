@@ -4,7 +4,8 @@ import pytest
 
 from kernelnb._callbacks import progress_caller
 from kernelnb.datasets import make_large_problem
-from kernelnb.largescale import MixtureSVC
+from kernelnb.largescale import GlobalGater, MixtureSVC
+from kernelnb.svm import SVC
 
 
 def test_new_form_gets_the_dict_and_false_stops():
@@ -29,8 +30,8 @@ def test_a_positional_callback_gets_the_one_dict():
 
 def test_mixture_callback():
     X, y = make_large_problem(800, n_features=4, random_state=0)
-    kw = dict(n_experts=3, max_iter=3, n_iter_no_change=None, C=10.0, sigma=1.0, gater_epochs=2,
-              client="serial", random_state=0)
+    kw = dict(expert=SVC(C=10.0, sigma=1.0), gater=GlobalGater(epochs=2), n_experts=3, max_iter=3,
+              n_iter_no_change=None, client="serial", random_state=0)
     new = []
     a = MixtureSVC(**kw, callback=lambda info: new.append(info) or info["iteration"] < 1).fit(X, y)
     assert [i["iteration"] for i in new] == [0, 1] and a.n_iter_ == 2

@@ -7,7 +7,8 @@ from .margin import (HingeMLPClassifier, KernelMarginPerceptron, MarginPerceptro
                      OriginalPerceptron, SGDHingeClassifier, SimpleMLP, Theorem81Epochs,
                      linearly_separable, margin_bound_separable, margin_bound_updates,
                      maximal_margin, perceptron_update_bound, theorem_8_1_epochs)
-from .mixture import GaterMLP, MixtureSVC, MixtureSVR, balanced_assignment
+from ._gater import GaterMLP, GlobalGater, LocalGater, UniformGater
+from .mixture import MixtureSVC, MixtureSVR, balanced_assignment
 from .mlp import MLPClassifier, MLPRegressor
 from .moe import MixtureOfExpertsClassifier, MixtureOfExpertsRegressor
 
@@ -17,7 +18,7 @@ __all__ = [
     "MixtureSVC", "MixtureSVR", "OriginalPerceptron", "MarginPerceptron", "SGDHingeClassifier",
     "KernelMarginPerceptron", "SimpleMLP", "NilssonMLP", "HingeMLPClassifier",
     # the mixtures' pieces and Dask
-    "GaterMLP", "balanced_assignment", "dask_client", "local_client", "dask_grid_search",
+    "GlobalGater", "LocalGater", "UniformGater", "GaterMLP", "balanced_assignment", "dask_client", "local_client", "dask_grid_search",
     # the theorems of chapter 8
     "Theorem81Epochs", "theorem_8_1_epochs", "margin_bound_separable", "perceptron_update_bound",
     "margin_bound_updates", "maximal_margin", "linearly_separable",

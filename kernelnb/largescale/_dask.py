@@ -16,9 +16,11 @@ folds of a grid search are Dask tasks (``dask.distributed``, the ``dask`` extra:
   same reason as the embedded cluster's threads: the tasks release the GIL;
 * ``client='serial'`` -- no Dask at all: the same task functions called one after the other in
   this process (tests, reference results);
-* ``client=`` a :class:`distributed.Client` (or any object with its ``submit`` / ``scatter`` /
-  ``gather`` methods), or a scheduler address such as ``'tcp://10.0.0.5:8786'`` -- the same code on
-  an existing cluster.
+* a scheduler address such as ``client='tcp://10.0.0.5:8786'``, or a live
+  :class:`distributed.Client` (or any object with its ``submit`` / ``scatter`` / ``gather``
+  methods) given to ``fit(X, y, client=...)`` -- the same code on an existing cluster.  A live
+  client is a fit-time argument, not an estimator parameter: ``sklearn.base.clone`` deep-copies
+  parameters, and a connection is not a value to copy.
 
 Recipe on a real cluster::
 
@@ -35,6 +37,7 @@ dashboard of every cluster started here listens on 127.0.0.1 only, on a free por
 """
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import importlib.util
 import sys
@@ -44,7 +47,7 @@ from .._threads import blas_single_thread, n_cores
 from .._validation import POSITIVE_INT, check_param
 
 __all__ = ["local_client", "dask_client", "dashboard_available", "dask_grid_search",
-           "ThreadPoolClient"]
+           "ThreadPoolClient", "TaskRunner"]
 
 #: The packages of the ``dask`` extra that each use needs.
 _DISTRIBUTED = ("dask", "distributed")
@@ -149,6 +152,119 @@ class ThreadPoolClient:
         finally:
             for f in futures:
                 f.cancel()
+
+
+def _lost_work(err):
+    """What Dask said when it lost tasks -- a future cancelled by the scheduler (its data lost),
+    a task whose workers all died -- as one line; None for any other error (the task's own)."""
+    from distributed import KilledWorker
+
+    if isinstance(err, (concurrent.futures.CancelledError, KilledWorker)):
+        return f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+    return None
+
+
+class TaskRunner:
+    """Runs one fit's tasks where :func:`dask_client` says: in this thread (``client`` None), on
+    a :class:`ThreadPoolClient` (the arrays shared as they are) or as Dask tasks on data
+    scattered once to every worker.
+
+    A context manager: the data are scattered on entry and released on exit, so that what one
+    phase of a fit put on the workers lives exactly as long as that phase.  Each task is
+    ``func(*arrays, *args)``: the shared arrays first (scattered futures on Dask), then its own
+    arguments (small: index arrays, parameters, seeds).
+
+    The scattered data get keys of their own (``hash=False``), never keys derived from their
+    content.  With content keys, two fits of the same data on one client (the one-vs-rest fits
+    of :class:`~kernelnb.largescale.MixtureSVC`, two fits of a user's) scatter under the *same*
+    key that the previous fit has just released: the release travels to the scheduler on the
+    client's message stream while the new scatter is a separate call, and when the release is
+    handled second it forgets the key -- the workers drop the new copy -- and the next fit's
+    tasks are cancelled for "lost dependencies" (dask/distributed issues 3703 and 8576).
+
+    Parameters
+    ----------
+    client : None, ThreadPoolClient or distributed.Client
+        What :func:`dask_client` yielded.
+    arrays : sequence
+        The data every task receives first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelnb.largescale._dask import TaskRunner
+    >>> with TaskRunner(None, (np.arange(4),)) as runner:
+    ...     runner.map(lambda a, i: int(a[i]), [(1,), (3,)])
+    [1, 3]
+    """
+
+    def __init__(self, client, arrays):
+        self.client = client
+        self.arrays = tuple(arrays)
+        self.data = None
+
+    def _local(self):
+        return self.client is None or isinstance(self.client, ThreadPoolClient)
+
+    def __enter__(self):
+        if self._local():
+            self.data = self.arrays
+        else:
+            # one scatter: every worker receives the data once; tasks get their own small
+            # arguments.  Unique keys (see the class notes).
+            self.data = self.client.scatter(list(self.arrays), broadcast=True, hash=False)
+        return self
+
+    def __exit__(self, *exc):
+        if not self._local() and self.data is not None:
+            for future in self.data:
+                future.release()
+        self.data = None
+        return False
+
+    def map(self, func, args_list):
+        """``[func(*arrays, *args) for args in args_list]``, run where the client says.
+
+        Parameters
+        ----------
+        func : callable
+            A module-level function (Dask pickles it to the workers).
+        args_list : list of tuple
+            Each task's own arguments.
+
+        Returns
+        -------
+        list
+            The tasks' results, in ``args_list``'s order.
+
+        Raises
+        ------
+        RuntimeError
+            When the Dask cluster lost the tasks or their data (a worker died holding the only
+            copy, the client was closed); a task's own exception is raised as it is.
+        """
+        if self.client is None:
+            return [func(*self.data, *args) for args in args_list]
+        if isinstance(self.client, ThreadPoolClient):
+            return self.client.map(func, self.data, args_list)
+        futures = [self.client.submit(func, *self.data, *args, pure=False)
+                   for args in args_list]
+        try:
+            return self.client.gather(futures)
+        except Exception as err:
+            lost = _lost_work(err)
+            if lost is None:
+                raise                      # an error of the task itself (bad data, a bug)
+            raise RuntimeError(
+                f"the Dask cluster lost this fit's tasks ({lost}).  This happens when a worker "
+                "dies during the fit (killed, out of memory, its machine gone) holding the only "
+                "copy of the data scattered for the fit, when a task kills every worker it runs "
+                "on, or when the client or cluster is closed during the fit; the fit cannot "
+                "continue without its data: fit again (on more workers, or with more memory "
+                "per worker)") from err
+        finally:
+            for future in futures:
+                future.release()
 
 
 def dashboard_available():

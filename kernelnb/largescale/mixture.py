@@ -7,9 +7,13 @@ per expert), and lets a gater decide, for every input, which experts to trust.  
 then improved by reassigning every example to the expert the gater prefers, subject to a capacity
 of L/K + 1 examples per expert (Collobert's thesis, Alg. 6.1 and 6.2).
 
+The mixture is a meta-estimator: ``expert`` is the estimator every expert is a clone of
+(:class:`kernelnb.svm.SVC` by default), ``gater`` the gater, by name or as an object of
+:mod:`kernelnb.largescale._gater` that carries its own parameters.
+
 Gaters
 ------
-``'global'`` (Alg. 6.1)
+``'global'``, :class:`~kernelnb.largescale.GlobalGater` (Alg. 6.1)
     A one-hidden-layer tanh MLP with softmax outputs ``g_k(x)``, trained on the *whole* training set
     with the experts fixed, to minimise the mixture's global cost
 
@@ -17,15 +21,15 @@ Gaters
 
     ``f_k`` the experts' SVM decision values.  The thesis trains it by stochastic gradient and
     notes that the minimisation may be approximate and warm-started from the previous outer
-    iteration: here mini-batch Adam for ``gater_epochs`` epochs, warm-started (a small numpy
+    iteration: here mini-batch Adam for the gater's ``epochs``, warm-started (a small numpy
     network, inputs standardised).  Reassignment: each example, in a random order, goes to the
     first expert in decreasing order of ``g_k(x_l)`` that holds fewer than ``L // K + 1`` examples
     (the balance rule; it uses x only, not y).  Prediction: ``sign(sum_k g_k(x) f_k(x))``.
-``'local'`` (Alg. 6.2)
+``'local'``, :class:`~kernelnb.largescale.LocalGater` (Alg. 6.2)
     Bayes' rule with one generative model per expert: ``P(k|x) = P(x|k) P(k) / sum_j P(x|j) P(j)``.
     ``P(x|k)`` is a Gaussian mixture with *diagonal* covariances (scikit-learn's
-    ``GaussianMixture(covariance_type='diag')``, ``n_gaussians`` components, ``reg_covar`` added to
-    the variances; the thesis writes full covariances, impractical in 784 dimensions) fitted on the
+    ``GaussianMixture(covariance_type='diag')``, the gater's ``n_components`` and ``reg_covar``;
+    the thesis writes full covariances, impractical in 784 dimensions) fitted on the
     expert's examples, ``P(k) = |D_k| / L``, and each SVM expert is Platt-scaled:
     ``P(y=+1|x, k) = 1 / (1 + exp(-(a_k f_k(x) + b_k)))``, ``a_k, b_k`` fitted by the negative
     log-likelihood on the expert's own training outputs with Platt's smoothed targets (the
@@ -33,9 +37,9 @@ Gaters
     Reassignment sorts the experts by ``P(y_l|x_l,k) P(x_l|k) P(k)`` (eq. 6.5) with the same
     capacity rule.  Everything but the reassignment runs in the expert tasks.  Prediction:
     ``P(y=+1|x) = sum_k P(k|x) P(y=+1|x,k)``.
-``'uniform'``
+``'uniform'``, :class:`~kernelnb.largescale.UniformGater`
     ``g_k = 1/K`` and no reassignment: the experts on a random partition, averaged (the thesis's
-    ablation baseline, 20.3% on Forest against 8.1%).  One outer iteration.
+    ablation baseline).  One outer iteration.
 
 Outer iterations: iteration t trains the experts on the current partition (parallel), then the
 gater, records the validation error, and -- except after the last one -- reassigns.  The model
@@ -46,18 +50,18 @@ iterations: the thesis's Alg. 6.1 stops "when the validation error rises".
 Cost of an iteration (Collobert, Bengio & Bengio 2002; thesis 6.1.3: linear in L for a fixed
 expert size M = L/K).  The thesis trains the gater on the whole training set, which needs every
 expert's output on every training point: K * L evaluations of an expert of M support vectors, L^2
-work in all.  Here the global gater is trained on a random subsample of ``gater_samples``
+work in all.  Here the global gater is trained on a random subsample of its ``n_samples``
 training points (fixed for the fit), where alone the experts are evaluated; the held-out
 validation set has at most ``max_validation`` points (the thesis: 10,000 on Forest); the
 reassignment needs only the gater on all L points (one pass, no expert) and each point's first
-few preferences.  An iteration then costs K expert trainings of size M, K * (gater_samples +
+few preferences.  An iteration then costs K expert trainings of size M, K * (n_samples +
 max_validation) expert evaluations and one gater pass over L points: linear in L.  The default
 ``n_experts='auto'`` keeps M fixed as L grows: one expert per 2,000 points of the experts' pool,
 the expert size of the thesis's Forest runs (100,000 examples, 50 experts).  The local gater
 still evaluates every expert on every training point (its reassignment, eq. 6.5, needs
 P(y_l|x_l,k) for all l and k).
 
-Why the gater's points are held out (``gater_holdout``).  In Alg. 6.1 the gater is trained on
+Why the gater's points are held out (``GlobalGater(holdout=True)``).  In Alg. 6.1 the gater is trained on
 the experts' outputs on their own training points.  An SVM with a large C fits its training
 points, noisy labels included, so those outputs are better than the expert's predictions: after
 a reassignment each expert holds the region where the gater preferred it, the warm-started gater
@@ -96,20 +100,21 @@ under keys of their own, and released when that phase ends; each task receives t
 of its expert's examples and returns the fitted expert with its decision values on the gater's
 and validation points.  A worker lost during the fit costs nothing while another worker holds
 the data (Dask reruns its task there); when the only copy is lost the fit stops with a
-``RuntimeError`` that says so.  Tasks run with BLAS held to one thread and ``SVC(n_jobs=1)``,
-in the same code serially and on Dask, so that a seed gives the same model either way.
+``RuntimeError`` that says so (:class:`~kernelnb.largescale._dask.TaskRunner`).  Tasks run with
+BLAS held to one thread and the expert's ``n_jobs=1``, in the same code serially and on Dask, so
+that a seed gives the same model either way.  A live Dask client is given to ``fit(client=...)``,
+never held as a parameter: ``clone`` deep-copies parameters, and a copied client would be a
+second connection (or fail), not the caller's cluster.
 """
 from __future__ import annotations
 
-import concurrent.futures
 import math
-import numbers
 import time
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit, log_expit, logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -120,18 +125,15 @@ from .._docstrings import fill_doc
 from .._fit import fit_context
 from .._platt import platt_fit
 from .._threads import n_threads
-from .._validation import (CALLBACK, FRACTION, N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT,
-                           has_methods, interval, str_options, check_input, check_param,
-                           check_params)
-from ..kernels import KERNEL_NAMES, KernelSpec
+from .._validation import (CALLBACK, FRACTION, N_JOBS, POSITIVE_INT, check_input, check_param,
+                           check_params, has_methods, str_options)
+from ..kernels import KernelSpec
 from ..svm import SVC, SVR
 from . import _mlp
-from ._dask import ThreadPoolClient, dask_client
-from .mlp import _standardizer
+from ._dask import TaskRunner, dask_client
+from ._gater import GATER_CONSTRAINT, GaterMLP, resolve_gater
 
-__all__ = ["MixtureSVC", "MixtureSVR", "balanced_assignment", "GaterMLP"]
-
-GATERS = ("global", "local", "uniform")
+__all__ = ["MixtureSVC", "MixtureSVR", "balanced_assignment"]
 # Smallest noise variance of a regression expert's P(y|x,k), in units of the standardised
 # targets' variance.
 _MIN_NOISE = 1e-4
@@ -289,171 +291,6 @@ def _assign_from_preferences(prefs, row_scores, n, k, capacity, order, block_sco
 
 
 # --------------------------------------------------------------------------------------------
-# The global gater: a small numpy MLP (tanh hidden layer, softmax over experts)
-
-
-class GaterMLP:
-    """The global gater of :class:`MixtureSVC` and :class:`MixtureSVR`: a small softmax MLP.
-
-    ``g(x) = softmax(W2 tanh(W1 x + b1) + b2)``, trained on the global criterion of Collobert's
-    thesis, Alg. 6.1.  Inputs are standardised with the mean and standard deviation of the
-    training inputs (:meth:`set_scaling`, else the first :meth:`fit`).  :meth:`fit` runs
-    mini-batch Adam on the mixture's global cost ``1/2 (y - tanh(sum_k g_k f_k))^2``
-    (``link='tanh'``, classification) or ``1/2 (y - sum_k g_k f_k)^2`` (``link='identity'``,
-    regression) with the expert outputs ``F`` fixed, continuing from the current weights (warm
-    start).
-
-    Parameters
-    ----------
-    n_features : int
-        Inputs of the gater.
-    n_hidden : int
-        Hidden tanh units.
-    n_experts : int
-        Outputs: one weight per expert.
-    rng : numpy.random.Generator
-        Draws the initial weights.
-    dtype : numpy float type, default=np.float64
-        Float type of the weights and arithmetic (``MixtureSVC`` uses float32: the gater is the
-        sequential part of a fit, and float32 halves its memory traffic).
-    link : {'tanh', 'identity'}, default='tanh'
-        The function of the mixed output in the global cost.
-
-    Attributes
-    ----------
-    W1, b1, W2, b2 : ndarray
-        The weights, of shapes (n_features, n_hidden), (n_hidden,), (n_hidden, n_experts) and
-        (n_experts,).
-    mean_, scale_ : ndarray of shape (n_features,) or None
-        The input standardisation (None before :meth:`set_scaling` or :meth:`fit`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from kernelnb.largescale import GaterMLP
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((50, 3))
-    >>> gater = GaterMLP(3, 8, 2, rng).set_scaling(X)
-    >>> gater.gate(X).shape
-    (50, 2)
-    """
-
-    def __init__(self, n_features, n_hidden, n_experts, rng, dtype=np.float64, link="tanh"):
-        if link not in ("tanh", "identity"):
-            raise ValueError(f"link must be 'tanh' or 'identity', got {link!r}")
-        self.n_hidden, self.n_experts, self.dtype, self.link = n_hidden, n_experts, dtype, link
-        self.W1 = (rng.standard_normal((n_features, n_hidden))
-                   / math.sqrt(n_features)).astype(dtype)
-        self.b1 = np.zeros(n_hidden, dtype=dtype)
-        # Small output weights: the first gater is nearly uniform.
-        self.W2 = (0.01 * rng.standard_normal((n_hidden, n_experts))
-                   / math.sqrt(n_hidden)).astype(dtype)
-        self.b2 = np.zeros(n_experts, dtype=dtype)
-        self.mean_ = self.scale_ = None
-
-    def set_scaling(self, X):
-        """Standardise inputs by the mean and standard deviation of ``X`` (scikit-learn's
-        ``StandardScaler``: constant features keep a scale of 1)."""
-        self.mean_, self.scale_ = _standardizer(X)
-        return self
-
-    def standardise(self, X):
-        """``(X - mean) / std`` in the gater's precision."""
-        return ((X - self.mean_) / self.scale_).astype(self.dtype, copy=False)
-
-    def gate(self, X, Z=None):
-        """Gater weights ``g_k(x)``, shape (n_samples, n_experts); rows sum to 1.  ``Z``: the
-        already standardised inputs, if at hand."""
-        return self._forward(self.standardise(X) if Z is None else Z)[1]
-
-    def logits(self, X):
-        """The softmax's inputs ``W2 tanh(W1 z + b1) + b2``: the same ranking of the experts as
-        :meth:`gate`, without the exponentials and the normalisation."""
-        return np.tanh(self.standardise(X) @ self.W1 + self.b1) @ self.W2 + self.b2
-
-    def _forward(self, Z):
-        H = np.tanh(Z @ self.W1 + self.b1)
-        A = H @ self.W2 + self.b2
-        A -= A.max(axis=1, keepdims=True)
-        G = np.exp(A)
-        G /= G.sum(axis=1, keepdims=True)
-        return H, G
-
-    @staticmethod
-    def cost(G, F, y, link="tanh"):
-        """The global cost ``mean 1/2 (y - tanh(sum_k g_k f_k))^2`` (without the tanh for
-        ``link='identity'``)."""
-        out = np.sum(G * F, axis=1)
-        return float(0.5 * np.mean((y - (np.tanh(out) if link == "tanh" else out)) ** 2))
-
-    def fit(self, X, y, F, epochs, learning_rate, batch_size, rng, Z=None):
-        """Minimise the global cost over the gater's weights, the experts' outputs fixed.
-
-        Parameters
-        ----------
-        X : ndarray of shape (n_samples, n_features)
-            Inputs.
-        y : ndarray of shape (n_samples,)
-            Targets: +-1 (``link='tanh'``) or real values (``link='identity'``).
-        F : ndarray of shape (n_samples, n_experts)
-            The experts' outputs at ``X``.
-        epochs : int
-            Passes of mini-batch Adam over the samples.
-        learning_rate : float
-            Adam's step size.
-        batch_size : int
-            Samples per mini-batch.
-        rng : numpy.random.Generator
-            Draws the order of every epoch.
-        Z : ndarray of shape (n_samples, n_features), optional
-            ``X`` already standardised (see :meth:`standardise`).
-
-        Returns
-        -------
-        self : GaterMLP
-            The trained gater.
-        """
-        if self.mean_ is None:
-            self.set_scaling(X)
-        if Z is None:
-            Z = self.standardise(X)
-        F = np.asarray(F, dtype=self.dtype)
-        y = np.asarray(y, dtype=self.dtype)
-        params = [self.W1, self.b1, self.W2, self.b2]
-        m = [np.zeros_like(p) for p in params]
-        v = [np.zeros_like(p) for p in params]
-        b1, b2, eps, t = 0.9, 0.999, 1e-8, 0
-        n = Z.shape[0]
-        for _ in range(int(epochs)):
-            perm = rng.permutation(n)
-            for s in range(0, n, batch_size):
-                idx = perm[s:s + batch_size]
-                Zb, Fb, yb = Z[idx], F[idx], y[idx]
-                H, G = self._forward(Zb)
-                out = np.sum(G * Fb, axis=1)
-                if self.link == "tanh":
-                    z = np.tanh(out)
-                    d_out = -(yb - z) * (1.0 - z * z) / idx.shape[0]
-                else:
-                    d_out = -(yb - out) / idx.shape[0]
-                dA = G * (Fb - out[:, None]) * d_out[:, None]  # softmax Jacobian
-                gW2 = H.T @ dA
-                gb2 = dA.sum(axis=0)
-                dH = (dA @ self.W2.T) * (1.0 - H * H)
-                gW1 = Zb.T @ dH
-                gb1 = dH.sum(axis=0)
-                t += 1
-                c1, c2 = 1.0 / (1 - b1 ** t), 1.0 / (1 - b2 ** t)
-                for p, g, mi, vi in zip(params, (gW1, gb1, gW2, gb2), m, v):
-                    mi *= b1
-                    mi += (1 - b1) * g
-                    vi *= b2
-                    vi += (1 - b2) * g * g
-                    p -= learning_rate * c1 * mi / (np.sqrt(vi * c2) + eps)
-        return self
-
-
-# --------------------------------------------------------------------------------------------
 # Expert tasks (module level: they are pickled to the Dask workers)
 
 
@@ -482,28 +319,35 @@ def _prepare_rbf32(expert):
                            dtype=np.float32, block_mb=32)
 
 
-def _expert_decision(expert, X, prepared):
+def _expert_decision(expert, X, prepared, regression):
     """Decision values of one expert on ``X``.
 
     The experts are evaluated on the gater's points and the validation points at every outer
-    iteration: for Gaussian experts in float32 (one SGEMM and one fused exp pass per block of
-    about 32 MB), about twice as fast as the float64 ``SVC.decision_function``, with relative
-    errors near 1e-6.  A point's value does not depend on the other points of its block.
+    iteration: for Gaussian kernelnb experts in float32 (one SGEMM and one fused exp pass per
+    block of about 32 MB, half the memory traffic of float64), with relative errors near 1e-6.
+    A point's value does not depend on the other points of its block.  ``regression``: the
+    expert's output is its prediction, else its decision value.
     """
     if prepared is None:
-        return _raw_output(expert, X)
+        return _raw_output(expert, X, regression)
     return prepared(X) + float(expert.intercept_[0])
 
 
-def _raw_output(expert, X):
-    """An expert's real-valued output: the SVC's decision value, the SVR's prediction."""
-    return expert.predict(X) if isinstance(expert, SVR) else expert.decision_function(X)
+def _raw_output(expert, X, regression):
+    """An expert's real-valued output: a regressor's prediction, a classifier's decision value
+    (positive: class +1)."""
+    return expert.predict(X) if regression else expert.decision_function(X)
 
 
-def _expert_task(X, y, Xs, S, Xv, idx, params, local, seed, alpha_init=None):
-    """Train expert ``k`` on ``X[idx]`` and evaluate it where the gater needs it.
+def _expert_task(X, y, Xs, S, Xv, idx, expert, regression, local, seed, alpha_init=None):
+    """Train a clone of the estimator ``expert`` on ``X[idx]`` and evaluate it where the gater
+    needs it.
 
-    ``alpha_init``: a warm start for an SVC expert (its signed dual coefficients on ``idx``,
+    ``regression``: the targets are real values (a subset of fewer than two points gets a
+    constant expert), else +-1 (a subset of one class gets a constant expert).  ``local``:
+    ``(n_components, reg_covar)`` of the local gater, whose density ``P(x|k)`` and scaling of
+    ``P(y|x,k)`` are fitted here beside the expert, or None.  ``alpha_init``: a warm start for
+    a kernelnb SVC expert (its signed dual coefficients on ``idx``,
     :meth:`kernelnb.svm.SVC.fit`), or None.
 
     ``Xs = X[S]`` are the gater's points (a bounded subsample of the training set for the global
@@ -517,28 +361,26 @@ def _expert_task(X, y, Xs, S, Xv, idx, params, local, seed, alpha_init=None):
         yk = y[idx]
         if idx.shape[0] == 0:
             expert = _ConstantExpert(0.0)
-        elif params.get("model") == "svr":
-            if idx.shape[0] < 2:
-                expert = _ConstantExpert(float(np.mean(yk)))
-            else:
-                expert = SVR(C=params["C"], epsilon=params["epsilon"], kernel=params["kernel"],
-                             sigma=params["sigma"], tol=params["tol"],
-                             cache_size=params["cache_size"], n_jobs=1).fit(X[idx], yk)
-        elif np.unique(yk).shape[0] < 2:
+        elif regression and idx.shape[0] < 2:
+            expert = _ConstantExpert(float(np.mean(yk)))
+        elif not regression and np.unique(yk).shape[0] < 2:
             expert = _ConstantExpert(float(yk[0]))
         else:
-            expert = SVC(C=params["C"], kernel=params["kernel"], sigma=params["sigma"],
-                         tol=params["tol"], cache_size=params["cache_size"], n_jobs=1)
-            expert.fit(X[idx], yk, alpha_init=alpha_init)
+            expert = clone(expert)
+            if alpha_init is None:
+                expert.fit(X[idx], yk)
+            else:
+                expert.fit(X[idx], yk, alpha_init=alpha_init)
         prepared = _prepare_rbf32(expert)
         # (the refit of refit_held_out evaluates the experts nowhere: no gater's points)
-        dec = _expert_decision(expert, Xs, prepared) if Xs.shape[0] else np.empty(0)
+        dec = _expert_decision(expert, Xs, prepared, regression) if Xs.shape[0] else np.empty(0)
         out = {"expert": expert, "dec": dec,
-               "dec_val": _expert_decision(expert, Xv, prepared) if Xv.shape[0] else np.empty(0)}
-        if local:
+               "dec_val": (_expert_decision(expert, Xv, prepared, regression) if Xv.shape[0]
+                           else np.empty(0))}
+        if local is not None:
             # here Xs is the whole training set (S = all); Platt on the expert's own outputs
             own = dec[idx]
-            if params.get("model") == "svr":
+            if regression:
                 # P(y|x,k) = N(y; f_k(x), s_k^2): s_k^2 the expert's mean squared residual on
                 # its own points, the maximum-likelihood variance (floored: an expert that fits
                 # its points exactly must not claim zero noise)
@@ -553,8 +395,9 @@ def _expert_task(X, y, Xs, S, Xv, idx, params, local, seed, alpha_init=None):
             else:
                 from sklearn.mixture import GaussianMixture
 
-                gmm = GaussianMixture(n_components=min(params["n_gaussians"], idx.shape[0]),
-                                      covariance_type="diag", reg_covar=params["reg_covar"],
+                n_components, reg_covar = local
+                gmm = GaussianMixture(n_components=min(n_components, idx.shape[0]),
+                                      covariance_type="diag", reg_covar=reg_covar,
                                       random_state=seed).fit(X[idx])
                 out["gmm"] = gmm
                 out["logpx"] = gmm.score_samples(Xs)
@@ -570,7 +413,7 @@ def _warm_start(expert, old, new):
     larger one (the added points at zero keep the box and ``sum y_i alpha_i = 0``), so the
     solver starts from the old optimum instead of from zero and reaches the same optimum
     (within its tolerance).  None for an expert that is not a two-class SVC."""
-    if not isinstance(expert, SVC) or getattr(expert, "classes_", np.empty(0)).shape[0] != 2:
+    if type(expert) is not SVC or getattr(expert, "classes_", np.empty(0)).shape[0] != 2:
         return None
     pos = np.searchsorted(new, old)
     if old.shape[0] == 0 or pos[-1] >= new.shape[0] or not np.array_equal(new[pos], old):
@@ -578,82 +421,6 @@ def _warm_start(expert, old, new):
     init = np.zeros(new.shape[0])
     init[pos[expert.support_]] = expert.dual_coef_[0]
     return init
-
-
-def _lost_work(err):
-    """What Dask said when it lost tasks -- a future cancelled by the scheduler (its data lost),
-    a task whose workers all died -- as one line; None for any other error (the task's own)."""
-    from distributed import KilledWorker
-
-    if isinstance(err, (concurrent.futures.CancelledError, KilledWorker)):
-        return f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
-    return None
-
-
-class _Runner:
-    """Runs a list of expert tasks serially (client None), on a thread pool of this process
-    (a :class:`~kernelnb.largescale._dask.ThreadPoolClient`, the arrays shared as they are) or as
-    Dask tasks on scattered data.
-
-    A context manager: the data are scattered on entry and released on exit, so that what one
-    fit put on the workers lives exactly as long as that fit.
-
-    The scattered data get keys of their own (``hash=False``), never keys derived from their
-    content.  With content keys, the one-vs-rest fits of :class:`MixtureSVC` (the same inputs
-    for every class, on one client) and any two fits of the same data on a user's client
-    scatter under the *same* key that the previous fit has just released: the release travels
-    to the scheduler on the client's message stream while the new scatter is a separate call,
-    and when the release is handled second it forgets the key -- the workers drop the new copy
-    -- and the next fit's tasks are cancelled for "lost dependencies" (dask/distributed issues
-    3703 and 8576).  A heavily loaded machine widens the window (11 of 12 four-class fits
-    failed with two busy processes on two cores).
-    """
-
-    def __init__(self, client, X, y, Xs, S, Xv):
-        self.client = client
-        self.arrays = (X, y, Xs, S, Xv)
-        self.data = None
-
-    def __enter__(self):
-        if self.client is None or isinstance(self.client, ThreadPoolClient):
-            self.data = self.arrays
-        else:
-            # One scatter per runner: every worker receives the data once; tasks get index
-            # arrays.  Unique keys (see the class notes).
-            self.data = self.client.scatter(list(self.arrays), broadcast=True, hash=False)
-        return self
-
-    def __exit__(self, *exc):
-        if self.client is not None and not isinstance(self.client, ThreadPoolClient) \
-                and self.data is not None:
-            for future in self.data:
-                future.release()
-        self.data = None
-        return False
-
-    def map(self, args_list):
-        if self.client is None:
-            return [_expert_task(*self.data, *args) for args in args_list]
-        if isinstance(self.client, ThreadPoolClient):
-            return self.client.map(_expert_task, self.data, args_list)
-        futures = [self.client.submit(_expert_task, *self.data, *args, pure=False)
-                   for args in args_list]
-        try:
-            return self.client.gather(futures)
-        except Exception as err:
-            lost = _lost_work(err)
-            if lost is None:
-                raise                      # an error of the task itself (bad data, a bug)
-            raise RuntimeError(
-                f"the Dask cluster lost this fit's expert tasks ({lost}).  This happens when "
-                "a worker dies during the fit (killed, out of memory, its machine gone) "
-                "holding the only copy of the data scattered for the fit, when a task kills "
-                "every worker it runs on, or when the client or cluster is closed during the "
-                "fit; the fit cannot continue without its data: fit again (on more workers, "
-                "or with more memory per worker)") from err
-        finally:
-            for future in futures:
-                future.release()
 
 
 # --------------------------------------------------------------------------------------------
@@ -687,28 +454,17 @@ class _Layout:
 EXPERT_SIZE = 2000
 
 _CONSTRAINTS = {
+    "expert": [None, has_methods(["fit", "decision_function"])],
+    "gater": GATER_CONSTRAINT,
     "n_experts": [*POSITIVE_INT, str_options({"auto"})],
-    "gater": [str_options(set(GATERS))],
     "max_iter": POSITIVE_INT,
-    "C": POSITIVE,
-    "kernel": [str_options(set(KERNEL_NAMES)), callable],
-    "sigma": [*POSITIVE, str_options({"scale"})],
-    "tol": POSITIVE,
-    "cache_size": POSITIVE,
-    "gater_n_hidden": POSITIVE_INT,
-    "gater_epochs": NONNEGATIVE_INT,
-    "gater_learning_rate": POSITIVE,
-    "gater_batch_size": POSITIVE_INT,
-    "gater_samples": [*POSITIVE_INT, None],
-    "gater_holdout": ["boolean"],
-    "gater_n_components": POSITIVE_INT,
-    "reg_covar": POSITIVE,
     "validation_fraction": [*FRACTION, None],
     "max_validation": [*POSITIVE_INT, None],
     "n_iter_no_change": [*POSITIVE_INT, None],
     "balance": ["boolean"],
     "refit_held_out": ["boolean"],
-    "client": [None, str, has_methods(["submit", "gather", "scatter"]), ThreadPoolClient],
+    # a value that clone, pickle and get_params handle; a live client is fit's client=
+    "client": [None, str],
     "n_jobs": N_JOBS,
     "random_state": ["random_state"],
     "verbose": ["verbose"],
@@ -719,40 +475,25 @@ _CONSTRAINTS = {
 # The parameters and fitted attributes MixtureSVC and MixtureSVR share, written once and
 # substituted into both docstrings (kernelnb._docstrings.fill_doc).
 _DOC = dict(
-    expert_parameters="""
-kernel : str or callable, default='rbf'
-    The experts' kernel (a name of :mod:`kernelnb.kernels` or a callable; not
-    ``'precomputed'``: the experts see different subsets).
-sigma : float or 'scale', default=1.0
-    Gaussian width of the experts' kernel, ``exp(-||x - z||^2 / (2 sigma^2))``;
-    ``'scale'`` is resolved once on the whole training set (see ``sigma_``).
-tol : float, default=1e-3
-    Solver tolerance of each expert.
-cache_size : float, default=200
-    Memory in MB for each expert's kernel values.
-gater_n_hidden : int, default=32
-    Hidden tanh units of the global gater (thesis: 150 or 500 on Forest).
-gater_epochs : int, default=10
-    Epochs of gater training per outer iteration (warm-started).
-gater_learning_rate : float, default=3e-3
-    Adam step size of the gater.
-gater_batch_size : int, default=128
-    Mini-batch size of the gater's training.
-gater_samples : int or None, default=20000
-    Training points (a random subsample, the same for the whole fit) on which the experts
-    are evaluated and the global gater trained; None: all of them, as in the thesis (the
-    fit is then quadratic in n), or a fifth of them with ``gater_holdout``.
-gater_holdout : bool, default=True
-    Keep the gater's points out of the experts' training sets (at most a fifth of the
-    training set), so that the gater learns from the experts' outputs on points they have
-    not seen.  ``False`` is the thesis's choice; on noisy data the gater then learns to
-    trust every expert on the region it was just given, where its outputs are fitted, not
-    predicted (see the module notes).  The reassignment covers every point of the
-    experts' pool.
+    gater_parameter="""
+gater : {'global', 'local', 'uniform'} or gater object, default='global'
+    Which experts to trust at each input (:mod:`kernelnb.largescale._gater`): the MLP
+    gater trained on the mixture's global cost (:class:`GlobalGater`, Alg. 6.1), Bayes'
+    rule on a density per expert (:class:`LocalGater`, Alg. 6.2), or ``1/K`` without
+    reassignment (:class:`UniformGater`).  A name stands for that gater with its defaults;
+    a gater object carries its own parameters (``gater__epochs`` for a grid search).
+n_experts : int or 'auto', default='auto'
+    Number K of experts; each holds at most ``L // K + 1`` training examples.  ``'auto'``:
+    one expert per 2,000 examples of the experts' pool (:meth:`pool_size`; at least 2), the
+    expert size of the thesis's SVM mixtures on Forest (100,000 examples, 50 experts, Table
+    6.1).  The experts then keep their size as n grows and the fit's time grows about
+    linearly in n (ch. 6.1.3), where with a fixed K every expert's solve grows with n as one
+    SVM's does.  ``n_experts_`` is the number used.
+max_iter : int, default=3
+    Most outer iterations (expert training, gater training, reassignment); the thesis used
+    5.  The uniform gater runs one.
 """,
     layout_parameters="""
-reg_covar : float, default=1e-3
-    Added to the diagonal variances of ``P(x|k)`` (local gater).
 validation_fraction : float in (0, 1) or None, default=0.1
     Fraction of the training set held out (at random) to record the validation error
     after each outer iteration, used only when ``fit`` gets no ``X_val``; None uses every
@@ -769,17 +510,31 @@ balance : bool, default=True
     Apply the capacity ``L // K + 1`` when reassigning.  ``False`` lets every example go
     to its preferred expert -- only to show what goes wrong (the thesis: one expert then
     captures everything).
+refit_held_out : bool, default=True
+    After the outer iterations, give the points held out of X -- the validation set drawn
+    by ``validation_fraction`` and the global gater's points of ``holdout`` -- to the
+    experts of the returned iteration (each to the expert the gater prefers among those
+    holding fewer than ``n // K + 1`` points; at random for the uniform gater) and refit
+    every expert once on all its points, a kernelnb SVC expert starting from its solution
+    on its old points: the experts then share all of X, as one SVM would.  The gater is not
+    retrained (it keeps what it learnt from outputs on points the experts had not seen);
+    ``validation_errors_`` are those of the iterations before the refit.  Costs one more
+    round of expert training (measured in ``benchmarks/results/mixture_refit.json``).
+    ``False``: the best iteration as trained, the thesis's model.
 """,
     runtime_parameters="""
-client : None, 'threads', 'serial', str or distributed.Client, default=None
+client : None, 'threads', 'serial' or str, default=None
     Where the expert tasks run (see :mod:`kernelnb.largescale._dask`): None starts a
     ``LocalCluster`` of ``n_jobs`` worker threads in this process for this fit and closes
     it (it works from a script without a main guard, a notebook or a Voila kernel), and
     where Dask is not installed (no ``kernelnb[dask]``) runs them as ``'threads'`` does;
     ``'threads'`` runs them on a thread pool of ``n_jobs`` threads in this process, without
     Dask (the tasks release the GIL, so the threads use that many cores); ``'serial'`` runs
-    them one after the other in this thread; a scheduler address or a client runs them on
-    that cluster.  Every choice gives the same model for the same seed.
+    them one after the other in this thread; a scheduler address such as
+    ``'tcp://10.0.0.5:8786'`` runs them on that cluster (a client is connected for the fit
+    and closed after it).  Every choice gives the same model for the same seed.  A live
+    ``distributed.Client`` is not a parameter: it is given to ``fit(X, y, client=...)`` for
+    that fit only, so that ``clone``, ``get_params`` and pickling never copy a connection.
 n_jobs : int or None, default=None
     Workers of the embedded cluster of ``client=None`` (or threads of the thread pool of
     ``'threads'``, which stands in for it without Dask): None one per core the context allows (at most ``OMP_NUM_THREADS``
@@ -805,9 +560,10 @@ best_iteration_ : int
     The iteration (from 0) whose experts and gater are returned: the first with the
     lowest validation error.
 sigma_ : float or None
-    The experts' common width (``sigma='scale'`` resolved once on the training set).
+    The experts' common width: the expert's ``sigma``, ``'scale'`` resolved once on the
+    training set (None for an expert without a Gaussian width).
 gater_samples_ : int
-    Points on which the gater was trained.
+    Points on which the gater was trained (global gater) or the training error recorded.
 expert_sizes_ : list of ndarray
     Examples per expert at each outer iteration (before its expert training).
 assignment_ : ndarray of int of shape (n_samples,)
@@ -835,20 +591,59 @@ class _MixtureSVM(BaseEstimator):
     """The hard mixture's fit (thesis Alg. 6.1/6.2) shared by :class:`MixtureSVC` and
     :class:`MixtureSVR`; a subclass gives ``_link`` (the gater's output function),
     ``_check_data`` (checked inputs and the experts' targets), ``_val_targets`` (the
-    experts' targets of given validation labels), ``_expert_params`` (the expert model and its
-    own parameters) and ``_error`` (training and validation error)."""
+    experts' targets of given validation labels), ``_default_expert`` (the expert of
+    ``expert=None``) and ``_error`` (training and validation error)."""
 
     _link = "tanh"
 
     # ---------------------------------------------------------------------------------------
+    def _gater(self):
+        """The gater object ``gater`` stands for, its parameters checked."""
+        return resolve_gater(self.gater)
+
+    def _kind(self):
+        """``'global'``, ``'local'`` or ``'uniform'``: the kind of gater ``gater`` is."""
+        return self.gater if isinstance(self.gater, str) else self.gater.kind
+
+    def _expert(self):
+        """The expert estimator (``expert``, or the default one), not fitted, not copied."""
+        return self._default_expert() if self.expert is None else self.expert
+
     def _check_params_extra(self):
-        if isinstance(self.kernel, str) and self.kernel == "precomputed":
-            raise ValueError(f"kernel='precomputed' is not supported by {type(self).__name__} "
-                             "(the experts see different subsets); give a kernel name or a "
-                             "callable")
+        self._gater()
+        expert = self._expert()
+        if getattr(type(expert), "_parameter_constraints", None) is not None:
+            check_params(expert)         # before the tasks: a bad C fails here, not on a worker
+        params = expert.get_params(deep=False)
+        kernel = params.get("kernel")
+        if isinstance(kernel, str) and kernel == "precomputed":
+            raise ValueError(f"an expert with kernel='precomputed' is not supported by "
+                             f"{type(self).__name__} (the experts see different subsets); give "
+                             "a kernel name or a callable")
+
+    def _expert_prototype(self, Xtr):
+        """The clone every expert task clones again: one thread (``n_jobs=1`` where the expert
+        has it: the tasks run side by side) and one width for every expert and iteration
+        (thesis ch. 6: the experts' sigma and C are the same for all experts and iterations).
+        ``sigma='scale'`` is resolved here, on the whole training set: resolved by each expert
+        on its own subset it would give the experts of a reassigned (regional,
+        smaller-variance) partition narrower kernels than the random partition's."""
+        proto = clone(self._expert())
+        params = proto.get_params(deep=False)
+        if "n_jobs" in params:
+            proto.set_params(n_jobs=1)
+        sigma = params.get("sigma")
+        if isinstance(sigma, str) and sigma == "scale":
+            width = KernelSpec.of(proto).resolve_sigma(Xtr, np.float32)  # the experts' precision
+            if width is not None:
+                proto.set_params(sigma=float(width))
+        sigma = proto.get_params(deep=False).get("sigma")
+        self.sigma_ = float(sigma) if isinstance(sigma, (int, float)) and not isinstance(
+            sigma, bool) else None
+        return proto
 
     @fit_context
-    def fit(self, X, y, *, X_val=None, y_val=None):
+    def fit(self, X, y, *, X_val=None, y_val=None, client=None):
         """Fit the mixture (thesis Alg. 6.1; Alg. 6.2 for the local gater).
 
         Parameters
@@ -862,12 +657,21 @@ class _MixtureSVM(BaseEstimator):
             best iteration chosen; without them ``validation_fraction`` of X is held out.
         y_val : array-like of shape (n_val,), optional
             Their targets.
+        client : str, distributed.Client or ThreadPoolClient, optional
+            Where this fit's expert tasks run, in place of the ``client`` parameter: a live
+            client (anything with ``submit``, ``scatter`` and ``gather``) is used as it is
+            and left open; it is not stored on the estimator.
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
+        return self._fit(X, y, X_val, y_val, self.client if client is None else client)
+
+    def _fit(self, X, y, X_val, y_val, where):
+        """The fit on ``where`` (the ``client`` of this fit)."""
+        spec = self._gater()
         X, ys = self._check_data(X, y)
         K = self._resolve_n_experts(X.shape[0])
         self.n_experts_ = K
@@ -881,17 +685,16 @@ class _MixtureSVM(BaseEstimator):
         rs = check_random_state(self.random_state)
         rng = np.random.default_rng(rs.randint(2**31 - 1))
         lay = self._layout(X, ys, K, rng, val)
-        n_outer = 1 if self.gater == "uniform" else int(self.max_iter)
+        n_outer = 1 if spec.kind == "uniform" else int(self.max_iter)
 
         # Initial random partition of the pool into K subsets of size about P/K.
         assignment = np.full(lay.L, -1, dtype=np.int64)
         assignment[lay.pool[rng.permutation(lay.P)]] = np.arange(lay.P) % K
-        self.sigma_ = self._common_sigma(lay.Xtr)
-        params = dict(C=float(self.C), kernel=self.kernel, sigma=self.sigma_, tol=self.tol,
-                      cache_size=self.cache_size, **self._expert_params())
+        task = (self._expert_prototype(lay.Xtr), self._link == "identity",
+                (int(spec.n_components), float(spec.reg_covar)) if spec.kind == "local" else None)
         gater = Zs = None
-        if self.gater == "global" and K > 1:
-            gater = GaterMLP(X.shape[1], int(self.gater_n_hidden), K, rng, dtype=np.float32,
+        if spec.kind == "global" and K > 1:
+            gater = GaterMLP(X.shape[1], int(spec.n_hidden), K, rng, dtype=np.float32,
                              link=self._link)
             gater.set_scaling(lay.Xtr)
             with _one_thread():
@@ -908,17 +711,17 @@ class _MixtureSVM(BaseEstimator):
         val_errs, tr_errs, tr_costs = [], [], []
         best, best_err, since_best = None, np.inf, 0
         parallel_time = gater_time = cpu_tasks = 0.0
-        with dask_client(self.client, n_workers=n_threads(self.n_jobs)) as client:
+        with dask_client(where, n_workers=n_threads(self.n_jobs)) as client:
             # the data of the iterations, on the workers until the loop ends
-            with _Runner(client, lay.Xtr, lay.ytr, lay.Xs, lay.S, lay.Xv) as runner:
+            with TaskRunner(client, (lay.Xtr, lay.ytr, lay.Xs, lay.S, lay.Xv)) as runner:
                 for it in range(n_outer):
                     sizes = np.bincount(assignment[lay.pool], minlength=K)
                     self.expert_sizes_.append(sizes)
                     t0 = time.perf_counter()
                     subsets = _subsets(assignment, K)
                     seeds = seed_rng.integers(0, 2**31 - 1, size=K)
-                    results = runner.map([(subsets[k], params, lay.local, int(seeds[k]))
-                                          for k in range(K)])
+                    results = runner.map(_expert_task, [(subsets[k], *task, int(seeds[k]))
+                                                        for k in range(K)])
                     parallel_time += time.perf_counter() - t0
                     times = np.array([r["time"] for r in results])
                     self.expert_times_.append(times)
@@ -926,7 +729,7 @@ class _MixtureSVM(BaseEstimator):
 
                     t0 = time.perf_counter()
                     self.experts_ = [r["expert"] for r in results]
-                    state = self._combine(results, lay, sizes, gater, Zs, rng)
+                    state = self._combine(results, lay, sizes, gater, Zs, rng, spec)
                     tr_costs.append(state["train_cost"])
                     tr_errs.append(self._error(state["train_dec"], lay.ys_s))
                     val_errs.append(self._error(state["val_dec"], lay.yv) if lay.n_val else np.nan)
@@ -959,7 +762,7 @@ class _MixtureSVM(BaseEstimator):
             self._restore(best)
             if self.refit_held_out:
                 t0 = time.perf_counter()
-                refit_tasks = self._refit_held_out(client, X, ys, K, params, seed_rng, rng)
+                refit_tasks = self._refit_held_out(client, X, ys, K, task, seed_rng, rng, spec)
                 parallel_time += time.perf_counter() - t0
                 cpu_tasks += refit_tasks
         self.n_iter_ = len(val_errs)
@@ -975,8 +778,9 @@ class _MixtureSVM(BaseEstimator):
     def _sizes(self, n, K, given_val=False):
         """``(n_val, n_holdout, pool)`` for ``n`` examples and ``K`` experts: the validation
         set held out of them (none with ``validation_fraction=None`` or ``given_val``), the
-        gater's held-out points (0 without ``gater_holdout``; at most a fifth of the training
-        set) and the experts' pool."""
+        global gater's held-out points (0 without its ``holdout``; at most a fifth of the
+        training set) and the experts' pool."""
+        spec = self._gater()
         n_val = 0
         if self.validation_fraction is not None and not given_val:
             n_val = int(math.floor(self.validation_fraction * n))
@@ -985,8 +789,8 @@ class _MixtureSVM(BaseEstimator):
             n_val = min(n_val, n - K)
         L = n - n_val
         n_s = 0
-        if bool(self.gater_holdout) and self.gater == "global" and K > 1:
-            n_s = L // 5 if self.gater_samples is None else min(int(self.gater_samples), L // 5)
+        if spec.kind == "global" and bool(spec.holdout) and K > 1:
+            n_s = L // 5 if spec.n_samples is None else min(int(spec.n_samples), L // 5)
             n_s = max(n_s, 1)
         return n_val, n_s, L - n_s
 
@@ -1019,7 +823,7 @@ class _MixtureSVM(BaseEstimator):
 
     def pool_size(self, n_samples):
         """How many of ``n_samples`` training examples the experts share: all but the validation
-        set and, with ``gater_holdout``, the gater's held-out points.  The thesis's cost analysis
+        set and, with the global gater's ``holdout``, the gater's held-out points.  The thesis's cost analysis
         (6.1.3) fixes the expert size M; for experts of about M examples choose
         ``n_experts = round(pool_size(n) / M)``, as ``n_experts='auto'`` does with M = 2,000
         (``n_experts`` counts here only through ``n_experts > 1``: one expert has no gater to
@@ -1042,9 +846,10 @@ class _MixtureSVM(BaseEstimator):
         Validation: the given ``val = (Xv, yv)``, or a fraction of the data, at most
         ``max_validation`` points (the thesis: 10,000 on Forest) -- every expert is evaluated
         on it at every iteration.  S: for the
-        global and uniform gaters a random subsample of at most ``gater_samples`` training
-        points, the same for the whole fit (the experts are evaluated there, not on all L
-        points), held out from the experts with ``gater_holdout``; the local gater's
+        global and uniform gaters a random subsample of at most the gater's ``n_samples``
+        training points, the same for the whole fit (the experts are evaluated there, not on
+        all L points), held out from the experts with the global gater's ``holdout``; the
+        local gater's
         reassignment needs every expert's output on every training point, so S is the whole
         training set there.  The pool: every training point, or all but S."""
         n = X.shape[0]
@@ -1058,7 +863,8 @@ class _MixtureSVM(BaseEstimator):
             (Xv, yv), n_val = val, val[0].shape[0]
         Xtr, ytr = X[tr_idx], ys[tr_idx]
         L = Xtr.shape[0]
-        local = self.gater == "local"
+        spec = self._gater()
+        local = spec.kind == "local"
         holdout = n_s > 0
         if holdout:
             S = np.sort(rng.choice(L, size=n_s, replace=False))
@@ -1066,25 +872,16 @@ class _MixtureSVM(BaseEstimator):
             in_s[S] = True
             pool = np.flatnonzero(~in_s)
         else:
-            if local or self.gater_samples is None or self.gater_samples >= L:
+            if local or spec.n_samples is None or spec.n_samples >= L:
                 S = np.arange(L)
             else:
-                S = np.sort(rng.choice(L, size=int(self.gater_samples), replace=False))
+                S = np.sort(rng.choice(L, size=int(spec.n_samples), replace=False))
             pool = np.arange(L)
         P = pool.shape[0]
         return _Layout(tr_idx=tr_idx, val_idx=val_idx, Xtr=Xtr, ytr=ytr, Xv=Xv,
                        yv=yv, S=S, Xs=Xtr[S], ys_s=ytr[S], pool=pool, L=L, P=P,
                        n_val=n_val, local=local, holdout=holdout,
                        capacity=P // K + 1 if self.balance else P)
-
-    def _common_sigma(self, Xtr):
-        """One width for every expert and iteration (thesis ch. 6: the experts' sigma and C are
-        the same for all experts and iterations).  ``sigma='scale'`` is resolved here, on the
-        whole training set: resolved by each expert on its own subset it would give the experts
-        of a reassigned (regional, smaller-variance) partition narrower kernels than the random
-        partition's."""
-        sigma = KernelSpec.of(self).resolve_sigma(Xtr, np.float32)   # the experts' precision
-        return self.sigma if sigma is None else float(sigma)
 
     def _set_local_gater(self, results, sizes, n):
         """The local gater from its experts' results (Alg. 6.2): each expert's Platt scaling,
@@ -1094,7 +891,7 @@ class _MixtureSVM(BaseEstimator):
         with np.errstate(divide="ignore"):
             self.log_prior_ = np.log(sizes / n)
 
-    def _combine(self, results, lay, sizes, gater, Zs, rng):
+    def _combine(self, results, lay, sizes, gater, Zs, rng, spec):
         """After the experts of an iteration: train the gater (global) or set up the local
         posterior, and the mixture's decision on the gater's points and the validation set."""
         F = np.column_stack([r["dec"] for r in results])          # on S
@@ -1124,8 +921,8 @@ class _MixtureSVM(BaseEstimator):
             # Small matrix products: one BLAS thread (spinning threads on shared cores made
             # them 8x slower).
             with _one_thread():
-                gater.fit(lay.Xs, lay.ys_s, F, self.gater_epochs,
-                          float(self.gater_learning_rate), int(self.gater_batch_size), rng, Z=Zs)
+                gater.fit(lay.Xs, lay.ys_s, F, int(spec.epochs), float(spec.learning_rate),
+                          int(spec.batch_size), rng, Z=Zs)
                 G = gater.gate(lay.Xs, Z=Zs).astype(np.float64)
         else:
             G = np.full((lay.S.shape[0], F.shape[1]), 1.0 / F.shape[1])
@@ -1167,7 +964,7 @@ class _MixtureSVM(BaseEstimator):
                                                         lay.capacity, order, block_scores)
         return assignment
 
-    def _refit_held_out(self, client, X, ys, K, params, seed_rng, rng):
+    def _refit_held_out(self, client, X, ys, K, task, seed_rng, rng, spec):
         """``refit_held_out``: after the outer iterations, give the points held out of X (the
         validation set and the gater's points) to the experts of the returned iteration and
         refit every expert once on all its points.  Returns the seconds of the expert tasks.
@@ -1185,7 +982,7 @@ class _MixtureSVM(BaseEstimator):
             return 0.0
         n = X.shape[0]
         m = held.shape[0]
-        if self.gater == "uniform":
+        if spec.kind == "uniform":
             scores = rng.random((m, K))
         else:
             scores = self._gate(X[held])
@@ -1194,14 +991,14 @@ class _MixtureSVM(BaseEstimator):
         assignment[held] = _assign_from_preferences(
             _top_preferences(scores), lambda l: scores[l], m, K, capacity, rng.permutation(m),
             lambda rows: scores[rows], counts=counts)
-        local = self.gater == "local"
+        local = spec.kind == "local"
         S = np.arange(n) if local else np.empty(0, dtype=np.int64)
         subsets = _subsets(assignment, K)
         seeds = seed_rng.integers(0, 2**31 - 1, size=K)
         inits = [_warm_start(self.experts_[k], np.flatnonzero(self.assignment_ == k), subsets[k])
                  for k in range(K)]
-        with _Runner(client, X, ys, X if local else X[:0], S, X[:0]) as runner:
-            results = runner.map([(subsets[k], params, local, int(seeds[k]), inits[k])
+        with TaskRunner(client, (X, ys, X if local else X[:0], S, X[:0])) as runner:
+            results = runner.map(_expert_task, [(subsets[k], *task, int(seeds[k]), inits[k])
                                   for k in range(K)])
         self.experts_ = [r["expert"] for r in results]
         if local:
@@ -1284,7 +1081,8 @@ class _MixtureSVM(BaseEstimator):
         # Each expert's own float64 decision function: the float32 path of the fit
         # (:func:`_expert_decision`) rounds a point's value differently depending on its row in
         # the block (about 1e-7 relative), and a prediction must not depend on its neighbours.
-        return np.column_stack([_raw_output(e, X) for e in self.experts_])
+        regression = self._link == "identity"
+        return np.column_stack([_raw_output(e, X, regression) for e in self.experts_])
 
     def gate(self, X):
         """Weights of the experts at each point, shape (n_samples, n_experts): the global gater's
@@ -1295,7 +1093,7 @@ class _MixtureSVM(BaseEstimator):
 
     def _gate(self, X):
         K = len(self.experts_)
-        if self.gater == "local":
+        if self._kind() == "local":
             logpx = np.column_stack([
                 d.score_samples(X) if d is not None else np.full(X.shape[0], -np.inf)
                 for d in self.densities_])
@@ -1333,41 +1131,17 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
 
     Parameters
     ----------
-    n_experts : int or 'auto', default='auto'
-        Number K of experts; each holds at most ``L // K + 1`` training examples.  ``'auto'``:
-        one expert per 2,000 examples of the experts' pool (:meth:`pool_size`; at least 2), the
-        expert size of the thesis's SVM mixtures on Forest (100,000 examples, 50 experts, Table
-        6.1).  The experts then keep their size as n grows and the fit's time grows about
-        linearly in n (ch. 6.1.3), where with a fixed K every expert's solve grows with n as one
-        SVM's does.  ``n_experts_`` is the number used.
-    gater : {'global', 'local', 'uniform'}, default='global'
-        The global MLP gater (Alg. 6.1), the local Bayes gater (Alg. 6.2) or ``1/K`` without
-        reassignment (see :mod:`kernelnb.largescale.mixture`).
-    max_iter : int, default=3
-        Most outer iterations (expert training, gater training, reassignment); the thesis used
-        5.  The uniform gater runs one.
-    C : float, default=1.0
-        Penalty of every expert SVM (the same for all experts and iterations, as in the thesis).
-    %(expert_parameters)s
-    gater_n_components : int, default=1
-        Components of each expert's diagonal Gaussian mixture ``P(x|k)`` (local gater;
-        scikit-learn's ``GaussianMixture(n_components=...)``).
+    expert : classifier or None, default=None
+        The estimator each expert is a clone of (as a scikit-learn meta-estimator's
+        ``estimator``): None is :class:`kernelnb.svm.SVC` with its defaults, or e.g.
+        ``SVC(C=10, sigma=0.5)``.  The experts learn two classes coded -1/+1 and are read by
+        their ``decision_function``.  Every expert has the same parameters at every
+        iteration, as in the thesis; ``sigma='scale'`` is resolved once on the whole training
+        set (``sigma_``), and ``n_jobs`` is set to 1 (the experts train side by side).
+        ``kernel='precomputed'`` is refused (the experts see different subsets).  A grid
+        search reaches its parameters as ``expert__C``.
+    %(gater_parameter)s
     %(layout_parameters)s
-    refit_held_out : bool, default=True
-        After the outer iterations, give the points held out of X -- the validation set drawn
-        by ``validation_fraction`` and the gater's points of ``gater_holdout`` -- to the
-        experts of the returned iteration (each to the expert the gater prefers among those
-        holding fewer than ``n // K + 1`` points; at random for the uniform gater) and refit
-        every expert once on all its points: the experts then share all of X, as one SVM
-        would.  The gater is not retrained (it keeps what it learnt from outputs on points the
-        experts had not seen); ``validation_errors_`` are those of the iterations before the
-        refit.  Costs one more round of expert training, on subsets about 40 % larger up to
-        60,000 points (a few percent at a million).  On the noisy 6-D checkerboard (30,000
-        points, 10 experts, 5 seeds) it brings the mixture from 2.4 points of test error behind
-        one SVC to 0.2; it takes about a quarter of the mixture's time, the experts
-        starting from their solutions on their old points (see
-        :mod:`kernelnb.largescale.mixture`).  ``False``: the best iteration as trained, the
-        thesis's model.
     %(runtime_parameters)s
 
     Attributes
@@ -1378,8 +1152,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         More than two classes: the two-class mixture of each class against the rest (its
         ``classes_[1]`` is True: the class); None for two classes.
     experts_ : list
-        The fitted :class:`kernelnb.svm.SVC` experts (constant experts for single-class
-        subsets).
+        The fitted experts, clones of ``expert`` (constant experts for single-class subsets).
     platt_ : ndarray of shape (n_experts, 2)
         Local gater: Platt's ``a_k, b_k`` of each expert.
     densities_ : list of GaussianMixture
@@ -1387,7 +1160,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
     log_prior_ : ndarray of shape (n_experts,)
         Local gater: ``log P(k)``.
     gater_ : GaterMLP or None
-        The global gater (None for the other gaters and for one expert).
+        The global gater's trained network (None for the other gaters and for one expert).
     %(fitted_attributes)s
     validation_errors_ : ndarray of shape (n_iterations,)
         Classification error on the validation set per outer iteration.
@@ -1407,10 +1180,11 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
     Examples
     --------
     >>> from kernelnb.datasets import make_moons
-    >>> from kernelnb.largescale import MixtureSVC
+    >>> from kernelnb.largescale import GlobalGater, MixtureSVC
+    >>> from kernelnb.svm import SVC
     >>> X, y = make_moons(n_samples=400, noise=0.2, random_state=0)
-    >>> clf = MixtureSVC(n_experts=2, max_iter=2, C=10.0, sigma=0.5, gater_epochs=2,
-    ...                  client="serial", random_state=0).fit(X[:300], y[:300])
+    >>> clf = MixtureSVC(SVC(C=10.0, sigma=0.5), gater=GlobalGater(epochs=2), n_experts=2,
+    ...                  max_iter=2, client="serial", random_state=0).fit(X[:300], y[:300])
     >>> clf.gate(X[300:302]).shape
     (2, 2)
     >>> print(clf.score(X[300:], y[300:]) > 0.9)
@@ -1419,28 +1193,14 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
 
     _parameter_constraints = _CONSTRAINTS
 
-    def __init__(self, *, n_experts="auto", gater="global", max_iter=3, C=1.0, kernel="rbf",
-                 sigma=1.0, tol=1e-3, cache_size=200, gater_n_hidden=32, gater_epochs=10,
-                 gater_learning_rate=3e-3, gater_batch_size=128, gater_samples=20000,
-                 gater_holdout=True, gater_n_components=1, reg_covar=1e-3, validation_fraction=0.1,
-                 max_validation=10000, n_iter_no_change=2, balance=True, refit_held_out=True,
-                 client=None, n_jobs=None, random_state=None, verbose=False, callback=None):
-        self.n_experts = n_experts
+    def __init__(self, expert=None, *, gater="global", n_experts="auto", max_iter=3,
+                 validation_fraction=0.1, max_validation=10000, n_iter_no_change=2, balance=True,
+                 refit_held_out=True, client=None, n_jobs=None, random_state=None, verbose=False,
+                 callback=None):
+        self.expert = expert
         self.gater = gater
+        self.n_experts = n_experts
         self.max_iter = max_iter
-        self.C = C
-        self.kernel = kernel
-        self.sigma = sigma
-        self.tol = tol
-        self.cache_size = cache_size
-        self.gater_n_hidden = gater_n_hidden
-        self.gater_epochs = gater_epochs
-        self.gater_learning_rate = gater_learning_rate
-        self.gater_batch_size = gater_batch_size
-        self.gater_samples = gater_samples
-        self.gater_holdout = gater_holdout
-        self.gater_n_components = gater_n_components
-        self.reg_covar = reg_covar
         self.validation_fraction = validation_fraction
         self.max_validation = max_validation
         self.n_iter_no_change = n_iter_no_change
@@ -1453,7 +1213,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         self.callback = callback
 
     @fit_context
-    def fit(self, X, y, *, X_val=None, y_val=None):
+    def fit(self, X, y, *, X_val=None, y_val=None, client=None):
         """Fit the mixture (thesis Alg. 6.1; Alg. 6.2 for the local gater); one-vs-rest for
         more than two classes.
 
@@ -1468,18 +1228,23 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
             best iteration chosen; without them ``validation_fraction`` of X is held out.
         y_val : array-like of shape (n_val,), optional
             Their labels.
+        client : str, distributed.Client or ThreadPoolClient, optional
+            Where this fit's expert tasks run, in place of the ``client`` parameter: a live
+            client (anything with ``submit``, ``scatter`` and ``gather``) is used as it is
+            and left open; it is not stored on the estimator.
 
         Returns
         -------
         self : MixtureSVC
             The fitted classifier.
         """
+        where = self.client if client is None else client
         Xc, yc = check_input(self, X, y, dtype=np.float64, order="C", precision=np.float32)
         check_classification_targets(yc)
         classes = np.unique(yc)
         self.estimators_ = None
         if classes.shape[0] <= 2:
-            return super().fit(Xc, yc, X_val=X_val, y_val=y_val)
+            return self._fit(Xc, yc, X_val, y_val, where)
         if X_val is not None and y_val is not None:
             unknown = ~np.isin(np.asarray(y_val), classes)
             if unknown.any():
@@ -1490,13 +1255,12 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         if seed is None or isinstance(seed, np.random.RandomState):
             seed = int(check_random_state(seed).randint(2**31 - 1))
         self.estimators_ = []
-        with dask_client(self.client, n_workers=n_threads(self.n_jobs)) as client:
+        with dask_client(where, n_workers=n_threads(self.n_jobs)) as resolved:
             for c in classes:
-                est = MixtureSVC(**{**self.get_params(), "random_state": seed,
-                                    "client": "serial" if client is None else client})
+                est = clone(self).set_params(random_state=seed)
                 yv = None if y_val is None else np.asarray(y_val) == c
-                est.fit(Xc, yc == c, X_val=X_val, y_val=yv)
-                est.set_params(client=self.client)
+                est.fit(Xc, yc == c, X_val=X_val, y_val=yv,
+                        client="serial" if resolved is None else resolved)
                 self.estimators_.append(est)
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
         self.n_experts_ = self.estimators_[0].n_experts_
@@ -1526,9 +1290,9 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
                              f"estimators_[j].{what})")
 
     # -- what makes it a classifier ---------------------------------------------------------
-    def _expert_params(self):
-        return dict(model="svc", n_gaussians=int(self.gater_n_components),
-                    reg_covar=float(self.reg_covar))
+    @staticmethod
+    def _default_expert():
+        return SVC()
 
     @staticmethod
     def _error(dec, y):
@@ -1563,7 +1327,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         X = check_input(self, X, dtype=np.float64, order="C", reset=False, precision=np.float32)
         F = self._expert_decisions(X)
         G = self._gate(X)
-        if self.gater == "local":
+        if self._kind() == "local":
             p = np.clip(self._local_p_pos(G, F), 1e-300, 1 - 1e-16)
             return np.log(p) - np.log1p(-p)
         return np.sum(G * F, axis=1)
@@ -1574,7 +1338,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
         More than two classes: each class's probability against the rest, normalised to sum
         to one over the classes."""
         d = self.decision_function(X)
-        p = expit(d) if self.gater == "local" else 0.5 * (1 + np.tanh(d))
+        p = expit(d) if self._kind() == "local" else 0.5 * (1 + np.tanh(d))
         if self._one_vs_rest():
             # each class's probability against the rest, normalised over the classes
             return p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)
@@ -1590,7 +1354,7 @@ class MixtureSVC(ClassifierMixin, _MixtureSVM):
 
 
 _SVR_CONSTRAINTS = dict(_CONSTRAINTS)
-_SVR_CONSTRAINTS.update(epsilon=[interval(numbers.Real, 0, None, closed="left")])
+_SVR_CONSTRAINTS.update(expert=[None, has_methods(["fit", "predict"])])
 
 
 @fill_doc(**_DOC)
@@ -1606,44 +1370,17 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
 
     Parameters
     ----------
-    n_experts : int or 'auto', default='auto'
-        Number K of experts; each holds at most ``L // K + 1`` training examples.  ``'auto'``:
-        one expert per 2,000 examples of the experts' pool (:meth:`pool_size`; at least 2), the
-        expert size of the thesis's SVM mixtures on Forest (100,000 examples, 50 experts, Table
-        6.1).  The experts then keep their size as n grows and the fit's time grows about
-        linearly in n (ch. 6.1.3), where with a fixed K every expert's solve grows with n as
-        one SVM's does.  ``n_experts_`` is the number used.
-    gater : {'global', 'local', 'uniform'}, default='global'
-        The global MLP gater; the local Bayes gater (Alg. 6.2 in its regression form):
-        ``P(k|x) = P(x|k) P(k) / sum_j P(x|j) P(j)`` with a diagonal Gaussian mixture
-        ``P(x|k)`` per expert, ``E[y|x] = sum_k P(k|x) f_k(x)``, and reassignment by
-        ``log N(y; f_k(x), s_k^2) + log P(x|k) + log P(k)``, ``s_k^2`` the expert's mean
-        squared residual on its own points (the Gaussian noise model standing for the
-        classifier's Platt scaling); or ``1/K`` without reassignment.
-    max_iter : int, default=3
-        Most outer iterations (expert training, gater training, reassignment); the thesis used
-        5.  The uniform gater runs one.
-    C : float, default=1.0
-        Penalty of every expert SVR, on the standardised targets (the same for all experts and
-        iterations, as in the thesis).
-    epsilon : float, default=0.1
-        Half-width of every expert's insensitive tube, in units of the targets' standard
-        deviation (the targets are standardised inside the estimator).
-    %(expert_parameters)s
-    gater_n_components : int, default=1
-        Components of each expert's diagonal Gaussian mixture ``P(x|k)`` (local gater).
+    expert : regressor or None, default=None
+        The estimator each expert is a clone of (as a scikit-learn meta-estimator's
+        ``estimator``): None is :class:`kernelnb.svm.SVR` with its defaults, or e.g.
+        ``SVR(C=10, epsilon=0.05)``.  The experts learn the standardised targets (the targets
+        are standardised inside the estimator), so an SVR's ``C`` and ``epsilon`` are in
+        units of the targets' standard deviation; they are read by their ``predict``.  Every
+        expert has the same parameters at every iteration, as in the thesis;
+        ``sigma='scale'`` is resolved once on the whole training set (``sigma_``), and
+        ``n_jobs`` is set to 1.  ``kernel='precomputed'`` is refused.
+    %(gater_parameter)s
     %(layout_parameters)s
-    refit_held_out : bool, default=True
-        After the outer iterations, give the points held out of X -- the validation set drawn
-        by ``validation_fraction`` and the gater's points of ``gater_holdout`` -- to the
-        experts of the returned iteration (each to the expert the gater prefers among those
-        holding fewer than ``n // K + 1`` points; at random for the uniform gater) and refit
-        every expert once on all its points: the experts then share all of X, as one SVR
-        would.  The gater is not retrained (it keeps what it learnt from outputs on points the
-        experts had not seen); ``validation_errors_`` are those of the iterations before the
-        refit.  Costs one more round of expert training, on subsets about 40 % larger up to
-        60,000 points (a few percent at a million).  ``False``: the best iteration as trained,
-        the thesis's model.
     %(runtime_parameters)s
 
     Attributes
@@ -1651,10 +1388,10 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
     y_mean_, y_scale_ : float
         Target standardisation.
     experts_ : list
-        The fitted :class:`kernelnb.svm.SVR` experts (constant experts for subsets of fewer
-        than two points).
+        The fitted experts, clones of ``expert`` (constant experts for subsets of fewer than
+        two points).
     gater_ : GaterMLP or None
-        The global gater (None for the other gaters and for one expert).
+        The global gater's trained network (None for the other gaters and for one expert).
     platt_ : ndarray of shape (n_experts, 2)
         Local gater: ``[s_k^2, 0]``, the noise variance of each expert's ``P(y|x,k)`` on the
         standardised targets (floored at 1e-4).
@@ -1680,12 +1417,13 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelnb.largescale import MixtureSVR
+    >>> from kernelnb.largescale import GlobalGater, MixtureSVR
+    >>> from kernelnb.svm import SVR
     >>> rng = np.random.RandomState(0)
     >>> X = rng.uniform(-3, 3, size=(300, 1))
     >>> y = np.sin(X[:, 0]) + 0.1 * rng.randn(300)
-    >>> reg = MixtureSVR(n_experts=2, max_iter=2, C=10.0, gater_epochs=2, client="serial",
-    ...                  random_state=0).fit(X, y)
+    >>> reg = MixtureSVR(SVR(C=10.0), gater=GlobalGater(epochs=2), n_experts=2, max_iter=2,
+    ...                  client="serial", random_state=0).fit(X, y)
     >>> reg.predict(X[:3]).shape
     (3,)
     >>> print(reg.score(X, y) > 0.8)
@@ -1695,30 +1433,14 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
     _parameter_constraints = _SVR_CONSTRAINTS
     _link = "identity"
 
-    def __init__(self, *, n_experts="auto", gater="global", max_iter=3, C=1.0, epsilon=0.1,
-                 kernel="rbf", sigma=1.0, tol=1e-3, cache_size=200, gater_n_hidden=32,
-                 gater_epochs=10, gater_learning_rate=3e-3, gater_batch_size=128,
-                 gater_samples=20000, gater_holdout=True, gater_n_components=1, reg_covar=1e-3,
+    def __init__(self, expert=None, *, gater="global", n_experts="auto", max_iter=3,
                  validation_fraction=0.1, max_validation=10000, n_iter_no_change=2, balance=True,
                  refit_held_out=True, client=None, n_jobs=None, random_state=None, verbose=False,
                  callback=None):
-        self.n_experts = n_experts
+        self.expert = expert
         self.gater = gater
+        self.n_experts = n_experts
         self.max_iter = max_iter
-        self.C = C
-        self.epsilon = epsilon
-        self.kernel = kernel
-        self.sigma = sigma
-        self.tol = tol
-        self.cache_size = cache_size
-        self.gater_n_hidden = gater_n_hidden
-        self.gater_epochs = gater_epochs
-        self.gater_learning_rate = gater_learning_rate
-        self.gater_batch_size = gater_batch_size
-        self.gater_samples = gater_samples
-        self.gater_holdout = gater_holdout
-        self.gater_n_components = gater_n_components
-        self.reg_covar = reg_covar
         self.validation_fraction = validation_fraction
         self.max_validation = max_validation
         self.n_iter_no_change = n_iter_no_change
@@ -1730,9 +1452,9 @@ class MixtureSVR(RegressorMixin, _MixtureSVM):
         self.verbose = verbose
         self.callback = callback
 
-    def _expert_params(self):
-        return dict(model="svr", epsilon=float(self.epsilon),
-                    n_gaussians=int(self.gater_n_components), reg_covar=float(self.reg_covar))
+    @staticmethod
+    def _default_expert():
+        return SVR()
 
     def _error(self, dec, y):
         """Mean squared error, in the targets' units, of standardised predictions."""

@@ -15,17 +15,19 @@ distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
 from kernelnb.largescale import MixtureSVC, local_client  # noqa: E402
+from kernelnb.svm import SVC  # noqa: E402
 
 # A first script as people write it: no ``if __name__ == "__main__":`` guard.
 SCRIPT = """\
 import numpy as np
 from kernelnb.largescale import MixtureSVC{extra_import}
+from kernelnb.svm import SVC
 rng = np.random.default_rng(0)
 X = rng.uniform(-1, 1, (200, 2))
 y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
 print("BODY RUN", flush=True)  # counted: the script body must run once, in this process only
 {setup}
-m = MixtureSVC(n_experts=2, max_iter=2, C=10, sigma=0.5, random_state=0{client}).fit(X, y)
+m = MixtureSVC(SVC(C=10, sigma=0.5), n_experts=2, max_iter=2, random_state=0).fit(X, y{client})
 print("ACCURACY", np.mean(m.predict(X) == y), flush=True)
 {teardown}
 """
@@ -167,10 +169,10 @@ def test_real_cluster_by_address(scheduler_address):
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, (120, 2))
     y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
-    kw = dict(n_experts=2, max_iter=2, C=10, sigma=0.5, random_state=3)
+    kw = dict(expert=SVC(C=10, sigma=0.5), n_experts=2, max_iter=2, random_state=3)
     remote = MixtureSVC(client=scheduler_address, **kw).fit(X, y)
     with distributed.Client(scheduler_address, set_as_default=False) as c:
-        via_client = MixtureSVC(client=c, **kw).fit(X, y)
+        via_client = MixtureSVC(**kw).fit(X, y, client=c)
         # the tasks ran on the worker process, not here
         assert len(c.scheduler_info()["workers"]) == 1
     serial = MixtureSVC(client="serial", **kw).fit(X, y)
@@ -211,8 +213,8 @@ def test_thread_pools_restored_after_a_threaded_fit(request, given):
     caller = blas.limit(limits=2)
     try:
         before = [lib["num_threads"] for lib in blas.info()]
-        MixtureSVC(n_experts=6, max_iter=2, C=10, sigma=0.5, n_jobs=2, client=client,
-                   random_state=0).fit(X, y)
+        MixtureSVC(SVC(C=10, sigma=0.5), n_experts=6, max_iter=2, n_jobs=2,
+                   random_state=0).fit(X, y, client=client)
         after = [lib["num_threads"] for lib in blas.info()]
     finally:
         caller.restore_original_limits()

@@ -5,7 +5,8 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.model_selection import GridSearchCV
 
-from kernelnb.largescale import GaterMLP, MixtureSVC, balanced_assignment, dask_grid_search
+from kernelnb.largescale import (GaterMLP, GlobalGater, MixtureSVC, balanced_assignment,
+                                 dask_grid_search)
 from kernelnb._platt import platt_fit
 from kernelnb.svm import SVC
 
@@ -77,9 +78,10 @@ def test_balanced_assignment_errors():
 @pytest.mark.parametrize("gater", ["global", "local"])
 def test_balance_rule_holds_after_reassignment(gater):
     X, y = xor(80)
-    m = MixtureSVC(n_experts=3, gater=gater, max_iter=3, C=10, sigma=0.5, client="serial",
-                   validation_fraction=0.1, gater_holdout=False, refit_held_out=False,
-                   random_state=0).fit(X, y)
+    m = MixtureSVC(SVC(C=10, sigma=0.5),
+                   gater=GlobalGater(holdout=False) if gater == "global" else gater,
+                   n_experts=3, max_iter=3, client="serial", validation_fraction=0.1,
+                   refit_held_out=False, random_state=0).fit(X, y)
     L = int(np.sum(m.assignment_ >= 0))
     assert L == 72
     assert len(m.expert_sizes_) == 3
@@ -93,8 +95,8 @@ def test_balance_rule_holds_after_reassignment(gater):
 
 def test_without_balance_one_expert_takes_more():
     X, y = xor(80)
-    kw = dict(n_experts=4, max_iter=3, kernel="linear", C=10, client="serial",
-              validation_fraction=None, random_state=0, gater_epochs=50, gater_batch_size=16)
+    kw = dict(expert=SVC(kernel="linear", C=10), gater=GlobalGater(epochs=50, batch_size=16),
+              n_experts=4, max_iter=3, client="serial", validation_fraction=None, random_state=0)
     free = MixtureSVC(balance=False, **kw).fit(X, y)
     assert free.expert_sizes_[-1].max() > 80 // 4 + 1
 
@@ -106,7 +108,7 @@ def test_without_balance_one_expert_takes_more():
 def test_one_expert_is_a_single_svc():
     X, y = xor(80)
     for gater in ("global", "uniform"):
-        m = MixtureSVC(n_experts=1, gater=gater, C=10, sigma=0.5, validation_fraction=None,
+        m = MixtureSVC(SVC(C=10, sigma=0.5), gater=gater, n_experts=1, validation_fraction=None,
                        client="serial", random_state=0).fit(X, y)
         s = SVC(C=10, sigma=0.5).fit(X, y)
         # The mixture evaluates its experts in float32.
@@ -119,10 +121,10 @@ def test_global_gater_lowers_training_cost_vs_uniform():
     """Linear experts on XOR: averaged they cannot do better than chance, but a gater splitting
     the plane lets each one solve its half (thesis Fig. 6.1)."""
     X, y = xor(80)
-    kw = dict(n_experts=2, kernel="linear", C=10, max_iter=4, validation_fraction=None,
-              client="serial", random_state=0, gater_epochs=100, gater_batch_size=16,
-              gater_learning_rate=0.01, gater_n_hidden=8, gater_holdout=False)
-    g = MixtureSVC(gater="global", **kw).fit(X, y)
+    kw = dict(expert=SVC(kernel="linear", C=10), n_experts=2, max_iter=4,
+              validation_fraction=None, client="serial", random_state=0)
+    g = MixtureSVC(gater=GlobalGater(epochs=100, batch_size=16, learning_rate=0.01, n_hidden=8,
+                                     holdout=False), **kw).fit(X, y)
     u = MixtureSVC(gater="uniform", **kw).fit(X, y)
     ys = np.where(y == g.classes_[1], 1.0, -1.0)
 
@@ -176,7 +178,7 @@ def test_float32_expert_decisions_match_svc():
     rng = np.random.default_rng(4)
     X = rng.random((80, 30))
     y = np.where(X[:, 0] + X[:, 1] > 1, 1, -1)
-    m = MixtureSVC(n_experts=2, C=10, sigma=1.0, client="serial", random_state=0).fit(X, y)
+    m = MixtureSVC(SVC(C=10, sigma=1.0), n_experts=2, client="serial", random_state=0).fit(X, y)
     Xt = rng.random((50, 30)) + 5.0  # far from the data: the centring matters
     for k, e in enumerate(m.experts_):
         np.testing.assert_allclose(m.expert_decisions(X)[:, k], e.decision_function(X),
@@ -203,7 +205,7 @@ def test_platt_fit_of_the_experts_matches_scipy():
 
 def test_local_gater_combines_posteriors():
     X, y = xor(80)
-    m = MixtureSVC(n_experts=3, gater="local", max_iter=2, C=10, sigma=0.5, client="serial",
+    m = MixtureSVC(SVC(C=10, sigma=0.5), gater="local", n_experts=3, max_iter=2, client="serial",
                    refit_held_out=False, random_state=0).fit(X, y)
     G = m.gate(X)
     np.testing.assert_allclose(G.sum(axis=1), 1.0)
@@ -221,9 +223,10 @@ def test_local_gater_combines_posteriors():
 @pytest.mark.parametrize("gater", ["global", "local", "uniform"])
 def test_validation_errors_per_iteration(gater):
     X, y = xor(80)
-    m = MixtureSVC(n_experts=2, gater=gater, max_iter=3, C=10, sigma=0.5, client="serial",
-                   validation_fraction=0.25, gater_holdout=False, refit_held_out=False,
-                   random_state=3).fit(X, y)
+    m = MixtureSVC(SVC(C=10, sigma=0.5),
+                   gater=GlobalGater(holdout=False) if gater == "global" else gater,
+                   n_experts=2, max_iter=3, client="serial", validation_fraction=0.25,
+                   refit_held_out=False, random_state=3).fit(X, y)
     expected = 1 if gater == "uniform" else 3
     assert m.n_iter_ == expected
     for arr in (m.validation_errors_, m.train_errors_, m.train_costs_):
@@ -242,7 +245,7 @@ def test_validation_errors_per_iteration(gater):
 
 def test_fewer_iterations_are_a_prefix():
     X, y = xor(80)
-    kw = dict(n_experts=3, C=10, sigma=0.5, client="serial", random_state=5)
+    kw = dict(expert=SVC(C=10, sigma=0.5), n_experts=3, client="serial", random_state=5)
     short = MixtureSVC(max_iter=2, **kw).fit(X, y)
     long = MixtureSVC(max_iter=3, **kw).fit(X, y)
     np.testing.assert_array_equal(short.validation_errors_, long.validation_errors_[:2])
@@ -255,7 +258,7 @@ def test_callback_stops_and_labels_are_kept():
     X, y = xor(60)
     labels = np.where(y > 0, "yes", "no")
     seen = []
-    m = MixtureSVC(n_experts=2, max_iter=5, C=10, sigma=0.5, client="serial", random_state=0,
+    m = MixtureSVC(SVC(C=10, sigma=0.5), n_experts=2, max_iter=5, client="serial", random_state=0,
                    callback=lambda info: seen.append((info["iteration"], info["validation_error"])) or info["iteration"] < 1)
     m.fit(X, labels)
     assert [s[0] for s in seen] == [0, 1] and m.n_iter_ == 2
@@ -270,9 +273,9 @@ def test_callback_stops_and_labels_are_kept():
 @pytest.mark.parametrize("gater", ["global", "local"])
 def test_serial_and_dask_give_the_same_model(client, gater):
     X, y = xor(80)
-    kw = dict(n_experts=3, gater=gater, max_iter=3, C=10, sigma=0.5, random_state=7)
+    kw = dict(expert=SVC(C=10, sigma=0.5), gater=gater, n_experts=3, max_iter=3, random_state=7)
     a = MixtureSVC(client="serial", **kw).fit(X, y)
-    b = MixtureSVC(client=client, **kw).fit(X, y)
+    b = MixtureSVC(**kw).fit(X, y, client=client)
     for sa, sb in zip(a.expert_sizes_, b.expert_sizes_):
         np.testing.assert_array_equal(sa, sb)
     np.testing.assert_array_equal(a.assignment_, b.assignment_)
@@ -295,7 +298,7 @@ def test_embedded_local_cluster(monkeypatch):
 
     monkeypatch.setattr(kd, "local_client", spy)
     X, y = xor(60)
-    kw = dict(n_experts=2, max_iter=2, C=10, sigma=0.5, random_state=0)
+    kw = dict(expert=SVC(C=10, sigma=0.5), n_experts=2, max_iter=2, random_state=0)
     a = MixtureSVC(client=None, n_jobs=1, **kw).fit(X, y)
     b = MixtureSVC(client="serial", **kw).fit(X, y)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
@@ -305,8 +308,8 @@ def test_embedded_local_cluster(monkeypatch):
 def test_data_scattered_once_and_tasks_get_indices(client):
     X, y = xor(80)
     wrapped = CountingClient(client)
-    m = MixtureSVC(n_experts=4, max_iter=3, C=10, sigma=0.5, client=wrapped, random_state=0)
-    m.fit(X, y)
+    m = MixtureSVC(SVC(C=10, sigma=0.5), n_experts=4, max_iter=3, random_state=0)
+    m.fit(X, y, client=wrapped)
     # once for the outer iterations, once for the refit on the held-out points (all of X)
     assert wrapped.scatters == 2
     assert len(wrapped.submitted) == 4 * 3 + 4  # one task per expert and iteration, and refit
@@ -344,8 +347,8 @@ def test_dask_grid_search_matches_serial(client):
     (dict(gater="soft"), "gater"),
     (dict(max_iter=0), "max_iter"),
     (dict(validation_fraction=1.0), "validation_fraction"),
-    (dict(C=-1.0), "C"),
-    (dict(kernel="precomputed"), "precomputed"),
+    (dict(expert=SVC(C=-1.0)), "C"),
+    (dict(expert=SVC(kernel="precomputed")), "precomputed"),
     (dict(client=42), "client"),
 ])
 def test_bad_parameters(kwargs, match):
@@ -377,8 +380,8 @@ def test_auto_experts_hold_about_2000_pool_points(n, expected):
     rng = np.random.default_rng(n)
     X = rng.uniform(-1, 1, (n, 2))
     y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
-    m = MixtureSVC(max_iter=1, gater_epochs=1, C=1.0, sigma=0.5, client="serial",
-                   refit_held_out=False, random_state=0)
+    m = MixtureSVC(SVC(C=1.0, sigma=0.5), gater=GlobalGater(epochs=1), max_iter=1,
+                   client="serial", refit_held_out=False, random_state=0)
     assert m.get_params()["n_experts"] == "auto"
     assert m.pool_size(n) == n - n // 10 - (n - n // 10) // 5
     m.fit(X, y)
@@ -396,9 +399,9 @@ def test_given_validation_set_is_used_whole_and_not_trained_on():
     experts: the fit and predict evaluate them the same way)."""
     X, y = xor(120)
     Xv, yv = xor(50, seed=1)
-    kw = dict(n_experts=2, kernel="linear", C=10, max_iter=3, n_iter_no_change=None,
-              gater_epochs=20, gater_holdout=False, refit_held_out=False, client="serial",
-              random_state=0)
+    kw = dict(expert=SVC(kernel="linear", C=10), gater=GlobalGater(epochs=20, holdout=False),
+              n_experts=2, max_iter=3, n_iter_no_change=None, refit_held_out=False,
+              client="serial", random_state=0)
     m = MixtureSVC(**kw).fit(X, y, X_val=Xv, y_val=yv)
     assert not np.any(m.assignment_ == -1)                 # every point of X trains an expert
     assert int(np.sum(m.expert_sizes_[0])) == 120
@@ -425,15 +428,15 @@ def blobs(n, seed=0, noise=0.1):
 
 def test_gater_points_and_expert_evaluations_are_bounded(monkeypatch):
     """Each expert is evaluated on the gater's subsample and the validation set only, never on
-    all L training points; the gater is trained on at most gater_samples points."""
+    all L training points; the gater is trained on at most its n_samples points."""
     import kernelnb.largescale.mixture as mx
 
     sizes = []
     original = mx._expert_decision
 
-    def spy(expert, X, prepared):
+    def spy(expert, X, prepared, regression):
         sizes.append(X.shape[0])
-        return original(expert, X, prepared)
+        return original(expert, X, prepared, regression)
 
     monkeypatch.setattr(mx, "_expert_decision", spy)
     fits = []
@@ -445,9 +448,9 @@ def test_gater_points_and_expert_evaluations_are_bounded(monkeypatch):
 
     monkeypatch.setattr(mx.GaterMLP, "fit", spy_fit)
     X, y = blobs(1500)
-    m = MixtureSVC(n_experts=4, max_iter=2, C=10, sigma=1.0, client="serial", gater_samples=200,
-                   validation_fraction=0.2, max_validation=100, n_iter_no_change=None,
-                   refit_held_out=False, random_state=0).fit(X, y)
+    m = MixtureSVC(SVC(C=10, sigma=1.0), gater=GlobalGater(n_samples=200), n_experts=4,
+                   max_iter=2, client="serial", validation_fraction=0.2, max_validation=100,
+                   n_iter_no_change=None, refit_held_out=False, random_state=0).fit(X, y)
     assert m.gater_samples_ == 200
     assert fits == [(200, (200, 4))] * 2
     # per expert and iteration: 200 gater points, then the 100 validation points
@@ -463,9 +466,9 @@ def test_best_iteration_is_returned():
     """The returned model is the iteration with the lowest validation error, whichever it is;
     its predictions are that iteration's, not the last one's."""
     X, y = blobs(600, seed=2)
-    kw = dict(n_experts=3, C=10, sigma=1.0, client="serial", validation_fraction=0.3,
-              gater_epochs=3, random_state=0, n_iter_no_change=None, gater_holdout=False,
-              refit_held_out=False)
+    kw = dict(expert=SVC(C=10, sigma=1.0), gater=GlobalGater(epochs=3, holdout=False),
+              n_experts=3, client="serial", validation_fraction=0.3, random_state=0,
+              n_iter_no_change=None, refit_held_out=False)
     m = MixtureSVC(max_iter=6, **kw).fit(X, y)
     b = m.best_iteration_
     assert 0 < b < 5  # this seed's errors fall, then rise: a minimum in the middle
@@ -480,8 +483,8 @@ def test_best_iteration_is_returned():
 
 def test_early_stopping_on_validation_error():
     X, y = blobs(600, seed=2)
-    kw = dict(n_experts=3, max_iter=6, C=10, sigma=1.0, client="serial", validation_fraction=0.3,
-              gater_epochs=3, random_state=0, gater_holdout=False)
+    kw = dict(expert=SVC(C=10, sigma=1.0), gater=GlobalGater(epochs=3, holdout=False),
+              n_experts=3, max_iter=6, client="serial", validation_fraction=0.3, random_state=0)
     full = MixtureSVC(n_iter_no_change=None, **kw).fit(X, y)
     errs = full.validation_errors_
     stops = []
@@ -522,7 +525,7 @@ def test_sigma_scale_resolved_once_for_all_experts():
     X, y = blobs(800, seed=1)
     X[:, 0] *= 3.0
     widths = []
-    m = MixtureSVC(n_experts=3, max_iter=3, C=10, sigma="scale", client="serial",
+    m = MixtureSVC(SVC(C=10, sigma="scale"), n_experts=3, max_iter=3, client="serial",
                    n_iter_no_change=None, refit_held_out=False, random_state=0)
     m.callback = lambda info: widths.extend(e.kernel_.sigma for e in m.experts_)
     m.fit(X, y)
@@ -536,11 +539,11 @@ def test_sigma_scale_resolved_once_for_all_experts():
 
 
 def test_gater_points_held_out_from_the_experts():
-    """gater_holdout: the gater learns from outputs on points no expert was trained on; the
+    """GlobalGater(holdout=True): the gater learns from outputs on points no expert was trained on; the
     training error recorded is the returned model's error on those points."""
     X, y = blobs(700, seed=3)
-    m = MixtureSVC(n_experts=3, max_iter=3, C=10, sigma=1.0, client="serial", random_state=0,
-                   validation_fraction=0.2, refit_held_out=False).fit(X, y)
+    m = MixtureSVC(SVC(C=10, sigma=1.0), n_experts=3, max_iter=3, client="serial",
+                   random_state=0, validation_fraction=0.2, refit_held_out=False).fit(X, y)
     gate_pts = m.assignment_ == -2
     assert gate_pts.sum() == 560 // 5
     for k, e in enumerate(m.experts_):
@@ -551,8 +554,9 @@ def test_gater_points_held_out_from_the_experts():
     b = m.best_iteration_
     assert m.train_errors_[b] == pytest.approx(np.mean(m.predict(X[gate_pts]) != y[gate_pts]))
     # the thesis's variant gives the experts every training point
-    t = MixtureSVC(n_experts=3, max_iter=1, C=10, sigma=1.0, client="serial", random_state=0,
-                   validation_fraction=0.2, gater_holdout=False, refit_held_out=False).fit(X, y)
+    t = MixtureSVC(SVC(C=10, sigma=1.0), gater=GlobalGater(holdout=False), n_experts=3,
+                   max_iter=1, client="serial", random_state=0, validation_fraction=0.2,
+                   refit_held_out=False).fit(X, y)
     assert np.sum(t.assignment_ == -2) == 0 and np.sum(t.assignment_ >= 0) == 560
 
 
@@ -566,8 +570,8 @@ def test_more_classes_one_mixture_per_class(gater):
     rng = np.random.RandomState(0)
     X = np.vstack([rng.randn(60, 2) + c for c in ([0, 0], [3, 0], [0, 3])])
     y = np.repeat(["a", "b", "c"], 60)
-    m = MixtureSVC(n_experts=2, gater=gater, max_iter=2, C=1.0, sigma=1.0, gater_epochs=2,
-                   client="serial", random_state=0).fit(X, y)
+    m = MixtureSVC(SVC(C=1.0, sigma=1.0), gater=GlobalGater(epochs=2) if gater == "global"
+                   else gater, n_experts=2, max_iter=2, client="serial", random_state=0).fit(X, y)
     assert list(m.classes_) == ["a", "b", "c"] and len(m.estimators_) == 3
     D = m.decision_function(X)
     assert D.shape == (180, 3)

@@ -11,7 +11,8 @@ import pytest
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
-from kernelnb.largescale import MixtureSVC, local_client  # noqa: E402
+from kernelnb.largescale import GlobalGater, MixtureSVC, local_client  # noqa: E402
+from kernelnb.svm import SVC  # noqa: E402
 
 from ._faults import KillOnce  # noqa: E402
 
@@ -24,7 +25,7 @@ def blobs(n_per_class, seed):
     return X, np.repeat(np.arange(4), n_per_class)
 
 
-MULTI = dict(n_experts=3, max_iter=2, C=1.0, sigma=1.0, gater_epochs=2)
+MULTI = dict(expert=SVC(C=1.0, sigma=1.0), gater=GlobalGater(epochs=2), n_experts=3, max_iter=2)
 
 
 def assert_same_mixtures(a, b, X):
@@ -58,7 +59,7 @@ def test_each_fit_scatters_under_keys_of_its_own(client):
     cluster when it ends."""
     X, y = blobs(40, 0)
     rec = Recorder(client)
-    MixtureSVC(**MULTI, refit_held_out=True, client=rec, random_state=0).fit(X, y)
+    MixtureSVC(**MULTI, refit_held_out=True, random_state=0).fit(X, y, client=rec)
     assert len(rec.scattered) == 4 * 2        # per class: the iterations' data, the refit's
     keys = [k for batch in rec.scattered for k in batch]
     assert len(set(keys)) == len(keys), "a key was scattered twice"
@@ -128,13 +129,13 @@ def test_worker_killed_mid_fit_the_fit_completes_on_the_others(process_client, t
     completes with the serial fit's model."""
     X, y = moons()
     marker = tmp_path / "killed"
-    kw = dict(n_experts=2, max_iter=2, C=10.0, gater_epochs=2, random_state=0)
+    kw = dict(gater=GlobalGater(epochs=2), n_experts=2, max_iter=2, random_state=0)
     before = worker_pids(process_client)
-    m = MixtureSVC(kernel=KillOnce(marker), client=process_client, **kw).fit(X, y)
+    m = MixtureSVC(SVC(C=10.0, kernel=KillOnce(marker)), **kw).fit(X, y, client=process_client)
     killed = int(marker.read_text())
     process_client.wait_for_workers(2, timeout=60)   # the nanny's new worker, before closing
     assert killed in before and killed not in worker_pids(process_client)
-    serial = MixtureSVC(kernel=KillOnce(marker), client="serial", **kw).fit(X, y)
+    serial = MixtureSVC(SVC(C=10.0, kernel=KillOnce(marker)), client="serial", **kw).fit(X, y)
     np.testing.assert_array_equal(m.assignment_, serial.assignment_)
     np.testing.assert_array_equal(m.predict(X), serial.predict(X))
 
@@ -146,9 +147,10 @@ def test_worker_killed_with_the_only_copy_the_fit_fails_clearly(process_client, 
     """With one worker, its death loses the only copy of the scattered data: the fit stops with
     an error that says so (not a bare CancelledError, and no hang)."""
     X, y = moons()
-    with pytest.raises(RuntimeError, match="lost this fit's expert tasks") as info:
-        MixtureSVC(kernel=KillOnce(tmp_path / "killed"), n_experts=2, max_iter=2, C=10.0,
-                   gater_epochs=2, client=process_client, random_state=0).fit(X, y)
+    with pytest.raises(RuntimeError, match="lost this fit's tasks") as info:
+        MixtureSVC(SVC(kernel=KillOnce(tmp_path / "killed"), C=10.0),
+                   gater=GlobalGater(epochs=2), n_experts=2, max_iter=2,
+                   random_state=0).fit(X, y, client=process_client)
     assert "a worker dies during the fit" in str(info.value)
     assert isinstance(info.value.__cause__, (distributed.client.FutureCancelledError,
                                              distributed.scheduler.KilledWorker))

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from kernelnb.datasets import make_large_problem
-from kernelnb.largescale import MixtureSVC
+from kernelnb.largescale import GlobalGater, MixtureSVC
+from kernelnb.svm import SVC
 from kernelnb.largescale.mixture import (_assign_from_preferences, _subsets, _top_preferences,
                                          balanced_assignment)
 
@@ -90,21 +91,23 @@ def test_top_preferences_order_against_lexsort(k, dtype):
         np.testing.assert_array_equal(got[r], ref)
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(gater_holdout=False), dict(gater="uniform"),
-                                dict(validation_fraction=None), dict(max_validation=50)])
+@pytest.mark.parametrize("kw", [dict(), dict(gater=GlobalGater(epochs=1, holdout=False)),
+                                dict(gater="uniform"), dict(validation_fraction=None),
+                                dict(max_validation=50)])
 def test_pool_size_is_what_the_experts_share(kw):
     """pool_size(n) -- what a user divides by the expert size M -- is the number of examples the
     first iteration's experts hold between them (validation and held-out points excluded)."""
     X, y = make_large_problem(1200, random_state=1)
-    m = MixtureSVC(n_experts=3, max_iter=1, gater_epochs=1, client="serial", random_state=0,
-                   sigma="scale", **kw)
+    m = MixtureSVC(SVC(sigma="scale"), **{"gater": GlobalGater(epochs=1), **kw}, n_experts=3,
+                   max_iter=1, client="serial", random_state=0)
     pool = m.pool_size(X.shape[0])
     m.fit(X, y)
     assert int(np.sum(m.expert_sizes_[0])) == pool
     n_val = (0 if m.validation_fraction is None
              else min(int(m.validation_fraction * 1200), m.max_validation))
     L = 1200 - n_val
-    held = L // 5 if m.gater == "global" and m.gater_holdout else 0   # the documented rule
+    g = m.gater
+    held = L // 5 if isinstance(g, GlobalGater) and g.holdout else 0   # the documented rule
     assert pool == L - held
 
 

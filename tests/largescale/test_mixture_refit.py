@@ -3,7 +3,7 @@ experts after the outer iterations, every expert refitted once on all its points
 import numpy as np
 import pytest
 
-from kernelnb.largescale import MixtureSVC, MixtureSVR
+from kernelnb.largescale import GlobalGater, MixtureSVC, MixtureSVR
 from kernelnb.largescale.mixture import _assign_from_preferences, _top_preferences
 from kernelnb.svm import SVC, SVR
 
@@ -14,8 +14,16 @@ def xor(n, seed=0):
     return X, np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
 
 
-KW = {"n_experts": 3, "max_iter": 2, "C": 10, "sigma": 0.5, "gater_epochs": 3,
-      "client": "serial", "validation_fraction": 0.2, "random_state": 0}
+KW = {"n_experts": 3, "max_iter": 2, "client": "serial", "validation_fraction": 0.2,
+      "random_state": 0}
+
+
+def expert(kernel="rbf"):
+    return SVC(C=10, sigma=0.5, kernel=kernel)
+
+
+def gater(name="global", **params):
+    return GlobalGater(epochs=3, **params) if name == "global" else name
 
 
 def test_balance_rule_counts_the_points_experts_already_hold():
@@ -43,12 +51,12 @@ def test_balance_rule_counts_the_points_experts_already_hold():
 
 # a linear kernel: experts without the float32 Gaussian evaluation (the refit, which evaluates
 # its experts nowhere, failed on them)
-@pytest.mark.parametrize("gater,kernel", [("global", "rbf"), ("uniform", "rbf"),
-                                          ("global", "linear")])
-def test_refit_experts_are_svcs_on_all_their_points(gater, kernel):
+@pytest.mark.parametrize("name,kernel", [("global", "rbf"), ("uniform", "rbf"),
+                                         ("global", "linear")])
+def test_refit_experts_are_svcs_on_all_their_points(name, kernel):
     X, y = xor(200)
-    base = MixtureSVC(gater=gater, kernel=kernel, refit_held_out=False, **KW).fit(X, y)
-    m = MixtureSVC(gater=gater, kernel=kernel, **KW).fit(X, y)   # default: refit_held_out=True
+    base = MixtureSVC(expert(kernel), gater=gater(name), refit_held_out=False, **KW).fit(X, y)
+    m = MixtureSVC(expert(kernel), gater=gater(name), **KW).fit(X, y)   # refit_held_out=True
     held = base.assignment_ < 0
     assert held.sum() >= 40                          # the validation set, and the gater's points
     assert (m.assignment_ >= 0).all()                # every point now belongs to an expert
@@ -57,7 +65,7 @@ def test_refit_experts_are_svcs_on_all_their_points(gater, kernel):
     assert m.best_iteration_ == base.best_iteration_
     np.testing.assert_array_equal(m.validation_errors_, base.validation_errors_)
     assert np.bincount(m.assignment_, minlength=3).max() <= 200 // 3 + 1   # the balance rule
-    if gater == "global":
+    if name == "global":
         # the gater is not retrained: the same weights as without the refit
         np.testing.assert_array_equal(m.gate(X), base.gate(X))
     # each expert is one SVC on its points, started from the iteration's expert (its dual
@@ -88,7 +96,7 @@ def test_refit_without_held_out_points_changes_nothing():
     """A given validation set and no gater holdout: every point of X already trains."""
     X, y = xor(150)
     Xv, yv = xor(60, seed=2)
-    kw = {**KW, "gater_holdout": False}
+    kw = {**KW, "expert": expert(), "gater": gater(holdout=False)}
     base = MixtureSVC(refit_held_out=False, **kw).fit(X, y, X_val=Xv, y_val=yv)
     m = MixtureSVC(refit_held_out=True, **kw).fit(X, y, X_val=Xv, y_val=yv)
     np.testing.assert_array_equal(m.assignment_, base.assignment_)
@@ -97,7 +105,8 @@ def test_refit_without_held_out_points_changes_nothing():
 
 def test_refit_local_gater_refits_its_densities_and_priors():
     X, y = xor(200)
-    m = MixtureSVC(gater="local", refit_held_out=True, **{**KW, "max_iter": 1}).fit(X, y)
+    m = MixtureSVC(expert(), gater="local", refit_held_out=True,
+                   **{**KW, "max_iter": 1}).fit(X, y)
     assert (m.assignment_ >= 0).all()
     sizes = np.bincount(m.assignment_, minlength=3)
     np.testing.assert_allclose(np.exp(m.log_prior_), sizes / 200, rtol=1e-12)
@@ -109,13 +118,13 @@ def test_refit_multiclass_and_regression():
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, (180, 2))
     y = np.digitize(X[:, 0], [-0.33, 0.33])            # three bands
-    kw = {**KW, "max_iter": 1}
-    m = MixtureSVC(refit_held_out=True, **kw).fit(X, y)
+    kw = {**KW, "max_iter": 1, "gater": gater()}
+    m = MixtureSVC(expert(), refit_held_out=True, **kw).fit(X, y)
     for est in m.estimators_:
         assert (est.assignment_ >= 0).all()
     assert np.mean(m.predict(X) == y) > 0.9
     t = np.sin(3 * X[:, 0])
-    r = MixtureSVR(refit_held_out=True, epsilon=0.1, **kw).fit(X, t)
+    r = MixtureSVR(SVR(C=10, sigma=0.5, epsilon=0.1), refit_held_out=True, **kw).fit(X, t)
     assert (r.assignment_ >= 0).all()
     own = r.assignment_ == 0
     s = SVR(C=10, sigma=0.5, epsilon=0.1, n_jobs=1).fit(X[own], (t[own] - r.y_mean_) / r.y_scale_)

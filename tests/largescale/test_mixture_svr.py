@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_friedman1
 
-from kernelnb.largescale import GaterMLP, MixtureSVR
+from kernelnb.largescale import GaterMLP, GlobalGater, MixtureSVR
 from kernelnb.svm import SVR
 
 
@@ -15,7 +15,7 @@ def _data(n=400, seed=0):
 
 def test_one_expert_is_kernelnb_svr_on_standardised_targets():
     X, y = _data(200)
-    mix = MixtureSVR(n_experts=1, validation_fraction=None, C=2.0, epsilon=0.05, sigma=2.0,
+    mix = MixtureSVR(SVR(C=2.0, epsilon=0.05, sigma=2.0), n_experts=1, validation_fraction=None,
                      client="serial", random_state=0).fit(X, y)
     m, s = y.mean(), y.std()
     ref = SVR(C=2.0, epsilon=0.05, sigma=2.0).fit(X, (y - m) / s)
@@ -26,9 +26,9 @@ def test_one_expert_is_kernelnb_svr_on_standardised_targets():
 def test_given_validation_set_gives_the_validation_errors():
     X, y = _data(200)
     Xv, yv = _data(60, seed=1)
-    mix = MixtureSVR(n_experts=2, kernel="linear", C=1.0, max_iter=2, n_iter_no_change=None,
-                     gater_holdout=False, client="serial", random_state=0).fit(X, y, X_val=Xv,
-                                                                               y_val=yv)
+    mix = MixtureSVR(SVR(kernel="linear", C=1.0), gater=GlobalGater(holdout=False), n_experts=2,
+                     max_iter=2, n_iter_no_change=None, client="serial",
+                     random_state=0).fit(X, y, X_val=Xv, y_val=yv)
     assert not np.any(mix.assignment_ == -1)
     mse = np.mean((mix.predict(Xv) - yv) ** 2)
     assert mix.validation_errors_[mix.best_iteration_] == pytest.approx(mse, rel=1e-9)
@@ -36,7 +36,7 @@ def test_given_validation_set_gives_the_validation_errors():
 
 def test_uniform_gater_averages_svr_experts_of_the_partition():
     X, y = _data(300)
-    mix = MixtureSVR(n_experts=3, gater="uniform", C=1.0, sigma="scale", client="serial",
+    mix = MixtureSVR(SVR(C=1.0, sigma="scale"), gater="uniform", n_experts=3, client="serial",
                      random_state=1).fit(X, y)
     ys = (y - mix.y_mean_) / mix.y_scale_
     own = []
@@ -54,8 +54,8 @@ def test_uniform_gater_averages_svr_experts_of_the_partition():
 def test_global_gater_prediction_and_recorded_errors():
     X, y = _data(600)
     Xt, yt = _data(400, seed=1)
-    mix = MixtureSVR(n_experts=3, C=10.0, sigma="scale", gater_epochs=20, max_iter=2,
-                     n_iter_no_change=None, refit_held_out=False, client="serial",
+    mix = MixtureSVR(SVR(C=10.0, sigma="scale"), gater=GlobalGater(epochs=20), n_experts=3,
+                     max_iter=2, n_iter_no_change=None, refit_held_out=False, client="serial",
                      random_state=0).fit(X, y)
     G, F = mix.gate(Xt), mix.expert_decisions(Xt)
     np.testing.assert_allclose(G.sum(axis=1), 1.0, rtol=1e-5)
@@ -81,7 +81,7 @@ def test_identity_link_gater_cost():
 
 
 @pytest.mark.parametrize("params,name", [({"gater": "bayes"}, "gater"),
-                                         ({"epsilon": -1.0}, "epsilon"),
+                                         ({"expert": SVR(epsilon=-1.0)}, "epsilon"),
                                          ({"n_experts": 0}, "n_experts")])
 def test_bad_parameters(params, name):
     X, y = _data(50)
@@ -100,8 +100,8 @@ def test_local_gater_is_bayes_rule_on_the_experts_densities():
     rng = np.random.RandomState(0)
     X = np.vstack([rng.uniform(-3, -1, (120, 1)), rng.uniform(1, 3, (120, 1))])
     y = np.where(X[:, 0] < 0, np.sin(3 * X[:, 0]), 0.3 * X[:, 0]) + 0.05 * rng.randn(240)
-    mix = MixtureSVR(n_experts=2, gater="local", max_iter=2, n_iter_no_change=None, C=10.0,
-                     sigma=0.5, client="serial", random_state=0).fit(X, y)
+    mix = MixtureSVR(SVR(C=10.0, sigma=0.5), gater="local", n_experts=2, max_iter=2,
+                     n_iter_no_change=None, client="serial", random_state=0).fit(X, y)
     G = mix.gate(X)
     np.testing.assert_allclose(G.sum(axis=1), 1.0, rtol=1e-12)
     ys = (y - mix.y_mean_) / mix.y_scale_
@@ -130,8 +130,8 @@ def test_auto_experts_hold_about_2000_pool_points():
     pool (7,000 points: a tenth for validation, a fifth of the rest for the gater, 5,040 left,
     3 experts)."""
     X, y = _data(7000)
-    mix = MixtureSVR(max_iter=1, gater_epochs=1, C=1.0, sigma=2.0, client="serial",
-                     refit_held_out=False, random_state=0)
+    mix = MixtureSVR(SVR(C=1.0, sigma=2.0), gater=GlobalGater(epochs=1), max_iter=1,
+                     client="serial", refit_held_out=False, random_state=0)
     assert mix.get_params()["n_experts"] == "auto"
     assert mix.pool_size(7000) == 5040 and mix.n_experts_for(7000) == 3
     mix.fit(X, y)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from kernelnb.largescale import MixtureSVC, MixtureSVR
+from kernelnb.svm import SVC, SVR
 from kernelnb.largescale._dask import ThreadPoolClient, dask_client
 
 
@@ -35,7 +36,7 @@ NO_DASK = textwrap.dedent("""
     sys.meta_path.insert(0, _Blocker())
 """)
 
-KW = dict(n_experts=3, max_iter=3, C=10, sigma=0.5, random_state=7)
+KW = dict(expert=SVC(C=10, sigma=0.5), n_experts=3, max_iter=3, random_state=7)
 
 
 def _fit_without_dask(estimator, kw, n=80):
@@ -43,6 +44,7 @@ def _fit_without_dask(estimator, kw, n=80):
         import json
         import numpy as np
         from kernelnb.largescale import {estimator}
+        from kernelnb.svm import SVC, SVR
         rng = np.random.default_rng(0)
         X = rng.uniform(-1, 1, ({n}, 2))
         y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
@@ -77,11 +79,12 @@ def test_threads_multiclass_and_regression():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(150, 2))
     y = np.digitize(X[:, 0], [-0.5, 0.5])              # three classes
-    kw = dict(n_experts=2, max_iter=2, C=10, sigma=1.0, random_state=1)
+    kw = dict(expert=SVC(C=10, sigma=1.0), n_experts=2, max_iter=2, random_state=1)
     a = MixtureSVC(client="serial", **kw).fit(X, y)
     b = MixtureSVC(client="threads", n_jobs=2, **kw).fit(X, y)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     yr = np.sin(X[:, 0]) + 0.1 * X[:, 1]
+    kw["expert"] = SVR(C=10, sigma=1.0)
     ra = MixtureSVR(client="serial", **kw).fit(X, yr)
     rb = MixtureSVR(client="threads", n_jobs=2, **kw).fit(X, yr)
     np.testing.assert_array_equal(ra.predict(X), rb.predict(X))
@@ -103,7 +106,7 @@ def test_without_dask_the_default_is_the_thread_pool_and_the_same_model():
 
 
 def test_without_dask_the_regressor_fits_on_threads():
-    kw = dict(n_experts=2, max_iter=2, C=10, sigma=0.5, random_state=2)
+    kw = dict(expert=SVR(C=10, sigma=0.5), n_experts=2, max_iter=2, random_state=2)
     out = _fit_without_dask("MixtureSVR", kw, n=100)
     X, _ = xor(100)
     y = X[:, 0] * X[:, 1]

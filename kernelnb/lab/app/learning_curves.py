@@ -113,8 +113,9 @@ def _largescale(name):
 
 register_estimator(CurveEstimator(
     "mixture", N_("mixture of 4 SVMs"),
-    lambda p: _largescale("MixtureSVC")(n_experts=4, gater="global", max_iter=2, C=p["C"],
-                                        sigma=p["sigma"], client="serial", random_state=0),
+    lambda p: _largescale("MixtureSVC")(SVC(C=p["C"], sigma=p["sigma"]), gater="global",
+                                        n_experts=4, max_iter=2, client="serial",
+                                        random_state=0),
     lambda m: int(sum(getattr(e, "support_", np.empty(0)).size for e in m.experts_)),
     "Collobert's hard mixture (thesis Alg. 6.1): 4 SVM experts on parts of the data, an MLP "
     "gater, reassignment with the balance rule (kernelnb.largescale); #SV summed over experts"))
