@@ -35,20 +35,22 @@ from ._toys import UCI_DESCRIPTIONS, add_toy_controls, reset_noise_on_dataset_ch
 
 __all__ = ["BoundsExplorer", "CURVES", "UCI_SETS", "memorising"]
 
-#: Curves of the main chart: (column of the table, label, colour, dash).
+#: Curves of the main chart: (column of the table, label, colour, dash). The colours are the
+#: series palette (:data:`kernelnb.lab.viz._style.SERIES_COLORS`, told apart under colour-vision
+#: deficiencies); a colour used twice has another line style.
 CURVES = [
     ("test_error", N_("test error"), "#000000", "solid"),
-    ("loo", N_("leave-one-out (exact)"), "#7f7f7f", "solid"),
-    ("span", N_("span"), "#d62728", "solid"),
-    ("span_regularized", N_("span, smoothed (η = 0.1)"), "#ff9896", "dash"),
-    ("radius_margin", N_("R²‖w‖²/n (sphere)"), "#1f77b4", "solid"),
-    ("radius_margin_variance", N_("R²‖w‖²/n (variance)"), "#aec7e8", "dash"),
-    ("jaakkola_haussler", "Jaakkola-Haussler", "#2ca02c", "solid"),
-    ("opper_winther", "Opper-Winther", "#9467bd", "solid"),
-    ("xi_alpha", N_("ξα (Joachims)"), "#8c564b", "solid"),
-    ("wahba", "Wahba", "#17becf", "dash"),
-    ("sv_fraction", N_("#SV / n"), "#e377c2", "dot"),
-    ("training_error", N_("training error"), "#bcbd22", "dot"),
+    ("loo", N_("leave-one-out (exact)"), "#000000", "dash"),
+    ("span", N_("span"), "#D55E00", "solid"),
+    ("span_regularized", N_("span, smoothed (η = 0.1)"), "#D55E00", "dash"),
+    ("radius_margin", N_("R²‖w‖²/n (sphere)"), "#0072B2", "solid"),
+    ("radius_margin_variance", N_("R²‖w‖²/n (variance)"), "#0072B2", "dash"),
+    ("jaakkola_haussler", "Jaakkola-Haussler", "#009E73", "solid"),
+    ("opper_winther", "Opper-Winther", "#CC79A7", "solid"),
+    ("xi_alpha", N_("ξα (Joachims)"), "#a00000", "solid"),
+    ("wahba", "Wahba", "#009E73", "dash"),
+    ("sv_fraction", N_("#SV / n"), "#CC79A7", "dot"),
+    ("training_error", N_("training error"), "#7f7f7f", "dot"),
 ]
 #: The curves drawn at first (the others are one click on the legend away; the exact
 #: leave-one-out is drawn when it is computed).

@@ -239,7 +239,7 @@ class VicinalRisk(Dashboard):
                         uid="circles", line=dict(color="rgba(90,90,90,0.45)", width=1),
                         hoverinfo="skip")
         fig.add_scatter(x=[], y=[], mode="lines", name=_("ellipsoidal VRM vicinities"),
-                        uid="ellipses", line=dict(color="rgba(148,52,110,0.55)", width=1),
+                        uid="ellipses", line=dict(color="rgba(148,52,110,0.55)", width=1, dash="dot"),
                         hoverinfo="skip")
         for tr in fig.data:
             if tr.name in HIDDEN_MODELS:

@@ -2,9 +2,13 @@
 
 The two classes use the ends of ColorBrewer's diverging RdBu scale (colour-blind safe), the same
 scale the decision surface uses, so that a point's colour matches the side of the boundary that
-predicts it.  Series (losses, estimators) use plotly's qualitative "D3"/"Plotly" palette.
+predicts it.  Series (losses, estimators, bounds) use a palette told apart by students with
+protanopia, deuteranopia or tritanopia (five of Okabe & Ito's colour-universal-design colours, with
+a dark red): every pair stays at least 10 apart in CAM02-UCS under the simulated deficiencies of
+Machado et al. (2009), and each has 3:1 contrast on white (WCAG 2.2, 1.4.11); a series beyond the
+sixth repeats a colour with another line style (never colour alone, 1.4.1).  The tests check it
+(``tests/lab/app/test_accessibility.py``).
 """
-import plotly.colors as pc
 
 #: Marker colours of the negative (first) and positive (second) class.
 CLASS_COLORS = ("#2166ac", "#b2182b")
@@ -13,8 +17,8 @@ CLASS_SYMBOLS = ("circle", "diamond")
 #: Diverging scale of the decision function, negative blue, positive red, white at 0.
 SURFACE_SCALE = [[0.0, "#4393c3"], [0.25, "#92c5de"], [0.5, "#f7f7f7"],
                  [0.75, "#f4a582"], [1.0, "#d6604d"]]
-#: Qualitative palette for series.
-SERIES_COLORS = tuple(pc.qualitative.D3)
+#: Qualitative palette for series: blue, vermillion, bluish green, reddish purple, black, dark red.
+SERIES_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000", "#a00000")
 #: Line dash of the repeated series (second estimator of the same colour, derivatives, ...).
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
@@ -32,6 +36,7 @@ BASE_LAYOUT = dict(
     legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0,
                 bgcolor="rgba(255,255,255,0.7)"),
     font=dict(size=13),
+    colorway=list(SERIES_COLORS),
 )
 
 #: Right margin of a figure with a vertical colour bar beside its plot area (plotly places the

@@ -12,10 +12,8 @@ from ._style import BASE_LAYOUT, SERIES_COLORS, title_layout
 __all__ = ["loss_curves", "loss_axes_layout", "margin_marker"]
 
 _VALUE_RANGE = (-0.25, 4.25)
-#: D3's colours without its grey (kept for the 0-1 error) plus a dark indigo, an olive brown
-#: and a plum (D3's category20b): twelve distinct hues.
-_PALETTE = tuple(c for c in SERIES_COLORS if c.upper() != "#7F7F7F") + ("#393B79", "#8C6D31",
-                                                                        "#7B4173")
+#: The series palette; the losses beyond its length repeat a colour with another line style.
+_PALETTE = SERIES_COLORS
 _DERIV_RANGE = (-3.25, 1.25)
 _M_TITLE = N_("margin m = y·f(x)  (residual r = y − f for the ε-insensitive loss)")
 #: The losses' labels (:attr:`kernelnb.losses.Loss.label`) as the lab shows them, marked for
@@ -57,9 +55,14 @@ def _color(loss):
 
 
 def _dash(loss):
-    # squared and squared hinge coincide for m < 1: dash the squared loss so both show
-    return {"zero_one": "dot", "squared": "dash", "epsilon_insensitive": "dashdot"}.get(
-        loss.name, "solid")
+    # squared and squared hinge coincide for m < 1: dash the squared loss so both show; a loss
+    # whose colour repeats an earlier one's (beyond the palette's length) gets another style
+    fixed = {"zero_one": "dot", "squared": "dash", "epsilon_insensitive": "dashdot"}
+    if loss.name in fixed:
+        return fixed[loss.name]
+    names = [n for n in _losses.LOSS_NAMES if n != "zero_one"]
+    i = names.index(loss.name) if loss.name in names else 0
+    return ("solid", "longdash", "dashdot", "dot")[(i // len(_PALETTE)) % 4]
 
 
 def loss_label(loss):

@@ -158,8 +158,8 @@ def test_loss_curves_default_is_every_loss_and_validates():
     fig = loss_curves()
     names = [t.meta[1] for t in fig.data if t.meta[0] == "value"]
     assert names == list(losses.LOSS_NAMES)
-    colors = [t.line.color for t in fig.data if t.meta[0] == "value"]
-    assert len(set(colors)) == len(colors)                  # every loss is told apart
+    styles = [(t.line.color, t.line.dash) for t in fig.data if t.meta[0] == "value"]
+    assert len(set(styles)) == len(styles)      # every loss is told apart (colour, line style)
     assert any("of r" in t.name for t in fig.data if t.meta[1] == "epsilon_insensitive")
     with pytest.raises(ValueError, match="margin_range"):
         loss_curves(margin_range=(3, -2))
