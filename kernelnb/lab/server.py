@@ -85,6 +85,8 @@ HTTP_REASONS = (N_("Bad Request"), N_("Forbidden"), N_("Not Found"), N_("Method 
 #: The message of a dashboard page whose kernel is gone (``static/kernelnb-watch.js``, which
 #: holds the same English texts as fallbacks), by key; ``{n}`` is a duration or a limit.
 WATCH_TEXTS = {
+    # kernelnb-a11y.js: the page's skip link to the dashboard
+    "skip": N_("Skip to the dashboard"),
     "unreachable": N_("The server is not answering: it may have been restarted, or the "
                       "connection to it is lost."),
     "restarted": N_("The server was restarted since this page was opened: this dashboard's "

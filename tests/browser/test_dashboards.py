@@ -32,6 +32,7 @@ import pytest
 from kernelnb.lab.app.gallery import DASHBOARDS, static_dir
 
 from .._hosts import references_to_other_hosts
+from ._a11y import check_dashboard
 from .conftest import upstream_warning
 
 CHROMIUM = os.environ.get("KERNELNB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -401,6 +402,9 @@ def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
         ([f"{where}: {len(problems)} layout problem(s):"] + problems if problems else [])
         + ([console] if console else []))
     assert not page.external_requests, f"{where}: assets fetched from outside: {page.external_requests}"
+    # WCAG 2.2 AA (issue 52): axe's rules, names and values, charts described, reflow at 320 px
+    facts = check_dashboard(page, where, "en")
+    assert any(c["name"] for c in facts["charts"]), f"{where}: no chart is named"
 
 
 def _open_with_readout(page, served, name):

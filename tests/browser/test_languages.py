@@ -28,6 +28,7 @@ from kernelnb.lab.app.gallery import DASHBOARDS
 
 from ..conftest import kernelnb_serve
 from .conftest import upstream_warning
+from ._a11y import check_dashboard
 from .test_dashboards import (ANYWIDGET_INIT, CHANGE_TIMEOUT_MS, CUT_TEXT_JS,  # noqa: F401
                               FINGERPRINT_JS, LOAD_TIMEOUT_MS, SCROLL_JS, WIDENED_MARGINS_JS,
                               _assert_clean, _console_problems, page, screenshots, sync_api)
@@ -158,6 +159,8 @@ def test_a_preheated_dashboard_in_french(french_page, preheated, screenshots, da
     points = [t for t in pg.evaluate(NUMBERS_JS) if re.search(r"\d\.\d", t)]
     assert not points, f"{where}: numbers with a decimal point: {points[:10]}"
     assert "Leçon" in stats.inner_text() and pg.evaluate("() => window.kernelnbLang") == "fr"
+    # the same accessibility as in English (issue 52), in French: names, values, descriptions
+    check_dashboard(pg, where, "fr", reflow=False)
     pg.screenshot(path=str(screenshots / f"fr-{dashboard.name}-1280.png"), full_page=True)
     problems = [f"cut text: {c}" for c in pg.evaluate(CUT_TEXT_JS)]
     problems += pg.evaluate(WIDENED_MARGINS_JS)

@@ -89,8 +89,10 @@ def test_kernel_gone_texts_in_every_language_and_the_scripts_fallbacks():
     assert texts["fr"]["button"] == "Relancer le tableau de bord"
     assert all(texts["fr"][k] != v for k, v in WATCH_TEXTS.items() if len(v.split()) > 2)
     assert "{n}" in texts["fr"]["memory"] and "{n}" in texts["fr"]["culled_idle_n"]
-    # kernelnb-watch.js keeps the English texts as fallbacks: the same as the messages
-    js = (LAB / "static" / "kernelnb-watch.js").read_text()
+    # kernelnb-watch.js and kernelnb-a11y.js (the skip link) keep the English texts as
+    # fallbacks: the same as the messages
+    js = "".join((LAB / "static" / name).read_text()
+                 for name in ("kernelnb-watch.js", "kernelnb-a11y.js"))
     found = {}
     for key, body in re.findall(r't\("(\w+)",\s*((?:"[^"]*"\s*\+?\s*)+)\)', js):
         found[key] = "".join(re.findall(r'"([^"]*)"', body))

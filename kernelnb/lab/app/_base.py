@@ -70,7 +70,7 @@ from ..._config import config_context
 from ..._threads import blas_single_thread
 from .. import i18n
 from ..i18n import N_, _
-from . import _challenge, _urlstate
+from . import _a11y, _challenge, _urlstate
 from ._relabel import Labels
 
 __all__ = ["Dashboard", "Lesson", "log_slider", "num", "speaks", "TimeBudgetExceeded"]
@@ -79,6 +79,10 @@ __all__ = ["Dashboard", "Lesson", "log_slider", "num", "speaks", "TimeBudgetExce
 ERROR_CLASS = "kernelnb-error"
 STATS_CLASS = "kernelnb-stats"
 MAIN_SLIDER_CLASS = "kernelnb-main-slider"
+#: The status line a screen reader announces after each change (a live region, see
+#: ``kernelnb/lab/static/kernelnb-a11y.js``) and the table view of the charts.
+STATUS_CLASS = "kernelnb-status"
+TABLE_CLASS = "kernelnb-tableview"
 
 _CSS = """<style>
 .kernelnb-error .kernelnb-errbox {background:#fdecea;border:1px solid #f5c2c0;color:#8a1c14;
@@ -93,6 +97,13 @@ _CSS = """<style>
 .kernelnb-stats .kernelnb-regime {margin:6px 0 2px 0;padding:4px 8px;background:#fff4e0;
   border-left:3px solid #e0a030;font-family:sans-serif;font-size:13px;}
 .kernelnb-stats details {font-family:sans-serif;font-size:13px;margin-top:4px;}
+.kernelnb-status {font-family:sans-serif;font-size:13px;}
+.kernelnb-tableview table {border-collapse:collapse;font-family:sans-serif;font-size:12px;
+  margin:4px 0 8px 0;}
+.kernelnb-tableview caption {text-align:left;font-weight:bold;}
+.kernelnb-tableview td, .kernelnb-tableview th {padding:1px 10px 1px 0;text-align:right;
+  font-variant-numeric:tabular-nums;}
+.kernelnb-tableview h3 {font-family:sans-serif;font-size:14px;margin:8px 0 2px 0;}
 </style>"""
 
 _CONTROL_STYLE = {"description_width": "92px"}
@@ -137,7 +148,7 @@ def _same_value(a, b):
 
 def _same(a, b):
     try:
-        return a == b or math.isclose(float(a), float(b), rel_tol=1e-9)
+        return bool(a == b) or math.isclose(float(a), float(b), rel_tol=1e-9)
     except (TypeError, ValueError):
         return False
 
@@ -540,6 +551,7 @@ class Dashboard:
             self.url = _urlstate.UrlState(controls=list(self.controls),
                                           enabled=_urlstate.in_voila())
             self.widget = self._layout()
+            self._accessible_layout()
         self.widget.children = (*self.widget.children, *self._challenge_widgets(), self.url)
         self.set_language(lang, redraw=False)
         query = _urlstate.initial_query()
@@ -603,6 +615,160 @@ class Dashboard:
                              layout=widgets.Layout(flex="1 1 auto", min_width="0"))
         return widgets.VBox([head, self.error, widgets.HBox([left, right])])
 
+    def _accessible_layout(self):
+        """Add to the layout what a screen reader and the keyboard need (:mod:`._a11y`): each
+        chart marked for its name and description, the status line, the table view, and, where a
+        click on the chart does something, the coordinates to type and a button that does it."""
+        self._a11y_key = _a11y.next_key()
+        self._announced = None
+        self.status_line = widgets.HTML(value="")
+        self.status_line.add_class(STATUS_CLASS)
+        self.chart_texts = widgets.HTML(value="", layout=widgets.Layout(display="none"))
+        self.chart_texts.add_class("kernelnb-charttexts")
+        self.table_button = widgets.ToggleButton(
+            value=False, description=_("table of the charts' data"),
+            tooltip=_("show what the charts draw as tables"), layout=widgets.Layout(width="auto"))
+        self.table_view = widgets.HTML(value="")
+        self.table_view.add_class(TABLE_CLASS)
+        self.table_button.observe(lambda _change: self._draw_table(), names="value")
+        for i, fig in enumerate(self._charts()):
+            fig.add_class(f"kernelnb-chart-{self._a11y_key}-{i}")
+        extra = [self.status_line, self.table_button, self.table_view, self.chart_texts]
+        columns = self.widget.children[-1] if self.widget.children else None
+        if isinstance(columns, widgets.HBox) and len(columns.children) == 2:
+            columns.add_class("kernelnb-columns")
+            left, right = columns.children
+            right.children = (*right.children, *extra)
+            if self.click_action is not None:
+                rows = list(left.children)
+                at = len(rows) - 2 if rows[-2:] == [self.progress, self.status] else len(rows)
+                left.children = tuple(rows[:at] + self._point_widgets() + rows[at:])
+        else:
+            self.widget.children = (*self.widget.children, *extra)
+
+    def _point_widgets(self):
+        """x₁, x₂ and the button that does at (x₁, x₂) what a click on the chart does."""
+        style, layout = {"description_width": "24px"}, dict(width="130px")
+        self.point_x = widgets.FloatText(value=0.0, step=0.1, description="x₁", style=style,
+                                         layout=widgets.Layout(**layout))
+        self.point_y = widgets.FloatText(value=0.0, step=0.1, description="x₂", style=style,
+                                         layout=widgets.Layout(**layout))
+        self.point_button = widgets.Button(description=_(self.click_label),
+                                           layout=widgets.Layout(width="auto"))
+        self.point_button.on_click(lambda _b: self.click_at(self.point_x.value,
+                                                            self.point_y.value))
+        return [widgets.HBox([self.point_x, self.point_y]), self.point_button]
+
+    @speaks
+    def click_at(self, x, y):
+        """Do at (``x``, ``y``) what a click on the chart does (:attr:`click_action`).
+
+        Parameters
+        ----------
+        x, y : float
+            The point, in the chart's coordinates.
+        """
+        if self.click_action is None:
+            raise ValueError(f"{type(self).__name__} has no click action")
+        return getattr(self, self.click_action)(x, y)
+
+    def _charts(self):
+        """The figures: :attr:`figures` first, then those held in attributes (a mode's)."""
+        found = {id(f): f for f in self.figures}
+        for value in self._widget_attributes():
+            if isinstance(value, BaseFigure):
+                found.setdefault(id(value), value)
+        return list(found.values())
+
+    def _readout_sentence(self, stats):
+        parts = [f"{_label(label)} {_fmt(stats[key], spec)}" for key, label, spec in self.STATS
+                 if key in stats]
+        return ", ".join(parts)
+
+    def describe(self, stats):
+        """Each chart's name and description, from the dashboard's state now.
+
+        The name is the chart's title; the main chart's description gives the readout's numbers,
+        then, for every chart, its axes and what it draws (each named trace and its size). A
+        dashboard adds what only its chart says by overriding this method.
+
+        Parameters
+        ----------
+        stats : dict
+            What the last update returned.
+
+        Returns
+        -------
+        list of (str, str)
+            (name, description) per chart, main chart first, in the dashboard's language.
+        """
+        described = []
+        for i, fig in enumerate(self._charts()):
+            name = _a11y.figure_name(fig, fallback=f"{_(self.title)} ({i + 1})")
+            parts = [self._readout_sentence(stats)] if i == 0 else []
+            parts.append(_a11y.figure_summary(fig))
+            described.append((name, _a11y.sentence(parts)))
+        return described
+
+    def _control_phrase(self, name):
+        """'C = 3.16', 'kernel = linear', 'show f = ±1 lines: off': a control and its value."""
+        w = self.controls[name]
+        label = getattr(w, "description", "") or name
+        value = w.value
+        if isinstance(value, bool):
+            return f"{label}: {_('on') if value else _('off')}"
+        shown = getattr(w, "label", None)
+        if isinstance(shown, str) and shown:
+            text = shown
+        elif isinstance(value, numbers.Real):
+            try:
+                text = i18n.number(value, getattr(w, "readout_format", "") or "g")
+            except (TypeError, ValueError):
+                text = i18n.number(value)
+        else:
+            text = str(value)
+        return f"{label} = {text}"
+
+    def _changes(self, values):
+        before = self._announced
+        if before is None:
+            return []
+        return [self._control_phrase(k) for k, v in values.items()
+                if k in self.controls and not _same(before.get(k), v)]
+
+    def _announce_partial(self, values):
+        """While long work runs (partial results drawn): the status line says what changed and
+        that the numbers are coming."""
+        changed = self._changes(values)
+        text = (_("{changes}: {numbers}").format(changes=", ".join(changed), numbers=_("working…"))
+                if changed else _("working…"))
+        value = f"<p>{html.escape(text)}</p>"
+        if self.status_line.value != value:
+            self.status_line.value = value
+
+    def _announce(self, values, stats):
+        """After a complete update: the charts' texts, the status line, the table view."""
+        described = self.describe(stats)
+        self.last_description = described
+        self.chart_texts.value = _a11y.charts_html(self._a11y_key, described)
+        changed = self._changes(values)
+        self._announced = dict(values)
+        readout = self._readout_sentence(stats)
+        text = (_("{changes}: {numbers}").format(changes=", ".join(changed), numbers=readout)
+                if changed and readout else readout or ", ".join(changed))
+        self.status_line.value = f"<p>{html.escape(text)}</p>" if text else ""
+        self._draw_table()
+
+    def _draw_table(self):
+        if self.table_button.value:
+            with self.speaking():
+                names = [n for n, _d in (getattr(self, "last_description", None) or [])]
+                charts = self._charts()
+                names += [_a11y.figure_name(f) for f in charts[len(names):]]
+                self.table_view.value = _a11y.table_html(charts, names)
+        elif self.table_view.value:
+            self.table_view.value = ""
+
     def _repr_mimebundle_(self, **kwargs):
         """Display the dashboard (``display(app)`` or an ``app`` last in a cell)."""
         self.sync_figures()
@@ -646,7 +812,8 @@ class Dashboard:
         changed = lang != self.lang
         if changed:
             if self._labels is None:
-                self._labels = Labels(skip=(self.stats, self.error, self.status))
+                self._labels = Labels(skip=(self.stats, self.error, self.status, self.status_line,
+                                            self.chart_texts, self.table_view))
             attributes = self._widget_attributes()
             roots = [self.widget, *self.controls.values(), *attributes]
             self._labels.widgets(roots, self.lang, lang, changing=self._changing_options)
@@ -1005,6 +1172,9 @@ class Dashboard:
     #: What a click on a chart does, for dashboards whose traces call ``_on_click``: the name of
     #: a method taking the clicked (x, y) (it checks them, :func:`kernelnb.lab.app._toys.click_problem`).
     click_action = None
+    #: The label of the button that does the click's action at the coordinates typed beside it
+    #: (the keyboard's way to what a click on the chart does; WCAG 2.1.1 and 2.5.7).
+    click_label = N_("do it at (x₁, x₂)")
 
     @speaks
     def _on_click(self, trace, points, selector):
@@ -1063,7 +1233,8 @@ class Dashboard:
         if details:
             summary = html.escape(_("details"))
             details = f"<details><summary>{summary}</summary>{details}</details>"
-        return f"{notes}<table>{''.join(rows)}</table>{extra}{details}{lesson}"
+        return (f'{notes}<table class="kernelnb-readout">{"".join(rows)}</table>'
+                f"{extra}{details}{lesson}")
 
     @speaks
     def update(self, raise_errors=False, _changed=None, _progressive=False, **params):
@@ -1148,8 +1319,11 @@ class Dashboard:
         self.show_error(stats.pop("_warning", "") or "")
         self.stats.value = self._format_stats(stats)
         self.last_stats = stats
-        if not partial:
+        if partial:
+            self._announce_partial(values)
+        else:
             self._challenge_after(values, stats)
+            self._announce(values, stats)
             self.sync_figures()
             if hasattr(self, "url"):       # the page's address follows the setting
                 self.url.query = self.url_query()

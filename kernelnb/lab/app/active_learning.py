@@ -91,6 +91,7 @@ class ActiveLearning(Dashboard):
 
     notebook = "active_learning"
     click_action = "select_at"
+    click_label = N_("select the pool point nearest (x₁, x₂)")
     title = N_("Active learning — you are the oracle")
     purpose = N_("The learner asks for the label of one point at a time (star): answer it, or "
                  "click another point and label that, or let the true label answer. Replay "

@@ -80,6 +80,7 @@ class DataCleaning(Dashboard):
 
     notebook = "data_cleaning"
     click_action = "flip_at"
+    click_label = N_("flip the label nearest (x₁, x₂)")
     title = N_("Data cleaning")
     purpose = N_("Flip some labels of a 2-D toy and see which points an SVM suspects: SVM-ξ, "
                  "SUB-ξ, LOO-ξ and GRAD-C rank them. Click a point to flip its label.")

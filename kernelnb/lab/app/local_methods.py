@@ -114,6 +114,7 @@ class LocalMethodsPlayground(Dashboard):
 
     notebook = "local_methods"
     click_action = "query"
+    click_label = N_("put the query point at (x₁, x₂)")
     title = N_("Local methods")
     purpose = N_("K nearest neighbours, local hyperplane (HKNN) and convex (CKNN) distances, "
                  "Parzen windows, kernel centroid: move K, λ and h; click on the chart to see a "

@@ -194,7 +194,7 @@ class MarginLosses(Dashboard):
         # scrolling (scrolled to the chosen ones, it cut its top row in half)
         c["shown"] = styled(widgets.SelectMultiple(
             options=[(_loss_label(n), n) for n in names], value=DEFAULT_SHOWN, rows=len(names),
-            description=""), tooltip=_("several with ctrl- or shift-click"))
+            description=_("losses shown")), tooltip=_("several with ctrl- or shift-click"))
         c["shown"].style.description_width = "0px"
         c["derivative"] = styled(widgets.Checkbox(value=False,
                                                   description=_("show derivatives dL/dm"),

@@ -24,6 +24,7 @@ from ...svm import SVC, svc_path
 from ..viz import (SURFACE_TRACES, c_marker, c_path_figure, decision_surface, margin_width,
                    plane_bounds, support_masks, surface_data)
 from ..i18n import N_, _
+from . import _a11y
 from ._base import Dashboard, Lesson, log_slider, num, speaks, styled
 from ._toys import (BlankModel, add_toy_controls, click_problem,
                     reset_noise_on_dataset_change, toy_name)
@@ -78,6 +79,7 @@ class SVMPlayground(Dashboard):
 
     notebook = "svm_playground"
     click_action = "add_point"
+    click_label = N_("add a point of the chosen class at (x₁, x₂)")
     title = N_("SVM playground")
     purpose = N_("Fit a support vector machine on 2-D toy data. Click on the chart to add a point "
                  "of the chosen class; move C and σ and watch the margins and the support "
@@ -184,6 +186,21 @@ class SVMPlayground(Dashboard):
         right = box.children[-1].children[1]
         right.children = [self.fig, self.path_box, self.stats]
         return box
+
+    def describe(self, stats):
+        """The charts' names and descriptions (the base's), the main chart's with where the
+        boundary runs: how many regions of the plane each class gets (the connected parts of
+        the sign of f on the chart's grid)."""
+        described = super().describe(stats)
+        z = _a11y.surface_grid(self.fig.data[0])
+        if described and z is not None:
+            from scipy import ndimage
+            positive, negative = ndimage.label(z > 0)[1], ndimage.label(z <= 0)[1]
+            regions = _("the boundary f = 0 gives class 1 {pos} region(s) of the plane and "
+                        "class 0 {neg}").format(pos=positive, neg=negative)
+            described[0] = (described[0][0], _a11y.sentence(
+                [self._readout_sentence(stats), regions, _a11y.figure_summary(self.fig)]))
+        return described
 
     _make_data = staticmethod(make_toy)
 

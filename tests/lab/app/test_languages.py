@@ -30,7 +30,10 @@ _SEGMENTS = re.compile(r"\n|; ")
 def _texts(app, dynamic=True):
     """(where, text) of everything the dashboard shows or puts in a tooltip or hover label."""
     out = []
-    skip = set() if dynamic else {id(app.stats), id(app.error), id(app.status)}
+    # (the readout, the messages, the status line and the charts' texts are written by each
+    # update: the dynamic texts)
+    skip = set() if dynamic else {id(app.stats), id(app.error), id(app.status),
+                                  id(app.status_line), id(app.chart_texts), id(app.table_view)}
     roots = [app.widget, *app.controls.values(), *app._widget_attributes()]
     for k, w in enumerate(_widgets_under(roots)):
         kind = type(w).__name__

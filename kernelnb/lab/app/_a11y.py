@@ -1,0 +1,230 @@
+"""What a dashboard's charts and changes say in words: names, descriptions, a status line, a table.
+
+A plotly chart is a picture; WCAG 2.2 (1.1.1, non-text content; 1.3.1, info and relationships;
+4.1.3, status messages) asks that what it shows be given in text too. Each dashboard writes, from
+its own state, after every complete update:
+
+* for each chart, a **name** (its title) and a **description** (what it shows now: the readout's
+  numbers for the main chart, then the axes and what is drawn, with how many points), written by
+  :meth:`kernelnb.lab.app._base.Dashboard.describe` (a dashboard adds what its chart alone says,
+  e.g. the SVM playground's number of regions of the boundary);
+* a **status line** that says what changed ("C = 3.16: training error 0.5 %, ...") in a region
+  the page keeps (``kernelnb-status``, a polite live region), so a screen reader announces it;
+* on request (a toggle button), a **table** of what each chart plots: the points of each trace
+  (class, support vectors, errors, a curve's points, the bars' values), a surface's range.
+
+The page script ``kernelnb/lab/static/kernelnb-a11y.js`` ties each chart (CSS class
+``kernelnb-chart-<key>``) to its name and description (ids ``kernelnb-chart-name-<key>``,
+``kernelnb-chart-desc-<key>``). The texts are written in the dashboard's language.
+"""
+from __future__ import annotations
+
+import html
+import itertools
+import re
+
+import numpy as np
+
+from .. import i18n
+from ..i18n import _
+
+__all__ = ["surface_grid", "figure_name", "figure_summary", "charts_html", "table_html", "sentence",
+           "next_key", "TABLE_ROWS"]
+
+#: Rows of a trace shown in the table view (the rest is counted, not listed): enough for every
+#: support vector of a toy problem and every point of a curve.
+TABLE_ROWS = 60
+
+_TAG = re.compile(r"<[^>]+>")
+_keys = itertools.count(1)
+
+
+def next_key():
+    """A key unique in this process for a dashboard's charts (``kernelnb-chart-<key>-<i>``)."""
+    return f"k{next(_keys)}"
+
+
+def plain(text):
+    """Text without plotly's HTML tags (``<br>``, ``<sub>``, ``<b>``)."""
+    return " ".join(_TAG.sub(" ", str(text or "")).split())
+
+
+def _title_text(title):
+    if title is None:
+        return ""
+    text = getattr(title, "text", title)
+    return plain(text) if isinstance(text, str) else ""
+
+
+def surface_grid(trace):
+    """A heat map's values as a 2-D array (rows along y), from the grid form plotly is sent
+    (1-D ``x``, ``y``, ``z`` of equal length, :func:`kernelnb.lab.viz.surface_data`) or from a 2-D
+    ``z``; None when the trace holds no grid."""
+    z = np.asarray(trace.z if trace.z is not None else [], dtype=float)
+    if z.ndim == 2 and z.size:
+        return z
+    if z.ndim != 1 or not z.size or trace.x is None or trace.y is None:
+        return None
+    x, y = np.asarray(trace.x, dtype=float), np.asarray(trace.y, dtype=float)
+    if not x.shape == y.shape == z.shape:
+        return None
+    nx, ny = np.unique(x).size, np.unique(y).size
+    if nx * ny != z.size:
+        return None
+    return z[np.lexsort((x, y))].reshape(ny, nx)
+
+
+def figure_name(fig, fallback=""):
+    """The chart's accessible name: its title, else ``fallback``."""
+    return _title_text(fig.layout.title) or fallback
+
+
+def _axis_titles(fig):
+    layout = fig.layout
+    names = []
+    for key in ("xaxis", "yaxis"):
+        axis = getattr(layout, key, None)
+        text = _title_text(axis.title) if axis is not None else ""
+        if text:
+            names.append(text)
+    return names
+
+
+def _length(values):
+    if values is None:
+        return 0
+    try:
+        return int(np.size(values))
+    except Exception:  # noqa: BLE001 - an odd array is simply not counted
+        return 0
+
+
+def _visible(trace):
+    return getattr(trace, "visible", True) not in (False, "legendonly")
+
+
+_COUNTED = re.compile(r"\(\d+\)\s*$")
+
+
+def _trace_phrase(trace):
+    """'class 0 (100 points)', 'f(x) = 0 (contour lines)', 'f(x) (a surface from -2 to 2)'."""
+    name = plain(getattr(trace, "name", "") or "")
+    kind = trace.type
+    if kind == "contour" and getattr(trace.contours, "coloring", None) in ("lines", "none"):
+        what = _("contour lines")
+        return f"{name} ({what})" if name else what
+    if kind in ("heatmap", "contour", "surface"):
+        z = np.asarray(trace.z if trace.z is not None else [], dtype=float)
+        z = z[np.isfinite(z)] if z.size else z
+        what = (_("a surface of values from {low} to {high}").format(
+            low=i18n.number(float(z.min()), ".3g"), high=i18n.number(float(z.max()), ".3g"))
+            if z.size else _("a surface"))
+        return f"{name} ({what})" if name else what
+    n = _length(getattr(trace, "x", None)) or _length(getattr(trace, "y", None))
+    if not name or n == 0:
+        return ""
+    if kind == "bar":
+        return f"{name} " + i18n.ngettext("({n} bar)", "({n} bars)", n).format(n=n)
+    mode = getattr(trace, "mode", None) or ""
+    if "markers" in mode or "lines" not in mode:
+        # a legend entry that gives its count already ('class 0 (100)') is not counted twice
+        return name if _COUNTED.search(name) else \
+            f"{name} " + i18n.ngettext("({n} point)", "({n} points)", n).format(n=n)
+    return f"{name} " + i18n.ngettext("(a curve of {n} point)", "(a curve of {n} points)",
+                                      n).format(n=n)
+
+
+def figure_summary(fig):
+    """What a chart draws, in words: its axes and each visible named trace with its size."""
+    parts = []
+    axes = _axis_titles(fig)
+    if len(axes) == 2:
+        parts.append(_("{y} against {x}").format(y=axes[1], x=axes[0]))
+    phrases = [p for p in (_trace_phrase(t) for t in fig.data if _visible(t)) if p]
+    if phrases:
+        parts.append(_("drawn: {items}").format(items=", ".join(phrases)))
+    return "; ".join(parts)
+
+
+def sentence(parts):
+    """Parts joined as one sentence (empty parts left out), ending with a full stop."""
+    text = "; ".join(p.strip().rstrip(".") for p in parts if p and p.strip())
+    return text + "." if text else ""
+
+
+def charts_html(key, described):
+    """The hidden-but-referenced texts of the charts: one name and one description each.
+
+    Parameters
+    ----------
+    key : str
+        The dashboard's key (:func:`next_key`).
+    described : list of (str, str)
+        (name, description) per chart, in the order of the charts' keys.
+
+    Returns
+    -------
+    str
+        HTML: for chart ``i``, ``<p id="kernelnb-chart-name-<key>-<i>">`` and
+        ``<p id="kernelnb-chart-desc-<key>-<i>">``.
+    """
+    rows = []
+    for i, (name, desc) in enumerate(described):
+        rows.append(f'<p class="kernelnb-chartname" id="kernelnb-chart-name-{key}-{i}">'
+                    f"{html.escape(name)}</p>"
+                    f'<p class="kernelnb-chartdesc" id="kernelnb-chart-desc-{key}-{i}">'
+                    f"{html.escape(desc)}</p>")
+    return "".join(rows)
+
+
+def _cell(value):
+    if isinstance(value, (float, np.floating)):
+        return i18n.number(float(value), ".4g") if np.isfinite(value) else "–"
+    if isinstance(value, (int, np.integer)):
+        return i18n.number(int(value))
+    return plain(value)
+
+
+def _trace_table(trace, fallback):
+    name = plain(getattr(trace, "name", "") or "") or fallback
+    if trace.type in ("heatmap", "contour", "surface"):
+        phrase = _trace_phrase(trace)
+        return f"<p>{html.escape(phrase or name)}</p>" if phrase else ""
+    xs = getattr(trace, "x", None)
+    ys = getattr(trace, "y", None)
+    n = max(_length(xs), _length(ys))
+    if n == 0:
+        return ""
+    xs = list(np.ravel(xs)) if xs is not None else list(range(n))
+    ys = list(np.ravel(ys)) if ys is not None else [None] * n
+    body = "".join(f"<tr><td>{html.escape(_cell(x))}</td><td>{html.escape(_cell(y))}</td></tr>"
+                   for x, y in itertools.islice(zip(xs, ys), TABLE_ROWS))
+    more = (f"<p>{html.escape(_('… and {n} more rows').format(n=n - TABLE_ROWS))}</p>"
+            if n > TABLE_ROWS else "")
+    return (f"<table><caption>{html.escape(name)} "
+            f"{html.escape(i18n.ngettext('({n} row)', '({n} rows)', n).format(n=n))}</caption>"
+            f'<thead><tr><th scope="col">x</th><th scope="col">y</th></tr></thead>'
+            f"<tbody>{body}</tbody></table>{more}")
+
+
+def table_html(figures, names):
+    """The table view: for each chart, its name as a heading and a table per visible trace.
+
+    Parameters
+    ----------
+    figures : list of plotly.graph_objects.FigureWidget
+    names : list of str
+        The charts' names.
+
+    Returns
+    -------
+    str
+    """
+    out = []
+    for fig, name in zip(figures, names):
+        tables = [_trace_table(t, _("trace {i}").format(i=i + 1))
+                  for i, t in enumerate(fig.data) if _visible(t)]
+        tables = [t for t in tables if t]
+        if tables:
+            out.append(f"<h3>{html.escape(name)}</h3>{''.join(tables)}")
+    return f'<div class="kernelnb-table">{"".join(out)}</div>'
