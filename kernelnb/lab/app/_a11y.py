@@ -16,20 +16,35 @@ its own state, after every complete update:
 The page script ``kernelnb/lab/static/kernelnb-a11y.js`` ties each chart (CSS class
 ``kernelnb-chart-<key>``) to its name and description (ids ``kernelnb-chart-name-<key>``,
 ``kernelnb-chart-desc-<key>``). The texts are written in the dashboard's language.
+
+:class:`Accessible`, a mixin of :class:`kernelnb.lab.app.Dashboard`, adds these to a dashboard's
+layout and writes them after each update; its public methods, :meth:`Accessible.describe` and
+:meth:`Accessible.click_at` (the keyboard's way to what a click on the chart does), are the
+dashboard's own (``Dashboard.describe``, ``Dashboard.click_at``).
 """
 from __future__ import annotations
 
 import html
 import itertools
+import numbers
 import re
 
+import ipywidgets as widgets
 import numpy as np
+from plotly.basedatatypes import BaseFigure
 
 from .. import i18n
 from ..i18n import _
+from ._words import _fmt, _label, _same, speaks
 
 __all__ = ["surface_grid", "figure_name", "figure_summary", "charts_html", "table_html", "sentence",
-           "next_key", "TABLE_ROWS"]
+           "next_key", "TABLE_ROWS", "Accessible"]
+
+#: CSS classes of the status line a screen reader announces after each change (a live region,
+#: see ``kernelnb/lab/static/kernelnb-a11y.js``) and of the table view of the charts; the
+#: browser tests (``tests/browser/``) rely on them.
+STATUS_CLASS = "kernelnb-status"
+TABLE_CLASS = "kernelnb-tableview"
 
 #: Rows of a trace shown in the table view (the rest is counted, not listed): enough for every
 #: support vector of a toy problem and every point of a curve.
@@ -228,3 +243,164 @@ def table_html(figures, names):
         if tables:
             out.append(f"<h3>{html.escape(name)}</h3>{''.join(tables)}")
     return f'<div class="kernelnb-table">{"".join(out)}</div>'
+
+
+class Accessible:
+    """What a screen reader and the keyboard need of a dashboard (see the module docstring); a
+    mixin of :class:`kernelnb.lab.app.Dashboard`. It reads the dashboard's ``controls``,
+    ``figures``, ``STATS``, ``title``, ``click_action``, ``click_label``, ``widget``,
+    ``progress`` and ``status``, ``speaking()`` and ``_widget_attributes()``."""
+
+    def _accessible_layout(self):
+        """Add to the layout what a screen reader and the keyboard need (this module): each
+        chart marked for its name and description, the status line, the table view, and, where a
+        click on the chart does something, the coordinates to type and a button that does it."""
+        self._a11y_key = next_key()
+        self._announced = None
+        self.status_line = widgets.HTML(value="")
+        self.status_line.add_class(STATUS_CLASS)
+        self.chart_texts = widgets.HTML(value="", layout=widgets.Layout(display="none"))
+        self.chart_texts.add_class("kernelnb-charttexts")
+        self.table_button = widgets.ToggleButton(
+            value=False, description=_("table of the charts' data"),
+            tooltip=_("show what the charts draw as tables"), layout=widgets.Layout(width="auto"))
+        self.table_view = widgets.HTML(value="")
+        self.table_view.add_class(TABLE_CLASS)
+        self.table_button.observe(lambda _change: self._draw_table(), names="value")
+        for i, fig in enumerate(self._charts()):
+            fig.add_class(f"kernelnb-chart-{self._a11y_key}-{i}")
+        extra = [self.status_line, self.table_button, self.table_view, self.chart_texts]
+        columns = self.widget.children[-1] if self.widget.children else None
+        if isinstance(columns, widgets.HBox) and len(columns.children) == 2:
+            columns.add_class("kernelnb-columns")
+            left, right = columns.children
+            right.children = (*right.children, *extra)
+            if self.click_action is not None:
+                rows = list(left.children)
+                at = len(rows) - 2 if rows[-2:] == [self.progress, self.status] else len(rows)
+                left.children = tuple(rows[:at] + self._point_widgets() + rows[at:])
+        else:
+            self.widget.children = (*self.widget.children, *extra)
+
+    def _point_widgets(self):
+        """x₁, x₂ and the button that does at (x₁, x₂) what a click on the chart does."""
+        style, layout = {"description_width": "24px"}, dict(width="130px")
+        self.point_x = widgets.FloatText(value=0.0, step=0.1, description="x₁", style=style,
+                                         layout=widgets.Layout(**layout))
+        self.point_y = widgets.FloatText(value=0.0, step=0.1, description="x₂", style=style,
+                                         layout=widgets.Layout(**layout))
+        self.point_button = widgets.Button(description=_(self.click_label),
+                                           layout=widgets.Layout(width="auto"))
+        self.point_button.on_click(lambda _b: self.click_at(self.point_x.value,
+                                                            self.point_y.value))
+        return [widgets.HBox([self.point_x, self.point_y]), self.point_button]
+
+    @speaks
+    def click_at(self, x, y):
+        """Do at (``x``, ``y``) what a click on the chart does (:attr:`click_action`).
+
+        Parameters
+        ----------
+        x, y : float
+            The point, in the chart's coordinates.
+        """
+        if self.click_action is None:
+            raise ValueError(f"{type(self).__name__} has no click action")
+        return getattr(self, self.click_action)(x, y)
+
+    def _charts(self):
+        """The figures: :attr:`figures` first, then those held in attributes (a mode's)."""
+        found = {id(f): f for f in self.figures}
+        for value in self._widget_attributes():
+            if isinstance(value, BaseFigure):
+                found.setdefault(id(value), value)
+        return list(found.values())
+
+    def _readout_sentence(self, stats):
+        parts = [f"{_label(label)} {_fmt(stats[key], spec)}" for key, label, spec in self.STATS
+                 if key in stats]
+        return ", ".join(parts)
+
+    def describe(self, stats):
+        """Each chart's name and description, from the dashboard's state now.
+
+        The name is the chart's title; the main chart's description gives the readout's numbers,
+        then, for every chart, its axes and what it draws (each named trace and its size). A
+        dashboard adds what only its chart says by overriding this method.
+
+        Parameters
+        ----------
+        stats : dict
+            What the last update returned.
+
+        Returns
+        -------
+        list of (str, str)
+            (name, description) per chart, main chart first, in the dashboard's language.
+        """
+        described = []
+        for i, fig in enumerate(self._charts()):
+            name = figure_name(fig, fallback=f"{_(self.title)} ({i + 1})")
+            parts = [self._readout_sentence(stats)] if i == 0 else []
+            parts.append(figure_summary(fig))
+            described.append((name, sentence(parts)))
+        return described
+
+    def _control_phrase(self, name):
+        """'C = 3.16', 'kernel = linear', 'show f = ±1 lines: off': a control and its value."""
+        w = self.controls[name]
+        label = getattr(w, "description", "") or name
+        value = w.value
+        if isinstance(value, bool):
+            return f"{label}: {_('on') if value else _('off')}"
+        shown = getattr(w, "label", None)
+        if isinstance(shown, str) and shown:
+            text = shown
+        elif isinstance(value, numbers.Real):
+            try:
+                text = i18n.number(value, getattr(w, "readout_format", "") or "g")
+            except (TypeError, ValueError):
+                text = i18n.number(value)
+        else:
+            text = str(value)
+        return f"{label} = {text}"
+
+    def _changes(self, values):
+        before = self._announced
+        if before is None:
+            return []
+        return [self._control_phrase(k) for k, v in values.items()
+                if k in self.controls and not _same(before.get(k), v)]
+
+    def _announce_partial(self, values):
+        """While long work runs (partial results drawn): the status line says what changed and
+        that the numbers are coming."""
+        changed = self._changes(values)
+        text = (_("{changes}: {numbers}").format(changes=", ".join(changed), numbers=_("working…"))
+                if changed else _("working…"))
+        value = f"<p>{html.escape(text)}</p>"
+        if self.status_line.value != value:
+            self.status_line.value = value
+
+    def _announce(self, values, stats):
+        """After a complete update: the charts' texts, the status line, the table view."""
+        described = self.describe(stats)
+        self.last_description = described
+        self.chart_texts.value = charts_html(self._a11y_key, described)
+        changed = self._changes(values)
+        self._announced = dict(values)
+        readout = self._readout_sentence(stats)
+        text = (_("{changes}: {numbers}").format(changes=", ".join(changed), numbers=readout)
+                if changed and readout else readout or ", ".join(changed))
+        self.status_line.value = f"<p>{html.escape(text)}</p>" if text else ""
+        self._draw_table()
+
+    def _draw_table(self):
+        if self.table_button.value:
+            with self.speaking():
+                names = [n for n, _d in (getattr(self, "last_description", None) or [])]
+                charts = self._charts()
+                names += [figure_name(f) for f in charts[len(names):]]
+                self.table_view.value = table_html(charts, names)
+        elif self.table_view.value:
+            self.table_view.value = ""

@@ -13,29 +13,17 @@ it directly. An exception becomes a readable message in the ``kernelnb-error`` w
 figures keep their last good state, and the dashboard keeps answering.
 
 Partial results. A dashboard whose work can take seconds defines ``_steps(params)`` instead of
-``_compute``: a generator that yields ``None`` where the work may pause, or a partial result
-(one ``_render`` draws: the first points of a curve, the repeats done so far), and returns the
-complete result. Called from Python, :meth:`Dashboard.update` runs it to the end and draws the
-complete result only, so its numbers are those of the unchanged computation. When a control
-moves in a kernel (a page, a notebook), the update draws the first partial result and returns;
-the rest runs as an asyncio task on the kernel's event loop, a slice of steps at a time, drawing
-the latest partial result every :attr:`Dashboard.partial_every_s` and the complete one at the
-end (:attr:`Dashboard.pending` is that task). Between slices the kernel reads its messages, so a
-control moved meanwhile is handled at once: its update closes the unfinished work (the figures
-then show the new setting's results only). Widget messages leave the kernel as they are made,
-during an update as after it; what a page cannot do is send the kernel a new control value
-before the update running returns, hence the slices.
+``_compute``: a generator of steps and partial results, drawn as they come in a kernel while the
+kernel keeps answering (:mod:`kernelnb.lab.app._scheduler`, the mixin ``StepScheduler``).
 
-Server-side limits. The browser keeps a slider inside its ``min``/``max``, but a page can send any
-widget state (``set_state({"max": 10**9, "value": 10**9})``). So when a dashboard is built, the
-limits each control declares are recorded (:meth:`Dashboard._declare_limits`): ``min``/``max``
-(and ``base``) of numeric sliders and bounded texts, the options of drop-downs, toggles and
-multiple selections, ``bool`` for check boxes. A change of those traits that the dashboard did not
-make itself (inside :meth:`Dashboard.changing_limits`) is put back at once, and :meth:`update`
-re-checks every value a control holds: a number outside its limits is clamped (and the control
-moved back), a non-finite number, a value of the wrong type or outside the options is refused
-with a message in the page and nothing is computed. Values passed to :meth:`update` from Python
-are the caller's (a notebook may go beyond a slider); the estimators validate them.
+Server-side limits. A page can send any widget state; the limits each control declares when the
+dashboard is built are enforced in the kernel, and :meth:`update` re-checks every value a control
+holds (:mod:`kernelnb.lab.app._limits`, the mixin ``ControlLimits``).
+
+Accessibility. Each chart's name and description, the status line, the table view and the
+keyboard's way to a click (:meth:`Dashboard.describe`, :meth:`Dashboard.click_at`) are written by
+the mixin ``Accessible`` of :mod:`kernelnb.lab.app._a11y`.
+
 Long work runs under a per-update time budget (:attr:`Dashboard.time_budget_s`), and under
 ``kernelnb.config_context(keep_partial_on_interrupt=True)``: an interrupted fit draws the model it
 reached rather than losing it.
@@ -49,15 +37,12 @@ refusal then speaks that language, numbers included (``0,5`` in French).
 """
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import dataclasses
-import functools
 import html
 import json
 import math
-import numbers
 import time
 import traceback
 import typing
@@ -70,19 +55,22 @@ from ..._config import config_context
 from ..._threads import blas_single_thread
 from .. import i18n
 from ..i18n import N_, _
-from . import _a11y, _challenge, _urlstate
+from . import _challenge, _urlstate
 from ._relabel import Labels
+# The mixins Dashboard is made of; the other names are imported from here too (by the dashboards,
+# the book's extension, the tests), as they were when they lived in this module.
+from ._a11y import STATUS_CLASS, TABLE_CLASS, Accessible  # noqa: F401
+from ._limits import _LIMIT_TRAITS, ControlLimits, _Limits, _limits_of, _member  # noqa: F401
+from ._scheduler import StepScheduler, _advance, _running_loop  # noqa: F401
+from ._words import _fmt, _label, _same, _same_value, num, speaks  # noqa: F401
 
 __all__ = ["Dashboard", "Lesson", "log_slider", "num", "speaks", "TimeBudgetExceeded"]
 
-#: CSS classes the browser tests (``tests/browser/``) rely on.
+#: CSS classes the browser tests (``tests/browser/``) rely on (with ``STATUS_CLASS`` and
+#: ``TABLE_CLASS`` of :mod:`kernelnb.lab.app._a11y`).
 ERROR_CLASS = "kernelnb-error"
 STATS_CLASS = "kernelnb-stats"
 MAIN_SLIDER_CLASS = "kernelnb-main-slider"
-#: The status line a screen reader announces after each change (a live region, see
-#: ``kernelnb/lab/static/kernelnb-a11y.js``) and the table view of the charts.
-STATUS_CLASS = "kernelnb-status"
-TABLE_CLASS = "kernelnb-tableview"
 
 _CSS = """<style>
 .kernelnb-error .kernelnb-errbox {background:#fdecea;border:1px solid #f5c2c0;color:#8a1c14;
@@ -134,23 +122,6 @@ def styled(widget, tooltip=None):
     if hasattr(widget, "continuous_update"):
         widget.continuous_update = False
     return widget
-
-
-def _same_value(a, b):
-    """Whether two control values are the same setting (numbers within rounding)."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
-        return tuple(a) == tuple(b) if isinstance(a, (tuple, list)) and \
-            isinstance(b, (tuple, list)) else False
-    return _same(a, b)
-
-
-def _same(a, b):
-    try:
-        return bool(a == b) or math.isclose(float(a), float(b), rel_tol=1e-9)
-    except (TypeError, ValueError):
-        return False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -207,161 +178,18 @@ class Lesson:
                 '</div>')
 
 
-def speaks(method):
-    """Decorate a dashboard method so that it runs in the dashboard's language.
-
-    Every text written while it runs (``_()``, numbers) is in :attr:`Dashboard.lang`: put it on
-    the methods a page reaches other than through :meth:`Dashboard.update` (a button's action,
-    a click on a chart).
-
-    Parameters
-    ----------
-    method : callable
-        A method of a :class:`Dashboard` subclass.
-
-    Returns
-    -------
-    callable
-        The method, run inside :meth:`Dashboard.speaking`.
-    """
-    @functools.wraps(method)
-    def in_language(self, *args, **kwargs):
-        with i18n.language(self.lang):
-            return method(self, *args, **kwargs)
-    return in_language
-
-
 class TimeBudgetExceeded(RuntimeError):
     """Raised by :meth:`Dashboard.check_time` when an update has used its time budget."""
 
 
-def _is_number(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-@dataclasses.dataclass
-class _Limits:
-    """What a control declared when the dashboard was built (or re-declared since).
-
-    ``kind``: 'range' (``lo`` <= value <= ``hi``, ``integer`` for int widgets), 'options' (value
-    among ``options``), 'multi' (a tuple of values among ``options``), 'bool', or 'free' (not
-    checked: a widget kind without limits). ``traits``: the limit traits put back when a page
-    changes them.
-    """
-
-    kind: str
-    traits: dict
-    lo: float = -math.inf
-    hi: float = math.inf
-    integer: bool = False
-    options: tuple = ()
-
-
-#: Traits that carry a control's limits (put back when the page changes them).
-_LIMIT_TRAITS = ("min", "max", "base", "_options_labels")
-
-
-def _limits_of(w):
-    """The limits control ``w`` declares now."""
-    traits = {t: getattr(w, t) for t in _LIMIT_TRAITS if w.has_trait(t)}
-    if isinstance(w, widgets.SelectMultiple):
-        return _Limits("multi", traits, options=tuple(w._options_values))
-    if hasattr(w, "_options_values"):
-        return _Limits("options", traits, options=tuple(w._options_values))
-    if isinstance(w, widgets.FloatLogSlider):
-        return _Limits("range", traits, lo=float(w.base) ** float(w.min),
-                       hi=float(w.base) ** float(w.max))
-    if "min" in traits and "max" in traits and _is_number(w.value):
-        return _Limits("range", traits, lo=traits["min"], hi=traits["max"],
-                       integer=isinstance(w.value, numbers.Integral))
-    if isinstance(w.value, bool):
-        return _Limits("bool", traits)
-    return _Limits("free", traits)
-
-
-def _member(value, options):
-    try:
-        return any(value == o and type(value) is type(o) or value is o for o in options)
-    except Exception:  # noqa: BLE001 - an odd value is simply not a member
-        return False
-
-
-def _fmt(value, spec):
-    """A readout value as the language in effect writes it (``spec``: a format specification
-    for numbers, or a callable that writes the text itself)."""
-    if value is None:
-        return "–"
-    if isinstance(value, float) and math.isnan(value):
-        return "–"
-    if isinstance(value, float) and math.isinf(value):
-        return "∞"
-    if callable(spec):
-        return spec(value)
-    if isinstance(value, str):
-        return value
-    try:
-        return i18n.number(value, spec)
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def _label(label):
-    """A readout label in the language in effect: a msgid, or ``(msgid, {field: value})``."""
-    if isinstance(label, tuple):
-        msgid, fields = label
-        return _(msgid).format(**{k: i18n.number(v) if isinstance(v, float) else v
-                                  for k, v in fields.items()})
-    return _(label)
-
-
-def num(value, spec=""):
-    """A number as the language in effect writes it (:func:`kernelnb.lab.i18n.number`).
-
-    Parameters
-    ----------
-    value : int or float
-        The number.
-    spec : str, default=""
-        A format specification (``".3g"``, ``".1%"``).
-
-    Returns
-    -------
-    str
-        E.g. ``"0,5"`` in French, ``"0.5"`` in English.
-    """
-    return i18n.number(value, spec)
-
-
-def _running_loop():
-    """The asyncio loop running in this thread (a kernel's), or None (a script, a test)."""
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
-def _advance(steps, until, stop_at_partial=False):
-    """Run ``steps`` until the clock ``until`` (``time.perf_counter``), its end or, with
-    ``stop_at_partial``, its first partial result: ``(done, result, latest partial or None)``."""
-    partial = None
-    while True:
-        try:
-            out = next(steps)
-        except StopIteration as stop:
-            return True, stop.value, partial
-        if out is not None:
-            partial = out
-            if stop_at_partial:
-                return False, None, partial
-        if time.perf_counter() >= until:
-            return False, None, partial
-
-
-class Dashboard:
+class Dashboard(Accessible, ControlLimits, StepScheduler):
     """Base class of the dashboards (see the module docstring).
 
-    Building one builds its controls and figures, then draws the first picture with
-    :meth:`update`.
+    Its control limits, partial results and accessibility come from its mixins,
+    :class:`~kernelnb.lab.app._limits.ControlLimits`,
+    :class:`~kernelnb.lab.app._scheduler.StepScheduler` and
+    :class:`~kernelnb.lab.app._a11y.Accessible`. Building one builds its controls and figures,
+    then draws the first picture with :meth:`update`.
 
     Parameters
     ----------
@@ -421,18 +249,6 @@ class Dashboard:
     #: Seconds of work one update may take where the work is long (see :meth:`check_time`); a
     #: class attribute, changed per instance by tests or a teacher's notebook.
     time_budget_s: float = 25.0
-    #: Seconds between two drawings of partial results (``_steps``), in a kernel.
-    partial_every_s: float = 0.4
-    #: Seconds of steps the update itself runs, in a kernel, before it draws what it has and
-    #: leaves the rest to :attr:`pending` (a partial result drawn ends it sooner).
-    first_slice_s: float = 0.3
-    #: Seconds of steps between two pauses of the task that finishes an update in a kernel.
-    slice_s: float = 0.05
-    #: The pause itself: a timer rather than ``asyncio.sleep(0)``, which is not always enough
-    #: for ipykernel to read its shell socket (measured with ipykernel 7.4, a chain of 0.3 s
-    #: steps with ``sleep(0)`` between them: a control moved meanwhile was handled only after
-    #: the chain's end; with 1 ms pauses, after the step under way).
-    PAUSE_S = 0.002
     #: Constructor arguments of the dashboard its lessons are checked on, by the tests and the
     #: book (a coarser chart grid, fewer repeats: the lessons are about the numbers, not the
     #: picture); see :func:`kernelnb.lab.app._lessons.lesson_app`.
@@ -615,160 +431,6 @@ class Dashboard:
                              layout=widgets.Layout(flex="1 1 auto", min_width="0"))
         return widgets.VBox([head, self.error, widgets.HBox([left, right])])
 
-    def _accessible_layout(self):
-        """Add to the layout what a screen reader and the keyboard need (:mod:`._a11y`): each
-        chart marked for its name and description, the status line, the table view, and, where a
-        click on the chart does something, the coordinates to type and a button that does it."""
-        self._a11y_key = _a11y.next_key()
-        self._announced = None
-        self.status_line = widgets.HTML(value="")
-        self.status_line.add_class(STATUS_CLASS)
-        self.chart_texts = widgets.HTML(value="", layout=widgets.Layout(display="none"))
-        self.chart_texts.add_class("kernelnb-charttexts")
-        self.table_button = widgets.ToggleButton(
-            value=False, description=_("table of the charts' data"),
-            tooltip=_("show what the charts draw as tables"), layout=widgets.Layout(width="auto"))
-        self.table_view = widgets.HTML(value="")
-        self.table_view.add_class(TABLE_CLASS)
-        self.table_button.observe(lambda _change: self._draw_table(), names="value")
-        for i, fig in enumerate(self._charts()):
-            fig.add_class(f"kernelnb-chart-{self._a11y_key}-{i}")
-        extra = [self.status_line, self.table_button, self.table_view, self.chart_texts]
-        columns = self.widget.children[-1] if self.widget.children else None
-        if isinstance(columns, widgets.HBox) and len(columns.children) == 2:
-            columns.add_class("kernelnb-columns")
-            left, right = columns.children
-            right.children = (*right.children, *extra)
-            if self.click_action is not None:
-                rows = list(left.children)
-                at = len(rows) - 2 if rows[-2:] == [self.progress, self.status] else len(rows)
-                left.children = tuple(rows[:at] + self._point_widgets() + rows[at:])
-        else:
-            self.widget.children = (*self.widget.children, *extra)
-
-    def _point_widgets(self):
-        """x₁, x₂ and the button that does at (x₁, x₂) what a click on the chart does."""
-        style, layout = {"description_width": "24px"}, dict(width="130px")
-        self.point_x = widgets.FloatText(value=0.0, step=0.1, description="x₁", style=style,
-                                         layout=widgets.Layout(**layout))
-        self.point_y = widgets.FloatText(value=0.0, step=0.1, description="x₂", style=style,
-                                         layout=widgets.Layout(**layout))
-        self.point_button = widgets.Button(description=_(self.click_label),
-                                           layout=widgets.Layout(width="auto"))
-        self.point_button.on_click(lambda _b: self.click_at(self.point_x.value,
-                                                            self.point_y.value))
-        return [widgets.HBox([self.point_x, self.point_y]), self.point_button]
-
-    @speaks
-    def click_at(self, x, y):
-        """Do at (``x``, ``y``) what a click on the chart does (:attr:`click_action`).
-
-        Parameters
-        ----------
-        x, y : float
-            The point, in the chart's coordinates.
-        """
-        if self.click_action is None:
-            raise ValueError(f"{type(self).__name__} has no click action")
-        return getattr(self, self.click_action)(x, y)
-
-    def _charts(self):
-        """The figures: :attr:`figures` first, then those held in attributes (a mode's)."""
-        found = {id(f): f for f in self.figures}
-        for value in self._widget_attributes():
-            if isinstance(value, BaseFigure):
-                found.setdefault(id(value), value)
-        return list(found.values())
-
-    def _readout_sentence(self, stats):
-        parts = [f"{_label(label)} {_fmt(stats[key], spec)}" for key, label, spec in self.STATS
-                 if key in stats]
-        return ", ".join(parts)
-
-    def describe(self, stats):
-        """Each chart's name and description, from the dashboard's state now.
-
-        The name is the chart's title; the main chart's description gives the readout's numbers,
-        then, for every chart, its axes and what it draws (each named trace and its size). A
-        dashboard adds what only its chart says by overriding this method.
-
-        Parameters
-        ----------
-        stats : dict
-            What the last update returned.
-
-        Returns
-        -------
-        list of (str, str)
-            (name, description) per chart, main chart first, in the dashboard's language.
-        """
-        described = []
-        for i, fig in enumerate(self._charts()):
-            name = _a11y.figure_name(fig, fallback=f"{_(self.title)} ({i + 1})")
-            parts = [self._readout_sentence(stats)] if i == 0 else []
-            parts.append(_a11y.figure_summary(fig))
-            described.append((name, _a11y.sentence(parts)))
-        return described
-
-    def _control_phrase(self, name):
-        """'C = 3.16', 'kernel = linear', 'show f = ±1 lines: off': a control and its value."""
-        w = self.controls[name]
-        label = getattr(w, "description", "") or name
-        value = w.value
-        if isinstance(value, bool):
-            return f"{label}: {_('on') if value else _('off')}"
-        shown = getattr(w, "label", None)
-        if isinstance(shown, str) and shown:
-            text = shown
-        elif isinstance(value, numbers.Real):
-            try:
-                text = i18n.number(value, getattr(w, "readout_format", "") or "g")
-            except (TypeError, ValueError):
-                text = i18n.number(value)
-        else:
-            text = str(value)
-        return f"{label} = {text}"
-
-    def _changes(self, values):
-        before = self._announced
-        if before is None:
-            return []
-        return [self._control_phrase(k) for k, v in values.items()
-                if k in self.controls and not _same(before.get(k), v)]
-
-    def _announce_partial(self, values):
-        """While long work runs (partial results drawn): the status line says what changed and
-        that the numbers are coming."""
-        changed = self._changes(values)
-        text = (_("{changes}: {numbers}").format(changes=", ".join(changed), numbers=_("working…"))
-                if changed else _("working…"))
-        value = f"<p>{html.escape(text)}</p>"
-        if self.status_line.value != value:
-            self.status_line.value = value
-
-    def _announce(self, values, stats):
-        """After a complete update: the charts' texts, the status line, the table view."""
-        described = self.describe(stats)
-        self.last_description = described
-        self.chart_texts.value = _a11y.charts_html(self._a11y_key, described)
-        changed = self._changes(values)
-        self._announced = dict(values)
-        readout = self._readout_sentence(stats)
-        text = (_("{changes}: {numbers}").format(changes=", ".join(changed), numbers=readout)
-                if changed and readout else readout or ", ".join(changed))
-        self.status_line.value = f"<p>{html.escape(text)}</p>" if text else ""
-        self._draw_table()
-
-    def _draw_table(self):
-        if self.table_button.value:
-            with self.speaking():
-                names = [n for n, _d in (getattr(self, "last_description", None) or [])]
-                charts = self._charts()
-                names += [_a11y.figure_name(f) for f in charts[len(names):]]
-                self.table_view.value = _a11y.table_html(charts, names)
-        elif self.table_view.value:
-            self.table_view.value = ""
-
     def _repr_mimebundle_(self, **kwargs):
         """Display the dashboard (``display(app)`` or an ``app`` last in a cell)."""
         self.sync_figures()
@@ -870,116 +532,6 @@ class Dashboard:
                     continue
                 if not _same(w.value, value):  # clamped (out of range): keep the old value shown
                     w.value = old
-
-    def _declare_limits(self, *names):
-        """Record the limits the controls ``names`` (default: all) hold now as their declared ones.
-
-        Called once when the dashboard is built; a dashboard that changes a control's limits
-        from Python does it inside :meth:`changing_limits`, which calls this at the end.
-        """
-        for name in names or tuple(self.controls):
-            w = self.controls[name]
-            first = name not in self._limits
-            self._limits[name] = _limits_of(w)
-            self._accepted[name] = w.value
-            if first:
-                traits = [t for t in _LIMIT_TRAITS if w.has_trait(t)]
-                if traits:
-                    w.observe(lambda change, name=name: self._on_limit_change(name, change),
-                              names=traits)
-
-    @contextlib.contextmanager
-    def changing_limits(self, *names):
-        """Change the limits or options of the controls ``names`` from Python (e.g. a data set's
-        noise range): the changes are kept and become the declared limits; no update runs."""
-        before = set(self._changing)
-        self._changing.update(names)
-        try:
-            with self.hold():
-                yield
-        finally:
-            self._changing = before
-            self._declare_limits(*names)
-
-    def _on_limit_change(self, name, change):
-        """A limit trait of a control changed: unless the dashboard did it, put it back."""
-        if name in self._changing or name not in self._limits:
-            return
-        declared = self._limits[name].traits.get(change["name"])
-        if declared is not None and change["new"] != declared:
-            self._restore_limits(name)
-
-    def _restore_limits(self, *names):
-        """Put back the declared limit traits of ``names`` (default: all) where they differ."""
-        for name in names or tuple(self._limits):
-            if name in self._changing:
-                continue
-            w, lim = self.controls[name], self._limits[name]
-            wrong = {t: v for t, v in lim.traits.items() if getattr(w, t) != v}
-            if not wrong:
-                continue
-            with self.hold():
-                # widen first so that no intermediate state is refused (min > max)
-                for t in ("base", "_options_labels"):
-                    if t in wrong:
-                        w.set_trait(t, wrong[t])
-                if "min" in wrong and wrong["min"] > w.max:
-                    w.max = lim.traits["max"]
-                for t in ("min", "max"):
-                    if t in wrong and getattr(w, t) != wrong[t]:
-                        setattr(w, t, wrong[t])
-                if lim.kind == "options" and w.has_trait("index"):
-                    w.set_trait("index", lim.options.index(w.value) if w.value in lim.options
-                                else w.index if w.index is not None
-                                and 0 <= w.index < len(lim.options) else 0)
-
-    def _checked_controls(self, explicit=()):
-        """Every control's value, checked against its declared limits.
-
-        A number outside the limits is clamped and the control moved to it; a non-finite
-        number, a value of the wrong type or outside the options raises ValueError (the control
-        goes back to the last value accepted). Names in ``explicit`` (passed from Python) are
-        not read.
-        """
-        self._restore_limits()
-        values, refused = {}, []
-        for name, w in self.controls.items():
-            if name in explicit:
-                continue
-            v, lim = w.value, self._limits.get(name)
-            ok = v
-            if lim is None or lim.kind == "free":
-                pass
-            elif lim.kind == "range":
-                if not _is_number(v) or not math.isfinite(v):
-                    ok = None
-                elif v < lim.lo or v > lim.hi:
-                    ok = min(max(v, lim.lo), lim.hi)
-                    ok = int(ok) if lim.integer else ok
-                    with self.hold():
-                        w.value = ok
-            elif lim.kind == "options":
-                ok = v if _member(v, lim.options) else None
-            elif lim.kind == "multi":
-                ok = v if isinstance(v, tuple) and all(_member(e, lim.options) for e in v) \
-                    else None
-            elif lim.kind == "bool":
-                ok = v if isinstance(v, bool) else None
-            if ok is None:
-                shown = repr(v)
-                refused.append(f"{name}={shown if len(shown) <= 60 else shown[:57] + '...'}")
-                with self.hold():
-                    try:
-                        w.value = self._accepted[name]
-                    except Exception:  # noqa: BLE001 - the last value may no longer fit
-                        pass
-                continue
-            values[name] = ok
-        if refused:
-            raise ValueError(_("refused control value(s) outside what the controls allow: "
-                               "{values}; nothing was recomputed").format(
-                                   values=", ".join(refused)))
-        return values
 
     def url_query(self):
         """The query string of the current setting (the values that differ from the defaults).
@@ -1330,73 +882,6 @@ class Dashboard:
                 self._sync_clicks()
             self._deadline = math.inf
         return stats
-
-    def _start_steps(self, loop, steps, values, t0):
-        """In a kernel: run ``steps`` for :attr:`first_slice_s` (or to their first partial
-        result), draw what there is, and leave the rest to a task (:attr:`pending`)."""
-        with blas_single_thread(), config_context(keep_partial_on_interrupt=True):
-            done, result, partial = _advance(steps, time.perf_counter() + self.first_slice_s,
-                                             stop_at_partial=True)
-        if done:
-            return self._draw(result, values, t0)
-        try:
-            stats = (self._draw(partial, values, t0, partial=True) if partial is not None
-                     else {"partial": True})
-        except BaseException:
-            steps.close()
-            raise
-        self._steps_open = steps
-        self.pending = loop.create_task(self._finish_steps(steps, values, t0))
-        return stats
-
-    async def _finish_steps(self, steps, values, t0):
-        """The rest of a stepwise update: slices of steps with pauses between them (the kernel
-        reads its messages there), the latest partial result drawn every
-        :attr:`partial_every_s`, then the complete result."""
-        drawn = time.perf_counter()
-        latest = None
-        try:
-            while True:
-                await asyncio.sleep(self.PAUSE_S)
-                with self.speaking(), blas_single_thread(), \
-                        config_context(keep_partial_on_interrupt=True):
-                    done, result, partial = _advance(steps, time.perf_counter() + self.slice_s)
-                    if done:
-                        self._steps_open = None
-                        self._draw(result, values, t0)
-                        return
-                    latest = partial if partial is not None else latest
-                    if latest is not None and time.perf_counter() - drawn >= self.partial_every_s:
-                        self._draw(latest, values, t0, partial=True)
-                        drawn, latest = time.perf_counter(), None
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - shown as an update's error would be
-            self._steps_open = None
-            steps.close()
-            with self.speaking():
-                self._failed(exc, values)
-        finally:
-            if self.pending is asyncio.current_task():
-                self.pending = None
-
-    def stop_pending(self):
-        """Stop the unfinished work of the last update (:attr:`pending`), if any: its steps
-        are closed (their progress bar hidden) and nothing more of it is drawn.
-
-        Returns
-        -------
-        bool
-            Whether there was unfinished work.
-        """
-        task, steps = self.pending, self._steps_open
-        self.pending = self._steps_open = None
-        if task is not None and not task.done():
-            task.cancel()
-        if steps is not None:
-            steps.close()
-        self._deadline = math.inf
-        return steps is not None
 
     def sync_figures(self):
         """Copy each figure's Python-side state into its synced widget state.

@@ -1,4 +1,4 @@
-"""Partial results (kernelnb.lab.app._base): a dashboard whose work is a generator of steps
+"""Partial results (kernelnb.lab.app._scheduler): a dashboard whose work is a generator of steps
 draws its first partial result and returns when a control moves in a kernel (a running asyncio
 loop), finishes in ``pending``, and ends with the complete result, the numbers an update called
 from Python gives; a control moved meanwhile closes the unfinished work. The last test runs a

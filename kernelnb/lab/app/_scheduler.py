@@ -1,0 +1,142 @@
+"""The partial-results scheduler: long work drawn as it goes, and a kernel that keeps answering.
+
+A dashboard whose work can take seconds defines ``_steps(params)`` instead of ``_compute``: a
+generator that yields ``None`` where the work may pause, or a partial result (one ``_render``
+draws: the first points of a curve, the repeats done so far), and returns the complete result.
+Called from Python, :meth:`kernelnb.lab.app.Dashboard.update` runs it to the end and draws the
+complete result only, so its numbers are those of the unchanged computation. When a control
+moves in a kernel (a page, a notebook), the update draws the first partial result and returns
+(:meth:`StepScheduler._start_steps`); the rest runs as an asyncio task on the kernel's event
+loop, a slice of steps at a time, drawing the latest partial result every
+:attr:`StepScheduler.partial_every_s` and the complete one at the end
+(:meth:`StepScheduler._finish_steps`; the dashboard's ``pending`` is that task). Between slices
+the kernel reads its messages, so a control moved meanwhile is handled at once: its update closes
+the unfinished work (:meth:`StepScheduler.stop_pending`; the figures then show the new setting's
+results only). Widget messages leave the kernel as they are made, during an update as after it;
+what a page cannot do is send the kernel a new control value before the update running returns,
+hence the slices.
+
+:class:`StepScheduler` is a mixin of :class:`kernelnb.lab.app.Dashboard`: it draws with the
+dashboard's ``_draw`` and ``_failed``, speaks with ``speaking()`` and keeps the task and its
+steps in the ``pending`` and ``_steps_open`` that ``Dashboard.__init__`` sets.
+"""
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+
+from ..._config import config_context
+from ..._threads import blas_single_thread
+
+__all__ = ["StepScheduler"]
+
+
+def _running_loop():
+    """The asyncio loop running in this thread (a kernel's), or None (a script, a test)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _advance(steps, until, stop_at_partial=False):
+    """Run ``steps`` until the clock ``until`` (``time.perf_counter``), its end or, with
+    ``stop_at_partial``, its first partial result: ``(done, result, latest partial or None)``."""
+    partial = None
+    while True:
+        try:
+            out = next(steps)
+        except StopIteration as stop:
+            return True, stop.value, partial
+        if out is not None:
+            partial = out
+            if stop_at_partial:
+                return False, None, partial
+        if time.perf_counter() >= until:
+            return False, None, partial
+
+
+class StepScheduler:
+    """Runs a dashboard's ``_steps`` in a kernel in slices (see the module docstring); a mixin of
+    :class:`kernelnb.lab.app.Dashboard`."""
+
+    #: Seconds between two drawings of partial results (``_steps``), in a kernel.
+    partial_every_s: float = 0.4
+    #: Seconds of steps the update itself runs, in a kernel, before it draws what it has and
+    #: leaves the rest to :attr:`pending` (a partial result drawn ends it sooner).
+    first_slice_s: float = 0.3
+    #: Seconds of steps between two pauses of the task that finishes an update in a kernel.
+    slice_s: float = 0.05
+    #: The pause itself: a timer rather than ``asyncio.sleep(0)``, which is not always enough
+    #: for ipykernel to read its shell socket (measured with ipykernel 7.4, a chain of 0.3 s
+    #: steps with ``sleep(0)`` between them: a control moved meanwhile was handled only after
+    #: the chain's end; with 1 ms pauses, after the step under way).
+    PAUSE_S = 0.002
+
+    def _start_steps(self, loop, steps, values, t0):
+        """In a kernel: run ``steps`` for :attr:`first_slice_s` (or to their first partial
+        result), draw what there is, and leave the rest to a task (:attr:`pending`)."""
+        with blas_single_thread(), config_context(keep_partial_on_interrupt=True):
+            done, result, partial = _advance(steps, time.perf_counter() + self.first_slice_s,
+                                             stop_at_partial=True)
+        if done:
+            return self._draw(result, values, t0)
+        try:
+            stats = (self._draw(partial, values, t0, partial=True) if partial is not None
+                     else {"partial": True})
+        except BaseException:
+            steps.close()
+            raise
+        self._steps_open = steps
+        self.pending = loop.create_task(self._finish_steps(steps, values, t0))
+        return stats
+
+    async def _finish_steps(self, steps, values, t0):
+        """The rest of a stepwise update: slices of steps with pauses between them (the kernel
+        reads its messages there), the latest partial result drawn every
+        :attr:`partial_every_s`, then the complete result."""
+        drawn = time.perf_counter()
+        latest = None
+        try:
+            while True:
+                await asyncio.sleep(self.PAUSE_S)
+                with self.speaking(), blas_single_thread(), \
+                        config_context(keep_partial_on_interrupt=True):
+                    done, result, partial = _advance(steps, time.perf_counter() + self.slice_s)
+                    if done:
+                        self._steps_open = None
+                        self._draw(result, values, t0)
+                        return
+                    latest = partial if partial is not None else latest
+                    if latest is not None and time.perf_counter() - drawn >= self.partial_every_s:
+                        self._draw(latest, values, t0, partial=True)
+                        drawn, latest = time.perf_counter(), None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - shown as an update's error would be
+            self._steps_open = None
+            steps.close()
+            with self.speaking():
+                self._failed(exc, values)
+        finally:
+            if self.pending is asyncio.current_task():
+                self.pending = None
+
+    def stop_pending(self):
+        """Stop the unfinished work of the last update (:attr:`pending`), if any: its steps
+        are closed (their progress bar hidden) and nothing more of it is drawn.
+
+        Returns
+        -------
+        bool
+            Whether there was unfinished work.
+        """
+        task, steps = self.pending, self._steps_open
+        self.pending = self._steps_open = None
+        if task is not None and not task.done():
+            task.cancel()
+        if steps is not None:
+            steps.close()
+        self._deadline = math.inf
+        return steps is not None
