@@ -5,7 +5,8 @@ errors) is served on loopback by a plain static file server, and every page is o
 laptop's 1280×800 and a phone's 390×844. On each: no console warning or error, no request to
 another host, no raw TeX left in the text (every formula typeset by the site's MathJax), every
 plotly figure drawn, no sideways scrolling and no figure wider than the window. A dashboard page's
-lesson slider moves its figure and its readout; the search page finds "support vector".
+lesson slider (the page's native range input, which replaces plotly's) moves its figure and its
+readout when clicked; the search page finds "support vector".
 Screenshots of a chapter, a dashboard page (slider moved) and a reproduction page at both widths
 go to ``test-output/screenshots/book/``.
 """
@@ -192,8 +193,9 @@ def test_the_lesson_slider_moves_the_figure(book, site, browser, shots, width, h
         figure = pg.locator(".kernelnb-lesson-figure")
         figure.scroll_into_view_if_needed()
         before, readout = _fingerprint(pg), pg.inner_text(".kernelnb-frame-readout")
-        rail = pg.locator(".kernelnb-lesson-figure .slider-rail-touch-rect").first
-        box = rail.bounding_box()
+        control = pg.locator(".kernelnb-lesson-figure input[type=range]")
+        assert control.count() == 1
+        box = control.bounding_box()
         pg.mouse.click(box["x"] + 0.95 * box["width"], box["y"] + box["height"] / 2)
         pg.wait_for_function(
             "(r) => document.querySelector('.kernelnb-frame-readout').textContent !== r",

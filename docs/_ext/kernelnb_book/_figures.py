@@ -56,7 +56,8 @@ def figure_html(spec, *, css_class="", label=""):
         raise ValueError(f"spec must be a plotly figure dict with 'data', got {type(spec).__name__}")
     height = (spec.get("layout") or {}).get("height") or 450
     classes = " ".join(filter(None, [FIGURE_CLASS, css_class]))
-    aria = f' role="img" aria-label="{html.escape(label)}"' if label else ""
+    # a figure (not an image: it holds controls, plotly's tool bar and the lesson's slider)
+    aria = f' role="figure" aria-label="{html.escape(label)}"' if label else ""
     return (f'<div class="{classes}" style="min-height:{int(height)}px"{aria}>'
             f'<script type="application/json">{_json_for_script(spec)}</script></div>')
 

@@ -14,6 +14,19 @@
 // * A lesson figure (frames and a slider, computed when the book was built) shows under it the
 //   dashboard's readout for the frame on show ("kernelnb.readouts" in its JSON), and fits the
 //   axes that have no range of their own to each frame's data ("kernelnb.autorange").
+// * A figure's plotly slider over its frames (layout.sliders: the keyboard cannot reach it and
+//   it tells a screen reader nothing) is drawn instead as the page's own control: a native
+//   <input type="range"> named by a <label for> (the slider's prefix, "C = " giving "C"), its
+//   aria-valuetext and an <output> beside it showing the step's label (a log slider's real value,
+//   "0.01", not its exponent), moving the figure to the step's frame (Plotly.animate); a
+//   persistent role="status" region then says what changed ("C = 0.01: <the readout>").
+// * Languages: a page says its own (<html lang>, set by kernelnb_book); on it, what is written in
+//   another language is marked so (lang). The theme's words (skip link, buttons, sidebars'
+//   headings, previous/next) are in the book's language, so on a French page they are marked
+//   English; a link of the navigation (sidebars, toctrees, previous/next) to a page in another
+//   language than the text around it carries that page's language, and a toctree's caption does
+//   when every link under it goes to pages of one other language ("Le cours en français" on an
+//   English page). The pages' languages come from kernelnb_book (window.kernelnbPageLanguages).
 // * An array that a trace repeats from an earlier trace of the same list (the figure's data or
 //   one frame's) comes as {"kernelnb_same": [position, key]}: it is copied from there before
 //   plotly.js reads the figure (a surface's heat map and its level lines share their grid).
@@ -172,12 +185,6 @@
         }
       }
     });
-    (layout.sliders || []).forEach(function (slider) {
-      slider.font = Object.assign({}, slider.font || {}, {size: 9});
-      if (slider.currentvalue) {
-        slider.currentvalue.font = Object.assign({}, slider.currentvalue.font || {}, {size: 11});
-      }
-    });
     var noteLines = narrowNotes(layout, width - margin.l - margin.r);
     if (legendShown(layout, data)) {
       var legendTitle = titleText((layout.legend || {}).title);
@@ -258,9 +265,101 @@
     }
     var box = document.createElement("p");
     box.className = "kernelnb-frame-readout";
-    box.setAttribute("aria-live", "polite");
     box.textContent = extra.readouts[extra.active] || "";
     return box;
+  }
+
+  var controls = 0;
+
+  // The steps of a figure's first plotly slider that each show a frame (method "animate"),
+  // taken out of its layout; null when it has none.
+  function takeSlider(layout) {
+    var sliders = layout.sliders || [];
+    var slider = sliders[0];
+    var steps = ((slider && slider.steps) || []).filter(function (step) {
+      return step.method === "animate" && step.args && step.args[0] && step.args[0].length;
+    });
+    if (!slider || !steps.length || steps.length !== slider.steps.length) {
+      return null;
+    }
+    delete layout.sliders;
+    // the room plotly kept under the plot for the slider
+    if (typeof layout.height === "number") {
+      layout.height = Math.max(layout.height - 50, 200);
+    }
+    if (layout.margin && typeof layout.margin.b === "number" && layout.margin.b >= 110) {
+      layout.margin.b -= 40;
+    }
+    var prefix = (slider.currentvalue && slider.currentvalue.prefix) || "";
+    var name = prefix.replace(/[=:\s]+$/, "").trim();
+    return {
+      name: name || "Frame",
+      active: Math.min(Math.max(slider.active || 0, 0), steps.length - 1),
+      steps: steps.map(function (step) {
+        return {label: String(step.label !== undefined ? step.label : step.args[0][0]),
+                frame: step.args[0][0],
+                options: step.args[1] || {mode: "immediate", frame: {duration: 0, redraw: true},
+                                          transition: {duration: 0}}};
+      })
+    };
+  }
+
+  // The native control that moves the figure over its frames (see the header).
+  function frameControl(el, target, fig, slider, box) {
+    controls += 1;
+    var id = "kernelnb-frame-control-" + controls;
+    var wrap = document.createElement("div");
+    wrap.className = "kernelnb-frame-control";
+    var label = document.createElement("label");
+    label.setAttribute("for", id);
+    label.textContent = slider.name;
+    var input = document.createElement("input");
+    input.type = "range";
+    input.id = id;
+    input.min = "0";
+    input.max = String(slider.steps.length - 1);
+    input.step = "1";
+    input.value = String(slider.active);
+    var output = document.createElement("output");
+    output.setAttribute("for", id);
+    var status = document.createElement("div");
+    status.className = "kernelnb-frame-status";
+    status.setAttribute("role", "status");
+    wrap.appendChild(label);
+    wrap.appendChild(input);
+    wrap.appendChild(output);
+    var readouts = (fig.kernelnb && fig.kernelnb.readouts) || {};
+
+    function show(index) {
+      var step = slider.steps[index];
+      input.setAttribute("aria-valuetext", step.label);
+      output.textContent = step.label;
+      if (box && readouts[step.frame] !== undefined) {
+        box.textContent = readouts[step.frame];
+      }
+      return step;
+    }
+    show(slider.active);
+    var shown = slider.active;
+    input.addEventListener("input", function () {
+      var index = Number(input.value);
+      if (index === shown) {
+        return;
+      }
+      shown = index;
+      var step = show(index);
+      Plotly.animate(target, [step.frame], step.options).then(function () {
+        if (shown !== index) {
+          return;  // moved on meanwhile: the later frame says what changed
+        }
+        var readout = readouts[step.frame];
+        status.textContent = slider.name + " = " + step.label +
+          (readout ? ": " + readout : "");
+      }, function () {
+        // an animation cut short by the next key press: that one's frame is shown
+      });
+    });
+    return {control: wrap, status: status};
   }
 
   function draw(el) {
@@ -282,6 +381,7 @@
     fig.layout = layout;
     delete layout.width;
     layout.autosize = true;
+    var slider = fig.frames && fig.frames.length ? takeSlider(layout) : null;
     var narrow = el.clientWidth && el.clientWidth < NARROW;
     if (narrow) {
       narrowLayout(fig, el.clientWidth);
@@ -297,8 +397,15 @@
     target.className = "kernelnb-plotly-graph";
     el.appendChild(target);
     var box = readoutBox(el, fig);
+    var control = slider ? frameControl(el, target, fig, slider, box) : null;
+    if (control) {
+      el.appendChild(control.control);
+    }
     if (box) {
       el.appendChild(box);
+    }
+    if (control) {
+      el.appendChild(control.status);
     }
     Plotly.newPlot(target, fig.data || [], layout, config).then(function () {
       if (fig.frames && fig.frames.length) {
@@ -331,15 +438,6 @@
         return Plotly.relayout(target, {"legend.y": 1 + (14 * lines + 8) / size.h});
       }
     }).then(function () {
-      if (box) {
-        target.on("plotly_sliderchange", function (event) {
-          var name = event && event.step && event.step.args && event.step.args[0] &&
-            event.step.args[0][0];
-          if (name && fig.kernelnb.readouts[name] !== undefined) {
-            box.textContent = fig.kernelnb.readouts[name];
-          }
-        });
-      }
       var fitted = (fig.kernelnb && fig.kernelnb.autorange) || [];
       if (fig.frames && fig.frames.length && (narrow || fitted.length)) {
         target.on("plotly_animated", function () {
@@ -363,6 +461,83 @@
     });
   }
 
+  var CHROME = [".skip-link", ".bd-header", ".bd-header-article", ".bd-sidebar-primary",
+                ".bd-sidebar-secondary", ".prev-next-area", ".bd-footer", ".bd-footer-content",
+                ".bd-footer-article", ".search-button__wrapper"];
+  var NAVIGATION = [".bd-sidebar-primary a[href]", ".bd-sidebar-secondary a[href]",
+                    ".toctree-wrapper a[href]", ".prev-next-area a[href]"];
+
+  function markLanguages() {
+    var info = window.kernelnbPageLanguages;
+    if (!info || !info.page) {
+      return;
+    }
+    var rootAttr = document.documentElement.getAttribute("data-content_root") || "./";
+    var root = new URL(rootAttr, location.href).pathname;
+    function targetLanguage(a) {
+      var url = new URL(a.getAttribute("href"), location.href);
+      if (url.origin !== location.origin || url.pathname.indexOf(root) !== 0) {
+        return null;
+      }
+      var rel = decodeURIComponent(url.pathname.slice(root.length)) || "index.html";
+      return info.others[rel] || info.page;
+    }
+    function effective(el) {
+      var holder = el.parentElement && el.parentElement.closest("[lang]");
+      return holder ? holder.getAttribute("lang") : info.page;
+    }
+    if (info.book && info.book !== info.page) {
+      CHROME.forEach(function (selector) {
+        document.querySelectorAll(selector).forEach(function (el) {
+          el.setAttribute("lang", info.book);
+        });
+      });
+    }
+    document.querySelectorAll(NAVIGATION.join(",")).forEach(function (a) {
+      var lang = targetLanguage(a);
+      var el = a.querySelector(".prev-next-title") || a;
+      if (lang && lang !== effective(el)) {
+        el.setAttribute("lang", lang);
+      }
+    });
+    document.querySelectorAll(".caption").forEach(function (caption) {
+      var list = caption.nextElementSibling;
+      var links = list ? Array.prototype.slice.call(list.querySelectorAll("a[href]")) : [];
+      var langs = links.map(targetLanguage).filter(function (lang, i, all) {
+        return lang && all.indexOf(lang) === i;
+      });
+      if (links.length && langs.length === 1 && langs[0] !== effective(caption)) {
+        caption.setAttribute("lang", langs[0]);
+      }
+    });
+  }
+
+  // The theme's sidebar toggles (a <summary> holding only a chevron icon) named after the
+  // page whose sub-pages they show; a region that scrolls sideways (a wide table, a long line of
+  // code) reached with the keyboard, so that it can be scrolled without a mouse.
+  function nameToggles() {
+    document.querySelectorAll("li.has-children > details > summary").forEach(function (summary) {
+      var link = summary.parentElement.parentElement.querySelector(":scope > a");
+      if (!summary.textContent.trim() && !summary.getAttribute("aria-label") && link) {
+        summary.setAttribute("aria-label", "Sub-pages of " + link.textContent.trim());
+        if (link.hasAttribute("lang")) {
+          summary.setAttribute("lang", link.getAttribute("lang"));
+        }
+      }
+    });
+  }
+
+  var SCROLLERS = ".bd-article table, .bd-article .pst-scrollable-table-container, " +
+    ".bd-article div.cell_output, .bd-article div.output, .bd-article div.highlight pre";
+
+  function focusScrollers() {
+    document.querySelectorAll(SCROLLERS).forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) {
+        el.setAttribute("tabindex", "0");
+      }
+    });
+  }
+
   function drawAll() {
     var els = document.querySelectorAll("div.kernelnb-plotly");
     for (var i = 0; i < els.length; i++) {
@@ -370,9 +545,21 @@
     }
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", drawAll);
-  } else {
+  function start() {
+    try {
+      markLanguages();
+      nameToggles();
+      focusScrollers();
+      window.addEventListener("resize", focusScrollers);
+    } catch (err) {
+      console.error("kernelnb: the page's languages could not be marked", err);
+    }
     drawAll();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
   }
 })();
