@@ -77,7 +77,16 @@ napoleon_use_rtype = False
 # sphinx-mathjax-offline package into _static/mathjax) ---
 mathjax_path = "mathjax/tex-chtml.js"
 # (myst-parser sets the classes MathJax typesets: math, output_area, tex2jax_process)
-mathjax3_config = {"tex": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]]}}
+# Screen readers: every formula carries its MathML (assistive MathML, hidden from sight), and
+# MathJax's explorer is on, loaded with MathJax (not later by its menu, which would typeset the
+# page twice): a formula is reached with Tab and read, and walked through with the arrow keys,
+# by the speech rule engine, in French on French pages (kernelnb_book sets the locale per page).
+# Its files, the rules of each language included, are served by the site (kernelnb_book).
+mathjax3_config = {
+    "tex": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]]},
+    "loader": {"load": ["a11y/explorer"]},
+    "options": {"menuOptions": {"settings": {"assistiveMml": True, "explorer": True}}},
+}
 
 # --- HTML: sphinx-book-theme, nothing loaded from another host ---
 html_theme = "sphinx_book_theme"

@@ -49,9 +49,14 @@ __all__ = ["setup", "live_url", "rewrite_live_url", "static_dir", "mathjax_sourc
 _HERE = Path(__file__).resolve().parent
 DEFAULT_LIVE_URL = "http://127.0.0.1:8866"
 #: The MathJax files the site serves (relative to the package's mathjax folder): the TeX input
-#: with CommonHTML output, the TeX extensions it loads on demand, and its fonts.
-MATHJAX_PARTS = ("tex-chtml.js", "input/tex/extensions", "output/chtml/fonts/woff-v2",
-                 "ui", "a11y")
+#: with CommonHTML output, the TeX extensions it loads on demand, its fonts, its menu, its
+#: accessibility components (assistive MathML, the explorer, and the MathML input that the
+#: explorer's semantic enrichment loads) and the speech rule engine's rules per language
+#: (``sre/mathmaps``: the explorer's speech, in French on French pages).
+MATHJAX_PARTS = ("tex-chtml.js", "input/tex/extensions", "input/mml.js",
+                 "output/chtml/fonts/woff-v2", "ui", "a11y", "sre/mathmaps")
+#: The language of the book's pages when nothing says otherwise (``language`` in conf.py).
+BOOK_LANGUAGE = "en"
 
 
 def static_dir():
@@ -293,11 +298,59 @@ def _on_doctree_resolved(app, doctree, docname):
             ref["classes"] = list(ref.get("classes", [])) + ["kernelnb-live-link-inline"]
 
 
+def page_language(app, docname):
+    """The language a page of the book is written in.
+
+    A page of a language's folder (``fr/notebooks/...``, ``fr/exercises/...``: the course
+    translated) is in that language; a page whose front matter says ``lang: fr`` is in French;
+    every other page is in the book's language (``language`` in conf.py, else English).
+
+    Parameters
+    ----------
+    app : sphinx.application.Sphinx
+        The running Sphinx application (its environment's page metadata).
+    docname : str
+        The page's name, e.g. ``"fr/notebooks/03_svm"``.
+
+    Returns
+    -------
+    str
+        A language code, e.g. ``"fr"``.
+    """
+    folder = re.match(r"([a-z]{2,3})/(notebooks|exercises)/", docname)
+    if folder:
+        return folder.group(1)
+    declared = (app.env.metadata.get(docname) or {}).get("lang")
+    return str(declared) if declared else (app.config.language or BOOK_LANGUAGE)
+
+
+def _languages_script(app, page_lang):
+    """The pages in another language than ``page_lang``, for kernelnb-book.js to mark the
+    links of the navigation to them with their language."""
+    import json
+    other = {}
+    for docname in sorted(app.env.found_docs):
+        lang = page_language(app, docname)
+        if lang != page_lang:
+            other[app.builder.get_target_uri(docname)] = lang
+    return "window.kernelnbPageLanguages = " + json.dumps(
+        {"page": page_lang, "book": app.config.language or BOOK_LANGUAGE, "others": other},
+        separators=(",", ":"))
+
+
 def _on_page(app, pagename, templatename, context, doctree):
     from ._figures import FIGURE_CLASS
-    translated = re.match(r"([a-z]{2,3})/notebooks/", pagename)
-    if translated:  # <html lang="fr"> on a translated chapter
-        context["language"] = translated.group(1)
+    lang = page_language(app, pagename)
+    # <html lang="fr"> on a translated chapter, exercise page or French page
+    context["language"] = lang
+    app.add_js_file(None, body=_languages_script(app, lang), priority=400)
+    if lang != BOOK_LANGUAGE and context.get("has_maths_elements"):
+        # the formulas' speech (MathJax's explorer) in the page's language; MathJax's own
+        # configuration (conf.py) comes first, MathJax itself runs after the page is read
+        app.add_js_file(None, priority=501, body=(
+            "if (window.MathJax) { MathJax.options = MathJax.options || {}; "
+            "MathJax.options.sre = Object.assign({}, MathJax.options.sre, "
+            f"{{locale: {lang!r}}}); }}"))
     body = context.get("body", "")
     # a figure's div, not a page that names the class in its text (the architecture notes do)
     if re.search(r'<div class="%s[ "]' % re.escape(FIGURE_CLASS), body):
