@@ -48,8 +48,33 @@
       typeset(out);
     });
   }
+  // A choice that is a formula: its radio button named by what a screen reader says of the
+  // formula (MathJax's speech, else its MathML's text), since a label's name leaves math out.
+  function nameChoices() {
+    document.querySelectorAll("form.kernelnb-quiz label").forEach(function (label) {
+      const input = label.querySelector("input");
+      if (!input || !label.querySelector("mjx-container")) return;
+      const parts = [];
+      label.childNodes.forEach(function (n) {
+        if (n === input) return;
+        if (n.nodeType === 3) {
+          parts.push(n.textContent);
+        } else if (n.matches && n.matches("mjx-container")) {
+          const mml = n.querySelector("mjx-assistive-mml");
+          parts.push(n.getAttribute("aria-label") || (mml || n).textContent);
+        } else {
+          parts.push(n.textContent);
+        }
+      });
+      const name = parts.join(" ").replace(/\s+/g, " ").trim();
+      if (name) input.setAttribute("aria-label", name);
+    });
+  }
   function init() {
     document.querySelectorAll("form.kernelnb-quiz").forEach(setup);
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(nameChoices).catch(function () {});
+    }
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
