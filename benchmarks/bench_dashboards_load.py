@@ -91,7 +91,7 @@ import urllib.request
 from pathlib import Path
 
 # the process names of kernelnb serve's fork server and of the kernels it forks (stdlib only)
-from kernelnb.lab._forkserver_process import KERNEL_PROCESS_NAME, PROCESS_NAME
+from kernelnb.lab.server._forkserver_process import KERNEL_PROCESS_NAME, PROCESS_NAME
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -190,7 +190,7 @@ def _comm(pid):
 
 
 def fork_server_pids(server_pid):
-    """The server's fork server (kernelnb.lab._forkserver), if it has one."""
+    """The server's fork server (kernelnb.lab.server._forkserver), if it has one."""
     return [p for p in children(server_pid) if _comm(p) == PROCESS_NAME]
 
 
@@ -395,7 +395,7 @@ async def _one_client(base, url, deadline, kids=None):
     seconds until the 503 "class is full" answer) or ("timeout", None)."""
     import re
 
-    from kernelnb.lab._websocket import v1_frame
+    from kernelnb.lab.server._websocket import v1_frame
     from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
     from tornado.websocket import websocket_connect
     t0 = time.monotonic()
@@ -994,7 +994,7 @@ def main(argv=None):
             rows = per_dashboard(args, browser, names, pw)
             browser.close()
         return print_per_dashboard(args, rows)
-    from kernelnb.lab._kernelpool import default_max_kernels
+    from kernelnb.lab.server._kernelpool import default_max_kernels
     budget = default_max_kernels() if args.max_kernels is None else args.max_kernels
     try:
         sizes = _class_sizes(args.sessions, budget, args.clients == "browser")

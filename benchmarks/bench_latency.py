@@ -222,7 +222,7 @@ def served_kernel_env(repo=None):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(repo), *filter(None, [env.get("PYTHONPATH")])])
     try:
-        from kernelnb.lab.app._plotly import ESM_ENV, plotly_bundle_route
+        from kernelnb.lab.server._plotly_bundle import ESM_ENV, plotly_bundle_route
         env[ESM_ENV] = plotly_bundle_route()
     except ImportError:              # an older checkout: its kernels had no such variable
         pass

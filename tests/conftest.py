@@ -170,13 +170,13 @@ def test_output() -> Path:
 def dashboards_folder() -> Path:
     """The dashboards the server tests run against.
 
-    The package's own (``kernelnb.lab.app.gallery.dashboards_dir()``); ``KERNELNB_TEST_DASHBOARDS``
+    The package's own (``kernelnb.lab.server.gallery.dashboards_dir()``); ``KERNELNB_TEST_DASHBOARDS``
     points the tests at another folder (a dashboard in progress, say).
     """
     override = os.environ.get("KERNELNB_TEST_DASHBOARDS")
     if override:
         return Path(override).resolve()
-    from kernelnb.lab.app.gallery import dashboards_dir
+    from kernelnb.lab.server.gallery import dashboards_dir
     return dashboards_dir()
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelnb.lab.app.gallery import DASHBOARDS
+from kernelnb.lab.server.gallery import DASHBOARDS
 
 from .conftest import REPO, TEST_OUTPUT, free_port, kernelnb_serve, stop_process, wait_http
 
@@ -160,7 +160,7 @@ def test_postbuild_installs_kernelnb_into_the_venv(binder_env):
     repo, venv, env = binder_env
     out = subprocess.run(
         [str(venv / "bin" / "python"), "-c",
-         "import kernelnb, kernelnb.svm._smo as s, kernelnb.lab.app.gallery as g;"
+         "import kernelnb, kernelnb.svm._smo as s, kernelnb.lab.server.gallery as g;"
          "print(kernelnb.__file__); print(s.__file__); print(g.dashboards_dir())"],
         cwd=venv, env=env, capture_output=True, text=True, check=True).stdout.split("\n")
     for path in out[:3]:

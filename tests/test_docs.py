@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kernelnb.lab.app.gallery import DASHBOARDS
+from kernelnb.lab.server.gallery import DASHBOARDS
 from kernelnb_book._execute import NotebookFailed, cached_notebook, execute_into_cache
 from kernelnb_book._figures import FIGURE_CLASS, PLOTLY_MIME
 

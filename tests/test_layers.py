@@ -168,3 +168,52 @@ def test_every_import_names_a_module_that_exists(path):
     import importlib.util
     missing = sorted({m for m in _import_targets(path) if importlib.util.find_spec(m) is None})
     assert not missing, f"{_module_name(path)} imports modules that do not exist: {missing}"
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module -> the kernelnb modules (not packages) it imports, at any depth of its code."""
+    modules = {_module_name(p): p for p in SOURCES if p.name != "__init__.py"}
+    return {name: {m for m in imported_modules(path) if m in modules and m != name}
+            for name, path in modules.items()}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circle():
+    """No two modules import each other, directly or through others, even inside a function
+    (``lab/server/_memory.py`` and ``_kernelpool.py``, ``lab/cli.py`` and the server were one)."""
+    assert _circles(_module_graph()) == []
+
+
+def test_the_circle_check_finds_a_circle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _circles(graph) == [["a", "b", "c"]]

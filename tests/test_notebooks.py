@@ -87,7 +87,7 @@ def test_every_chapter_links_to_a_dashboard_at_a_valid_setting():
     dashboard and a setting its controls accept (parsed as the dashboard parses its URL)."""
     import importlib
 
-    from kernelnb.lab.app import gallery
+    from kernelnb.lab.server import gallery
     from kernelnb.lab.app._lessons import lesson_app
     from kernelnb.lab.app._urlstate import parse_query
     from kernelnb_book import rewrite_live_url

@@ -188,7 +188,7 @@ def test_every_named_module_and_object_exists():
 
 
 def test_the_name_check_fails_on_a_moved_name():
-    assert _resolves("kernelnb.lab.app.gallery.registry_cards")
+    assert _resolves("kernelnb.lab.server.gallery.registry_cards")
     assert _resolves("kernelnb._rbf_pass")
     assert not _resolves("kernelnb.lab.book")
     assert not _resolves("kernelnb.svm.NoSuchSolver")

@@ -6,7 +6,7 @@
 Both bind to the loopback interface unless ``--host`` says otherwise. ``serve`` refuses a public
 address without a token (``--token`` or ``KERNELNB_TOKEN``) unless ``--allow-unauthenticated`` says
 so, answers only requests that name it (the loopback names, ``--host``, ``--allow-host NAME``: see
-:mod:`kernelnb.lab._security`), caps its kernels (``--max-kernels``) and each kernel's memory
+:mod:`kernelnb.lab.server._security`), caps its kernels (``--max-kernels``) and each kernel's memory
 (``--kernel-memory``), reclaims abandoned ones (``--cull-unconnected``, ``--cull-idle``) and can
 keep dashboards preheated (``--preheat``); its pages speak the reader's language, English unless
 ``--lang`` says otherwise (each page may ask for another, by its URL or its browser). Options that
@@ -23,6 +23,8 @@ import re
 import sys
 from pathlib import Path
 
+from .server.config import is_loopback, preheat_plan
+
 __all__ = ["main", "build_parser", "serve_argv", "lab_command", "is_loopback", "preheat_plan",
            "serve_language_env", "TOKEN_ENV"]
 
@@ -34,27 +36,6 @@ _IP_OPTION = re.compile(r"^--(?:[A-Za-z_][\w]*\.)?ip$", re.IGNORECASE)
 _TOKEN_OPTION = re.compile(r"^--(?:[A-Za-z_][\w]*\.)?token$", re.IGNORECASE)
 
 _BANNER = "!" * 78
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names only this machine (127.0.0.0/8, ::1, localhost).
-
-    Parameters
-    ----------
-    host : str
-        A host name or an IP address (an IPv6 address may be in brackets).
-
-    Returns
-    -------
-    bool
-        True for a loopback address or a name of this machine's loopback interface.
-    """
-    if host in ("localhost", "localhost.localdomain", "ip6-localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def _warn_public(host: str, what: str) -> None:
@@ -192,7 +173,7 @@ def _resolve_dashboards(arg: Path | None) -> Path:
         if not path.is_dir():
             raise SystemExit(f"kernelnb serve: --dashboards {str(arg)!r} is not a directory")
         return path
-    from .app.gallery import dashboards_dir
+    from .server.gallery import dashboards_dir
     try:
         return dashboards_dir()
     except FileNotFoundError as exc:
@@ -282,48 +263,8 @@ def check_binding(args: argparse.Namespace) -> None:
             f"firewall in front of this server does the authentication.")
 
 
-def preheat_plan(directory: Path, total: int, names: str | None = None) -> dict:
-    """How many preheated kernels to keep for each dashboard: ``total`` shared evenly.
-
-    Parameters
-    ----------
-    directory : pathlib.Path
-        The dashboards folder.
-    total : int
-        Preheated kernels in all (``--preheat``); 0 or less: none.
-    names : str or None, default=None
-        Comma-separated dashboard names (``--preheat-dashboards``); None: every dashboard of the
-        gallery. When ``total`` does not divide evenly, the first ones in gallery order get one
-        more.
-
-    Returns
-    -------
-    dict
-        {notebook file: kernels to keep preheated}, without the dashboards that get none.
-    """
-    if total <= 0:
-        return {}
-    from .app.gallery import gallery_entries
-    entries = gallery_entries(directory)
-    available = {e.name: e.notebook for e in entries}
-    if names:
-        wanted = [n.strip().removesuffix(".ipynb") for n in names.split(",") if n.strip()]
-        unknown = [n for n in wanted if n not in available]
-        if unknown:
-            raise SystemExit(f"kernelnb serve: --preheat-dashboards: unknown dashboard(s) "
-                             f"{', '.join(unknown)}; available: {', '.join(available)}")
-        chosen = list(dict.fromkeys(wanted))
-    else:
-        chosen = list(available)
-    if not chosen:
-        return {}
-    base, rest = divmod(total, len(chosen))
-    plan = {available[n]: base + (i < rest) for i, n in enumerate(chosen)}
-    return {nb: k for nb, k in plan.items() if k > 0}
-
-
 def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
-    """The command-line arguments of :class:`kernelnb.lab.server.KernelnbVoila` for ``kernelnb serve``.
+    """The command-line arguments of :class:`kernelnb.lab.server.app.KernelnbVoila` for ``kernelnb serve``.
 
     Computed without side effects (testable).
 
@@ -339,8 +280,9 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
     list of str
         The dashboards folder followed by Voila's options.
     """
-    from ._kernelpool import default_max_kernels
-    from ._memory import KERNEL_MEMORY_MIN_MB, default_kernel_memory_mb
+    from .server._kernelpool import default_max_kernels
+    from .server._memory import KERNEL_MEMORY_MIN_MB, default_kernel_memory_mb
+    from .server.config import KERNEL_MANAGER, as_options, dashboard_settings, kernel_settings
     directory = _resolve_dashboards(args.dashboards)
     max_kernels = default_max_kernels() if args.max_kernels is None else args.max_kernels
     kernel_memory = getattr(args, "kernel_memory", None)
@@ -362,46 +304,25 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
         f"--Voila.port={args.port}",
         "--Voila.port_retries=0",          # the port asked for, or a clear failure
         f"--Voila.base_url={args.base_url}",
-        "--VoilaConfiguration.strip_sources=True",
         "--Voila.open_browser=" + ("False" if args.no_browser else "True"),
     ]
     if args.token is not None:
         argv.append(f"--Voila.token={args.token}")
-    # the Host names answered besides the loopback ones and --host (kernelnb.lab._security)
+    # the Host names answered besides the loopback ones and --host (kernelnb.lab.server._security)
     argv += [f"--KernelnbVoila.allow_hosts={name}" for name in _allowed_hosts(args)]
-    # Executing a dashboard waits for its kernel's output; nbclient's default of 4 s without
-    # output fails a page when many cold kernels share few cores (2 of 20 pages at once on 2
-    # cores in benchmarks/bench_dashboards_load.py).  Later options (``extra``) still override it.
-    argv.append("--VoilaExecutor.iopub_timeout=60")
-    # A page has one look: the template and theme are the server's, not a URL's (?template=,
-    # ?theme= name folders on the server).
-    argv += ["--VoilaConfiguration.allow_template_override=NO",
-             "--VoilaConfiguration.allow_theme_override=NO"]
-    # A kernel started for a page reads the page's language from its request's Accept-Language
-    # (kernelnb.lab.app._urlstate.page_language); Voila passes the headers named here.
-    argv.append("--VoilaConfiguration.http_header_envs=Accept-Language")
+    # How a page is rendered, as on JupyterHub and Binder (kernelnb.lab.server.config); later
+    # options (``extra``) still override it.
+    argv += as_options(dashboard_settings())
     if os.name == "posix":
         # Kernels talk to the server over Unix sockets in Voila's private connection folder:
         # no TCP port that another user of the machine could reach, and none of the kernels'
         # "Kernel is running over TCP without encryption" warnings, one per page opened.
         argv.append("--KernelManager.transport=ipc")
-    # A page loads the widget extensions only (EXTENSION_ALLOWLIST). (A list option given once
-    # per item: traitlets deprecates the one-string form.)
-    argv += [f"--VoilaConfiguration.extension_allowlist={name}" for name in EXTENSION_ALLOWLIST]
-    # Kernels: the budget and the culling (kernelnb.lab._kernelpool); Jupyter's idle culler also
+    # Kernels: the budget, the culling and each kernel's memory limit; Jupyter's idle culler also
     # takes kernels whose tab is still open, after cull_idle seconds without a message.
-    argv += [
-        "--VoilaConfiguration.multi_kernel_manager_class="
-        "kernelnb.lab._kernelpool.BudgetKernelManager",
-        f"--BudgetKernelManager.max_kernels={max_kernels}",
-        f"--BudgetKernelManager.cull_unconnected={cull_unconnected}",
-        # each kernel's memory limit (kernelnb.lab._memory)
-        f"--BudgetKernelManager.kernel_memory_mb={kernel_memory}",
-    ]
-    if cull_idle > 0:
-        argv += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle)}",
-                 "--MappingKernelManager.cull_connected=True",
-                 f"--MappingKernelManager.cull_interval={max(1, min(60, int(cull_idle // 4)))}"]
+    argv.append(f"--VoilaConfiguration.multi_kernel_manager_class={KERNEL_MANAGER}")
+    argv += as_options(kernel_settings(max_kernels=max_kernels, cull_unconnected=cull_unconnected,
+                                       kernel_memory_mb=kernel_memory, cull_idle=cull_idle))
     if not getattr(args, "fork_kernels", True):
         argv.append("--KernelnbVoila.fork_kernels=False")
     plan = preheat_plan(directory, preheat, getattr(args, "preheat_dashboards", None))
@@ -413,16 +334,6 @@ def serve_argv(args: argparse.Namespace, extra: list[str]) -> list[str]:
                  f"--KernelnbVoila.preheat_plan={json.dumps(plan)}"]
     return argv + list(extra)
 
-
-#: The JupyterLab extensions a dashboard page loads (``kernelnb serve``, the JupyterHub service's
-#: configuration, :mod:`kernelnb.lab.hub`, and Binder's): the widgets' (Voila's widget manager for
-#: ipywidgets 8 or 7, ipywidgets' controls) and anywidget's (the figures). Voila otherwise loads
-#: every JupyterLab extension of the environment into its page: those written for JupyterLab's
-#: own pages (notebook's, nbgrader's, ...) fail there with console errors (Voila issues #1499,
-#: #1514), and the others (plotly's MIME renderer with its own copy of plotly.js, the preview
-#: button, the Pygments styles of code a page does not show) are fetched and run for nothing.
-EXTENSION_ALLOWLIST = ("@voila-dashboards/widgets-manager8", "@voila-dashboards/widgets-manager7",
-                       "@jupyter-widgets/jupyterlab-manager", "anywidget")
 
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -478,7 +389,7 @@ def _find_notebooks(arg: Path | None) -> Path:
     cwd = Path.cwd() / "notebooks"
     if cwd.is_dir():
         return cwd.resolve()
-    from .app.gallery import _checkout_dir
+    from .server.gallery import _checkout_dir
     checkout = _checkout_dir("notebooks")
     if checkout is not None:
         return checkout
@@ -567,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
         # inherited by every kernel the server starts
         os.environ.update(kernel_thread_env(args))
         os.environ.update(serve_language_env(args))
-        from .server import KernelnbVoila
+        from .server.app import KernelnbVoila
         KernelnbVoila.launch_instance(argv=vargv)
         return 0
 

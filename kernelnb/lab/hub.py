@@ -7,9 +7,9 @@ the single-user server loads two Jupyter server extensions,
 * ``voila``, whose render handler serves a dashboard at ``/user/<name>/voila/render/<path>``, and
 * ``kernelnb.lab.server``, which adds the gallery at ``/user/<name>/kernelnb/`` and the status at
   ``/user/<name>/kernelnb/api/status``, puts the checked kernel websocket in place
-  (:mod:`kernelnb.lab._websocket`) and gives Voila's render handler the "class is full" page,
+  (:mod:`kernelnb.lab.server._websocket`) and gives Voila's render handler the "class is full" page,
 
-and runs its kernels with :class:`kernelnb.lab._kernelpool.BudgetKernelManager` as the server's
+and runs its kernels with :class:`kernelnb.lab.server._kernelpool.BudgetKernelManager` as the server's
 kernel manager: the budget, the culling and the memory limit of each kernel of ``kernelnb serve``,
 per student. The hub does the
 authentication (a student's cookie opens only their own server), starts and stops the servers,
@@ -29,8 +29,8 @@ import math
 import os
 from pathlib import Path
 
-from ._kernelpool import KERNEL_MB
-from .cli import EXTENSION_ALLOWLIST
+from .server._memory import KERNEL_MB, KERNEL_MEMORY_MIN_MB
+from .server.config import KERNEL_MANAGER, as_options, dashboard_settings, kernel_settings
 
 __all__ = ["GALLERY_PATH", "SERVER_MB", "link_dashboards", "singleuser_args", "singleuser_config",
            "student_resources"]
@@ -69,12 +69,12 @@ def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0
         Seconds after which a kernel without any message is shut down even with its tab open;
         0: never.
     kernel_memory_mb : int or None, default=None
-        Memory limit of each of the student's kernels, MB (see :mod:`kernelnb.lab._memory`): an
+        Memory limit of each of the student's kernels, MB (see :mod:`kernelnb.lab.server._memory`): an
         allocation past it fails in the kernel (a dashboard shows the ``MemoryError``), and a
         kernel whose processes hold more is ended. None: the student's memory limit of
         :func:`student_resources` for ``max_kernels`` (1100 MB for 3 kernels), which a Zero to
         JupyterHub pod also has (``deploy/z2jh-values.yaml``), at least
-        :data:`kernelnb.lab._memory.KERNEL_MEMORY_MIN_MB`; 0: no limit.
+        :data:`kernelnb.lab.server._memory.KERNEL_MEMORY_MIN_MB`; 0: no limit.
 
     Returns
     -------
@@ -86,11 +86,10 @@ def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0
     >>> from kernelnb.lab.hub import singleuser_config
     >>> config = singleuser_config(max_kernels=2)
     >>> config["ServerApp"]["kernel_manager_class"]
-    'kernelnb.lab._kernelpool.BudgetKernelManager'
+    'kernelnb.lab.server._kernelpool.BudgetKernelManager'
     >>> config["BudgetKernelManager"]["max_kernels"]
     2
     """
-    from ._memory import KERNEL_MEMORY_MIN_MB
     _check_number("max_kernels", max_kernels, 0, integer=True)
     _check_number("cull_unconnected", cull_unconnected, 0)
     _check_number("cull_idle", cull_idle, 0)
@@ -102,47 +101,16 @@ def singleuser_config(*, max_kernels=3, cull_unconnected=120.0, cull_idle=1200.0
         raise ValueError(f"kernel_memory_mb must be 0 (no limit) or at least "
                          f"{KERNEL_MEMORY_MIN_MB}, got {kernel_memory_mb!r}: a kernel holds about "
                          "450 MB before it computes anything")
-    config = {
+    # kernelnb serve's settings (kernelnb.lab.server.config), in a Jupyter server
+    return {
         "ServerApp": {
             "jpserver_extensions": {"voila": True, "kernelnb.lab.server": True},
-            "kernel_manager_class": "kernelnb.lab._kernelpool.BudgetKernelManager",
+            "kernel_manager_class": KERNEL_MANAGER,
         },
-        "BudgetKernelManager": {
-            "max_kernels": int(max_kernels),
-            "cull_unconnected": float(cull_unconnected),
-            "kernel_memory_mb": int(kernel_memory_mb),
-        },
-        "VoilaConfiguration": {
-            "strip_sources": True,
-            "show_tracebacks": False,
-            "extension_allowlist": list(EXTENSION_ALLOWLIST),
-            # no template or theme named by the page's URL (Voila 0.5.8 does not check the name)
-            "allow_template_override": "NO",
-            "allow_theme_override": "NO",
-            # a dashboard kernel reads its page's language from the request (as kernelnb serve)
-            "http_header_envs": ["Accept-Language"],
-        },
-        # A page's execution waits for its kernel's output: nbclient's 4 s fail pages when a
-        # class's kernels share few cores (as kernelnb serve, see kernelnb.lab.cli.serve_argv).
-        "VoilaExecutor": {"iopub_timeout": 60},
+        **kernel_settings(max_kernels=max_kernels, cull_unconnected=cull_unconnected,
+                          kernel_memory_mb=kernel_memory_mb, cull_idle=cull_idle),
+        **dashboard_settings(),
     }
-    if cull_idle > 0:
-        config["MappingKernelManager"] = {
-            "cull_idle_timeout": int(cull_idle),
-            "cull_interval": max(1, min(60, int(cull_idle // 4))),
-            "cull_connected": True,
-        }
-    return config
-
-
-def _option_values(value):
-    if isinstance(value, bool):
-        return [str(value)]
-    if isinstance(value, dict):
-        return [f"{k}={_option_values(v)[0]}" for k, v in value.items()]
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value]
-    return [str(value)]
 
 
 def singleuser_args(**kwargs) -> list[str]:
@@ -171,11 +139,7 @@ def singleuser_args(**kwargs) -> list[str]:
     >>> "--ServerApp.jpserver_extensions=voila=True" in args
     True
     """
-    args = []
-    for cls, traits in singleuser_config(**kwargs).items():
-        for trait, value in traits.items():
-            args += [f"--{cls}.{trait}={v}" for v in _option_values(value)]
-    return args
+    return as_options(singleuser_config(**kwargs))
 
 
 def student_resources(*, max_kernels=3, kernel_mb=KERNEL_MB, server_mb=SERVER_MB) -> dict:
@@ -192,7 +156,7 @@ def student_resources(*, max_kernels=3, kernel_mb=KERNEL_MB, server_mb=SERVER_MB
     max_kernels : int, default=3
         The per-student kernel budget (:func:`singleuser_config`); at least 1.
     kernel_mb : float, default=KERNEL_MB
-        Memory planned per kernel, MB (:data:`kernelnb.lab._kernelpool.KERNEL_MB`).
+        Memory planned per kernel, MB (:data:`kernelnb.lab.server._kernelpool.KERNEL_MB`).
     server_mb : float, default=SERVER_MB
         Memory of the single-user server itself, MB.
 
@@ -219,7 +183,7 @@ def link_dashboards(home, name="dashboards") -> Path:
     """Make the installed dashboards reachable from a student's home folder.
 
     Voila's render handler serves notebooks under the server's root folder (the student's home):
-    this puts a symbolic link ``<home>/<name>`` to :func:`kernelnb.lab.app.gallery.dashboards_dir`
+    this puts a symbolic link ``<home>/<name>`` to :func:`kernelnb.lab.server.gallery.dashboards_dir`
     there (on a shared host, from ``c.Spawner.pre_spawn_hook``). A folder or link already there is
     left alone (a student's own copy, or an image that carries the dashboards, as one built from
     ``binder/`` does).
@@ -236,7 +200,7 @@ def link_dashboards(home, name="dashboards") -> Path:
     pathlib.Path
         The path of the dashboards folder inside ``home``.
     """
-    from .app.gallery import dashboards_dir
+    from .server.gallery import dashboards_dir
     if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
         raise ValueError(f"name must be a plain, visible folder name, got {name!r}")
     home = Path(home)

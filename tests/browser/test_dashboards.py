@@ -1,7 +1,7 @@
 """The dashboards in a real browser: Debian's headless Chromium driven by Python Playwright.
 
 A session-wide ``kernelnb serve`` on a free loopback port; the gallery and then every dashboard of
-``kernelnb.lab.app.gallery.DASHBOARDS`` are opened; each dashboard must show its plotly chart, react to a
+``kernelnb.lab.server.gallery.DASHBOARDS`` are opened; each dashboard must show its plotly chart, react to a
 slider (chart and numbers change) and show no error or traceback. Screenshots for people go to
 ``test-output/screenshots/``.
 
@@ -29,7 +29,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from kernelnb.lab.app.gallery import DASHBOARDS, static_dir
+from kernelnb.lab.server.gallery import DASHBOARDS, static_dir
 
 from .._hosts import references_to_other_hosts
 from ._a11y import check_dashboard
@@ -376,7 +376,7 @@ def test_dashboard_renders_and_reacts(page, served, screenshots, dashboard):
     assert stats.inner_text() != stats_before
     _assert_clean(page, where, console=False)
     # the dashboards write their math in Unicode: the page's typesetter is kernelnb's plain one,
-    # and none of the MathJax Voila bundles is fetched (kernelnb.lab.server.plain_math_hook)
+    # and none of the MathJax Voila bundles is fetched (kernelnb.lab.server.app.plain_math_hook)
     assert _voila_mathjax_scripts(), f"no script of Voila's front-end holds {MATHJAX_CORE!r}"
     mathjax, plain = _typesetters_fetched(page)
     assert plain and not mathjax, f"{where}: typesetter: plain {plain}, MathJax 3 {mathjax}"
@@ -593,7 +593,7 @@ def _run_shim(browser, body, script, bundle):
     """Evaluate ``script`` (called with the figures' shim for ``bundle``) in a page whose body is
     ``body``, the page and the bundle answered by Playwright at a made-up origin (nothing leaves
     the machine): (its result, the warnings and errors the page logged)."""
-    from kernelnb.lab.app._plotly import esm_shim
+    from kernelnb.lab.viz._figure_widget import esm_shim
     origin = "http://kernelnb.test/"
 
     def answer(route):
@@ -623,7 +623,7 @@ def test_served_plotly_registers_other_trace_types_when_a_figure_needs_them(brow
     registers a bar trace's type before plotly draws the figure, and a box trace's before plotly
     adds it, and both are drawn. Registering again, or an unknown name, does nothing (and logs
     nothing)."""
-    from kernelnb.lab.app._plotly import EAGER_TRACES, PLOTLY_TRACES_GLOBAL, plotly_bundle
+    from kernelnb.lab.server._plotly_bundle import EAGER_TRACES, PLOTLY_TRACES_GLOBAL, plotly_bundle
     bundle = plotly_bundle()
     assert {"bar", "box"} <= set(bundle.deferred) and not EAGER_TRACES & set(bundle.deferred)
     out, problems = _run_shim(
@@ -651,7 +651,7 @@ def test_served_plotly_registers_every_deferred_trace_type(browser):
     """Registering every deferred trace type through the served bundle compiles and runs each
     module factory it serves as text (compile_on_demand); plotly then knows every type, and the
     page logs nothing."""
-    from kernelnb.lab.app._plotly import EAGER_TRACES, PLOTLY_TRACES_GLOBAL, plotly_bundle
+    from kernelnb.lab.server._plotly_bundle import EAGER_TRACES, PLOTLY_TRACES_GLOBAL, plotly_bundle
     bundle = plotly_bundle()
     assert bundle.on_demand > 100
     assert (bundle.body.count(b"return eval(") + bundle.body.count(b"return(__kbOnDemand_")
@@ -681,8 +681,8 @@ def test_a_factory_served_as_text_runs_as_the_code_did(browser):
     same exports, once, and the factories run in the same order, with the same ``this`` and
     arguments; a function left as text still constructs with ``new`` (its prototype, its length
     and name kept)."""
-    from kernelnb.lab.app._classic_script import classic_script
-    from kernelnb.lab.app._on_demand import compile_on_demand
+    from kernelnb.lab.server._plotly_bundle._classic_script import classic_script
+    from kernelnb.lab.server._plotly_bundle._on_demand import compile_on_demand
 
     from ..lab.app.test_on_demand import BUNDLE, _table_span
     rewritten, count, _ = compile_on_demand(BUNDLE, ignore=[_table_span(BUNDLE)])
@@ -732,7 +732,7 @@ def test_served_plotly_draws_a_hidden_figure_when_it_is_first_shown(browser):
     """Through the figures' shim, a figure whose element is not laid out (under a hidden box) is
     not drawn while it stays hidden, and is drawn at its box's width once the box shows; a figure
     whose view is removed while hidden is never drawn; a shown figure is drawn at once."""
-    from kernelnb.lab.app._plotly import plotly_bundle
+    from kernelnb.lab.server._plotly_bundle import plotly_bundle
     out, problems = _run_shim(
         browser, "<div id='shown' style='width:400px'></div>"
                  "<div id='box' style='display:none;width:600px'>"

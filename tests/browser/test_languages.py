@@ -24,7 +24,7 @@ import urllib.request
 import pytest
 
 from kernelnb.lab import i18n
-from kernelnb.lab.app.gallery import DASHBOARDS
+from kernelnb.lab.server.gallery import DASHBOARDS
 
 from ..conftest import kernelnb_serve
 from .conftest import upstream_warning

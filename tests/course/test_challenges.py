@@ -11,7 +11,7 @@ pytest.importorskip("ipywidgets", reason="the dashboards are in kernelnb's [lab]
 
 from kernelnb.lab.app import _challenge            # noqa: E402
 from kernelnb.lab.app._challenges import CHALLENGES  # noqa: E402
-from kernelnb.lab.app.gallery import dashboard_entries  # noqa: E402
+from kernelnb.lab.server.gallery import dashboard_entries  # noqa: E402
 
 
 def _dashboard(name):

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from kernelnb.lab import cli
-from kernelnb.lab.app.gallery import DASHBOARDS, GalleryEntry, gallery_entries, render_gallery
+from kernelnb.lab.server.gallery import DASHBOARDS, GalleryEntry, gallery_entries, render_gallery
 
 from ..conftest import kernelnb_serve
 
@@ -122,8 +122,8 @@ def test_serve_missing_dashboards_dir_names_it(tmp_path):
 
 def _no_launch(monkeypatch):
     launched = []
-    import kernelnb.lab.server
-    monkeypatch.setattr(kernelnb.lab.server.KernelnbVoila, "launch_instance",
+    import kernelnb.lab.server.app
+    monkeypatch.setattr(kernelnb.lab.server.app.KernelnbVoila, "launch_instance",
                         classmethod(lambda cls, argv=None: launched.append(argv)))
     return launched
 
@@ -184,8 +184,8 @@ def test_kernel_threads_default_to_one_unless_set():
 def test_serve_sets_the_kernels_threads_before_launching(tiny_dashboards, monkeypatch):
     import os
     seen = []
-    import kernelnb.lab.server
-    monkeypatch.setattr(kernelnb.lab.server.KernelnbVoila, "launch_instance",
+    import kernelnb.lab.server.app
+    monkeypatch.setattr(kernelnb.lab.server.app.KernelnbVoila, "launch_instance",
                         classmethod(lambda cls, argv=None: seen.append(
                             {k: os.environ.get(k) for k in cli.THREAD_ENV})))
     for name in cli.THREAD_ENV:
@@ -213,7 +213,7 @@ def test_serve_kernel_options_reach_voila(tiny_dashboards):
                         "--cull-unconnected", "30", "--cull-idle", "600")
     argv = cli.serve_argv(args, extra)
     assert ("--VoilaConfiguration.multi_kernel_manager_class="
-            "kernelnb.lab._kernelpool.BudgetKernelManager") in argv
+            "kernelnb.lab.server._kernelpool.BudgetKernelManager") in argv
     assert "--BudgetKernelManager.max_kernels=7" in argv
     assert "--BudgetKernelManager.cull_unconnected=30.0" in argv
     assert "--MappingKernelManager.cull_idle_timeout=600" in argv
@@ -226,8 +226,8 @@ def test_serve_kernel_options_reach_voila(tiny_dashboards):
 
 
 def test_serve_gives_each_kernel_a_memory_limit(tiny_dashboards):
-    from kernelnb.lab._kernelpool import default_max_kernels
-    from kernelnb.lab._memory import default_kernel_memory_mb
+    from kernelnb.lab.server._kernelpool import default_max_kernels
+    from kernelnb.lab.server._memory import default_kernel_memory_mb
     args, extra = parse("serve", "--dashboards", str(tiny_dashboards), "--kernel-memory", "2048")
     assert "--BudgetKernelManager.kernel_memory_mb=2048" in cli.serve_argv(args, extra)
     args, extra = parse("serve", "--dashboards", str(tiny_dashboards), "--kernel-memory", "0")
@@ -246,7 +246,7 @@ def test_serve_gives_each_kernel_a_memory_limit(tiny_dashboards):
 
 
 def test_default_kernel_budget_follows_memory():
-    from kernelnb.lab._kernelpool import default_max_kernels
+    from kernelnb.lab.server._kernelpool import default_max_kernels
     assert default_max_kernels(24 * 1024) == int(0.75 * 24 * 1024 / 300)
     assert default_max_kernels(512) == 4                      # at least 4
     assert default_max_kernels(None) >= 4
@@ -420,7 +420,7 @@ _NOISE = ("is not trusted", "running over TCP without encryption", "websocket_pi
 def test_serve_log_says_what_matters_once_and_no_noise(tiny_server):
     """A page rendered and its kernel's websocket opened (as a browser does) leave none of the
     per-page notices in the server's log; the start says where the server listens."""
-    from kernelnb.lab._websocket import V1_PROTOCOL
+    from kernelnb.lab.server._websocket import V1_PROTOCOL
 
     from ..conftest import TEST_OUTPUT
     from .test_server_hardening import kernel_id_of, run_async, ws_connect

@@ -1,4 +1,4 @@
-"""Dashboard kernels forked from kernelnb's fork server (kernelnb.lab._forkserver).
+"""Dashboard kernels forked from kernelnb's fork server (kernelnb.lab.server._forkserver).
 
 A fork server with a light preload (ipykernel, ipywidgets and numpy, not the dashboards) keeps
 these tests to a few seconds; ``kernelnb serve``'s own fork server is checked in
@@ -16,7 +16,7 @@ import uuid
 
 import pytest
 
-from kernelnb.lab import _forkserver as fs
+from kernelnb.lab.server import _forkserver as fs
 
 from ..conftest import run_async
 

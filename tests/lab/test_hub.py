@@ -29,7 +29,7 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
-from kernelnb.lab._websocket import V1_PROTOCOL, v1_frame
+from kernelnb.lab.server._websocket import V1_PROTOCOL, v1_frame
 from kernelnb.lab.hub import singleuser_args, singleuser_config
 
 from ..conftest import REPO, TEST_OUTPUT, free_port
@@ -382,9 +382,9 @@ def test_each_student_gets_the_gallery_and_two_dashboards_through_the_proxy(hub)
 
 def test_kernelnbs_pages_carry_its_policy_with_the_hubs_frame_ancestors(hub):
     """The gallery and kernelnb's API through the proxy: kernelnb's Content-Security-Policy
-    (nothing from another host, kernelnb.lab._security) with JupyterHub's ``frame-ancestors
+    (nothing from another host, kernelnb.lab.server._security) with JupyterHub's ``frame-ancestors
     'none'``; the server's own API keeps the hub's header."""
-    from kernelnb.lab._security import extension_policy
+    from kernelnb.lab.server._security import extension_policy
     alice = hub.sessions["alice"]
     want = extension_policy({"headers": {"Content-Security-Policy": "frame-ancestors 'none'"}})
     for path in ("kernelnb/", "kernelnb/api/status"):

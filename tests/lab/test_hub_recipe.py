@@ -143,7 +143,7 @@ def test_the_recipes_pre_spawn_hook_links_the_dashboards(tmp_path):
 
     hook(FakeSpawner())
     link = Path(FakeSpawner.home_dir) / "dashboards"
-    from kernelnb.lab.app.gallery import dashboards_dir
+    from kernelnb.lab.server.gallery import dashboards_dir
     assert link.is_symlink() and link.resolve() == dashboards_dir().resolve()
     assert (link / "svm_playground.ipynb").is_file()
     # A folder already there (a student's own copy) is left alone.
@@ -159,7 +159,7 @@ def test_singleuser_config_names_only_real_options():
     from voila.configuration import VoilaConfiguration
     from voila.execute import VoilaExecutor
 
-    from kernelnb.lab._kernelpool import BudgetKernelManager
+    from kernelnb.lab.server._kernelpool import BudgetKernelManager
     classes = {"ServerApp": ServerApp, "BudgetKernelManager": BudgetKernelManager,
                "MappingKernelManager": BudgetKernelManager,
                "VoilaConfiguration": VoilaConfiguration, "VoilaExecutor": VoilaExecutor}
@@ -188,7 +188,7 @@ def test_each_students_kernel_is_held_to_the_students_memory():
     """A kernel's memory limit is, by default, the student's (what a Zero to JupyterHub pod is
     given: student_resources), at least what a kernel needs; 0 is none; less than a kernel holds
     before it computes is refused."""
-    from kernelnb.lab._memory import KERNEL_MEMORY_MIN_MB
+    from kernelnb.lab.server._memory import KERNEL_MEMORY_MIN_MB
     for k in (1, 3, 5):
         got = singleuser_config(max_kernels=k)["BudgetKernelManager"]["kernel_memory_mb"]
         assert got == max(KERNEL_MEMORY_MIN_MB, student_resources(max_kernels=k)["mem_limit_mb"])

@@ -1,6 +1,6 @@
 """A dashboard kernel's memory limit, and the record of why each kernel ended.
 
-:class:`kernelnb.lab._kernelpool.BudgetKernelManager` with real kernels, forked from a light fork
+:class:`kernelnb.lab.server._kernelpool.BudgetKernelManager` with real kernels, forked from a light fork
 server (ipykernel, ipywidgets, numpy and kernelnb's dashboards' base: a few seconds) or started as
 new processes: a limit refuses an allocation in the kernel (a dashboard's update shows the
 ``MemoryError``) or, for memory the limit inside does not count, ends the kernel; a sibling kernel
@@ -27,9 +27,9 @@ import uuid
 import pytest
 from traitlets.config import Config
 
-from kernelnb.lab import _forkserver as fs
-from kernelnb.lab import _kernelpool, _memory
-from kernelnb.lab._kernelpool import END_REASONS, BudgetKernelManager, is_kernel_id
+from kernelnb.lab.server import _forkserver as fs
+from kernelnb.lab.server import _kernelpool, _memory
+from kernelnb.lab.server._kernelpool import END_REASONS, BudgetKernelManager, is_kernel_id
 
 from ..conftest import kernelnb_serve, run_async
 from .test_server_hardening import get, kernel_id_of, write_dashboards
@@ -260,7 +260,7 @@ def test_a_kernels_resident_memory_counts_its_children():
 
 
 def test_the_default_limit_follows_the_machine_and_the_budget():
-    from kernelnb.lab._memory import KERNEL_MEMORY_FLOOR_MB, default_kernel_memory_mb
+    from kernelnb.lab.server._memory import KERNEL_MEMORY_FLOOR_MB, default_kernel_memory_mb
     # 24 GiB and its default budget of 61 kernels at 300 MB: half of what the plan leaves over
     assert default_kernel_memory_mb(61, memory_mb=24576) == (24576 - 61 * 300) // 2
     assert default_kernel_memory_mb(0, memory_mb=24576) == 24576 // 8      # no budget

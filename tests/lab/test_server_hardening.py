@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kernelnb.lab._websocket import V1_PROTOCOL, parse_v1_offsets, v1_frame
+from kernelnb.lab.server._websocket import V1_PROTOCOL, parse_v1_offsets, v1_frame
 
 from .._hosts import references_to_other_hosts
 from ..conftest import kernelnb_serve, run_async
@@ -164,10 +164,10 @@ def test_websocket_attack_leaves_the_server_answering(hostile_server):
 
 def test_dashboard_kernels_are_forked_from_the_fork_server(hostile_server):
     """kernelnb serve starts its fork server with the server; once it has imported, a page's
-    kernel is its child (kernelnb.lab._forkserver), named so in ps, and the status says so."""
+    kernel is its child (kernelnb.lab.server._forkserver), named so in ps, and the status says so."""
     import psutil
 
-    from kernelnb.lab._forkserver import KERNEL_PROCESS_NAME, PROCESS_NAME, supported
+    from kernelnb.lab.server._forkserver import KERNEL_PROCESS_NAME, PROCESS_NAME, supported
     if not supported():
         pytest.skip("forking kernels needs Linux")
     url, proc = hostile_server
@@ -311,7 +311,7 @@ def _kernel_processes(server):
     """The kernel processes of a ``kernelnb serve`` process: forked or started as usual."""
     import psutil
 
-    from kernelnb.lab._forkserver import KERNEL_PROCESS_NAME
+    from kernelnb.lab.server._forkserver import KERNEL_PROCESS_NAME
     out = []
     for p in psutil.Process(server.pid).children(recursive=True):
         try:
@@ -326,8 +326,8 @@ def _voila_app(folder, monkeypatch, *options):
     """The KernelnbVoila that ``kernelnb serve --dashboards folder *options`` runs, its settings
     and handlers made (nothing started, no port bound)."""
     from kernelnb.lab import cli
-    from kernelnb.lab.app._plotly import ESM_ENV
-    from kernelnb.lab.server import KernelnbVoila
+    from kernelnb.lab.viz._figure_widget import ESM_ENV
+    from kernelnb.lab.server.app import KernelnbVoila
 
     monkeypatch.setenv(ESM_ENV, "")              # init_settings sets it; put back afterwards
     args, extra = cli.build_parser().parse_known_args(
@@ -352,8 +352,8 @@ def test_voila_pool_manager_is_kernelnbs(tmp_path, monkeypatch):
     class lost (or changed the parameters of) what PoolKeeper overrides and calls."""
     import inspect
 
-    from kernelnb.lab._kernelpool import _VOILA_POOL_METHODS, BudgetKernelManager, PoolKeeper
-    from kernelnb.lab.server import BudgetVoilaHandler
+    from kernelnb.lab.server._kernelpool import _VOILA_POOL_METHODS, BudgetKernelManager, PoolKeeper
+    from kernelnb.lab.server.app import BudgetVoilaHandler
 
     folder = write_dashboards(tmp_path)
     app, handlers = _voila_app(folder, monkeypatch, "--max-kernels", "4", "--preheat", "2",
@@ -387,8 +387,8 @@ def test_voila_settings_are_kernelnbs_through_voilas_traits(tmp_path, monkeypatc
     from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
     from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
-    from kernelnb.lab._websocket import MAX_MESSAGE_BYTES, HardenedConnection
-    from kernelnb.lab.server import NotFoundHandler
+    from kernelnb.lab.server._websocket import MAX_MESSAGE_BYTES, HardenedConnection
+    from kernelnb.lab.server.app import NotFoundHandler
 
     folder = write_dashboards(tmp_path, names=("alpha",))
     app, handlers = _voila_app(folder, monkeypatch)
@@ -412,7 +412,7 @@ def test_no_served_page_refers_to_another_host(served, dashboards_folder):
     """The gallery, the folder listing, the error pages and one dashboard; every dashboard's
     rendered page is checked the same way by the browser test (tests/browser), which opens each
     one anyway (rendering all fifteen here too cost a minute of the suite)."""
-    from kernelnb.lab.app.gallery import gallery_entries
+    from kernelnb.lab.server.gallery import gallery_entries
     routes = ["", "voila/tree", "voila/tree/", "no/such/page", "voila/render/no_such.ipynb",
               "kernelnb/lab/static/no_such.png"]
     routes += [f"voila/render/{gallery_entries(dashboards_folder)[0].notebook}"]
@@ -428,13 +428,13 @@ def test_hashed_widget_extension_files_are_kept_by_the_browser(served, dashboard
     """Voila serves its widget extensions' files with ``no-cache``: a returning browser asked for
     each again on every page. The scripts a page loads are named by their content's hash and are
     served immutable; a file without a hash in its name is still revalidated."""
-    from kernelnb.lab.app.gallery import gallery_entries
+    from kernelnb.lab.server.gallery import gallery_entries
     code, page, _ = get(served + f"voila/render/{gallery_entries(dashboards_folder)[0].notebook}",
                         timeout=180)
     assert code == 200
     extensions = json.loads(re.search(r'"federated_extensions":\s*(\[.*?\])', page).group(1))
     assert "@jupyter-widgets/jupyterlab-manager" in {e["name"] for e in extensions}
-    from kernelnb.lab.cli import EXTENSION_ALLOWLIST     # the page loads the widgets' only
+    from kernelnb.lab.server.config import EXTENSION_ALLOWLIST     # the page loads the widgets' only
     assert {e["name"] for e in extensions} <= set(EXTENSION_ALLOWLIST), extensions
     for ext in extensions:
         url = f"{served}voila/labextensions/{ext['name']}/{ext['load'].removeprefix('./')}"
@@ -456,8 +456,8 @@ def _notebook(folder: Path, name: str, *markdown: str) -> str:
 
 
 def test_a_notebook_writes_tex_when_a_cell_holds_a_delimiter(tmp_path, dashboards_folder):
-    from kernelnb.lab.app.gallery import gallery_entries
-    from kernelnb.lab.server import notebook_writes_tex
+    from kernelnb.lab.server.gallery import gallery_entries
+    from kernelnb.lab.server.app import notebook_writes_tex
 
     plain = _notebook(tmp_path, "plain", "# σ and C", "the margin 2/‖w‖, costs of 5 €")
     assert not notebook_writes_tex(tmp_path, plain)
@@ -491,7 +491,7 @@ def test_a_notebook_writes_tex_when_a_cell_holds_a_delimiter(tmp_path, dashboard
 
 def test_plain_math_hook_names_the_plain_typesetter_only_for_pages_without_tex(tmp_path,
                                                                               monkeypatch):
-    from kernelnb.lab.server import PLAIN_MATH_SCRIPT, _use_plain_math, plain_math_hook
+    from kernelnb.lab.server.app import PLAIN_MATH_SCRIPT, _use_plain_math, plain_math_hook
 
     plain = _notebook(tmp_path, "plain", "# no math")
     tex = _notebook(tmp_path, "tex", "$x$")
@@ -519,8 +519,8 @@ def test_plain_math_hook_names_the_plain_typesetter_only_for_pages_without_tex(t
 def test_a_page_without_tex_gets_the_plain_typesetter(served, dashboards_folder):
     """A dashboard's page names kernelnb's plain typesetter as its MathJax (Voila then loads no
     MathJax; the browser test checks that none is fetched), and the server serves it."""
-    from kernelnb.lab.app.gallery import gallery_entries
-    from kernelnb.lab.server import PLAIN_MATH_SCRIPT
+    from kernelnb.lab.server.gallery import gallery_entries
+    from kernelnb.lab.server.app import PLAIN_MATH_SCRIPT
 
     code, page, _ = get(served + f"voila/render/{gallery_entries(dashboards_folder)[0].notebook}",
                         timeout=180)
@@ -540,7 +540,7 @@ def test_server_extension_caches_only_voilas_extension_files():
     import tornado.web
     from jupyter_server.base.handlers import FileFindHandler
 
-    from kernelnb.lab.server import LabExtensionFileHandler, _cache_hashed_labextensions
+    from kernelnb.lab.server.app import LabExtensionFileHandler, _cache_hashed_labextensions
 
     app = tornado.web.Application([
         (r"/user/a/voila/labextensions/(.*)", FileFindHandler, {"path": "/nowhere"}),
@@ -565,7 +565,7 @@ def test_server_extension_hardens_jupyter_servers_connection_class():
     from jupyter_server.services.kernels.connection.channels import (
         ZMQChannelsWebsocketConnection)
 
-    from kernelnb.lab._websocket import HardenedConnection, hardened_connection_class
+    from kernelnb.lab.server._websocket import HardenedConnection, hardened_connection_class
 
     assert hardened_connection_class(None) is HardenedConnection
     assert hardened_connection_class(ZMQChannelsWebsocketConnection) is HardenedConnection

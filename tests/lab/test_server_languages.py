@@ -1,4 +1,4 @@
-"""The server's own pages in the reader's language (kernelnb.lab.server, kernelnb.lab.app.gallery,
+"""The server's own pages in the reader's language (kernelnb.lab.server, kernelnb.lab.server.gallery,
 templates/, static/kernelnb-watch.js): the gallery, the "class is full" page, the error pages and
 the message of a page whose kernel is gone; ``?lang=`` first, then ``Accept-Language``, then the
 server's default, a bad ``lang`` giving English."""
@@ -14,8 +14,8 @@ import pytest
 
 import kernelnb.lab
 from kernelnb.lab import i18n
-from kernelnb.lab.app.gallery import DASHBOARDS, render_gallery
-from kernelnb.lab.server import (WATCH_TEXTS, full_page, request_language, strip_external,
+from kernelnb.lab.server.gallery import DASHBOARDS, render_gallery
+from kernelnb.lab.server.app import (WATCH_TEXTS, full_page, request_language, strip_external,
                                  watch_texts)
 
 #: the lab as installed (a wheel's, or the checkout's in an editable install)
@@ -115,7 +115,7 @@ def test_the_error_page_speaks_the_request_language():
 
 def test_serve_takes_a_default_language_and_passes_accept_language():
     from kernelnb.lab.cli import build_parser, serve_argv, serve_language_env
-    from kernelnb.lab.app.gallery import dashboards_dir
+    from kernelnb.lab.server.gallery import dashboards_dir
     args, extra = build_parser().parse_known_args(["serve", "--lang", "fr", "--dashboards",
                                                    str(dashboards_dir())])
     assert serve_language_env(args) == {i18n.DEFAULT_ENV: "fr"}
@@ -156,8 +156,8 @@ def test_served_pages_follow_the_request(served):
 def test_the_dashboards_texts_in_french():
     """Every dashboard notebook's Markdown (its title and text, shown above the dashboard) has a
     French version, unit by unit, with its markup."""
-    from kernelnb.lab.app.gallery import dashboards_dir
-    from kernelnb.lab.server import dashboard_markdown
+    from kernelnb.lab.server.gallery import dashboards_dir
+    from kernelnb.lab.server.app import dashboard_markdown
     tables = dashboard_markdown(dashboards_dir())
     assert set(tables) == set(i18n.LANGUAGES) - {"en"}
     french = tables["fr"]

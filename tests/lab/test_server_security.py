@@ -2,7 +2,7 @@
 another site's page, the websocket's ``Origin``, the security headers, what a visitor's messages
 on a kernel websocket can do, and the token on every route of the server's router.
 
-See :mod:`kernelnb.lab._security`. Every server here listens on 127.0.0.1 only; every wait is
+See :mod:`kernelnb.lab.server._security`. Every server here listens on 127.0.0.1 only; every wait is
 bounded.
 """
 from __future__ import annotations
@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from kernelnb.lab import _security, cli
-from kernelnb.lab._security import CONTENT_SECURITY_POLICY, HostPolicy, split_host
-from kernelnb.lab._websocket import V1_PROTOCOL, parse_v1_offsets, v1_frame
+from kernelnb.lab import cli
+from kernelnb.lab.server import _security
+from kernelnb.lab.server._security import CONTENT_SECURITY_POLICY, HostPolicy, split_host
+from kernelnb.lab.server._websocket import V1_PROTOCOL, parse_v1_offsets, v1_frame
 
 from ..conftest import kernelnb_serve, run_async
 
@@ -312,7 +313,7 @@ def test_a_visitors_code_requests_run_nothing_and_get_no_answer(server, dashboar
     history_request, on the shell and control channels, get no reply and run nothing; a
     kernel_info_request sent after them is answered (so the kernel and the connection work, and
     any reply to the earlier requests would have come first). The legacy JSON protocol is
-    refused before the upgrade (kernelnb.lab._websocket), or, if a Voila accepts it, holds the
+    refused before the upgrade (kernelnb.lab.server._websocket), or, if a Voila accepts it, holds the
     same."""
     port, _ = server
     own = f"127.0.0.1:{port}"
@@ -490,8 +491,8 @@ def _served_routes(tmp_path, monkeypatch, argv):
     import tornado.web
     import voila.app
 
-    from kernelnb.lab.app._plotly import ESM_ENV
-    from kernelnb.lab.server import KernelnbVoila
+    from kernelnb.lab.viz._figure_widget import ESM_ENV
+    from kernelnb.lab.server.app import KernelnbVoila
 
     monkeypatch.setenv(ESM_ENV, "")
     made = {}

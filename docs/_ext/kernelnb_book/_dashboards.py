@@ -919,7 +919,7 @@ def page_markdown(report, config=None):
 
 
 def _entries():
-    from kernelnb.lab.app.gallery import DASHBOARDS
+    from kernelnb.lab.server.gallery import DASHBOARDS
     return [e for e in DASHBOARDS if e.class_name]
 
 

@@ -4,7 +4,7 @@
 The notebooks of ``dashboards/`` only build one and display it, e.g. ``SVMPlayground().widget``.
 
 :data:`REGISTRY` is the list of the dashboards, written out: the gallery
-(:mod:`kernelnb.lab.app.gallery`), the server, the book and the tests read it, and its order is
+(:mod:`kernelnb.lab.server.gallery`), the server, the book and the tests read it, and its order is
 the gallery's. :data:`EXPORTS` names the module of every other public name. Each name is imported
 from its module when first used (``from kernelnb.lab.app import SVMPlayground`` loads the SVM
 playground only, not the learning curves' estimators nor the model-selection machinery), so that

@@ -26,7 +26,7 @@ from ...unlabeled import ActiveLearner
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data
 from ..i18n import N_, _
 from ._base import Dashboard, Lesson, log_slider, num, speaks, styled
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 from ...datasets import make_toy
 from ._toys import (BlankModel, add_toy_controls, click_problem, toy_name,
                     reset_noise_on_dataset_change)

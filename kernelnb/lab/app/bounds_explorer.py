@@ -21,7 +21,7 @@ import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 
 from ...datasets import TOY_DATASETS, UCI_DATASETS, make_toy
 from ...model_selection import estimate_all

@@ -26,7 +26,7 @@ import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 from sklearn.preprocessing import StandardScaler
 
 from ...datasets import (make_feature_selection_linear, make_feature_selection_nonlinear,

@@ -26,7 +26,7 @@ from ...svm import SVC
 from ..viz import boundaries_figure, decision_grid, grid_columns
 from ..i18n import N_, _
 from ._base import Dashboard, Lesson, _label, log_slider, num, styled
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 
 __all__ = ["InvarianceExplorer", "EXPLORER_METHODS", "INVARIANCE_VALUES", "RULE_OF_THUMB",
            "rule_of_thumb", "tangent_arrows"]

@@ -15,7 +15,7 @@ import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 
 from ...kmp import KMPClassifier
 from ...svm import SVC

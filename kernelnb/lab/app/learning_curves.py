@@ -17,7 +17,7 @@ from typing import Callable, Optional
 import numpy as np
 import ipywidgets as widgets
 from sklearn.base import BaseEstimator, ClassifierMixin
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 from ... import kernels as _k
 from ..._callbacks import run_to_end
 from ...datasets import (TOY_DATASETS, TOY_NOISE, UCI_DATASETS, fashion_mnist_paths,

@@ -17,7 +17,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 from scipy.spatial import ConvexHull, QhullError
 
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 
 from ...datasets import TOY_DATASETS, make_manifold_spiral, make_toy
 from ...neighbors import (CKNNClassifier, HKNNClassifier, KernelCentroidClassifier,

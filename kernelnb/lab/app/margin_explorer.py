@@ -30,7 +30,7 @@ import time
 import numpy as np
 import ipywidgets as widgets
 import plotly.graph_objects as go
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 
 from ...datasets import TOY_NOISE, make_toy
 from ..viz import SURFACE_TRACES, decision_surface, plane_bounds, surface_data

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import ipywidgets as widgets
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 
 from ... import losses as _losses
 from ...datasets import TOY_DATASETS, TOY_NOISE

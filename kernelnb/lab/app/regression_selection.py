@@ -12,7 +12,7 @@ import html
 
 import numpy as np
 import ipywidgets as widgets
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 
 from ...model_selection import REGRESSION_CRITERIA, basis_matrix, regression_risk_estimates
 from ...reproductions.chapelle.regression import _true_risk_factory, regression_target

@@ -41,7 +41,7 @@ from ...unlabeled import (TRANSFER_FUNCTIONS, ClusterKernel, ClusterKernelSVC, L
 from ..viz import boundaries_figure, decision_grid, plane_bounds
 from ..i18n import N_, _, ngettext
 from ._base import Dashboard, Lesson, log_slider, num, styled
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 from ._toys import BlankModel, add_toy_controls, reset_noise_on_dataset_change
 
 __all__ = ["SemiSupervisedExplorer"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import ipywidgets as widgets
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 
 from ...datasets import TOY_NOISE, make_toy
 from ...svm import SVC, svc_path

@@ -37,7 +37,7 @@ import numpy as np
 import ipywidgets as widgets
 from sklearn.exceptions import ConvergenceWarning
 
-from ._plotly import FigureWidget
+from ..viz._figure_widget import FigureWidget
 
 from ...datasets import TOY_NOISE, make_toy
 from ...largescale.margin import linearly_separable

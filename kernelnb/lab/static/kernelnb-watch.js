@@ -24,7 +24,7 @@
   var base = config.baseUrl || "/";
   var kernelId = config.kernelId;
   // The texts in every language the server speaks ({default, en: {...}, fr: {...}}, set by the
-  // page template from kernelnb.lab.server.watch_texts); the English below are the fallbacks.
+  // page template from kernelnb.lab.server.app.watch_texts); the English below are the fallbacks.
   var allTexts = window.kernelnbWatchTexts || {};
   var shown = false;
   var downSince = null;

@@ -3,7 +3,7 @@
 // Voila's page typesets with JupyterLab's MathJax 2 plugin when the server names a MathJax URL,
 // and otherwise with the MathJax 3 it bundles: 16 scripts (0.9 MB) that every page loads, compiles
 // and runs at start, to typeset the markdown of dashboards that write their math in Unicode.
-// kernelnb names this script as that URL for such a page (kernelnb.lab.server.plain_math_hook).
+// kernelnb names this script as that URL for such a page (kernelnb.lab.server.app.plain_math_hook).
 // It answers the calls that the plugin and ipywidgets' controls make (MathJax 2's Hub API) and
 // leaves every text as written; queued callbacks still run, in order.
 (function () {

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from kernelnb.lab.app import SVMPlayground
-from kernelnb.lab.app.gallery import DASHBOARDS
+from kernelnb.lab.server.gallery import DASHBOARDS
 from kernelnb.lab.viz import _style
 
 colorspacious = pytest.importorskip("colorspacious")

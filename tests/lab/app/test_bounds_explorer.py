@@ -147,7 +147,7 @@ def test_one_class_sample_is_reported(monkeypatch):
 def test_dashboard_notebook_executes(tmp_path):
     from nbclient import NotebookClient
 
-    from kernelnb.lab.app.gallery import DASHBOARDS, dashboards_dir
+    from kernelnb.lab.server.gallery import DASHBOARDS, dashboards_dir
     path = Path(__file__).resolve().parents[3] / "dashboards" / "bounds_explorer.ipynb"
     assert (dashboards_dir() / "bounds_explorer.ipynb").is_file()     # shipped with the package
     assert "bounds_explorer" in [d.name for d in DASHBOARDS]

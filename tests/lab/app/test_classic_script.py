@@ -1,4 +1,4 @@
-"""An ES module rewritten as a classic script (kernelnb.lab.app._classic_script): what the module
+"""An ES module rewritten as a classic script (kernelnb.lab.server._plotly_bundle._classic_script): what the module
 exports is what the script puts on its global, checked against Node's own module loader; shapes
 the rewrite cannot keep the meaning of are refused."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from kernelnb.lab.app._classic_script import NotClassicShape, classic_script, code_and_brackets
+from kernelnb.lab.server._plotly_bundle._classic_script import NotClassicShape, classic_script, code_and_brackets
 
 NODE = shutil.which("node")
 

@@ -8,7 +8,7 @@ everything already).
 plotly's renderers, which import ``nbformat`` (and so ``jsonschema`` and its RFC 3987 grammar)
 to read its version for ``fig.show()``. plotly offers no public way to defer that
 (plotly/plotly.py#4856), and the import hook that did it is gone. A served dashboard kernel skips
-only jsonschema's RFC 3987 grammar (see ``kernelnb.lab.app._plotly.skip_iri_grammar`` and
+only jsonschema's RFC 3987 grammar (see ``kernelnb.lab.viz._figure_widget.skip_iri_grammar`` and
 tests/lab/app/test_plotly_bundle.py)."""
 import json
 import subprocess

@@ -7,7 +7,7 @@ import pytest
 
 from kernelnb.datasets import make_moons
 from kernelnb.lab.app.feature_selection import FEATURE_DATASETS, FeatureSelection
-from kernelnb.lab.app.gallery import DASHBOARDS, dashboards_dir
+from kernelnb.lab.server.gallery import DASHBOARDS, dashboards_dir
 from kernelnb.model_selection import FisherKernelSVC, ForwardSpanSelector, ScalingSelector
 from kernelnb.svm import SVC
 

@@ -16,7 +16,7 @@ import re
 import pytest
 
 from kernelnb.lab import i18n
-from kernelnb.lab.app import gallery
+from kernelnb.lab.server import gallery
 from kernelnb.lab.app._lessons import lesson_app
 from kernelnb.lab.app._relabel import _widgets_under
 

@@ -1,5 +1,5 @@
 """Module factories a bundle's load cannot reach, left as text and compiled when first required
-(kernelnb.lab.app._on_demand): which factories, and what the rewrite leaves alone."""
+(kernelnb.lab.server._plotly_bundle._on_demand): which factories, and what the rewrite leaves alone."""
 from __future__ import annotations
 
 import json
@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from kernelnb.lab.app._classic_script import NotClassicShape
-from kernelnb.lab.app._on_demand import compile_on_demand
+from kernelnb.lab.server._plotly_bundle._classic_script import NotClassicShape
+from kernelnb.lab.server._plotly_bundle._on_demand import compile_on_demand
 
 # A bundle as esbuild writes one: CommonJS factories (cjs) and an ES module's init (esm), a
 # function declaration, a table of factories registered later, look-alikes of factory names in a

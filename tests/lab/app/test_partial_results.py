@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import pytest
 
 from kernelnb.lab.app import Dashboard
-from kernelnb.lab.app._plotly import FigureWidget
+from kernelnb.lab.viz._figure_widget import FigureWidget
 
 
 class Counting(Dashboard):
@@ -164,7 +164,7 @@ def test_the_time_budget_holds_across_the_pending_work(app):
 KERNEL_CODE = """
 import time, ipywidgets as widgets, plotly.graph_objects as go
 from kernelnb.lab.app import Dashboard
-from kernelnb.lab.app._plotly import FigureWidget
+from kernelnb.lab.viz._figure_widget import FigureWidget
 
 class Slow(Dashboard):
     partial_every_s = 0.0

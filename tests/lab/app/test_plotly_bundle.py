@@ -15,22 +15,20 @@ import warnings
 
 import pytest
 
-from kernelnb.lab.app import _plotly
-from kernelnb.lab.app._plotly import (
+import kernelnb.lab.server._plotly_bundle as _bundle
+from kernelnb.lab.server._plotly_bundle import (
     COMPILE_HINT,
     EAGER_TRACES,
-    ESM_ENV,
-    PLOTLY_GLOBAL,
-    PLOTLY_TRACES_GLOBAL,
     UnexpectedBundle,
     _defer_trace_registration,
     defer_trace_registration,
-    esm_shim,
     plotly_bundle,
     plotly_bundle_path,
     plotly_bundle_route,
 )
-from kernelnb.lab.app._on_demand import compile_on_demand
+from kernelnb.lab.viz import _figure_widget as _figure
+from kernelnb.lab.viz._figure_widget import ESM_ENV, PLOTLY_GLOBAL, PLOTLY_TRACES_GLOBAL, esm_shim
+from kernelnb.lab.server._plotly_bundle._on_demand import compile_on_demand
 
 
 def _state_sizes(env_value):
@@ -52,7 +50,7 @@ def test_figures_carry_a_shim_only_when_the_server_says_so():
     route = plotly_bundle_route()
     sizes, module = _state_sizes(route)
     # the shim: a few kilobytes of loader, click and trace-type code, not the 5 MB bundle
-    assert module == "kernelnb.lab.app._plotly" and all(s < 5000 for s in sizes), sizes
+    assert module == "kernelnb.lab.viz._figure_widget" and all(s < 5000 for s in sizes), sizes
     bundle = len(plotly_bundle_path().read_text(encoding="utf-8"))
     sizes, module = _state_sizes(None)                   # a notebook: plotly's own widget
     assert module.startswith("plotly") and all(s == bundle for s in sizes), (sizes, bundle)
@@ -174,7 +172,7 @@ def test_deferred_registration_takes_only_an_identifier_for_its_global():
 
 def test_a_bundle_registering_otherwise_is_served_registering_everything(
         fake_bundle, monkeypatch, caplog):
-    from kernelnb.lab.server import _announce_plotly_bundle
+    from kernelnb.lab.server.app import _announce_plotly_bundle
     fake_bundle.write_text("const a = 0;\n"
                            "export{a as FigureModel, a as FigureView, a as default};\n")
     bundle = plotly_bundle()
@@ -203,7 +201,7 @@ def fake_bundle(tmp_path, monkeypatch):
     """Replace plotly's bundle by a file the test writes; the cached build is rebuilt before and
     after the test."""
     path = tmp_path / "widgetbundle.js"
-    monkeypatch.setattr(_plotly, "plotly_bundle_path", lambda: path)
+    monkeypatch.setattr(_bundle, "plotly_bundle_path", lambda: path)
     plotly_bundle.cache_clear()
     yield path
     plotly_bundle.cache_clear()
@@ -225,7 +223,7 @@ def test_route_names_the_served_content(fake_bundle):
 
 def test_a_bundle_of_another_shape_is_served_as_the_module_and_the_log_says_so(
         fake_bundle, monkeypatch, caplog):
-    from kernelnb.lab.server import _announce_plotly_bundle
+    from kernelnb.lab.server.app import _announce_plotly_bundle
     fake_bundle.write_text("const a = import.meta.url;\n"
                            "export{a as FigureModel, a as FigureView, a as default};\n")
     bundle = plotly_bundle()
@@ -269,7 +267,7 @@ def test_served_dashboard_kernel_skips_only_the_iri_grammar():
     """In a dashboard kernel of ``kernelnb serve`` (Voila's and kernelnb's variables set), plotly's
     widgets load without jsonschema's RFC 3987 grammar; nbformat and jsonschema still work."""
     code = ("import json, sys\n"
-            "from kernelnb.lab.app._plotly import FigureWidget\n"
+            "from kernelnb.lab.viz._figure_widget import FigureWidget\n"
             "import nbformat, jsonschema\n"
             "nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('1')]))\n"
             "bad = jsonschema.Draft7Validator({'type': 'integer'}).is_valid('x')\n"
@@ -279,22 +277,21 @@ def test_served_dashboard_kernel_skips_only_the_iri_grammar():
                                              "VOILA_PREHEAT": "False"})
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=300, check=True).stdout
-    assert json.loads(out.strip().splitlines()[-1]) == [True, True, "kernelnb.lab.app._plotly",
+    assert json.loads(out.strip().splitlines()[-1]) == [True, True, "kernelnb.lab.viz._figure_widget",
                                                         False]
 
 
 @pytest.mark.parametrize("route_ok, voila, expected", [(True, True, True), (True, False, False),
                                                         (False, True, False)])
 def test_only_a_served_dashboard_kernel_counts_as_one(monkeypatch, route_ok, voila, expected):
-    from kernelnb.lab.app import _plotly
     monkeypatch.setenv(ESM_ENV, plotly_bundle_route() if route_ok else "../x.js")
     if voila:
         monkeypatch.setenv("VOILA_PREHEAT", "True")
     else:
         monkeypatch.delenv("VOILA_PREHEAT", raising=False)
-    assert _plotly._served_kernel() is expected
+    assert _figure._served_kernel() is expected
     # this process has imported jsonschema long ago: nothing to skip here, in any case
-    assert _plotly.skip_iri_grammar() is False
+    assert _figure.skip_iri_grammar() is False
 
 
 def test_pages_preload_the_bundle_the_figures_load(served):
@@ -315,7 +312,7 @@ def test_template_resource_keeps_what_the_user_gave():
     from traitlets.config import Config
     from traitlets.config.loader import DeferredConfigString
 
-    from kernelnb.lab.server import _add_template_resource
+    from kernelnb.lab.server.app import _add_template_resource
     config = Config()
     _add_template_resource(config, "kernelnb_plotly_bundle", "kernelnb/esm/plotly-0.js")
     assert config.VoilaConfiguration.resources == {"kernelnb_plotly_bundle":
@@ -338,7 +335,7 @@ def test_a_click_message_reaches_the_trace_callback_and_a_malformed_one_nothing(
     send (a trace that does not exist, a missing list, another event) calls nothing."""
     import plotly.graph_objects as go
 
-    from kernelnb.lab.app._plotly import _on_click_message
+    from kernelnb.lab.viz._figure_widget import _on_click_message
 
     fig = go.FigureWidget(go.Figure([go.Heatmap(z=[[1, 2], [3, 4]]), go.Scatter(x=[0], y=[0])]))
     got = []

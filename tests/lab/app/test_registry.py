@@ -14,7 +14,7 @@ import pytest
 
 import kernelnb.lab.app as app
 from kernelnb.lab.app import Dashboard
-from kernelnb.lab.app.gallery import DASHBOARDS, GalleryEntry, dashboards_dir, registry_cards
+from kernelnb.lab.server.gallery import DASHBOARDS, GalleryEntry, dashboards_dir, registry_cards
 
 
 def _dashboard_classes():
@@ -245,7 +245,7 @@ def test_listing_the_dashboards_imports_none_of_them():
     code = textwrap.dedent("""
         import json, sys
         import kernelnb.lab.app as app
-        from kernelnb.lab.app.gallery import DASHBOARDS, gallery_entries, dashboards_dir
+        from kernelnb.lab.server.gallery import DASHBOARDS, gallery_entries, dashboards_dir
         names = app.__all__
         entries = gallery_entries(dashboards_dir())
         heavy = [m for m in ("sklearn", "plotly", "ipywidgets", "kernelnb.svm") if m in sys.modules]
@@ -257,4 +257,4 @@ def test_listing_the_dashboards_imports_none_of_them():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["n"] == len(DASHBOARDS)
     assert got["heavy"] == []
-    assert got["loaded"] == ["kernelnb.lab.app.gallery"]
+    assert got["loaded"] == []

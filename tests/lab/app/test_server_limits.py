@@ -18,7 +18,7 @@ from plotly.callbacks import InputDeviceState, Points
 
 import kernelnb.lab.app
 from kernelnb.lab.app import Dashboard
-from kernelnb.lab.app.gallery import DASHBOARDS, dashboards_dir
+from kernelnb.lab.server.gallery import DASHBOARDS, dashboards_dir
 
 
 def _dashboard_classes():

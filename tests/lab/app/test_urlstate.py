@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from kernelnb.lab.app import gallery
+from kernelnb.lab.server import gallery
 from kernelnb.lab.app._lessons import lesson_app
 from kernelnb.lab.app._urlstate import (MAX_QUERY, Refusal, decode_value, encode_value,
                                         parse_query, query_string, query_text)

@@ -13,7 +13,7 @@ import ipywidgets as widgets
 import numpy as np
 import pytest
 
-from kernelnb.lab.app.gallery import DASHBOARDS
+from kernelnb.lab.server.gallery import DASHBOARDS
 from kernelnb.lab.app.svm_playground import SVMPlayground
 from kernelnb_book import _dashboards as D
 from kernelnb_book._figures import figure_html

@@ -9,7 +9,7 @@ finds, from the bundle's text, the factories that nothing run at load can reach 
 each one's body by a direct ``eval`` of that body as a string literal: a string is scanned, not
 compiled, and the body is compiled, in the factory's own scope, the first time the module is
 required (by a trace type registered on demand, see
-:func:`kernelnb.lab.app._plotly.defer_trace_registration`).
+:func:`kernelnb.lab.server._plotly_bundle.defer_trace_registration`).
 
 A factory's meaning is kept whatever the analysis decides: ``"path"(e,r){BODY}`` becomes
 ``"path"(e,r){return eval("(function(e,r){BODY\\n})").apply(this,arguments)}``, a function with the

@@ -1,8 +1,8 @@
-"""The fork server's process (``python -m kernelnb.lab._forkserver_process FD [MODULE ...]``).
+"""The fork server's process (``python -m kernelnb.lab.server._forkserver_process FD [MODULE ...]``).
 
-It imports the modules named (:data:`kernelnb.lab._forkserver.PRELOAD` for ``kernelnb serve``),
+It imports the modules named (:data:`kernelnb.lab.server._forkserver.PRELOAD` for ``kernelnb serve``),
 then forks a dashboard kernel for each request read from the socket ``FD``, replying with the
-kernel's pid and a pidfd; see :mod:`kernelnb.lab._forkserver` for the whole design. This module
+kernel's pid and a pidfd; see :mod:`kernelnb.lab.server._forkserver` for the whole design. This module
 imports nothing but the standard library itself, so that the fork server's imports are only
 those its kernels make.
 """

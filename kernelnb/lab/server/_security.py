@@ -51,8 +51,8 @@ import socket
 
 from tornado import routing, web
 
-from . import i18n
-from .i18n import N_
+from .. import i18n
+from ..i18n import N_
 
 __all__ = ["LOOPBACK_NAMES", "ANY_HOST", "HostPolicy", "split_host", "CONTENT_SECURITY_POLICY",
            "security_headers", "tornado_settings", "SecurityHeaders", "RefusedHandler",
@@ -75,8 +75,9 @@ ANY_HOST = "*"
 #: * ``script-src 'unsafe-inline'``: Voila's page template starts the application from inline
 #:   scripts (``voila_setup.macro.html.j2``, its ``index.html.j2``) and kernelnb's page gives the
 #:   watch texts in one (``templates/voila/index.html.j2``).
-#: * ``script-src 'unsafe-eval'``: the plotly bundle kernelnb serves (``app._plotly``) defines
-#:   the trace types it registers on demand with ``eval``.
+#: * ``script-src 'unsafe-eval'``: the plotly bundle kernelnb serves
+#:   (:mod:`kernelnb.lab.server._plotly_bundle`) defines the trace types it registers on demand
+#:   with ``eval``.
 #: * ``script-src blob:``: anywidget (the dashboards' figures) imports each widget's module from a
 #:   ``blob:`` URL made in the page.
 #: * ``style-src 'unsafe-inline'``: JupyterLab's widgets and plotly set element styles and add

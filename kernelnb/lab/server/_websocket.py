@@ -142,7 +142,7 @@ class HardenedVoilaWebsocketHandler(_voila_handler_base()):
     the upgrade) a client that does not offer the v1 subprotocol: the frames sent to it would be
     in the legacy format, which Voila's reader takes for v1 (a count of about 8.6e17). Voila's own
     page and JupyterLab always offer it. The handler is put in Voila's place by
-    :class:`kernelnb.lab.server.KernelnbVoila` (Voila has no setting for its handler classes).
+    :class:`kernelnb.lab.server.app.KernelnbVoila` (Voila has no setting for its handler classes).
     """
 
     @property

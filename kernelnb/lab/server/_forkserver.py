@@ -219,7 +219,7 @@ class ForkServer:
         if not supported():
             raise ForkServerError("forking kernels needs Linux (fork, pidfd_open, SCM_RIGHTS)")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        cmd = [sys.executable, "-m", "kernelnb.lab._forkserver_process", str(theirs.fileno()),
+        cmd = [sys.executable, "-m", "kernelnb.lab.server._forkserver_process", str(theirs.fileno()),
                *self.preload]
         _become_subreaper()       # the kernels outlive a fork server that dies before them
         self._proc = subprocess.Popen(cmd, pass_fds=[theirs.fileno()], env=self.env,
@@ -399,7 +399,7 @@ class DeadKernelRestarter(AsyncIOLoopKernelRestarter):
     A dashboard kernel restarted after its process died would have none of its page's widgets,
     and hold budget until culled: with ``restart_limit`` 0 the restarter's first finding of a
     dead process is its "dead" notice (to the page's websocket too), and
-    :class:`kernelnb.lab._kernelpool.BudgetKernelManager` ends the kernel.
+    :class:`kernelnb.lab.server._kernelpool.BudgetKernelManager` ends the kernel.
     """
 
     restart_limit = Integer(
@@ -414,7 +414,7 @@ class ForkKernelManager(ServerKernelManager):
 
     Each kernel process it launches, forked or started as usual, first start and restarts alike,
     gets the memory limit of the kernel manager that made it (``BudgetKernelManager``'s
-    ``limit_kernel_memory``, :mod:`kernelnb.lab._memory`) as soon as it exists. Its restarter is
+    ``limit_kernel_memory``, :mod:`kernelnb.lab.server._memory`) as soon as it exists. Its restarter is
     :class:`DeadKernelRestarter` (jupyter_client's ``restarter_class`` trait): a kernel whose
     process dies is not restarted.
     """

@@ -135,8 +135,10 @@ def registry_cards(registry=None, package_dir: os.PathLike | str | None = None
         literal in the class's own body, or two classes share a notebook.
     """
     if registry is None:
-        from . import REGISTRY as registry
-    package_dir = Path(package_dir) if package_dir is not None else Path(__file__).parent
+        from ..app import REGISTRY as registry
+    if package_dir is None:
+        package_dir = Path(__file__).resolve().parents[1] / "app"     # kernelnb/lab/app
+    package_dir = Path(package_dir)
     trees = {}
     cards = []
     for module, class_name in registry:

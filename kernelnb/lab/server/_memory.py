@@ -1,6 +1,6 @@
 """A dashboard kernel's memory: its limit, and what the server reads of it.
 
-Every kernel of :class:`kernelnb.lab._kernelpool.BudgetKernelManager` (forked from the fork server
+Every kernel of :class:`kernelnb.lab.server._kernelpool.BudgetKernelManager` (forked from the fork server
 or started as a new process alike) gets a memory limit of ``kernel_memory_mb``, held two ways:
 
 * **Inside the kernel**, Linux's ``RLIMIT_DATA``, set by the server on the kernel's process
@@ -31,9 +31,14 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["KERNEL_MEMORY_MIN_MB", "KERNEL_MEMORY_FLOOR_MB", "default_kernel_memory_mb",
-           "limit_process_memory", "kernel_memory_limit_mb", "children_map", "process_tree",
+__all__ = ["KERNEL_MB", "KERNEL_MEMORY_MIN_MB", "KERNEL_MEMORY_FLOOR_MB",
+           "default_kernel_memory_mb", "limit_process_memory", "kernel_memory_limit_mb", "children_map", "process_tree",
            "resident_mb", "tree_resident_mb"]
+
+#: Memory planned per dashboard kernel by the kernel budget, MB (measured 150-250 MB; some
+#: headroom): :func:`kernelnb.lab.server._kernelpool.default_max_kernels` and
+#: :func:`kernelnb.lab.hub.student_resources` plan with it.
+KERNEL_MB = 300
 
 #: The least limit a kernel may be given, MB: a dashboard kernel's data is 330 MB when it is
 #: forked and 400-460 MB once its dashboard has drawn (measured with every dashboard).
@@ -55,7 +60,7 @@ def _total_memory_mb() -> float | None:
 def default_kernel_memory_mb(max_kernels: int, memory_mb: float | None = None) -> int:
     """The memory limit of each dashboard kernel that ``kernelnb serve`` sets by default, MB.
 
-    The kernel budget plans :data:`kernelnb.lab._kernelpool.KERNEL_MB` for each of its
+    The kernel budget plans :data:`KERNEL_MB` for each of its
     ``max_kernels`` kernels (3/4 of the memory by default); the limit lets two kernels at once
     use all that the plan leaves over (the last quarter), at least
     :data:`KERNEL_MEMORY_FLOOR_MB`, at most half the machine.
@@ -76,13 +81,12 @@ def default_kernel_memory_mb(max_kernels: int, memory_mb: float | None = None) -
 
     Examples
     --------
-    >>> from kernelnb.lab._memory import default_kernel_memory_mb
+    >>> from kernelnb.lab.server._memory import default_kernel_memory_mb
     >>> default_kernel_memory_mb(max_kernels=4, memory_mb=16384)
     7592
     >>> default_kernel_memory_mb(max_kernels=20, memory_mb=8192)
     1536
     """
-    from ._kernelpool import KERNEL_MB
     memory_mb = _total_memory_mb() if memory_mb is None else memory_mb
     if not memory_mb:
         return KERNEL_MEMORY_FLOOR_MB

@@ -7,8 +7,8 @@ Two ways in:
   kernelnb's static files at ``/kernelnb/lab/static/``, ``/kernelnb/api/status`` and
   ``/kernelnb/api/kernels/<kernel_id>`` (what became of a page's kernel; JSON). It is
   hardened for a class: kernel websockets check every frame and speak the v1 protocol only
-  (:mod:`kernelnb.lab._websocket`), kernels are capped, culled and optionally preheated
-  (:mod:`kernelnb.lab._kernelpool`), a render past the cap gets HTTP 503, and no page refers to
+  (:mod:`kernelnb.lab.server._websocket`), kernels are capped, culled and optionally preheated
+  (:mod:`kernelnb.lab.server._kernelpool`), a render past the cap gets HTTP 503, and no page refers to
   another host.
 * A Jupyter server extension (``jupyter server extension enable kernelnb.lab.server``, done by
   ``binder/postBuild``): inside JupyterLab or Binder the gallery is at ``/kernelnb/`` and links to
@@ -16,7 +16,7 @@ Two ways in:
   the checked kernel websocket connection in place when the server uses jupyter_server's own,
   serves ``/kernelnb/api/status`` and ``/kernelnb/api/kernels/<kernel_id>`` and gives Voila's render
   handler the "class is full" page; with
-  :class:`kernelnb.lab._kernelpool.BudgetKernelManager` as the server's kernel manager, a
+  :class:`kernelnb.lab.server._kernelpool.BudgetKernelManager` as the server's kernel manager, a
   JupyterHub student's server is held to the same budget (see :mod:`kernelnb.lab.hub`).
 
 Every page speaks the reader's language (:mod:`kernelnb.lab.i18n`): the gallery, the "class is
@@ -53,9 +53,11 @@ from ._forkserver import supported as fork_supported
 from ._kernelpool import BudgetKernelManager, ClassFull, PoolKeeper
 from ._websocket import (MAX_MESSAGE_BYTES, HardenedVoilaWebsocketHandler,
                          hardened_connection_class)
-from . import _security, i18n
-from .app.gallery import dashboards_dir, render_gallery, static_dir
-from .i18n import N_
+from .. import i18n
+from ..i18n import N_
+from . import _security
+from .config import is_loopback as _is_loopback
+from .gallery import dashboards_dir, render_gallery, static_dir
 
 __all__ = ["KernelnbVoila", "FULL_PAGE", "full_page", "request_language", "watch_texts",
            "WATCH_TEXTS", "dashboard_markdown"]
@@ -218,7 +220,7 @@ def full_page(running, limit, gallery, lang):
             "{option}", option),
         gallery=html.escape(gallery))
 
-_TEMPLATES = Path(__file__).resolve().parent / "templates"
+_TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 
 
 class _Speaking:
@@ -350,7 +352,7 @@ def _use_plain_math(voila_configuration, root_dir) -> bool:
 
 
 class PlotlyBundleHandler(_KernelnbTemplates, JupyterHandler):
-    """plotly's widget bundle at ``kernelnb/esm/plotly-<hash>.classic.js`` (see ``app._plotly``).
+    """plotly's widget bundle at ``kernelnb/esm/plotly-<hash>.classic.js`` (see :mod:`kernelnb.lab.server._plotly_bundle`).
 
     The name carries the content hash, so the browser keeps it; the dashboards' figures load it
     instead of receiving it through the kernel once per figure. It is plotly's ES module rewritten
@@ -361,7 +363,7 @@ class PlotlyBundleHandler(_KernelnbTemplates, JupyterHandler):
     _CACHE_CONTROL = "private, max-age=31536000, immutable"
 
     def _send_bundle(self):
-        from .app._plotly import plotly_bundle
+        from ._plotly_bundle import plotly_bundle
         self.set_header("Content-Type", "text/javascript; charset=utf-8")
         self.set_header("Cache-Control", self._CACHE_CONTROL)
         self.finish(plotly_bundle().body)
@@ -423,8 +425,8 @@ def _cache_hashed_labextensions(web_app) -> int:
 def _announce_plotly_bundle(log):
     """Tell the kernels started from now on where the bundle is; its route (relative). ``log``
     (None: nothing said) says when plotly's bundle is served as a module, or registering all its
-    trace types at load (see ``app._plotly.plotly_bundle``)."""
-    from .app._plotly import ESM_ENV, plotly_bundle
+    trace types at load (see :func:`kernelnb.lab.server._plotly_bundle.plotly_bundle`)."""
+    from ._plotly_bundle import ESM_ENV, plotly_bundle
     bundle = plotly_bundle()
     if log is not None and not bundle.classic:
         log.warning("kernelnb: plotly's widget bundle is served as an ES module (its compiled code "
@@ -467,8 +469,8 @@ class KernelFateHandler(_KernelnbTemplates, JupyterHandler):
 
     ``{"kernel_id", "state": "alive" | "ended" | "unknown", "reason", "idle_seconds",
     "ended_seconds_ago", "limit_mb", "memory_mb"}``, the reason of an ended kernel being one of
-    :data:`kernelnb.lab._kernelpool.END_REASONS` (see
-    :meth:`kernelnb.lab._kernelpool.BudgetKernelManager.kernel_fate`). A page whose kernel is gone
+    :data:`kernelnb.lab.server._kernelpool.END_REASONS` (see
+    :meth:`kernelnb.lab.server._kernelpool.BudgetKernelManager.kernel_fate`). A page whose kernel is gone
     asks it what to tell the student. Behind the same authentication as the pages; an id that is
     not a kernel id's form is refused (400) before it is looked up.
     """
@@ -602,7 +604,7 @@ class KernelnbVoila(Voila):
     ``--VoilaConfiguration.*`` options (preheated kernels, culling, templates, ...). The kernels
     are kernelnb's through Voila's configuration: ``kernelnb serve`` gives
     ``VoilaConfiguration.multi_kernel_manager_class`` as
-    :class:`kernelnb.lab._kernelpool.BudgetKernelManager` and the preheated pools as
+    :class:`kernelnb.lab.server._kernelpool.BudgetKernelManager` and the preheated pools as
     ``VoilaKernelManager.kernel_pools_config`` (from ``preheat_plan``).
 
     Parameters
@@ -627,13 +629,13 @@ class KernelnbVoila(Voila):
         Unicode(), config=True,
         help="Host names the server answers to besides the loopback names and its own address "
              "(a class's server, a reverse proxy): a request whose Host header names another is "
-             "refused (403), as a DNS-rebinding page's would be (kernelnb.lab._security). "
+             "refused (403), as a DNS-rebinding page's would be (kernelnb.lab.server._security). "
              "'*': any. kernelnb serve --allow-host NAME fills it.")
 
     fork_kernels = Bool(
         True, config=True,
         help="Make the dashboard kernels by forking one process that has already imported what "
-             "they import (kernelnb.lab._forkserver), where the system allows it (Linux): a page "
+             "they import (kernelnb.lab.server._forkserver), where the system allows it (Linux): a page "
              "without a preheated kernel then skips ~3.5 CPU-seconds of imports. False: start "
              "every kernel as a new Python process.")
 
@@ -657,7 +659,7 @@ class KernelnbVoila(Voila):
         # (those the user gives win).
         self.kernel_websocket_connection_class = hardened_connection_class(
             self.kernel_websocket_connection_class)
-        # The security headers and jupyter_server's Host check (kernelnb.lab._security).
+        # The security headers and jupyter_server's Host check (kernelnb.lab.server._security).
         self.tornado_settings = {"websocket_max_message_size": MAX_MESSAGE_BYTES,
                                  "default_handler_class": NotFoundHandler,
                                  **_security.tornado_settings(self.host_policy(),
@@ -719,7 +721,7 @@ class KernelnbVoila(Voila):
         return ours + handlers
 
     def host_policy(self):
-        """The ``Host`` names this server answers to (:class:`kernelnb.lab._security.HostPolicy`:
+        """The ``Host`` names this server answers to (:class:`kernelnb.lab.server._security.HostPolicy`:
         ``--Voila.ip`` and :attr:`allow_hosts`)."""
         return _security.HostPolicy(self.ip, self.allow_hosts)
 
@@ -779,11 +781,6 @@ class KernelnbVoila(Voila):
             "local sockets" if transport == "ipc" else "TCP")
 
 
-def _is_loopback(ip):
-    from .cli import is_loopback
-    return is_loopback(ip)
-
-
 def _url_host(ip):
     return f"[{ip}]" if ":" in ip else ip
 
@@ -793,7 +790,7 @@ def _url_host(ip):
 # ---------------------------------------------------------------------------------------------
 
 def _jupyter_server_extension_points():
-    return [{"module": "kernelnb.lab.server"}]
+    return [{"module": "kernelnb.lab.server.app"}]
 
 
 def _load_jupyter_server_extension(serverapp):
@@ -817,7 +814,7 @@ def _load_jupyter_server_extension(serverapp):
                                   "gallery links will not render", directory, root)
         render_prefix = url_path_join(base, "voila/render", rel.replace(os.sep, "/")) + "/"
     static_prefix = url_path_join(base, "kernelnb/lab/static/")
-    # Kernel websockets that check every frame (see kernelnb.lab._websocket), where the server uses
+    # Kernel websockets that check every frame (see kernelnb.lab.server._websocket), where the server uses
     # jupyter_server's own connection class; another one is left as it is.
     web_app.settings["kernel_websocket_connection_class"] = hardened_connection_class(
         web_app.settings.get("kernel_websocket_connection_class"))
@@ -843,7 +840,7 @@ async def _start_jupyter_server_extension(serverapp):
     if n:
         serverapp.log.info("kernelnb: Voila's render handler answers 503 past the kernel budget")
     _use_kernelnb_page_template(serverapp.web_app)
-    # kernelnb's Content-Security-Policy on the gallery's and Voila's answers (kernelnb.lab._security)
+    # kernelnb's Content-Security-Policy on the gallery's and Voila's answers (kernelnb.lab.server._security)
     _security.protect_extension(serverapp.web_app, serverapp.web_app.settings["base_url"])
     _cache_hashed_labextensions(serverapp.web_app)
     # Voila's page loads MathJax from a CDN unless the server names another URL; dashboards write

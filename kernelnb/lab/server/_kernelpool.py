@@ -6,7 +6,7 @@ kernels nobody uses: one whose page has had no websocket for ``cull_unconnected`
 ``curl`` of the page, a closed tab) and, through Jupyter's own culler
 (``MappingKernelManager.cull_idle_timeout``), one idle that long even with a tab still open.
 Voila is given it as ``VoilaConfiguration.multi_kernel_manager_class``. Each kernel gets a memory
-limit (``kernel_memory_mb``, see :mod:`kernelnb.lab._memory`), a kernel whose process dies is not
+limit (``kernel_memory_mb``, see :mod:`kernelnb.lab.server._memory`), a kernel whose process dies is not
 restarted (a restarted dashboard kernel has none of its page's widgets), and the manager records why
 each kernel ended (:meth:`BudgetKernelManager.kernel_fate`, served as
 ``/kernelnb/api/kernels/<id>``).
@@ -36,12 +36,10 @@ from traitlets import Float, Integer, TraitError, default, validate
 from traitlets.config import LoggingConfigurable
 
 from . import _memory
+from ._memory import KERNEL_MB
 
 __all__ = ["ClassFull", "BudgetKernelManager", "PoolKeeper", "default_max_kernels",
            "KERNEL_MB", "END_REASONS", "FATES_KEPT", "is_kernel_id"]
-
-#: Memory planned per dashboard kernel, MB (measured 150-250 MB; some headroom).
-KERNEL_MB = 300
 
 #: Why a kernel ended (:meth:`BudgetKernelManager.kernel_fate`): Jupyter's idle culler
 #: (``cull_idle_timeout``), no page connected for ``cull_unconnected`` seconds, past its memory
@@ -137,7 +135,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
         help="Memory limit of each kernel, MB (0: none): its data (Linux's RLIMIT_DATA, set on "
              "its process) may not grow past it, so an allocation that would raises MemoryError "
              "in the kernel; and a kernel whose processes together hold more resident memory is "
-             "ended (reason 'memory'). See kernelnb.lab._memory. kernelnb serve sets it "
+             "ended (reason 'memory'). See kernelnb.lab.server._memory. kernelnb serve sets it "
              "(--kernel-memory).")
     memory_check_interval = Float(
         2.0, config=True,
@@ -155,8 +153,8 @@ class BudgetKernelManager(AsyncMappingKernelManager):
     @default("kernel_manager_class")
     def _default_kernel_manager_class(self):
         # jupyter_server's, making its kernels through kernelnb's fork server when the server
-        # has one (kernelnb.lab._forkserver); otherwise exactly jupyter_server's.
-        return "kernelnb.lab._forkserver.ForkKernelManager"
+        # has one (kernelnb.lab.server._forkserver); otherwise exactly jupyter_server's.
+        return "kernelnb.lab.server._forkserver.ForkKernelManager"
 
     def __new__(cls, *args, **kwargs):
         # Voila 0.5.9 to 0.5.13 offer no public hook for the preheated pool's refill policy: its
@@ -234,7 +232,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
 
     def limit_kernel_memory(self, pid) -> bool:
         """Hold the kernel process ``pid`` to ``kernel_memory_mb`` (``RLIMIT_DATA``); called by
-        the kernel's manager as soon as the process is launched (:mod:`kernelnb.lab._forkserver`).
+        the kernel's manager as soon as the process is launched (:mod:`kernelnb.lab.server._forkserver`).
         False (and said once in the log) where the system refuses."""
         if self.kernel_memory_mb <= 0 or pid is None:
             return False
@@ -319,7 +317,7 @@ class BudgetKernelManager(AsyncMappingKernelManager):
 
     def _handle_kernel_died(self, kernel_id):
         # Jupyter's restarter found the kernel's process gone (restart_limit 0: see
-        # kernelnb.lab._forkserver.DeadKernelRestarter).
+        # kernelnb.lab.server._forkserver.DeadKernelRestarter).
         # jupyter_server's own handler only removes the kernel from the map, which leaves its
         # activity watcher's socket open (and a zmq context that never terminates) and its
         # connection files on disk: it is shut down instead, as any other kernel ends.

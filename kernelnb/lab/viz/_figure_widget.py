@@ -1,0 +1,234 @@
+"""The plotly ``FigureWidget`` the dashboards use, light on the wire when kernelnb serves them.
+
+plotly's ``FigureWidget`` is an anywidget whose front-end code (about 5 MB of JavaScript) is a
+synced trait, ``_esm``: every figure of every page would send it from the kernel through the server
+to the browser. ``kernelnb serve`` instead serves that bundle once at a URL naming its content hash
+(:mod:`kernelnb.lab.server._plotly_bundle`) and tells its kernels so through the
+``KERNELNB_PLOTLY_ESM`` environment variable; a figure's ``_esm`` is then the few lines of
+:func:`esm_shim` that load the bundle from that URL (one download and one evaluation per page, not
+per figure), register the trace types a figure uses before it is drawn, draw a figure only once its
+element is laid out, and send clicks as widget messages. Outside ``kernelnb serve`` (a notebook,
+JupyterLab, the tests) the variable is unset and this is plotly's own ``FigureWidget``.
+
+In a dashboard kernel of ``kernelnb serve`` this module also spares the kernel jsonschema's RFC 3987
+grammar (:func:`skip_iri_grammar`), the largest part of the cost of plotly's widgets at start-up.
+This module runs in the kernels: it imports nothing of the server.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import plotly.graph_objects as go
+
+__all__ = ["ESM_ENV", "PLOTLY_GLOBAL", "PLOTLY_TRACES_GLOBAL", "FigureWidget", "esm_shim",
+           "skip_iri_grammar"]
+
+#: Environment variable with the bundle's path relative to the server's base URL.
+ESM_ENV = "KERNELNB_PLOTLY_ESM"
+
+#: Voila puts this variable ("True" or "False") in the environment of every kernel it starts, and
+#: only there: with :data:`ESM_ENV`, it marks a dashboard kernel of ``kernelnb serve``.
+_VOILA_KERNEL_ENV = "VOILA_PREHEAT"
+
+#: The global that plotly's bundle, served as a classic script, assigns its exports to.
+PLOTLY_GLOBAL = "__kernelnbPlotlyWidget"
+
+#: The function the served bundle puts on the global object to register trace types on demand
+#: (:func:`kernelnb.lab.server._plotly_bundle.defer_trace_registration`).
+PLOTLY_TRACES_GLOBAL = "__kernelnbPlotlyWidgetTraces"
+
+# An ES module (plotly-<hash>.js) or the classic script made from it (plotly-<hash>.classic.js).
+_ROUTE = re.compile(r"^kernelnb/esm/plotly-[0-9a-f]{16}(?:\.classic)?\.js$")
+
+
+def esm_shim(route: str) -> str:
+    """An ES module that re-exports plotly's widget bundle from ``<base URL><route>``.
+
+    A ``.classic.js`` route is loaded with a ``<script>`` element, once per page (the figures
+    share the promise kept in ``window.__kernelnbPlotlyLoads``), and its exports read from
+    ``globalThis.__kernelnbPlotlyWidget``; another route is imported as a module. The base URL is
+    the one the page was served with (``jupyter-config-data``), so the same kernel works behind a
+    proxy prefix; anywidget loads this module from a blob, hence absolute URLs.
+    """
+    if not _ROUTE.match(route):
+        raise ValueError(f"{ESM_ENV}: not a kernelnb bundle route: {route!r}")
+    if route.endswith(".classic.js"):
+        load = f"""const loads = (window.__kernelnbPlotlyLoads ||= {{}});
+if (!loads[url]) {{
+  loads[url] = new Promise((resolve, reject) => {{
+    const s = document.createElement("script");
+    s.src = url;
+    s.async = true;
+    s.addEventListener("load", () => window.{PLOTLY_GLOBAL} ? resolve(window.{PLOTLY_GLOBAL})
+      : reject(new Error("kernelnb: plotly's widget bundle " + url + " did not run")));
+    s.addEventListener("error", () => {{
+      delete loads[url];          // a later figure tries again
+      reject(new Error("kernelnb: could not load plotly's widget bundle from " + url));
+    }});
+    document.head.appendChild(s);
+  }});
+}}
+const m = await loads[url];"""
+    else:
+        load = "const m = await import(url);"
+    return f"""const cfg = document.getElementById("jupyter-config-data");
+let base = "/";
+try {{ base = (cfg && JSON.parse(cfg.textContent).baseUrl) || "/"; }} catch (e) {{ base = "/"; }}
+if (!base.endsWith("/")) base += "/";
+const url = new URL(base + "{route}", window.location.href).href;
+{load}
+{_CLICK_JS}
+{_TRACES_JS}
+export const FigureModel = m.FigureModel;
+export const FigureView = m.FigureView;
+export default widget;
+"""
+
+
+def _served_kernel() -> bool:
+    """True in a dashboard kernel started by ``kernelnb serve`` (not in the server itself)."""
+    return bool(_ROUTE.match(os.environ.get(ESM_ENV, ""))) and _VOILA_KERNEL_ENV in os.environ
+
+
+def skip_iri_grammar() -> bool:
+    """In a dashboard kernel of ``kernelnb serve``, leave jsonschema without its IRI format checks.
+
+    plotly's ``FigureWidget`` module imports plotly's renderers, which import ``nbformat`` (to read
+    its version in ``fig.show()``), which imports ``jsonschema``; jsonschema's format checkers
+    import ``rfc3987_syntax`` when it is installed (it is: Jupyter's event schemas need it, in the
+    server), and that module compiles an Earley parser for the RFC 3987 grammar when imported:
+    most of the CPU time that ``import plotly.graph_objs._figurewidget`` takes, paid by every cold
+    dashboard kernel. jsonschema treats the package as
+    optional (it then checks no ``"iri"``/``"iri-reference"`` format, the only two it is used for),
+    and nothing a dashboard kernel runs validates those formats. So, in such a kernel and before
+    jsonschema is first imported, ``sys.modules["rfc3987_syntax"]`` is set to None, the import
+    system's own way of marking a module unavailable: jsonschema's ``import`` of it raises
+    ImportError, which jsonschema expects. plotly, nbformat and jsonschema are imported unchanged;
+    nothing is done elsewhere (a notebook, JupyterLab, the server process, the tests).
+
+    Returns
+    -------
+    bool
+        True when the grammar is (now) unavailable to this process, False when nothing was done
+        (not a served dashboard kernel, or jsonschema was already imported).
+    """
+    if not _served_kernel() or "jsonschema" in sys.modules:
+        return False
+    sys.modules.setdefault("rfc3987_syntax", None)
+    return sys.modules["rfc3987_syntax"] is None
+
+
+# Clicks as messages of their own.  plotly's view sends a click to the kernel by setting a synced
+# trait, and the widget manager, while a message to the kernel is unanswered (the kernel busy with
+# the previous click's refit), keeps only the last value of each trait it is to send: 6 of 10
+# quick clicks on the SVM playground were lost so.  A custom message is sent at once, every time;
+# the kernel side (_on_click_message) hands it to plotly's own points-callback handler.
+_CLICK_JS = """const plotlyClick = m.FigureView.prototype.handle_plotly_click;
+m.FigureView.prototype.handle_plotly_click = function (data) {
+  // this.model: plotly's FigureModel, holding the widget's model as its 'model'
+  const model = this.model && this.model.model;
+  const points = data ? this.buildPointsObject(data) : null;
+  if (!model || typeof model.send !== "function" || !points) return plotlyClick.call(this, data);
+  model.send({kernelnb_event: "plotly_click", points: points,
+              device_state: this.buildInputDeviceStateObject(data)});
+};"""
+
+
+# plotly's widget, wrapped. Trace types on demand: before plotly draws a figure, and before it adds
+# traces to one, the trace types they use are registered (a no-op for those registered already,
+# and for a bundle that registered everything at load); a trace without a type is a scatter,
+# plotly's core. And a figure is drawn only once it is shown (its element is laid out).
+_TRACES_JS = f"""const registerTraces = globalThis.{PLOTLY_TRACES_GLOBAL};
+const needTraces = (traces) => {{
+  if (typeof registerTraces !== "function" || !Array.isArray(traces)) return;
+  registerTraces(traces.map((t) => (t && typeof t.type === "string" ? t.type : "scatter")));
+}};
+const widget = () => {{
+  const w = typeof m.default === "function" ? m.default() : m.default;
+  return {{
+    initialize(ctx) {{
+      needTraces(ctx.model.get("_widget_data"));
+      ctx.model.on("change:_py2js_addTraces", () => {{
+        const added = ctx.model.get("_py2js_addTraces");
+        needTraces(added && added.trace_data);
+      }});
+      return w.initialize ? w.initialize(ctx) : undefined;
+    }},
+    render(ctx) {{
+      // A figure not shown yet (in a hidden tab, behind a checkbox, in another mode: no layout
+      // box) is drawn when it is first laid out: until then plotly would draw it for nothing, at
+      // its default size, while the page's first chart waits for the main thread. An element
+      // with a box intersects a root this wide even with no size (an empty flex item), one
+      // without a box never does; one inside a scrolled box is drawn when scrolled into view.
+      let cleanup, done = false;
+      const draw = () => {{
+        if (done) return;
+        done = true;
+        needTraces(ctx.model.get("_widget_data"));
+        cleanup = w.render(ctx);
+      }};
+      if (typeof IntersectionObserver !== "function" || !ctx.el) {{
+        draw();
+        return cleanup;
+      }}
+      const observer = new IntersectionObserver((entries) => {{
+        if (!entries.some((e) => e.isIntersecting)) return;
+        observer.disconnect();
+        setTimeout(draw, 0);
+      }}, {{rootMargin: "100000px"}});
+      observer.observe(ctx.el);
+      return () => {{
+        observer.disconnect();
+        done = true;
+        if (typeof cleanup === "function") cleanup();
+      }};
+    }},
+  }};
+}};"""
+
+
+def _on_click_message(widget, content, buffers):
+    """A click sent by the shim's view as a message: plotly's points callback, as if the click had
+    come through the synced trait. A malformed message (a page can send anything) is ignored."""
+    if not isinstance(content, dict) or content.get("kernelnb_event") != "plotly_click":
+        return
+    points = content.get("points")
+    keys = ("xs", "ys", "point_indexes", "trace_indexes")
+    if not (isinstance(points, dict) and all(isinstance(points.get(k), list) for k in keys)):
+        return
+    n_traces = len(widget.data)
+    if not all(isinstance(t, int) and 0 <= t < n_traces for t in points["trace_indexes"]):
+        return
+    state = content.get("device_state")
+    try:
+        widget._handler_js2py_pointsCallback({"new": {
+            "event_type": "plotly_click", "points": {k: points[k] for k in keys},
+            "device_state": state if isinstance(state, dict) else None, "selector": None}})
+    except (TypeError, ValueError, KeyError) as exc:     # device_state with unknown keys, ...
+        widget.log.warning("kernelnb: a click message was ignored: %s", exc)
+
+
+def _init_with_click_messages(self, *args, **kwargs):
+    go.FigureWidget.__init__(self, *args, **kwargs)
+    self.on_msg(_on_click_message)
+    # the served pages' typesetter leaves text as written (kernelnb.lab.server.app.plain_math_hook):
+    # plotly is told not to typeset either, so that a label with two dollar signs stays text
+    self._config = {**self._config, "typesetMath": False}
+
+
+def _figure_widget_class():
+    route = os.environ.get(ESM_ENV, "")
+    if not route or not _ROUTE.match(route):
+        return go.FigureWidget
+    return type("FigureWidget", (go.FigureWidget,),
+                {"_esm": esm_shim(route), "__module__": __name__,
+                 "__init__": _init_with_click_messages,
+                 "__doc__": "plotly's FigureWidget, its front-end code imported from the server "
+                            "(see kernelnb.lab.viz._figure_widget)."})
+
+
+skip_iri_grammar()
+#: The class the dashboards build their charts with.
+FigureWidget = _figure_widget_class()
