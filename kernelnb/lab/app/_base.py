@@ -228,7 +228,7 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
         complete result.
     """
 
-    #: What the gallery shows and links (read from the source by :mod:`kernelnb.lab.app.gallery`,
+    #: What the gallery shows and links (read from the source by :mod:`kernelnb.lab.server.gallery`,
     #: so literal values): the card's title and one line of purpose, the stem of the notebook in
     #: ``dashboards/`` that builds the dashboard (every dashboard class has one), the thumbnail
     #: in ``kernelnb/lab/static/`` (default ``<notebook>.png``) and the place of the card.
@@ -677,7 +677,7 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
         -------
         str
         """
-        from .._memory import kernel_memory_limit_mb
+        from ..server._memory import kernel_memory_limit_mb
         limit = kernel_memory_limit_mb()
         changed = _urlstate.query_string(self, {k: v for k, v in params.items()
                                                if k in self.controls}).replace("&", ", ")
