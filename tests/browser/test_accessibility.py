@@ -11,6 +11,7 @@ written to ``test-output/a11y/`` for people to read. The gallery passes axe in b
 """
 from __future__ import annotations
 
+import io
 import re
 import time
 
@@ -156,3 +157,59 @@ def test_the_gallery_passes_axe(page, served, lang):
     page.goto(f"{served}?lang={lang}", wait_until="load", timeout=LOAD_TIMEOUT_MS)
     assert page.evaluate("() => document.documentElement.lang") == lang
     assert axe_violations(page) == {}
+
+
+# The centres of the first points of each class, in page pixels (plotly's own axis maps).
+CLASS_POINTS_JS = """() => {
+  const gd = document.querySelector('.js-plotly-plot');
+  const box = gd.getBoundingClientRect(), xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  const out = {};
+  gd._fullData.forEach(t => {
+    if (t.meta !== 'class0' && t.meta !== 'class1') return;
+    out[t.meta] = Array.from(t.x).slice(0, 40).map((x, i) => [
+      box.left + xa._offset + xa.l2p(x), box.top + ya._offset + ya.l2p(t.y[i])]);
+  });
+  return out;
+}"""
+#: Chromium's simulated deficiencies (DevTools' Emulation.setEmulatedVisionDeficiency).
+SIMULATED = ("none", "protanopia", "deuteranopia", "tritanopia")
+#: The least CAM02-UCS difference between the two classes' markers as drawn (over the surface
+#: behind them, opacity included): the series palette's floor (tests/lab/app/test_accessibility).
+DRAWN_FLOOR = 10.0
+
+
+def test_the_classes_stay_apart_under_simulated_vision_deficiencies(page, served, screenshots):
+    """The SVM playground's two classes, screenshot under each of Chromium's simulated
+    deficiencies: the median colour of each class's marker centres stays apart."""
+    colorspacious = pytest.importorskip("colorspacious")
+    from PIL import Image
+    import numpy as np
+    pg = page
+    pg.goto(f"{served}voila/render/svm_playground.ipynb?noise=0.1", wait_until="commit",
+            timeout=LOAD_TIMEOUT_MS)
+    pg.locator(".js-plotly-plot").first.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    pg.wait_for_function("() => { const g = document.querySelector('.js-plotly-plot');"
+                         " return g._fullData && g._fullData.some(t => t.meta === 'class0'); }",
+                         timeout=LOAD_TIMEOUT_MS)
+    pg.wait_for_timeout(1500)
+    points = pg.evaluate(CLASS_POINTS_JS)
+    assert len(points.get("class0", [])) >= 10 and len(points.get("class1", [])) >= 10
+    session = pg.context.new_cdp_session(pg)
+    found = {}
+    try:
+        for kind in SIMULATED:
+            session.send("Emulation.setEmulatedVisionDeficiency", {"type": kind})
+            shot = Image.open(io.BytesIO(pg.screenshot(full_page=True))).convert("RGB")
+            shot.save(screenshots / f"svm_playground-vision-{kind}.png")
+            pixels = np.asarray(shot, dtype=float) / 255
+            medians = [np.median([pixels[int(round(y)), int(round(x))]
+                                  for x, y in points[c]], axis=0) for c in ("class0", "class1")]
+            ua, ub = (colorspacious.cspace_convert(m, "sRGB1", "CAM02-UCS") for m in medians)
+            found[kind] = float(np.linalg.norm(ua - ub))
+    finally:
+        session.send("Emulation.setEmulatedVisionDeficiency", {"type": "none"})
+        session.detach()
+    print(f"class markers' colour difference (CAM02-UCS) under simulated vision: {found}")
+    assert all(d >= DRAWN_FLOOR for d in found.values()), found
+    # and the simulation changed the picture (a deficiency that did nothing would prove nothing)
+    assert found["deuteranopia"] != found["none"] and found["tritanopia"] != found["none"]
