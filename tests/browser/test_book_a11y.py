@@ -188,6 +188,10 @@ CONTROL_JS = """() => {
           valuetext: input.getAttribute('aria-valuetext'), value: input.value,
           output: output && output.textContent.trim(),
           status: status && status.textContent.trim(),
+          figure: (() => { const f = input.closest('[role=figure]');
+                           const d = f && document.getElementById(f.getAttribute('aria-describedby'));
+                           return {name: f && f.getAttribute('aria-label'),
+                                   description: d && d.textContent.trim()}; })(),
           focused: document.activeElement === input};
 }"""
 
@@ -241,6 +245,11 @@ def test_the_lesson_control_by_keyboard(book, site, browser):
         readout = pg.inner_text(".kernelnb-frame-readout").strip()
         assert after["status"].startswith(f"C = {after['output']}"), after
         assert readout and readout in after["status"], (readout, after["status"])
+        # the figure is named and described by the dashboard's describer, for the frame on show
+        # (the SVM playground's: its title with the new C, the readout's numbers, the regions)
+        name, desc = after["figure"]["name"], after["figure"]["description"]
+        assert name and f"C = {after['output']}" in name, after["figure"]
+        assert desc and desc != before["figure"]["description"] and "region" in desc, after
         print(f"Tab presses to the control: {presses}; {before['output']} -> "
               f"{after['output']}; status: {after['status']!r}")
         assert not pg.problems, pg.problems

@@ -446,8 +446,9 @@ def lesson_figure(cls, app, control=None, values=None):
         numbers shown under the chart.
     frames : list of dict
         Per value: ``value``, ``name`` (the frame's), ``query`` (the URL settings of that
-        frame), ``readout`` (the line shown under the chart), ``stats`` (the readout's
-        numbers), ``regime`` (the notes).
+        frame), ``readout`` (the line shown under the chart), ``description`` (the chart's
+        name and description from the dashboard's describer, or None), ``stats`` (the
+        readout's numbers), ``regime`` (the notes).
     """
     import plotly.graph_objects as go
     import plotly.io as pio
@@ -483,7 +484,13 @@ def lesson_figure(cls, app, control=None, values=None):
                     numbers, "outside the lesson's regime: " + stats["regime"][0]]))
             name = f"{control}={encode_value(value)}"
             frames.append(go.Frame(name=name, data=data, layout=layout))
+            # the chart's name and description as the dashboard writes them for this state
+            # (Dashboard.describe: the page's and the tests' describer)
+            described = list(getattr(app, "last_description", None) or ())
+            description = (list(described[fig_index]) if fig_index < len(described) and
+                           not use_lesson else None)
             info.append(dict(value=value, query=app.url_query(), name=name, readout=numbers,
+                             description=description,
                              stats={k: v for k, v in stats.items()
                                     if isinstance(v, (int, float)) and not isinstance(v, bool)},
                              regime=list(stats.get("regime", ()))))
@@ -517,6 +524,8 @@ def lesson_figure(cls, app, control=None, values=None):
     _share_repeats(spec)
     # what kernelnb-book.js shows under the chart for the frame on show (plotly ignores it)
     spec["kernelnb"] = {"readouts": {f["name"]: f["readout"] for f in info},
+                        "descriptions": {f["name"]: f["description"] for f in info
+                                         if f.get("description")},
                         "active": info[start]["name"],
                         "autorange": _fitted_axes(spec["layout"])}
     return spec, info

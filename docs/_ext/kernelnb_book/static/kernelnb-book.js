@@ -329,9 +329,26 @@
     wrap.appendChild(input);
     wrap.appendChild(output);
     var readouts = (fig.kernelnb && fig.kernelnb.readouts) || {};
+    // the chart's name and description for the frame on show, written by the dashboard's own
+    // describer (Dashboard.describe), tied to the figure the page shows
+    var descriptions = (fig.kernelnb && fig.kernelnb.descriptions) || {};
+    var described = null;
+    if (Object.keys(descriptions).length) {
+      described = document.createElement("p");
+      described.id = id + "-description";
+      described.className = "kernelnb-frame-description";
+      described.hidden = true;
+      wrap.appendChild(described);
+      el.setAttribute("aria-describedby", described.id);
+    }
 
     function show(index) {
       var step = slider.steps[index];
+      var description = descriptions[step.frame];
+      if (described && description) {
+        described.textContent = description[1];
+        el.setAttribute("aria-label", description[0]);
+      }
       input.setAttribute("aria-valuetext", step.label);
       output.textContent = step.label;
       if (box && readouts[step.frame] !== undefined) {
