@@ -10,7 +10,7 @@
   list box and text field has a name; every slider's value text is its readout's text; every
   chart is a figure with a name and a description, and the main chart's description holds the
   readout's numbers (it says what the chart shows now); one status region, one ``main``
-  landmark, ``<html lang>`` the page's language;
+  landmark, headings in order from one ``h1``, ``<html lang>`` the page's language;
 * at 320 CSS px wide (WCAG 1.4.10, reflow) and at 640 (a laptop's 1280 px at 200 % zoom, 1.4.4)
   nothing but a chart needs sideways scrolling.
 """
@@ -49,6 +49,8 @@ PAGE_FACTS_JS = """() => {
           readout: [...(document.querySelector('.kernelnb-stats table.kernelnb-readout') ||
                         document.createElement('table')).querySelectorAll('td.num')].map(text),
           status: [...document.querySelectorAll('[role=status]')].map(text),
+          headings: [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
+            .filter(h => h.offsetWidth || h.offsetHeight).map(h => Number(h.tagName[1])),
           main: document.querySelectorAll('main, [role=main]').length,
           lang: document.documentElement.lang};
 }"""
@@ -122,6 +124,9 @@ def check_dashboard(page, where, lang, reflow=True):
     facts = page.evaluate(PAGE_FACTS_JS)
     assert facts["lang"] == lang, f"{where}: <html lang={facts['lang']!r}>, expected {lang!r}"
     assert facts["main"] == 1, f"{where}: {facts['main']} main landmarks, expected one"
+    levels = facts["headings"]
+    assert levels and levels[0] == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:])), \
+        f"{where}: headings out of order (levels {levels}): one h1 first, no level skipped"
     assert len(facts["status"]) == 1 and facts["status"][0], \
         f"{where}: expected one status region with text, found {facts['status']}"
     wrong = [s for s in facts["sliders"] if s["readout"] and s["valuetext"] != s["readout"]]

@@ -149,6 +149,7 @@ def test_a_keyboard_only_session_in_the_svm_playground(page, served, screenshots
     for k in (0, 1):
         legend = texts["legend"].format(k=k, n=counts[k] + 1)
         assert any(c.startswith(legend) for c in captions), f"{where}: no table of {legend}"
+    check_dashboard(pg, where, lang, reflow=False)   # the tables shown: still no violation
     pg.screenshot(path=str(screenshots / f"svm_playground-keyboard-{lang}.png"), full_page=True)
 
 

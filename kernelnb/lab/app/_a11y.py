@@ -241,7 +241,7 @@ def table_html(figures, names):
                   for i, t in enumerate(fig.data) if _visible(t)]
         tables = [t for t in tables if t]
         if tables:
-            out.append(f"<h3>{html.escape(name)}</h3>{''.join(tables)}")
+            out.append(f"<h2>{html.escape(name)}</h2>{''.join(tables)}")
     return f'<div class="kernelnb-table">{"".join(out)}</div>'
 
 

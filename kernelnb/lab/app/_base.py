@@ -91,7 +91,7 @@ _CSS = """<style>
 .kernelnb-tableview caption {text-align:left;font-weight:bold;}
 .kernelnb-tableview td, .kernelnb-tableview th {padding:1px 10px 1px 0;text-align:right;
   font-variant-numeric:tabular-nums;}
-.kernelnb-tableview h3 {font-family:sans-serif;font-size:14px;margin:8px 0 2px 0;}
+.kernelnb-tableview h2 {font-family:sans-serif;font-size:14px;margin:8px 0 2px 0;}
 </style>"""
 
 _CONTROL_STYLE = {"description_width": "92px"}
