@@ -175,7 +175,8 @@ CLASS_POINTS_JS = """() => {
 #: Chromium's simulated deficiencies (DevTools' Emulation.setEmulatedVisionDeficiency).
 SIMULATED = ("none", "protanopia", "deuteranopia", "tritanopia")
 #: The least CAM02-UCS difference between the two classes' markers as drawn (over the surface
-#: behind them, opacity included): the series palette's floor (tests/lab/app/test_accessibility).
+#: behind them, opacity included): the series palette's floor
+#: (tests/lab/app/test_accessibility.py).
 DRAWN_FLOOR = 10.0
 
 
