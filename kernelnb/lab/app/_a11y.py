@@ -267,7 +267,9 @@ class Accessible:
         self.table_view = widgets.HTML(value="")
         self.table_view.add_class(TABLE_CLASS)
         self.table_button.observe(lambda _change: self._draw_table(), names="value")
-        for i, fig in enumerate(self._charts()):
+        # the charts are built before the layout and stay the dashboard's: found once
+        self._chart_list = self._find_charts()
+        for i, fig in enumerate(self._chart_list):
             fig.add_class(f"kernelnb-chart-{self._a11y_key}-{i}")
         extra = [self.status_line, self.table_button, self.table_view, self.chart_texts]
         columns = self.widget.children[-1] if self.widget.children else None
@@ -310,6 +312,9 @@ class Accessible:
 
     def _charts(self):
         """The figures: :attr:`figures` first, then those held in attributes (a mode's)."""
+        return list(self._chart_list)
+
+    def _find_charts(self):
         found = {id(f): f for f in self.figures}
         for value in self._widget_attributes():
             if isinstance(value, BaseFigure):
@@ -325,8 +330,8 @@ class Accessible:
         """Each chart's name and description, from the dashboard's state now.
 
         The name is the chart's title; the main chart's description gives the readout's numbers,
-        then, for every chart, its axes and what it draws (each named trace and its size). A
-        dashboard adds what only its chart says by overriding this method.
+        then what only that chart says (:meth:`chart_notes`), then, for every chart, its axes
+        and what it draws (each named trace and its size).
 
         Parameters
         ----------
@@ -342,9 +347,27 @@ class Accessible:
         for i, fig in enumerate(self._charts()):
             name = figure_name(fig, fallback=f"{_(self.title)} ({i + 1})")
             parts = [self._readout_sentence(stats)] if i == 0 else []
+            parts += self.chart_notes(i, stats)
             parts.append(figure_summary(fig))
             described.append((name, sentence(parts)))
         return described
+
+    def chart_notes(self, index, stats):
+        """What chart ``index`` alone says, for its description (a dashboard overrides this).
+
+        Parameters
+        ----------
+        index : int
+            The chart's place in :meth:`describe`'s list.
+        stats : dict
+            What the last update returned.
+
+        Returns
+        -------
+        list of str
+            Phrases in the dashboard's language; none by default.
+        """
+        return []
 
     def _control_phrase(self, name):
         """'C = 3.16', 'kernel = linear', 'show f = ±1 lines: off': a control and its value."""

@@ -187,20 +187,16 @@ class SVMPlayground(Dashboard):
         right.children = [self.fig, self.path_box, self.stats]
         return box
 
-    def describe(self, stats):
-        """The charts' names and descriptions (the base's), the main chart's with where the
-        boundary runs: how many regions of the plane each class gets (the connected parts of
-        the sign of f on the chart's grid)."""
-        described = super().describe(stats)
-        z = _a11y.surface_grid(self.fig.data[0])
-        if described and z is not None:
-            from scipy import ndimage
-            positive, negative = ndimage.label(z > 0)[1], ndimage.label(z <= 0)[1]
-            regions = _("the boundary f = 0 gives class 1 {pos} region(s) of the plane and "
-                        "class 0 {neg}").format(pos=positive, neg=negative)
-            described[0] = (described[0][0], _a11y.sentence(
-                [self._readout_sentence(stats), regions, _a11y.figure_summary(self.fig)]))
-        return described
+    def chart_notes(self, index, stats):
+        """The main chart says where the boundary runs: how many regions of the plane each class
+        gets (the connected parts of the sign of f on the chart's grid)."""
+        z = _a11y.surface_grid(self.fig.data[0]) if index == 0 else None
+        if z is None:
+            return []
+        from scipy import ndimage
+        positive, negative = ndimage.label(z > 0)[1], ndimage.label(z <= 0)[1]
+        return [_("the boundary f = 0 gives class 1 {pos} region(s) of the plane and "
+                  "class 0 {neg}").format(pos=positive, neg=negative)]
 
     _make_data = staticmethod(make_toy)
 

@@ -141,7 +141,7 @@ def as_options(config: dict) -> list[str]:
 
 
 def is_loopback(host: str) -> bool:
-    """Whether ``host`` names only this machine (127.0.0.0/8, ::1, localhost).
+    """Whether ``host`` is a loopback name or address (127.0.0.0/8, ::1, localhost).
 
     Parameters
     ----------
@@ -151,7 +151,7 @@ def is_loopback(host: str) -> bool:
     Returns
     -------
     bool
-        True for a loopback address or a name of this machine's loopback interface.
+        True for a loopback address or a loopback interface's name.
     """
     if host in ("localhost", "localhost.localdomain", "ip6-localhost"):
         return True
