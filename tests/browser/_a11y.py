@@ -51,6 +51,15 @@ PAGE_FACTS_JS = """() => {
           status: [...document.querySelectorAll('[role=status]')].map(text),
           headings: [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
             .filter(h => h.offsetWidth || h.offsetHeight).map(h => Number(h.tagName[1])),
+          small: [...document.querySelectorAll(
+              '.jupyter-widgets input, .jupyter-widgets select, .jupyter-widgets button, '
+              + '[role=slider], .widget-readout')]
+            .filter(e => !e.closest('.modebar, .js-plotly-plot'))
+            // a check box's target is its label, which toggles it too
+            .map(e => [e.tagName + (e.getAttribute('role') ? '.' + e.getAttribute('role') : ''),
+                       (e.type === 'checkbox' && e.closest('label') || e).getBoundingClientRect()])
+            .filter(([, r]) => r.width > 0 && (r.width < 23.5 || r.height < 23.5))
+            .map(([t, r]) => t + ' ' + Math.round(r.width) + 'x' + Math.round(r.height)),
           main: document.querySelectorAll('main, [role=main]').length,
           lang: document.documentElement.lang};
 }"""
@@ -124,6 +133,7 @@ def check_dashboard(page, where, lang, reflow=True):
     facts = page.evaluate(PAGE_FACTS_JS)
     assert facts["lang"] == lang, f"{where}: <html lang={facts['lang']!r}>, expected {lang!r}"
     assert facts["main"] == 1, f"{where}: {facts['main']} main landmarks, expected one"
+    assert not facts["small"], f"{where}: controls under 24 × 24 px (2.5.8): {facts['small'][:6]}"
     levels = facts["headings"]
     assert levels and levels[0] == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:])), \
         f"{where}: headings out of order (levels {levels}): one h1 first, no level skipped"
