@@ -20,8 +20,8 @@ written beside them (:mod:`kernelnb.course.quizzes`).
 """
 from ._i18n import set_language
 from ._identity import seed, set_student, student
-from ._model import (Exercise, Mistake, Result, assert_check, check, data, exercises, get,
-                     reset_attempts)
+from ._checks import Result, assert_check, check, data, exercises, get, reset_attempts
+from ._exercise import Exercise, Mistake
 
 __all__ = ["check", "assert_check", "data", "set_student", "student", "seed", "set_language",
            "exercises", "get", "reset_attempts", "Exercise", "Mistake", "Result"]

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import chapters
 from ._i18n import N_, gettext
-from ._model import exercises
+from ._checks import exercises
 
 __all__ = ["MODES", "data_cell", "notebook", "write", "main", "notebook_name"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelnb.course import _identity, _model
+from kernelnb.course import _checks, _identity
 
 
 @pytest.fixture(autouse=True)
@@ -14,10 +14,10 @@ def _course_state(tmp_path, monkeypatch):
                  "KERNELNB_LANG"):
         monkeypatch.delenv(name, raising=False)
     before = _identity._current[0]
-    _model.reset_attempts()
+    _checks.reset_attempts()
     yield
     _identity._current[0] = before
-    _model.reset_attempts()
+    _checks.reset_attempts()
 
 
 @pytest.fixture
@@ -25,6 +25,6 @@ def as_student():
     """``as_student("alice")``: the data and checks that follow are alice's."""
     def use(name):
         _identity._current[0] = name
-        _model.reset_attempts()
+        _checks.reset_attempts()
         return name
     return use

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["CHAPTERS", "load_all", "module"]
+__all__ = ["CHAPTERS", "exercises", "module"]
 
 #: The chapters, as the notebooks of ``notebooks/`` number them.
 CHAPTERS = tuple(f"{i:02d}" for i in range(1, 16))
-_loaded = []
 
 
 def module(chapter):
@@ -31,12 +30,16 @@ def module(chapter):
     return importlib.import_module(f"{__name__}.ch{chapter}")
 
 
-def load_all():
-    """Import every chapter module once and register its exercises."""
-    if _loaded:
-        return
-    _loaded.append(True)
-    from .._model import register
+def exercises():
+    """The exercises of every chapter, chapter by chapter (each module imported once).
+
+    Returns
+    -------
+    list of Exercise
+        In each chapter, in its ``EXERCISES`` order; registered by
+        :mod:`kernelnb.course._checks`.
+    """
+    found = []
     for chapter in CHAPTERS:
         try:
             mod = module(chapter)
@@ -44,5 +47,5 @@ def load_all():
             if exc.name != f"{__name__}.ch{chapter}":
                 raise
             continue
-        for ex in mod.EXERCISES:
-            register(ex)
+        found.extend(mod.EXERCISES)
+    return found

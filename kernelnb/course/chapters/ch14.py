@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._model import Exercise, Mistake, close
+from .._exercise import Exercise, Mistake, close
 from ..quizzes import Choice, Question
 from ._common import N_, dashboard_stats, toy
 
