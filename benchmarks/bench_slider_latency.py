@@ -3,14 +3,17 @@
 For each server (``default``: ``kernelnb serve`` as it starts; ``preheat``: ``kernelnb serve
 --preheat N --preheat-dashboards <the dashboards>``), each dashboard is opened alone in headless
 Chromium (Playwright, ``/usr/bin/chromium``) and, once its first chart is drawn and the page has
-been quiet for a second, ``--sliders`` sliders (default 3, the page's first ``.noUi-handle``s)
-are each stepped ``--steps`` times (default 3): the handle is focused and ArrowRight pressed, as
+been quiet for a second, ``--sliders`` sliders (default 3, the first handles of the page's enabled
+(enabled ones) are each stepped ``--steps`` times (default 3): the handle is focused and ArrowRight pressed, as
 a student does.  A MutationObserver on every plotly chart of the page notes each change of the
 charts' DOM; per step, two times from the key press (the page's own ``keydown`` timestamp): to
 the first change of a chart (something visible moved: a partial result or the complete one) and
 to the last change before the page is quiet again for ``--quiet`` seconds (the final picture).
 A step that changes nothing within ``--timeout`` seconds counts as missing.  Per dashboard and
-server: p50, p95 and max of each, over all its steps.  The issue's bar: final picture within
+server: p50, p95 and max of each, over all its steps.  To say where the time goes, the page's
+websocket is watched too: per step, the time to the last message from the kernel (the kernel's
+compute and its widget messages) and the kilobytes received; the rest, to the final picture, is
+the browser's (plotly's redraw).  The issue's bar: final picture within
 200 ms at p95, something visible within 100 ms.
 
 Usage::
@@ -32,6 +35,23 @@ import types
 
 from _common import load_now, load_text, save_table
 from bench_dashboards_load import REPO, free_port, start_server, wait_pool, wait_server
+
+# Before any page script: every message a websocket of the page receives is noted (time, bytes).
+WS_JS = """(() => {
+  window.__kbWs = [];
+  const Native = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const ws = new Native(...args);
+    ws.addEventListener('message', e => {
+      const d = e.data;
+      const n = typeof d === 'string' ? d.length : (d.byteLength || d.size || 0);
+      window.__kbWs.push([performance.now(), n]);
+    });
+    return ws;
+  };
+  window.WebSocket.prototype = Native.prototype;
+  Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+})();"""
 
 OBSERVE_JS = """() => {
   window.__kbMut = [];
@@ -68,8 +88,10 @@ def wait_quiet(page, quiet, timeout, since=None):
 
 
 def measure_dashboard(browser, url, args):
-    """[(first ms, last ms) or None per step], and the number of charts."""
+    """[(first ms, last ms, last kernel message ms, kB received) or None per step], and the
+    number of charts."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.add_init_script(WS_JS)
     page = ctx.new_page()
     out = []
     try:
@@ -81,17 +103,23 @@ def measure_dashboard(browser, url, args):
         page.evaluate("() => window.__kbMut = []")
         n_charts = page.evaluate(OBSERVE_JS)
         wait_quiet(page, 1.0, args.deadline)
-        handles = page.locator(".noUi-handle")
+        # the page's enabled sliders (a control the current setting does not use is disabled)
+        handles = page.locator(".noUi-target:not([disabled]) .noUi-handle")
         for s in range(min(args.sliders, handles.count())):
             handle = handles.nth(s)
             for _ in range(args.steps):
-                page.evaluate("() => { window.__kbMut = []; window.__kbKey = null; }")
+                page.evaluate("() => { window.__kbMut = []; window.__kbKey = null; "
+                              "window.__kbWs = []; }")
                 handle.focus()
                 handle.press("ArrowRight")
                 key = page.evaluate("() => window.__kbKey")
                 muts = wait_quiet(page, args.quiet, args.timeout, since=key)
                 after = [m for m in muts if key is not None and m >= key]
-                out.append((after[0] - key, after[-1] - key) if after else None)
+                ws = [(t, n) for t, n in page.evaluate("() => window.__kbWs")
+                      if key is not None and t >= key and (not after or t <= after[-1])]
+                out.append((after[0] - key, after[-1] - key,
+                            (ws[-1][0] - key) if ws else 0.0,
+                            sum(n for _, n in ws) / 1000) if after else None)
         return out, n_charts
     finally:
         ctx.close()
@@ -144,10 +172,16 @@ def main(argv=None):
                         got = [s for s in steps if s is not None]
                         first = [s[0] for s in got]
                         last = [s[1] for s in got]
+                        kernel = [s[2] for s in got]
+                        kb = [s[3] for s in got]
                         row = [name, server_name, f"{len(got)}/{len(steps)}"]
                         for xs in (last, first):
                             row += [f"{percentile(xs, q):.0f}" if xs else "" for q in (.5, .95)]
                             row.append(f"{max(xs):.0f}" if xs else "")
+                        row += [f"{percentile(kernel, .5):.0f}" if kernel else "",
+                                f"{percentile([b - a for a, b in zip(kernel, last)], .5):.0f}"
+                                if kernel else "",
+                                f"{percentile(kb, .5):.0f}" if kb else ""]
                         rows.append(row)
                         print("  done: " + " | ".join(row), file=sys.stderr, flush=True)
                 finally:
@@ -159,7 +193,8 @@ def main(argv=None):
         browser.close()
     load1 = load_now()
     cols = ["dashboard", "server", "steps changed", "final p50 (ms)", "final p95", "final max",
-            "first change p50 (ms)", "first p95", "first max"]
+            "first change p50 (ms)", "first p95", "first max",
+            "last kernel message p50 (ms)", "browser after it p50 (ms)", "kB received p50"]
     print()
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
