@@ -3,18 +3,18 @@
 For each server (``default``: ``kernelnb serve`` as it starts; ``preheat``: ``kernelnb serve
 --preheat N --preheat-dashboards <the dashboards>``), each dashboard is opened alone in headless
 Chromium (Playwright, ``/usr/bin/chromium``) and, once its first chart is drawn and the page has
-been quiet for a second, ``--sliders`` sliders (default 3, the first handles of the page's enabled
-(enabled ones) are each stepped ``--steps`` times (default 3): the handle is focused and ArrowRight pressed, as
-a student does.  A MutationObserver on every plotly chart of the page notes each change of the
-charts' DOM; per step, two times from the key press (the page's own ``keydown`` timestamp): to
+been quiet for a second, its first ``--sliders`` enabled sliders (default 3; a disabled slider is
+a control the current setting does not use) are each stepped ``--steps`` times (default 3): the
+handle is focused and ArrowRight pressed, as a student does (ArrowLeft at the slider's end).
+A MutationObserver on every plotly chart of the page notes each change of the charts' DOM; per step, two times from the key press (the page's own ``keydown`` timestamp): to
 the first change of a chart (something visible moved: a partial result or the complete one) and
 to the last change before the page is quiet again for ``--quiet`` seconds (the final picture).
 A step that changes nothing within ``--timeout`` seconds counts as missing.  Per dashboard and
 server: p50, p95 and max of each, over all its steps.  To say where the time goes, the page's
 websocket is watched too: per step, the time to the last message from the kernel (the kernel's
 compute and its widget messages) and the kilobytes received; the rest, to the final picture, is
-the browser's (plotly's redraw).  The issue's bar: final picture within
-200 ms at p95, something visible within 100 ms.
+the browser's (plotly's redraw).  The bar: the final picture within 200 ms at p95, something
+visible within 100 ms.
 
 Usage::
 
@@ -111,7 +111,9 @@ def measure_dashboard(browser, url, args):
                 page.evaluate("() => { window.__kbMut = []; window.__kbKey = null; "
                               "window.__kbWs = []; }")
                 handle.focus()
-                handle.press("ArrowRight")
+                at_end = handle.get_attribute("aria-valuenow") == handle.get_attribute(
+                    "aria-valuemax")
+                handle.press("ArrowLeft" if at_end else "ArrowRight")
                 key = page.evaluate("() => window.__kbKey")
                 muts = wait_quiet(page, args.quiet, args.timeout, since=key)
                 after = [m for m in muts if key is not None and m >= key]
