@@ -179,6 +179,7 @@ def test_an_allocation_past_the_limit_is_refused_in_the_dashboard_and_the_siblin
             assert status == "ok"
             error, shown = text.splitlines()
             assert "needs more memory than a dashboard may use" in error, error
+            assert f"may use ({LIMIT_MB} MB)" in error, error      # the kernel reads its limit
             assert f"MemoryError: Unable to allocate {ALLOCATE_MB}. MiB" in error, error
             assert shown == "True"                       # in the page's error widget
             status, text = await run(kc, "r = app.update(mb=16); print(r['sum'], app.last_error)")

@@ -32,7 +32,7 @@ Languages. A dashboard speaks English or French (:mod:`kernelnb.lab.i18n`): ever
 is marked for gettext, ``_()`` where it is written at update time, ``N_()`` for class attributes
 (``title``, ``purpose``, the readout labels of ``STATS``, the lessons), translated where shown.
 Its widgets and figures are built in English and moved to its language by
-:meth:`Dashboard.set_language` (:mod:`kernelnb.lab.app._relabel`); every update, click and
+:meth:`Dashboard.set_language` (:mod:`kernelnb.lab.i18n.relabel`); every update, click and
 refusal then speaks that language, numbers included (``0,5`` in French).
 """
 from __future__ import annotations
@@ -56,7 +56,7 @@ from ..._threads import blas_single_thread
 from .. import i18n
 from ..i18n import N_, _
 from . import _challenge, _urlstate
-from ._relabel import Labels
+from ..i18n.relabel import Labels
 # The mixins Dashboard is made of; the other names are imported from here too (by the dashboards,
 # the book's extension, the tests), as they were when they lived in this module.
 from ._a11y import STATUS_CLASS, TABLE_CLASS, Accessible  # noqa: F401
@@ -180,6 +180,17 @@ class Lesson:
 
 class TimeBudgetExceeded(RuntimeError):
     """Raised by :meth:`Dashboard.check_time` when an update has used its time budget."""
+
+
+def _memory_limit_mb():
+    """This kernel's memory limit (``RLIMIT_DATA``, which ``kernelnb serve`` sets on each kernel:
+    :mod:`kernelnb.lab.server._memory`), MB; None when it has none."""
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
+    except (ImportError, OSError, ValueError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else soft / 2**20
 
 
 class Dashboard(Accessible, ControlLimits, StepScheduler):
@@ -451,7 +462,7 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
 
         The texts the dashboard was built with (control labels and tooltips, option labels,
         buttons, headings, the charts' titles, axes, legends and hover labels) are translated
-        from their English msgids (:mod:`kernelnb.lab.app._relabel`), the charts' decimal mark
+        from their English msgids (:mod:`kernelnb.lab.i18n.relabel`), the charts' decimal mark
         follows, and the update that follows writes the readout, the lesson, the regime notes
         and the charts' titles in ``lang``. The controls' values (what a URL names) do not
         change. A kernel preheated in English does this when a French page takes it.
@@ -677,8 +688,7 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
         -------
         str
         """
-        from ..server._memory import kernel_memory_limit_mb
-        limit = kernel_memory_limit_mb()
+        limit = _memory_limit_mb()
         changed = _urlstate.query_string(self, {k: v for k, v in params.items()
                                                if k in self.controls}).replace("&", ", ")
         where = f" ({changed})" if changed else ""

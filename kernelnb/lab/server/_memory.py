@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 
 __all__ = ["KERNEL_MB", "KERNEL_MEMORY_MIN_MB", "KERNEL_MEMORY_FLOOR_MB",
-           "default_kernel_memory_mb", "limit_process_memory", "kernel_memory_limit_mb", "children_map", "process_tree",
+           "default_kernel_memory_mb", "limit_process_memory", "children_map", "process_tree",
            "resident_mb", "tree_resident_mb"]
 
 #: Memory planned per dashboard kernel by the kernel budget, MB (measured 150-250 MB; some
@@ -105,19 +105,6 @@ def limit_process_memory(pid: int, mb: float) -> None:
         raise OSError("this system has no prlimit (Linux only)")
     limit = int(mb * 2**20)
     resource.prlimit(pid, resource.RLIMIT_DATA, (limit, limit))
-
-
-def kernel_memory_limit_mb() -> float | None:
-    """In a kernel: its own memory limit (``RLIMIT_DATA``), MB; None when it has none.
-
-    For a dashboard's message when a setting needs more memory than its kernel may use.
-    """
-    try:
-        import resource
-        soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
-    except (ImportError, OSError, ValueError):
-        return None
-    return None if soft == resource.RLIM_INFINITY else soft / 2**20
 
 
 def children_map() -> dict[int, list[int]]:

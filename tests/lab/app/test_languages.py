@@ -1,4 +1,4 @@
-"""The dashboards in French as well as English (Dashboard.set_language, kernelnb.lab.app._relabel).
+"""The dashboards in French as well as English (Dashboard.set_language, kernelnb.lab.i18n.relabel).
 
 Every dashboard built in French shows no English message in its widgets or charts (labels,
 tooltips, option labels, buttons, headings, the readout, the lesson, the charts' titles, axes,
@@ -18,7 +18,7 @@ import pytest
 from kernelnb.lab import i18n
 from kernelnb.lab.server import gallery
 from kernelnb.lab.app._lessons import lesson_app
-from kernelnb.lab.app._relabel import _widgets_under
+from kernelnb.lab.i18n.relabel import _widgets_under
 
 CLASSES = [getattr(__import__(f"kernelnb.lab.app.{e.module}", fromlist=[e.class_name]),
                    e.class_name) for e in gallery.DASHBOARDS if e.class_name]
