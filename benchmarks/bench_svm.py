@@ -254,29 +254,42 @@ def peer_tasks(args, rows):
             rows.extend(found)
 
 
-def print_peer_table(rows):
+PEER_COLUMNS = ["problem", "n train", "estimator", "first fit, fresh process (s) wall / CPU",
+                "best fit (s) wall / CPU", "predict 5k (s) wall / CPU", "test acc",
+                "agreement with LIBSVM", "#SV", "first fit / sklearnex's first, wall",
+                "best fit / sklearnex's best, wall, CPU", "predict / sklearnex wall, CPU", "load"]
+
+
+def peer_table(rows):
+    """Task (p)'s rows as table cells (strings), in :data:`PEER_COLUMNS`' order."""
     rows = [r for r in rows if r["task"].startswith("(p)")]
-    if not rows:
-        return
-    print()
-    print("| problem | n train | estimator | first fit, fresh process (s) wall / CPU | "
-          "best fit (s) wall / CPU | predict 5k (s) wall / CPU | "
-          "test acc | agreement with LIBSVM | #SV | fit / sklearnex wall, CPU | "
-          "predict / sklearnex wall, CPU | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    out = []
     for r in rows:
         ref = next((b for b in rows if b["task"] == r["task"] and b["n"] == r["n"]
                     and b["name"] == "sklearn-intelex"), None)
-        rf = rp = ""
+        r0 = rf = rp = ""
         if ref is not None and r is not ref:
+            r0 = f"{r['first'] / ref['first']:.2f}x"
             rf = f"{r['fit'] / ref['fit']:.2f}x, {r['fit_cpu'] / ref['fit_cpu']:.2f}x"
             rp = (f"{r['predict'] / ref['predict']:.2f}x, "
                   f"{r['predict_cpu'] / ref['predict_cpu']:.2f}x")
-        print(f"| {r['task'][4:]} | {r['n']} | {r['name']} | {r['first']:.2f} / "
-              f"{r['first_cpu']:.2f} | {r['fit']:.2f} / "
-              f"{r['fit_cpu']:.2f} | {r['predict']:.3f} / {r['predict_cpu']:.3f} | "
-              f"{r['acc']:.4f} | {r['agree']:.4f} | {r['n_sv']} | {rf} | {rp} | "
-              f"{r['load']:.1f} |")
+        out.append([r["task"][4:], str(r["n"]), r["name"],
+                    f"{r['first']:.2f} / {r['first_cpu']:.2f}",
+                    f"{r['fit']:.2f} / {r['fit_cpu']:.2f}",
+                    f"{r['predict']:.3f} / {r['predict_cpu']:.3f}", f"{r['acc']:.4f}",
+                    f"{r['agree']:.4f}", str(r["n_sv"]), r0, rf, rp, f"{r['load']:.1f}"])
+    return out
+
+
+def print_peer_table(rows):
+    cells = peer_table(rows)
+    if not cells:
+        return
+    print()
+    print("| " + " | ".join(PEER_COLUMNS) + " |")
+    print("|" + "---|" * len(PEER_COLUMNS))
+    for row in cells:
+        print("| " + " | ".join(row) + " |")
 
 
 def slope(ns, ts):
@@ -343,7 +356,10 @@ def main(argv=None):
                     help="do not time the first fit of a fresh process")
     ap.add_argument("--skip-sklearn-above", type=int, default=10**9,
                     help="do not run scikit-learn above this training size (it is slow)")
+    ap.add_argument("--results", default=None, metavar="FILE",
+                    help="write task (p)'s table to this results file (benchmarks/results/)")
     args = ap.parse_args(argv)
+    load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     FRESH[0] = not args.no_fresh
     print(f"# cores: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}, "
           f"load average at start: {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "",
@@ -355,6 +371,16 @@ def main(argv=None):
     print_table(rows)
     if hasattr(os, "getloadavg"):
         print(f"\n# load average at the end: {os.getloadavg()[0]:.2f}")
+    if args.results and peer_table(rows):
+        from _common import load_now, load_text, save_table
+        save_table(args.results, title="SVC against scikit-learn-intelex: a script's first fit "
+                                       "and the best of several",
+                   setup=f"task (p): C = 10, gamma='scale', 5,000 test points; each fit timed "
+                         f"as the first fit of a fresh process (what a script that fits once "
+                         f"pays) and as the best of {args.repeat} fits in one process; the "
+                         f"ratios are kernelnb's (or LIBSVM's) time over scikit-learn-intelex's "
+                         f"in the same run",
+                   columns=PEER_COLUMNS, rows=peer_table(rows), load=load_text(load0, load_now()))
     return rows
 
 
