@@ -123,7 +123,7 @@ def test_the_french_chapters_are_the_english_executions(book):
 
 def test_a_page_per_dashboard(book):
     names = [e.name for e in DASHBOARDS if e.class_name]
-    assert len(names) == 15
+    assert len(names) == 16
     index = (book.html / "dashboards" / "index.html").read_text()
     for name in names:
         page = book.html / "dashboards" / f"{name}.html"

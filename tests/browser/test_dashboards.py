@@ -522,27 +522,39 @@ def test_svm_playground_counts_every_click(page, served, screenshots):
     page.screenshot(path=str(screenshots / "svm_playground-clicks.png"), full_page=True)
 
 
-def test_feature_selection_fisher_kernel_mode(page, served, screenshots):
-    """The Fisher kernel mode of the feature selection dashboard, chosen in the page: its chart
-    (the moons, both sets of means and boundaries) and readout appear, the selection's controls
-    go, nothing is cut at either size and the page logs nothing."""
-    from kernelnb.lab.app.feature_selection import METHODS
-    dashboard, _chart, stats = _open_with_readout(page, served, "feature_selection")
-    page.locator(".widget-dropdown", has_text="method").locator("select").select_option(
-        label=METHODS["fisher"])
+def test_an_old_fisher_link_names_the_fisher_kernel_dashboard(page, served, screenshots):
+    """The Fisher kernel left the feature selection dashboard for a page of its own (issue 49).
+    An old link, ``feature_selection.ipynb?method=fisher&n_components=2``, draws the selection
+    and says in the page where the Fisher kernel is now, and the address drops the refused
+    settings; the Fisher kernel's page draws the moons with both sets of means and boundaries."""
+    where = "feature_selection?method=fisher"
+    page.goto(f"{served}voila/render/feature_selection.ipynb?method=fisher&n_components=2",
+              wait_until="commit", timeout=LOAD_TIMEOUT_MS)
+    said = page.locator(".kernelnb-error", has_text="fisher_kernel.ipynb").first
+    said.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    text = said.inner_text()
+    assert "method=fisher" in text and "n_components=2" in text, text
+    assert "“Fisher kernel tuned by R²/M²”" in text and "FisherKernelExplorer()" in text, text
+    chart = page.locator(".js-plotly-plot").first
+    chart.wait_for(state="visible", timeout=LOAD_TIMEOUT_MS)
+    page.wait_for_function("el => el.data && el.data.some(t => t.name === 'relevant features')",
+                           arg=chart.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function("() => !window.location.search.includes('fisher')",
+                           timeout=CHANGE_TIMEOUT_MS)
+    body = page.inner_text("body")
+    assert "Traceback" not in body and "Error displaying widget" not in body
+    message = _console_problems(page, where)
+    assert not message, message
+    page.screenshot(path=str(screenshots / "feature_selection-old-fisher-link.png"),
+                    full_page=True)
+    dashboard, chart, stats = _open_with_readout(page, served, "fisher_kernel")
     page.wait_for_function("el => el.innerText.includes('means by likelihood')",
                            arg=stats.element_handle(), timeout=CHANGE_TIMEOUT_MS)
-    moons = page.locator(".js-plotly-plot", has_text="Two moons")
-    moons.wait_for(state="visible", timeout=CHANGE_TIMEOUT_MS)
-    names = moons.evaluate("el => el.data.map(t => t.name)")
-    assert {"means by likelihood", "means by R²/M²"} <= set(names) and len(names) <= 6
-    assert not page.locator(".widget-dropdown", has_text="data set").is_visible()
-    assert page.locator(".widget-slider", has_text="components").is_visible()
-    problems = _design_problems(page, screenshots, "feature_selection-fisher")
-    assert not problems, problems
+    names = chart.evaluate("el => el.data.map(t => t.name)")
+    assert {"means by likelihood", "means by R²/M²", "boundary, likelihood",
+            "boundary, R²/M²"} <= set(names) and len(names) == 6
+    assert chart.evaluate("el => el.layout.title.text").startswith("moons, 200 points")
     _assert_clean(page, dashboard.name)
-    stats.scroll_into_view_if_needed()
-    stats.screenshot(path=str(screenshots / "feature_selection-fisher-readout.png"))
 
 
 # What both scripts through the figures' shim start with: the shim imported as a module, a figure

@@ -1,7 +1,7 @@
 """The lab in French, in a real browser (issue 42): every dashboard, the gallery, the page whose
 kernel is gone.
 
-One French pass over the 15 dashboards, on a server whose kernels were preheated in English
+One French pass over the 16 dashboards, on a server whose kernels were preheated in English
 (the page's browser speaks French: the kernel re-labels its widgets and charts and redraws):
 each page shows no English message (its text, its charts' texts and its options, read against
 the English catalog), writes its numbers with a decimal comma (readout cells, chart ticks),
@@ -87,7 +87,7 @@ def _status(url):
 
 @pytest.fixture(scope="module")
 def preheated():
-    """A server whose 15 dashboards each have a kernel preheated in English (the default)."""
+    """A server whose 16 dashboards each have a kernel preheated in English (the default)."""
     n = len(DASHBOARDS)
     with kernelnb_serve("--preheat", str(n), "--max-kernels", str(n + 6),
                         log_name="languages_preheated", timeout=120,

@@ -411,7 +411,7 @@ def test_voila_settings_are_kernelnbs_through_voilas_traits(tmp_path, monkeypatc
 def test_no_served_page_refers_to_another_host(served, dashboards_folder):
     """The gallery, the folder listing, the error pages and one dashboard; every dashboard's
     rendered page is checked the same way by the browser test (tests/browser), which opens each
-    one anyway (rendering all fifteen here too cost a minute of the suite)."""
+    one anyway (rendering all of them here too cost a minute of the suite)."""
     from kernelnb.lab.server.gallery import gallery_entries
     routes = ["", "voila/tree", "voila/tree/", "no/such/page", "voila/render/no_such.ipynb",
               "kernelnb/lab/static/no_such.png"]

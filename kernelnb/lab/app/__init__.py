@@ -26,6 +26,7 @@ REGISTRY = (
     ("local_methods", "DensityExplorer"),
     ("bounds_explorer", "BoundsExplorer"),
     ("feature_selection", "FeatureSelection"),
+    ("fisher_kernel", "FisherKernelExplorer"),
     ("data_cleaning", "DataCleaning"),
     ("active_learning", "ActiveLearning"),
     ("regression_selection", "RegressionSelectionExplorer"),

@@ -418,6 +418,37 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
         """
         return params
 
+    def moved_setting(self, name, value):
+        """Why the setting ``name`` = ``value`` is refused when another dashboard has it now (an
+        old notebook's or an old link's setting, from before a mode became a dashboard of its
+        own); None for any other setting (the default, for every setting).
+
+        :meth:`update` refuses such a setting with this reason, and a page's address
+        (:meth:`apply_query`) too, instead of the plain "unknown parameter" or "not one of".
+
+        Parameters
+        ----------
+        name : str
+            The setting's name.
+        value : object
+            Its value (the text written in a page's address).
+
+        Returns
+        -------
+        str or None
+            The reason, naming the dashboard that has the setting now, in the language in effect.
+        """
+        return None
+
+    def _moved_message(self, params):
+        """The error of an update given moved settings (:meth:`moved_setting`), else ""."""
+        reasons = {}
+        for name, value in params.items():
+            reason = self.moved_setting(name, value)
+            if reason:
+                reasons.setdefault(reason, []).append(f"{name}={value!r}")
+        return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in reasons.items())
+
     def regime(self, params, stats):
         """Plain-words notes on why the setting ``params`` leaves the regime the lessons speak of
         (too few labels for the cut-off, a width that isolates every point, ...), given the
@@ -822,6 +853,9 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
         unknown = sorted(set(params) - set(self.controls))
         values = None
         try:
+            moved = self._moved_message(params)
+            if moved:
+                raise ValueError(moved)
             if unknown:
                 raise ValueError(_("unknown parameter(s) {unknown} for {name}; valid: {valid}")
                                  .format(unknown=unknown, name=type(self).__name__,

@@ -39,6 +39,14 @@ CHALLENGES = {
         reached=lambda s, p: p["n_keep"] <= 2 and s["n_relevant_kept"] >= p["n_keep"]
         and s["test_error_final"] < 0.05,
         solution={"method": "scaling", "n_keep": 2}),
+    "FisherKernelExplorer": Challenge(
+        task=N_("On the moons, with the means chosen by likelihood, find a mixture whose Fisher "
+                "kernel has a test error under 6 %."),
+        hint=N_("The likelihood places the means where the inputs are, not where the classes "
+                "part: its kernel suits some numbers of Gaussians only, try fewer. The means "
+                "tuned by R²/M² do well at every number."),
+        reached=lambda s, p: p["dataset"] == "moons" and s["test_error_ml"] < 0.06,
+        solution={"n_components": 3}),
     "InvarianceExplorer": Challenge(
         task=N_("Find a γ of at most 0.999 at which the invariant SVM's test error is below "
                 "5 %."),

@@ -6,7 +6,9 @@ by the limits the control declared when the dashboard was built (the same limits
 value sent by the page is checked against, :meth:`Dashboard._checked_controls`): a number inside
 the slider's range, one of a drop-down's options, a boolean. A value that fails, or a key that
 names no control, is *refused*: that control keeps its default and the page says which value was
-refused and why (never a traceback); the other values are applied.
+refused and why (never a traceback); the other values are applied. An old link's setting that
+another dashboard has now (:meth:`Dashboard.moved_setting`) is refused with a reason that names
+that dashboard.
 
 The URL is one mechanism for two uses: the links of the book and the course open a dashboard at a
 setting, and the page keeps its own URL in step with its controls (with the browser's
@@ -226,6 +228,10 @@ def parse_query(dashboard, query, check_ranges=True):
     found, refused = {}, []
     for key, text in parse_qsl(query, keep_blank_values=True):
         if key in RESERVED_KEYS:
+            continue
+        moved = dashboard.moved_setting(key, text)
+        if moved:               # a setting another dashboard has now: the reason names it
+            refused.append(Refusal(key, text, moved))
             continue
         limits = dashboard._limits.get(key)
         if limits is None:

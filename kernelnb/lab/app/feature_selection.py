@@ -11,11 +11,12 @@ the elimination curve (test error against the number of features kept); in a ker
 (or each step of the forward selection) is drawn as it ends, while the rest runs. The method
 drop-down also offers :class:`kernelnb.model_selection.ForwardSpanSelector`, forward selection on
 the span estimate (thesis §5.1.4): the bars are then each feature's span estimate alone and the
-curve the test error and span estimate of the SVM after each feature added. Its third method
-applies the same bound to a generative model's parameters (thesis §5.3): on the two moons,
-:class:`kernelnb.model_selection.FisherKernelSVC` with the mixture's means chosen by maximum
-likelihood beside the same with the means moved to minimise ``R^2/M^2``; the chart shows the
-points, both sets of means and both decision boundaries, and the bound along the tuning.
+curve the test error and span estimate of the SVM after each feature added.
+
+The same bound put to a generative model's parameters (thesis §5.3, the Fisher kernel of a
+Gaussian mixture) is the Fisher kernel dashboard's (:mod:`kernelnb.lab.app.fisher_kernel`); an
+old notebook's ``method='fisher'`` or an old link's ``?method=fisher`` is refused here with a
+message that names it.
 """
 from __future__ import annotations
 
@@ -29,15 +30,12 @@ import plotly.graph_objects as go
 from ..viz._figure_widget import FigureWidget
 from sklearn.preprocessing import StandardScaler
 
-from ...datasets import (make_feature_selection_linear, make_feature_selection_nonlinear,
-                         make_moons)
+from ...datasets import make_feature_selection_linear, make_feature_selection_nonlinear
 from ...kernels import scale_sigma
-from ...model_selection import (FisherKernelSVC, ForwardSpanSelector, GradientTuner,
-                                ScalingSelector, criterion_and_gradient)
+from ...model_selection import (ForwardSpanSelector, GradientTuner, ScalingSelector,
+                                criterion_and_gradient)
 from ...svm import SVC
-from ..viz import decision_grid, plane_bounds
-from ..viz._style import CLASS_COLORS, CLASS_SYMBOLS
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _
 from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, num, speaks, styled
 
 __all__ = ["FeatureSelection", "FEATURE_DATASETS"]
@@ -57,24 +55,18 @@ _RELEVANT = {"linear": np.arange(6), "nonlinear": np.arange(2), "digits": np.arr
 _BLUE, _RED, _GREY = "#2b6cb0", "#d1495b", "#a0aec0"
 #: Seconds between two live redraws of the factors during a run.
 LIVE_EVERY_S = 0.15
-#: The methods: the scaling factors (gradient on R²/M², then elimination), forward selection on
-#: the span estimate, and the Fisher kernel of a Gaussian mixture whose means are chosen by
-#: likelihood or by R²/M² (thesis §5.3; not a feature selection, the same bound on a generative
-#: model's parameters).
-METHODS = {"scaling": N_("scaling factors (R²/M²)"), "forward": N_("forward on the span"),
-           "fisher": N_("Fisher kernel: ML vs R²/M²")}
-#: The Fisher mode's toy: the two moons with this noise (course notebook 09, §7), and the
-#: defaults it sets when chosen: training points and C.
-FISHER_NOISE = 0.2
-_FISHER_DATA = "fisher moons"           # its key in the dashboard's data cache (not a data set)
-FISHER_DEFAULTS = {"n_samples": 200, "C": 1.0}
-#: Largest mixture and C of the Fisher mode: the L2-margin SVM on the Fisher scores slows down
-#: steeply with C (on 200 moons with 6 components, about tenfold per decade of C past C = 10).
-FISHER_MAX_COMPONENTS = 6
-FISHER_MAX_C = 10.0
-#: Controls the Fisher mode does not use (hidden there), and the one only it uses.
-_NOT_FISHER = ("dataset", "n_keep", "schedule", "max_iter", "tune_path")
-_ML_COLOR, _RM_COLOR = "#555555", "#e08a00"
+#: The methods: the scaling factors (gradient on R²/M², then elimination) and forward selection
+#: on the span estimate.
+METHODS = {"scaling": N_("scaling factors (R²/M²)"), "forward": N_("forward on the span")}
+#: The settings of the Fisher kernel method this dashboard had, the Fisher kernel dashboard's
+#: now (:mod:`kernelnb.lab.app.fisher_kernel`): a setting name and its value (None: any value).
+MOVED_TO_FISHER = (("method", "fisher"), ("n_components", None))
+
+
+def _moved_to_fisher(name, value):
+    """Whether the setting ``name`` = ``value`` is one of :data:`MOVED_TO_FISHER`."""
+    return any(name == key and (moved is None or isinstance(value, str) and value == moved)
+               for key, moved in MOVED_TO_FISHER)
 
 
 def _digits():
@@ -84,10 +76,9 @@ def _digits():
 
 
 class FeatureSelection(Dashboard):
-    """Scaling factors or forward selection on the span; a Fisher kernel tuned by ``R^2/M^2``.
+    """Feature selection by scaling factors tuned on ``R^2/M^2``, or forward on the span.
 
-    The selections run on the thesis's toys and on the digits; the Fisher kernel (its
-    generative model's parameters chosen by the same bound) on the two moons.
+    The selections run on the thesis's toys and on the digits.
 
     Parameters
     ----------
@@ -96,13 +87,13 @@ class FeatureSelection(Dashboard):
         sets ``n_samples`` and ``n_keep`` to its defaults in :data:`FEATURE_DATASETS` unless
         they are given too), ``n_samples`` (training points, the main slider), ``seed``,
         ``method`` ('scaling': the scaling factors; 'forward': forward selection on the span
-        estimate; 'fisher': the Fisher kernel, means by likelihood against means by
-        ``R^2/M^2``), ``n_keep`` (features kept at the end), ``C`` (of the L2 soft margin),
+        estimate), ``n_keep`` (features kept at the end), ``C`` (of the L2 soft margin),
         ``schedule`` ('thesis', 'half', 'one') and ``max_iter`` (L-BFGS iterations per stage)
         of the scaling factors, ``tune_path`` (also tune (C, sigma) of an RBF SVM by
-        gradient), ``n_components`` (of the Fisher mode's mixture, 1 to 6). Choosing
-        ``method='fisher'`` sets ``n_samples`` to 200 and ``C`` to 1 unless they are given
-        (leaving it, the data set's defaults and ``C`` = 10); that mode refuses ``C`` above 10.
+        gradient). The Fisher kernel's settings of old notebooks (``method='fisher'``,
+        ``n_components``) are left out: the dashboard draws the selection and shows a message
+        that names :class:`~kernelnb.lab.app.fisher_kernel.FisherKernelExplorer`, where they
+        are now.
 
     Notes
     -----
@@ -123,30 +114,16 @@ class FeatureSelection(Dashboard):
     estimate); the bars are the span estimates of the first step (an SVM on each feature
     alone). A run stopped at the time budget keeps the features chosen so far.
 
-    With ``method='fisher'`` (thesis §5.3) the data are the two moons (noise 0.2, ``n_samples``
-    training points, 500 test points, both drawn from ``seed``, which also seeds the mixture):
-    :class:`~kernelnb.model_selection.FisherKernelSVC` with ``n_components`` spherical Gaussians
-    and ``C``, once with ``criterion='likelihood'`` and once with
-    ``criterion='radius_margin'``. It returns ``test_error_ml``, ``test_error_rm``, ``radius_margin_ml``, ``radius_margin_rm`` (``R^2/M^2``
-    of each SVM), ``means_ml``, ``means_rm``, ``n_evaluations`` and ``n_iterations`` of the
-    tuning, ``fit_s_ml``, ``fit_s_rm`` and the curve ``trace_criterion`` (``R^2/M^2`` at every
-    evaluation of the tuning, the first at the likelihood means). The chart shows the training
-    points, both sets of means and both decision boundaries; the lower chart the bound along the
-    tuning. The other controls (data set, features kept, schedule, iterations, the (C, sigma)
-    tuning) are hidden in that mode.
-
     The criterion chart draws, per stage, the best R²/M² reached so far and the test error of
     that SVM; the evaluations where the L-BFGS line search tried a step that raised the
     criterion (and went back) are grey dots, and the dotted lines are the removals. The bar
     chart shows the factors after the first optimisation, over all features, with the kept
     ones starred (the final factors of the removed features are 0).
 
-    The lessons (:attr:`LESSONS`): on the linear toy, optimising the factors alone lowers the
+    The lesson (:attr:`LESSONS`): on the linear toy, optimising the factors alone lowers the
     test error far below the SVM's on all features, and the elimination keeps relevant
-    features (thesis section 5.1, Fig. 5.3); in the Fisher mode, means chosen by ``R^2/M^2``
-    give a lower test error than the likelihood's (thesis section 5.3), shown under the
-    readout in that mode. :meth:`regime` notes the digits, where no feature is irrelevant, and
-    a one-component mixture, whose Fisher kernel is linear.
+    features (thesis section 5.1, Fig. 5.3). :meth:`regime` notes the digits, where no feature
+    is irrelevant.
 
     Examples
     --------
@@ -157,9 +134,9 @@ class FeatureSelection(Dashboard):
     (13, 2)
     >>> app.update(n_keep=500)["error"]
     'ValueError: n_keep must be between 1 and 52 for this data set, got 500'
-    >>> s = app.update(method="fisher", n_samples=60, n_components=2)
-    >>> bool(s["radius_margin_rm"] < s["radius_margin_ml"]), s["means_rm"].shape
-    (True, (2, 2))
+    >>> print(app.update(method="fisher")["error"])
+    ValueError: method='fisher': the Fisher kernel has its own dashboard now, ...:
+    the page fisher_kernel.ipynb, or FisherKernelExplorer() in a notebook
     """
 
     notebook = "feature_selection"
@@ -175,12 +152,6 @@ class FeatureSelection(Dashboard):
         ("test_error_final", N_("test error, features kept"), ".1%"),
         ("path_test_error", N_("RBF SVM tuned by gradient: test error"), ".1%"),
         ("span_final", N_("span estimate, features kept"), ".1%"),
-        ("test_error_ml", (N_("test error, means by likelihood ({n} new points)"),
-                           {"n": N_TEST}), ".1%"),
-        ("test_error_rm", N_("test error, means by R²/M²"), ".1%"),
-        ("radius_margin_ml", N_("R²/M², means by likelihood"), ".3g"),
-        ("radius_margin_rm", N_("R²/M², means by R²/M²"), ".3g"),
-        ("fit_s_rm", N_("time of the tuning (s)"), ".2f"),
     ]
     #: Rows folded in the readout's details.
     DETAILS = [
@@ -191,8 +162,6 @@ class FeatureSelection(Dashboard):
         ("path_C", N_("RBF SVM tuned by gradient: C"), ".3g"),
         ("path_sigma", "  σ", ".3g"),
         ("path_trainings", N_("SVM trainings of the descent"), "d"),
-        ("n_iterations", N_("L-BFGS iterations of the tuning"), "d"),
-        ("fit_s_ml", N_("time of the likelihood fit (s)"), ".2f"),
     ]
     LESSON_APP = {"schedule": "half", "max_iter": 3, "n_keep": 6}
     LESSONS = (Lesson(
@@ -204,15 +173,7 @@ class FeatureSelection(Dashboard):
                          and s["test_error_final"] < s["test_error_all"]
                          and s["n_relevant_kept"] >= 1),
         sweep={"n_samples": (20, 100), "C": (0.1, 1000.0)},
-        seeds=(0, 1, 2)),
-        Lesson(
-        claim=N_("Choosing the generative model's parameters (the mixture's means) by R²/M² "
-                 "rather than by likelihood lowers the test error of its Fisher kernel."),
-        source=N_("Chapelle 2002, thesis §5.3 (proposed there; Jaakkola & Haussler 1999)"),
-        holds=lambda s: (s["test_error_rm"] < s["test_error_ml"]
-                         and s["radius_margin_rm"] < s["radius_margin_ml"]),
-        sweep={"n_components": (1, 2, 4, 6), "C": (0.1, 10.0), "n_samples": (40, 400)},
-        seeds=(0, 1, 2, 3), setting={"method": "fisher"}))
+        seeds=(0, 1, 2)),)
 
     #: The book's lesson figure (:func:`kernelnb_book._dashboards.book_figure`).
     BOOK_FIGURE = {
@@ -228,8 +189,25 @@ class FeatureSelection(Dashboard):
     def __init__(self, **params):
         self._data_cache = {}
         self._live_t = 0.0
-        self._fisher_shown = False          # the controls are laid out for the Fisher mode
+        # an old notebook's Fisher kernel settings: the selection is drawn at the other values,
+        # under the message that names the dashboard that has them now
+        moved = {k: params.pop(k) for k in list(params) if _moved_to_fisher(k, params[k])}
         super().__init__(**params)
+        if moved:
+            with self.speaking():
+                self.show_error(self._moved_message(moved))
+
+    def moved_setting(self, name, value):
+        """The Fisher kernel's settings this dashboard had (``method='fisher'``,
+        ``n_components``) are :class:`~kernelnb.lab.app.fisher_kernel.FisherKernelExplorer`'s
+        now: the reason names that dashboard (see :meth:`Dashboard.moved_setting`)."""
+        if not _moved_to_fisher(name, value):
+            return None
+        from .fisher_kernel import FisherKernelExplorer as moved_to
+        return _("the Fisher kernel has its own dashboard now, “{title}”: the page {page}, or "
+                 "{cls}() in a notebook").format(title=_(moved_to.title),
+                                                 page=f"{moved_to.notebook}.ipynb",
+                                                 cls=moved_to.__name__)
 
     def _build(self):
         c = self.controls
@@ -248,8 +226,7 @@ class FeatureSelection(Dashboard):
             description=_("method")),
             tooltip=_("scaling factors: gradient descent on R²/M², then elimination of the "
                       "smallest; forward: add, one at a time, the feature whose SVM has the "
-                      "smallest span estimate (thesis §5.1.4); Fisher kernel: the means of a "
-                      "Gaussian mixture chosen by likelihood or by R²/M² (thesis §5.3)"))
+                      "smallest span estimate (thesis §5.1.4)"))
         c["n_keep"] = styled(widgets.IntSlider(value=2, min=1, max=52, description=_("keep")),
                              tooltip=_("number of features kept at the end of the elimination"))
         c["C"] = log_slider(_("C (L2 margin)"), 10.0, -1, 3, step=0.25,
@@ -267,11 +244,6 @@ class FeatureSelection(Dashboard):
             value=False, description=_("also tune (C, σ) of an RBF SVM by gradient"),
             indent=False, tooltip=_("GradientTuner on log C and log sigma, drawn over a map of "
                                     "R²/M²"))
-        c["n_components"] = styled(widgets.IntSlider(
-            value=4, min=1, max=FISHER_MAX_COMPONENTS, description=_("components")),
-            tooltip=_("Gaussians of the mixture whose Fisher scores the SVM uses (Fisher kernel "
-                      "mode only)"))
-        c["n_components"].layout.display = "none"
         self.run_button = widgets.Button(description=_("Run"), icon="play",
                                          button_style="primary",
                                          layout=widgets.Layout(width="120px"))
@@ -354,78 +326,33 @@ class FeatureSelection(Dashboard):
                            legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"))
         self.path_fig = FigureWidget(path)
         self.path_box = widgets.Box([self.path_fig], layout=widgets.Layout(display="none"))
-        self.fisher_fig = FigureWidget(self._fisher_figure())
-        self.fisher_box = widgets.VBox([self.fisher_fig], layout=widgets.Layout(display="none"))
-        self.elim_box = widgets.VBox([self.elim_fig])
-        self.figures = [self.fig, self.map_fig, self.trace_fig, self.elim_fig, self.path_fig,
-                        self.fisher_fig]
-
-    @staticmethod
-    def _fisher_figure():
-        """The Fisher mode's chart: the two classes, the means by likelihood and by R²/M², and
-        the decision boundary of each kernel (the legend beside the plot)."""
-        f = go.Figure()
-        for k in range(2):
-            f.add_scatter(x=[], y=[], mode="markers", name=_("class {c}").format(c=k),
-                          marker=dict(color=CLASS_COLORS[k], symbol=CLASS_SYMBOLS[k], size=6,
-                                      opacity=0.75, line=dict(color="white", width=0.5)),
-                          hovertemplate="(%{x:.2f}, %{y:.2f})<extra></extra>")
-        for name, color, dash in ((_("boundary, likelihood"), _ML_COLOR, "dash"),
-                                  (_("boundary, R²/M²"), _RM_COLOR, "solid")):
-            f.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], name=name, showscale=False,
-                          showlegend=True, hoverinfo="skip",
-                          contours=dict(start=0.0, end=0.0, size=1.0, coloring="lines",
-                                        showlabels=False),
-                          colorscale=[[0, color], [1, color]],
-                          line=dict(width=2.5, color=color, dash=dash))
-        f.add_scatter(x=[], y=[], mode="markers", name=_("means by likelihood"),
-                      marker=dict(symbol="x", size=13, color=_ML_COLOR,
-                                  line=dict(color="white", width=1)),
-                      hovertemplate=_("likelihood mean (%{x:.2f}, %{y:.2f})")
-                      + "<extra></extra>")
-        f.add_scatter(x=[], y=[], mode="markers", name=_("means by R²/M²"),
-                      marker=dict(symbol="star", size=16, color=_RM_COLOR,
-                                  line=dict(color="black", width=1)),
-                      hovertemplate=_("R²/M² mean (%{x:.2f}, %{y:.2f})") + "<extra></extra>")
-        f.update_layout(title=_("Fisher kernel of a Gaussian mixture on the two moons"),
-                        height=400, xaxis=dict(title="x₁", zeroline=False, constrain="domain"),
-                        yaxis=dict(title="x₂", zeroline=False, scaleanchor="x",
-                                   constrain="domain"),
-                        margin=dict(l=70, r=180, t=50, b=60), uirevision="keep",
-                        legend=dict(x=1.02, y=1.0, xanchor="left", yanchor="top"))
-        return f
+        self.elim_box = widgets.VBox([self.elim_fig])     # a column, as the trace chart's
+        self.figures = [self.fig, self.map_fig, self.trace_fig, self.elim_fig, self.path_fig]
 
     def _control_rows(self):
         c = self.controls
         return [c["dataset"], c["n_samples"], c["seed"],
                 widgets.HTML("<b>" + _("Method") + "</b>"),
-                c["method"], c["n_components"], c["n_keep"], c["C"], c["schedule"],
+                c["method"], c["n_keep"], c["C"], c["schedule"],
                 c["max_iter"], c["tune_path"], widgets.HBox([self.run_button])]
 
     def _layout(self):
         box = super()._layout()
         right = box.children[-1].children[1]
         self.bars_row = widgets.HBox([self.fig, self.map_box])
-        # the selection's bars first: the page's first chart is the main one (browser tests);
-        # in the Fisher mode they are hidden and its chart takes their place
-        right.children = [self.bars_row, self.fisher_box, self.trace_box, self.elim_box,
-                          self.path_box, self.stats]
+        # the bars first: the page's first chart is the main one (browser tests)
+        right.children = [self.bars_row, self.trace_box, self.elim_box, self.path_box,
+                          self.stats]
         return box
 
     def _data(self, name, n, seed):
-        """(X, y, X_test, y_test) of a data set, or of the Fisher mode's moons (``_FISHER_DATA``);
-        the last one drawn is kept."""
-        if name not in FEATURE_DATASETS and name != _FISHER_DATA:
+        """(X, y, X_test, y_test) of a data set; the last one drawn is kept."""
+        if name not in FEATURE_DATASETS:
             raise ValueError(_("{name} must be one of {names}, got {value}").format(
                 name="dataset", names=sorted(FEATURE_DATASETS), value=repr(name)))
         key = (name, int(n), int(seed))
         if key not in self._data_cache:
-            if name == _FISHER_DATA:
-                rng = np.random.RandomState(seed)
-                X, y = make_moons(int(n), noise=FISHER_NOISE, random_state=rng)
-                Xt, yt = make_moons(N_TEST, noise=FISHER_NOISE, random_state=rng)
-                data = (X, y, Xt, yt)
-            elif name == "digits":
+            if name == "digits":
                 X, y = _digits()
                 p = np.random.RandomState(seed).permutation(len(y))
                 if n + N_TEST > len(y):
@@ -457,29 +384,12 @@ class FeatureSelection(Dashboard):
         return SVC(kernel="rbf", sigma="scale", **common)
 
     def _adjust(self, params, given):
-        fisher = params["method"] == "fisher"
-        switched = fisher != self._fisher_shown
-        if (("dataset" in given or switched and not fisher)
-                and params["dataset"] in FEATURE_DATASETS):
+        if "dataset" in given and params["dataset"] in FEATURE_DATASETS:
             _label, n, k = FEATURE_DATASETS[params["dataset"]]
             if "n_samples" not in given:
                 params["n_samples"] = n
             if "n_keep" not in given:
                 params["n_keep"] = k
-        if switched:
-            # the Fisher mode has its own toy, defaults and C range (its SVM slows down
-            # steeply with C); leaving it gives back the selection's (the data set's n_samples
-            # above, C = 10)
-            if fisher:
-                params.update({k: v for k, v in FISHER_DEFAULTS.items() if k not in given})
-            elif "C" not in given:
-                params["C"] = 10.0
-            with self.changing_limits("C"):
-                self.controls["C"].max = np.log10(FISHER_MAX_C) if fisher else 3
-            for name in _NOT_FISHER:
-                self.controls[name].layout.display = "none" if fisher else None
-            self.controls["n_components"].layout.display = None if fisher else "none"
-            self._fisher_shown = fisher
         scaling = params["method"] == "scaling"
         self.controls["schedule"].disabled = not scaling
         self.controls["max_iter"].disabled = not scaling
@@ -513,8 +423,6 @@ class FeatureSelection(Dashboard):
         if p["method"] not in METHODS:
             raise ValueError(_("{name} must be one of {names}, got {value}").format(
                 name="method", names=sorted(METHODS), value=repr(p["method"])))
-        if p["method"] == "fisher":
-            return self._compute_fisher(p)
         name = p["dataset"]
         X, y, Xt, yt = self._data(name, p["n_samples"], p["seed"])
         d = X.shape[1]
@@ -656,61 +564,6 @@ class FeatureSelection(Dashboard):
         return dict(p=p, sel=sel, curve=np.array(curve), kept=order, path=path,
                     relevant=relevant, spans=spans, warning=warning, stats=stats)
 
-    #: Points per axis of the grid the Fisher mode's decision boundaries are drawn from.
-    FISHER_GRID = 80
-
-    @staticmethod
-    def _fisher_params(p):
-        """The Fisher mode's controls, checked again here (a page or a notebook can send any
-        value): ``(n_samples, n_components, C, seed)``."""
-        def integer(name, lo, hi):
-            v = p[name]
-            if (isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))
-                    or not lo <= v <= hi):
-                raise ValueError(_("{name} must be an integer between {lo} and {hi} in the "
-                                   "Fisher kernel mode, got {value}").format(
-                                       name=name, lo=lo, hi=hi, value=repr(v)))
-            return int(v)
-
-        n = integer("n_samples", 20, 1000)
-        m = integer("n_components", 1, FISHER_MAX_COMPONENTS)
-        seed = integer("seed", 0, 2**32 - 1)
-        C = p["C"]
-        if (isinstance(C, (bool, np.bool_)) or not isinstance(C, (int, float, np.number))
-                or not 0 < C <= FISHER_MAX_C):
-            raise ValueError(_("C must be a number in (0, {top}] in the Fisher kernel mode (its "
-                               "SVM takes minutes beyond), got {value}").format(
-                                   top=num(FISHER_MAX_C, "g"), value=repr(C)))
-        return n, m, float(C), seed
-
-    def _compute_fisher(self, p):
-        """The moons; FisherKernelSVC with the means by likelihood and by R²/M², same mixture
-        (seeded by the sample seed), same C; both boundaries on a grid."""
-        n, m, C, seed = self._fisher_params(p)
-        X, y, Xt, yt = self._data(_FISHER_DATA, n, seed)
-        models, times = {}, {}
-        with self.busy(_("Fisher kernel, {m} components: means by likelihood…").format(m=m)):
-            for tune in ("likelihood", "radius_margin"):
-                if tune == "radius_margin":
-                    self.report_progress(0.3, _("tuning the means by R²/M² (L-BFGS)…"))
-                t0 = time.perf_counter()
-                models[tune] = FisherKernelSVC(n_components=m, C=C, criterion=tune,
-                                               random_state=seed).fit(X, y)
-                times[tune] = time.perf_counter() - t0
-        ml, rm = models["likelihood"], models["radius_margin"]
-        # the rectangle of the points and of both sets of means (a tuned mean can leave the
-        # data), so that everything drawn stays inside the chart
-        bounds = plane_bounds(np.vstack([X, ml.means_, rm.means_]), padding=0.08)
-        grids = {t: decision_grid(models[t], bounds, self.FISHER_GRID) for t in models}
-        return dict(p=p, X=X, y=y, bounds=bounds, grids=grids, warning="", stats=dict(
-            test_error_ml=float(np.mean(ml.predict(Xt) != yt)),
-            test_error_rm=float(np.mean(rm.predict(Xt) != yt)),
-            radius_margin_ml=float(ml.radius_margin_), radius_margin_rm=float(rm.radius_margin_),
-            means_ml=ml.means_.copy(), means_rm=rm.means_.copy(),
-            trace_criterion=np.array([h["radius_margin"] for h in rm.history_]),
-            n_evaluations=len(rm.history_), n_iterations=int(rm.n_iter_) - 1,
-            fit_s_ml=times["likelihood"], fit_s_rm=times["radius_margin"]))
-
     PATH_GRID = 7
 
     def _tune_path(self, X, y, Xt, yt, C):
@@ -764,19 +617,6 @@ class FeatureSelection(Dashboard):
             self.map_fig.data[0].z = (scales if final is None else final).reshape(8, 8)
 
     def _render(self, r):
-        fisher = r["p"]["method"] == "fisher"
-        self.fisher_box.layout.display = "flex" if fisher else "none"
-        self.bars_row.layout.display = "none" if fisher else "flex"
-        self.elim_box.layout.display = "none" if fisher else "flex"
-        self.trace_fig.data[1].visible = not fisher
-        self.trace_fig.layout.yaxis2.visible = not fisher
-        if fisher:
-            return self._render_fisher(r)
-        self.trace_fig.layout.title.text = _("Criterion and test error against the evaluations")
-        self.trace_fig.layout.xaxis.title.text = _("evaluation (one SVM training each); dotted: "
-                                                   "removals")
-        self.trace_fig.data[0].name = _("R²/M², best so far")
-        self.trace_fig.layout.yaxis.update(type="log", title_text=_("R²/M² (log scale)"))
         p, sel = r["p"], r["sel"]
         digits = p["dataset"] == "digits"
         self.map_box.layout.display = "flex" if digits else "none"
@@ -857,55 +697,6 @@ class FeatureSelection(Dashboard):
                           "</div>")
         return self._finish(stats, r)
 
-    def _render_fisher(self, r):
-        """The moons with both sets of means and both boundaries; R²/M² along the tuning."""
-        self.path_box.layout.display = "none"
-        self.trace_box.layout.display = "flex"
-        X, y, st, p = r["X"], r["y"], r["stats"], r["p"]
-        f = self.fisher_fig
-        for k in range(2):
-            f.data[k].x, f.data[k].y = X[y == k, 0], X[y == k, 1]
-        for i, tune in enumerate(("likelihood", "radius_margin")):
-            xs, ys, Z = r["grids"][tune]
-            f.data[2 + i].update(x=xs, y=ys, z=Z)
-        for i, key in enumerate(("means_ml", "means_rm")):
-            f.data[4 + i].x, f.data[4 + i].y = st[key][:, 0], st[key][:, 1]
-        xmin, xmax, ymin, ymax = r["bounds"]
-        f.layout.xaxis.range, f.layout.yaxis.range = [xmin, xmax], [ymin, ymax]
-        m = int(p["n_components"])
-        f.layout.title.text = ngettext(
-            "Two moons, {n} points: Fisher kernel of {m} Gaussian, C = {C}",
-            "Two moons, {n} points: Fisher kernel of {m} Gaussians, C = {C}", m).format(
-                n=len(y), m=m, C=num(p["C"], ".3g"))
-        tr = st["trace_criterion"]
-        ev = np.arange(1, len(tr) + 1)
-        best = np.minimum.accumulate(tr)     # one stage: the lowest so far; above it, trials
-        trial = tr > best
-        t = self.trace_fig
-        t.data[0].x, t.data[0].y = ev, best
-        t.data[0].name = _("R²/M², lowest so far")
-        t.data[2].x, t.data[2].y = ev[trial], tr[trial]
-        t.layout.shapes = []
-        t.layout.title.text = _("R²/M² while the means move (evaluation 1: the likelihood's "
-                                "means)")
-        t.layout.xaxis.title.text = _("evaluation (one SVM training each)")
-        # less than a decade from the likelihood's means to the tuned ones: a linear axis
-        t.layout.yaxis.update(type="linear", title_text="R²/M²")
-        stats = dict(st)
-        stats["trace_trials"] = int(trial.sum())
-        stats["_lesson"] = self.LESSONS[1]
-        # tuned means that meet are drawn on top of each other: say so (checklist item 9)
-        mu = st["means_rm"]
-        width = max(xmax - xmin, ymax - ymin)
-        close = sum(np.any(np.hypot(*(mu[:i] - mu[i]).T) < 0.03 * width) for i in range(len(mu)))
-        overlap = (" " + _("{k} of the ★ lie on top of each other: the tuning brought those "
-                           "means together.").format(k=close + 1) if close else "")
-        text = _("The likelihood puts the means where the inputs are dense, whatever their "
-                 "labels; R²/M² moves them to where the Fisher scores separate the classes ({n} "
-                 "SVM trainings).").format(n=stats["n_evaluations"])
-        stats["_html"] = f"<div class='kernelnb-lesson'>{html.escape(text + overlap)}</div>"
-        return self._finish(stats, r)
-
     def _finish(self, stats, r):
         """The folded details table, the run's warning, and no relevant-kept count where the
         data set has no known relevant features; returns ``stats``."""
@@ -948,15 +739,7 @@ class FeatureSelection(Dashboard):
         return best, err, trial
 
     def regime(self, params, stats):
-        """A note on the digits, where no pixel is irrelevant (the lesson is the toys'); in the
-        Fisher mode, on a mixture of one Gaussian, whose Fisher kernel is linear."""
-        if params["method"] == "fisher":
-            if int(params["n_components"]) == 1:
-                return [_("With one Gaussian the Fisher score (x − μ)/s² is a linear function of "
-                          "x: the Fisher kernel is the linear kernel (a straight boundary) "
-                          "wherever the mean is, so there is nothing for R²/M² to choose. The "
-                          "lesson needs two Gaussians or more.")]
-            return []
+        """A note on the digits, where no pixel is irrelevant (the lesson is the toys')."""
         if params["dataset"] == "digits":
             return [_("On the digits every pixel carries a little of the class: there are no "
                       "irrelevant features to find, and keeping few pixels costs accuracy. The "

@@ -5,10 +5,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from kernelnb.datasets import make_moons
-from kernelnb.lab.app.feature_selection import FEATURE_DATASETS, FeatureSelection
+from kernelnb.lab.app.feature_selection import FEATURE_DATASETS, METHODS, FeatureSelection
 from kernelnb.lab.server.gallery import DASHBOARDS, dashboards_dir
-from kernelnb.model_selection import FisherKernelSVC, ForwardSpanSelector, ScalingSelector
+from kernelnb.model_selection import ForwardSpanSelector, ScalingSelector
 from kernelnb.svm import SVC
 
 from ._lessons import check_lesson, lesson_app as make_lesson_app
@@ -210,111 +209,36 @@ def test_forward_selection_on_the_span_matches_the_selector(dash):
     assert "error" in out and "method must be one of" in dash.last_error
 
 
-FISHER_LESSON = FeatureSelection.LESSONS[1]
-
-
-@pytest.fixture(scope="module")
-def fisher():
-    return FeatureSelection(method="fisher")
-
-
-def _moons(n, seed):
-    rng = np.random.RandomState(seed)
-    X, y = make_moons(n, noise=0.2, random_state=rng)
-    Xt, yt = make_moons(500, noise=0.2, random_state=rng)
-    return X, y, Xt, yt
-
-
-def test_fisher_mode_matches_direct_fits(fisher):
-    """The 'fisher' method is FisherKernelSVC fitted twice on the moons (noise 0.2) drawn from the
-    sample seed, which also seeds the mixture: the numbers, means, curve and boundaries are those
-    of the two estimators fitted here."""
-    assert fisher.params()["n_samples"] == 200 and fisher.params()["C"] == 1.0   # its defaults
-    s = fisher.update(raise_errors=True, n_samples=120, seed=1, C=2.0, n_components=3)
-    X, y, Xt, yt = _moons(120, 1)
-    ml = FisherKernelSVC(n_components=3, C=2.0, criterion="likelihood", random_state=1).fit(X, y)
-    rm = FisherKernelSVC(n_components=3, C=2.0, criterion="radius_margin", random_state=1).fit(X, y)
-    assert s["test_error_ml"] == np.mean(ml.predict(Xt) != yt)
-    assert s["test_error_rm"] == np.mean(rm.predict(Xt) != yt)
-    assert s["radius_margin_ml"] == pytest.approx(ml.radius_margin_, rel=1e-9)
-    assert s["radius_margin_rm"] == pytest.approx(rm.radius_margin_, rel=1e-9)
-    np.testing.assert_allclose(s["means_ml"], ml.means_)
-    np.testing.assert_allclose(s["means_rm"], rm.means_)
-    np.testing.assert_allclose(s["trace_criterion"], [h["radius_margin"] for h in rm.history_])
-    assert s["n_evaluations"] == len(rm.history_) and s["n_iterations"] == rm.n_iter_ - 1
-    # the chart: the points by class, both sets of means, both boundaries f = 0 on a grid
-    f = fisher.fisher_fig
-    assert len(f.data[0].x) + len(f.data[1].x) == 120 and len(f.data) <= 6
-    np.testing.assert_allclose(np.c_[f.data[5].x, f.data[5].y], rm.means_)
-    np.testing.assert_allclose(np.c_[f.data[4].x, f.data[4].y], ml.means_)
-    for i, model in ((2, ml), (3, rm)):
-        xs, ys, Z = (np.asarray(v, float) for v in (f.data[i].x, f.data[i].y, f.data[i].z))
-        j, k = 17, 40
-        assert Z[j, k] == pytest.approx(model.decision_function([[xs[k], ys[j]]])[0], rel=1e-9)
-    # every mean lies inside the chart
-    (x0, x1), (y0, y1) = f.layout.xaxis.range, f.layout.yaxis.range
-    means = np.r_[ml.means_, rm.means_]
-    assert np.all((means[:, 0] > x0) & (means[:, 0] < x1) & (means[:, 1] > y0)
-                  & (means[:, 1] < y1))
-    # the layout of the mode: its chart and the bound's curve; the selection's controls hidden
-    assert fisher.fisher_box.layout.display == "flex" and fisher.trace_box.layout.display == "flex"
-    assert fisher.bars_row.layout.display == "none" and fisher.elim_box.layout.display == "none"
-    assert len(fisher.trace_fig.data[0].x) == len(rm.history_)
-    assert fisher.trace_fig.data[0].y[-1] == pytest.approx(min(s["trace_criterion"]))
-    assert fisher.trace_fig.data[1].visible is False
-    for name in ("dataset", "n_keep", "schedule", "max_iter", "tune_path"):
-        assert fisher.controls[name].layout.display == "none", name
-    assert fisher.controls["n_components"].layout.display != "none"
-    readout = fisher.stats.value
-    assert "means by likelihood" in readout and FISHER_LESSON.html() in readout
-    assert FeatureSelection.LESSONS[0].html() not in readout    # the other mode's lesson
-
-
-@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
-@pytest.mark.parametrize("control", sorted(FISHER_LESSON.sweep))
-def test_lessons_fisher_kernel(fisher, control):
-    check_lesson(fisher, FISHER_LESSON, control)
-
-
-def test_fisher_one_component_is_noted(fisher):
-    """One Gaussian: the readout says the kernel is linear, and it is (the decision values on the
-    grid are an affine function of the point)."""
-    s = fisher.update(raise_errors=True, n_components=1, n_samples=200, seed=0, C=1.0)
-    assert s["regime"] and "linear kernel" in s["regime"][0]
-    assert "kernelnb-regime" in fisher.stats.value
-    f = fisher.fisher_fig.data[2]
-    xs, ys, Z = (np.asarray(v, float) for v in (f.x, f.y, f.z))
-    gx, gy = np.meshgrid(xs, ys)
-    A = np.c_[gx.ravel(), gy.ravel(), np.ones(gx.size)]
-    resid = Z.ravel() - A @ np.linalg.lstsq(A, Z.ravel(), rcond=None)[0]
-    assert np.max(np.abs(resid)) < 1e-6 * np.max(np.abs(Z))
-    s = fisher.update(raise_errors=True, n_components=2)
-    assert not s["regime"] and "kernelnb-regime" not in fisher.stats.value
-
-
-def test_fisher_bad_values_are_refused(fisher):
-    fisher.update(n_components=4, n_samples=200, seed=0, C=1.0)
-    assert fisher.controls["C"].max == 1               # the slider stops at C = 10 in this mode
-    for bad, name in ((dict(C=100.0), "C"), (dict(C=-1.0), "C"),
-                      (dict(n_components=0), "n_components"),
-                      (dict(n_components=7), "n_components"),
-                      (dict(n_components=2.5), "n_components"), (dict(n_samples=5), "n_samples"),
-                      (dict(seed=-1), "seed")):
-        out = fisher.update(**bad)
-        assert "error" in out and out["error"].startswith(f"ValueError: {name} must be"), out
-    # a page that widens the slider gets it put back, and the kernel still refuses the value
-    fisher.controls["C"].max = 3
-    assert fisher.controls["C"].max == 1
-    s = fisher.update(n_components=4, n_samples=200, seed=0, C=1.0)
-    assert fisher.last_error == "" and s["test_error_rm"] < s["test_error_ml"]
-
-
-def test_leaving_the_fisher_mode_gives_the_selection_back():
-    app = FeatureSelection(method="fisher", n_samples=60, n_components=2)
-    s = app.update(method="scaling", schedule="half", max_iter=2, n_keep=6)
-    assert app.last_error == "" and "test_error_scaled" in s and "test_error_ml" not in s
-    assert app.params()["C"] == 10.0 and app.params()["n_samples"] == 30
-    assert app.controls["C"].max == 3 and app.controls["dataset"].layout.display is None
-    assert app.controls["n_components"].layout.display == "none"
-    assert app.fisher_box.layout.display == "none" and app.bars_row.layout.display == "flex"
-    assert FeatureSelection.LESSONS[0].html() in app.stats.value
+def test_the_fisher_kernel_is_a_dashboard_of_its_own(quick):
+    """The Fisher kernel left this dashboard (issue 49): its method and its control are gone,
+    and an old notebook's ``FeatureSelection(method="fisher", n_components=2)`` draws the
+    selection under a message that names the Fisher kernel dashboard; an update or an old link
+    (``feature_selection.ipynb?method=fisher``) that asks for them is refused with that message,
+    and the dashboard goes on."""
+    assert set(METHODS) == {"scaling", "forward"} and "n_components" not in quick.controls
+    assert not any("Fisher" in f.layout.title.text for f in quick.figures if f.layout.title.text)
+    old = FeatureSelection(method="fisher", n_components=2, **FeatureSelection.LESSON_APP)
+    assert old.last_error.startswith("method='fisher', n_components=2: the Fisher kernel has its "
+                                     "own dashboard now, “Fisher kernel tuned by R²/M²”: the page "
+                                     "fisher_kernel.ipynb, or FisherKernelExplorer() in a notebook")
+    assert old.params()["method"] == "scaling" and "test_error_scaled" in old.last_stats
+    before = dict(quick.last_stats)
+    out = quick.update(method="fisher")
+    assert out["error"].startswith("ValueError: method='fisher': the Fisher kernel has its own")
+    assert quick.last_stats["kept"] is before["kept"]           # nothing recomputed
+    with pytest.raises(ValueError, match=r"n_components=3: .*FisherKernelExplorer\(\)"):
+        quick.update(raise_errors=True, n_components=3)
+    refused = quick.apply_query("?method=fisher&n_components=3&n_keep=4")
+    assert [(key, text) for key, text, _why in refused] == [("method", "fisher"),
+                                                            ("n_components", "3")]
+    assert all("fisher_kernel.ipynb" in why for _key, _text, why in refused)
+    assert quick.params()["n_keep"] == 4 and "test_error_scaled" in quick.last_stats
+    assert "method=fisher (the Fisher kernel has its own dashboard now" in quick.last_error
+    quick.set_language("fr")
+    try:
+        quick.apply_query("?method=fisher")
+        assert ("le noyau de Fisher a maintenant son propre tableau de bord, «\u00a0Noyau de "
+                "Fisher réglé par R²/M²\u00a0»") in quick.last_error
+    finally:
+        quick.set_language("en")
+        quick.update(**FeatureSelection.LESSON_APP)

@@ -50,7 +50,7 @@ def lesson_apps():
 
 @pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_every_dashboard_declares_a_valid_lesson_figure(lesson_apps):
-    assert len(CLASSES) == 15
+    assert len(CLASSES) == 16
     for name, cls in CLASSES.items():
         app = lesson_apps[name]
         declared = D.book_figure(cls)

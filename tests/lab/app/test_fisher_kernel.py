@@ -1,0 +1,199 @@
+"""The Fisher kernel dashboard's logic (thesis §5.3), without a browser, and its notebook."""
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from kernelnb.datasets import make_moons
+from kernelnb.lab.app import REGISTRY
+from kernelnb.lab.app.fisher_kernel import FisherKernelExplorer
+from kernelnb.lab.server.gallery import DASHBOARDS, dashboards_dir
+from kernelnb.model_selection import FisherKernelSVC
+
+from ._lessons import check_lesson
+
+NOTEBOOK = Path(__file__).resolve().parents[3] / "dashboards" / "fisher_kernel.ipynb"
+LESSON = FisherKernelExplorer.LESSONS[0]
+
+
+@pytest.fixture(scope="module")
+def app():
+    return FisherKernelExplorer()
+
+
+def _moons(n, seed):
+    rng = np.random.RandomState(seed)
+    X, y = make_moons(n, noise=0.2, random_state=rng)
+    Xt, yt = make_moons(500, noise=0.2, random_state=rng)
+    return X, y, Xt, yt
+
+
+def test_the_kernels_are_those_of_direct_fits(app):
+    """FisherKernelSVC fitted twice on the moons (noise 0.2) drawn from the sample seed, which
+    also seeds the mixture: the numbers, means, curve and boundaries are those of the two
+    estimators fitted here."""
+    assert app.params() == {"dataset": "moons", "n_samples": 200, "seed": 0, "n_components": 4,
+                            "C": 1.0}
+    assert app.last_error == "" and not app.last_stats["regime"]
+    s = app.update(raise_errors=True, n_samples=120, seed=1, C=2.0, n_components=3)
+    X, y, Xt, yt = _moons(120, 1)
+    ml = FisherKernelSVC(n_components=3, C=2.0, criterion="likelihood", random_state=1).fit(X, y)
+    rm = FisherKernelSVC(n_components=3, C=2.0, criterion="radius_margin", random_state=1).fit(X, y)
+    assert s["test_error_ml"] == np.mean(ml.predict(Xt) != yt)
+    assert s["test_error_rm"] == np.mean(rm.predict(Xt) != yt)
+    assert s["radius_margin_ml"] == pytest.approx(ml.radius_margin_, rel=1e-9)
+    assert s["radius_margin_rm"] == pytest.approx(rm.radius_margin_, rel=1e-9)
+    np.testing.assert_allclose(s["means_ml"], ml.means_)
+    np.testing.assert_allclose(s["means_rm"], rm.means_)
+    np.testing.assert_allclose(s["trace_criterion"], [h["radius_margin"] for h in rm.history_])
+    assert s["n_evaluations"] == len(rm.history_) and s["n_iterations"] == rm.n_iter_ - 1
+    # the chart: the points by class, both sets of means, both boundaries f = 0 on a grid
+    f = app.fig
+    assert f is app.figures[0]
+    assert len(f.data[0].x) + len(f.data[1].x) == 120 and len(f.data) == 6
+    np.testing.assert_allclose(np.c_[f.data[5].x, f.data[5].y], rm.means_)
+    np.testing.assert_allclose(np.c_[f.data[4].x, f.data[4].y], ml.means_)
+    for i, model in ((2, ml), (3, rm)):
+        xs, ys, Z = (np.asarray(v, float) for v in (f.data[i].x, f.data[i].y, f.data[i].z))
+        j, k = 17, 40
+        assert Z[j, k] == pytest.approx(model.decision_function([[xs[k], ys[j]]])[0], rel=1e-9)
+    # every mean lies inside the chart
+    (x0, x1), (y0, y1) = f.layout.xaxis.range, f.layout.yaxis.range
+    means = np.r_[ml.means_, rm.means_]
+    assert np.all((means[:, 0] > x0) & (means[:, 0] < x1) & (means[:, 1] > y0)
+                  & (means[:, 1] < y1))
+    assert f.layout.title.text == "moons, 120 points: Fisher kernel of 3 Gaussians, C = 2"
+    # the bound along the tuning: its running lowest, and the trial steps above it
+    t = app.trace_fig
+    curve = np.asarray(s["trace_criterion"])
+    np.testing.assert_allclose(np.asarray(t.data[0].y, float), np.minimum.accumulate(curve))
+    assert len(t.data[1].x) == s["trace_trials"] == np.sum(curve > np.minimum.accumulate(curve))
+    readout = app.stats.value
+    assert "means by likelihood" in readout and LESSON.html() in readout
+    assert f"({s['n_evaluations']} SVM trainings)" in readout
+
+
+def test_the_charts_say_where_the_means_are(app):
+    s = app.update(raise_errors=True, n_samples=200, seed=0, C=1.0, n_components=2)
+    (name, desc), (trace_name, trace_desc) = app.last_description
+    assert name == app.fig.layout.title.text
+    ml = "; ".join(", ".join(f"({a:.2f}, {b:.2f})" for a, b in s[k]) for k in ("means_ml",
+                                                                               "means_rm"))
+    first, second = ml.split("; ")
+    assert f"means by likelihood at {first}; means by R²/M² at {second}" in desc
+    assert "test error, means by R²/M² " in desc and "means by likelihood (2 points)" in desc
+    assert trace_name.startswith("R²/M² while the means move")
+    curve = s["trace_criterion"]
+    assert (f"R²/M² goes from {curve[0]:.3g} at the likelihood's means to {min(curve):.3g}, its "
+            f"lowest, in {len(curve)} evaluations") in trace_desc
+    french = FisherKernelExplorer(lang="fr", n_components=2)
+    desc = french.last_description[0][1]
+    assert "moyennes par la vraisemblance en (" in desc and " ; " in desc
+
+
+@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
+@pytest.mark.parametrize("control", sorted(LESSON.sweep))
+def test_lessons_fisher_kernel(app, control):
+    check_lesson(app, LESSON, control)
+
+
+@pytest.mark.slow  # about two seconds of CPU: not in the fast loop
+def test_on_the_blobs_the_likelihood_kernel_is_far_worse_than_a_line(app):
+    """What the notebook's text says: the blobs, which a straight line separates (one Gaussian:
+    a linear kernel, no error), get a far worse kernel from the likelihood's means once there
+    are two Gaussians or more, and a nearly perfect one from the means tuned by R²/M²; the
+    other toys are drawn as make_toy draws them."""
+    one = app.update(raise_errors=True, dataset="blobs", n_components=1, n_samples=200, C=1.0,
+                     seed=0)
+    assert one["test_error_ml"] < 0.01 and one["regime"]
+    for m in (2, 4, 6):
+        runs = [app.update(raise_errors=True, n_components=m, seed=seed) for seed in range(3)]
+        assert np.mean([r["test_error_ml"] for r in runs]) > 0.15, m
+        assert np.mean([r["test_error_rm"] for r in runs]) < 0.03, m
+    assert app.fig.layout.title.text.startswith("blobs, 200 points")
+    from kernelnb.datasets import make_toy
+    rng = np.random.RandomState(2)
+    X, _y = make_toy("xor", 60, noise=0.1, random_state=rng)
+    app.update(raise_errors=True, dataset="xor", n_samples=60, seed=2, n_components=2)
+    drawn = np.r_[np.c_[app.fig.data[0].x, app.fig.data[0].y],
+                  np.c_[app.fig.data[1].x, app.fig.data[1].y]]
+    np.testing.assert_allclose(np.sort(drawn, axis=0), np.sort(X, axis=0))
+    assert app.update(dataset="rings")["error"].startswith("ValueError: dataset must be one of")
+    app.update(dataset="moons", n_samples=200, seed=0, n_components=4, C=1.0)
+
+
+def test_one_component_is_noted(app):
+    """One Gaussian: the readout says the kernel is linear, and it is (the decision values on the
+    grid are an affine function of the point)."""
+    s = app.update(raise_errors=True, n_components=1, n_samples=200, seed=0, C=1.0)
+    assert s["regime"] and "linear kernel" in s["regime"][0]
+    assert "kernelnb-regime" in app.stats.value
+    f = app.fig.data[2]
+    xs, ys, Z = (np.asarray(v, float) for v in (f.x, f.y, f.z))
+    gx, gy = np.meshgrid(xs, ys)
+    A = np.c_[gx.ravel(), gy.ravel(), np.ones(gx.size)]
+    resid = Z.ravel() - A @ np.linalg.lstsq(A, Z.ravel(), rcond=None)[0]
+    assert np.max(np.abs(resid)) < 1e-6 * np.max(np.abs(Z))
+    s = app.update(raise_errors=True, n_components=2)
+    assert not s["regime"] and "kernelnb-regime" not in app.stats.value
+
+
+def test_bad_values_are_refused_and_named(app):
+    """Every value is checked in the kernel: from Python (an error naming it), from a page that
+    widens a slider (put back) or sends a value out of range (moved back into it)."""
+    app.update(n_components=4, n_samples=200, seed=0, C=1.0)
+    assert app.controls["C"].min == -1 and app.controls["C"].max == 1     # C from 0.1 to 10
+    for bad, name in ((dict(C=100.0), "C"), (dict(C=-1.0), "C"), (dict(C=0.01), "C"),
+                      (dict(C="1"), "C"), (dict(n_components=0), "n_components"),
+                      (dict(n_components=7), "n_components"),
+                      (dict(n_components=2.5), "n_components"), (dict(n_samples=5), "n_samples"),
+                      (dict(n_samples=True), "n_samples"), (dict(seed=-1), "seed")):
+        out = app.update(**bad)
+        assert "error" in out and out["error"].startswith(f"ValueError: {name} must be"), out
+    assert app.last_stats["test_error_rm"] < app.last_stats["test_error_ml"]   # the last good
+    # a page that widens the slider gets it put back, and the kernel still refuses the value
+    app.controls["C"].max = 3
+    assert app.controls["C"].max == 1
+    app.controls["n_components"].set_state({"max": 50, "value": 50})
+    s = app.update()
+    assert app.controls["n_components"].max == 6 and app.params()["n_components"] == 6
+    assert app.last_error == "" and s["means_rm"].shape == (6, 2)
+    refused = app.apply_query("?C=100&n_components=3")
+    assert [key for key, _text, _why in refused] == ["C"] and app.params()["n_components"] == 3
+    app.update(C=1.0, n_components=4)
+
+
+def test_the_challenge_is_reached_at_its_solution():
+    app = FisherKernelExplorer()
+    ch = app.challenge()
+    assert ch is not None and not app.challenge_panel.done
+    assert app.last_stats["test_error_ml"] >= 0.06           # the defaults do not reach it
+    s = app.update(raise_errors=True, **ch.solution)
+    assert s["test_error_ml"] < 0.06 and app.challenge_panel.done
+    assert app.url_query() == "n_components=3&challenge=done"
+
+
+def test_registered_right_after_feature_selection_and_shipped():
+    modules = [module for module, _cls in REGISTRY]
+    assert modules.index("fisher_kernel") == modules.index("feature_selection") + 1
+    entry = next(d for d in DASHBOARDS if d.name == "fisher_kernel")
+    assert (entry.class_name, entry.title) == ("FisherKernelExplorer", FisherKernelExplorer.title)
+    assert (dashboards_dir() / "fisher_kernel.ipynb").is_file()
+    from kernelnb.lab.server.gallery import static_dir
+    assert (static_dir() / "fisher_kernel.png").is_file()      # the gallery's thumbnail
+
+
+@pytest.mark.slow
+def test_notebook_executes():
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    assert all(not c.get("outputs") and c.get("execution_count") is None
+               for c in nb.cells if c.cell_type == "code")
+    assert len(nb.cells) == 2 and nb.cells[0].source.startswith("# ")
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert "application/vnd.jupyter.widget-view+json" in [m for o in outputs
+                                                          for m in o.get("data", {})]
