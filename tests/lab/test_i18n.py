@@ -3,6 +3,7 @@ glossary's terms used, the build's compiled catalog, the choice of a page's lang
 written per language."""
 from __future__ import annotations
 
+import ast
 import csv
 import gettext
 import re
@@ -37,6 +38,35 @@ def test_every_message_is_translated_and_the_catalog_follows_the_code():
     problems = catalog.problems("fr")
     assert not problems, f"{len(problems)} problem(s) in the French catalog:\n" + "\n".join(
         problems[:40])
+
+
+def _messages_inside_fstrings(path):
+    """(line, text) of each gettext call on a literal written inside an f-string's braces."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.JoinedStr):
+            for inner in ast.walk(node):
+                if (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+                        and inner.func.id in ("_", "N_", "gettext", "ngettext") and inner.args
+                        and isinstance(inner.args[0], ast.Constant)):
+                    found.append((inner.lineno, inner.args[0].value))
+    return found
+
+
+@pytest.mark.parametrize("package", ["lab", "course"])
+def test_no_message_is_written_inside_an_fstring(package):
+    """Babel does not extract a call written inside an f-string's braces (``f"{_('on')}"``): the
+    message would reach no catalog and a French page would show it in English."""
+    root = REPO / "kernelnb" / package
+    hidden = [f"{p.relative_to(REPO)}:{line}: {text!r}" for p in sorted(root.rglob("*.py"))
+              for line, text in _messages_inside_fstrings(p)]
+    assert not hidden, "messages inside f-strings (no catalog has them):\n" + "\n".join(hidden)
+
+
+def test_the_fstring_check_finds_a_message_inside_braces(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text('x = f"{label}: {_(\'on\') if v else _(\'off\')}"\ny = _("plain")\n')
+    assert _messages_inside_fstrings(src) == [(1, "on"), (1, "off")]
 
 
 def test_the_template_holds_the_code_messages():

@@ -214,8 +214,9 @@ def _trace_table(trace, fallback):
     ys = list(np.ravel(ys)) if ys is not None else [None] * n
     body = "".join(f"<tr><td>{html.escape(_cell(x))}</td><td>{html.escape(_cell(y))}</td></tr>"
                    for x, y in itertools.islice(zip(xs, ys), TABLE_ROWS))
-    more = (f"<p>{html.escape(_('… and {n} more rows').format(n=n - TABLE_ROWS))}</p>"
-            if n > TABLE_ROWS else "")
+    # gettext calls stand outside f-strings: Babel does not extract them from inside one
+    more_rows = _("… and {n} more rows").format(n=n - TABLE_ROWS)
+    more = f"<p>{html.escape(more_rows)}</p>" if n > TABLE_ROWS else ""
     return (f"<table><caption>{html.escape(name)} "
             f"{html.escape(i18n.ngettext('({n} row)', '({n} rows)', n).format(n=n))}</caption>"
             f'<thead><tr><th scope="col">x</th><th scope="col">y</th></tr></thead>'
@@ -375,7 +376,8 @@ class Accessible:
         label = getattr(w, "description", "") or name
         value = w.value
         if isinstance(value, bool):
-            return f"{label}: {_('on') if value else _('off')}"
+            state = _("on") if value else _("off")
+            return f"{label}: {state}"
         shown = getattr(w, "label", None)
         if isinstance(shown, str) and shown:
             text = shown

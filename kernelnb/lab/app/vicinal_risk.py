@@ -375,7 +375,8 @@ class VicinalRisk(Dashboard):
             factor=num(p["width_factor"], ".3g"), rule=rule, kernel=kern, C=num(p["C"], ".3g"))
         stats = dict(r["stats"])
         order = np.argsort(r["margins"])
-        rows = "".join(f"<tr><td>{html.escape(_('point {i}').format(i=int(i)))}</td>"
+        point = _("point {i}")
+        rows = "".join(f"<tr><td>{html.escape(point.format(i=int(i)))}</td>"
                        f"<td class='num'>{num(r['radii'][i], '.3g')}</td>"
                        f"<td class='num'>{num(r['margins'][i], '.3f')}</td></tr>"
                        for i in np.r_[order[:2], order[-2:]])
