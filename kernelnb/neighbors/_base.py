@@ -235,6 +235,23 @@ def kneighbors(Q, R, K, n_jobs=None, exclude=None, index=None):
     return index.search(Q, int(K), n_threads(n_jobs), exclude, self_query=self_query)
 
 
+def logsumexp_rows(A):
+    """log sum_j exp(A[i, j]) for every row i of a 2-D float array, overwriting ``A``.
+
+    The max-shifted sum: the row's largest entry m_i is taken out (so the largest exp is 1,
+    nothing overflows, and a row of very negative log-densities keeps its precision), then
+    ``m_i + log sum_j exp(A_ij - m_i)``, made in place on the block.  A row of ``-inf`` gives
+    ``-inf``, a row holding ``+inf`` gives ``+inf``, as scipy's ``logsumexp``.  Used by the
+    Parzen and Manifold Parzen densities (Vincent 2003, ch. 13: log p(x) = log (1/l) sum_i
+    N_i(x))."""
+    m = A.max(axis=1)
+    m[~np.isfinite(m)] = 0.0
+    A -= m[:, None]
+    np.exp(A, out=A)
+    with np.errstate(divide="ignore"):
+        return np.log(A.sum(axis=1)) + m
+
+
 def gaussian_logsumexp(Q, R, h, n_jobs=-1, weights=None):
     """log sum_i w_i exp(-||q - r_i||^2 / (2 h^2)) for every row q of Q."""
     Q = np.ascontiguousarray(Q, dtype=np.float64)

@@ -15,13 +15,12 @@ d = 0 is the ordinary Parzen window of width sigma.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._fit import fit_context
 from .._validation import N_JOBS, NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, check_input
-from ._base import check_n_neighbors, kneighbors, leading_directions
+from ._base import check_n_neighbors, kneighbors, leading_directions, logsumexp_rows
 from .parzen import _BayesDensityClassifier
 
 __all__ = ["ManifoldParzen", "ManifoldParzenClassifier"]
@@ -125,6 +124,7 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         self._log_norm = -0.5 * (n * np.log(2 * np.pi) + np.log(lam).sum(axis=1)
                                  + (n - d) * np.log(s2))
         self._proj_train = np.einsum("ljn,ln->lj", self.components_, self._X)
+        self._sq_norms = np.einsum("ij,ij->i", self._X, self._X)
         self._coef = 1.0 / lam - 1.0 / s2                      # (l, d), <= 0
         return self
 
@@ -138,29 +138,37 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         self.variances_[rows] = s2 + mu / k
 
     def _log_components(self, Xq):
-        """log N_i(x) for every query (rows) and training point (columns)."""
+        """log N_i(x) for every query (rows) and training point (columns), thesis eq. 13.3:
+        ``log_norm_i - (||x - x_i||^2 / sigma^2 + sum_j (1/lambda_ij - 1/sigma^2)
+        (v_ij'(x - x_i))^2) / 2``, accumulated in place in one (queries, l) block."""
         s2 = float(self.sigma) ** 2
-        Xt = self._X
-        d2 = (np.einsum("ij,ij->i", Xq, Xq)[:, None] + np.einsum("ij,ij->i", Xt, Xt)[None, :]
-              - 2.0 * Xq @ Xt.T)
-        q = np.maximum(d2, 0.0) / s2
-        d = self.components_.shape[1]
-        if d > 0:
-            l, n = Xt.shape
-            P = Xq @ self.components_.reshape(l * d, n).T      # (m, l*d): v_ij' x
-            P = P.reshape(Xq.shape[0], l, d) - self._proj_train[None]
-            q += np.einsum("mld,ld->ml", P * P, self._coef)
-        return self._log_norm[None, :] - 0.5 * q
+        q = Xq @ self._X.T
+        q *= -2.0
+        q += np.einsum("ij,ij->i", Xq, Xq)[:, None]
+        q += self._sq_norms[None, :]
+        np.maximum(q, 0.0, out=q)
+        q /= s2
+        for j in range(self.components_.shape[1]):
+            P = Xq @ self.components_[:, j, :].T               # v_ij' x
+            P -= self._proj_train[None, :, j]                  # v_ij'(x - x_i)
+            P *= P
+            P *= self._coef[None, :, j]
+            q += P
+        q *= -0.5
+        q += self._log_norm[None, :]
+        return q
 
     def score_samples(self, X):
         """log p(x) for every row of X (computed in blocks of queries)."""
         check_is_fitted(self)
         X = check_input(self, X, reset=False)
-        l, d = self._X.shape[0], max(self.components_.shape[1], 1)
-        step = max(1, int(2e7 // (l * d)))
+        l = self._X.shape[0]
+        # blocks of about 2^16 entries (half a megabyte): the block and the products added to
+        # it stay in the processor's cache through the passes over it
+        step = max(1, (1 << 16) // l)
         out = np.empty(X.shape[0])
         for s in range(0, X.shape[0], step):
-            out[s:s + step] = logsumexp(self._log_components(X[s:s + step]), axis=1) - np.log(l)
+            out[s:s + step] = logsumexp_rows(self._log_components(X[s:s + step])) - np.log(l)
         return out
 
     def score(self, X, y=None):

@@ -10,14 +10,13 @@ With a window of width sigma in d dimensions::
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._fit import fit_context
 from .._validation import N_JOBS, POSITIVE, check_input
-from ._base import gaussian_logsumexp
+from ._base import gaussian_logsumexp, logsumexp_rows
 
 __all__ = ["ParzenDensity", "ParzenClassifier", "NadarayaWatsonRegressor"]
 
@@ -150,7 +149,7 @@ class _BayesDensityClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_log_proba(self, X):
         J = self._joint_log(X)
-        return J - logsumexp(J, axis=1, keepdims=True)
+        return J - logsumexp_rows(J.copy())[:, None]
 
     def predict_proba(self, X):
         return np.exp(self.predict_log_proba(X))
