@@ -22,7 +22,9 @@ from ..viz._figure_widget import FigureWidget
 from ...datasets import TOY_DATASETS, make_manifold_spiral, make_toy
 from ...neighbors import (CKNNClassifier, HKNNClassifier, KernelCentroidClassifier,
                          KNeighborsClassifier, ManifoldParzen, ParzenClassifier, ParzenDensity)
-from ..viz import SURFACE_TRACES, decision_surface, ellipse_outlines, plane_bounds, surface_data
+from ...neighbors._base import logsumexp_rows
+from ..viz import (SURFACE_TRACES, decision_surface, ellipse_outlines, grid_columns, plane_bounds,
+                  surface_data)
 from ..i18n import N_, _
 from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, num, speaks, styled
 from ._toys import (BlankModel, add_toy_controls, click_problem, reset_noise_on_dataset_change,
@@ -507,6 +509,7 @@ class DensityExplorer(Dashboard):
         self.grid = grid
         self._data_key = None
         self._parzen_best = None
+        self._manifold_cache = (None, None)
         super().__init__(**params)
 
     def _build(self):
@@ -584,20 +587,27 @@ class DensityExplorer(Dashboard):
             # validation ANLL of every width from one distance matrix (the Parzen estimator's
             # formula, -log mean N(v; x_i, h^2 I)); the chosen width is refitted below
             from scipy.spatial.distance import cdist
-            from scipy.special import logsumexp
             D2 = cdist(self._valid, X, "sqeuclidean")
             dim = X.shape[1]
-            scores = [-np.mean(logsumexp(-D2 / (2 * h * h), axis=1)) + np.log(len(X))
+            scores = [-np.mean(logsumexp_rows(-D2 / (2 * h * h))) + np.log(len(X))
                       + 0.5 * dim * np.log(2 * np.pi * h * h) for h in self.PARZEN_WIDTHS]
             h = float(self.PARZEN_WIDTHS[int(np.argmin(scores))])
             self._parzen_best = (h, ParzenDensity(sigma=h).fit(X).anll(self._test))
         return self._parzen_best
 
+    def _manifold(self, X, p):
+        """(Manifold Parzen fitted on X at this d, k, sigma, its test ANLL); kept while the data
+        and these three stay, so that a step of the Parzen width h refits nothing else."""
+        key = (self._data_key, int(p["n_components"]), int(p["n_neighbors"]), float(p["sigma"]))
+        if self._manifold_cache[0] != key:
+            manifold = ManifoldParzen(n_components=key[1], n_neighbors=key[2], sigma=key[3])
+            manifold.fit(X)
+            self._manifold_cache = (key, (manifold, manifold.anll(self._test)))
+        return self._manifold_cache[1]
+
     def _compute(self, p):
         X = self._data(p)
-        manifold = ManifoldParzen(n_components=int(p["n_components"]),
-                                  n_neighbors=int(p["n_neighbors"]), sigma=float(p["sigma"]))
-        manifold.fit(X)
+        manifold, manifold_test = self._manifold(X, p)
         if p["model"] == "parzen":
             model = ParzenDensity(sigma=float(p["bandwidth"])).fit(X)
         else:
@@ -611,10 +621,10 @@ class DensityExplorer(Dashboard):
         ell = None
         if p["model"] == "manifold" and p["ellipses"]:
             ell = self._ellipses(model, X)
-        test = model.anll(self._test)
+        test = manifold_test if model is manifold else model.anll(self._test)
         return dict(X=X, gx=gx, gy=gy, Z=np.maximum(Z, floor), ell=ell, p=p, stats=dict(
             train_anll=model.anll(X), test_anll=test, n_train=len(X),
-            manifold_anll=test if model is manifold else manifold.anll(self._test),
+            manifold_anll=manifold_test,
             parzen_best_anll=parzen_best, parzen_best_h=h_best,
             spacing=float(np.median(model_spacing(X)))))
 
@@ -631,12 +641,16 @@ class DensityExplorer(Dashboard):
 
     def _render(self, r):
         fig = self.fig
-        fig.data[0].update(x=r["gx"], y=r["gy"], z=r["Z"])
+        # the contour in plotly's column form: binary float32 buffers, not nested JSON lists
+        x, y, z = grid_columns(r["gx"], r["gy"], r["Z"])
+        fig.data[0].update(x=x, y=y, z=z)
         fig.data[1].update(x=r["X"][:, 0], y=r["X"][:, 1])
         if r["ell"] is None:
             fig.data[2].update(x=[], y=[])
         else:
-            fig.data[2].update(x=r["ell"][0], y=r["ell"][1])
+            # float32 with NaN between the outlines (a gap, as None): binary, not JSON lists
+            fig.data[2].update(x=np.array(r["ell"][0], dtype=np.float32),
+                               y=np.array(r["ell"][1], dtype=np.float32))
         p = r["p"]
         what = (f"Parzen, h = {num(p['bandwidth'], '.3g')}" if p["model"] == "parzen" else
                 f"Manifold Parzen, d = {p['n_components']}, k = {p['n_neighbors']}, "
