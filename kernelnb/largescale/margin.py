@@ -65,6 +65,8 @@ give the bounds of Theorems 8.2, (8.23) and 8.3; :func:`maximal_margin` the maxi
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from numbers import Integral, Real
 from typing import NamedTuple
@@ -91,6 +93,25 @@ __all__ = ["MarginPerceptron", "SimpleMLP", "OriginalPerceptron", "SGDHingeClass
            "margin_bound_updates", "maximal_margin", "linearly_separable"]
 
 _NO_LIMIT = -1
+#: The checked data of the fits under :func:`_checked_once` (None outside it).
+_CHECKED_ONCE = contextvars.ContextVar("kernelnb_margin_checked_once", default=None)
+
+
+@contextlib.contextmanager
+def _checked_once():
+    """Fits of margin models under it check and standardise a sample once: a fit given the
+    very objects (numpy arrays) an earlier fit under it was given, with a validation set,
+    reuses that fit's checked, standardised data (read only, so no fit alters them); for
+    loops that fit many models on one sample (:func:`kernelnb.reproductions.collobert.margin.
+    margin_curves`).  The arrays must not change under it.  Nested, the outer one holds."""
+    if _CHECKED_ONCE.get() is not None:
+        yield
+        return
+    token = _CHECKED_ONCE.set({})
+    try:
+        yield
+    finally:
+        _CHECKED_ONCE.reset(token)
 _HISTORY_KEYS = ("epoch", "updates", "rho", "geometric_margin", "training_error",
                  "validation_error")
 
@@ -413,31 +434,59 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
     _stop_without_update = True
 
     def _prepare(self, X, y, X_val, y_val):
+        given = (X, y, X_val, y_val)
+        cache = _CHECKED_ONCE.get()
+        key = None
+        if cache is not None and X_val is not None and all(
+                type(a) is np.ndarray for a in given):
+            key = tuple(id(a) for a in given)
+        hit = cache.get(key) if key is not None else None
+        if hit is not None and all(a is b for a, b in zip(hit["given"], given)):
+            data = hit
+            self.n_features_in_ = data["n_features_in"]
+            rng = check_random_state(self.random_state)
+        else:
+            data, rng = self._check_data(X, y, X_val, y_val)
+            if key is not None:
+                for name in ("Xs", "Y", "Xvs"):   # read only: the fits sharing them keep them
+                    data[name].setflags(write=False)
+                cache[key] = dict(data, given=given)
+        self.classes_ = data["classes"]
+        if self.record_every is not None and self.classes_.shape[0] > 2:
+            raise ValueError(f"record_every needs two classes (records are taken at update "
+                             f"counts of one model), got {self.classes_.shape[0]}")
+        self.mean_, self.scale_ = data["mean"].copy(), data["scale"].copy()
+        self.radius_ = data["radius"]
+        Xvs, yv = data["Xvs"], data["yv"]
+        val_score = None
+        if Xvs is not None:
+            # the validation inputs are checked (by _split) and standardised once; every record
+            # then reads predict's labels from the private decision function, without
+            # predict's input checks and accuracy_score's (most of the cost of a record)
+            def val_score():
+                return float(np.mean(_labels(self.classes_, self._decision(Xvs)) == yv))
+        return data["Xs"], data["Y"], val_score, rng
+
+    def _check_data(self, X, y, X_val, y_val):
+        """The checks and the standardisation of :meth:`_prepare`, which depend on the data
+        only: a dict of ``classes``, ``mean``, ``scale``, ``Xs`` (standardised training inputs),
+        ``radius``, ``Y`` (the +-1 targets, one row per binary model), ``Xvs`` and ``yv`` (the
+        standardised validation set, or None) and ``n_features_in``; and the random state."""
         X, y = check_input(self, X, y)
         check_classification_targets(y)
         rng = check_random_state(self.random_state)
         X, y, Xv, yv = _split(self, X, y, X_val, y_val, rng, True)
-        self.classes_ = np.unique(y)
-        if self.classes_.shape[0] < 2:
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes, got 1 "
-                             f"class ({self.classes_[0]!r})")
-        if self.record_every is not None and self.classes_.shape[0] > 2:
-            raise ValueError(f"record_every needs two classes (records are taken at update "
-                             f"counts of one model), got {self.classes_.shape[0]}")
-        self.mean_, self.scale_ = _standardizer(X)
-        Xs = np.ascontiguousarray((X - self.mean_) / self.scale_)
-        self.radius_ = float(np.sqrt((Xs ** 2).sum(axis=1).max()))
-        Y = _class_targets(self.classes_, y).T        # one row of +-1 per binary model
-        val_score = None
-        if Xv is not None:
-            # the validation inputs are checked (by _split) and standardised once; every record
-            # then reads predict's labels from the private decision function, without
-            # predict's input checks and accuracy_score's (most of the cost of a record)
-            Xvs = (Xv - self.mean_) / self.scale_
-
-            def val_score():
-                return float(np.mean(_labels(self.classes_, self._decision(Xvs)) == yv))
-        return Xs, np.ascontiguousarray(Y), val_score, rng
+                             f"class ({classes[0]!r})")
+        mean, scale = _standardizer(X)
+        Xs = np.ascontiguousarray((X - mean) / scale)
+        Y = np.ascontiguousarray(_class_targets(classes, y).T)
+        Xvs = None if Xv is None else (Xv - mean) / scale
+        return dict(classes=classes, mean=mean, scale=scale, Xs=Xs, Y=Y, Xvs=Xvs, yv=yv,
+                    radius=float(np.sqrt((Xs ** 2).sum(axis=1).max())),
+                    n_features_in=self.n_features_in_), rng
 
     def _train(self, Xs, Y, rng, val_score, run_one, state, margins):
         """Epochs of ``run_one(k, y_k, order, start, limit) -> (position, loss, updates)`` over

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 from ..._validation import (POSITIVE, POSITIVE_INT, check_param)
-from ...largescale.margin import (MarginPerceptron,
+from ...largescale.margin import (MarginPerceptron, _checked_once,
                                  margin_bound_updates)
 
 __all__ = ["PUBLISHED_TABLE_8_1", "PUBLISHED_TABLE_8_2", "margin_curves"]
@@ -104,30 +104,31 @@ def margin_curves(X, y, X_val, y_val, learning_rates=None, n_updates=100, learni
     out = {k: np.full((n_trials, lrs.size), np.nan) for k in ("rho_lr", "val_error_lr")}
     out.update({k: np.full((n_trials, updates.size), np.nan) for k in ("rho_t", "val_error_t")})
     radius = 0.0
-    for trial in range(n_trials):
-        seed = int(rng.randint(2 ** 31 - 1))
-        Xt, yt = X, y
-        if train_size is not None and train_size < X.shape[0]:
-            Xt, _, yt, _ = train_test_split(X, y, train_size=train_size, stratify=y,
-                                            random_state=seed)
-        for j, lam in enumerate(lrs):
-            est = clone(base).set_params(learning_rate=float(lam), max_updates=int(n_updates),
-                                         record_every=None, random_state=seed)
+    with _checked_once():     # the fits of a trial share one sample: checked once
+        for trial in range(n_trials):
+            seed = int(rng.randint(2 ** 31 - 1))
+            Xt, yt = X, y
+            if train_size is not None and train_size < X.shape[0]:
+                Xt, _, yt, _ = train_test_split(X, y, train_size=train_size, stratify=y,
+                                                random_state=seed)
+            for j, lam in enumerate(lrs):
+                est = clone(base).set_params(learning_rate=float(lam), max_updates=int(n_updates),
+                                             record_every=None, random_state=seed)
+                h = est.fit(Xt, yt, X_val=X_val, y_val=y_val).margin_history_
+                radius = max(radius, est.radius_)
+                out["rho_lr"][trial, j] = h["rho"][-1]
+                out["val_error_lr"][trial, j] = h["validation_error"][-1]
+            est = clone(base).set_params(learning_rate=float(learning_rate),
+                                         max_updates=int(updates.max()),
+                                         record_every=int(updates.min()), random_state=seed)
             h = est.fit(Xt, yt, X_val=X_val, y_val=y_val).margin_history_
             radius = max(radius, est.radius_)
-            out["rho_lr"][trial, j] = h["rho"][-1]
-            out["val_error_lr"][trial, j] = h["validation_error"][-1]
-        est = clone(base).set_params(learning_rate=float(learning_rate),
-                                     max_updates=int(updates.max()),
-                                     record_every=int(updates.min()), random_state=seed)
-        h = est.fit(Xt, yt, X_val=X_val, y_val=y_val).margin_history_
-        radius = max(radius, est.radius_)
-        for j, t in enumerate(updates):
-            # the first record at t updates or more; a converged run keeps its last weights
-            at = np.flatnonzero(h["updates"] >= t)
-            i = at[0] if at.size else len(h["updates"]) - 1
-            out["rho_t"][trial, j] = h["rho"][i]
-            out["val_error_t"][trial, j] = h["validation_error"][i]
+            for j, t in enumerate(updates):
+                # the first record at t updates or more; a converged run keeps its last weights
+                at = np.flatnonzero(h["updates"] >= t)
+                i = at[0] if at.size else len(h["updates"]) - 1
+                out["rho_t"][trial, j] = h["rho"][i]
+                out["val_error_t"][trial, j] = h["validation_error"][i]
     res = {"learning_rates": lrs, "updates": updates, "n_updates": int(n_updates),
            "learning_rate": float(learning_rate), "radius": radius}
     for key, a in out.items():
