@@ -18,6 +18,8 @@ form (the second derivatives of ``log p`` that the thesis mentions):
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import logsumexp
@@ -27,8 +29,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._classifier import BinaryClassifierMixin
-from .._fit import fit_context
-from .._threads import scipy_blas_single_thread
+from .._callbacks import run_to_end
+from .._fit import fit_context, fit_steps
+from .._threads import blas_single_thread, scipy_blas_single_thread
 from .._validation import (
     NONNEGATIVE_INT,
     POSITIVE,
@@ -36,6 +39,7 @@ from .._validation import (
     str_options,
     check_input,
 )
+from ..svm import _smo
 from ._gradient import _radius_margin, full_dual
 
 __all__ = ["FisherKernelSVC", "gaussian_mixture_fisher_scores"]
@@ -206,21 +210,40 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         A = _inv_sqrt(U.T @ U / U.shape[0], float(self.ridge))
         return U @ A, A
 
-    def _svm(self, Z, y, alpha_init=None):
+    def _svm(self, Z, y=None, alpha_init=None):
+        """The linear L2-margin SVM on ``Z``: fitted to ``y``, or unfitted (``y=None``)."""
         from ..svm import SVC  # kernelnb.svm imports nothing from here
-        return SVC(kernel="linear", margin="l2", C=float(self.C), tol=1e-8,
-                   precision="float64").fit(Z, y, alpha_init=alpha_init)
+        svm = SVC(kernel="linear", margin="l2", C=float(self.C), tol=1e-8, precision="float64")
+        return svm if y is None else svm.fit(Z, y, alpha_init=alpha_init)
+
+    def _dual(self, K, yv, alpha_init):
+        """The dual ``alpha`` of the SVM :meth:`_svm` trains, from its linear kernel ``K = Z Z'``
+        (float64): the same solver call as ``SVC.fit`` makes on these inputs (a hard margin on
+        ``K + I/C``), without the estimator around it (the input checks, the model's attributes),
+        which a criterion evaluation does not read."""
+        svm = self._svm(None)
+        n = K.shape[0]
+        C_i = np.full(n, 1.0 if svm._margin == "hard" else float(self.C))
+        ub, dadd = svm._bounds(C_i)
+        a0 = np.zeros(n) if alpha_init is None else np.abs(alpha_init)
+        ex = np.arange(n)
+        with blas_single_thread():
+            res = svm._solve((None, K, _smo.KIND_PRECOMPUTED, 0.0, 0.0, 1), ex,
+                             np.where(yv > 0, 1, -1).astype(np.int8), ex, -np.ones(n), ub, dadd,
+                             a0, n_threads=svm._n_threads())
+        svm._report_status([res["status"]])        # warns, or hands on an interrupt
+        return np.maximum(res["alpha"], 0.0)
 
     def _criterion(self, theta, X, y, yv, record):
         """``log T`` and its gradient in the flattened means."""
         M, d = self.n_components, X.shape[1]
         U, dU = self._scores(X, theta.reshape(M, d), derivatives=True)
         Z, A = self._features(U)
-        svm = self._svm(Z, y, record.get("alpha"))
         n = X.shape[0]
-        alpha = full_dual(svm, n)
+        K = Z @ Z.T
+        alpha = self._dual(K, yv, record.get("alpha"))
         record["alpha"] = alpha
-        Kt = Z @ Z.T + np.eye(n) / float(self.C)
+        Kt = K + np.eye(n) / float(self.C)
         T, G, info = _radius_margin(Kt, yv, alpha, "variance")
         self.history_.append({"radius_margin": T, "R2": info["R2"], "W2": info["W2"]})
         # K = U B U' with B = A A = I^-1 (ridged); I = U'U / n.
@@ -248,6 +271,15 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self : FisherKernelSVC
             The fitted classifier.
         """
+        return run_to_end(self._fit_steps(X, y))
+
+    @fit_steps
+    def _fit_steps(self, X, y):
+        """:meth:`fit` as a generator: with ``criterion='radius_margin'`` (and ``max_iter > 0``)
+        it yields None once, after the mixture and the SVM at the likelihood's means, before the
+        tuning; :meth:`_likelihood_model` then gives the likelihood's kernel (a dashboard draws
+        it while the means move). Returns self."""
+        t0 = time.perf_counter()
         X, y = check_input(self, X, y)
         check_classification_targets(y)
         classes = np.unique(y)
@@ -270,6 +302,11 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         self.radius_margin_ml_ = float(np.exp(self._criterion(theta0, X, y, yv, record)[0]))
         theta, self.n_iter_ = theta0, 1
         if self.criterion == "radius_margin" and int(self.max_iter) > 0:
+            self._likelihood_stage = (X, y, yv, time.perf_counter() - t0)
+            try:
+                yield None
+            finally:
+                del self._likelihood_stage
             # scipy's L-BFGS-B calls scipy's own BLAS on short vectors: one thread
             with scipy_blas_single_thread():
                 res = minimize(self._criterion, theta0, args=(X, y, yv, record), jac=True,
@@ -277,14 +314,36 @@ class FisherKernelSVC(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
             if res.fun <= np.log(self.radius_margin_ml_):
                 theta = res.x
             self.n_iter_ = 1 + int(res.nit)
-        self.means_ = theta.reshape(M, d)
+        self._final_svm(theta.reshape(M, d), X, y, yv)
+        return self
+
+    def _final_svm(self, means, X, y, yv):
+        """Set ``means_`` and train the SVM the model predicts with, at those means."""
+        self.means_ = means
         U = self._scores(X, self.means_)
         Z, self._A = self._features(U)
         self.svm_ = self._svm(Z, y)
         a = full_dual(self.svm_, X.shape[0])
         Kt = Z @ Z.T + np.eye(X.shape[0]) / float(self.C)
         self.radius_margin_ = float(_radius_margin(Kt, yv, a, "variance")[0])
-        return self
+
+    def _likelihood_model(self):
+        """At the pause of :meth:`_fit_steps`: the fitted model with the likelihood's means, the
+        one ``FisherKernelSVC`` with the same parameters and ``criterion='likelihood'`` fits on
+        the same data (its mixture is this one's, fitted once)."""
+        t0 = time.perf_counter()
+        X, y, yv, stage_s = self._likelihood_stage
+        twin = type(self)(**{**self.get_params(), "criterion": "likelihood"})
+        for name in ("n_features_in_", "feature_names_in_", "classes_", "mixture_",
+                     "radius_margin_ml_"):
+            if hasattr(self, name):
+                setattr(twin, name, getattr(self, name))
+        twin.history_ = [dict(self.history_[0])]
+        twin.n_iter_ = 1
+        twin._final_svm(self.mixture_.means_.copy(), X, y, yv)
+        twin.interrupted_ = False
+        twin.fit_time_ = stage_s + time.perf_counter() - t0
+        return twin
 
     def fisher_map(self, X):
         """The representation ``x~ = I^-1/2 U_x`` of each row of X (``I`` from the training set).

@@ -104,3 +104,31 @@ def test_tuning_lowers_the_bound_computed_by_the_estimates(moons):
         rm.radius_margin_, rel=1e-5)
     with pytest.raises(ValueError, match="Only binary"):
         FisherKernelSVC().fit(X, np.arange(len(y)) % 3)
+
+
+def test_the_fit_steps_pause_at_the_likelihood_model(moons):
+    """_fit_steps pauses once, before the tuning; the model it gives there is the one
+    criterion='likelihood' fits (its means, SVM, bound and history), and the run goes on to the
+    model fit gives."""
+    X, y = moons
+    ml = FisherKernelSVC(n_components=3, criterion="likelihood", random_state=0).fit(X, y)
+    rm = FisherKernelSVC(n_components=3, random_state=0).fit(X, y)
+    stepped = FisherKernelSVC(n_components=3, random_state=0)
+    steps = stepped._fit_steps(X, y)
+    assert next(steps) is None
+    twin = stepped._likelihood_model()
+    assert twin.criterion == "likelihood" and twin.n_iter_ == ml.n_iter_ == 1
+    np.testing.assert_array_equal(twin.means_, ml.means_)
+    np.testing.assert_array_equal(twin.svm_.dual_coef_, ml.svm_.dual_coef_)
+    assert twin.svm_.intercept_ == ml.svm_.intercept_
+    assert (twin.radius_margin_, twin.radius_margin_ml_) == (ml.radius_margin_,
+                                                             ml.radius_margin_ml_)
+    assert twin.history_ == ml.history_ and twin.fit_time_ > 0
+    np.testing.assert_array_equal(twin.decision_function(X), ml.decision_function(X))
+    with pytest.raises(StopIteration) as end:
+        next(steps)
+    assert end.value.value is stepped and not hasattr(stepped, "_likelihood_stage")
+    np.testing.assert_array_equal(stepped.means_, rm.means_)
+    assert stepped.history_ == rm.history_ and stepped.radius_margin_ == rm.radius_margin_
+    # the likelihood's criterion does not pause
+    assert list(FisherKernelSVC(n_components=3, criterion="likelihood")._fit_steps(X, y)) == []
