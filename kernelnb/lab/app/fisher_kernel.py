@@ -27,6 +27,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 
 from ...datasets import TOY_DATASETS, TOY_NOISE, make_toy
+from ..._callbacks import run_to_end
 from ...model_selection import FisherKernelSVC
 from ..i18n import N_, _, ngettext
 from ..viz import decision_grid, plane_bounds
@@ -245,36 +246,59 @@ class FisherKernelExplorer(Dashboard):
                                    low=num(MIN_C, "g"), top=num(MAX_C, "g"), value=repr(C)))
         return p["dataset"], n, m, float(C), seed
 
-    def _compute(self, p):
+    def _steps(self, p):
         """The toy; FisherKernelSVC with the means by likelihood and by R²/M², same mixture
-        (seeded by the sample seed), same C; both boundaries on a grid."""
+        (seeded by the sample seed), same C; both boundaries on a grid. The likelihood's kernel
+        is the tuning's starting point (its first evaluation): it is drawn first, as a partial
+        result, while the means move."""
         dataset, n, m, C, seed = self._checked(p)
         X, y, Xt, yt = sample(dataset, n, seed)
         if np.unique(y).size < 2:
             raise ValueError(_("the training sample has one class only: draw another seed or "
                                "more points"))
-        models, times = {}, {}
         with self.busy(_("Fisher kernel, {m} components: means by likelihood…").format(m=m)):
-            for tune in ("likelihood", "radius_margin"):
-                if tune == "radius_margin":
-                    self.report_progress(0.3, _("tuning the means by R²/M² (L-BFGS)…"))
-                t0 = time.perf_counter()
-                models[tune] = FisherKernelSVC(n_components=m, C=C, criterion=tune,
-                                               random_state=seed).fit(X, y)
-                times[tune] = time.perf_counter() - t0
-        ml, rm = models["likelihood"], models["radius_margin"]
+            t0 = time.perf_counter()
+            rm = FisherKernelSVC(n_components=m, C=C, criterion="radius_margin",
+                                 random_state=seed)
+            steps = rm._fit_steps(X, y)
+            next(steps)                  # the mixture, and the SVM at the likelihood's means
+            ml = rm._likelihood_model()  # what criterion='likelihood' fits
+            fit_ml = time.perf_counter() - t0
+            partial = self._result(p, X, y, Xt, yt, ml, None, fit_ml, None)
+            yield partial
+            self.report_progress(0.3, _("tuning the means by R²/M² (L-BFGS)…"))
+            run_to_end(steps)
+            fit_rm = time.perf_counter() - t0
+        return self._result(p, X, y, Xt, yt, ml, rm, fit_ml, fit_rm, partial)
+
+    @staticmethod
+    def _result(p, X, y, Xt, yt, ml, rm, fit_ml, fit_rm, partial=None):
+        """The result drawn: with ``rm=None`` the likelihood's kernel alone (a partial result,
+        the tuning under way), else both; the likelihood's grid of ``partial`` is kept when the
+        chart's rectangle is the same."""
         # the rectangle of the points and of both sets of means (a tuned mean can leave the
         # data), so that everything drawn stays inside the chart
-        bounds = plane_bounds(np.vstack([X, ml.means_, rm.means_]), padding=0.08)
-        grids = {t: decision_grid(models[t], bounds, GRID) for t in models}
-        return dict(p=p, X=X, y=y, bounds=bounds, grids=grids, stats=dict(
-            test_error_ml=float(np.mean(ml.predict(Xt) != yt)),
-            test_error_rm=float(np.mean(rm.predict(Xt) != yt)),
-            radius_margin_ml=float(ml.radius_margin_), radius_margin_rm=float(rm.radius_margin_),
-            means_ml=ml.means_.copy(), means_rm=rm.means_.copy(),
-            trace_criterion=np.array([h["radius_margin"] for h in rm.history_]),
-            n_evaluations=len(rm.history_), n_iterations=int(rm.n_iter_) - 1,
-            fit_s_ml=times["likelihood"], fit_s_rm=times["radius_margin"]))
+        means = [ml.means_] if rm is None else [ml.means_, rm.means_]
+        bounds = plane_bounds(np.vstack([X, *means]), padding=0.08)
+        grids = {}
+        if partial is not None and partial["bounds"] == bounds:
+            grids["likelihood"] = partial["grids"]["likelihood"]
+        for tune, model in (("likelihood", ml), ("radius_margin", rm)):
+            if tune not in grids:   # no R²/M² kernel yet: a grid of NaN, nothing drawn
+                grids[tune] = decision_grid(model, bounds, GRID if model is not None else 2)
+        stats = dict(test_error_ml=float(np.mean(ml.predict(Xt) != yt)),
+                     radius_margin_ml=float(ml.radius_margin_), means_ml=ml.means_.copy(),
+                     fit_s_ml=fit_ml)
+        if rm is not None:
+            stats.update(
+                test_error_rm=float(np.mean(rm.predict(Xt) != yt)),
+                radius_margin_rm=float(rm.radius_margin_), means_rm=rm.means_.copy(),
+                trace_criterion=np.array([h["radius_margin"] for h in rm.history_]),
+                n_evaluations=len(rm.history_), n_iterations=int(rm.n_iter_) - 1,
+                fit_s_rm=fit_rm)
+        else:           # the bound at the likelihood's means: the tuning's first evaluation
+            stats["trace_criterion"] = np.array([h["radius_margin"] for h in ml.history_])
+        return dict(p=p, X=X, y=y, bounds=bounds, grids=grids, stats=stats)
 
     def _render(self, r):
         """The toy with both sets of means and both boundaries; R²/M² along the tuning."""
@@ -286,7 +310,8 @@ class FisherKernelExplorer(Dashboard):
             xs, ys, Z = r["grids"][tune]
             f.data[2 + i].update(x=xs, y=ys, z=Z)
         for i, key in enumerate(("means_ml", "means_rm")):
-            f.data[4 + i].x, f.data[4 + i].y = st[key][:, 0], st[key][:, 1]
+            means = st.get(key, np.empty((0, 2)))      # no tuned means yet: none drawn
+            f.data[4 + i].x, f.data[4 + i].y = means[:, 0], means[:, 1]
         xmin, xmax, ymin, ymax = r["bounds"]
         f.layout.xaxis.range, f.layout.yaxis.range = [xmin, xmax], [ymin, ymax]
         m = int(p["n_components"])
@@ -302,6 +327,10 @@ class FisherKernelExplorer(Dashboard):
         t.data[0].x, t.data[0].y = ev, best
         t.data[1].x, t.data[1].y = ev[trial], curve[trial]
         stats = dict(st)
+        if "means_rm" not in st:       # a partial result: the tuning is under way
+            text = _("tuning the means by R²/M² (L-BFGS)…")
+            stats["_html"] = f"<div class='kernelnb-lesson'>{html.escape(text)}</div>"
+            return stats
         stats["trace_trials"] = int(trial.sum())
         # tuned means that meet are drawn on top of each other: say so (checklist item 9)
         close = self._overlapping(st["means_rm"], max(xmax - xmin, ymax - ymin))

@@ -74,6 +74,39 @@ def test_the_kernels_are_those_of_direct_fits(app):
     assert f"({s['n_evaluations']} SVM trainings)" in readout
 
 
+def test_in_a_kernel_the_likelihoods_kernel_is_drawn_first():
+    """Moved in a kernel, the update draws the likelihood's kernel at once (its boundary and
+    means; no tuned means, no R²/M² boundary yet) and returns; the tuning finishes in pending
+    and draws the numbers an update from Python gives."""
+    import asyncio
+
+    app = FisherKernelExplorer(n_samples=120)
+    reference = FisherKernelExplorer(n_samples=120).update(raise_errors=True, n_components=3)
+    drawn = []
+    render = app._render
+    app._render = lambda r: drawn.append(dict(r["stats"])) or render(r)
+
+    async def main():
+        app.controls["n_components"].value = 3
+        first = dict(app.last_stats)
+        partial_chart = [np.asarray(app.fig.data[i].z, float) for i in (2, 3)]
+        rm_means = len(app.fig.data[5].x)
+        await app.pending
+        return first, partial_chart, rm_means
+
+    first, (z_ml, z_rm), rm_means = asyncio.run(main())
+    assert first["partial"] and "test_error_rm" not in first and len(drawn) == 2
+    assert first["test_error_ml"] == reference["test_error_ml"]
+    assert np.isfinite(z_ml).all() and np.isnan(z_rm).all() and rm_means == 0
+    final = app.last_stats
+    assert "partial" not in final and app.pending is None and not app.last_error
+    for key in ("test_error_ml", "test_error_rm", "radius_margin_ml", "radius_margin_rm",
+                "n_evaluations"):
+        assert final[key] == reference[key], key
+    np.testing.assert_array_equal(final["means_rm"], reference["means_rm"])
+    assert len(app.fig.data[5].x) == 3 and app.progress.layout.visibility == "hidden"
+
+
 def test_the_charts_say_where_the_means_are(app):
     s = app.update(raise_errors=True, n_samples=200, seed=0, C=1.0, n_components=2)
     (name, desc), (trace_name, trace_desc) = app.last_description
