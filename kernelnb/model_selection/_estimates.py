@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg import lapack as _lapack
 from sklearn.base import clone
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
@@ -191,27 +192,85 @@ def _rate(mask, n):
 
 # Span
 def _fast_span(pb, eta, bias):
-    """Squared spans of the support vectors (nan elsewhere) by one (N_free + 1)^2 inverse.
+    """Squared spans of the support vectors (nan elsewhere) from one Cholesky factor of
+    ``A = K~_FF + D`` (F: free SVs, ``D = diag(eta / alpha_F)``; Vapnik & Chapelle 2000,
+    Chapelle's thesis §3.2).
 
-    With ``bias`` the bordered matrix ``[[K~_FF + D, 1], [1', 0]]`` (F: free SVs,
-    ``D = diag(eta / alpha_F)``) is inverted once; a free SV gets
-    ``S_p^2 = 1 / (M^-1)_pp - D_pp`` (its distance to the affine hull of the other free SVs,
-    regularised), a bounded SV ``S_p^2 = K~_pp - v_p' M^-1 v_p`` with ``v_p = (K~_Fp, 1)``.
-    Without ``bias`` the border is dropped (Opper-Winther's linear span).  Returns
-    ``(S2, degenerate)``: degenerate is True when there is no free SV.
+    With ``bias`` the span is the distance to the affine hull of the other free SVs: a free SV
+    gets ``S_p^2 = 1 / (M^-1)_pp - D_pp`` and a bounded SV ``S_p^2 = K~_pp - v_p' M^-1 v_p``
+    with ``v_p = (K~_Fp, 1)``, ``M = [[A, 1], [1', 0]]`` the bordered matrix.  Its inverse is
+    read from ``A``'s: with ``u = A^-1 1`` and ``s = 1' u``, ``M^-1 = [[A^-1 - u u' / s,
+    u / s], [u' / s, -1 / s]]``, so ``(M^-1)_pp = (A^-1)_pp - u_p^2 / s`` and ``v_p' M^-1 v_p
+    = k_p' A^-1 k_p - (u' k_p - 1)^2 / s`` (``k_p = K~_Fp``).  Without ``bias`` the border is
+    dropped (Opper-Winther's linear span): ``A`` alone.  The factor of ``A`` is kept on ``pb``
+    per ``eta``, so the span with and without the bias share it.  Where ``A`` is not positive
+    definite in floating point, the bordered matrix is inverted instead
+    (:func:`_fast_span_inverse`).  Returns ``(S2, degenerate)``: degenerate is True when there
+    is no free SV.
     """
+    F = np.flatnonzero(pb.free)
+    if F.size == 0:
+        return np.full(pb.n, np.nan), True
+    key = ("span_factor", float(eta))
+    if key not in pb._cache:
+        pb._cache[key] = _span_factor(pb, F, eta)
+    factor = pb._cache[key]
+    if factor is None:
+        return _fast_span_inverse(pb, eta, bias)
+    Li, D = factor                          # Li = L^-1, A = L L', so A^-1 = Li' Li
+    B = np.flatnonzero(pb.bound)
+    S2 = np.full(pb.n, np.nan)
+    diag_inv = np.einsum("ij,ij->j", Li, Li)        # (A^-1)_pp
+    if bias:
+        w1 = Li.sum(axis=1)                         # L^-1 1
+        s = float(w1 @ w1)                          # 1' A^-1 1
+        u = Li.T @ w1                               # A^-1 1
+        diag_inv = diag_inv - u * u / s
+    with np.errstate(divide="ignore"):
+        S2[F] = 1.0 / diag_inv - D
+    if B.size:
+        W = Li @ pb.Kt[np.ix_(F, B)]                # L^-1 k_p, one column per bounded SV
+        q = np.einsum("ij,ij->j", W, W)             # k_p' A^-1 k_p
+        if bias:
+            q = q - (w1 @ W - 1.0) ** 2 / s
+        S2[B] = np.diag(pb.Kt)[B] - q
+    S2[pb.sv] = np.maximum(S2[pb.sv], 0.0)   # rounding on points inside the hull
+    return S2, False
+
+
+def _span_matrix(pb, F, eta):
+    """``(A, D)``: ``A = K~_FF + D`` with a tiny ridge that keeps it invertible, and the
+    diagonal ``D = eta / alpha_F``."""
+    KF = pb.Kt[np.ix_(F, F)]
+    scale = max(1.0, float(np.mean(np.diag(KF))))
+    D = eta / pb.alpha[F]
+    return KF + np.diag(D + 1e-12 * scale), D
+
+
+def _span_factor(pb, F, eta):
+    """``(L^-1, D)`` for the Cholesky factor ``L`` of :func:`_span_matrix`'s ``A``, or None
+    where ``A`` is not positive definite in floating point."""
+    A, D = _span_matrix(pb, F, eta)
+    L, info = _lapack.dpotrf(A, lower=1, clean=1)
+    if info != 0:
+        return None
+    Li, info = _lapack.dtrtri(L, lower=1)
+    if info != 0:
+        return None
+    return Li, D
+
+
+def _fast_span_inverse(pb, eta, bias):
+    """:func:`_fast_span` by one (N_free + 1)^2 inverse of the bordered matrix ``M`` (the same
+    formulas), for an ``A`` that is not positive definite in floating point."""
     F = np.flatnonzero(pb.free)
     B = np.flatnonzero(pb.bound)
     S2 = np.full(pb.n, np.nan)
     m = F.size
-    if m == 0:
-        return S2, True
-    KF = pb.Kt[np.ix_(F, F)]
-    scale = max(1.0, float(np.mean(np.diag(KF))))
-    D = eta / pb.alpha[F]
+    A, D = _span_matrix(pb, F, eta)
     size = m + 1 if bias else m
     M = np.zeros((size, size))
-    M[:m, :m] = KF + np.diag(D + 1e-12 * scale)   # a tiny ridge keeps M invertible
+    M[:m, :m] = A
     if bias:
         M[:m, m] = 1.0
         M[m, :m] = 1.0
