@@ -80,6 +80,7 @@ if (!base.endsWith("/")) base += "/";
 const url = new URL(base + "{route}", window.location.href).href;
 {load}
 {_CLICK_JS}
+{_DELTAS_JS}
 {_TRACES_JS}
 export const FigureModel = m.FigureModel;
 export const FigureView = m.FigureView;
@@ -133,6 +134,49 @@ m.FigureView.prototype.handle_plotly_click = function (data) {
   if (!model || typeof model.send !== "function" || !points) return plotlyClick.call(this, data);
   model.send({kernelnb_event: "plotly_click", points: points,
               device_state: this.buildInputDeviceStateObject(data)});
+};"""
+
+
+# Trace deltas without the data arrays.  After every restyle or update it draws, plotly's view
+# sends the kernel the defaults plotly.js filled in ("trace deltas": every property of each trace's
+# full data that differs from the widget's state), which the kernel only keeps as defaults for
+# properties read back in Python.  Its comparison finds the 1-D data arrays of a trace in column
+# form (a heat map's or contour's x and y, typed arrays) different, and writes each as an object
+# with one key per element: a step of a slider that moved the data of the KMP playground sent over
+# a megabyte of JSON back to the kernel, for values the kernel itself had just sent.  This one
+# leaves out typed arrays and arrays of more than a few entries (the data), compares the rest,
+# and answers with the same edit id, so the kernel's bookkeeping of edits in flight is as before.
+_DELTAS_JS = """const kbBig = (v) => ArrayBuffer.isView(v) || (Array.isArray(v) && v.length > 16);
+const kbDelta = (full, have) => {
+  const out = {};
+  for (const k in full) {
+    if (k[0] === "_" || !Object.prototype.hasOwnProperty.call(full, k)) continue;
+    const v = full[k];
+    if (v === null || v === undefined || typeof v === "function" || kbBig(v)) continue;
+    const h = have && typeof have === "object" ? have[k] : undefined;
+    if (typeof v === "object" && !Array.isArray(v)) {
+      const d = kbDelta(v, h);
+      if (Object.keys(d).length > 0) out[k] = d;
+    } else if (k === "uid" || (Array.isArray(v) ? JSON.stringify(v) !== JSON.stringify(h)
+                                                 : v !== h)) {
+      out[k] = v;
+    }
+  }
+  return out;
+};
+m.FigureView.prototype._sendTraceDeltas = function (editId) {
+  const data = this.model.get("_widget_data") || [];
+  const full = new Array(data.length);
+  for (const t of (this.el && this.el._fullData) || []) {
+    if (t && Number.isInteger(t.index) && t.index < data.length) full[t.index] = t;
+  }
+  const deltas = data.map((t, i) => {
+    const d = full[i] ? kbDelta(full[i], t) : {};
+    d.uid = (full[i] && full[i].uid) || (t && t.uid);
+    return d;
+  });
+  this.model.set("_js2py_traceDeltas", {trace_deltas: deltas, trace_edit_id: editId});
+  this.touch();
 };"""
 
 
