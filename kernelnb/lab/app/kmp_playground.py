@@ -336,6 +336,8 @@ class KMPPlayground(Dashboard):
         p = r["p"]
         for fig, surf in ((self.fig, r["surf"]), (self.svm_fig, r["ssurf"])):
             for k, uid in enumerate(SURFACE_TRACES):
+                if fig.data[k].visible is False:
+                    continue       # KMP's f = ±1 lines are never shown: their grid is not sent
                 fig.data[k].update(surf[uid])
             xmin, xmax, ymin, ymax = surf["_bounds"]
             fig.layout.xaxis.range = [xmin, xmax]
