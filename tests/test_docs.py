@@ -6,6 +6,8 @@
   show), the API page of :class:`kernelnb.svm.SVC`, a page per dashboard, ``architecture.md``;
   formulas go to a MathJax the site serves, and no page loads anything from another host. A second
   build executes and computes nothing; a failing cell fails a build, naming the notebook and cell.
+  The tests that read the book are marked slow, as ``tests/test_notebooks.py``'s are: the build
+  they wait for executes the course and computes every dashboard and reproduction page.
 * The ``Examples`` sections of the main estimators' docstrings run as doctests.
 
 The browser's view of the built site (figures drawn, formulas typeset, no sideways scrolling) is
@@ -70,6 +72,7 @@ def test_conf_executes_notebooks_through_a_cache():
     assert '"kernelnb_book"' in text and 'html_theme = "sphinx_book_theme"' in text
 
 
+@pytest.mark.slow
 def test_the_build_writes_only_its_generated_folders(book):
     # the session's build ran before this test: the sources under docs/ are the tracked ones
     import subprocess
@@ -79,6 +82,7 @@ def test_the_build_writes_only_its_generated_folders(book):
     assert not untracked, f"the build left files in docs/ that git does not ignore: {untracked}"
 
 
+@pytest.mark.slow
 def test_every_chapter_is_executed_with_its_figures(book):
     assert NOTEBOOKS
     for path in NOTEBOOKS:
@@ -102,6 +106,7 @@ def test_every_chapter_is_executed_with_its_figures(book):
     assert 'href="notebooks/03_svm.html"' in index
 
 
+@pytest.mark.slow
 def test_the_french_chapters_are_the_english_executions(book):
     """The course in French (issue 42): every chapter generated from its catalog, rendered from
     the English chapter's cached execution (nothing executed for it), with the same figures."""
@@ -121,6 +126,7 @@ def test_the_french_chapters_are_the_english_executions(book):
     assert "Le cours en français" in index and 'href="fr/notebooks/03_svm.html"' in index
 
 
+@pytest.mark.slow
 def test_a_page_per_dashboard(book):
     names = [e.name for e in DASHBOARDS if e.class_name]
     assert len(names) == 16
@@ -136,6 +142,7 @@ def test_a_page_per_dashboard(book):
         assert re.search(rf"http://127\.0\.0\.1:8866/voila/render/{name}\.ipynb\?\w+=", text), name
 
 
+@pytest.mark.slow
 def test_the_svm_playground_page_shows_its_lesson_and_frames(book):
     from kernelnb.lab.app import SVMPlayground
     text = (book.html / "dashboards" / "svm_playground.html").read_text()
@@ -154,6 +161,7 @@ def test_the_svm_playground_page_shows_its_lesson_and_frames(book):
         {f["name"] for f in spec["frames"]}
 
 
+@pytest.mark.slow
 def test_architecture_page_keeps_its_content(book):
     text = (book.html / "architecture.html").read_text()
     source = (DOCS / "architecture.md").read_text()
@@ -161,6 +169,7 @@ def test_architecture_page_keeps_its_content(book):
     assert title in text and "svm/_smo.pyx" in text
 
 
+@pytest.mark.slow
 def test_api_page_of_svc(book):
     page = (book.html / "api" / "svm.html").read_text()
     assert 'id="kernelnb.svm.SVC"' in page and 'id="kernelnb.svm.SVR"' in page
@@ -184,6 +193,7 @@ _EXTERNAL = re.compile(
 _CSS_EXTERNAL = re.compile(r"""(?:@import|url\()\s*["']?(?:https?:)?//""", re.I)
 
 
+@pytest.mark.slow
 def test_nothing_is_loaded_from_another_host(book):
     found = []
     for path in book.html.rglob("*"):
@@ -200,6 +210,7 @@ _LINK = re.compile(r'<(?:a|link|script|img)\b[^>]*?\b(?:href|src)\s*=\s*"([^"]*)
 _ID = re.compile(r'\bid\s*=\s*"([^"]+)"')
 
 
+@pytest.mark.slow
 def test_every_internal_link_resolves(book):
     """Every relative link of every page names a file of the site, and its #anchor an id there."""
     ids, broken, checked = {}, [], 0
@@ -231,6 +242,7 @@ def test_every_internal_link_resolves(book):
     assert not broken, f"{len(broken)} broken link(s):\n" + "\n".join(broken[:40])
 
 
+@pytest.mark.slow
 def test_mathjax_and_plotly_are_served_by_the_site(book):
     page = (book.html / "notebooks" / "03_svm.html").read_text()
     scripts = re.findall(r'<script[^>]*src="([^"]+)"', page)
@@ -251,6 +263,7 @@ def test_mathjax_and_plotly_are_served_by_the_site(book):
                 if "plotly.min.js" in s]
 
 
+@pytest.mark.slow
 def test_a_rebuild_executes_and_computes_nothing(book):
     r, seconds = build_book(book.html.parent, book.cache.parent)
     assert r.returncode == 0, r.stderr[-3000:]
