@@ -132,3 +132,33 @@ def test_the_fit_steps_pause_at_the_likelihood_model(moons):
     assert stepped.history_ == rm.history_ and stepped.radius_margin_ == rm.radius_margin_
     # the likelihood's criterion does not pause
     assert list(FisherKernelSVC(n_components=3, criterion="likelihood")._fit_steps(X, y)) == []
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_the_primal_newton_solution_is_the_duals(moons, C):
+    """The criterion's SVM by Newton's method on the primal (_l2_svm_primal) is the dual
+    solver's (SVC.fit's call, to its KKT tolerance): the same alphas, a dual objective as high,
+    sum y_i alpha_i = 0; a warm start from a wrong active set reaches the same point, and the
+    fitted SVC started there makes no step."""
+    from kernelnb.model_selection._fisher import _l2_svm_primal
+
+    X, y = moons
+    clf = FisherKernelSVC(n_components=3, C=C, criterion="likelihood", random_state=0).fit(X, y)
+    yv = np.where(y == clf.classes_[1], 1.0, -1.0)
+    Z = clf.fisher_map(X)
+    K = Z @ Z.T
+    smo = clf._dual(K, yv, None)
+    newton = _l2_svm_primal(Z, yv, C)
+    scale = np.abs(smo).max()
+    np.testing.assert_allclose(newton, smo, atol=1e-6 * scale)
+
+    def dual(a):
+        return a.sum() - 0.5 * (a * yv) @ (K + np.eye(len(y)) / C) @ (a * yv)
+
+    assert dual(newton) >= dual(smo) - 1e-9 * abs(dual(smo))
+    assert abs(yv @ newton) < 1e-10 * newton.sum()
+    wrong = np.random.default_rng(0).random(len(y)) < 0.5
+    np.testing.assert_allclose(_l2_svm_primal(Z, yv, C, active=wrong), newton,
+                               atol=1e-10 * scale)
+    assert clf.svm_.n_iter_[0] == 0 and clf.svm_.fit_status_ == 0
+    assert _l2_svm_primal(Z, yv, np.inf) is None     # a hard margin: the dual solver's
