@@ -28,6 +28,7 @@ from ...regularized import RegularizedKernelClassifier
 from ...svm import SVC
 from ..i18n import N_, _
 from ..viz import fit_time_figure, learning_curve_figure, time_exponent
+from ..viz.curves import fit_time_traces, learning_curve_traces
 from ._base import Dashboard, Lesson, TimeBudgetExceeded, log_slider, num, styled
 from ._toys import TOY_DESCRIPTIONS, UCI_DESCRIPTIONS, toy_name
 
@@ -511,6 +512,24 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
     return out
 
 
+def _redraw(fig, traces):
+    """Show ``traces`` in ``fig``: the traces it holds updated in place where they are the same
+    series (in order, the same name and legend group, the same properties set; a widget gives
+    the traces it is handed uids of its own), else replaced."""
+    def series(d):
+        return d.get("name"), d.get("legendgroup"), set(d) - {"uid"}
+
+    old = [t.to_plotly_json() for t in fig.data]
+    new = [t.to_plotly_json() for t in traces]
+    same = len(old) == len(new) and all(series(o) == series(n) for o, n in zip(old, new))
+    if not same:
+        fig.data = []
+        fig.add_traces(traces)
+        return
+    for o, n in zip(fig.data, new):
+        o.update({k: v for k, v in n.items() if k not in ("type", "uid")})
+
+
 def _exponent_text(e):
     return num(e, ".2f") if np.isfinite(e) else _("– (too fast)")
 
@@ -732,19 +751,15 @@ class LearningCurves(Dashboard):
     def _render(self, r):
         p, curves = r["p"], r["curves"]
         labelled = {_(ESTIMATORS[k].label): v for k, v in curves.items()}
-        new = learning_curve_figure(labelled)
+        traces, ticks, any_sv = learning_curve_traces(labelled)
         fig = self.fig
-        fig.data = []
-        fig.add_traces(list(new.data))
-        fig.layout.xaxis.update(tickvals=new.layout.xaxis.tickvals,
-                                ticktext=new.layout.xaxis.ticktext)
-        fig.layout.yaxis2.visible = new.layout.yaxis2.visible
+        _redraw(fig, traces)
+        fig.layout.xaxis.update(tickvals=ticks, ticktext=[f"{t:.0f}" for t in ticks])
+        fig.layout.yaxis2.visible = any_sv
         timed = p.get("view") == "time"
         self.fig_box.layout.display = "none" if timed else "flex"
         self.time_box.layout.display = "flex" if timed else "none"
-        tnew = fit_time_figure(labelled)
-        self.time_fig.data = []
-        self.time_fig.add_traces(list(tnew.data))
+        _redraw(self.time_fig, fit_time_traces(labelled))
         desc = dataset_description(p["dataset"])
         name = dataset_label(p["dataset"])
         self.time_fig.layout.title.text = _("{name}: training time against n (log-log; the "

@@ -7,7 +7,8 @@ import plotly.graph_objects as go
 from ..i18n import _, number
 from ._style import BASE_LAYOUT, series_color, title_layout
 
-__all__ = ["learning_curve_figure", "fit_time_figure", "time_exponent", "c_path_figure", "c_marker"]
+__all__ = ["learning_curve_figure", "learning_curve_traces", "fit_time_figure", "fit_time_traces",
+           "time_exponent", "c_path_figure", "c_marker"]
 
 
 def _rgba(hex_color, alpha):
@@ -32,6 +33,69 @@ def _band(x, mean, spread, color, uid, group):
                       y=np.concatenate([upper, lower[::-1]]), fill="toself",
                       fillcolor=_rgba(color, 0.15), line=dict(width=0), mode="lines",
                       hoverinfo="skip", showlegend=False, legendgroup=group)
+
+
+def learning_curve_traces(curves, show_train=True):
+    """The traces of :func:`learning_curve_figure`, without the figure.
+
+    A dashboard that redraws its curves updates its own figure with them.
+
+    Parameters
+    ----------
+    curves : dict
+        As for :func:`learning_curve_figure`.
+    show_train : bool, default=True
+        Also the training error (dashed).
+
+    Returns
+    -------
+    traces : list of plotly.graph_objects.Scatter
+        In :func:`learning_curve_figure`'s order, with its uids.
+    ticks : ndarray
+        The sizes, the size axis's tick values.
+    any_sv : bool
+        Whether a trace is on the support-vector axis y2.
+    """
+    if not curves:
+        raise ValueError("curves must hold at least one estimator's results, got an empty mapping")
+    traces = []
+    any_sv = False
+    for i, (name, c) in enumerate(curves.items()):
+        x = np.asarray(c["sizes"], dtype=np.float64).ravel()
+        n = x.size
+        color = series_color(i)
+        test = _matrix(c["test_error"], n, "test_error", name)
+        traces.append(_band(x, test.mean(1), test.std(1), color, f"test_band:{name}", name))
+        traces.append(go.Scatter(
+            uid=f"test:{name}", name=_("{name}: test error").format(name=name),
+            legendgroup=name, x=x, y=test.mean(1), mode="lines+markers",
+            line=dict(color=color, width=2.5), customdata=test.std(1),
+            hovertemplate="n = %{x}<br>" + _("test error") + " %{y:.1%} ± %{customdata:.1%}"
+                          "<extra>" + str(name) + "</extra>"))
+        if show_train:
+            train = _matrix(c["train_error"], n, "train_error", name)
+            traces.append(_band(x, train.mean(1), train.std(1), color, f"train_band:{name}", name))
+            traces.append(go.Scatter(
+                uid=f"train:{name}", name=_("{name}: training error").format(name=name),
+                legendgroup=name, x=x, y=train.mean(1), mode="lines+markers",
+                line=dict(color=color, width=1.8, dash="dash"), marker=dict(symbol="circle-open"),
+                customdata=train.std(1),
+                hovertemplate="n = %{x}<br>" + _("training error")
+                              + " %{y:.1%} ± %{customdata:.1%}<extra>" + str(name)
+                              + "</extra>"))
+        nsv = c.get("n_support")
+        if nsv is not None:
+            any_sv = True
+            nsv = _matrix(nsv, n, "n_support", name)
+            traces.append(go.Scatter(
+                uid=f"nsv:{name}", name=_("{name}: # support vectors").format(name=name),
+                legendgroup=name, x=x, y=nsv.mean(1), yaxis="y2", mode="lines+markers",
+                line=dict(color=color, width=1.5, dash="dot"), marker=dict(symbol="x", size=7),
+                hovertemplate="n = %{x}<br>%{y:.0f} " + _("support vectors") + "<extra>"
+                              + str(name) + "</extra>"))
+    ticks = np.unique(np.concatenate([np.asarray(c["sizes"], dtype=float).ravel()
+                                      for c in curves.values()]))
+    return traces, ticks, any_sv
 
 
 def learning_curve_figure(curves, title=None, show_train=True, log_x=True):
@@ -60,45 +124,8 @@ def learning_curve_figure(curves, title=None, show_train=True, log_x=True):
         mean (``'train:<label>'``) when ``show_train``, then ``'nsv:<label>'`` on axis y2 when it
         has support vectors.
     """
-    if not curves:
-        raise ValueError("curves must hold at least one estimator's results, got an empty mapping")
-    fig = go.Figure()
-    any_sv = False
-    for i, (name, c) in enumerate(curves.items()):
-        x = np.asarray(c["sizes"], dtype=np.float64).ravel()
-        n = x.size
-        color = series_color(i)
-        test = _matrix(c["test_error"], n, "test_error", name)
-        fig.add_trace(_band(x, test.mean(1), test.std(1), color, f"test_band:{name}", name))
-        fig.add_trace(go.Scatter(
-            uid=f"test:{name}", name=_("{name}: test error").format(name=name),
-            legendgroup=name, x=x, y=test.mean(1), mode="lines+markers",
-            line=dict(color=color, width=2.5), customdata=test.std(1),
-            hovertemplate="n = %{x}<br>" + _("test error") + " %{y:.1%} ± %{customdata:.1%}"
-                          "<extra>" + str(name) + "</extra>"))
-        if show_train:
-            train = _matrix(c["train_error"], n, "train_error", name)
-            fig.add_trace(_band(x, train.mean(1), train.std(1), color, f"train_band:{name}", name))
-            fig.add_trace(go.Scatter(
-                uid=f"train:{name}", name=_("{name}: training error").format(name=name),
-                legendgroup=name, x=x, y=train.mean(1), mode="lines+markers",
-                line=dict(color=color, width=1.8, dash="dash"), marker=dict(symbol="circle-open"),
-                customdata=train.std(1),
-                hovertemplate="n = %{x}<br>" + _("training error")
-                              + " %{y:.1%} ± %{customdata:.1%}<extra>" + str(name)
-                              + "</extra>"))
-        nsv = c.get("n_support")
-        if nsv is not None:
-            any_sv = True
-            nsv = _matrix(nsv, n, "n_support", name)
-            fig.add_trace(go.Scatter(
-                uid=f"nsv:{name}", name=_("{name}: # support vectors").format(name=name),
-                legendgroup=name, x=x, y=nsv.mean(1), yaxis="y2", mode="lines+markers",
-                line=dict(color=color, width=1.5, dash="dot"), marker=dict(symbol="x", size=7),
-                hovertemplate="n = %{x}<br>%{y:.0f} " + _("support vectors") + "<extra>"
-                              + str(name) + "</extra>"))
-    ticks = np.unique(np.concatenate([np.asarray(c["sizes"], dtype=float).ravel()
-                                      for c in curves.values()]))
+    traces, ticks, any_sv = learning_curve_traces(curves, show_train)
+    fig = go.Figure(traces)
     layout = dict(BASE_LAYOUT)
     # many series: the legend goes under the plot, where it hides neither data nor the title
     layout["legend"] = dict(orientation="h", x=0.0, xanchor="left", y=-0.18, yanchor="top")
@@ -249,6 +276,35 @@ def time_exponent(sizes, times, min_time=MIN_TIMED_S):
     return float(np.polyfit(np.log(n[ok]), np.log(t[ok]), 1)[0])
 
 
+def fit_time_traces(curves):
+    """The traces of :func:`fit_time_figure`, without the figure.
+
+    Parameters
+    ----------
+    curves : dict
+        As for :func:`fit_time_figure`.
+
+    Returns
+    -------
+    list of plotly.graph_objects.Scatter
+        One per estimator, with :func:`fit_time_figure`'s uids.
+    """
+    if not curves:
+        raise ValueError("curves must hold at least one estimator's results, got an empty mapping")
+    traces = []
+    for i, (name, c) in enumerate(curves.items()):
+        x = np.asarray(c["sizes"], dtype=np.float64).ravel()
+        t = _matrix(c["fit_time"], x.size, "fit_time", name)
+        mean = np.nanmean(t, axis=1)
+        slope = time_exponent(x, t)
+        label = (_("{name}: time ∝ n^{slope}").format(name=name, slope=number(slope, ".2f"))
+                 if np.isfinite(slope)
+                 else _("{name} (too fast here for an exponent)").format(name=name))
+        traces.append(go.Scatter(uid=f"time:{name}", x=x, y=mean, mode="lines+markers",
+                                 name=label, line=dict(color=series_color(i), width=2)))
+    return traces
+
+
 def fit_time_figure(curves, title=None):
     """Training time against training-set size on log-log axes, one line per estimator.
 
@@ -266,19 +322,7 @@ def fit_time_figure(curves, title=None):
         One trace per estimator (uid ``'time:<label>'``), the mean time over repeats; its
         legend entry gives the exponent of :func:`time_exponent`.
     """
-    if not curves:
-        raise ValueError("curves must hold at least one estimator's results, got an empty mapping")
-    fig = go.Figure()
-    for i, (name, c) in enumerate(curves.items()):
-        x = np.asarray(c["sizes"], dtype=np.float64).ravel()
-        t = _matrix(c["fit_time"], x.size, "fit_time", name)
-        mean = np.nanmean(t, axis=1)
-        slope = time_exponent(x, t)
-        label = (_("{name}: time ∝ n^{slope}").format(name=name, slope=number(slope, ".2f"))
-                 if np.isfinite(slope)
-                 else _("{name} (too fast here for an exponent)").format(name=name))
-        fig.add_scatter(uid=f"time:{name}", x=x, y=mean, mode="lines+markers", name=label,
-                        line=dict(color=series_color(i), width=2))
+    fig = go.Figure(fit_time_traces(curves))
     fig.update_layout(**BASE_LAYOUT)
     fig.update_layout(xaxis=dict(title=_("training points n"), type="log"),
                       yaxis=dict(title=_("training time (s)"), type="log"),
