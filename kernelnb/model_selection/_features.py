@@ -1090,6 +1090,19 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         Xk = np.asarray(X, dtype=np.float64)[:, features]
         return Xk if estimator.kernel == "rbf" else Xk * np.asarray(scales)[features]
 
+    @staticmethod
+    def _error_of(estimator, X, y, features, scales):
+        """Error rate on ``(X, y)`` of the SVM of a ``history_`` or callback record, two classes,
+        ``X`` a float64 array already checked by the caller: the labels :meth:`predict` gives
+        (the SVC's signs, :meth:`kernelnb.kernels.KernelExpansion.positive`), without its input
+        check, which a callback run at every evaluation would repeat on the same test set."""
+        Xk = ScalingSelector.inputs_of(estimator, X, features, scales)
+        expansion = getattr(estimator, "_expansion", None)
+        if expansion is None or estimator.classes_.shape[0] != 2:
+            return float(np.mean(estimator.predict(Xk) != y))
+        positive = expansion.positive(Xk, estimator._coef_matrix, estimator.intercept_)
+        return float(np.mean(estimator.classes_[positive[:, 0].astype(int)] != y))
+
     def scaled_transform(self, X):
         """The kept features multiplied by their factors (the inputs of ``estimator_`` for the
         linear and polynomial kernels; the RBF's ``estimator_`` holds the factors itself)."""

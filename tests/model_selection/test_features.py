@@ -230,6 +230,24 @@ def test_selector_interface_and_callback(linear_small):
     assert rfe.transform(X).shape == (40, 5) and rfe.predict(X).shape == (40,)
 
 
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+def test_the_error_of_a_record_is_predicts(linear_small, kernel):
+    """ScalingSelector._error_of (a dashboard's test error at every evaluation, its input
+    check left out) gives the error that the record's SVM's predict gives, at every record."""
+    X, y = linear_small
+    Xt = np.random.default_rng(1).normal(size=(60, X.shape[1]))
+    yt = np.where(Xt[:, 0] + Xt[:, 1] > 0, y.max(), y.min())
+    est = SVC(kernel=kernel, degree=2, coef0=1.0, C=10.0, margin="l2")
+    records = []
+    ScalingSelector(est, n_features_to_select=3, callback=records.append, schedule="half",
+                    max_iter=5).fit(X, y)
+    for r in records:
+        m = r["estimator"]
+        expected = np.mean(m.predict(ScalingSelector.inputs_of(m, Xt, r["features"],
+                                                               r["scales"])) != yt)
+        assert ScalingSelector._error_of(m, Xt, yt, r["features"], r["scales"]) == expected
+
+
 def test_bad_input(linear_small):
     X, y = linear_small
     for Sel in (ScalingSelector, SVMRFE):

@@ -402,19 +402,18 @@ class FeatureSelection(Dashboard):
         return self.update()
 
     def _live(self, rec, Xt, yt, relevant, sizes, trace):
-        """Callback of the selector: keep the trace, redraw the factors now and then."""
-        est = rec["estimator"]
-        err = float(np.mean(est.predict(ScalingSelector.inputs_of(est, Xt, rec["features"],
-                                                                  rec["scales"])) != yt))
+        """Callback of the selector: keep the trace; now and then, move the progress bar and
+        redraw the factors (each is a message to the page: not one per evaluation)."""
+        err = ScalingSelector._error_of(rec["estimator"], Xt, yt, rec["features"], rec["scales"])
         trace.append((rec["criterion"], err, rec["stage"]))
-        done = sizes.index(rec["n_features"]) if rec["n_features"] in sizes else 0
-        self.report_progress((done + min(rec["evaluation"], 30) / 30) / len(sizes),
-                             _("stage {stage}/{stages}: {d} features, R²/M² = {value}").format(
-                                 stage=rec["stage"] + 1, stages=len(sizes), d=rec["n_features"],
-                                 value=num(rec["criterion"], ".4g")))
         now = time.perf_counter()
         if now - self._live_t > LIVE_EVERY_S:
             self._live_t = now
+            done = sizes.index(rec["n_features"]) if rec["n_features"] in sizes else 0
+            self.report_progress((done + min(rec["evaluation"], 30) / 30) / len(sizes),
+                                 _("stage {stage}/{stages}: {d} features, R²/M² = {value}").format(
+                                     stage=rec["stage"] + 1, stages=len(sizes),
+                                     d=rec["n_features"], value=num(rec["criterion"], ".4g")))
             self._draw_factors(rec["scales"], relevant)
         # past the time budget the selector stops with the state reached (stopped_)
         return False if self.time_left() <= 0 else None
