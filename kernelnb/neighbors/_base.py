@@ -241,15 +241,21 @@ def logsumexp_rows(A):
     The max-shifted sum: the row's largest entry m_i is taken out (so the largest exp is 1,
     nothing overflows, and a row of very negative log-densities keeps its precision), then
     ``m_i + log sum_j exp(A_ij - m_i)``, made in place on the block.  A row of ``-inf`` gives
-    ``-inf``, a row holding ``+inf`` gives ``+inf``, as scipy's ``logsumexp``.  Used by the
-    Parzen and Manifold Parzen densities (Vincent 2003, ch. 13: log p(x) = log (1/l) sum_i
-    N_i(x))."""
+    ``-inf``, a row holding ``+inf`` gives ``+inf`` and one holding NaN gives NaN, as scipy's
+    ``logsumexp``.  Used by the Parzen and Manifold Parzen densities (Vincent 2003, ch. 13:
+    log p(x) = log (1/l) sum_i N_i(x))."""
     m = A.max(axis=1)
-    m[~np.isfinite(m)] = 0.0
-    A -= m[:, None]
+    odd = ~np.isfinite(m)                 # a row of -inf, or holding +inf or NaN: its max
+    shift = np.where(odd, 0.0, m)
+    A -= shift[:, None]
+    # After the shift the largest term is exp(0) = 1, so terms below exp(-700) (about 1e-304) are
+    # under the sum's rounding; raising them to it changes no sum, and spares the exponential its
+    # slow path for arguments far below its underflow (most of a density's far components).
+    np.maximum(A, -700.0, out=A)
     np.exp(A, out=A)
-    with np.errstate(divide="ignore"):
-        return np.log(A.sum(axis=1)) + m
+    out = np.log(A.sum(axis=1)) + shift
+    out[odd] = m[odd]
+    return out
 
 
 def gaussian_logsumexp(Q, R, h, n_jobs=-1, weights=None):

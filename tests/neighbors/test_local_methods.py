@@ -330,3 +330,14 @@ def test_manifold_parzen_in_high_dimension_matches_the_svd_of_the_neighbourhoods
     np.testing.assert_allclose(m.variances_, 0.01 + s[:, :5] ** 2 / 12, rtol=1e-9)
     cos = np.abs(np.einsum("ldn,ldn->ld", m.components_, Vt[:, :5]))
     np.testing.assert_allclose(cos, 1.0, atol=1e-7)
+
+
+def test_logsumexp_rows_is_scipys_logsumexp_with_its_infinities_and_nans():
+    from kernelnb.neighbors._base import logsumexp_rows
+    rng = np.random.RandomState(0)
+    A = np.vstack([rng.randn(5, 40) * 1e3 - 5e3,            # terms far below exp's underflow
+                   [[-np.inf] * 40, [np.inf] + [1.0] * 39, [np.nan] + [1.0] * 39,
+                    [-np.inf] * 39 + [3.0]]])
+    got = logsumexp_rows(A.copy())
+    np.testing.assert_allclose(got, logsumexp(A, axis=1), rtol=1e-14, atol=0)
+    assert np.isneginf(got[5]) and np.isposinf(got[6]) and np.isnan(got[7]) and got[8] == 3.0
