@@ -112,14 +112,28 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         k = check_n_neighbors(self.n_neighbors, l - 1, "the training set minus one point")
         s2 = float(self.sigma) ** 2
         self._X = np.ascontiguousarray(X)
-        self.components_ = np.zeros((l, d, n))
-        self.variances_ = np.full((l, d), s2)
-        if d > 0:
-            _, idx = kneighbors(X, X, k, self.n_jobs, exclude=np.arange(l))
-            # by chunks of points, so that the (chunk, k, n) differences stay small
-            step = max(1, int(4e7 // (k * n)))
-            for c in range(0, l, step):
-                self._local_directions(X, idx[c:c + step], slice(c, c + step), d, k, s2)
+        # The neighbourhoods do not depend on d or sigma, their directions and spreads s_ij^2 / k
+        # not on sigma (eq. 13.3): a refit on the same points with the same k reuses the
+        # neighbourhoods, and with the same d too (another sigma) their directions.
+        memo = getattr(self, "_neighbourhoods", None)
+        if not (memo is not None and memo[1] == k and memo[0].shape == X.shape
+                and np.array_equal(memo[0], X)):
+            memo = self._neighbourhoods = [self._X.copy(), k, None, None, None, None]
+        if memo[3] == d:
+            self.components_, spread = memo[4], memo[5]
+        else:
+            self.components_ = np.zeros((l, d, n))
+            spread = np.zeros((l, d))
+            if d > 0:
+                if memo[2] is None:
+                    memo[2] = kneighbors(X, X, k, self.n_jobs, exclude=np.arange(l))[1]
+                idx = memo[2]
+                # by chunks of points, so that the (chunk, k, n) differences stay small
+                step = max(1, int(4e7 // (k * n)))
+                for c in range(0, l, step):
+                    self._local_directions(X, idx[c:c + step], slice(c, c + step), d, k, spread)
+            memo[3:] = d, self.components_, spread
+        self.variances_ = s2 + spread
         lam = self.variances_
         self._log_norm = -0.5 * (n * np.log(2 * np.pi) + np.log(lam).sum(axis=1)
                                  + (n - d) * np.log(s2))
@@ -128,14 +142,15 @@ class ManifoldParzen(DensityMixin, BaseEstimator):
         self._coef = 1.0 / lam - 1.0 / s2                      # (l, d), <= 0
         return self
 
-    def _local_directions(self, X, idx, rows, d, k, s2):
-        """The d leading directions and variances of the neighbourhoods of X[rows] (eq. 13.3,
-        hard k-neighbourhood, centred on each point)."""
+    def _local_directions(self, X, idx, rows, d, k, spread):
+        """The d leading directions of the neighbourhoods of X[rows] and their spreads
+        ``s_ij^2 / k`` (eq. 13.3, hard k-neighbourhood, centred on each point), into
+        ``components_`` and ``spread``."""
         diffs = X[idx] - X[rows, None, :]                      # (m, k, n), centred on x_i
         # directions of zero variance keep sigma^2 whatever the direction
         mu, V = leading_directions(diffs, d)
         self.components_[rows] = V
-        self.variances_[rows] = s2 + mu / k
+        spread[rows] = mu / k
 
     def _log_components(self, Xq):
         """log N_i(x) for every query (rows) and training point (columns), thesis eq. 13.3:

@@ -341,3 +341,19 @@ def test_logsumexp_rows_is_scipys_logsumexp_with_its_infinities_and_nans():
     got = logsumexp_rows(A.copy())
     np.testing.assert_allclose(got, logsumexp(A, axis=1), rtol=1e-14, atol=0)
     assert np.isneginf(got[5]) and np.isposinf(got[6]) and np.isnan(got[7]) and got[8] == 3.0
+
+
+def test_manifold_parzen_refitted_with_other_d_sigma_or_points_is_a_fresh_fit():
+    """A refit reuses the neighbourhoods (same points and k) and their directions (same d too):
+    every density and direction is that of a fresh estimator, bit for bit."""
+    from kernelnb.datasets import make_manifold_spiral
+    X = make_manifold_spiral(n_samples=120, random_state=0)
+    T = make_manifold_spiral(n_samples=200, random_state=1)
+    mp = ManifoldParzen()
+    for data, d, k, s in [(X, 1, 11, 0.007), (X, 1, 11, 0.01), (X, 2, 11, 0.01), (X, 0, 11, 0.01),
+                          (X, 1, 11, 0.02), (X, 1, 5, 0.02), (X + 1e-3, 1, 5, 0.02)]:
+        mp.set_params(n_components=d, n_neighbors=k, sigma=s).fit(data)
+        fresh = ManifoldParzen(n_components=d, n_neighbors=k, sigma=s).fit(data)
+        np.testing.assert_array_equal(mp.score_samples(T), fresh.score_samples(T))
+        np.testing.assert_array_equal(mp.components_, fresh.components_)
+        np.testing.assert_array_equal(mp.variances_, fresh.variances_)

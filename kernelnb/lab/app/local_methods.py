@@ -510,6 +510,7 @@ class DensityExplorer(Dashboard):
         self._data_key = None
         self._parzen_best = None
         self._manifold_cache = (None, None)
+        self._manifold_model = ManifoldParzen()
         super().__init__(**params)
 
     def _build(self):
@@ -600,7 +601,9 @@ class DensityExplorer(Dashboard):
         and these three stay, so that a step of the Parzen width h refits nothing else."""
         key = (self._data_key, int(p["n_components"]), int(p["n_neighbors"]), float(p["sigma"]))
         if self._manifold_cache[0] != key:
-            manifold = ManifoldParzen(n_components=key[1], n_neighbors=key[2], sigma=key[3])
+            # one estimator refitted: a step of sigma reuses its neighbourhoods
+            manifold = self._manifold_model.set_params(n_components=key[1], n_neighbors=key[2],
+                                                       sigma=key[3])
             manifold.fit(X)
             self._manifold_cache = (key, (manifold, manifold.anll(self._test)))
         return self._manifold_cache[1]
