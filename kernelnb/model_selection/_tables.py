@@ -107,6 +107,19 @@ def _table(rows, partial=False):
     return {k: np.array([r.get(k, np.nan) for r in rows]) for k in keys}
 
 
+def _table_so_far(rows, param, values):
+    """The table of every value with the rows fitted so far: NaN in every column of a value not
+    fitted yet (``n_trainings`` 0 there), ``param`` the values."""
+    n, done = len(values), len(rows)
+    table = {}
+    for k, col in _table(rows).items():
+        full = np.full(n, np.nan) if k != "n_trainings" else np.zeros(n, dtype=col.dtype)
+        full[:done] = col
+        table[k] = full
+    table[param] = np.asarray(values, dtype=np.float64).copy()
+    return table
+
+
 def bounds_table(estimator, X, y, *, param="sigma", values=None, X_val=None, y_val=None,
                  X_test=None, y_test=None, loo=False, callback=None,
                  span_regularization=DEFAULT_ETA):
@@ -165,9 +178,11 @@ def _bounds_table_steps(estimator, X, y, *, param="sigma", values=None, X_val=No
                         X_test=None, y_test=None, loo=False, callback=None,
                         span_regularization=DEFAULT_ETA):
     """:func:`bounds_table` as a generator (same parameters, same result): it yields None after
-    each fit and each leave-one-out retraining and, with ``loo``, partial tables to draw: every
-    value's row without leave-one-out (``'loo'`` NaN) once they are fitted, then after each
-    value's leave-one-out but the last, the table with the leave-one-out done so far.
+    each fit and each leave-one-out retraining, and partial tables to draw.  Without ``loo``,
+    after each value's fit but the last, the table of every value with the rows fitted so far
+    (NaN in the others: the curves drawn as they grow); with ``loo``, every value's row without
+    leave-one-out (``'loo'`` NaN) once they are fitted, then after each value's leave-one-out
+    but the last, the table with the leave-one-out done so far.
 
     The fits come first, each warm-started from the previous one as in :func:`bounds_table`,
     then the leave-one-out of each value's model, in order: the numbers are the same as
@@ -188,6 +203,8 @@ def _bounds_table_steps(estimator, X, y, *, param="sigma", values=None, X_val=No
         yield None
         if not loo and report(dict(row, iteration=i)):
             break
+        if not loo and i + 1 < v.size:
+            yield _table_so_far(rows, param, v)
     if loo:
         yield _table(rows, partial=True)
         for i, (row, model) in enumerate(zip(rows, models)):

@@ -364,6 +364,26 @@ def test_bounds_table_refits_in_order_with_warm_starts(moons):
     assert "test_error" not in tabC and "loo" not in tabC
 
 
+def test_bounds_table_in_steps_grows_the_curves_value_by_value(moons):
+    """Without the leave-one-out, _bounds_table_steps yields after each value's fit but the
+    last the table of every value with the rows fitted so far (NaN after them, no training
+    counted there): the dashboard draws the first of them while the rest is fitted."""
+    from kernelnb.model_selection._tables import _bounds_table_steps
+
+    X, y = moons
+    values = [0.3, 0.6, 1.2]
+    kw = dict(param="sigma", values=values, X_test=X[:30], y_test=y[:30])
+    full = bounds_table(SVC(C=2.0, tol=1e-6), X, y, **kw)
+    tables = [t for t in _bounds_table_steps(SVC(C=2.0, tol=1e-6), X, y, **kw) if t is not None]
+    assert len(tables) == len(values) - 1
+    for done, t in enumerate(tables, start=1):
+        assert set(t) == set(full) and t["sigma"].tolist() == values
+        assert t["n_trainings"].tolist() == [1] * done + [0] * (len(values) - done)
+        for key in (*ESTIMATE_NAMES, "test_error", "n_sv", "R2", "w2"):
+            np.testing.assert_array_equal(t[key][:done], full[key][:done], err_msg=key)
+            assert np.all(np.isnan(t[key][done:])), key
+
+
 def test_bounds_table_in_steps_fills_the_leave_one_out_value_by_value(moons):
     """The steps a dashboard draws (_bounds_table_steps): every value's row without the
     leave-one-out first, then its column filled in order; the fits are those of a table

@@ -7,8 +7,8 @@ Wahba's approximate bound (thesis section 3.1: every point Jaakkola-Haussler cou
 1 to it, so it never lies below that count), SV fraction, training error; the exact leave-one-out
 error on request) and the true test error over 15 values around the current one
 (:func:`kernelnb.model_selection.bounds_table`, each fit warm-started from the previous), with the
-current value marked; the exact leave-one-out curve is filled value by value while the rest is
-on show. On the toys a second chart shows
+current value marked; in a page the curves grow value by value as the SVMs are fitted, and the
+exact leave-one-out curve is filled value by value while the rest is on show. On the toys a second chart shows
 the data, the boundary and each support vector's span S_p^2 (colour), crossed where the span
 rule predicts a leave-one-out error. (Chapelle's thesis ch. 3-4, Figs 3.4/3.5.)
 """
@@ -371,8 +371,8 @@ class BoundsExplorer(Dashboard):
         return dict(out, table=table, table_ms=table_ms)
 
     def _partial_tables(self, steps, out, t0):
-        """Relay ``_bounds_table_steps``: its pauses, and each partial table (its leave-one-out
-        curve filled so far) as a result to draw, the current model's leave-one-out computed
+        """Relay ``_bounds_table_steps``: its pauses, and each partial table (the curves, or
+        the leave-one-out curve, filled so far) as a result to draw, the current model's leave-one-out computed
         after the first; returns the complete table."""
         current = out["current"]
         while True:
@@ -487,9 +487,9 @@ class BoundsExplorer(Dashboard):
                      table=table)
         keep = ~mem if (~mem).any() else np.ones_like(mem)
         test = np.asarray(table["test_error"], float)[keep]
-        for key in GAPS:
-            stats[f"gap_{key}"] = float(np.mean(np.abs(np.asarray(table[key], float)[keep]
-                                                       - test)))
+        for key in GAPS:       # nanmean: a partial table's values not fitted yet are NaN
+            stats[f"gap_{key}"] = float(np.nanmean(np.abs(np.asarray(table[key], float)[keep]
+                                                          - test)))
         rows = "".join(f"<tr><td>{html.escape(_(label))}</td>"
                        f"<td class='num'>{num(stats[key], spec)}</td>"
                        "</tr>" for key, label, spec in self.DETAILS if key in stats)
