@@ -29,7 +29,10 @@ import time
 from ..._config import config_context
 from ..._threads import blas_single_thread
 
-__all__ = ["StepScheduler"]
+__all__ = ["StepScheduler", "throttled"]
+
+#: Seconds between two moves of a progress bar by :func:`throttled`.
+PROGRESS_EVERY_S = 0.1
 
 
 def _running_loop():
@@ -38,6 +41,33 @@ def _running_loop():
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
+
+
+def throttled(report, every_s=PROGRESS_EVERY_S):
+    """``report(fraction, text)`` (a dashboard's ``report_progress``) passed on at most once
+    every ``every_s`` seconds, the first call always: work that reports each of its many small
+    steps moves the bar as often as a page can show it, not with a widget message per step.
+
+    Parameters
+    ----------
+    report : callable
+        ``report(fraction, text)``.
+    every_s : float, default=PROGRESS_EVERY_S
+        The least time between two calls passed on.
+
+    Returns
+    -------
+    callable
+        ``call(fraction, text="")``.
+    """
+    last = [-math.inf]
+
+    def call(fraction, text=""):
+        now = time.perf_counter()
+        if now - last[0] >= every_s:
+            last[0] = now
+            report(fraction, text)
+    return call
 
 
 def _advance(steps, until, stop_at_partial=False):

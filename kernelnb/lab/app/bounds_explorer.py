@@ -8,9 +8,9 @@ Wahba's approximate bound (thesis section 3.1: every point Jaakkola-Haussler cou
 error on request) and the true test error over 15 values around the current one
 (:func:`kernelnb.model_selection.bounds_table`, each fit warm-started from the previous), with the
 current value marked; in a page the curves grow value by value as the SVMs are fitted, and the
-exact leave-one-out curve is filled value by value while the rest is on show. On the toys a second chart shows
-the data, the boundary and each support vector's span S_p^2 (colour), crossed where the span
-rule predicts a leave-one-out error. (Chapelle's thesis ch. 3-4, Figs 3.4/3.5.)
+exact leave-one-out curve is filled value by value while the rest is on show. On the toys a
+second chart shows the data, the boundary and each support vector's span S_p^2 (colour), crossed
+where the span rule predicts a leave-one-out error. (Chapelle's thesis ch. 3-4, Figs 3.4/3.5.)
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from ...svm import SVC
 from ..viz import plane_bounds
 from ..i18n import N_, _, ngettext
 from ._base import Dashboard, Lesson, log_slider, num, styled
+from ._scheduler import throttled
 from ._toys import UCI_DESCRIPTIONS, add_toy_controls, reset_noise_on_dataset_change, toy_name
 
 __all__ = ["BoundsExplorer", "CURVES", "UCI_SETS", "memorising"]
@@ -359,10 +360,11 @@ class BoundsExplorer(Dashboard):
             t0 = time.perf_counter()
             with self.busy(_("{n} SVMs along {axis}…").format(
                     n=N_GRID, axis="σ" if axis == "sigma" else "C")):
+                progress = throttled(self.report_progress)
                 steps = _bounds_table_steps(
                     template, X, y, param=axis, values=values, X_test=Xt, y_test=yt,
                     loo=bool(p["loo"]),
-                    callback=lambda info: self._table_progress(info["iteration"]))
+                    callback=lambda info: self._table_progress(info["iteration"], progress))
                 table = yield from self._partial_tables(steps, out, t0)
             table_ms = 1e3 * (time.perf_counter() - t0)
             self._table_cache = (key, (table, table_ms))
@@ -372,8 +374,8 @@ class BoundsExplorer(Dashboard):
 
     def _partial_tables(self, steps, out, t0):
         """Relay ``_bounds_table_steps``: its pauses, and each partial table (the curves, or
-        the leave-one-out curve, filled so far) as a result to draw, the current model's leave-one-out computed
-        after the first; returns the complete table."""
+        the leave-one-out curve, filled so far) as a result to draw, the current model's
+        leave-one-out computed after the first; returns the complete table."""
         current = out["current"]
         while True:
             try:
@@ -395,11 +397,12 @@ class BoundsExplorer(Dashboard):
         res = yield from _loo_steps(model, X, y)
         current.update(loo=res.error, loo_trainings=res.n_trainings)
 
-    def _table_progress(self, i):
-        """Callback of ``bounds_table``: the progress bar, and the time budget (one row, up to n
+    def _table_progress(self, i, progress):
+        """Callback of ``bounds_table``: the progress bar (``progress``, a throttled
+        ``report_progress``), and the time budget (one row, up to n
         SVMs with the exact leave-one-out, is the unit of work; with it a row is complete once
         every value's SVM is fitted and the row's leave-one-out done)."""
-        self.report_progress((i + 1) / N_GRID, _("{i} / {n} values").format(i=i + 1, n=N_GRID))
+        progress((i + 1) / N_GRID, _("{i} / {n} values").format(i=i + 1, n=N_GRID))
         if i + 1 < N_GRID:
             self.check_time(_("the chart of {n} values (after {i})").format(n=N_GRID, i=i + 1))
 

@@ -30,6 +30,7 @@ from ..i18n import N_, _
 from ..viz import fit_time_figure, learning_curve_figure, time_exponent
 from ..viz.curves import fit_time_traces, learning_curve_traces
 from ._base import Dashboard, Lesson, TimeBudgetExceeded, log_slider, num, styled
+from ._scheduler import throttled
 from ._toys import TOY_DESCRIPTIONS, UCI_DESCRIPTIONS, toy_name
 
 __all__ = ["LearningCurves", "CurveEstimator", "ESTIMATORS", "register_estimator",
@@ -709,7 +710,7 @@ class LearningCurves(Dashboard):
                     steps = learning_curve_steps(
                         specs, X, y, sizes, n_repeats=p["n_repeats"],
                         test_fraction=p["test_fraction"], random_state=0,
-                        progress=self.report_progress,
+                        progress=throttled(self.report_progress),
                         params=dict(C=float(p["C"]), sigma=float(p["sigma"]),
                                     n_neighbors=int(p["n_neighbors"])),
                         should_stop=lambda: self.time_left() <= 0)
