@@ -9,6 +9,7 @@ sets and, when its files are present, a Fashion-MNIST subset (T-shirt vs shirt).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
 import importlib
 import time
@@ -397,6 +398,35 @@ def _curves_so_far(out, sizes, keep_sizes, keep_repeats, stopped):
     return cut
 
 
+def _splits(y, sizes, test_fraction, seed):
+    """The test positions of one repeat and its nested training subsets, one per size (read
+    only): the stratified split of ``RandomState(seed)``, then the subsets of each size in turn
+    from the same generator.  They depend on the labels and these numbers only, not on the
+    estimators or their parameters, so a dashboard's slider step reuses them (a cache of the
+    last few)."""
+    key = tuple(y.tolist()) if y.dtype != object else None
+    if key is None:
+        return _draw_splits(y, sizes, test_fraction, seed)
+    return _cached_splits(key, str(y.dtype), sizes, test_fraction, seed)
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_splits(labels, dtype, sizes, test_fraction, seed):
+    return _draw_splits(np.asarray(labels, dtype=dtype), sizes, test_fraction, seed)
+
+
+def _draw_splits(y, sizes, test_fraction, seed):
+    from sklearn.model_selection import train_test_split
+
+    rs = np.random.RandomState(seed)
+    idx_tr, idx_te = train_test_split(np.arange(y.shape[0]), test_size=test_fraction,
+                                      stratify=y, random_state=rs)
+    subs = tuple(np.sort(idx_tr[stratified_subset(y[idx_tr], n, rs)]) for n in sizes)
+    for a in (idx_te, *subs):
+        a.setflags(write=False)
+    return idx_te, subs
+
+
 def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
                          random_state=0, progress=None, params=None, should_stop=None):
     """:func:`learning_curve_data` one fit at a time, for the dashboard's partial results.
@@ -445,7 +475,6 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
     TimeoutError
         When ``should_stop`` answers True before the first training size was fitted.
     """
-    from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
 
     X = np.asarray(X)
@@ -473,13 +502,12 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
     for r in range(int(n_repeats)):
         if stop is not None:
             break
-        rs = np.random.RandomState(random_state + r)
-        idx_tr, idx_te = train_test_split(np.arange(X.shape[0]), test_size=test_fraction,
-                                          stratify=y, random_state=rs)
+        idx_te, subs = _splits(y, tuple(int(n) for n in sizes), float(test_fraction),
+                               int(random_state) + r)
         for i, n in enumerate(sizes):
             if stop is not None:
                 break
-            sub = np.sort(idx_tr[stratified_subset(y[idx_tr], int(n), rs)])
+            sub = subs[i]
             scaler, Z_sub, Z_te, scale_time = None, None, None, 0.0
             for label, spec in estimators.items():
                 if should_stop is not None and should_stop():
