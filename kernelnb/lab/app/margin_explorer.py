@@ -19,7 +19,8 @@ The margin-Perceptron curves come from :func:`kernelnb.reproductions.collobert.m
 Fig. 8.2), one trial at a time under the dashboard's time budget; for the SGD hinge its own
 rho = 2/||w|| is drawn beside them, and the readout compares its cost (8.15) with the SVM's
 (C = 1/(mu L)) and gives Theorem 8.1's epoch count 1/(L lambda mu).  Separability is checked by a
-linear programme before the hard-margin SVM is asked for rho_max.
+linear programme before the hard-margin SVM is asked for rho_max.  In a page the drawn model's
+surface and readout come first (a partial result), the rho charts when their curves are done.
 """
 from __future__ import annotations
 
@@ -202,6 +203,7 @@ class MarginExplorer(Dashboard):
         self.grid = grid
         self._data_key = None
         self._drawn_bounds = None
+        self._drawn_surface = None
         self._sep_cache = None
         super().__init__(**params)
 
@@ -332,7 +334,10 @@ class MarginExplorer(Dashboard):
                    n_trials=len(runs))
         return out
 
-    def _compute(self, p):
+    def _steps(self, p):
+        """The drawn model and its surface first (a partial result: the decision surface and
+        its readout), then the margin Perceptron's curves of the ρ charts (most of the work),
+        then the complete result."""
         X, y = self._data(p)
         key = p["model"]
         if key not in MARGIN_MODELS:
@@ -353,6 +358,18 @@ class MarginExplorer(Dashboard):
             model = _make(key, p).fit(X, y)
             self.check_time(_("the fit"))
             rho_max, separable = self._separability(X, y)
+            fit_s = time.perf_counter() - t0
+            # the surface only (no support-vector marks: viz.support_masks reads an SVC's
+            # dual_coef_, which the kernel margin Perceptron holds for every training example)
+            surface = surface_data(_SurfaceOnly(model), X, y, grid=self.grid,
+                                   bounds=self._bounds, columns=True)
+            first = dict(train_error=float(np.mean(model.predict(X) != y)),
+                         val_error=float(np.mean(model.predict(Xv) != yv)),
+                         rho=float(model.margin_history_["rho"][-1]),
+                         n_updates=int(model.n_updates_total_), n_epochs=int(model.n_iter_),
+                         rho_max=rho_max, separable=separable)
+            yield dict(p=p, surface=surface, stats=first, model_curves=None)
+            t1 = time.perf_counter()
             self.report_progress(0.2, _("margin against λ and t…"))
             step = max(1, t_max // 40)
             study = dict(learning_rates=LAMBDAS, n_updates=t_max, learning_rate=lam,
@@ -369,11 +386,7 @@ class MarginExplorer(Dashboard):
         yy = np.where(y == mp.classes_[1], 1.0, -1.0)
         mp_violations = int(np.sum(yy * mp.decision_function(X) < 1.0))
         stats = dict(
-            train_error=float(np.mean(model.predict(X) != y)),
-            val_error=float(np.mean(model.predict(Xv) != yv)),
-            rho=float(model.margin_history_["rho"][-1]),
-            n_updates=int(model.n_updates_total_), n_epochs=int(model.n_iter_),
-            R=R, rho_max=rho_max, separable=separable,
+            first, R=R,
             mp_rho=float(mp.margin_history_["rho"][-1]),
             mp_bound83=float(_largescale("margin_bound_updates")(max(mp_t, 1), R, lam)),
             mp_bound82=(float(_largescale("margin_bound_separable")(rho_max, R, lam))
@@ -387,11 +400,7 @@ class MarginExplorer(Dashboard):
             stats.update(objective=float(np.ravel(model.objective_)[0]),
                          svm_objective=linear_svm_objective(Xs, y, float(p["mu"])),
                          thm81_epochs=float(model.theorem_8_1_epochs_.order))
-        stats["fit_time_ms"] = 1e3 * (time.perf_counter() - t0)
-        # the surface only (no support-vector marks: viz.support_masks reads an SVC's dual_coef_,
-        # which the kernel margin Perceptron holds for every training example)
-        surface = surface_data(_SurfaceOnly(model), X, y, grid=self.grid, bounds=self._bounds,
-                               columns=True)
+        stats["fit_time_ms"] = 1e3 * (fit_s + time.perf_counter() - t1)
         return dict(p=p, surface=surface, stats=stats, model_curves=model_curves)
 
     def _render(self, r):
@@ -399,14 +408,16 @@ class MarginExplorer(Dashboard):
         key = p["model"]
         label = _(MARGIN_MODELS[key][0])
         fig = self.fig
-        same_grid = (self._drawn_bounds == s["_bounds"]
-                     and len(fig.data[0].z) == len(s["surface"]["z"]))
-        for k, uid in enumerate(SURFACE_TRACES):
-            props = s[uid]
-            if same_grid and uid in ("surface", "boundary", "margins"):
-                props = {"z": props["z"]}
-            fig.data[k].update(props)
-        self._drawn_bounds = s["_bounds"]
+        if s is not self._drawn_surface:       # the complete result's is its partial's
+            same_grid = (self._drawn_bounds == s["_bounds"]
+                         and len(fig.data[0].z) == len(s["surface"]["z"]))
+            for k, uid in enumerate(SURFACE_TRACES):
+                props = s[uid]
+                if same_grid and uid in ("surface", "boundary", "margins"):
+                    props = {"z": props["z"]}
+                fig.data[k].update(props)
+            self._drawn_bounds = s["_bounds"]
+            self._drawn_surface = s
         band = {"simple_mlp": float(p["beta"]), "nilsson_mlp": 0.0}.get(key, 1.0)
         margins = fig.data[SURFACE_TRACES.index("margins")]
         margins.visible = band > 0
@@ -423,6 +434,8 @@ class MarginExplorer(Dashboard):
                                                      rate=rate, updates=st["n_updates"],
                                                      epochs=st["n_epochs"])
 
+        if "curves" not in st:         # the partial result: the surface and its readout
+            return dict(st)
         c, mc, sep = st["curves"], r["model_curves"], st["separable"]
         lam, R, t_max = float(p["lam"]), st["R"], int(c["n_updates"])
         bound82 = _largescale("margin_bound_separable")
