@@ -490,9 +490,10 @@ class BoundsExplorer(Dashboard):
                      table=table)
         keep = ~mem if (~mem).any() else np.ones_like(mem)
         test = np.asarray(table["test_error"], float)[keep]
-        for key in GAPS:       # nanmean: a partial table's values not fitted yet are NaN
-            stats[f"gap_{key}"] = float(np.nanmean(np.abs(np.asarray(table[key], float)[keep]
-                                                          - test)))
+        for key in GAPS:
+            gap = np.abs(np.asarray(table[key], float)[keep] - test)
+            gap = gap[~np.isnan(gap)]        # a partial table's values not fitted yet are NaN
+            stats[f"gap_{key}"] = float(gap.mean()) if gap.size else float("nan")
         rows = "".join(f"<tr><td>{html.escape(_(label))}</td>"
                        f"<td class='num'>{num(stats[key], spec)}</td>"
                        "</tr>" for key, label, spec in self.DETAILS if key in stats)
