@@ -102,8 +102,9 @@ def _checked_once():
     """Fits of margin models under it check and standardise a sample once: a fit given the
     very objects (numpy arrays) an earlier fit under it was given, with a validation set,
     reuses that fit's checked, standardised data (read only, so no fit alters them); for
-    loops that fit many models on one sample (:func:`kernelnb.reproductions.collobert.margin.
-    margin_curves`).  The arrays must not change under it.  Nested, the outer one holds."""
+    loops that fit many models on one sample
+    (:func:`kernelnb.reproductions.collobert.margin.margin_curves`).  The arrays must not change
+    under it.  Nested, the outer one holds."""
     if _CHECKED_ONCE.get() is not None:
         yield
         return
@@ -112,6 +113,8 @@ def _checked_once():
         yield
     finally:
         _CHECKED_ONCE.reset(token)
+
+
 _HISTORY_KEYS = ("epoch", "updates", "rho", "geometric_margin", "training_error",
                  "validation_error")
 
