@@ -28,7 +28,7 @@ from ...model_selection import estimate_all
 from ...model_selection._estimates import _loo_steps, _Problem, _span_errors
 from ...model_selection._tables import _bounds_table_steps
 from ...svm import SVC
-from ..viz import plane_bounds
+from ..viz import grid_columns, plane_bounds
 from ..i18n import N_, _, ngettext
 from ._base import Dashboard, Lesson, log_slider, num, styled
 from ._scheduler import throttled
@@ -239,7 +239,8 @@ class BoundsExplorer(Dashboard):
         self.fig = FigureWidget(main)
 
         plane = go.Figure()
-        plane.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], uid="boundary", name="f = 0",
+        plane.add_contour(x=[0, 1, 0, 1], y=[0, 0, 1, 1], z=[0, 0, 0, 0], uid="boundary",
+                          name="f = 0",
                           contours=dict(start=0, end=0, size=1, coloring="none"),
                           line=dict(color="#333333", width=2), showscale=False,
                           hoverinfo="skip")
@@ -514,7 +515,9 @@ class BoundsExplorer(Dashboard):
     def _render_plane(self, r):
         pl, X, y, model = r["plane"], r["X"], r["y"], r["model"]
         fig = self.plane_fig
-        fig.data[0].update(x=pl["gx"], y=pl["gy"], z=pl["Z"])
+        # the grid in plotly's column form: float32 binary buffers, not nested JSON lists
+        gx, gy, gz = grid_columns(pl["gx"], pl["gy"], pl["Z"])
+        fig.data[0].update(x=gx, y=gy, z=gz)
         for k in (0, 1):
             m = y == model.classes_[k]
             fig.data[1 + k].update(x=X[m, 0], y=X[m, 1])
