@@ -134,6 +134,14 @@ def run_ci(tmp_path, bare=False, **codes):
     return proc.returncode, calls, proc.stdout + proc.stderr
 
 
+@pytest.fixture(scope="module")
+def passing_run(tmp_path_factory):
+    """One run in which every step passes (no Connect-4 file built), read by each test that
+    checks what a passing run does: (its folder, exit code, calls, output)."""
+    folder = tmp_path_factory.mktemp("passing-run")
+    return (folder, *run_ci(folder, FAKE_BUILD_RC=1))
+
+
 def _in_venv(calls, argv):
     """The calls of ``python3 <argv>`` made by a virtual environment's python3."""
     return [c for c in calls if c[2] == argv and c[0] and c[1] == f"{c[0]}/bin/python3"]
@@ -147,8 +155,8 @@ def test_the_readme_command_is_in_the_script_verbatim():
         f"{CI_RUN.relative_to(ROOT)} does not run the README's command as written: {command}")
 
 
-def test_a_fresh_environment_and_the_readme_command_in_it(tmp_path):
-    rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=1)
+def test_a_fresh_environment_and_the_readme_command_in_it(passing_run):
+    tmp_path, rc, calls, out = passing_run
     assert rc == 0, out
     # first a new virtual environment, made by the python3 found on the PATH ...
     calls = [c for c in calls if not c[2].startswith("-c ")]
@@ -164,18 +172,18 @@ def test_a_fresh_environment_and_the_readme_command_in_it(tmp_path):
     assert "Connect-4 not built" in out
 
 
-def test_chromium_and_the_hubs_proxy_are_installed_from_debian_when_missing(tmp_path):
+def test_chromium_and_the_hubs_proxy_are_installed_from_debian_when_missing(tmp_path,
+                                                                           passing_run):
     rc, calls, out = run_ci(tmp_path, bare=True, FAKE_BUILD_RC=1)
     assert rc == 0, out
     apt = [c[2] for c in calls if c[2].startswith("apt-get ")]
     assert "apt-get install -y chromium" in apt
     assert "apt-get install -y node-configurable-http-proxy" in apt
     # and not when they are there (the stand-ins of run_ci)
-    rc, calls, out = run_ci(tmp_path / "again", FAKE_BUILD_RC=1)
+    _, rc, calls, out = passing_run
     assert rc == 0 and not [c for c in calls if c[2].startswith("apt-get ")], out
 
 
-@pytest.mark.slow  # over two seconds of CPU: not in the fast loop
 def test_the_connect4_file_tests_run_when_the_file_is_built(tmp_path):
     rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=0)
     assert rc == 0, out
@@ -204,8 +212,8 @@ def _env_log(tmp_path):
     return [tuple(line.split("|")) for line in (tmp_path / "env.log").read_text().splitlines()]
 
 
-def test_the_wheel_is_built_repaired_and_tested_where_there_is_no_compiler(tmp_path):
-    rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=1)
+def test_the_wheel_is_built_repaired_and_tested_where_there_is_no_compiler(passing_run):
+    tmp_path, rc, calls, out = passing_run
     assert rc == 0, out
     work = _work(calls)
     main_venv = str(work / "venv")
@@ -245,8 +253,8 @@ def test_the_wheel_is_built_repaired_and_tested_where_there_is_no_compiler(tmp_p
     assert (work / "from-wheel").exists() is False             # the run's folder is removed
 
 
-def test_the_lowest_versions_job(tmp_path):
-    rc, calls, out = run_ci(tmp_path, FAKE_BUILD_RC=1)
+def test_the_lowest_versions_job(passing_run):
+    tmp_path, rc, calls, out = passing_run
     assert rc == 0, out
     work = _work(calls)
     assert any(c[2] == ".ci/lowest_constraints.py lab test-tools" for c in calls)
