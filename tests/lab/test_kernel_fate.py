@@ -84,8 +84,11 @@ def conn_dir():
         shutil.rmtree(path, ignore_errors=True)
 
 
-def manager(conn_dir, **traits) -> BudgetKernelManager:
-    km = BudgetKernelManager(config=Config({"KernelManager": {"transport": "ipc"}}), **traits)
+def manager(conn_dir, restarter=None, **traits) -> BudgetKernelManager:
+    """A kernel manager whose kernels talk over ipc sockets in ``conn_dir``; ``restarter``: the
+    traits of its kernels' restarter (jupyter_client's ``KernelRestarter``)."""
+    config = {"KernelManager": {"transport": "ipc"}, "KernelRestarter": restarter or {}}
+    km = BudgetKernelManager(config=Config(config), **traits)
     km.connection_dir = str(conn_dir)
     return km
 
@@ -162,6 +165,7 @@ app = Heavy()
 # ----------------------------------------------------------------------------- the memory limit
 
 
+@pytest.mark.slow  # two kernels and the watchdog's reads: over two seconds
 def test_an_allocation_past_the_limit_is_refused_in_the_dashboard_and_the_sibling_works(
         conn_dir, mode):
     """Every kernel, forked or not, runs under the limit (RLIMIT_DATA on its process). A setting
@@ -286,7 +290,9 @@ def test_a_killed_kernel_is_recorded_as_died(conn_dir, mode):
     """kill -9 (what the out-of-memory killer does): Jupyter's restarter notices, the kernel is not
     restarted (a dashboard's restarted kernel has none of its widgets) but ended, reason "died"."""
     async def main():
-        km = manager(conn_dir, kernel_memory_mb=LIMIT_MB)
+        # the restarter looks every half second instead of Jupyter's every three: it finds the
+        # same death sooner
+        km = manager(conn_dir, restarter={"time_to_dead": 0.5}, kernel_memory_mb=LIMIT_MB)
         async with kernels(km, 2, mode) as ((victim, _), (sibling, kc2)):
             told = []                                   # what a page's websocket registers
             km.add_restart_callback(victim, lambda: told.append(km.kernel_fate(victim)),
