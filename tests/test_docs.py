@@ -291,6 +291,7 @@ def test_a_failing_cell_names_the_notebook_and_the_cell(tmp_path):
     assert "y = x + undefined_name" in str(info.value)
 
 
+@pytest.mark.slow  # a Sphinx build and its kernel: over two seconds
 def test_a_failing_cell_fails_the_build(tmp_path):
     """A book project of one broken notebook: the build stops, naming it."""
     (tmp_path / "src" / "nbs").mkdir(parents=True)

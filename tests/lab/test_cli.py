@@ -365,6 +365,7 @@ def tiny_server(tmp_path_factory):
         yield url, proc
 
 
+@pytest.mark.slow  # the module's server starts first: over two seconds
 def test_serve_answers_gallery_with_every_dashboard(tiny_server):
     url, _ = tiny_server
     with urllib.request.urlopen(url, timeout=30) as r:
@@ -382,6 +383,7 @@ def test_serve_answers_gallery_with_every_dashboard(tiny_server):
             assert r.status == 200 and r.headers["Content-Type"].startswith("image/")
 
 
+@pytest.mark.slow  # the module's server: over two seconds
 def test_serve_binds_loopback_only(tiny_server):
     url, _ = tiny_server
     port = int(url.rsplit(":", 1)[1].strip("/"))

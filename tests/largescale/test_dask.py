@@ -53,6 +53,7 @@ def test_plain_script_without_main_guard_default_client(tmp_path):
     run_script(tmp_path)
 
 
+@pytest.mark.slow  # a script and its worker process: over two seconds
 def test_plain_script_without_main_guard_worker_processes(tmp_path):
     """Worker processes too: they are spawned without re-running the caller's script."""
     run_script(tmp_path, extra_import=", local_client",
@@ -164,6 +165,7 @@ def scheduler_address(tmp_path_factory):
         _stop(procs[::-1])
 
 
+@pytest.mark.slow  # a scheduler and a worker started first: over two seconds
 def test_real_cluster_by_address(scheduler_address):
     assert scheduler_address.startswith("tcp://127.0.0.1:")
     rng = np.random.default_rng(1)
@@ -181,6 +183,7 @@ def test_real_cluster_by_address(scheduler_address):
         np.testing.assert_array_equal(m.predict(X), serial.predict(X))
 
 
+@pytest.mark.slow  # a kernel and its cluster: over two seconds
 def test_default_client_in_a_jupyter_kernel(tmp_path):
     """client=None inside a Jupyter kernel (what a notebook and a Voila dashboard run in)."""
     nbclient = pytest.importorskip("nbclient")
