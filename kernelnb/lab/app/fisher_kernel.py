@@ -373,10 +373,21 @@ class FisherKernelExplorer(Dashboard):
 
     def regime(self, params, stats):
         """A note on a mixture of one Gaussian, whose Fisher kernel is linear (nothing for the
-        bound to choose)."""
+        bound to choose), and on two Gaussians for the two spirals, too few for either choice of
+        means to follow the arms."""
         if int(params["n_components"]) == 1:
             return [_("With one Gaussian the Fisher score (x − μ)/s² is a linear function of "
                       "x: the Fisher kernel is the linear kernel (a straight boundary) "
                       "wherever the mean is, so there is nothing for R²/M² to choose. The "
                       "lesson needs two Gaussians or more.")]
+        if params["dataset"] == "spirals" and int(params["n_components"]) == 2:
+            # Each mean's score is its posterior, a logistic function of x between two
+            # Gaussians, times the linear x − μ (thesis §5.3): a boundary with one bend, which
+            # cannot wind with two arms whatever the means.
+            return [_("Two Gaussians are too few for the two spirals: whatever their means, "
+                      "the Fisher kernel's boundary cannot wind with the arms (test error "
+                      "{ml} with the likelihood's means, {rm} with R²/M²'s), so there is "
+                      "nothing for R²/M² to win. The lesson needs three Gaussians or more "
+                      "here.").format(ml=num(stats["test_error_ml"], ".0%"),
+                                      rm=num(stats["test_error_rm"], ".0%"))]
         return []
