@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import time
 import urllib.request
@@ -20,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ..conftest import free_port, kernelnb_serve
+from ..conftest import REPO, free_port, kernelnb_serve
 from .test_dashboards import (CHANGE_TIMEOUT_MS, LOAD_TIMEOUT_MS,  # noqa: F401
                               sync_api)
 
@@ -290,21 +291,63 @@ def test_a_culled_kernel_is_said_and_the_page_comes_back(browser, shots):
         context.close()
 
 
-def test_a_kernel_past_its_memory_limit_is_refused_or_said(browser, shots):
+# A dashboard of the test's own: every dashboard of the gallery stays far under a kernel's least
+# limit at every setting (each adds under 25 MB to a drawn kernel), so the page past the limit is
+# this one, whose slider holds an array of that many megabytes (touched, so it is resident).
+HOG = """\
+import numpy as np
+import ipywidgets as widgets
+import plotly.graph_objects as go
+from kernelnb.lab.app._base import MAIN_SLIDER_CLASS, Dashboard, styled
+from kernelnb.lab.viz._figure_widget import FigureWidget
+
+
+class MemoryHog(Dashboard):
+    notebook = "memory_hog"
+    title = "Memory hog"
+    purpose = "Holds an array of the chosen megabytes."
+    STATS = [("megabytes", "megabytes held", "d")]
+
+    def _build(self):
+        self.controls["megabytes"] = styled(widgets.IntSlider(
+            value=10, min=10, max=4000, step=10, description="MB"))
+        self.controls["megabytes"].add_class(MAIN_SLIDER_CLASS)
+        self.figures = [FigureWidget(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])))]
+
+    def _compute(self, p):
+        block = np.ones(int(p["megabytes"]) * 2 ** 17)
+        return {"megabytes": int(p["megabytes"]), "sum": float(block.sum())}
+
+    def _render(self, r):
+        self.figures[0].data[0].y = [0, r["sum"] / 2 ** 17]
+        return {"megabytes": r["megabytes"]}
+
+
+MemoryHog().widget
+"""
+
+
+def test_a_kernel_past_its_memory_limit_is_refused_or_said(browser, shots, tmp_path):
     """With a low limit, a heavy setting either fails in the kernel (MemoryError shown in the
     page, the dashboard lives on) or ends the kernel (the page says why); another page is
     unaffected."""
+    import nbformat
+    folder = tmp_path / "dashboards"
+    shutil.copytree(REPO / "dashboards", folder)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(HOG)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, folder / "memory_hog.ipynb")
     port = free_port()
     context = browser.new_context(viewport={"width": 1280, "height": 1200})
     try:
-        with kernelnb_serve("--kernel-memory", "700", port=port,
+        with kernelnb_serve("--kernel-memory", "700", "--dashboards", str(folder), port=port,
                             log_name="faults-memory") as (url, proc):
             other = _open(context, url, "svm_playground.ipynb")
-            pg = _open(context, url, "density_explorer.ipynb")
+            pg = _open(context, url, "memory_hog.ipynb")
             t0 = time.monotonic()
             pg.evaluate("() => { const u = new URL(location.href); u.search = "
-                        "'?n_samples=1000&model=manifold&n_neighbors=40&dataset=spirals'; "
-                        "location.href = u.href; }")
+                        "'?megabytes=1500'; location.href = u.href; }")
             pg.wait_for_function(
                 "() => document.querySelector('.kernelnb-gone-box') || /memory|Memory/.test("
                 "(document.querySelector('.kernelnb-error') || {}).innerText || '')",
@@ -315,6 +358,15 @@ def test_a_kernel_past_its_memory_limit_is_refused_or_said(browser, shots):
                     else pg.locator(".kernelnb-error").first.inner_text())
             assert "memory" in text.lower(), text
             pg.screenshot(path=str(shots / "memory.png"))
+            if not gone:     # refused in the kernel: the page lives on, at a setting that fits
+                handle = pg.locator(".kernelnb-main-slider .noUi-handle").first
+                handle.focus()
+                handle.press("Home")
+                handle.press("ArrowRight")              # 20 MB
+                pg.wait_for_function(
+                    "() => /megabytes held\\s+20\\b/.test(document.querySelector("
+                    "'.kernelnb-stats').innerText) && !(document.querySelector("
+                    "'.kernelnb-error') || {}).innerText", timeout=30_000)
             _still_works(other)
             print(f"FAULT memory limit: {'kernel ended' if gone else 'refused in the page'} "
                   f"after {seconds:.1f} s: {text!r}")

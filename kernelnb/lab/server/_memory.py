@@ -44,9 +44,9 @@ KERNEL_MB = 300
 #: forked and 400-460 MB once its dashboard has drawn (measured with every dashboard).
 KERNEL_MEMORY_MIN_MB = 512
 
-#: The least default limit, MB: the heaviest setting of any dashboard (every slider at its
-#: maximum; the density explorer's) raised a kernel's data to 870-880 MB (measured, forked and
-#: cold; the others stay below 470 MB), and a limit of 768 MB refused it with a MemoryError.
+#: The least default limit, MB: three times the least limit, room for every dashboard at its
+#: heaviest setting (each adds a few tens of MB to a drawn kernel) and for what a student runs in
+#: a notebook of the class's server.
 KERNEL_MEMORY_FLOOR_MB = 1536
 
 
