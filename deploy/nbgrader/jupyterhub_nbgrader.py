@@ -1,7 +1,8 @@
 """nbgrader for a kernelnb class on JupyterHub (≥ 4.1): the course, its people, the exchange and the
-formgrader service. Load it at the end of ``deploy/jupyterhub_config.py``::
+formgrader service. Load it at the end of ``deploy/jupyterhub_config.py`` (the path is relative to
+that file's folder; a path that names no file is skipped without a word)::
 
-    load_subconfig("deploy/nbgrader/jupyterhub_nbgrader.py")
+    load_subconfig("nbgrader/jupyterhub_nbgrader.py")
 
 and put ``deploy/nbgrader/nbgrader_config.py`` in ``/etc/jupyter/`` (every server reads it). Install
 ``kernelnb[hub]`` (it carries nbgrader) in the hub's and the students' environment. Then, once:
@@ -21,10 +22,18 @@ from their Assignments tab; the instructor collects, autogrades (the checks of
 the submission's folder), and releases feedback. ``tests/course/test_nbgrader_cycle.py`` runs
 this cycle with nbgrader's command line.
 
+The grader account is a hub user too, in the course's formgrade group: the formgrader asks the hub
+for the groups of the account it runs as (``JUPYTERHUB_USER``) on every page, and answers 500 when
+the hub has no such user. A submission is named after the student's Unix account
+(``nbgrader.utils.get_username``; ``JUPYTERHUB_USER`` only for the Docker stacks' ``jovyan``).
+
 Scopes (undocumented upstream, jupyter/nbgrader#1900): the service's token reads users and their
-groups, lists groups and adds students to the course's group (``JupyterHubAuthPlugin``); each
-student's server token inherits its user's permissions, so it may read its own groups, without which the course list fails for a
-user who is not an admin (jupyter/nbgrader#1831: ``KeyError: 'groups'``).
+groups, lists groups and adds students to the course's group (``JupyterHubAuthPlugin``). A
+student's server keeps JupyterHub's default token: since JupyterHub 5 every token reads its own
+user's name and groups (the ``identify`` scopes), which is all the Assignments tab's course list
+asks (on JupyterHub 4 it failed for a user who is not an admin, jupyter/nbgrader#1831:
+``KeyError: 'groups'``, and the advice was ``server_token_scopes = ["inherit"]``, which gives the
+server every permission of its user).
 """
 c = get_config()  # noqa: F821 - defined by JupyterHub when it loads this file
 
@@ -41,7 +50,7 @@ STUDENTS = set()
 # added to what jupyterhub_config.py set (traitlets' lazy update/extend)
 c.Authenticator.allowed_users.update(INSTRUCTORS | GRADERS | STUDENTS)
 c.JupyterHub.load_groups.update({
-    f"formgrade-{COURSE}": {"users": sorted(INSTRUCTORS | GRADERS)},
+    f"formgrade-{COURSE}": {"users": sorted(INSTRUCTORS | GRADERS | {GRADER_ACCOUNT})},
     f"nbgrader-{COURSE}": {"users": sorted(STUDENTS)},
 })
 # The course's formgrader: a Jupyter server run by the hub as the grader account, in the course
@@ -63,7 +72,3 @@ c.JupyterHub.load_roles.extend([
     {"name": f"formgrade-{COURSE}", "groups": [f"formgrade-{COURSE}"],
      "scopes": [f"access:services!service={SERVICE}"]},
 ])
-# Each server's own token has its user's permissions ("inherit"): a student's reads their own
-# groups (the Assignments tab's course list, jupyter/nbgrader#1831), nothing more than the
-# student has when logged in.
-c.Spawner.server_token_scopes = ["inherit"]

@@ -1,6 +1,6 @@
 """The nbgrader recipe (deploy/nbgrader/) names only real options and valid scopes, and sets up what
 the cycle needs: the course's groups, the formgrader service with the scopes its token uses, the
-server tokens that let a student read their own groups, the shared exchange (on Kubernetes a
+students' servers with JupyterHub's default token, the shared exchange (on Kubernetes a
 ReadWriteMany volume mounted in every student's pod)."""
 from __future__ import annotations
 
@@ -44,7 +44,9 @@ def test_hub_part_names_real_options_and_scopes():
     # POST /groups/{name}, POST and DELETE /groups/{name}/users
     assert {"read:users", "read:users:groups", "list:groups", "admin:groups", "groups"} <= used
     assert roles["formgrade-kernelnb"]["scopes"] == ["access:services!service=kernelnb-course"]
-    assert config.Spawner.server_token_scopes == ["inherit"]
+    # the servers keep JupyterHub's default token (its identify scopes read the user's groups,
+    # what the course list needs): no "inherit", which would give them all their user may do
+    assert "server_token_scopes" not in config.Spawner
 
 
 def test_nbgrader_part_names_real_options():
