@@ -31,7 +31,9 @@ __all__ = ["MODES", "data_cell", "notebook", "write", "main", "notebook_name"]
 
 MODES = ("student", "solution", "nbgrader")
 _STARTER_NOTE = N_("# your code here: set answer")
-_EXERCISE, _EXERCISES = N_("Exercise"), N_("Exercises")
+_EXERCISES = N_("Exercises")
+#: An exercise's heading (French puts a space before the colon).
+_HEADING = N_("Exercise {id}: {title}")
 #: The words of the book's exercise pages (docs/_ext/kernelnb_course_book.py).
 PAGE_WORDS = {"title": N_("Exercises and quizzes of chapter {chapter}"),
               "intro": N_("Run these exercises in a notebook (`python -m kernelnb.course.build "
@@ -71,7 +73,8 @@ def statement_markdown(ex, lang):
     """The Markdown of an exercise's statement in ``lang``."""
     _ = lambda m: gettext(m, lang)   # noqa: E731
     kind = _(ex.KINDS[ex.kind])
-    text = f"### {_(_EXERCISE)} {ex.id}: {_(ex.title)}\n\n*{kind}*\n\n{_(ex.statement)}\n"
+    heading = _(_HEADING).format(id=ex.id, title=_(ex.title))
+    text = f"### {heading}\n\n*{kind}*\n\n{_(ex.statement)}\n"
     if ex.answer_kind:
         text += "\n" + _("**Your answer** (`answer`): {what}.").format(what=_(ex.answer_kind)) \
             + "\n"
