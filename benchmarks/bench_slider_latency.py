@@ -13,7 +13,9 @@ A step that changes nothing within ``--timeout`` seconds counts as missing.  Per
 server: p50, p95 and max of each, over all its steps.  To say where the time goes, the page's
 websocket is watched too: per step, the time to the last message from the kernel (the kernel's
 compute and its widget messages) and the kilobytes received; the rest, to the final picture, is
-the browser's (plotly's redraw).  The bar: the final picture within 200 ms at p95, something
+the browser's (plotly's redraw).  The split is approximate: the page's JavaScript takes a message
+off the socket only when it is free, so while plotly redraws a first (partial) picture the next
+message waits, and that wait is counted in the kernel's column.  The bar: the final picture within 200 ms at p95, something
 visible within 100 ms.
 
 Usage::
