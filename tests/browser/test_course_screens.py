@@ -4,7 +4,7 @@
   student does it in their generated notebook, executed by a kernel: a first wrong answer (σ² for
   2σ², a mistake the check knows), the same again (the second, more precise hint), then the right
   one. The executed notebook is exported to HTML as JupyterLab shows outputs (nbconvert's lab
-  template: the same ``_repr_html_`` boxes) and opened in Chromium at a laptop's width.
+  template: the same ``_repr_html_`` boxes, executed in a process of its own) and opened in Chromium at a laptop's width.
 * A dashboard challenge completed: the SVM playground served by ``kernelnb serve``, its panel
   "not yet", then the page at its challenge's solution: "done", and ``challenge=done`` in the
   page's address.
@@ -14,6 +14,8 @@ The screenshots go to ``test-output/screenshots/course/``.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from urllib.parse import parse_qs, urlparse
 
 import nbformat
@@ -25,7 +27,6 @@ from kernelnb.lab import i18n
 from kernelnb.lab.app._challenge import ChallengePanel
 from kernelnb.lab.app._challenges import CHALLENGES
 
-from ..conftest import REPO
 from .test_dashboards import LOAD_TIMEOUT_MS, sync_api  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -43,8 +44,6 @@ def shots(test_output):
 def _exercise_03_1(tmp_path, lang):
     """Chapter 3's student notebook cut to exercise 03.1, its answer cell written three times
     (wrong, wrong again, right: the solution notebook's), each followed by the check."""
-    import subprocess
-    import sys
     for kind in ("student", "solution"):
         subprocess.run([sys.executable, "-m", "kernelnb.course.build", kind, "--lang", lang,
                         "--chapter", "03", "--out", str(tmp_path / kind)], check=True,
@@ -68,23 +67,19 @@ def _exercise_03_1(tmp_path, lang):
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_a_checks_answers_wrong_then_right_as_a_student_sees_them(browser, shots, tmp_path,
                                                                    lang):
-    from nbclient import NotebookClient
-    from nbconvert import HTMLExporter
     nb = _exercise_03_1(tmp_path, lang)
-    env = {k: v for k, v in os.environ.items() if k not in ("NBGRADER_EXECUTION",)}
+    source = tmp_path / f"check_{lang}.ipynb"
+    nbformat.write(nb, str(source))
+    # executed and exported by nbconvert in a process of its own (as a student's kernel runs
+    # apart from the page): the student's language from the environment, as a hub sets it
+    env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
     env["KERNELNB_LANG"] = lang
-    old = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)                     # the kernel's environment is this process's
-    try:
-        NotebookClient(nb, timeout=300, kernel_name="python3",
-                       resources={"metadata": {"path": str(tmp_path)}}).execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
-    body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
+    subprocess.run([sys.executable, "-m", "nbconvert", "--to", "html", "--template", "lab",
+                    "--execute", "--ExecutePreprocessor.timeout=300",
+                    "--ExecutePreprocessor.kernel_name=python3", str(source)],
+                   check=True, timeout=600, env=env, cwd=tmp_path, capture_output=True)
     page_path = tmp_path / f"check_{lang}.html"
-    page_path.write_text(body, encoding="utf-8")
+    assert page_path.exists()
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
