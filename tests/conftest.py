@@ -208,6 +208,14 @@ def _thread_limits():
 
 _WATCHED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
+# A run started as a background job of a non-interactive shell (``pytest &``, nohup) inherits
+# SIGINT ignored, and Python then keeps it ignored instead of installing its KeyboardInterrupt
+# handler. Every notebook that nbclient runs in the main thread ends by putting that handler in
+# place (asyncio's signal handlers removed), which the check below would blame on the test. The
+# suite starts as a run from a terminal does.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 @pytest.fixture(autouse=True)
 def _gives_back_process_state():
