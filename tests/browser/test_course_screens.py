@@ -27,7 +27,7 @@ from kernelnb.lab import i18n
 from kernelnb.lab.app._challenge import ChallengePanel
 from kernelnb.lab.app._challenges import CHALLENGES
 
-from .test_dashboards import LOAD_TIMEOUT_MS, sync_api  # noqa: F401
+from .test_dashboards import LOAD_TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -52,7 +52,8 @@ pytest.importorskip("nbgrader", reason="nbgrader is in kernelnb's [hub] extra")
 requests = pytest.importorskip("requests")
 
 from tests.conftest import REPO, TEST_OUTPUT, free_port, run_async             # noqa: E402
-from tests.lab.test_hub import NODE_PROXY, _alive, _cmdline, _stop, _tree   # noqa: E402
+from tests.lab.test_hub import (LOOPBACK_HUB, NODE_PROXY, TEST_LOGINS, _alive,  # noqa: E402
+                                _cmdline, _stop, _tree)
 
 pytestmark = pytest.mark.slow
 
@@ -77,26 +78,11 @@ import os
 c.CourseDirectory.student_id = os.environ["JUPYTERHUB_USER"]
 """
 
-HUB_CONFIG = """\
+HUB_CONFIG = ("""\
 import sys
-from traitlets import Dict
-from jupyterhub.auth import Authenticator
-
 load_subconfig({recipe!r})        # the single-host recipe,
 load_subconfig({nbgrader!r})      # its nbgrader part, then what a test needs instead
-
-
-class FixedUsers(Authenticator):
-    passwords = Dict(config=True)
-
-    async def authenticate(self, handler, data):
-        if self.passwords.get(data["username"]) == data["password"]:
-            return data["username"]
-        return None
-
-
-c.JupyterHub.authenticator_class = FixedUsers
-c.FixedUsers.passwords = {passwords!r}
+""" + TEST_LOGINS + """\
 # The recipe's formgrader service, run as this process's user (instead of the recipe's grader
 # account, a hub user too) in the test's course directory.
 _service, = c.JupyterHub.services.get_value([])
@@ -117,21 +103,10 @@ _service.update(
         for a in _service["command"][1:]], *{root_flag!r}],
     user={user!r}, cwd={course!r}, environment={service_env!r})
 c.JupyterHub.services = [_service]
-
-c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
-c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
-c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
-c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {hub_port}
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
-c.ConfigurableHTTPProxy.command = [{proxy!r}, *c.ConfigurableHTTPProxy.command[1:]]
-c.JupyterHub.cookie_secret_file = {tmp!r} + "/cookie_secret"
-c.JupyterHub.db_url = "sqlite:///" + {tmp!r} + "/hub.sqlite"
-c.JupyterHub.pid_file = {tmp!r} + "/hub.pid"
-c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]
+""" + LOOPBACK_HUB + """\
 c.Spawner.args = [*c.Spawner.args, *{root_flag!r}]
 c.Spawner.environment = {{**c.Spawner.environment, **{student_env!r}}}
-"""
+""")
 
 
 class Hub:

@@ -48,12 +48,11 @@ MAX_KERNELS = 2
 CULL_S = 60.0
 DEADLINE = 150.0
 
-HUB_CONFIG = """\
-import sys
+# Pieces of a test hub's configuration (also tests/course/test_nbgrader_hub.py's). Fixed
+# passwords instead of accounts:
+TEST_LOGINS = """\
 from traitlets import Dict
 from jupyterhub.auth import Authenticator
-
-load_subconfig({recipe!r})        # the single-host recipe, then what a test needs instead
 
 
 class FixedUsers(Authenticator):
@@ -66,8 +65,12 @@ class FixedUsers(Authenticator):
 
 
 c.JupyterHub.authenticator_class = FixedUsers
-c.FixedUsers.passwords = {users!r}
-c.Authenticator.allowed_users = set({users!r})
+c.FixedUsers.passwords = {passwords!r}
+"""
+# Every server a process of this user in a temporary home, every port on the loopback, the
+# hub's files in the test's folder:
+LOOPBACK_HUB = """\
+import sys
 c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
 c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
 c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
@@ -81,8 +84,15 @@ c.JupyterHub.cookie_secret_file = {tmp!r} + "/cookie_secret"
 c.JupyterHub.db_url = "sqlite:///" + {tmp!r} + "/hub.sqlite"
 c.JupyterHub.pid_file = {tmp!r} + "/hub.pid"
 c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]
-c.Spawner.args = {args!r}
 """
+
+HUB_CONFIG = ("""\
+load_subconfig({recipe!r})        # the single-host recipe, then what a test needs instead
+""" + TEST_LOGINS + """\
+c.Authenticator.allowed_users = set({passwords!r})
+""" + LOOPBACK_HUB + """\
+c.Spawner.args = {args!r}
+""")
 
 
 def node_proxy():
@@ -212,7 +222,7 @@ def hub(tmp_path_factory):
     config = tmp / "jupyterhub_config.py"
     config.write_text(HUB_CONFIG.format(
         recipe=str(REPO / "deploy" / "jupyterhub_config.py"),
-        proxy=NODE_PROXY, users=USERS, homes=str(homes),
+        proxy=NODE_PROXY, passwords=USERS, homes=str(homes),
         port=port, hub_port=hub_port, api_port=api_port, tmp=str(tmp), args=args))
     logs = TEST_OUTPUT / "logs"
     logs.mkdir(parents=True, exist_ok=True)
