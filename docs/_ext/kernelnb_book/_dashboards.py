@@ -334,7 +334,7 @@ _MIN_BINARY = 16
 
 def _grid_form(x, y, z):
     """``(xs, ys, Z)`` when the columns ``x, y, z`` list a full grid row by row (``x`` running
-    fastest, as :func:`kernelnb.lab.viz.grid_columns` gives it), else None."""
+    fastest: plotly's column form, as a figure may give it), else None."""
     if not all(isinstance(a, np.ndarray) and a.ndim == 1 for a in (x, y, z)):
         return None
     n = x.size

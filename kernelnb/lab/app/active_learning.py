@@ -166,7 +166,7 @@ class ActiveLearning(Dashboard):
             self.buttons[name] = b
         X, y = make_toy("moons", 100, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
-        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, binary=True)
         fig.add_trace(go.Scatter(uid="pool", meta="pool", name=_("unlabelled"), x=[], y=[],
                                  mode="markers", marker=dict(size=6, color="#9e9e9e"),
                                  hoverinfo="x+y"))
@@ -410,7 +410,7 @@ class ActiveLearning(Dashboard):
         self._replay_taught(al)
         query = al.query() if al.remaining_.size else None
         surface = surface_data(al.estimator_, al.X_labeled_, al.y_labeled_, grid=self.grid,
-                               bounds=self._bounds, columns=True)
+                               bounds=self._bounds, binary=True)
         wrong = sum(int(lab != d["truth"][i]) for i, lab in self._taught)
         curves = {"you": al.error_curve_.tolist(),
                   **{s: c.tolist() for s, c in self._replay.items()}}

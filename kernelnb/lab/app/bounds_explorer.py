@@ -28,7 +28,7 @@ from ...model_selection import estimate_all
 from ...model_selection._estimates import _loo_steps, _Problem, _span_errors
 from ...model_selection._tables import _bounds_table_steps
 from ...svm import SVC
-from ..viz import grid_columns, plane_bounds
+from ..viz import grid_arrays, plane_bounds
 from ..i18n import N_, _, ngettext
 from ._base import Dashboard, Lesson, log_slider, num, styled
 from ._scheduler import throttled
@@ -515,8 +515,8 @@ class BoundsExplorer(Dashboard):
     def _render_plane(self, r):
         pl, X, y, model = r["plane"], r["X"], r["y"], r["model"]
         fig = self.plane_fig
-        # the grid in plotly's column form: float32 binary buffers, not nested JSON lists
-        gx, gy, gz = grid_columns(pl["gx"], pl["gy"], pl["Z"])
+        # the grid in float32: binary buffers, not nested JSON lists
+        gx, gy, gz = grid_arrays(pl["gx"], pl["gy"], pl["Z"])
         fig.data[0].update(x=gx, y=gy, z=gz)
         for k in (0, 1):
             m = y == model.classes_[k]

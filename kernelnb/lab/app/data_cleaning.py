@@ -146,7 +146,7 @@ class DataCleaning(Dashboard):
         self.clear_button.on_click(lambda _b: self.clear_clicks())
         X, y = make_toy("moons", 80, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
-        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, binary=True)
         fig.add_trace(go.Scatter(
             uid="suspects", meta="suspects", name=_("top suspects (rank)"), x=[], y=[], text=[],
             mode="markers+text", textposition="top right",
@@ -257,7 +257,7 @@ class DataCleaning(Dashboard):
         order, scores = rank_suspects(est, X, y, p["method"], n_subsamples=N_SUBSAMPLES,
                                       max_iter=GRAD_C_ITER, random_state=0)
         elapsed = time.perf_counter() - t0
-        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, columns=True)
+        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, binary=True)
         rank = np.empty(X.shape[0], dtype=int)
         rank[order] = np.arange(1, X.shape[0] + 1)
         k = int(p["n_show"])

@@ -30,7 +30,7 @@ from ...datasets import TOY_DATASETS, TOY_NOISE, make_toy
 from ..._callbacks import run_to_end
 from ...model_selection import FisherKernelSVC
 from ..i18n import N_, _, ngettext
-from ..viz import decision_grid, grid_columns, plane_bounds
+from ..viz import decision_grid, grid_arrays, plane_bounds
 from ..viz._figure_widget import FigureWidget
 from ..viz._style import CLASS_COLORS, CLASS_SYMBOLS
 from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, num, styled
@@ -307,8 +307,8 @@ class FisherKernelExplorer(Dashboard):
         for k in range(2):
             f.data[k].x, f.data[k].y = X[y == k, 0], X[y == k, 1]
         for i, tune in enumerate(("likelihood", "radius_margin")):
-            # the contour in plotly's column form: binary float32 buffers, not nested JSON lists
-            x, yc, z = grid_columns(*r["grids"][tune])
+            # the contour's grid in float32: binary buffers, not nested JSON lists
+            x, yc, z = grid_arrays(*r["grids"][tune])
             f.data[2 + i].update(x=x, y=yc, z=z)
         for i, key in enumerate(("means_ml", "means_rm")):
             means = st.get(key, np.empty((0, 2)))      # no tuned means yet: none drawn

@@ -23,7 +23,7 @@ from ...datasets import make_rotation_toy
 from ...prior.invariance import (InvariantKPCASVC, InvariantSVC, LinearInvariantSVC, VirtualSVC,
                                 tangent_vectors)
 from ...svm import SVC
-from ..viz import boundaries_figure, decision_grid, grid_columns
+from ..viz import boundaries_figure, decision_grid, grid_arrays
 from ..i18n import N_, _
 from ._base import Dashboard, Lesson, _label, log_slider, num, styled
 from ..viz._figure_widget import FigureWidget
@@ -336,7 +336,7 @@ class InvarianceExplorer(Dashboard):
         for i, name in enumerate(EXPLORER_METHODS):
             tr = fig.data[2 + i]
             xs, ys, Z = r["grids"][name]
-            tr.x, tr.y, tr.z = grid_columns(xs, ys, Z)
+            tr.x, tr.y, tr.z = grid_arrays(xs, ys, Z)
             tr.visible = name in r["shown"]
             tr.name = "{} ({})".format(_("ISVM (dashed)") if name == "ISVM" else name,
                                        num(r["errors"][name], ".1%"))

@@ -23,7 +23,7 @@ from ...datasets import TOY_DATASETS, make_manifold_spiral, make_toy
 from ...neighbors import (CKNNClassifier, HKNNClassifier, KernelCentroidClassifier,
                          KNeighborsClassifier, ManifoldParzen, ParzenClassifier, ParzenDensity)
 from ...neighbors._base import logsumexp_rows
-from ..viz import (SURFACE_TRACES, decision_surface, ellipse_outlines, grid_columns, plane_bounds,
+from ..viz import (SURFACE_TRACES, decision_surface, ellipse_outlines, grid_arrays, plane_bounds,
                   surface_data)
 from ..i18n import N_, _
 from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, num, speaks, styled
@@ -180,7 +180,7 @@ class LocalMethodsPlayground(Dashboard):
                                               "kernel centroid's Gaussian kernel"))
         X, y = TOY_DATASETS["moons"][0](n_samples=150, noise=0.2, random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
-        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True,
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, binary=True,
                                show_margins=False, show_support=False)
         for k in range(2):
             fig.add_scatter(x=[], y=[], mode="markers",
@@ -286,7 +286,7 @@ class LocalMethodsPlayground(Dashboard):
         p = {**p, "n_neighbors": min(int(p["n_neighbors"]), smallest)}
         model = self._model(p).fit(X, y)
         t0 = time.perf_counter()
-        surf = surface_data(_Scored(model), X, y, grid=self.grid, bounds=self._bounds, columns=True)
+        surf = surface_data(_Scored(model), X, y, grid=self.grid, bounds=self._bounds, binary=True)
         dt = 1e3 * (time.perf_counter() - t0)
         Xt, yt = self._test
         q = self._query
@@ -644,8 +644,8 @@ class DensityExplorer(Dashboard):
 
     def _render(self, r):
         fig = self.fig
-        # the contour in plotly's column form: binary float32 buffers, not nested JSON lists
-        x, y, z = grid_columns(r["gx"], r["gy"], r["Z"])
+        # the contour's grid in float32: binary buffers, not nested JSON lists
+        x, y, z = grid_arrays(r["gx"], r["gy"], r["Z"])
         fig.data[0].update(x=x, y=y, z=z)
         fig.data[1].update(x=r["X"][:, 0], y=r["X"][:, 1])
         if r["ell"] is None:

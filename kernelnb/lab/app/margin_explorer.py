@@ -241,7 +241,7 @@ class MarginExplorer(Dashboard):
 
         X, y = make_toy("blobs", 100, noise=TOY_NOISE["blobs"][0], random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
-        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True,
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, binary=True,
                                show_support=False)
         fig.update_layout(height=470, uirevision="keep")
         self.fig = FigureWidget(fig)
@@ -362,7 +362,7 @@ class MarginExplorer(Dashboard):
             # the surface only (no support-vector marks: viz.support_masks reads an SVC's
             # dual_coef_, which the kernel margin Perceptron holds for every training example)
             surface = surface_data(_SurfaceOnly(model), X, y, grid=self.grid,
-                                   bounds=self._bounds, columns=True)
+                                   bounds=self._bounds, binary=True)
             first = dict(train_error=float(np.mean(model.predict(X) != y)),
                          val_error=float(np.mean(model.predict(Xv) != yv)),
                          rho=float(model.margin_history_["rho"][-1]),

@@ -20,7 +20,7 @@ from ...datasets import TOY_DATASETS, TOY_NOISE
 from ...regularized import RegularizedKernelClassifier
 from ..i18n import N_, _
 from ..viz import (boundaries_figure, loss_axes_layout, loss_curves, margin_marker,
-                   plane_bounds, decision_grid, grid_columns)
+                   plane_bounds, decision_grid, grid_arrays)
 from ..viz.losses import loss_label
 from ._base import Dashboard, Lesson, log_slider, num, styled
 from ._toys import TOY_NAMES, toy_name
@@ -330,7 +330,7 @@ class MarginLosses(Dashboard):
         for k, which in enumerate("ab"):
             f = r["fits"][which]
             tr = bf.data[2 + k]
-            tr.x, tr.y, tr.z = grid_columns(f["xs"], f["ys"], f["Z"])
+            tr.x, tr.y, tr.z = grid_arrays(f["xs"], f["ys"], f["Z"])
             tr.name = _("{model}: {loss}").format(model=which.upper(),
                                                   loss=_short(p[f"loss_{which}"]))
         xmin, xmax, ymin, ymax = self._bounds

@@ -155,7 +155,7 @@ class SVMPlayground(Dashboard):
 
         X, y = self._make_data("moons", 200, noise=TOY_NOISE["moons"][0], random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
-        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, columns=True)
+        fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, binary=True)
         fig.update_layout(height=560, uirevision="keep", clickmode="event")
         # A click adds a point where it lands, through the heat map's click callback; plotly
         # gives a click to the trace it hovers, and in 'closest' mode a data point within 20 px
@@ -303,7 +303,7 @@ class SVMPlayground(Dashboard):
         else:
             model = SVC(C=C, **self._svc_params(p)).fit(X, y)
             self._model_cache = (key, model)
-        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, columns=True)
+        surface = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, binary=True)
         Xt, yt = self._test
         free, bound = support_masks(model)
         out = dict(model=model, surface=surface, p=p, stats=dict(

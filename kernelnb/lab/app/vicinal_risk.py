@@ -44,7 +44,7 @@ from ...largescale.margin import linearly_separable
 from ...prior import (EllipsoidalVicinalSVC, VicinalRiskClassifier, VicinalSVC, input_margins,
                      vicinity_widths)
 from ...svm import SVC
-from ..viz import (boundaries_figure, decision_grid, ellipse_outlines, grid_columns,
+from ..viz import (boundaries_figure, decision_grid, ellipse_outlines, grid_arrays,
                    plane_bounds)
 from ..i18n import N_, _, ngettext
 from ._base import Dashboard, Lesson, log_slider, num, styled
@@ -347,7 +347,7 @@ class VicinalRisk(Dashboard):
         for i, m in enumerate(MODELS):
             xs, ys, Z = r["grids"][m]
             tr = fig.data[2 + i]
-            tr.x, tr.y, tr.z = grid_columns(xs, ys, Z)
+            tr.x, tr.y, tr.z = grid_arrays(xs, ys, Z)
         problem = r["hard_problem"]
         fig.data[2].name = (_(MODELS[0]) if problem is None
                             else _("hard SVM: none (see the note)"))

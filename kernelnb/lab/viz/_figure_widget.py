@@ -16,11 +16,14 @@ This module runs in the kernels: it imports nothing of the server.
 """
 from __future__ import annotations
 
+import copy
 import os
 import re
 import sys
 
+import numpy as np
 import plotly.graph_objects as go
+from plotly.serializers import _py_to_js as _plotly_to_js
 
 __all__ = ["ESM_ENV", "PLOTLY_GLOBAL", "PLOTLY_TRACES_GLOBAL", "FigureWidget", "esm_shim",
            "skip_iri_grammar"]
@@ -262,15 +265,52 @@ def _init_with_click_messages(self, *args, **kwargs):
     self._config = {**self._config, "typesetMath": False}
 
 
+def _to_js(value, widget_manager):
+    """plotly's serializer, which sends a 1-D numeric array as a binary buffer but a 2-D one as
+    nested lists of JSON numbers, with 2-D numeric arrays sent as lists of row buffers.
+
+    plotly's front end turns each ``{buffer, dtype, shape}`` into a typed array wherever it is
+    (:func:`plotly.serializers._py_to_js` and its JavaScript counterpart), and plotly.js takes a
+    heat map's or contour's ``z`` as an array of typed-array rows: so a grid goes in its grid form
+    (``x`` and ``y`` the grid vectors, ``z`` rows along ``y``), in binary, rather than in column
+    form (one (x, y, z) triple per node, three times the bytes, which plotly.js then sorts back
+    into a grid at every redraw: most of the browser's time for a slider step of the SVM
+    playground, issue 53).
+    """
+    if isinstance(value, dict):
+        return {k: _to_js(v, widget_manager) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_to_js(v, widget_manager) for v in value]
+    if (isinstance(value, np.ndarray) and value.ndim == 2 and value.shape[0] > 0
+            and value.dtype.kind in "uif" and value.dtype.str[1:] not in ("i8", "u8")):
+        rows = np.ascontiguousarray(value)
+        dtype, shape = str(rows.dtype), (rows.shape[1],)
+        return [{"buffer": memoryview(row), "dtype": dtype, "shape": shape} for row in rows]
+    return _plotly_to_js(value, widget_manager)
+
+
+def _with_row_buffers(base):
+    """The synced traits of ``base`` that plotly serializes, with :func:`_to_js` instead."""
+    out = {}
+    for name, trait in base.class_traits(sync=True).items():
+        if trait.metadata.get("to_json") is _plotly_to_js:
+            trait = copy.copy(trait)
+            trait.metadata = {**trait.metadata, "to_json": _to_js}
+            out[name] = trait
+    return out
+
+
 def _figure_widget_class():
     route = os.environ.get(ESM_ENV, "")
-    if not route or not _ROUTE.match(route):
-        return go.FigureWidget
-    return type("FigureWidget", (go.FigureWidget,),
-                {"_esm": esm_shim(route), "__module__": __name__,
-                 "__init__": _init_with_click_messages,
-                 "__doc__": "plotly's FigureWidget, its front-end code imported from the server "
-                            "(see kernelnb.lab.viz._figure_widget)."})
+    attrs = {"__module__": __name__, **_with_row_buffers(go.FigureWidget),
+             "__doc__": "plotly's FigureWidget, its 2-D numeric arrays sent as binary rows "
+                        "(see kernelnb.lab.viz._figure_widget)."}
+    if route and _ROUTE.match(route):
+        attrs.update({"_esm": esm_shim(route), "__init__": _init_with_click_messages,
+                      "__doc__": "plotly's FigureWidget, its front-end code imported from the "
+                                 "server and its 2-D numeric arrays sent as binary rows (see "
+                                 "kernelnb.lab.viz._figure_widget)."})
+    return type("FigureWidget", (go.FigureWidget,), attrs)
 
 
 skip_iri_grammar()

@@ -17,7 +17,7 @@ from ..i18n import _
 from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, COLORBAR_MARGIN_R, DASHES,
                      SURFACE_SCALE, series_color, title_layout)
 
-__all__ = ["SURFACE_TRACES", "plane_bounds", "decision_grid", "grid_columns", "support_masks",
+__all__ = ["SURFACE_TRACES", "plane_bounds", "decision_grid", "grid_arrays", "support_masks",
            "margin_width", "surface_data", "decision_surface", "boundaries_figure",
            "ellipse_outlines"]
 
@@ -104,13 +104,13 @@ def decision_grid(model, bounds, grid=100):
     return xs, ys, Z.reshape(grid, grid)
 
 
-def grid_columns(xs, ys, Z):
-    """A grid's values in plotly's column form, single precision, for a ``FigureWidget``.
+def grid_arrays(xs, ys, Z):
+    """A grid for a ``FigureWidget``'s heat map or contour: its vectors and values in float32.
 
-    A ``FigureWidget`` sends 1-D numeric arrays to the browser as binary buffers but a 2-D array
-    as nested lists of JSON numbers of 17 digits; a contour or heat map also takes its values as
-    three columns of equal length, one (x, y, z) triple per grid node. float32 keeps 7
-    significant digits, far finer than a pixel or a colour of the chart, in half the bytes.
+    kernelnb's ``FigureWidget`` (:mod:`kernelnb.lab.viz._figure_widget`) sends a 1-D numeric
+    array as a binary buffer and a 2-D one as binary rows, which plotly.js draws as they come; a
+    float64 grid would take twice the bytes for digits no pixel or colour of a chart shows
+    (float32 keeps 7 significant digits).
 
     Parameters
     ----------
@@ -121,14 +121,13 @@ def grid_columns(xs, ys, Z):
 
     Returns
     -------
-    x : ndarray of shape (nx * ny,), float32
-        ``x[i * nx + j] = xs[j]``.
-    y : ndarray of shape (nx * ny,), float32
-        ``y[i * nx + j] = ys[i]``.
-    z : ndarray of shape (nx * ny,), float32
-        ``z[i * nx + j] = Z[i, j]``. The three columns are empty when ``Z`` has no finite value
-        (nothing to draw: plotly cannot fill the gaps of a grid that holds no value, and a
-        contour given one logs an error in the browser).
+    x : ndarray of shape (nx,), float32
+        ``xs``.
+    y : ndarray of shape (ny,), float32
+        ``ys``.
+    z : ndarray of shape (ny, nx), float32
+        ``Z``. All three are empty (shape ``(0,)``) when ``Z`` has no finite value (nothing to
+        draw: a contour given a grid with no value logs an error in the browser).
     """
     xs, ys, Z = np.ravel(xs), np.ravel(ys), np.asarray(Z)
     if Z.shape != (ys.size, xs.size):
@@ -136,8 +135,7 @@ def grid_columns(xs, ys, Z):
                          f"got {Z.shape}")
     if not np.isfinite(Z).any():
         return tuple(np.empty(0, dtype=np.float32) for _ in range(3))
-    xx, yy = np.meshgrid(xs, ys)
-    return tuple(a.ravel().astype(np.float32) for a in (xx, yy, Z))
+    return xs.astype(np.float32), ys.astype(np.float32), Z.astype(np.float32)
 
 
 def support_masks(model):
@@ -231,7 +229,7 @@ def _class_arrays(X, y, classes=None):
     return classes, out
 
 
-def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, columns=False):
+def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, binary=False):
     """Everything :func:`decision_surface` draws, as ``{trace uid: {property: value}}``.
 
     A dashboard applies it to an existing figure (``fig.data[k].update(**props)``) inside
@@ -251,14 +249,10 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, columns=False)
         ``(xmin, xmax, ymin, ymax)``; default: :func:`plane_bounds` of ``X`` with ``padding``.
     padding : float, default=0.1
         Widening of the data's box when ``bounds`` is None.
-    columns : bool, default=False
-        Give the surface and contour traces plotly's column form (1-D ``x``, ``y``, ``z`` of
-        length grid**2, one triple per grid node, as float32) instead of grid vectors and a 2-D
-        ``z``: a ``FigureWidget`` sends 1-D numeric arrays as binary buffers, but turns a 2-D
-        array into nested lists of JSON numbers (600 kB per update at grid=100, and their
-        encoding's time). Single precision halves the buffers (the three traces of a surface: 360 kB
-        at grid=100, not 720) and keeps 7 significant digits, far finer than a pixel or a
-        colour of the chart.
+    binary : bool, default=False
+        Give the surface and contour traces their grid in float32 (:func:`grid_arrays`), which
+        kernelnb's ``FigureWidget`` sends as binary buffers: 40 kB a trace at grid=100, where
+        float64 as nested JSON lists took 200 kB and its encoding's time.
 
     Returns
     -------
@@ -270,8 +264,8 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, columns=False)
     if bounds is None:
         bounds = plane_bounds(X, padding)
     xs, ys, Z = decision_grid(model, bounds, grid)
-    if columns:
-        xs, ys, Z = grid_columns(xs, ys, Z)
+    if binary:
+        xs, ys, Z = grid_arrays(xs, ys, Z)
     classes, parts = _class_arrays(X, y, getattr(model, "classes_", None))
     free, bound = support_masks(model)
     names = [_("class {c}").format(c=c) for c in classes] + [_("(none)")] * (2 - len(classes))
@@ -292,7 +286,7 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, columns=False)
 
 
 def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True, bounds=None,
-                     padding=0.1, title=None, columns=False):
+                     padding=0.1, title=None, binary=False):
     """Plotly figure of a fitted binary classifier on 2-D data.
 
     Parameters
@@ -316,9 +310,9 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
         Widening of the data's box when ``bounds`` is None.
     title : str, optional
         Figure title (none by default).
-    columns : bool, default=False
-        Give the surface in plotly's column form (see :func:`surface_data`), the fast form for
-        a ``FigureWidget`` that is updated often.
+    binary : bool, default=False
+        Give the surface its grid in float32 (see :func:`surface_data`), the light form for a
+        ``FigureWidget`` that is updated often.
 
     Returns
     -------
@@ -327,7 +321,7 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
         f = +-1, the two classes, free SVs, bound SVs); each trace's ``uid`` and ``meta`` is its
         name there (a ``FigureWidget`` replaces uids, ``meta`` stays).
     """
-    d = surface_data(model, X, y, grid=grid, bounds=bounds, padding=padding, columns=columns)
+    d = surface_data(model, X, y, grid=grid, bounds=bounds, padding=padding, binary=binary)
     fig = go.Figure()
     fig.add_trace(go.Heatmap(
         uid="surface", meta="surface", name="f(x)", **d["surface"], colorscale=SURFACE_SCALE,

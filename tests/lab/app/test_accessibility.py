@@ -43,11 +43,9 @@ def test_the_main_chart_is_named_by_its_title_and_described_by_its_numbers(app):
     n0 = sum(1 for t in app.fig.data if t.meta == "class0" for _ in t.x)
     assert f"class 0 ({n0})" in desc
     # the regions of the boundary: counted on the chart's own grid of f
-    # (the heat map is sent in grid form: 1-D x, y, z of the grid's nodes, rows along y)
-    trace = app.fig.data[0]
-    x, y = np.asarray(trace.x), np.asarray(trace.y)
-    z = np.full((np.unique(y).size, np.unique(x).size), np.nan)
-    z[np.searchsorted(np.unique(y), y), np.searchsorted(np.unique(x), x)] = trace.z
+    # (the heat map's z, rows along y)
+    z = np.asarray(app.fig.data[0].z, dtype=float)
+    assert z.shape == (12, 12)
     from scipy import ndimage
     assert (f"class 1 {ndimage.label(z > 0)[1]} region(s) of the plane and class 0 "
             f"{ndimage.label(z <= 0)[1]}") in desc

@@ -13,6 +13,8 @@ from kernelnb.model_selection import FisherKernelSVC
 
 from ._lessons import check_lesson
 
+from ._grid import nodes
+
 NOTEBOOK = Path(__file__).resolve().parents[3] / "dashboards" / "fisher_kernel.ipynb"
 LESSON = FisherKernelExplorer.LESSONS[0]
 
@@ -55,9 +57,9 @@ def test_the_kernels_are_those_of_direct_fits(app):
     np.testing.assert_allclose(np.c_[f.data[5].x, f.data[5].y], rm.means_)
     np.testing.assert_allclose(np.c_[f.data[4].x, f.data[4].y], ml.means_)
     for i, model in ((2, ml), (3, rm)):
-        # the grid in plotly's column form (one float32 (x, y, z) per node)
-        x, y_, z = (np.asarray(v, float) for v in (f.data[i].x, f.data[i].y, f.data[i].z))
-        assert x.shape == y_.shape == z.shape == (80 * 80,)
+        # the grid (float32), one (x, y, z) per node
+        x, y_, z = nodes(f.data[i])
+        assert z.shape == (80 * 80,)
         node = 17 * 80 + 40
         assert z[node] == pytest.approx(model.decision_function([[x[node], y_[node]]])[0],
                                         rel=1e-6, abs=1e-6)
@@ -166,7 +168,7 @@ def test_one_component_is_noted(app):
     assert s["regime"] and "linear kernel" in s["regime"][0]
     assert "kernelnb-regime" in app.stats.value
     f = app.fig.data[2]
-    x, y, z = (np.asarray(v, float) for v in (f.x, f.y, f.z))     # column form, float32
+    x, y, z = nodes(f)                                   # one (x, y, z) per node
     A = np.c_[x, y, np.ones(x.size)]
     resid = z - A @ np.linalg.lstsq(A, z, rcond=None)[0]
     assert np.max(np.abs(resid)) < 1e-6 * np.max(np.abs(z))

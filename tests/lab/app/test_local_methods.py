@@ -14,6 +14,8 @@ from kernelnb.neighbors import (
 
 from ._lessons import check_lesson, lesson_app as make_lesson_app
 
+from ._grid import nodes
+
 
 @pytest.fixture(scope="module")
 def play():
@@ -198,10 +200,11 @@ def test_kernel_centroid_matches_the_estimator_and_decides_like_parzen(play):
     surf = play.fig.data[0]
     xmin, xmax, ymin, ymax = play._bounds
     xx, yy = np.meshgrid(np.linspace(xmin, xmax, play.grid), np.linspace(ymin, ymax, play.grid))
-    np.testing.assert_array_equal(surf.x, xx.ravel().astype(np.float32))
-    np.testing.assert_array_equal(surf.y, yy.ravel().astype(np.float32))
+    gx, gy, gz = nodes(surf)
+    np.testing.assert_array_equal(gx, xx.ravel().astype(np.float32))
+    np.testing.assert_array_equal(gy, yy.ravel().astype(np.float32))
     want = ref.decision_function(np.column_stack([xx.ravel(), yy.ravel()]))
-    np.testing.assert_allclose(np.asarray(surf.z, float), want, rtol=0,
+    np.testing.assert_allclose(gz, want, rtol=0,
                                atol=np.finfo(np.float32).eps * np.abs(want).max())
     assert not play.controls["bandwidth"].disabled and play.controls["n_neighbors"].disabled
     assert not s["regime"]                             # K is not the centroid's

@@ -8,6 +8,7 @@ import kernelnb.lab.app.svm_playground as pg_module
 from kernelnb.lab.app import SVMPlayground
 from kernelnb.lab.viz import SURFACE_TRACES
 
+from ._grid import nodes
 from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 I = {name: k for k, name in enumerate(SURFACE_TRACES)}
@@ -22,7 +23,8 @@ def test_first_open_looks_right():
     assert s["n_support"] == s["n_free"] + s["n_bound"]
     fig = app.fig
     assert len(fig.data[I["sv_free"]].x) + len(fig.data[I["sv_bound"]].x) == s["n_support"]
-    assert np.asarray(fig.data[0].z).shape == (30 * 30,)      # plotly's column form (binary)
+    assert np.asarray(fig.data[0].z).shape == (30, 30)        # the grid, rows along y
+    assert np.asarray(fig.data[0].z).dtype == np.float32      # sent as binary rows
     assert "kernelnb-stats" in app.stats._dom_classes and "kernelnb-error" in app.error._dom_classes
     assert "kernelnb-main-slider" in app.controls["C"]._dom_classes
     assert all(getattr(w, "continuous_update", False) is False
@@ -39,8 +41,9 @@ def test_surface_is_the_decision_function_of_the_data_shown(playground):
     y = np.r_[np.zeros(len(playground.fig.data[3].x)), np.ones(len(playground.fig.data[4].x))]
     ref = SkSVC(C=3.0, gamma=1 / (2 * 0.4 ** 2), tol=1e-6).fit(X, y)
     heat = playground.fig.data[0]
-    want = ref.decision_function(np.c_[heat.x, heat.y])
-    np.testing.assert_allclose(np.asarray(heat.z), want, atol=1e-2)
+    x, y, z = nodes(heat)
+    want = ref.decision_function(np.c_[x, y])
+    np.testing.assert_allclose(z, want, atol=1e-2)
     for k in (1, 2):                                   # the contours carry the same f
         np.testing.assert_array_equal(playground.fig.data[k].z, heat.z)
     assert playground.last_stats["n_support"] == ref.support_.size
@@ -86,9 +89,9 @@ def test_click_adds_a_point_of_the_chosen_class(playground):
     n_class1 = len(playground.fig.data[4].x)
     playground.controls["click_class"].value = 1
     heat = playground.fig.data[0]
-    x, y = float(heat.x[57]), float(heat.y[57])
-    # what plotly's front end sends on a click on the heat map
-    heat._dispatch_on_click(Points(point_inds=[57], xs=[x], ys=[y], trace_name="f(x)",
+    x, y = float(heat.x[7]), float(heat.y[5])
+    # what plotly's front end sends on a click on the heat map (a node's row and column)
+    heat._dispatch_on_click(Points(point_inds=[[5, 7]], xs=[x], ys=[y], trace_name="f(x)",
                                    trace_index=0), InputDeviceState())
     s = playground.last_stats
     assert s["n_train"] == n0 + 1 and s["n_added"] == 1

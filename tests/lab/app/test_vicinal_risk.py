@@ -98,11 +98,11 @@ def test_boundaries_are_the_models_described(app):
                                width_factor=1.5).fit(X, y),
             "vrm": VicinalRiskClassifier(width="quantile", width_factor=1.5).fit(X, y)}
     for key, ref in refs.items():
-        # plotly's column form, float32: one (x, y, z) per grid node, row by row
+        # the grid in float32: its vectors and z, rows along y
         xs, ys, Z = decision_grid(ref, _bounds(app), 25)
-        np.testing.assert_allclose(np.asarray(_tr(app, key).z), Z.ravel(), atol=1e-3, rtol=1e-3)
-        np.testing.assert_allclose(_tr(app, key).x, np.tile(xs, 25), rtol=1e-6)
-        np.testing.assert_allclose(_tr(app, key).y, np.repeat(ys, 25), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(_tr(app, key).z), Z, atol=1e-3, rtol=1e-3)
+        np.testing.assert_allclose(_tr(app, key).x, xs, rtol=1e-6)
+        np.testing.assert_allclose(_tr(app, key).y, ys, rtol=1e-6)
     assert app.last_stats["vicinal_risk"] == pytest.approx(refs["vrm"].vicinal_risk_,
                                                            rel=1e-6)
 
@@ -167,7 +167,7 @@ def test_the_ellipsoidal_boundary_and_the_input_margins(app):
     ref = EllipsoidalVicinalSVC(kernel="poly", degree=2, coef0=1.0, C=5.0,
                                 vicinity_sigma=np.mean(radii)).fit(X, y)
     _, _, Z = decision_grid(ref, _bounds(app), 25)
-    np.testing.assert_allclose(np.asarray(_tr(app, "evrm").z), Z.ravel(), atol=1e-3, rtol=1e-3)
+    np.testing.assert_allclose(np.asarray(_tr(app, "evrm").z), Z, atol=1e-3, rtol=1e-3)
     s = app.last_stats
     m_svm, m_e = input_margins(svm, X, y), ref.input_margins_
     # The references are refitted on the chart's points, grouped by class; the page fitted them
@@ -224,7 +224,6 @@ def test_the_hard_svm_is_the_hard_margin_svc(app, kernel):
     ref = SVC(kernel=kernel, margin="hard", sigma=0.5, degree=2, coef0=1.0).fit(X, y)
     assert ref.fit_status_ == 0 and np.all(ref.predict(X) == y)    # a separable sample
     _, _, Z = decision_grid(ref, _bounds(app), 25)
-    Z = Z.ravel()                       # the traces hold the grid in plotly's column form
     z_hard = np.asarray(_tr(app, "hard").z, float)
     np.testing.assert_allclose(z_hard, Z, atol=1e-3, rtol=1e-3)
     # at this small C the soft margin lets points in: another boundary

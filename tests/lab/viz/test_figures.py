@@ -8,7 +8,7 @@ from kernelnb import losses
 from kernelnb.datasets import make_moons, make_toy
 from kernelnb.svm import SVC
 from kernelnb.lab.viz import (SURFACE_TRACES, boundaries_figure, c_path_figure, decision_grid,
-                          decision_surface, grid_columns, learning_curve_figure, loss_curves,
+                          decision_surface, grid_arrays, learning_curve_figure, loss_curves,
                           margin_width, plane_bounds, support_masks, surface_data)
 
 
@@ -213,36 +213,35 @@ def test_margin_width_from_objective_matches_kernel_sum(moons):
     assert np.isnan(margin_width(sk))
 
 
-def test_column_form_holds_the_same_surface(moons):
+def test_binary_surface_holds_the_same_grid_in_float32(moons):
     X, y, model = moons
     grid = decision_surface(model, X, y, grid=20).data[0]
-    cols = decision_surface(model, X, y, grid=20, columns=True).data[0]
-    assert np.asarray(cols.z).shape == (400,)
-    # the columns are float32 (half the bytes sent): equal to the grid within one rounding to
-    # single precision of the largest value
-    assert {np.asarray(a).dtype for a in (cols.x, cols.y, cols.z)} == {np.dtype(np.float32)}
+    light = decision_surface(model, X, y, grid=20, binary=True).data[0]
+    assert np.asarray(light.z).shape == (20, 20)
+    # float32 (half the bytes sent): equal to the grid within one rounding to single precision
+    # of the largest value
+    assert {np.asarray(a).dtype for a in (light.x, light.y, light.z)} == {np.dtype(np.float32)}
 
     def close(a, b):
         b = np.asarray(b, dtype=np.float64)
         tol = np.finfo(np.float32).eps * np.abs(b).max()
         np.testing.assert_allclose(np.asarray(a, dtype=np.float64), b, rtol=0, atol=tol)
-    close(np.asarray(cols.z).reshape(20, 20), grid.z)
-    close(np.asarray(cols.x).reshape(20, 20)[0], grid.x)
-    close(np.asarray(cols.y).reshape(20, 20)[:, 0], grid.y)
+    close(light.z, grid.z)
+    close(light.x, grid.x)
+    close(light.y, grid.y)
 
 
-def test_grid_columns_list_each_node_once_row_by_row():
+def test_grid_arrays_keep_the_grid_in_single_precision():
     xs, ys = np.array([0.0, 1.0, 2.0]), np.array([10.0, 20.0])
     Z = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, np.nan]])        # Z[i, j] at (xs[j], ys[i])
-    x, y, z = grid_columns(xs, ys, Z)
-    assert all(a.dtype == np.float32 and a.shape == (6,) for a in (x, y, z))
-    np.testing.assert_array_equal(x, [0, 1, 2, 0, 1, 2])
-    np.testing.assert_array_equal(y, [10, 10, 10, 20, 20, 20])
-    np.testing.assert_array_equal(z, [1, 2, 3, 4, 5, np.nan])   # a missing value stays missing
+    x, y, z = grid_arrays(xs, ys, Z)
+    assert [(a.dtype, a.shape) for a in (x, y, z)] == [(np.float32, (3,)), (np.float32, (2,)),
+                                                        (np.float32, (2, 3))]
+    np.testing.assert_array_equal(z, Z)                          # a missing value stays missing
     with pytest.raises(ValueError, match=r"Z must have shape \(len\(ys\), len\(xs\)\) = \(2, 3\)"):
-        grid_columns(xs, ys, Z.T)
-    # no value at all: nothing to draw, three empty columns
-    assert [a.shape for a in grid_columns(xs, ys, np.full((2, 3), np.nan))] == [(0,)] * 3
+        grid_arrays(xs, ys, Z.T)
+    # no value at all: nothing to draw, three empty arrays
+    assert [a.shape for a in grid_arrays(xs, ys, np.full((2, 3), np.nan))] == [(0,)] * 3
 
 
 def test_ellipse_outlines_lie_on_the_covariance_ellipses():

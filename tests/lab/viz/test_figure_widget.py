@@ -1,0 +1,52 @@
+"""kernelnb's FigureWidget sends 2-D numeric arrays as binary rows (kernelnb.lab.viz._figure_widget).
+
+plotly's own serializer sends a 1-D numeric array as a binary buffer and anything else as JSON;
+the widget's front end turns every ``{buffer, dtype, shape}`` into a typed array wherever it sits,
+so a heat map's ``z`` arrives as an array of typed-array rows, which plotly.js draws (the browser
+tests draw every dashboard that way)."""
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from ipywidgets.widgets.widget import _remove_buffers
+
+from kernelnb.lab.viz._figure_widget import FigureWidget
+
+
+def _sent(state):
+    """The state as the comm sends it: JSON-able parts, buffer paths, buffers."""
+    return _remove_buffers(state)
+
+
+def test_a_2d_grid_goes_as_one_binary_buffer_per_row():
+    Z = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
+    fig = FigureWidget(go.Figure(go.Heatmap(x=np.arange(4.0), y=np.arange(3.0), z=Z)))
+    _, paths, buffers = _sent(fig.get_state())
+    rows = {p[3]: b for p, b in zip(paths, buffers) if p[:3] == ["_widget_data", 0, "z"]}
+    assert sorted(rows) == [0, 1, 2]
+    for i, b in rows.items():
+        np.testing.assert_array_equal(np.frombuffer(b, dtype=np.float32), Z[i])
+    # the grid vectors stay one buffer each, as plotly sends them
+    assert ["_widget_data", 0, "x", "buffer"] in paths
+
+
+def test_an_update_of_z_sends_rows_and_the_kernel_keeps_the_2d_array():
+    fig = FigureWidget(go.Figure(go.Contour(z=np.zeros((2, 2), np.float32))))
+    sent = []                 # the restyle message as the comm would send it, when it is set
+    fig.observe(lambda change: change["new"] is not None and sent.append(
+        _sent(fig.get_state("_py2js_restyle"))), names="_py2js_restyle")
+    Z = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32)
+    fig.data[0].z = Z
+    assert fig.data[0].z.shape == (2, 3) and fig.data[0].z.dtype == np.float32
+    (state, paths, buffers), = sent
+    assert paths == [["_py2js_restyle", "restyle_data", "z", 0, i, "buffer"] for i in (0, 1)]
+    assert [bytes(b) for b in buffers] == [Z[0].tobytes(), Z[1].tobytes()]
+
+
+@pytest.mark.parametrize("Z", [np.arange(6, dtype=np.int64).reshape(2, 3),
+                               np.array([["a", "b"], ["c", "d"]], dtype=object)])
+def test_what_plotly_sends_as_json_stays_json(Z):
+    """int64 has no typed array in plotly's front end, text none at all: plotly's lists."""
+    fig = FigureWidget(go.Figure(go.Heatmap(z=Z)))
+    state, paths, _ = _sent(fig.get_state())
+    assert not [p for p in paths if "z" in p]
+    assert state["_widget_data"][0]["z"] == Z.tolist()
