@@ -9,7 +9,10 @@ handle is focused and ArrowRight pressed, as a student does (ArrowLeft at the sl
 A MutationObserver on every plotly chart of the page notes each change of the charts' DOM; per step, two times from the key press (the page's own ``keydown`` timestamp): to
 the first change of a chart (something visible moved: a partial result or the complete one) and
 to the last change before the page is quiet again for ``--quiet`` seconds (the final picture).
-A step that changes nothing within ``--timeout`` seconds counts as missing.  Per dashboard and
+A step that changes nothing within ``--timeout`` seconds counts as missing.  Apart from the
+charts' DOM, the time at which the page marks its charts stale (``kernelnb-busy.js`` sets
+``aria-busy`` on them at the key press, before the kernel answers) is its own column: it says
+the page took the key, not that a new picture is there, so it is not counted as a change.  Per dashboard and
 server: p50, p95 and max of each, over all its steps.  To say where the time goes, the page's
 websocket is watched too: per step, the time to the last message from the kernel (the kernel's
 compute and its widget messages) and the kilobytes received; the rest, to the final picture, is
@@ -59,7 +62,19 @@ OBSERVE_JS = """() => {
   window.__kbMut = [];
   window.__kbKey = null;
   document.addEventListener('keydown', e => { window.__kbKey = e.timeStamp; }, true);
-  const obs = new MutationObserver(() => window.__kbMut.push(performance.now()));
+  window.__kbBusy = [];
+  // a change of the chart: anything but the stale mark the page puts on the chart's own element
+  const obs = new MutationObserver(ms => {
+    if (ms.some(m => !(m.type === 'attributes' && m.target.classList &&
+                       m.target.classList.contains('js-plotly-plot') &&
+                       ['class', 'aria-busy'].includes(m.attributeName))))
+      window.__kbMut.push(performance.now());
+  });
+  // the page marking its charts stale at once (kernelnb-busy.js: aria-busy on a chart's box)
+  new MutationObserver(ms => {
+    if (ms.some(m => m.target.getAttribute('aria-busy') === 'true'))
+      window.__kbBusy.push(performance.now());
+  }).observe(document.body, {subtree: true, attributes: true, attributeFilter: ['aria-busy']});
   for (const el of document.querySelectorAll('.js-plotly-plot')) {
     obs.observe(el, {subtree: true, childList: true, attributes: true, characterData: true});
   }
@@ -111,7 +126,7 @@ def measure_dashboard(browser, url, args):
             handle = handles.nth(s)
             for _ in range(args.steps):
                 page.evaluate("() => { window.__kbMut = []; window.__kbKey = null; "
-                              "window.__kbWs = []; }")
+                              "window.__kbWs = []; window.__kbBusy = []; }")
                 handle.focus()
                 at_end = handle.get_attribute("aria-valuenow") == handle.get_attribute(
                     "aria-valuemax")
@@ -121,9 +136,12 @@ def measure_dashboard(browser, url, args):
                 after = [m for m in muts if key is not None and m >= key]
                 ws = [(t, n) for t, n in page.evaluate("() => window.__kbWs")
                       if key is not None and t >= key and (not after or t <= after[-1])]
+                busy = [b - key for b in page.evaluate("() => window.__kbBusy")
+                        if key is not None and b >= key]
                 out.append((after[0] - key, after[-1] - key,
                             (ws[-1][0] - key) if ws else 0.0,
-                            sum(n for _, n in ws) / 1000) if after else None)
+                            sum(n for _, n in ws) / 1000,
+                            busy[0] if busy else None) if after else None)
         return out, n_charts
     finally:
         ctx.close()
@@ -178,11 +196,13 @@ def main(argv=None):
                         last = [s[1] for s in got]
                         kernel = [s[2] for s in got]
                         kb = [s[3] for s in got]
+                        stale = [s[4] for s in got if s[4] is not None]
                         row = [name, server_name, f"{len(got)}/{len(steps)}"]
                         for xs in (last, first):
                             row += [f"{percentile(xs, q):.0f}" if xs else "" for q in (.5, .95)]
                             row.append(f"{max(xs):.0f}" if xs else "")
-                        row += [f"{percentile(kernel, .5):.0f}" if kernel else "",
+                        row += [f"{percentile(stale, .95):.0f}" if stale else "",
+                                f"{percentile(kernel, .5):.0f}" if kernel else "",
                                 f"{percentile([b - a for a, b in zip(kernel, last)], .5):.0f}"
                                 if kernel else "",
                                 f"{percentile(kb, .5):.0f}" if kb else ""]
@@ -197,7 +217,7 @@ def main(argv=None):
         browser.close()
     load1 = load_now()
     cols = ["dashboard", "server", "steps changed", "final p50 (ms)", "final p95", "final max",
-            "first change p50 (ms)", "first p95", "first max",
+            "first change p50 (ms)", "first p95", "first max", "charts marked stale p95 (ms)",
             "last kernel message p50 (ms)", "browser after it p50 (ms)", "kB received p50"]
     print()
     print("| " + " | ".join(cols) + " |")

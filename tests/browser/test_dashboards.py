@@ -754,3 +754,49 @@ def test_served_plotly_draws_a_hidden_figure_when_it_is_first_shown(browser):
     assert out["after"] == {"later": True, "removed": False}
     assert out["width"] == 600
     assert not problems, problems
+
+
+#: Records, from the page, when the main chart is marked stale and unmarked, when its drawing
+#: (anything under it) changes, and its state at the key press.
+STALE_JS = """(el) => {
+  window.__kbStale = {marked: [], unmarked: [], drawn: [], atKey: null};
+  // the chart as the key press leaves it, in the key's own task (this listener, on the bubbling
+  // phase, runs after the page's own, on the capturing phase)
+  document.addEventListener('keydown', () => {
+    window.__kbStale.atKey = [el.getAttribute('aria-busy'), getComputedStyle(el).opacity,
+                              el.classList.contains('kernelnb-busy')];
+  }, {once: true});
+  new MutationObserver(ms => { for (const m of ms) {
+    if (m.target === el && m.type === 'attributes' && m.attributeName === 'aria-busy')
+      window.__kbStale[el.getAttribute('aria-busy') === 'true' ? 'marked' : 'unmarked']
+        .push(performance.now());
+    else if (m.target !== el) window.__kbStale.drawn.push(performance.now());
+  } }).observe(el, {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+
+
+@pytest.mark.parametrize("name", ["svm_playground", "margin_explorer"])
+def test_a_moved_slider_marks_the_charts_stale_until_they_are_redrawn(page, served, screenshots,
+                                                                       name):
+    """At the key press, before the kernel answers, the page fades its charts and says
+    aria-busy (kernelnb-busy.js); the mark goes with the chart's next drawing (a partial result
+    for the margin explorer, the final picture for the SVM playground), not before."""
+    dashboard, chart, _stats = _open_with_readout(page, served, name)
+    page.wait_for_function("el => el.data && el.data.length > 0", arg=chart.element_handle(),
+                           timeout=LOAD_TIMEOUT_MS)
+    page.wait_for_timeout(1500)                    # the first picture's drawing is over
+    chart.evaluate(STALE_JS)
+    handle = page.locator(".kernelnb-main-slider .noUi-handle").first
+    handle.focus()
+    handle.press("ArrowRight")
+    # at once, in the same task as the key: faded and busy
+    now = page.evaluate("() => window.__kbStale.atKey")
+    assert now == ["true", "0.55", True], f"{name}: {now}"
+    page.screenshot(path=str(screenshots / f"{name}-stale.png"))
+    page.wait_for_function("el => el.getAttribute('aria-busy') === null",
+                           arg=chart.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+    times = page.evaluate("() => window.__kbStale")
+    assert len(times["marked"]) == 1 and len(times["unmarked"]) == 1, times
+    assert times["drawn"] and times["drawn"][0] <= times["unmarked"][0], times
+    assert chart.evaluate("el => getComputedStyle(el).opacity") == "1"
+    assert page.locator("[aria-busy=true]").count() == 0
