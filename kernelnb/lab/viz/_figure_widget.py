@@ -8,7 +8,8 @@ to the browser. ``kernelnb serve`` instead serves that bundle once at a URL nami
 :func:`esm_shim` that load the bundle from that URL (one download and one evaluation per page, not
 per figure), register the trace types a figure uses before it is drawn, draw a figure only once its
 element is laid out, and send clicks as widget messages. Outside ``kernelnb serve`` (a notebook,
-JupyterLab, the tests) the variable is unset and this is plotly's own ``FigureWidget``.
+JupyterLab, the tests) the variable is unset and the widget has plotly's own front end. In both,
+a 2-D numeric array (a heat map's ``z``) is sent as binary rows (:func:`_to_js`).
 
 In a dashboard kernel of ``kernelnb serve`` this module also spares the kernel jsonschema's RFC 3987
 grammar (:func:`skip_iri_grammar`), the largest part of the cost of plotly's widgets at start-up.
