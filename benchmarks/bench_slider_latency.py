@@ -12,8 +12,8 @@ to the last change before the page is quiet again for ``--quiet`` seconds (the f
 A step that changes nothing within ``--timeout`` seconds counts as missing.  Apart from the
 charts' DOM, the time at which the page marks its charts stale (``kernelnb-busy.js`` sets
 ``aria-busy`` on them at the key press, before the kernel answers) is its own column: it says
-the page took the key, not that a new picture is there, so it is not counted as a change.  Per dashboard and
-server: p50, p95 and max of each, over all its steps.  To say where the time goes, the page's
+the page took the key, not that a new picture is there, so it is not counted as a change.
+Per dashboard and server: p50, p95 and max of each, over all its steps.  To say where the time goes, the page's
 websocket is watched too: per step, the time to the last message from the kernel (the kernel's
 compute and its widget messages) and the kilobytes received; the rest, to the final picture, is
 the browser's (plotly's redraw).  The split is approximate: the page's JavaScript takes a message

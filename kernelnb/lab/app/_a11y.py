@@ -72,21 +72,10 @@ def _title_text(title):
 
 
 def surface_grid(trace):
-    """A heat map's values as a 2-D array (rows along y), from the grid form plotly is sent
-    (1-D ``x``, ``y``, ``z`` of equal length, :func:`kernelnb.lab.viz.surface_data`) or from a 2-D
-    ``z``; None when the trace holds no grid."""
+    """A heat map's values as a 2-D array (rows along y), as the dashboards send them
+    (:func:`kernelnb.lab.viz.grid_arrays`); None when the trace holds no grid."""
     z = np.asarray(trace.z if trace.z is not None else [], dtype=float)
-    if z.ndim == 2 and z.size:
-        return z
-    if z.ndim != 1 or not z.size or trace.x is None or trace.y is None:
-        return None
-    x, y = np.asarray(trace.x, dtype=float), np.asarray(trace.y, dtype=float)
-    if not x.shape == y.shape == z.shape:
-        return None
-    nx, ny = np.unique(x).size, np.unique(y).size
-    if nx * ny != z.size:
-        return None
-    return z[np.lexsort((x, y))].reshape(ny, nx)
+    return z if z.ndim == 2 and z.size else None
 
 
 def figure_name(fig, fallback=""):

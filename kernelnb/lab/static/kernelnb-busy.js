@@ -1,15 +1,15 @@
 // kernelnb: a dashboard's charts say at once that a change of a control is being computed.
 //
 // A control's new value goes to the dashboard's Python kernel, which refits and sends the new
-// pictures; on a busy 2-core server that takes from a tenth of a second to a second or more
-// (benchmarks/bench_slider_latency.py). Until the first new picture is drawn, the charts would
-// show the old result as if it were the answer to the new setting. So, as soon as the student
-// moves a control (a slider's key or release, a change of a field, list or box, a button), every
-// chart of the page is marked stale, in the browser, without waiting for the kernel: it is faded
-// (the CSS class kernelnb-busy, in the page template) and says aria-busy="true", which tells a
-// screen reader the region is being updated. The mark goes when the chart is next redrawn (a
-// partial result or the final one), else a while after the kernel says it is idle again (a change
-// that draws nothing new), else after MAX_MS. Nothing here sends anything to the kernel.
+// pictures (how long that takes: benchmarks/bench_slider_latency.py). Until the first new
+// picture is drawn, the charts would show the old result as if it were the answer to the new
+// setting. So, as soon as the student moves a control (a slider's key or release, a change of a
+// field, list or box, a button), every chart of the page is marked stale, in the browser,
+// without waiting for the kernel: it is faded (the CSS class kernelnb-busy, in the page
+// template) and says aria-busy="true", which tells a screen reader the region is being updated.
+// The mark goes when the chart is next redrawn (a partial result or the final one), else a while
+// after the kernel says it is idle again (a change that draws nothing new), else after MAX_MS.
+// Nothing here sends anything to the kernel; the kernel connection comes from kernelnb-watch.js.
 (function () {
   "use strict";
 
@@ -21,7 +21,7 @@
     ".jupyter-button, .widget-inline-hbox";
   var SLIDER_KEYS = {ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1, PageUp: 1,
                      PageDown: 1, Home: 1, End: 1};
-  var observed = typeof WeakSet === "function" ? new WeakSet() : null;
+  var observed = new WeakSet();
   var marked = [];
   var maxTimer = null;
   var quietTimer = null;
@@ -51,12 +51,10 @@
     // (the figure widget's element is plotly's own div; the mark's class and aria-busy on it are
     // this script's, not a redraw)
     var plot = box.matches(".js-plotly-plot") ? box : box.querySelector(".js-plotly-plot");
-    if (!plot || (observed && observed.has(plot)) || typeof MutationObserver !== "function") {
+    if (!plot || observed.has(plot)) {
       return;
     }
-    if (observed) {
-      observed.add(plot);
-    }
+    observed.add(plot);
     new MutationObserver(function (records) {
       var redrawn = records.some(function (r) {
         return !(r.target === box && r.type === "attributes" &&
@@ -131,16 +129,10 @@
     });
   }
 
-  var tries = 0;
-  var waiting = setInterval(function () {
-    var app = window.jupyterapp;
-    var kernel = app && app.widgetManager && app.widgetManager.kernel;
-    tries += 1;
-    if (kernel && kernel.statusChanged) {
-      clearInterval(waiting);
-      attach(kernel);
-    } else if (tries > 1200) {
-      clearInterval(waiting);
-    }
-  }, 100);
+  // kernelnb-watch.js waits for Voila's kernel connection and hands it on
+  if (window.kernelnbKernel) {
+    attach(window.kernelnbKernel);
+  } else {
+    window.addEventListener("kernelnb-kernel", function (e) { attach(e.detail); }, {once: true});
+  }
 })();

@@ -249,6 +249,9 @@
     if (kernel && kernel.statusChanged && kernel.connectionStatusChanged) {
       clearInterval(waiting);
       attach(kernel);
+      // the page's other scripts (kernelnb-busy.js) take the kernel from here
+      window.kernelnbKernel = kernel;
+      window.dispatchEvent(new CustomEvent("kernelnb-kernel", {detail: kernel}));
     } else if (tries > 1200) {     // 2 minutes: a page that never started has its own message
       clearInterval(waiting);
     }

@@ -274,9 +274,8 @@ def _to_js(value, widget_manager):
     (:func:`plotly.serializers._py_to_js` and its JavaScript counterpart), and plotly.js takes a
     heat map's or contour's ``z`` as an array of typed-array rows: so a grid goes in its grid form
     (``x`` and ``y`` the grid vectors, ``z`` rows along ``y``), in binary, rather than in column
-    form (one (x, y, z) triple per node, three times the bytes, which plotly.js then sorts back
-    into a grid at every redraw: most of the browser's time for a slider step of the SVM
-    playground, issue 53).
+    form (one (x, y, z) triple per node: three times the bytes, which plotly.js sorts back into
+    a grid at every redraw).
     """
     if isinstance(value, dict):
         return {k: _to_js(v, widget_manager) for k, v in value.items()}
@@ -304,13 +303,11 @@ def _with_row_buffers(base):
 def _figure_widget_class():
     route = os.environ.get(ESM_ENV, "")
     attrs = {"__module__": __name__, **_with_row_buffers(go.FigureWidget),
-             "__doc__": "plotly's FigureWidget, its 2-D numeric arrays sent as binary rows "
-                        "(see kernelnb.lab.viz._figure_widget)."}
+             "__doc__": "plotly's FigureWidget, its 2-D numeric arrays sent as binary rows and, "
+                        "under kernelnb serve, its front-end code imported from the server (see "
+                        "kernelnb.lab.viz._figure_widget)."}
     if route and _ROUTE.match(route):
-        attrs.update({"_esm": esm_shim(route), "__init__": _init_with_click_messages,
-                      "__doc__": "plotly's FigureWidget, its front-end code imported from the "
-                                 "server and its 2-D numeric arrays sent as binary rows (see "
-                                 "kernelnb.lab.viz._figure_widget)."})
+        attrs.update({"_esm": esm_shim(route), "__init__": _init_with_click_messages})
     return type("FigureWidget", (go.FigureWidget,), attrs)
 
 
