@@ -50,3 +50,16 @@ def test_what_plotly_sends_as_json_stays_json(Z):
     state, paths, _ = _sent(fig.get_state())
     assert not [p for p in paths if "z" in p]
     assert state["_widget_data"][0]["z"] == Z.tolist()
+
+
+def test_a_figure_inside_a_box_sends_its_traces_without_being_displayed():
+    """The dashboards put their figures in ipywidgets boxes, which never display them one by one:
+    the figure's own state must carry its traces and layout (plotly 6.0 filled them only when the
+    figure itself was displayed, so a figure in a box was drawn empty; hence plotly>=6.1)."""
+    import ipywidgets as widgets
+    fig = FigureWidget(go.Figure(go.Scatter(x=[0.0, 1.0], y=[1.0, 2.0], name="points"),
+                                 layout={"title": {"text": "t"}}))
+    widgets.VBox([fig])
+    state, _, _ = _sent(fig.get_state())
+    assert [t["name"] for t in state["_widget_data"]] == ["points"]
+    assert state["_widget_layout"]["title"]["text"] == "t"
