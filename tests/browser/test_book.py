@@ -2,7 +2,8 @@
 
 The session's book (``book`` in ``tests/conftest.py``: the README's docs command, warnings as
 errors) is served on loopback by a plain static file server, and every page is opened at a
-laptop's 1280×800 and a phone's 390×844. On each: no console warning or error, no request to
+phone's 390×844 here and at a laptop's 1280×800 by the axe audit (``test_book_a11y``, which makes
+the same checks on each page before axe runs). On each: no console warning or error, no request to
 another host, no raw TeX left in the text (every formula typeset by the site's MathJax), every
 plotly figure drawn, no sideways scrolling and no figure wider than the window. A dashboard page's
 lesson slider (the page's native range input, which replaces plotly's) moves its figure and its
@@ -136,8 +137,36 @@ def _watch(pg):
     pg.on("request", on_request)
 
 
-@pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_every_page(book, site, browser, width, height):
+def settled_page_problems(pg, where):
+    """Open page ``pg`` (already loaded, watched by :func:`_watch`): wait until it is settled and
+    return (its problems, the figures it drew, the formulas it typeset). A problem is a figure not
+    drawn, TeX left as text, sideways scrolling, a figure wider than the window or its column, a
+    console warning or error, or a request to another host since the page was loaded."""
+    drawn = pg.evaluate(SETTLED_JS)
+    n_formulas = pg.evaluate("() => document.querySelectorAll('mjx-container').length")
+    problems = []
+    if any(d != "yes" for d in drawn):
+        problems.append(f"{where}: figures not drawn: {drawn}")
+    raw = pg.evaluate(RAW_TEX_JS)
+    if raw:
+        problems.append(f"{where}: TeX left as text: {raw}")
+    layout = pg.evaluate(LAYOUT_JS)
+    scroll, room = layout["scroll"]
+    if scroll > room + 1:
+        problems.append(f"{where}: the page scrolls sideways ({scroll} px in {room})")
+    problems += [f"{where}: {c}" for c in layout["cut"]]
+    problems += [f"{where}: {m}" for m in pg.problems]
+    problems += [f"{where}: request to another host: {u}" for u in pg.external]
+    return problems, len(drawn), n_formulas
+
+
+#: The phone's size. At the laptop's, the axe audit (test_book_a11y) opens every page and makes
+#: these same checks on it before axe runs, so the pages are not opened a third time.
+PHONE = SIZES[1]
+
+
+def test_every_page_at_a_phones_width(book, site, browser):
+    width, height = PHONE
     pages = _pages(book.html)
     assert len(pages) > 40, pages
     context = browser.new_context(viewport={"width": width, "height": height})
@@ -150,22 +179,10 @@ def test_every_page(book, site, browser, width, height):
             pg.problems.clear()
             pg.external.clear()
             pg.goto(f"{site}/{path}", wait_until="load")
-            drawn = pg.evaluate(SETTLED_JS)
-            n_figures += len(drawn)
-            n_formulas += pg.evaluate("() => document.querySelectorAll('mjx-container').length")
-            where = f"{path} at {width}x{height}"
-            if any(d != "yes" for d in drawn):
-                problems.append(f"{where}: figures not drawn: {drawn}")
-            raw = pg.evaluate(RAW_TEX_JS)
-            if raw:
-                problems.append(f"{where}: TeX left as text: {raw}")
-            layout = pg.evaluate(LAYOUT_JS)
-            scroll, room = layout["scroll"]
-            if scroll > room + 1:
-                problems.append(f"{where}: the page scrolls sideways ({scroll} px in {room})")
-            problems += [f"{where}: {c}" for c in layout["cut"]]
-            problems += [f"{where}: {m}" for m in pg.problems]
-            problems += [f"{where}: request to another host: {u}" for u in pg.external]
+            found, figures, formulas = settled_page_problems(pg, f"{path} at {width}x{height}")
+            problems += found
+            n_figures += figures
+            n_formulas += formulas
     finally:
         context.close()
     print(f"{len(pages)} pages at {width}x{height}: {n_figures} figures drawn, "

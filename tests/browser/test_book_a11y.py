@@ -1,7 +1,9 @@
 """The built book against WCAG 2.2 AA in a real browser (issue 52, the book's part).
 
 The session's book (``book`` in ``tests/conftest.py``) is served on loopback and every page is
-opened once in Debian's headless Chromium, one browser context for them all: axe-core 4.12
+opened once at a laptop's 1280×800 in Debian's headless Chromium, one browser context for them
+all, where the book page walk's checks are made (``test_book``: at this size they are made here
+only, the pages opened once) and then axe-core 4.12
 (``axe-playwright-python``, injected from the package, nothing fetched) runs the WCAG 2.0, 2.1
 and 2.2 A and AA rules on it, and each page's ``<html lang>`` must be its language (``fr`` under
 ``fr/`` and on the French accessibility statement, ``en`` elsewhere), with the navigation's links
@@ -27,7 +29,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from .test_book import SETTLED_JS, _pages, _Quiet, _watch
+from .test_book import SETTLED_JS, _pages, _Quiet, _watch, settled_page_problems
 
 axe_module = pytest.importorskip("axe_playwright_python.sync_playwright",
                                  reason="axe-playwright-python is not installed")
@@ -88,21 +90,28 @@ def site(book):
 
 
 def audit(site, root, browser, pages):
-    """Open each page once, run axe once on it; returns (per page: kind, lang, violations with
-    their nodes' targets, the navigation's links' languages), and the console problems."""
+    """Open each page once at a laptop's size, make the book page walk's checks on it
+    (:func:`.test_book.settled_page_problems`), run axe once on it; returns (per page: kind, lang,
+    violations with their nodes' targets, the navigation's links' languages), and the problems."""
     axe = axe_module.Axe()
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     pg = context.new_page()
     _watch(pg)
     found, problems = {}, []
+    n_figures = n_formulas = 0
     try:
         for path in pages:
             pg.problems.clear()
+            pg.external.clear()
             pg.goto(f"{site}/{path}", wait_until="load")
-            pg.evaluate(SETTLED_JS)
-            # the page's own console problems (axe, below, fetches the style sheets again to
-            # read them, and resolves a theme's @import against the page: a 404 of its own)
-            problems += [f"{path}: {m}" for m in pg.problems]
+            # the book page walk's checks at this size (test_book: figures drawn, formulas
+            # typeset, no sideways scrolling, no console problem, nothing from another host),
+            # made before axe: axe fetches the style sheets again to read them, and resolves a
+            # theme's @import against the page, a 404 of its own
+            found_here, figures, formulas = settled_page_problems(pg, f"{path} at 1280x800")
+            problems += found_here
+            n_figures += figures
+            n_formulas += formulas
             response = axe.run(pg, options=AXE_OPTIONS).response
             found[path] = {
                 "kind": kind(path),
@@ -116,6 +125,8 @@ def audit(site, root, browser, pages):
             }
     finally:
         context.close()
+    print(f"{len(pages)} pages at 1280x800: {n_figures} figures drawn, "
+          f"{n_formulas} formulas typeset")
     return found, problems
 
 
