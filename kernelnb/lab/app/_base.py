@@ -57,6 +57,7 @@ from .. import i18n
 from ..i18n import N_, _
 from . import _challenge, _urlstate
 from ..i18n.relabel import Labels
+from ..viz._figure_widget import FigureWidget
 # The mixins Dashboard is made of; the other names are imported from here too (by the dashboards,
 # the book's extension, the tests), as they were when they lived in this module.
 from ._a11y import STATUS_CLASS, TABLE_CLASS, Accessible  # noqa: F401
@@ -928,15 +929,21 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
         return stats
 
     def sync_figures(self):
-        """Copy each figure's Python-side state into its synced widget state.
+        """Copy the Python-side state of each figure that is not kernelnb's ``FigureWidget``
+        into its synced widget state.
 
         A ``FigureWidget`` sends edits as restyle/relayout messages to the views that exist, but
         refreshes the state a *new* view starts from (``_widget_data``/``_widget_layout``) only
         when it is displayed by itself (plotly's ``_repr_mimebundle_``). Inside a ``VBox`` that
         never happens, so a view created later (Voila renders after the notebook has run; a
-        re-rendered output in JupyterLab) would start from the figure as first built. Assigning
-        the traits after every update keeps them current (numeric 1-D arrays go out as binary).
+        re-rendered output in JupyterLab) would start from the figure as first built.
+        kernelnb's ``FigureWidget`` (:mod:`kernelnb.lab.viz._figure_widget`), which every
+        dashboard of the package draws with, reads that state from the figure when a view asks
+        for it, so nothing is sent here; a plotly ``FigureWidget`` of a dashboard of one's own
+        gets its traits assigned, which sends its traces to the page a second time.
         """
         for fig in self.figures:
+            if isinstance(fig, FigureWidget):
+                continue
             fig._widget_layout = copy.deepcopy(fig._layout_obj._props)
             fig._widget_data = copy.deepcopy(fig._data)

@@ -9,7 +9,8 @@ to the browser. ``kernelnb serve`` instead serves that bundle once at a URL nami
 per figure), register the trace types a figure uses before it is drawn, draw a figure only once its
 element is laid out, and send clicks as widget messages. Outside ``kernelnb serve`` (a notebook,
 JupyterLab, the tests) the variable is unset and the widget has plotly's own front end. In both,
-a 2-D numeric array (a heat map's ``z``) is sent as binary rows (:func:`_to_js`).
+a 2-D numeric array (a heat map's ``z``) is sent as binary rows (:func:`_to_js`), and the state
+a new view starts from is the figure as it is when the view asks for it (:func:`_get_state_now`).
 
 In a dashboard kernel of ``kernelnb serve`` this module also spares the kernel jsonschema's RFC 3987
 grammar (:func:`skip_iri_grammar`), the largest part of the cost of plotly's widgets at start-up.
@@ -289,6 +290,39 @@ def _to_js(value, widget_manager):
     return _plotly_to_js(value, widget_manager)
 
 
+#: The synced traits a new view of a figure starts from, and where the figure keeps them now.
+_VIEW_START = {"_widget_data": lambda fig: fig.__dict__.get("_data"),
+               "_widget_layout": lambda fig: getattr(fig.__dict__.get("_layout_obj"), "_props",
+                                                     None)}
+
+
+def _get_state_now(self, key=None, drop_defaults=False):
+    """The widget's state (ipywidgets' ``get_state``), where the traces and layout a new view
+    starts from (``_widget_data``, ``_widget_layout``) are the figure's as it is now.
+
+    plotly sends an edit to the views that exist as a restyle/relayout message, and refreshes
+    those two traits only when the figure is displayed by itself (``_repr_mimebundle_``); inside
+    a box, a view made later (Voila's page, which asks for every widget's state once the
+    notebook has run; a re-rendered output) would start from the figure as first built.
+    Assigning the traits after every update would send every trace a second time, to views
+    that have it already; they are instead read from the figure when a whole state is asked for
+    (a page connecting, the widget opening), and only then.
+    """
+    if key is None:
+        keys = self.keys
+    elif isinstance(key, str):
+        keys = [key]
+    else:
+        keys = list(key)
+    state = go.FigureWidget.get_state(self, keys, drop_defaults)
+    for name in keys:
+        now = _VIEW_START[name](self) if name in _VIEW_START else None
+        if now is not None:      # None: asked for while plotly builds the figure (its opening)
+            to_json = self.trait_metadata(name, "to_json", self._trait_to_json)
+            state[name] = to_json(copy.deepcopy(now), self)
+    return state
+
+
 def _with_row_buffers(base):
     """The synced traits of ``base`` that plotly serializes, with :func:`_to_js` instead."""
     out = {}
@@ -303,7 +337,9 @@ def _with_row_buffers(base):
 def _figure_widget_class():
     route = os.environ.get(ESM_ENV, "")
     attrs = {"__module__": __name__, **_with_row_buffers(go.FigureWidget),
-             "__doc__": "plotly's FigureWidget, its 2-D numeric arrays sent as binary rows and, "
+             "get_state": _get_state_now,
+             "__doc__": "plotly's FigureWidget, its 2-D numeric arrays sent as binary rows, a new "
+                        "view's state read from the figure when asked for and, "
                         "under kernelnb serve, its front-end code imported from the server (see "
                         "kernelnb.lab.viz._figure_widget)."}
     if route and _ROUTE.match(route):

@@ -93,7 +93,8 @@ def test_in_a_kernel_the_partial_results_arrive_in_order_and_end_with_the_comple
     assert app.progress.layout.visibility == "hidden"
     assert app.last_stats["total"] == complete["total"] == 21
     assert list(app.figures[0].data[0].y) == [21]
-    assert app.figures[0]._widget_data[0]["y"] == [21]     # the synced state follows the end
+    # the state a page connecting now starts from is the end's
+    assert app.figures[0].get_state("_widget_data")["_widget_data"][0]["y"] == [21]
 
 
 def test_a_control_moved_meanwhile_closes_the_unfinished_work(app):

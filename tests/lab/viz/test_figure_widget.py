@@ -63,3 +63,43 @@ def test_a_figure_inside_a_box_sends_its_traces_without_being_displayed():
     state, _, _ = _sent(fig.get_state())
     assert [t["name"] for t in state["_widget_data"]] == ["points"]
     assert state["_widget_layout"]["title"]["text"] == "t"
+
+
+def test_a_new_view_starts_from_the_figure_as_it_is_now_and_an_edit_is_sent_once():
+    """An edit goes to the views that exist as a restyle message, and the traces and layout a
+    view made later starts from (``_widget_data``, ``_widget_layout``: a page connecting asks
+    for the whole state) are the figure's at that moment: no trait is assigned on an edit, which
+    would send every trace a second time."""
+    fig = FigureWidget(go.Figure(go.Scatter(x=[0.0, 1.0], y=[1.0, 2.0])))
+    assigned = []
+    fig.observe(lambda change: assigned.append(change["name"]),
+                names=["_widget_data", "_widget_layout"])
+    restyles = []
+    fig.observe(lambda change: change["new"] is not None and restyles.append(change["new"]),
+                names="_py2js_restyle")
+    fig.data[0].y = np.array([5.0, 6.0])
+    fig.layout.title.text = "now"
+    assert assigned == [] and len(restyles) == 1
+    state, paths, buffers = _sent(fig.get_state())
+    (y,) = [b for p, b in zip(paths, buffers) if p == ["_widget_data", 0, "y", "buffer"]]
+    np.testing.assert_array_equal(np.frombuffer(y, dtype=np.float64), [5.0, 6.0])
+    assert state["_widget_layout"]["title"]["text"] == "now"
+    # one trait asked for alone, as a list, or the default state: the same
+    assert _sent(fig.get_state(["_widget_layout"]))[0]["_widget_layout"]["title"]["text"] == "now"
+    assert fig.get_state("_view_count") == {"_view_count": fig._view_count}
+
+
+def test_a_dashboard_update_sends_each_trace_once():
+    """Moving a control restyles the figures; the state a new page starts from is not assigned
+    (kernelnb's figures read it when asked, Dashboard.sync_figures skips them)."""
+    from kernelnb.lab.app import SVMPlayground
+
+    app = SVMPlayground()
+    assigned = []
+    for fig in app.figures:
+        fig.observe(lambda change: assigned.append(change["name"]),
+                    names=["_widget_data", "_widget_layout"])
+    app.update(C=10.0)
+    assert assigned == []
+    z = _sent(app.fig.get_state())[0]["_widget_data"]
+    assert any(t.get("type") == "heatmap" for t in z)
