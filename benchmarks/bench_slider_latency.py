@@ -15,7 +15,8 @@ charts' DOM, the time at which the page marks its charts stale (``kernelnb-busy.
 the page took the key, not that a new picture is there, so it is not counted as a change.
 Per dashboard and server: p50, p95 and max of each, over all its steps.  To say where the time goes, the page's
 websocket is watched too: per step, the time to the last message from the kernel (the kernel's
-compute and its widget messages) and the kilobytes received; the rest, to the final picture, is
+compute and its widget messages) and the kilobytes received by then, and those of the whole step
+(until the page is quiet: what comes after the final picture too); the rest, to the final picture, is
 the browser's (plotly's redraw).  The split is approximate: the page's JavaScript takes a message
 off the socket only when it is free, so while plotly redraws a first (partial) picture the next
 message waits, and that wait is counted in the kernel's column.  The bar: the final picture within 200 ms at p95, something
@@ -105,8 +106,8 @@ def wait_quiet(page, quiet, timeout, since=None):
 
 
 def measure_dashboard(browser, url, args):
-    """[(first ms, last ms, last kernel message ms, kB received) or None per step], and the
-    number of charts."""
+    """[(first ms, last ms, last kernel message ms, kB received by the last change, stale mark
+    ms or None, kB of the whole step) or None per step], and the number of charts."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     ctx.add_init_script(WS_JS)
     page = ctx.new_page()
@@ -134,14 +135,16 @@ def measure_dashboard(browser, url, args):
                 key = page.evaluate("() => window.__kbKey")
                 muts = wait_quiet(page, args.quiet, args.timeout, since=key)
                 after = [m for m in muts if key is not None and m >= key]
-                ws = [(t, n) for t, n in page.evaluate("() => window.__kbWs")
-                      if key is not None and t >= key and (not after or t <= after[-1])]
+                every = [(t, n) for t, n in page.evaluate("() => window.__kbWs")
+                         if key is not None and t >= key]
+                ws = [(t, n) for t, n in every if not after or t <= after[-1]]
                 busy = [b - key for b in page.evaluate("() => window.__kbBusy")
                         if key is not None and b >= key]
                 out.append((after[0] - key, after[-1] - key,
                             (ws[-1][0] - key) if ws else 0.0,
                             sum(n for _, n in ws) / 1000,
-                            busy[0] if busy else None) if after else None)
+                            busy[0] if busy else None,
+                            sum(n for _, n in every) / 1000) if after else None)
         return out, n_charts
     finally:
         ctx.close()
@@ -197,6 +200,7 @@ def main(argv=None):
                         kernel = [s[2] for s in got]
                         kb = [s[3] for s in got]
                         stale = [s[4] for s in got if s[4] is not None]
+                        kb_all = [s[5] for s in got]
                         row = [name, server_name, f"{len(got)}/{len(steps)}"]
                         for xs in (last, first):
                             row += [f"{percentile(xs, q):.0f}" if xs else "" for q in (.5, .95)]
@@ -205,7 +209,8 @@ def main(argv=None):
                                 f"{percentile(kernel, .5):.0f}" if kernel else "",
                                 f"{percentile([b - a for a, b in zip(kernel, last)], .5):.0f}"
                                 if kernel else "",
-                                f"{percentile(kb, .5):.0f}" if kb else ""]
+                                f"{percentile(kb, .5):.0f}" if kb else "",
+                                f"{percentile(kb_all, .5):.0f}" if kb_all else ""]
                         rows.append(row)
                         print("  done: " + " | ".join(row), file=sys.stderr, flush=True)
                 finally:
@@ -218,7 +223,8 @@ def main(argv=None):
     load1 = load_now()
     cols = ["dashboard", "server", "steps changed", "final p50 (ms)", "final p95", "final max",
             "first change p50 (ms)", "first p95", "first max", "charts marked stale p95 (ms)",
-            "last kernel message p50 (ms)", "browser after it p50 (ms)", "kB received p50"]
+            "last kernel message p50 (ms)", "browser after it p50 (ms)", "kB received p50",
+            "kB of the whole step p50"]
     print()
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
