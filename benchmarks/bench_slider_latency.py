@@ -6,21 +6,22 @@ Chromium (Playwright, ``/usr/bin/chromium``) and, once its first chart is drawn 
 been quiet for a second, its first ``--sliders`` enabled sliders (default 3; a disabled slider is
 a control the current setting does not use) are each stepped ``--steps`` times (default 3): the
 handle is focused and ArrowRight pressed, as a student does (ArrowLeft at the slider's end).
-A MutationObserver on every plotly chart of the page notes each change of the charts' DOM; per step, two times from the key press (the page's own ``keydown`` timestamp): to
-the first change of a chart (something visible moved: a partial result or the complete one) and
-to the last change before the page is quiet again for ``--quiet`` seconds (the final picture).
+A MutationObserver on every plotly chart of the page notes each change of the charts' DOM; per step,
+two times from the key press (the page's own ``keydown`` timestamp): to the first change of a chart
+(something visible moved: a partial result or the complete one) and to the last change before the
+page is quiet again for ``--quiet`` seconds (the final picture).
 A step that changes nothing within ``--timeout`` seconds counts as missing.  Apart from the
 charts' DOM, the time at which the page marks its charts stale (``kernelnb-busy.js`` sets
 ``aria-busy`` on them at the key press, before the kernel answers) is its own column: it says
 the page took the key, not that a new picture is there, so it is not counted as a change.
-Per dashboard and server: p50, p95 and max of each, over all its steps.  To say where the time goes, the page's
-websocket is watched too: per step, the time to the last message from the kernel (the kernel's
-compute and its widget messages) and the kilobytes received by then, and those of the whole step
-(until the page is quiet: what comes after the final picture too); the rest, to the final picture, is
-the browser's (plotly's redraw).  The split is approximate: the page's JavaScript takes a message
-off the socket only when it is free, so while plotly redraws a first (partial) picture the next
-message waits, and that wait is counted in the kernel's column.  The bar: the final picture within 200 ms at p95, something
-visible within 100 ms.
+Per dashboard and server: p50, p95 and max of each, over all its steps.  To say where the time
+goes, the page's websocket is watched too: per step, the time to the last message from the
+kernel (the kernel's compute and its widget messages) and the kilobytes received by then, and
+those of the whole step (until the page is quiet: what comes after the final picture too); the
+rest, to the final picture, is the browser's (plotly's redraw).  The split is approximate: the
+page's JavaScript takes a message off the socket only when it is free, so while plotly redraws a
+first (partial) picture the next message waits, and that wait is counted in the kernel's column.
+The bar: the final picture within 200 ms at p95, something visible within 100 ms.
 
 Usage::
 

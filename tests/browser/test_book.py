@@ -138,8 +138,8 @@ def _watch(pg):
 
 
 def settled_page_problems(pg, where):
-    """Open page ``pg`` (already loaded, watched by :func:`_watch`): wait until it is settled and
-    return (its problems, the figures it drew, the formulas it typeset). A problem is a figure not
+    """Wait until the page loaded in ``pg`` (watched by :func:`_watch`) is settled and return
+    (its problems, the figures it drew, the formulas it typeset). A problem is a figure not
     drawn, TeX left as text, sideways scrolling, a figure wider than the window or its column, a
     console warning or error, or a request to another host since the page was loaded."""
     drawn = pg.evaluate(SETTLED_JS)

@@ -314,12 +314,15 @@ def _get_state_now(self, key=None, drop_defaults=False):
         keys = [key]
     else:
         keys = list(key)
-    state = go.FigureWidget.get_state(self, keys, drop_defaults)
-    for name in keys:
-        now = _VIEW_START[name](self) if name in _VIEW_START else None
-        if now is not None:      # None: asked for while plotly builds the figure (its opening)
-            to_json = self.trait_metadata(name, "to_json", self._trait_to_json)
-            state[name] = to_json(copy.deepcopy(now), self)
+    # None: asked for while plotly builds the figure (its opening), when the traits are current
+    now = {name: _VIEW_START[name](self) for name in keys if name in _VIEW_START}
+    now = {name: value for name, value in now.items() if value is not None}
+    state = go.FigureWidget.get_state(self, [k for k in keys if k not in now], drop_defaults)
+    for name, value in now.items():
+        # serialized at once into new containers (plotly's data arrays are read-only copies):
+        # the message is made before the figure can change, so nothing is copied first
+        to_json = self.trait_metadata(name, "to_json", self._trait_to_json)
+        state[name] = to_json(value, self)
     return state
 
 
