@@ -7,7 +7,8 @@ to the browser. ``kernelnb serve`` instead serves that bundle once at a URL nami
 ``KERNELNB_PLOTLY_ESM`` environment variable; a figure's ``_esm`` is then the few lines of
 :func:`esm_shim` that load the bundle from that URL (one download and one evaluation per page, not
 per figure), register the trace types a figure uses before it is drawn, draw a figure only once its
-element is laid out, and send clicks as widget messages. Outside ``kernelnb serve`` (a notebook,
+element is laid out, send clicks as widget messages, and not make the layout delta that no
+trait of the kernel receives (:data:`LAYOUT_DELTA_TRAIT`). Outside ``kernelnb serve`` (a notebook,
 JupyterLab, the tests) the variable is unset and the widget has plotly's own front end. In both,
 a 2-D numeric array (a heat map's ``z``) is sent as binary rows (:func:`_to_js`), and the state
 a new view starts from is the figure as it is when the view asks for it (:func:`_get_state_now`).
@@ -27,7 +28,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.serializers import _py_to_js as _plotly_to_js
 
-__all__ = ["ESM_ENV", "PLOTLY_GLOBAL", "PLOTLY_TRACES_GLOBAL", "FigureWidget", "esm_shim",
+__all__ = ["ESM_ENV", "LAYOUT_DELTA_TRAIT", "PLOTLY_GLOBAL", "PLOTLY_TRACES_GLOBAL", "FigureWidget", "esm_shim",
            "skip_iri_grammar"]
 
 #: Environment variable with the bundle's path relative to the server's base URL.
@@ -86,6 +87,7 @@ const url = new URL(base + "{route}", window.location.href).href;
 {load}
 {_CLICK_JS}
 {_DELTAS_JS}
+{_layout_delta_js()}
 {_TRACES_JS}
 export const FigureModel = m.FigureModel;
 export const FigureView = m.FigureView;
@@ -183,6 +185,30 @@ m.FigureView.prototype._sendTraceDeltas = function (editId) {
   this.model.set("_js2py_traceDeltas", {trace_deltas: deltas, trace_edit_id: editId});
   this.touch();
 };"""
+
+
+# The layout delta no trait receives.  After every edit it draws, plotly's view also computes the
+# whole layout plotly.js filled in, for its difference from the widget's layout to be kept by the
+# kernel as defaults.  plotly 6's view sets it as "_js2py_widget_layoutDelta" (a renaming of
+# "_layout" to "_widget_layout" in plotly.py#4956 reached this name too), a trait its Python side
+# does not have (it observes "_js2py_layoutDelta"): ipywidgets sets only the traits a widget has,
+# so the kernel drops the message once it has crossed the server.  While that is so, the view
+# sends whatever else it has to send, and neither computes nor sends the delta: 2-7 ms of the
+# page's main thread per chart and per step (the KMP playground's three charts, Chromium's
+# profiler), which the next chart's drawing waits for.
+LAYOUT_DELTA_TRAIT = "_js2py_widget_layoutDelta"
+
+_LAYOUT_DELTA_JS = f"""const kbLayoutDelta = m.FigureView.prototype._sendLayoutDelta;
+if (typeof kbLayoutDelta === "function" && String(kbLayoutDelta).includes("{LAYOUT_DELTA_TRAIT}")) {{
+  m.FigureView.prototype._sendLayoutDelta = function () {{ this.touch(); }};
+}}"""
+
+
+def _layout_delta_js() -> str:
+    """:data:`_LAYOUT_DELTA_JS` when the kernel's FigureWidget lacks the trait plotly's view sends
+    the layout delta as (then nothing reads it), else nothing: a plotly whose view sends it
+    where the kernel reads it keeps its own ``_sendLayoutDelta``."""
+    return "" if LAYOUT_DELTA_TRAIT in go.FigureWidget.class_trait_names() else _LAYOUT_DELTA_JS
 
 
 # plotly's widget, wrapped. Trace types on demand: before plotly draws a figure, and before it adds

@@ -49,8 +49,8 @@ def _state_sizes(env_value):
 def test_figures_carry_a_shim_only_when_the_server_says_so():
     route = plotly_bundle_route()
     sizes, module = _state_sizes(route)
-    # the shim: a few kilobytes of loader, click and trace-type code, not the 5 MB bundle
-    assert module == "kernelnb.lab.viz._figure_widget" and all(s < 5000 for s in sizes), sizes
+    # the shim: a few kilobytes of loader, click, delta and trace-type code, not the 5 MB bundle
+    assert module == "kernelnb.lab.viz._figure_widget" and all(s < 8000 for s in sizes), sizes
     bundle = len(plotly_bundle_path().read_text(encoding="utf-8"))
     # a notebook: plotly's own front end (kernelnb's class only sends 2-D arrays as binary rows)
     sizes, module = _state_sizes(None)
@@ -405,3 +405,53 @@ def test_the_installed_plotly_view_sends_trace_deltas_as_the_shim_replaces_them(
     body = (Path(plotly.__file__).parent / "package_data" / "widgetbundle.js").read_text()
     assert '_sendTraceDeltas(' in body and 'this.model.set("_js2py_traceDeltas"' in body
     assert "trace_deltas:" in body and "trace_edit_id:" in body
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js runs the script")
+def test_the_layout_delta_no_trait_receives_is_not_made(tmp_path):
+    """A view whose _sendLayoutDelta sets the trait the kernel lacks (plotly 6) sends its other
+    changes (touch) and neither computes the full layout nor sets that trait; a view that sends
+    the delta under another name keeps its own method."""
+    script = tmp_path / "layout.cjs"
+    script.write_text("""
+const calls = [];
+function make(name) {
+  const View = function () {};
+  View.prototype._sendLayoutDelta = new Function("e",
+    "this.getFullLayout(); this.model.set('" + name + "', {layout_edit_id: e}); this.touch();");
+  const m = {FigureView: View};
+  """ + _figure._LAYOUT_DELTA_JS + """
+  const v = Object.create(View.prototype);
+  v.model = {set: (k) => calls.push(name + ": set " + k)};
+  v.touch = () => calls.push(name + ": touch");
+  v.getFullLayout = () => calls.push(name + ": full layout");
+  v._sendLayoutDelta(3);
+}
+make("%s");
+make("_js2py_layoutDelta");
+console.log(JSON.stringify(calls));
+""" % _figure.LAYOUT_DELTA_TRAIT)
+    out = subprocess.run([shutil.which("node"), str(script)], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    name = _figure.LAYOUT_DELTA_TRAIT
+    assert json.loads(out) == [f"{name}: touch", "_js2py_layoutDelta: full layout",
+                               "_js2py_layoutDelta: set _js2py_layoutDelta",
+                               "_js2py_layoutDelta: touch"]
+
+
+def test_the_installed_plotly_sends_its_layout_delta_where_the_kernel_does_not_read_it():
+    """The premise of the shim's layout-delta override: plotly's view sets
+    LAYOUT_DELTA_TRAIT, which plotly's FigureWidget does not have; the shim then carries the
+    override, and would not for a FigureWidget that had the trait."""
+    from pathlib import Path
+    from unittest import mock
+
+    import plotly
+    import plotly.graph_objects as go
+    body = (Path(plotly.__file__).parent / "package_data" / "widgetbundle.js").read_text()
+    assert f'this.model.set("{_figure.LAYOUT_DELTA_TRAIT}"' in body
+    assert _figure.LAYOUT_DELTA_TRAIT not in go.FigureWidget.class_trait_names()
+    assert _figure._LAYOUT_DELTA_JS in esm_shim("kernelnb/esm/plotly-0123456789abcdef.classic.js")
+    with mock.patch.object(go.FigureWidget, "class_trait_names",
+                           return_value=[_figure.LAYOUT_DELTA_TRAIT]):
+        assert _figure._layout_delta_js() == ""
