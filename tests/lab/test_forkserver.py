@@ -65,17 +65,36 @@ async def forked_kernel(connection_file, cwd, **env):
 
 async def _run(kc, code, printed=None):
     """Execute ``code``; (status, text printed, error name). ``printed``: an asyncio.Event set
-    when the code first prints."""
+    when the code's standard output first arrives (not a warning on its standard error, which
+    ipykernel may send before the code runs)."""
     out = []
 
     def hook(msg):
         if msg["header"]["msg_type"] == "stream":
             out.append(msg["content"].get("text", ""))
-            if printed is not None:
+            if printed is not None and msg["content"].get("name") == "stdout":
                 printed.set()
 
     reply = await kc.execute_interactive(code, timeout=60, output_hook=hook)
     return reply["content"]["status"], "".join(out).strip(), reply["content"].get("ename")
+
+
+def _wchan(pid):
+    """Where the process's main thread waits in the Linux kernel (its wchan), '' if unknown."""
+    try:
+        with open(f"/proc/{pid}/wchan") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+async def _main_thread_sleeps(pid, timeout):
+    """Wait until the process's main thread sleeps in a nanosleep (Python's time.sleep), at most
+    ``timeout`` seconds; where it waits then."""
+    deadline = time.monotonic() + timeout
+    while "nanosleep" not in (where := _wchan(pid)) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    return where
 
 
 def test_a_forked_kernel_is_the_kernel_it_was_asked_for(fork_server, tmp_path):
@@ -109,8 +128,15 @@ def test_a_forked_kernel_is_the_kernel_it_was_asked_for(fork_server, tmp_path):
                 running = asyncio.ensure_future(_run(
                     kc, "import time; print('sleeping', flush=True); time.sleep(60)", sleeping))
                 await asyncio.wait_for(sleeping.wait(), 30)
+                # and once its main thread is in the sleep, past the print's flush (a wait on
+                # ipykernel's I/O thread): the interrupt tested is the one that reaches the code
+                where = await _main_thread_sleeps(proc.pid, 10)
                 await km.interrupt_kernel()
-                status, _, ename = await asyncio.wait_for(running, 30)
+                try:
+                    status, _, ename = await asyncio.wait_for(running, 30)
+                except asyncio.TimeoutError:
+                    pytest.fail(f"no reply 30 s after the interrupt; the kernel's main thread was "
+                                f"in {where!r} when interrupted, is in {_wchan(proc.pid)!r} now")
                 assert (status, ename) == ("error", "KeyboardInterrupt")
             assert not await km.is_alive()
             assert proc.poll() == 0
