@@ -27,8 +27,8 @@ import numbers
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator
-from sklearn.utils.multiclass import check_classification_targets
+from ._estimator import BaseEstimator
+from ._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import kernels as _k

@@ -17,7 +17,8 @@ import numbers
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator, RegressorMixin
+from ._estimator import BaseEstimator
+from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 

@@ -154,3 +154,111 @@ def test_the_constructors_build_working_constraints():
     for name, bad in [("a", 1), ("b", 1), ("c", "z"), ("d", 2.0), ("e", 3)]:
         with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of f"):
             check_param(name, bad, table[name], "f")
+
+
+def test_the_base_class_reads_each_classs_parameter_names_once():
+    """kernelnb's BaseEstimator gives scikit-learn's names (sklearn's own function is the
+    reference) for every public estimator, a class whose __init__ is replaced is read again, and
+    clone and get_params work as scikit-learn's."""
+    import sklearn.base
+    from sklearn.base import clone
+
+    from kernelnb._estimator import BaseEstimator as Base
+
+    from ._estimators import public_estimator_classes
+
+    classes = public_estimator_classes()
+    assert len(classes) > 30
+    theirs = sklearn.base.BaseEstimator._get_param_names.__func__
+    for cls in classes.values():
+        assert issubclass(cls, Base), f"{cls.__name__} has scikit-learn's BaseEstimator"
+        assert cls._get_param_names() == theirs(cls)
+
+    class Toy(Base):
+        def __init__(self, a=1, b=2):
+            self.a, self.b = a, b
+
+    assert Toy().get_params() == {"a": 1, "b": 2}
+    names = Toy._get_param_names()
+    names.append("x")                                 # a caller's list is its own
+    assert Toy._get_param_names() == ["a", "b"]
+
+    def init(self, c=3):
+        self.c = c
+
+    Toy.__init__ = init
+    assert Toy().get_params() == {"c": 3}
+    copy = clone(Toy(c=5))
+    assert type(copy) is Toy and copy.get_params() == {"c": 5}
+
+
+@pytest.mark.parametrize("y, warns", [
+    (np.array([0, 1, 1, 0]), False), (np.array([True, False, True]), False),
+    (np.arange(10), False),                       # 10 classes of 10 labels: 20 or fewer, no warning
+    (np.repeat(np.arange(5), 6), False),          # 5 classes of 30 labels
+    (np.arange(30), True),                        # 30 classes of 30 labels: scikit-learn warns
+    (np.arange(30).astype(np.uint8), True),
+    (np.array([0.0, 1.0, 1.0]), False),           # float labels: scikit-learn's own check
+    (np.array(["a", "b"]), False), ([0, 1, 2], False),
+])
+def test_the_target_check_is_scikit_learns(y, warns):
+    """kernelnb's check_classification_targets passes, warns and raises as scikit-learn's."""
+    import warnings
+
+    from sklearn.utils.multiclass import check_classification_targets as theirs
+
+    with warnings.catch_warnings(record=True) as ours_w:
+        warnings.simplefilter("always")
+        validation.check_classification_targets(y)
+    with warnings.catch_warnings(record=True) as theirs_w:
+        warnings.simplefilter("always")
+        theirs(y)
+    assert [str(w.message) for w in ours_w] == [str(w.message) for w in theirs_w]
+    assert bool(theirs_w) == warns
+
+
+@pytest.mark.parametrize("y", [np.array([0.5, 1.0, 2.0]), np.zeros((2, 2, 2), dtype=int),
+                               np.array([object(), object()], dtype=object)])
+def test_the_target_check_refuses_what_scikit_learn_refuses(y):
+    from sklearn.utils.multiclass import check_classification_targets as theirs
+
+    with pytest.raises(ValueError) as expected:
+        theirs(y)
+    with pytest.raises(ValueError) as err:
+        validation.check_classification_targets(y)
+    assert str(err.value) == str(expected.value)
+
+
+def test_an_array_check_array_would_keep_is_not_read_again(monkeypatch):
+    """A 2-D array of the dtype and order asked for is returned as it is, with the number of
+    features still checked (by validate_data, which checks the feature names too); any other
+    input goes through check_array (a copy in the order asked for, scikit-learn's messages)."""
+    import sklearn.utils.validation as skv
+
+    est = _Toy()
+    X = np.arange(12.0).reshape(4, 3)
+    real = skv.check_array
+    read = []
+
+    def counted(*args, **kwargs):
+        read.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(skv, "check_array", counted)
+    assert check_input(est, X, dtype=np.float64, order="C") is X and est.n_features_in_ == 3
+    assert check_input(est, X, reset=False, dtype=[np.float64, np.float32], order="C") is X
+    with pytest.raises(ValueError, match="X has 2 features, but _Toy is expecting 3 features"):
+        check_input(est, X[:, :2].copy(), reset=False, dtype=np.float64, order="C")
+    assert read == []
+    F = np.asfortranarray(X)
+    C = check_input(est, F, reset=False, dtype=np.float64, order="C")
+    assert C is not F and C.flags.c_contiguous and np.array_equal(C, X)
+    X32 = X.astype(np.float32)
+    assert check_input(est, X32, reset=False, dtype=np.float64).dtype == np.float64
+    for bad, match in [(np.ones((0, 3)), "0 sample"), (np.ones(3), "Expected 2D array"),
+                       (np.full((2, 3), np.nan), "NaN")]:
+        with pytest.raises(ValueError, match=match):
+            check_input(est, bad, reset=False, dtype=np.float64, order="C")
+    # the Fortran, float32, empty and 1-D ones (the NaN one is refused by check_input's own
+    # finiteness check, whichever path)
+    assert len(read) == 4

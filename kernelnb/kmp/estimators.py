@@ -32,12 +32,13 @@ import numbers
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.optimize import minimize, minimize_scalar
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
+from .._estimator import BaseEstimator
 
 from .. import kernels as _k
 from .._fit import fit_context

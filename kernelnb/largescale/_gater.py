@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from .._estimator import BaseEstimator
 
 from .._validation import NONNEGATIVE_INT, POSITIVE, POSITIVE_INT, check_params, str_options
 from .mlp import _standardizer

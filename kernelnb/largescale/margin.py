@@ -72,9 +72,10 @@ from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k

@@ -114,9 +114,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit, log_expit, logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 

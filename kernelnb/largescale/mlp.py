@@ -33,11 +33,12 @@ weights are those of the epoch just run) and may return ``False`` to stop.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._callbacks import progress_caller

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import logsumexp, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 

@@ -29,7 +29,8 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from .._estimator import BaseEstimator
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import ClassifierTags

@@ -23,9 +23,10 @@ import time
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin
 from sklearn.mixture import GaussianMixture
-from sklearn.utils.multiclass import check_classification_targets
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._classifier import BinaryClassifierMixin

@@ -63,7 +63,8 @@ import numpy as np
 from scipy.linalg import qr
 from scipy.linalg.lapack import dtrtri
 from scipy.special import eval_legendre
-from sklearn.base import BaseEstimator, RegressorMixin
+from .._estimator import BaseEstimator
+from sklearn.base import RegressorMixin
 from sklearn.model_selection import KFold
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_array, check_is_fitted

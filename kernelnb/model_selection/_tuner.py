@@ -12,8 +12,9 @@ import warnings
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.multiclass import check_classification_targets
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin, clone
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k

@@ -3,8 +3,9 @@ classification", IEEE Trans. Information Theory 13, 1967)."""
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin, RegressorMixin
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._fit import fit_context

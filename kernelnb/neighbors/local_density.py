@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, DensityMixin
+from .._estimator import BaseEstimator
+from sklearn.base import DensityMixin
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 

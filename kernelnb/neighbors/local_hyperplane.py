@@ -10,8 +10,9 @@ distance wins.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.multiclass import check_classification_targets
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin, clone
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import blas_single_thread

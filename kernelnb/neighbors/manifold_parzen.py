@@ -15,7 +15,8 @@ d = 0 is the ordinary Parzen window of width sigma.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, DensityMixin
+from .._estimator import BaseEstimator
+from sklearn.base import DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._fit import fit_context

@@ -10,8 +10,9 @@ With a window of width sigma in d dimensions::
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin, DensityMixin, RegressorMixin
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._fit import fit_context

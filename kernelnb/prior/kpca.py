@@ -40,7 +40,8 @@ import numbers
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from sklearn.base import BaseEstimator, TransformerMixin
+from .._estimator import BaseEstimator
+from sklearn.base import TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 

@@ -47,9 +47,10 @@ import warnings
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator
+from .._estimator import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import type_of_target
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k

@@ -20,9 +20,10 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _kernels

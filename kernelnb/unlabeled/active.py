@@ -44,7 +44,8 @@ from numbers import Integral
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target

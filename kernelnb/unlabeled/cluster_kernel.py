@@ -74,7 +74,8 @@ import numbers
 
 import numpy as np
 import scipy.linalg as sla
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k

@@ -14,7 +14,8 @@ import numbers
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 from scipy.spatial.distance import cdist
-from sklearn.base import BaseEstimator, TransformerMixin
+from .._estimator import BaseEstimator
+from sklearn.base import TransformerMixin
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils.validation import check_is_fitted
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._fit import fit_context

@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator
+from .._estimator import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k

@@ -22,8 +22,9 @@ import numbers
 import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 from scipy.special import logsumexp, ndtr
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
+from .._estimator import BaseEstimator
+from sklearn.base import ClassifierMixin
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._classifier import BinaryClassifierMixin

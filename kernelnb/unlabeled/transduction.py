@@ -35,8 +35,9 @@ import warnings
 
 import numpy as np
 from scipy.linalg import eigh, solve
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
+from .._estimator import BaseEstimator
+from sklearn.base import RegressorMixin
+from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as _k

@@ -17,7 +17,8 @@ from typing import Callable, Optional
 
 import numpy as np
 import ipywidgets as widgets
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
+from ..._estimator import BaseEstimator
 from ..viz._figure_widget import FigureWidget
 from ... import kernels as _k
 from ..._callbacks import run_to_end
