@@ -106,3 +106,67 @@ def test_blas_single_thread_limits_a_blas_loaded_after_its_first_use():
     assert out.returncode == 0, out.stderr
     count, most = map(int, out.stdout.split())
     assert most == 1, f"{count} BLAS libraries, one still at {most} threads"
+
+
+def test_blas_single_thread_holds_until_the_last_one_entered_is_left():
+    """Nested uses: BLAS stays at one thread until the outermost one is left; a BLAS loaded
+    meanwhile is limited by the next one entered; on leaving the outermost, every library is
+    back to its own setting."""
+    import json
+    import subprocess
+    import sys
+    code = (
+        "import json\n"
+        "import numpy\n"
+        "from kernelnb._threads import blas_single_thread\n"
+        "from threadpoolctl import threadpool_info\n"
+        "def blas():\n"
+        "    return {i['filepath']: i['num_threads'] for i in threadpool_info()\n"
+        "            if i['user_api'] == 'blas'}\n"
+        "out = {'before': blas()}\n"
+        "with blas_single_thread():\n"
+        "    with blas_single_thread():\n"
+        "        pass\n"
+        "    out['after_inner'] = blas()\n"
+        "    import scipy.linalg.blas\n"
+        "    with blas_single_thread():\n"
+        "        out['late'] = blas()\n"
+        "    out['after_late'] = blas()\n"
+        "out['after'] = blas()\n"
+        "print(json.dumps(out))\n")
+    env = {k: v for k, v in __import__("os").environ.items()
+           if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    for stage in ("after_inner", "late", "after_late"):
+        assert set(out[stage].values()) == {1}, (stage, out[stage])
+    assert len(out["late"]) > len(out["before"])          # scipy's own OpenBLAS came in
+    default = max(out["before"].values())
+    assert {path: out["after"][path] for path in out["before"]} == out["before"]
+    assert set(out["after"].values()) == {default}, out["after"]
+
+
+def test_a_nested_blas_single_thread_sets_nothing(monkeypatch):
+    """Inside a blas_single_thread, another one (the same thread, no module imported since)
+    reads and sets no library: one threadpoolctl limit for the outermost, none for the rest."""
+    from threadpoolctl import ThreadpoolController
+
+    from kernelnb._threads import blas_single_thread
+
+    calls = []
+    real = ThreadpoolController.limit
+
+    def counted(self, *args, **kwargs):
+        calls.append(kwargs)
+        return real(self, *args, **kwargs)
+
+    with blas_single_thread():          # the libraries scanned, outside the count
+        pass
+    monkeypatch.setattr(ThreadpoolController, "limit", counted)
+    with blas_single_thread():
+        for _ in range(5):
+            with blas_single_thread():
+                pass
+    assert calls == [{"limits": 1, "user_api": "blas"}]
