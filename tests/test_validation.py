@@ -1,4 +1,6 @@
 """kernelnb._validation: the one parameter check and the one input check."""
+import re
+
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator
@@ -262,3 +264,99 @@ def test_an_array_check_array_would_keep_is_not_read_again(monkeypatch):
     # the Fortran, float32, empty and 1-D ones (the NaN one is refused by check_input's own
     # finiteness check, whichever path)
     assert len(read) == 4
+
+
+def test_a_target_check_X_y_would_keep_is_not_read_again(monkeypatch):
+    """With a target, an X and a y that check_X_y would return as they are (a 1-D C-contiguous
+    array of integers, booleans or finite floats, one per row) skip it; every other target goes
+    through it, with scikit-learn's messages and warnings."""
+    import warnings
+
+    import sklearn.utils.validation as skv
+    from sklearn.exceptions import DataConversionWarning
+
+    est = _Toy()
+    X = np.arange(12.0).reshape(4, 3)
+    real = skv.check_array
+    read = []
+
+    def counted(*args, **kwargs):
+        read.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(skv, "check_array", counted)
+    for y in (np.array([0, 1, 0, 1]), np.array([True, False, True, True]),
+              np.array([0.5, -1.0, 2.0, 3.0]), np.array([1, 2, 3, 4], dtype=np.uint8)):
+        Xv, yv = check_input(est, X, y, dtype=np.float64, order="C")
+        assert Xv is X and np.shares_memory(yv, y) and yv.dtype == y.dtype
+        np.testing.assert_array_equal(yv, y)
+        assert check_input(est, X, y, dtype=np.float64, y_numeric=True,
+                           multi_output=False)[1] is y
+    assert read == []
+    # what check_X_y must see: its messages, and its copy of a strided target
+    for y, match in [(np.array([0.0, np.nan, 1.0, 1.0]), "Input y contains NaN"),
+                     (np.array([0.0, np.inf, 1.0, 1.0]), "Input y contains infinity"),
+                     (np.array([0, 1, 1]), "inconsistent numbers of samples")]:
+        with pytest.raises(ValueError, match=match):
+            check_input(est, X, y, dtype=np.float64)
+    strided = np.array([0, 9, 1, 9, 0, 9, 1, 9])[::2]
+    yv = check_input(est, X, strided, dtype=np.float64)[1]
+    assert yv.flags.c_contiguous and np.array_equal(yv, [0, 1, 0, 1])
+    assert check_input(est, X, np.array([0, 1, 0, 1], dtype=object), dtype=np.float64,
+                       y_numeric=True)[1].dtype == np.float64
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert check_input(est, X, np.array([[0], [1], [0], [1]]), dtype=np.float64)[1].ndim == 1
+    assert any(issubclass(w.category, DataConversionWarning) for w in caught)
+    assert len(read) == 12   # X and y of each of the 6 calls
+
+
+@pytest.mark.parametrize("params", [
+    dict(), dict(width=2), dict(width=0.0), dict(width=-1), dict(width=np.nan), dict(width="2"),
+    dict(k=3), dict(k=np.int64(3)), dict(k=0), dict(k=1.0), dict(k=True), dict(mode="b"),
+    dict(mode="c"), dict(mode=None), dict(callback=print), dict(callback=3),
+])
+def test_the_parameter_check_agrees_with_scikit_learns(params):
+    """check_params passes exactly where scikit-learn's validate_parameter_constraints does (and
+    then raises its error); check_param likewise, with one list of constraints."""
+    from sklearn.utils._param_validation import validate_parameter_constraints
+
+    est = _Toy(**params)
+    try:
+        validate_parameter_constraints(_Toy._parameter_constraints, est.get_params(),
+                                       caller_name="_Toy")
+    except InvalidParameterError as exc:
+        with pytest.raises(InvalidParameterError) as err:
+            check_params(est)
+        assert str(err.value) == str(exc)
+    else:
+        check_params(est)
+    name, value = next(iter(params.items()), ("width", 1.0))
+    constraints = _Toy._parameter_constraints[name]
+    try:
+        validate_parameter_constraints({name: constraints}, {name: value}, caller_name="f")
+    except InvalidParameterError as exc:
+        with pytest.raises(InvalidParameterError, match=re.escape(str(exc))):
+            check_param(name, value, constraints, "f")
+    else:
+        assert check_param(name, value, constraints, "f") is value
+
+
+def test_the_constraint_objects_are_made_once_per_table(monkeypatch):
+    made = []
+    real = validation._sk.make_constraint
+    monkeypatch.setattr(validation._sk, "make_constraint", lambda c: made.append(c) or real(c))
+
+    class Fresh(_Toy):
+        _parameter_constraints = dict(_Toy._parameter_constraints)
+
+    check_params(Fresh(width=3.0))
+    first = len(made)
+    assert first == sum(len(c) for c in Fresh._parameter_constraints.values())
+    check_params(Fresh(width=4.0, k=2))
+    one = list(POSITIVE_INT)
+    check_param("k", 5, one, "f")
+    check_param("k", 6, one, "f")
+    assert len(made) == first + len(one)
+    with pytest.raises(InvalidParameterError, match="The 'width' parameter of Fresh"):
+        check_params(Fresh(width=-1.0))
