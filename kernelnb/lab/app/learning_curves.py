@@ -428,6 +428,17 @@ def _draw_splits(y, sizes, test_fraction, seed):
     return idx_te, subs
 
 
+def _standardised(scaler, A):
+    """``scaler.transform(A)`` for a fitted ``StandardScaler``: for a float64 array, the same
+    subtraction and division without the transform's input check (0.1-0.2 ms, a few times
+    the arithmetic on a toy's subset, twice per training subset)."""
+    if not (isinstance(A, np.ndarray) and A.dtype == np.float64 and A.ndim == 2):
+        return scaler.transform(A)
+    Z = A - scaler.mean_
+    Z /= scaler.scale_
+    return Z
+
+
 def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
                          random_state=0, progress=None, params=None, should_stop=None):
     """:func:`learning_curve_data` one fit at a time, for the dashboard's partial results.
@@ -519,8 +530,9 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
                         r=r + 1, n_repeats=n_repeats, n=n, label=_(spec.label)))
                 if scaler is None:          # the standardisation of this subset, done once
                     t0 = time.perf_counter()
-                    scaler = StandardScaler()
-                    Z_sub = scaler.fit_transform(X[sub])
+                    X_sub = X[sub]
+                    scaler = StandardScaler().fit(X_sub)
+                    Z_sub = _standardised(scaler, X_sub)
                     scale_time = time.perf_counter() - t0
                 model = spec.make(params)
                 t0 = time.perf_counter()
@@ -530,7 +542,7 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
                 res["fit_time"][i, r] = scale_time + time.perf_counter() - t0
                 res["train_error"][i, r] = np.mean(model.predict(Z_sub) != y[sub])
                 if Z_te is None:
-                    Z_te = scaler.transform(X[idx_te])
+                    Z_te = _standardised(scaler, X[idx_te])
                 res["test_error"][i, r] = np.mean(model.predict(Z_te) != y[idx_te])
                 if spec.n_support is not None:
                     res["n_support"][i, r] = spec.n_support(model)

@@ -107,6 +107,36 @@ def test_the_curves_in_steps_are_drawn_point_by_point_then_repeat_by_repeat():
     assert not np.isnan(full["svc"]["test_error"]).any()
 
 
+def test_the_curves_are_those_of_a_pipeline_per_fit():
+    """Each point is what make_pipeline(StandardScaler(), estimator) fitted on the subset
+    gives (the docstring's promise), to the last bit: the same standardisation, a constant
+    feature included, and so the same fits and errors."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.RandomState(3)
+    X = np.column_stack([3 * rng.randn(120, 2) + 5, np.full(120, 2.5)])
+    y = (X[:, 0] + 0.5 * rng.randn(120) > 5).astype(int)
+    specs = {"svc": ESTIMATORS["svc"], "knn": ESTIMATORS["knn"]}
+    params = dict(C=1.0, sigma=1.0, n_neighbors=3)
+    sizes = [12, 40, 84]
+    full = learning_curve_data(specs, X, y, sizes, n_repeats=2, params=params)
+    for r in range(2):
+        idx_te, subs = lc._splits(y, tuple(sizes), 0.3, r)
+        for i, sub in enumerate(subs):
+            for k, spec in specs.items():
+                pipe = make_pipeline(StandardScaler(), spec.make(params)).fit(X[sub], y[sub])
+                assert full[k]["train_error"][i, r] == np.mean(pipe.predict(X[sub]) != y[sub])
+                assert full[k]["test_error"][i, r] == np.mean(pipe.predict(X[idx_te]) != y[idx_te])
+                if k == "svc":
+                    assert full[k]["n_support"][i, r] == pipe[-1].support_.size
+    scaler = StandardScaler().fit(X[:50])
+    for A in (X, X[::3], np.asfortranarray(X), X.astype(np.float32)):
+        Z = lc._standardised(scaler, A)
+        assert Z.dtype == scaler.transform(A).dtype
+        np.testing.assert_array_equal(Z, scaler.transform(A))
+
+
 def test_errors_are_messages(app):
     out = app.update(estimators=())
     assert "at least one estimator" in out["error"] and "estimator" in app.error.value
