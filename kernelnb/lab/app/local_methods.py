@@ -539,7 +539,10 @@ class DensityExplorer(Dashboard):
                                                 description=_("local Gaussians as ellipses"),
                                                 indent=False))
         fig = go.Figure()
-        fig.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], colorscale="Viridis", ncontours=25,
+        # at most 15 levels: plotly draws each level's filled outline anew at every step, and
+        # 25 (19 unit levels of log p at the default settings) took 110 ms of the browser's
+        # time per step against 70 ms for 15 (then 10 levels, 2 apart) in Chromium
+        fig.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], colorscale="Viridis", ncontours=15,
                         colorbar=dict(title="log p(x)"), name=_("log density"))
         fig.add_scatter(x=[], y=[], mode="markers", name=_("training points"),
                         marker=dict(size=4, color="white", line=dict(width=0.5, color="black")))
