@@ -24,6 +24,7 @@ class _BlasSingleThread:
 
     _lock = threading.Lock()
     _state = threading.local()   # depth, and the limiters this thread holds (outermost first)
+    _api = "blas"                # the pools limited (threadpoolctl's user_api; None: all)
 
     def __enter__(self):
         global _CONTROLLER, _SCANNED_AT
@@ -36,9 +37,9 @@ class _BlasSingleThread:
                 _SCANNED_AT = len(sys.modules)
             controller = _CONTROLLER
         if depth == 0:
-            state.limiters = [controller.limit(limits=1, user_api="blas")]
+            state.limiters = [controller.limit(limits=1, user_api=self._api)]
         elif rescan:
-            state.limiters.append(controller.limit(limits=1, user_api="blas"))
+            state.limiters.append(controller.limit(limits=1, user_api=self._api))
         state.depth = depth + 1
         return self
 
@@ -60,6 +61,53 @@ def blas_single_thread():
     BLAS loaded later, scipy's own OpenBLAS say, is then limited too; a scan costs a few
     milliseconds, the check nothing)."""
     return _BlasSingleThread()
+
+
+class _OpenMPSingleThread(_BlasSingleThread):
+    """The OpenMP runtimes held to one thread, counted per thread as
+    :class:`_BlasSingleThread` counts BLAS's."""
+
+    _state = threading.local()
+    _api = "openmp"
+
+
+class _DashboardThreads:
+    """:func:`dashboard_threads`' context manager: a :func:`blas_single_thread` (so that the
+    fits inside, which enter it again, only count) and OpenMP held to one thread."""
+
+    def __enter__(self):
+        self._blas = _BlasSingleThread().__enter__()
+        try:
+            self._omp = _OpenMPSingleThread().__enter__()
+        except BaseException:
+            self._blas.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            self._omp.__exit__(*exc)
+        finally:
+            self._blas.__exit__(*exc)
+        return False
+
+
+def dashboard_threads(environ=None):
+    """Context manager for a dashboard's update: BLAS held to one thread (as
+    :func:`blas_single_thread`), and OpenMP too unless ``OMP_NUM_THREADS`` is set.
+
+    A dashboard solves small problems while the browser draws its charts on the same machine:
+    an OpenMP loop's team then waits for a thread the browser holds, and on a 2-core machine with
+    one core busy the learning curves' update took 0.3 s on two threads against 0.08 s on one
+    (its K nearest neighbours' loops on 100-row sets). ``kernelnb serve`` starts its kernels
+    with ``OMP_NUM_THREADS=1`` for the same reason; in a notebook this gives a dashboard the
+    same threads, and where ``OMP_NUM_THREADS`` is set (``kernelnb serve --kernel-threads N``,
+    a host's choice) OpenMP keeps it. Inside, ``n_jobs=None`` means one thread
+    (:func:`n_threads` reads the OpenMP runtime's limit); an explicit ``n_jobs`` keeps its
+    count. The settings are restored on exit."""
+    if omp_thread_limit(environ) is None:
+        return _DashboardThreads()
+    return blas_single_thread()
 
 
 def scipy_blas_single_thread():

@@ -170,3 +170,100 @@ def test_a_nested_blas_single_thread_sets_nothing(monkeypatch):
             with blas_single_thread():
                 pass
     assert calls == [{"limits": 1, "user_api": "blas"}]
+
+
+def _omp_threads():
+    from threadpoolctl import threadpool_info
+    return {i["filepath"]: i["num_threads"] for i in threadpool_info()
+            if i["user_api"] == "openmp"}
+
+
+def test_a_dashboard_holds_openmp_to_one_thread_where_nothing_sets_it(monkeypatch):
+    """dashboard_threads: without OMP_NUM_THREADS, n_jobs=None means one thread inside (every
+    OpenMP runtime and BLAS at one) and an explicit count is kept; on leaving, each library is
+    back to its own setting."""
+    from threadpoolctl import threadpool_info
+
+    from kernelnb import _kernels  # noqa: F401  (kernelnb's libgomp loaded before the reading)
+    from kernelnb._threads import dashboard_threads
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    cores = len(os.sched_getaffinity(0))
+    before = {(i["filepath"], i["user_api"]): i["num_threads"] for i in threadpool_info()}
+    assert _omp_threads(), "no OpenMP runtime found"
+    with dashboard_threads():
+        assert n_threads(None) == 1
+        assert n_threads(2) == 2
+        assert set(_omp_threads().values()) == {1}
+        assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {1}
+    assert {(i["filepath"], i["user_api"]): i["num_threads"] for i in threadpool_info()} == before
+    assert n_threads(None) == cores
+
+
+def test_a_dashboard_keeps_the_openmp_threads_OMP_NUM_THREADS_sets(monkeypatch):
+    """kernelnb serve --kernel-threads N sets OMP_NUM_THREADS=N: a dashboard keeps them (BLAS
+    still at one)."""
+    from threadpoolctl import threadpool_info
+
+    from kernelnb import _kernels  # noqa: F401
+    from kernelnb._threads import dashboard_threads
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    omp = _omp_threads()
+    with dashboard_threads():
+        assert _omp_threads() == omp
+        assert n_threads(None) == min(2, len(os.sched_getaffinity(0)))
+        assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {1}
+
+
+def test_the_fits_inside_a_dashboards_update_set_no_thread_limit(monkeypatch):
+    """Inside dashboard_threads, the blas_single_thread every fit enters only counts: a
+    hundred fits of a model selection do not each read and set the libraries."""
+    from threadpoolctl import ThreadpoolController
+
+    from kernelnb._threads import blas_single_thread, dashboard_threads
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    with dashboard_threads():           # the libraries scanned, outside the count
+        pass
+    calls = []
+    real = ThreadpoolController.limit
+
+    def counted(self, *args, **kwargs):
+        calls.append(kwargs)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ThreadpoolController, "limit", counted)
+    with dashboard_threads():
+        for _ in range(5):
+            with blas_single_thread():
+                pass
+    assert calls == [{"limits": 1, "user_api": "blas"}, {"limits": 1, "user_api": "openmp"}]
+
+
+def test_a_dashboards_update_computes_on_one_openmp_thread(monkeypatch):
+    """The update of a dashboard, called from Python, runs its work inside dashboard_threads
+    (as the steps a kernel runs in slices do, kernelnb.lab.app._scheduler)."""
+    import ipywidgets as widgets
+
+    from kernelnb.lab.app import Dashboard
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    seen = []
+
+    class Threads(Dashboard):
+        def _build(self):
+            self.controls = {"n": widgets.IntSlider(value=1, min=1, max=3)}
+            self.figures = []
+
+        def _compute(self, p):
+            seen.append(n_threads(None))
+            return {}
+
+        def _render(self, r):
+            return {}
+
+    app = Threads()
+    app.update(n=2)
+    assert seen == [1, 1]
+    assert n_threads(None) == len(os.sched_getaffinity(0))

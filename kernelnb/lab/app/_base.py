@@ -52,7 +52,7 @@ from plotly.basedatatypes import BaseFigure
 
 from ..._callbacks import run_to_end
 from ..._config import config_context
-from ..._threads import blas_single_thread
+from ..._threads import dashboard_threads
 from .. import i18n
 from ..i18n import N_, _
 from . import _challenge, _urlstate
@@ -871,10 +871,10 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
             steps = self._steps(values)
             loop = _running_loop() if _progressive else None
             if loop is None:
-                # Dashboards solve small problems: a multi-threaded BLAS pool costs more than it
-                # gives (its threads' synchronisation outweighs a small product's arithmetic);
-                # kernelnb's Cython cores use their own OpenMP threads anyway.
-                with blas_single_thread(), config_context(keep_partial_on_interrupt=True):
+                # Dashboards solve small problems: a second BLAS or OpenMP thread costs more than
+                # it gives (its synchronisation outweighs a small problem's arithmetic, and the
+                # browser drawing the charts holds a core); see dashboard_threads.
+                with dashboard_threads(), config_context(keep_partial_on_interrupt=True):
                     result = run_to_end(steps)
                 return self._draw(result, values, t0)
             return self._start_steps(loop, steps, values, t0)

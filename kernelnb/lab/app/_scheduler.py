@@ -27,7 +27,7 @@ import math
 import time
 
 from ..._config import config_context
-from ..._threads import blas_single_thread
+from ..._threads import dashboard_threads
 
 __all__ = ["StepScheduler", "throttled"]
 
@@ -107,7 +107,7 @@ class StepScheduler:
     def _start_steps(self, loop, steps, values, t0):
         """In a kernel: run ``steps`` for :attr:`first_slice_s` (or to their first partial
         result), draw what there is, and leave the rest to a task (:attr:`pending`)."""
-        with blas_single_thread(), config_context(keep_partial_on_interrupt=True):
+        with dashboard_threads(), config_context(keep_partial_on_interrupt=True):
             done, result, partial = _advance(steps, time.perf_counter() + self.first_slice_s,
                                              stop_at_partial=True)
         if done:
@@ -131,7 +131,7 @@ class StepScheduler:
         try:
             while True:
                 await asyncio.sleep(self.PAUSE_S)
-                with self.speaking(), blas_single_thread(), \
+                with self.speaking(), dashboard_threads(), \
                         config_context(keep_partial_on_interrupt=True):
                     done, result, partial = _advance(steps, time.perf_counter() + self.slice_s)
                     if done:
