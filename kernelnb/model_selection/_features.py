@@ -898,13 +898,11 @@ class ScalingSelector(_BinarySelectorMixin, SelectorMixin, BaseEstimator):
         cag, full_dual = self._api
         criterion = self.criterion if criterion is None else criterion
         Xa = X[:, feats]
-        if est.kernel == "rbf":
-            e = clone(est).set_params(scales=s_feat)
-            value, grad, fitted = cag(e, Xa, y, criterion=criterion, tune=("scales",),
-                                      radius=self.radius, alpha_init=alpha)
-        else:
-            value, grad, fitted = cag(est, Xa, y, criterion=criterion, tune=("scales",),
-                                      radius=self.radius, alpha_init=alpha, scales=s_feat)
+        # the factors as criterion_and_gradient's scales: they replace an RBF SVC's own in the
+        # clone it fits (no clone of ours first), and the other kernels' SVC is trained on
+        # X * scales
+        value, grad, fitted = cag(est, Xa, y, criterion=criterion, tune=("scales",),
+                                  radius=self.radius, alpha_init=alpha, scales=s_feat)
         self.n_trainings_ += 1
         return float(value), np.asarray(grad["scales"], dtype=np.float64), fitted, \
             full_dual(fitted, X.shape[0])
