@@ -24,7 +24,7 @@ class _BlasSingleThread:
 
     _lock = threading.Lock()
     _state = threading.local()   # depth, and the limiters this thread holds (outermost first)
-    _api = "blas"                # the pools limited (threadpoolctl's user_api; None: all)
+    _api = "blas"                # the pools limited (threadpoolctl's user_api)
 
     def __enter__(self):
         global _CONTROLLER, _SCANNED_AT
@@ -97,12 +97,12 @@ def dashboard_threads(environ=None):
     :func:`blas_single_thread`), and OpenMP too unless ``OMP_NUM_THREADS`` is set.
 
     A dashboard solves small problems while the browser draws its charts on the same machine:
-    an OpenMP loop's team then waits for a thread the browser holds, and on a 2-core machine with
-    one core busy the learning curves' update took 0.3 s on two threads against 0.08 s on one
-    (its K nearest neighbours' loops on 100-row sets). ``kernelnb serve`` starts its kernels
-    with ``OMP_NUM_THREADS=1`` for the same reason; in a notebook this gives a dashboard the
-    same threads, and where ``OMP_NUM_THREADS`` is set (``kernelnb serve --kernel-threads N``,
-    a host's choice) OpenMP keeps it. Inside, ``n_jobs=None`` means one thread
+    an OpenMP loop's team then waits for the thread the browser holds a core from, longer than
+    a small loop's work (the K-nearest-neighbour loops of the learning curves and the local
+    methods; measured in CHANGELOG.md). ``kernelnb serve`` starts its kernels with
+    ``OMP_NUM_THREADS=1`` for the same reason; in a notebook this gives a dashboard the same
+    threads, and where ``OMP_NUM_THREADS`` is set (``kernelnb serve --kernel-threads N``, a
+    host's choice) OpenMP keeps it. Inside, ``n_jobs=None`` means one thread
     (:func:`n_threads` reads the OpenMP runtime's limit); an explicit ``n_jobs`` keeps its
     count. The settings are restored on exit."""
     if omp_thread_limit(environ) is None:
