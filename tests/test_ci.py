@@ -343,3 +343,45 @@ def test_the_pattern_finds_the_old_lookups():
     assert SHARED.search("also look in `../shared/data` beside the repository")
     assert SHARED.search('parents[2].parent / "shared" / "data"')
     assert not SHARED.search("shared memory") and not SHARED.search('shared_xaxes="columns"')
+
+
+def _library_tests():
+    """The paths of the wheel job's LIBRARY_TESTS array: what runs where only the core is
+    installed."""
+    m = re.search(r"LIBRARY_TESTS=\(([^)]*)\)", CI_RUN.read_text(encoding="utf-8"))
+    assert m, "LIBRARY_TESTS not found in .ci/run"
+    return m.group(1).split()
+
+
+def test_the_library_tests_import_nothing_the_core_lacks():
+    """The wheel job runs LIBRARY_TESTS with the core alone: a test there that imports a module
+    of an extra (the lab's ipywidgets, say, even inside the test's body) fails only in CI.  An
+    extra is reached there through pytest.importorskip, which says why it skips (an import of
+    a module the same file asks importorskip for is one that runs after it)."""
+    import ast
+
+    from tests.test_packaging import NOT_IN_THE_CORE
+
+    found = []
+    for name in _library_tests():
+        path = ROOT / name
+        assert path.exists(), f"{name} in LIBRARY_TESTS does not exist"
+        for file in [path] if path.is_file() else sorted(path.rglob("*.py")):
+            tree = ast.parse(file.read_text(encoding="utf-8"))
+            skipped = {node.args[0].value.split(".")[0] for node in ast.walk(tree)
+                       if isinstance(node, ast.Call) and getattr(node.func, "attr", None)
+                       == "importorskip" and node.args and isinstance(node.args[0], ast.Constant)}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                    names = [node.module]
+                else:
+                    continue
+                for mod in names:
+                    top = mod.split(".")[0]
+                    if top in skipped:
+                        continue
+                    if top in NOT_IN_THE_CORE or mod.startswith("kernelnb.lab"):
+                        found.append(f"{file.relative_to(ROOT)}:{node.lineno}: {mod}")
+    assert not found, "library tests importing an extra:\n" + "\n".join(found)

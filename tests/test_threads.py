@@ -239,31 +239,3 @@ def test_the_fits_inside_a_dashboards_update_set_no_thread_limit(monkeypatch):
             with blas_single_thread():
                 pass
     assert calls == [{"limits": 1, "user_api": "blas"}, {"limits": 1, "user_api": "openmp"}]
-
-
-def test_a_dashboards_update_computes_on_one_openmp_thread(monkeypatch):
-    """The update of a dashboard, called from Python, runs its work inside dashboard_threads
-    (as the steps a kernel runs in slices do, kernelnb.lab.app._scheduler)."""
-    import ipywidgets as widgets
-
-    from kernelnb.lab.app import Dashboard
-
-    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    seen = []
-
-    class Threads(Dashboard):
-        def _build(self):
-            self.controls = {"n": widgets.IntSlider(value=1, min=1, max=3)}
-            self.figures = []
-
-        def _compute(self, p):
-            seen.append(n_threads(None))
-            return {}
-
-        def _render(self, r):
-            return {}
-
-    app = Threads()
-    app.update(n=2)
-    assert seen == [1, 1]
-    assert n_threads(None) == len(os.sched_getaffinity(0))
