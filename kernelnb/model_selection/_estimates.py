@@ -162,10 +162,13 @@ class _Problem:
         c = self.coef[self.sv]
         return float(c @ self.Kt[np.ix_(self.sv, self.sv)] @ c)
 
-    def radius2(self, radius):
+    def radius2(self, radius, beta_init=None):
+        """``(R^2, beta)`` of :func:`radius_squared_from_kernel` on K~, computed once;
+        ``beta_init`` warm-starts the sphere's QP (only when it is first computed)."""
         key = ("R2", radius)
         if key not in self._cache:
-            self._cache[key] = radius_squared_from_kernel(self.Kt, radius)
+            self._cache[key] = radius_squared_from_kernel(
+                self.Kt, radius, beta_init=beta_init if radius == "sphere" else None)
         return self._cache[key]
 
     def spans(self, eta, bias=True):

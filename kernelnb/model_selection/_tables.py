@@ -60,13 +60,16 @@ def _check_table_args(estimator, y, param, values, X_val, y_val, X_test, y_test,
     return v, y_arr, eta
 
 
-def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test):
+def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test, sphere=None):
     """Fit a clone of ``estimator`` at ``param=value`` warm-started from ``alpha_init`` and
     compute its row of :func:`bounds_table`, leave-one-out aside.
 
-    ``val`` and ``test`` are ``(X, y)`` pairs or ``(None, None)``.  Returns the row, the
-    signed duals of the fit (one per training point), the next value's warm start, and the
-    fitted model (its leave-one-out comes later, :func:`_table_loo`).
+    ``val`` and ``test`` are ``(X, y)`` pairs or ``(None, None)``.  ``sphere`` is the previous
+    value's ``(K~, (R^2, beta))``: the same K~ (``C`` along an L1 margin, whose K~ is K) has the
+    same enclosing sphere, another one starts its QP from the previous weights (the centre moves
+    little from one value to the next).  Returns the row, the signed duals of the fit (one per
+    training point), the next value's warm start, the fitted model (its leave-one-out comes
+    later, :func:`_table_loo`) and this value's ``sphere``.
     """
     model = clone(estimator).set_params(warm_start=False, callback=None, verbose=False,
                                         **{param: float(value)})
@@ -77,6 +80,10 @@ def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test):
     coef[model.support_] = model.dual_coef_[0]
     t1 = time.perf_counter()
     pb = _Problem(model, X, y)
+    if sphere is not None and np.array_equal(sphere[0], pb.Kt):
+        pb._cache[("R2", "sphere")] = sphere[1]
+    else:
+        pb.radius2("sphere", beta_init=None if sphere is None else sphere[1][1])
     row = {param: float(value), **_estimates(pb, eta)}
     if val[0] is not None:
         row["validation"] = validation_error(model, *val)
@@ -88,7 +95,7 @@ def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test):
     row["fit_time"] = fit_time
     row["estimate_time"] = time.perf_counter() - t1
     row["n_trainings"] = 1
-    return row, coef, model
+    return row, coef, model, (pb.Kt, pb.radius2("sphere"))
 
 
 def _table_loo(row, model, X, y):
@@ -194,10 +201,10 @@ def _bounds_table_steps(estimator, X, y, *, param="sigma", values=None, X_val=No
     check_param("callback", callback, CALLBACK, "bounds_table")
     report = progress_caller(callback)
     rows, models = [], []
-    coef_prev = None
+    coef_prev = sphere = None
     for i, value in enumerate(v):
-        row, coef_prev, model = _table_row(estimator, X, y_arr, param, value, coef_prev, eta,
-                                           (X_val, y_val), (X_test, y_test))
+        row, coef_prev, model, sphere = _table_row(estimator, X, y_arr, param, value, coef_prev,
+                                                   eta, (X_val, y_val), (X_test, y_test), sphere)
         rows.append(row)
         models.append(model)
         yield None

@@ -364,6 +364,30 @@ def test_bounds_table_refits_in_order_with_warm_starts(moons):
     assert "test_error" not in tabC and "loo" not in tabC
 
 
+@pytest.mark.parametrize("param, values, margin", [
+    ("sigma", [0.3, 0.5, 1.0, 2.0], "l1"), ("C", [0.1, 1.0, 10.0], "l1"),
+    ("C", [0.1, 1.0, 10.0], "l2")])
+def test_bounds_table_radius_is_each_values_enclosing_sphere(moons, monkeypatch, param, values,
+                                                            margin):
+    """Each row's R^2 is the enclosing sphere of its own K~, as a fresh fit's radius_squared
+    computes it from uniform weights: the table warm-starts the sphere's QP from the previous
+    value's weights, and along C with the L1 margin (K~ = K, one sphere) solves it once."""
+    import kernelnb.model_selection._estimates as est
+
+    X, y = moons
+    solved = []
+    real = est._sphere_weights
+    monkeypatch.setattr(est, "_sphere_weights", lambda *a: solved.append(1) or real(*a))
+    template = SVC(C=2.0, sigma=0.5, margin=margin, tol=1e-8)
+    tab = bounds_table(template, X, y, param=param, values=values)
+    assert len(solved) == (1 if (param, margin) == ("C", "l1") else len(values))
+    monkeypatch.setattr(est, "_sphere_weights", real)
+    for k, value in enumerate(values):
+        m = SVC(**{**template.get_params(), param: value}).fit(X, y)
+        # both stop at a gradient gap of 1e-10 max K~_ii: R^2 agrees far below that
+        assert tab["R2"][k] == pytest.approx(radius_squared(m, X, y), rel=1e-8, abs=1e-10)
+
+
 def test_bounds_table_in_steps_grows_the_curves_value_by_value(moons):
     """Without the leave-one-out, _bounds_table_steps yields after each value's fit but the
     last the table of every value with the rows fitted so far (NaN after them, no training
