@@ -26,6 +26,7 @@ import sys
 
 import numpy as np
 import plotly.graph_objects as go
+from ipywidgets.widgets.widget import _remove_buffers
 from plotly.serializers import _py_to_js as _plotly_to_js
 
 __all__ = ["ESM_ENV", "LAYOUT_DELTA_TRAIT", "PLOTLY_GLOBAL", "PLOTLY_TRACES_GLOBAL", "FigureWidget", "esm_shim",
@@ -144,44 +145,21 @@ m.FigureView.prototype.handle_plotly_click = function (data) {
 };"""
 
 
-# Trace deltas without the data arrays.  After every restyle or update it draws, plotly's view
-# sends the kernel the defaults plotly.js filled in ("trace deltas": every property of each trace's
-# full data that differs from the widget's state), which the kernel only keeps as defaults for
-# properties read back in Python.  Its comparison finds the 1-D data arrays of a trace in column
-# form (a heat map's or contour's x and y, typed arrays) different, and writes each as an object
-# with one key per element: a step of a slider that moved the data of the KMP playground sent over
-# a megabyte of JSON back to the kernel, for values the kernel itself had just sent.  This one
-# leaves out typed arrays and arrays of more than a few entries (the data), compares the rest,
-# and answers with the same edit id, so the kernel's bookkeeping of edits in flight is as before.
-_DELTAS_JS = """const kbBig = (v) => ArrayBuffer.isView(v) || (Array.isArray(v) && v.length > 16);
-const kbDelta = (full, have) => {
-  const out = {};
-  for (const k in full) {
-    if (k[0] === "_" || !Object.prototype.hasOwnProperty.call(full, k)) continue;
-    const v = full[k];
-    if (v === null || v === undefined || typeof v === "function" || kbBig(v)) continue;
-    const h = have && typeof have === "object" ? have[k] : undefined;
-    if (typeof v === "object" && !Array.isArray(v)) {
-      const d = kbDelta(v, h);
-      if (Object.keys(d).length > 0) out[k] = d;
-    } else if (k === "uid" || (Array.isArray(v) ? JSON.stringify(v) !== JSON.stringify(h)
-                                                 : v !== h)) {
-      out[k] = v;
-    }
-  }
-  return out;
-};
-m.FigureView.prototype._sendTraceDeltas = function (editId) {
+# Trace deltas, reduced to the edit id.  After every restyle or update it draws, plotly's view
+# sends the kernel the defaults plotly.js filled in ("trace deltas": every property of each
+# trace's full data that differs from the widget's state), which the kernel keeps only as
+# defaults for properties read back in Python, and answers by telling the view which of its own
+# properties equal those defaults (one more message per trace).  The comparison walks every
+# trace's full data at every step (about 6 ms of the page's main thread a step for the bounds
+# explorer's two charts, Chromium's profiler), and its messages cross the server while the next
+# chart is drawn; nothing of kernelnb reads those defaults back (a dashboard draws the same
+# without a page, as in the tests).  This view sends each trace's uid and the edit id it was
+# given: the kernel's bookkeeping of edits in flight (an edit from the page, a legend click,
+# waits for them) is as before.
+_DELTAS_JS = """m.FigureView.prototype._sendTraceDeltas = function (editId) {
   const data = this.model.get("_widget_data") || [];
-  const full = new Array(data.length);
-  for (const t of (this.el && this.el._fullData) || []) {
-    if (t && Number.isInteger(t.index) && t.index < data.length) full[t.index] = t;
-  }
-  const deltas = data.map((t, i) => {
-    const d = full[i] ? kbDelta(full[i], t) : {};
-    d.uid = (full[i] && full[i].uid) || (t && t.uid);
-    return d;
-  });
+  const full = (this.el && this.el._fullData) || [];
+  const deltas = data.map((t, i) => ({uid: (t && t.uid) || (full[i] && full[i].uid)}));
   this.model.set("_js2py_traceDeltas", {trace_deltas: deltas, trace_edit_id: editId});
   this.touch();
 };"""
@@ -352,22 +330,83 @@ def _get_state_now(self, key=None, drop_defaults=False):
     return state
 
 
-def _with_row_buffers(base):
-    """The synced traits of ``base`` that plotly serializes, with :func:`_to_js` instead."""
+# Fewer messages a step.  plotly's Python side sends an edit (Plotly.update, restyle or relayout)
+# by setting three synced traits, the two edit ids and the message, then the message back to
+# None: four comm messages, each through the server and the page, for every chart and step; and
+# it answers each message of the view (the trace deltas, a click, a legend click) with an echo
+# of it (ipywidgets 8) and a message resetting it to None.  The view needs neither the echoes
+# nor the resets (it reads a message when it comes, and each carries its own edit ids), so
+# kernelnb's figure sends an edit as one message holding the edit ids and the edit, and sends
+# back nothing of the view's messages.  What the kernel holds is unchanged: the messages are
+# reset to None there, and a new view starts from the figure as it is (:func:`_get_state_now`).
+
+#: plotly's edit messages to the view: each set to the edit, then back to None at once.
+_EDITS = ("_py2js_update", "_py2js_restyle", "_py2js_relayout")
+#: The edit ids plotly increments before an edit (the view reads them when it is made).
+_EDIT_IDS = ("_last_trace_edit_id", "_last_layout_edit_id")
+
+
+def _should_send_property(self, key, value):
+    """ipywidgets' check before a synced trait is sent, which here also holds back the view's
+    own messages (``_js2py_*``) and the edits' resets to None, and keeps the parts of an edit
+    for the one message of :func:`_edit_in_one_message`."""
+    if key.startswith("_js2py_") or (key in _EDITS and value is None):
+        return False
+    held = self.__dict__.get("_kb_held")
+    if held is not None and key in _EDITS + _EDIT_IDS:
+        held[key] = value
+        return False
+    return go.FigureWidget._should_send_property(self, key, value)
+
+
+def _edit_in_one_message(name):
+    """plotly's ``name`` (``_send_update_msg``, ...), its edit ids and edit sent as one
+    ``update`` message (ipywidgets' own form: the state, its buffers apart)."""
+    base = getattr(go.FigureWidget, name)
+
+    def send(self, *args, **kwargs):
+        self._kb_held = held = {}
+        try:
+            base(self, *args, **kwargs)
+        finally:
+            self._kb_held = None
+        if held:                    # nothing is held where the figure has no comm (a script)
+            state = {key: self.trait_metadata(key, "to_json", self._trait_to_json)(value, self)
+                     for key, value in held.items()}
+            state, paths, buffers = _remove_buffers(state)
+            self._send({"method": "update", "state": state, "buffer_paths": paths},
+                       buffers=buffers)
+
+    send.__name__ = send.__qualname__ = name
+    send.__doc__ = f"plotly's {name}, sent as one message (kernelnb.lab.viz._figure_widget)."
+    return send
+
+
+def _synced_traits(base):
+    """The synced traits of ``base`` that kernelnb changes: those plotly serializes, with
+    :func:`_to_js` instead, and the view's messages (``_js2py_*``), not echoed back to it."""
     out = {}
     for name, trait in base.class_traits(sync=True).items():
-        if trait.metadata.get("to_json") is _plotly_to_js:
+        metadata = dict(trait.metadata)
+        if metadata.get("to_json") is _plotly_to_js:
+            metadata["to_json"] = _to_js
+        if name.startswith("_js2py_"):
+            metadata["echo_update"] = False
+        if metadata != trait.metadata:
             trait = copy.copy(trait)
-            trait.metadata = {**trait.metadata, "to_json": _to_js}
+            trait.metadata = metadata
             out[name] = trait
     return out
 
 
 def _figure_widget_class():
     route = os.environ.get(ESM_ENV, "")
-    attrs = {"__module__": __name__, **_with_row_buffers(go.FigureWidget),
-             "get_state": _get_state_now,
-             "__doc__": "plotly's FigureWidget, its 2-D numeric arrays sent as binary rows, a new "
+    attrs = {"__module__": __name__, **_synced_traits(go.FigureWidget),
+             "get_state": _get_state_now, "_should_send_property": _should_send_property,
+             **{name: _edit_in_one_message(name) for name in
+                ("_send_update_msg", "_send_restyle_msg", "_send_relayout_msg")},
+             "__doc__": "plotly's FigureWidget, its 2-D numeric arrays sent as binary rows, an "
+                        "edit sent as one message, a new "
                         "view's state read from the figure when asked for and, "
                         "under kernelnb serve, its front-end code imported from the server (see "
                         "kernelnb.lab.viz._figure_widget)."}

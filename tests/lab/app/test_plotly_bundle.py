@@ -374,28 +374,27 @@ def test_the_installed_plotly_has_what_the_click_messages_use():
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js runs the script")
-def test_trace_deltas_leave_the_data_arrays_out_and_keep_the_edit_id(tmp_path):
-    """The shim's trace deltas: a typed array or a long array of the full data is not sent back,
-    a default plotly.js filled in is, a value the kernel set is not, and the edit id is the one
-    the view was given."""
+def test_trace_deltas_are_the_uids_and_the_edit_id(tmp_path):
+    """The shim's trace deltas: each trace's uid (from the widget's data, else from plotly.js's
+    full data) and the edit id the view was given, none of the data or defaults."""
     script = tmp_path / "deltas.cjs"
     script.write_text("const m = {FigureView: function () {}};\n" + _figure._DELTAS_JS + """
 const sent = {};
 const view = Object.create(m.FigureView.prototype);
 const x = new Float32Array(6400);
-view.model = {get: () => [{uid: "a", x, z: x, name: "f", line: {width: 2}}],
+view.model = {get: () => [{uid: "a", x, z: x, name: "f", line: {width: 2}}, {name: "g"}],
               set: (k, v) => { sent[k] = v; }};
 view.touch = () => {};
 view.el = {_fullData: [{index: 0, uid: "a", x: new Float32Array(6400), z: x, name: "f",
-                        y: Array.from({length: 100}, (_, i) => i), visible: true,
-                        line: {width: 2, dash: "solid"}, range: [0, 1], _x: [1]}]};
+                        visible: true, line: {width: 2, dash: "solid"}},
+                       {index: 1, uid: "b", name: "g", visible: true}]};
 view._sendTraceDeltas(7);
 console.log(JSON.stringify(sent));
 """)
     out = subprocess.run([shutil.which("node"), str(script)], capture_output=True, text=True,
                          check=True, timeout=60).stdout
     assert json.loads(out) == {"_js2py_traceDeltas": {"trace_edit_id": 7, "trace_deltas": [
-        {"index": 0, "uid": "a", "visible": True, "line": {"dash": "solid"}, "range": [0, 1]}]}}
+        {"uid": "a"}, {"uid": "b"}]}}
 
 
 def test_the_installed_plotly_view_sends_trace_deltas_as_the_shim_replaces_them():

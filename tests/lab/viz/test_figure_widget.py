@@ -103,3 +103,83 @@ def test_a_dashboard_update_sends_each_trace_once():
     assert assigned == []
     z = _sent(app.fig.get_state())[0]["_widget_data"]
     assert any(t.get("type") == "heatmap" for t in z)
+
+
+class _Recorded:
+    """The messages a widget sends through its comm (outside a kernel, ipywidgets' dummy comm,
+    whose ``send`` is replaced here)."""
+
+    def __init__(self, widget):
+        self.sent = []
+        widget.comm.send = lambda data=None, metadata=None, buffers=None: self.sent.append(
+            (data, buffers or []))
+
+
+def _recording(fig):
+    return _Recorded(fig)
+
+
+def test_an_edit_is_one_message_with_its_edit_ids_and_no_reset():
+    """plotly sets the two edit ids, the edit, then the edit back to None: kernelnb's figure
+    sends the three together, once, and not the reset; the kernel's own state is plotly's."""
+    fig = FigureWidget(go.Figure(go.Scatter(x=[0.0, 1.0], y=[1.0, 2.0])))
+    rec = _recording(fig)
+    with fig.batch_update():
+        fig.data[0].y = np.array([5.0, 6.0])
+        fig.layout.title.text = "now"
+    (data, buffers), = rec.sent
+    assert data["method"] == "update"
+    state = data["state"]
+    assert sorted(state) == ["_last_layout_edit_id", "_last_trace_edit_id", "_py2js_update"]
+    assert state["_last_trace_edit_id"] == state["_py2js_update"]["trace_edit_id"] == 1
+    assert state["_last_layout_edit_id"] == state["_py2js_update"]["layout_edit_id"] == 1
+    assert state["_py2js_update"]["layout_data"] == {"title.text": "now"}
+    # the y values travel as a buffer, at the path the message names
+    assert data["buffer_paths"] == [["_py2js_update", "style_data", "y", 0, "buffer"]]
+    np.testing.assert_array_equal(np.frombuffer(buffers[0], dtype=np.float64), [5.0, 6.0])
+    assert fig._py2js_update is None and fig._last_trace_edit_id == 1
+    # a restyle alone (an edit outside batch_update): one message too
+    rec.sent.clear()
+    fig.data[0].name = "points"
+    (data, _), = rec.sent
+    assert sorted(data["state"]) == ["_last_layout_edit_id", "_last_trace_edit_id",
+                                     "_py2js_restyle"]
+    assert data["state"]["_py2js_restyle"]["restyle_data"] == {"name": ["points"]}
+
+
+def test_what_the_view_sends_is_neither_echoed_nor_reset():
+    """The view's trace deltas reach plotly's handler (the edit is no longer in process), and
+    nothing goes back: no echo of them, no reset to None, no props to remove."""
+    fig = FigureWidget(go.Figure(go.Scatter(x=[0.0, 1.0], y=[1.0, 2.0])))
+    rec = _recording(fig)
+    fig.data[0].y = np.array([5.0, 6.0])
+    assert fig._trace_edit_in_process
+    rec.sent.clear()
+    fig.set_state({"_js2py_traceDeltas": {"trace_deltas": [{"uid": fig.data[0].uid}],
+                                          "trace_edit_id": fig._last_trace_edit_id}})
+    assert not fig._trace_edit_in_process and fig._js2py_traceDeltas is None
+    assert rec.sent == []
+
+
+def test_a_legend_click_from_the_view_is_applied_and_sent_once(monkeypatch):
+    """A restyle made in the page (a legend click hides a trace) is applied in the kernel and
+    sent back as one edit naming that view, which plotly's views skip; no echo of the click."""
+    fig = FigureWidget(go.Figure([go.Scatter(y=[1.0, 2.0]), go.Scatter(y=[2.0, 1.0])]))
+    rec = _recording(fig)
+    fig.set_state({"_js2py_restyle": {"style_data": {"visible": ["legendonly"]},
+                                      "style_traces": [1], "source_view_id": "view-1"}})
+    assert fig.data[1].visible == "legendonly" and fig.data[0].visible is None
+    (data, _), = rec.sent
+    assert data["state"]["_py2js_restyle"]["source_view_id"] == "view-1"
+    assert data["state"]["_py2js_restyle"]["restyle_traces"] == [1]
+
+
+def test_a_plotly_figure_widget_sends_as_plotly_does():
+    """plotly's own FigureWidget (a dashboard of one's own may use it) is untouched: four
+    messages for the same edit, the reset included."""
+    fig = go.FigureWidget(go.Figure(go.Scatter(x=[0.0, 1.0], y=[1.0, 2.0])))
+    rec = _recording(fig)
+    fig.data[0].name = "points"
+    assert [sorted(d["state"]) for d, _ in rec.sent] == [
+        ["_last_layout_edit_id"], ["_last_trace_edit_id"], ["_py2js_restyle"],
+        ["_py2js_restyle"]]
