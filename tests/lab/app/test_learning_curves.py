@@ -288,3 +288,47 @@ def test_a_K_larger_than_the_training_pool_is_refused_by_name():
     app = LearningCurves(estimators=("knn",), n_repeats=1, n_sizes=3)
     s = app.update(dataset="sonar", n_neighbors=150)
     assert "n_neighbors" in s["error"] and "150" in s["error"]
+
+
+def test_a_redraw_shows_exactly_the_traces_given_and_hands_plotly_only_what_changed(
+        monkeypatch):
+    """_redraw updates the figure's traces in place with the properties that differ: the
+    figure's traces are then those given (uids aside), and an unchanged property (the sizes,
+    every line style) is not handed to plotly again."""
+    import plotly.graph_objects as go
+
+    from kernelnb.lab.viz._figure_widget import FigureWidget
+    from kernelnb.lab.viz.curves import learning_curve_traces
+
+    rng = np.random.default_rng(0)
+
+    def curves(scale):
+        sizes = np.array([10.0, 20.0, 40.0])
+        return {"SVM": {"sizes": sizes, "test_error": scale * rng.random((3, 2)),
+                        "train_error": scale * rng.random((3, 2)),
+                        "n_support": 10 * rng.random((3, 2))}}
+
+    fig = FigureWidget()
+    handed = []
+    real = go.Scatter.update
+
+    def update(self, *args, **kwargs):
+        if self.parent is fig:
+            handed.extend(k for a in args for k in a)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(go.Scatter, "update", update)
+    for scale in (0.5, 0.3):
+        traces, _, _ = learning_curve_traces(curves(scale))
+        lc._redraw(fig, traces)
+        got = [{k: v for k, v in t.to_plotly_json().items() if k != "uid"} for t in fig.data]
+        want = [{k: v for k, v in t.to_plotly_json().items() if k != "uid"} for t in traces]
+        assert len(got) == len(want) == 5
+        for g, w in zip(got, want):
+            assert g.keys() == w.keys()
+            assert all(lc._same_value(g[k], w[k]) for k in g), (g, w)
+    # the second redraw handed the new errors (y, their spread), nothing else
+    assert handed and set(handed) <= {"y", "customdata"}
+    assert lc._same_value(np.array([1.0, np.nan]), np.array([1.0, np.nan]))
+    assert not lc._same_value(np.array([1.0, 2.0]), np.array([1.0, 2.0], dtype=np.float32))
+    assert not lc._same_value({"a": [1, 2]}, {"a": [1, 3]}) and lc._same_value("a", "a")
