@@ -162,13 +162,21 @@ class _Problem:
         c = self.coef[self.sv]
         return float(c @ self.Kt[np.ix_(self.sv, self.sv)] @ c)
 
-    def radius2(self, radius, beta_init=None):
-        """``(R^2, beta)`` of :func:`radius_squared_from_kernel` on K~, computed once;
-        ``beta_init`` warm-starts the sphere's QP (only when it is first computed)."""
+    def radius2(self, radius, previous=None):
+        """``(R^2, beta)`` of :func:`radius_squared_from_kernel` on K~, computed once.
+
+        ``previous`` is another problem's ``(K~, (R^2, beta))`` (the previous value of a
+        :func:`bounds_table`): for the sphere, its result where K~ is the same, else its
+        weights as the QP's starting point (only when the sphere is first computed)."""
         key = ("R2", radius)
         if key not in self._cache:
-            self._cache[key] = radius_squared_from_kernel(
-                self.Kt, radius, beta_init=beta_init if radius == "sphere" else None)
+            beta_init = None
+            if previous is not None and radius == "sphere":
+                if np.array_equal(previous[0], self.Kt):
+                    self._cache[key] = previous[1]
+                    return previous[1]
+                beta_init = previous[1][1]
+            self._cache[key] = radius_squared_from_kernel(self.Kt, radius, beta_init=beta_init)
         return self._cache[key]
 
     def spans(self, eta, bias=True):

@@ -80,10 +80,7 @@ def _table_row(estimator, X, y, param, value, alpha_init, eta, val, test, sphere
     coef[model.support_] = model.dual_coef_[0]
     t1 = time.perf_counter()
     pb = _Problem(model, X, y)
-    if sphere is not None and np.array_equal(sphere[0], pb.Kt):
-        pb._cache[("R2", "sphere")] = sphere[1]
-    else:
-        pb.radius2("sphere", beta_init=None if sphere is None else sphere[1][1])
+    pb.radius2("sphere", previous=sphere)      # before the estimates, which ask for it
     row = {param: float(value), **_estimates(pb, eta)}
     if val[0] is not None:
         row["validation"] = validation_error(model, *val)

@@ -344,6 +344,8 @@ def _get_state_now(self, key=None, drop_defaults=False):
 _EDITS = ("_py2js_update", "_py2js_restyle", "_py2js_relayout")
 #: The edit ids plotly increments before an edit (the view reads them when it is made).
 _EDIT_IDS = ("_last_trace_edit_id", "_last_layout_edit_id")
+#: What :func:`_edit_in_one_message` holds for its one message.
+_HELD = frozenset(_EDITS + _EDIT_IDS)
 
 
 def _should_send_property(self, key, value):
@@ -353,7 +355,7 @@ def _should_send_property(self, key, value):
     if key.startswith("_js2py_") or (key in _EDITS and value is None):
         return False
     held = self.__dict__.get("_kb_held")
-    if held is not None and key in _EDITS + _EDIT_IDS:
+    if held is not None and key in _HELD:
         held[key] = value
         return False
     return go.FigureWidget._should_send_property(self, key, value)
