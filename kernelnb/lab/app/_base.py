@@ -50,7 +50,6 @@ import typing
 import ipywidgets as widgets
 from plotly.basedatatypes import BaseFigure
 
-from ..._callbacks import run_to_end
 from ..._config import config_context
 from ..._threads import dashboard_threads
 from .. import i18n
@@ -62,7 +61,7 @@ from ..viz._figure_widget import FigureWidget
 # the book's extension, the tests), as they were when they lived in this module.
 from ._a11y import STATUS_CLASS, TABLE_CLASS, Accessible  # noqa: F401
 from ._limits import _LIMIT_TRAITS, ControlLimits, _Limits, _limits_of, _member  # noqa: F401
-from ._scheduler import StepScheduler, _advance, _running_loop  # noqa: F401
+from ._scheduler import StepScheduler, _advance, _running_loop, run_timed  # noqa: F401
 from ._words import _fmt, _label, _same, _same_value, num, speaks  # noqa: F401
 
 __all__ = ["Dashboard", "Lesson", "log_slider", "num", "speaks", "TimeBudgetExceeded"]
@@ -875,7 +874,9 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
                 # it gives (its synchronisation outweighs a small problem's arithmetic, and the
                 # browser drawing the charts holds a core); see dashboard_threads.
                 with dashboard_threads(), config_context(keep_partial_on_interrupt=True):
-                    result = run_to_end(steps)
+                    result, tail = run_timed(steps)
+                if tail is not None:
+                    self._last_tail_s = tail
                 return self._draw(result, values, t0)
             return self._start_steps(loop, steps, values, t0)
         except Exception as exc:  # noqa: BLE001 - every error is shown, the dashboard lives on
@@ -900,14 +901,18 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
         self.show_error(msg)
         return msg
 
-    def _draw(self, result, values, t0, partial=False):
+    def _draw(self, result, values, t0, partial=False, hold=()):
         """Draw ``result`` (inside every figure's ``batch_update``) and the readout; returns the
         stats. A complete result also gets its regime notes, the synced figure state, the
-        page's address and :attr:`last_stats`."""
+        page's address and :attr:`last_stats`. The figures in ``hold`` (a partial result's)
+        are left as they are: their edits are dropped before the batch ends."""
         with contextlib.ExitStack() as stack:
             for fig in self.figures:
                 stack.enter_context(fig.batch_update())
             stats = self._render(result)
+            for fig in hold:
+                fig._batch_trace_edits.clear()
+                fig._batch_layout_edits.clear()
         stats["update_ms"] = 1e3 * (time.perf_counter() - t0)
         stats["regime"] = () if partial else tuple(self.regime(values, stats))
         if partial:

@@ -9,7 +9,12 @@ moves in a kernel (a page, a notebook), the update draws the first partial resul
 (:meth:`StepScheduler._start_steps`); the rest runs as an asyncio task on the kernel's event
 loop, a slice of steps at a time, drawing the latest partial result every
 :attr:`StepScheduler.partial_every_s` and the complete one at the end
-(:meth:`StepScheduler._finish_steps`; the dashboard's ``pending`` is that task). Between slices
+(:meth:`StepScheduler._finish_steps`; the dashboard's ``pending`` is that task). A first partial
+result that the complete one follows within :attr:`StepScheduler.hold_under_s` (as it did at the
+dashboard's previous update) is drawn without the figures the complete result draws again
+(:meth:`StepScheduler._held_in_partial`): the browser redraws a page's charts one after another,
+tens of milliseconds each, so a chart drawn twice in a moment delays the complete picture by a
+drawing. Between slices
 the kernel reads its messages, so a control moved meanwhile is handled at once: its update closes
 the unfinished work (:meth:`StepScheduler.stop_pending`; the figures then show the new setting's
 results only). Widget messages leave the kernel as they are made, during an update as after it;
@@ -26,10 +31,11 @@ import asyncio
 import math
 import time
 
+from ..._callbacks import run_to_end
 from ..._config import config_context
 from ..._threads import dashboard_threads
 
-__all__ = ["StepScheduler", "throttled"]
+__all__ = ["StepScheduler", "run_timed", "throttled"]
 
 #: Seconds between two moves of a progress bar by :func:`throttled`.
 PROGRESS_EVERY_S = 0.1
@@ -87,6 +93,17 @@ def _advance(steps, until, stop_at_partial=False):
             return False, None, partial
 
 
+def run_timed(steps):
+    """Run ``steps`` to their end: ``(result, seconds from the first partial result to the end)``,
+    the seconds None where the steps yield no partial result."""
+    done, result, _partial = _advance(steps, math.inf, stop_at_partial=True)
+    if done:
+        return result, None
+    start = time.perf_counter()
+    result = run_to_end(steps)
+    return result, time.perf_counter() - start
+
+
 class StepScheduler:
     """Runs a dashboard's ``_steps`` in a kernel in slices (see the module docstring); a mixin of
     :class:`kernelnb.lab.app.Dashboard`."""
@@ -103,6 +120,20 @@ class StepScheduler:
     #: steps with ``sleep(0)`` between them: a control moved meanwhile was handled only after
     #: the chain's end; with 1 ms pauses, after the step under way).
     PAUSE_S = 0.002
+    #: Seconds: where the work after the first partial result took less than this at the last
+    #: update, the next first partial result is drawn without the figures of
+    #: :meth:`_held_in_partial`; if the work then goes on this long, the partial result is
+    #: drawn whole.
+    hold_under_s: float = 0.2
+    #: Seconds the work after the first partial result took at the last update (Python or
+    #: kernel); infinite before one.
+    _last_tail_s: float = math.inf
+
+    def _held_in_partial(self, partial):
+        """The figures a first partial result ``partial`` leaves as they are, when the complete
+        result is expected within :attr:`hold_under_s`: those the complete result draws
+        again. The page keeps them marked stale until then. By default, none."""
+        return ()
 
     def _start_steps(self, loop, steps, values, t0):
         """In a kernel: run ``steps`` for :attr:`first_slice_s` (or to their first partial
@@ -112,22 +143,28 @@ class StepScheduler:
                                              stop_at_partial=True)
         if done:
             return self._draw(result, values, t0)
+        held = ()
+        if partial is not None and self._last_tail_s < self.hold_under_s:
+            held = tuple(self._held_in_partial(partial))
         try:
-            stats = (self._draw(partial, values, t0, partial=True) if partial is not None
-                     else {"partial": True})
+            stats = (self._draw(partial, values, t0, partial=True, hold=held)
+                     if partial is not None else {"partial": True})
         except BaseException:
             steps.close()
             raise
         self._steps_open = steps
-        self.pending = loop.create_task(self._finish_steps(steps, values, t0))
+        self.pending = loop.create_task(
+            self._finish_steps(steps, values, t0, partial if held else None))
         return stats
 
-    async def _finish_steps(self, steps, values, t0):
+    async def _finish_steps(self, steps, values, t0, held=None):
         """The rest of a stepwise update: slices of steps with pauses between them (the kernel
         reads its messages there), the latest partial result drawn every
-        :attr:`partial_every_s`, then the complete result."""
-        drawn = time.perf_counter()
-        latest = None
+        :attr:`partial_every_s` (``held``, a first partial result drawn without some figures:
+        drawn whole after :attr:`hold_under_s`), then the complete result."""
+        drawn = start = time.perf_counter()
+        latest = held
+        wait = self.hold_under_s if held is not None else self.partial_every_s
         try:
             while True:
                 await asyncio.sleep(self.PAUSE_S)
@@ -135,13 +172,14 @@ class StepScheduler:
                         config_context(keep_partial_on_interrupt=True):
                     done, result, partial = _advance(steps, time.perf_counter() + self.slice_s)
                     if done:
+                        self._last_tail_s = time.perf_counter() - start
                         self._steps_open = None
                         self._draw(result, values, t0)
                         return
                     latest = partial if partial is not None else latest
-                    if latest is not None and time.perf_counter() - drawn >= self.partial_every_s:
+                    if latest is not None and time.perf_counter() - drawn >= wait:
                         self._draw(latest, values, t0, partial=True)
-                        drawn, latest = time.perf_counter(), None
+                        drawn, latest, wait = time.perf_counter(), None, self.partial_every_s
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - shown as an update's error would be

@@ -373,6 +373,11 @@ class BoundsExplorer(Dashboard):
             yield from self._current_loo(current, model, X, y)
         return dict(out, table=table, table_ms=table_ms)
 
+    def _held_in_partial(self, partial):
+        """The curves chart: its first partial table (one value fitted, or every value without
+        its leave-one-out) is drawn again, whole, a moment later; the plane's chart is not."""
+        return (self.fig,)
+
     def _partial_tables(self, steps, out, t0):
         """Relay ``_bounds_table_steps``: its pauses, and each partial table (the curves, or
         the leave-one-out curve, filled so far) as a result to draw, the current model's

@@ -271,6 +271,11 @@ class FisherKernelExplorer(Dashboard):
             fit_rm = time.perf_counter() - t0
         return self._result(p, X, y, Xt, yt, ml, rm, fit_ml, fit_rm, partial)
 
+    def _held_in_partial(self, partial):
+        """The toy's chart, whose boundaries the complete result draws again: the partial
+        result shows the bound at the likelihood's means (the tuning's first evaluation)."""
+        return (self.fig,)
+
     @staticmethod
     def _result(p, X, y, Xt, yt, ml, rm, fit_ml, fit_rm, partial=None):
         """The result drawn: with ``rm=None`` the likelihood's kernel alone (a partial result,

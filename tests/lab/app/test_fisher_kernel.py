@@ -80,13 +80,14 @@ def test_the_kernels_are_those_of_direct_fits(app):
 
 
 def test_in_a_kernel_the_likelihoods_kernel_is_drawn_first():
-    """Moved in a kernel, the update draws the likelihood's kernel at once (its boundary and
-    means; no tuned means, no R²/M² boundary yet) and returns; the tuning finishes in pending
-    and draws the numbers an update from Python gives."""
+    """Moved in a kernel, where the last tuning took a while, the update draws the likelihood's
+    kernel at once (its boundary and means; no tuned means, no R²/M² boundary yet) and returns;
+    the tuning finishes in pending and draws the numbers an update from Python gives."""
     import asyncio
 
     app = FisherKernelExplorer(n_samples=120)
     reference = FisherKernelExplorer(n_samples=120).update(raise_errors=True, n_components=3)
+    app._last_tail_s = 1.0          # the last tuning took a second: the toy's chart not held
     drawn = []
     render = app._render
     app._render = lambda r: drawn.append(dict(r["stats"])) or render(r)
@@ -110,6 +111,30 @@ def test_in_a_kernel_the_likelihoods_kernel_is_drawn_first():
         assert final[key] == reference[key], key
     np.testing.assert_array_equal(final["means_rm"], reference["means_rm"])
     assert len(app.fig.data[5].x) == 3 and app.progress.layout.visibility == "hidden"
+
+
+def test_a_quick_tuning_draws_the_toy_chart_once():
+    """Where the last tuning was quick (under hold_under_s), the first partial result draws the
+    bound's first evaluation and leaves the toy's chart, which the end draws a moment later
+    (the browser draws a page's charts one after another): the chart is drawn once a step."""
+    import asyncio
+
+    app = FisherKernelExplorer(n_samples=120)
+    app._last_tail_s = 0.0
+    before = [np.asarray(app.fig.data[i].z, float).copy() for i in (2, 3)]
+
+    async def main():
+        app.controls["n_components"].value = 3
+        partial = ([np.asarray(app.fig.data[i].z, float) for i in (2, 3)],
+                   len(app.trace_fig.data[0].x), dict(app.last_stats))
+        await app.pending
+        return partial
+
+    (z_ml, z_rm), n_trace, first = asyncio.run(main())
+    assert first["partial"] and n_trace == 1           # the likelihood's R²/M², drawn
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip((z_ml, z_rm), before))
+    assert "partial" not in app.last_stats and len(app.fig.data[5].x) == 3
+    assert np.isfinite(np.asarray(app.fig.data[3].z, float)).all()
 
 
 def test_the_charts_say_where_the_means_are(app):

@@ -161,6 +161,87 @@ def test_the_time_budget_holds_across_the_pending_work(app):
     assert app.progress.layout.visibility == "hidden"
 
 
+# ------------------------------------------------------------------------ figures held
+class Holding(Counting):
+    """Counting with a second chart that the first partial result leaves as it is (the
+    complete result draws it again); what each chart shows after every drawing is kept."""
+
+    hold_under_s = 0.2
+
+    def _build(self):
+        super()._build()
+        self.figures.append(FigureWidget(go.Figure(go.Scatter(x=[0], y=[0]))))
+        self.shown = []
+
+    def _render(self, r):
+        stats = super()._render(r)
+        self.figures[1].data[0].y = [r["done"]]
+        return stats
+
+    def _held_in_partial(self, partial):
+        return (self.figures[1],)
+
+    def _draw(self, result, values, t0, partial=False, hold=()):
+        stats = super()._draw(result, values, t0, partial=partial, hold=hold)
+        self.shown.append((list(self.figures[0].data[0].y), list(self.figures[1].data[0].y)))
+        return stats
+
+
+def _moved_in_a_kernel(app, n):
+    async def main():
+        app.shown.clear()
+        app.controls["n"].value = n
+        first = list(app.shown)
+        await app.pending
+        return first
+
+    return asyncio.run(main())
+
+
+def test_a_first_partial_result_leaves_the_held_figure_when_the_end_is_near():
+    app = Holding()
+    app.update(n=5)                                  # from Python: its tail, well under 0.2 s
+    assert app._last_tail_s < app.hold_under_s
+    first = _moved_in_a_kernel(app, 7)
+    # the first chart shows the partial result (total 0 after one step), the second is left
+    # at the last complete result (done = 5), not drawn twice in a moment
+    assert first == [([0], [5])]
+    # nothing else partial was drawn before the end (it came within hold_under_s), and the end
+    # shows both charts' complete result, the one a Python update gives
+    assert app.shown[1:] == [([21], [7])]
+    assert Holding().update(n=7)["total"] == app.last_stats["total"] == 21
+    state = app.figures[1].get_state("_widget_data")["_widget_data"]
+    assert state[0]["y"] == [7]                      # what a page connecting now starts from
+
+
+def test_without_a_short_tail_the_first_partial_result_is_drawn_whole():
+    app = Holding()
+    app._last_tail_s = 0.5                           # the last update's work went on 0.5 s
+    assert _moved_in_a_kernel(app, 6)[0] == ([0], [1])
+    assert app.shown[-1] == ([15], [6])
+    app.__dict__.pop("_last_tail_s")                 # no update measured: nothing to go by
+    assert app._last_tail_s == float("inf")
+    assert _moved_in_a_kernel(app, 4)[0] == ([0], [1])
+
+
+def test_a_held_partial_result_is_drawn_whole_when_the_work_goes_on():
+    """The prediction fails (the previous update was quick, this one is not): after
+    hold_under_s the latest partial result is drawn whole, then every partial_every_s."""
+    app = Holding()
+    app.hold_under_s, app.partial_every_s = 0.05, 0.0
+    app.update(n=2)
+    app.delay = 0.01                                 # 40 steps of 10 ms: 0.4 s of work
+    first = _moved_in_a_kernel(app, 40)
+    assert first == [([0], [2])]                     # held
+    partial = app.shown[1:-1]
+    assert partial, app.shown
+    done_first = partial[0][1][0]                    # the held chart, drawn whole at last
+    assert 2 <= done_first < 40 and partial[0][0] == [sum(range(done_first))]
+    assert all(a[1][0] < b[1][0] for a, b in zip(partial, partial[1:]))
+    assert app.shown[-1] == ([780], [40])
+    assert app._last_tail_s >= 0.3                   # the next update draws its first whole
+
+
 # ------------------------------------------------------------------------ in a real kernel
 KERNEL_CODE = """
 import time, ipywidgets as widgets, plotly.graph_objects as go
@@ -334,3 +415,42 @@ def test_an_update_keeps_the_partial_model_of_an_interrupted_fit(monkeypatch):
     stats = app.update(C=2.0, raise_errors=True)
     assert "error" not in stats and seen and all(seen)
     assert kernelnb.get_config()["keep_partial_on_interrupt"] is False
+
+
+def _figure_json(fig):
+    """A figure's traces and layout as plotly's JSON, the traces' uids left out."""
+    import json
+
+    import plotly.io as pio
+    out = json.loads(pio.to_json(fig))
+    for trace in out["data"]:
+        trace.pop("uid", None)
+    return out
+
+
+@pytest.mark.slow  # two dashboards, each updated from Python and in a kernel
+@pytest.mark.parametrize("make", [
+    lambda: __import__("kernelnb.lab.app", fromlist=["BoundsExplorer"]).BoundsExplorer(
+        grid=10, n_samples=60),
+    lambda: __import__("kernelnb.lab.app", fromlist=["FisherKernelExplorer"])
+    .FisherKernelExplorer(n_samples=60)], ids=["bounds_explorer", "fisher_kernel"])
+def test_a_held_figure_ends_as_the_complete_result_draws_it(make):
+    """The bounds explorer's curves and the Fisher kernel's toy chart, held at the first partial
+    result: the page's charts then end exactly as an update from Python draws them."""
+    app, reference = make(), make()
+    held = app._held_in_partial(None)
+    assert held and all(fig in app.figures for fig in held)
+    before = [_figure_json(fig) for fig in held]
+    app._last_tail_s = 0.0                          # the end is expected at once: hold
+
+    async def main():
+        app.controls["C"].value = 4.0
+        assert app.pending is not None and app.last_stats.get("partial")
+        # the held charts are as they were; the page marks them stale until the end
+        assert [_figure_json(fig) for fig in held] == before
+        await app.pending
+
+    asyncio.run(main())
+    assert not app.last_error and "partial" not in app.last_stats
+    reference.update(raise_errors=True, C=4.0)
+    assert [_figure_json(f) for f in app.figures] == [_figure_json(f) for f in reference.figures]
