@@ -201,6 +201,12 @@
             r.attributeName !== "aria-valuetext") {
           continue;
         }
+        // nor is a change inside a chart's SVG (plotly redrawing its marks, thousands of records
+        // a step): what this script mends there, the SVG roots, are added to the chart's div
+        var node = r.target.nodeType === 1 ? r.target : r.target.parentNode;
+        if (node && node.ownerSVGElement) {
+          continue;
+        }
         schedule();
         return;
       }
