@@ -22,7 +22,6 @@ import time
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import logsumexp
 from .._estimator import BaseEstimator
 from sklearn.base import ClassifierMixin
 from sklearn.mixture import GaussianMixture
@@ -30,6 +29,7 @@ from .._validation import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._classifier import BinaryClassifierMixin
+from .._special import logsumexp_rows
 from .._callbacks import run_to_end
 from .._fit import fit_context, fit_steps
 from .._threads import blas_single_thread, scipy_blas_single_thread
@@ -53,7 +53,7 @@ def _responsibilities(X, weights, means, variances):
     sq = np.einsum("nkd,nkd->nk", diff, diff)
     logc = (np.log(weights) - 0.5 * d * np.log(2.0 * np.pi * variances))[None, :]
     logpk = logc - 0.5 * sq / variances[None, :]
-    logp = logsumexp(logpk, axis=1)
+    logp = logsumexp_rows(logpk.copy())
     g = np.exp(logpk - logp[:, None])
     return logp, g, diff / variances[None, :, None]
 

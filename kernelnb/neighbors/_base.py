@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._special import logsumexp_rows  # noqa: F401 - the densities' shared log-sum-exp
 from .._threads import blas_single_thread, n_threads
 from . import _neighbors
 
@@ -233,29 +234,6 @@ def kneighbors(Q, R, K, n_jobs=None, exclude=None, index=None):
         index = SearchIndex(index.R.astype(np.float64))
     self_query = Q is R or Q is index.R
     return index.search(Q, int(K), n_threads(n_jobs), exclude, self_query=self_query)
-
-
-def logsumexp_rows(A):
-    """log sum_j exp(A[i, j]) for every row i of a 2-D float array, overwriting ``A``.
-
-    The max-shifted sum: the row's largest entry m_i is taken out (so the largest exp is 1,
-    nothing overflows, and a row of very negative log-densities keeps its precision), then
-    ``m_i + log sum_j exp(A_ij - m_i)``, made in place on the block.  A row of ``-inf`` gives
-    ``-inf``, a row holding ``+inf`` gives ``+inf`` and one holding NaN gives NaN, as scipy's
-    ``logsumexp``.  Used by the Parzen and Manifold Parzen densities (Vincent 2003, ch. 13:
-    log p(x) = log (1/l) sum_i N_i(x))."""
-    m = A.max(axis=1)
-    odd = ~np.isfinite(m)                 # a row of -inf, or holding +inf or NaN: its max
-    shift = np.where(odd, 0.0, m)
-    A -= shift[:, None]
-    # After the shift the largest term is exp(0) = 1, so terms below exp(-700) (about 1e-304) are
-    # under the sum's rounding; raising them to it changes no sum, and spares the exponential its
-    # slow path for arguments far below its underflow (most of a density's far components).
-    np.maximum(A, -700.0, out=A)
-    np.exp(A, out=A)
-    out = np.log(A.sum(axis=1)) + shift
-    out[odd] = m[odd]
-    return out
 
 
 def gaussian_logsumexp(Q, R, h, n_jobs=-1, weights=None):

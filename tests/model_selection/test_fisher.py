@@ -40,6 +40,20 @@ def test_scores_are_the_gradient_of_sklearns_log_likelihood(mixture):
         np.testing.assert_allclose(U[:, a], fd, rtol=1e-6, atol=1e-7)
 
 
+def test_the_responsibilities_are_sklearns_even_far_from_every_component(mixture):
+    # log p(x) and the posteriors g of the mixture, against scikit-learn's score_samples and
+    # predict_proba; the far points (1e3 away: every log-density about -1e6) underflow a plain
+    # sum of exponentials, not the max-shifted one (kernelnb._special.logsumexp_rows)
+    from kernelnb.model_selection._fisher import _responsibilities
+
+    X, gm = mixture
+    Xs = np.vstack([X, [[1e3, 0.0], [0.0, -1e3]]])
+    logp, g, _D = _responsibilities(Xs, gm.weights_, gm.means_, gm.covariances_)
+    np.testing.assert_allclose(logp, gm.score_samples(Xs), rtol=1e-12)
+    np.testing.assert_allclose(g, gm.predict_proba(Xs), rtol=1e-9, atol=1e-12)
+    assert np.isfinite(logp).all() and np.allclose(g.sum(axis=1), 1.0)
+
+
 def test_score_derivatives_against_finite_differences(mixture):
     X, gm = mixture
     _, dU = gaussian_mixture_fisher_scores(X, gm.weights_, gm.means_, gm.covariances_,

@@ -22,7 +22,7 @@ from ..viz._figure_widget import FigureWidget
 from ...datasets import TOY_DATASETS, make_manifold_spiral, make_toy
 from ...neighbors import (CKNNClassifier, HKNNClassifier, KernelCentroidClassifier,
                          KNeighborsClassifier, ManifoldParzen, ParzenClassifier, ParzenDensity)
-from ...neighbors._base import logsumexp_rows
+from ..._special import logsumexp_rows
 from ..viz import (SURFACE_TRACES, decision_surface, ellipse_outlines, grid_arrays, plane_bounds,
                   surface_data)
 from ..i18n import N_, _
