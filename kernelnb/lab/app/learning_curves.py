@@ -564,16 +564,16 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
     return out
 
 
-def _same_value(a, b):
+def _same_property(a, b):
     """Whether two property values of plotly's JSON form (arrays, dicts, lists, scalars) are
     equal, arrays of the same shape and dtype included (NaN equal to NaN)."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
                 and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(_same_property(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same_value(u, v) for u, v in zip(a, b))
+        return len(a) == len(b) and all(_same_property(u, v) for u, v in zip(a, b))
     return type(a) is type(b) and a == b
 
 
@@ -596,7 +596,7 @@ def _redraw(fig, traces):
         return
     for trace, o, n in zip(fig.data, old, new):
         changed = {k: v for k, v in n.items()
-                   if k not in ("type", "uid") and not _same_value(o.get(k), v)}
+                   if k not in ("type", "uid") and not _same_property(o.get(k), v)}
         if changed:
             trace.update(changed)
 

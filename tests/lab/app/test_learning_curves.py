@@ -326,9 +326,9 @@ def test_a_redraw_shows_exactly_the_traces_given_and_hands_plotly_only_what_chan
         assert len(got) == len(want) == 5
         for g, w in zip(got, want):
             assert g.keys() == w.keys()
-            assert all(lc._same_value(g[k], w[k]) for k in g), (g, w)
+            assert all(lc._same_property(g[k], w[k]) for k in g), (g, w)
     # the second redraw handed the new errors (y, their spread), nothing else
     assert handed and set(handed) <= {"y", "customdata"}
-    assert lc._same_value(np.array([1.0, np.nan]), np.array([1.0, np.nan]))
-    assert not lc._same_value(np.array([1.0, 2.0]), np.array([1.0, 2.0], dtype=np.float32))
-    assert not lc._same_value({"a": [1, 2]}, {"a": [1, 3]}) and lc._same_value("a", "a")
+    assert lc._same_property(np.array([1.0, np.nan]), np.array([1.0, np.nan]))
+    assert not lc._same_property(np.array([1.0, 2.0]), np.array([1.0, 2.0], dtype=np.float32))
+    assert not lc._same_property({"a": [1, 2]}, {"a": [1, 3]}) and lc._same_property("a", "a")
