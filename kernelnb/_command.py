@@ -17,6 +17,7 @@ __all__ = ["LAB_MODULES", "missing_lab_modules", "main"]
 LAB_MODULES = {
     "plotly": "plotly",
     "anywidget": "anywidget",
+    "contourpy": "contourpy",
     "ipywidgets": "ipywidgets",
     "jupyterlab_widgets": "jupyterlab_widgets",
     "voila": "voila",

@@ -35,6 +35,7 @@ from plotly.basedatatypes import BaseFigure
 
 from .. import i18n
 from ..i18n import _
+from ..viz.surface import LEVEL_LINE_TRACES
 from ._words import _fmt, _label, _same, speaks
 
 __all__ = ["surface_grid", "figure_name", "figure_summary", "charts_html", "table_html", "sentence",
@@ -110,11 +111,18 @@ def _visible(trace):
 _COUNTED = re.compile(r"\(\d+\)\s*$")
 
 
+def _level_lines(trace):
+    """Whether ``trace`` is a plane's f = 0 or f = +-1 drawn as a line trace (its ``meta`` one
+    of :data:`kernelnb.lab.viz.LEVEL_LINE_TRACES`): contour lines, not a curve of points."""
+    return trace.type == "scatter" and getattr(trace, "meta", None) in LEVEL_LINE_TRACES
+
+
 def _trace_phrase(trace):
     """'class 0 (100 points)', 'f(x) = 0 (contour lines)', 'f(x) (a surface from -2 to 2)'."""
     name = plain(getattr(trace, "name", "") or "")
     kind = trace.type
-    if kind == "contour" and getattr(trace.contours, "coloring", None) in ("lines", "none"):
+    if (kind == "contour" and getattr(trace.contours, "coloring", None) in ("lines", "none")) \
+            or _level_lines(trace):
         what = _("contour lines")
         return f"{name} ({what})" if name else what
     if kind in ("heatmap", "contour", "surface"):
@@ -191,7 +199,7 @@ def _cell(value):
 
 def _trace_table(trace, fallback):
     name = plain(getattr(trace, "name", "") or "") or fallback
-    if trace.type in ("heatmap", "contour", "surface"):
+    if trace.type in ("heatmap", "contour", "surface") or _level_lines(trace):
         phrase = _trace_phrase(trace)
         return f"<p>{html.escape(phrase or name)}</p>" if phrase else ""
     xs = getattr(trace, "x", None)

@@ -17,12 +17,16 @@ from ..i18n import _
 from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, COLORBAR_MARGIN_R, DASHES,
                      SURFACE_SCALE, series_color, title_layout)
 
-__all__ = ["SURFACE_TRACES", "plane_bounds", "decision_grid", "grid_arrays", "support_masks",
-           "margin_width", "surface_data", "decision_surface", "boundaries_figure",
-           "ellipse_outlines"]
+__all__ = ["SURFACE_TRACES", "LEVEL_LINE_TRACES", "plane_bounds", "decision_grid", "grid_arrays",
+           "level_lines", "support_masks", "margin_width", "surface_data", "decision_surface",
+           "boundaries_figure", "ellipse_outlines"]
 
 #: Trace order of :func:`decision_surface` (``fig.data[i].uid`` equals the name).
 SURFACE_TRACES = ("surface", "boundary", "margins", "class0", "class1", "sv_free", "sv_bound")
+
+#: The traces of :data:`SURFACE_TRACES` that draw level lines of f (f = 0 and f = +-1): contour
+#: traces, or with ``lines=True`` line traces of :func:`level_lines` (their ``meta`` names them).
+LEVEL_LINE_TRACES = ("boundary", "margins")
 
 #: Colour range of the surface: |f| beyond this saturates (the margins are at +-1).
 Z_RANGE = 2.0
@@ -138,6 +142,60 @@ def grid_arrays(xs, ys, Z):
     return xs.astype(np.float32), ys.astype(np.float32), Z.astype(np.float32)
 
 
+def level_lines(xs, ys, Z, levels):
+    """The lines ``f = level`` of a grid of f, for each level, as one polyline.
+
+    The grid's marching squares (contourpy, the algorithm of matplotlib's contours): each line
+    crosses a cell's edges where f, interpolated linearly along the edge, equals the level, as
+    the lines of a plotly contour trace do. A dashboard sends these few hundred points and
+    plotly draws them as a line trace, where a contour trace would be sent the whole grid again
+    and trace its lines in the browser at every drawing (in Chromium, two such traces per plane
+    took a fifth of the KMP playground's time per slider step).
+
+    Parameters
+    ----------
+    xs, ys : array-like of shape (nx,) and (ny,)
+        Grid coordinates, as :func:`decision_grid` gives them.
+    Z : array-like of shape (ny, nx)
+        ``Z[i, j]``, the value at ``(xs[j], ys[i])``; NaN where f is not defined (no line
+        crosses such a cell). Empty, with ``xs`` and ``ys`` (:func:`grid_arrays` of a grid
+        without a finite value): no line.
+    levels : sequence of float
+        The levels, e.g. ``(0.0,)`` for a boundary, ``(-1.0, 1.0)`` for the margins.
+
+    Returns
+    -------
+    x, y : ndarray of shape (n_points,)
+        The lines one after the other, NaN between two (a gap in a plotly line trace); in the
+        dtype of ``Z`` when it is float32 (:func:`grid_arrays`), else float64. Empty when no line
+        crosses the grid (every value on one side, or none finite).
+    """
+    import contourpy
+
+    xs, ys, Z = np.ravel(xs), np.ravel(ys), np.asarray(Z)
+    dtype = np.float32 if Z.dtype == np.float32 else np.float64
+    if Z.size == 0:                   # grid_arrays' grid of nothing to draw
+        return np.empty(0, dtype=dtype), np.empty(0, dtype=dtype)
+    if Z.shape != (ys.size, xs.size):
+        raise ValueError(f"Z must have shape (len(ys), len(xs)) = {(ys.size, xs.size)}, "
+                         f"got {Z.shape}")
+    pieces = []
+    if xs.size >= 2 and ys.size >= 2 and np.isfinite(Z).any():
+        gen = contourpy.contour_generator(xs.astype(np.float64), ys.astype(np.float64),
+                                          np.ma.masked_invalid(Z.astype(np.float64)),
+                                          line_type=contourpy.LineType.ChunkCombinedNan)
+        for level in levels:
+            for chunk in gen.lines(float(level))[0]:
+                if chunk is not None and len(chunk):
+                    if pieces:
+                        pieces.append(np.full((1, 2), np.nan))
+                    pieces.append(chunk)
+    if not pieces:
+        return np.empty(0, dtype=dtype), np.empty(0, dtype=dtype)
+    points = np.concatenate(pieces).astype(dtype)
+    return points[:, 0].copy(), points[:, 1].copy()
+
+
 def support_masks(model):
     """Indices (into the training set) of the free and the at-bound support vectors.
 
@@ -229,7 +287,8 @@ def _class_arrays(X, y, classes=None):
     return classes, out
 
 
-def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, binary=False):
+def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, binary=False, lines=False,
+                 margin_levels=(-1.0, 1.0)):
     """Everything :func:`decision_surface` draws, as ``{trace uid: {property: value}}``.
 
     A dashboard applies it to an existing figure (``fig.data[k].update(**props)``) inside
@@ -253,6 +312,12 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, binary=False):
         Give the surface and contour traces their grid in float32 (:func:`grid_arrays`), which
         kernelnb's ``FigureWidget`` sends as binary buffers: 40 kB a trace at grid=100, where
         float64 as nested JSON lists took 200 kB and its encoding's time.
+    lines : bool, default=False
+        The boundary and the margins as the ``x``, ``y`` of their lines (:func:`level_lines`),
+        for a figure of :func:`decision_surface` with ``lines=True``; by default as the grid
+        of a contour trace.
+    margin_levels : sequence of float, default=(-1.0, 1.0)
+        The levels of the margins' lines, with ``lines``.
 
     Returns
     -------
@@ -269,11 +334,10 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, binary=False):
     classes, parts = _class_arrays(X, y, getattr(model, "classes_", None))
     free, bound = support_masks(model)
     names = [_("class {c}").format(c=c) for c in classes] + [_("(none)")] * (2 - len(classes))
-    data = {
-        "surface": dict(x=xs, y=ys, z=Z),
-        "boundary": dict(x=xs, y=ys, z=Z),
-        "margins": dict(x=xs, y=ys, z=Z),
-    }
+    data = {"surface": dict(x=xs, y=ys, z=Z)}
+    for uid, levels in zip(LEVEL_LINE_TRACES, ((0.0,), margin_levels)):
+        data[uid] = (dict(zip(("x", "y"), level_lines(xs, ys, Z, levels))) if lines
+                     else dict(x=xs, y=ys, z=Z))
     for k in range(2):
         data[f"class{k}"] = dict(x=parts[k][:, 0], y=parts[k][:, 1],
                                  name=f"{names[k]} ({parts[k].shape[0]})")
@@ -286,7 +350,7 @@ def surface_data(model, X, y, grid=100, bounds=None, padding=0.1, binary=False):
 
 
 def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True, bounds=None,
-                     padding=0.1, title=None, binary=False):
+                     padding=0.1, title=None, binary=False, lines=False):
     """Plotly figure of a fitted binary classifier on 2-D data.
 
     Parameters
@@ -313,6 +377,10 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
     binary : bool, default=False
         Give the surface its grid in float32 (see :func:`surface_data`), the light form for a
         ``FigureWidget`` that is updated often.
+    lines : bool, default=False
+        Draw f = 0 and f = +-1 as line traces of :func:`level_lines` (the light form for a
+        ``FigureWidget``, updated with :func:`surface_data` and ``lines=True``), not as contour
+        traces.
 
     Returns
     -------
@@ -321,7 +389,8 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
         f = +-1, the two classes, free SVs, bound SVs); each trace's ``uid`` and ``meta`` is its
         name there (a ``FigureWidget`` replaces uids, ``meta`` stays).
     """
-    d = surface_data(model, X, y, grid=grid, bounds=bounds, padding=padding, binary=binary)
+    d = surface_data(model, X, y, grid=grid, bounds=bounds, padding=padding, binary=binary,
+                     lines=lines)
     fig = go.Figure()
     fig.add_trace(go.Heatmap(
         uid="surface", meta="surface", name="f(x)", **d["surface"], colorscale=SURFACE_SCALE,
@@ -330,19 +399,21 @@ def decision_surface(model, X, y, grid=100, show_margins=True, show_support=True
         colorbar=dict(title=dict(text="f(x)", side="right"), thickness=12, len=0.75,
                       tickvals=[-2, -1, 0, 1, 2]),
         hovertemplate="x₁ = %{x:.2f}<br>x₂ = %{y:.2f}<br>f(x) = %{z:.3f}<extra></extra>"))
-    fig.add_trace(go.Contour(
-        uid="boundary", meta="boundary", name="f(x) = 0", **d["boundary"], showscale=False,
-        showlegend=True,
-        contours=dict(start=0.0, end=0.0, size=1.0, coloring="lines", showlabels=False),
-        colorscale=[[0, "black"], [1, "black"]], line=dict(width=2.5, color="black"),
-        hoverinfo="skip"))
-    fig.add_trace(go.Contour(
-        uid="margins", meta="margins", name="f(x) = ±1", **d["margins"], showscale=False,
-        showlegend=True,
-        visible=bool(show_margins),
-        contours=dict(start=-1.0, end=1.0, size=2.0, coloring="lines", showlabels=False),
-        colorscale=[[0, "#333333"], [1, "#333333"]],
-        line=dict(width=1.5, dash="dash", color="#333333"), hoverinfo="skip"))
+    styles = {"boundary": dict(name="f(x) = 0", line=dict(width=2.5, color="black")),
+              "margins": dict(name="f(x) = ±1", visible=bool(show_margins),
+                              line=dict(width=1.5, dash="dash", color="#333333"))}
+    for uid, (start, end, size) in zip(LEVEL_LINE_TRACES, ((0.0, 0.0, 1.0), (-1.0, 1.0, 2.0))):
+        style = styles[uid]
+        if lines:
+            fig.add_trace(go.Scatter(uid=uid, meta=uid, **d[uid], **style, mode="lines",
+                                     connectgaps=False, showlegend=True, hoverinfo="skip"))
+        else:
+            color = style["line"]["color"]
+            fig.add_trace(go.Contour(
+                uid=uid, meta=uid, **d[uid], **style, showscale=False, showlegend=True,
+                contours=dict(start=start, end=end, size=size, coloring="lines",
+                              showlabels=False),
+                colorscale=[[0, color], [1, color]], hoverinfo="skip"))
     for k in range(2):
         fig.add_trace(go.Scatter(
             uid=f"class{k}", meta=f"class{k}", **d[f"class{k}"], mode="markers",

@@ -8,8 +8,8 @@ from kernelnb import losses
 from kernelnb.datasets import make_moons, make_toy
 from kernelnb.svm import SVC
 from kernelnb.lab.viz import (SURFACE_TRACES, boundaries_figure, c_path_figure, decision_grid,
-                          decision_surface, grid_arrays, learning_curve_figure, loss_curves,
-                          margin_width, plane_bounds, support_masks, surface_data)
+                          decision_surface, grid_arrays, learning_curve_figure, level_lines,
+                          loss_curves, margin_width, plane_bounds, support_masks, surface_data)
 
 
 @pytest.fixture(scope="module")
@@ -21,6 +21,64 @@ def moons():
 def _levels(tr):
     c = tr.contours
     return set(np.round(np.arange(c.start, c.end + c.size / 2, c.size), 9))
+
+
+def test_level_lines_of_a_plane_two_lines_and_a_circle():
+    """level_lines against the lines known in closed form: f = x - 0.3 (a plane: linear
+    interpolation is exact, the line is x = 0.3), f = |x| - 0.5 (two lines, one gap between them)
+    and f = x² + y² - r² (each vertex on a cell's edge of length h, where linear interpolation
+    of f, whose second derivative along an axis is 2, errs by at most h²/4)."""
+    xs = np.linspace(-1, 1, 41)
+    ys = np.linspace(-1, 1, 37)
+    xx, yy = np.meshgrid(xs, ys)
+    x, y = level_lines(xs, ys, xx - 0.3, [0.0])
+    assert x.dtype == np.float64 and np.isfinite(x).all()
+    np.testing.assert_allclose(x, 0.3, atol=1e-12)
+    assert y.min() == pytest.approx(-1) and y.max() == pytest.approx(1)
+    x, y = level_lines(xs, ys, np.abs(xx) - 0.5, [0.0])
+    gaps = np.isnan(x)
+    assert gaps.sum() == 1 and np.isnan(y[gaps]).all()
+    np.testing.assert_allclose(np.sort(np.unique(np.round(x[~gaps], 12))), [-0.5, 0.5])
+    h = max(xs[1] - xs[0], ys[1] - ys[0])              # the longer edge of a cell
+    x, y = level_lines(xs, ys, (xx ** 2 + yy ** 2 - 0.6 ** 2).astype(np.float32), [0.0, 0.1])
+    assert x.dtype == np.float32                       # a float32 grid gives float32 lines
+    ok = np.isfinite(x)
+    r2 = x[ok].astype(np.float64) ** 2 + y[ok].astype(np.float64) ** 2
+    assert np.isnan(x).sum() == 1                      # one closed line per level, a gap between
+    near = np.minimum(np.abs(r2 - 0.36), np.abs(r2 - 0.46))
+    assert near.max() <= h ** 2 / 4 + 1e-6, near.max()  # 1e-6: the float32 grid and vertices
+    # no line: a level outside the values, a grid without a finite value
+    for Z, level in ((xx - 0.3, 5.0), (np.full(xx.shape, np.nan), 0.0)):
+        x, y = level_lines(xs, ys, Z, [level])
+        assert x.shape == y.shape == (0,)
+    with pytest.raises(ValueError, match="shape"):
+        level_lines(xs, ys, xx.T, [0.0])
+
+
+def test_decision_surface_with_lines_draws_the_levels_as_line_traces(moons):
+    """lines=True: f = 0 and f = ±1 as line traces (uids and meta kept) whose vertices are where
+    the heat map's grid, interpolated linearly (scipy), is 0 and ±1; the chart's words still
+    call them contour lines."""
+    from scipy.interpolate import RegularGridInterpolator
+    from kernelnb.lab.app._a11y import figure_summary
+    X, y, model = moons
+    fig = decision_surface(model, X, y, grid=40, lines=True)
+    assert [t.uid for t in fig.data] == list(SURFACE_TRACES)
+    surface = fig.data[0]
+    at = RegularGridInterpolator((np.asarray(surface.y), np.asarray(surface.x)),
+                                 np.asarray(surface.z))
+    span = float(np.ptp(surface.z))
+    for trace, level in ((fig.data[1], 0.0), (fig.data[2], 1.0)):
+        assert trace.type == "scatter" and trace.mode == "lines" and trace.meta == trace.uid
+        ok = np.isfinite(trace.x)
+        f = at(np.column_stack([np.asarray(trace.y)[ok], np.asarray(trace.x)[ok]]))
+        assert np.abs(np.abs(f) - level).max() <= 1e-9 * span
+    assert fig.data[2].line.dash == "dash"
+    assert "f(x) = 0 (contour lines)" in figure_summary(fig)
+    # surface_data gives the same lines, for a FigureWidget's update
+    d = surface_data(model, X, y, grid=40, lines=True)
+    np.testing.assert_array_equal(d["boundary"]["x"], fig.data[1].x)
+    assert set(d["margins"]) == {"x", "y"}
 
 
 def test_decision_surface_traces_and_levels(moons):
