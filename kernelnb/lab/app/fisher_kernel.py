@@ -30,7 +30,7 @@ from ...datasets import TOY_DATASETS, TOY_NOISE, make_toy
 from ..._callbacks import run_to_end
 from ...model_selection import FisherKernelSVC
 from ..i18n import N_, _, ngettext
-from ..viz import decision_grid, grid_arrays, plane_bounds
+from ..viz import decision_grid, grid_arrays, level_lines, plane_bounds
 from ..viz._figure_widget import FigureWidget
 from ..viz._style import CLASS_COLORS, CLASS_SYMBOLS
 from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, num, styled
@@ -196,11 +196,9 @@ class FisherKernelExplorer(Dashboard):
                           hovertemplate="(%{x:.2f}, %{y:.2f})<extra></extra>")
         for name, color, dash in ((_("boundary, likelihood"), _ML_COLOR, "dash"),
                                   (_("boundary, R²/M²"), _RM_COLOR, "solid")):
-            f.add_contour(x=[0, 1], y=[0, 1], z=[[0, 0], [0, 0]], name=name, showscale=False,
-                          showlegend=True, hoverinfo="skip",
-                          contours=dict(start=0.0, end=0.0, size=1.0, coloring="lines",
-                                        showlabels=False),
-                          colorscale=[[0, color], [1, color]],
+            # f = 0 as the line of its grid (viz.level_lines), not a contour trace of the grid
+            f.add_scatter(x=[], y=[], mode="lines", name=name, meta="boundary",
+                          showlegend=True, hoverinfo="skip", connectgaps=False,
                           line=dict(width=2.5, color=color, dash=dash))
         f.add_scatter(x=[], y=[], mode="markers", name=_("means by likelihood"),
                       marker=dict(symbol="x", size=13, color=_ML_COLOR,
@@ -312,9 +310,9 @@ class FisherKernelExplorer(Dashboard):
         for k in range(2):
             f.data[k].x, f.data[k].y = X[y == k, 0], X[y == k, 1]
         for i, tune in enumerate(("likelihood", "radius_margin")):
-            # the contour's grid in float32: binary buffers, not nested JSON lists
-            x, yc, z = grid_arrays(*r["grids"][tune])
-            f.data[2 + i].update(x=x, y=yc, z=z)
+            # the line f = 0 of the grid in float32: binary buffers, not nested JSON lists
+            x, yc = level_lines(*grid_arrays(*r["grids"][tune]), [0.0])
+            f.data[2 + i].update(x=x, y=yc)
         for i, key in enumerate(("means_ml", "means_rm")):
             means = st.get(key, np.empty((0, 2)))      # no tuned means yet: none drawn
             f.data[4 + i].x, f.data[4 + i].y = means[:, 0], means[:, 1]

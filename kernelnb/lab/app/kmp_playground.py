@@ -183,7 +183,8 @@ class KMPPlayground(Dashboard):
         X, y = self._make_data("moons", 200, noise=c["noise"].value, random_state=0)
         bounds = plane_bounds(X, padding=0.15)
         blank = BlankModel()
-        kfig = decision_surface(blank, X, y, grid=2, bounds=bounds, binary=True, show_margins=False)
+        kfig = decision_surface(blank, X, y, grid=2, bounds=bounds, binary=True, lines=True,
+                                show_margins=False)
         kfig.update_traces(selector=dict(meta="sv_free"), mode="markers+text",
                            textposition="top center", textfont=dict(size=11, color="black"),
                            marker=dict(symbol="circle-open", size=14, color="#1b7837",
@@ -193,7 +194,8 @@ class KMPPlayground(Dashboard):
         kfig.update_layout(title="KMP", **side)
         kfig.update_traces(selector=dict(type="heatmap"), showscale=False)
         self.fig = FigureWidget(kfig)
-        sfig = decision_surface(blank, X, y, grid=2, bounds=bounds, binary=True, show_margins=True)
+        sfig = decision_surface(blank, X, y, grid=2, bounds=bounds, binary=True, lines=True,
+                                show_margins=True)
         sfig.update_layout(title="SVM", **side)
         sfig.update_traces(selector=dict(type="heatmap"), showscale=False)
         self.svm_fig = FigureWidget(sfig)
@@ -278,7 +280,8 @@ class KMPPlayground(Dashboard):
             self._svm_cache = (skey, SVC(C=float(p["C"]), sigma=sigma).fit(X, y))
         svm = self._svm_cache[1]
         Xt, yt = self._test
-        surf = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, binary=True)
+        surf = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, binary=True,
+                            lines=True)
         order = [int(k) for k in model.paths_[0]["basis"][:N]]
         steps_of = {}                  # point -> the steps that picked it (basic MP re-picks)
         for step, k in enumerate(order, start=1):
@@ -298,7 +301,8 @@ class KMPPlayground(Dashboard):
         model.set_n_basis(best)
         best_test = float(np.mean(model.predict(self._test[0]) != self._test[1]))
         model.set_n_basis(N)
-        ssurf = surface_data(svm, X, y, grid=self.grid, bounds=self._bounds, binary=True)
+        ssurf = surface_data(svm, X, y, grid=self.grid, bounds=self._bounds, binary=True,
+                             lines=True)
         far = self._far(float(p["cluster_distance"]))
         val = model.validation_errors_[0]
         return dict(p=p, surf=surf, ssurf=ssurf, N=N, model=model, far=far,

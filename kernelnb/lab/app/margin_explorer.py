@@ -242,7 +242,7 @@ class MarginExplorer(Dashboard):
         X, y = make_toy("blobs", 100, noise=TOY_NOISE["blobs"][0], random_state=0)
         self._bounds = plane_bounds(X, padding=0.15)
         fig = decision_surface(BlankModel(), X, y, grid=2, bounds=self._bounds, binary=True,
-                               show_support=False)
+                               lines=True, show_support=False)
         fig.update_layout(height=470, uirevision="keep")
         self.fig = FigureWidget(fig)
         self.lam_fig = FigureWidget(self._rho_figure(_("learning rate λ (log)")))
@@ -361,8 +361,10 @@ class MarginExplorer(Dashboard):
             fit_s = time.perf_counter() - t0
             # the surface only (no support-vector marks: viz.support_masks reads an SVC's
             # dual_coef_, which the kernel margin Perceptron holds for every training example)
+            band = self._band(p)
             surface = surface_data(_SurfaceOnly(model), X, y, grid=self.grid,
-                                   bounds=self._bounds, binary=True)
+                                   bounds=self._bounds, binary=True, lines=True,
+                                   margin_levels=(-band, band) if band > 0 else ())
             first = dict(train_error=float(np.mean(model.predict(X) != y)),
                          val_error=float(np.mean(model.predict(Xv) != yv)),
                          rho=float(model.margin_history_["rho"][-1]),
@@ -403,6 +405,12 @@ class MarginExplorer(Dashboard):
         stats["fit_time_ms"] = 1e3 * (fit_s + time.perf_counter() - t1)
         return dict(p=p, surface=surface, stats=stats, model_curves=model_curves)
 
+    @staticmethod
+    def _band(p):
+        """The half-width of the margin band drawn, f(x) = ±band: the simple MLP's fixed
+        margin β, none for Nilsson's MLP (it has no margin), 1 for the others."""
+        return {"simple_mlp": float(p["beta"]), "nilsson_mlp": 0.0}.get(p["model"], 1.0)
+
     def _render(self, r):
         p, s, st = r["p"], r["surface"], r["stats"]
         key = p["model"]
@@ -413,17 +421,14 @@ class MarginExplorer(Dashboard):
                          and len(fig.data[0].z) == len(s["surface"]["z"]))
             for k, uid in enumerate(SURFACE_TRACES):
                 props = s[uid]
-                if same_grid and uid in ("surface", "boundary", "margins"):
+                if same_grid and uid == "surface":
                     props = {"z": props["z"]}
                 fig.data[k].update(props)
             self._drawn_bounds = s["_bounds"]
             self._drawn_surface = s
-        band = {"simple_mlp": float(p["beta"]), "nilsson_mlp": 0.0}.get(key, 1.0)
+        band = self._band(p)
         margins = fig.data[SURFACE_TRACES.index("margins")]
         margins.visible = band > 0
-        if band > 0:
-            margins.contours.start, margins.contours.end = -band, band
-            margins.contours.size = 2.0 * band
         margins.name = _("margin band f(x) = ±{band}").format(band=num(band, "g"))
         xmin, xmax, ymin, ymax = s["_bounds"]
         fig.layout.xaxis.range = [xmin, xmax]

@@ -5,6 +5,7 @@ import pytest
 from kernelnb.lab.app import KMPPlayground
 from kernelnb.lab.app.kmp_playground import far_cluster_data
 
+from ._grid import level_values
 from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 
@@ -103,3 +104,19 @@ def test_errors_show_in_the_page_and_the_dashboard_lives_on(dash):
     assert "error" in out and "no-such-set" in dash.last_error and "moons" in dash.last_error
     s = dash.update(dataset="moons")
     assert dash.last_error == "" and "n_basis_used" in s
+
+
+def test_the_boundaries_are_sent_as_lines_on_their_surfaces_zero(dash):
+    """Both planes draw f = 0 (and the SVM f = ±1) as line traces (viz.level_lines), not contour
+    traces the page would trace again at every drawing: the lines lie where the surface drawn
+    beside them is 0 (or ±1), and no grid but the heat map's is sent."""
+    dash.update(n_basis=10, sigma=0.7)
+    for fig, levels in ((dash.fig, {"boundary": 0.0}),
+                        (dash.svm_fig, {"boundary": 0.0, "margins": 1.0})):
+        assert [t.type for t in fig.data].count("contour") == 0
+        for uid, level in levels.items():
+            line = next(t for t in fig.data if t.meta == uid)
+            assert line.type == "scatter" and line.mode == "lines"
+            f, z = level_values(line, fig.data[0])
+            span = float(np.nanmax(z) - np.nanmin(z))
+            assert np.all(np.abs(np.abs(f) - level) <= 1e-5 * span), np.abs(np.abs(f) - level).max()

@@ -11,6 +11,7 @@ from kernelnb.lab.app.margin_explorer import LAMBDAS, MARGIN_MODELS, linear_svm_
 from kernelnb.largescale import MarginPerceptron, linearly_separable, maximal_margin
 from kernelnb.lab.viz import SURFACE_TRACES
 
+from ._grid import level_values
 from ._lessons import check_lesson, lesson_app as make_lesson_app
 
 
@@ -88,7 +89,11 @@ def test_simple_mlp_band_and_fixed_margin(app):
     assert not app.last_error
     assert s["rho"] == pytest.approx(2 * 2.0 / 3)
     band = app.fig.data[SURFACE_TRACES.index("margins")]
-    assert (band.contours.start, band.contours.end) == (-2.0, 2.0)
+    # the band's lines are where the surface drawn is -2 or +2 (float32 grid: 1e-5 of its range)
+    f, z = level_values(band, app.fig.data[0])
+    span = float(np.nanmax(z) - np.nanmin(z))
+    assert np.all(np.abs(np.abs(f) - 2.0) <= 1e-5 * span), np.abs(np.abs(f) - 2.0).max()
+    assert (f < 0).any() and (f > 0).any() and band.visible and band.name.endswith("±2")
     assert not app.controls["n_hidden"].disabled and app.controls["mu"].disabled
     assert "fixed" in app.stats.value
     app.update(model="margin_perceptron", beta=1.0)
