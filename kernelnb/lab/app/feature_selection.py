@@ -465,6 +465,13 @@ class FeatureSelection(Dashboard):
                                     test_error_all, float(np.mean(sel.predict(Xt) != yt)), run_s,
                                     final=sel.scales_)
 
+    def _held_in_partial(self, partial):
+        """The charts a first stage's result leaves as they are when the run ends within
+        :attr:`hold_under_s`: the criterion, the elimination curve, the digits' map and the
+        (C, σ) path, which the complete result draws again. The factors' bars are drawn: they
+        are those of the first optimisation, the ones the complete result shows."""
+        return (self.trace_fig, self.elim_fig, self.map_fig, self.path_fig)
+
     @staticmethod
     def _stage_point(rec, Xt, yt):
         """The elimination curve's point of a stage: its number of features and the test error

@@ -242,3 +242,33 @@ def test_the_fisher_kernel_is_a_dashboard_of_its_own(quick):
     finally:
         quick.set_language("en")
         quick.update(**FeatureSelection.LESSON_APP)
+
+
+def test_a_quick_selection_draws_its_stage_charts_once():
+    """Moved in a kernel where the last run ended soon after its first stage (under
+    hold_under_s), the first stage draws the factors' bars (those of the first optimisation,
+    which the end shows too) and leaves the criterion and elimination charts, which the end
+    draws a moment later."""
+    import asyncio
+
+    app = FeatureSelection(schedule="half", max_iter=3)
+    reference = FeatureSelection(schedule="half", max_iter=3).update(raise_errors=True, n_keep=3)
+    app._last_tail_s = 0.0
+    before = [np.asarray(f.data[0].y, float).copy() for f in (app.trace_fig, app.elim_fig)]
+
+    async def main():
+        app.controls["n_keep"].value = 3
+        partial = ([np.asarray(f.data[0].y, float) for f in (app.trace_fig, app.elim_fig)],
+                   np.asarray(app.fig.data[0].y, float), dict(app.last_stats))
+        await app.pending
+        return partial
+
+    held, partial_bars, first = asyncio.run(main())
+    assert first["partial"]
+    assert all(np.array_equal(a, b) for a, b in zip(held, before))
+    # the first stage's bars are the end's: the factors after the first optimisation
+    np.testing.assert_array_equal(partial_bars, np.asarray(app.fig.data[0].y, float))
+    assert "partial" not in app.last_stats and app.pending is None and not app.last_error
+    for key in ("test_error_final", "n_relevant_kept", "n_evaluations"):
+        assert app.last_stats[key] == reference[key], key
+    np.testing.assert_array_equal(app.last_stats["curve_test_error"], reference["curve_test_error"])

@@ -338,6 +338,7 @@ def _in_kernel(app, control, value):
     render = app._render
     app._render = lambda r: drawn.append(r) or render(r)
     app.partial_every_s = app.slice_s = 0.0          # every partial result drawn
+    app.hold_under_s = 0.0                           # whole, none held for the end
 
     async def main():
         app.controls[control].value = value
