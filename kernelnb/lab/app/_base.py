@@ -782,8 +782,28 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
         name = next((k for k, w in self.controls.items() if w is change["owner"]), None)
         self.update(_changed=name, _progressive=True)
 
+    #: Seconds an update's work lasts before its progress bar shows, where the dashboard's
+    #: previous update took less than that: a bar shown for a tenth of a second is not read,
+    #: and each of its moves is a widget message that the page handles between two charts
+    #: (in Chromium, a few milliseconds each: ten of them delayed the margin explorer's last
+    #: charts by 40 ms). Where the previous update took longer, the bar shows at once.
+    progress_after_s: float = 0.3
+    #: Seconds the dashboard's last complete update took (infinite before one).
+    _last_update_s: float = math.inf
+    #: ``time.perf_counter()`` at the start of the update under way.
+    _work_t0: float = -math.inf
+
     def report_progress(self, fraction, text=""):
-        """Move the progress bar (``fraction`` in [0, 1]) and show ``text`` under it."""
+        """Move the progress bar (``fraction`` in [0, 1]) and show ``text`` under it.
+
+        Nothing is shown while the update under way has lasted less than
+        :attr:`progress_after_s` where the previous one took less than that; the next report
+        after that shows the bar.
+        """
+        if (self.progress.layout.visibility != "visible"
+                and self._last_update_s < self.progress_after_s
+                and time.perf_counter() - self._work_t0 < self.progress_after_s):
+            return
         self.progress.layout.visibility = "visible"
         self.progress.value = min(max(float(fraction), 0.0), 1.0)
         self.status.value = f"<small>{html.escape(text)}</small>" if text else ""
@@ -866,7 +886,7 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
             self._deadline = time.monotonic() + float(self.time_budget_s)
             values = self._adjust(values, given)
             self._set_controls(values)
-            t0 = time.perf_counter()
+            t0 = self._work_t0 = time.perf_counter()
             steps = self._steps(values)
             loop = _running_loop() if _progressive else None
             if loop is None:
@@ -914,6 +934,8 @@ class Dashboard(Accessible, ControlLimits, StepScheduler):
                 fig._batch_trace_edits.clear()
                 fig._batch_layout_edits.clear()
         stats["update_ms"] = 1e3 * (time.perf_counter() - t0)
+        if not partial:
+            self._last_update_s = stats["update_ms"] / 1e3
         stats["regime"] = () if partial else tuple(self.regime(values, stats))
         if partial:
             stats["partial"] = True

@@ -74,6 +74,7 @@ def test_an_update_from_python_is_complete_and_draws_once(app):
 
 def test_in_a_kernel_the_partial_results_arrive_in_order_and_end_with_the_complete_one(app):
     complete = Counting().update(n=7)
+    app.progress_after_s = 0.0                   # the bar shows at once (see the next test)
 
     async def main():
         app.drawn.clear()
@@ -95,6 +96,38 @@ def test_in_a_kernel_the_partial_results_arrive_in_order_and_end_with_the_comple
     assert list(app.figures[0].data[0].y) == [21]
     # the state a page connecting now starts from is the end's
     assert app.figures[0].get_state("_widget_data")["_widget_data"][0]["y"] == [21]
+
+
+def test_the_progress_bar_shows_only_for_work_that_lasts(app):
+    """After a short update the next one shows no progress bar before it has lasted
+    progress_after_s (none at all if it ends sooner: no widget message for it); one that lasts
+    shows it from then on, and after a long update the next shows it at once."""
+    shown = []
+    app.progress.layout.observe(
+        lambda change: shown.append((change["new"], time.perf_counter())), names="visibility")
+    app.update(n=2)                                   # a short update: the one before the next
+
+    def in_kernel(n):
+        async def main():
+            start = time.perf_counter()
+            app.controls["n"].value = n
+            first = app.progress.layout.visibility
+            await app.pending
+            return start, first
+        return asyncio.run(main())
+
+    shown.clear()
+    in_kernel(5)                                      # short again: no bar, no message
+    assert shown == [] and app.progress.layout.visibility == "hidden"
+    app.delay = 0.1                                   # 8 steps of 0.1 s: past progress_after_s
+    start, first = in_kernel(8)
+    assert first == "hidden"                          # not at the first step
+    visible_at = [t for v, t in shown if v == "visible"]
+    assert len(visible_at) == 1 and visible_at[0] - start >= app.progress_after_s
+    assert app.progress.layout.visibility == "hidden" and app._last_update_s >= 0.8
+    shown.clear()
+    start, first = in_kernel(3)                       # after a long update: at once
+    assert first == "visible" and [v for v, _t in shown] == ["visible", "hidden"]
 
 
 def test_a_control_moved_meanwhile_closes_the_unfinished_work(app):
