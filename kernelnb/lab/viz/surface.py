@@ -165,10 +165,13 @@ def level_lines(xs, ys, Z, levels):
 
     Returns
     -------
-    x, y : ndarray of shape (n_points,)
-        The lines one after the other, NaN between two (a gap in a plotly line trace); in the
-        dtype of ``Z`` when it is float32 (:func:`grid_arrays`), else float64. Empty when no line
-        crosses the grid (every value on one side, or none finite).
+    x : ndarray of shape (n_points,)
+        The lines' first coordinates, one line after the other, NaN between two (a gap in a
+        plotly line trace); in the dtype of ``Z`` when it is float32 (:func:`grid_arrays`),
+        else float64. Empty when no line crosses the grid (every value on one side, or none
+        finite).
+    y : ndarray of shape (n_points,)
+        Their second coordinates, NaN where ``x`` is.
     """
     import contourpy
 
