@@ -280,8 +280,9 @@ class KMPPlayground(Dashboard):
             self._svm_cache = (skey, SVC(C=float(p["C"]), sigma=sigma).fit(X, y))
         svm = self._svm_cache[1]
         Xt, yt = self._test
+        # KMP's f = ±1 lines are never shown (its margins trace stays hidden): none traced
         surf = surface_data(model, X, y, grid=self.grid, bounds=self._bounds, binary=True,
-                            lines=True)
+                            lines=True, margin_levels=())
         order = [int(k) for k in model.paths_[0]["basis"][:N]]
         steps_of = {}                  # point -> the steps that picked it (basic MP re-picks)
         for step, k in enumerate(order, start=1):
