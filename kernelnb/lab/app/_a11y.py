@@ -111,10 +111,16 @@ def _visible(trace):
 _COUNTED = re.compile(r"\(\d+\)\s*$")
 
 
+#: The ``meta`` of line traces that draw level lines (:func:`kernelnb.lab.viz.level_lines`): a
+#: plane's f = 0 and f = +-1 (:data:`kernelnb.lab.viz.LEVEL_LINE_TRACES`) and the density
+#: explorer's levels of log p(x) ("levels").
+_LEVEL_METAS = (*LEVEL_LINE_TRACES, "levels")
+
+
 def _level_lines(trace):
-    """Whether ``trace`` is a plane's f = 0 or f = +-1 drawn as a line trace (its ``meta`` one
-    of :data:`kernelnb.lab.viz.LEVEL_LINE_TRACES`): contour lines, not a curve of points."""
-    return trace.type == "scatter" and getattr(trace, "meta", None) in LEVEL_LINE_TRACES
+    """Whether ``trace`` is a line trace of level lines (its ``meta`` one of
+    :data:`_LEVEL_METAS`): contour lines, not a curve of points."""
+    return trace.type == "scatter" and getattr(trace, "meta", None) in _LEVEL_METAS
 
 
 def _trace_phrase(trace):

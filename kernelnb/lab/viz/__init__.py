@@ -7,10 +7,10 @@ from .curves import c_marker, c_path_figure, fit_time_figure, learning_curve_fig
 from .losses import loss_axes_layout, loss_curves, margin_marker
 from .surface import (LEVEL_LINE_TRACES, SURFACE_TRACES, boundaries_figure, decision_grid,
                       decision_surface, ellipse_outlines, grid_arrays, level_lines, margin_width,
-                      plane_bounds, support_masks, surface_data)
+                      nice_levels, plane_bounds, support_masks, surface_data)
 
 __all__ = ["LEVEL_LINE_TRACES", "SURFACE_TRACES", "boundaries_figure", "c_marker",
            "c_path_figure", "fit_time_figure", "time_exponent", "decision_grid",
            "decision_surface", "ellipse_outlines", "grid_arrays", "learning_curve_figure",
            "level_lines", "loss_axes_layout", "loss_curves", "margin_marker", "margin_width",
-           "plane_bounds", "support_masks", "surface_data"]
+           "nice_levels", "plane_bounds", "support_masks", "surface_data"]

@@ -18,7 +18,7 @@ from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, COLORBAR_MARGIN_R
                      SURFACE_SCALE, series_color, title_layout)
 
 __all__ = ["SURFACE_TRACES", "LEVEL_LINE_TRACES", "plane_bounds", "decision_grid", "grid_arrays",
-           "level_lines", "support_masks", "margin_width", "surface_data", "decision_surface",
+           "level_lines", "nice_levels", "support_masks", "margin_width", "surface_data", "decision_surface",
            "boundaries_figure", "ellipse_outlines"]
 
 #: Trace order of :func:`decision_surface` (``fig.data[i].uid`` equals the name).
@@ -197,6 +197,39 @@ def level_lines(xs, ys, Z, levels):
         return np.empty(0, dtype=dtype), np.empty(0, dtype=dtype)
     points = np.concatenate(pieces).astype(dtype)
     return points[:, 0].copy(), points[:, 1].copy()
+
+
+def nice_levels(Z, n):
+    """At most ``n`` round levels between the least and the greatest finite value of ``Z``.
+
+    The step is the first of 1, 2 and 5 times a power of ten that is at least the range over
+    ``n``, and the levels are its multiples strictly inside the range: the levels a plotly
+    contour trace with ``ncontours=n`` chooses itself, for :func:`level_lines` to draw.
+
+    Parameters
+    ----------
+    Z : array-like
+        The values (any shape); NaN and infinite values are left out.
+    n : int
+        The most levels wanted, at least 1.
+
+    Returns
+    -------
+    ndarray of shape (n_levels,)
+        The levels, increasing; empty when ``Z`` has fewer than two distinct finite values.
+    """
+    if int(n) < 1:
+        raise ValueError(f"n must be at least 1, got {n!r}")
+    z = np.asarray(Z, dtype=np.float64)
+    z = z[np.isfinite(z)]
+    if z.size == 0 or z.max() <= z.min():
+        return np.empty(0)
+    lo, hi = float(z.min()), float(z.max())
+    rough = (hi - lo) / int(n)
+    power = 10.0 ** np.floor(np.log10(rough))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= rough * (1 - 1e-12))
+    first, last = np.floor(lo / step) + 1, np.ceil(hi / step) - 1
+    return step * np.arange(first, last + 1)
 
 
 def support_masks(model):

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from kernelnb.lab.viz import nice_levels
 from kernelnb.lab.app import DensityExplorer, LocalMethodsPlayground
 from kernelnb.neighbors import (
     CKNNClassifier,
@@ -136,7 +137,26 @@ def test_density_explorer_anll_matches_the_estimators():
     s = e.update(model="manifold", n_components=1, n_neighbors=11, sigma=0.007)
     ref = ManifoldParzen(n_components=1, n_neighbors=11, sigma=0.007).fit(e._train).anll(e._test)
     assert s["test_anll"] == pytest.approx(ref)
-    assert len(e.fig.data[2].x) > 0                    # ellipses drawn
+    assert e.fig.data[3].name.startswith("local Gaussians") and len(e.fig.data[3].x) > 0
+    # the log density as a heat map, and its round levels as lines on it: every vertex of the
+    # lines lies on a grid cell's edge where the heat map's values straddle one of the levels
+    heat, lines = e.fig.data[0], e.fig.data[1]
+    assert heat.type == "heatmap" and lines.meta == "levels"
+    z = np.asarray(heat.z, dtype=float)
+    levels = nice_levels(z, DensityExplorer.N_LEVELS)
+    assert 5 <= len(levels) <= DensityExplorer.N_LEVELS
+    lx, ly = np.asarray(lines.x, dtype=float), np.asarray(lines.y, dtype=float)
+    ok = np.isfinite(lx)
+    assert ok.sum() > 100 and (np.isnan(lx) == np.isnan(ly)).all()
+    gx, gy = np.asarray(heat.x, dtype=float), np.asarray(heat.y, dtype=float)
+    assert gx[0] <= lx[ok].min() and lx[ok].max() <= gx[-1]
+    assert gy[0] <= ly[ok].min() and ly[ok].max() <= gy[-1]
+    # heard as a surface and contour lines, not as a curve of its vertices
+    from kernelnb.lab.app._a11y import figure_summary
+    assert "log-density levels (contour lines)" in figure_summary(e.fig)
+    assert "log density (a surface of values from" in figure_summary(e.fig)
+    e.update(ellipses=False)
+    assert len(e.fig.data[3].x) == 0
     s2 = e.update(model="parzen", bandwidth=0.013)
     assert s2["test_anll"] > s["test_anll"]             # the spiral favours Manifold Parzen
     out = e.update(model="manifold", n_neighbors=1, n_components=2)

@@ -9,7 +9,7 @@ from kernelnb.datasets import make_moons, make_toy
 from kernelnb.svm import SVC
 from kernelnb.lab.viz import (SURFACE_TRACES, boundaries_figure, c_path_figure, decision_grid,
                           decision_surface, grid_arrays, learning_curve_figure, level_lines,
-                          loss_curves, margin_width, plane_bounds, support_masks, surface_data)
+                          loss_curves, margin_width, nice_levels, plane_bounds, support_masks, surface_data)
 
 
 @pytest.fixture(scope="module")
@@ -21,6 +21,39 @@ def moons():
 def _levels(tr):
     c = tr.contours
     return set(np.round(np.arange(c.start, c.end + c.size / 2, c.size), 9))
+
+
+def test_nice_levels_step_is_the_first_round_step_over_the_range_over_n():
+    """nice_levels: the step is the first of 1, 2, 5 times a power of ten that is at least the
+    range over n (the round step below it is less), and the levels are every multiple of it
+    strictly inside the values' range, so at most n."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        lo = rng.normal(0, 10 ** rng.uniform(-3, 3))
+        hi = lo + 10 ** rng.uniform(-3, 3)
+        n = int(rng.integers(1, 30))
+        Z = np.array([[lo, np.nan], [hi, (lo + hi) / 2]])
+        levels = nice_levels(Z, n)
+        if len(levels) == 0:
+            continue
+        assert len(levels) <= n and lo < levels[0] and levels[-1] < hi
+        if len(levels) > 1:
+            step = levels[1] - levels[0]
+            np.testing.assert_allclose(np.diff(levels), step, rtol=1e-9)
+            mant = step / 10 ** np.floor(np.log10(step) + 1e-9)
+            m = min((1, 2, 5), key=lambda m: abs(mant - m))
+            assert abs(mant - m) < 1e-6, step
+            below = step * {1: 0.5, 2: 0.5, 5: 0.4}[m]          # the round step before it
+            assert below < (hi - lo) / n <= step * (1 + 1e-9)
+            # every multiple of the step inside the range is there
+            assert levels[0] - step <= lo and levels[-1] + step >= hi
+            np.testing.assert_allclose(levels / step, np.round(levels / step), atol=1e-6)
+    np.testing.assert_allclose(nice_levels([-11.3, 3.7], 15), np.arange(-11.0, 4.0))
+    np.testing.assert_allclose(nice_levels([0.0, 0.99], 10), np.arange(1, 10) / 10)
+    assert nice_levels([1.0, 1.0, np.nan], 5).shape == (0,)
+    assert nice_levels([np.inf, -np.inf], 5).shape == (0,)
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        nice_levels([0, 1], 0)
 
 
 def test_level_lines_of_a_plane_two_lines_and_a_circle():
