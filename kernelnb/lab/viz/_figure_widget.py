@@ -263,8 +263,36 @@ def _on_click_message(widget, content, buffers):
         widget.log.warning("kernelnb: a click message was ignored: %s", exc)
 
 
-def _init_with_click_messages(self, *args, **kwargs):
+# Tick labels past the figure: left to the figure's bounds, not hidden one by one.  plotly.js's
+# default ``ticklabeloverflow`` of a linear, log or date axis is "hide past div": after placing
+# each tick label it measures every label of the axis (``getBoundingClientRect``) to hide those
+# past the figure's edge, a number of measurements that grows as the square of the labels, at
+# every drawing.  In Chromium that was 44 of the 74 ms the margin explorer's axes took per slider
+# step (its three charts, the page's profiler), for labels that the figures' margins keep inside
+# anyway.  "allow" draws them as placed.  Not for a colour bar: there "allow" takes a path that
+# measures its labels' box once more (the bounds explorer's colour bar, 11 -> 55 ms a step).
+TICKLABEL_OVERFLOW = "allow"
+_AXIS = re.compile(r"^[xy]axis\d*$")
+
+
+def _allow_ticklabel_overflow(fig):
+    """The first x and y axes and every other cartesian axis of the figure's layout (those of
+    ``make_subplots``, a secondary y): ``ticklabeloverflow`` :data:`TICKLABEL_OVERFLOW`, where
+    the figure does not say otherwise (a figure built empty, its traces added later, has its
+    first axes so), set as the figure is built, before any view draws it."""
+    layout = fig.__dict__["_layout"]           # the figure's layout properties (a dict)
+    # written into the properties themselves: the state a view starts from, no edit message
+    for name in sorted({"xaxis", "yaxis", *(name for name in layout if _AXIS.match(name))}):
+        layout.setdefault(name, {}).setdefault("ticklabeloverflow", TICKLABEL_OVERFLOW)
+
+
+def _init(self, *args, **kwargs):
     go.FigureWidget.__init__(self, *args, **kwargs)
+    _allow_ticklabel_overflow(self)
+
+
+def _init_with_click_messages(self, *args, **kwargs):
+    _init(self, *args, **kwargs)
     self.on_msg(_on_click_message)
     # the served pages' typesetter leaves text as written (kernelnb.lab.server.app.plain_math_hook):
     # plotly is told not to typeset either, so that a label with two dollar signs stays text
@@ -407,9 +435,11 @@ def _figure_widget_class():
              "get_state": _get_state_now, "_should_send_property": _should_send_property,
              **{name: _edit_in_one_message(name) for name in
                 ("_send_update_msg", "_send_restyle_msg", "_send_relayout_msg")},
+             "__init__": _init,
              "__doc__": "plotly's FigureWidget, its 2-D numeric arrays sent as binary rows, an "
                         "edit sent as one message, a new "
-                        "view's state read from the figure when asked for and, "
+                        "view's state read from the figure when asked for, tick labels drawn as "
+                        "placed (ticklabeloverflow 'allow') and, "
                         "under kernelnb serve, its front-end code imported from the server (see "
                         "kernelnb.lab.viz._figure_widget)."}
     if route and _ROUTE.match(route):

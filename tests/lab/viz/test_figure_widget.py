@@ -119,6 +119,30 @@ def _recording(fig):
     return _Recorded(fig)
 
 
+def test_tick_labels_are_drawn_as_placed_on_every_cartesian_axis_without_an_edit():
+    """ticklabeloverflow 'allow' on the first axes and on every axis the layout defines (a
+    secondary y), not where the figure says otherwise, not on a colour bar; written in the
+    figure's properties (what a view starts from), no edit sent."""
+    from plotly.subplots import make_subplots
+    from kernelnb.lab.viz._figure_widget import TICKLABEL_OVERFLOW
+    f = make_subplots(rows=1, cols=2, specs=[[{}, {"secondary_y": True}]])
+    f.add_scatter(x=[1, 2], y=[1, 2], row=1, col=1)
+    f.add_scatter(x=[1, 2], y=[3, 4], row=1, col=2, secondary_y=True)
+    f.add_heatmap(z=[[1, 2], [3, 4]])
+    f.update_layout(xaxis=dict(ticklabeloverflow="hide past domain"))
+    fig = FigureWidget(f)
+    assert TICKLABEL_OVERFLOW == "allow"
+    axes = {k: fig.layout[k].ticklabeloverflow for k in ("xaxis", "yaxis", "xaxis2", "yaxis2",
+                                                          "yaxis3")}
+    assert axes == {"xaxis": "hide past domain", **{k: "allow" for k in axes if k != "xaxis"}}
+    assert fig.data[2].colorbar.ticklabeloverflow is None
+    assert fig._last_layout_edit_id == 0 and fig._last_trace_edit_id == 0
+    start = fig.get_state()["_widget_layout"]
+    assert start["yaxis3"]["ticklabeloverflow"] == "allow" and start["yaxis3"]["overlaying"] == "y2"
+    assert "ticklabeloverflow" not in f.layout.yaxis.to_plotly_json()   # the figure given: as it was
+    assert FigureWidget().layout.yaxis.ticklabeloverflow == "allow"     # traces added later
+
+
 def test_an_edit_is_one_message_with_its_edit_ids_and_no_reset():
     """plotly sets the two edit ids, the edit, then the edit back to None: kernelnb's figure
     sends the three together, once, and not the reset; the kernel's own state is plotly's."""
