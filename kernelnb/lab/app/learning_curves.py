@@ -8,8 +8,10 @@ sets and, when its files are present, a Fashion-MNIST subset (T-shirt vs shirt).
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
+import hashlib
 import html
 import importlib
 import time
@@ -439,6 +441,60 @@ def _standardised(scaler, A):
     return Z
 
 
+#: The standardised training subsets and test sets of the last few curves (see
+#: :func:`_standardised_split`), most recent last.
+_STANDARDISED = collections.OrderedDict()
+#: The most bytes :data:`_STANDARDISED` holds, the oldest dropped first: a toy's 30 to 150
+#: subsets (sizes x repeats) take well under a megabyte; a Fashion-MNIST sample's would take
+#: hundreds (its test set standardised once per subset), of which a kernel keeps this much.
+_STANDARDISED_BYTES = 32 * 2**20
+
+
+def _array_key(A):
+    """A key of a numeric array's contents: its shape, dtype and a digest of its bytes; None
+    for any other array (its bytes are not its values: nothing is kept for it)."""
+    if A.dtype.kind not in "biuf":
+        return None
+    A = np.ascontiguousarray(A)
+    return A.shape, A.dtype.str, hashlib.blake2b(A.data, digest_size=16).digest()
+
+
+def _standardised_split(X, x_key, sub, idx_te):
+    """``(Z_sub, Z_te, seconds)``: the rows ``sub`` of ``X`` standardised by a ``StandardScaler``
+    fitted on them, the test rows ``idx_te`` standardised alike (both read only), and the
+    seconds the scaler's fit and the subset's standardisation took when first computed.
+
+    They depend on the data and the split only: a slider step of C, σ or K standardises
+    again exactly what the previous step did (the splits are cached, :func:`_splits`), and
+    ``StandardScaler.fit`` costs about 0.9 ms on a toy's subset, a third of the learning
+    curves' work per step in a kernel. So the last few are kept (:data:`_STANDARDISED_BYTES`),
+    keyed by the data's contents (``x_key``, :func:`_array_key`) and the rows' positions."""
+    from sklearn.preprocessing import StandardScaler
+
+    key = None if x_key is None else (x_key, sub.tobytes(), idx_te.tobytes())
+    hit = None if key is None else _STANDARDISED.get(key)
+    if hit is not None:
+        _STANDARDISED.move_to_end(key)
+        return hit
+    t0 = time.perf_counter()
+    X_sub = X[sub]
+    scaler = StandardScaler().fit(X_sub)
+    Z_sub = _standardised(scaler, X_sub)
+    seconds = time.perf_counter() - t0
+    Z_te = _standardised(scaler, X[idx_te])
+    for Z in (Z_sub, Z_te):
+        Z.setflags(write=False)
+    hit = (Z_sub, Z_te, seconds)
+    if key is None or Z_sub.nbytes + Z_te.nbytes > _STANDARDISED_BYTES // 4:
+        return hit
+    _STANDARDISED[key] = hit
+    held = sum(z.nbytes + t.nbytes for z, t, _s in _STANDARDISED.values())
+    while held > _STANDARDISED_BYTES:
+        z, t, _s = _STANDARDISED.popitem(last=False)[1]
+        held -= z.nbytes + t.nbytes
+    return hit
+
+
 def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3,
                          random_state=0, progress=None, params=None, should_stop=None):
     """:func:`learning_curve_data` one fit at a time, for the dashboard's partial results.
@@ -487,8 +543,6 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
     TimeoutError
         When ``should_stop`` answers True before the first training size was fitted.
     """
-    from sklearn.preprocessing import StandardScaler
-
     X = np.asarray(X)
     y = np.asarray(y)
     if X.ndim != 2 or X.shape[0] != y.shape[0]:
@@ -510,6 +564,7 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
            for label, spec in estimators.items()}
     total = sizes.size * int(n_repeats) * max(len(estimators), 1)
     done = 0
+    x_key = False                     # the data's key for _standardised_split, once needed
     stop = None                       # (repeat, size index) where the budget stopped the work
     for r in range(int(n_repeats)):
         if stop is not None:
@@ -520,7 +575,7 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
             if stop is not None:
                 break
             sub = subs[i]
-            scaler, Z_sub, Z_te, scale_time = None, None, None, 0.0
+            Z_sub, Z_te, scale_time = None, None, 0.0
             for label, spec in estimators.items():
                 if should_stop is not None and should_stop():
                     stop = (r, i)           # this size is incomplete: it is left out
@@ -528,12 +583,10 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
                 if progress is not None:
                     progress(done / total, _("repeat {r}/{n_repeats}, n = {n}: {label}").format(
                         r=r + 1, n_repeats=n_repeats, n=n, label=_(spec.label)))
-                if scaler is None:          # the standardisation of this subset, done once
-                    t0 = time.perf_counter()
-                    X_sub = X[sub]
-                    scaler = StandardScaler().fit(X_sub)
-                    Z_sub = _standardised(scaler, X_sub)
-                    scale_time = time.perf_counter() - t0
+                if Z_sub is None:           # the standardisation of this subset, done once
+                    if x_key is False:
+                        x_key = _array_key(X)
+                    Z_sub, Z_te, scale_time = _standardised_split(X, x_key, sub, idx_te)
                 model = spec.make(params)
                 t0 = time.perf_counter()
                 model.fit(Z_sub, y[sub])
@@ -541,8 +594,6 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
                 # the time of a pipeline's fit: the standardisation and the estimator's fit
                 res["fit_time"][i, r] = scale_time + time.perf_counter() - t0
                 res["train_error"][i, r] = np.mean(model.predict(Z_sub) != y[sub])
-                if Z_te is None:
-                    Z_te = _standardised(scaler, X[idx_te])
                 res["test_error"][i, r] = np.mean(model.predict(Z_te) != y[idx_te])
                 if spec.n_support is not None:
                     res["n_support"][i, r] = spec.n_support(model)

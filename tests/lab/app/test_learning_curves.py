@@ -137,6 +137,56 @@ def test_the_curves_are_those_of_a_pipeline_per_fit():
         np.testing.assert_array_equal(Z, scaler.transform(A))
 
 
+def test_a_second_run_on_the_same_data_reuses_the_standardised_splits():
+    """The standardised subsets are kept between runs on the same data and split (a slider step
+    of C, sigma or K): the second run standardises nothing and gives the same curves, a change
+    of the data's values is a new key, and the kept arrays are read only."""
+    rng = np.random.RandomState(5)
+    X = rng.randn(90, 2)
+    y = (X[:, 0] > 0).astype(int)
+    specs = {"svc": ESTIMATORS["svc"]}
+    sizes = [10, 30, 60]
+    calls = []
+    real = lc._standardised
+
+    def counted(scaler, A):
+        calls.append(A.shape)
+        return real(scaler, A)
+
+    lc._STANDARDISED.clear()
+    try:
+        lc._standardised = counted
+        first = learning_curve_data(specs, X, y, sizes, n_repeats=2, params={"C": 1.0, "sigma": 1.0})
+        assert len(calls) == 2 * 3 * 2 and len(lc._STANDARDISED) == 6   # subset and test set
+        again = learning_curve_data(specs, X, y, sizes, n_repeats=2, params={"C": 1.0, "sigma": 1.0})
+        assert len(calls) == 12                                        # nothing standardised
+        for k in ("train_error", "test_error", "n_support"):         # fit_time: a new clock
+            np.testing.assert_array_equal(first["svc"][k], again["svc"][k])
+        other = learning_curve_data(specs, X + 1e-9, y, sizes, n_repeats=2, params={"C": 1.0, "sigma": 1.0})
+        assert len(calls) == 24 and len(lc._STANDARDISED) == 12
+        assert np.isfinite(other["svc"]["test_error"]).all()
+    finally:
+        lc._standardised = real
+    Z_sub, Z_te, seconds = next(iter(lc._STANDARDISED.values()))
+    assert not Z_sub.flags.writeable and not Z_te.flags.writeable and seconds > 0
+    with pytest.raises(ValueError, match="read-only"):
+        Z_sub[0, 0] = 1.0
+    assert lc._array_key(np.array([[1, "a"]], dtype=object)) is None     # not kept
+    # within its bytes (entries over a quarter of them are not kept)
+    budget = lc._STANDARDISED_BYTES
+    run = sum(a.nbytes + b.nbytes for a, b, _ in list(lc._STANDARDISED.values())[-6:])
+    try:
+        lc._STANDARDISED_BYTES = run // 2
+        lc._STANDARDISED.clear()
+        learning_curve_data(specs, X * 2, y, sizes, n_repeats=2, params={"C": 1.0, "sigma": 1.0})
+        kept = list(lc._STANDARDISED.values())
+        assert 0 < len(kept) < 6
+        assert sum(a.nbytes + b.nbytes for a, b, _ in kept) <= lc._STANDARDISED_BYTES
+    finally:
+        lc._STANDARDISED_BYTES = budget
+        lc._STANDARDISED.clear()
+
+
 def test_errors_are_messages(app):
     out = app.update(estimators=())
     assert "at least one estimator" in out["error"] and "estimator" in app.error.value
