@@ -35,7 +35,7 @@ from plotly.basedatatypes import BaseFigure
 
 from .. import i18n
 from ..i18n import _
-from ..viz.surface import LEVEL_LINE_TRACES
+from ..viz.surface import LEVEL_LINE_TRACES, LEVELS_META
 from ._words import _fmt, _label, _same, speaks
 
 __all__ = ["surface_grid", "figure_name", "figure_summary", "charts_html", "table_html", "sentence",
@@ -112,9 +112,9 @@ _COUNTED = re.compile(r"\(\d+\)\s*$")
 
 
 #: The ``meta`` of line traces that draw level lines (:func:`kernelnb.lab.viz.level_lines`): a
-#: plane's f = 0 and f = +-1 (:data:`kernelnb.lab.viz.LEVEL_LINE_TRACES`) and the density
-#: explorer's levels of log p(x) ("levels").
-_LEVEL_METAS = (*LEVEL_LINE_TRACES, "levels")
+#: plane's f = 0 and f = +-1 (:data:`kernelnb.lab.viz.LEVEL_LINE_TRACES`) and other levels
+#: (:data:`kernelnb.lab.viz.surface.LEVELS_META`).
+_LEVEL_METAS = (*LEVEL_LINE_TRACES, LEVELS_META)
 
 
 def _level_lines(trace):

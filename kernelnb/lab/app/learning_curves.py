@@ -564,7 +564,7 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
            for label, spec in estimators.items()}
     total = sizes.size * int(n_repeats) * max(len(estimators), 1)
     done = 0
-    x_key = False                     # the data's key for _standardised_split, once needed
+    x_key = _array_key(X)             # the data's key for _standardised_split
     stop = None                       # (repeat, size index) where the budget stopped the work
     for r in range(int(n_repeats)):
         if stop is not None:
@@ -584,8 +584,6 @@ def learning_curve_steps(estimators, X, y, sizes, n_repeats=5, test_fraction=0.3
                     progress(done / total, _("repeat {r}/{n_repeats}, n = {n}: {label}").format(
                         r=r + 1, n_repeats=n_repeats, n=n, label=_(spec.label)))
                 if Z_sub is None:           # the standardisation of this subset, done once
-                    if x_key is False:
-                        x_key = _array_key(X)
                     Z_sub, Z_te, scale_time = _standardised_split(X, x_key, sub, idx_te)
                 model = spec.make(params)
                 t0 = time.perf_counter()

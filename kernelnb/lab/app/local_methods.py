@@ -25,6 +25,7 @@ from ...neighbors import (CKNNClassifier, HKNNClassifier, KernelCentroidClassifi
 from ..._special import logsumexp_rows
 from ..viz import (SURFACE_TRACES, decision_surface, ellipse_outlines, grid_arrays, level_lines,
                   nice_levels, plane_bounds, surface_data)
+from ..viz.surface import LEVELS_META
 from ..i18n import N_, _
 from ._base import MAIN_SLIDER_CLASS, Dashboard, Lesson, log_slider, num, speaks, styled
 from ._toys import (BlankModel, add_toy_controls, click_problem, reset_noise_on_dataset_change,
@@ -551,8 +552,7 @@ class DensityExplorer(Dashboard):
                         zsmooth="fast", colorbar=dict(title="log p(x)"), name=_("log density"))
         fig.add_scatter(x=[], y=[], mode="lines", name=_("log-density levels"),
                         line=dict(width=0.7, color="rgba(255,255,255,0.55)"), hoverinfo="skip",
-                        showlegend=False,
-                        meta="levels")
+                        showlegend=False, meta=LEVELS_META)
         fig.add_scatter(x=[], y=[], mode="markers", name=_("training points"),
                         marker=dict(size=4, color="white", line=dict(width=0.5, color="black")))
         fig.add_scatter(x=[], y=[], mode="lines", name=_("local Gaussians (1 σ)"),
@@ -659,7 +659,8 @@ class DensityExplorer(Dashboard):
         # the heat map's grid in float32: binary buffers, not nested JSON lists
         x, y, z = grid_arrays(r["gx"], r["gy"], r["Z"])
         fig.data[0].update(x=x, y=y, z=z)
-        lx, ly = level_lines(x, y, z, nice_levels(r["Z"], self.N_LEVELS)) if z.size else ([], [])
+        # (a grid without a finite value: empty, and so no level and no line)
+        lx, ly = level_lines(x, y, z, nice_levels(r["Z"], self.N_LEVELS))
         fig.data[1].update(x=lx, y=ly)
         fig.data[2].update(x=r["X"][:, 0], y=r["X"][:, 1])
         if r["ell"] is None:

@@ -282,7 +282,7 @@ def _allow_ticklabel_overflow(fig):
     first axes so), set as the figure is built, before any view draws it."""
     layout = fig.__dict__["_layout"]           # the figure's layout properties (a dict)
     # written into the properties themselves: the state a view starts from, no edit message
-    for name in sorted({"xaxis", "yaxis", *(name for name in layout if _AXIS.match(name))}):
+    for name in {"xaxis", "yaxis", *(name for name in layout if _AXIS.match(name))}:
         layout.setdefault(name, {}).setdefault("ticklabeloverflow", TICKLABEL_OVERFLOW)
 
 

@@ -18,8 +18,8 @@ from ._style import (BASE_LAYOUT, CLASS_COLORS, CLASS_SYMBOLS, COLORBAR_MARGIN_R
                      SURFACE_SCALE, series_color, title_layout)
 
 __all__ = ["SURFACE_TRACES", "LEVEL_LINE_TRACES", "plane_bounds", "decision_grid", "grid_arrays",
-           "level_lines", "nice_levels", "support_masks", "margin_width", "surface_data", "decision_surface",
-           "boundaries_figure", "ellipse_outlines"]
+           "level_lines", "nice_levels", "support_masks", "margin_width", "surface_data",
+           "decision_surface", "boundaries_figure", "ellipse_outlines"]
 
 #: Trace order of :func:`decision_surface` (``fig.data[i].uid`` equals the name).
 SURFACE_TRACES = ("surface", "boundary", "margins", "class0", "class1", "sv_free", "sv_bound")
@@ -27,6 +27,10 @@ SURFACE_TRACES = ("surface", "boundary", "margins", "class0", "class1", "sv_free
 #: The traces of :data:`SURFACE_TRACES` that draw level lines of f (f = 0 and f = +-1): contour
 #: traces, or with ``lines=True`` line traces of :func:`level_lines` (their ``meta`` names them).
 LEVEL_LINE_TRACES = ("boundary", "margins")
+
+#: The ``meta`` of a line trace of :func:`level_lines` other than a plane's f = 0 and f = +-1
+#: (the density explorer's levels of log p): screen readers hear it as contour lines too.
+LEVELS_META = "levels"
 
 #: Colour range of the surface: |f| beyond this saturates (the margins are at +-1).
 Z_RANGE = 2.0

@@ -146,6 +146,7 @@ def test_a_second_run_on_the_same_data_reuses_the_standardised_splits():
     y = (X[:, 0] > 0).astype(int)
     specs = {"svc": ESTIMATORS["svc"]}
     sizes = [10, 30, 60]
+    PARAMS = {"C": 1.0, "sigma": 1.0}
     calls = []
     real = lc._standardised
 
@@ -156,13 +157,13 @@ def test_a_second_run_on_the_same_data_reuses_the_standardised_splits():
     lc._STANDARDISED.clear()
     try:
         lc._standardised = counted
-        first = learning_curve_data(specs, X, y, sizes, n_repeats=2, params={"C": 1.0, "sigma": 1.0})
+        first = learning_curve_data(specs, X, y, sizes, n_repeats=2, params=PARAMS)
         assert len(calls) == 2 * 3 * 2 and len(lc._STANDARDISED) == 6   # subset and test set
-        again = learning_curve_data(specs, X, y, sizes, n_repeats=2, params={"C": 1.0, "sigma": 1.0})
+        again = learning_curve_data(specs, X, y, sizes, n_repeats=2, params=PARAMS)
         assert len(calls) == 12                                        # nothing standardised
         for k in ("train_error", "test_error", "n_support"):         # fit_time: a new clock
             np.testing.assert_array_equal(first["svc"][k], again["svc"][k])
-        other = learning_curve_data(specs, X + 1e-9, y, sizes, n_repeats=2, params={"C": 1.0, "sigma": 1.0})
+        other = learning_curve_data(specs, X + 1e-9, y, sizes, n_repeats=2, params=PARAMS)
         assert len(calls) == 24 and len(lc._STANDARDISED) == 12
         assert np.isfinite(other["svc"]["test_error"]).all()
     finally:
@@ -178,7 +179,7 @@ def test_a_second_run_on_the_same_data_reuses_the_standardised_splits():
     try:
         lc._STANDARDISED_BYTES = run // 2
         lc._STANDARDISED.clear()
-        learning_curve_data(specs, X * 2, y, sizes, n_repeats=2, params={"C": 1.0, "sigma": 1.0})
+        learning_curve_data(specs, X * 2, y, sizes, n_repeats=2, params=PARAMS)
         kept = list(lc._STANDARDISED.values())
         assert 0 < len(kept) < 6
         assert sum(a.nbytes + b.nbytes for a, b, _ in kept) <= lc._STANDARDISED_BYTES

@@ -139,7 +139,8 @@ def test_tick_labels_are_drawn_as_placed_on_every_cartesian_axis_without_an_edit
     assert fig._last_layout_edit_id == 0 and fig._last_trace_edit_id == 0
     start = fig.get_state()["_widget_layout"]
     assert start["yaxis3"]["ticklabeloverflow"] == "allow" and start["yaxis3"]["overlaying"] == "y2"
-    assert "ticklabeloverflow" not in f.layout.yaxis.to_plotly_json()   # the figure given: as it was
+    # the figure given: as it was
+    assert "ticklabeloverflow" not in f.layout.yaxis.to_plotly_json()
     assert FigureWidget().layout.yaxis.ticklabeloverflow == "allow"     # traces added later
 
 

@@ -9,7 +9,8 @@ from kernelnb.datasets import make_moons, make_toy
 from kernelnb.svm import SVC
 from kernelnb.lab.viz import (SURFACE_TRACES, boundaries_figure, c_path_figure, decision_grid,
                           decision_surface, grid_arrays, learning_curve_figure, level_lines,
-                          loss_curves, margin_width, nice_levels, plane_bounds, support_masks, surface_data)
+                          loss_curves, margin_width, nice_levels, plane_bounds, support_masks,
+                          surface_data)
 
 
 @pytest.fixture(scope="module")
