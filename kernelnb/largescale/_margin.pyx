@@ -22,10 +22,13 @@ updates and how training stops after exactly ``t`` updates (Figs. 8.2 and 8.3).
 * :func:`kernel_margin_run`: the margin Perceptron in dual form, on the vector ``F`` of the
   training outputs kept up to date from the kernel rows of the updated examples (a row cache
   filled by the caller: the loop returns asking for a row it does not have).
+
+:func:`linear_record` is not a loop over updates: it reads a linear model's margin and errors
+on a set in one pass, what the margin history records every ``k`` updates.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport fabs, tanh
+from libc.math cimport INFINITY, fabs, sqrt, tanh
 from kernelnb._blas cimport _axpy, _dot, _scal
 
 cnp.import_array()
@@ -268,3 +271,31 @@ def kernel_margin_run(const double[::1] y, const cnp.intp_t[::1] order, Py_ssize
                     F[j] += c * (rows[s, j] + 1.0)
             i += 1
     return i, total, updates, missing
+
+
+def linear_record(const double[:, ::1] X, const double[::1] y, const double[::1] w, double b):
+    """``(||w||, min_l y_l f(x_l), #{l: y_l f(x_l) <= 0}, #{l: sign error})`` for ``f(x) = w . x
+    + b`` on the rows of ``X`` with targets ``y`` = +-1, in one pass.
+
+    The third count is the margin history's training error (an output of 0 is an error); the
+    fourth is predict's (``f > 0`` is the class of ``y = +1``, ``f <= 0`` the other): a
+    validation error.  The minimum is ``inf`` for no rows.
+    """
+    cdef Py_ssize_t n = X.shape[0], l
+    cdef int d = X.shape[1]
+    cdef double f, yf, lo = INFINITY, nw
+    cdef Py_ssize_t nonpos = 0, wrong = 0
+    if w.shape[0] != d or y.shape[0] != n:
+        raise ValueError("inconsistent shapes: X (n, d), y (n,), w (d,)")
+    with nogil:
+        nw = sqrt(_dot(&w[0], &w[0], d)) if d > 0 else 0.0
+        for l in range(n):
+            f = (_dot(&w[0], &X[l, 0], d) if d > 0 else 0.0) + b
+            yf = y[l] * f
+            if yf < lo:
+                lo = yf
+            if yf <= 0.0:
+                nonpos += 1
+            if (f > 0.0) != (y[l] > 0.0):
+                wrong += 1
+    return nw, lo, nonpos, wrong

@@ -462,14 +462,17 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
         self.mean_, self.scale_ = data["mean"].copy(), data["scale"].copy()
         self.radius_ = data["radius"]
         Xvs, yv = data["Xvs"], data["yv"]
-        val_score = None
-        if Xvs is not None:
-            # the validation inputs are checked (by _split) and standardised once; every record
-            # then reads predict's labels from the private decision function, without
-            # predict's input checks and accuracy_score's (most of the cost of a record)
-            def val_score():
-                return float(np.mean(_labels(self.classes_, self._decision(Xvs)) == yv))
+        val_score = None if Xvs is None else self._val_score(Xvs, yv)
         return data["Xs"], data["Y"], val_score, rng
+
+    def _val_score(self, Xvs, yv):
+        """``val_score() -> accuracy`` of the model being trained on the validation set.  The
+        validation inputs are checked (by ``_split``) and standardised once; every record then
+        reads predict's labels from the private decision function, without predict's input
+        checks and accuracy_score's (most of the cost of a record)."""
+        def val_score():
+            return float(np.mean(_labels(self.classes_, self._decision(Xvs)) == yv))
+        return val_score
 
     def _check_data(self, X, y, X_val, y_val):
         """The checks and the standardisation of :meth:`_prepare`, which depend on the data
@@ -564,10 +567,16 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
         self.margin_history_ = out
 
     def _linear_margins(self, Xs, Y, W, B, band):
+        """``margins(k)``: :func:`_margin_triple` of the linear model ``k``, read in one pass
+        by :func:`kernelnb.largescale._margin.linear_record` (a record every ``k`` updates of
+        a margin study would otherwise cost several NumPy calls for a few rows)."""
+        n = Xs.shape[0]
+
         def margins(k):
-            nw = float(np.linalg.norm(W[k]))
-            yf = Y[k] * (Xs @ W[k] + B[k, 0])
-            return _margin_triple(yf, nw, band)
+            nw, lo, nonpos, _ = _margin.linear_record(Xs, Y[k], W[k], float(B[k, 0]))
+            if nw > 0:
+                return 2.0 * band / nw, lo / nw, nonpos / n
+            return np.inf, np.nan, nonpos / n
         return margins
 
     def _std(self, X):
@@ -625,6 +634,21 @@ def _linear_fit(est, X, y, X_val, y_val, beta, lr, decay, dual):
 class _LinearMargin(_BaseMargin):
     def _f(self, Xs):
         return Xs @ self.weights_.T + self._b[:, 0]
+
+    def _val_score(self, Xvs, yv):
+        """For two classes, predict's errors counted by :func:`_margin.linear_record` in one
+        pass (``f > 0`` is ``classes_[1]``, as :func:`_labels`); otherwise the base class's."""
+        classes = self.classes_
+        if classes.shape[0] != 2 or not np.all(np.isin(yv, classes)):
+            return super()._val_score(Xvs, yv)
+        Xvs = np.ascontiguousarray(Xvs, dtype=np.float64)
+        yv_pm = np.where(yv == classes[1], 1.0, -1.0)
+        n = Xvs.shape[0]
+
+        def val_score():
+            wrong = _margin.linear_record(Xvs, yv_pm, self.weights_[0], float(self._b[0, 0]))[3]
+            return 1.0 - wrong / n
+        return val_score
 
 
 @fill_doc(**_DOC)

@@ -224,3 +224,44 @@ def test_bad_input():
     with pytest.raises(ValueError, match="start"):
         _margin.linear_run(X, y.astype(float), np.array([0], dtype=np.intp), 2,
                            np.zeros(2), np.zeros(1), np.zeros(0), 0.1, 1.0, 0.0, -1)
+
+
+# -- the margin history's record (linear_record) ---------------------------------------------
+def test_linear_record_is_the_numpy_margin_and_both_error_conventions():
+    rng = np.random.RandomState(7)
+    X = rng.standard_normal((40, 3))
+    X[:4] = 0.0                                   # f = b = 0 on these rows: both conventions
+    y = np.where(rng.rand(40) < 0.5, 1.0, -1.0)
+    y[:2], y[2:4] = 1.0, -1.0
+    w = rng.standard_normal(3)
+    for b in (0.0, 0.3):
+        f = X @ w + b
+        nw, lo, nonpos, wrong = _margin.linear_record(X, y, w, b)
+        assert nw == pytest.approx(np.linalg.norm(w), rel=1e-15)
+        assert lo == pytest.approx(np.min(y * f), rel=1e-14, abs=1e-15)
+        assert nonpos == np.sum(y * f <= 0)               # an output of 0 is an error
+        assert wrong == np.sum(np.where(f > 0, 1.0, -1.0) != y)   # predict's sign
+    assert _margin.linear_record(X[:0], y[:0], w, 0.0)[1:] == (np.inf, 0, 0)
+    with pytest.raises(ValueError, match="inconsistent shapes"):
+        _margin.linear_record(X, y, w[:2], 0.0)
+
+
+@pytest.mark.parametrize("labels", [(-1, 1), ("no", "yes")])
+def test_recorded_validation_error_is_predicts(labels):
+    X, y = _blobs(60, gap=0.8, seed=3)
+    Xv, yv = _blobs(50, gap=0.8, seed=4)
+    Xv[:3] = [[1.0, -3.0]] * 3     # near the boundary's side of the data's mean, f close to 0
+    lab = np.array(labels)
+    y, yv = lab[(y > 0).astype(int)], lab[(yv > 0).astype(int)]
+    est = MarginPerceptron(learning_rate=0.1, max_iter=6, record_every=4,
+                           n_iter_no_change=100, random_state=0).fit(X, y, X_val=Xv, y_val=yv)
+    # the best epoch's weights are kept: the score recorded for them is predict's accuracy
+    assert est.best_validation_score_ == pytest.approx(np.mean(est.predict(Xv) == yv),
+                                                       abs=1e-15)
+    # a validation label the training set lacks is always an error (the generic count)
+    other = 5 if lab.dtype.kind == "i" else "maybe"
+    yv2 = np.concatenate([np.array([other] * 5), yv[5:]])
+    est2 = MarginPerceptron(learning_rate=0.1, max_iter=6, record_every=4,
+                            n_iter_no_change=100, random_state=0).fit(X, y, X_val=Xv, y_val=yv2)
+    assert est2.best_validation_score_ == pytest.approx(np.mean(est2.predict(Xv) == yv2),
+                                                        abs=1e-15)
