@@ -28,7 +28,7 @@ from ...model_selection import estimate_all
 from ...model_selection._estimates import _loo_steps, _Problem, _span_errors
 from ...model_selection._tables import _bounds_table_steps
 from ...svm import SVC
-from ..viz import grid_arrays, plane_bounds
+from ..viz import grid_arrays, level_lines, plane_bounds
 from ..i18n import N_, _, ngettext
 from ._base import Dashboard, Lesson, log_slider, num, styled
 from ._scheduler import throttled
@@ -239,11 +239,11 @@ class BoundsExplorer(Dashboard):
         self.fig = FigureWidget(main)
 
         plane = go.Figure()
-        plane.add_contour(x=[0, 1, 0, 1], y=[0, 0, 1, 1], z=[0, 0, 0, 0], uid="boundary",
-                          name="f = 0",
-                          contours=dict(start=0, end=0, size=1, coloring="none"),
-                          line=dict(color="#333333", width=2), showscale=False,
-                          hoverinfo="skip")
+        # f = 0 as the line of the plane's grid (viz.level_lines): its few hundred points are
+        # sent, not the grid for a contour trace to trace again in the browser at each drawing
+        plane.add_scatter(x=[], y=[], mode="lines", uid="boundary", meta="boundary",
+                          name="f = 0", line=dict(color="#333333", width=2), connectgaps=False,
+                          showlegend=False, hoverinfo="skip")
         xy = "(%{x:.3g}, %{y:.3g})<extra>%{fullData.name}</extra>"
         for k, (color, symbol) in enumerate((("#1f77b4", "circle"), ("#ff7f0e", "diamond"))):
             plane.add_scatter(x=[], y=[], mode="markers", name=_("class {c}").format(c=k),
@@ -520,9 +520,9 @@ class BoundsExplorer(Dashboard):
     def _render_plane(self, r):
         pl, X, y, model = r["plane"], r["X"], r["y"], r["model"]
         fig = self.plane_fig
-        # the grid in float32: binary buffers, not nested JSON lists
-        gx, gy, gz = grid_arrays(pl["gx"], pl["gy"], pl["Z"])
-        fig.data[0].update(x=gx, y=gy, z=gz)
+        # the line f = 0 of the grid in float32 (binary buffers, not nested JSON lists)
+        x, yl = level_lines(*grid_arrays(pl["gx"], pl["gy"], pl["Z"]), [0.0])
+        fig.data[0].update(x=x, y=yl)
         for k in (0, 1):
             m = y == model.classes_[k]
             fig.data[1 + k].update(x=X[m, 0], y=X[m, 1])

@@ -75,6 +75,31 @@ def test_span_chart_shows_each_support_vector_and_its_span(app):
     assert app.plane_box.layout.display != "none"
 
 
+def test_plane_boundary_is_the_line_f_0_of_the_model(app):
+    app.update(dataset="moons", noise=0.3, n_samples=80, seed=2, C=2.0, sigma=0.4, margin="l1")
+    X, y = app._train
+    m = SVC(C=2.0, sigma=0.4, tol=1e-3).fit(X, y)
+    line = app.plane_fig.data[0]
+    assert line.type == "scatter" and line.mode == "lines" and line.meta == "boundary"
+    x, yl = np.asarray(line.x, float), np.asarray(line.y, float)
+    pts = np.c_[x, yl][np.isfinite(x)]
+    assert len(pts) > 10
+    xmin, xmax = app.plane_fig.layout.xaxis.range
+    ymin, ymax = app.plane_fig.layout.yaxis.range
+    assert np.all((pts[:, 0] >= xmin - 1e-6) & (pts[:, 0] <= xmax + 1e-6))
+    assert np.all((pts[:, 1] >= ymin - 1e-6) & (pts[:, 1] <= ymax + 1e-6))
+    # a vertex is where f, linear along a cell's edge of the grid, is 0: the model's f there is
+    # the error of linear interpolation, at most h^2 max|f''| / 8 along the edge, h^2 f'' read
+    # from the grid's second differences (twice that: they sample f'' at the nodes only)
+    gx, gy = np.linspace(xmin, xmax, app.grid), np.linspace(ymin, ymax, app.grid)
+    F = m.decision_function(np.c_[np.repeat(gx[None, :], app.grid, 0).ravel(),
+                                  np.repeat(gy[:, None], app.grid, 1).ravel()])
+    F = F.reshape(app.grid, app.grid)
+    d2 = max(np.abs(np.diff(F, 2, axis=0)).max(), np.abs(np.diff(F, 2, axis=1)).max())
+    assert np.max(np.abs(m.decision_function(pts))) <= d2 / 4
+    assert np.any(F > 0) and np.any(F < 0)        # both classes' sides are on the plane
+
+
 def test_moving_sliders_and_the_axis_toggle_recompute(app):
     app.update(dataset="moons", n_samples=80, C=1.0, sigma=0.5, axis="sigma", margin="l1")
     _, before = _trace(app, "radius_margin")
