@@ -26,6 +26,7 @@ import sys
 
 import numpy as np
 import plotly.graph_objects as go
+from traitlets import observe
 from ipywidgets.widgets.widget import _remove_buffers
 from plotly.serializers import _py_to_js as _plotly_to_js
 
@@ -412,6 +413,70 @@ def _edit_in_one_message(name):
     return send
 
 
+# Edits that change nothing, where plotly sees a change.  plotly sends a trace's property when
+# its new value differs from the one it holds (BasePlotlyType._vals_equal, np.array_equal for
+# arrays), and an array holding NaN never equals itself there: the gaps between the pieces of a
+# level line (viz.level_lines), the rows of a table not computed yet.  A chart drawn again with
+# the same lines (the KMP playground's SVM plane when N moves, a complete result drawing its
+# partial result's plane again) was sent them and redrawn by the page, tens of milliseconds on
+# a laptop for nothing.  kernelnb's figure remembers the last such array it sent for each
+# trace's property and drops an edit equal to it, NaN equal to NaN.  Every edit of a trace made
+# in Python passes here (``_restyle_child``, inside ``batch_update`` or not); an edit from the
+# view (a legend click) or a direct ``plotly_restyle`` or ``plotly_update`` does not, and makes
+# the figure forget what it sent (``batch_update`` ends with a ``plotly_update`` of the edits
+# that passed here: that one keeps it).
+
+
+def _with_nan(value):
+    return (isinstance(value, np.ndarray) and value.dtype.kind == "f"
+            and bool(np.isnan(value).any()))
+
+
+def _restyle_child(self, child, key_path_str, val):
+    """plotly's ``_restyle_child`` without an edit of an array holding NaN equal (NaN equal to
+    NaN) to the last one sent for that property of that trace."""
+    sent = self.__dict__.setdefault("_kb_sent_nan", {})
+    key = (child.uid, key_path_str)
+    if _with_nan(val):
+        last = sent.get(key)
+        if last is not None and last.shape == val.shape and np.array_equal(last, val,
+                                                                            equal_nan=True):
+            return
+        sent[key] = val
+    else:
+        sent.pop(key, None)
+    go.FigureWidget._restyle_child(self, child, key_path_str, val)
+
+
+def _batch_params(self):
+    """plotly's ``_build_update_params_from_batch``, which ``batch_update`` calls at its end just
+    before its ``plotly_update`` of the edits: the restyle it builds is kept, to know that call."""
+    out = go.FigureWidget._build_update_params_from_batch(self)
+    self.__dict__["_kb_batch_end"] = out[0]
+    return out
+
+
+def _forgetting(name):
+    """plotly's ``name`` (``plotly_restyle``, ``plotly_update``, the view's restyle handler),
+    with the arrays remembered by :func:`_restyle_child` forgotten first (the traces may hold
+    others after it), except for the ``plotly_update`` that ends a ``batch_update`` (its edits
+    of traces all passed through :func:`_restyle_child`)."""
+    base = getattr(go.FigureWidget, name)
+
+    def call(self, *args, **kwargs):
+        batch = self.__dict__.pop("_kb_batch_end", None)
+        given = kwargs.get("restyle_data", args[0] if args else None)
+        if batch is None or given is not batch:
+            self.__dict__.pop("_kb_sent_nan", None)
+        return base(self, *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"plotly's {name}, forgetting the NaN arrays sent (kernelnb)."
+    if name == "_handler_js2py_restyle":      # a trait observer: it stays one, in its place
+        return observe("_js2py_restyle")(call)
+    return call
+
+
 def _synced_traits(base):
     """The synced traits of ``base`` that kernelnb changes: those plotly serializes, with
     :func:`_to_js` instead, and the view's messages (``_js2py_*``), not echoed back to it."""
@@ -435,11 +500,15 @@ def _figure_widget_class():
              "get_state": _get_state_now, "_should_send_property": _should_send_property,
              **{name: _edit_in_one_message(name) for name in
                 ("_send_update_msg", "_send_restyle_msg", "_send_relayout_msg")},
+             "_restyle_child": _restyle_child, "_build_update_params_from_batch": _batch_params,
+             **{name: _forgetting(name) for name in ("plotly_restyle", "plotly_update",
+                                                         "_handler_js2py_restyle")},
              "__init__": _init,
              "__doc__": "plotly's FigureWidget, its 2-D numeric arrays sent as binary rows, an "
                         "edit sent as one message, a new "
                         "view's state read from the figure when asked for, tick labels drawn as "
-                        "placed (ticklabeloverflow 'allow') and, "
+                        "placed (ticklabeloverflow 'allow'), an unchanged array "
+                        "holding NaN not sent again and, "
                         "under kernelnb serve, its front-end code imported from the server (see "
                         "kernelnb.lab.viz._figure_widget)."}
     if route and _ROUTE.match(route):

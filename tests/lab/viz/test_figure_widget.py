@@ -208,3 +208,71 @@ def test_a_plotly_figure_widget_sends_as_plotly_does():
     assert [sorted(d["state"]) for d, _ in rec.sent] == [
         ["_last_layout_edit_id"], ["_last_trace_edit_id"], ["_py2js_restyle"],
         ["_py2js_restyle"]]
+
+
+def test_an_unchanged_array_holding_nan_is_not_sent_again():
+    """plotly compares a new value with np.array_equal, for which NaN differs from NaN: a line
+    with gaps (viz.level_lines) set again unchanged would be sent and redrawn. kernelnb's figure
+    drops such an edit, and sends every real change (a new value, a value set back after
+    another, a value the traces hold no more after a direct restyle or a legend click)."""
+    line = np.array([0.0, 1.0, np.nan, 2.0, 3.0])
+    fig = FigureWidget(go.Figure(go.Scatter(x=[0.0], y=[0.0], mode="lines")))
+    rec = _recording(fig)
+
+    def edits():
+        out = [d["state"].get("_py2js_update") or d["state"].get("_py2js_restyle")
+               for d, _ in rec.sent]
+        rec.sent.clear()
+        return [sorted((e.get("style_data") or e.get("restyle_data")).keys()) for e in out]
+
+    fig.data[0].x = line
+    assert edits() == [["x"]]
+    fig.data[0].x = line.copy()                   # equal, NaN where NaN: nothing sent
+    with fig.batch_update():
+        fig.data[0].update(x=line.copy(), y=np.array([1.0, 2.0, np.nan, 3.0, 4.0]))
+    assert edits() == [["y"]]
+    np.testing.assert_array_equal(fig.data[0].x, line)
+    changed = line.copy()
+    changed[0] = 0.5
+    fig.data[0].x = changed
+    assert edits() == [["x"]]
+    fig.data[0].x = np.array([0.0, 1.0, 2.0, 3.0, 4.0])      # no NaN, then the line again
+    fig.data[0].x = changed
+    assert edits() == [["x"], ["x"]]
+    fig.plotly_restyle({"x": [[9.0, 9.0]]}, 0)             # the trace holds another value
+    rec.sent.clear()
+    fig.data[0].x = changed
+    assert edits() == [["x"]]
+    np.testing.assert_array_equal(fig.data[0].x, changed)
+    # a view's restyle (a legend click, another property) forgets too: the array is sent
+    fig._handler_js2py_restyle({"new": {"style_data": {"visible": ["legendonly"]},
+                                        "style_traces": [0], "source_view_id": None}})
+    fig.plotly_update(restyle_data={"x": [[7.0]]}, trace_indexes=[0])
+    rec.sent.clear()
+    fig.data[0].x = changed
+    assert edits() == [["x"]]
+
+
+def test_a_plotly_figure_widget_still_sends_an_unchanged_array_holding_nan():
+    """The figure kernelnb replaces, as it is: what the test above guards against."""
+    line = np.array([0.0, np.nan, 1.0])
+    fig = go.FigureWidget(go.Figure(go.Scatter(x=[0.0], y=[0.0])))
+    rec = _recording(fig)
+    fig.data[0].x = line
+    n = len(rec.sent)
+    fig.data[0].x = line.copy()
+    assert len(rec.sent) > n
+
+
+def test_moving_kmp_n_sends_nothing_to_the_unchanged_svm_chart():
+    """The KMP playground's SVM plane does not depend on N: its lines (gaps as NaN) are drawn
+    again unchanged at each step of N, and nothing of it is sent; the KMP plane is."""
+    from kernelnb.lab.app import KMPPlayground
+
+    app = KMPPlayground()
+    kmp, svm = _recording(app.fig), _recording(app.svm_fig)
+    for n in (11, 12, 13):
+        app.update(n_basis=n)
+    assert len(kmp.sent) == 3 and svm.sent == []
+    app.update(C=3.0)                                  # the SVM changes: its chart is sent
+    assert len(svm.sent) == 1
