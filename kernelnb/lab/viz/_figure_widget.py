@@ -443,6 +443,10 @@ def _restyle_child(self, child, key_path_str, val):
                                                                             equal_nan=True):
             return
         sent[key] = val
+        if len(sent) > 4 * len(self.data) + 16:    # traces replaced since: theirs go
+            uids = {t.uid for t in self.data}
+            for k in [k for k in sent if k[0] not in uids]:
+                del sent[k]
     else:
         sent.pop(key, None)
     go.FigureWidget._restyle_child(self, child, key_path_str, val)

@@ -253,6 +253,19 @@ def test_an_unchanged_array_holding_nan_is_not_sent_again():
     assert edits() == [["x"]]
 
 
+def test_the_arrays_remembered_are_those_of_the_figures_traces():
+    """Traces replaced (a learning curve's series changed) take their arrays with them: what
+    the figure remembers stays within a few per trace it holds."""
+    fig = FigureWidget(go.Figure(go.Scatter(x=[0.0], y=[0.0])))
+    for i in range(200):
+        fig.data = []
+        fig.add_scatter(x=np.array([float(i), np.nan, 1.0]), y=np.array([0.0, np.nan, 1.0]))
+        fig.data[0].x = np.array([float(i), np.nan, 2.0])
+    sent = fig.__dict__["_kb_sent_nan"]
+    assert 1 <= len(sent) <= 4 * len(fig.data) + 16
+    assert (fig.data[0].uid, "x") in sent
+
+
 def test_a_plotly_figure_widget_still_sends_an_unchanged_array_holding_nan():
     """The figure kernelnb replaces, as it is: what the test above guards against."""
     line = np.array([0.0, np.nan, 1.0])
