@@ -567,16 +567,14 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
         self.margin_history_ = out
 
     def _linear_margins(self, Xs, Y, W, B, band):
-        """``margins(k)``: :func:`_margin_triple` of the linear model ``k``, read in one pass
+        """``margins(k)``: :func:`_margins_of` the linear model ``k``, read in one pass
         by :func:`kernelnb.largescale._margin.linear_record` (a record every ``k`` updates of
         a margin study would otherwise cost several NumPy calls for a few rows)."""
         n = Xs.shape[0]
 
         def margins(k):
             nw, lo, nonpos, _ = _margin.linear_record(Xs, Y[k], W[k], float(B[k, 0]))
-            if nw > 0:
-                return 2.0 * band / nw, lo / nw, nonpos / n
-            return np.inf, np.nan, nonpos / n
+            return _margins_of(nw, lo, nonpos / n, band)
         return margins
 
     def _std(self, X):
@@ -601,12 +599,18 @@ class _BaseMargin(ClassifierMixin, BaseEstimator):
 
 
 def _margin_triple(yf, norm, band):
-    """(rho = 2 band / norm, min y f / norm, training error) with the conventions for a zero
-    norm (an untrained model): rho = inf, geometric margin NaN."""
+    """(rho = 2 band / norm, min y f / norm, training error) of the outputs ``y f``, with the
+    conventions of :func:`_margins_of`."""
+    return _margins_of(norm, float(np.min(yf)), float(np.mean(yf <= 0)), band)
+
+
+def _margins_of(norm, lowest, error, band):
+    """(rho = 2 band / norm, lowest / norm, error) with the conventions for a zero norm (an
+    untrained model): rho = inf, geometric margin NaN."""
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = 2.0 * band / norm if norm > 0 else np.inf
-        geo = float(np.min(yf)) / norm if norm > 0 else np.nan
-    return rho, geo, float(np.mean(yf <= 0))
+        geo = lowest / norm if norm > 0 else np.nan
+    return rho, geo, error
 
 
 def _linear_fit(est, X, y, X_val, y_val, beta, lr, decay, dual):

@@ -283,7 +283,9 @@ def _allow_ticklabel_overflow(fig):
     first axes so), set as the figure is built, before any view draws it."""
     layout = fig.__dict__["_layout"]           # the figure's layout properties (a dict)
     # written into the properties themselves: the state a view starts from, no edit message
-    for name in {"xaxis", "yaxis", *(name for name in layout if _AXIS.match(name))}:
+    # sorted: a set's order of strings changes from one process to the next, the layout's
+    # keys (and a figure's JSON) would too
+    for name in sorted({"xaxis", "yaxis", *(name for name in layout if _AXIS.match(name))}):
         layout.setdefault(name, {}).setdefault("ticklabeloverflow", TICKLABEL_OVERFLOW)
 
 
